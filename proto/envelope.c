@@ -1,0 +1,2 @@
+/* placeholder: the envelope implementation is being written (see envelope.h) */
+#include "envelope.h"

@@ -1,0 +1,125 @@
+/*
+ * The envelope of the ply protocol (see ply.proto and DESIGN.md, Protocol):
+ * frame 0 is the protocol id "PLY/1", frame 1 one protobuf-c Ply__Message.
+ *
+ * This is the only code that turns bytes from a socket into messages, so it
+ * validates everything: frame count, protocol id, sizes, the body type, the
+ * presence of each field the type needs, and value ranges. Nothing it returns
+ * needs further checking for memory safety; semantic checks (is this job id
+ * known?) stay with the caller. A decoder never asserts and never crashes on
+ * bad input: it returns PLY_EPROTO or PLY_EVERSION with a one-line reason.
+ */
+#ifndef PLY_PROTO_ENVELOPE_H
+#define PLY_PROTO_ENVELOPE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <czmq.h>
+
+#include "ply.pb-c.h"
+#include "util/stats.h"
+
+#define PLY_PROTOCOL_ID "PLY/1"
+#define PLY_PROTOCOL_VERSION 1
+/** Largest frame 1 accepted, bytes. A RunResult with a 218-move divide and stats is ~30 KiB. */
+#define PLY_MAX_MESSAGE_BYTES (1u << 20)
+/** Longest FEN or Shredder-FEN accepted, bytes (a legal FEN is under 100). */
+#define PLY_MAX_FEN_LEN 128
+/** Deepest perft a client may ask for, plies. */
+#define PLY_MAX_DEPTH 20
+/** Deepest perft one job may ask of a worker, plies. */
+#define PLY_MAX_JOB_DEPTH 20
+/** Most jobs a worker may ask for at once. */
+#define PLY_MAX_CREDIT 1024
+/** Most entries of a divide list (the legal move maximum is 218). */
+#define PLY_MAX_DIVIDE 256
+/** Longest free-text field (ids, reasons, messages), bytes. */
+#define PLY_MAX_TEXT 512
+
+typedef Ply__Message ply_msg_t;
+
+/**
+ * ply_msg_encode - pack @msg into a new two-frame zmsg ("PLY/1", body).
+ * Returns the message (caller owns it, zmsg_destroy) or NULL when @msg is
+ * NULL, has no body, or memory runs out.
+ */
+zmsg_t *ply_msg_encode(const ply_msg_t *msg);
+
+/**
+ * ply_msg_decode - validate and unpack a two-frame message (any ROUTER routing
+ * id already removed). Does not modify or consume @zmsg.
+ * On success returns 0 and stores a message in *out that the caller frees with
+ * ply_msg_free(). On failure *out is NULL and a one-line reason naming the
+ * frame or field goes into @why (may be NULL):
+ *   PLY_EVERSION  frame 0 is not "PLY/1" (the reason quotes what it was);
+ *   PLY_EPROTO    wrong frame count, oversized or undecodable body, no body,
+ *                 a required field missing or a value out of range
+ *                 (see ply_msg_validate).
+ */
+int ply_msg_decode(zmsg_t *zmsg, ply_msg_t **out, char *why, size_t why_len);
+
+/**
+ * ply_msg_validate - check that a decoded message carries the fields its type
+ * needs, within range: ids non-zero, depths 1..PLY_MAX_(JOB_)DEPTH, credit
+ * 1..PLY_MAX_CREDIT, FEN 1..PLY_MAX_FEN_LEN bytes of printable ASCII, text
+ * fields at most PLY_MAX_TEXT bytes, divide lists at most PLY_MAX_DIVIDE
+ * entries with UCI moves of 4-5 characters. Returns 0 or PLY_EPROTO with the
+ * reason in @why. Called by ply_msg_decode; exposed for tests and encoders.
+ */
+int ply_msg_validate(const ply_msg_t *msg, char *why, size_t why_len);
+
+/** ply_msg_free - free a message from ply_msg_decode and set *msg to NULL; idempotent. */
+void ply_msg_free(ply_msg_t **msg);
+
+/** ply_msg_type_name - "HELLO", "JOB", ... for logs; "NONE" for no body. Static string. */
+const char *ply_msg_type_name(const ply_msg_t *msg);
+
+/**
+ * ply_msg_send - encode @msg and send it on a DEALER (or any non-ROUTER) socket.
+ * Returns 0, PLY_EINVAL (unencodable) or PLY_EIO (send failed).
+ */
+int ply_msg_send(zsock_t *sock, const ply_msg_t *msg);
+
+/**
+ * ply_msg_send_to - send @msg on a ROUTER socket to the peer @routing_id
+ * (not consumed). Returns 0, PLY_EINVAL or PLY_EIO.
+ */
+int ply_msg_send_to(zsock_t *sock, zframe_t *routing_id, const ply_msg_t *msg);
+
+/**
+ * ply_msg_recv - receive one message from a DEALER socket (blocks unless the
+ * socket has a receive timeout) and decode it.
+ * Returns 0 with *out set, PLY_EIO when nothing could be received (interrupted
+ * or timed out), or a decode error as ply_msg_decode.
+ */
+int ply_msg_recv(zsock_t *sock, ply_msg_t **out, char *why, size_t why_len);
+
+/**
+ * ply_msg_recv_from - receive one message from a ROUTER socket. The routing
+ * id is returned in *routing_id (caller owns it, zframe_destroy) whenever a
+ * message arrived, even if it failed to decode, so that the caller can answer
+ * with an Error. Returns as ply_msg_recv.
+ */
+int ply_msg_recv_from(zsock_t *sock, zframe_t **routing_id, ply_msg_t **out, char *why,
+                      size_t why_len);
+
+/**
+ * ply_msg_send_error - convenience: send an Error{code, message, job_id,
+ * attempt, run_id} (0 ids are left out), to @routing_id when it is non-NULL
+ * (ROUTER), else on a DEALER. The "supported" field is set to "PLY/1" when
+ * @code is PLY_EVERSION. Returns as ply_msg_send.
+ */
+int ply_msg_send_error(zsock_t *sock, zframe_t *routing_id, int code, const char *message,
+                       uint64_t job_id, uint32_t attempt, uint64_t run_id);
+
+/**
+ * ply_msg_stats_to_proto - fill a Ply__Stats (already initialised with
+ * PLY__STATS__INIT) from the fifteen counters; every field is marked present.
+ */
+void ply_msg_stats_to_proto(Ply__Stats *out, const ply_stats_t *in);
+
+/** ply_msg_stats_from_proto - the fifteen counters of a Ply__Stats (absent fields as 0). */
+void ply_msg_stats_from_proto(ply_stats_t *out, const Ply__Stats *in);
+
+#endif

@@ -1,0 +1,145 @@
+/*
+ * ply-worker: the compute node. Connects to a coordinator and counts perft
+ * jobs on all its cores until stopped (SIGINT/SIGTERM) or told Bye.
+ */
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <czmq.h>
+
+#include "board/zobrist.h"
+#include "service.h"
+#include "util/error.h"
+#include "util/log.h"
+
+static _Atomic int stop_flag;
+
+static void on_signal(int sig)
+{
+    (void)sig;
+    atomic_store(&stop_flag, 1);
+}
+
+static void usage(FILE *out)
+{
+    fprintf(out,
+            "usage: ply-worker --connect ENDPOINT [options]\n"
+            "\n"
+            "Counts perft jobs for a ply coordinator on OpenMP threads sharing one\n"
+            "transposition table.\n"
+            "\n"
+            "  -c, --connect ENDPOINT  coordinator to connect to, e.g. tcp://host:5555 (required)\n"
+            "  -t, --threads N         OpenMP threads per job (default: one per core)\n"
+            "      --hash MIB          transposition table size in MiB, 0 for none (default 256)\n"
+            "      --id NAME           worker id shown by the coordinator (default host:pid)\n"
+            "      --heartbeat-ms N    heartbeat period before the coordinator sets one (default 1000)\n"
+            "      --liveness N        coordinator heartbeats missed before giving up (default 5)\n"
+            "      --reconnect         keep reconnecting when the coordinator goes away\n"
+            "      --max-jobs N        exit after N jobs (testing)\n"
+            "      --zobrist-seed N    build the Zobrist keys from seed N (default 0)\n"
+            "  -v, --verbose           log progress to stderr (twice: debug)\n"
+            "  -q, --quiet             log errors only\n"
+            "  -h, --help              this text\n"
+            "      --version           print the version\n"
+            "\n"
+            "Exit status: 0 on an orderly stop, 1 on failure, 2 on bad usage.\n");
+}
+
+static int parse_uint(const char *s, unsigned long max, unsigned long *out)
+{
+    char *end;
+    if (!s || !*s || *s == '-') return -1;
+    unsigned long v = strtoul(s, &end, 10);
+    if (*end || v > max) return -1;
+    *out = v;
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    enum { OPT_HASH = 256, OPT_ID, OPT_HB, OPT_LIVENESS, OPT_RECONNECT, OPT_MAXJOBS, OPT_SEED, OPT_VERSION };
+    static const struct option longopts[] = {
+        {"connect", required_argument, NULL, 'c'},   {"threads", required_argument, NULL, 't'},
+        {"hash", required_argument, NULL, OPT_HASH}, {"id", required_argument, NULL, OPT_ID},
+        {"heartbeat-ms", required_argument, NULL, OPT_HB},
+        {"liveness", required_argument, NULL, OPT_LIVENESS},
+        {"reconnect", no_argument, NULL, OPT_RECONNECT},
+        {"max-jobs", required_argument, NULL, OPT_MAXJOBS},
+        {"zobrist-seed", required_argument, NULL, OPT_SEED},
+        {"verbose", no_argument, NULL, 'v'},         {"quiet", no_argument, NULL, 'q'},
+        {"help", no_argument, NULL, 'h'},            {"version", no_argument, NULL, OPT_VERSION},
+        {NULL, 0, NULL, 0}};
+    ply_worker_config_t cfg;
+    ply_worker_config_init(&cfg);
+    cfg.hash_mib = 256;
+    int verbose = 0, quiet = 0, c;
+    unsigned long v;
+    ply_log_set_tag("ply-worker");
+    while ((c = getopt_long(argc, argv, "c:t:vqh", longopts, NULL)) != -1) {
+        const char *bad = NULL;
+        switch (c) {
+        case 'c': cfg.endpoint = optarg; break;
+        case 't':
+            if (parse_uint(optarg, 4096, &v) || v == 0) bad = "--threads needs 1..4096";
+            cfg.threads = (int)v;
+            break;
+        case OPT_HASH:
+            if (parse_uint(optarg, 1u << 20, &v)) bad = "--hash needs a size in MiB (0..1048576)";
+            cfg.hash_mib = (unsigned)v;
+            break;
+        case OPT_ID: cfg.worker_id = optarg; break;
+        case OPT_HB:
+            if (parse_uint(optarg, 600000, &v) || v == 0) bad = "--heartbeat-ms needs 1..600000";
+            cfg.heartbeat_ms = (unsigned)v;
+            break;
+        case OPT_LIVENESS:
+            if (parse_uint(optarg, 1000, &v) || v == 0) bad = "--liveness needs 1..1000";
+            cfg.liveness = (unsigned)v;
+            break;
+        case OPT_RECONNECT: cfg.exit_on_bye = 0; break;
+        case OPT_MAXJOBS:
+            if (parse_uint(optarg, 1u << 30, &v)) bad = "--max-jobs needs a count";
+            cfg.max_jobs = (unsigned)v;
+            break;
+        case OPT_SEED:
+            if (parse_uint(optarg, 0xFFFFFFFFul, &v)) bad = "--zobrist-seed needs 0..4294967295";
+            ply_zobrist_init((uint32_t)v);
+            break;
+        case 'v': verbose++; break;
+        case 'q': quiet = 1; break;
+        case 'h': usage(stdout); return 0;
+        case OPT_VERSION: printf("ply-worker %s\n", PLY_VERSION); return 0;
+        default: usage(stderr); return 2;
+        }
+        if (bad) {
+            fprintf(stderr, "ply-worker: %s (got '%s')\n", bad, optarg);
+            return 2;
+        }
+    }
+    if (optind < argc) {
+        fprintf(stderr, "ply-worker: unexpected argument '%s'\n", argv[optind]);
+        return 2;
+    }
+    if (!cfg.endpoint) {
+        fprintf(stderr, "ply-worker: --connect ENDPOINT is required (see --help)\n");
+        return 2;
+    }
+    ply_log_set_level(quiet ? PLY_LOG_ERROR : verbose >= 2 ? PLY_LOG_DEBUG : verbose ? PLY_LOG_INFO : PLY_LOG_WARN);
+
+    zsys_handler_set(NULL); /* this program owns its signals, not czmq */
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_signal;
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+
+    int rc = ply_worker_run(&cfg, &stop_flag);
+    if (rc < 0) {
+        fprintf(stderr, "ply-worker: %s: %s\n", cfg.endpoint, ply_strerror(rc));
+        return 1;
+    }
+    return 0;
+}

@@ -1,0 +1,457 @@
+/*
+ * Worker service (see service.h). Two threads:
+ *   the network actor: owns the DEALER, sends HELLO, READY, HEARTBEAT and
+ *     whatever the compute side hands it, forwards JOBs to the compute side,
+ *     watches the coordinator's liveness and the stop flag;
+ *   the compute side (the caller of ply_worker_run): takes JOBs from the
+ *     actor's pipe, runs them on OpenMP threads, hands back RESULT or ERROR.
+ * Pipe commands, actor -> compute: "JOB" + pointer to a decoded message
+ * (ownership passes), "END" + reason code. Compute -> actor: "SEND" + the
+ * two frames of an encoded message, "$TERM" (czmq's actor shutdown).
+ */
+#include "service.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <omp.h>
+
+#include "board/movegen.h"
+#include "envelope.h"
+#include "perft.h"
+#include "util/error.h"
+#include "util/log.h"
+#include "util/time.h"
+
+typedef struct shared {
+    const ply_worker_config_t *cfg;
+    const _Atomic int *stop;
+    char worker_id[128];
+    int threads;
+    _Atomic uint64_t progress; /* leaf nodes of the running job so far */
+    _Atomic uint64_t done;     /* leaf nodes of finished jobs */
+    _Atomic uint64_t job_id;   /* running job, 0 when idle */
+    _Atomic uint32_t attempt;
+    _Atomic int cancel;        /* raised by the actor: stop the running job */
+} shared_t;
+
+void ply_worker_config_init(ply_worker_config_t *cfg)
+{
+    memset(cfg, 0, sizeof *cfg);
+    cfg->heartbeat_ms = 1000;
+    cfg->liveness = 5;
+    cfg->prefetch = 1;
+    cfg->exit_on_bye = 1;
+}
+
+/* ---- the network actor ----------------------------------------------------- */
+
+static int send_hello(zsock_t *dealer, const shared_t *sh)
+{
+    Ply__Message msg = PLY__MESSAGE__INIT;
+    Ply__Hello hello = PLY__HELLO__INIT;
+    char build[96];
+    snprintf(build, sizeof build, "ply %s (%s sliders)", PLY_VERSION, ply_attacks_backend());
+    hello.worker_id = (char *)sh->worker_id;
+    hello.has_protocol = 1;
+    hello.protocol = PLY_PROTOCOL_VERSION;
+    hello.build = build;
+    hello.has_threads = 1;
+    hello.threads = (uint32_t)sh->threads;
+    hello.has_hash_mib = 1;
+    hello.hash_mib = sh->cfg->hash_mib;
+    hello.has_zobrist_checksum = 1;
+    hello.zobrist_checksum = ply_zobrist_checksum();
+    hello.has_zobrist_seed = 1;
+    hello.zobrist_seed = ply_zobrist_seed();
+    msg.body_case = PLY__MESSAGE__BODY_HELLO;
+    msg.hello = &hello;
+    return ply_msg_send(dealer, &msg);
+}
+
+static int send_ready(zsock_t *dealer, unsigned credit)
+{
+    Ply__Message msg = PLY__MESSAGE__INIT;
+    Ply__Ready ready = PLY__READY__INIT;
+    ready.has_credit = 1;
+    ready.credit = credit;
+    msg.body_case = PLY__MESSAGE__BODY_READY;
+    msg.ready = &ready;
+    return ply_msg_send(dealer, &msg);
+}
+
+static int send_heartbeat(zsock_t *dealer, shared_t *sh)
+{
+    Ply__Message msg = PLY__MESSAGE__INIT;
+    Ply__Heartbeat hb = PLY__HEARTBEAT__INIT;
+    hb.has_nodes = 1;
+    hb.nodes = atomic_load(&sh->done) + atomic_load(&sh->progress);
+    uint64_t job = atomic_load(&sh->job_id);
+    if (job) {
+        hb.has_job_id = 1;
+        hb.job_id = job;
+        hb.has_attempt = 1;
+        hb.attempt = atomic_load(&sh->attempt);
+    }
+    msg.body_case = PLY__MESSAGE__BODY_HEARTBEAT;
+    msg.heartbeat = &hb;
+    return ply_msg_send(dealer, &msg);
+}
+
+static void send_bye(zsock_t *dealer, const char *reason)
+{
+    Ply__Message msg = PLY__MESSAGE__INIT;
+    Ply__Bye bye = PLY__BYE__INIT;
+    bye.reason = (char *)reason;
+    msg.body_case = PLY__MESSAGE__BODY_BYE;
+    msg.bye = &bye;
+    ply_msg_send(dealer, &msg);
+}
+
+static zsock_t *connect_dealer(shared_t *sh)
+{
+    zsock_t *dealer = zsock_new(ZMQ_DEALER);
+    if (!dealer) return NULL;
+    zsock_set_linger(dealer, 2000); /* let a last RESULT or BYE get out */
+    zsock_set_sndhwm(dealer, 1000);
+    if (zsock_connect(dealer, "%s", sh->cfg->endpoint) != 0) {
+        zsock_destroy(&dealer);
+        return NULL;
+    }
+    return dealer;
+}
+
+static void end_compute(zsock_t *pipe, int code)
+{
+    zsock_send(pipe, "si", "END", code);
+}
+
+static void net_actor(zsock_t *pipe, void *arg)
+{
+    shared_t *sh = arg;
+    const ply_worker_config_t *cfg = sh->cfg;
+    zsock_t *dealer = connect_dealer(sh);
+    zsock_signal(pipe, 0);
+    if (!dealer) {
+        end_compute(pipe, PLY_ECONNECT);
+        return;
+    }
+
+    unsigned heartbeat_ms = cfg->heartbeat_ms ? cfg->heartbeat_ms : 1000;
+    unsigned liveness = cfg->liveness ? cfg->liveness : 5;
+    send_hello(dealer, sh);
+    send_ready(dealer, 1 + cfg->prefetch);
+
+    zpoller_t *poller = zpoller_new(pipe, dealer, NULL);
+    uint64_t now = ply_time_ms(), last_seen = now, next_beat = now + heartbeat_ms;
+    int ended = 0;
+    while (1) {
+        now = ply_time_ms();
+        int timeout = next_beat > now ? (int)(next_beat - now) : 0;
+        if (timeout > 100) timeout = 100; /* also poll the stop flag */
+        void *which = zpoller_wait(poller, timeout);
+        now = ply_time_ms();
+        if (which == pipe) {
+            zmsg_t *cmd = zmsg_recv(pipe);
+            if (!cmd) break;
+            char *verb = zmsg_popstr(cmd);
+            int term = verb && streq(verb, "$TERM");
+            if (verb && streq(verb, "SEND")) zmsg_send(&cmd, dealer);
+            free(verb);
+            zmsg_destroy(&cmd);
+            if (term) break;
+        } else if (which == dealer) {
+            char why[256];
+            ply_msg_t *msg = NULL;
+            int rc = ply_msg_recv(dealer, &msg, why, sizeof why);
+            if (rc == PLY_EIO) continue;
+            last_seen = now;
+            if (rc < 0) {
+                ply_warn("dropped a malformed message from the coordinator: %s", why);
+                continue;
+            }
+            switch (msg->body_case) {
+            case PLY__MESSAGE__BODY_WELCOME:
+                heartbeat_ms = msg->welcome->heartbeat_ms;
+                liveness = msg->welcome->liveness;
+                break;
+            case PLY__MESSAGE__BODY_JOB:
+                zsock_send(pipe, "sp", "JOB", msg);
+                msg = NULL; /* the compute side owns it now */
+                break;
+            case PLY__MESSAGE__BODY_ERROR:
+                ply_warn("coordinator error: %s", msg->error->message);
+                if (msg->error->code == PLY_EVERSION && !ended) {
+                    end_compute(pipe, PLY_EVERSION);
+                    ended = 1;
+                }
+                break;
+            case PLY__MESSAGE__BODY_BYE:
+                ply_info("coordinator said bye: %s", msg->bye->reason ? msg->bye->reason : "");
+                if (cfg->exit_on_bye && !ended) {
+                    atomic_store(&sh->cancel, 1);
+                    end_compute(pipe, 0);
+                    ended = 1;
+                }
+                break;
+            default: /* HEARTBEAT: liveness only */
+                break;
+            }
+            ply_msg_free(&msg);
+        }
+        if (sh->stop && atomic_load(sh->stop)) atomic_store(&sh->cancel, 1);
+        if (now >= next_beat) {
+            send_heartbeat(dealer, sh);
+            next_beat = now + heartbeat_ms;
+        }
+        if (!ended && now - last_seen > (uint64_t)liveness * heartbeat_ms) {
+            if (cfg->exit_on_bye) {
+                ply_warn("coordinator %s silent for %llu ms", cfg->endpoint,
+                         (unsigned long long)(now - last_seen));
+                atomic_store(&sh->cancel, 1);
+                end_compute(pipe, PLY_ETIMEDOUT);
+                ended = 1;
+            } else { /* start over: a restarted coordinator gets a fresh HELLO */
+                ply_warn("coordinator %s silent; reconnecting", cfg->endpoint);
+                zpoller_remove(poller, dealer);
+                zsock_set_linger(dealer, 0);
+                zsock_destroy(&dealer);
+                dealer = connect_dealer(sh);
+                if (!dealer) break;
+                zpoller_add(poller, dealer);
+                send_hello(dealer, sh);
+                send_ready(dealer, 1 + cfg->prefetch);
+                last_seen = now;
+            }
+        }
+    }
+    if (dealer) send_bye(dealer, "worker stopping");
+    zpoller_destroy(&poller);
+    zsock_destroy(&dealer);
+}
+
+/* ---- the compute side ------------------------------------------------------- */
+
+/* 1 when @sock has a message within @timeout_ms milliseconds. */
+static int readable(zactor_t *sock, int timeout_ms)
+{
+    zmq_pollitem_t item = {zsock_resolve(sock), 0, ZMQ_POLLIN, 0};
+    return zmq_poll(&item, 1, timeout_ms) > 0 && (item.revents & ZMQ_POLLIN);
+}
+
+static void hand_over(zactor_t *actor, const Ply__Message *msg)
+{
+    zmsg_t *z = ply_msg_encode(msg);
+    if (!z) return;
+    zmsg_pushstr(z, "SEND");
+    zmsg_send(&z, actor);
+}
+
+static void send_job_error(zactor_t *actor, const Ply__Job *job, int code, const char *why)
+{
+    Ply__Message msg = PLY__MESSAGE__INIT;
+    Ply__Error err = PLY__ERROR__INIT;
+    char line[PLY_MAX_TEXT];
+    snprintf(line, sizeof line, "job %llu: %s", (unsigned long long)job->job_id, why);
+    err.has_code = 1;
+    err.code = code;
+    err.message = line;
+    err.has_job_id = 1;
+    err.job_id = job->job_id;
+    err.has_attempt = 1;
+    err.attempt = job->attempt;
+    msg.body_case = PLY__MESSAGE__BODY_ERROR;
+    msg.error = &err;
+    hand_over(actor, &msg);
+}
+
+static void send_result(zactor_t *actor, const Ply__Job *job, const ply_board_t *b,
+                        const ply_perft_result_t *r)
+{
+    Ply__Message msg = PLY__MESSAGE__INIT;
+    Ply__Result res = PLY__RESULT__INIT;
+    Ply__Stats stats = PLY__STATS__INIT;
+    Ply__DivideEntry entries[PLY_MAX_MOVES];
+    Ply__DivideEntry *entry_ptrs[PLY_MAX_MOVES];
+    Ply__Stats entry_stats[PLY_MAX_MOVES];
+    char uci[PLY_MAX_MOVES][6];
+
+    res.has_job_id = 1;
+    res.job_id = job->job_id;
+    res.has_attempt = 1;
+    res.attempt = job->attempt;
+    res.has_nodes = 1;
+    res.nodes = r->nodes;
+    res.has_perft1 = 1;
+    res.perft1 = (uint32_t)r->perft1;
+    res.has_time_us = 1;
+    res.time_us = r->time_ns / 1000;
+    res.has_tt_probes = 1;
+    res.tt_probes = r->tt_probes;
+    res.has_tt_hits = 1;
+    res.tt_hits = r->tt_hits;
+    if (job->stats) {
+        ply_msg_stats_to_proto(&stats, &r->stats);
+        res.stats = &stats;
+    }
+    for (int i = 0; i < r->ndivide; i++) {
+        ply__divide_entry__init(&entries[i]);
+        ply_board_move_to_uci(b, r->divide[i].move, uci[i]);
+        entries[i].move = uci[i];
+        entries[i].has_nodes = 1;
+        entries[i].nodes = r->divide[i].nodes;
+        if (job->stats) {
+            ply__stats__init(&entry_stats[i]);
+            ply_msg_stats_to_proto(&entry_stats[i], &r->divide[i].stats);
+            entries[i].stats = &entry_stats[i];
+        }
+        entry_ptrs[i] = &entries[i];
+    }
+    res.n_divide = (size_t)r->ndivide;
+    res.divide = entry_ptrs;
+    msg.body_case = PLY__MESSAGE__BODY_RESULT;
+    msg.result = &res;
+    hand_over(actor, &msg);
+}
+
+/* The table follows the job kind: node counts and statistics need different
+ * payloads, so switching kind rebuilds it at the same size. */
+static int ensure_table(ply_tt_t **tt, unsigned hash_mib, int stats)
+{
+    unsigned words = stats ? PLY_STATS_N : 1;
+    if (!hash_mib) return 0;
+    if (*tt && ply_tt_payload_words(*tt) == words) return 0;
+    ply_tt_destroy(tt);
+    *tt = ply_tt_new((size_t)hash_mib << 20, words);
+    return *tt ? 0 : PLY_ENOMEM;
+}
+
+static int run_job(zactor_t *actor, shared_t *sh, ply_tt_t **tt, ply_perft_result_t *r,
+                   const Ply__Job *job)
+{
+    ply_board_t b;
+    char why[256];
+    int rc = ply_board_from_fen(&b, job->fen, job->chess960 ? PLY_BOARD_CHESS960 : 0, why, sizeof why);
+    if (rc < 0) {
+        send_job_error(actor, job, rc, why);
+        return 0;
+    }
+    if ((rc = ensure_table(tt, sh->cfg->hash_mib, job->stats)) < 0) {
+        send_job_error(actor, job, rc, "cannot allocate the transposition table");
+        return rc;
+    }
+    ply_perft_opts_t opts = {0};
+    opts.threads = sh->threads;
+    opts.tt = *tt;
+    opts.stats = job->stats;
+    opts.divide = job->divide;
+    opts.progress = &sh->progress;
+    opts.cancel = &sh->cancel;
+    atomic_store(&sh->progress, 0);
+    atomic_store(&sh->attempt, job->attempt);
+    atomic_store(&sh->job_id, job->job_id);
+    rc = ply_perft_run(&b, (int)job->depth, &opts, r);
+    atomic_store(&sh->job_id, 0);
+    atomic_store(&sh->progress, 0);
+    if (rc == PLY_ECANCELED) return rc; /* the coordinator re-queues it */
+    if (rc < 0) {
+        send_job_error(actor, job, rc, ply_strerror(rc));
+        return 0;
+    }
+    atomic_fetch_add(&sh->done, r->nodes);
+    ply_debug("job %llu: %llu nodes in %.3f s", (unsigned long long)job->job_id,
+              (unsigned long long)r->nodes, r->time_ns / 1e9);
+    send_result(actor, job, &b, r);
+    return 0;
+}
+
+static void ask_for_more(zactor_t *actor, unsigned credit)
+{
+    Ply__Message msg = PLY__MESSAGE__INIT;
+    Ply__Ready ready = PLY__READY__INIT;
+    ready.has_credit = 1;
+    ready.credit = credit;
+    msg.body_case = PLY__MESSAGE__BODY_READY;
+    msg.ready = &ready;
+    hand_over(actor, &msg);
+}
+
+int ply_worker_run(const ply_worker_config_t *cfg, const _Atomic int *stop)
+{
+    if (!cfg || !cfg->endpoint || cfg->threads < 0) return PLY_EINVAL;
+    shared_t *sh = calloc(1, sizeof *sh);
+    ply_perft_result_t *result = malloc(sizeof *result);
+    if (!sh || !result) {
+        free(sh);
+        free(result);
+        return PLY_ENOMEM;
+    }
+    sh->cfg = cfg;
+    sh->stop = stop;
+    sh->threads = cfg->threads > 0 ? cfg->threads : omp_get_num_procs();
+    if (cfg->worker_id) {
+        snprintf(sh->worker_id, sizeof sh->worker_id, "%s", cfg->worker_id);
+    } else {
+        char host[64] = "localhost";
+        gethostname(host, sizeof host - 1);
+        snprintf(sh->worker_id, sizeof sh->worker_id, "%s:%d", host, (int)getpid());
+    }
+
+    ply_tt_t *tt = NULL;
+    int rc = 0;
+    if (cfg->hash_mib && !(tt = ply_tt_new((size_t)cfg->hash_mib << 20, 1))) rc = PLY_ENOMEM;
+    zactor_t *actor = rc ? NULL : zactor_new(net_actor, sh);
+    if (!rc && !actor) rc = PLY_ECONNECT;
+
+    unsigned jobs = 0;
+    while (!rc) {
+        if (stop && atomic_load(stop)) break;
+        if (!readable(actor, 100)) continue;
+        zmsg_t *cmd = zmsg_recv(actor);
+        if (!cmd) break;
+        char *verb = zmsg_popstr(cmd);
+        if (verb && streq(verb, "JOB")) {
+            zframe_t *f = zmsg_pop(cmd);
+            ply_msg_t *msg = f && zframe_size(f) == sizeof(void *) ? *(ply_msg_t **)zframe_data(f) : NULL;
+            zframe_destroy(&f);
+            if (msg) {
+                rc = run_job(actor, sh, &tt, result, msg->job);
+                ply_msg_free(&msg);
+                if (rc == PLY_ECANCELED) rc = 0;
+                jobs++;
+                if (cfg->max_jobs && jobs >= cfg->max_jobs) {
+                    free(verb);
+                    zmsg_destroy(&cmd);
+                    break;
+                }
+                if (!atomic_load(&sh->cancel)) ask_for_more(actor, 1);
+            }
+        } else if (verb && streq(verb, "END")) {
+            char *code = zmsg_popstr(cmd);
+            rc = code ? atoi(code) : 0;
+            free(code);
+            free(verb);
+            zmsg_destroy(&cmd);
+            break;
+        }
+        free(verb);
+        zmsg_destroy(&cmd);
+    }
+    /* Jobs still queued in the pipe carry decoded messages: free them. */
+    while (actor && readable(actor, 0)) {
+        zmsg_t *cmd = zmsg_recv(actor);
+        char *verb = cmd ? zmsg_popstr(cmd) : NULL;
+        zframe_t *f = verb && streq(verb, "JOB") ? zmsg_pop(cmd) : NULL;
+        if (f && zframe_size(f) == sizeof(void *)) ply_msg_free((ply_msg_t **)zframe_data(f));
+        zframe_destroy(&f);
+        free(verb);
+        zmsg_destroy(&cmd);
+    }
+    zactor_destroy(&actor); /* sends $TERM: the actor says BYE and closes */
+    ply_tt_destroy(&tt);
+    free(result);
+    free(sh);
+    return rc;
+}

@@ -1,12 +1,13 @@
 /*
  * Builds the attack tables at start-up (constructor): leapers, between/line
- * tables, and the slider tables with either PEXT indexing or magics found by
- * a fixed-seed random search. Slider attacks are first computed slowly by ray
- * walking; the fast tables are then filled from those, so the two can never
- * disagree silently (a magic that collides is rejected during the search).
+ * tables, and the slider tables with either PEXT indexing or recorded magics.
+ * Slider attacks are first computed slowly by ray walking and the fast tables
+ * filled from those, so the two can never disagree silently: a magic that
+ * maps two different attack sets to one slot stops the program at start-up.
  */
 #include "board/attacks.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -57,62 +58,109 @@ static ply_bb_t slider_mask(int sq, const int dirs[4][2])
     return mask;
 }
 
-static uint64_t rng_state = 0x9E3779B97F4A7C15ull;
-
-static uint64_t rng_next(void)
-{ /* xorshift64*: fixed seed, so the magics (and start-up time) are the same every run */
-    rng_state ^= rng_state >> 12;
-    rng_state ^= rng_state << 25;
-    rng_state ^= rng_state >> 27;
-    return rng_state * 2685821657736338717ull;
-}
-
 #if !defined(PLY_USE_PEXT)
-/* Finds a magic for one square: occs[i] -> atts[i] must map without harmful collisions. */
-static ply_bb_t find_magic(ply__slider_t *s, const ply_bb_t *occs, const ply_bb_t *atts, int n,
-                           ply_bb_t *table)
-{
-    static int epoch[4096], cur_epoch;
-    for (;;) {
-        ply_bb_t magic = rng_next() & rng_next() & rng_next(); /* sparse candidates work best */
-        if (ply_popcount((s->mask * magic) & 0xFF00000000000000ull) < 6) continue;
-        cur_epoch++;
-        int ok = 1;
-        for (int i = 0; i < n && ok; i++) {
-            unsigned idx = (unsigned)(((occs[i] & s->mask) * magic) >> s->shift);
-            if (epoch[idx] != cur_epoch) {
-                epoch[idx] = cur_epoch;
-                table[idx] = atts[i];
-            } else if (table[idx] != atts[i]) {
-                ok = 0;
-            }
-        }
-        if (ok) return magic;
-    }
-}
+/* Magic multipliers, found once by a fixed-seed random search over sparse
+ * candidates (chessprogramming wiki, "Looking for Magics") and recorded here
+ * so that start-up is instant. init_slider() checks every one of them
+ * against the ray-walking reference on all occupancies. */
+static const ply_bb_t bishop_magics[64] = {
+    0x10102002004A1420ull,    0x8020040400584008ull,
+    0x10510800811201C8ull,    0x5204042080000088ull,
+    0x2204106880000002ull,    0x1401042004000000ull,
+    0x0400880410042004ull,    0x0028208200A02020ull,
+    0x1500241990010E00ull,    0x8001200182020A40ull,
+    0x40004101030B0000ull,    0x8002041042000100ull,
+    0x4010011041020038ull,    0x0000010421044000ull,
+    0x1500210808020A00ull,    0x8000088400880520ull,
+    0x0405004010040100ull,    0x1005823210040108ull,
+    0x2708008102040011ull,    0x4048200404009100ull,
+    0x0018104101400024ull,    0x0003000601190101ull,
+    0x8004803108491000ull,    0x8014241200820800ull,
+    0x0006E080100C3040ull,    0x0501044A11041800ull,
+    0x9020300008004045ull,    0x0894080000220040ull,
+    0x1001010083104000ull,    0x5004030040900080ull,
+    0x000400422C012400ull,    0x0002128698404812ull,
+    0x1010108404900440ull,    0x0928021182084100ull,
+    0x2006080409020024ull,    0x1010202020180080ull,
+    0xA010008200202200ull,    0x2098015100019004ull,
+    0x0002041440810811ull,    0x802A02020000B098ull,
+    0x0009015090004060ull,    0x4000821082081001ull,
+    0x0100210040420800ull,    0x0800004010488A00ull,
+    0x2000081104004040ull,    0x4C8E029015000082ull,
+    0x0420340322224842ull,    0x1298260043400210ull,
+    0x0000822802400008ull,    0x00008A0101600000ull,
+    0x3040003412080021ull,    0x3040290220884800ull,
+    0x4A1500401041004Aull,    0x8010200282020781ull,
+    0x0020203142209091ull,    0x0070300600902110ull,
+    0x0040808800B62048ull,    0x0000810400C44420ull,
+    0x00080400440C0441ull,    0x8340080020840411ull,
+    0x0000000104208200ull,    0x0000800810D00080ull,
+    0x0400530411080200ull,    0x4040702400932244ull,
+};
+static const ply_bb_t rook_magics[64] = {
+    0x1080004008801020ull,    0x0840092002C03000ull,
+    0x1900200010400900ull,    0x0880100008000480ull,
+    0x4200100420080200ull,    0x8100020100080400ull,
+    0x0200040110886200ull,    0x0200008040220411ull,
+    0x0404800084400220ull,    0x0000401000402000ull,
+    0x0086001081220440ull,    0x0408800800100280ull,
+    0x000A001201040820ull,    0x8848800200840080ull,
+    0x4001000100040200ull,    0x0442000102105084ull,
+    0x9080010020804100ull,    0x0040404000201009ull,
+    0x0000808010002009ull,    0x2200090021D00100ull,
+    0x0008008008040080ull,    0x0004004002010040ull,
+    0x0011040008015042ull,    0x00000A0001768104ull,
+    0x0000800080204009ull,    0x2010004140002001ull,
+    0x9800200280100080ull,    0x1000100080080080ull,
+    0x0442000A00049020ull,    0x2100040080020080ull,
+    0x0800120400900148ull,    0x0010040A00128541ull,
+    0x2800804000800030ull,    0x1010002000400041ull,
+    0x4000200011004100ull,    0x0610008410800800ull,
+    0x0400802402800800ull,    0xC100020080800400ull,
+    0x0002000802000401ull,    0x0182085882000401ull,
+    0x0220204000808000ull,    0x2860100040024022ull,
+    0x0001002004110040ull,    0x99101042000A0020ull,
+    0x0004080004008080ull,    0x0010040002008080ull,
+    0x2012004881020004ull,    0x8300842444820011ull,
+    0x0088403882010200ull,    0x0820400080210100ull,
+    0x0110910040A00300ull,    0x0801100280080480ull,
+    0x0242009008200600ull,    0x1002000489500200ull,
+    0x0040800200010080ull,    0x0091800041000080ull,
+    0x0000209300488001ull,    0x04C1002414824001ull,
+    0x020020000B001041ull,    0x7000100004200901ull,
+    0x8002002004100802ull,    0x30010002084C0007ull,
+    0x0888221800813004ull,    0x4000002840840112ull,
+};
 #endif
 
-static ply_bb_t *init_slider(ply__slider_t *s, int sq, const int dirs[4][2], ply_bb_t *table)
+static ply_bb_t *init_slider(ply__slider_t *s, int sq, const int dirs[4][2], ply_bb_t magic,
+                             ply_bb_t *table)
 {
-    static ply_bb_t occs[4096], atts[4096];
     s->mask = slider_mask(sq, dirs);
     s->shift = (unsigned)(64 - ply_popcount(s->mask));
+    s->magic = magic;
     s->table = table;
-    int n = 0;
+    size_t size = (size_t)1 << ply_popcount(s->mask);
+    static unsigned char filled[4096];
+    memset(filled, 0, size);
     ply_bb_t occ = 0;
     do { /* Carry-Rippler: every subset of the mask */
-        occs[n] = occ;
-        atts[n] = slow_slider(sq, occ, dirs);
-        n++;
+        ply_bb_t att = slow_slider(sq, occ, dirs);
+#if defined(PLY_USE_PEXT)
+        size_t idx = _pext_u64(occ, s->mask);
+#else
+        size_t idx = (size_t)(((occ & s->mask) * magic) >> s->shift);
+#endif
+        if (filled[idx] && table[idx] != att) {
+            /* A wrong constant above: a programming error, caught on every start. */
+            fprintf(stderr, "ply: attack table: bad magic for square %d\n", sq);
+            abort();
+        }
+        filled[idx] = 1;
+        table[idx] = att;
         occ = (occ - s->mask) & s->mask;
     } while (occ);
-#if defined(PLY_USE_PEXT)
-    for (int i = 0; i < n; i++) table[_pext_u64(occs[i], s->mask)] = atts[i];
-    s->magic = 0;
-#else
-    s->magic = find_magic(s, occs, atts, n, table);
-#endif
-    return table + n;
+    return table + size;
 }
 
 static void init_leapers(void)
@@ -155,8 +203,11 @@ __attribute__((constructor)) static void ply_attacks_init(void)
     init_leapers();
     init_lines();
     ply_bb_t *t = slider_table;
-    for (int sq = 0; sq < 64; sq++) t = init_slider(&ply__bishop[sq], sq, bishop_dirs, t);
-    for (int sq = 0; sq < 64; sq++) t = init_slider(&ply__rook[sq], sq, rook_dirs, t);
+#if defined(PLY_USE_PEXT)
+    static const ply_bb_t bishop_magics[64], rook_magics[64]; /* unused by PEXT */
+#endif
+    for (int sq = 0; sq < 64; sq++) t = init_slider(&ply__bishop[sq], sq, bishop_dirs, bishop_magics[sq], t);
+    for (int sq = 0; sq < 64; sq++) t = init_slider(&ply__rook[sq], sq, rook_dirs, rook_magics[sq], t);
 }
 
 const char *ply_attacks_backend(void)

@@ -6,7 +6,7 @@
  * ply_rook_attacks(), so the backend can change without touching a caller.
  * Both backends index the same tables: PEXT (BMI2 _pext_u64, one instruction)
  * when built with PLY_USE_PEXT, otherwise "fancy" magic multiplication with
- * magics found at start-up by a fixed-seed search (chessprogramming wiki,
+ * recorded magics (chessprogramming wiki,
  * "Magic Bitboards"). The tables are built by a constructor before main(), so
  * no caller needs an init call.
  */

@@ -1,0 +1,396 @@
+/*
+ * `ply perft`: one position (FEN, X-FEN, Shredder-FEN or startpos) to a
+ * depth, or an EPD suite (--epd FILE). Runs on the embedded default or a
+ * named coordinator (session.h); prints Stockfish-style divide lines and
+ * "Nodes searched: N", the statistics table, time and speed, and what was
+ * cross-checked; or one JSON object with --json.
+ */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <jansson.h>
+
+#include "commands.h"
+#include "envelope.h"
+#include "epd.h"
+#include "session.h"
+#include "util/error.h"
+#include "util/stats.h"
+#include "util/time.h"
+
+typedef struct perft_args {
+    const char *fen;
+    int depth;
+    int chess960, divide, stats, json;
+    int split_depth;
+    const char *epd;
+    int max_depth;
+    ply_session_config_t session;
+} perft_args_t;
+
+static void usage(FILE *out)
+{
+    fprintf(out,
+            "usage: ply perft [--fen FEN | startpos | FEN] -d N [options]\n"
+            "       ply perft --epd FILE [--max-depth D] [options]\n"
+            "\n"
+            "Counts the leaf nodes of the legal move tree (perft), split into jobs by a\n"
+            "coordinator, counted by workers, cross-checked by the rule engine.\n"
+            "\n"
+            "  -f, --fen FEN           position as FEN, X-FEN or Shredder-FEN (default: startpos)\n"
+            "  -d, --depth N           plies to count, 1..%d\n"
+            "      --chess960          read KQkq as X-FEN and castle by Chess960 rules\n"
+            "                          (Shredder-FEN letters such as HAha imply it)\n"
+            "      --divide            print the count below each root move (Stockfish style)\n"
+            "      --stats             also count captures, en passant, castles, promotions,\n"
+            "                          checks and mates by kind (the Grand Chess Tree columns)\n"
+            "      --json              print one JSON object instead of text\n"
+            "  -t, --threads N         worker threads (default: one per core)\n"
+            "      --hash MIB          worker transposition table, MiB; 0 for none (default 256)\n"
+            "      --split-depth S     plies expanded by the coordinator, 0..N-1 (default: automatic)\n"
+            "      --workers N         run N local ply-worker processes instead of the in-process worker\n"
+            "      --coordinator E     submit to the coordinator at endpoint E (e.g. tcp://host:5555)\n"
+            "      --timeout S         give up when the coordinator is silent for S seconds (default 30)\n"
+            "      --epd FILE          run a suite: lines 'FEN ;D1 20 ;D2 400 ...'; report mismatches\n"
+            "      --max-depth D       with --epd: skip depths above D\n"
+            "  -h, --help              this text\n"
+            "\n"
+            "Exit status: 0 ok, 1 failure (including any EPD mismatch), 2 usage or bad position.\n",
+            PLY_MAX_DEPTH);
+}
+
+static int parse_int(const char *s, long lo, long hi, long *out)
+{
+    char *end;
+    if (!s || !*s) return -1;
+    long v = strtol(s, &end, 10);
+    if (*end || v < lo || v > hi) return -1;
+    *out = v;
+    return 0;
+}
+
+static int usage_error(const char *fmt, const char *arg)
+{
+    fprintf(stderr, "ply perft: ");
+    fprintf(stderr, fmt, arg);
+    fprintf(stderr, " (see ply perft --help)\n");
+    return 2;
+}
+
+/* ---- progress ------------------------------------------------------------------ */
+
+typedef struct progress_state {
+    uint64_t start_ms;
+    int shown;
+} progress_state_t;
+
+static void show_progress(const Ply__RunProgress *p, void *arg)
+{
+    progress_state_t *ps = arg;
+    uint64_t elapsed = ply_time_ms() - ps->start_ms;
+    if (elapsed < 1000 || !isatty(STDERR_FILENO)) return; /* only long runs, only on a terminal */
+    double secs = (double)elapsed / 1000.0;
+    double rate = (double)p->nodes / secs;
+    char eta[32] = "?";
+    if (p->jobs_done > 0 && p->jobs_total >= p->jobs_done)
+        snprintf(eta, sizeof eta, "%.0f s", secs * (p->jobs_total - p->jobs_done) / p->jobs_done);
+    fprintf(stderr, "\r\033[K%u/%u jobs  %llu nodes  %.3g Mnodes/s  %u worker%s  ETA %s", p->jobs_done,
+            p->jobs_total, (unsigned long long)p->nodes, rate / 1e6, p->workers,
+            p->workers == 1 ? "" : "s", eta);
+    fflush(stderr);
+    ps->shown = 1;
+}
+
+static void clear_progress(progress_state_t *ps)
+{
+    if (ps->shown) fprintf(stderr, "\r\033[K");
+    ps->shown = 0;
+}
+
+/* ---- output ---------------------------------------------------------------------- */
+
+static int cmp_divide(const void *a, const void *b)
+{
+    const Ply__DivideEntry *x = *(Ply__DivideEntry *const *)a, *y = *(Ply__DivideEntry *const *)b;
+    return strcmp(x->move, y->move);
+}
+
+static void print_stats_text(const Ply__Stats *ps)
+{
+    ply_stats_t s;
+    ply_msg_stats_from_proto(&s, ps);
+    for (int i = 1; i < PLY_STATS_N; i++) printf("%-26s %llu\n", ply_stats_name(i), (unsigned long long)s.v[i]);
+}
+
+static json_t *stats_json(const Ply__Stats *ps)
+{
+    ply_stats_t s;
+    ply_msg_stats_from_proto(&s, ps);
+    json_t *o = json_object();
+    for (int i = 0; i < PLY_STATS_N; i++) json_object_set_new(o, ply_stats_name(i), json_integer((json_int_t)s.v[i]));
+    return o;
+}
+
+static void verification_text(const Ply__RunResult *r, char *buf, size_t len)
+{
+    const Ply__Verification *v = r->verification;
+    if (!v) {
+        snprintf(buf, len, "nothing cross-checked");
+        return;
+    }
+    if (v->arbiter_plies)
+        snprintf(buf, len, "plies 1-%u counted by the rule engine; perft(1) of %u/%u jobs matched the rule engine",
+                 v->arbiter_plies, v->perft1_checked, v->jobs);
+    else
+        snprintf(buf, len, "perft(1) of %u/%u jobs matched the rule engine", v->perft1_checked, v->jobs);
+}
+
+static json_t *result_json(const Ply__Accepted *acc, const Ply__RunResult *r, int stats)
+{
+    json_t *o = json_object();
+    json_object_set_new(o, "fen", json_string(r->fen ? r->fen : acc->fen));
+    json_object_set_new(o, "depth", json_integer(r->depth));
+    json_object_set_new(o, "chess960", json_boolean(r->chess960));
+    json_object_set_new(o, "nodes", json_integer((json_int_t)r->nodes));
+    json_t *div = json_object();
+    Ply__DivideEntry **sorted = malloc((r->n_divide + 1) * sizeof *sorted);
+    memcpy(sorted, r->divide, r->n_divide * sizeof *sorted);
+    qsort(sorted, r->n_divide, sizeof *sorted, cmp_divide);
+    for (size_t i = 0; i < r->n_divide; i++)
+        json_object_set_new(div, sorted[i]->move, json_integer((json_int_t)sorted[i]->nodes));
+    free(sorted);
+    json_object_set_new(o, "divide", div);
+    json_object_set_new(o, "stats", stats && r->stats ? stats_json(r->stats) : json_null());
+    json_object_set_new(o, "time_ms", json_integer((json_int_t)r->time_ms));
+    json_object_set_new(o, "nps", json_integer((json_int_t)ply_nps(r->nodes, r->time_ms * 1000000ull)));
+    json_object_set_new(o, "jobs", json_integer(r->jobs));
+    json_object_set_new(o, "split_depth", json_integer(r->split_depth));
+    json_t *v = json_object();
+    const Ply__Verification *ver = r->verification;
+    json_object_set_new(v, "mode", json_string(ver && ver->mode ? ver->mode : "none"));
+    json_object_set_new(v, "arbiter_plies", json_integer(ver ? ver->arbiter_plies : 0));
+    json_object_set_new(v, "perft1_checked", json_integer(ver ? ver->perft1_checked : 0));
+    json_object_set_new(v, "jobs", json_integer(ver ? ver->jobs : 0));
+    json_object_set_new(v, "mismatches", json_integer(ver ? ver->mismatches : 0));
+    char text[256];
+    verification_text(r, text, sizeof text);
+    json_object_set_new(v, "summary", json_string(text));
+    json_object_set_new(o, "verified", v);
+    return o;
+}
+
+static void print_result_text(const Ply__RunResult *r, const perft_args_t *a)
+{
+    if (a->divide) {
+        Ply__DivideEntry **sorted = malloc((r->n_divide + 1) * sizeof *sorted);
+        memcpy(sorted, r->divide, r->n_divide * sizeof *sorted);
+        qsort(sorted, r->n_divide, sizeof *sorted, cmp_divide);
+        for (size_t i = 0; i < r->n_divide; i++)
+            printf("%s: %llu\n", sorted[i]->move, (unsigned long long)sorted[i]->nodes);
+        free(sorted);
+        printf("\n");
+    }
+    printf("Nodes searched: %llu\n", (unsigned long long)r->nodes);
+    if (a->stats && r->stats) {
+        printf("\n");
+        print_stats_text(r->stats);
+    }
+    char text[256];
+    verification_text(r, text, sizeof text);
+    printf("\nTime: %.3f s, %.1f Mnodes/s, %u jobs at split depth %u\nCross-checked: %s\n",
+           (double)r->time_ms / 1000.0, (double)ply_nps(r->nodes, r->time_ms * 1000000ull) / 1e6, r->jobs,
+           r->split_depth, text);
+}
+
+/* ---- runs -------------------------------------------------------------------------- */
+
+static int exit_code_for(int rc)
+{
+    return rc == PLY_EFEN || rc == PLY_EILLEGAL || rc == PLY_ERANGE || rc == PLY_EUSAGE ? 2 : 1;
+}
+
+static int run_single(ply_session_t *s, const perft_args_t *a)
+{
+    ply_perft_request_t req = {a->fen, (unsigned)a->depth, a->chess960, a->stats, 1, a->split_depth};
+    Ply__Accepted *acc = NULL;
+    Ply__RunResult *res = NULL;
+    char why[512] = "";
+    progress_state_t ps = {ply_time_ms(), 0};
+    int rc = ply_session_perft(s, &req, show_progress, &ps, &acc, &res, why, sizeof why);
+    clear_progress(&ps);
+    if (rc < 0) {
+        fprintf(stderr, "ply perft: %s\n", why[0] ? why : ply_strerror(rc));
+        return exit_code_for(rc);
+    }
+    if (a->json) {
+        json_t *o = result_json(acc, res, a->stats);
+        json_dumpf(o, stdout, JSON_INDENT(2));
+        printf("\n");
+        json_decref(o);
+    } else {
+        print_result_text(res, a);
+    }
+    int failed = res->verification && res->verification->mismatches;
+    ply_session_free_reply(&acc, &res);
+    return failed ? 1 : 0;
+}
+
+static int run_epd(ply_session_t *s, const perft_args_t *a)
+{
+    char why[512];
+    ply_epd_t *suite = ply_epd_load(a->epd, why, sizeof why);
+    if (!suite) {
+        fprintf(stderr, "ply perft: %s\n", why);
+        return 2;
+    }
+    json_t *lines = a->json ? json_array() : NULL;
+    int checks = 0, failures = 0;
+    for (size_t i = 0; i < suite->n; i++) {
+        const ply_epd_line_t *l = &suite->lines[i];
+        for (int k = 0; k < l->ndepths; k++) {
+            int depth = l->depths[k].depth;
+            if (a->max_depth && depth > a->max_depth) continue;
+            ply_perft_request_t req = {l->fen, (unsigned)depth, a->chess960, 0, 0, a->split_depth};
+            Ply__Accepted *acc = NULL;
+            Ply__RunResult *res = NULL;
+            why[0] = '\0';
+            int rc = ply_session_perft(s, &req, NULL, NULL, &acc, &res, why, sizeof why);
+            int ok = rc == 0 && res->nodes == l->depths[k].nodes &&
+                     !(res->verification && res->verification->mismatches);
+            checks++;
+            failures += !ok;
+            if (lines) {
+                json_t *o = json_object();
+                json_object_set_new(o, "line", json_integer(l->line_no));
+                json_object_set_new(o, "fen", json_string(l->fen));
+                json_object_set_new(o, "depth", json_integer(depth));
+                json_object_set_new(o, "expected", json_integer((json_int_t)l->depths[k].nodes));
+                json_object_set_new(o, "nodes", rc == 0 ? json_integer((json_int_t)res->nodes) : json_null());
+                json_object_set_new(o, "ok", json_boolean(ok));
+                if (rc < 0) json_object_set_new(o, "error", json_string(why));
+                json_array_append_new(lines, o);
+            } else if (!ok) {
+                if (rc < 0)
+                    printf("FAIL line %d D%d: %s: %s\n", l->line_no, depth, l->fen, why);
+                else
+                    printf("FAIL line %d D%d: %s: expected %llu, counted %llu\n", l->line_no, depth, l->fen,
+                           (unsigned long long)l->depths[k].nodes, (unsigned long long)res->nodes);
+            }
+            ply_session_free_reply(&acc, &res);
+        }
+        if (!lines && isatty(STDERR_FILENO))
+            fprintf(stderr, "\r\033[K%zu/%zu positions, %d failed", i + 1, suite->n, failures);
+    }
+    if (!lines && isatty(STDERR_FILENO)) fprintf(stderr, "\r\033[K");
+    if (lines) {
+        json_t *o = json_object();
+        json_object_set_new(o, "file", json_string(a->epd));
+        json_object_set_new(o, "positions", json_integer((json_int_t)suite->n));
+        json_object_set_new(o, "checks", json_integer(checks));
+        json_object_set_new(o, "failures", json_integer(failures));
+        json_object_set_new(o, "results", lines);
+        json_dumpf(o, stdout, JSON_INDENT(2));
+        printf("\n");
+        json_decref(o);
+    } else {
+        printf("%s: %zu positions, %d checks, %d failed\n", a->epd, suite->n, checks, failures);
+    }
+    ply_epd_free(&suite);
+    return failures ? 1 : 0;
+}
+
+int ply_cmd_perft(int argc, char **argv)
+{
+    enum { OPT_CHESS960 = 256, OPT_DIVIDE, OPT_STATS, OPT_JSON, OPT_HASH, OPT_SPLIT, OPT_WORKERS,
+           OPT_COORD, OPT_TIMEOUT, OPT_EPD, OPT_MAXDEPTH };
+    static const struct option longopts[] = {
+        {"fen", required_argument, NULL, 'f'},          {"depth", required_argument, NULL, 'd'},
+        {"chess960", no_argument, NULL, OPT_CHESS960},  {"divide", no_argument, NULL, OPT_DIVIDE},
+        {"stats", no_argument, NULL, OPT_STATS},        {"json", no_argument, NULL, OPT_JSON},
+        {"threads", required_argument, NULL, 't'},      {"hash", required_argument, NULL, OPT_HASH},
+        {"split-depth", required_argument, NULL, OPT_SPLIT},
+        {"workers", required_argument, NULL, OPT_WORKERS},
+        {"coordinator", required_argument, NULL, OPT_COORD},
+        {"timeout", required_argument, NULL, OPT_TIMEOUT},
+        {"epd", required_argument, NULL, OPT_EPD},      {"max-depth", required_argument, NULL, OPT_MAXDEPTH},
+        {"help", no_argument, NULL, 'h'},               {NULL, 0, NULL, 0}};
+    perft_args_t a = {0};
+    a.split_depth = -1;
+    a.session.hash_mib = 256;
+    long v;
+    int c;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "f:d:t:h", longopts, NULL)) != -1) {
+        switch (c) {
+        case 'f': a.fen = optarg; break;
+        case 'd':
+            if (parse_int(optarg, 1, PLY_MAX_DEPTH, &v)) return usage_error("depth '%s' out of range 1..20", optarg);
+            a.depth = (int)v;
+            break;
+        case OPT_CHESS960: a.chess960 = 1; break;
+        case OPT_DIVIDE: a.divide = 1; break;
+        case OPT_STATS: a.stats = 1; break;
+        case OPT_JSON: a.json = 1; break;
+        case 't':
+            if (parse_int(optarg, 1, 4096, &v)) return usage_error("--threads '%s' must be 1..4096", optarg);
+            a.session.threads = (int)v;
+            break;
+        case OPT_HASH:
+            if (parse_int(optarg, 0, 1 << 20, &v)) return usage_error("--hash '%s' must be 0..1048576 MiB", optarg);
+            a.session.hash_mib = (unsigned)v;
+            break;
+        case OPT_SPLIT:
+            if (parse_int(optarg, 0, PLY_MAX_DEPTH - 1, &v)) return usage_error("--split-depth '%s' must be 0..19", optarg);
+            a.split_depth = (int)v;
+            break;
+        case OPT_WORKERS:
+            if (parse_int(optarg, 1, 256, &v)) return usage_error("--workers '%s' must be 1..256", optarg);
+            a.session.workers = (unsigned)v;
+            break;
+        case OPT_COORD: a.session.coordinator = optarg; break;
+        case OPT_TIMEOUT:
+            if (parse_int(optarg, 1, 86400, &v)) return usage_error("--timeout '%s' must be 1..86400 seconds", optarg);
+            a.session.timeout_ms = (unsigned)v * 1000u;
+            break;
+        case OPT_EPD: a.epd = optarg; break;
+        case OPT_MAXDEPTH:
+            if (parse_int(optarg, 1, PLY_MAX_DEPTH, &v)) return usage_error("--max-depth '%s' must be 1..20", optarg);
+            a.max_depth = (int)v;
+            break;
+        case 'h': usage(stdout); return 0;
+        default: usage(stderr); return 2;
+        }
+    }
+    /* A positional argument is the position: "startpos" or a FEN (quoted, or
+     * its fields as separate words). */
+    char positional[512] = "";
+    for (int i = optind; i < argc; i++) {
+        if (strlen(positional) + strlen(argv[i]) + 2 > sizeof positional) return usage_error("%s", "position too long");
+        if (positional[0]) strcat(positional, " ");
+        strcat(positional, argv[i]);
+    }
+    if (positional[0]) {
+        if (a.fen) return usage_error("two positions given: --fen and '%s'", positional);
+        a.fen = positional;
+    }
+    if (!a.fen) a.fen = "startpos";
+    if (a.epd && (a.depth || positional[0])) return usage_error("%s", "--epd takes its positions and depths from the file");
+    if (!a.epd && !a.depth) return usage_error("%s", "-d N (the depth) is required");
+    if (a.split_depth >= 0 && a.depth && a.split_depth >= a.depth)
+        return usage_error("--split-depth must be below the depth%s", "");
+    if (a.session.coordinator && a.session.workers)
+        return usage_error("%s", "--workers starts local workers for the embedded coordinator; it cannot be combined with --coordinator");
+
+    char why[512];
+    ply_session_t *s = ply_session_new(&a.session, why, sizeof why);
+    if (!s) {
+        fprintf(stderr, "ply perft: %s\n", why);
+        return 1;
+    }
+    int rc = a.epd ? run_epd(s, &a) : run_single(s, &a);
+    ply_session_destroy(&s);
+    return rc;
+}

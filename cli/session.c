@@ -1,0 +1,169 @@
+/*
+ * The ply command's sessions (see session.h). The embedded coordinator runs
+ * its libuv loop on a thread of its own; the in-process worker runs
+ * ply_worker_run on another; the main thread is the client. The three talk
+ * only through ZeroMQ sockets, exactly as separate machines would.
+ */
+#include "session.h"
+
+#include <limits.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "coordinator.h"
+#include "service.h"
+#include "util/error.h"
+
+struct ply_session {
+    ply_session_config_t cfg;
+    ply_coordinator_t *coordinator; /* embedded only */
+    pthread_t coordinator_thread;
+    int coordinator_running;
+    pthread_t worker_thread; /* in-process worker only */
+    int worker_running;
+    ply_worker_config_t worker_cfg;
+    _Atomic int worker_stop;
+    char endpoint[256];
+    char worker_exe[PATH_MAX];
+    ply_client_t *client;
+};
+
+static void *coordinator_main(void *arg)
+{
+    ply_coordinator_run(arg);
+    return NULL;
+}
+
+static void *worker_main(void *arg)
+{
+    ply_session_t *s = arg;
+    int rc = ply_worker_run(&s->worker_cfg, &s->worker_stop);
+    if (rc < 0) fprintf(stderr, "ply: in-process worker stopped: %s\n", ply_strerror(rc));
+    return NULL;
+}
+
+/* ply-worker lives next to ply (both install to the same bin directory, and
+ * the build puts every program in build/bin); PLY_WORKER_EXE overrides. */
+static int find_worker_exe(char *out, size_t len)
+{
+    const char *env = getenv("PLY_WORKER_EXE");
+    if (env && *env) {
+        snprintf(out, len, "%s", env);
+        return access(out, X_OK) == 0 ? 0 : -1;
+    }
+    char self[PATH_MAX + 16];
+    ssize_t n = readlink("/proc/self/exe", self, PATH_MAX - 1);
+    if (n <= 0) return -1;
+    self[n] = '\0';
+    char *slash = strrchr(self, '/');
+    if (!slash) return -1;
+    strcpy(slash, "/ply-worker");
+    if (strlen(self) + 1 > len) return -1;
+    strcpy(out, self);
+    return access(out, X_OK) == 0 ? 0 : -1;
+}
+
+static int start_embedded(ply_session_t *s, char *why, size_t why_len)
+{
+    static _Atomic int instance;
+    ply_coordinator_config_t cc;
+    ply_coordinator_config_init(&cc);
+    char bind[96];
+    snprintf(bind, sizeof bind, "inproc://ply-embedded-%d-%d", (int)getpid(), atomic_fetch_add(&instance, 1));
+    cc.bind = bind;
+    cc.handle_signals = 0; /* the ply command owns its signals */
+    if (s->cfg.workers) {
+        if (find_worker_exe(s->worker_exe, sizeof s->worker_exe)) {
+            snprintf(why, why_len, "--workers needs the ply-worker program next to ply (or PLY_WORKER_EXE): not found at %s",
+                     s->worker_exe[0] ? s->worker_exe : "?");
+            return PLY_ENOTFOUND;
+        }
+        cc.spawn_workers = s->cfg.workers;
+        cc.worker_exe = s->worker_exe;
+        cc.worker_threads = (unsigned)s->cfg.threads;
+        cc.worker_hash_mib = s->cfg.hash_mib;
+    }
+    s->coordinator = ply_coordinator_new(&cc, why, why_len);
+    if (!s->coordinator) return PLY_ECONNECT;
+    snprintf(s->endpoint, sizeof s->endpoint, "%s", ply_coordinator_endpoint(s->coordinator));
+    if (pthread_create(&s->coordinator_thread, NULL, coordinator_main, s->coordinator) != 0) {
+        snprintf(why, why_len, "cannot start the coordinator thread");
+        return PLY_ENOMEM;
+    }
+    s->coordinator_running = 1;
+    if (!s->cfg.workers) {
+        ply_worker_config_init(&s->worker_cfg);
+        s->worker_cfg.endpoint = s->endpoint;
+        s->worker_cfg.threads = s->cfg.threads;
+        s->worker_cfg.hash_mib = s->cfg.hash_mib;
+        s->worker_cfg.worker_id = "embedded";
+        if (pthread_create(&s->worker_thread, NULL, worker_main, s) != 0) {
+            snprintf(why, why_len, "cannot start the worker thread");
+            return PLY_ENOMEM;
+        }
+        s->worker_running = 1;
+    }
+    return 0;
+}
+
+ply_session_t *ply_session_new(const ply_session_config_t *cfg, char *why, size_t why_len)
+{
+    ply_session_t *s = calloc(1, sizeof *s);
+    if (!s) return NULL;
+    s->cfg = *cfg;
+    if (!s->cfg.timeout_ms) s->cfg.timeout_ms = 30000;
+    if (cfg->coordinator) {
+        snprintf(s->endpoint, sizeof s->endpoint, "%s", cfg->coordinator);
+    } else if (start_embedded(s, why, why_len) < 0) {
+        ply_session_destroy(&s);
+        return NULL;
+    }
+    s->client = ply_client_new(s->endpoint, why, why_len);
+    if (!s->client) ply_session_destroy(&s);
+    return s;
+}
+
+int ply_session_perft(ply_session_t *s, const ply_perft_request_t *req,
+                      ply_client_progress_fn progress, void *arg, Ply__Accepted **accepted,
+                      Ply__RunResult **result, char *why, size_t why_len)
+{
+    *accepted = NULL;
+    *result = NULL;
+    /* Planning happens before Accepted: a deep automatic split can take the
+     * arbiter a few seconds, so the submit timeout is the session's. */
+    int rc = ply_client_submit(s->client, req, (int)s->cfg.timeout_ms, accepted, why, why_len);
+    if (rc < 0) return rc;
+    rc = ply_client_wait(s->client, (*accepted)->run_id, progress, arg, (int)s->cfg.timeout_ms, result,
+                         why, why_len);
+    if (rc < 0) ply_session_free_reply(accepted, result);
+    return rc;
+}
+
+void ply_session_free_reply(Ply__Accepted **accepted, Ply__RunResult **result)
+{
+    if (accepted && *accepted) ply__accepted__free_unpacked(*accepted, NULL);
+    if (result && *result) ply__run_result__free_unpacked(*result, NULL);
+    if (accepted) *accepted = NULL;
+    if (result) *result = NULL;
+}
+
+void ply_session_destroy(ply_session_t **sp)
+{
+    if (!sp || !*sp) return;
+    ply_session_t *s = *sp;
+    ply_client_destroy(&s->client);
+    if (s->worker_running) {
+        atomic_store(&s->worker_stop, 1);
+        pthread_join(s->worker_thread, NULL);
+    }
+    if (s->coordinator_running) {
+        ply_coordinator_stop(s->coordinator);
+        pthread_join(s->coordinator_thread, NULL);
+    }
+    ply_coordinator_destroy(&s->coordinator);
+    free(s);
+    *sp = NULL;
+}

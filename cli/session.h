@@ -1,0 +1,51 @@
+/*
+ * A session of the ply command with a coordinator: either a remote one
+ * (--coordinator ENDPOINT), or the embedded default, which runs a
+ * coordinator on its own thread and one in-process worker over inproc://
+ * (same protocol, same code), or N local ply-worker processes over loopback
+ * TCP (--workers N). The session outlives one run, so an EPD suite reuses
+ * the same coordinator, worker and warm transposition table.
+ */
+#ifndef PLY_CLI_SESSION_H
+#define PLY_CLI_SESSION_H
+
+#include <stddef.h>
+
+#include "client.h"
+
+typedef struct ply_session_config {
+    const char *coordinator; /* remote endpoint, or NULL for the embedded default */
+    int threads;             /* worker threads (embedded or spawned); 0 = one per core */
+    unsigned hash_mib;       /* worker table size, MiB */
+    unsigned workers;        /* 0: in-process worker; N: N ply-worker processes */
+    unsigned timeout_ms;     /* give up on a silent coordinator after this long */
+} ply_session_config_t;
+
+typedef struct ply_session ply_session_t;
+
+/**
+ * ply_session_new - start the embedded coordinator and worker(s), or connect
+ * to the remote coordinator. Returns NULL with a one-line reason in @why
+ * (e.g. "cannot find ply-worker next to ply").
+ */
+ply_session_t *ply_session_new(const ply_session_config_t *cfg, char *why, size_t why_len);
+
+/**
+ * ply_session_perft - submit one perft run and wait for its result, calling
+ * @progress (may be NULL) for each progress report.
+ * Returns 0 with *accepted and *result set (free with ply_session_free_reply),
+ * or a negative PLY_E code with the reason in @why: the coordinator's error
+ * (bad FEN: PLY_EFEN/PLY_EILLEGAL; a failed cross-check: PLY_EMISMATCH; ...)
+ * or PLY_ETIMEDOUT when the coordinator does not answer.
+ */
+int ply_session_perft(ply_session_t *s, const ply_perft_request_t *req,
+                      ply_client_progress_fn progress, void *arg, Ply__Accepted **accepted,
+                      Ply__RunResult **result, char *why, size_t why_len);
+
+/** ply_session_free_reply - free what ply_session_perft returned; NULLs both; idempotent. */
+void ply_session_free_reply(Ply__Accepted **accepted, Ply__RunResult **result);
+
+/** ply_session_destroy - stop the embedded coordinator and workers; NULLs *s; idempotent. */
+void ply_session_destroy(ply_session_t **s);
+
+#endif

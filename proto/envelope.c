@@ -1,2 +1,705 @@
-/* placeholder: the envelope implementation is being written (see envelope.h) */
+/*
+ * The ply protocol envelope: framing ("PLY/1" + one packed Ply__Message),
+ * decoding with full validation, and send/receive on czmq DEALER and ROUTER
+ * sockets.
+ *
+ * Everything a peer sends passes through ply_msg_decode, so the rules here are
+ * the security boundary of the cluster: sizes are checked before protobuf-c
+ * allocates anything, the body type must be known, every field a type needs
+ * must be present and in range, and every string a caller may print or put in
+ * JSON is bounded, free of control characters and valid UTF-8. Failures leave
+ * through one path that frees what was unpacked and writes a one-line reason.
+ */
 #include "envelope.h"
+
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/error.h"
+
+/* Bytes of a foreign protocol id quoted in a reason; the rest is elided. */
+#define PLY__ID_QUOTE_MAX 24
+
+/* ---------------------------------------------------------------- reasons */
+
+static void say(char *why, size_t why_len, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* Writes a reason when the caller asked for one; snprintf truncates safely. */
+static void say(char *why, size_t why_len, const char *fmt, ...)
+{
+    if (!why || why_len == 0) return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(why, why_len, fmt, ap);
+    va_end(ap);
+}
+
+/*
+ * Quotes untrusted bytes for a log line: printable ASCII as is (except quote
+ * and backslash), everything else as \xNN, at most PLY__ID_QUOTE_MAX input
+ * bytes, "..." when more were elided. @dst holds at least 4*max+4 bytes.
+ */
+static void quote_bytes(char *dst, size_t dst_len, const uint8_t *src, size_t n)
+{
+    size_t o = 0, shown = n < PLY__ID_QUOTE_MAX ? n : PLY__ID_QUOTE_MAX;
+    for (size_t i = 0; i < shown && o + 5 < dst_len; i++) {
+        uint8_t b = src[i];
+        if (b >= 0x20 && b < 0x7f && b != '"' && b != '\\')
+            dst[o++] = (char)b;
+        else
+            o += (size_t)snprintf(dst + o, dst_len - o, "\\x%02x", b);
+    }
+    if (shown < n && o + 4 <= dst_len) {
+        memcpy(dst + o, "...", 3);
+        o += 3;
+    }
+    dst[o < dst_len ? o : dst_len - 1] = '\0';
+}
+
+/* ------------------------------------------------------------------- text */
+
+/*
+ * Length of the well-formed UTF-8 sequence at @s (@n bytes available), or 0:
+ * overlong forms, surrogates and code points above U+10FFFF are rejected as
+ * RFC 3629 requires, so that JSON writers (jansson) accept every string we pass.
+ */
+static size_t utf8_seq(const unsigned char *s, size_t n)
+{
+    unsigned c = s[0];
+    size_t len;
+    uint32_t cp, min;
+    if (c < 0x80) return 1;
+    if ((c & 0xe0) == 0xc0) {
+        len = 2, cp = c & 0x1f, min = 0x80;
+    } else if ((c & 0xf0) == 0xe0) {
+        len = 3, cp = c & 0x0f, min = 0x800;
+    } else if ((c & 0xf8) == 0xf0) {
+        len = 4, cp = c & 0x07, min = 0x10000;
+    } else {
+        return 0;
+    }
+    if (len > n) return 0;
+    for (size_t i = 1; i < len; i++) {
+        if ((s[i] & 0xc0) != 0x80) return 0;
+        cp = (cp << 6) | (s[i] & 0x3f);
+    }
+    if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff)) return 0;
+    return len;
+}
+
+static int is_control(unsigned char c)
+{
+    return c < 0x20 || c == 0x7f;
+}
+
+/* 1 when @s (@n bytes) is one line of valid UTF-8 without control characters. */
+static int text_clean(const char *s, size_t n)
+{
+    const unsigned char *u = (const unsigned char *)s;
+    for (size_t i = 0; i < n;) {
+        size_t k = is_control(u[i]) ? 0 : utf8_seq(u + i, n - i);
+        if (k == 0) return 0;
+        i += k;
+    }
+    return 1;
+}
+
+void ply_msg_text_sanitize(char *dst, size_t dst_len, const char *src)
+{
+    if (!dst || dst_len == 0) return;
+    size_t max = dst_len - 1 < PLY_MAX_TEXT ? dst_len - 1 : PLY_MAX_TEXT;
+    size_t o = 0, n = src ? strlen(src) : 0;
+    const unsigned char *u = (const unsigned char *)src;
+    for (size_t i = 0; i < n;) {
+        size_t k = is_control(u[i]) ? 0 : utf8_seq(u + i, n - i);
+        if (k == 0) {
+            /* a control byte becomes a space (keeps words apart), bad UTF-8 a '?' */
+            if (o + 1 > max) break;
+            dst[o++] = is_control(u[i]) ? ' ' : '?';
+            i++;
+            continue;
+        }
+        if (o + k > max) break; /* never split a character */
+        memcpy(dst + o, u + i, k);
+        o += k;
+        i += k;
+    }
+    dst[o] = '\0';
+}
+
+/* ------------------------------------------------------------- validation */
+
+/* The message type being checked, so that every reason starts with it. */
+typedef struct vctx {
+    char *why;
+    size_t why_len;
+    const char *type;
+} vctx_t;
+
+static int bad(vctx_t *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Records "TYPE: detail" and returns PLY_EPROTO, so checks can chain with ||. */
+static int bad(vctx_t *c, const char *fmt, ...)
+{
+    char detail[256];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(detail, sizeof detail, fmt, ap);
+    va_end(ap);
+    say(c->why, c->why_len, "%s: %s", c->type, detail);
+    return PLY_EPROTO;
+}
+
+/* Upper bound meaning "any value of the field's type". */
+static const uint64_t NO_MAX = UINT64_MAX;
+
+static int in_u64(vctx_t *c, const char *field, uint64_t v, uint64_t lo, uint64_t hi)
+{
+    if (v >= lo && v <= hi) return 0;
+    if (lo == hi) return bad(c, "field %s = %" PRIu64 ", must be %" PRIu64, field, v, lo);
+    if (hi == NO_MAX)
+        return bad(c, "field %s = %" PRIu64 ", must be at least %" PRIu64, field, v, lo);
+    return bad(c, "field %s = %" PRIu64 ", must be %" PRIu64 "..%" PRIu64, field, v, lo, hi);
+}
+
+static int need(vctx_t *c, const char *field, int has)
+{
+    return has ? 0 : bad(c, "field %s missing", field);
+}
+
+static int need_u64(vctx_t *c, const char *field, int has, uint64_t v, uint64_t lo, uint64_t hi)
+{
+    return need(c, field, has) ? PLY_EPROTO : in_u64(c, field, v, lo, hi);
+}
+
+/* A free-text field: at most PLY_MAX_TEXT bytes, one line, valid UTF-8. */
+static int text(vctx_t *c, const char *field, const char *s, size_t min)
+{
+    if (!s) return min ? bad(c, "field %s missing", field) : 0;
+    size_t n = strnlen(s, PLY_MAX_TEXT + 1);
+    if (n < min || n > PLY_MAX_TEXT)
+        return bad(c, "field %s is %s%zu bytes, must be %zu..%d", field,
+                   n > PLY_MAX_TEXT ? "over " : "", n > PLY_MAX_TEXT ? n - 1 : n, min,
+                   PLY_MAX_TEXT);
+    if (!text_clean(s, n))
+        return bad(c, "field %s has a control character or invalid UTF-8", field);
+    return 0;
+}
+
+static int need_text(vctx_t *c, const char *field, const char *s)
+{
+    return text(c, field, s, 1);
+}
+static int opt_text(vctx_t *c, const char *field, const char *s)
+{
+    return text(c, field, s, 0);
+}
+
+/* A position: 1..PLY_MAX_FEN_LEN bytes of printable ASCII (FEN has no other bytes). */
+static int fen(vctx_t *c, const char *field, const char *s)
+{
+    if (!s) return bad(c, "field %s missing", field);
+    size_t n = strnlen(s, PLY_MAX_FEN_LEN + 1);
+    if (n == 0 || n > PLY_MAX_FEN_LEN)
+        return bad(c, "field %s is %s%zu bytes, must be 1..%d", field,
+                   n > PLY_MAX_FEN_LEN ? "over " : "", n > PLY_MAX_FEN_LEN ? n - 1 : n,
+                   PLY_MAX_FEN_LEN);
+    for (size_t i = 0; i < n; i++)
+        if (s[i] < 0x20 || s[i] > 0x7e)
+            return bad(c, "field %s has a byte that is not printable ASCII at offset %zu", field,
+                       i);
+    return 0;
+}
+
+/* UCI long algebraic: from-square, to-square, optional promotion piece. */
+static int uci_move(vctx_t *c, const char *field, const char *s)
+{
+    if (!s) return bad(c, "field %s missing", field);
+    size_t n = strnlen(s, 6);
+    int ok = n == 4 || n == 5;
+    for (size_t i = 0; ok && i < 4; i++)
+        ok = (i % 2 == 0) ? (s[i] >= 'a' && s[i] <= 'h') : (s[i] >= '1' && s[i] <= '8');
+    if (ok && n == 5) ok = strchr("nbrq", s[4]) != NULL;
+    return ok ? 0 : bad(c, "field %s is not a UCI move (4-5 characters, a-h1-8, then nbrq)", field);
+}
+
+static int divide_list(vctx_t *c, size_t n, Ply__DivideEntry *const *list)
+{
+    char f[48];
+    if (n > PLY_MAX_DIVIDE)
+        return bad(c, "field divide has %zu entries, must be at most %d", n, PLY_MAX_DIVIDE);
+    if (n && !list) return bad(c, "field divide missing");
+    for (size_t i = 0; i < n; i++) {
+        const Ply__DivideEntry *e = list[i];
+        snprintf(f, sizeof f, "divide[%zu]", i);
+        if (!e) return bad(c, "field %s missing", f);
+        snprintf(f, sizeof f, "divide[%zu].move", i);
+        if (uci_move(c, f, e->move)) return PLY_EPROTO;
+        snprintf(f, sizeof f, "divide[%zu].nodes", i);
+        if (need(c, f, e->has_nodes)) return PLY_EPROTO;
+    }
+    return 0;
+}
+
+static int check_hello(vctx_t *c, const void *body)
+{
+    const Ply__Hello *m = body;
+    if (need_text(c, "worker_id", m->worker_id) ||
+        need_u64(c, "protocol", m->has_protocol, m->protocol, PLY_PROTOCOL_VERSION,
+                 PLY_PROTOCOL_VERSION) ||
+        opt_text(c, "build", m->build) ||
+        need_u64(c, "threads", m->has_threads, m->threads, 1, PLY_MAX_THREADS) ||
+        need(c, "hash_mib", m->has_hash_mib) ||
+        need(c, "zobrist_checksum", m->has_zobrist_checksum))
+        return PLY_EPROTO;
+    return 0;
+}
+
+static int check_welcome(vctx_t *c, const void *body)
+{
+    const Ply__Welcome *m = body;
+    if (need_u64(c, "heartbeat_ms", m->has_heartbeat_ms, m->heartbeat_ms, 1,
+                 PLY_MAX_HEARTBEAT_MS) ||
+        need_u64(c, "liveness", m->has_liveness, m->liveness, 1, PLY_MAX_LIVENESS))
+        return PLY_EPROTO;
+    return 0;
+}
+
+static int check_ready(vctx_t *c, const void *body)
+{
+    const Ply__Ready *m = body;
+    return need_u64(c, "credit", m->has_credit, m->credit, 1, PLY_MAX_CREDIT);
+}
+
+static int check_job(vctx_t *c, const void *body)
+{
+    const Ply__Job *m = body;
+    if (need_u64(c, "job_id", m->has_job_id, m->job_id, 1, NO_MAX) ||
+        need_u64(c, "attempt", m->has_attempt, m->attempt, 1, NO_MAX) ||
+        need_u64(c, "kind", m->has_kind, (uint64_t)(uint32_t)m->kind, PLY__JOB_KIND__JOB_KIND_PERFT,
+                 PLY__JOB_KIND__JOB_KIND_PERFT) ||
+        fen(c, "fen", m->fen) ||
+        need_u64(c, "depth", m->has_depth, m->depth, 1, PLY_MAX_JOB_DEPTH) ||
+        need_u64(c, "run_id", m->has_run_id, m->run_id, 1, NO_MAX))
+        return PLY_EPROTO;
+    return 0;
+}
+
+static int check_progress(vctx_t *c, const void *body)
+{
+    const Ply__Progress *m = body;
+    if (need_u64(c, "job_id", m->has_job_id, m->job_id, 1, NO_MAX) ||
+        need_u64(c, "attempt", m->has_attempt, m->attempt, 1, NO_MAX) ||
+        need(c, "nodes", m->has_nodes))
+        return PLY_EPROTO;
+    return 0;
+}
+
+static int check_result(vctx_t *c, const void *body)
+{
+    const Ply__Result *m = body;
+    if (need_u64(c, "job_id", m->has_job_id, m->job_id, 1, NO_MAX) ||
+        need_u64(c, "attempt", m->has_attempt, m->attempt, 1, NO_MAX) ||
+        need(c, "nodes", m->has_nodes) ||
+        need_u64(c, "perft1", m->has_perft1, m->perft1, 0, PLY_MAX_DIVIDE) ||
+        need(c, "time_us", m->has_time_us) || divide_list(c, m->n_divide, m->divide))
+        return PLY_EPROTO;
+    return 0;
+}
+
+static int check_nothing(vctx_t *c, const void *body)
+{
+    (void)c, (void)body;
+    return 0;
+}
+
+static int check_error(vctx_t *c, const void *body)
+{
+    const Ply__Error *m = body;
+    if (need(c, "code", m->has_code)) return PLY_EPROTO;
+    if (m->code >= 0) return bad(c, "field code = %" PRId32 ", must be negative", m->code);
+    if (need_text(c, "message", m->message) || opt_text(c, "supported", m->supported))
+        return PLY_EPROTO;
+    return 0;
+}
+
+static int check_bye(vctx_t *c, const void *body)
+{
+    const Ply__Bye *m = body;
+    return opt_text(c, "reason", m->reason);
+}
+
+static int check_submit(vctx_t *c, const void *body)
+{
+    const Ply__Submit *m = body;
+    if (fen(c, "fen", m->fen) || need_u64(c, "depth", m->has_depth, m->depth, 1, PLY_MAX_DEPTH) ||
+        opt_text(c, "client_id", m->client_id))
+        return PLY_EPROTO;
+    if (m->has_split_depth && (m->split_depth < -1 || m->split_depth >= (int64_t)m->depth))
+        return bad(c, "field split_depth = %" PRId32 ", must be -1..%" PRIu32, m->split_depth,
+                   m->depth - 1);
+    return 0;
+}
+
+static int check_accepted(vctx_t *c, const void *body)
+{
+    const Ply__Accepted *m = body;
+    if (need_u64(c, "run_id", m->has_run_id, m->run_id, 1, NO_MAX) ||
+        need(c, "jobs", m->has_jobs) ||
+        need_u64(c, "split_depth", m->has_split_depth, m->split_depth, 0, PLY_MAX_DEPTH) ||
+        (m->fen && fen(c, "fen", m->fen)))
+        return PLY_EPROTO;
+    return 0;
+}
+
+static int check_run_progress(vctx_t *c, const void *body)
+{
+    const Ply__RunProgress *m = body;
+    char f[48];
+    if (need_u64(c, "run_id", m->has_run_id, m->run_id, 1, NO_MAX) ||
+        need_text(c, "state", m->state))
+        return PLY_EPROTO;
+    if (m->n_worker && !m->worker) return bad(c, "field worker missing");
+    for (size_t i = 0; i < m->n_worker; i++) {
+        snprintf(f, sizeof f, "worker[%zu]", i);
+        if (!m->worker[i]) return bad(c, "field %s missing", f);
+        snprintf(f, sizeof f, "worker[%zu].worker_id", i);
+        if (opt_text(c, f, m->worker[i]->worker_id)) return PLY_EPROTO;
+    }
+    return 0;
+}
+
+static int check_verification(vctx_t *c, const Ply__Verification *v)
+{
+    char f[48];
+    if (opt_text(c, "verification.mode", v->mode)) return PLY_EPROTO;
+    if (v->n_detail && !v->detail) return bad(c, "field verification.detail missing");
+    for (size_t i = 0; i < v->n_detail; i++) {
+        snprintf(f, sizeof f, "verification.detail[%zu]", i);
+        if (need_text(c, f, v->detail[i])) return PLY_EPROTO;
+    }
+    return 0;
+}
+
+static int check_run_result(vctx_t *c, const void *body)
+{
+    const Ply__RunResult *m = body;
+    if (need_u64(c, "run_id", m->has_run_id, m->run_id, 1, NO_MAX) || fen(c, "fen", m->fen) ||
+        need_u64(c, "depth", m->has_depth, m->depth, 1, PLY_MAX_DEPTH) ||
+        need(c, "nodes", m->has_nodes) || divide_list(c, m->n_divide, m->divide) ||
+        (m->verification && check_verification(c, m->verification)))
+        return PLY_EPROTO;
+    return 0;
+}
+
+static int check_result_request(vctx_t *c, const void *body)
+{
+    const Ply__ResultRequest *m = body;
+    return need_u64(c, "run_id", m->has_run_id, m->run_id, 1, NO_MAX);
+}
+
+static int check_cancel(vctx_t *c, const void *body)
+{
+    const Ply__Cancel *m = body;
+    return need_u64(c, "run_id", m->has_run_id, m->run_id, 1, NO_MAX);
+}
+
+/* Per body type (indexed by the oneof case, i.e. the field number): name and checks. */
+static const struct body_type {
+    const char *name;
+    int (*check)(vctx_t *c, const void *body);
+} BODY[] = {
+    [PLY__MESSAGE__BODY_HELLO] = {"HELLO", check_hello},
+    [PLY__MESSAGE__BODY_WELCOME] = {"WELCOME", check_welcome},
+    [PLY__MESSAGE__BODY_READY] = {"READY", check_ready},
+    [PLY__MESSAGE__BODY_JOB] = {"JOB", check_job},
+    [PLY__MESSAGE__BODY_PROGRESS] = {"PROGRESS", check_progress},
+    [PLY__MESSAGE__BODY_RESULT] = {"RESULT", check_result},
+    [PLY__MESSAGE__BODY_HEARTBEAT] = {"HEARTBEAT", check_nothing},
+    [PLY__MESSAGE__BODY_ERROR] = {"ERROR", check_error},
+    [PLY__MESSAGE__BODY_BYE] = {"BYE", check_bye},
+    [PLY__MESSAGE__BODY_SUBMIT] = {"SUBMIT", check_submit},
+    [PLY__MESSAGE__BODY_ACCEPTED] = {"ACCEPTED", check_accepted},
+    [PLY__MESSAGE__BODY_STATUS] = {"STATUS", check_nothing},
+    [PLY__MESSAGE__BODY_RUN_PROGRESS] = {"RUN_PROGRESS", check_run_progress},
+    [PLY__MESSAGE__BODY_RUN_RESULT] = {"RUN_RESULT", check_run_result},
+    [PLY__MESSAGE__BODY_RESULT_REQUEST] = {"RESULT_REQUEST", check_result_request},
+    [PLY__MESSAGE__BODY_CANCEL] = {"CANCEL", check_cancel},
+};
+
+static const struct body_type *body_type(const ply_msg_t *msg)
+{
+    unsigned k = (unsigned)msg->body_case;
+    return k < sizeof BODY / sizeof BODY[0] && BODY[k].name ? &BODY[k] : NULL;
+}
+
+/*
+ * The body sub-message, or NULL. All oneof members share one offset, which the
+ * descriptor knows, so one lookup serves every type.
+ */
+static const void *body_of(const ply_msg_t *msg)
+{
+    const ProtobufCFieldDescriptor *f =
+        protobuf_c_message_descriptor_get_field(&ply__message__descriptor, msg->body_case);
+    if (!f || !body_type(msg)) return NULL;
+    return *(const void *const *)((const char *)msg + f->offset);
+}
+
+int ply_msg_validate(const ply_msg_t *msg, char *why, size_t why_len)
+{
+    if (!msg || msg->base.descriptor != &ply__message__descriptor) {
+        say(why, why_len, "not a ply.Message");
+        return PLY_EPROTO;
+    }
+    const struct body_type *t = body_type(msg);
+    if (!t) {
+        say(why, why_len, "message has no body (unknown or missing type, case %d)",
+            (int)msg->body_case);
+        return PLY_EPROTO;
+    }
+    vctx_t c = {why, why_len, t->name};
+    const void *body = body_of(msg);
+    if (!body) return bad(&c, "body missing");
+    int rc = t->check(&c, body);
+    if (rc == 0) say(why, why_len, "%s", "");
+    return rc;
+}
+
+const char *ply_msg_type_name(const ply_msg_t *msg)
+{
+    if (!msg || msg->body_case == PLY__MESSAGE__BODY__NOT_SET) return "NONE";
+    const struct body_type *t = body_type(msg);
+    return t ? t->name : "UNKNOWN";
+}
+
+/* ------------------------------------------------------ encoding, decoding */
+
+zmsg_t *ply_msg_encode(const ply_msg_t *msg)
+{
+    if (!msg || msg->base.descriptor != &ply__message__descriptor || !body_of(msg)) return NULL;
+    size_t size = ply__message__get_packed_size(msg);
+    if (size == 0 || size > PLY_MAX_MESSAGE_BYTES) return NULL;
+    zmsg_t *zmsg = zmsg_new();
+    zframe_t *body = zframe_new(NULL, size);
+    if (!zmsg || !body || ply__message__pack(msg, zframe_data(body)) != size ||
+        zmsg_addstr(zmsg, PLY_PROTOCOL_ID) != 0 || zmsg_append(zmsg, &body) != 0) {
+        zframe_destroy(&body);
+        zmsg_destroy(&zmsg);
+        return NULL;
+    }
+    return zmsg;
+}
+
+/*
+ * The checks that need no unpacking, cheapest and most telling first: the
+ * protocol id comes before the frame count so that a peer speaking another
+ * version (whose framing may differ) hears PLY_EVERSION, not PLY_EPROTO.
+ */
+static int check_envelope(zmsg_t *zmsg, zframe_t **body, char *why, size_t why_len)
+{
+    size_t frames = zmsg ? zmsg_size(zmsg) : 0;
+    if (frames == 0) {
+        say(why, why_len, "envelope has 0 frames, must be 2 (protocol id, body)");
+        return PLY_EPROTO;
+    }
+    zframe_t *id = zmsg_first(zmsg);
+    size_t idn = zframe_size(id);
+    if (idn != strlen(PLY_PROTOCOL_ID) || memcmp(zframe_data(id), PLY_PROTOCOL_ID, idn) != 0) {
+        char quoted[4 * PLY__ID_QUOTE_MAX + 8];
+        quote_bytes(quoted, sizeof quoted, zframe_data(id), idn);
+        say(why, why_len, "frame 0: protocol id \"%s\" (%zu bytes), supported \"%s\"", quoted, idn,
+            PLY_PROTOCOL_ID);
+        return PLY_EVERSION;
+    }
+    if (frames != 2) {
+        say(why, why_len, "envelope has %zu frames, must be 2 (protocol id, body)", frames);
+        return PLY_EPROTO;
+    }
+    *body = zmsg_next(zmsg);
+    size_t n = zframe_size(*body);
+    if (n == 0 || n > PLY_MAX_MESSAGE_BYTES) {
+        say(why, why_len, "frame 1: body is %zu bytes, must be 1..%u", n,
+            (unsigned)PLY_MAX_MESSAGE_BYTES);
+        return PLY_EPROTO;
+    }
+    return 0;
+}
+
+/*
+ * protobuf-c allocates as it parses, and tiny repeated sub-messages cost far
+ * more in memory than on the wire: a 2-byte empty divide entry becomes a
+ * 48-byte struct, a pointer and parser bookkeeping, so a hostile 1 MiB frame
+ * could make us allocate ~100 MB (measured, protobuf-c 1.4.1). Each decode
+ * gets a budget of the bytes it may request; legitimate messages need at most
+ * ~11 times their size (a RunProgress listing only worker ids), or a few KiB.
+ * Blocks come from malloc, so ply_msg_free releases them with protobuf-c's
+ * default allocator.
+ */
+#define PLY__UNPACK_FLOOR  (64u * 1024)
+#define PLY__UNPACK_FACTOR 16u
+
+static void *budget_alloc(void *data, size_t size)
+{
+    size_t *left = data;
+    if (size > *left) return NULL; /* protobuf-c unwinds and frees what it had */
+    *left -= size;
+    return malloc(size);
+}
+
+static void budget_free(void *data, void *ptr)
+{
+    (void)data;
+    free(ptr);
+}
+
+static ply_msg_t *unpack(const uint8_t *data, size_t size)
+{
+    size_t left = PLY__UNPACK_FLOOR + PLY__UNPACK_FACTOR * size;
+    ProtobufCAllocator budget = {budget_alloc, budget_free, &left};
+    return ply__message__unpack(&budget, size, data);
+}
+
+int ply_msg_decode(zmsg_t *zmsg, ply_msg_t **out, char *why, size_t why_len)
+{
+    ply_msg_t *msg = NULL;
+    zframe_t *body = NULL;
+    if (out) *out = NULL;
+    int rc = check_envelope(zmsg, &body, why, why_len);
+    if (rc == 0) {
+        msg = unpack(zframe_data(body), zframe_size(body));
+        if (!msg) {
+            say(why, why_len,
+                "frame 1: %zu bytes that are not a ply.Message (or would unpack into more "
+                "than %u times that in memory)",
+                zframe_size(body), PLY__UNPACK_FACTOR);
+            rc = PLY_EPROTO;
+        }
+    }
+    if (rc == 0) rc = ply_msg_validate(msg, why, why_len);
+    if (rc != 0 || !out)
+        ply_msg_free(&msg);
+    else
+        *out = msg;
+    return rc;
+}
+
+void ply_msg_free(ply_msg_t **msg)
+{
+    if (msg && *msg) {
+        ply__message__free_unpacked(*msg, NULL);
+        *msg = NULL;
+    }
+}
+
+/* ------------------------------------------------------------------ stats */
+
+void ply_msg_stats_to_proto(Ply__Stats *out, const ply_stats_t *in)
+{
+#define PLY__STATS_TO(name)                                                                        \
+    out->has_##name = 1;                                                                           \
+    out->name = in->v[PLY_STAT_##name];
+    PLY_STATS_MAP(PLY__STATS_TO)
+#undef PLY__STATS_TO
+}
+
+void ply_msg_stats_from_proto(ply_stats_t *out, const Ply__Stats *in)
+{
+#define PLY__STATS_FROM(name) out->v[PLY_STAT_##name] = in->has_##name ? in->name : 0;
+    PLY_STATS_MAP(PLY__STATS_FROM)
+#undef PLY__STATS_FROM
+}
+
+/* ---------------------------------------------------------------- sockets */
+
+void ply_msg_sock_limit(zsock_t *sock)
+{
+    if (sock) zsock_set_maxmsgsize(sock, (int)PLY_MAX_MESSAGE_BYTES);
+}
+
+/*
+ * Sends the frames of @zmsg after an optional routing id. Frames are sent
+ * with ZFRAME_REUSE and the message destroyed here, so that nothing leaks or
+ * is freed twice whichever frame fails (zmsg_send's ownership on a failure
+ * part-way differs between czmq versions).
+ */
+static int send_zmsg(zsock_t *sock, zframe_t *routing_id, zmsg_t **zmsg)
+{
+    int rc = 0;
+    if (routing_id) rc = zframe_send(&routing_id, sock, ZFRAME_MORE | ZFRAME_REUSE);
+    size_t left = zmsg_size(*zmsg);
+    for (zframe_t *f = zmsg_first(*zmsg); rc == 0 && f; f = zmsg_next(*zmsg))
+        rc = zframe_send(&f, sock, (--left ? ZFRAME_MORE : 0) | ZFRAME_REUSE);
+    zmsg_destroy(zmsg);
+    return rc == 0 ? 0 : PLY_EIO;
+}
+
+int ply_msg_send(zsock_t *sock, const ply_msg_t *msg)
+{
+    zmsg_t *zmsg = sock ? ply_msg_encode(msg) : NULL;
+    return zmsg ? send_zmsg(sock, NULL, &zmsg) : PLY_EINVAL;
+}
+
+int ply_msg_send_to(zsock_t *sock, zframe_t *routing_id, const ply_msg_t *msg)
+{
+    zmsg_t *zmsg = sock && routing_id ? ply_msg_encode(msg) : NULL;
+    return zmsg ? send_zmsg(sock, routing_id, &zmsg) : PLY_EINVAL;
+}
+
+int ply_msg_recv(zsock_t *sock, ply_msg_t **out, char *why, size_t why_len)
+{
+    if (out) *out = NULL;
+    zmsg_t *zmsg = sock ? zmsg_recv(sock) : NULL;
+    if (!zmsg) {
+        say(why, why_len, "nothing received (interrupted or timed out)");
+        return PLY_EIO;
+    }
+    int rc = ply_msg_decode(zmsg, out, why, why_len);
+    zmsg_destroy(&zmsg);
+    return rc;
+}
+
+int ply_msg_recv_from(zsock_t *sock, zframe_t **routing_id, ply_msg_t **out, char *why,
+                      size_t why_len)
+{
+    if (out) *out = NULL;
+    if (routing_id) *routing_id = NULL;
+    zmsg_t *zmsg = sock ? zmsg_recv(sock) : NULL;
+    if (!zmsg) {
+        say(why, why_len, "nothing received (interrupted or timed out)");
+        return PLY_EIO;
+    }
+    zframe_t *rid = zmsg_pop(zmsg);
+    int rc = ply_msg_decode(zmsg, out, why, why_len);
+    if (routing_id)
+        *routing_id = rid;
+    else
+        zframe_destroy(&rid);
+    zmsg_destroy(&zmsg);
+    return rc;
+}
+
+int ply_msg_send_error(zsock_t *sock, zframe_t *routing_id, int code, const char *message,
+                       uint64_t job_id, uint32_t attempt, uint64_t run_id)
+{
+    if (code >= 0) return PLY_EINVAL;
+    char line[PLY_MAX_TEXT + 1];
+    ply_msg_text_sanitize(line, sizeof line, message);
+    if (line[0] == '\0') ply_msg_text_sanitize(line, sizeof line, ply_strerror(code));
+
+    Ply__Error err = PLY__ERROR__INIT;
+    err.has_code = 1, err.code = code;
+    err.message = line;
+    err.has_job_id = job_id != 0, err.job_id = job_id;
+    err.has_attempt = attempt != 0, err.attempt = attempt;
+    err.has_run_id = run_id != 0, err.run_id = run_id;
+    if (code == PLY_EVERSION) err.supported = (char *)PLY_PROTOCOL_ID;
+
+    ply_msg_t msg = PLY__MESSAGE__INIT;
+    msg.body_case = PLY__MESSAGE__BODY_ERROR;
+    msg.error = &err;
+    return routing_id ? ply_msg_send_to(sock, routing_id, &msg) : ply_msg_send(sock, &msg);
+}

@@ -18,9 +18,10 @@
 #include <czmq.h>
 
 #include "ply.pb-c.h"
+#include "util/error.h" /* the PLY_E... codes returned below */
 #include "util/stats.h"
 
-#define PLY_PROTOCOL_ID "PLY/1"
+#define PLY_PROTOCOL_ID      "PLY/1"
 #define PLY_PROTOCOL_VERSION 1
 /** Largest frame 1 accepted, bytes. A RunResult with a 218-move divide and stats is ~30 KiB. */
 #define PLY_MAX_MESSAGE_BYTES (1u << 20)
@@ -36,13 +37,21 @@
 #define PLY_MAX_DIVIDE 256
 /** Longest free-text field (ids, reasons, messages), bytes. */
 #define PLY_MAX_TEXT 512
+/** Most OpenMP threads a worker may announce in Hello. */
+#define PLY_MAX_THREADS 4096
+/** Longest heartbeat interval a coordinator may ask for (Welcome), milliseconds. */
+#define PLY_MAX_HEARTBEAT_MS 600000
+/** Most missed heartbeats before a peer is dead (Welcome). */
+#define PLY_MAX_LIVENESS 1000
 
 typedef Ply__Message ply_msg_t;
 
 /**
  * ply_msg_encode - pack @msg into a new two-frame zmsg ("PLY/1", body).
  * Returns the message (caller owns it, zmsg_destroy) or NULL when @msg is
- * NULL, has no body, or memory runs out.
+ * NULL, has no body, packs to more than PLY_MAX_MESSAGE_BYTES (the peer would
+ * reject it), or memory runs out. Does not validate: call ply_msg_validate
+ * first when the fields come from untrusted input.
  */
 zmsg_t *ply_msg_encode(const ply_msg_t *msg);
 
@@ -51,11 +60,19 @@ zmsg_t *ply_msg_encode(const ply_msg_t *msg);
  * id already removed). Does not modify or consume @zmsg.
  * On success returns 0 and stores a message in *out that the caller frees with
  * ply_msg_free(). On failure *out is NULL and a one-line reason naming the
- * frame or field goes into @why (may be NULL):
- *   PLY_EVERSION  frame 0 is not "PLY/1" (the reason quotes what it was);
- *   PLY_EPROTO    wrong frame count, oversized or undecodable body, no body,
- *                 a required field missing or a value out of range
- *                 (see ply_msg_validate).
+ * frame or field goes into @why (may be NULL; truncated to @why_len bytes,
+ * always NUL-terminated; set to "" on success). @out may be NULL to only check.
+ *   PLY_EVERSION  frame 0 is not "PLY/1" (the reason quotes what it was,
+ *                 escaped and cut to a few dozen bytes). Checked before the
+ *                 frame count, so that another version hears it whatever its
+ *                 framing;
+ *   PLY_EPROTO    no frame, wrong frame count, empty or oversized body
+ *                 (rejected before unpacking), undecodable body or one that
+ *                 would unpack into more than 16 times its size in memory
+ *                 (plus 64 KiB: tiny repeated entries, a memory amplifier;
+ *                 real messages need at most ~11 times), no body or an
+ *                 unknown body type, a required field missing or a value out
+ *                 of range (see ply_msg_validate).
  */
 int ply_msg_decode(zmsg_t *zmsg, ply_msg_t **out, char *why, size_t why_len);
 
@@ -66,6 +83,28 @@ int ply_msg_decode(zmsg_t *zmsg, ply_msg_t **out, char *why, size_t why_len);
  * fields at most PLY_MAX_TEXT bytes, divide lists at most PLY_MAX_DIVIDE
  * entries with UCI moves of 4-5 characters. Returns 0 or PLY_EPROTO with the
  * reason in @why. Called by ply_msg_decode; exposed for tests and encoders.
+ *
+ * Per type (a field not listed is optional and unchecked unless it is text):
+ *   HELLO      worker_id, protocol == PLY_PROTOCOL_VERSION,
+ *              threads 1..PLY_MAX_THREADS, hash_mib, zobrist_checksum
+ *   WELCOME    heartbeat_ms 1..PLY_MAX_HEARTBEAT_MS, liveness 1..PLY_MAX_LIVENESS
+ *   READY      credit 1..PLY_MAX_CREDIT
+ *   JOB        job_id, attempt >= 1, kind == PERFT, fen, depth, run_id
+ *   PROGRESS   job_id, attempt >= 1, nodes
+ *   RESULT     job_id, attempt >= 1, nodes, perft1 <= PLY_MAX_DIVIDE, time_us;
+ *              each divide entry: move, nodes
+ *   ERROR      code < 0, message
+ *   SUBMIT     fen, depth 1..PLY_MAX_DEPTH, split_depth (if present) -1..depth-1
+ *   ACCEPTED   run_id, jobs, split_depth 0..PLY_MAX_DEPTH; fen if present
+ *   RUN_PROGRESS  run_id, state
+ *   RUN_RESULT run_id, fen, depth 1..PLY_MAX_DEPTH, nodes; divide entries as RESULT
+ *   RESULT_REQUEST, CANCEL  run_id
+ *   HEARTBEAT, BYE, STATUS  nothing
+ * Required text (worker_id, message, state, verification details) has
+ * 1..PLY_MAX_TEXT bytes, optional text 0..PLY_MAX_TEXT; all text must be one
+ * line of valid UTF-8 without control characters, so that it can be logged and
+ * put in JSON as is. Reasons name the type and field:
+ * "JOB: field depth = 0, must be 1..20", "HELLO: field worker_id missing".
  */
 int ply_msg_validate(const ply_msg_t *msg, char *why, size_t why_len);
 
@@ -76,6 +115,24 @@ void ply_msg_free(ply_msg_t **msg);
 const char *ply_msg_type_name(const ply_msg_t *msg);
 
 /**
+ * ply_msg_text_sanitize - copy @src (may be NULL) into @dst as text that
+ * ply_msg_validate accepts: control characters become spaces, bytes of invalid
+ * UTF-8 become '?', and the copy stops before the character that would exceed
+ * PLY_MAX_TEXT bytes or @dst_len - 1. @dst is always NUL-terminated (when
+ * @dst_len > 0). For free text built from untrusted input (reasons, ids).
+ */
+void ply_msg_text_sanitize(char *dst, size_t dst_len, const char *src);
+
+/**
+ * ply_msg_sock_limit - make @sock drop any incoming frame larger than
+ * PLY_MAX_MESSAGE_BYTES in the transport (ZMQ_MAXMSGSIZE: the sending peer is
+ * disconnected), so that a hostile peer cannot make us allocate gigabytes
+ * before ply_msg_decode sees the frame. Applies to connections made after the
+ * call (call it before bind/connect); inproc:// is not limited. NULL is ignored.
+ */
+void ply_msg_sock_limit(zsock_t *sock);
+
+/**
  * ply_msg_send - encode @msg and send it on a DEALER (or any non-ROUTER) socket.
  * Returns 0, PLY_EINVAL (unencodable) or PLY_EIO (send failed).
  */
@@ -83,7 +140,9 @@ int ply_msg_send(zsock_t *sock, const ply_msg_t *msg);
 
 /**
  * ply_msg_send_to - send @msg on a ROUTER socket to the peer @routing_id
- * (not consumed). Returns 0, PLY_EINVAL or PLY_EIO.
+ * (not consumed). Returns 0, PLY_EINVAL (unencodable, or @routing_id NULL) or
+ * PLY_EIO. A ROUTER drops messages to unknown peers silently unless it has
+ * ZMQ_ROUTER_MANDATORY set, in which case that is PLY_EIO.
  */
 int ply_msg_send_to(zsock_t *sock, zframe_t *routing_id, const ply_msg_t *msg);
 
@@ -106,9 +165,12 @@ int ply_msg_recv_from(zsock_t *sock, zframe_t **routing_id, ply_msg_t **out, cha
 
 /**
  * ply_msg_send_error - convenience: send an Error{code, message, job_id,
- * attempt, run_id} (0 ids are left out), to @routing_id when it is non-NULL
- * (ROUTER), else on a DEALER. The "supported" field is set to "PLY/1" when
- * @code is PLY_EVERSION. Returns as ply_msg_send.
+ * attempt, run_id} (0 ids and a 0 attempt are left out), to @routing_id when
+ * it is non-NULL (ROUTER), else on a DEALER. The "supported" field is set to
+ * "PLY/1" when @code is PLY_EVERSION. @message (may be NULL) passes through
+ * ply_msg_text_sanitize, so a reason quoting a peer's bytes is always
+ * accepted; an empty one is replaced by ply_strerror(@code).
+ * Returns as ply_msg_send; PLY_EINVAL also when @code is not negative.
  */
 int ply_msg_send_error(zsock_t *sock, zframe_t *routing_id, int code, const char *message,
                        uint64_t job_id, uint32_t attempt, uint64_t run_id);

@@ -8,6 +8,7 @@
  * includes it), so that agreement between the two means something.
  *
  * Squares in this API are 0..63 with a1 = 0, b1 = 1, ..., h8 = 63.
+ * Every function is reentrant (no global state): positions are plain values.
  */
 #ifndef PLY_ARBITER_H
 #define PLY_ARBITER_H
@@ -37,6 +38,8 @@ typedef struct ply_arb_move {
     uint8_t flags; /* PLY_ARB_MOVE_* */
 } ply_arb_move_t;
 
+/* Move kinds. An en-passant capture carries both PLY_ARB_MOVE_EP and
+ * PLY_ARB_MOVE_CAPTURE; a castle carries PLY_ARB_MOVE_CASTLE only. */
 enum {
     PLY_ARB_MOVE_CAPTURE = 1u << 0,
     PLY_ARB_MOVE_EP = 1u << 1,
@@ -57,7 +60,7 @@ typedef struct ply_arb_pos {
     uint8_t king[2];       /* 0x88 king squares */
     uint16_t halfmove;     /* plies since the last capture or pawn move (art. 9.3) */
     uint16_t fullmove;
-    uint8_t chess960;      /* 1: castling by Chess960 rules, FEN castling written as Shredder-FEN */
+    uint8_t chess960; /* 1: castling by Chess960 rules, FEN castling written as Shredder-FEN */
 } ply_arb_pos_t;
 
 /**
@@ -73,7 +76,7 @@ void ply_arb_startpos(ply_arb_pos_t *pos);
  * @why: receives a one-line reason naming the field and the problem, e.g.
  *       "field 1 (placement): rank 8 has 9 squares", "two white kings",
  *       "field 3 (castling): 'K' but no white rook on h1",
- *       "field 4 (en passant): e3 but no black pawn on e4",
+ *       "field 4 (en passant): e3 but no white pawn on e4",
  *       "black is not to move but is in check". May be NULL.
  * Returns 0, PLY_EINVAL (NULL arguments), PLY_EFEN (syntax: field count,
  * characters, square counts, numbers) or PLY_EILLEGAL (well-formed but not a
@@ -82,6 +85,12 @@ void ply_arb_startpos(ply_arb_pos_t *pos);
  * en-passant square, a castling right without its king and rook in place).
  * An en-passant square is kept (it is legal to name one even when no capture
  * is possible); ply_arb_identity decides whether it matters.
+ * Details of the checks (all PLY_EILLEGAL): more than 16 pieces or 8 pawns a
+ * side, or more pieces beyond the initial set (art. 2.3) than pawns missing
+ * (each needs a promotion); a halfmove clock other than 0 with an en-passant
+ * square; a fullmove number of 0. Clocks above 65535 are PLY_EFEN. Fields are
+ * separated by any run of white space. @pos is written only on success; on
+ * success *@why is set to "".
  */
 int ply_arb_from_fen(ply_arb_pos_t *pos, const char *fen, unsigned flags, char *why,
                      size_t why_len);
@@ -89,8 +98,10 @@ int ply_arb_from_fen(ply_arb_pos_t *pos, const char *fen, unsigned flags, char *
 /**
  * ply_arb_to_fen - write the position as FEN (six fields) into @buf.
  * Castling is KQkq for standard positions and Shredder-FEN letters (HAha)
- * when pos->chess960. Returns the length written, or PLY_ERANGE when @len is
- * too small (PLY_ARB_FEN_MAX always suffices).
+ * when pos->chess960. The en-passant square is written whenever a pawn has
+ * just made a double step (FEN standard), capturable or not. Returns the
+ * length written, PLY_ERANGE when @buf is NULL or @len too small
+ * (PLY_ARB_FEN_MAX always suffices), or PLY_EINVAL when @pos is NULL.
  */
 int ply_arb_to_fen(const ply_arb_pos_t *pos, char *buf, size_t len);
 
@@ -101,7 +112,10 @@ int ply_arb_to_fen(const ply_arb_pos_t *pos, char *buf, size_t len);
  * (as rook squares), and the en-passant square only when an en-passant
  * capture is actually legal. No clocks. It is also a valid FEN (four fields)
  * that ply_arb_from_fen accepts, so jobs can be sent as identities.
- * Returns the length written or PLY_ERANGE.
+ * Castling is written as by ply_arb_to_fen, so a Chess960-mode position and
+ * the same standard-mode position have different identities (never mix the
+ * two modes in one tree). Returns the length written, PLY_ERANGE (@buf NULL
+ * or @len too small; PLY_ARB_FEN_MAX suffices) or PLY_EINVAL (@pos NULL).
  */
 int ply_arb_identity(const ply_arb_pos_t *pos, char *buf, size_t len);
 
@@ -115,6 +129,12 @@ int ply_arb_legal_moves(const ply_arb_pos_t *pos, ply_arb_move_t *moves);
 /**
  * ply_arb_make - play @move, which must be one of ply_arb_legal_moves(pos),
  * updating castling rights, en passant, clocks and the side to move.
+ * Castling rights go when the king moves, when a rook leaves its castling
+ * square, and when a rook is captured on it (art. 3.8(b)(1)). The
+ * PLY_ARB_MOVE_CAPTURE, _EP and _DOUBLE flags are recomputed from the board;
+ * PLY_ARB_MOVE_CASTLE is taken from @move (in Chess960 a king step and a
+ * castle can share from and to), except that in standard chess a king move
+ * of two files from its square is always a castle.
  */
 void ply_arb_make(ply_arb_pos_t *pos, ply_arb_move_t move);
 
@@ -138,7 +158,10 @@ int ply_arb_move_to_uci(const ply_arb_pos_t *pos, ply_arb_move_t move, char *buf
 /**
  * ply_arb_move_from_uci - find the legal move written @uci in UCI notation
  * (both castling forms accepted). Returns 0 with *out set, PLY_EPARSE when
- * the text is not UCI notation, PLY_EILLEGAL when no legal move matches.
+ * the text is not UCI notation, PLY_EILLEGAL when no legal move matches,
+ * PLY_EINVAL for NULL arguments. The promotion letter may be upper case. An
+ * ordinary move wins over the king-to-destination spelling of a castle (in
+ * Chess960, king f1 and rook h1: "f1g1" is the king step, "f1h1" castles).
  */
 int ply_arb_move_from_uci(const ply_arb_pos_t *pos, const char *uci, ply_arb_move_t *out);
 
@@ -152,7 +175,8 @@ uint64_t ply_arb_perft(const ply_arb_pos_t *pos, int depth);
 /**
  * ply_arb_perft_stats - perft with the fifteen statistics of util/stats.h
  * (definitions there; source: the Grand Chess Tree result files).
- * @depth >= 1. Fills *out (zeroed first).
+ * @depth >= 1 (depth 0 gives nodes = 1 and zeros, as the GCT tables do).
+ * Fills *out (zeroed first).
  */
 void ply_arb_perft_stats(const ply_arb_pos_t *pos, int depth, ply_stats_t *out);
 

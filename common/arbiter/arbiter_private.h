@@ -1,0 +1,107 @@
+/*
+ * The arbiter's internals shared between its source files (not part of the
+ * public API): piece codes, 0x88 square arithmetic, the internal move and the
+ * pseudo-legal generator, make, and attack tests.
+ *
+ * Internally every square is a 0x88 index (rank * 16 + file); a square is on
+ * the board exactly when (sq & 0x88) == 0, so stepping off any edge is caught
+ * by one test without bounds arithmetic. The public API speaks 0..63.
+ */
+#ifndef PLY_ARBITER_PRIVATE_H
+#define PLY_ARBITER_PRIVATE_H
+
+#include <stdint.h>
+
+#include "arbiter/arbiter.h"
+
+/* Piece codes in ply_arb_pos_t.sq: white positive, black negative. */
+enum { ARB_EMPTY = 0, ARB_P = 1, ARB_N = 2, ARB_B = 3, ARB_R = 4, ARB_Q = 5, ARB_K = 6 };
+
+/* Castling right indexes into castle_rook[]: colour * 2 + (a-side ? 1 : 0). */
+enum { ARB_WH = 0, ARB_WA = 1, ARB_BH = 2, ARB_BA = 3 };
+
+/*
+ * A pseudo-legal move never exceeds 27 destinations per piece (a centred
+ * queen; a pawn has at most 12 with promotions, a king 8 plus 2 castles), and
+ * a side has at most 16 pieces: 16 * 27 = 432 < 512.
+ */
+#define PLY__ARB_MAX_PSEUDO 512
+
+/** An internal move: 0x88 squares, promo as a piece magnitude (ARB_N..ARB_Q). */
+typedef struct ply__arb_mv {
+    uint8_t from;
+    uint8_t to; /* castling: the king's destination, as in ply_arb_move_t */
+    uint8_t promo;
+    uint8_t flags; /* PLY_ARB_MOVE_* */
+} ply__arb_mv_t;
+
+static inline int ply__arb_to88(int sq64)
+{
+    return sq64 + (sq64 & ~7);
+}
+static inline int ply__arb_to64(int sq88)
+{
+    return ((sq88 >> 4) << 3) | (sq88 & 7);
+}
+static inline int ply__arb_file(int sq88)
+{
+    return sq88 & 7;
+}
+static inline int ply__arb_rank(int sq88)
+{
+    return sq88 >> 4;
+}
+
+/**
+ * ply__arb_attacked - 1 when side @by (0 white, 1 black) attacks 0x88 square
+ * @sq in the sense of art. 3.1: a piece attacks a square even when pinned.
+ */
+int ply__arb_attacked(const ply_arb_pos_t *pos, int sq, int by);
+
+/**
+ * ply__arb_attackers - the 0x88 squares of @by's pieces attacking @sq,
+ * written to @out (room for 16); returns their number. 16 is the geometric
+ * maximum: at most one attacker per ray (8), pawns and kings included, plus
+ * the eight knight squares.
+ */
+int ply__arb_attackers(const ply_arb_pos_t *pos, int sq, int by, int *out);
+
+/**
+ * ply__arb_gen - every pseudo-legal move of the side to move (legal except
+ * that the mover's king may be left in check; castling already checks its
+ * path and the squares the king crosses). @mv holds PLY__ARB_MAX_PSEUDO.
+ * Returns the number of moves, in a fixed order (board scan a1..h8).
+ */
+int ply__arb_gen(const ply_arb_pos_t *pos, ply__arb_mv_t *mv);
+
+/** ply__arb_make - play a move produced by ply__arb_gen (copy-make: no undo). */
+void ply__arb_make(ply_arb_pos_t *pos, ply__arb_mv_t m);
+
+/**
+ * ply__arb_left_in_check - 1 when, after ply__arb_make, the side that just
+ * moved has its king attacked: the move was illegal (art. 3.9).
+ */
+static inline int ply__arb_left_in_check(const ply_arb_pos_t *after)
+{
+    int mover = after->side ^ 1;
+    return ply__arb_attacked(after, after->king[mover], after->side);
+}
+
+/** ply__arb_has_legal_move - 1 when the side to move has at least one legal move. */
+int ply__arb_has_legal_move(const ply_arb_pos_t *pos);
+
+/** ply__arb_castle_rook_to - the 0x88 square where the rook lands when the king castles to
+ * @king_to. */
+static inline int ply__arb_castle_rook_to(int king_to)
+{
+    /* FIDE Laws art. 3.8(a)(ii) and its Chess960 analogue: rook ends on f (h-side) or d. */
+    return ply__arb_file(king_to) == 6 ? king_to - 1 : king_to + 1;
+}
+
+/** ply__arb_castle_index - castle_rook[] index used by a castling move to @king_to by @side. */
+static inline int ply__arb_castle_index(int side, int king_to)
+{
+    return side * 2 + (ply__arb_file(king_to) == 2 ? 1 : 0);
+}
+
+#endif

@@ -1,0 +1,313 @@
+/*
+ * The arbiter's move machinery: attack tests, the pseudo-legal generator and
+ * copy-make. Legality is decided by the callers the obvious way: play the
+ * move on a copy and ask whether the mover's king is attacked (art. 3.9).
+ *
+ * The board is a 0x88 mailbox scanned square by square; there are no piece
+ * lists, bitboards or incremental attack data to get out of sync, which is
+ * the point: this code is the yardstick the fast engine is measured with.
+ */
+#include <assert.h>
+#include <stdlib.h>
+
+#include "arbiter/arbiter_private.h"
+
+/* Art. 3.6: the knight's eight jumps; art. 3.8(a): the king's eight steps. */
+static const int knight_off[8] = {33, 31, 18, 14, -14, -18, -31, -33};
+static const int king_off[8] = {17, 16, 15, 1, -1, -15, -16, -17};
+/* Art. 3.2-3.4: diagonals (bishop), ranks and files (rook); the queen uses both. */
+static const int diag_off[4] = {17, 15, -15, -17};
+static const int orth_off[4] = {16, 1, -1, -16};
+
+/*
+ * Attackers of @sq belonging to side @by. With @out == NULL it returns 1 at
+ * the first attacker found (the hot path of every legality test); otherwise
+ * it lists them all. Being static inline with a constant NULL, the compiler
+ * specialises it, so both uses share one body of rules.
+ */
+static inline int scan_attackers(const ply_arb_pos_t *pos, int sq, int by, int *out)
+{
+    const int8_t *b = pos->sq;
+    const int sg = by == 0 ? 1 : -1;
+    int n = 0;
+
+    /* Art. 3.7(c): a pawn attacks the two squares diagonally in front of it, so
+     * a white pawn attacks sq from sq-15 or sq-17, a black one from sq+15 or sq+17. */
+    for (int i = 0; i < 2; i++) {
+        int s = sq - sg * (i ? 17 : 15);
+        if (!(s & 0x88) && b[s] == sg * ARB_P) {
+            if (!out) return 1;
+            out[n++] = s;
+        }
+    }
+    for (int i = 0; i < 8; i++) {
+        int s = sq + knight_off[i];
+        if (!(s & 0x88) && b[s] == sg * ARB_N) {
+            if (!out) return 1;
+            out[n++] = s;
+        }
+    }
+    for (int i = 0; i < 8; i++) {
+        int s = sq + king_off[i];
+        if (!(s & 0x88) && b[s] == sg * ARB_K) {
+            if (!out) return 1;
+            out[n++] = s;
+        }
+    }
+    /* Art. 3.5: sliders stop at the first piece, of either colour. */
+    for (int i = 0; i < 4; i++) {
+        for (int s = sq + diag_off[i]; !(s & 0x88); s += diag_off[i]) {
+            int p = b[s];
+            if (!p) continue;
+            if (p == sg * ARB_B || p == sg * ARB_Q) {
+                if (!out) return 1;
+                out[n++] = s;
+            }
+            break;
+        }
+    }
+    for (int i = 0; i < 4; i++) {
+        for (int s = sq + orth_off[i]; !(s & 0x88); s += orth_off[i]) {
+            int p = b[s];
+            if (!p) continue;
+            if (p == sg * ARB_R || p == sg * ARB_Q) {
+                if (!out) return 1;
+                out[n++] = s;
+            }
+            break;
+        }
+    }
+    return n;
+}
+
+int ply__arb_attacked(const ply_arb_pos_t *pos, int sq, int by)
+{
+    return scan_attackers(pos, sq, by, NULL);
+}
+
+int ply__arb_attackers(const ply_arb_pos_t *pos, int sq, int by, int *out)
+{
+    return scan_attackers(pos, sq, by, out);
+}
+
+static inline int add(ply__arb_mv_t *mv, int n, int from, int to, int promo, int flags)
+{
+    mv[n].from = (uint8_t)from;
+    mv[n].to = (uint8_t)to;
+    mv[n].promo = (uint8_t)promo;
+    mv[n].flags = (uint8_t)flags;
+    return n + 1;
+}
+
+/* Art. 3.7(e): a pawn reaching the last rank is exchanged, as part of the same
+ * move, for a queen, rook, bishop or knight; each choice is a distinct move. */
+static int add_pawn(ply__arb_mv_t *mv, int n, int from, int to, int flags)
+{
+    int r = ply__arb_rank(to);
+    if (r != 0 && r != 7) return add(mv, n, from, to, 0, flags);
+    for (int promo = ARB_Q; promo >= ARB_N; promo--) n = add(mv, n, from, to, promo, flags);
+    return n;
+}
+
+static int gen_pawn(const ply_arb_pos_t *pos, int s, int sg, ply__arb_mv_t *mv, int n)
+{
+    const int fwd = 16 * sg;
+    const int start = sg > 0 ? 1 : 6;
+    int t = s + fwd; /* never off the board: no pawn stands on its last rank */
+
+    /* Art. 3.7(a)-(b): one step to an empty square; from the initial rank, two
+     * steps when both squares are empty. */
+    if (pos->sq[t] == 0) {
+        n = add_pawn(mv, n, s, t, 0);
+        if (ply__arb_rank(s) == start && pos->sq[t + fwd] == 0)
+            n = add(mv, n, s, t + fwd, 0, PLY_ARB_MOVE_DOUBLE);
+    }
+    /* Art. 3.7(c)-(d): captures diagonally forward, and en passant onto the square
+     * the opposing pawn just crossed (pos->ep, set only right after its double step). */
+    for (int d = -1; d <= 1; d += 2) {
+        t = s + fwd + d;
+        if (t & 0x88) continue;
+        if (pos->sq[t] * sg < 0)
+            n = add_pawn(mv, n, s, t, PLY_ARB_MOVE_CAPTURE);
+        else if (t == pos->ep)
+            n = add(mv, n, s, t, 0, PLY_ARB_MOVE_CAPTURE | PLY_ARB_MOVE_EP);
+    }
+    return n;
+}
+
+static int gen_steps(const ply_arb_pos_t *pos, int s, int sg, const int *off, ply__arb_mv_t *mv,
+                     int n)
+{
+    for (int i = 0; i < 8; i++) {
+        int t = s + off[i];
+        if (t & 0x88) continue;
+        int p = pos->sq[t] * sg;
+        if (p > 0) continue; /* art. 3.1(a): never onto one's own piece */
+        n = add(mv, n, s, t, 0, p < 0 ? PLY_ARB_MOVE_CAPTURE : 0);
+    }
+    return n;
+}
+
+static int gen_slides(const ply_arb_pos_t *pos, int s, int sg, const int *off, int ndir,
+                      ply__arb_mv_t *mv, int n)
+{
+    for (int i = 0; i < ndir; i++) {
+        for (int t = s + off[i]; !(t & 0x88); t += off[i]) {
+            int p = pos->sq[t] * sg;
+            if (p > 0) break;
+            n = add(mv, n, s, t, 0, p < 0 ? PLY_ARB_MOVE_CAPTURE : 0);
+            if (p < 0) break; /* art. 3.5: no jumping over pieces */
+        }
+    }
+    return n;
+}
+
+/* 1 when every square from @a to @b (inclusive, on one rank) is empty or holds
+ * the castling king (@ks) or rook (@rs) themselves. */
+static int span_clear(const ply_arb_pos_t *pos, int a, int b, int ks, int rs)
+{
+    int lo = a < b ? a : b, hi = a < b ? b : a;
+    for (int s = lo; s <= hi; s++)
+        if (s != ks && s != rs && pos->sq[s]) return 0;
+    return 1;
+}
+
+/*
+ * Castling, FIDE Laws art. 3.8(a)(ii) and 3.8(b)(2), written once for standard
+ * chess and Chess960 (RULES.md art. 3, Chess960 extension): the king ends on
+ * g/c and the rook on f/d of the first rank; every square between each
+ * piece's start and destination must be empty except for the two castling
+ * pieces; no square from the king's start to its destination (inclusive) may
+ * be attacked. In standard chess this reduces to the classical conditions
+ * (king e1, rook a1/h1). A rook that shielded the king along the rank is
+ * caught afterwards by the common "is my king attacked" test.
+ */
+static int gen_castles(const ply_arb_pos_t *pos, ply__arb_mv_t *mv, int n)
+{
+    const int us = pos->side, them = us ^ 1;
+    const int ks = pos->king[us], base = us ? 0x70 : 0x00;
+
+    for (int a = 0; a < 2; a++) {
+        int rs = pos->castle_rook[us * 2 + a];
+        if (rs < 0) continue; /* art. 3.8(b)(1): the right is lost */
+        int kto = base + (a ? 2 : 6), rto = base + (a ? 3 : 5);
+        if (!span_clear(pos, ks, kto, ks, rs) || !span_clear(pos, rs, rto, ks, rs)) continue;
+        int lo = ks < kto ? ks : kto, hi = ks < kto ? kto : ks, safe = 1;
+        for (int s = lo; s <= hi && safe; s++)
+            if (ply__arb_attacked(pos, s, them)) safe = 0;
+        if (safe) n = add(mv, n, ks, kto, 0, PLY_ARB_MOVE_CASTLE);
+    }
+    return n;
+}
+
+int ply__arb_gen(const ply_arb_pos_t *pos, ply__arb_mv_t *mv)
+{
+    const int sg = pos->side ? -1 : 1;
+    int n = 0;
+
+    for (int s = 0; s < 128; s++) {
+        if (s & 0x88) {
+            s += 7; /* skip the off-board half of the rank */
+            continue;
+        }
+        switch (pos->sq[s] * sg) {
+        case ARB_P:
+            n = gen_pawn(pos, s, sg, mv, n);
+            break;
+        case ARB_N:
+            n = gen_steps(pos, s, sg, knight_off, mv, n);
+            break;
+        case ARB_B:
+            n = gen_slides(pos, s, sg, diag_off, 4, mv, n);
+            break;
+        case ARB_R:
+            n = gen_slides(pos, s, sg, orth_off, 4, mv, n);
+            break;
+        case ARB_Q:
+            n = gen_slides(pos, s, sg, king_off, 8, mv, n);
+            break;
+        case ARB_K:
+            n = gen_steps(pos, s, sg, king_off, mv, n);
+            break;
+        default:
+            break;
+        }
+    }
+    n = gen_castles(pos, mv, n);
+    assert(n <= PLY__ARB_MAX_PSEUDO);
+    return n;
+}
+
+#ifndef NDEBUG
+/* The position invariants every make must preserve (debug builds only). */
+static int pos_ok(const ply_arb_pos_t *p)
+{
+    for (int c = 0; c < 2; c++) {
+        int k = p->king[c];
+        if ((k & 0x88) || p->sq[k] != (c ? -ARB_K : ARB_K)) return 0;
+        for (int a = 0; a < 2; a++) {
+            int r = p->castle_rook[c * 2 + a];
+            if (r < 0) continue;
+            if ((r & 0x88) || p->sq[r] != (c ? -ARB_R : ARB_R)) return 0;
+            if (ply__arb_rank(r) != (c ? 7 : 0) || ply__arb_rank(k) != ply__arb_rank(r)) return 0;
+            if (a == 0 ? r < k : r > k) return 0; /* h-side rook right of the king */
+        }
+    }
+    if (p->ep >= 0 && ((p->ep & 0x88) || p->sq[p->ep] != 0)) return 0;
+    for (int s = 0; s < 8; s++)
+        if (abs(p->sq[s]) == ARB_P || abs(p->sq[0x70 + s]) == ARB_P) return 0;
+    return p->side <= 1;
+}
+#endif
+
+void ply__arb_make(ply_arb_pos_t *pos, ply__arb_mv_t m)
+{
+    const int us = pos->side, sg = us ? -1 : 1;
+    const int from = m.from, to = m.to;
+    const int piece = pos->sq[from];
+
+    pos->ep = -1;
+    pos->halfmove++;
+    if (m.flags & PLY_ARB_MOVE_CASTLE) {
+        /* Clear both squares before placing, so that Chess960 castles where
+         * the king or rook lands on the other's start square (or stays) work. */
+        int idx = ply__arb_castle_index(us, to);
+        int rs = pos->castle_rook[idx];
+        pos->sq[from] = 0;
+        pos->sq[rs] = 0;
+        pos->sq[to] = (int8_t)(sg * ARB_K);
+        pos->sq[ply__arb_castle_rook_to(to)] = (int8_t)(sg * ARB_R);
+        pos->king[us] = (uint8_t)to;
+        pos->castle_rook[us * 2] = pos->castle_rook[us * 2 + 1] = -1;
+    } else {
+        if (pos->sq[to] || piece * sg == ARB_P) pos->halfmove = 0; /* art. 9.3 */
+        pos->sq[to] = m.promo ? (int8_t)(sg * m.promo) : (int8_t)piece;
+        pos->sq[from] = 0;
+        if (m.flags & PLY_ARB_MOVE_EP) pos->sq[to - 16 * sg] = 0; /* art. 3.7(d) */
+        if (m.flags & PLY_ARB_MOVE_DOUBLE) pos->ep = (int16_t)(from + 16 * sg);
+        if (piece * sg == ARB_K) {
+            /* Art. 3.8(b)(1)(a): the right to castle is lost once the king moved. */
+            pos->king[us] = (uint8_t)to;
+            pos->castle_rook[us * 2] = pos->castle_rook[us * 2 + 1] = -1;
+        }
+        /* Art. 3.8(b)(1)(b): ... or once that rook moved. A rook captured on its
+         * castling square is gone too, so the opponent's right dies with it. */
+        for (int i = 0; i < 4; i++)
+            if (pos->castle_rook[i] == from || pos->castle_rook[i] == to) pos->castle_rook[i] = -1;
+    }
+    if (us == 1) pos->fullmove++;
+    pos->side = (uint8_t)(us ^ 1);
+    assert(pos_ok(pos));
+}
+
+int ply__arb_has_legal_move(const ply_arb_pos_t *pos)
+{
+    ply__arb_mv_t mv[PLY__ARB_MAX_PSEUDO];
+    int n = ply__arb_gen(pos, mv);
+    for (int i = 0; i < n; i++) {
+        ply_arb_pos_t child = *pos;
+        ply__arb_make(&child, mv[i]);
+        if (!ply__arb_left_in_check(&child)) return 1;
+    }
+    return 0;
+}

@@ -1,0 +1,211 @@
+/*
+ * Unit tests of worker/perft and worker/tt: counts with and without the
+ * shared table (including a table so small that every position collides),
+ * the fifteen statistics against the Grand Chess Tree result files
+ * (tests/data/perft_p0_results.json, perft_p1_results.json), divide, OpenMP
+ * runs, and cancellation. Node counts are the published ones of
+ * tests/data/perftsuite.epd (chessprogramming wiki, "Perft Results").
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+#include <jansson.h>
+
+#include "perft.h"
+#include "util/error.h"
+
+#define KIWIPETE "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1"
+#define POSITION3 "8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1"
+#define POSITION4 "r3k2r/Pppp1ppp/1b3nbN/nP6/BBP1P3/q4N2/Pp1P2PP/R2Q1RK1 w kq - 0 1"
+
+static const struct {
+    const char *fen;
+    int depth;
+    uint64_t nodes;
+} known[] = {
+    {"startpos", 5, 4865609},
+    {KIWIPETE, 4, 4085603},
+    {POSITION3, 6, 11030083},
+    {POSITION4, 4, 422333},
+    {"bqnb1rkr/pp3ppp/3ppn2/2p5/5P2/P2P4/NPP1P1PP/BQ1BNRKR w HFhf - 2 9", 4, 326672},
+};
+
+static void load(ply_board_t *b, const char *fen)
+{
+    char why[256];
+    if (ply_board_from_fen(b, fen, 0, why, sizeof why)) fail_msg("%s: %s", fen, why);
+}
+
+static void test_tt_basics(void **state)
+{
+    (void)state;
+    assert_null(ply_tt_new(10, 1));      /* smaller than one bucket */
+    assert_null(ply_tt_new(1 << 20, 0)); /* payload out of range */
+    assert_null(ply_tt_new(1 << 20, 16));
+    ply_tt_t *tt = ply_tt_new(1 << 20, 1);
+    assert_non_null(tt);
+    assert_true(ply_tt_bytes(tt) <= (1u << 20) && ply_tt_bytes(tt) > (1u << 20) - 64);
+    uint64_t key[2] = {0x1234, 0x5678}, other[2] = {0x1234, 0x5679}, v = 0;
+    assert_int_equal(ply_tt_probe(tt, key, 3, &v), 0);
+    uint64_t put = 987654321;
+    ply_tt_store(tt, key, 3, &put);
+    assert_int_equal(ply_tt_probe(tt, key, 3, &v), 1);
+    assert_true(v == 987654321);
+    assert_int_equal(ply_tt_probe(tt, key, 4, &v), 0);   /* depth is part of the match */
+    assert_int_equal(ply_tt_probe(tt, other, 3, &v), 0); /* so are all 128 key bits */
+    ply_tt_clear(tt);
+    assert_int_equal(ply_tt_probe(tt, key, 3, &v), 0);
+    ply_tt_destroy(&tt);
+    assert_null(tt);
+    ply_tt_destroy(&tt); /* idempotent */
+}
+
+static void test_counts(void **state)
+{
+    (void)state;
+    /* 64 bytes = one bucket: every position lands in the same two entries. */
+    size_t sizes[] = {0, 64, 4096, 16u << 20};
+    for (size_t i = 0; i < sizeof known / sizeof *known; i++) {
+        ply_board_t b;
+        load(&b, known[i].fen);
+        for (size_t k = 0; k < sizeof sizes / sizeof *sizes; k++) {
+            ply_tt_t *tt = sizes[k] ? ply_tt_new(sizes[k], 1) : NULL;
+            uint64_t got = ply_perft(&b, known[i].depth, tt);
+            if (got != known[i].nodes)
+                fail_msg("%s D%d with %zu-byte table: %llu, expected %llu", known[i].fen, known[i].depth,
+                         sizes[k], (unsigned long long)got, (unsigned long long)known[i].nodes);
+            ply_tt_destroy(&tt);
+        }
+    }
+}
+
+/* The statistics of @depth for the Grand Chess Tree file @file. */
+static void gct_stats(const char *file, int depth, ply_stats_t *out)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/%s", PLY_TEST_DATA, file);
+    json_error_t err;
+    json_t *root = json_load_file(path, 0, &err);
+    if (!root) fail_msg("%s: %s", path, err.text);
+    json_t *results = json_object_get(root, "results");
+    size_t i;
+    json_t *r;
+    int found = 0;
+    json_array_foreach(results, i, r)
+    {
+        if (json_integer_value(json_object_get(r, "depth")) != depth) continue;
+        for (int k = 0; k < PLY_STATS_N; k++) {
+            json_t *v = json_object_get(r, ply_stats_name(k));
+            if (!json_is_integer(v)) fail_msg("%s depth %d: no %s", file, depth, ply_stats_name(k));
+            out->v[k] = (uint64_t)json_integer_value(v);
+        }
+        found = 1;
+    }
+    json_decref(root);
+    if (!found) fail_msg("%s: no depth %d", file, depth);
+}
+
+static void check_stats(const char *fen, const char *file, int max_depth, ply_tt_t *tt)
+{
+    ply_board_t b;
+    load(&b, fen);
+    for (int d = 1; d <= max_depth; d++) {
+        ply_stats_t want, got;
+        gct_stats(file, d, &want);
+        ply_perft_stats(&b, d, tt, &got);
+        for (int k = 0; k < PLY_STATS_N; k++)
+            if (got.v[k] != want.v[k])
+                fail_msg("%s D%d %s: %llu, expected %llu", file, d, ply_stats_name(k),
+                         (unsigned long long)got.v[k], (unsigned long long)want.v[k]);
+    }
+}
+
+static void test_stats(void **state)
+{
+    (void)state;
+    check_stats("startpos", "perft_p0_results.json", 5, NULL);
+    check_stats(KIWIPETE, "perft_p1_results.json", 4, NULL);
+    ply_tt_t *tt = ply_tt_new(1 << 20, PLY_STATS_N);
+    check_stats("startpos", "perft_p0_results.json", 5, tt);
+    check_stats(KIWIPETE, "perft_p1_results.json", 4, tt);
+    ply_tt_destroy(&tt);
+    tt = ply_tt_new(4096, PLY_STATS_N); /* heavy collisions */
+    check_stats(KIWIPETE, "perft_p1_results.json", 3, tt);
+    ply_tt_destroy(&tt);
+}
+
+/* OpenMP runs: totals, divide lines summing to the total, statistics. */
+static void test_parallel_run(void **state)
+{
+    (void)state;
+    static ply_perft_result_t r;
+    ply_board_t b;
+    load(&b, KIWIPETE);
+    for (int threads = 1; threads <= 3; threads++) {
+        for (int hashed = 0; hashed < 2; hashed++) {
+            ply_perft_opts_t o = {0};
+            o.threads = threads;
+            o.divide = 1;
+            o.stats = hashed; /* stats with the table, nodes without */
+            o.tt = hashed ? ply_tt_new(8u << 20, PLY_STATS_N) : NULL;
+            assert_int_equal(ply_perft_run(&b, 4, &o, &r), 0);
+            assert_true(r.nodes == 4085603);
+            assert_int_equal(r.perft1, 48);
+            assert_int_equal(r.ndivide, 48);
+            uint64_t sum = 0;
+            for (int i = 0; i < r.ndivide; i++) sum += r.divide[i].nodes;
+            assert_true(sum == r.nodes);
+            if (hashed) {
+                ply_stats_t want;
+                gct_stats("perft_p1_results.json", 4, &want);
+                assert_true(ply_stats_equal(&r.stats, &want));
+            }
+            ply_tt_destroy(&o.tt);
+        }
+    }
+    /* depth 1 and 0 */
+    ply_perft_opts_t o = {0};
+    o.divide = 1;
+    o.stats = 1;
+    assert_int_equal(ply_perft_run(&b, 1, &o, &r), 0);
+    assert_true(r.nodes == 48 && r.stats.v[PLY_STAT_captures] == 8 && r.stats.v[PLY_STAT_castles] == 2);
+    assert_int_equal(ply_perft_run(&b, 0, &o, &r), 0);
+    assert_true(r.nodes == 1);
+    /* a table with the wrong payload is refused */
+    o.tt = ply_tt_new(1 << 20, 1);
+    assert_int_equal(ply_perft_run(&b, 3, &o, &r), PLY_EINVAL);
+    ply_tt_destroy(&o.tt);
+}
+
+static void test_cancel(void **state)
+{
+    (void)state;
+    static ply_perft_result_t r;
+    ply_board_t b;
+    load(&b, "startpos");
+    _Atomic int cancel = 1;
+    _Atomic uint64_t progress = 0;
+    ply_perft_opts_t o = {0};
+    o.cancel = &cancel;
+    o.progress = &progress;
+    assert_int_equal(ply_perft_run(&b, 9, &o, &r), PLY_ECANCELED);
+    cancel = 0;
+    assert_int_equal(ply_perft_run(&b, 4, &o, &r), 0);
+    assert_true(progress == 197281); /* progress adds up to the count */
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_tt_basics),    cmocka_unit_test(test_counts),
+        cmocka_unit_test(test_stats),        cmocka_unit_test(test_parallel_run),
+        cmocka_unit_test(test_cancel),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -28,6 +28,7 @@ typedef struct perft_args {
     int split_depth;
     const char *epd;
     int max_depth;
+    uint64_t max_nodes;
     ply_session_config_t session;
 } perft_args_t;
 
@@ -56,6 +57,8 @@ static void usage(FILE *out)
             "      --timeout S         give up when the coordinator is silent for S seconds (default 30)\n"
             "      --epd FILE          run a suite: lines 'FEN ;D1 20 ;D2 400 ...'; report mismatches\n"
             "      --max-depth D       with --epd: skip depths above D\n"
+            "      --max-nodes N       with --epd: per position, only the deepest depth whose\n"
+            "                          expected count is at most N\n"
             "  -h, --help              this text\n"
             "\n"
             "Exit status: 0 ok, 1 failure (including any EPD mismatch), 2 usage or bad position.\n",
@@ -250,9 +253,15 @@ static int run_epd(ply_session_t *s, const perft_args_t *a)
     int checks = 0, failures = 0;
     for (size_t i = 0; i < suite->n; i++) {
         const ply_epd_line_t *l = &suite->lines[i];
+        int only = -1; /* with --max-nodes: the one depth to run */
+        for (int k = 0; a->max_nodes && k < l->ndepths; k++)
+            if (l->depths[k].nodes <= a->max_nodes && (!a->max_depth || l->depths[k].depth <= a->max_depth) &&
+                (only < 0 || l->depths[k].depth > l->depths[only].depth))
+                only = k;
         for (int k = 0; k < l->ndepths; k++) {
             int depth = l->depths[k].depth;
             if (a->max_depth && depth > a->max_depth) continue;
+            if (a->max_nodes && k != only) continue;
             ply_perft_request_t req = {l->fen, (unsigned)depth, a->chess960, 0, 0, a->split_depth};
             Ply__Accepted *acc = NULL;
             Ply__RunResult *res = NULL;
@@ -305,7 +314,7 @@ static int run_epd(ply_session_t *s, const perft_args_t *a)
 int ply_cmd_perft(int argc, char **argv)
 {
     enum { OPT_CHESS960 = 256, OPT_DIVIDE, OPT_STATS, OPT_JSON, OPT_HASH, OPT_SPLIT, OPT_WORKERS,
-           OPT_COORD, OPT_TIMEOUT, OPT_EPD, OPT_MAXDEPTH };
+           OPT_COORD, OPT_TIMEOUT, OPT_EPD, OPT_MAXDEPTH, OPT_MAXNODES };
     static const struct option longopts[] = {
         {"fen", required_argument, NULL, 'f'},          {"depth", required_argument, NULL, 'd'},
         {"chess960", no_argument, NULL, OPT_CHESS960},  {"divide", no_argument, NULL, OPT_DIVIDE},
@@ -316,6 +325,7 @@ int ply_cmd_perft(int argc, char **argv)
         {"coordinator", required_argument, NULL, OPT_COORD},
         {"timeout", required_argument, NULL, OPT_TIMEOUT},
         {"epd", required_argument, NULL, OPT_EPD},      {"max-depth", required_argument, NULL, OPT_MAXDEPTH},
+        {"max-nodes", required_argument, NULL, OPT_MAXNODES},
         {"help", no_argument, NULL, 'h'},               {NULL, 0, NULL, 0}};
     perft_args_t a = {0};
     a.split_depth = -1;
@@ -323,7 +333,8 @@ int ply_cmd_perft(int argc, char **argv)
     long v;
     int c;
     optind = 1;
-    while ((c = getopt_long(argc, argv, "f:d:t:h", longopts, NULL)) != -1) {
+    opterr = 0; /* our own one-line messages */
+    while ((c = getopt_long(argc, argv, ":f:d:t:h", longopts, NULL)) != -1) {
         switch (c) {
         case 'f': a.fen = optarg; break;
         case 'd':
@@ -360,8 +371,16 @@ int ply_cmd_perft(int argc, char **argv)
             if (parse_int(optarg, 1, PLY_MAX_DEPTH, &v)) return usage_error("--max-depth '%s' must be 1..20", optarg);
             a.max_depth = (int)v;
             break;
+        case OPT_MAXNODES: {
+            char *end;
+            double d = strtod(optarg, &end); /* 1e7 is the natural way to write it */
+            if (*end || !(d >= 1) || d > 1.8e19) return usage_error("--max-nodes '%s' must be a positive count", optarg);
+            a.max_nodes = (uint64_t)d;
+            break;
+        }
         case 'h': usage(stdout); return 0;
-        default: usage(stderr); return 2;
+        case ':': return usage_error("option '%s' needs a value", argv[optind - 1]);
+        default: return usage_error("unknown option '%s'", argv[optind - 1]);
         }
     }
     /* A positional argument is the position: "startpos" or a FEN (quoted, or

@@ -1,0 +1,12 @@
+# End-to-end tests: the ply, ply-coordinator and ply-worker programs run as a user runs them.
+add_executable(test_cli integration/test_cli.c)
+target_link_libraries(test_cli PRIVATE ply_flags PkgConfig::CMOCKA PkgConfig::JANSSON)
+target_compile_definitions(test_cli PRIVATE PLY_TEST_DATA="${PLY_TEST_DATA}"
+  PLY_BIN_DIR="${CMAKE_RUNTIME_OUTPUT_DIRECTORY}")
+add_dependencies(test_cli ply ply-worker ply-coordinator)
+add_test(NAME cli_quick COMMAND test_cli quick)
+add_test(NAME cli_cluster COMMAND test_cli cluster)
+add_test(NAME cli_suites COMMAND test_cli suites)
+set_tests_properties(cli_quick PROPERTIES TIMEOUT 300 LABELS quick SKIP_RETURN_CODE 77)
+set_tests_properties(cli_cluster PROPERTIES TIMEOUT 300 LABELS "quick;net" SKIP_RETURN_CODE 77)
+set_tests_properties(cli_suites PROPERTIES TIMEOUT 1200 LABELS slow SKIP_RETURN_CODE 77)

@@ -20,6 +20,8 @@
 /* Below this many remaining plies a subtree is not worth a table probe:
  * counting it costs less than the cache miss. */
 #define TT_MIN_DEPTH 2
+/* Jobs this shallow are counted on one thread (see ply_perft_run). */
+#define SERIAL_MAX_DEPTH 4
 /* Cancellation is polled at nodes with at least this many plies below. */
 #define CANCEL_POLL_DEPTH 4
 
@@ -237,7 +239,10 @@ int ply_perft_run(const ply_board_t *root, int depth, const ply_perft_opts_t *op
     /* Subtrees: the root's children, expanded while there are too few to
      * keep every thread busy to the end and enough depth remains for each
      * to be worth scheduling. */
-    const int threads = opts->threads > 0 ? opts->threads : omp_get_max_threads();
+    /* Small trees (perft(4) is a few million nodes, milliseconds) run on the
+     * calling thread: a parallel region costs more than it saves, and its
+     * barrier spins badly when the machine is oversubscribed. */
+    const int threads = depth <= SERIAL_MAX_DEPTH ? 1 : opts->threads > 0 ? opts->threads : omp_get_max_threads();
     size_t ntasks = (size_t)nroot;
     task_t *tasks = malloc((ntasks + 1) * sizeof *tasks);
     if (!tasks) return PLY_ENOMEM;
@@ -257,7 +262,7 @@ int ply_perft_run(const ply_board_t *root, int depth, const ply_perft_opts_t *op
 
     uint64_t probes = 0, hits = 0;
     int stop = 0;
-#pragma omp parallel num_threads(threads) reduction(+ : probes, hits)
+#pragma omp parallel num_threads(threads) if (threads > 1) reduction(+ : probes, hits)
     {
         ctx_t c = {opts->tt, opts->cancel, 0, 0};
 #pragma omp for schedule(dynamic, 1)

@@ -25,7 +25,8 @@ struct ply_tt {
     size_t nbuckets;
     size_t entry_bytes;  /* head + payload */
     size_t bucket_bytes; /* two entries */
-    size_t bytes;
+    size_t bytes; /* entries: whole buckets */
+    size_t alloc; /* mapped: bytes rounded up to 2 MiB */
     unsigned payload_words;
 };
 
@@ -43,26 +44,32 @@ ply_tt_t *ply_tt_new(size_t bytes, unsigned payload_words)
     tt->nbuckets = nbuckets;
     tt->payload_words = payload_words;
     tt->bytes = nbuckets * bucket_bytes;
-    size_t alloc = (tt->bytes + 63) & ~(size_t)63;
-    if (posix_memalign((void **)&tt->mem, 2u << 20, alloc) != 0) {
+    /* Anonymous pages arrive zeroed and are only faulted in when touched, so
+     * a large table costs nothing up front and a short run touches little. */
+    tt->alloc = (tt->bytes + (2u << 20) - 1) & ~(size_t)((2u << 20) - 1);
+    tt->mem = mmap(NULL, tt->alloc, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (tt->mem == MAP_FAILED) {
         free(tt);
         return NULL;
     }
-    /* Large tables are probed at random: huge pages save TLB misses. */
-    madvise(tt->mem, alloc, MADV_HUGEPAGE);
-    memset(tt->mem, 0, alloc);
+    /* Probes are random: huge pages save TLB misses (a hint; may be ignored). */
+    madvise(tt->mem, tt->alloc, MADV_HUGEPAGE);
     return tt;
 }
 
 void ply_tt_destroy(ply_tt_t **tt)
 {
     if (!tt || !*tt) return;
-    free((*tt)->mem);
+    munmap((*tt)->mem, (*tt)->alloc);
     free(*tt);
     *tt = NULL;
 }
 
-void ply_tt_clear(ply_tt_t *tt) { memset(tt->mem, 0, tt->bytes); }
+void ply_tt_clear(ply_tt_t *tt)
+{
+    /* Dropping the pages zeroes them on next touch, faster than memset. */
+    if (madvise(tt->mem, tt->alloc, MADV_DONTNEED) != 0) memset(tt->mem, 0, tt->bytes);
+}
 
 size_t ply_tt_bytes(const ply_tt_t *tt) { return tt->bytes; }
 

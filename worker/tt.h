@@ -6,8 +6,10 @@
  * payload only when all 128 bits of the position key and the depth match
  * an entry that was written completely, so neither a key collision in the
  * index bits nor a torn concurrent write can corrupt a count (DESIGN.md asks
- * for at least 96 verified bits). Memory is exactly what the user asked for,
- * rounded down to whole buckets, allocated once.
+ * for at least 96 verified bits). The entries take exactly what the user
+ * asked for, rounded down to whole buckets (the mapping itself is rounded up
+ * to the next 2 MiB huge page); pages are zero-filled by the kernel on first
+ * touch, so a big table costs nothing until it is used.
  *
  * Lock-free: each entry has a sequence word (seqlock). A writer claims the
  * entry with one compare-and-swap (and simply skips the store if another

@@ -1,0 +1,215 @@
+/*
+ * The client library (client.h): one DEALER socket, SUBMIT then ACCEPTED,
+ * then the stream of RUN_PROGRESS / HEARTBEAT until RUN_RESULT or ERROR.
+ * Waiting uses a zpoller with the remaining time, so that a silent or
+ * unreachable coordinator becomes PLY_ETIMEDOUT with a clear message and a
+ * malformed message is logged and skipped, never trusted.
+ */
+#include "client.h"
+
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <czmq.h>
+
+#include "envelope.h"
+#include "util/error.h"
+#include "util/log.h"
+#include "util/time.h"
+
+struct ply_client {
+    zsock_t *sock;
+    zpoller_t *poller;
+    char endpoint[256];
+};
+
+static void fmt_why(char *why, size_t why_len, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static void fmt_why(char *why, size_t why_len, const char *fmt, ...)
+{
+    if (!why || why_len == 0) return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(why, why_len, fmt, ap);
+    va_end(ap);
+}
+
+ply_client_t *ply_client_new(const char *endpoint, char *why, size_t why_len)
+{
+    if (!endpoint || !endpoint[0]) {
+        fmt_why(why, why_len, "no coordinator endpoint");
+        return NULL;
+    }
+    ply_client_t *c = calloc(1, sizeof *c);
+    if (!c || !(c->sock = zsock_new(ZMQ_DEALER))) {
+        fmt_why(why, why_len, "cannot create a socket: %s", zmq_strerror(zmq_errno()));
+        free(c);
+        return NULL;
+    }
+    snprintf(c->endpoint, sizeof c->endpoint, "%s", endpoint);
+    /* a result not yet delivered is worth nothing once the client is gone */
+    zsock_set_linger(c->sock, 0);
+    ply_msg_sock_limit(c->sock);
+    if (zsock_connect(c->sock, "%s", endpoint) == -1) {
+        fmt_why(why, why_len, "cannot connect to %s: %s", endpoint, zmq_strerror(zmq_errno()));
+        ply_client_destroy(&c);
+        return NULL;
+    }
+    if (!(c->poller = zpoller_new(c->sock, NULL))) {
+        fmt_why(why, why_len, "out of memory");
+        ply_client_destroy(&c);
+        return NULL;
+    }
+    return c;
+}
+
+void ply_client_destroy(ply_client_t **cp)
+{
+    if (!cp || !*cp) return;
+    ply_client_t *c = *cp;
+    zpoller_destroy(&c->poller);
+    zsock_destroy(&c->sock);
+    free(c);
+    *cp = NULL;
+}
+
+/*
+ * Waits up to @timeout_ms (< 0: forever) for one message. Returns 0 with *msg,
+ * PLY_ETIMEDOUT, PLY_ECANCELED (interrupted), or a decode error (the message
+ * was received but is malformed: the caller skips it).
+ */
+static int recv_one(ply_client_t *c, int timeout_ms, ply_msg_t **msg, char *why, size_t why_len)
+{
+    void *ready = zpoller_wait(c->poller, timeout_ms);
+    if (!ready) {
+        if (zpoller_terminated(c->poller)) {
+            fmt_why(why, why_len, "interrupted");
+            return PLY_ECANCELED;
+        }
+        return PLY_ETIMEDOUT;
+    }
+    return ply_msg_recv(c->sock, msg, why, why_len);
+}
+
+/* The coordinator's Error as our return value and reason. */
+static int take_error(const Ply__Error *e, char *why, size_t why_len)
+{
+    fmt_why(why, why_len, "%s", e->message);
+    return e->code < 0 ? e->code : PLY_EIO;
+}
+
+int ply_client_submit(ply_client_t *c, const ply_perft_request_t *req, int timeout_ms,
+                      Ply__Accepted **accepted, char *why, size_t why_len)
+{
+    if (accepted) *accepted = NULL;
+    if (!c || !req || !req->fen || !accepted) return PLY_EINVAL;
+    Ply__Submit s = PLY__SUBMIT__INIT;
+    s.fen = (char *)req->fen;
+    s.has_depth = 1, s.depth = req->depth;
+    s.has_chess960 = 1, s.chess960 = req->chess960 != 0;
+    s.has_stats = 1, s.stats = req->stats != 0;
+    s.has_divide = 1, s.divide = req->divide != 0;
+    s.has_split_depth = 1, s.split_depth = req->split_depth < 0 ? -1 : req->split_depth;
+    ply_msg_t m = PLY__MESSAGE__INIT;
+    m.body_case = PLY__MESSAGE__BODY_SUBMIT;
+    m.submit = &s;
+    char reason[512];
+    if (ply_msg_validate(&m, reason, sizeof reason) != 0) {
+        fmt_why(why, why_len, "invalid request: %s", reason);
+        return PLY_EINVAL;
+    }
+    if (ply_msg_send(c->sock, &m) != 0) {
+        fmt_why(why, why_len, "cannot send to %s", c->endpoint);
+        return PLY_EIO;
+    }
+    uint64_t deadline = ply_time_ms() + (uint64_t)(timeout_ms < 0 ? 0 : timeout_ms);
+    for (;;) {
+        int left = -1;
+        if (timeout_ms >= 0) {
+            uint64_t now = ply_time_ms();
+            left = now >= deadline ? 0 : (int)(deadline - now);
+        }
+        ply_msg_t *msg = NULL;
+        int r = recv_one(c, left, &msg, reason, sizeof reason);
+        if (r == PLY_ETIMEDOUT) {
+            fmt_why(why, why_len, "no answer from coordinator %s within %d ms", c->endpoint,
+                    timeout_ms);
+            return r;
+        }
+        if (r == PLY_ECANCELED) {
+            fmt_why(why, why_len, "%s", reason);
+            return r;
+        }
+        if (r < 0) {
+            ply_warn("client: skipping a malformed message from %s: %s", c->endpoint, reason);
+            continue;
+        }
+        if (msg->body_case == PLY__MESSAGE__BODY_ACCEPTED) {
+            *accepted = msg->accepted;
+            msg->accepted = NULL; /* detach the body; the envelope is freed alone */
+            msg->body_case = PLY__MESSAGE__BODY__NOT_SET;
+            ply_msg_free(&msg);
+            return 0;
+        }
+        if (msg->body_case == PLY__MESSAGE__BODY_ERROR) {
+            r = take_error(msg->error, why, why_len);
+            ply_msg_free(&msg);
+            return r;
+        }
+        ply_msg_free(&msg); /* heartbeats, progress of earlier runs */
+    }
+}
+
+int ply_client_wait(ply_client_t *c, uint64_t run_id, ply_client_progress_fn progress, void *arg,
+                    int idle_timeout_ms, Ply__RunResult **result, char *why, size_t why_len)
+{
+    if (result) *result = NULL;
+    if (!c || !result) return PLY_EINVAL;
+    char reason[512];
+    for (;;) {
+        ply_msg_t *msg = NULL;
+        int r =
+            recv_one(c, idle_timeout_ms > 0 ? idle_timeout_ms : -1, &msg, reason, sizeof reason);
+        if (r == PLY_ETIMEDOUT) {
+            fmt_why(why, why_len, "coordinator %s silent for %d ms while running run %" PRIu64,
+                    c->endpoint, idle_timeout_ms, run_id);
+            return r;
+        }
+        if (r == PLY_ECANCELED) {
+            fmt_why(why, why_len, "%s", reason);
+            return r;
+        }
+        if (r < 0) {
+            ply_warn("client: skipping a malformed message from %s: %s", c->endpoint, reason);
+            continue;
+        }
+        switch (msg->body_case) {
+        case PLY__MESSAGE__BODY_RUN_RESULT:
+            if (msg->run_result->run_id == run_id) {
+                *result = msg->run_result;
+                msg->run_result = NULL;
+                msg->body_case = PLY__MESSAGE__BODY__NOT_SET;
+                ply_msg_free(&msg);
+                return 0;
+            }
+            break;
+        case PLY__MESSAGE__BODY_RUN_PROGRESS:
+            if (msg->run_progress->run_id == run_id && progress) progress(msg->run_progress, arg);
+            break;
+        case PLY__MESSAGE__BODY_ERROR:
+            if (!msg->error->has_run_id || msg->error->run_id == run_id) {
+                r = take_error(msg->error, why, why_len);
+                ply_msg_free(&msg);
+                return r;
+            }
+            break;
+        default:
+            break;
+        }
+        ply_msg_free(&msg);
+    }
+}

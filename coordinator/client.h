@@ -1,0 +1,58 @@
+/*
+ * The client side of the protocol: what the `ply` command uses to submit a
+ * perft run to a coordinator (embedded or remote) and wait for its answer.
+ * One DEALER socket, owned by the calling thread.
+ */
+#ifndef PLY_CLIENT_H
+#define PLY_CLIENT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ply.pb-c.h"
+
+typedef struct ply_client ply_client_t;
+
+typedef struct ply_perft_request {
+    const char *fen; /* FEN, X-FEN, Shredder-FEN or "startpos" */
+    unsigned depth;  /* plies, 1..PLY_MAX_DEPTH */
+    int chess960;    /* read castling as X-FEN/Shredder-FEN, castle by Chess960 rules */
+    int stats;       /* count the fifteen statistics */
+    int divide;      /* report per root move */
+    int split_depth; /* -1: automatic */
+} ply_perft_request_t;
+
+/** Called for every RunProgress the coordinator streams; may be NULL. */
+typedef void (*ply_client_progress_fn)(const Ply__RunProgress *progress, void *arg);
+
+/**
+ * ply_client_new - connect a DEALER to @endpoint. ZeroMQ connects lazily, so
+ * an unreachable coordinator shows up as a timeout in the calls below.
+ * Returns NULL with a reason in @why on a malformed endpoint.
+ */
+ply_client_t *ply_client_new(const char *endpoint, char *why, size_t why_len);
+
+/** ply_client_destroy - close the socket; NULLs *c; idempotent. */
+void ply_client_destroy(ply_client_t **c);
+
+/**
+ * ply_client_submit - send a Submit and wait up to @timeout_ms milliseconds
+ * for Accepted. Returns 0 with the Accepted message in *accepted (caller frees
+ * with ply__accepted__free_unpacked(*accepted, NULL)), PLY_ETIMEDOUT ("no
+ * answer from coordinator E within T ms" in @why), or the code and message of
+ * the coordinator's Error (bad FEN, depth out of range...).
+ */
+int ply_client_submit(ply_client_t *c, const ply_perft_request_t *req, int timeout_ms,
+                      Ply__Accepted **accepted, char *why, size_t why_len);
+
+/**
+ * ply_client_wait - wait for the RunResult of @run_id, calling @progress for
+ * each RunProgress. @idle_timeout_ms: give up when the coordinator has sent
+ * nothing (progress, result or heartbeat) for that long (0 = wait forever).
+ * Returns 0 with *result (caller frees with ply__run_result__free_unpacked),
+ * PLY_ETIMEDOUT, or the coordinator's Error code with its message in @why.
+ */
+int ply_client_wait(ply_client_t *c, uint64_t run_id, ply_client_progress_fn progress, void *arg,
+                    int idle_timeout_ms, Ply__RunResult **result, char *why, size_t why_len);
+
+#endif

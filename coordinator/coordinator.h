@@ -1,0 +1,104 @@
+/*
+ * The coordinator: accepts perft runs from clients, validates the position
+ * with the arbiter, splits the tree into jobs (coordinator/split.h), hands
+ * jobs to workers by credit over one ROUTER socket, re-queues the jobs of
+ * workers that die, sums multiplicity x result, checks each job's perft(1)
+ * against the arbiter, and answers the client.
+ *
+ * One libuv event loop owns everything (DESIGN.md, STYLE.md rule 7): the
+ * ROUTER socket's ZMQ_FD is watched with uv_poll and drained until
+ * ZMQ_EVENTS has no POLLIN (the fd is edge-triggered), timers drive
+ * heartbeats and leases, uv_signal handles SIGINT/SIGTERM when the
+ * coordinator owns the process, and uv_spawn starts local workers on request.
+ * The same object runs as `ply-coordinator` and embedded in `ply`.
+ */
+#ifndef PLY_COORDINATOR_H
+#define PLY_COORDINATOR_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct ply_coordinator ply_coordinator_t;
+
+typedef struct ply_coordinator_config {
+    /* Endpoints to bind, comma-separated, e.g. "tcp://127.0.0.1:5555",
+     * "tcp://127.0.0.1:*" (ephemeral port), "inproc://ply-1". Required. */
+    const char *bind;
+    unsigned heartbeat_ms;   /* heartbeat period, milliseconds; default 1000 (0: default) */
+    unsigned liveness;       /* missed heartbeats before a peer is dead; default 5 (0: default) */
+    unsigned lease_ms;       /* a job not finished in this time is re-queued; 0 = none */
+    unsigned max_attempts;   /* a job failing this often is quarantined; default 3 (0: default) */
+    unsigned worker_wait_ms; /* fail a run that has had no worker for this long; default 60000;
+                                0 = wait forever */
+    int handle_signals;      /* 1: SIGINT/SIGTERM stop the loop (the standalone daemon) */
+    /* Local workers started (uv_spawn) and stopped with the coordinator. */
+    unsigned spawn_workers;   /* number of ply-worker processes; 0 = none */
+    const char *worker_exe;   /* path of the ply-worker executable */
+    unsigned worker_threads;  /* their --threads (0: their default) */
+    unsigned worker_hash_mib; /* their --hash */
+} ply_coordinator_config_t;
+
+/** ply_coordinator_config_init - fill @cfg with the defaults above (bind = NULL). */
+void ply_coordinator_config_init(ply_coordinator_config_t *cfg);
+
+/**
+ * ply_coordinator_new - create the coordinator, bind its ROUTER socket and
+ * start local workers if asked. The socket is bound before this returns, so a
+ * client may connect as soon as it has the endpoint.
+ * Returns NULL on failure with a one-line reason in @why ("cannot bind
+ * tcp://...: Address already in use").
+ */
+ply_coordinator_t *ply_coordinator_new(const ply_coordinator_config_t *cfg, char *why,
+                                       size_t why_len);
+
+/**
+ * ply_coordinator_endpoint - the endpoint clients and workers connect to
+ * (the first bound one, with an ephemeral port resolved: "tcp://127.0.0.1:41233").
+ * Static storage owned by the coordinator.
+ */
+const char *ply_coordinator_endpoint(const ply_coordinator_t *c);
+
+/**
+ * ply_coordinator_run - run the event loop in the calling thread until
+ * ply_coordinator_stop() or a handled signal. Accepted runs still in progress
+ * are failed with an Error to their clients; workers get a Bye.
+ * Returns 0, or a negative PLY_E code if the loop could not run.
+ */
+int ply_coordinator_run(ply_coordinator_t *c);
+
+/** ply_coordinator_stop - ask the loop to stop; safe from any thread and from signal context. */
+void ply_coordinator_stop(ply_coordinator_t *c);
+
+/** Event counts since ply_coordinator_new (for tests, logs and status). */
+typedef struct ply_coordinator_counters {
+    uint64_t messages;        /* messages received on the ROUTER socket */
+    uint64_t malformed;       /* undecodable, or a type the sending peer may not send */
+    uint64_t results_ignored; /* RESULTs for an unknown job or a superseded attempt */
+    uint64_t jobs_sent;       /* JOB messages sent (every attempt) */
+    uint64_t jobs_requeued; /* jobs put back: dead or leaving worker, expired lease, worker ERROR */
+    uint64_t workers_joined; /* HELLOs accepted */
+    uint64_t workers_lost;   /* workers declared dead (silent for liveness x heartbeat_ms) */
+    uint64_t runs_done;      /* runs answered with a RunResult */
+    uint64_t runs_failed;    /* runs answered with an Error (failed, canceled, stopped) */
+} ply_coordinator_counters_t;
+
+/**
+ * ply_coordinator_counters - copy the counters into *out. Safe from any
+ * thread while the loop runs (each counter is read atomically; the set is not
+ * a snapshot).
+ */
+void ply_coordinator_counters(const ply_coordinator_t *c, ply_coordinator_counters_t *out);
+
+/**
+ * ply_coordinator_worker_endpoint - the tcp endpoint local workers connect to:
+ * the first bound tcp endpoint (a wildcard host written as 127.0.0.1), or the
+ * tcp://127.0.0.1:<port> bound in addition when spawn_workers is set and every
+ * configured endpoint is inproc/ipc. NULL when there is none. Static storage
+ * owned by the coordinator.
+ */
+const char *ply_coordinator_worker_endpoint(const ply_coordinator_t *c);
+
+/** ply_coordinator_destroy - free everything (stops spawned workers); NULLs *c; idempotent. */
+void ply_coordinator_destroy(ply_coordinator_t **c);
+
+#endif

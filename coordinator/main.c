@@ -1,0 +1,184 @@
+/*
+ * ply-coordinator: the standalone coordinator daemon. Parses the command
+ * line, owns the process's signals (through the coordinator's libuv loop),
+ * runs until SIGINT/SIGTERM. Exit codes: 0 ok, 1 failure, 2 usage.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <czmq.h>
+
+#include "coordinator.h"
+#include "util/error.h"
+#include "util/log.h"
+
+static void usage(FILE *out)
+{
+    fprintf(out,
+            "usage: ply-coordinator --bind ENDPOINT[,ENDPOINT...] [options]\n"
+            "\n"
+            "Accepts perft runs from `ply` clients, splits them into jobs and hands the jobs\n"
+            "to ply-worker processes over ZeroMQ (protocol PLY/1).\n"
+            "\n"
+            "  --bind ENDPOINT       where to listen, e.g. tcp://0.0.0.0:5555, tcp://127.0.0.1:*\n"
+            "                        (ephemeral port, printed at start-up), inproc://NAME\n"
+            "  --heartbeat-ms N      heartbeat period in milliseconds (default 1000)\n"
+            "  --liveness N          missed heartbeats before a worker is dead (default 5)\n"
+            "  --lease-ms N          re-queue a job not finished in N ms (default 0: never)\n"
+            "  --worker-wait-ms N    fail a run with no worker for N ms (default 60000; 0: wait)\n"
+            "  --max-attempts N      fail a run when one job failed N times (default 3)\n"
+            "  --local-workers N     start N ply-worker processes (needs --worker-exe)\n"
+            "  --worker-exe PATH     the ply-worker executable for --local-workers\n"
+            "  --worker-threads T    --threads for the local workers\n"
+            "  --worker-hash MIB     --hash for the local workers\n"
+            "  -v, --verbose         log runs and workers (twice: every job)\n"
+            "  -q, --quiet           log errors only\n"
+            "  -h, --help            this text\n"
+            "\n"
+            "Exit status: 0 stopped by SIGINT/SIGTERM, 1 failure (e.g. cannot bind), 2 usage.\n");
+}
+
+/* Reads an unsigned decimal option value; 0 on success, else prints why and returns 2. */
+static int parse_uint(const char *opt, const char *s, unsigned *out)
+{
+    char *end = NULL;
+    errno = 0;
+    unsigned long v = strtoul(s, &end, 10);
+    if (!s[0] || *end || errno || v > UINT_MAX || s[0] == '-') {
+        fprintf(stderr, "ply-coordinator: %s needs a non-negative integer, not \"%s\"\n", opt, s);
+        return 2;
+    }
+    *out = (unsigned)v;
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    enum {
+        O_BIND = 256,
+        O_HB,
+        O_LIVENESS,
+        O_LEASE,
+        O_WAIT,
+        O_ATTEMPTS,
+        O_LOCAL,
+        O_EXE,
+        O_WTHREADS,
+        O_WHASH
+    };
+    static const struct option opts[] = {
+        {"bind", required_argument, NULL, O_BIND},
+        {"heartbeat-ms", required_argument, NULL, O_HB},
+        {"liveness", required_argument, NULL, O_LIVENESS},
+        {"lease-ms", required_argument, NULL, O_LEASE},
+        {"worker-wait-ms", required_argument, NULL, O_WAIT},
+        {"max-attempts", required_argument, NULL, O_ATTEMPTS},
+        {"local-workers", required_argument, NULL, O_LOCAL},
+        {"worker-exe", required_argument, NULL, O_EXE},
+        {"worker-threads", required_argument, NULL, O_WTHREADS},
+        {"worker-hash", required_argument, NULL, O_WHASH},
+        {"verbose", no_argument, NULL, 'v'},
+        {"quiet", no_argument, NULL, 'q'},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    ply_coordinator_config_t cfg;
+    ply_coordinator_config_init(&cfg);
+    cfg.handle_signals = 1;
+    int verbose = 0, quiet = 0, opt, rc = 0;
+    opterr = 0;
+    while (rc == 0 && (opt = getopt_long(argc, argv, "vqh", opts, NULL)) != -1) {
+        switch (opt) {
+        case O_BIND:
+            cfg.bind = optarg;
+            break;
+        case O_HB:
+            rc = parse_uint("--heartbeat-ms", optarg, &cfg.heartbeat_ms);
+            break;
+        case O_LIVENESS:
+            rc = parse_uint("--liveness", optarg, &cfg.liveness);
+            break;
+        case O_LEASE:
+            rc = parse_uint("--lease-ms", optarg, &cfg.lease_ms);
+            break;
+        case O_WAIT:
+            rc = parse_uint("--worker-wait-ms", optarg, &cfg.worker_wait_ms);
+            break;
+        case O_ATTEMPTS:
+            rc = parse_uint("--max-attempts", optarg, &cfg.max_attempts);
+            break;
+        case O_LOCAL:
+            rc = parse_uint("--local-workers", optarg, &cfg.spawn_workers);
+            break;
+        case O_EXE:
+            cfg.worker_exe = optarg;
+            break;
+        case O_WTHREADS:
+            rc = parse_uint("--worker-threads", optarg, &cfg.worker_threads);
+            break;
+        case O_WHASH:
+            rc = parse_uint("--worker-hash", optarg, &cfg.worker_hash_mib);
+            break;
+        case 'v':
+            verbose++;
+            break;
+        case 'q':
+            quiet = 1;
+            break;
+        case 'h':
+            usage(stdout);
+            return 0;
+        default:
+            fprintf(stderr, "ply-coordinator: unknown or incomplete option \"%s\" (see --help)\n",
+                    argv[optind - 1]);
+            return 2;
+        }
+    }
+    if (rc) return rc;
+    if (optind < argc) {
+        fprintf(stderr, "ply-coordinator: unexpected argument \"%s\" (see --help)\n", argv[optind]);
+        return 2;
+    }
+    if (!cfg.bind) {
+        fprintf(stderr, "ply-coordinator: --bind ENDPOINT is required (see --help)\n");
+        return 2;
+    }
+    if (cfg.spawn_workers && !cfg.worker_exe) {
+        fprintf(stderr, "ply-coordinator: --local-workers needs --worker-exe PATH\n");
+        return 2;
+    }
+    if (cfg.heartbeat_ms == 0 || cfg.liveness == 0 || cfg.max_attempts == 0) {
+        fprintf(stderr, "ply-coordinator: --heartbeat-ms, --liveness and --max-attempts must be "
+                        "at least 1\n");
+        return 2;
+    }
+
+    ply_log_set_tag("ply-coordinator");
+    ply_log_set_level(quiet          ? PLY_LOG_ERROR
+                      : verbose >= 2 ? PLY_LOG_DEBUG
+                      : verbose == 1 ? PLY_LOG_INFO
+                                     : PLY_LOG_WARN);
+    /* one owner of signals (STYLE.md rule 7): libuv, not czmq */
+    zsys_handler_set(NULL);
+
+    char why[512];
+    ply_coordinator_t *c = ply_coordinator_new(&cfg, why, sizeof why);
+    if (!c) {
+        fprintf(stderr, "ply-coordinator: %s\n", why);
+        return 1;
+    }
+    /* the resolved endpoint matters with an ephemeral port (-v logs it already) */
+    if (!quiet && !verbose)
+        fprintf(stderr, "ply-coordinator: listening on %s\n", ply_coordinator_endpoint(c));
+    rc = ply_coordinator_run(c);
+    ply_coordinator_destroy(&c);
+    if (rc < 0) {
+        fprintf(stderr, "ply-coordinator: %s\n", ply_strerror(rc));
+        return 1;
+    }
+    return 0;
+}

@@ -1,0 +1,137 @@
+/*
+ * Planning a distributed perft run with the arbiter (DESIGN.md, main job,
+ * step 2): expand the first s plies of the root (the split depth), merge
+ * transpositions by ply_arb_identity, and turn every unique position at ply s
+ * into one job that a worker counts to depth d - s.
+ *
+ * Divide stays exact because a job does not carry one multiplicity but one
+ * per root move: the number of distinct move paths of length s that start
+ * with that root move and reach the job position. Then
+ *     perft(d)            = sum over jobs of  (sum of its multiplicities) x nodes(job)
+ *     divide(root move r) = sum over jobs of  multiplicity(job, r)        x nodes(job)
+ * and the same sums hold for each of the fifteen statistics, which are all
+ * about the moves of the last ply.
+ *
+ * With s = 0 the plan is a single job, the root itself, which the worker must
+ * count with divide on (the per-move table then comes from the worker).
+ *
+ * The expansion is level by level: the unique positions of ply k (identity
+ * strings) are parsed back, their legal moves made, and the children merged
+ * in a hash table keyed by identity, so memory is about one identity string
+ * and one small multiplicity list per unique position of the widest level.
+ * The start position has 20, 400, 5,362, 72,078 and 822,518 unique positions
+ * after 1-5 plies (OEIS A083276); a split of 5 plies takes seconds and a few
+ * hundred MB, which is why PLY_SPLIT_MAX_JOBS bounds it.
+ *
+ * The automatic split depth (split_depth < 0) follows these rules, in order:
+ *   1. d = 1, or a root without legal moves: s = 0 (one job with divide).
+ *   2. Estimate perft(d) as E from the arbiter's exact perft(1..3) of the
+ *      root: beyond ply 3 each ply multiplies by the ratio measured two plies
+ *      earlier (p3/p2 for the plies of the side to move, p2/p1 for the other
+ *      side). Branching grows with depth, so E is usually an underestimate
+ *      (start position: 1.8e9 for perft(7) = 3.2e9).
+ *   3. For s = 1, 2, ... d-1, with U(s) unique positions and P(s) paths
+ *      (= perft(s)), the mean job is about M(s) = E / P(s) nodes:
+ *        - if s > 1 and M(s) < PLY_SPLIT_MIN_JOB_NODES (2e8: ~0.2 s for one
+ *          thread at the ~1e9 nodes/s of a fast worker), use s - 1: fewer,
+ *          bigger jobs rather than jobs that cost milliseconds;
+ *        - else if U(s) >= PLY_SPLIT_TARGET_JOBS (128 = 8 jobs for each of
+ *          16 worker threads, so the tail is short) and M(s) <=
+ *          PLY_SPLIT_MAX_JOB_NODES (1e12: about a minute for a 16-thread
+ *          worker), use s;
+ *        - else go one ply deeper, unless s = d - 1 or the next level could
+ *          exceed PLY_SPLIT_MAX_JOBS, in which case use s.
+ *   Start position: perft(2..8) split at 1 (20 jobs), perft(9..11) at 2
+ *   (400 jobs), perft(12) at 3 (5,362 jobs), perft(13) at 4 (72,078 jobs).
+ *
+ * Jobs are ordered biggest first by an estimated cost (arbiter perft(2) of
+ * the job position when the plan has at most PLY_SPLIT_P2_MAX_JOBS jobs,
+ * else perft(1) squared), so that the longest jobs start first and the run
+ * does not end waiting for one big job handed out last.
+ *
+ * The planner is pure computation on plain data (no sockets, no globals), so
+ * the coordinator runs it on libuv's thread pool.
+ */
+#ifndef PLY_COORDINATOR_SPLIT_H
+#define PLY_COORDINATOR_SPLIT_H
+
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "arbiter/arbiter.h"
+
+/** Deepest run the planner accepts, plies (the protocol's PLY_MAX_DEPTH is lower). */
+#define PLY_SPLIT_MAX_DEPTH 64u
+/** Jobs wanted by the automatic split: 8 per worker thread for 16 threads. */
+#define PLY_SPLIT_TARGET_JOBS 128u
+/** Smallest mean job (estimated nodes) the automatic split accepts beyond s = 1. */
+#define PLY_SPLIT_MIN_JOB_NODES 200000000ull
+/** Largest mean job (estimated nodes) the automatic split settles for. */
+#define PLY_SPLIT_MAX_JOB_NODES 1000000000000ull
+/** Most unique positions a plan may have (explicit or automatic split). */
+#define PLY_SPLIT_MAX_JOBS 2000000u
+/** Plans with at most this many jobs estimate job cost with arbiter perft(2). */
+#define PLY_SPLIT_P2_MAX_JOBS 50000u
+
+/** One root move's share of a job: @count paths from root move @root. */
+typedef struct ply_split_mult {
+    uint32_t root;  /* index into ply_split_t.root_moves */
+    uint64_t count; /* paths of s plies that start with that move and reach the job */
+} ply_split_mult_t;
+
+/** One unique position at the split depth. */
+typedef struct ply_split_job {
+    char *fen;              /* the position as FEN (clocks "0 1"), Shredder-FEN when Chess960 */
+    uint32_t perft1;        /* the arbiter's number of legal moves of the position */
+    uint64_t cost;          /* estimated worker nodes (see the header comment), for ordering */
+    uint64_t multiplicity;  /* all paths to the position: the sum of mult[].count */
+    uint32_t nmult;         /* entries in mult (0 for the s = 0 job) */
+    ply_split_mult_t *mult; /* sorted by root, counts > 0 */
+} ply_split_job_t;
+
+/** A plan: the root, its moves, and the jobs. Owns everything it points to. */
+typedef struct ply_split {
+    ply_arb_pos_t root;
+    unsigned depth;       /* d: plies of the whole run */
+    unsigned split_depth; /* s: plies expanded by the arbiter, 0..d-1 */
+    unsigned job_depth;   /* d - s: plies each job counts */
+    int nroot;            /* legal moves of the root */
+    ply_arb_move_t root_moves[PLY_ARB_MAX_MOVES];
+    char root_uci[PLY_ARB_MAX_MOVES][6]; /* UCI of each root move (Chess960: king takes rook) */
+    uint64_t paths;                      /* positions at ply s before merging (= perft(s)) */
+    uint64_t estimate;                   /* estimated perft(d) (rule 2), 0 if not computed */
+    size_t njobs;
+    ply_split_job_t *jobs; /* biggest estimated cost first */
+} ply_split_t;
+
+/**
+ * ply_split_plan - plan perft(@depth) of @root (already validated by
+ * ply_arb_from_fen) with @split_depth plies expanded, or the automatic rule
+ * of the header comment when @split_depth < 0.
+ * @depth: 1..PLY_SPLIT_MAX_DEPTH plies. @split_depth: -1 (auto) or 0..depth-1.
+ * @cancel: when non-NULL and it becomes non-zero, the planner stops early.
+ * On success returns 0 and stores a plan in *out (caller frees with
+ * ply_split_destroy). On failure *out is NULL, a one-line reason is written
+ * to @why (may be NULL) and the code is:
+ *   PLY_EINVAL     NULL arguments;
+ *   PLY_ERANGE     depth out of range, split depth not below depth, or more
+ *                  than PLY_SPLIT_MAX_JOBS unique positions at the split;
+ *   PLY_ENOMEM     out of memory;
+ *   PLY_ECANCELED  *cancel became non-zero;
+ *   PLY_EILLEGAL   an identity the arbiter could not parse back (a bug).
+ */
+int ply_split_plan(const ply_arb_pos_t *root, unsigned depth, int split_depth,
+                   const atomic_int *cancel, ply_split_t **out, char *why, size_t why_len);
+
+/**
+ * ply_split_estimate - rule 2 of the header comment: the estimated perft(@depth)
+ * of @pos (nodes, saturating at UINT64_MAX) from the arbiter's exact perft(1..3).
+ * Exact for depth <= 2, and for depth 3 when perft(2) <= 20000.
+ */
+uint64_t ply_split_estimate(const ply_arb_pos_t *pos, unsigned depth);
+
+/** ply_split_destroy - free a plan and its jobs; NULLs *plan; idempotent. */
+void ply_split_destroy(ply_split_t **plan);
+
+#endif

@@ -1,0 +1,32 @@
+# coordinator/: the split planner (quick, arbiter only) and the service with
+# its client library against fake workers over inproc and loopback tcp. The
+# fake worker is also built as a process for the uv_spawn test.
+ply_unit_test(test_split
+  SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/unit/test_split.c
+  LIBS ply_coordinator
+  LABELS quick
+  TIMEOUT 120)
+
+add_executable(ply_fake_worker ${CMAKE_CURRENT_SOURCE_DIR}/unit/fake_worker.c)
+target_compile_definitions(ply_fake_worker PRIVATE FAKE_WORKER_MAIN)
+target_link_libraries(ply_fake_worker PRIVATE ply_flags ply_arbiter ply_proto Threads::Threads)
+
+ply_unit_test(test_coordinator
+  SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/unit/test_coordinator.c
+          ${CMAKE_CURRENT_SOURCE_DIR}/unit/fake_worker.c
+  LIBS ply_coordinator ply_client PkgConfig::JANSSON Threads::Threads
+  ARGS $<TARGET_FILE:ply_fake_worker> $<TARGET_FILE:ply-coordinator>
+  LABELS quick net
+  TIMEOUT 180)
+add_dependencies(test_coordinator ply_fake_worker ply-coordinator)
+
+# the daemon's command line: --help, usage errors (2), a bind failure (1)
+add_test(NAME ply_coordinator_help COMMAND ply-coordinator --help)
+add_test(NAME ply_coordinator_usage
+  COMMAND sh -c "\"$0\" --bogus 2>/dev/null; test $? -eq 2 && \"$0\" 2>/dev/null; test $? -eq 2"
+          $<TARGET_FILE:ply-coordinator>)
+add_test(NAME ply_coordinator_bind_failure
+  COMMAND sh -c "out=$(\"$0\" --bind tcp://1.2.3.4:5 2>&1); test $? -eq 1 && echo \"$out\" | grep -q 'cannot bind tcp://1.2.3.4:5'"
+          $<TARGET_FILE:ply-coordinator>)
+set_tests_properties(ply_coordinator_help ply_coordinator_usage ply_coordinator_bind_failure
+  PROPERTIES TIMEOUT 30 LABELS quick)

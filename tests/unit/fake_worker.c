@@ -1,0 +1,249 @@
+/*
+ * The fake worker of fake_worker.h: the protocol's worker side over a
+ * DEALER, computing with the arbiter. One thread owns the socket; the test
+ * talks to it only through atomics.
+ */
+#include "fake_worker.h"
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <czmq.h>
+
+#include "arbiter/arbiter.h"
+#include "envelope.h"
+#include "util/stats.h"
+#include "util/time.h"
+
+struct fake_worker {
+    pthread_t thread;
+    char endpoint[256];
+    fake_worker_mode_t mode;
+    unsigned credit;
+    atomic_int stop, done, jobs;
+};
+
+static atomic_int fw_serial;
+
+static void send_ready(zsock_t *s, unsigned credit)
+{
+    Ply__Ready r = PLY__READY__INIT;
+    r.has_credit = 1, r.credit = credit;
+    ply_msg_t m = PLY__MESSAGE__INIT;
+    m.body_case = PLY__MESSAGE__BODY_READY;
+    m.ready = &r;
+    ply_msg_send(s, &m);
+}
+
+static void send_heartbeat(zsock_t *s)
+{
+    Ply__Heartbeat h = PLY__HEARTBEAT__INIT;
+    ply_msg_t m = PLY__MESSAGE__INIT;
+    m.body_case = PLY__MESSAGE__BODY_HEARTBEAT;
+    m.heartbeat = &h;
+    ply_msg_send(s, &m);
+}
+
+/* Counts the job with the arbiter and sends the RESULT. */
+static void do_job(zsock_t *s, const Ply__Job *job, fake_worker_mode_t mode)
+{
+    uint64_t t0 = ply_time_ns();
+    ply_arb_pos_t pos;
+    char why[256];
+    if (ply_arb_from_fen(&pos, job->fen, job->chess960 ? PLY_ARB_CHESS960 : 0, why, sizeof why)) {
+        ply_msg_send_error(s, NULL, PLY_EFEN, why, job->job_id, job->attempt, job->run_id);
+        return;
+    }
+    ply_arb_move_t moves[PLY_ARB_MAX_MOVES];
+    int n = ply_arb_legal_moves(&pos, moves);
+    ply_stats_t st;
+    uint64_t nodes;
+    if (job->stats) {
+        ply_arb_perft_stats(&pos, (int)job->depth, &st);
+        nodes = st.v[PLY_STAT_nodes];
+    } else {
+        nodes = ply_arb_perft(&pos, (int)job->depth);
+    }
+    Ply__Result r = PLY__RESULT__INIT;
+    r.has_job_id = 1, r.job_id = job->job_id;
+    r.has_attempt = 1, r.attempt = job->attempt;
+    r.has_nodes = 1, r.nodes = nodes;
+    r.has_perft1 = 1, r.perft1 = (uint32_t)n + (mode == FW_WRONG_PERFT1);
+    Ply__Stats ps = PLY__STATS__INIT;
+    if (job->stats) {
+        ply_msg_stats_to_proto(&ps, &st);
+        r.stats = &ps;
+    }
+    Ply__DivideEntry ent[PLY_ARB_MAX_MOVES], *ptr[PLY_ARB_MAX_MOVES];
+    char uci[PLY_ARB_MAX_MOVES][6];
+    if (job->divide) {
+        for (int i = 0; i < n; i++) {
+            ply_arb_pos_t child = pos;
+            ply_arb_make(&child, moves[i]);
+            ply_arb_move_to_uci(&pos, moves[i], uci[i]);
+            ent[i] = (Ply__DivideEntry)PLY__DIVIDE_ENTRY__INIT;
+            ent[i].move = uci[i];
+            ent[i].has_nodes = 1;
+            ent[i].nodes = ply_arb_perft(&child, (int)job->depth - 1);
+            ptr[i] = &ent[i];
+        }
+        r.n_divide = (size_t)n;
+        r.divide = ptr;
+    }
+    if (mode == FW_SLOW) usleep(150000); /* below the tests' 300 ms liveness: it cannot heartbeat */
+    r.has_time_us = 1, r.time_us = (ply_time_ns() - t0) / 1000;
+    ply_msg_t m = PLY__MESSAGE__INIT;
+    m.body_case = PLY__MESSAGE__BODY_RESULT;
+    m.result = &r;
+    ply_msg_send(s, &m);
+}
+
+static void *fw_main(void *arg)
+{
+    fake_worker_t *w = arg;
+    zsock_t *s = zsock_new(ZMQ_DEALER);
+    if (!s || zsock_connect(s, "%s", w->endpoint) != 0) {
+        zsock_destroy(&s);
+        atomic_store(&w->done, 1);
+        return NULL;
+    }
+    zpoller_t *poller = zpoller_new(s, NULL);
+    char id[64];
+    snprintf(id, sizeof id, "fake-%d-%d", (int)getpid(), atomic_fetch_add(&fw_serial, 1));
+    Ply__Hello h = PLY__HELLO__INIT;
+    h.worker_id = id;
+    h.has_protocol = 1, h.protocol = PLY_PROTOCOL_VERSION;
+    h.build = "fake worker (arbiter)";
+    h.has_threads = 1, h.threads = 1;
+    h.has_hash_mib = 1, h.hash_mib = 0;
+    h.has_zobrist_checksum = 1, h.zobrist_checksum = 0;
+    ply_msg_t m = PLY__MESSAGE__INIT;
+    m.body_case = PLY__MESSAGE__BODY_HELLO;
+    m.hello = &h;
+    ply_msg_send(s, &m);
+    send_ready(s, w->credit);
+    uint64_t last_hb = ply_time_ms(), last_rx = last_hb;
+    int vanished = 0, errored = 0;
+    while (!atomic_load(&w->stop)) {
+        /* like a real worker, leave when the coordinator has gone silent (it
+         * heartbeats every 100 ms in the tests), so that no process outlives it */
+        if (ply_time_ms() - last_rx > 3000) break;
+        if (zpoller_wait(poller, 20)) {
+            last_rx = ply_time_ms();
+            ply_msg_t *in = NULL;
+            char why[256];
+            if (ply_msg_recv(s, &in, why, sizeof why) != 0) continue;
+            if (in->body_case == PLY__MESSAGE__BODY_JOB) {
+                atomic_fetch_add(&w->jobs, 1);
+                if (w->mode == FW_VANISH) {
+                    vanished = 1;
+                    ply_msg_free(&in);
+                    break;
+                }
+                if (w->mode == FW_ERROR_ONCE && !errored) {
+                    errored = 1;
+                    ply_msg_send_error(s, NULL, PLY_EWORKER, "injected failure", in->job->job_id,
+                                       in->job->attempt, in->job->run_id);
+                } else {
+                    do_job(s, in->job, w->mode);
+                }
+                send_ready(s, 1);
+            } else if (in->body_case == PLY__MESSAGE__BODY_BYE) {
+                ply_msg_free(&in);
+                break;
+            }
+            ply_msg_free(&in);
+        }
+        if (ply_time_ms() - last_hb >= 100) {
+            last_hb = ply_time_ms();
+            send_heartbeat(s);
+        }
+    }
+    if (!vanished) {
+        Ply__Bye b = PLY__BYE__INIT;
+        b.reason = "fake worker stopping";
+        ply_msg_t bm = PLY__MESSAGE__INIT;
+        bm.body_case = PLY__MESSAGE__BODY_BYE;
+        bm.bye = &b;
+        ply_msg_send(s, &bm);
+        zsock_set_linger(s, 200);
+    } else {
+        zsock_set_linger(s, 0);
+    }
+    zpoller_destroy(&poller);
+    zsock_destroy(&s);
+    atomic_store(&w->done, 1);
+    return NULL;
+}
+
+fake_worker_t *fake_worker_start(const char *endpoint, fake_worker_mode_t mode, unsigned credit)
+{
+    fake_worker_t *w = calloc(1, sizeof *w);
+    if (!w) return NULL;
+    snprintf(w->endpoint, sizeof w->endpoint, "%s", endpoint);
+    w->mode = mode;
+    w->credit = credit ? credit : 1;
+    atomic_init(&w->stop, 0);
+    atomic_init(&w->done, 0);
+    atomic_init(&w->jobs, 0);
+    if (pthread_create(&w->thread, NULL, fw_main, w) != 0) {
+        free(w);
+        return NULL;
+    }
+    return w;
+}
+
+int fake_worker_jobs(fake_worker_t *w)
+{
+    return atomic_load(&w->jobs);
+}
+
+int fake_worker_done(fake_worker_t *w)
+{
+    return atomic_load(&w->done);
+}
+
+void fake_worker_stop(fake_worker_t **wp)
+{
+    if (!wp || !*wp) return;
+    atomic_store(&(*wp)->stop, 1);
+    pthread_join((*wp)->thread, NULL);
+    free(*wp);
+    *wp = NULL;
+}
+
+#ifdef FAKE_WORKER_MAIN
+#include <signal.h>
+
+static volatile sig_atomic_t fw_signalled;
+
+static void on_term(int sig)
+{
+    (void)sig;
+    fw_signalled = 1;
+}
+
+int main(int argc, char **argv)
+{
+    const char *endpoint = NULL;
+    for (int i = 1; i + 1 < argc; i++)
+        if (strcmp(argv[i], "--connect") == 0) endpoint = argv[i + 1];
+    if (!endpoint) {
+        fprintf(stderr, "usage: fake-worker --connect ENDPOINT\n");
+        return 2;
+    }
+    zsys_handler_set(NULL);
+    signal(SIGTERM, on_term);
+    signal(SIGINT, on_term);
+    fake_worker_t *w = fake_worker_start(endpoint, FW_NORMAL, 2);
+    if (!w) return 1;
+    while (!fw_signalled && !fake_worker_done(w)) usleep(10000);
+    fake_worker_stop(&w);
+    return 0;
+}
+#endif

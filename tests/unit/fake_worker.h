@@ -1,0 +1,34 @@
+/*
+ * A fake ply-worker for the coordinator tests: a thread with a DEALER socket
+ * that speaks the worker side of the protocol (HELLO, READY, JOB, RESULT,
+ * HEARTBEAT, BYE) and counts with the arbiter (slow but correct), so that
+ * coordinator tests do not depend on the real worker. Modes inject faults.
+ * Compiled with -DFAKE_WORKER_MAIN it is also a process, `fake-worker
+ * --connect ENDPOINT [--threads T] [--hash H]`, for the spawn test.
+ */
+#ifndef PLY_TEST_FAKE_WORKER_H
+#define PLY_TEST_FAKE_WORKER_H
+
+typedef enum {
+    FW_NORMAL = 0,
+    FW_VANISH,       /* on its first JOB: close the socket without a word and stop */
+    FW_WRONG_PERFT1, /* report perft(1) + 1 */
+    FW_ERROR_ONCE,   /* answer its first JOB with an ERROR about the job */
+    FW_SLOW,         /* sleep 150 ms before each result */
+} fake_worker_mode_t;
+
+typedef struct fake_worker fake_worker_t;
+
+/** fake_worker_start - connect to @endpoint in a new thread; NULL on failure. */
+fake_worker_t *fake_worker_start(const char *endpoint, fake_worker_mode_t mode, unsigned credit);
+
+/** fake_worker_jobs - JOBs received so far. */
+int fake_worker_jobs(fake_worker_t *w);
+
+/** fake_worker_done - 1 once the thread has ended (FW_VANISH after its first JOB). */
+int fake_worker_done(fake_worker_t *w);
+
+/** fake_worker_stop - say BYE (unless it vanished), join, free; NULLs *w. */
+void fake_worker_stop(fake_worker_t **w);
+
+#endif

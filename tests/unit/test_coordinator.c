@@ -1,0 +1,861 @@
+/*
+ * Tests of the coordinator service and the client library with fake workers
+ * (fake_worker.h: the worker protocol over a DEALER, counting with the
+ * arbiter) over inproc and loopback tcp on a random port: exact totals,
+ * divide and statistics against published counts, re-queuing after a worker
+ * vanishes or reports an error, an expired lease, the perft(1) cross-check,
+ * malformed traffic, results for unknown jobs, no worker, an unreachable
+ * coordinator, and local workers started with uv_spawn.
+ *
+ * Expected values: tests/data/perftsuite.epd (sunfish, checked with
+ * Stockfish 15.1), tests/data/perft_p*_results.json (Grand Chess Tree), and
+ * divide tables printed by Debian's stockfish 15.1-4 (`go perft N`).
+ *
+ * argv[1]: the fake-worker executable, argv[2]: ply-coordinator (the spawn and
+ * daemon tests are skipped without them).
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+#include <czmq.h>
+#include <jansson.h>
+#include <pthread.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "client.h"
+#include "coordinator.h"
+#include "envelope.h"
+#include "fake_worker.h"
+#include "util/error.h"
+#include "util/log.h"
+#include "util/stats.h"
+#include "util/time.h"
+
+#define START    "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1"
+#define KIWIPETE "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1"
+#define FISCHER1 "bqnb1rkr/pp3ppp/3ppn2/2p5/5P2/P2P4/NPP1P1PP/BQ1BNRKR w HFhf - 2 9"
+
+extern char **environ;
+
+static const char *fake_worker_exe, *coordinator_exe;
+static int inproc_serial;
+
+typedef struct coord {
+    ply_coordinator_t *c;
+    pthread_t thread;
+    char endpoint[256];
+} coord_t;
+
+typedef void (*tweak_fn)(ply_coordinator_config_t *cfg);
+
+static void *coord_thread(void *arg)
+{
+    coord_t *t = arg;
+    ply_coordinator_run(t->c);
+    return NULL;
+}
+
+/* Starts a coordinator on @bind ("inproc" picks a fresh inproc name) in its own thread. */
+static coord_t *coord_start(const char *bind, tweak_fn tweak)
+{
+    char name[64];
+    if (strcmp(bind, "inproc") == 0) {
+        snprintf(name, sizeof name, "inproc://ply-test-%d", inproc_serial++);
+        bind = name;
+    }
+    ply_coordinator_config_t cfg;
+    ply_coordinator_config_init(&cfg);
+    cfg.bind = bind;
+    cfg.heartbeat_ms = 100;
+    cfg.liveness = 3;
+    cfg.worker_wait_ms = 20000;
+    if (tweak) tweak(&cfg);
+    coord_t *t = calloc(1, sizeof *t);
+    assert_non_null(t);
+    char why[512] = "";
+    t->c = ply_coordinator_new(&cfg, why, sizeof why);
+    if (!t->c) fail_msg("ply_coordinator_new: %s", why);
+    snprintf(t->endpoint, sizeof t->endpoint, "%s", ply_coordinator_endpoint(t->c));
+    assert_int_equal(pthread_create(&t->thread, NULL, coord_thread, t), 0);
+    return t;
+}
+
+static void coord_stop(coord_t **tp)
+{
+    coord_t *t = *tp;
+    ply_coordinator_stop(t->c);
+    pthread_join(t->thread, NULL);
+    ply_coordinator_destroy(&t->c);
+    assert_null(t->c);
+    free(t);
+    *tp = NULL;
+}
+
+static ply_coordinator_counters_t counters(coord_t *t)
+{
+    ply_coordinator_counters_t k;
+    ply_coordinator_counters(t->c, &k);
+    return k;
+}
+
+/* Submits and waits; returns the client's code, the result in *res, the reason in @why. */
+static int perft(const char *endpoint, const char *fen, unsigned depth, int chess960, int stats,
+                 int split, Ply__RunResult **res, char *why, size_t why_len)
+{
+    *res = NULL;
+    ply_client_t *cl = ply_client_new(endpoint, why, why_len);
+    assert_non_null(cl);
+    ply_perft_request_t req = {.fen = fen,
+                               .depth = depth,
+                               .chess960 = chess960,
+                               .stats = stats,
+                               .divide = 1,
+                               .split_depth = split};
+    Ply__Accepted *acc = NULL;
+    int r = ply_client_submit(cl, &req, 10000, &acc, why, why_len);
+    if (r == 0) {
+        uint64_t run_id = acc->run_id;
+        ply__accepted__free_unpacked(acc, NULL);
+        r = ply_client_wait(cl, run_id, NULL, NULL, 10000, res, why, why_len);
+    }
+    ply_client_destroy(&cl);
+    assert_null(cl);
+    return r;
+}
+
+static Ply__RunResult *perft_ok(const char *endpoint, const char *fen, unsigned depth, int chess960,
+                                int stats, int split, uint64_t expected)
+{
+    Ply__RunResult *res;
+    char why[512] = "";
+    int r = perft(endpoint, fen, depth, chess960, stats, split, &res, why, sizeof why);
+    if (r != 0) fail_msg("perft(%u) of %s: %s (%s)", depth, fen, ply_strerror(r), why);
+    assert_int_equal(res->nodes, expected);
+    assert_int_equal(res->depth, depth);
+    /* the verification states what was checked, and it all was */
+    assert_non_null(res->verification);
+    assert_int_equal(res->verification->arbiter_plies, res->split_depth);
+    assert_int_equal(res->verification->jobs, res->jobs);
+    assert_int_equal(res->verification->perft1_checked, res->jobs);
+    assert_int_equal(res->verification->mismatches, 0);
+    uint64_t sum = 0;
+    for (size_t i = 0; i < res->n_divide; i++) sum += res->divide[i]->nodes;
+    assert_int_equal(sum, expected);
+    return res;
+}
+
+static uint64_t divide_of(const Ply__RunResult *res, const char *move)
+{
+    for (size_t i = 0; i < res->n_divide; i++)
+        if (strcmp(res->divide[i]->move, move) == 0) return res->divide[i]->nodes;
+    fail_msg("no divide entry %s", move);
+    return 0;
+}
+
+/* Start position, perft 4: Stockfish 15.1 `go perft 4`; total perftsuite.epd line 1. */
+static void check_start4_divide(const Ply__RunResult *res)
+{
+    static const struct {
+        const char *move;
+        uint64_t nodes;
+    } sf[] = {{"a2a3", 8457}, {"b2b3", 9345},  {"c2c3", 9272},  {"d2d3", 11959}, {"e2e3", 13134},
+              {"f2f3", 8457}, {"g2g3", 9345},  {"h2h3", 8457},  {"a2a4", 9329},  {"b2b4", 9332},
+              {"c2c4", 9744}, {"d2d4", 12435}, {"e2e4", 13160}, {"f2f4", 8929},  {"g2g4", 9328},
+              {"h2h4", 9329}, {"b1a3", 8885},  {"b1c3", 9755},  {"g1f3", 9748},  {"g1h3", 8881}};
+    assert_int_equal(res->n_divide, 20);
+    for (size_t i = 0; i < 20; i++) assert_int_equal(divide_of(res, sf[i].move), sf[i].nodes);
+}
+
+/* The fifteen statistics of @fen's position at @depth from a Grand Chess Tree file. */
+static void load_gct(const char *file, unsigned depth, ply_stats_t *out)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/%s", PLY_TEST_DATA, file);
+    json_error_t err;
+    json_t *root = json_load_file(path, 0, &err);
+    if (!root) fail_msg("%s: %s", path, err.text);
+    json_t *results = json_object_get(root, "results"), *row;
+    size_t i;
+    int found = 0;
+    json_array_foreach(results, i, row)
+    {
+        if (json_integer_value(json_object_get(row, "depth")) != (json_int_t)depth) continue;
+        for (int k = 0; k < PLY_STATS_N; k++)
+            out->v[k] = (uint64_t)json_integer_value(json_object_get(row, ply_stats_name(k)));
+        found = 1;
+    }
+    json_decref(root);
+    assert_true(found);
+}
+
+static void check_stats(const Ply__Stats *got, const char *file, unsigned depth)
+{
+    assert_non_null(got);
+    ply_stats_t want, have;
+    load_gct(file, depth, &want);
+    ply_msg_stats_from_proto(&have, got);
+    for (int k = 0; k < PLY_STATS_N; k++)
+        if (have.v[k] != want.v[k])
+            fail_msg("%s depth %u: %s = %llu, published %llu", file, depth, ply_stats_name(k),
+                     (unsigned long long)have.v[k], (unsigned long long)want.v[k]);
+}
+
+/* ------------------------------------------------------------------ tests */
+
+static void test_inproc_divide(void **state)
+{
+    (void)state;
+    coord_t *t = coord_start("inproc", NULL);
+    fake_worker_t *a = fake_worker_start(t->endpoint, FW_NORMAL, 2);
+    fake_worker_t *b = fake_worker_start(t->endpoint, FW_NORMAL, 1);
+    Ply__RunResult *res = perft_ok(t->endpoint, START, 4, 0, 0, -1, 197281);
+    assert_int_equal(res->split_depth, 1);
+    assert_int_equal(res->jobs, 20);
+    assert_null(res->stats);
+    check_start4_divide(res);
+    ply__run_result__free_unpacked(res, NULL);
+    /* split 3 merges transpositions: 5362 jobs (OEIS A083276), same answer */
+    res = perft_ok(t->endpoint, START, 4, 0, 0, 3, 197281);
+    assert_int_equal(res->jobs, 5362);
+    check_start4_divide(res);
+    ply__run_result__free_unpacked(res, NULL);
+    assert_true(fake_worker_jobs(a) > 0 && fake_worker_jobs(b) > 0);
+    fake_worker_stop(&a);
+    fake_worker_stop(&b);
+    coord_stop(&t);
+}
+
+static void test_tcp_stats(void **state)
+{
+    (void)state;
+    coord_t *t = coord_start("tcp://127.0.0.1:*", NULL);
+    assert_non_null(strstr(t->endpoint, "tcp://127.0.0.1:"));
+    assert_null(strstr(t->endpoint, "*"));
+    fake_worker_t *a = fake_worker_start(t->endpoint, FW_NORMAL, 2);
+    fake_worker_t *b = fake_worker_start(t->endpoint, FW_NORMAL, 2);
+    /* Kiwipete perft 3 = 97862 (perftsuite.epd line 2), statistics from GCT */
+    Ply__RunResult *res = perft_ok(t->endpoint, KIWIPETE, 3, 0, 1, -1, 97862);
+    check_stats(res->stats, "perft_p1_results.json", 3);
+    /* per-move statistics add up to the total */
+    ply_stats_t sum = {0}, one;
+    for (size_t i = 0; i < res->n_divide; i++) {
+        assert_non_null(res->divide[i]->stats);
+        ply_msg_stats_from_proto(&one, res->divide[i]->stats);
+        ply_stats_add(&sum, &one, 1);
+    }
+    ply_stats_t total;
+    ply_msg_stats_from_proto(&total, res->stats);
+    assert_true(ply_stats_equal(&sum, &total));
+    ply__run_result__free_unpacked(res, NULL);
+    /* start position perft 4 at split 2, statistics from GCT */
+    res = perft_ok(t->endpoint, START, 4, 0, 1, 2, 197281);
+    check_stats(res->stats, "perft_p0_results.json", 4);
+    check_start4_divide(res);
+    ply__run_result__free_unpacked(res, NULL);
+    fake_worker_stop(&a);
+    fake_worker_stop(&b);
+    coord_stop(&t);
+}
+
+/* s = 0: one job, the divide comes from the worker (Stockfish 15.1 `go perft 3`). */
+static void test_split0_divide(void **state)
+{
+    (void)state;
+    coord_t *t = coord_start("inproc", NULL);
+    fake_worker_t *a = fake_worker_start(t->endpoint, FW_NORMAL, 1);
+    Ply__RunResult *res = perft_ok(t->endpoint, START, 3, 0, 1, 0, 8902);
+    assert_int_equal(res->jobs, 1);
+    assert_int_equal(res->split_depth, 0);
+    assert_int_equal(divide_of(res, "e2e4"), 600);
+    assert_int_equal(divide_of(res, "d2d3"), 539);
+    assert_int_equal(divide_of(res, "g1f3"), 440);
+    check_stats(res->stats, "perft_p0_results.json", 3);
+    ply__run_result__free_unpacked(res, NULL);
+    /* depth 1: automatic split is 0 */
+    res = perft_ok(t->endpoint, KIWIPETE, 1, 0, 0, -1, 48);
+    assert_int_equal(res->split_depth, 0);
+    ply__run_result__free_unpacked(res, NULL);
+    fake_worker_stop(&a);
+    coord_stop(&t);
+}
+
+/* Chess960 (ethereal-fischer.epd line 1: D3 12189); Stockfish 15.1 divide. */
+static void test_chess960(void **state)
+{
+    (void)state;
+    coord_t *t = coord_start("tcp://127.0.0.1:*", NULL);
+    fake_worker_t *a = fake_worker_start(t->endpoint, FW_NORMAL, 2);
+    for (int split = 0; split <= 2; split++) {
+        Ply__RunResult *res = perft_ok(t->endpoint, FISCHER1, 3, 1, 0, split, 12189);
+        assert_true(res->chess960);
+        assert_int_equal(res->n_divide, 21);
+        assert_int_equal(divide_of(res, "b2b4"), 707);
+        assert_int_equal(divide_of(res, "e1f3"), 649);
+        assert_int_equal(divide_of(res, "f1f3"), 624);
+        ply__run_result__free_unpacked(res, NULL);
+    }
+    fake_worker_stop(&a);
+    coord_stop(&t);
+}
+
+static void test_worker_vanishes(void **state)
+{
+    (void)state;
+    coord_t *t = coord_start("inproc", NULL);
+    fake_worker_t *v = fake_worker_start(t->endpoint, FW_VANISH, 1);
+    /* let the vanishing worker say HELLO first so that it gets the first job */
+    for (int i = 0; i < 200 && counters(t).workers_joined < 1; i++) usleep(10000);
+    ply_client_t *cl = ply_client_new(t->endpoint, NULL, 0);
+    ply_perft_request_t req = {.fen = START, .depth = 4, .split_depth = -1};
+    Ply__Accepted *acc = NULL;
+    char why[512];
+    assert_int_equal(ply_client_submit(cl, &req, 10000, &acc, why, sizeof why), 0);
+    for (int i = 0; i < 500 && !fake_worker_done(v); i++) usleep(10000);
+    assert_true(fake_worker_done(v));
+    fake_worker_t *good = fake_worker_start(t->endpoint, FW_NORMAL, 2);
+    Ply__RunResult *res = NULL;
+    int r = ply_client_wait(cl, acc->run_id, NULL, NULL, 10000, &res, why, sizeof why);
+    if (r) fail_msg("%s", why);
+    assert_int_equal(res->nodes, 197281);
+    check_start4_divide(res);
+    ply_coordinator_counters_t k = counters(t);
+    assert_true(k.workers_lost >= 1);
+    assert_true(k.jobs_requeued >= 1);
+    ply__run_result__free_unpacked(res, NULL);
+    ply__accepted__free_unpacked(acc, NULL);
+    ply_client_destroy(&cl);
+    fake_worker_stop(&v);
+    fake_worker_stop(&good);
+    coord_stop(&t);
+}
+
+static void test_wrong_perft1(void **state)
+{
+    (void)state;
+    coord_t *t = coord_start("inproc", NULL);
+    fake_worker_t *w = fake_worker_start(t->endpoint, FW_WRONG_PERFT1, 1);
+    Ply__RunResult *res;
+    char why[512] = "";
+    int r = perft(t->endpoint, KIWIPETE, 2, 0, 0, 0, &res, why, sizeof why);
+    assert_int_equal(r, PLY_EMISMATCH);
+    assert_null(res);
+    /* names the position and both counts */
+    assert_non_null(strstr(why, "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq"));
+    assert_non_null(strstr(why, "perft(1)"));
+    assert_non_null(strstr(why, "says 49"));
+    assert_non_null(strstr(why, "arbiter says 48"));
+    fake_worker_stop(&w);
+    /* the coordinator is fine afterwards */
+    fake_worker_t *good = fake_worker_start(t->endpoint, FW_NORMAL, 1);
+    Ply__RunResult *ok = perft_ok(t->endpoint, KIWIPETE, 2, 0, 0, -1, 2039);
+    ply__run_result__free_unpacked(ok, NULL);
+    fake_worker_stop(&good);
+    coord_stop(&t);
+}
+
+static void three_attempts(ply_coordinator_config_t *cfg)
+{
+    cfg->max_attempts = 3;
+}
+
+/* A worker ERROR about a job is a failed attempt: the job is re-queued and the run ends exact. */
+static void test_worker_error_requeue(void **state)
+{
+    (void)state;
+    coord_t *t = coord_start("inproc", three_attempts);
+    fake_worker_t *w = fake_worker_start(t->endpoint, FW_ERROR_ONCE, 1);
+    Ply__RunResult *res = perft_ok(t->endpoint, START, 3, 0, 0, 1, 8902);
+    ply__run_result__free_unpacked(res, NULL);
+    assert_true(counters(t).jobs_requeued >= 1);
+    fake_worker_stop(&w);
+    coord_stop(&t);
+}
+
+static void short_lease(ply_coordinator_config_t *cfg)
+{
+    cfg->lease_ms = 100;
+    cfg->max_attempts = 50;
+}
+
+/* A job not finished within its lease goes to another worker; the late result is ignored. */
+static void test_lease(void **state)
+{
+    (void)state;
+    coord_t *t = coord_start("inproc", short_lease);
+    fake_worker_t *slow = fake_worker_start(t->endpoint, FW_SLOW, 1);
+    for (int i = 0; i < 200 && counters(t).workers_joined < 1; i++) usleep(10000);
+    fake_worker_t *fast = fake_worker_start(t->endpoint, FW_NORMAL, 1);
+    Ply__RunResult *res = perft_ok(t->endpoint, START, 3, 0, 0, 1, 8902);
+    ply__run_result__free_unpacked(res, NULL);
+    assert_true(counters(t).jobs_requeued >= 1);
+    fake_worker_stop(&slow); /* its late RESULT arrives before its BYE */
+    for (int i = 0; i < 100 && counters(t).results_ignored < 1; i++) usleep(10000);
+    assert_true(counters(t).results_ignored >= 1);
+    fake_worker_stop(&fast);
+    coord_stop(&t);
+}
+
+/* Sends raw frames on a DEALER and expects an ERROR back; returns it (caller frees). */
+static ply_msg_t *raw_exchange(zsock_t *d, zmsg_t *out)
+{
+    assert_int_equal(zmsg_send(&out, d), 0);
+    ply_msg_t *in = NULL;
+    char why[256];
+    zsock_set_rcvtimeo(d, 5000);
+    for (;;) {
+        int r = ply_msg_recv(d, &in, why, sizeof why);
+        if (r != 0) fail_msg("no answer: %s", why);
+        if (in->body_case != PLY__MESSAGE__BODY_HEARTBEAT) break;
+        ply_msg_free(&in);
+    }
+    assert_int_equal(in->body_case, PLY__MESSAGE__BODY_ERROR);
+    return in;
+}
+
+static zmsg_t *frames(int n, ...)
+{
+    zmsg_t *m = zmsg_new();
+    va_list ap;
+    va_start(ap, n);
+    for (int i = 0; i < n; i++) {
+        const char *s = va_arg(ap, const char *);
+        zmsg_addmem(m, s, strlen(s));
+    }
+    va_end(ap);
+    return m;
+}
+
+static void test_malformed(void **state)
+{
+    (void)state;
+    coord_t *t = coord_start("tcp://127.0.0.1:*", NULL);
+    zsock_t *d = zsock_new(ZMQ_DEALER);
+    assert_int_equal(zsock_connect(d, "%s", t->endpoint), 0);
+
+    /* another protocol version: ERROR naming PLY/1 */
+    ply_msg_t *e = raw_exchange(d, frames(2, "PLY/2", "\x0a\x02\x08\x01"));
+    assert_int_equal(e->error->code, PLY_EVERSION);
+    assert_string_equal(e->error->supported, "PLY/1");
+    assert_non_null(strstr(e->error->message, "PLY/1"));
+    ply_msg_free(&e);
+    /* garbage of every shape */
+    e = raw_exchange(d, frames(1, "garbage"));
+    assert_int_equal(e->error->code, PLY_EVERSION);
+    ply_msg_free(&e);
+    e = raw_exchange(d, frames(2, "PLY/1", "\xff\xff\xff\xff not protobuf"));
+    assert_int_equal(e->error->code, PLY_EPROTO);
+    ply_msg_free(&e);
+    e = raw_exchange(d, frames(1, "PLY/1"));
+    assert_int_equal(e->error->code, PLY_EPROTO);
+    ply_msg_free(&e);
+    e = raw_exchange(d, frames(3, "PLY/1", "a", "b"));
+    assert_int_equal(e->error->code, PLY_EPROTO);
+    ply_msg_free(&e);
+    zmsg_t *empty = zmsg_new();
+    zmsg_addmem(empty, NULL, 0);
+    e = raw_exchange(d, empty);
+    ply_msg_free(&e);
+    /* well-formed but not for the coordinator, or out of order */
+    Ply__Ready rd = PLY__READY__INIT;
+    rd.has_credit = 1, rd.credit = 4;
+    ply_msg_t m = PLY__MESSAGE__INIT;
+    m.body_case = PLY__MESSAGE__BODY_READY;
+    m.ready = &rd;
+    e = raw_exchange(d, ply_msg_encode(&m));
+    assert_int_equal(e->error->code, PLY_ESTATE);
+    assert_non_null(strstr(e->error->message, "HELLO"));
+    ply_msg_free(&e);
+    Ply__Welcome w = PLY__WELCOME__INIT;
+    w.has_heartbeat_ms = 1, w.heartbeat_ms = 5;
+    w.has_liveness = 1, w.liveness = 5;
+    m.body_case = PLY__MESSAGE__BODY_WELCOME;
+    m.welcome = &w;
+    e = raw_exchange(d, ply_msg_encode(&m));
+    assert_int_equal(e->error->code, PLY_EPROTO);
+    ply_msg_free(&e);
+    /* a HELLO with another protocol number fails validation, naming version 1 */
+    Ply__Hello h = PLY__HELLO__INIT;
+    h.worker_id = "old";
+    h.has_protocol = 1, h.protocol = 2;
+    h.has_threads = 1, h.threads = 1;
+    h.has_hash_mib = 1, h.has_zobrist_checksum = 1;
+    m.body_case = PLY__MESSAGE__BODY_HELLO;
+    m.hello = &h;
+    zmsg_t *bad_hello = zmsg_new();
+    size_t len = ply__message__get_packed_size(&m);
+    uint8_t *buf = malloc(len);
+    ply__message__pack(&m, buf);
+    zmsg_addstr(bad_hello, "PLY/1");
+    zmsg_addmem(bad_hello, buf, len);
+    free(buf);
+    e = raw_exchange(d, bad_hello);
+    assert_non_null(strstr(e->error->message, "PLY/1"));
+    assert_non_null(strstr(e->error->message, "protocol"));
+    ply_msg_free(&e);
+    assert_true(counters(t).malformed >= 9);
+    zsock_destroy(&d);
+
+    /* and a run still completes */
+    fake_worker_t *a = fake_worker_start(t->endpoint, FW_NORMAL, 1);
+    Ply__RunResult *res = perft_ok(t->endpoint, START, 3, 0, 0, -1, 8902);
+    ply__run_result__free_unpacked(res, NULL);
+    fake_worker_stop(&a);
+    coord_stop(&t);
+}
+
+static void test_unknown_job(void **state)
+{
+    (void)state;
+    coord_t *t = coord_start("inproc", NULL);
+    zsock_t *d = zsock_new(ZMQ_DEALER);
+    assert_int_equal(zsock_connect(d, "%s", t->endpoint), 0);
+    Ply__Hello h = PLY__HELLO__INIT;
+    h.worker_id = "liar";
+    h.has_protocol = 1, h.protocol = 1;
+    h.has_threads = 1, h.threads = 1;
+    h.has_hash_mib = 1, h.has_zobrist_checksum = 1;
+    ply_msg_t m = PLY__MESSAGE__INIT;
+    m.body_case = PLY__MESSAGE__BODY_HELLO;
+    m.hello = &h;
+    assert_int_equal(ply_msg_send(d, &m), 0);
+    Ply__Result r = PLY__RESULT__INIT;
+    r.has_job_id = 1, r.job_id = 987654321;
+    r.has_attempt = 1, r.attempt = 1;
+    r.has_nodes = 1, r.nodes = 5;
+    r.has_perft1 = 1, r.perft1 = 5;
+    r.has_time_us = 1, r.time_us = 1;
+    m.body_case = PLY__MESSAGE__BODY_RESULT;
+    m.result = &r;
+    assert_int_equal(ply_msg_send(d, &m), 0);
+    for (int i = 0; i < 300 && counters(t).results_ignored < 1; i++) usleep(10000);
+    assert_int_equal(counters(t).results_ignored, 1);
+    /* the liar never asked for work (no READY): a real worker does the run */
+    fake_worker_t *a = fake_worker_start(t->endpoint, FW_NORMAL, 1);
+    Ply__RunResult *res = perft_ok(t->endpoint, KIWIPETE, 2, 0, 0, -1, 2039);
+    ply__run_result__free_unpacked(res, NULL);
+    zsock_destroy(&d);
+    fake_worker_stop(&a);
+    coord_stop(&t);
+}
+
+static void short_wait(ply_coordinator_config_t *cfg)
+{
+    cfg->worker_wait_ms = 300;
+}
+
+static void test_no_worker(void **state)
+{
+    (void)state;
+    coord_t *t = coord_start("inproc", short_wait);
+    Ply__RunResult *res;
+    char why[512] = "";
+    uint64_t t0 = ply_time_ms();
+    int r = perft(t->endpoint, START, 3, 0, 0, -1, &res, why, sizeof why);
+    assert_int_equal(r, PLY_EWORKER);
+    assert_string_equal(why, "no worker connected within 0.3 s");
+    assert_true(ply_time_ms() - t0 < 5000);
+    coord_stop(&t);
+}
+
+/* A port that was free a moment ago (nobody listens there now). */
+static int free_port(void)
+{
+    zsock_t *probe = zsock_new(ZMQ_ROUTER);
+    int port = zsock_bind(probe, "tcp://127.0.0.1:*");
+    assert_true(port > 0);
+    zsock_destroy(&probe);
+    return port;
+}
+
+static void test_unreachable(void **state)
+{
+    (void)state;
+    char ep[64];
+    snprintf(ep, sizeof ep, "tcp://127.0.0.1:%d", free_port());
+    char why[512] = "";
+    ply_client_t *cl = ply_client_new(ep, why, sizeof why);
+    assert_non_null(cl);
+    ply_perft_request_t req = {.fen = START, .depth = 3, .split_depth = -1};
+    Ply__Accepted *acc = (Ply__Accepted *)&req;
+    uint64_t t0 = ply_time_ms();
+    assert_int_equal(ply_client_submit(cl, &req, 300, &acc, why, sizeof why), PLY_ETIMEDOUT);
+    assert_null(acc);
+    assert_true(ply_time_ms() - t0 >= 290);
+    char want[128];
+    snprintf(want, sizeof want, "no answer from coordinator %s within 300 ms", ep);
+    assert_string_equal(why, want);
+    ply_client_destroy(&cl);
+    assert_null(ply_client_new("nonsense://x", why, sizeof why));
+    assert_non_null(strstr(why, "nonsense://x"));
+}
+
+static void test_bad_request(void **state)
+{
+    (void)state;
+    coord_t *t = coord_start("inproc", NULL);
+    ply_client_t *cl = ply_client_new(t->endpoint, NULL, 0);
+    char why[512] = "";
+    Ply__Accepted *acc = NULL;
+    ply_perft_request_t req = {.fen = "rnbqkbnr/pppppppp/9/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
+                               .depth = 3,
+                               .split_depth = -1};
+    assert_int_equal(ply_client_submit(cl, &req, 5000, &acc, why, sizeof why), PLY_EFEN);
+    assert_non_null(strstr(why, "bad position"));
+    req.fen = "4k3/8/8/8/8/8/8/4K3 w - - 0 1";
+    req.depth = 2;
+    req.split_depth = 5; /* refused by the client library before sending */
+    assert_int_equal(ply_client_submit(cl, &req, 5000, &acc, why, sizeof why), PLY_EINVAL);
+    assert_non_null(strstr(why, "split_depth"));
+    req.fen = "8/8/8/8/8/8/8/8 w - - 0 1";
+    req.split_depth = -1;
+    assert_int_equal(ply_client_submit(cl, &req, 5000, &acc, why, sizeof why), PLY_EILLEGAL);
+    ply_client_destroy(&cl);
+    coord_stop(&t);
+}
+
+/* Two clients at once: both runs finish, exact; then STATUS and RESULT_REQUEST about them. */
+static void test_two_runs_and_status(void **state)
+{
+    (void)state;
+    coord_t *t = coord_start("inproc", NULL);
+    fake_worker_t *a = fake_worker_start(t->endpoint, FW_NORMAL, 2);
+    ply_client_t *c1 = ply_client_new(t->endpoint, NULL, 0);
+    ply_client_t *c2 = ply_client_new(t->endpoint, NULL, 0);
+    ply_perft_request_t r1 = {.fen = START, .depth = 4, .split_depth = -1};
+    ply_perft_request_t r2 = {.fen = KIWIPETE, .depth = 3, .split_depth = 1};
+    Ply__Accepted *a1 = NULL, *a2 = NULL;
+    char why[512];
+    assert_int_equal(ply_client_submit(c1, &r1, 10000, &a1, why, sizeof why), 0);
+    assert_int_equal(ply_client_submit(c2, &r2, 10000, &a2, why, sizeof why), 0);
+    assert_int_equal(a1->jobs, 20);
+    assert_int_equal(a2->jobs, 48);
+    assert_int_equal(a2->paths, 48);
+    assert_int_equal(a2->split_depth, 1);
+    assert_true(a1->run_id != a2->run_id);
+    Ply__RunResult *x = NULL, *y = NULL;
+    assert_int_equal(ply_client_wait(c2, a2->run_id, NULL, NULL, 10000, &y, why, sizeof why), 0);
+    assert_int_equal(ply_client_wait(c1, a1->run_id, NULL, NULL, 10000, &x, why, sizeof why), 0);
+    assert_int_equal(x->nodes, 197281);
+    assert_int_equal(y->nodes, 97862);
+
+    /* RESULT_REQUEST gives the stored answer again; STATUS reports the run as done */
+    zsock_t *d = zsock_new(ZMQ_DEALER);
+    assert_int_equal(zsock_connect(d, "%s", t->endpoint), 0);
+    zsock_set_rcvtimeo(d, 5000);
+    Ply__ResultRequest rq = PLY__RESULT_REQUEST__INIT;
+    rq.has_run_id = 1, rq.run_id = a1->run_id;
+    ply_msg_t m = PLY__MESSAGE__INIT;
+    m.body_case = PLY__MESSAGE__BODY_RESULT_REQUEST;
+    m.result_request = &rq;
+    assert_int_equal(ply_msg_send(d, &m), 0);
+    ply_msg_t *in = NULL;
+    assert_int_equal(ply_msg_recv(d, &in, why, sizeof why), 0);
+    assert_int_equal(in->body_case, PLY__MESSAGE__BODY_RUN_RESULT);
+    assert_int_equal(in->run_result->nodes, 197281);
+    ply_msg_free(&in);
+    Ply__StatusRequest st = PLY__STATUS_REQUEST__INIT;
+    st.has_run_id = 1, st.run_id = a2->run_id;
+    m.body_case = PLY__MESSAGE__BODY_STATUS;
+    m.status = &st;
+    assert_int_equal(ply_msg_send(d, &m), 0);
+    assert_int_equal(ply_msg_recv(d, &in, why, sizeof why), 0);
+    assert_int_equal(in->body_case, PLY__MESSAGE__BODY_RUN_PROGRESS);
+    assert_string_equal(in->run_progress->state, "done");
+    assert_int_equal(in->run_progress->jobs_done, 48);
+    assert_int_equal(in->run_progress->workers, 1);
+    assert_int_equal(in->run_progress->n_worker, 1);
+    ply_msg_free(&in);
+    st.run_id = 424242; /* unknown */
+    assert_int_equal(ply_msg_send(d, &m), 0);
+    assert_int_equal(ply_msg_recv(d, &in, why, sizeof why), 0);
+    assert_int_equal(in->body_case, PLY__MESSAGE__BODY_ERROR);
+    assert_int_equal(in->error->code, PLY_ENOTFOUND);
+    ply_msg_free(&in);
+    zsock_destroy(&d);
+
+    ply__run_result__free_unpacked(x, NULL);
+    ply__run_result__free_unpacked(y, NULL);
+    ply__accepted__free_unpacked(a1, NULL);
+    ply__accepted__free_unpacked(a2, NULL);
+    ply_client_destroy(&c1);
+    ply_client_destroy(&c2);
+    fake_worker_stop(&a);
+    coord_stop(&t);
+}
+
+static void progress_count(const Ply__RunProgress *p, void *arg)
+{
+    (void)p;
+    (*(int *)arg)++;
+}
+
+/* A run of a few seconds streams RunProgress about once a second; CANCEL stops another. */
+static void test_progress_and_cancel(void **state)
+{
+    (void)state;
+    coord_t *t = coord_start("inproc", NULL);
+    fake_worker_t *w = fake_worker_start(t->endpoint, FW_SLOW, 1);
+    ply_client_t *cl = ply_client_new(t->endpoint, NULL, 0);
+    /* 15 jobs x 150 ms (perftsuite.epd line 3: D1 15, D2 66) */
+    ply_perft_request_t req = {
+        .fen = "4k3/8/8/8/8/8/8/4K2R w K - 0 1", .depth = 2, .split_depth = 1};
+    Ply__Accepted *acc = NULL;
+    char why[512];
+    Ply__RunResult *res = NULL;
+    assert_int_equal(ply_client_submit(cl, &req, 10000, &acc, why, sizeof why), 0);
+    int n = 0;
+    assert_int_equal(
+        ply_client_wait(cl, acc->run_id, progress_count, &n, 10000, &res, why, sizeof why), 0);
+    assert_int_equal(res->nodes, 66);
+    assert_true(n >= 1);
+    ply__run_result__free_unpacked(res, NULL);
+    ply__accepted__free_unpacked(acc, NULL);
+
+    req.fen = START, req.depth = 3, req.split_depth = 1; /* 20 x 150 ms */
+    assert_int_equal(ply_client_submit(cl, &req, 10000, &acc, why, sizeof why), 0);
+    zsock_t *d = zsock_new(ZMQ_DEALER);
+    assert_int_equal(zsock_connect(d, "%s", t->endpoint), 0);
+    Ply__Cancel cc = PLY__CANCEL__INIT;
+    cc.has_run_id = 1, cc.run_id = acc->run_id;
+    ply_msg_t m = PLY__MESSAGE__INIT;
+    m.body_case = PLY__MESSAGE__BODY_CANCEL;
+    m.cancel = &cc;
+    assert_int_equal(ply_msg_send(d, &m), 0);
+    n = 0;
+    assert_int_equal(
+        ply_client_wait(cl, acc->run_id, progress_count, &n, 10000, &res, why, sizeof why),
+        PLY_ECANCELED);
+    assert_non_null(strstr(why, "canceled"));
+    zsock_destroy(&d);
+    ply__accepted__free_unpacked(acc, NULL);
+    ply_client_destroy(&cl);
+    fake_worker_stop(&w);
+    coord_stop(&t);
+}
+
+static void spawn_two(ply_coordinator_config_t *cfg)
+{
+    cfg->spawn_workers = 2;
+    cfg->worker_exe = fake_worker_exe;
+    cfg->worker_threads = 1;
+}
+
+/* Local workers with uv_spawn: the coordinator is inproc-only, so it binds tcp for them. */
+static void test_spawn(void **state)
+{
+    (void)state;
+    if (!fake_worker_exe) skip();
+    coord_t *t = coord_start("inproc", spawn_two);
+    const char *wep = ply_coordinator_worker_endpoint(t->c);
+    assert_non_null(wep);
+    assert_non_null(strstr(wep, "tcp://127.0.0.1:"));
+    Ply__RunResult *res = perft_ok(t->endpoint, START, 4, 0, 0, -1, 197281);
+    ply__run_result__free_unpacked(res, NULL);
+    for (int i = 0; i < 500 && counters(t).workers_joined < 2; i++) usleep(10000);
+    ply_coordinator_counters_t k = counters(t);
+    uint64_t t0 = ply_time_ms();
+    coord_stop(&t); /* SIGTERM, then SIGKILL after a grace period */
+    assert_true(ply_time_ms() - t0 < 5000);
+    assert_int_equal(k.workers_joined, 2);
+}
+
+/* The ply-coordinator daemon: a run with local (fake) workers, then SIGTERM: exit 0. */
+static void test_daemon(void **state)
+{
+    (void)state;
+    if (!coordinator_exe || !fake_worker_exe) skip();
+    char bind[64];
+    snprintf(bind, sizeof bind, "tcp://127.0.0.1:%d", free_port());
+    char *args[] = {(char *)coordinator_exe,
+                    "--bind",
+                    bind,
+                    "--heartbeat-ms",
+                    "100",
+                    "--local-workers",
+                    "2",
+                    "--worker-exe",
+                    (char *)fake_worker_exe,
+                    "-q",
+                    NULL};
+    pid_t pid;
+    assert_int_equal(posix_spawn(&pid, coordinator_exe, NULL, NULL, args, environ), 0);
+    Ply__RunResult *res = perft_ok(bind, KIWIPETE, 3, 0, 0, -1, 97862);
+    ply__run_result__free_unpacked(res, NULL);
+    assert_int_equal(kill(pid, SIGTERM), 0);
+    int status = -1;
+    for (int i = 0; i < 500 && waitpid(pid, &status, WNOHANG) == 0; i++) usleep(10000);
+    if (status == -1) {
+        kill(pid, SIGKILL);
+        waitpid(pid, &status, 0);
+        fail_msg("ply-coordinator did not stop on SIGTERM");
+    }
+    assert_true(WIFEXITED(status));
+    assert_int_equal(WEXITSTATUS(status), 0);
+}
+
+/* A coordinator that cannot bind says why; stop before run and destroy are safe. */
+static void test_lifecycle(void **state)
+{
+    (void)state;
+    ply_coordinator_config_t cfg;
+    ply_coordinator_config_init(&cfg);
+    char why[512] = "";
+    cfg.bind = "tcp://1.2.3.4:5";
+    assert_null(ply_coordinator_new(&cfg, why, sizeof why));
+    assert_non_null(strstr(why, "cannot bind tcp://1.2.3.4:5"));
+    cfg.bind = NULL;
+    assert_null(ply_coordinator_new(&cfg, why, sizeof why));
+    cfg.bind = "inproc://ply-lifecycle";
+    cfg.spawn_workers = 1; /* binds, then fails to spawn: the name is released */
+    cfg.worker_exe = "/nonexistent/ply-worker";
+    assert_null(ply_coordinator_new(&cfg, why, sizeof why));
+    assert_non_null(strstr(why, "/nonexistent/ply-worker"));
+    cfg.spawn_workers = 0;
+    ply_coordinator_t *c = ply_coordinator_new(&cfg, why, sizeof why);
+    if (!c) fail_msg("%s", why);
+    ply_coordinator_destroy(&c); /* never ran */
+    ply_coordinator_destroy(&c); /* idempotent */
+    c = ply_coordinator_new(&cfg, why, sizeof why);
+    ply_coordinator_stop(c); /* before run: run returns at once */
+    assert_int_equal(ply_coordinator_run(c), 0);
+    assert_int_equal(ply_coordinator_run(c), PLY_ESTATE);
+    ply_coordinator_destroy(&c);
+}
+
+int main(int argc, char **argv)
+{
+    zsys_handler_set(NULL);
+    ply_log_set_level(getenv("PLY_TEST_VERBOSE") ? PLY_LOG_DEBUG : PLY_LOG_ERROR);
+    if (argc > 1 && access(argv[1], X_OK) == 0) fake_worker_exe = argv[1];
+    if (argc > 2 && access(argv[2], X_OK) == 0) coordinator_exe = argv[2];
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_lifecycle),
+        cmocka_unit_test(test_inproc_divide),
+        cmocka_unit_test(test_tcp_stats),
+        cmocka_unit_test(test_split0_divide),
+        cmocka_unit_test(test_chess960),
+        cmocka_unit_test(test_worker_vanishes),
+        cmocka_unit_test(test_wrong_perft1),
+        cmocka_unit_test(test_worker_error_requeue),
+        cmocka_unit_test(test_lease),
+        cmocka_unit_test(test_malformed),
+        cmocka_unit_test(test_unknown_job),
+        cmocka_unit_test(test_no_worker),
+        cmocka_unit_test(test_unreachable),
+        cmocka_unit_test(test_bad_request),
+        cmocka_unit_test(test_two_runs_and_status),
+        cmocka_unit_test(test_progress_and_cancel),
+        cmocka_unit_test(test_spawn),
+        cmocka_unit_test(test_daemon),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,25 @@
+#!/bin/sh
+# Sets up a fresh Debian 12 machine for ply and runs one target of the Makefile:
+#   scripts/bootstrap.sh demo   install what is missing, build, run the main job
+#   scripts/bootstrap.sh test   install what is missing, build, run the whole test suite
+# Installs Debian packages with apt-get (as root, or through sudo), never anything else.
+set -eu
+
+PACKAGES="build-essential cmake pkg-config libzmq3-dev libczmq-dev libuv1-dev \
+libprotobuf-c-dev protobuf-c-compiler libsqlite3-dev libjansson-dev libcmocka-dev stockfish"
+
+missing=""
+for p in $PACKAGES; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
+done
+if [ -n "$missing" ]; then
+    echo "bootstrap: installing$missing" >&2
+    if [ "$(id -u)" -eq 0 ]; then SUDO=""; else SUDO="sudo"; fi
+    export DEBIAN_FRONTEND=noninteractive
+    $SUDO apt-get update -qq
+    # shellcheck disable=SC2086
+    $SUDO apt-get install -y -qq --no-install-recommends $missing >/dev/null
+fi
+
+cd "$(dirname "$0")/.."
+exec make "${1:-demo}"

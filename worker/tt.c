@@ -90,13 +90,15 @@ int ply_tt_probe(ply_tt_t *tt, const uint64_t key[2], unsigned depth, uint64_t *
         uint64_t s1 = atomic_load_explicit(&e->seq, memory_order_acquire);
         if ((s1 & SEQ_BUSY) || SEQ_DEPTH(s1) != depth || e->key[0] != key[0] || e->key[1] != key[1])
             continue;
-        memcpy(payload, e + 1, tt->payload_words * sizeof(uint64_t));
+        /* Copy to a local buffer first: a copy that races with a writer is
+         * thrown away, and the caller's buffer must stay untouched on a miss. */
+        uint64_t copy[PLY_TT_MAX_PAYLOAD];
+        memcpy(copy, e + 1, tt->payload_words * sizeof(uint64_t));
         atomic_thread_fence(memory_order_acquire);
         uint64_t s2 = atomic_load_explicit(&e->seq, memory_order_relaxed);
-        /* The keys were read before the copy; re-read them after it too, so
-         * that a rewrite by a writer that finished between our two loads of
-         * seq (same version is impossible: versions only grow) is caught. */
-        if (s1 == s2 && e->key[0] == key[0] && e->key[1] == key[1]) return 1;
+        if (s1 != s2) continue; /* rewritten while we copied */
+        memcpy(payload, copy, tt->payload_words * sizeof(uint64_t));
+        return 1;
     }
     return 0;
 }

@@ -57,7 +57,7 @@ unsigned ply_tt_payload_words(const ply_tt_t *tt);
 /**
  * ply_tt_probe - look up (@key, @depth). On a verified hit copies the
  * payload into @payload (payload_words words) and returns 1; returns 0 on a
- * miss. Thread-safe, never blocks.
+ * miss, leaving @payload untouched. Thread-safe, never blocks.
  */
 int ply_tt_probe(ply_tt_t *tt, const uint64_t key[2], unsigned depth, uint64_t *payload);
 

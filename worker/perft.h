@@ -36,6 +36,13 @@ uint64_t ply_perft(const ply_board_t *b, int depth, ply_tt_t *tt);
  */
 void ply_perft_stats(const ply_board_t *b, int depth, ply_tt_t *tt, ply_stats_t *out);
 
+/**
+ * ply_perft_kernel_name - "pext" or "magic": the slider backend of the
+ * compiled kernel the perft functions run (chosen once for the CPU; see
+ * ply_attacks_use_pext in board/attacks.h).
+ */
+const char *ply_perft_kernel_name(void);
+
 /** Options of ply_perft_run. Zero-initialise, then set what you need. */
 typedef struct ply_perft_opts {
     int threads;                   /* OpenMP threads; 0 = OpenMP's default */

@@ -1,6 +1,7 @@
 /*
  * Builds the attack tables at start-up (constructor): leapers, between/line
- * tables, and the slider tables with either PEXT indexing or recorded magics.
+ * tables, and the slider tables: magic-indexed always, PEXT-indexed too when
+ * the CPU has a fast PEXT (then the perft kernels compiled for BMI2 run).
  * Slider attacks are first computed slowly by ray walking and the fast tables
  * filled from those, so the two can never disagree silently: a magic that
  * maps two different attack sets to one slot stops the program at start-up.
@@ -11,6 +12,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#if defined(__x86_64__)
+#include <cpuid.h>
+#endif
+
 ply__slider_t ply__bishop[64];
 ply__slider_t ply__rook[64];
 ply_bb_t ply__knight_attacks[64];
@@ -18,9 +23,13 @@ ply_bb_t ply__king_attacks[64];
 ply_bb_t ply__pawn_attacks[2][64];
 ply_bb_t ply__between[64][64];
 ply_bb_t ply__line[64][64];
+ply_bb_t ply__bishop_rays[64];
+ply_bb_t ply__rook_rays[64];
 
-/* 5248 bishop + 102400 rook entries: the sums of 2^popcount(mask) over squares. */
+/* 5248 bishop + 102400 rook entries: the sums of 2^popcount(mask) over
+ * squares. The PEXT-indexed copy is filled only when PEXT will be used. */
 static ply_bb_t slider_table[5248 + 102400];
+static ply_bb_t pext_table[5248 + 102400];
 
 static const int bishop_dirs[4][2] = {{1, 1}, {1, -1}, {-1, 1}, {-1, -1}};
 static const int rook_dirs[4][2] = {{1, 0}, {-1, 0}, {0, 1}, {0, -1}};
@@ -58,7 +67,6 @@ static ply_bb_t slider_mask(int sq, const int dirs[4][2])
     return mask;
 }
 
-#if !defined(PLY_USE_PEXT)
 /* Magic multipliers, found once by a fixed-seed random search over sparse
  * candidates (chessprogramming wiki, "Looking for Magics") and recorded here
  * so that start-up is instant. init_slider() checks every one of them
@@ -131,36 +139,47 @@ static const ply_bb_t rook_magics[64] = {
     0x8002002004100802ull,    0x30010002084C0007ull,
     0x0888221800813004ull,    0x4000002840840112ull,
 };
-#endif
 
-static ply_bb_t *init_slider(ply__slider_t *s, int sq, const int dirs[4][2], ply_bb_t magic,
-                             ply_bb_t *table)
+/* Parallel bit extract in software (what BMI2's PEXT does in one
+ * instruction): fills the PEXT-indexed table without needing the CPU to
+ * have it. */
+static size_t soft_pext(ply_bb_t x, ply_bb_t mask)
+{
+    size_t r = 0;
+    for (size_t bit = 1; mask; mask &= mask - 1, bit <<= 1)
+        if (x & mask & -mask) r |= bit;
+    return r;
+}
+
+/* Fills one square's magic table and, when @ptable is given, its PEXT
+ * table, from ray walking; returns the next free slots through the pointers. */
+static void init_slider(ply__slider_t *s, int sq, const int dirs[4][2], ply_bb_t magic,
+                        ply_bb_t **table, ply_bb_t **ptable)
 {
     s->mask = slider_mask(sq, dirs);
     s->shift = (unsigned)(64 - ply_popcount(s->mask));
     s->magic = magic;
-    s->table = table;
+    s->table = *table;
+    s->ptable = *ptable;
     size_t size = (size_t)1 << ply_popcount(s->mask);
     static unsigned char filled[4096];
     memset(filled, 0, size);
     ply_bb_t occ = 0;
     do { /* Carry-Rippler: every subset of the mask */
         ply_bb_t att = slow_slider(sq, occ, dirs);
-#if defined(PLY_USE_PEXT)
-        size_t idx = _pext_u64(occ, s->mask);
-#else
         size_t idx = (size_t)(((occ & s->mask) * magic) >> s->shift);
-#endif
-        if (filled[idx] && table[idx] != att) {
+        if (filled[idx] && (*table)[idx] != att) {
             /* A wrong constant above: a programming error, caught on every start. */
             fprintf(stderr, "ply: attack table: bad magic for square %d\n", sq);
             abort();
         }
         filled[idx] = 1;
-        table[idx] = att;
+        (*table)[idx] = att;
+        if (*ptable) (*ptable)[soft_pext(occ, s->mask)] = att;
         occ = (occ - s->mask) & s->mask;
     } while (occ);
-    return table + size;
+    *table += size;
+    if (*ptable) *ptable += size;
 }
 
 static void init_leapers(void)
@@ -186,6 +205,8 @@ static void init_leapers(void)
 static void init_lines(void)
 {
     for (int a = 0; a < 64; a++) {
+        ply__bishop_rays[a] = slow_slider(a, 0, bishop_dirs);
+        ply__rook_rays[a] = slow_slider(a, 0, rook_dirs);
         for (int b = 0; b < 64; b++) {
             if (a == b) continue;
             const int (*dirs)[2] = NULL;
@@ -198,23 +219,47 @@ static void init_lines(void)
     }
 }
 
+/* PEXT is one fast instruction on Intel since Haswell and AMD since Zen 3,
+ * but microcoded (hundreds of cycles) on AMD Zen 1 and 2 (families 0x17
+ * and earlier), where magic multiplication wins. */
+static int cpu_has_fast_pext(void)
+{
+#if defined(__x86_64__)
+    __builtin_cpu_init();
+    if (!__builtin_cpu_supports("bmi2")) return 0;
+    if (__builtin_cpu_is("amd")) {
+        unsigned eax, ebx, ecx, edx;
+        if (!__get_cpuid(1, &eax, &ebx, &ecx, &edx)) return 0;
+        unsigned family = ((eax >> 8) & 0xF) + ((eax >> 20) & 0xFF);
+        return family >= 0x19;
+    }
+    return 1;
+#else
+    return 0;
+#endif
+}
+
+static int use_pext;
+
 __attribute__((constructor)) static void ply_attacks_init(void)
 {
     init_leapers();
     init_lines();
-    ply_bb_t *t = slider_table;
-#if defined(PLY_USE_PEXT)
-    static const ply_bb_t bishop_magics[64], rook_magics[64]; /* unused by PEXT */
+    /* PLY_SLIDERS=magic|pext overrides the CPU check (benchmarks, tests). */
+    const char *env = getenv("PLY_SLIDERS");
+    use_pext = cpu_has_fast_pext();
+#if defined(__x86_64__) && defined(PLY_HAVE_PEXT_KERNEL)
+    if (env && strcmp(env, "magic") == 0) use_pext = 0;
+    if (env && strcmp(env, "pext") == 0) use_pext = __builtin_cpu_supports("bmi2");
+#else
+    (void)env;
+    use_pext = 0;
 #endif
-    for (int sq = 0; sq < 64; sq++) t = init_slider(&ply__bishop[sq], sq, bishop_dirs, bishop_magics[sq], t);
-    for (int sq = 0; sq < 64; sq++) t = init_slider(&ply__rook[sq], sq, rook_dirs, rook_magics[sq], t);
+    ply_bb_t *t = slider_table, *pt = use_pext ? pext_table : NULL;
+    for (int sq = 0; sq < 64; sq++) init_slider(&ply__bishop[sq], sq, bishop_dirs, bishop_magics[sq], &t, &pt);
+    for (int sq = 0; sq < 64; sq++) init_slider(&ply__rook[sq], sq, rook_dirs, rook_magics[sq], &t, &pt);
 }
 
-const char *ply_attacks_backend(void)
-{
-#if defined(PLY_USE_PEXT)
-    return "pext";
-#else
-    return "magic";
-#endif
-}
+int ply_attacks_use_pext(void) { return use_pext; }
+
+const char *ply_attacks_backend(void) { return use_pext ? "pext" : "magic"; }

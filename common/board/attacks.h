@@ -4,26 +4,30 @@
  *
  * Sliders go through exactly two functions, ply_bishop_attacks() and
  * ply_rook_attacks(), so the backend can change without touching a caller.
- * Both backends index the same tables: PEXT (BMI2 _pext_u64, one instruction)
- * when built with PLY_USE_PEXT, otherwise "fancy" magic multiplication with
- * recorded magics (chessprogramming wiki,
- * "Magic Bitboards"). The tables are built by a constructor before main(), so
- * no caller needs an init call.
+ * Two backends index two copies of the tables: "fancy" magic multiplication
+ * (chessprogramming wiki, "Magic Bitboards"), which runs on any CPU, and
+ * BMI2's PEXT, one instruction. A translation unit compiled with -mbmi2 and
+ * PLY_KERNEL_PEXT defined (the PEXT perft kernel, worker/perft_pext.c) gets
+ * PEXT; every other one gets magic. Which kernel runs is decided once at
+ * start-up from the CPU (ply_attacks_use_pext), so the default build runs
+ * everywhere and uses PEXT where it is fast. The tables are built by a
+ * constructor before main(), so no caller needs an init call.
  */
 #ifndef PLY_BOARD_ATTACKS_H
 #define PLY_BOARD_ATTACKS_H
 
 #include "board/bitboard.h"
 
-#if defined(PLY_USE_PEXT)
+#if defined(PLY_KERNEL_PEXT)
 #include <immintrin.h>
 #endif
 
 typedef struct ply__slider {
-    ply_bb_t mask;         /* relevant occupancy: the rays without their last square */
-    ply_bb_t magic;        /* magic multiplier (unused with PEXT) */
-    const ply_bb_t *table; /* attacks indexed by pext(occ, mask) or by the magic product */
-    unsigned shift;        /* 64 - popcount(mask) */
+    ply_bb_t mask;          /* relevant occupancy: the rays without their last square */
+    ply_bb_t magic;         /* magic multiplier */
+    const ply_bb_t *table;  /* attacks indexed by the magic product */
+    const ply_bb_t *ptable; /* attacks indexed by pext(occ, mask); NULL when PEXT is unused */
+    unsigned shift;         /* 64 - popcount(mask) */
 } ply__slider_t;
 
 extern ply__slider_t ply__bishop[64];
@@ -33,11 +37,13 @@ extern ply_bb_t ply__king_attacks[64];
 extern ply_bb_t ply__pawn_attacks[2][64]; /* [colour][square]: squares a pawn there attacks */
 extern ply_bb_t ply__between[64][64];     /* squares strictly between two aligned squares, else 0 */
 extern ply_bb_t ply__line[64][64];        /* the whole line through two aligned squares, else 0 */
+extern ply_bb_t ply__bishop_rays[64];     /* bishop attacks on an empty board */
+extern ply_bb_t ply__rook_rays[64];       /* rook attacks on an empty board */
 
 static inline ply_bb_t ply_slider_index_(const ply__slider_t *s, ply_bb_t occ)
 {
-#if defined(PLY_USE_PEXT)
-    return s->table[_pext_u64(occ, s->mask)];
+#if defined(PLY_KERNEL_PEXT)
+    return s->ptable[_pext_u64(occ, s->mask)];
 #else
     return s->table[((occ & s->mask) * s->magic) >> s->shift];
 #endif
@@ -61,8 +67,14 @@ static inline ply_bb_t ply_queen_attacks(int sq, ply_bb_t occ)
 }
 
 /**
- * ply_attacks_backend - "pext" or "magic": which slider backend this build uses.
+ * ply_attacks_use_pext - 1 when the PEXT tables are built and the PEXT perft
+ * kernel should run: the CPU has BMI2 with a fast PEXT (not AMD before Zen 3),
+ * unless the environment variable PLY_SLIDERS=magic says otherwise
+ * (PLY_SLIDERS=pext forces it on any BMI2 CPU). Fixed at start-up.
  */
+int ply_attacks_use_pext(void);
+
+/** ply_attacks_backend - "pext" or "magic": the slider backend the perft kernels use. */
 const char *ply_attacks_backend(void);
 
 #endif

@@ -103,12 +103,17 @@ static inline int ply_board_piece_on(const ply_board_t *b, int sq, int *colour)
 static inline ply_bb_t ply_board_attackers(const ply_board_t *b, int sq, int by, ply_bb_t occ)
 {
     const ply_bb_t *p = b->pieces;
-    ply_bb_t queens = p[PLY_QUEEN];
-    return b->colour[by] &
-           ((ply__pawn_attacks[by ^ 1][sq] & p[PLY_PAWN]) | (ply__knight_attacks[sq] & p[PLY_KNIGHT]) |
-            (ply__king_attacks[sq] & p[PLY_KING]) |
-            (ply_bishop_attacks(sq, occ) & (p[PLY_BISHOP] | queens)) |
-            (ply_rook_attacks(sq, occ) & (p[PLY_ROOK] | queens)));
+    const ply_bb_t them = b->colour[by];
+    const ply_bb_t bq = them & (p[PLY_BISHOP] | p[PLY_QUEEN]);
+    const ply_bb_t rq = them & (p[PLY_ROOK] | p[PLY_QUEEN]);
+    ply_bb_t att = them & ((ply__pawn_attacks[by ^ 1][sq] & p[PLY_PAWN]) |
+                           (ply__knight_attacks[sq] & p[PLY_KNIGHT]) | (ply__king_attacks[sq] & p[PLY_KING]));
+    /* Slider lookups only when a slider stands on one of the square's lines:
+     * the empty-board ray test is one load, the lookup a multiply and a
+     * dependent load. */
+    if (ply__bishop_rays[sq] & bq) att |= ply_bishop_attacks(sq, occ) & bq;
+    if (ply__rook_rays[sq] & rq) att |= ply_rook_attacks(sq, occ) & rq;
+    return att;
 }
 
 /** ply_board_checkers - the opposing pieces giving check to the side to move. */

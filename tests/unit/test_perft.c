@@ -257,6 +257,7 @@ static void test_cancel(void **state)
 
 int main(void)
 {
+    print_message("perft kernel: %s\n", ply_perft_kernel_name());
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_tt_basics),    cmocka_unit_test(test_counts),
         cmocka_unit_test(test_stats),        cmocka_unit_test(test_parallel_run),

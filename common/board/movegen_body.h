@@ -1,0 +1,229 @@
+/*
+ * The legal move generator's body, shared as a header so that it can be
+ * compiled into more than one translation unit: the public functions of
+ * movegen.c (magic sliders), and each perft kernel in worker/ (magic, and
+ * PEXT compiled with -mbmi2), where it inlines into the perft recursion.
+ * Internal to the fast engine: include movegen.h for the API.
+ *
+ * Shape of the work per position: checkers and pinned pieces first (one
+ * x-ray lookup from the king), then per piece kind a target set masked by
+ * "not own pieces", "on the checking line" (single check) and "on the pin
+ * line" (pinned pieces). Double check skips straight to the king. When
+ * counting, every "emit" is a popcount of a target set; when listing, it
+ * writes moves.
+ */
+#ifndef PLY_BOARD_MOVEGEN_BODY_H
+#define PLY_BOARD_MOVEGEN_BODY_H
+
+#include "board/movegen.h"
+
+#define PLY__INLINE inline __attribute__((always_inline))
+
+typedef struct ply__gen {
+    ply_move_t *out; /* next free slot (listing only) */
+    int n;           /* moves counted (counting only) */
+} ply__gen_t;
+
+static PLY__INLINE void ply__emit_set(ply__gen_t *g, int from, ply_bb_t to, int kind, int piece,
+                                   const int count)
+{
+    if (count) {
+        g->n += ply_popcount(to);
+        return;
+    }
+    while (to) *g->out++ = PLY_MOVE(from, ply_pop_lsb(&to), kind, piece);
+}
+
+/* Pawn moves to a set of squares, each from to - delta; promotions when the
+ * targets are on the last rank (each counts four times). */
+static PLY__INLINE void ply__emit_pawns(ply__gen_t *g, ply_bb_t to, int delta, int kind, ply_bb_t promo_rank,
+                                     const int count)
+{
+    ply_bb_t promo = to & promo_rank;
+    to &= ~promo_rank;
+    if (count) {
+        g->n += ply_popcount(to) + 4 * ply_popcount(promo);
+        return;
+    }
+    while (to) {
+        int sq = ply_pop_lsb(&to);
+        *g->out++ = PLY_MOVE(sq - delta, sq, kind, PLY_PAWN);
+    }
+    while (promo) {
+        int sq = ply_pop_lsb(&promo);
+        for (int k = PLY_MOVE_PROMO_Q; k >= PLY_MOVE_PROMO_N; k--)
+            *g->out++ = PLY_MOVE(sq - delta, sq, k, PLY_PAWN);
+    }
+}
+
+static PLY__INLINE ply_bb_t ply__pawn_push(ply_bb_t b, int us) { return us == PLY_WHITE ? b << 8 : b >> 8; }
+
+static PLY__INLINE int ply__generate_side(const ply_board_t *b, ply_move_t *out, const int count,
+                                            const int us)
+{
+    ply__gen_t g = {out, 0};
+    const int them = us ^ 1, ksq = b->king[us];
+    const ply_bb_t own = b->colour[us], enemy = b->colour[them], occ = own | enemy;
+    const ply_bb_t *p = b->pieces;
+    const ply_bb_t enemy_rq = enemy & (p[PLY_ROOK] | p[PLY_QUEEN]);
+    const ply_bb_t enemy_bq = enemy & (p[PLY_BISHOP] | p[PLY_QUEEN]);
+    const ply_bb_t checkers = ply_board_attackers(b, ksq, them, occ);
+
+    /* King moves: the king must not step onto an attacked square, judged
+     * with the king off the board so that it cannot hide behind itself. */
+    {
+        ply_bb_t to = ply__king_attacks[ksq] & ~own;
+        const ply_bb_t occ_no_king = occ ^ ply_bb(ksq);
+        while (to) {
+            int sq = ply_pop_lsb(&to);
+            if (ply_board_attackers(b, sq, them, occ_no_king)) continue;
+            if (count)
+                g.n++;
+            else
+                *g.out++ = PLY_MOVE(ksq, sq, PLY_MOVE_NORMAL, PLY_KING);
+        }
+    }
+    if (ply_more_than_one(checkers)) return count ? g.n : (int)(g.out - out);
+
+    /* Pinned pieces: own pieces alone between the king and an enemy slider. */
+    ply_bb_t pinned = 0;
+    {
+        ply_bb_t snipers = 0;
+        if (ply__rook_rays[ksq] & enemy_rq) snipers |= ply_rook_attacks(ksq, enemy) & enemy_rq;
+        if (ply__bishop_rays[ksq] & enemy_bq) snipers |= ply_bishop_attacks(ksq, enemy) & enemy_bq;
+        while (snipers) {
+            ply_bb_t between = ply__between[ksq][ply_pop_lsb(&snipers)] & occ;
+            if (between && !ply_more_than_one(between)) pinned |= between;
+        }
+    }
+
+    /* Non-king moves must capture the checker or block its line. */
+    const ply_bb_t check_mask = checkers ? (ply__between[ksq][ply_lsb(checkers)] | checkers) : ~0ull;
+    const ply_bb_t target = ~own & check_mask;
+    /* A pinned piece can never answer a check: its line and the check line
+     * meet only on the king's square. */
+    const ply_bb_t movable = checkers ? own & ~pinned : own;
+
+    /* Pawns. */
+    {
+        const int up = us == PLY_WHITE ? 8 : -8;
+        const ply_bb_t promo_rank = us == PLY_WHITE ? PLY_BB_RANK_8 : PLY_BB_RANK_1;
+        const ply_bb_t third = us == PLY_WHITE ? PLY_BB_RANK_3 : PLY_BB_RANK_6;
+        const ply_bb_t pawns = p[PLY_PAWN] & movable;
+        const ply_bb_t free = pawns & ~pinned;
+        const ply_bb_t empty = ~occ;
+
+        ply_bb_t push1 = ply__pawn_push(free, us) & empty;
+        ply_bb_t push2 = ply__pawn_push(push1 & third, us) & empty & check_mask;
+        push1 &= check_mask;
+        /* West captures (toward the a-file) and east captures. */
+        ply_bb_t west = (us == PLY_WHITE ? (free & ~PLY_BB_FILE_A) << 7 : (free & ~PLY_BB_FILE_A) >> 9);
+        ply_bb_t east = (us == PLY_WHITE ? (free & ~PLY_BB_FILE_H) << 9 : (free & ~PLY_BB_FILE_H) >> 7);
+        west &= enemy & check_mask;
+        east &= enemy & check_mask;
+        ply__emit_pawns(&g, push1, up, PLY_MOVE_NORMAL, promo_rank, count);
+        ply__emit_pawns(&g, push2, 2 * up, PLY_MOVE_DOUBLE, 0, count);
+        ply__emit_pawns(&g, west, up - 1, PLY_MOVE_NORMAL, promo_rank, count);
+        ply__emit_pawns(&g, east, up + 1, PLY_MOVE_NORMAL, promo_rank, count);
+
+        /* Pinned pawns (never in check here): only along the pin line. */
+        ply_bb_t pin_pawns = pawns & pinned;
+        while (pin_pawns) {
+            int from = ply_pop_lsb(&pin_pawns);
+            ply_bb_t line = ply__line[ksq][from];
+            ply_bb_t one = ply__pawn_push(ply_bb(from), us) & empty & line;
+            ply_bb_t two = ply__pawn_push(one & third, us) & empty;
+            ply_bb_t caps = ply__pawn_attacks[us][from] & enemy & line;
+            ply__emit_pawns(&g, one, up, PLY_MOVE_NORMAL, promo_rank, count);
+            ply__emit_pawns(&g, two, 2 * up, PLY_MOVE_DOUBLE, 0, count);
+            ply_bb_t capl = caps & (ply_bb_t)(PLY_FILE(from) ? ply_bb(from + up - 1) : 0);
+            ply__emit_pawns(&g, capl, up - 1, PLY_MOVE_NORMAL, promo_rank, count);
+            ply__emit_pawns(&g, caps & ~capl, up + 1, PLY_MOVE_NORMAL, promo_rank, count);
+        }
+
+        /* En passant: play it on the occupancy and look at the king, which
+         * catches the pin along the rank that two vanishing pawns open. */
+        if (b->ep != PLY_NO_SQ) {
+            const int ep = b->ep, capsq = ep - up;
+            ply_bb_t cands = ply__pawn_attacks[them][ep] & p[PLY_PAWN] & own;
+            while (cands) {
+                int from = ply_pop_lsb(&cands);
+                ply_bb_t occ2 = (occ ^ ply_bb(from) ^ ply_bb(capsq)) | ply_bb(ep);
+                if ((ply_rook_attacks(ksq, occ2) & enemy_rq) || (ply_bishop_attacks(ksq, occ2) & enemy_bq))
+                    continue;
+                /* A knight or another pawn giving check is not answered by it. */
+                if (checkers & ~ply_bb(capsq) & (p[PLY_KNIGHT] | p[PLY_PAWN])) continue;
+                if (count)
+                    g.n++;
+                else
+                    *g.out++ = PLY_MOVE(from, ep, PLY_MOVE_EP, PLY_PAWN);
+            }
+        }
+    }
+
+    /* Knights: a pinned knight can never move. */
+    {
+        ply_bb_t knights = p[PLY_KNIGHT] & movable & ~pinned;
+        while (knights) {
+            int from = ply_pop_lsb(&knights);
+            ply__emit_set(&g, from, ply__knight_attacks[from] & target, PLY_MOVE_NORMAL, PLY_KNIGHT, count);
+        }
+    }
+
+    /* Sliders. */
+    for (int piece = PLY_BISHOP; piece <= PLY_QUEEN; piece++) {
+        ply_bb_t set = p[piece] & movable;
+        while (set) {
+            int from = ply_pop_lsb(&set);
+            ply_bb_t att = piece == PLY_BISHOP ? ply_bishop_attacks(from, occ)
+                           : piece == PLY_ROOK ? ply_rook_attacks(from, occ)
+                                               : ply_queen_attacks(from, occ);
+            att &= target;
+            if (pinned & ply_bb(from)) att &= ply__line[ksq][from];
+            ply__emit_set(&g, from, att, PLY_MOVE_NORMAL, piece, count);
+        }
+    }
+
+    /* Castling, standard and Chess960 alike: king and rook go to the g/f or
+     * c/d squares; everything they cross must be empty but for themselves,
+     * and no square the king crosses or lands on may be attacked, judged
+     * with king and rook lifted (RULES.md art. 3.8). */
+    if (!checkers && (b->castling & (us == PLY_WHITE ? 3 : 12))) {
+        const int rank = us == PLY_WHITE ? 0 : 56;
+        for (int side = 0; side < 2; side++) {
+            const int right = us * 2 + side;
+            if (!(b->castling & (1 << right))) continue;
+            const int rsq = b->castle_rook[right];
+            const int kto = rank + (side == 0 ? 6 : 2), rto = rank + (side == 0 ? 5 : 3);
+            const ply_bb_t lifted = ply_bb(ksq) | ply_bb(rsq);
+            const ply_bb_t kpath = ply__between[ksq][kto] | ply_bb(kto);
+            const ply_bb_t need_empty = (kpath | ply__between[rsq][rto] | ply_bb(rto)) & ~lifted;
+            if (occ & need_empty) continue;
+            const ply_bb_t occ2 = occ ^ lifted;
+            ply_bb_t path = kpath;
+            int safe = 1;
+            while (path && safe)
+                if (ply_board_attackers(b, ply_pop_lsb(&path), them, occ2)) safe = 0;
+            if (!safe) continue;
+            if (count)
+                g.n++;
+            else
+                *g.out++ = PLY_MOVE(ksq, rsq, PLY_MOVE_CASTLE, PLY_KING);
+        }
+    }
+    return count ? g.n : (int)(g.out - out);
+}
+
+/*
+ * ply__generate - the generator for the side to move: each colour gets its
+ * own instantiation, so pawn directions and ranks are constants.
+ * @count: 1 to count (returns the number of legal moves, @out unused),
+ * 0 to list into @out (room for PLY_MAX_MOVES; returns the number written).
+ */
+static PLY__INLINE int ply__generate(const ply_board_t *b, ply_move_t *out, const int count)
+{
+    return b->side == PLY_WHITE ? ply__generate_side(b, out, count, PLY_WHITE)
+                                : ply__generate_side(b, out, count, PLY_BLACK);
+}
+
+#endif

@@ -1,0 +1,147 @@
+/*
+ * The perft kernel: the hot recursions, written once and compiled once per
+ * slider backend (perft_magic.c; perft_pext.c with -mbmi2 and
+ * PLY_KERNEL_PEXT). Three recursions, one per kind of count, each kept small
+ * because it is the hot loop:
+ *   perft_plain  nodes, no table: keys are never updated (play_nokey);
+ *   perft_hash   nodes with the shared table: keys updated down to the
+ *                last probed ply;
+ *   perft_stats  the fifteen statistics, with or without the table.
+ * The last ply is always counted without playing it: by popcount for nodes,
+ * by classifying each move for statistics.
+ *
+ * Include once per translation unit, then define the kernel table with
+ * PLY__PERFT_KERNEL(name).
+ */
+#ifndef PLY_WORKER_PERFT_KERNEL_H
+#define PLY_WORKER_PERFT_KERNEL_H
+
+#include <string.h>
+
+#include "board/movegen_body.h"
+#include "perft_internal.h"
+
+static inline int canceled(const ply__perft_ctx_t *c, int depth)
+{
+    return depth >= PLY__CANCEL_POLL_DEPTH && c->cancel &&
+           atomic_load_explicit(c->cancel, memory_order_relaxed);
+}
+
+/* ---- nodes ------------------------------------------------------------------ */
+
+static uint64_t perft_plain(ply__perft_ctx_t *c, const ply_board_t *b, int depth)
+{
+    ply_move_t moves[PLY_MAX_MOVES];
+    const int n = ply__generate(b, moves, 0);
+    uint64_t total = 0;
+    if (canceled(c, depth)) return 0;
+    if (depth == 2) {
+        for (int i = 0; i < n; i++) {
+            ply_board_t child = *b;
+            ply_board_play_nokey(&child, moves[i]);
+            total += (uint64_t)ply__generate(&child, NULL, 1);
+        }
+        return total;
+    }
+    for (int i = 0; i < n; i++) {
+        ply_board_t child = *b;
+        ply_board_play_nokey(&child, moves[i]);
+        total += perft_plain(c, &child, depth - 1);
+    }
+    return total;
+}
+
+static uint64_t perft_hash(ply__perft_ctx_t *c, const ply_board_t *b, int depth)
+{
+    uint64_t total = 0;
+    c->probes++;
+    if (ply_tt_probe(c->tt, b->key, (unsigned)depth, &total)) {
+        c->hits++;
+        return total;
+    }
+    if (canceled(c, depth)) return 0;
+    ply_move_t moves[PLY_MAX_MOVES];
+    const int n = ply__generate(b, moves, 0);
+    if (depth == 2) {
+        for (int i = 0; i < n; i++) {
+            ply_board_t child = *b;
+            ply_board_play_nokey(&child, moves[i]);
+            total += (uint64_t)ply__generate(&child, NULL, 1);
+        }
+    } else if (depth - 1 >= PLY__TT_MIN_DEPTH) {
+        for (int i = 0; i < n; i++) {
+            ply_board_t child = *b;
+            ply_board_play(&child, moves[i]);
+            total += perft_hash(c, &child, depth - 1);
+        }
+    }
+    ply_tt_store(c->tt, b->key, (unsigned)depth, &total);
+    return total;
+}
+
+static uint64_t count_nodes(ply__perft_ctx_t *c, const ply_board_t *b, int depth)
+{
+    if (depth == 0) return 1;
+    if (depth == 1) return (uint64_t)ply__generate(b, NULL, 1);
+    return c->tt && depth >= PLY__TT_MIN_DEPTH ? perft_hash(c, b, depth) : perft_plain(c, b, depth);
+}
+
+/* ---- statistics -------------------------------------------------------------- */
+
+/* Adds the leaf reached by @m from @b to @s (definitions in util/stats.h). */
+static void classify(const ply_board_t *b, ply_move_t m, ply_stats_t *s)
+{
+    const int kind = ply_move_kind(m), from = ply_move_from(m), to = ply_move_to(m);
+    s->v[PLY_STAT_nodes]++;
+    if (kind == PLY_MOVE_EP) {
+        s->v[PLY_STAT_captures]++;
+        s->v[PLY_STAT_enpassants]++;
+    } else if (kind != PLY_MOVE_CASTLE && (b->colour[b->side ^ 1] & ply_bb(to))) {
+        s->v[PLY_STAT_captures]++;
+    }
+    if (kind == PLY_MOVE_CASTLE) s->v[PLY_STAT_castles]++;
+    if (ply_move_is_promo(m)) s->v[PLY_STAT_promotions]++;
+
+    ply_board_t child = *b;
+    ply_board_play_nokey(&child, m);
+    const ply_bb_t checkers = ply_board_checkers(&child);
+    if (!checkers) return;
+    /* The moved piece's arrival square; for castling, the rook's. */
+    const int arrival = kind == PLY_MOVE_CASTLE ? PLY_SQ(to > from ? 5 : 3, PLY_RANK(from)) : to;
+    const int mate = ply__generate(&child, NULL, 1) == 0;
+    s->v[ply_stats_check_kind(ply_more_than_one(checkers) ? 2 : 1,
+                              (checkers & ply_bb(arrival)) != 0, mate)]++;
+    s->v[mate ? PLY_STAT_total_mates : PLY_STAT_total_checks]++;
+}
+
+static void perft_stats(ply__perft_ctx_t *c, const ply_board_t *b, int depth, ply_stats_t *out)
+{
+    ply_move_t moves[PLY_MAX_MOVES];
+    ply_stats_t s;
+    if (c->tt && depth >= PLY__TT_MIN_DEPTH) {
+        c->probes++;
+        if (ply_tt_probe(c->tt, b->key, (unsigned)depth, s.v)) {
+            c->hits++;
+            ply_stats_add(out, &s, 1);
+            return;
+        }
+    }
+    if (canceled(c, depth)) return;
+    memset(&s, 0, sizeof s);
+    const int n = ply__generate(b, moves, 0);
+    if (depth == 1) {
+        for (int i = 0; i < n; i++) classify(b, moves[i], &s);
+    } else {
+        for (int i = 0; i < n; i++) {
+            ply_board_t child = *b;
+            ply_board_play(&child, moves[i]);
+            perft_stats(c, &child, depth - 1, &s);
+        }
+    }
+    if (c->tt && depth >= PLY__TT_MIN_DEPTH) ply_tt_store(c->tt, b->key, (unsigned)depth, s.v);
+    ply_stats_add(out, &s, 1);
+}
+
+#define PLY__PERFT_KERNEL(kname) {#kname, count_nodes, perft_stats, classify}
+
+#endif

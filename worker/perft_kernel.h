@@ -31,18 +31,13 @@ static inline int canceled(const ply__perft_ctx_t *c, int depth)
 
 static uint64_t perft_plain(ply__perft_ctx_t *c, const ply_board_t *b, int depth)
 {
-    ply_move_t moves[PLY_MAX_MOVES];
-    const int n = ply__generate(b, moves, 0);
-    uint64_t total = 0;
+    /* perft(2) straight from the generator: each move is played and its
+     * replies counted as it is found, with no list in between. */
+    if (depth == 2) return (uint64_t)ply__generate(b, NULL, PLY__GEN_CHILDREN);
     if (canceled(c, depth)) return 0;
-    if (depth == 2) {
-        for (int i = 0; i < n; i++) {
-            ply_board_t child = *b;
-            ply_board_play_nokey(&child, moves[i]);
-            total += (uint64_t)ply__generate(&child, NULL, 1);
-        }
-        return total;
-    }
+    ply_move_t moves[PLY_MAX_MOVES];
+    const int n = ply__generate(b, moves, PLY__GEN_LIST);
+    uint64_t total = 0;
     for (int i = 0; i < n; i++) {
         ply_board_t child = *b;
         ply_board_play_nokey(&child, moves[i]);
@@ -50,6 +45,9 @@ static uint64_t perft_plain(ply__perft_ctx_t *c, const ply_board_t *b, int depth
     }
     return total;
 }
+
+/* perft_hash's base case is depth 2, the shallowest depth that is probed. */
+_Static_assert(PLY__TT_MIN_DEPTH == 2, "perft_hash counts depth 2 directly");
 
 static uint64_t perft_hash(ply__perft_ctx_t *c, const ply_board_t *b, int depth)
 {
@@ -59,17 +57,13 @@ static uint64_t perft_hash(ply__perft_ctx_t *c, const ply_board_t *b, int depth)
         c->hits++;
         return total;
     }
-    if (canceled(c, depth)) return 0;
-    ply_move_t moves[PLY_MAX_MOVES];
-    const int n = ply__generate(b, moves, 0);
     if (depth == 2) {
-        for (int i = 0; i < n; i++) {
-            ply_board_t child = *b;
-            ply_board_play_nokey(&child, moves[i]);
-            total += (uint64_t)ply__generate(&child, NULL, 1);
-        }
-    } else if (depth - 1 >= PLY__TT_MIN_DEPTH) {
-        for (int i = 0; i < n; i++) {
+        total = (uint64_t)ply__generate(b, NULL, PLY__GEN_CHILDREN);
+    } else {
+        if (canceled(c, depth)) return 0;
+        ply_move_t moves[PLY_MAX_MOVES];
+        const int n = ply__generate(b, moves, PLY__GEN_LIST);
+        for (int i = 0; i < n; i++) { /* depth - 1 >= PLY__TT_MIN_DEPTH: children probe too */
             ply_board_t child = *b;
             ply_board_play(&child, moves[i]);
             total += perft_hash(c, &child, depth - 1);
@@ -82,7 +76,7 @@ static uint64_t perft_hash(ply__perft_ctx_t *c, const ply_board_t *b, int depth)
 static uint64_t count_nodes(ply__perft_ctx_t *c, const ply_board_t *b, int depth)
 {
     if (depth == 0) return 1;
-    if (depth == 1) return (uint64_t)ply__generate(b, NULL, 1);
+    if (depth == 1) return (uint64_t)ply__generate(b, NULL, PLY__GEN_COUNT);
     return c->tt && depth >= PLY__TT_MIN_DEPTH ? perft_hash(c, b, depth) : perft_plain(c, b, depth);
 }
 
@@ -108,7 +102,7 @@ static void classify(const ply_board_t *b, ply_move_t m, ply_stats_t *s)
     if (!checkers) return;
     /* The moved piece's arrival square; for castling, the rook's. */
     const int arrival = kind == PLY_MOVE_CASTLE ? PLY_SQ(to > from ? 5 : 3, PLY_RANK(from)) : to;
-    const int mate = ply__generate(&child, NULL, 1) == 0;
+    const int mate = ply__generate(&child, NULL, PLY__GEN_COUNT) == 0;
     s->v[ply_stats_check_kind(ply_more_than_one(checkers) ? 2 : 1,
                               (checkers & ply_bb(arrival)) != 0, mate)]++;
     s->v[mate ? PLY_STAT_total_mates : PLY_STAT_total_checks]++;
@@ -128,7 +122,7 @@ static void perft_stats(ply__perft_ctx_t *c, const ply_board_t *b, int depth, pl
     }
     if (canceled(c, depth)) return;
     memset(&s, 0, sizeof s);
-    const int n = ply__generate(b, moves, 0);
+    const int n = ply__generate(b, moves, PLY__GEN_LIST);
     if (depth == 1) {
         for (int i = 0; i < n; i++) classify(b, moves[i], &s);
     } else {

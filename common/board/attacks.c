@@ -24,6 +24,7 @@ ply_bb_t ply__pawn_attacks[2][64];
 ply_bb_t ply__between[64][64];
 ply_bb_t ply__line[64][64];
 ply_bb_t ply__bishop_rays[64];
+ply__castle_path_t ply__castle_paths[2][8][8];
 ply_bb_t ply__rook_rays[64];
 
 /* 5248 bishop + 102400 rook entries: the sums of 2^popcount(mask) over
@@ -241,10 +242,29 @@ static int cpu_has_fast_pext(void)
 
 static int use_pext;
 
+/* King and rook end on g/f (rook on the h-side) or c/d (a-side); every
+ * square either crosses must be empty but for the two of them (RULES.md
+ * art. 3.8, and its Chess960 note). */
+static void init_castling(void)
+{
+    for (int c = 0; c < 2; c++)
+        for (int kf = 0; kf < 8; kf++)
+            for (int rf = 0; rf < 8; rf++) {
+                if (kf == rf) continue;
+                int rank = c ? 56 : 0, ksq = rank + kf, rsq = rank + rf;
+                int kto = rank + (rf > kf ? 6 : 2), rto = rank + (rf > kf ? 5 : 3);
+                ply_bb_t kpath = ply__between[ksq][kto] | ply_bb(kto);
+                ply__castle_paths[c][kf][rf].king_path = kpath;
+                ply__castle_paths[c][kf][rf].empty =
+                    (kpath | ply__between[rsq][rto] | ply_bb(rto)) & ~(ply_bb(ksq) | ply_bb(rsq));
+            }
+}
+
 __attribute__((constructor)) static void ply_attacks_init(void)
 {
     init_leapers();
     init_lines();
+    init_castling();
     /* PLY_SLIDERS=magic|pext overrides the CPU check (benchmarks, tests). */
     const char *env = getenv("PLY_SLIDERS");
     use_pext = cpu_has_fast_pext();

@@ -38,6 +38,14 @@ extern ply_bb_t ply__pawn_attacks[2][64]; /* [colour][square]: squares a pawn th
 extern ply_bb_t ply__between[64][64];     /* squares strictly between two aligned squares, else 0 */
 extern ply_bb_t ply__line[64][64];        /* the whole line through two aligned squares, else 0 */
 extern ply_bb_t ply__bishop_rays[64];     /* bishop attacks on an empty board */
+/* Castling with the king on file kf and the rook on file rf of colour c's
+ * back rank (standard chess and Chess960): the squares that must be empty,
+ * and the squares the king crosses or lands on (which must not be attacked). */
+typedef struct ply__castle_path {
+    ply_bb_t empty;
+    ply_bb_t king_path;
+} ply__castle_path_t;
+extern ply__castle_path_t ply__castle_paths[2][8][8]; /* [colour][king file][rook file] */
 extern ply_bb_t ply__rook_rays[64];       /* rook attacks on an empty board */
 
 static inline ply_bb_t ply_slider_index_(const ply__slider_t *s, ply_bb_t occ)

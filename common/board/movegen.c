@@ -10,9 +10,9 @@
 #include "board/movegen_body.h"
 #include "util/error.h"
 
-int ply_board_legal_moves(const ply_board_t *b, ply_move_t *moves) { return ply__generate(b, moves, 0); }
+int ply_board_legal_moves(const ply_board_t *b, ply_move_t *moves) { return ply__generate(b, moves, PLY__GEN_LIST); }
 
-int ply_board_count_legal(const ply_board_t *b) { return ply__generate(b, NULL, 1); }
+int ply_board_count_legal(const ply_board_t *b) { return ply__generate(b, NULL, PLY__GEN_COUNT); }
 
 int ply_board_move_to_uci(const ply_board_t *b, ply_move_t m, char *buf)
 {

@@ -19,49 +19,76 @@
 
 #define PLY__INLINE inline __attribute__((always_inline))
 
+/* What the generator body does with each legal move it finds. */
+enum {
+    PLY__GEN_LIST = 0,     /* write it to the list */
+    PLY__GEN_COUNT = 1,    /* count it (popcounts where possible): perft(1) */
+    PLY__GEN_CHILDREN = 2, /* play it and count the replies: perft(2), no list at all */
+};
+
 typedef struct ply__gen {
-    ply_move_t *out; /* next free slot (listing only) */
-    int n;           /* moves counted (counting only) */
+    const ply_board_t *b; /* the position (PLY__GEN_CHILDREN plays moves on copies) */
+    ply_move_t *out;      /* next free slot (listing only) */
+    int n;                /* moves, or replies, counted */
 } ply__gen_t;
 
-static PLY__INLINE void ply__emit_set(ply__gen_t *g, int from, ply_bb_t to, int kind, int piece,
-                                   const int count)
+/* perft(1) of a child, out of line: each PLY__GEN_CHILDREN emit site would
+ * otherwise inline a whole counting generator. */
+static int ply__count_child(const ply_board_t *b);
+
+/* One move. With PLY__GEN_CHILDREN the move's kind and piece are constants
+ * at each call site, so the inlined play has no branches on them. */
+static PLY__INLINE void ply__emit(ply__gen_t *g, ply_move_t m, const int mode)
 {
-    if (count) {
+    if (mode == PLY__GEN_LIST) {
+        *g->out++ = m;
+    } else if (mode == PLY__GEN_COUNT) {
+        g->n++;
+    } else {
+        ply_board_t child = *g->b;
+        ply__board_play(&child, m, 0);
+        g->n += ply__count_child(&child);
+    }
+}
+
+static PLY__INLINE void ply__emit_set(ply__gen_t *g, int from, ply_bb_t to, int kind, int piece,
+                                      const int mode)
+{
+    if (mode == PLY__GEN_COUNT) {
         g->n += ply_popcount(to);
         return;
     }
-    while (to) *g->out++ = PLY_MOVE(from, ply_pop_lsb(&to), kind, piece);
+    while (to) ply__emit(g, PLY_MOVE(from, ply_pop_lsb(&to), kind, piece), mode);
 }
 
 /* Pawn moves to a set of squares, each from to - delta; promotions when the
  * targets are on the last rank (each counts four times). */
-static PLY__INLINE void ply__emit_pawns(ply__gen_t *g, ply_bb_t to, int delta, int kind, ply_bb_t promo_rank,
-                                     const int count)
+static PLY__INLINE void ply__emit_pawns(ply__gen_t *g, ply_bb_t to, int delta, int kind,
+                                        ply_bb_t promo_rank, const int mode)
 {
     ply_bb_t promo = to & promo_rank;
     to &= ~promo_rank;
-    if (count) {
+    if (mode == PLY__GEN_COUNT) {
         g->n += ply_popcount(to) + 4 * ply_popcount(promo);
         return;
     }
     while (to) {
         int sq = ply_pop_lsb(&to);
-        *g->out++ = PLY_MOVE(sq - delta, sq, kind, PLY_PAWN);
+        ply__emit(g, PLY_MOVE(sq - delta, sq, kind, PLY_PAWN), mode);
     }
     while (promo) {
         int sq = ply_pop_lsb(&promo);
         for (int k = PLY_MOVE_PROMO_Q; k >= PLY_MOVE_PROMO_N; k--)
-            *g->out++ = PLY_MOVE(sq - delta, sq, k, PLY_PAWN);
+            ply__emit(g, PLY_MOVE(sq - delta, sq, k, PLY_PAWN), mode);
     }
 }
 
 static PLY__INLINE ply_bb_t ply__pawn_push(ply_bb_t b, int us) { return us == PLY_WHITE ? b << 8 : b >> 8; }
 
-static PLY__INLINE int ply__generate_side(const ply_board_t *b, ply_move_t *out, const int count,
+static PLY__INLINE int ply__generate_side(const ply_board_t *b, ply_move_t *out, const int mode,
                                             const int us)
 {
-    ply__gen_t g = {out, 0};
+    ply__gen_t g = {b, out, 0};
     const int them = us ^ 1, ksq = b->king[us];
     const ply_bb_t own = b->colour[us], enemy = b->colour[them], occ = own | enemy;
     const ply_bb_t *p = b->pieces;
@@ -77,13 +104,10 @@ static PLY__INLINE int ply__generate_side(const ply_board_t *b, ply_move_t *out,
         while (to) {
             int sq = ply_pop_lsb(&to);
             if (ply_board_attackers(b, sq, them, occ_no_king)) continue;
-            if (count)
-                g.n++;
-            else
-                *g.out++ = PLY_MOVE(ksq, sq, PLY_MOVE_NORMAL, PLY_KING);
+            ply__emit(&g, PLY_MOVE(ksq, sq, PLY_MOVE_NORMAL, PLY_KING), mode);
         }
     }
-    if (ply_more_than_one(checkers)) return count ? g.n : (int)(g.out - out);
+    if (ply_more_than_one(checkers)) return mode != PLY__GEN_LIST ? g.n : (int)(g.out - out);
 
     /* Pinned pieces: own pieces alone between the king and an enemy slider. */
     ply_bb_t pinned = 0;
@@ -121,10 +145,10 @@ static PLY__INLINE int ply__generate_side(const ply_board_t *b, ply_move_t *out,
         ply_bb_t east = (us == PLY_WHITE ? (free & ~PLY_BB_FILE_H) << 9 : (free & ~PLY_BB_FILE_H) >> 7);
         west &= enemy & check_mask;
         east &= enemy & check_mask;
-        ply__emit_pawns(&g, push1, up, PLY_MOVE_NORMAL, promo_rank, count);
-        ply__emit_pawns(&g, push2, 2 * up, PLY_MOVE_DOUBLE, 0, count);
-        ply__emit_pawns(&g, west, up - 1, PLY_MOVE_NORMAL, promo_rank, count);
-        ply__emit_pawns(&g, east, up + 1, PLY_MOVE_NORMAL, promo_rank, count);
+        ply__emit_pawns(&g, push1, up, PLY_MOVE_NORMAL, promo_rank, mode);
+        ply__emit_pawns(&g, push2, 2 * up, PLY_MOVE_DOUBLE, 0, mode);
+        ply__emit_pawns(&g, west, up - 1, PLY_MOVE_NORMAL, promo_rank, mode);
+        ply__emit_pawns(&g, east, up + 1, PLY_MOVE_NORMAL, promo_rank, mode);
 
         /* Pinned pawns (never in check here): only along the pin line. */
         ply_bb_t pin_pawns = pawns & pinned;
@@ -134,11 +158,11 @@ static PLY__INLINE int ply__generate_side(const ply_board_t *b, ply_move_t *out,
             ply_bb_t one = ply__pawn_push(ply_bb(from), us) & empty & line;
             ply_bb_t two = ply__pawn_push(one & third, us) & empty;
             ply_bb_t caps = ply__pawn_attacks[us][from] & enemy & line;
-            ply__emit_pawns(&g, one, up, PLY_MOVE_NORMAL, promo_rank, count);
-            ply__emit_pawns(&g, two, 2 * up, PLY_MOVE_DOUBLE, 0, count);
+            ply__emit_pawns(&g, one, up, PLY_MOVE_NORMAL, promo_rank, mode);
+            ply__emit_pawns(&g, two, 2 * up, PLY_MOVE_DOUBLE, 0, mode);
             ply_bb_t capl = caps & (ply_bb_t)(PLY_FILE(from) ? ply_bb(from + up - 1) : 0);
-            ply__emit_pawns(&g, capl, up - 1, PLY_MOVE_NORMAL, promo_rank, count);
-            ply__emit_pawns(&g, caps & ~capl, up + 1, PLY_MOVE_NORMAL, promo_rank, count);
+            ply__emit_pawns(&g, capl, up - 1, PLY_MOVE_NORMAL, promo_rank, mode);
+            ply__emit_pawns(&g, caps & ~capl, up + 1, PLY_MOVE_NORMAL, promo_rank, mode);
         }
 
         /* En passant: play it on the occupancy and look at the king, which
@@ -153,10 +177,7 @@ static PLY__INLINE int ply__generate_side(const ply_board_t *b, ply_move_t *out,
                     continue;
                 /* A knight or another pawn giving check is not answered by it. */
                 if (checkers & ~ply_bb(capsq) & (p[PLY_KNIGHT] | p[PLY_PAWN])) continue;
-                if (count)
-                    g.n++;
-                else
-                    *g.out++ = PLY_MOVE(from, ep, PLY_MOVE_EP, PLY_PAWN);
+                ply__emit(&g, PLY_MOVE(from, ep, PLY_MOVE_EP, PLY_PAWN), mode);
             }
         }
     }
@@ -166,64 +187,66 @@ static PLY__INLINE int ply__generate_side(const ply_board_t *b, ply_move_t *out,
         ply_bb_t knights = p[PLY_KNIGHT] & movable & ~pinned;
         while (knights) {
             int from = ply_pop_lsb(&knights);
-            ply__emit_set(&g, from, ply__knight_attacks[from] & target, PLY_MOVE_NORMAL, PLY_KNIGHT, count);
+            ply__emit_set(&g, from, ply__knight_attacks[from] & target, PLY_MOVE_NORMAL, PLY_KNIGHT, mode);
         }
     }
 
-    /* Sliders. */
+    /* Sliders: the free ones, then the pinned ones along their pin lines. */
     for (int piece = PLY_BISHOP; piece <= PLY_QUEEN; piece++) {
-        ply_bb_t set = p[piece] & movable;
-        while (set) {
+        for (ply_bb_t set = p[piece] & movable & ~pinned; set;) {
             int from = ply_pop_lsb(&set);
             ply_bb_t att = piece == PLY_BISHOP ? ply_bishop_attacks(from, occ)
                            : piece == PLY_ROOK ? ply_rook_attacks(from, occ)
                                                : ply_queen_attacks(from, occ);
-            att &= target;
-            if (pinned & ply_bb(from)) att &= ply__line[ksq][from];
-            ply__emit_set(&g, from, att, PLY_MOVE_NORMAL, piece, count);
+            ply__emit_set(&g, from, att & target, PLY_MOVE_NORMAL, piece, mode);
+        }
+        for (ply_bb_t set = p[piece] & movable & pinned; set;) {
+            int from = ply_pop_lsb(&set);
+            ply_bb_t att = piece == PLY_BISHOP ? ply_bishop_attacks(from, occ)
+                           : piece == PLY_ROOK ? ply_rook_attacks(from, occ)
+                                               : ply_queen_attacks(from, occ);
+            ply__emit_set(&g, from, att & target & ply__line[ksq][from], PLY_MOVE_NORMAL, piece, mode);
         }
     }
 
-    /* Castling, standard and Chess960 alike: king and rook go to the g/f or
-     * c/d squares; everything they cross must be empty but for themselves,
-     * and no square the king crosses or lands on may be attacked, judged
-     * with king and rook lifted (RULES.md art. 3.8). */
+    /* Castling, standard and Chess960 alike (paths in ply__castle_paths): no
+     * square the king crosses or lands on may be attacked, judged with king
+     * and rook lifted, so that neither hides an attack (RULES.md art. 3.8). */
     if (!checkers && (b->castling & (us == PLY_WHITE ? 3 : 12))) {
-        const int rank = us == PLY_WHITE ? 0 : 56;
         for (int side = 0; side < 2; side++) {
             const int right = us * 2 + side;
             if (!(b->castling & (1 << right))) continue;
             const int rsq = b->castle_rook[right];
-            const int kto = rank + (side == 0 ? 6 : 2), rto = rank + (side == 0 ? 5 : 3);
-            const ply_bb_t lifted = ply_bb(ksq) | ply_bb(rsq);
-            const ply_bb_t kpath = ply__between[ksq][kto] | ply_bb(kto);
-            const ply_bb_t need_empty = (kpath | ply__between[rsq][rto] | ply_bb(rto)) & ~lifted;
-            if (occ & need_empty) continue;
-            const ply_bb_t occ2 = occ ^ lifted;
-            ply_bb_t path = kpath;
+            const ply__castle_path_t *cp = &ply__castle_paths[us][PLY_FILE(ksq)][PLY_FILE(rsq)];
+            if (occ & cp->empty) continue;
+            const ply_bb_t occ2 = occ ^ ply_bb(ksq) ^ ply_bb(rsq);
+            ply_bb_t path = cp->king_path;
             int safe = 1;
             while (path && safe)
                 if (ply_board_attackers(b, ply_pop_lsb(&path), them, occ2)) safe = 0;
             if (!safe) continue;
-            if (count)
-                g.n++;
-            else
-                *g.out++ = PLY_MOVE(ksq, rsq, PLY_MOVE_CASTLE, PLY_KING);
+            ply__emit(&g, PLY_MOVE(ksq, rsq, PLY_MOVE_CASTLE, PLY_KING), mode);
         }
     }
-    return count ? g.n : (int)(g.out - out);
+    return mode != PLY__GEN_LIST ? g.n : (int)(g.out - out);
 }
 
 /*
  * ply__generate - the generator for the side to move: each colour gets its
  * own instantiation, so pawn directions and ranks are constants.
- * @count: 1 to count (returns the number of legal moves, @out unused),
- * 0 to list into @out (room for PLY_MAX_MOVES; returns the number written).
+ * @mode: a PLY__GEN_* mode: PLY__GEN_LIST writes the moves into @out (room
+ * for PLY_MAX_MOVES) and returns their number; PLY__GEN_COUNT returns the
+ * number of legal moves (perft(1)); PLY__GEN_CHILDREN returns perft(2).
  */
-static PLY__INLINE int ply__generate(const ply_board_t *b, ply_move_t *out, const int count)
+static PLY__INLINE int ply__generate(const ply_board_t *b, ply_move_t *out, const int mode)
 {
-    return b->side == PLY_WHITE ? ply__generate_side(b, out, count, PLY_WHITE)
-                                : ply__generate_side(b, out, count, PLY_BLACK);
+    return b->side == PLY_WHITE ? ply__generate_side(b, out, mode, PLY_WHITE)
+                                : ply__generate_side(b, out, mode, PLY_BLACK);
+}
+
+static __attribute__((noinline, unused)) int ply__count_child(const ply_board_t *b)
+{
+    return ply__generate(b, NULL, PLY__GEN_COUNT);
 }
 
 #endif

@@ -83,36 +83,16 @@ static uint64_t count_nodes(ply__perft_ctx_t *c, const ply_board_t *b, int depth
 /* ---- statistics -------------------------------------------------------------- */
 
 /* Adds the leaf reached by @m from @b to @s (definitions in util/stats.h). */
-static void classify(const ply_board_t *b, ply_move_t m, ply_stats_t *s)
-{
-    const int kind = ply_move_kind(m), from = ply_move_from(m), to = ply_move_to(m);
-    s->v[PLY_STAT_nodes]++;
-    if (kind == PLY_MOVE_EP) {
-        s->v[PLY_STAT_captures]++;
-        s->v[PLY_STAT_enpassants]++;
-    } else if (kind != PLY_MOVE_CASTLE && (b->colour[b->side ^ 1] & ply_bb(to))) {
-        s->v[PLY_STAT_captures]++;
-    }
-    if (kind == PLY_MOVE_CASTLE) s->v[PLY_STAT_castles]++;
-    if (ply_move_is_promo(m)) s->v[PLY_STAT_promotions]++;
-
-    ply_board_t child = *b;
-    ply_board_play_nokey(&child, m);
-    const ply_bb_t checkers = ply_board_checkers(&child);
-    if (!checkers) return;
-    /* The moved piece's arrival square; for castling, the rook's. */
-    const int arrival = kind == PLY_MOVE_CASTLE ? PLY_SQ(to > from ? 5 : 3, PLY_RANK(from)) : to;
-    const int mate = ply__generate(&child, NULL, PLY__GEN_COUNT) == 0;
-    s->v[ply_stats_check_kind(ply_more_than_one(checkers) ? 2 : 1,
-                              (checkers & ply_bb(arrival)) != 0, mate)]++;
-    s->v[mate ? PLY_STAT_total_mates : PLY_STAT_total_checks]++;
-}
+static void classify(const ply_board_t *b, ply_move_t m, ply_stats_t *s) { ply__classify(b, m, s); }
 
 static void perft_stats(ply__perft_ctx_t *c, const ply_board_t *b, int depth, ply_stats_t *out)
 {
-    ply_move_t moves[PLY_MAX_MOVES];
     ply_stats_t s;
-    if (c->tt && depth >= PLY__TT_MIN_DEPTH) {
+    if (depth == 1) { /* the last ply: classified straight from the generator */
+        ply__generate_stats(b, out);
+        return;
+    }
+    if (c->tt) {
         c->probes++;
         if (ply_tt_probe(c->tt, b->key, (unsigned)depth, s.v)) {
             c->hits++;
@@ -122,17 +102,17 @@ static void perft_stats(ply__perft_ctx_t *c, const ply_board_t *b, int depth, pl
     }
     if (canceled(c, depth)) return;
     memset(&s, 0, sizeof s);
+    ply_move_t moves[PLY_MAX_MOVES];
     const int n = ply__generate(b, moves, PLY__GEN_LIST);
-    if (depth == 1) {
-        for (int i = 0; i < n; i++) classify(b, moves[i], &s);
-    } else {
-        for (int i = 0; i < n; i++) {
-            ply_board_t child = *b;
+    for (int i = 0; i < n; i++) {
+        ply_board_t child = *b;
+        if (depth == 2) /* depth 1 is never probed: no key needed */
+            ply_board_play_nokey(&child, moves[i]);
+        else
             ply_board_play(&child, moves[i]);
-            perft_stats(c, &child, depth - 1, &s);
-        }
+        perft_stats(c, &child, depth - 1, &s);
     }
-    if (c->tt && depth >= PLY__TT_MIN_DEPTH) ply_tt_store(c->tt, b->key, (unsigned)depth, s.v);
+    if (c->tt) ply_tt_store(c->tt, b->key, (unsigned)depth, s.v);
     ply_stats_add(out, &s, 1);
 }
 

@@ -16,6 +16,7 @@
 #define PLY_BOARD_MOVEGEN_BODY_H
 
 #include "board/movegen.h"
+#include "util/stats.h"
 
 #define PLY__INLINE inline __attribute__((always_inline))
 
@@ -24,17 +25,27 @@ enum {
     PLY__GEN_LIST = 0,     /* write it to the list */
     PLY__GEN_COUNT = 1,    /* count it (popcounts where possible): perft(1) */
     PLY__GEN_CHILDREN = 2, /* play it and count the replies: perft(2), no list at all */
+    PLY__GEN_STATS = 3,    /* add its leaf to the statistics of util/stats.h */
 };
 
 typedef struct ply__gen {
     const ply_board_t *b; /* the position (PLY__GEN_CHILDREN plays moves on copies) */
     ply_move_t *out;      /* next free slot (listing only) */
     int n;                /* moves, or replies, counted */
+    /* PLY__GEN_STATS only: */
+    ply_stats_t *stats;
+    ply_bb_t enemy;       /* the side not to move's pieces (captures) */
+    ply_bb_t checks[7];   /* [piece type]: arrival squares that give direct check */
+    ply_bb_t discoverers; /* own pieces alone between an own slider and the enemy king */
+    int eksq;             /* the enemy king's square */
 } ply__gen_t;
 
 /* perft(1) of a child, out of line: each PLY__GEN_CHILDREN emit site would
  * otherwise inline a whole counting generator. */
 static int ply__count_child(const ply_board_t *b);
+
+/* The full classification of one leaf (util/stats.h): plays the move. */
+static void ply__classify(const ply_board_t *b, ply_move_t m, ply_stats_t *s);
 
 /* One move. With PLY__GEN_CHILDREN the move's kind and piece are constants
  * at each call site, so the inlined play has no branches on them. */
@@ -44,6 +55,8 @@ static PLY__INLINE void ply__emit(ply__gen_t *g, ply_move_t m, const int mode)
         *g->out++ = m;
     } else if (mode == PLY__GEN_COUNT) {
         g->n++;
+    } else if (mode == PLY__GEN_STATS) {
+        ply__classify(g->b, m, g->stats);
     } else {
         ply_board_t child = *g->b;
         ply__board_play(&child, m, 0);
@@ -51,11 +64,31 @@ static PLY__INLINE void ply__emit(ply__gen_t *g, ply_move_t m, const int mode)
     }
 }
 
+/* Moves that cannot give check are only counted (nodes, captures); the
+ * others are classified one by one: they need the checkers and, for mates,
+ * the replies. Only a direct check (arrival on a checking square) or moving
+ * a discoverer off its line can give check here; en passant, castling and
+ * promotions never come through this path. */
+static PLY__INLINE void ply__emit_stats_set(ply__gen_t *g, int from, ply_bb_t to, ply_bb_t special,
+                                            int kind, int piece)
+{
+    ply_bb_t plain = to & ~special;
+    g->stats->v[PLY_STAT_nodes] += (uint64_t)ply_popcount(plain);
+    g->stats->v[PLY_STAT_captures] += (uint64_t)ply_popcount(plain & g->enemy);
+    for (special &= to; special;) ply__classify(g->b, PLY_MOVE(from, ply_pop_lsb(&special), kind, piece), g->stats);
+}
+
 static PLY__INLINE void ply__emit_set(ply__gen_t *g, int from, ply_bb_t to, int kind, int piece,
                                       const int mode)
 {
     if (mode == PLY__GEN_COUNT) {
         g->n += ply_popcount(to);
+        return;
+    }
+    if (mode == PLY__GEN_STATS) {
+        ply_bb_t special = g->checks[piece];
+        if (g->discoverers & ply_bb(from)) special |= ~ply__line[g->eksq][from];
+        ply__emit_stats_set(g, from, to, special, kind, piece);
         return;
     }
     while (to) ply__emit(g, PLY_MOVE(from, ply_pop_lsb(&to), kind, piece), mode);
@@ -71,6 +104,15 @@ static PLY__INLINE void ply__emit_pawns(ply__gen_t *g, ply_bb_t to, int delta, i
     if (mode == PLY__GEN_COUNT) {
         g->n += ply_popcount(to) + 4 * ply_popcount(promo);
         return;
+    }
+    if (mode == PLY__GEN_STATS) {
+        /* Pawns that are discoverers are classified one by one (the shift
+         * may also flag a few harmless extras: classifying is always exact). */
+        ply_bb_t from_disc = delta > 0 ? g->discoverers << delta : g->discoverers >> -delta;
+        ply_bb_t special = g->checks[PLY_PAWN] | from_disc, plain = to & ~special;
+        g->stats->v[PLY_STAT_nodes] += (uint64_t)ply_popcount(plain);
+        g->stats->v[PLY_STAT_captures] += (uint64_t)ply_popcount(plain & g->enemy);
+        to &= special;
     }
     while (to) {
         int sq = ply_pop_lsb(&to);
@@ -88,7 +130,7 @@ static PLY__INLINE ply_bb_t ply__pawn_push(ply_bb_t b, int us) { return us == PL
 static PLY__INLINE int ply__generate_side(const ply_board_t *b, ply_move_t *out, const int mode,
                                             const int us)
 {
-    ply__gen_t g = {b, out, 0};
+    ply__gen_t g = {b, out, 0, NULL, 0, {0}, 0, 0};
     const int them = us ^ 1, ksq = b->king[us];
     const ply_bb_t own = b->colour[us], enemy = b->colour[them], occ = own | enemy;
     const ply_bb_t *p = b->pieces;
@@ -96,16 +138,39 @@ static PLY__INLINE int ply__generate_side(const ply_board_t *b, ply_move_t *out,
     const ply_bb_t enemy_bq = enemy & (p[PLY_BISHOP] | p[PLY_QUEEN]);
     const ply_bb_t checkers = ply_board_attackers(b, ksq, them, occ);
 
+    if (mode == PLY__GEN_STATS) {
+        /* Where each piece kind would give check from, and which own pieces
+         * would discover one by leaving their line. Slider check squares use
+         * today's occupancy: a slider cannot unblock its own line (its start
+         * square cannot lie between its target and the king, or the king
+         * would already be in check). */
+        g.stats = (ply_stats_t *)out;
+        g.enemy = enemy;
+        g.eksq = b->king[them];
+        g.checks[PLY_PAWN] = ply__pawn_attacks[them][g.eksq];
+        g.checks[PLY_KNIGHT] = ply__knight_attacks[g.eksq];
+        g.checks[PLY_BISHOP] = ply_bishop_attacks(g.eksq, occ);
+        g.checks[PLY_ROOK] = ply_rook_attacks(g.eksq, occ);
+        g.checks[PLY_QUEEN] = g.checks[PLY_BISHOP] | g.checks[PLY_ROOK];
+        ply_bb_t snipers = (ply__rook_rays[g.eksq] & own & (p[PLY_ROOK] | p[PLY_QUEEN])) |
+                           (ply__bishop_rays[g.eksq] & own & (p[PLY_BISHOP] | p[PLY_QUEEN]));
+        while (snipers) {
+            ply_bb_t between = ply__between[g.eksq][ply_pop_lsb(&snipers)] & occ;
+            if (between && !ply_more_than_one(between) && (between & own)) g.discoverers |= between;
+        }
+        out = NULL;
+    }
+
     /* King moves: the king must not step onto an attacked square, judged
      * with the king off the board so that it cannot hide behind itself. */
     {
-        ply_bb_t to = ply__king_attacks[ksq] & ~own;
+        ply_bb_t to = ply__king_attacks[ksq] & ~own, safe = 0;
         const ply_bb_t occ_no_king = occ ^ ply_bb(ksq);
         while (to) {
             int sq = ply_pop_lsb(&to);
-            if (ply_board_attackers(b, sq, them, occ_no_king)) continue;
-            ply__emit(&g, PLY_MOVE(ksq, sq, PLY_MOVE_NORMAL, PLY_KING), mode);
+            if (!ply_board_attackers(b, sq, them, occ_no_king)) safe |= ply_bb(sq);
         }
+        ply__emit_set(&g, ksq, safe, PLY_MOVE_NORMAL, PLY_KING, mode);
     }
     if (ply_more_than_one(checkers)) return mode != PLY__GEN_LIST ? g.n : (int)(g.out - out);
 
@@ -247,6 +312,42 @@ static PLY__INLINE int ply__generate(const ply_board_t *b, ply_move_t *out, cons
 static __attribute__((noinline, unused)) int ply__count_child(const ply_board_t *b)
 {
     return ply__generate(b, NULL, PLY__GEN_COUNT);
+}
+
+/*
+ * ply__generate_stats - adds the statistics of perft(1) of @b (one leaf per
+ * legal move, definitions in util/stats.h) to *@s. Moves that cannot give
+ * check are counted by popcount; the rest are played and classified.
+ */
+static PLY__INLINE void ply__generate_stats(const ply_board_t *b, ply_stats_t *s)
+{
+    ply__generate(b, (ply_move_t *)s, PLY__GEN_STATS);
+}
+
+static __attribute__((noinline, unused)) void ply__classify(const ply_board_t *b, ply_move_t m,
+                                                            ply_stats_t *s)
+{
+    const int kind = ply_move_kind(m), from = ply_move_from(m), to = ply_move_to(m);
+    s->v[PLY_STAT_nodes]++;
+    if (kind == PLY_MOVE_EP) {
+        s->v[PLY_STAT_captures]++;
+        s->v[PLY_STAT_enpassants]++;
+    } else if (kind != PLY_MOVE_CASTLE && (b->colour[b->side ^ 1] & ply_bb(to))) {
+        s->v[PLY_STAT_captures]++;
+    }
+    if (kind == PLY_MOVE_CASTLE) s->v[PLY_STAT_castles]++;
+    if (ply_move_is_promo(m)) s->v[PLY_STAT_promotions]++;
+
+    ply_board_t child = *b;
+    ply_board_play_nokey(&child, m);
+    const ply_bb_t checkers = ply_board_checkers(&child);
+    if (!checkers) return;
+    /* The moved piece's arrival square; for castling, the rook's. */
+    const int arrival = kind == PLY_MOVE_CASTLE ? PLY_SQ(to > from ? 5 : 3, PLY_RANK(from)) : to;
+    const int mate = ply__generate(&child, NULL, PLY__GEN_COUNT) == 0;
+    s->v[ply_stats_check_kind(ply_more_than_one(checkers) ? 2 : 1, (checkers & ply_bb(arrival)) != 0,
+                              mate)]++;
+    s->v[mate ? PLY_STAT_total_mates : PLY_STAT_total_checks]++;
 }
 
 #endif

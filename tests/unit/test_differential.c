@@ -18,6 +18,7 @@
 
 #include "arbiter/arbiter.h"
 #include "board/movegen.h"
+#include "perft.h"
 
 static uint64_t rng;
 static uint64_t next_rand(void)
@@ -125,6 +126,16 @@ static int play_games(const char *fen, int chess960, int games, int plies)
                 uint64_t nb = board_perft(&b, 3), na = ply_arb_perft(&p, 3);
                 if (nb != na) fail_msg("%s: perft(3) board %llu, arbiter %llu", fen_b,
                                        (unsigned long long)nb, (unsigned long long)na);
+                /* and the fifteen statistics of perft(2): the fast engine
+                 * classifies most leaves without playing them, the arbiter
+                 * plays every one */
+                ply_stats_t sb, sa;
+                ply_perft_stats(&b, 2, NULL, &sb);
+                ply_arb_perft_stats(&p, 2, &sa);
+                for (int k = 0; k < PLY_STATS_N; k++)
+                    if (sb.v[k] != sa.v[k])
+                        fail_msg("%s: perft(2) %s board %llu, arbiter %llu", fen_b, ply_stats_name(k),
+                                 (unsigned long long)sb.v[k], (unsigned long long)sa.v[k]);
             }
             if (fast.n == 0) break;
             const char *pick = fast.uci[next_rand() % (unsigned)fast.n];

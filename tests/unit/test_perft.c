@@ -52,14 +52,22 @@ static void test_tt_basics(void **state)
     ply_tt_t *tt = ply_tt_new(1 << 20, 1);
     assert_non_null(tt);
     assert_true(ply_tt_bytes(tt) <= (1u << 20) && ply_tt_bytes(tt) > (1u << 20) - 64);
-    uint64_t key[2] = {0x1234, 0x5678}, other[2] = {0x1234, 0x5679}, v = 0;
+    /* 96 verified bits: all of key[0], the top half of key[1]. */
+    uint64_t key[2] = {0x1234, 0x5678}, other[2] = {0x1234, 0x5678 | 1ull << 40}, v = 0;
     assert_int_equal(ply_tt_probe(tt, key, 3, &v), 0);
     uint64_t put = 987654321;
     ply_tt_store(tt, key, 3, &put);
     assert_int_equal(ply_tt_probe(tt, key, 3, &v), 1);
     assert_true(v == 987654321);
     assert_int_equal(ply_tt_probe(tt, key, 4, &v), 0);   /* depth is part of the match */
-    assert_int_equal(ply_tt_probe(tt, other, 3, &v), 0); /* so are all 128 key bits */
+    assert_int_equal(ply_tt_probe(tt, other, 3, &v), 0); /* so are the key's verified bits */
+    other[0] ^= 1ull << 63;
+    other[1] = key[1];
+    assert_int_equal(ply_tt_probe(tt, other, 3, &v), 0);
+    put = PLY_TT_MAX_VALUE + 1; /* too large to store: the old value stays */
+    ply_tt_store(tt, key, 3, &put);
+    assert_int_equal(ply_tt_probe(tt, key, 3, &v), 1);
+    assert_true(v == 987654321);
     ply_tt_clear(tt);
     assert_int_equal(ply_tt_probe(tt, key, 3, &v), 0);
     ply_tt_destroy(&tt);

@@ -2,11 +2,12 @@
 #   make          build (Release)            make demo   build, then ply perft -d 6
 #   make test     build with -Werror, then every ctest test (what CI runs)
 #   make quick    only the tests labelled quick
+#   make pgo      a profile-guided build in build/pgo (trained on ply bench)
 # scripts/bootstrap.sh installs the Debian packages first, then runs one of these.
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 CMAKE ?= cmake
 
-.PHONY: all build build-ci demo test quick clean
+.PHONY: all build build-ci demo test quick pgo clean
 
 all: build
 
@@ -26,6 +27,17 @@ test: build-ci
 
 quick: build-ci
 	ctest --preset ci -j $(JOBS) -L quick
+
+# Profile-guided build in build/pgo: instrument, train on `ply bench`, rebuild.
+pgo:
+	$(CMAKE) -S . -B build/pgo -DCMAKE_BUILD_TYPE=Release -DPLY_TESTS=OFF -DPLY_PGO=generate >/dev/null
+	rm -rf build/pgo/pgo-data
+	$(CMAKE) --build build/pgo -j $(JOBS)
+	./build/pgo/bin/ply bench >/dev/null
+	./build/pgo/bin/ply bench --threads 2 --hash 64 >/dev/null
+	$(CMAKE) -S . -B build/pgo -DPLY_PGO=use >/dev/null
+	$(CMAKE) --build build/pgo -j $(JOBS) --clean-first
+	./build/pgo/bin/ply bench | tail -3
 
 clean:
 	rm -rf build

@@ -6,4 +6,30 @@
 /** ply_cmd_perft - `ply perft`: perft of one position or an EPD suite. */
 int ply_cmd_perft(int argc, char **argv);
 
+/** ply_cmd_arbiter - `ply arbiter`: adjudicate PGN game records, or validate a FEN. */
+int ply_cmd_arbiter(int argc, char **argv);
+
+/** ply_cmd_bench - `ply bench`: the fixed perft workload; its node total is the bench signature. */
+int ply_cmd_bench(int argc, char **argv);
+
+/** ply_cmd_perft_diff - `ply perft-diff`: the first position where an external UCI engine's perft differs. */
+int ply_cmd_perft_diff(int argc, char **argv);
+
+/** ply_cmd_keygen - `ply keygen`: write a CURVE key pair for --curve. */
+int ply_cmd_keygen(int argc, char **argv);
+
+/** ply_cmd_status - `ply status`: a coordinator's runs and workers, or one run. */
+int ply_cmd_status(int argc, char **argv);
+
+/** ply_cmd_result - `ply result RUN`: the answer of a run, at any time after it was accepted. */
+int ply_cmd_result(int argc, char **argv);
+
+struct Ply__RunResult;
+/**
+ * ply_perft_print_result - print a run's answer as `ply perft` does (text or
+ * JSON, divide lines and statistics when asked); shared with `ply result`.
+ * Returns the exit status: 1 when a mismatch was found, else 0.
+ */
+int ply_perft_print_result(const struct Ply__RunResult *r, int divide, int stats, int json);
+
 #endif

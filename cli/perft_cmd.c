@@ -13,9 +13,12 @@
 
 #include <jansson.h>
 
+#include "arbiter/pgn.h"
 #include "commands.h"
+#include "curve_opts.h"
 #include "envelope.h"
 #include "epd.h"
+#include "report.h"
 #include "session.h"
 #include "util/error.h"
 #include "util/stats.h"
@@ -30,6 +33,9 @@ typedef struct perft_args {
     int max_depth;
     uint64_t max_nodes;
     ply_session_config_t session;
+    int verify;          /* --verify: a Ply__VerifyMode */
+    uint32_t verify_ppm; /* --verify sample=P, parts per million */
+    int detach;          /* --detach: print the run id and leave */
 } perft_args_t;
 
 static void usage(FILE *out)
@@ -55,6 +61,19 @@ static void usage(FILE *out)
             "      --workers N         run N local ply-worker processes instead of the in-process worker\n"
             "      --coordinator E     submit to the coordinator at endpoint E (e.g. tcp://host:5555)\n"
             "      --timeout S         give up when the coordinator is silent for S seconds (default 30)\n"
+            PLY_CLI_CURVE_HELP
+            "      --pgn FILE          start from a position of a PGN game: with --game N (1-based,\n"
+            "                          default 1) and --ply K (plies of its main line, default 0)\n"
+            "      --verify MODE       none (default: the always-on checks), sample=P (a fraction P\n"
+            "                          of the jobs, e.g. sample=0.05, counted again by the rule\n"
+            "                          engine or another worker with other Zobrist keys), or all\n"
+            "                          (every job twice, on two workers); the report says exactly\n"
+            "                          what was checked and how\n"
+            "      --detach            with --coordinator: print the run id and exit at once\n"
+            "                          (then: ply status, ply result RUN)\n"
+            "      --state FILE        the embedded coordinator keeps its runs in FILE (SQLite):\n"
+            "                          the same command run again after an interruption resumes\n"
+            "                          (any other run left unfinished in FILE is finished first)\n"
             "      --epd FILE          run a suite: lines 'FEN ;D1 20 ;D2 400 ...'; report mismatches\n"
             "      --max-depth D       with --epd: skip depths above D\n"
             "      --max-nodes N       with --epd: per position, only the deepest depth whose\n"
@@ -171,13 +190,8 @@ static json_t *result_json(const Ply__Accepted *acc, const Ply__RunResult *r, in
     json_object_set_new(o, "nps", json_integer((json_int_t)ply_nps(r->nodes, r->time_ms * 1000000ull)));
     json_object_set_new(o, "jobs", json_integer(r->jobs));
     json_object_set_new(o, "split_depth", json_integer(r->split_depth));
-    json_t *v = json_object();
-    const Ply__Verification *ver = r->verification;
-    json_object_set_new(v, "mode", json_string(ver && ver->mode ? ver->mode : "none"));
-    json_object_set_new(v, "arbiter_plies", json_integer(ver ? ver->arbiter_plies : 0));
-    json_object_set_new(v, "perft1_checked", json_integer(ver ? ver->perft1_checked : 0));
-    json_object_set_new(v, "jobs", json_integer(ver ? ver->jobs : 0));
-    json_object_set_new(v, "mismatches", json_integer(ver ? ver->mismatches : 0));
+    json_object_set_new(o, "run", json_integer((json_int_t)r->run_id));
+    json_t *v = ply_report_verification_json(r); /* what was verified, and how */
     char text[256];
     verification_text(r, text, sizeof text);
     json_object_set_new(v, "summary", json_string(text));
@@ -206,6 +220,31 @@ static void print_result_text(const Ply__RunResult *r, const perft_args_t *a)
     printf("\nTime: %.3f s, %.1f Mnodes/s, %u jobs at split depth %u\nCross-checked: %s\n",
            (double)r->time_ms / 1000.0, (double)ply_nps(r->nodes, r->time_ms * 1000000ull) / 1e6, r->jobs,
            r->split_depth, text);
+    ply_report_verification_text(stdout, r);
+}
+
+/* ---- --pgn FILE --game N --ply K ------------------------------------------------- */
+
+typedef struct pgn_start {
+    const char *path;
+    long game;
+    int ply;
+    char fen[PLY_ARB_FEN_MAX];
+} pgn_start_t;
+
+/* The position after ply K of game N becomes the request's FEN (Chess960 when
+ * the game's Variant tag says so). Returns 0, or 1 after printing why not. */
+static int pgn_position(pgn_start_t *p, perft_args_t *a)
+{
+    char why[512];
+    int c960 = 0;
+    if (ply_arb_pgn_position(p->path, p->game ? (size_t)p->game : 1, p->ply < 0 ? 0 : p->ply, p->fen, sizeof p->fen, &c960, why, sizeof why)) {
+        fprintf(stderr, "ply perft: %s\n", why);
+        return 1;
+    }
+    a->fen = p->fen;
+    a->chess960 |= c960;
+    return 0;
 }
 
 /* ---- runs -------------------------------------------------------------------------- */
@@ -215,12 +254,46 @@ static int exit_code_for(int rc)
     return rc == PLY_EFEN || rc == PLY_EILLEGAL || rc == PLY_ERANGE || rc == PLY_EUSAGE ? 2 : 1;
 }
 
+/* --detach: submit, print the run id (stdout) and how to follow it (stderr), leave. */
+static int run_detached(ply_session_t *s, const ply_perft_request_t *req, const perft_args_t *a)
+{
+    Ply__Accepted *acc = NULL;
+    char why[512] = "";
+    int rc = ply_session_submit(s, req, &acc, why, sizeof why);
+    if (rc < 0) {
+        fprintf(stderr, "ply perft: %s\n", why[0] ? why : ply_strerror(rc));
+        return exit_code_for(rc);
+    }
+    if (a->json) {
+        json_t *o = json_object();
+        json_object_set_new(o, "run", json_integer((json_int_t)acc->run_id));
+        json_object_set_new(o, "jobs", json_integer(acc->jobs));
+        json_object_set_new(o, "split_depth", json_integer(acc->split_depth));
+        json_object_set_new(o, "fen", json_string(acc->fen ? acc->fen : a->fen));
+        json_dumpf(o, stdout, JSON_INDENT(2));
+        printf("\n");
+        json_decref(o);
+    } else {
+        printf("%llu\n", (unsigned long long)acc->run_id);
+        fprintf(stderr,
+                "ply perft: run %llu accepted (%u jobs at split depth %u); follow it with 'ply "
+                "status --coordinator %s %llu', get it with 'ply result --coordinator %s %llu'\n",
+                (unsigned long long)acc->run_id, acc->jobs, acc->split_depth,
+                a->session.coordinator, (unsigned long long)acc->run_id, a->session.coordinator,
+                (unsigned long long)acc->run_id);
+    }
+    ply_session_free_reply(&acc, NULL);
+    return 0;
+}
+
 static int run_single(ply_session_t *s, const perft_args_t *a)
 {
-    ply_perft_request_t req = {a->fen, (unsigned)a->depth, a->chess960, a->stats, 1, a->split_depth};
+    ply_perft_request_t req = {a->fen,        (unsigned)a->depth, a->chess960, a->stats, 1,
+                               a->split_depth, a->verify,         a->verify_ppm, a->detach};
     Ply__Accepted *acc = NULL;
     Ply__RunResult *res = NULL;
     char why[512] = "";
+    if (a->detach) return run_detached(s, &req, a);
     progress_state_t ps = {ply_time_ms(), 0};
     int rc = ply_session_perft(s, &req, show_progress, &ps, &acc, &res, why, sizeof why);
     clear_progress(&ps);
@@ -262,7 +335,8 @@ static int run_epd(ply_session_t *s, const perft_args_t *a)
             int depth = l->depths[k].depth;
             if (a->max_depth && depth > a->max_depth) continue;
             if (a->max_nodes && k != only) continue;
-            ply_perft_request_t req = {l->fen, (unsigned)depth, a->chess960, 0, 0, a->split_depth};
+            ply_perft_request_t req = {l->fen,         (unsigned)depth, a->chess960, 0, 0,
+                                       a->split_depth, a->verify,       a->verify_ppm, 0};
             Ply__Accepted *acc = NULL;
             Ply__RunResult *res = NULL;
             why[0] = '\0';
@@ -314,7 +388,8 @@ static int run_epd(ply_session_t *s, const perft_args_t *a)
 int ply_cmd_perft(int argc, char **argv)
 {
     enum { OPT_CHESS960 = 256, OPT_DIVIDE, OPT_STATS, OPT_JSON, OPT_HASH, OPT_SPLIT, OPT_WORKERS,
-           OPT_COORD, OPT_TIMEOUT, OPT_EPD, OPT_MAXDEPTH, OPT_MAXNODES };
+           OPT_COORD, OPT_TIMEOUT, OPT_EPD, OPT_MAXDEPTH, OPT_MAXNODES, OPT_PGN, OPT_GAME, OPT_PLY,
+           OPT_VERIFY, OPT_DETACH, OPT_STATE };
     static const struct option longopts[] = {
         {"fen", required_argument, NULL, 'f'},          {"depth", required_argument, NULL, 'd'},
         {"chess960", no_argument, NULL, OPT_CHESS960},  {"divide", no_argument, NULL, OPT_DIVIDE},
@@ -326,8 +401,14 @@ int ply_cmd_perft(int argc, char **argv)
         {"timeout", required_argument, NULL, OPT_TIMEOUT},
         {"epd", required_argument, NULL, OPT_EPD},      {"max-depth", required_argument, NULL, OPT_MAXDEPTH},
         {"max-nodes", required_argument, NULL, OPT_MAXNODES},
+        {"pgn", required_argument, NULL, OPT_PGN},      {"game", required_argument, NULL, OPT_GAME},
+        {"ply", required_argument, NULL, OPT_PLY},
+        {"verify", required_argument, NULL, OPT_VERIFY}, {"detach", no_argument, NULL, OPT_DETACH},
+        {"state", required_argument, NULL, OPT_STATE},
+        PLY_CLI_CURVE_LONGOPTS,
         {"help", no_argument, NULL, 'h'},               {NULL, 0, NULL, 0}};
     perft_args_t a = {0};
+    pgn_start_t pgn = {NULL, 0, -1, ""}; /* 0 and -1: not given */
     a.split_depth = -1;
     a.session.hash_mib = 256;
     long v;
@@ -378,9 +459,26 @@ int ply_cmd_perft(int argc, char **argv)
             a.max_nodes = (uint64_t)d;
             break;
         }
+        case OPT_PGN: pgn.path = optarg; break;
+        case OPT_GAME:
+            if (parse_int(optarg, 1, 100000000, &v)) return usage_error("--game '%s' must be a game number from 1", optarg);
+            pgn.game = v;
+            break;
+        case OPT_PLY:
+            if (parse_int(optarg, 0, 100000, &v)) return usage_error("--ply '%s' must be a ply count from 0", optarg);
+            pgn.ply = (int)v;
+            break;
+        case OPT_VERIFY:
+            if (ply_report_parse_verify(optarg, &a.verify, &a.verify_ppm))
+                return usage_error("--verify '%s' must be none, all, or sample=P with 0 < P <= 1", optarg);
+            break;
+        case OPT_DETACH: a.detach = 1; break;
+        case OPT_STATE: a.session.state_path = optarg; break;
         case 'h': usage(stdout); return 0;
         case ':': return usage_error("option '%s' needs a value", argv[optind - 1]);
-        default: return usage_error("unknown option '%s'", argv[optind - 1]);
+        default:
+            if (ply_cli_curve_option(c, optarg)) break; /* --curve, --cert, --server-key */
+            return usage_error("unknown option '%s'", argv[optind - 1]);
         }
     }
     /* A positional argument is the position: "startpos" or a FEN (quoted, or
@@ -395,13 +493,22 @@ int ply_cmd_perft(int argc, char **argv)
         if (a.fen) return usage_error("two positions given: --fen and '%s'", positional);
         a.fen = positional;
     }
+    if (!pgn.path && (pgn.game || pgn.ply >= 0)) return usage_error("%s", "--game and --ply need --pgn FILE");
+    if (pgn.path && (a.fen || a.epd)) return usage_error("%s", "--pgn gives the position; it cannot be combined with a FEN or --epd");
+    if (pgn.path && pgn_position(&pgn, &a)) return 2;
     if (!a.fen) a.fen = "startpos";
     if (a.epd && (a.depth || positional[0])) return usage_error("%s", "--epd takes its positions and depths from the file");
     if (!a.epd && !a.depth) return usage_error("%s", "-d N (the depth) is required");
     if (a.split_depth >= 0 && a.depth && a.split_depth >= a.depth)
         return usage_error("--split-depth must be below the depth%s", "");
+    if (a.detach && (!a.session.coordinator || a.epd))
+        return usage_error("%s", "--detach needs --coordinator E (the embedded coordinator ends with ply) and one position");
+    if (a.session.state_path && a.session.coordinator)
+        return usage_error("%s", "--state is for the embedded coordinator; a remote one has its own (ply-coordinator --state)");
     if (a.session.coordinator && a.session.workers)
         return usage_error("%s", "--workers starts local workers for the embedded coordinator; it cannot be combined with --coordinator");
+    int curve_rc = ply_cli_curve_setup("ply perft");
+    if (curve_rc) return curve_rc;
 
     char why[512];
     ply_session_t *s = ply_session_new(&a.session, why, sizeof why);
@@ -412,4 +519,22 @@ int ply_cmd_perft(int argc, char **argv)
     int rc = a.epd ? run_epd(s, &a) : run_single(s, &a);
     ply_session_destroy(&s);
     return rc;
+}
+
+int ply_perft_print_result(const Ply__RunResult *r, int divide, int stats, int json)
+{
+    perft_args_t a = {0};
+    a.divide = divide;
+    a.stats = stats;
+    a.json = json;
+    if (json) {
+        Ply__Accepted acc = PLY__ACCEPTED__INIT;
+        json_t *o = result_json(&acc, r, stats);
+        json_dumpf(o, stdout, JSON_INDENT(2));
+        printf("\n");
+        json_decref(o);
+    } else {
+        print_result_text(r, &a);
+    }
+    return r->verification && r->verification->mismatches ? 1 : 0;
 }

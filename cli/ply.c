@@ -7,6 +7,7 @@
 #include <czmq.h>
 
 #include "commands.h"
+#include "perft.h"
 #include "util/log.h"
 
 static void usage(FILE *out)
@@ -17,6 +18,12 @@ static void usage(FILE *out)
             "Commands:\n"
             "  perft     count the legal move tree of a position (perft, divide, statistics),\n"
             "            or check an EPD suite; on the embedded default or a cluster\n"
+            "  arbiter   replay PGN games by the FIDE Laws (illegal moves, results, draws), or check a FEN\n"
+            "  bench     the fixed perft workload of this machine: nodes per second and the signature\n"
+            "  perft-diff  compare perft with an external UCI engine down to the first differing position\n"
+            "  keygen    write a CURVE key pair for --curve (coordinator, workers, clients)\n"
+            "  status    a coordinator's runs and workers, or one run's progress\n"
+            "  result    the answer of a run (e.g. one started with ply perft --detach)\n"
             "\n"
             "Run 'ply <command> --help' for a command's options.\n"
             "Related programs: ply-coordinator (the cluster's coordinator), ply-worker (a compute node).\n");
@@ -36,10 +43,16 @@ int main(int argc, char **argv)
         return 0;
     }
     if (!strcmp(cmd, "--version") || !strcmp(cmd, "version")) {
-        printf("ply %s\n", PLY_VERSION);
+        printf("ply %s (%s sliders)\n", PLY_VERSION, ply_perft_kernel_name());
         return 0;
     }
     if (!strcmp(cmd, "perft")) return ply_cmd_perft(argc - 1, argv + 1);
+    if (!strcmp(cmd, "bench")) return ply_cmd_bench(argc - 1, argv + 1);
+    if (!strcmp(cmd, "arbiter")) return ply_cmd_arbiter(argc - 1, argv + 1);
+    if (!strcmp(cmd, "perft-diff")) return ply_cmd_perft_diff(argc - 1, argv + 1);
+    if (!strcmp(cmd, "keygen")) return ply_cmd_keygen(argc - 1, argv + 1);
+    if (!strcmp(cmd, "status")) return ply_cmd_status(argc - 1, argv + 1);
+    if (!strcmp(cmd, "result")) return ply_cmd_result(argc - 1, argv + 1);
     fprintf(stderr, "ply: unknown command '%s' (see ply --help)\n", cmd);
     return 2;
 }

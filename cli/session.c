@@ -75,6 +75,7 @@ static int start_embedded(ply_session_t *s, char *why, size_t why_len)
     snprintf(bind, sizeof bind, "inproc://ply-embedded-%d-%d", (int)getpid(), atomic_fetch_add(&instance, 1));
     cc.bind = bind;
     cc.handle_signals = 0; /* the ply command owns its signals */
+    cc.state_path = s->cfg.state_path;
     if (s->cfg.workers) {
         if (find_worker_exe(s->worker_exe, sizeof s->worker_exe)) {
             snprintf(why, why_len, "--workers needs the ply-worker program next to ply (or PLY_WORKER_EXE): not found at %s",
@@ -140,6 +141,23 @@ int ply_session_perft(ply_session_t *s, const ply_perft_request_t *req,
                          why, why_len);
     if (rc < 0) ply_session_free_reply(accepted, result);
     return rc;
+}
+
+int ply_session_submit(ply_session_t *s, const ply_perft_request_t *req, Ply__Accepted **accepted,
+                       char *why, size_t why_len)
+{
+    *accepted = NULL;
+    return ply_client_submit(s->client, req, (int)s->cfg.timeout_ms, accepted, why, why_len);
+}
+
+ply_client_t *ply_session_client(ply_session_t *s)
+{
+    return s ? s->client : NULL;
+}
+
+unsigned ply_session_timeout_ms(const ply_session_t *s)
+{
+    return s ? s->cfg.timeout_ms : 0;
 }
 
 void ply_session_free_reply(Ply__Accepted **accepted, Ply__RunResult **result)

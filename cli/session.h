@@ -19,6 +19,11 @@ typedef struct ply_session_config {
     unsigned hash_mib;       /* worker table size, MiB */
     unsigned workers;        /* 0: in-process worker; N: N ply-worker processes */
     unsigned timeout_ms;     /* give up on a silent coordinator after this long */
+    /* The embedded coordinator's state file (store.h), or NULL: by default it keeps none,
+     * since it lives and dies with the ply process and nothing could resume from a
+     * temporary file. With a file, an interrupted `ply perft --state FILE ...` run again
+     * with the same arguments resumes where it stopped. Ignored with a remote coordinator. */
+    const char *state_path;
 } ply_session_config_t;
 
 typedef struct ply_session ply_session_t;
@@ -41,6 +46,20 @@ ply_session_t *ply_session_new(const ply_session_config_t *cfg, char *why, size_
 int ply_session_perft(ply_session_t *s, const ply_perft_request_t *req,
                       ply_client_progress_fn progress, void *arg, Ply__Accepted **accepted,
                       Ply__RunResult **result, char *why, size_t why_len);
+
+/**
+ * ply_session_submit - submit one run without waiting for it (for --detach):
+ * returns 0 with *accepted (free with ply_session_free_reply), or a negative
+ * PLY_E code with the reason in @why.
+ */
+int ply_session_submit(ply_session_t *s, const ply_perft_request_t *req, Ply__Accepted **accepted,
+                       char *why, size_t why_len);
+
+/** ply_session_client - the session's client, for status and result requests (owned by @s). */
+ply_client_t *ply_session_client(ply_session_t *s);
+
+/** ply_session_timeout_ms - how long the session waits for a silent coordinator, milliseconds. */
+unsigned ply_session_timeout_ms(const ply_session_t *s);
 
 /** ply_session_free_reply - free what ply_session_perft returned; NULLs both; idempotent. */
 void ply_session_free_reply(Ply__Accepted **accepted, Ply__RunResult **result);

@@ -16,6 +16,7 @@
 #include <czmq.h>
 
 #include "envelope.h"
+#include "security.h"
 #include "util/error.h"
 #include "util/log.h"
 #include "util/time.h"
@@ -54,6 +55,7 @@ ply_client_t *ply_client_new(const char *endpoint, char *why, size_t why_len)
     /* a result not yet delivered is worth nothing once the client is gone */
     zsock_set_linger(c->sock, 0);
     ply_msg_sock_limit(c->sock);
+    ply_curve_client_apply(ply_curve_client_default(), c->sock); /* --curve keys, if any */
     if (zsock_connect(c->sock, "%s", endpoint) == -1) {
         fmt_why(why, why_len, "cannot connect to %s: %s", endpoint, zmq_strerror(zmq_errno()));
         ply_client_destroy(&c);
@@ -114,6 +116,12 @@ int ply_client_submit(ply_client_t *c, const ply_perft_request_t *req, int timeo
     s.has_stats = 1, s.stats = req->stats != 0;
     s.has_divide = 1, s.divide = req->divide != 0;
     s.has_split_depth = 1, s.split_depth = req->split_depth < 0 ? -1 : req->split_depth;
+    if (req->verify) {
+        s.has_verify = 1, s.verify = (Ply__VerifyMode)req->verify;
+        if (req->verify == PLY__VERIFY_MODE__VERIFY_MODE_SAMPLE)
+            s.has_verify_ppm = 1, s.verify_ppm = req->verify_ppm;
+    }
+    if (req->detach) s.has_detach = 1, s.detach = 1;
     ply_msg_t m = PLY__MESSAGE__INIT;
     m.body_case = PLY__MESSAGE__BODY_SUBMIT;
     m.submit = &s;
@@ -164,25 +172,55 @@ int ply_client_submit(ply_client_t *c, const ply_perft_request_t *req, int timeo
     }
 }
 
+/* Sends ResultRequest{run_id, attach}; 0 or PLY_EIO. */
+static int ask_result(ply_client_t *c, uint64_t run_id, int attach)
+{
+    Ply__ResultRequest q = PLY__RESULT_REQUEST__INIT;
+    q.has_run_id = 1, q.run_id = run_id;
+    if (attach) q.has_attach = 1, q.attach = 1;
+    ply_msg_t m = PLY__MESSAGE__INIT;
+    m.body_case = PLY__MESSAGE__BODY_RESULT_REQUEST;
+    m.result_request = &q;
+    return ply_msg_send(c->sock, &m) == 0 ? 0 : PLY_EIO;
+}
+
 int ply_client_wait(ply_client_t *c, uint64_t run_id, ply_client_progress_fn progress, void *arg,
                     int idle_timeout_ms, Ply__RunResult **result, char *why, size_t why_len)
 {
     if (result) *result = NULL;
     if (!c || !result) return PLY_EINVAL;
     char reason[512];
+    uint64_t last_rx = ply_time_ms(), last_ask = last_rx;
     for (;;) {
+        /* wake up at least every resync period to notice a coordinator that forgot us */
+        uint64_t now = ply_time_ms();
+        int slice = PLY_CLIENT_RESYNC_MS;
+        if (idle_timeout_ms > 0) {
+            uint64_t left = last_rx + (uint64_t)idle_timeout_ms > now
+                                ? last_rx + (uint64_t)idle_timeout_ms - now
+                                : 0;
+            if (left < (uint64_t)slice) slice = (int)left;
+        }
         ply_msg_t *msg = NULL;
-        int r =
-            recv_one(c, idle_timeout_ms > 0 ? idle_timeout_ms : -1, &msg, reason, sizeof reason);
+        int r = recv_one(c, slice, &msg, reason, sizeof reason);
+        now = ply_time_ms();
         if (r == PLY_ETIMEDOUT) {
-            fmt_why(why, why_len, "coordinator %s silent for %d ms while running run %" PRIu64,
-                    c->endpoint, idle_timeout_ms, run_id);
-            return r;
+            if (idle_timeout_ms > 0 && now - last_rx >= (uint64_t)idle_timeout_ms) {
+                fmt_why(why, why_len, "coordinator %s silent for %d ms while running run %" PRIu64,
+                        c->endpoint, idle_timeout_ms, run_id);
+                return r;
+            }
+            if (now - last_ask >= PLY_CLIENT_RESYNC_MS) {
+                ask_result(c, run_id, 1);
+                last_ask = now;
+            }
+            continue;
         }
         if (r == PLY_ECANCELED) {
             fmt_why(why, why_len, "%s", reason);
             return r;
         }
+        last_rx = now;
         if (r < 0) {
             ply_warn("client: skipping a malformed message from %s: %s", c->endpoint, reason);
             continue;
@@ -212,4 +250,105 @@ int ply_client_wait(ply_client_t *c, uint64_t run_id, ply_client_progress_fn pro
         }
         ply_msg_free(&msg);
     }
+}
+
+/*
+ * Waits up to @timeout_ms for the first message of body @want about @run_id
+ * (0: any), skipping heartbeats and stale replies; an Error ends the wait.
+ */
+static int wait_for(ply_client_t *c, Ply__Message__BodyCase want, uint64_t run_id, int timeout_ms,
+                    ply_msg_t **out, char *why, size_t why_len)
+{
+    char reason[512];
+    uint64_t deadline = ply_time_ms() + (uint64_t)(timeout_ms < 0 ? 0 : timeout_ms);
+    for (;;) {
+        uint64_t now = ply_time_ms();
+        int left = now >= deadline ? 0 : (int)(deadline - now);
+        ply_msg_t *msg = NULL;
+        int r = recv_one(c, left, &msg, reason, sizeof reason);
+        if (r == PLY_ETIMEDOUT) {
+            fmt_why(why, why_len, "no answer from coordinator %s within %d ms", c->endpoint,
+                    timeout_ms);
+            return r;
+        }
+        if (r == PLY_ECANCELED) {
+            fmt_why(why, why_len, "%s", reason);
+            return r;
+        }
+        if (r < 0) continue;
+        if (msg->body_case == PLY__MESSAGE__BODY_ERROR &&
+            (!msg->error->has_run_id || !run_id || msg->error->run_id == run_id)) {
+            r = take_error(msg->error, why, why_len);
+            ply_msg_free(&msg);
+            return r;
+        }
+        uint64_t about = msg->body_case == PLY__MESSAGE__BODY_RUN_PROGRESS
+                             ? msg->run_progress->run_id
+                         : msg->body_case == PLY__MESSAGE__BODY_RUN_RESULT ? msg->run_result->run_id
+                                                                           : 0;
+        int match = msg->body_case == want || (want == PLY__MESSAGE__BODY_RUN_RESULT &&
+                                               msg->body_case == PLY__MESSAGE__BODY_RUN_PROGRESS);
+        if (match && (!run_id || about == run_id)) {
+            *out = msg;
+            return 0;
+        }
+        ply_msg_free(&msg);
+    }
+}
+
+int ply_client_status(ply_client_t *c, uint64_t run_id, int timeout_ms, Ply__StatusReply **reply,
+                      Ply__RunProgress **progress, char *why, size_t why_len)
+{
+    if (reply) *reply = NULL;
+    if (progress) *progress = NULL;
+    if (!c || (run_id ? !progress : !reply)) return PLY_EINVAL;
+    Ply__StatusRequest q = PLY__STATUS_REQUEST__INIT;
+    if (run_id) q.has_run_id = 1, q.run_id = run_id;
+    ply_msg_t m = PLY__MESSAGE__INIT;
+    m.body_case = PLY__MESSAGE__BODY_STATUS;
+    m.status = &q;
+    if (ply_msg_send(c->sock, &m) != 0) {
+        fmt_why(why, why_len, "cannot send to %s", c->endpoint);
+        return PLY_EIO;
+    }
+    ply_msg_t *msg = NULL;
+    int r = wait_for(c, run_id ? PLY__MESSAGE__BODY_RUN_PROGRESS : PLY__MESSAGE__BODY_STATUS_REPLY,
+                     run_id, timeout_ms, &msg, why, why_len);
+    if (r < 0) return r;
+    if (run_id) {
+        *progress = msg->run_progress;
+        msg->run_progress = NULL;
+    } else {
+        *reply = msg->status_reply;
+        msg->status_reply = NULL;
+    }
+    msg->body_case = PLY__MESSAGE__BODY__NOT_SET;
+    ply_msg_free(&msg);
+    return 0;
+}
+
+int ply_client_result(ply_client_t *c, uint64_t run_id, int attach, int timeout_ms,
+                      Ply__RunResult **result, Ply__RunProgress **progress, char *why,
+                      size_t why_len)
+{
+    if (result) *result = NULL;
+    if (progress) *progress = NULL;
+    if (!c || !run_id || !result || !progress) return PLY_EINVAL;
+    if (ask_result(c, run_id, attach) < 0) {
+        fmt_why(why, why_len, "cannot send to %s", c->endpoint);
+        return PLY_EIO;
+    }
+    ply_msg_t *msg = NULL;
+    int r = wait_for(c, PLY__MESSAGE__BODY_RUN_RESULT, run_id, timeout_ms, &msg, why, why_len);
+    if (r < 0) return r;
+    if (msg->body_case == PLY__MESSAGE__BODY_RUN_RESULT) {
+        *result = msg->run_result;
+        msg->run_result = NULL;
+    } else {
+        *progress = msg->run_progress;
+        msg->run_progress = NULL;
+    }
+    msg->body_case = PLY__MESSAGE__BODY__NOT_SET;
+    ply_msg_free(&msg);
+    return 0;
 }

@@ -14,12 +14,15 @@
 typedef struct ply_client ply_client_t;
 
 typedef struct ply_perft_request {
-    const char *fen; /* FEN, X-FEN, Shredder-FEN or "startpos" */
-    unsigned depth;  /* plies, 1..PLY_MAX_DEPTH */
-    int chess960;    /* read castling as X-FEN/Shredder-FEN, castle by Chess960 rules */
-    int stats;       /* count the fifteen statistics */
-    int divide;      /* report per root move */
-    int split_depth; /* -1: automatic */
+    const char *fen;     /* FEN, X-FEN, Shredder-FEN or "startpos" */
+    unsigned depth;      /* plies, 1..PLY_MAX_DEPTH */
+    int chess960;        /* read castling as X-FEN/Shredder-FEN, castle by Chess960 rules */
+    int stats;           /* count the fifteen statistics */
+    int divide;          /* report per root move */
+    int split_depth;     /* -1: automatic */
+    int verify;          /* a Ply__VerifyMode (0: none) */
+    uint32_t verify_ppm; /* with VERIFY_MODE_SAMPLE: the fraction of jobs, parts per million */
+    int detach;          /* do not stream progress: the client leaves after Accepted */
 } ply_perft_request_t;
 
 /** Called for every RunProgress the coordinator streams; may be NULL. */
@@ -47,12 +50,43 @@ int ply_client_submit(ply_client_t *c, const ply_perft_request_t *req, int timeo
 
 /**
  * ply_client_wait - wait for the RunResult of @run_id, calling @progress for
- * each RunProgress. @idle_timeout_ms: give up when the coordinator has sent
- * nothing (progress, result or heartbeat) for that long (0 = wait forever).
+ * each RunProgress. When the coordinator has been silent for
+ * PLY_CLIENT_RESYNC_MS, the client asks for the run again with
+ * ResultRequest{attach}: a coordinator restarted on its state file (which has
+ * forgotten this client) then streams to it again, and a run that finished
+ * meanwhile is answered from the file. @idle_timeout_ms: give up when the
+ * coordinator has sent nothing for that long (0 = wait forever).
  * Returns 0 with *result (caller frees with ply__run_result__free_unpacked),
- * PLY_ETIMEDOUT, or the coordinator's Error code with its message in @why.
+ * PLY_ETIMEDOUT, or the coordinator's Error code with its message in @why
+ * (PLY_ENOTFOUND when a restarted coordinator does not know the run).
  */
 int ply_client_wait(ply_client_t *c, uint64_t run_id, ply_client_progress_fn progress, void *arg,
                     int idle_timeout_ms, Ply__RunResult **result, char *why, size_t why_len);
+
+/** Silence (milliseconds) after which ply_client_wait asks for its run again. */
+#define PLY_CLIENT_RESYNC_MS 2500
+
+/**
+ * ply_client_status - the coordinator's status: with @run_id 0 a StatusReply
+ * in *reply (runs in progress and recent ones, workers, counters; free with
+ * ply__status_reply__free_unpacked), else that run's RunProgress in
+ * *progress (free with ply__run_progress__free_unpacked). Waits up to
+ * @timeout_ms. Returns 0, PLY_ETIMEDOUT, or the coordinator's Error
+ * (PLY_ENOTFOUND: no such run) with its message in @why.
+ */
+int ply_client_status(ply_client_t *c, uint64_t run_id, int timeout_ms, Ply__StatusReply **reply,
+                      Ply__RunProgress **progress, char *why, size_t why_len);
+
+/**
+ * ply_client_result - ask for the answer of run @run_id once (ResultRequest,
+ * with @attach: and stream it to this client from now on). Returns 0 with
+ * either *result (the run is done; free with ply__run_result__free_unpacked)
+ * or *progress (still running; free with ply__run_progress__free_unpacked),
+ * PLY_ETIMEDOUT after @timeout_ms, or the run's or coordinator's Error code
+ * with its message in @why (a failed run: its failure; PLY_ENOTFOUND: unknown).
+ */
+int ply_client_result(ply_client_t *c, uint64_t run_id, int attach, int timeout_ms,
+                      Ply__RunResult **result, Ply__RunProgress **progress, char *why,
+                      size_t why_len);
 
 #endif

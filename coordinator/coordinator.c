@@ -2,21 +2,36 @@
  * The coordinator service (coordinator.h): one libuv loop owning one ROUTER
  * socket, the runs, the workers and the spawned worker processes.
  *
- * Ownership (kept in plain structs so that a durable store can be added
- * without changing the shape):
+ * Ownership (plain structs, internal.h):
  *   coordinator -> peers   (linked list; workers and clients, keyed by routing id)
  *               -> runs    (FIFO list of accepted runs: splitting, then active)
- *               -> finished (the last FINISHED_KEEP answers, for RESULT_REQUEST)
- *   run -> plan (split.h), one job_state_t per plan job, the requeue queue,
- *          the running sums (nodes, stats, divide per root move).
- *   worker peer -> the ids of the jobs it holds (inflight).
- * Invariant: a job is INFLIGHT exactly when its id is in the inflight list
- * of job.worker, with job.attempt the attempt that worker was sent.
+ *               -> finished (the last FINISHED_KEEP answers, for RESULT_REQUEST;
+ *                           older ones come from the state file)
+ *               -> store   (store.h: the state file, when configured)
+ *   run -> plan (split.h), one job_state_t per task (a computation of a job,
+ *          internal.h), the queue, the running sums (nodes, stats, divide per
+ *          root move), the verification record (verify.c).
+ *   worker peer -> the ids of the tasks it holds (inflight).
+ * Invariant: a task is INFLIGHT exactly when its id is in the inflight list
+ * of task.worker, with task.attempt the attempt that worker was sent.
+ *
+ * Durability: a run is stored with its plan before Accepted is sent, a
+ * result is stored before it is counted, a finished run's answer is stored
+ * before it is reaped; restore.c reads unfinished runs back at start.
  *
  * Scheduling is pull with credit: a READY{n} adds n to the worker's credit
  * (credit-based flow control, never above PLY_MAX_CREDIT with the jobs it
  * holds), each JOB takes one. Jobs go out round-robin over the workers with
- * credit, runs FIFO, each run biggest job first with re-queued jobs ahead.
+ * credit, runs FIFO, each run's queue (re-queued tasks, checks, tie-breaks)
+ * ahead of its first computations, biggest job first. A queued task goes to
+ * the first worker that may take it (verify.c: a check prefers another
+ * worker with another Zobrist seed; a failed task prefers another worker).
+ *
+ * Liveness: a worker silent for liveness x heartbeat_ms is dead; one whose
+ * heartbeat node count has not advanced for hang_ms while it holds tasks is
+ * hung and dropped (and gets no task after reconnecting until its count
+ * moves). Their tasks are re-queued; a task that fails max_attempts times is
+ * quarantined and fails its run with the position and every failure.
  *
  * Runs finish (done, failed, canceled) by changing state; reap_runs() then
  * answers the client and frees them at the end of the current callback, so
@@ -35,153 +50,40 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/time.h>
 
 #include <czmq.h>
 #include <uv.h>
 
 #include "arbiter/arbiter.h"
 #include "envelope.h"
+#include "internal.h"
+#include "security.h"
 #include "split.h"
+#include "store.h"
 #include "util/error.h"
 #include "util/log.h"
 #include "util/stats.h"
 #include "util/time.h"
 
-#define WHY_LEN       512
-#define ENDPOINT_LEN  256
+#define WHY_LEN       PLY__WHY_LEN
 #define FINISHED_KEEP 64
 #define KILL_GRACE_MS 2000
 #define PROGRESS_MS   1000
 /* Client peers hold no state; forget them after this many liveness periods of silence. */
 #define CLIENT_FORGET_PERIODS 10
+/* Messages handled between two commits of the state file (and two dispatch rounds). */
+#define PUMP_DRAIN 64
+/* How far into a run's queue dispatch looks for a task the asking worker may take. */
+#define QUEUE_SCAN 256
+/* Finished runs listed by a StatusReply (after the runs in progress). */
+#define STATUS_FINISHED 16
 
-enum { PEER_WORKER = 1, PEER_CLIENT = 2 };
-enum { JOB_PENDING = 0, JOB_INFLIGHT, JOB_DONE };
-enum { RUN_SPLITTING = 0, RUN_ACTIVE, RUN_DONE, RUN_FAILED };
 enum { C_NEW = 0, C_RUNNING, C_STOPPING, C_CLOSED };
-
-enum {
-    CNT_MESSAGES,
-    CNT_MALFORMED,
-    CNT_RESULTS_IGNORED,
-    CNT_JOBS_SENT,
-    CNT_JOBS_REQUEUED,
-    CNT_WORKERS_JOINED,
-    CNT_WORKERS_LOST,
-    CNT_RUNS_DONE,
-    CNT_RUNS_FAILED,
-    CNT_N
-};
-
-typedef struct peer {
-    struct peer *next;
-    zframe_t *rid;
-    int kind;
-    char name[96]; /* "worker <worker_id>" or "client <routing id in hex>", for logs */
-    char worker_id[PLY_MAX_TEXT + 1];
-    uint64_t last_seen_ms;
-    /* workers */
-    uint32_t threads, hash_mib;
-    uint32_t credit;
-    uint64_t *inflight;
-    size_t ninflight, capinflight;
-    uint64_t jobs_done, nodes;
-} peer_t;
-
-typedef struct job_state {
-    uint8_t state;
-    uint32_t attempt;  /* hand-outs so far; the current attempt when INFLIGHT */
-    uint32_t failures; /* attempts that failed (worker died, lease, worker ERROR) */
-    peer_t *worker;    /* holder when INFLIGHT */
-    uint64_t deadline_ms;
-} job_state_t;
-
-typedef struct ply_coordinator ply_coordinator_t;
-
-typedef struct run {
-    struct run *next;
-    ply_coordinator_t *c;
-    uint64_t id;
-    zframe_t *client;
-    int state;
-    int detach, want_stats, chess960;
-    unsigned depth;
-    int want_split;
-    char fen[PLY_ARB_FEN_MAX];
-    ply_arb_pos_t root;
-    /* the split, on the thread pool */
-    uv_work_t work;
-    atomic_int cancel;
-    int canceled; /* by a client: report "canceled" */
-    int split_rc;
-    char split_why[WHY_LEN];
-    /* the jobs */
-    ply_split_t *plan;
-    job_state_t *jobs;
-    uint64_t job_base; /* job id of plan->jobs[0] */
-    size_t next_pending;
-    uint32_t *requeue;
-    size_t rq_head, rq_len, rq_cap;
-    size_t done, started;
-    /* the sums */
-    uint64_t nodes, worker_time_us;
-    ply_stats_t stats;
-    uint64_t *divide;          /* per root move */
-    ply_stats_t *divide_stats; /* per root move, when stats */
-    int divide_has_stats;
-    uint32_t perft1_checked;
-    uint64_t submitted_ms, accepted_ms;
-    int fail_code;
-    char fail_msg[WHY_LEN];
-} run_t;
-
-typedef struct finished {
-    struct finished *next;
-    uint64_t id;
-    const char *state;
-    uint32_t jobs_total, jobs_done;
-    uint64_t nodes, elapsed_ms;
-    zmsg_t *reply; /* the RunResult or the Error the client got */
-} finished_t;
-
-typedef struct proc {
-    uv_process_t handle;
-    ply_coordinator_t *c;
-    unsigned index;
-    int alive;
-} proc_t;
-
-struct ply_coordinator {
-    ply_coordinator_config_t cfg;
-    char *bind, *worker_exe;
-    char endpoint[ENDPOINT_LEN];
-    char worker_endpoint[ENDPOINT_LEN];
-    zlist_t *bound; /* resolved endpoints (char *, autofree), unbound on destroy */
-    zsock_t *router;
-    uv_loop_t loop;
-    int loop_ok;
-    uv_poll_t poll;
-    uv_timer_t tick;
-    uv_timer_t kill_timer;
-    uv_async_t async;
-    uv_signal_t sig[2];
-    int handles_ok, signals_ok;
-    proc_t *procs;
-    unsigned nprocs, procs_alive;
-    peer_t *peers;
-    unsigned nworkers;
-    run_t *runs;
-    finished_t *finished;
-    unsigned nfinished;
-    uint64_t next_run_id, next_job_base;
-    uint64_t no_worker_since_ms, last_hb_ms, last_progress_ms;
-    unsigned pending_work;
-    int state;
-    atomic_uint_fast64_t cnt[CNT_N];
-};
 
 static void pump(ply_coordinator_t *c);
 static void begin_shutdown(ply_coordinator_t *c, const char *why);
+static run_t *run_find(ply_coordinator_t *c, uint64_t id);
 
 /* ------------------------------------------------------------------ helpers */
 
@@ -202,6 +104,13 @@ static void count(ply_coordinator_t *c, int which)
     atomic_fetch_add_explicit(&c->cnt[which], 1, memory_order_relaxed);
 }
 
+uint32_t ply__hash_id(const char *id)
+{
+    uint32_t h = 2166136261u;
+    for (const unsigned char *p = (const unsigned char *)id; p && *p; p++) h = (h ^ *p) * 16777619u;
+    return h ? h : 1; /* 0 means "no worker" in job_state_t.avoid */
+}
+
 static void rid_hex(zframe_t *rid, char *buf, size_t len)
 {
     static const char hex[] = "0123456789abcdef";
@@ -212,6 +121,13 @@ static void rid_hex(zframe_t *rid, char *buf, size_t len)
         buf[o++] = hex[d[i] & 15];
     }
     buf[o] = '\0';
+}
+
+static int64_t unix_ms(void)
+{
+    struct timeval tv;
+    gettimeofday(&tv, NULL);
+    return (int64_t)tv.tv_sec * 1000 + tv.tv_usec / 1000;
 }
 
 static const char *seconds(unsigned ms, char *buf, size_t len)
@@ -320,11 +236,8 @@ static void inflight_remove(peer_t *p, uint64_t job_id)
 
 /* --------------------------------------------------------------------- runs */
 
-static void run_fail(run_t *run, int code, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-
 /* Marks the run failed (the first reason wins); reap_runs() answers the client. */
-static void run_fail(run_t *run, int code, const char *fmt, ...)
+void ply__run_fail(run_t *run, int code, const char *fmt, ...)
 {
     if (run->state == RUN_FAILED || run->state == RUN_DONE) return;
     run->state = RUN_FAILED;
@@ -335,18 +248,26 @@ static void run_fail(run_t *run, int code, const char *fmt, ...)
     va_end(ap);
 }
 
+/* The active run holding task id @job_id, with the task's index in *idx. */
 static run_t *job_find(ply_coordinator_t *c, uint64_t job_id, size_t *idx)
 {
     for (run_t *run = c->runs; run; run = run->next)
         if (run->state == RUN_ACTIVE && job_id >= run->job_base &&
-            job_id - run->job_base < run->plan->njobs) {
+            job_id - run->job_base < run->ntasks) {
             *idx = (size_t)(job_id - run->job_base);
             return run;
         }
     return NULL;
 }
 
-static int requeue_push(run_t *run, size_t idx)
+peer_t *ply__worker_by_id(ply_coordinator_t *c, const char *id)
+{
+    for (peer_t *p = c->peers; p; p = p->next)
+        if (p->kind == PEER_WORKER && strncmp(p->worker_id, id, PLY__ID_LEN - 1) == 0) return p;
+    return NULL;
+}
+
+int ply__queue_push(run_t *run, size_t idx)
 {
     if (run->rq_head && run->rq_head + run->rq_len == run->rq_cap) {
         memmove(run->requeue, run->requeue + run->rq_head, run->rq_len * sizeof *run->requeue);
@@ -363,26 +284,55 @@ static int requeue_push(run_t *run, size_t idx)
     return 0;
 }
 
+/* Appends "attempt N: reason" to the task's failure history (kept for a quarantine report). */
+static void note_failure(job_state_t *j, const char *reason)
+{
+    size_t old = j->history ? strlen(j->history) : 0;
+    if (old > 4 * WHY_LEN) return; /* enough to explain a quarantine */
+    size_t add = strlen(reason) + 32;
+    char *h = realloc(j->history, old + add);
+    if (!h) return;
+    snprintf(h + old, add, "%sattempt %u: %s", old ? "; " : "", j->attempt, reason);
+    j->history = h;
+}
+
 /*
- * Puts an in-flight job back in its run's queue. The caller has already
+ * Puts an in-flight task back in its run's queue. The caller has already
  * taken it out of the worker's inflight list. @failure: the attempt failed
- * (counts towards max_attempts); else the worker left politely.
+ * (counts towards max_attempts, and the task prefers another worker next);
+ * else the worker left politely. A task that failed max_attempts times is
+ * quarantined: its run fails with the position and every failure, never with
+ * a partial total. A drill-down task is not retried: the report says why.
  */
 static void job_requeue(ply_coordinator_t *c, run_t *run, size_t idx, int failure,
                         const char *reason)
 {
     job_state_t *j = &run->jobs[idx];
+    size_t job = idx % run->plan->njobs;
+    peer_t *was = j->worker;
     j->state = JOB_PENDING;
     j->worker = NULL;
-    if (failure) j->failures++;
-    const char *fen = run->plan->jobs[idx].fen;
-    if (failure && j->failures >= c->cfg.max_attempts) {
-        run_fail(run, PLY_EWORKER, "job %" PRIu64 " (%s) failed %u times, last: %s",
-                 run->job_base + idx, fen, j->failures, reason);
+    if (idx / run->plan->njobs == PLY__DRILL) {
+        ply__drill_give_up(c, run, idx, reason);
         return;
     }
-    if (requeue_push(run, idx) != 0) {
-        run_fail(run, PLY_ENOMEM, "out of memory re-queuing job %" PRIu64, run->job_base + idx);
+    if (failure) {
+        j->failures++;
+        if (was) j->avoid = was->id_hash;
+        note_failure(j, reason);
+    }
+    const char *fen = run->plan->jobs[job].fen;
+    if (failure && j->failures >= c->cfg.max_attempts) {
+        ply__run_fail(run, PLY_EWORKER,
+                      "job %" PRIu64 " (%s, %u plies) quarantined after %u failed attempts: %s",
+                      run->job_base + idx, fen, run->plan->job_depth, j->failures,
+                      j->history ? j->history : reason);
+        return;
+    }
+    j->queued_ms = ply_time_ms();
+    if (ply__queue_push(run, idx) != 0) {
+        ply__run_fail(run, PLY_ENOMEM, "out of memory re-queuing job %" PRIu64,
+                      run->job_base + idx);
         return;
     }
     count(c, CNT_JOBS_REQUEUED);
@@ -418,6 +368,8 @@ static void worker_remove(ply_coordinator_t *c, peer_t *p, int failure, const ch
 static void run_free(run_t *run)
 {
     zframe_destroy(&run->client);
+    ply__verify_free(run);
+    for (size_t t = 0; run->jobs && t < run->ntasks; t++) free(run->jobs[t].history);
     ply_split_destroy(&run->plan);
     free(run->jobs);
     free(run->requeue);
@@ -439,6 +391,10 @@ static void finished_add(ply_coordinator_t *c, run_t *run, const char *state, zm
     f->jobs_done = (uint32_t)run->done;
     f->nodes = run->nodes;
     f->elapsed_ms = ply_time_ms() - run->submitted_ms;
+    f->depth = run->depth;
+    snprintf(f->fen, sizeof f->fen, "%s", run->fen);
+    snprintf(f->verify, sizeof f->verify, "%s", run->verify_text);
+    if (run->state == RUN_FAILED) snprintf(f->error, sizeof f->error, "%s", run->fail_msg);
     f->reply = reply;
     f->next = c->finished;
     c->finished = f;
@@ -462,6 +418,48 @@ static finished_t *finished_find(ply_coordinator_t *c, uint64_t id)
     for (finished_t *f = c->finished; f; f = f->next)
         if (f->id == id) return f;
     return NULL;
+}
+
+static const char *state_const(const char *state)
+{
+    return !strcmp(state, "done") ? "done" : !strcmp(state, "canceled") ? "canceled" : "failed";
+}
+
+/* A stored summary as a finished_t (reply NULL). */
+static void finished_from_store(finished_t *f, const ply_store_finished_t *sf)
+{
+    memset(f, 0, sizeof *f);
+    f->id = sf->id;
+    f->state = state_const(sf->state);
+    f->jobs_total = sf->jobs_total;
+    f->jobs_done = sf->jobs_done;
+    f->nodes = sf->nodes;
+    f->elapsed_ms = sf->elapsed_ms;
+    f->depth = sf->depth;
+    snprintf(f->fen, sizeof f->fen, "%s", sf->fen);
+    snprintf(f->verify, sizeof f->verify, "%s", sf->verify);
+    snprintf(f->error, sizeof f->error, "%s", sf->error);
+}
+
+/*
+ * A finished run: from memory, else read back from the state file into *tmp
+ * with its reply re-framed (the caller destroys tmp->reply). NULL when unknown.
+ */
+static finished_t *finished_lookup(ply_coordinator_t *c, uint64_t id, finished_t *tmp)
+{
+    finished_t *f = finished_find(c, id);
+    if (f || !c->store) return f;
+    ply_store_finished_t sf;
+    void *blob = NULL;
+    size_t n = 0;
+    if (ply_store_finished(c->store, id, &sf, &blob, &n) < 0) return NULL;
+    finished_from_store(tmp, &sf);
+    if (blob && (tmp->reply = zmsg_new())) {
+        zmsg_addstr(tmp->reply, PLY_PROTOCOL_ID);
+        zmsg_addmem(tmp->reply, blob, n);
+    }
+    free(blob);
+    return tmp;
 }
 
 /* --------------------------------------------------------------- messages */
@@ -496,11 +494,7 @@ static zmsg_t *build_result(ply_coordinator_t *c, run_t *run)
         Ply__Stats total;
         stats_proto_array(&total, &run->stats);
         Ply__Verification ver = PLY__VERIFICATION__INIT;
-        ver.mode = "none";
-        ver.has_arbiter_plies = 1, ver.arbiter_plies = plan->split_depth;
-        ver.has_perft1_checked = 1, ver.perft1_checked = run->perft1_checked;
-        ver.has_jobs = 1, ver.jobs = (uint32_t)plan->njobs;
-        ver.has_mismatches = 1, ver.mismatches = 0;
+        ply__vreport_t *report = ply__verification(run, &ver);
         Ply__RunResult rr = PLY__RUN_RESULT__INIT;
         rr.has_run_id = 1, rr.run_id = run->id;
         rr.fen = run->fen;
@@ -515,10 +509,19 @@ static zmsg_t *build_result(ply_coordinator_t *c, run_t *run)
         rr.verification = &ver;
         rr.has_chess960 = 1, rr.chess960 = run->chess960 != 0;
         rr.has_worker_time_us = 1, rr.worker_time_us = run->worker_time_us;
+        rr.has_results_restored = 1, rr.results_restored = run->results_restored;
+        rr.has_results_computed = 1, rr.results_computed = run->results_computed;
         ply_msg_t m = PLY__MESSAGE__INIT;
         m.body_case = PLY__MESSAGE__BODY_RUN_RESULT;
         m.run_result = &rr;
-        z = ply_msg_encode(&m);
+        char reason[256];
+        /* the report carries text from workers: check it as a client will */
+        if (report && ply_msg_validate(&m, reason, sizeof reason) == 0)
+            z = ply_msg_encode(&m);
+        else
+            ply_warn("run %" PRIu64 ": cannot encode the result: %s", run->id,
+                     report ? reason : "out of memory");
+        ply__vreport_free(&report);
     }
     free(ent);
     free(ptr);
@@ -549,54 +552,99 @@ static const char *run_state_name(const run_t *run)
     return run->started ? "running" : "queued";
 }
 
+/* Tasks of @run held by workers right now. */
+static uint32_t tasks_in_flight(ply_coordinator_t *c, const run_t *run)
+{
+    uint32_t n = 0;
+    for (peer_t *p = c->peers; p; p = p->next)
+        for (size_t i = 0; p->kind == PEER_WORKER && i < p->ninflight; i++)
+            n += p->inflight[i] >= run->job_base && p->inflight[i] - run->job_base < run->ntasks;
+    return n;
+}
+
+/* Fills @rp about @run, or about the finished record @f (strings point into them). */
+static void fill_progress(ply_coordinator_t *c, Ply__RunProgress *rp, const run_t *run,
+                          const finished_t *f)
+{
+    *rp = (Ply__RunProgress)PLY__RUN_PROGRESS__INIT;
+    uint32_t threads = 0;
+    for (peer_t *p = c->peers; p; p = p->next)
+        if (p->kind == PEER_WORKER) threads += p->threads;
+    rp->has_run_id = 1;
+    if (run) {
+        rp->run_id = run->id;
+        rp->state = (char *)run_state_name(run);
+        rp->has_jobs_total = 1, rp->jobs_total = run->plan ? (uint32_t)run->plan->njobs : 0;
+        rp->has_jobs_done = 1, rp->jobs_done = (uint32_t)run->done;
+        rp->has_nodes = 1, rp->nodes = run->nodes;
+        rp->has_elapsed_ms = 1, rp->elapsed_ms = ply_time_ms() - run->submitted_ms;
+        rp->fen = (char *)run->fen;
+        rp->has_depth = 1, rp->depth = run->depth;
+        rp->verify = (char *)run->verify_text;
+        rp->has_results_restored = 1, rp->results_restored = run->results_restored;
+        rp->has_jobs_in_flight = 1, rp->jobs_in_flight = tasks_in_flight(c, run);
+        if (run->state == RUN_FAILED) rp->error = (char *)run->fail_msg;
+    } else {
+        rp->run_id = f->id;
+        rp->state = (char *)f->state;
+        rp->has_jobs_total = 1, rp->jobs_total = f->jobs_total;
+        rp->has_jobs_done = 1, rp->jobs_done = f->jobs_done;
+        rp->has_nodes = 1, rp->nodes = f->nodes;
+        rp->has_elapsed_ms = 1, rp->elapsed_ms = f->elapsed_ms;
+        if (f->fen[0]) rp->fen = (char *)f->fen;
+        if (f->depth) rp->has_depth = 1, rp->depth = f->depth;
+        rp->verify = (char *)f->verify;
+        if (f->error[0]) rp->error = (char *)f->error;
+    }
+    rp->has_workers = 1, rp->workers = c->nworkers;
+    rp->has_threads = 1, rp->threads = threads;
+}
+
+/* The connected workers as WorkerStatus entries (caller frees both arrays), or NULLs. */
+static size_t worker_list(ply_coordinator_t *c, Ply__WorkerStatus **wsp, Ply__WorkerStatus ***wpp)
+{
+    *wsp = NULL, *wpp = NULL;
+    if (!c->nworkers) return 0;
+    Ply__WorkerStatus *ws = calloc(c->nworkers, sizeof *ws);
+    Ply__WorkerStatus **wp = calloc(c->nworkers, sizeof *wp);
+    if (!ws || !wp) {
+        free(ws);
+        free(wp);
+        return 0;
+    }
+    uint64_t now = ply_time_ms();
+    size_t i = 0;
+    for (peer_t *p = c->peers; p && i < c->nworkers; p = p->next) {
+        if (p->kind != PEER_WORKER) continue;
+        ws[i] = (Ply__WorkerStatus)PLY__WORKER_STATUS__INIT;
+        ws[i].worker_id = p->worker_id;
+        ws[i].has_threads = 1, ws[i].threads = p->threads;
+        ws[i].has_jobs_in_flight = 1, ws[i].jobs_in_flight = (uint32_t)p->ninflight;
+        ws[i].has_jobs_done = 1, ws[i].jobs_done = p->jobs_done;
+        ws[i].has_nodes = 1, ws[i].nodes = p->nodes;
+        ws[i].has_zobrist_seed = 1, ws[i].zobrist_seed = p->seed;
+        ws[i].has_stalled_ms = 1;
+        ws[i].stalled_ms = p->ninflight && now > p->progress_ms ? now - p->progress_ms : 0;
+        wp[i] = &ws[i];
+        i++;
+    }
+    *wsp = ws, *wpp = wp;
+    return i;
+}
+
 /* Sends a RunProgress about @run (or the finished record @f) to @rid, with the worker list when
  * asked. */
 static void send_progress(ply_coordinator_t *c, zframe_t *rid, const run_t *run,
                           const finished_t *f, int with_workers)
 {
-    Ply__RunProgress rp = PLY__RUN_PROGRESS__INIT;
-    uint32_t threads = 0;
-    for (peer_t *p = c->peers; p; p = p->next)
-        if (p->kind == PEER_WORKER) threads += p->threads;
-    rp.has_run_id = 1;
-    if (run) {
-        rp.run_id = run->id;
-        rp.state = (char *)run_state_name(run);
-        rp.has_jobs_total = 1, rp.jobs_total = run->plan ? (uint32_t)run->plan->njobs : 0;
-        rp.has_jobs_done = 1, rp.jobs_done = (uint32_t)run->done;
-        rp.has_nodes = 1, rp.nodes = run->nodes;
-        rp.has_elapsed_ms = 1, rp.elapsed_ms = ply_time_ms() - run->submitted_ms;
-    } else {
-        rp.run_id = f->id;
-        rp.state = (char *)f->state;
-        rp.has_jobs_total = 1, rp.jobs_total = f->jobs_total;
-        rp.has_jobs_done = 1, rp.jobs_done = f->jobs_done;
-        rp.has_nodes = 1, rp.nodes = f->nodes;
-        rp.has_elapsed_ms = 1, rp.elapsed_ms = f->elapsed_ms;
-    }
-    rp.has_workers = 1, rp.workers = c->nworkers;
-    rp.has_threads = 1, rp.threads = threads;
+    if (!rid) return; /* a run restored from the state file has no client until one attaches */
+    Ply__RunProgress rp;
+    fill_progress(c, &rp, run, f);
     Ply__WorkerStatus *ws = NULL;
     Ply__WorkerStatus **wp = NULL;
-    if (with_workers && c->nworkers) {
-        ws = calloc(c->nworkers, sizeof *ws);
-        wp = calloc(c->nworkers, sizeof *wp);
-        if (ws && wp) {
-            size_t i = 0;
-            for (peer_t *p = c->peers; p && i < c->nworkers; p = p->next) {
-                if (p->kind != PEER_WORKER) continue;
-                ws[i] = (Ply__WorkerStatus)PLY__WORKER_STATUS__INIT;
-                ws[i].worker_id = p->worker_id;
-                ws[i].has_threads = 1, ws[i].threads = p->threads;
-                ws[i].has_jobs_in_flight = 1, ws[i].jobs_in_flight = (uint32_t)p->ninflight;
-                ws[i].has_jobs_done = 1, ws[i].jobs_done = p->jobs_done;
-                ws[i].has_nodes = 1, ws[i].nodes = p->nodes;
-                wp[i] = &ws[i];
-                i++;
-            }
-            rp.n_worker = i;
-            rp.worker = wp;
-        }
+    if (with_workers) {
+        rp.n_worker = worker_list(c, &ws, &wp);
+        rp.worker = wp;
     }
     ply_msg_t m = PLY__MESSAGE__INIT;
     m.body_case = PLY__MESSAGE__BODY_RUN_PROGRESS;
@@ -614,8 +662,7 @@ static void withdraw_jobs(ply_coordinator_t *c, const run_t *run)
     if (!run->plan || !run->plan->njobs) return;
     for (peer_t *p = c->peers; p; p = p->next) {
         for (size_t i = 0; i < p->ninflight;) {
-            if (p->inflight[i] >= run->job_base &&
-                p->inflight[i] - run->job_base < run->plan->njobs)
+            if (p->inflight[i] >= run->job_base && p->inflight[i] - run->job_base < run->ntasks)
                 p->inflight[i] = p->inflight[--p->ninflight];
             else
                 i++;
@@ -623,9 +670,49 @@ static void withdraw_jobs(ply_coordinator_t *c, const run_t *run)
     }
 }
 
+/* Records the end of @run and the @reply its client got in the state file. */
+static void store_finish(ply_coordinator_t *c, const run_t *run, const char *state, zmsg_t *reply)
+{
+    ply_store_finished_t f;
+    memset(&f, 0, sizeof f);
+    f.id = run->id;
+    snprintf(f.state, sizeof f.state, "%s", state);
+    snprintf(f.fen, sizeof f.fen, "%s", run->fen);
+    f.depth = run->depth;
+    f.jobs_total = (uint32_t)run->plan->njobs;
+    f.jobs_done = (uint32_t)run->done;
+    f.nodes = run->nodes;
+    f.elapsed_ms = ply_time_ms() - run->submitted_ms;
+    f.code = run->state == RUN_FAILED ? run->fail_code : 0;
+    snprintf(f.error, sizeof f.error, "%s", run->state == RUN_FAILED ? run->fail_msg : "");
+    snprintf(f.verify, sizeof f.verify, "%s", run->verify_text);
+    zframe_t *body = zmsg_last(reply);
+    ply_store_finish_run(c->store, &f, body ? zframe_data(body) : NULL,
+                         body ? zframe_size(body) : 0);
+}
+
+void ply__batch_flush(ply_coordinator_t *c)
+{
+    if (!c->batch_open) return;
+    char why[WHY_LEN] = "";
+    if (ply_store_commit(c->store, why, sizeof why) < 0) {
+        for (unsigned i = 0; i < c->batch_nruns; i++) {
+            run_t *run = run_find(c, c->batch_runs[i]);
+            if (run) ply__run_fail(run, PLY_EDB, "results not stored: %s", why);
+        }
+    }
+    c->batch_open = 0;
+    c->batch_n = c->batch_nruns = 0;
+}
+
 /* Answers and frees every run that is done or failed. */
 static void reap_runs(ply_coordinator_t *c)
 {
+    for (run_t *run = c->runs; run; run = run->next)
+        if (run->state == RUN_DONE || run->state == RUN_FAILED) {
+            ply__batch_flush(c); /* what is answered must be on disk first */
+            break;
+        }
     run_t **pp = &c->runs;
     while (*pp) {
         run_t *run = *pp;
@@ -657,6 +744,7 @@ static void reap_runs(ply_coordinator_t *c)
                     state, run->fail_msg);
         }
         if (reply && run->client) send_raw(c, run->client, reply);
+        if (reply && c->store && !run->interrupted && run->plan) store_finish(c, run, state, reply);
         if (reply) finished_add(c, run, state, reply);
         run_free(run);
     }
@@ -664,41 +752,72 @@ static void reap_runs(ply_coordinator_t *c)
 
 /* ---------------------------------------------------------------- dispatch */
 
-static int next_job(ply_coordinator_t *c, run_t **out, size_t *idx)
+/* Takes entry @k out of the run's queue (the queue is short: a scan is cheap). */
+static void queue_remove(run_t *run, size_t k)
+{
+    uint32_t *q = run->requeue + run->rq_head;
+    memmove(q + k, q + k + 1, (run->rq_len - k - 1) * sizeof *q);
+    if (--run->rq_len == 0) run->rq_head = 0;
+}
+
+/*
+ * The next task worker @p may take: the first eligible one in a run's queue
+ * (re-queued tasks, checks, tie-breaks, drill-downs), else the run's next
+ * first computation. A first computation @p may not take (after a restart its
+ * check may already be running there) moves to the queue for another worker.
+ */
+static int next_job(ply_coordinator_t *c, peer_t *p, run_t **out, size_t *idx, int *no_hash)
 {
     for (run_t *run = c->runs; run; run = run->next) {
         if (run->state != RUN_ACTIVE) continue;
-        if (run->rq_len) {
-            *idx = run->requeue[run->rq_head++];
-            if (--run->rq_len == 0) run->rq_head = 0;
-            *out = run;
-            return 1;
+        for (size_t k = 0; k < run->rq_len && k < QUEUE_SCAN;) {
+            size_t t = run->requeue[run->rq_head + k];
+            if (t >= run->ntasks || run->jobs[t].state != JOB_PENDING) {
+                queue_remove(run, k); /* settled or given up meanwhile */
+                continue;
+            }
+            if (ply__eligible(c, run, t, p, no_hash)) {
+                queue_remove(run, k);
+                *out = run, *idx = t;
+                return 1;
+            }
+            k++;
         }
-        if (run->next_pending < run->plan->njobs) {
-            *idx = run->next_pending++;
-            *out = run;
-            return 1;
+        while (run->next_pending < run->plan->njobs) {
+            size_t t = run->next_pending++;
+            if (run->jobs[t].state != JOB_PENDING) continue; /* restored from the state file */
+            if (ply__eligible(c, run, t, p, no_hash)) {
+                *out = run, *idx = t;
+                return 1;
+            }
+            run->jobs[t].queued_ms = ply_time_ms();
+            if (ply__queue_push(run, t) != 0) ply__run_fail(run, PLY_ENOMEM, "out of memory");
         }
     }
     return 0;
 }
 
-static int handout(ply_coordinator_t *c, peer_t *p, run_t *run, size_t idx)
+static int handout(ply_coordinator_t *c, peer_t *p, run_t *run, size_t idx, int no_hash)
 {
     const ply_split_t *plan = run->plan;
     job_state_t *j = &run->jobs[idx];
+    size_t job_idx = idx % plan->njobs;
+    int role = (int)(idx / plan->njobs);
     uint64_t job_id = run->job_base + idx;
+    int was_idle = p->ninflight == 0;
     if (inflight_add(p, job_id) != 0) return PLY_ENOMEM;
     Ply__Job job = PLY__JOB__INIT;
     job.has_job_id = 1, job.job_id = job_id;
     job.has_attempt = 1, job.attempt = j->attempt + 1;
     job.has_kind = 1, job.kind = PLY__JOB_KIND__JOB_KIND_PERFT;
-    job.fen = plan->jobs[idx].fen;
+    job.fen = plan->jobs[job_idx].fen;
     job.has_depth = 1, job.depth = plan->job_depth;
     job.has_chess960 = 1, job.chess960 = run->chess960 != 0;
-    job.has_stats = 1, job.stats = run->want_stats != 0;
-    job.has_divide = 1, job.divide = plan->split_depth == 0;
+    /* a drill-down asks for the divide of the job alone */
+    job.has_stats = 1, job.stats = run->want_stats && role != PLY__DRILL;
+    job.has_divide = 1, job.divide = plan->split_depth == 0 || role == PLY__DRILL;
     job.has_run_id = 1, job.run_id = run->id;
+    if (no_hash) job.has_no_hash = 1, job.no_hash = 1;
     if (c->cfg.lease_ms) {
         job.has_lease_ms = 1;
         job.lease_ms = c->cfg.lease_ms;
@@ -714,30 +833,34 @@ static int handout(ply_coordinator_t *c, peer_t *p, run_t *run, size_t idx)
     j->attempt++;
     j->state = JOB_INFLIGHT;
     j->worker = p;
+    j->no_hash = (uint8_t)(no_hash != 0);
     j->deadline_ms = c->cfg.lease_ms ? ply_time_ms() + c->cfg.lease_ms : 0;
-    if (j->attempt == 1) run->started++;
+    if (j->attempt == 1 && role == PLY__FIRST) run->started++;
+    if (was_idle) p->progress_ms = ply_time_ms(); /* the hang clock starts with its first job */
     p->credit--;
     count(c, CNT_JOBS_SENT);
-    ply_debug("run %" PRIu64 ": job %" PRIu64 " attempt %u -> %s", run->id, job_id, j->attempt,
-              p->name);
+    ply_debug("run %" PRIu64 ": job %" PRIu64 " attempt %u -> %s%s", run->id, job_id, j->attempt,
+              p->name, no_hash ? " (no hash table)" : "");
+    ply__on_handout(c, run, idx);
     return 0;
 }
 
-/* Hands out jobs one per worker per round, while workers have credit and runs have jobs. */
+/* Hands out tasks one per worker per round, while workers have credit and may take a task. */
 static void dispatch(ply_coordinator_t *c)
 {
     int progress = 1;
     while (progress) {
         progress = 0;
         for (peer_t *p = c->peers; p; p = p->next) {
-            if (p->kind != PEER_WORKER || p->credit == 0) continue;
+            if (p->kind != PEER_WORKER || p->credit == 0 || p->probation) continue;
             run_t *run;
             size_t idx;
-            if (!next_job(c, &run, &idx)) return;
-            if (handout(c, p, run, idx) == 0) {
+            int no_hash = 0;
+            if (!next_job(c, p, &run, &idx, &no_hash)) continue;
+            if (handout(c, p, run, idx, no_hash) == 0) {
                 progress = 1;
-            } else if (requeue_push(run, idx) != 0) {
-                run_fail(run, PLY_ENOMEM, "out of memory");
+            } else if (ply__queue_push(run, idx) != 0) {
+                ply__run_fail(run, PLY_ENOMEM, "out of memory");
             }
         }
     }
@@ -759,6 +882,12 @@ static void on_hello(ply_coordinator_t *c, zframe_t *rid, peer_t *p, const Ply__
         send_error(c, rid, PLY_ESTATE, 0, "HELLO from a peer that has spoken as a client");
         return;
     }
+    /* the same worker on a new connection (it reconnected): its old session is over */
+    for (peer_t *q = c->peers; q; q = q->next)
+        if (q != p && q->kind == PEER_WORKER && strcmp(q->worker_id, h->worker_id) == 0) {
+            worker_remove(c, q, 0, "reconnected");
+            break;
+        }
     if (p) {
         worker_release_jobs(c, p, 0, "worker said HELLO again");
     } else if (!(p = peer_add(c, rid, PEER_WORKER))) {
@@ -769,9 +898,22 @@ static void on_hello(ply_coordinator_t *c, zframe_t *rid, peer_t *p, const Ply__
     snprintf(p->worker_id, sizeof p->worker_id, "%s", h->worker_id);
     p->threads = h->threads;
     p->hash_mib = h->hash_mib;
+    p->seed = h->has_zobrist_seed ? h->zobrist_seed : 0;
+    p->id_hash = ply__hash_id(p->worker_id);
+    p->progress_ms = ply_time_ms();
+    p->hb_nodes = 0;
+    p->probation = 0;
+    for (unsigned i = 0; i < c->nhung; i++)
+        if (c->hung[i] == p->id_hash) { /* it hung before: a job only once it counts again */
+            p->probation = 1;
+            p->probation_nodes = c->hung_nodes[i];
+            p->probation_until_ms = ply_time_ms() + c->cfg.hang_ms;
+        }
     count(c, CNT_WORKERS_JOINED);
-    ply_info("%s joined: %u threads, %u MiB hash, build %s, zobrist %016" PRIx64, p->name,
-             h->threads, h->hash_mib, h->build ? h->build : "?", h->zobrist_checksum);
+    ply_info("%s joined: %u threads, %u MiB hash, build %s, zobrist seed %u, checksum %016" PRIx64
+             "%s",
+             p->name, h->threads, h->hash_mib, h->build ? h->build : "?", p->seed,
+             h->zobrist_checksum, p->probation ? " (hung before: on probation)" : "");
     Ply__Welcome w = PLY__WELCOME__INIT;
     w.has_heartbeat_ms = 1, w.heartbeat_ms = c->cfg.heartbeat_ms;
     w.has_liveness = 1, w.liveness = c->cfg.liveness;
@@ -797,40 +939,48 @@ static void ignore_result(ply_coordinator_t *c, peer_t *p, const Ply__Result *r,
             r->attempt);
 }
 
-/* s = 0: the worker's divide becomes the run's, checked against the arbiter's root moves. */
-static int take_divide(run_t *run, const Ply__Result *r, char *why, size_t why_len)
+/*
+ * s = 0: the worker's divide, checked against the arbiter's root moves, into
+ * the computation's per-root-move arrays (plan order).
+ */
+static int take_divide(const run_t *run, const Ply__Result *r, ply__comp_t *k, char *why,
+                       size_t why_len)
 {
     const ply_split_t *plan = run->plan;
     if ((int)r->n_divide != plan->nroot) {
         fmt_why(why, why_len, "divide has %zu moves, the arbiter has %d", r->n_divide, plan->nroot);
         return PLY_EMISMATCH;
     }
+    k->divide = calloc((size_t)plan->nroot + 1, sizeof *k->divide);
+    k->divide_stats =
+        run->want_stats ? calloc((size_t)plan->nroot + 1, sizeof *k->divide_stats) : NULL;
+    if (!k->divide || (run->want_stats && !k->divide_stats)) return PLY_ENOMEM;
     uint64_t sum = 0;
     int have_stats = 1;
     uint8_t seen[PLY_ARB_MAX_MOVES] = {0};
     for (size_t i = 0; i < r->n_divide; i++) {
         const Ply__DivideEntry *e = r->divide[i];
         ply_arb_move_t mv;
-        int k = -1;
+        int k_ = -1;
         if (ply_arb_move_from_uci(&plan->root, e->move, &mv) == 0)
             for (int m = 0; m < plan->nroot; m++)
                 if (plan->root_moves[m].from == mv.from && plan->root_moves[m].to == mv.to &&
                     plan->root_moves[m].promo == mv.promo &&
                     /* Chess960: a king step and a castle may share from and to */
                     ((plan->root_moves[m].flags ^ mv.flags) & PLY_ARB_MOVE_CASTLE) == 0)
-                    k = m;
-        if (k < 0) {
+                    k_ = m;
+        if (k_ < 0) {
             fmt_why(why, why_len, "divide move %s is not legal", e->move);
             return PLY_EMISMATCH;
         }
-        if (seen[k]++) {
+        if (seen[k_]++) {
             fmt_why(why, why_len, "divide move %s appears twice", e->move);
             return PLY_EMISMATCH;
         }
-        run->divide[k] = e->nodes;
+        k->divide[k_] = e->nodes;
         sum += e->nodes;
         if (run->want_stats && e->stats)
-            ply_msg_stats_from_proto(&run->divide_stats[k], e->stats);
+            ply_msg_stats_from_proto(&k->divide_stats[k_], e->stats);
         else
             have_stats = 0;
     }
@@ -838,10 +988,18 @@ static int take_divide(run_t *run, const Ply__Result *r, char *why, size_t why_l
         fmt_why(why, why_len, "divide sums to %" PRIu64 " but nodes = %" PRIu64, sum, r->nodes);
         return PLY_EMISMATCH;
     }
-    run->divide_has_stats = have_stats && run->want_stats;
+    if (!have_stats) {
+        free(k->divide_stats);
+        k->divide_stats = NULL;
+    }
     return 0;
 }
 
+/*
+ * A worker's RESULT: checked (attempt, perft(1), statistics, divide), stored,
+ * then counted or kept for comparison (verify.c). A result from a superseded
+ * attempt or for an unknown task is ignored and logged.
+ */
 static void on_result(ply_coordinator_t *c, peer_t *p, const Ply__Result *r)
 {
     size_t idx;
@@ -859,54 +1017,67 @@ static void on_result(ply_coordinator_t *c, peer_t *p, const Ply__Result *r)
     inflight_remove(p, r->job_id);
     p->jobs_done++;
     p->nodes += r->nodes;
-    const ply_split_job_t *sj = &run->plan->jobs[idx];
+    p->progress_ms = ply_time_ms();
+    if (idx / run->plan->njobs == PLY__DRILL) {
+        j->state = JOB_DONE;
+        j->worker = NULL;
+        ply__drill_result(c, run, idx, r);
+        return;
+    }
+    const ply_split_job_t *sj = &run->plan->jobs[idx % run->plan->njobs];
     char why[WHY_LEN];
     if (r->perft1 != sj->perft1) {
         j->state = JOB_DONE;
-        run_fail(run, PLY_EMISMATCH,
-                 "perft(1) mismatch at %s: %s says %u, the arbiter says %u (job %" PRIu64
-                 ", attempt %u)",
-                 sj->fen, p->name, r->perft1, sj->perft1, r->job_id, r->attempt);
+        ply__run_fail(run, PLY_EMISMATCH,
+                      "perft(1) mismatch at %s: %s says %u, the arbiter says %u (job %" PRIu64
+                      ", attempt %u)",
+                      sj->fen, p->name, r->perft1, sj->perft1, r->job_id, r->attempt);
         return;
     }
-    ply_stats_t st = {0};
+    ply__comp_t k;
+    memset(&k, 0, sizeof k);
+    k.have = 1;
+    k.nodes = r->nodes;
+    k.seed = p->seed;
+    k.attempt = r->attempt;
+    k.no_hash = j->no_hash;
+    k.time_us = r->time_us;
+    snprintf(k.worker, sizeof k.worker, "%.*s", (int)sizeof k.worker - 1, p->worker_id);
     if (run->want_stats) {
         if (!r->stats) {
             job_requeue(c, run, idx, 1, "the worker returned no statistics");
             return;
         }
-        ply_msg_stats_from_proto(&st, r->stats);
-        if (st.v[PLY_STAT_nodes] != r->nodes) {
+        k.has_stats = 1;
+        ply_msg_stats_from_proto(&k.stats, r->stats);
+        if (k.stats.v[PLY_STAT_nodes] != r->nodes) {
             j->state = JOB_DONE;
-            run_fail(run, PLY_EMISMATCH,
-                     "%s at %s: stats.nodes = %" PRIu64 " but nodes = %" PRIu64 " (job %" PRIu64
-                     ")",
-                     p->name, sj->fen, st.v[PLY_STAT_nodes], r->nodes, r->job_id);
+            ply__run_fail(run, PLY_EMISMATCH,
+                          "%s at %s: stats.nodes = %" PRIu64 " but nodes = %" PRIu64
+                          " (job %" PRIu64 ")",
+                          p->name, sj->fen, k.stats.v[PLY_STAT_nodes], r->nodes, r->job_id);
             return;
         }
     }
-    if (run->plan->split_depth == 0) {
-        if (take_divide(run, r, why, sizeof why) < 0) {
-            j->state = JOB_DONE;
-            run_fail(run, PLY_EMISMATCH, "%s at %s: %s (job %" PRIu64 ")", p->name, sj->fen, why,
-                     r->job_id);
-            return;
-        }
-    } else {
-        for (uint32_t k = 0; k < sj->nmult; k++) {
-            run->divide[sj->mult[k].root] += sj->mult[k].count * r->nodes;
-            if (run->want_stats)
-                ply_stats_add(&run->divide_stats[sj->mult[k].root], &st, sj->mult[k].count);
-        }
-        run->divide_has_stats = run->want_stats;
+    int rc = run->plan->split_depth == 0 ? take_divide(run, r, &k, why, sizeof why) : 0;
+    if (rc < 0) {
+        ply__comp_free(&k);
+        j->state = JOB_DONE;
+        ply__run_fail(run, rc, "%s at %s: %s (job %" PRIu64 ")", p->name, sj->fen,
+                      rc == PLY_ENOMEM ? "out of memory" : why, r->job_id);
+        return;
     }
-    run->nodes += sj->multiplicity * r->nodes;
-    if (run->want_stats) ply_stats_add(&run->stats, &st, sj->multiplicity);
-    run->worker_time_us += r->time_us;
-    run->perft1_checked++;
-    j->state = JOB_DONE;
+    /* stored before it counts: a restart never loses nor recomputes it */
+    if (ply__comp_store(c, run, idx, &k, why, sizeof why) < 0) {
+        ply__comp_free(&k);
+        j->state = JOB_DONE;
+        ply__run_fail(run, PLY_EDB, "%s", why);
+        return;
+    }
     j->worker = NULL;
-    if (++run->done == run->plan->njobs) run->state = RUN_DONE;
+    count(c, CNT_RESULTS_COMPUTED);
+    run->results_computed++;
+    ply__take(c, run, idx, &k, 1);
 }
 
 static void on_worker_error(ply_coordinator_t *c, peer_t *p, const Ply__Error *e)
@@ -930,17 +1101,37 @@ static void on_worker_error(ply_coordinator_t *c, peer_t *p, const Ply__Error *e
     job_requeue(c, run, idx, 1, reason);
 }
 
+/* An Error telling a worker this coordinator does not know it that it must say HELLO again. */
+static void say_hello(ply_coordinator_t *c, zframe_t *rid, const char *line)
+{
+    Ply__Error e = PLY__ERROR__INIT;
+    e.has_code = 1, e.code = PLY_ESTATE;
+    e.message = (char *)line;
+    e.has_say_hello = 1, e.say_hello = 1;
+    ply_msg_t m = PLY__MESSAGE__INIT;
+    m.body_case = PLY__MESSAGE__BODY_ERROR;
+    m.error = &e;
+    send_msg(c, rid, &m);
+}
+
 static void on_worker_message(ply_coordinator_t *c, zframe_t *rid, peer_t *p, ply_msg_t *msg)
 {
     if (!p || p->kind != PEER_WORKER) {
-        if (msg->body_case == PLY__MESSAGE__BODY_HEARTBEAT) return; /* a client's keepalive */
+        if (msg->body_case == PLY__MESSAGE__BODY_HEARTBEAT) {
+            /* A worker this coordinator does not know (it restarted, or dropped the
+             * worker) hears at once that it must say HELLO; a client's keepalive
+             * carries no node count. */
+            if (!p && msg->heartbeat->has_nodes) say_hello(c, rid, "unknown worker: send HELLO");
+            return;
+        }
         if (msg->body_case == PLY__MESSAGE__BODY_BYE) {
             if (p) peer_unlink(c, p);
             return;
         }
         count(c, CNT_MALFORMED);
-        send_error(c, rid, PLY_ESTATE, 0, "%s before HELLO: send HELLO first",
-                   ply_msg_type_name(msg));
+        char line[96];
+        snprintf(line, sizeof line, "%s before HELLO: send HELLO first", ply_msg_type_name(msg));
+        say_hello(c, rid, line);
         return;
     }
     switch (msg->body_case) {
@@ -959,7 +1150,20 @@ static void on_worker_message(ply_coordinator_t *c, zframe_t *rid, peer_t *p, pl
         worker_remove(c, p, 0, reason);
         break;
     }
-    default: /* PROGRESS, HEARTBEAT: liveness only (last_seen already updated) */
+    case PLY__MESSAGE__BODY_HEARTBEAT: {
+        /* the node count is the worker's proof of progress (hang detection) */
+        const Ply__Heartbeat *hb = msg->heartbeat;
+        if (hb->has_nodes && hb->nodes != p->hb_nodes) {
+            p->hb_nodes = hb->nodes;
+            p->progress_ms = ply_time_ms();
+            if (p->probation && hb->nodes > p->probation_nodes) {
+                p->probation = 0;
+                ply_info("%s counts again: jobs resume", p->name);
+            }
+        }
+        break;
+    }
+    default: /* PROGRESS: liveness only (last_seen already updated) */
         break;
     }
 }
@@ -976,49 +1180,100 @@ static void split_work(uv_work_t *w)
 static int run_setup(ply_coordinator_t *c, run_t *run)
 {
     const ply_split_t *plan = run->plan;
-    run->jobs = calloc(plan->njobs ? plan->njobs : 1, sizeof *run->jobs);
     run->divide = calloc((size_t)plan->nroot + 1, sizeof *run->divide);
     run->divide_stats = calloc((size_t)plan->nroot + 1, sizeof *run->divide_stats);
-    if (!run->jobs || !run->divide || !run->divide_stats) return PLY_ENOMEM;
+    if (!run->divide || !run->divide_stats || ply__verify_setup(run) < 0) return PLY_ENOMEM;
     run->job_base = c->next_job_base;
-    c->next_job_base += plan->njobs;
+    c->next_job_base += run->ntasks;
     run->accepted_ms = ply_time_ms();
     run->state = plan->njobs ? RUN_ACTIVE : RUN_DONE;
     return 0;
+}
+
+static void send_accepted(ply_coordinator_t *c, zframe_t *rid, const run_t *run)
+{
+    const ply_split_t *plan = run->plan;
+    Ply__Accepted a = PLY__ACCEPTED__INIT;
+    a.has_run_id = 1, a.run_id = run->id;
+    a.has_jobs = 1, a.jobs = (uint32_t)plan->njobs;
+    a.has_split_depth = 1, a.split_depth = plan->split_depth;
+    a.has_paths = 1, a.paths = plan->paths;
+    a.fen = (char *)run->fen;
+    ply_msg_t m = PLY__MESSAGE__INIT;
+    m.body_case = PLY__MESSAGE__BODY_ACCEPTED;
+    m.accepted = &a;
+    send_msg(c, rid, &m);
+}
+
+/* The run and its plan into the state file (one transaction), before anyone hears "accepted". */
+static int store_run(ply_coordinator_t *c, const run_t *run, char *why, size_t why_len)
+{
+    if (!c->store) return 0;
+    ply__batch_flush(c); /* its own transaction */
+    ply_store_run_t sr;
+    memset(&sr, 0, sizeof sr);
+    sr.id = run->id;
+    snprintf(sr.fen, sizeof sr.fen, "%s", run->fen);
+    sr.depth = run->depth;
+    sr.chess960 = run->chess960;
+    sr.stats = run->want_stats;
+    sr.want_split = run->want_split;
+    sr.verify_mode = run->verify_mode;
+    sr.verify_ppm = run->verify_ppm;
+    sr.job_base = run->job_base;
+    sr.slots = run->slots;
+    sr.submitted_unix_ms = run->submitted_unix_ms;
+    uint64_t t0 = ply_time_ns();
+    int r = ply_store_add_run(c->store, &sr, run->plan, why, why_len);
+    if (r == 0)
+        ply_info("run %" PRIu64 ": %zu jobs stored in %.1f ms", run->id, run->plan->njobs,
+                 (double)(ply_time_ns() - t0) / 1e6);
+    return r;
 }
 
 static void split_done(uv_work_t *w, int status)
 {
     run_t *run = w->data;
     ply_coordinator_t *c = run->c;
+    char why[WHY_LEN] = "";
     c->pending_work--;
     if (status == UV_ECANCELED || c->state != C_RUNNING) {
-        run_fail(run, PLY_ECANCELED, "coordinator stopping");
+        ply__run_fail(run, PLY_ECANCELED, "coordinator stopping");
     } else if (run->canceled) {
-        run_fail(run, PLY_ECANCELED, "run %" PRIu64 " canceled", run->id);
+        ply__run_fail(run, PLY_ECANCELED, "run %" PRIu64 " canceled", run->id);
     } else if (run->split_rc < 0) {
-        run_fail(run, run->split_rc, "cannot split perft(%u) of %s: %s", run->depth, run->fen,
-                 run->split_why);
+        ply__run_fail(run, run->split_rc, "cannot split perft(%u) of %s: %s", run->depth, run->fen,
+                      run->split_why);
     } else if (run_setup(c, run) < 0) {
-        run_fail(run, PLY_ENOMEM, "out of memory setting up run %" PRIu64, run->id);
+        ply__run_fail(run, PLY_ENOMEM, "out of memory setting up run %" PRIu64, run->id);
+    } else if (store_run(c, run, why, sizeof why) < 0) {
+        ply__run_fail(run, PLY_EDB, "run %" PRIu64 " not accepted: %s", run->id, why);
+        run->interrupted = 1; /* nothing of it is in the state file to finish */
     } else {
         const ply_split_t *plan = run->plan;
         ply_info("run %" PRIu64 ": perft(%u) of %s: split %u plies, %" PRIu64
-                 " paths, %zu jobs, estimate %" PRIu64 " nodes",
+                 " paths, %zu jobs, estimate %" PRIu64 " nodes, verify %s",
                  run->id, run->depth, run->fen, plan->split_depth, plan->paths, plan->njobs,
-                 plan->estimate);
-        Ply__Accepted a = PLY__ACCEPTED__INIT;
-        a.has_run_id = 1, a.run_id = run->id;
-        a.has_jobs = 1, a.jobs = (uint32_t)plan->njobs;
-        a.has_split_depth = 1, a.split_depth = plan->split_depth;
-        a.has_paths = 1, a.paths = plan->paths;
-        a.fen = run->fen;
-        ply_msg_t m = PLY__MESSAGE__INIT;
-        m.body_case = PLY__MESSAGE__BODY_ACCEPTED;
-        m.accepted = &a;
-        send_msg(c, run->client, &m);
+                 plan->estimate, run->verify_text);
+        send_accepted(c, run->client, run);
     }
     pump(c);
+}
+
+/*
+ * A run read back from the state file that nobody has claimed and that asks
+ * exactly what @s asks: `ply perft --state FILE ...` run again resumes it.
+ */
+static run_t *restored_match(ply_coordinator_t *c, const run_t *want)
+{
+    for (run_t *run = c->runs; run; run = run->next)
+        if (run->restored && !run->client && run->state == RUN_ACTIVE &&
+            run->depth == want->depth && run->chess960 == want->chess960 &&
+            run->want_stats == want->want_stats && run->want_split == want->want_split &&
+            run->verify_mode == want->verify_mode && run->verify_ppm == want->verify_ppm &&
+            strcmp(run->fen, want->fen) == 0)
+            return run;
+    return NULL;
 }
 
 static void on_submit(ply_coordinator_t *c, zframe_t *rid, const Ply__Submit *s)
@@ -1037,17 +1292,33 @@ static void on_submit(ply_coordinator_t *c, zframe_t *rid, const Ply__Submit *s)
         return;
     }
     run->c = c;
-    run->id = c->next_run_id++;
     run->root = root;
     run->depth = s->depth;
     run->want_split = s->has_split_depth ? s->split_depth : -1;
     run->want_stats = s->stats;
     run->chess960 = s->chess960 || root.chess960;
     run->detach = s->detach;
+    run->verify_mode = s->has_verify ? (int)s->verify : PLY__VERIFY_MODE__VERIFY_MODE_NONE;
+    run->verify_ppm = run->verify_mode == PLY__VERIFY_MODE__VERIFY_MODE_SAMPLE ? s->verify_ppm : 0;
+    ply__verify_mode_text(run->verify_mode, run->verify_ppm, run->verify_text,
+                          sizeof run->verify_text);
     run->submitted_ms = ply_time_ms();
+    run->submitted_unix_ms = unix_ms();
     atomic_init(&run->cancel, 0);
     if (ply_arb_to_fen(&root, run->fen, sizeof run->fen) < 0)
         snprintf(run->fen, sizeof run->fen, "%s", s->fen);
+    run_t *old = restored_match(c, run);
+    if (old) {
+        old->client = run->client;
+        old->detach = run->detach;
+        run->client = NULL;
+        run_free(run);
+        ply_info("run %" PRIu64 ": the same request again: resuming it (%zu of %zu jobs done)",
+                 old->id, old->done, old->plan->njobs);
+        send_accepted(c, old->client, old);
+        return;
+    }
+    run->id = c->next_run_id++;
     run->work.data = run;
     if (uv_queue_work(&c->loop, &run->work, split_work, split_done) != 0) {
         send_error(c, rid, PLY_ENOMEM, 0, "cannot start the split");
@@ -1069,54 +1340,159 @@ static run_t *run_find(ply_coordinator_t *c, uint64_t id)
     return NULL;
 }
 
+run_t *ply__run_find(ply_coordinator_t *c, uint64_t id)
+{
+    return run_find(c, id);
+}
+
+static int add_recent(void *arg, const ply_store_finished_t *sf);
+
+typedef struct recent {
+    Ply__RunProgress *rp;
+    finished_t *fin;
+    size_t n, max;
+    const uint64_t *skip; /* ids already listed */
+    size_t nskip;
+} recent_t;
+
+/* One finished run from the state file into the StatusReply (unless listed already). */
+static int add_recent(void *arg, const ply_store_finished_t *sf)
+{
+    recent_t *r = arg;
+    for (size_t i = 0; i < r->nskip; i++)
+        if (r->skip[i] == sf->id) return 0;
+    if (r->n >= r->max) return 1;
+    finished_from_store(&r->fin[r->n], sf);
+    r->n++;
+    return 0;
+}
+
+/*
+ * STATUS without a run id: one StatusReply with the runs in progress, the
+ * last finished ones (memory first, then the state file), the workers and the
+ * coordinator's counters.
+ */
+static void send_status_reply(ply_coordinator_t *c, zframe_t *rid)
+{
+    size_t nrun = 0;
+    for (run_t *run = c->runs; run; run = run->next) nrun++;
+    if (nrun > PLY_MAX_STATUS_RUNS - STATUS_FINISHED) nrun = PLY_MAX_STATUS_RUNS - STATUS_FINISHED;
+    size_t cap = nrun + STATUS_FINISHED;
+    Ply__RunProgress *rp = calloc(cap, sizeof *rp);
+    Ply__RunProgress **rpp = calloc(cap, sizeof *rpp);
+    finished_t *fin = calloc(STATUS_FINISHED, sizeof *fin);
+    uint64_t *ids = calloc(cap, sizeof *ids);
+    if (!rp || !rpp || !fin || !ids) {
+        send_error(c, rid, PLY_ENOMEM, 0, "coordinator out of memory");
+        free(rp), free(rpp), free(fin), free(ids);
+        return;
+    }
+    size_t n = 0;
+    for (run_t *run = c->runs; run && n < nrun; run = run->next) {
+        ids[n] = run->id;
+        fill_progress(c, &rp[n++], run, NULL);
+    }
+    size_t nfin = 0;
+    for (finished_t *f = c->finished; f && nfin < STATUS_FINISHED; f = f->next) {
+        ids[n] = f->id;
+        fill_progress(c, &rp[n++], NULL, f);
+        nfin++;
+    }
+    recent_t rec = {rp, fin, 0, STATUS_FINISHED - nfin, ids, n};
+    if (c->store && rec.max) ply_store_recent(c->store, STATUS_FINISHED, add_recent, &rec);
+    for (size_t i = 0; i < rec.n; i++) fill_progress(c, &rp[n++], NULL, &fin[i]);
+    for (size_t i = 0; i < n; i++) rpp[i] = &rp[i];
+    Ply__StatusReply sr = PLY__STATUS_REPLY__INIT;
+    sr.n_run = n, sr.run = rpp;
+    Ply__WorkerStatus *ws = NULL, **wp = NULL;
+    sr.n_worker = worker_list(c, &ws, &wp);
+    sr.worker = wp;
+    ply_coordinator_counters_t k;
+    ply_coordinator_counters(c, &k);
+    sr.has_uptime_ms = 1, sr.uptime_ms = ply_time_ms() - c->started_ms;
+    sr.has_durable = 1, sr.durable = c->store != NULL;
+    sr.has_runs_restored = 1, sr.runs_restored = c->runs_restored;
+    sr.has_results_restored = 1, sr.results_restored = c->results_restored;
+    sr.has_jobs_sent = 1, sr.jobs_sent = k.jobs_sent;
+    sr.has_jobs_requeued = 1, sr.jobs_requeued = k.jobs_requeued;
+    sr.has_results_ignored = 1, sr.results_ignored = k.results_ignored;
+    sr.has_workers_lost = 1, sr.workers_lost = k.workers_lost;
+    ply_msg_t m = PLY__MESSAGE__INIT;
+    m.body_case = PLY__MESSAGE__BODY_STATUS_REPLY;
+    m.status_reply = &sr;
+    send_msg(c, rid, &m);
+    free(rp), free(rpp), free(fin), free(ids), free(ws), free(wp);
+}
+
 static void on_status(ply_coordinator_t *c, zframe_t *rid, const Ply__StatusRequest *s)
 {
     if (s->has_run_id) {
+        finished_t tmp;
         run_t *run = run_find(c, s->run_id);
-        finished_t *f = run ? NULL : finished_find(c, s->run_id);
+        finished_t *f = run ? NULL : finished_lookup(c, s->run_id, &tmp);
         if (run || f)
             send_progress(c, rid, run, f, 1);
         else
             send_error(c, rid, PLY_ENOTFOUND, s->run_id, "no run %" PRIu64, s->run_id);
+        if (f == &tmp) zmsg_destroy(&tmp.reply);
         return;
     }
-    int sent = 0;
-    for (run_t *run = c->runs; run; run = run->next, sent++) send_progress(c, rid, run, NULL, 1);
-    if (!sent && c->finished)
-        send_progress(c, rid, NULL, c->finished, 1);
-    else if (!sent)
-        send_error(c, rid, PLY_ENOTFOUND, 0, "no runs yet (%u workers connected)", c->nworkers);
+    send_status_reply(c, rid);
 }
 
+/*
+ * RESULT_REQUEST: a finished run's answer again (from memory or the state
+ * file), or a running run's progress. With attach, the asking client also
+ * becomes the run's client: a `ply perft` that lost its coordinator to a
+ * restart gets its streaming and its result back.
+ */
 static void on_result_request(ply_coordinator_t *c, zframe_t *rid, const Ply__ResultRequest *q)
 {
+    finished_t tmp;
     run_t *run = run_find(c, q->run_id);
-    finished_t *f = run ? NULL : finished_find(c, q->run_id);
+    finished_t *f = run ? NULL : finished_lookup(c, q->run_id, &tmp);
+    if (run && q->attach && run->state != RUN_FAILED && run->state != RUN_DONE) {
+        zframe_t *id = zframe_dup(rid);
+        if (id) {
+            if (!run->client || !zframe_eq(run->client, rid))
+                ply_info("run %" PRIu64 ": a client attached", run->id);
+            zframe_destroy(&run->client);
+            run->client = id;
+            run->detach = 0;
+        }
+    }
     if (run)
         send_progress(c, rid, run, NULL, 0);
-    else if (f)
+    else if (f && f->reply)
         send_raw(c, rid, f->reply);
+    else if (f)
+        send_error(c, rid, PLY_ENOTFOUND, q->run_id, "run %" PRIu64 " %s; its answer is lost",
+                   q->run_id, f->state);
     else
-        send_error(c, rid, PLY_ENOTFOUND, q->run_id, "no run %" PRIu64 " (or it is too old)",
-                   q->run_id);
+        send_error(c, rid, PLY_ENOTFOUND, q->run_id, "no run %" PRIu64 "%s", q->run_id,
+                   c->store ? "" : " (or it is too old; a coordinator without --state forgets)");
+    if (f == &tmp) zmsg_destroy(&tmp.reply);
 }
 
 static void on_cancel(ply_coordinator_t *c, zframe_t *rid, const Ply__Cancel *q)
 {
     run_t *run = run_find(c, q->run_id);
     if (!run) {
-        if (finished_find(c, q->run_id))
+        finished_t tmp;
+        finished_t *f = finished_lookup(c, q->run_id, &tmp);
+        if (f)
             send_error(c, rid, PLY_ESTATE, q->run_id, "run %" PRIu64 " has already finished",
                        q->run_id);
         else
             send_error(c, rid, PLY_ENOTFOUND, q->run_id, "no run %" PRIu64, q->run_id);
+        if (f == &tmp) zmsg_destroy(&tmp.reply);
         return;
     }
     run->canceled = 1;
     if (run->state == RUN_SPLITTING) {
         atomic_store(&run->cancel, 1); /* split_done answers */
     } else {
-        run_fail(run, PLY_ECANCELED, "run %" PRIu64 " canceled", run->id);
+        ply__run_fail(run, PLY_ECANCELED, "run %" PRIu64 " canceled", run->id);
     }
     send_progress(c, rid, run, NULL, 0);
 }
@@ -1130,6 +1506,7 @@ static void on_client_message(ply_coordinator_t *c, zframe_t *rid, peer_t *p, pl
         return;
     }
     if (!p) peer_add(c, rid, PEER_CLIENT); /* fails only on ENOMEM: served anyway */
+    ply__batch_flush(c);                   /* a status must not show uncommitted results */
     if (c->state != C_RUNNING) {
         send_error(c, rid, PLY_ESTATE, 0, "coordinator stopping");
         return;
@@ -1155,8 +1532,8 @@ static void handle_one(ply_coordinator_t *c)
 {
     zframe_t *rid = NULL;
     ply_msg_t *msg = NULL;
-    char why[WHY_LEN];
-    int r = ply_msg_recv_from(c->router, &rid, &msg, why, sizeof why);
+    char why[WHY_LEN], peer_key[128]; /* peer_key: its CURVE identity (security.h), or "" */
+    int r = ply_curve_recv_from(c->router, &rid, &msg, peer_key, sizeof peer_key, why, sizeof why);
     if (r == PLY_EIO && !rid) return;
     count(c, CNT_MESSAGES);
     peer_t *p = rid ? peer_find(c, rid) : NULL;
@@ -1167,6 +1544,14 @@ static void handle_one(ply_coordinator_t *c)
         count(c, CNT_MALFORMED);
         ply_warn("malformed message from %s: %s", p ? p->name : hex, why);
         if (rid) send_error(c, rid, r, 0, "%s (this coordinator speaks %s)", why, PLY_PROTOCOL_ID);
+        zframe_destroy(&rid);
+        return;
+    }
+    if ((r = ply_curve_role_check(peer_key, msg, why, sizeof why)) < 0) { /* CURVE key roles */
+        count(c, CNT_MALFORMED);
+        ply_warn("%s", why);
+        send_error(c, rid, r, 0, "%s", why);
+        ply_msg_free(&msg);
         zframe_destroy(&rid);
         return;
     }
@@ -1203,14 +1588,24 @@ static void handle_one(ply_coordinator_t *c)
  * until ZMQ_EVENTS shows no POLLIN. The events check comes last, after any
  * send, because the socket's fd is edge-triggered.
  */
+void ply__pump(ply_coordinator_t *c)
+{
+    pump(c);
+}
+
 static void pump(ply_coordinator_t *c)
 {
     for (;;) {
         reap_runs(c);
         if (c->state != C_RUNNING) return;
         dispatch(c);
-        if (!(zsock_events(c->router) & ZMQ_POLLIN)) return;
-        handle_one(c);
+        /* drain up to PUMP_DRAIN messages before the next dispatch round */
+        int n = 0;
+        while (n < PUMP_DRAIN && (zsock_events(c->router) & ZMQ_POLLIN)) {
+            handle_one(c);
+            n++;
+        }
+        if (!n) return;
     }
 }
 
@@ -1225,7 +1620,24 @@ static void send_heartbeats(ply_coordinator_t *c)
     for (peer_t *p = c->peers; p; p = p->next)
         if (p->kind == PEER_WORKER) send_msg(c, p->rid, &m);
     for (run_t *run = c->runs; run; run = run->next)
-        if (!run->detach) send_msg(c, run->client, &m);
+        if (!run->detach && run->client) send_msg(c, run->client, &m);
+}
+
+/* Keeps the worker id of a hung worker, so that it gets no job right after reconnecting. */
+static void remember_hung(ply_coordinator_t *c, const peer_t *p)
+{
+    unsigned i = 0;
+    while (i < c->nhung && c->hung[i] != p->id_hash) i++;
+    if (i == c->nhung) {
+        if (c->nhung == PLY__HUNG_KEEP) {
+            memmove(c->hung, c->hung + 1, (PLY__HUNG_KEEP - 1) * sizeof *c->hung);
+            memmove(c->hung_nodes, c->hung_nodes + 1, (PLY__HUNG_KEEP - 1) * sizeof *c->hung_nodes);
+            c->nhung--;
+        }
+        i = c->nhung++;
+    }
+    c->hung[i] = p->id_hash;
+    c->hung_nodes[i] = p->hb_nodes;
 }
 
 static void check_peers(ply_coordinator_t *c, uint64_t now)
@@ -1240,6 +1652,25 @@ static void check_peers(ply_coordinator_t *c, uint64_t now)
             snprintf(reason, sizeof reason, "silent for %" PRIu64 " ms: dead", silent);
             count(c, CNT_WORKERS_LOST);
             worker_remove(c, p, 1, reason);
+        } else if (p->kind == PEER_WORKER && c->cfg.hang_ms && p->ninflight &&
+                   now - p->progress_ms > c->cfg.hang_ms) {
+            /* alive (it heartbeats) but its node count does not move: hung */
+            char reason[192];
+            snprintf(reason, sizeof reason,
+                     "hung: node count stuck at %" PRIu64 " for %" PRIu64 " ms with %zu job(s)",
+                     p->hb_nodes, now - p->progress_ms, p->ninflight);
+            count(c, CNT_WORKERS_LOST);
+            count(c, CNT_WORKERS_HUNG);
+            remember_hung(c, p);
+            Ply__Bye bye = PLY__BYE__INIT;
+            bye.reason = "dropped: no progress";
+            ply_msg_t m = PLY__MESSAGE__INIT;
+            m.body_case = PLY__MESSAGE__BODY_BYE;
+            m.bye = &bye;
+            send_msg(c, p->rid, &m);
+            worker_remove(c, p, 1, reason);
+        } else if (p->kind == PEER_WORKER && p->probation && now > p->probation_until_ms) {
+            p->probation = 0; /* another chance: perhaps it was only very slow */
         } else if (p->kind == PEER_CLIENT && silent > CLIENT_FORGET_PERIODS * dead_ms) {
             peer_unlink(c, p);
         }
@@ -1258,7 +1689,7 @@ static void check_leases(ply_coordinator_t *c, uint64_t now)
             if (j && j->state == JOB_INFLIGHT && j->worker == p && j->deadline_ms &&
                 now > j->deadline_ms) {
                 p->inflight[i] = p->inflight[--p->ninflight];
-                char reason[128];
+                char reason[192];
                 snprintf(reason, sizeof reason, "lease of %u ms expired on %s", c->cfg.lease_ms,
                          p->name);
                 job_requeue(c, run, idx, 1, reason);
@@ -1273,13 +1704,15 @@ static void check_worker_wait(ply_coordinator_t *c, uint64_t now)
 {
     if (c->nworkers || !c->cfg.worker_wait_ms) return;
     for (run_t *run = c->runs; run; run = run->next) {
-        if (run->state != RUN_ACTIVE) continue;
+        /* a run read back from the state file, with nobody waiting for it, waits for
+         * workers as long as it takes: failing it would end it for good */
+        if (run->state != RUN_ACTIVE || (run->restored && !run->client)) continue;
         uint64_t since =
             run->accepted_ms > c->no_worker_since_ms ? run->accepted_ms : c->no_worker_since_ms;
         if (now - since >= c->cfg.worker_wait_ms) {
             char s[32];
-            run_fail(run, PLY_EWORKER, "no worker connected within %s s",
-                     seconds(c->cfg.worker_wait_ms, s, sizeof s));
+            ply__run_fail(run, PLY_EWORKER, "no worker connected within %s s",
+                          seconds(c->cfg.worker_wait_ms, s, sizeof s));
         }
     }
 }
@@ -1288,9 +1721,13 @@ static void on_tick(uv_timer_t *t)
 {
     ply_coordinator_t *c = t->data;
     uint64_t now = ply_time_ms();
+    /* group commit: the results of the last tick period in one transaction, before any
+     * progress report shows them */
+    ply__batch_flush(c);
     check_peers(c, now);
     check_leases(c, now);
     check_worker_wait(c, now);
+    ply__verify_tick(c, now);
     if (now - c->last_hb_ms >= c->cfg.heartbeat_ms) {
         c->last_hb_ms = now;
         send_heartbeats(c);
@@ -1298,7 +1735,7 @@ static void on_tick(uv_timer_t *t)
     if (now - c->last_progress_ms >= PROGRESS_MS) {
         c->last_progress_ms = now;
         for (run_t *run = c->runs; run; run = run->next)
-            if (run->state == RUN_ACTIVE && !run->detach)
+            if (run->state == RUN_ACTIVE && !run->detach && run->client)
                 send_progress(c, run->client, run, NULL, 0);
     }
     pump(c);
@@ -1357,12 +1794,18 @@ static void on_proc_exit(uv_process_t *h, int64_t status, int signum)
 
 static int spawn_one(ply_coordinator_t *c, unsigned i, char *why, size_t why_len)
 {
-    char threads[16], hash[16];
-    char *args[9];
+    char threads[16], hash[16], seed[16];
+    char *args[13];
     int n = 0;
     args[n++] = c->worker_exe;
     args[n++] = "--connect";
     args[n++] = c->worker_endpoint;
+    /* a local worker never outlives its coordinator (no reconnecting) */
+    args[n++] = "--exit-on-bye";
+    /* each its own Zobrist keys, so that --verify can check on another seed */
+    snprintf(seed, sizeof seed, "%u", i);
+    args[n++] = "--zobrist-seed";
+    args[n++] = seed;
     if (c->cfg.worker_threads) {
         snprintf(threads, sizeof threads, "%u", c->cfg.worker_threads);
         args[n++] = "--threads";
@@ -1410,9 +1853,18 @@ static void begin_shutdown(ply_coordinator_t *c, const char *why)
     if (was_running) ply_info("stopping: %s", why);
     for (run_t *run = c->runs; run; run = run->next) {
         atomic_store(&run->cancel, 1);
-        if (run->state != RUN_SPLITTING)
-            run_fail(run, PLY_ECANCELED, "coordinator stopping (%s) before run %" PRIu64 " ended",
-                     why, run->id);
+        if (run->state == RUN_SPLITTING) continue;
+        if (c->store && run->state == RUN_ACTIVE) {
+            /* it stays active in the state file and resumes at the next start */
+            run->interrupted = 1;
+            ply__run_fail(run, PLY_ECANCELED,
+                          "coordinator stopping (%s); run %" PRIu64 " is kept in %s and resumes "
+                          "when it restarts (ply result %" PRIu64 ")",
+                          why, run->id, ply_store_path(c->store), run->id);
+        } else {
+            ply__run_fail(run, PLY_ECANCELED,
+                          "coordinator stopping (%s) before run %" PRIu64 " ended", why, run->id);
+        }
     }
     reap_runs(c);
     Ply__Bye bye = PLY__BYE__INIT;
@@ -1447,6 +1899,8 @@ void ply_coordinator_config_init(ply_coordinator_config_t *cfg)
     cfg->lease_ms = 0;
     cfg->max_attempts = 3;
     cfg->worker_wait_ms = 60000;
+    cfg->hang_ms = 300000;
+    cfg->arbiter_budget = PLY_COORDINATOR_ARBITER_BUDGET;
 }
 
 /* Binds every comma-separated endpoint; records the first and the first tcp one. */
@@ -1460,6 +1914,8 @@ static int bind_all(ply_coordinator_t *c, char *why, size_t why_len)
         size_t n = strlen(ep);
         while (n && ep[n - 1] == ' ') ep[--n] = '\0';
         if (!n) continue;
+        r = ply_bind_check(ep, c->cfg.curve != NULL, c->cfg.insecure, why, why_len);
+        if (r < 0) break;
         if (zsock_bind(c->router, "%s", ep) == -1) {
             fmt_why(why, why_len, "cannot bind %s: %s", ep, zmq_strerror(zmq_errno()));
             r = PLY_ECONNECT;
@@ -1564,19 +2020,28 @@ ply_coordinator_t *ply_coordinator_new(const ply_coordinator_config_t *cfg, char
     if (!c->cfg.max_attempts) c->cfg.max_attempts = 3;
     c->bind = strdup(cfg->bind);
     c->worker_exe = cfg->worker_exe ? strdup(cfg->worker_exe) : NULL;
+    c->state_path = cfg->state_path && cfg->state_path[0] ? strdup(cfg->state_path) : NULL;
     c->cfg.bind = c->bind;
     c->cfg.worker_exe = c->worker_exe;
+    c->cfg.state_path = c->state_path;
     c->next_run_id = 1;
     c->next_job_base = 1;
-    c->no_worker_since_ms = c->last_hb_ms = c->last_progress_ms = ply_time_ms();
+    c->no_worker_since_ms = c->last_hb_ms = c->last_progress_ms = c->started_ms = ply_time_ms();
     for (int i = 0; i < CNT_N; i++) atomic_init(&c->cnt[i], 0);
-    int r = (c->bind && (!cfg->worker_exe || c->worker_exe)) ? 0 : PLY_ENOMEM;
+    int r = (c->bind && (!cfg->worker_exe || c->worker_exe) &&
+             (!cfg->state_path || !cfg->state_path[0] || c->state_path))
+                ? 0
+                : PLY_ENOMEM;
     if (r == 0 && uv_loop_init(&c->loop) != 0) r = PLY_EIO;
     if (r == 0) c->loop_ok = 1;
     if (r == 0 && !(c->router = zsock_new(ZMQ_ROUTER))) r = PLY_EIO;
     if (r == 0 && !(c->bound = zlist_new())) r = PLY_ENOMEM;
     if (r == 0) zlist_autofree(c->bound);
     if (r < 0) fmt_why(why, why_len, "cannot set up the coordinator: %s", ply_strerror(r));
+    /* the state file before any socket: one in use or damaged stops us before we bind */
+    if (r == 0 && c->state_path && !(c->store = ply_store_open(c->state_path, why, why_len)))
+        r = PLY_EDB;
+    if (r == 0 && c->store) r = ply__restore(c, why, why_len);
     if (r == 0) {
         zsock_set_linger(c->router, 100);
         /* A ROUTER drops silently what exceeds a peer's send high-water mark
@@ -1585,6 +2050,7 @@ ply_coordinator_t *ply_coordinator_new(const ply_coordinator_config_t *cfg, char
          * bounded by credit for workers and by one message a second for clients. */
         zsock_set_sndhwm(c->router, 100000);
         ply_msg_sock_limit(c->router);
+        if (c->cfg.curve) ply_curve_server_apply(c->cfg.curve, c->router);
         r = bind_all(c, why, why_len);
     }
     if (r == 0) r = init_handles(c, why, why_len);
@@ -1622,7 +2088,11 @@ void ply_coordinator_counters(const ply_coordinator_t *c, ply_coordinator_counte
     out->workers_lost = LOAD(CNT_WORKERS_LOST);
     out->runs_done = LOAD(CNT_RUNS_DONE);
     out->runs_failed = LOAD(CNT_RUNS_FAILED);
+    out->workers_hung = LOAD(CNT_WORKERS_HUNG);
+    out->results_computed = LOAD(CNT_RESULTS_COMPUTED);
 #undef LOAD
+    out->runs_restored = c->runs_restored;
+    out->results_restored = c->results_restored;
 }
 
 int ply_coordinator_run(ply_coordinator_t *c)
@@ -1679,9 +2149,11 @@ void ply_coordinator_destroy(ply_coordinator_t **cp)
         zsock_unbind(c->router, "%s", ep);
     zlist_destroy(&c->bound);
     zsock_destroy(&c->router);
+    ply_store_close(&c->store);
     free(c->procs);
     free(c->bind);
     free(c->worker_exe);
+    free(c->state_path);
     free(c);
     *cp = NULL;
 }

@@ -36,17 +36,35 @@ typedef struct ply_coordinator_config {
     const char *worker_exe;   /* path of the ply-worker executable */
     unsigned worker_threads;  /* their --threads (0: their default) */
     unsigned worker_hash_mib; /* their --hash */
+    /* Transport security (proto/security.h): CURVE keys and the ZAP handler, not owned, or
+     * NULL. Without it only loopback, inproc and ipc endpoints are bound unless insecure. */
+    const struct ply_curve_server *curve;
+    int insecure;
+    /* Durable state (store.h): an SQLite file holding every accepted run, job and result,
+     * read back at start so that runs resume; NULL: nothing survives the process. */
+    const char *state_path;
+    unsigned hang_ms; /* a worker whose heartbeat node count does not advance for this long
+                         while it holds jobs is hung: dropped, jobs re-queued; default
+                         300000; 0 = never */
+    /* Largest job (estimated nodes) the rule engine recounts itself for --verify sample
+     * and tie-breaks (~28 million nodes a second on one core); 0 = never. */
+    uint64_t arbiter_budget;
 } ply_coordinator_config_t;
+
+/** Default arbiter_budget: about a second of the rule engine's time per check. */
+#define PLY_COORDINATOR_ARBITER_BUDGET 30000000ull
 
 /** ply_coordinator_config_init - fill @cfg with the defaults above (bind = NULL). */
 void ply_coordinator_config_init(ply_coordinator_config_t *cfg);
 
 /**
- * ply_coordinator_new - create the coordinator, bind its ROUTER socket and
- * start local workers if asked. The socket is bound before this returns, so a
- * client may connect as soon as it has the endpoint.
+ * ply_coordinator_new - create the coordinator, open its state file and read
+ * back the runs it left unfinished (when state_path is set), bind its ROUTER
+ * socket and start local workers if asked. The socket is bound before this
+ * returns, so a client may connect as soon as it has the endpoint.
  * Returns NULL on failure with a one-line reason in @why ("cannot bind
- * tcp://...: Address already in use").
+ * tcp://...: Address already in use", "FILE is in use by another
+ * coordinator", "FILE is not a ply state file ...").
  */
 ply_coordinator_t *ply_coordinator_new(const ply_coordinator_config_t *cfg, char *why,
                                        size_t why_len);
@@ -61,7 +79,8 @@ const char *ply_coordinator_endpoint(const ply_coordinator_t *c);
 /**
  * ply_coordinator_run - run the event loop in the calling thread until
  * ply_coordinator_stop() or a handled signal. Accepted runs still in progress
- * are failed with an Error to their clients; workers get a Bye.
+ * are failed with an Error to their clients (with a state file they stay
+ * unfinished there and resume at the next start); workers get a Bye.
  * Returns 0, or a negative PLY_E code if the loop could not run.
  */
 int ply_coordinator_run(ply_coordinator_t *c);
@@ -76,10 +95,14 @@ typedef struct ply_coordinator_counters {
     uint64_t results_ignored; /* RESULTs for an unknown job or a superseded attempt */
     uint64_t jobs_sent;       /* JOB messages sent (every attempt) */
     uint64_t jobs_requeued; /* jobs put back: dead or leaving worker, expired lease, worker ERROR */
-    uint64_t workers_joined; /* HELLOs accepted */
-    uint64_t workers_lost;   /* workers declared dead (silent for liveness x heartbeat_ms) */
-    uint64_t runs_done;      /* runs answered with a RunResult */
-    uint64_t runs_failed;    /* runs answered with an Error (failed, canceled, stopped) */
+    uint64_t workers_joined;   /* HELLOs accepted */
+    uint64_t workers_lost;     /* workers declared dead (silent for liveness x heartbeat_ms) */
+    uint64_t runs_done;        /* runs answered with a RunResult */
+    uint64_t runs_failed;      /* runs answered with an Error (failed, canceled, stopped) */
+    uint64_t workers_hung;     /* workers dropped because their node count stopped (also lost) */
+    uint64_t results_computed; /* job results received from workers since start */
+    uint64_t runs_restored;    /* unfinished runs read back from the state file at start */
+    uint64_t results_restored; /* job results read back with them (never recomputed) */
 } ply_coordinator_counters_t;
 
 /**

@@ -13,6 +13,7 @@
 #include <czmq.h>
 
 #include "coordinator.h"
+#include "security.h"
 #include "util/error.h"
 #include "util/log.h"
 
@@ -30,11 +31,27 @@ static void usage(FILE *out)
             "  --liveness N          missed heartbeats before a worker is dead (default 5)\n"
             "  --lease-ms N          re-queue a job not finished in N ms (default 0: never)\n"
             "  --worker-wait-ms N    fail a run with no worker for N ms (default 60000; 0: wait)\n"
-            "  --max-attempts N      fail a run when one job failed N times (default 3)\n"
+            "  --max-attempts N      quarantine a job that failed N times: its run fails with the\n"
+            "                        position and every failure (default 3)\n"
+            "  --hang-ms N           a worker whose node count does not advance for N ms while\n"
+            "                        it holds jobs is hung: dropped, jobs re-queued (default\n"
+            "                        300000; 0: never)\n"
+            "  --state FILE          keep every accepted run, job and result in FILE (SQLite);\n"
+            "                        restarted on it, resume the unfinished runs without\n"
+            "                        recomputing any finished job\n"
+            "  --arbiter-budget N    largest job (estimated nodes) the rule engine recounts for\n"
+            "                        --verify sample and tie-breaks (default 30000000; 0: never)\n"
             "  --local-workers N     start N ply-worker processes (needs --worker-exe)\n"
             "  --worker-exe PATH     the ply-worker executable for --local-workers\n"
             "  --worker-threads T    --threads for the local workers\n"
             "  --worker-hash MIB     --hash for the local workers\n"
+            "  --curve               CURVE encryption and authentication, with --cert and --allow\n"
+            "  --cert FILE           this coordinator's secret key file (NAME.key_secret, ply keygen)\n"
+            "  --allow DIR           public key files (NAME.key) of the workers and clients allowed\n"
+            "                        to connect; any other key is refused and logged\n"
+            "  --allow-clients DIR   client keys apart: keys in --allow may then only be workers,\n"
+            "                        keys here only clients (submit, status, cancel)\n"
+            "  --insecure            without --curve, bind more than loopback (plaintext, anyone)\n"
             "  -v, --verbose         log runs and workers (twice: every job)\n"
             "  -q, --quiet           log errors only\n"
             "  -h, --help            this text\n"
@@ -68,7 +85,15 @@ int main(int argc, char **argv)
         O_LOCAL,
         O_EXE,
         O_WTHREADS,
-        O_WHASH
+        O_WHASH,
+        O_CURVE,
+        O_CERT,
+        O_ALLOW,
+        O_ALLOW_CLIENTS,
+        O_INSECURE,
+        O_HANG,
+        O_STATE,
+        O_ARB_BUDGET
     };
     static const struct option opts[] = {
         {"bind", required_argument, NULL, O_BIND},
@@ -81,6 +106,14 @@ int main(int argc, char **argv)
         {"worker-exe", required_argument, NULL, O_EXE},
         {"worker-threads", required_argument, NULL, O_WTHREADS},
         {"worker-hash", required_argument, NULL, O_WHASH},
+        {"curve", no_argument, NULL, O_CURVE},
+        {"cert", required_argument, NULL, O_CERT},
+        {"allow", required_argument, NULL, O_ALLOW},
+        {"allow-clients", required_argument, NULL, O_ALLOW_CLIENTS},
+        {"insecure", no_argument, NULL, O_INSECURE},
+        {"hang-ms", required_argument, NULL, O_HANG},
+        {"state", required_argument, NULL, O_STATE},
+        {"arbiter-budget", required_argument, NULL, O_ARB_BUDGET},
         {"verbose", no_argument, NULL, 'v'},
         {"quiet", no_argument, NULL, 'q'},
         {"help", no_argument, NULL, 'h'},
@@ -89,7 +122,8 @@ int main(int argc, char **argv)
     ply_coordinator_config_t cfg;
     ply_coordinator_config_init(&cfg);
     cfg.handle_signals = 1;
-    int verbose = 0, quiet = 0, opt, rc = 0;
+    int verbose = 0, quiet = 0, opt, rc = 0, curve = 0;
+    const char *cert = NULL, *allow = NULL, *allow_clients = NULL;
     opterr = 0;
     while (rc == 0 && (opt = getopt_long(argc, argv, "vqh", opts, NULL)) != -1) {
         switch (opt) {
@@ -123,6 +157,33 @@ int main(int argc, char **argv)
         case O_WHASH:
             rc = parse_uint("--worker-hash", optarg, &cfg.worker_hash_mib);
             break;
+        case O_CURVE:
+            curve = 1;
+            break;
+        case O_CERT:
+            cert = optarg;
+            break;
+        case O_ALLOW:
+            allow = optarg;
+            break;
+        case O_ALLOW_CLIENTS:
+            allow_clients = optarg;
+            break;
+        case O_INSECURE:
+            cfg.insecure = 1;
+            break;
+        case O_HANG:
+            rc = parse_uint("--hang-ms", optarg, &cfg.hang_ms);
+            break;
+        case O_STATE:
+            cfg.state_path = optarg;
+            break;
+        case O_ARB_BUDGET: {
+            unsigned budget;
+            rc = parse_uint("--arbiter-budget", optarg, &budget);
+            cfg.arbiter_budget = budget;
+            break;
+        }
         case 'v':
             verbose++;
             break;
@@ -157,6 +218,17 @@ int main(int argc, char **argv)
         return 2;
     }
 
+    if (curve ? !(cert && allow) : (cert || allow || allow_clients)) {
+        fprintf(stderr, "ply-coordinator: --curve needs --cert FILE and --allow DIR, and they "
+                        "need --curve (see --help)\n");
+        return 2;
+    }
+    if (curve && cfg.spawn_workers) {
+        fprintf(stderr, "ply-coordinator: --local-workers cannot be combined with --curve (local "
+                        "workers have no keys); start ply-worker --curve instead\n");
+        return 2;
+    }
+
     ply_log_set_tag("ply-coordinator");
     ply_log_set_level(quiet          ? PLY_LOG_ERROR
                       : verbose >= 2 ? PLY_LOG_DEBUG
@@ -166,16 +238,37 @@ int main(int argc, char **argv)
     zsys_handler_set(NULL);
 
     char why[512];
-    ply_coordinator_t *c = ply_coordinator_new(&cfg, why, sizeof why);
-    if (!c) {
+    ply_curve_server_t *keys = curve ? ply_curve_server_new(cert, allow, allow_clients, why,
+                                                            sizeof why)
+                                     : NULL;
+    if (curve && !keys) {
         fprintf(stderr, "ply-coordinator: %s\n", why);
         return 1;
     }
+    cfg.curve = keys;
+    ply_coordinator_t *c = ply_coordinator_new(&cfg, why, sizeof why);
+    if (!c) {
+        fprintf(stderr, "ply-coordinator: %s\n", why);
+        ply_curve_server_destroy(&keys);
+        return 1;
+    }
+    if (keys && !quiet)
+        fprintf(stderr, "ply-coordinator: CURVE on, server key %s\n",
+                ply_curve_server_public_key(keys));
     /* the resolved endpoint matters with an ephemeral port (-v logs it already) */
     if (!quiet && !verbose)
         fprintf(stderr, "ply-coordinator: listening on %s\n", ply_coordinator_endpoint(c));
+    ply_coordinator_counters_t k;
+    ply_coordinator_counters(c, &k);
+    if (!quiet && k.runs_restored)
+        fprintf(stderr,
+                "ply-coordinator: resuming %llu unfinished run(s) from %s (%llu job results read "
+                "back, not recomputed)\n",
+                (unsigned long long)k.runs_restored, cfg.state_path,
+                (unsigned long long)k.results_restored);
     rc = ply_coordinator_run(c);
     ply_coordinator_destroy(&c);
+    ply_curve_server_destroy(&keys);
     if (rc < 0) {
         fprintf(stderr, "ply-coordinator: %s\n", ply_strerror(rc));
         return 1;

@@ -13,7 +13,8 @@ bin=${PLY_BIN:-$(dirname "$0")/../build/release/bin}
 pids=$!
 i=0
 while [ "$i" -lt "$n" ]; do
-    "$bin/ply-worker" --connect "tcp://127.0.0.1:$port" --threads "$threads" --reconnect &
+    # distinct Zobrist seeds, so that --verify all checks each job on other keys
+    "$bin/ply-worker" --connect "tcp://127.0.0.1:$port" --threads "$threads" --zobrist-seed "$i" &
     pids="$pids $!"
     i=$((i + 1))
 done

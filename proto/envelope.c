@@ -342,6 +342,14 @@ static int check_submit(vctx_t *c, const void *body)
     if (m->has_split_depth && (m->split_depth < -1 || m->split_depth >= (int64_t)m->depth))
         return bad(c, "field split_depth = %" PRId32 ", must be -1..%" PRIu32, m->split_depth,
                    m->depth - 1);
+    if (m->has_verify &&
+        in_u64(c, "verify", (uint64_t)(uint32_t)m->verify, PLY__VERIFY_MODE__VERIFY_MODE_NONE,
+               PLY__VERIFY_MODE__VERIFY_MODE_ALL))
+        return PLY_EPROTO;
+    /* a sample needs its fraction; the other modes must not carry one */
+    if (m->has_verify && m->verify == PLY__VERIFY_MODE__VERIFY_MODE_SAMPLE)
+        return need_u64(c, "verify_ppm", m->has_verify_ppm, m->verify_ppm, 1, PLY_PPM);
+    if (m->has_verify_ppm) return bad(c, "field verify_ppm given without verify = SAMPLE");
     return 0;
 }
 
@@ -370,6 +378,32 @@ static int check_run_progress(vctx_t *c, const void *body)
         snprintf(f, sizeof f, "worker[%zu].worker_id", i);
         if (opt_text(c, f, m->worker[i]->worker_id)) return PLY_EPROTO;
     }
+    if ((m->fen && fen(c, "fen", m->fen)) || opt_text(c, "verify", m->verify) ||
+        opt_text(c, "error", m->error))
+        return PLY_EPROTO;
+    return 0;
+}
+
+static int check_mismatch(vctx_t *c, size_t i, const Ply__Mismatch *x)
+{
+    char f[112];
+    snprintf(f, sizeof f, "verification.mismatch[%zu].fen", i);
+    if (x->fen && fen(c, f, x->fen)) return PLY_EPROTO;
+    snprintf(f, sizeof f, "verification.mismatch[%zu].drill_down", i);
+    if (opt_text(c, f, x->drill_down)) return PLY_EPROTO;
+    if (x->n_computation > PLY_MAX_COMPUTATIONS)
+        return bad(c,
+                   "field verification.mismatch[%zu].computation has %zu entries, must be at "
+                   "most %d",
+                   i, x->n_computation, PLY_MAX_COMPUTATIONS);
+    if (x->n_computation && !x->computation)
+        return bad(c, "field verification.mismatch[%zu].computation missing", i);
+    for (size_t k = 0; k < x->n_computation; k++) {
+        snprintf(f, sizeof f, "verification.mismatch[%zu].computation[%zu]", i, k);
+        if (!x->computation[k]) return bad(c, "field %s missing", f);
+        snprintf(f, sizeof f, "verification.mismatch[%zu].computation[%zu].worker_id", i, k);
+        if (opt_text(c, f, x->computation[k]->worker_id)) return PLY_EPROTO;
+    }
     return 0;
 }
 
@@ -381,6 +415,15 @@ static int check_verification(vctx_t *c, const Ply__Verification *v)
     for (size_t i = 0; i < v->n_detail; i++) {
         snprintf(f, sizeof f, "verification.detail[%zu]", i);
         if (need_text(c, f, v->detail[i])) return PLY_EPROTO;
+    }
+    if (opt_text(c, "verification.summary", v->summary)) return PLY_EPROTO;
+    if (v->n_mismatch > PLY_MAX_MISMATCHES)
+        return bad(c, "field verification.mismatch has %zu entries, must be at most %d",
+                   v->n_mismatch, PLY_MAX_MISMATCHES);
+    if (v->n_mismatch && !v->mismatch) return bad(c, "field verification.mismatch missing");
+    for (size_t i = 0; i < v->n_mismatch; i++) {
+        if (!v->mismatch[i]) return bad(c, "field verification.mismatch[%zu] missing", i);
+        if (check_mismatch(c, i, v->mismatch[i])) return PLY_EPROTO;
     }
     return 0;
 }
@@ -408,6 +451,29 @@ static int check_cancel(vctx_t *c, const void *body)
     return need_u64(c, "run_id", m->has_run_id, m->run_id, 1, NO_MAX);
 }
 
+/* Each listed run as a RUN_PROGRESS of its own; worker ids as text. */
+static int check_status_reply(vctx_t *c, const void *body)
+{
+    const Ply__StatusReply *m = body;
+    char f[48];
+    if (m->n_run > PLY_MAX_STATUS_RUNS)
+        return bad(c, "field run has %zu entries, must be at most %d", m->n_run,
+                   PLY_MAX_STATUS_RUNS);
+    if ((m->n_run && !m->run) || (m->n_worker && !m->worker))
+        return bad(c, "field %s missing", m->n_run && !m->run ? "run" : "worker");
+    for (size_t i = 0; i < m->n_run; i++) {
+        if (!m->run[i]) return bad(c, "field run[%zu] missing", i);
+        if (check_run_progress(c, m->run[i])) return PLY_EPROTO;
+    }
+    for (size_t i = 0; i < m->n_worker; i++) {
+        snprintf(f, sizeof f, "worker[%zu]", i);
+        if (!m->worker[i]) return bad(c, "field %s missing", f);
+        snprintf(f, sizeof f, "worker[%zu].worker_id", i);
+        if (opt_text(c, f, m->worker[i]->worker_id)) return PLY_EPROTO;
+    }
+    return 0;
+}
+
 /* Per body type (indexed by the oneof case, i.e. the field number): name and checks. */
 static const struct body_type {
     const char *name;
@@ -429,6 +495,7 @@ static const struct body_type {
     [PLY__MESSAGE__BODY_RUN_RESULT] = {"RUN_RESULT", check_run_result},
     [PLY__MESSAGE__BODY_RESULT_REQUEST] = {"RESULT_REQUEST", check_result_request},
     [PLY__MESSAGE__BODY_CANCEL] = {"CANCEL", check_cancel},
+    [PLY__MESSAGE__BODY_STATUS_REPLY] = {"STATUS_REPLY", check_status_reply},
 };
 
 static const struct body_type *body_type(const ply_msg_t *msg)

@@ -43,6 +43,14 @@
 #define PLY_MAX_HEARTBEAT_MS 600000
 /** Most missed heartbeats before a peer is dead (Welcome). */
 #define PLY_MAX_LIVENESS 1000
+/** Parts per million: the largest Submit.verify_ppm (every job). */
+#define PLY_PPM 1000000
+/** Most mismatches a Verification lists in detail (all are counted). */
+#define PLY_MAX_MISMATCHES 64
+/** Most computations a Mismatch lists (first, check, tie-break, drill-down...). */
+#define PLY_MAX_COMPUTATIONS 8
+/** Most runs a StatusReply lists. */
+#define PLY_MAX_STATUS_RUNS 256
 
 typedef Ply__Message ply_msg_t;
 
@@ -94,10 +102,15 @@ int ply_msg_decode(zmsg_t *zmsg, ply_msg_t **out, char *why, size_t why_len);
  *   RESULT     job_id, attempt >= 1, nodes, perft1 <= PLY_MAX_DIVIDE, time_us;
  *              each divide entry: move, nodes
  *   ERROR      code < 0, message
- *   SUBMIT     fen, depth 1..PLY_MAX_DEPTH, split_depth (if present) -1..depth-1
+ *   SUBMIT     fen, depth 1..PLY_MAX_DEPTH, split_depth (if present) -1..depth-1,
+ *              verify (if present) a VerifyMode, verify_ppm 1..PLY_PPM exactly when
+ *              verify = SAMPLE
  *   ACCEPTED   run_id, jobs, split_depth 0..PLY_MAX_DEPTH; fen if present
- *   RUN_PROGRESS  run_id, state
- *   RUN_RESULT run_id, fen, depth 1..PLY_MAX_DEPTH, nodes; divide entries as RESULT
+ *   RUN_PROGRESS  run_id, state; fen (if present) as a FEN
+ *   RUN_RESULT run_id, fen, depth 1..PLY_MAX_DEPTH, nodes; divide entries as RESULT;
+ *              verification: at most PLY_MAX_MISMATCHES mismatches of at most
+ *              PLY_MAX_COMPUTATIONS computations, their fen (if present) as a FEN
+ *   STATUS_REPLY  at most PLY_MAX_STATUS_RUNS runs, each as RUN_PROGRESS
  *   RESULT_REQUEST, CANCEL  run_id
  *   HEARTBEAT, BYE, STATUS  nothing
  * Required text (worker_id, message, state, verification details) has

@@ -26,7 +26,7 @@ add_test(NAME ply_coordinator_usage
   COMMAND sh -c "\"$0\" --bogus 2>/dev/null; test $? -eq 2 && \"$0\" 2>/dev/null; test $? -eq 2"
           $<TARGET_FILE:ply-coordinator>)
 add_test(NAME ply_coordinator_bind_failure
-  COMMAND sh -c "out=$(\"$0\" --bind tcp://1.2.3.4:5 2>&1); test $? -eq 1 && echo \"$out\" | grep -q 'cannot bind tcp://1.2.3.4:5'"
+  COMMAND sh -c "out=$(\"$0\" --bind tcp://1.2.3.4:5 --insecure 2>&1); test $? -eq 1 && echo \"$out\" | grep -q 'cannot bind tcp://1.2.3.4:5'"
           $<TARGET_FILE:ply-coordinator>)
 set_tests_properties(ply_coordinator_help ply_coordinator_usage ply_coordinator_bind_failure
   PROPERTIES TIMEOUT 30 LABELS quick)

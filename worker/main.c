@@ -11,6 +11,7 @@
 #include <czmq.h>
 
 #include "board/zobrist.h"
+#include "security.h"
 #include "service.h"
 #include "util/error.h"
 #include "util/log.h"
@@ -37,9 +38,17 @@ static void usage(FILE *out)
             "      --id NAME           worker id shown by the coordinator (default host:pid)\n"
             "      --heartbeat-ms N    heartbeat period before the coordinator sets one (default 1000)\n"
             "      --liveness N        coordinator heartbeats missed before giving up (default 5)\n"
-            "      --reconnect         keep reconnecting when the coordinator goes away\n"
+            "      --reconnect         reconnect (say HELLO again) when the coordinator goes away\n"
+            "                          or restarts: the default (with --curve, a worker never\n"
+            "                          welcomed still gives up: a refused key looks like silence)\n"
+            "      --exit-on-bye       exit instead when the coordinator says Bye or goes silent\n"
+            "                          (what workers started by a coordinator do)\n"
             "      --max-jobs N        exit after N jobs (testing)\n"
             "      --zobrist-seed N    build the Zobrist keys from seed N (default 0)\n"
+            "      --curve             CURVE encryption and authentication, with the two files below\n"
+            "      --cert FILE         this worker's secret key file (NAME.key_secret, ply keygen);\n"
+            "                          its NAME.key must be in the coordinator's --allow directory\n"
+            "      --server-key FILE   the coordinator's public key file (or its 40-character key)\n"
             "  -v, --verbose           log progress to stderr (twice: debug)\n"
             "  -q, --quiet             log errors only\n"
             "  -h, --help              this text\n"
@@ -60,22 +69,32 @@ static int parse_uint(const char *s, unsigned long max, unsigned long *out)
 
 int main(int argc, char **argv)
 {
-    enum { OPT_HASH = 256, OPT_ID, OPT_HB, OPT_LIVENESS, OPT_RECONNECT, OPT_MAXJOBS, OPT_SEED, OPT_VERSION };
+    enum { OPT_HASH = 256, OPT_ID, OPT_HB, OPT_LIVENESS, OPT_RECONNECT, OPT_MAXJOBS, OPT_SEED, OPT_VERSION,
+           OPT_CURVE, OPT_CERT, OPT_SERVER_KEY, OPT_EXIT_ON_BYE, OPT_FAULT };
     static const struct option longopts[] = {
         {"connect", required_argument, NULL, 'c'},   {"threads", required_argument, NULL, 't'},
         {"hash", required_argument, NULL, OPT_HASH}, {"id", required_argument, NULL, OPT_ID},
         {"heartbeat-ms", required_argument, NULL, OPT_HB},
         {"liveness", required_argument, NULL, OPT_LIVENESS},
         {"reconnect", no_argument, NULL, OPT_RECONNECT},
+        {"exit-on-bye", no_argument, NULL, OPT_EXIT_ON_BYE},
+#ifdef PLY_FAULT_INJECTION
+        {"fault-every", required_argument, NULL, OPT_FAULT},
+#endif
         {"max-jobs", required_argument, NULL, OPT_MAXJOBS},
         {"zobrist-seed", required_argument, NULL, OPT_SEED},
+        {"curve", no_argument, NULL, OPT_CURVE},
+        {"cert", required_argument, NULL, OPT_CERT},
+        {"server-key", required_argument, NULL, OPT_SERVER_KEY},
         {"verbose", no_argument, NULL, 'v'},         {"quiet", no_argument, NULL, 'q'},
         {"help", no_argument, NULL, 'h'},            {"version", no_argument, NULL, OPT_VERSION},
         {NULL, 0, NULL, 0}};
     ply_worker_config_t cfg;
     ply_worker_config_init(&cfg);
     cfg.hash_mib = 256;
-    int verbose = 0, quiet = 0, c;
+    cfg.exit_on_bye = 0; /* a standalone worker outlives a coordinator restart */
+    int verbose = 0, quiet = 0, c, curve = 0;
+    const char *cert = NULL, *server_key = NULL;
     unsigned long v;
     ply_log_set_tag("ply-worker");
     while ((c = getopt_long(argc, argv, "c:t:vqh", longopts, NULL)) != -1) {
@@ -100,6 +119,13 @@ int main(int argc, char **argv)
             cfg.liveness = (unsigned)v;
             break;
         case OPT_RECONNECT: cfg.exit_on_bye = 0; break;
+        case OPT_EXIT_ON_BYE: cfg.exit_on_bye = 1; break;
+#ifdef PLY_FAULT_INJECTION
+        case OPT_FAULT:
+            if (parse_uint(optarg, 1u << 30, &v) || v == 0) bad = "--fault-every needs a count";
+            cfg.fault_every = (unsigned)v;
+            break;
+#endif
         case OPT_MAXJOBS:
             if (parse_uint(optarg, 1u << 30, &v)) bad = "--max-jobs needs a count";
             cfg.max_jobs = (unsigned)v;
@@ -108,6 +134,9 @@ int main(int argc, char **argv)
             if (parse_uint(optarg, 0xFFFFFFFFul, &v)) bad = "--zobrist-seed needs 0..4294967295";
             ply_zobrist_init((uint32_t)v);
             break;
+        case OPT_CURVE: curve = 1; break;
+        case OPT_CERT: cert = optarg; break;
+        case OPT_SERVER_KEY: server_key = optarg; break;
         case 'v': verbose++; break;
         case 'q': quiet = 1; break;
         case 'h': usage(stdout); return 0;
@@ -127,6 +156,17 @@ int main(int argc, char **argv)
         fprintf(stderr, "ply-worker: --connect ENDPOINT is required (see --help)\n");
         return 2;
     }
+    if (curve ? !(cert && server_key) : (cert || server_key)) {
+        fprintf(stderr, "ply-worker: --curve needs --cert FILE and --server-key FILE, and they need --curve\n");
+        return 2;
+    }
+    char why[512];
+    ply_curve_client_t *keys = curve ? ply_curve_client_new(cert, server_key, why, sizeof why) : NULL;
+    if (curve && !keys) {
+        fprintf(stderr, "ply-worker: %s\n", why);
+        return 1;
+    }
+    cfg.curve = keys;
     ply_log_set_level(quiet ? PLY_LOG_ERROR : verbose >= 2 ? PLY_LOG_DEBUG : verbose ? PLY_LOG_INFO : PLY_LOG_WARN);
 
     zsys_handler_set(NULL); /* this program owns its signals, not czmq */
@@ -137,8 +177,11 @@ int main(int argc, char **argv)
     sigaction(SIGTERM, &sa, NULL);
 
     int rc = ply_worker_run(&cfg, &stop_flag);
+    ply_curve_client_destroy(&keys);
     if (rc < 0) {
-        fprintf(stderr, "ply-worker: %s: %s\n", cfg.endpoint, ply_strerror(rc));
+        fprintf(stderr, "ply-worker: %s: %s%s\n", cfg.endpoint, ply_strerror(rc),
+                rc == PLY_ETIMEDOUT && curve ? " (with --curve: is this worker's public key in the "
+                                               "coordinator's --allow directory?)" : "");
         return 1;
     }
     return 0;

@@ -21,6 +21,7 @@
 #include "board/movegen.h"
 #include "envelope.h"
 #include "perft.h"
+#include "security.h"
 #include "util/error.h"
 #include "util/log.h"
 #include "util/time.h"
@@ -35,6 +36,14 @@ typedef struct shared {
     _Atomic uint64_t job_id;   /* running job, 0 when idle */
     _Atomic uint32_t attempt;
     _Atomic int cancel;        /* raised by the actor: stop the running job */
+    /* Sessions with the coordinator: a reconnect or a HELLO again starts a new one, and
+     * the work of older sessions (re-queued by the coordinator) is dropped: the running
+     * job is cancelled (job_cancel) and queued jobs carry their session's epoch. */
+    _Atomic unsigned epoch;
+    _Atomic int job_cancel;
+#ifdef PLY_FAULT_INJECTION
+    unsigned results; /* jobs finished, for fault_every */
+#endif
 } shared_t;
 
 void ply_worker_config_init(ply_worker_config_t *cfg)
@@ -116,6 +125,13 @@ static zsock_t *connect_dealer(shared_t *sh)
     if (!dealer) return NULL;
     zsock_set_linger(dealer, 2000); /* let a last RESULT or BYE get out */
     zsock_set_sndhwm(dealer, 1000);
+    ply_curve_client_apply(sh->cfg->curve, dealer); /* --curve keys, if any */
+    ply_msg_sock_limit(dealer); /* a frame over PLY_MAX_MESSAGE_BYTES drops the connection */
+    /* never block the actor: a session refused at the handshake (a CURVE key the coordinator
+     * does not allow) leaves no pipe, and a blocking send would then wait forever (even
+     * SIGTERM could not stop the worker); a message that finds the queue full is dropped,
+     * and the coordinator re-queues the jobs it does not hear about */
+    zsock_set_sndtimeo(dealer, 0);
     if (zsock_connect(dealer, "%s", sh->cfg->endpoint) != 0) {
         zsock_destroy(&dealer);
         return NULL;
@@ -126,6 +142,29 @@ static zsock_t *connect_dealer(shared_t *sh)
 static void end_compute(zsock_t *pipe, int code)
 {
     zsock_send(pipe, "si", "END", code);
+}
+
+/* Stops the running job and any later one (shutting down). */
+static void cancel_all(shared_t *sh)
+{
+    atomic_store(&sh->cancel, 1);
+    atomic_store(&sh->job_cancel, 1);
+}
+
+/*
+ * HELLO and credit: the first session, a reconnect, or a HELLO again because
+ * the coordinator does not know us (it restarted, or dropped us as hung or
+ * dead). Jobs of an earlier session are the coordinator's to re-queue: they
+ * are dropped here, and the credit starts afresh.
+ */
+static void new_session(zsock_t *dealer, shared_t *sh, int first)
+{
+    if (!first) {
+        atomic_fetch_add(&sh->epoch, 1);
+        atomic_store(&sh->job_cancel, 1);
+    }
+    send_hello(dealer, sh);
+    send_ready(dealer, 1 + sh->cfg->prefetch);
 }
 
 static void net_actor(zsock_t *pipe, void *arg)
@@ -141,12 +180,11 @@ static void net_actor(zsock_t *pipe, void *arg)
 
     unsigned heartbeat_ms = cfg->heartbeat_ms ? cfg->heartbeat_ms : 1000;
     unsigned liveness = cfg->liveness ? cfg->liveness : 5;
-    send_hello(dealer, sh);
-    send_ready(dealer, 1 + cfg->prefetch);
+    new_session(dealer, sh, 1);
 
     zpoller_t *poller = zpoller_new(pipe, dealer, NULL);
-    uint64_t now = ply_time_ms(), last_seen = now, next_beat = now + heartbeat_ms;
-    int ended = 0;
+    uint64_t now = ply_time_ms(), last_seen = now, next_beat = now + heartbeat_ms, hello_at = now;
+    int ended = 0, welcomed = 0;
     while (1) {
         now = ply_time_ms();
         int timeout = next_beat > now ? (int)(next_beat - now) : 0;
@@ -174,14 +212,26 @@ static void net_actor(zsock_t *pipe, void *arg)
             }
             switch (msg->body_case) {
             case PLY__MESSAGE__BODY_WELCOME:
+                welcomed = 1;
                 heartbeat_ms = msg->welcome->heartbeat_ms;
                 liveness = msg->welcome->liveness;
                 break;
             case PLY__MESSAGE__BODY_JOB:
-                zsock_send(pipe, "sp", "JOB", msg);
+                zsock_send(pipe, "spi", "JOB", msg, (int)atomic_load(&sh->epoch));
                 msg = NULL; /* the compute side owns it now */
                 break;
             case PLY__MESSAGE__BODY_ERROR:
+                if (msg->error->has_say_hello && msg->error->say_hello && !ended &&
+                    !cfg->exit_on_bye) {
+                    /* the coordinator does not know us: introduce ourselves again, at most
+                     * once a heartbeat period (each message we sent may have been refused) */
+                    if (now - hello_at >= heartbeat_ms) {
+                        ply_info("coordinator: %s: saying HELLO again", msg->error->message);
+                        new_session(dealer, sh, 0);
+                        hello_at = now;
+                    }
+                    break;
+                }
                 ply_warn("coordinator error: %s", msg->error->message);
                 if (msg->error->code == PLY_EVERSION && !ended) {
                     end_compute(pipe, PLY_EVERSION);
@@ -191,7 +241,7 @@ static void net_actor(zsock_t *pipe, void *arg)
             case PLY__MESSAGE__BODY_BYE:
                 ply_info("coordinator said bye: %s", msg->bye->reason ? msg->bye->reason : "");
                 if (cfg->exit_on_bye && !ended) {
-                    atomic_store(&sh->cancel, 1);
+                    cancel_all(sh);
                     end_compute(pipe, 0);
                     ended = 1;
                 }
@@ -201,16 +251,18 @@ static void net_actor(zsock_t *pipe, void *arg)
             }
             ply_msg_free(&msg);
         }
-        if (sh->stop && atomic_load(sh->stop)) atomic_store(&sh->cancel, 1);
+        if (sh->stop && atomic_load(sh->stop)) cancel_all(sh);
         if (now >= next_beat) {
             send_heartbeat(dealer, sh);
             next_beat = now + heartbeat_ms;
         }
         if (!ended && now - last_seen > (uint64_t)liveness * heartbeat_ms) {
-            if (cfg->exit_on_bye) {
+            /* Under CURVE a refused key looks like a silent coordinator: a worker that was
+             * never welcomed gives up (and says why) rather than retry it forever. */
+            if (cfg->exit_on_bye || (!welcomed && cfg->curve)) {
                 ply_warn("coordinator %s silent for %llu ms", cfg->endpoint,
                          (unsigned long long)(now - last_seen));
-                atomic_store(&sh->cancel, 1);
+                cancel_all(sh);
                 end_compute(pipe, PLY_ETIMEDOUT);
                 ended = 1;
             } else { /* start over: a restarted coordinator gets a fresh HELLO */
@@ -221,9 +273,8 @@ static void net_actor(zsock_t *pipe, void *arg)
                 dealer = connect_dealer(sh);
                 if (!dealer) break;
                 zpoller_add(poller, dealer);
-                send_hello(dealer, sh);
-                send_ready(dealer, 1 + cfg->prefetch);
-                last_seen = now;
+                new_session(dealer, sh, 0);
+                last_seen = hello_at = now;
             }
         }
     }
@@ -329,7 +380,7 @@ static int ensure_table(ply_tt_t **tt, unsigned hash_mib, int stats)
 }
 
 static int run_job(zactor_t *actor, shared_t *sh, ply_tt_t **tt, ply_perft_result_t *r,
-                   const Ply__Job *job)
+                   const Ply__Job *job, unsigned epoch)
 {
     ply_board_t b;
     char why[256];
@@ -344,11 +395,15 @@ static int run_job(zactor_t *actor, shared_t *sh, ply_tt_t **tt, ply_perft_resul
     }
     ply_perft_opts_t opts = {0};
     opts.threads = sh->threads;
-    opts.tt = *tt;
+    /* a check on the worker (or seed) that counted first must not read its table back */
+    opts.tt = job->has_no_hash && job->no_hash ? NULL : *tt;
     opts.stats = job->stats;
     opts.divide = job->divide;
     opts.progress = &sh->progress;
-    opts.cancel = &sh->cancel;
+    opts.cancel = &sh->job_cancel;
+    if (atomic_load(&sh->cancel)) return PLY_ECANCELED;
+    atomic_store(&sh->job_cancel, 0);
+    if (epoch != atomic_load(&sh->epoch)) return PLY_ECANCELED; /* a new session began */
     atomic_store(&sh->progress, 0);
     atomic_store(&sh->attempt, job->attempt);
     atomic_store(&sh->job_id, job->job_id);
@@ -363,6 +418,17 @@ static int run_job(zactor_t *actor, shared_t *sh, ply_tt_t **tt, ply_perft_resul
     atomic_fetch_add(&sh->done, r->nodes);
     ply_debug("job %llu: %llu nodes in %.3f s", (unsigned long long)job->job_id,
               (unsigned long long)r->nodes, r->time_ns / 1e9);
+    if (epoch != atomic_load(&sh->epoch)) return PLY_ECANCELED; /* its session is over */
+#ifdef PLY_FAULT_INJECTION
+    /* test builds only: a faulty worker, one count in fault_every off by one */
+    if (sh->cfg->fault_every && ++sh->results % sh->cfg->fault_every == 0) {
+        r->nodes++;
+        r->stats.v[PLY_STAT_nodes]++;
+        if (r->ndivide) r->divide[0].nodes++, r->divide[0].stats.v[PLY_STAT_nodes]++;
+        ply_warn("fault injection: job %llu reported as %llu nodes",
+                 (unsigned long long)job->job_id, (unsigned long long)r->nodes);
+    }
+#endif
     send_result(actor, job, &b, r);
     return 0;
 }
@@ -416,10 +482,21 @@ int ply_worker_run(const ply_worker_config_t *cfg, const _Atomic int *stop)
             zframe_t *f = zmsg_pop(cmd);
             ply_msg_t *msg = f && zframe_size(f) == sizeof(void *) ? *(ply_msg_t **)zframe_data(f) : NULL;
             zframe_destroy(&f);
-            if (msg) {
-                rc = run_job(actor, sh, &tt, result, msg->job);
+            char *ep = zmsg_popstr(cmd);
+            unsigned epoch = ep ? (unsigned)atoi(ep) : 0;
+            free(ep);
+            if (msg && epoch != atomic_load(&sh->epoch)) {
+                ply_msg_free(&msg); /* handed out in an earlier session: re-queued there */
+            } else if (msg) {
+                rc = run_job(actor, sh, &tt, result, msg->job, epoch);
                 ply_msg_free(&msg);
+                int stale = rc == PLY_ECANCELED && epoch != atomic_load(&sh->epoch);
                 if (rc == PLY_ECANCELED) rc = 0;
+                if (stale) {
+                    free(verb);
+                    zmsg_destroy(&cmd);
+                    continue; /* the new session has asked for its own credit */
+                }
                 jobs++;
                 if (cfg->max_jobs && jobs >= cfg->max_jobs) {
                     free(verb);

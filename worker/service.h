@@ -27,7 +27,14 @@ typedef struct ply_worker_config {
     unsigned liveness;     /* coordinator heartbeats missed before giving up; default 5 */
     unsigned max_jobs;     /* stop after this many jobs (tests); 0 = no limit */
     unsigned prefetch;     /* jobs asked for beyond the running one; default 1 */
-    int exit_on_bye;       /* 1: return when the coordinator says Bye or goes silent */
+    int exit_on_bye;       /* 1: return when the coordinator says Bye or goes silent; 0:
+                              reconnect and say HELLO again (also when it answers that it does
+                              not know us: it restarted); with curve, a worker never welcomed
+                              still returns on silence (a refused key looks like silence) */
+    const struct ply_curve_client *curve; /* CURVE keys (proto/security.h), not owned; or NULL */
+    unsigned fault_every; /* test builds (PLY_FAULT_INJECTION) only: add 1 to the count of every
+                             Nth job, to show that --verify catches a faulty worker; 0 = never,
+                             and ignored by any other build */
 } ply_worker_config_t;
 
 /** ply_worker_config_init - defaults as documented above (endpoint NULL). */

@@ -10,6 +10,7 @@
 #ifndef PLY_ARBITER_PRIVATE_H
 #define PLY_ARBITER_PRIVATE_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "arbiter/arbiter.h"
@@ -86,6 +87,33 @@ static inline int ply__arb_left_in_check(const ply_arb_pos_t *after)
     int mover = after->side ^ 1;
     return ply__arb_attacked(after, after->king[mover], after->side);
 }
+
+/**
+ * ply__arb_ep_legal - 1 when the side to move has a legal en-passant capture
+ * (not merely a pseudo-legal one): the test art. 9.2 needs for identity.
+ */
+int ply__arb_ep_legal(const ply_arb_pos_t *pos);
+
+/*
+ * The dead-position tests of deadpos.c, one by one (ply_arb_dead runs them
+ * in this order), so that a game replay can skip a search whose answer it
+ * already knows. Each returns 1 when it proves @pos dead (with @proof filled,
+ * if not NULL), else 0. ply__arb_dead_blocked runs only when every pawn is
+ * rammed and only kings and bishops stand besides; ply__arb_dead_forced only
+ * when the side to move has at most three legal moves (@legal_moves), and it
+ * follows every line while each position has at most three.
+ */
+int ply__arb_dead_material(const ply_arb_pos_t *pos, char *proof, size_t len);
+int ply__arb_dead_blocked(const ply_arb_pos_t *pos, char *proof, size_t len);
+int ply__arb_dead_forced(const ply_arb_pos_t *pos, int legal_moves, char *proof, size_t len);
+
+/**
+ * ply__arb_move_from_san_list - ply_arb_move_from_san with the legal moves
+ * of @pos already generated (@mv, @n: exactly ply_arb_legal_moves(pos)), so
+ * that a replay generates them once a position.
+ */
+int ply__arb_move_from_san_list(const ply_arb_pos_t *pos, const ply_arb_move_t *mv, int n,
+                                const char *text, ply_arb_move_t *out, char *why, size_t why_len);
 
 /** ply__arb_has_legal_move - 1 when the side to move has at least one legal move. */
 int ply__arb_has_legal_move(const ply_arb_pos_t *pos);

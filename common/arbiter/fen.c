@@ -525,7 +525,7 @@ int ply_arb_to_fen(const ply_arb_pos_t *pos, char *buf, size_t len)
  * capturer, or two pawns leaving one rank and exposing the king to a rook or
  * queen along it, both make it disappear.
  */
-static int ep_capture_legal(const ply_arb_pos_t *pos)
+int ply__arb_ep_legal(const ply_arb_pos_t *pos)
 {
     if (pos->ep < 0) return 0;
     const int us = pos->side, sg = us ? -1 : 1;
@@ -545,5 +545,5 @@ int ply_arb_identity(const ply_arb_pos_t *pos, char *buf, size_t len)
 {
     char tmp[128];
     if (!pos) return PLY_EINVAL;
-    return copy_out(tmp, write_fen(pos, ep_capture_legal(pos) ? pos->ep : -1, 0, tmp), buf, len);
+    return copy_out(tmp, write_fen(pos, ply__arb_ep_legal(pos) ? pos->ep : -1, 0, tmp), buf, len);
 }

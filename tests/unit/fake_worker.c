@@ -25,7 +25,10 @@ struct fake_worker {
     char endpoint[256];
     fake_worker_mode_t mode;
     unsigned credit;
-    atomic_int stop, done, jobs;
+    fake_worker_opts_t opts;
+    char id[64];
+    atomic_int stop, done, jobs, no_hash;
+    uint64_t nodes; /* counted so far, carried by heartbeats (hang detection) */
 };
 
 static atomic_int fw_serial;
@@ -40,24 +43,25 @@ static void send_ready(zsock_t *s, unsigned credit)
     ply_msg_send(s, &m);
 }
 
-static void send_heartbeat(zsock_t *s)
+static void send_heartbeat(zsock_t *s, uint64_t nodes)
 {
     Ply__Heartbeat h = PLY__HEARTBEAT__INIT;
+    h.has_nodes = 1, h.nodes = nodes;
     ply_msg_t m = PLY__MESSAGE__INIT;
     m.body_case = PLY__MESSAGE__BODY_HEARTBEAT;
     m.heartbeat = &h;
     ply_msg_send(s, &m);
 }
 
-/* Counts the job with the arbiter and sends the RESULT. */
-static void do_job(zsock_t *s, const Ply__Job *job, fake_worker_mode_t mode)
+/* Counts the job with the arbiter and sends the RESULT (off by @offset when faulty). */
+static uint64_t do_job(zsock_t *s, const Ply__Job *job, fake_worker_mode_t mode, long offset)
 {
     uint64_t t0 = ply_time_ns();
     ply_arb_pos_t pos;
     char why[256];
     if (ply_arb_from_fen(&pos, job->fen, job->chess960 ? PLY_ARB_CHESS960 : 0, why, sizeof why)) {
         ply_msg_send_error(s, NULL, PLY_EFEN, why, job->job_id, job->attempt, job->run_id);
-        return;
+        return 0;
     }
     ply_arb_move_t moves[PLY_ARB_MAX_MOVES];
     int n = ply_arb_legal_moves(&pos, moves);
@@ -72,6 +76,8 @@ static void do_job(zsock_t *s, const Ply__Job *job, fake_worker_mode_t mode)
     Ply__Result r = PLY__RESULT__INIT;
     r.has_job_id = 1, r.job_id = job->job_id;
     r.has_attempt = 1, r.attempt = job->attempt;
+    nodes += (uint64_t)offset;
+    if (job->stats) st.v[PLY_STAT_nodes] = nodes;
     r.has_nodes = 1, r.nodes = nodes;
     r.has_perft1 = 1, r.perft1 = (uint32_t)n + (mode == FW_WRONG_PERFT1);
     Ply__Stats ps = PLY__STATS__INIT;
@@ -89,7 +95,8 @@ static void do_job(zsock_t *s, const Ply__Job *job, fake_worker_mode_t mode)
             ent[i] = (Ply__DivideEntry)PLY__DIVIDE_ENTRY__INIT;
             ent[i].move = uci[i];
             ent[i].has_nodes = 1;
-            ent[i].nodes = ply_arb_perft(&child, (int)job->depth - 1);
+            ent[i].nodes =
+                ply_arb_perft(&child, (int)job->depth - 1) + (i == 0 ? (uint64_t)offset : 0);
             ptr[i] = &ent[i];
         }
         r.n_divide = (size_t)n;
@@ -101,6 +108,7 @@ static void do_job(zsock_t *s, const Ply__Job *job, fake_worker_mode_t mode)
     m.body_case = PLY__MESSAGE__BODY_RESULT;
     m.result = &r;
     ply_msg_send(s, &m);
+    return nodes;
 }
 
 static void *fw_main(void *arg)
@@ -113,10 +121,9 @@ static void *fw_main(void *arg)
         return NULL;
     }
     zpoller_t *poller = zpoller_new(s, NULL);
-    char id[64];
-    snprintf(id, sizeof id, "fake-%d-%d", (int)getpid(), atomic_fetch_add(&fw_serial, 1));
     Ply__Hello h = PLY__HELLO__INIT;
-    h.worker_id = id;
+    h.worker_id = w->id;
+    h.has_zobrist_seed = 1, h.zobrist_seed = w->opts.seed;
     h.has_protocol = 1, h.protocol = PLY_PROTOCOL_VERSION;
     h.build = "fake worker (arbiter)";
     h.has_threads = 1, h.threads = 1;
@@ -128,7 +135,8 @@ static void *fw_main(void *arg)
     ply_msg_send(s, &m);
     send_ready(s, w->credit);
     uint64_t last_hb = ply_time_ms(), last_rx = last_hb;
-    int vanished = 0, errored = 0;
+    int vanished = 0, errored = 0, hung = 0;
+    unsigned results = 0;
     while (!atomic_load(&w->stop)) {
         /* like a real worker, leave when the coordinator has gone silent (it
          * heartbeats every 100 ms in the tests), so that no process outlives it */
@@ -140,17 +148,28 @@ static void *fw_main(void *arg)
             if (ply_msg_recv(s, &in, why, sizeof why) != 0) continue;
             if (in->body_case == PLY__MESSAGE__BODY_JOB) {
                 atomic_fetch_add(&w->jobs, 1);
+                if (in->job->has_no_hash && in->job->no_hash) atomic_fetch_add(&w->no_hash, 1);
+                if (w->mode == FW_HANG || hung) { /* takes it, never counts a node of it */
+                    hung = 1;
+                    ply_msg_free(&in);
+                    continue;
+                }
                 if (w->mode == FW_VANISH) {
                     vanished = 1;
                     ply_msg_free(&in);
                     break;
                 }
-                if (w->mode == FW_ERROR_ONCE && !errored) {
+                if ((w->mode == FW_ERROR_ONCE && !errored) || w->mode == FW_ERROR_ALWAYS) {
                     errored = 1;
                     ply_msg_send_error(s, NULL, PLY_EWORKER, "injected failure", in->job->job_id,
                                        in->job->attempt, in->job->run_id);
                 } else {
-                    do_job(s, in->job, w->mode);
+                    w->nodes += do_job(s, in->job, w->mode, w->opts.offset);
+                    results++;
+                }
+                if (w->opts.max_jobs && results >= w->opts.max_jobs) {
+                    ply_msg_free(&in);
+                    break;
                 }
                 send_ready(s, 1);
             } else if (in->body_case == PLY__MESSAGE__BODY_BYE) {
@@ -161,7 +180,7 @@ static void *fw_main(void *arg)
         }
         if (ply_time_ms() - last_hb >= 100) {
             last_hb = ply_time_ms();
-            send_heartbeat(s);
+            send_heartbeat(s, w->nodes);
         }
     }
     if (!vanished) {
@@ -183,11 +202,24 @@ static void *fw_main(void *arg)
 
 fake_worker_t *fake_worker_start(const char *endpoint, fake_worker_mode_t mode, unsigned credit)
 {
+    return fake_worker_start_opts(endpoint, mode, credit, NULL);
+}
+
+fake_worker_t *fake_worker_start_opts(const char *endpoint, fake_worker_mode_t mode,
+                                      unsigned credit, const fake_worker_opts_t *opts)
+{
     fake_worker_t *w = calloc(1, sizeof *w);
     if (!w) return NULL;
     snprintf(w->endpoint, sizeof w->endpoint, "%s", endpoint);
     w->mode = mode;
     w->credit = credit ? credit : 1;
+    if (opts) w->opts = *opts;
+    if (w->opts.id)
+        snprintf(w->id, sizeof w->id, "%s", w->opts.id);
+    else
+        snprintf(w->id, sizeof w->id, "fake-%d-%d", (int)getpid(), atomic_fetch_add(&fw_serial, 1));
+    w->opts.id = NULL;
+    atomic_init(&w->no_hash, 0);
     atomic_init(&w->stop, 0);
     atomic_init(&w->done, 0);
     atomic_init(&w->jobs, 0);
@@ -196,6 +228,11 @@ fake_worker_t *fake_worker_start(const char *endpoint, fake_worker_mode_t mode, 
         return NULL;
     }
     return w;
+}
+
+int fake_worker_no_hash_jobs(fake_worker_t *w)
+{
+    return atomic_load(&w->no_hash);
 }
 
 int fake_worker_jobs(fake_worker_t *w)

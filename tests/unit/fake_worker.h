@@ -15,12 +15,29 @@ typedef enum {
     FW_WRONG_PERFT1, /* report perft(1) + 1 */
     FW_ERROR_ONCE,   /* answer its first JOB with an ERROR about the job */
     FW_SLOW,         /* sleep 150 ms before each result */
+    FW_HANG,         /* on its first JOB: stop answering, keep heartbeating a frozen node count */
+    FW_ERROR_ALWAYS, /* answer every JOB with an ERROR about the job */
 } fake_worker_mode_t;
+
+/** More knobs for fake_worker_start_opts (zero: as fake_worker_start). */
+typedef struct fake_worker_opts {
+    const char *id;    /* worker id in HELLO; NULL: "fake-<pid>-<n>" */
+    unsigned seed;     /* Zobrist seed announced in HELLO */
+    long offset;       /* added to every count it reports (a faulty worker) */
+    unsigned max_jobs; /* after this many results, leave quietly (0: never) */
+} fake_worker_opts_t;
 
 typedef struct fake_worker fake_worker_t;
 
 /** fake_worker_start - connect to @endpoint in a new thread; NULL on failure. */
 fake_worker_t *fake_worker_start(const char *endpoint, fake_worker_mode_t mode, unsigned credit);
+
+/** fake_worker_start_opts - as fake_worker_start, with an id, a seed and faults. */
+fake_worker_t *fake_worker_start_opts(const char *endpoint, fake_worker_mode_t mode,
+                                      unsigned credit, const fake_worker_opts_t *opts);
+
+/** fake_worker_no_hash_jobs - JOBs received that asked to count without a hash table. */
+int fake_worker_no_hash_jobs(fake_worker_t *w);
 
 /** fake_worker_jobs - JOBs received so far. */
 int fake_worker_jobs(fake_worker_t *w);

@@ -275,6 +275,7 @@ static ply_msg_t *build_job(void)
     m.has_divide = 1, m.divide = 1;
     m.has_run_id = 1, m.run_id = 77;
     m.has_lease_ms = 1, m.lease_ms = 600000;
+    m.has_no_hash = 1, m.no_hash = 1;
     ply_msg_t *msg = wrap(PLY__MESSAGE__BODY_JOB);
     msg->job = &m;
     return msg;
@@ -374,6 +375,7 @@ static ply_msg_t *build_error(void)
     m.has_attempt = 1, m.attempt = 3;
     m.has_run_id = 1, m.run_id = 7;
     m.supported = "PLY/1";
+    m.has_say_hello = 1, m.say_hello = 1;
     ply_msg_t *msg = wrap(PLY__MESSAGE__BODY_ERROR);
     msg->error = &m;
     return msg;
@@ -401,6 +403,8 @@ static ply_msg_t *build_submit(void)
     m.has_split_depth = 1, m.split_depth = -1;
     m.client_id = "cli:alice@host:31337";
     m.has_detach = 1, m.detach = 1;
+    m.has_verify = 1, m.verify = PLY__VERIFY_MODE__VERIFY_MODE_SAMPLE;
+    m.has_verify_ppm = 1, m.verify_ppm = 25000;
     ply_msg_t *msg = wrap(PLY__MESSAGE__BODY_SUBMIT);
     msg->submit = &m;
     return msg;
@@ -431,7 +435,7 @@ static ply_msg_t *build_status(void)
 }
 
 static Ply__WorkerStatus *worker_status(Ply__WorkerStatus *w, const char *id, uint32_t inflight,
-                                        uint64_t nodes)
+                                        uint64_t nodes, uint32_t seed, uint64_t stalled_ms)
 {
     *w = (Ply__WorkerStatus)PLY__WORKER_STATUS__INIT;
     w->worker_id = (char *)id;
@@ -439,6 +443,8 @@ static Ply__WorkerStatus *worker_status(Ply__WorkerStatus *w, const char *id, ui
     w->has_jobs_in_flight = 1, w->jobs_in_flight = inflight;
     w->has_jobs_done = 1, w->jobs_done = 600;
     w->has_nodes = 1, w->nodes = nodes;
+    w->has_zobrist_seed = 1, w->zobrist_seed = seed;
+    w->has_stalled_ms = 1, w->stalled_ms = stalled_ms;
     return w;
 }
 
@@ -455,15 +461,52 @@ static ply_msg_t *build_run_progress(void)
     m.has_elapsed_ms = 1, m.elapsed_ms = 45000;
     m.has_workers = 1, m.workers = 2;
     m.has_threads = 1, m.threads = 16;
-    wp[0] = worker_status(&w[0], "node07:4242", 3, 617283945061ull);
-    wp[1] = worker_status(&w[1], "node08:977", 0, 617283945062ull);
+    wp[0] = worker_status(&w[0], "node07:4242", 3, 617283945061ull, 1, 250);
+    wp[1] = worker_status(&w[1], "node08:977", 0, 617283945062ull, 2, 0);
     m.n_worker = 2, m.worker = wp;
+    m.fen = (char *)STARTFEN;
+    m.has_depth = 1, m.depth = 7;
+    m.verify = "sample=0.025";
+    m.has_results_restored = 1, m.results_restored = 1100;
+    m.has_jobs_in_flight = 1, m.jobs_in_flight = 3;
+    m.error = "job 17 quarantined after 3 failed attempts";
     ply_msg_t *msg = wrap(PLY__MESSAGE__BODY_RUN_PROGRESS);
     msg->run_progress = &m;
     return msg;
 }
 
 static char *g_detail[2];
+
+/* The one mismatch of the golden RunResult: a worker against the rule engine. */
+static Ply__Mismatch *golden_mismatch(void)
+{
+    static Ply__Mismatch x;
+    static Ply__Computation k[2], *kp[2];
+    k[0] = (Ply__Computation)PLY__COMPUTATION__INIT;
+    k[0].worker_id = "node07:4242";
+    k[0].has_zobrist_seed = 1, k[0].zobrist_seed = 1;
+    k[0].has_nodes = 1, k[0].nodes = 42;
+    k[0].has_attempt = 1, k[0].attempt = 1;
+    k[0].has_arbiter = 1, k[0].arbiter = 0;
+    k[0].has_no_hash = 1, k[0].no_hash = 0;
+    k[1] = (Ply__Computation)PLY__COMPUTATION__INIT;
+    k[1].worker_id = "arbiter";
+    k[1].has_zobrist_seed = 1, k[1].zobrist_seed = 0;
+    k[1].has_nodes = 1, k[1].nodes = 43;
+    k[1].has_attempt = 1, k[1].attempt = 2;
+    k[1].has_arbiter = 1, k[1].arbiter = 1;
+    k[1].has_no_hash = 1, k[1].no_hash = 1;
+    kp[0] = &k[0], kp[1] = &k[1];
+    x = (Ply__Mismatch)PLY__MISMATCH__INIT;
+    x.has_job_id = 1, x.job_id = 17;
+    x.fen = "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1";
+    x.has_depth = 1, x.depth = 4;
+    x.n_computation = 2, x.computation = kp;
+    x.has_resolved = 1, x.resolved = 1;
+    x.has_accepted_nodes = 1, x.accepted_nodes = 43;
+    x.drill_down = "e7e5: node07:4242 says 9, arbiter says 10";
+    return &x;
+}
 
 static ply_msg_t *build_run_result(void)
 {
@@ -500,9 +543,24 @@ static ply_msg_t *build_run_result(void)
                   "divergence e2e4";
     g_detail[1] = "recomputed by node08:977: 43";
     v.n_detail = 2, v.detail = g_detail;
+    v.has_jobs_selected = 1, v.jobs_selected = 134;
+    v.has_checked_by_worker = 1, v.checked_by_worker = 100;
+    v.has_checked_same_seed = 1, v.checked_same_seed = 10;
+    v.has_checked_same_worker = 1, v.checked_same_worker = 3;
+    v.has_checked_by_arbiter = 1, v.checked_by_arbiter = 20;
+    v.has_resolved = 1, v.resolved = 1;
+    static Ply__Mismatch *mp[1];
+    mp[0] = golden_mismatch();
+    v.n_mismatch = 1, v.mismatch = mp;
+    v.summary = "134 of 5362 jobs computed twice: 100 by another worker and seed, 20 by the rule "
+                "engine";
+    v.has_workers = 1, v.workers = 2;
+    v.has_seeds = 1, v.seeds = 2;
     m.verification = &v;
     m.has_chess960 = 1, m.chess960 = 0;
     m.has_worker_time_us = 1, m.worker_time_us = 98765432101ull;
+    m.has_results_restored = 1, m.results_restored = 4000;
+    m.has_results_computed = 1, m.results_computed = 1496;
     ply_msg_t *msg = wrap(PLY__MESSAGE__BODY_RUN_RESULT);
     msg->run_result = &m;
     return msg;
@@ -513,6 +571,7 @@ static ply_msg_t *build_result_request(void)
     static Ply__ResultRequest m;
     m = (Ply__ResultRequest)PLY__RESULT_REQUEST__INIT;
     m.has_run_id = 1, m.run_id = 77;
+    m.has_attach = 1, m.attach = 1;
     ply_msg_t *msg = wrap(PLY__MESSAGE__BODY_RESULT_REQUEST);
     msg->result_request = &m;
     return msg;
@@ -525,6 +584,44 @@ static ply_msg_t *build_cancel(void)
     m.has_run_id = 1, m.run_id = 77;
     ply_msg_t *msg = wrap(PLY__MESSAGE__BODY_CANCEL);
     msg->cancel = &m;
+    return msg;
+}
+
+static ply_msg_t *build_status_reply(void)
+{
+    static Ply__StatusReply m;
+    static Ply__RunProgress r, *rp[1];
+    static Ply__WorkerStatus w[1], *wp[1];
+    r = (Ply__RunProgress)PLY__RUN_PROGRESS__INIT;
+    r.has_run_id = 1, r.run_id = 77;
+    r.state = "running";
+    r.has_jobs_total = 1, r.jobs_total = 5362;
+    r.has_jobs_done = 1, r.jobs_done = 1200;
+    r.has_nodes = 1, r.nodes = 1234567890123ull;
+    r.has_elapsed_ms = 1, r.elapsed_ms = 45000;
+    r.has_workers = 1, r.workers = 1;
+    r.has_threads = 1, r.threads = 8;
+    r.fen = (char *)STARTFEN;
+    r.has_depth = 1, r.depth = 7;
+    r.verify = "all";
+    r.has_results_restored = 1, r.results_restored = 1100;
+    r.has_jobs_in_flight = 1, r.jobs_in_flight = 2;
+    r.error = "";
+    rp[0] = &r;
+    wp[0] = worker_status(&w[0], "node07:4242", 2, 617283945061ull, 1, 15);
+    m = (Ply__StatusReply)PLY__STATUS_REPLY__INIT;
+    m.n_run = 1, m.run = rp;
+    m.n_worker = 1, m.worker = wp;
+    m.has_uptime_ms = 1, m.uptime_ms = 3600000;
+    m.has_durable = 1, m.durable = 1;
+    m.has_runs_restored = 1, m.runs_restored = 1;
+    m.has_results_restored = 1, m.results_restored = 1100;
+    m.has_jobs_sent = 1, m.jobs_sent = 1300;
+    m.has_jobs_requeued = 1, m.jobs_requeued = 4;
+    m.has_results_ignored = 1, m.results_ignored = 2;
+    m.has_workers_lost = 1, m.workers_lost = 1;
+    ply_msg_t *msg = wrap(PLY__MESSAGE__BODY_STATUS_REPLY);
+    msg->status_reply = &m;
     return msg;
 }
 
@@ -550,6 +647,7 @@ static const struct golden {
     {"run_result", "RUN_RESULT", PLY__MESSAGE__BODY_RUN_RESULT, build_run_result},
     {"result_request", "RESULT_REQUEST", PLY__MESSAGE__BODY_RESULT_REQUEST, build_result_request},
     {"cancel", "CANCEL", PLY__MESSAGE__BODY_CANCEL, build_cancel},
+    {"status_reply", "STATUS_REPLY", PLY__MESSAGE__BODY_STATUS_REPLY, build_status_reply},
 };
 enum { NGOLDEN = sizeof GOLDEN / sizeof GOLDEN[0] };
 
@@ -565,7 +663,7 @@ static void print_hex(const char *label, const uint8_t *p, size_t n)
 static void test_golden_count(void **state)
 {
     (void)state;
-    /* one vector per oneof member of Message: all sixteen body types */
+    /* one vector per oneof member of Message: all seventeen body types */
     assert_int_equal(NGOLDEN, ply__message__descriptor.n_fields);
     for (size_t i = 0; i < NGOLDEN; i++) assert_int_equal(GOLDEN[i].body_case, (int)i + 1);
 }
@@ -626,6 +724,9 @@ static void spot_check(const char *file, const ply_msg_t *m)
         assert_int_equal(m->run_progress->n_worker, 2);
         assert_string_equal(m->run_progress->worker[1]->worker_id, "node08:977");
     } else if (!strcmp(file, "run_result")) {
+        assert_int_equal(m->run_result->verification->n_mismatch, 1);
+        assert_int_equal(m->run_result->verification->mismatch[0]->n_computation, 2);
+        assert_true(m->run_result->verification->mismatch[0]->computation[1]->arbiter);
         assert_int_equal(m->run_result->verification->n_detail, 2);
         assert_non_null(strstr(m->run_result->verification->detail[0], "\xe2\x80\x94"));
         assert_true(m->run_result->nodes == 3195901860ull);
@@ -894,7 +995,7 @@ static void test_oversized(void **state)
     memset(id, 'w', PLY_MAX_TEXT);
     enum { NW = 2100 };
     Ply__WorkerStatus *w = calloc(NW, sizeof *w), **wp = calloc(NW, sizeof *wp);
-    for (size_t i = 0; i < NW; i++) wp[i] = worker_status(&w[i], id, 1, 1);
+    for (size_t i = 0; i < NW; i++) wp[i] = worker_status(&w[i], id, 1, 1, 0, 0);
     ply_msg_t msg = PLY__MESSAGE__INIT;
     msg.body_case = PLY__MESSAGE__BODY_RUN_PROGRESS, msg.run_progress = &rp;
     rp.worker = wp;
@@ -1054,8 +1155,8 @@ static void test_no_body(void **state)
 {
     (void)state;
     char why[256];
-    /* field 17 (unknown), varint 1: a Message whose oneof is not set */
-    static const uint8_t unknown[] = {0x88, 0x01, 0x01};
+    /* field 99 (unknown), varint 1: a Message whose oneof is not set */
+    static const uint8_t unknown[] = {0x98, 0x06, 0x01};
     assert_int_equal(decode_bytes(PLY_PROTOCOL_ID, unknown, sizeof unknown, why, sizeof why),
                      PLY_EPROTO);
     assert_non_null(strstr(why, "no body"));
@@ -1243,6 +1344,40 @@ EDIT(result_request_no_run, m->result_request->has_run_id = 0)
 EDIT(result_request_run_0, m->result_request->run_id = 0)
 EDIT(cancel_no_run, m->cancel->has_run_id = 0)
 EDIT(cancel_run_0, m->cancel->run_id = 0)
+EDIT(submit_verify_bad, m->submit->verify = (Ply__VerifyMode)3)
+EDIT(submit_sample_no_ppm, m->submit->has_verify_ppm = 0)
+EDIT(submit_sample_ppm_0, m->submit->verify_ppm = 0)
+EDIT(submit_sample_ppm_over, m->submit->verify_ppm = PLY_PPM + 1)
+EDIT(submit_all_with_ppm, m->submit->verify = PLY__VERIFY_MODE__VERIFY_MODE_ALL)
+EDIT(submit_all,
+     (m->submit->verify = PLY__VERIFY_MODE__VERIFY_MODE_ALL, m->submit->has_verify_ppm = 0))
+EDIT(progress_run_bad_fen, m->run_progress->fen = "rnbqkbnr\n")
+EDIT(progress_run_bad_error, m->run_progress->error = long_text)
+EDIT(run_result_bad_summary, m->run_result->verification->summary = "two\nlines")
+/* Lists one entry longer than allowed, every entry the golden one (they must still pack). */
+static void run_result_many_mismatches(ply_msg_t *m)
+{
+    static Ply__Mismatch *many[PLY_MAX_MISMATCHES + 1];
+    for (size_t i = 0; i <= PLY_MAX_MISMATCHES; i++)
+        many[i] = m->run_result->verification->mismatch[0];
+    m->run_result->verification->mismatch = many;
+    m->run_result->verification->n_mismatch = PLY_MAX_MISMATCHES + 1;
+}
+
+static void run_result_many_computations(ply_msg_t *m)
+{
+    static Ply__Computation *many[PLY_MAX_COMPUTATIONS + 1];
+    Ply__Mismatch *x = m->run_result->verification->mismatch[0];
+    for (size_t i = 0; i <= PLY_MAX_COMPUTATIONS; i++) many[i] = x->computation[i % 2];
+    x->computation = many;
+    x->n_computation = PLY_MAX_COMPUTATIONS + 1;
+}
+EDIT(run_result_mismatch_fen, m->run_result->verification->mismatch[0]->fen = long_fen)
+EDIT(run_result_computation_id,
+     m->run_result->verification->mismatch[0]->computation[1]->worker_id = "a\tb")
+EDIT(status_reply_run_no_state, m->status_reply->run[0]->state = NULL)
+EDIT(status_reply_bad_worker, m->status_reply->worker[0]->worker_id = "\x1b[31m")
+EDIT(status_reply_empty, (m->status_reply->n_run = 0, m->status_reply->n_worker = 0))
 
 static const vcase_t VCASES[] = {
     {"hello", hello_no_id, PLY_EPROTO, "HELLO: field worker_id missing"},
@@ -1370,6 +1505,28 @@ static const vcase_t VCASES[] = {
     {"result_request", result_request_run_0, PLY_EPROTO, "RESULT_REQUEST: field run_id = 0"},
     {"cancel", cancel_no_run, PLY_EPROTO, "CANCEL: field run_id missing"},
     {"cancel", cancel_run_0, PLY_EPROTO, "CANCEL: field run_id = 0"},
+    {"submit", submit_verify_bad, PLY_EPROTO, "SUBMIT: field verify = 3, must be 0..2"},
+    {"submit", submit_sample_no_ppm, PLY_EPROTO, "SUBMIT: field verify_ppm missing"},
+    {"submit", submit_sample_ppm_0, PLY_EPROTO, "SUBMIT: field verify_ppm = 0, must be 1..1000000"},
+    {"submit", submit_sample_ppm_over, PLY_EPROTO, "SUBMIT: field verify_ppm = 1000001"},
+    {"submit", submit_all_with_ppm, PLY_EPROTO, "SUBMIT: field verify_ppm given without"},
+    {"submit", submit_all, 0, NULL},
+    {"run_progress", progress_run_bad_fen, PLY_EPROTO, "RUN_PROGRESS: field fen has a byte"},
+    {"run_progress", progress_run_bad_error, PLY_EPROTO, "RUN_PROGRESS: field error is over"},
+    {"run_result", run_result_bad_summary, PLY_EPROTO,
+     "RUN_RESULT: field verification.summary has a control"},
+    {"run_result", run_result_many_mismatches, PLY_EPROTO,
+     "RUN_RESULT: field verification.mismatch has 65 entries"},
+    {"run_result", run_result_mismatch_fen, PLY_EPROTO,
+     "RUN_RESULT: field verification.mismatch[0].fen is over"},
+    {"run_result", run_result_many_computations, PLY_EPROTO,
+     "RUN_RESULT: field verification.mismatch[0].computation has 9 entries"},
+    {"run_result", run_result_computation_id, PLY_EPROTO,
+     "RUN_RESULT: field verification.mismatch[0].computation[1].worker_id has a control"},
+    {"status_reply", status_reply_run_no_state, PLY_EPROTO, "STATUS_REPLY: field state missing"},
+    {"status_reply", status_reply_bad_worker, PLY_EPROTO,
+     "STATUS_REPLY: field worker[0].worker_id has a control"},
+    {"status_reply", status_reply_empty, 0, NULL},
 };
 
 static const struct golden *golden(const char *file)

@@ -1,0 +1,154 @@
+/*
+ * `ply bench`: a fixed, reproducible perft workload on this machine's fast
+ * engine (no coordinator, no sockets), standard and Chess960 positions, one
+ * thread and a fixed table by default. It prints per-position nodes and time
+ * and ends with "Nodes searched: N" and "Nodes/second: M".
+ *
+ * N is a signature: every count is checked against its published value, so
+ * N can only change when the list changes (a functional change, said in the
+ * commit message as "Bench: N"). The CI compares it with the latest commit
+ * message that has one (scripts/check-bench.sh).
+ */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "commands.h"
+#include "perft.h"
+#include "util/error.h"
+#include "util/time.h"
+
+/* Published counts: chessprogramming wiki "Perft Results" (positions 1-6),
+ * and tests/data/ethereal-fischer.epd lines 1-2 (Chess960). */
+static const struct bench_position {
+    const char *name;
+    const char *fen;
+    int depth;
+    uint64_t nodes;
+} bench_positions[] = {
+    {"start position", "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1", 7, 3195901860},
+    {"kiwipete", "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1", 5, 193690690},
+    {"position 3", "8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1", 7, 178633661},
+    {"position 4", "r3k2r/Pppp1ppp/1b3nbN/nP6/BBP1P3/q4N2/Pp1P2PP/R2Q1RK1 w kq - 0 1", 5, 15833292},
+    {"position 5", "rnbq1k1r/pp1Pbppp/2p5/8/2B5/8/PPP1NnPP/RNBQK2R w KQ - 1 8", 5, 89941194},
+    {"position 6", "r4rk1/1pp1qppp/p1np1n2/2b1p1B1/2B1P1b1/P1NP1N2/1PP1QPPP/R4RK1 w - - 0 10", 5,
+     164075551},
+    {"chess960 #1", "bqnb1rkr/pp3ppp/3ppn2/2p5/5P2/P2P4/NPP1P1PP/BQ1BNRKR w HFhf - 2 9", 6, 227689589},
+    {"chess960 #2", "2nnrbkr/p1qppppp/8/1ppb4/6PP/3PP3/PPP2P2/BQNNRBKR w HEhe - 1 9", 6, 590751109},
+};
+#define NBENCH (sizeof bench_positions / sizeof *bench_positions)
+
+static void usage(FILE *out)
+{
+    fprintf(out,
+            "usage: ply bench [--threads N] [--hash MIB] [--json]\n"
+            "\n"
+            "Counts a fixed list of %zu positions (standard and Chess960) with this machine's\n"
+            "fast engine and checks every count against its published value. The node total\n"
+            "is the bench signature; nodes per second is the speed.\n"
+            "\n"
+            "  -t, --threads N   OpenMP threads (default 1)\n"
+            "      --hash MIB    transposition table, MiB; 0 for none (default 16)\n"
+            "      --json        one JSON object instead of text\n"
+            "  -h, --help        this text\n"
+            "\n"
+            "Exit status: 0 ok, 1 a count differs from its published value, 2 usage.\n",
+            NBENCH);
+}
+
+int ply_cmd_bench(int argc, char **argv)
+{
+    static const struct option longopts[] = {{"threads", required_argument, NULL, 't'},
+                                              {"hash", required_argument, NULL, 'H'},
+                                              {"json", no_argument, NULL, 'j'},
+                                              {"help", no_argument, NULL, 'h'},
+                                              {NULL, 0, NULL, 0}};
+    int threads = 1, json = 0, c;
+    long hash_mib = 16;
+    char *end;
+    optind = 1;
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, ":t:h", longopts, NULL)) != -1) {
+        switch (c) {
+        case 't':
+            threads = (int)strtol(optarg, &end, 10);
+            if (*end || threads < 1 || threads > 4096) {
+                fprintf(stderr, "ply bench: --threads '%s' must be 1..4096\n", optarg);
+                return 2;
+            }
+            break;
+        case 'H':
+            hash_mib = strtol(optarg, &end, 10);
+            if (*end || hash_mib < 0 || hash_mib > (1 << 20)) {
+                fprintf(stderr, "ply bench: --hash '%s' must be 0..1048576 MiB\n", optarg);
+                return 2;
+            }
+            break;
+        case 'j': json = 1; break;
+        case 'h': usage(stdout); return 0;
+        default: fprintf(stderr, "ply bench: unknown option '%s' (see ply bench --help)\n", argv[optind - 1]); return 2;
+        }
+    }
+    if (optind < argc) {
+        fprintf(stderr, "ply bench: unexpected argument '%s' (see ply bench --help)\n", argv[optind]);
+        return 2;
+    }
+
+    ply_tt_t *tt = hash_mib ? ply_tt_new((size_t)hash_mib << 20, 1) : NULL;
+    if (hash_mib && !tt) {
+        fprintf(stderr, "ply bench: cannot allocate a %ld MiB table\n", hash_mib);
+        return 1;
+    }
+    static ply_perft_result_t r;
+    json_t *rows = json ? json_array() : NULL;
+    uint64_t total = 0, total_ns = 0;
+    int failed = 0;
+    for (size_t i = 0; i < NBENCH; i++) {
+        const struct bench_position *p = &bench_positions[i];
+        ply_board_t b;
+        char why[256];
+        if (ply_board_from_fen(&b, p->fen, 0, why, sizeof why) < 0) {
+            fprintf(stderr, "ply bench: %s: %s\n", p->name, why);
+            failed = 1;
+            continue;
+        }
+        ply_perft_opts_t o = {0};
+        o.threads = threads;
+        o.tt = tt;
+        int rc = ply_perft_run(&b, p->depth, &o, &r);
+        int ok = rc == 0 && r.nodes == p->nodes;
+        failed |= !ok;
+        total += r.nodes;
+        total_ns += r.time_ns;
+        if (rows) {
+            json_t *o2 = json_pack("{s:s, s:s, s:i, s:I, s:I, s:I, s:b}", "name", p->name, "fen", p->fen,
+                                   "depth", p->depth, "nodes", (json_int_t)r.nodes, "expected",
+                                   (json_int_t)p->nodes, "time_ns", (json_int_t)r.time_ns, "ok", ok);
+            json_array_append_new(rows, o2);
+        } else {
+            printf("%2zu/%zu %-16s d%-2d %12llu nodes %8.3f s %8.1f Mnodes/s%s\n", i + 1, NBENCH, p->name,
+                   p->depth, (unsigned long long)r.nodes, r.time_ns / 1e9,
+                   ply_nps(r.nodes, r.time_ns) / 1e6, ok ? "" : "  WRONG: published count differs");
+        }
+    }
+    ply_tt_destroy(&tt);
+    uint64_t nps = ply_nps(total, total_ns);
+    if (rows) {
+        json_t *o = json_pack("{s:o, s:I, s:I, s:I, s:i, s:i, s:s, s:b}", "positions", rows, "nodes",
+                              (json_int_t)total, "time_ns", (json_int_t)total_ns, "nps", (json_int_t)nps,
+                              "threads", threads, "hash_mib", (int)hash_mib, "kernel",
+                              ply_perft_kernel_name(), "ok", !failed);
+        json_dumpf(o, stdout, JSON_INDENT(2));
+        printf("\n");
+        json_decref(o);
+    } else {
+        printf("\n%d thread%s, %ld MiB table, %s sliders\nTotal time (ms): %llu\nNodes searched: %llu\nNodes/second: %llu\n",
+               threads, threads == 1 ? "" : "s", hash_mib, ply_perft_kernel_name(),
+               (unsigned long long)(total_ns / 1000000), (unsigned long long)total,
+               (unsigned long long)nps);
+    }
+    return failed ? 1 : 0;
+}

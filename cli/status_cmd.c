@@ -1,0 +1,224 @@
+/*
+ * `ply status [--coordinator E] [RUN]`: what a coordinator is doing. Without
+ * RUN: its runs in progress and the last finished ones, its workers (Zobrist
+ * seed, jobs in flight, how long since their node count moved), whether it
+ * keeps a state file and what it read back at its last start. With RUN: that
+ * run's progress and the workers. Text for people, --json for machines.
+ */
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "client.h"
+#include "commands.h"
+#include "curve_opts.h"
+#include "report.h"
+#include "util/error.h"
+
+static void usage(FILE *out)
+{
+    fprintf(out,
+            "usage: ply status [--coordinator E] [RUN] [options]\n"
+            "\n"
+            "Shows a coordinator's runs (in progress, then the last finished ones) and its\n"
+            "workers, or the progress of run RUN.\n"
+            "\n"
+            "      --coordinator E     the coordinator's endpoint (default: $PLY_COORDINATOR)\n"
+            "      --json              one JSON object instead of text\n"
+            "      --timeout S         give up after S seconds without an answer (default "
+            "10)\n" PLY_CLI_CURVE_HELP "  -h, --help              this text\n"
+            "\n"
+            "Exit status: 0 ok, 1 failure (no answer, unknown run), 2 usage.\n");
+}
+
+static int usage_error(const char *what, const char *arg)
+{
+    fprintf(stderr, "ply status: %s '%s' (see ply status --help)\n", what, arg);
+    return 2;
+}
+
+static void seconds(char *buf, size_t len, uint64_t ms)
+{
+    if (ms < 100000)
+        snprintf(buf, len, "%.1f s", (double)ms / 1000.0);
+    else
+        snprintf(buf, len, "%" PRIu64 " s", ms / 1000);
+}
+
+static void print_run(const Ply__RunProgress *p)
+{
+    char el[32], jobs[32];
+    seconds(el, sizeof el, p->elapsed_ms);
+    snprintf(jobs, sizeof jobs, "%u/%u", p->jobs_done, p->jobs_total);
+    printf("%-5" PRIu64 " %-9s %-13s %-9u %-16" PRIu64 " %-9s %-12s d%u %s\n", p->run_id,
+           p->state ? p->state : "?", jobs, p->jobs_in_flight, p->nodes, el,
+           p->verify ? p->verify : "none", p->depth, p->fen ? p->fen : "?");
+    if (p->results_restored)
+        printf("      %u job results read back from the state file after a restart\n",
+               p->results_restored);
+    if (p->error && p->error[0]) printf("      %s\n", p->error);
+}
+
+static void print_workers(Ply__WorkerStatus *const *w, size_t n)
+{
+    if (!n) {
+        printf("no worker connected\n");
+        return;
+    }
+    printf("%-24s %-6s %-8s %-10s %-8s %-16s %s\n", "WORKER", "SEED", "THREADS", "IN FLIGHT",
+           "DONE", "NODES", "STALLED");
+    for (size_t i = 0; i < n; i++) {
+        char st[32];
+        seconds(st, sizeof st, w[i]->stalled_ms);
+        printf("%-24s %-6u %-8u %-10u %-8" PRIu64 " %-16" PRIu64 " %s\n",
+               w[i]->worker_id ? w[i]->worker_id : "?", w[i]->zobrist_seed, w[i]->threads,
+               w[i]->jobs_in_flight, w[i]->jobs_done, w[i]->nodes, st);
+    }
+}
+
+static const char RUN_HEADER[] = "RUN   STATE     JOBS          IN FLIGHT NODES            "
+                                 "ELAPSED   VERIFY       POSITION\n";
+
+static int show_all(ply_client_t *cl, const char *ep, int timeout_ms, int json)
+{
+    Ply__StatusReply *r = NULL;
+    char why[512] = "";
+    int rc = ply_client_status(cl, 0, timeout_ms, &r, NULL, why, sizeof why);
+    if (rc < 0) {
+        fprintf(stderr, "ply status: %s\n", why[0] ? why : ply_strerror(rc));
+        return 1;
+    }
+    if (json) {
+        json_t *o = json_object(), *runs = json_array();
+        json_object_set_new(o, "coordinator", json_string(ep));
+        json_object_set_new(o, "uptime_ms", json_integer((json_int_t)r->uptime_ms));
+        json_object_set_new(o, "durable", json_boolean(r->durable));
+        json_object_set_new(o, "runs_restored", json_integer(r->runs_restored));
+        json_object_set_new(o, "results_restored", json_integer(r->results_restored));
+        json_object_set_new(o, "jobs_sent", json_integer((json_int_t)r->jobs_sent));
+        json_object_set_new(o, "jobs_requeued", json_integer((json_int_t)r->jobs_requeued));
+        json_object_set_new(o, "results_ignored", json_integer((json_int_t)r->results_ignored));
+        json_object_set_new(o, "workers_lost", json_integer((json_int_t)r->workers_lost));
+        for (size_t i = 0; i < r->n_run; i++)
+            json_array_append_new(runs, ply_report_progress_json(r->run[i]));
+        json_object_set_new(o, "runs", runs);
+        json_object_set_new(o, "workers", ply_report_workers_json(r->worker, r->n_worker));
+        json_dumpf(o, stdout, JSON_INDENT(2));
+        printf("\n");
+        json_decref(o);
+    } else {
+        char up[32];
+        seconds(up, sizeof up, r->uptime_ms);
+        printf("coordinator %s: up %s, %s, %zu worker%s\n", ep, up,
+               r->durable ? "keeps a state file" : "no state file (runs end with it)", r->n_worker,
+               r->n_worker == 1 ? "" : "s");
+        if (r->runs_restored)
+            printf("resumed %u unfinished run(s) at start, %u job results read back (not "
+                   "recomputed)\n",
+                   r->runs_restored, r->results_restored);
+        printf("jobs sent %" PRIu64 ", re-queued %" PRIu64 ", stale results ignored %" PRIu64
+               ", workers lost %" PRIu64 "\n\n",
+               r->jobs_sent, r->jobs_requeued, r->results_ignored, r->workers_lost);
+        if (r->n_run) printf("%s", RUN_HEADER);
+        for (size_t i = 0; i < r->n_run; i++) print_run(r->run[i]);
+        if (!r->n_run) printf("no runs\n");
+        printf("\n");
+        print_workers(r->worker, r->n_worker);
+    }
+    ply__status_reply__free_unpacked(r, NULL);
+    return 0;
+}
+
+static int show_run(ply_client_t *cl, uint64_t run, int timeout_ms, int json)
+{
+    Ply__RunProgress *p = NULL;
+    char why[512] = "";
+    int rc = ply_client_status(cl, run, timeout_ms, NULL, &p, why, sizeof why);
+    if (rc < 0) {
+        fprintf(stderr, "ply status: %s\n", why[0] ? why : ply_strerror(rc));
+        return 1;
+    }
+    if (json) {
+        json_t *o = ply_report_progress_json(p);
+        json_dumpf(o, stdout, JSON_INDENT(2));
+        printf("\n");
+        json_decref(o);
+    } else {
+        printf("%s", RUN_HEADER);
+        print_run(p);
+        printf("\n");
+        print_workers(p->worker, p->n_worker);
+    }
+    ply__run_progress__free_unpacked(p, NULL);
+    return 0;
+}
+
+int ply_cmd_status(int argc, char **argv)
+{
+    enum { OPT_COORD = 256, OPT_JSON, OPT_TIMEOUT };
+    static const struct option longopts[] = {{"coordinator", required_argument, NULL, OPT_COORD},
+                                             {"json", no_argument, NULL, OPT_JSON},
+                                             {"timeout", required_argument, NULL, OPT_TIMEOUT},
+                                             {"help", no_argument, NULL, 'h'},
+                                             PLY_CLI_CURVE_LONGOPTS,
+                                             {NULL, 0, NULL, 0}};
+    const char *ep = getenv("PLY_COORDINATOR");
+    int json = 0, timeout_ms = 10000, c;
+    optind = 1;
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
+        switch (c) {
+        case OPT_COORD:
+            ep = optarg;
+            break;
+        case OPT_JSON:
+            json = 1;
+            break;
+        case OPT_TIMEOUT: {
+            char *end;
+            long v = strtol(optarg, &end, 10);
+            if (*end || v < 1 || v > 86400)
+                return usage_error("--timeout needs 1..86400, not", optarg);
+            timeout_ms = (int)v * 1000;
+            break;
+        }
+        case 'h':
+            usage(stdout);
+            return 0;
+        case ':':
+            return usage_error("option needs a value:", argv[optind - 1]);
+        default:
+            if (ply_cli_curve_option(c, optarg)) break;
+            return usage_error("unknown option", argv[optind - 1]);
+        }
+    }
+    uint64_t run = 0;
+    if (optind < argc) {
+        char *end;
+        unsigned long long v = strtoull(argv[optind], &end, 10);
+        if (*end || !v || argv[optind][0] == '-')
+            return usage_error("RUN must be a run id, not", argv[optind]);
+        run = v;
+        if (optind + 1 < argc) return usage_error("unexpected argument", argv[optind + 1]);
+    }
+    if (!ep || !ep[0]) {
+        fprintf(stderr, "ply status: --coordinator E is required (or set PLY_COORDINATOR); the "
+                        "embedded coordinator lives only while ply perft runs\n");
+        return 2;
+    }
+    int curve_rc = ply_cli_curve_setup("ply status");
+    if (curve_rc) return curve_rc;
+    char why[512];
+    ply_client_t *cl = ply_client_new(ep, why, sizeof why);
+    if (!cl) {
+        fprintf(stderr, "ply status: %s\n", why);
+        return 1;
+    }
+    int rc = run ? show_run(cl, run, timeout_ms, json) : show_all(cl, ep, timeout_ms, json);
+    ply_client_destroy(&cl);
+    return rc;
+}

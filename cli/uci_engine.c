@@ -1,0 +1,606 @@
+/*
+ * An external UCI engine behind pipes (see uci_engine.h). The object owns a
+ * private libuv loop: uv_spawn starts the engine (detached, so that it leads
+ * a process group and a wrapper script's children can be killed with it),
+ * uv_read_start collects its stdout and stderr into buffers, and every wait
+ * runs the loop one iteration at a time under a timer until a whole line is
+ * there, the engine is gone, or the silence limit passes.
+ *
+ * Limits that keep a hostile or broken engine harmless: a line is at most
+ * LINE_MAX bytes, at most BUF_MAX bytes wait unread, one command may produce
+ * at most JUNK_MAX lines we do not recognise, and text means no control
+ * characters other than tab and carriage return.
+ */
+#include "uci_engine.h"
+
+#include <ctype.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <uv.h>
+
+#include "util/error.h"
+#include "util/time.h"
+
+#define LINE_MAX_BYTES 4096
+#define BUF_MAX        (1u << 20)
+#define JUNK_MAX       20000
+#define MAX_ARGS       64
+#define QUIT_GRACE_MS  500
+#define KILL_WAIT_MS   2000
+#define EXIT_WAIT_MS   1000
+
+struct ply_uci {
+    uv_loop_t loop;
+    uv_process_t proc;
+    uv_pipe_t in, out, err;
+    uv_timer_t timer;
+    int loop_ok, handles_ok, proc_init, spawned, exited;
+    int64_t exit_status;
+    int term_signal;
+    int out_eof, write_error, flood;
+    unsigned silence_ms;
+    char *buf; /* stdout: bytes [off, len) are unread */
+    size_t off, len;
+    char rbuf[65536];
+    char err_line[160]; /* the last complete, non-empty stderr line */
+    char err_cur[160];
+    size_t err_len;
+    char cmd[160];  /* the command line, for messages */
+    char name[128]; /* "id name" */
+};
+
+static void fmt_why(char *why, size_t why_len, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static void fmt_why(char *why, size_t why_len, const char *fmt, ...)
+{
+    if (!why || !why_len) return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(why, why_len, fmt, ap);
+    va_end(ap);
+}
+
+/* Copies @src into @dst for a one-line message: control bytes become '?'. */
+static void printable(char *dst, size_t cap, const char *src, size_t n)
+{
+    size_t o = 0;
+    for (size_t i = 0; i < n && o + 1 < cap; i++) {
+        unsigned char ch = (unsigned char)src[i];
+        dst[o++] = (ch < 0x20 || ch >= 0x7f) ? '?' : (char)ch; /* ASCII only: may be junk */
+    }
+    dst[o] = '\0';
+}
+
+/* ---- command line ----------------------------------------------------------------- */
+
+/*
+ * Splits @line into @argv (at most MAX_ARGS - 1 words, NULL-terminated) in the
+ * writable copy @store: blanks separate, quotes group, backslash escapes.
+ * Returns the word count, or -1 for an unterminated quote or too many words.
+ */
+static int split_words(const char *line, char *store, char **argv)
+{
+    int argc = 0;
+    const char *s = line;
+    char *o = store;
+    for (;;) {
+        while (*s == ' ' || *s == '\t') s++;
+        if (!*s) break;
+        if (argc == MAX_ARGS - 1) return -1;
+        argv[argc++] = o;
+        char quote = 0;
+        while (*s && (quote || (*s != ' ' && *s != '\t'))) {
+            if (quote && *s == quote) {
+                quote = 0;
+            } else if (!quote && (*s == '\'' || *s == '"')) {
+                quote = *s;
+            } else if (*s == '\\' && s[1] && quote != '\'') {
+                *o++ = *++s;
+            } else {
+                *o++ = *s;
+            }
+            s++;
+        }
+        if (quote) return -1;
+        *o++ = '\0';
+    }
+    argv[argc] = NULL;
+    return argc;
+}
+
+/* ---- loop callbacks --------------------------------------------------------------- */
+
+static void on_alloc(uv_handle_t *h, size_t suggested, uv_buf_t *b)
+{
+    (void)suggested;
+    ply_uci_t *e = h->data;
+    *b = uv_buf_init(e->rbuf, sizeof e->rbuf);
+}
+
+static void on_out(uv_stream_t *s, ssize_t n, const uv_buf_t *b)
+{
+    ply_uci_t *e = s->data;
+    if (n < 0) {
+        e->out_eof = 1;
+        uv_read_stop(s);
+        return;
+    }
+    if (n == 0) return;
+    if (e->off) { /* drop what was read, here rather than once per line */
+        memmove(e->buf, e->buf + e->off, e->len - e->off);
+        e->len -= e->off;
+        e->off = 0;
+    }
+    if (e->len + (size_t)n > BUF_MAX) {
+        e->flood = 1; /* the caller fails the command; drop the rest */
+        return;
+    }
+    char *grown = realloc(e->buf, e->len + (size_t)n + 1);
+    if (!grown) {
+        e->flood = 1;
+        return;
+    }
+    e->buf = grown;
+    memcpy(e->buf + e->len, b->base, (size_t)n);
+    e->len += (size_t)n;
+}
+
+/* Keeps only the last non-empty stderr line, for error messages. */
+static void on_err(uv_stream_t *s, ssize_t n, const uv_buf_t *b)
+{
+    ply_uci_t *e = s->data;
+    if (n < 0) {
+        uv_read_stop(s);
+        return;
+    }
+    for (ssize_t i = 0; i < n; i++) {
+        char ch = b->base[i];
+        if (ch == '\n') {
+            if (e->err_len) printable(e->err_line, sizeof e->err_line, e->err_cur, e->err_len);
+            e->err_len = 0;
+        } else if (ch != '\r' && e->err_len + 1 < sizeof e->err_cur) {
+            e->err_cur[e->err_len++] = ch;
+        }
+    }
+}
+
+static void on_exit_cb(uv_process_t *p, int64_t status, int signum)
+{
+    ply_uci_t *e = p->data;
+    e->exited = 1;
+    e->exit_status = status;
+    e->term_signal = signum;
+}
+
+static void on_write(uv_write_t *req, int status)
+{
+    ply_uci_t *e = req->handle->data;
+    if (status < 0) e->write_error = status;
+    free(req->data);
+    free(req);
+}
+
+static void on_timer(uv_timer_t *t)
+{
+    (void)t; /* only wakes uv_run */
+}
+
+/* Runs the loop once, for at most @ms milliseconds. */
+static void run_once(ply_uci_t *e, uint64_t ms)
+{
+    uv_timer_start(&e->timer, on_timer, ms ? ms : 1, 0);
+    uv_run(&e->loop, UV_RUN_ONCE);
+    uv_timer_stop(&e->timer);
+}
+
+static void wait_exit(ply_uci_t *e, unsigned ms)
+{
+    uint64_t deadline = ply_time_ms() + ms;
+    while (e->spawned && !e->exited) {
+        uint64_t now = ply_time_ms();
+        if (now >= deadline) break;
+        run_once(e, deadline - now);
+    }
+}
+
+/* "engine 'sf' exited with status 1; stderr: ..." after a short wait for the exit. */
+static void describe_gone(ply_uci_t *e, const char *doing, char *why, size_t why_len)
+{
+    wait_exit(e, EXIT_WAIT_MS);
+    char how[64];
+    if (e->exited && e->term_signal)
+        snprintf(how, sizeof how, "was killed by signal %d", e->term_signal);
+    else if (e->exited)
+        snprintf(how, sizeof how, "exited with status %" PRId64, e->exit_status);
+    else
+        snprintf(how, sizeof how, "closed its output");
+    if (e->err_len) printable(e->err_line, sizeof e->err_line, e->err_cur, e->err_len);
+    fmt_why(why, why_len, "engine '%s' %s %s%s%s", e->cmd, how, doing,
+            e->err_line[0] ? "; its stderr: " : "", e->err_line);
+}
+
+/* ---- lines ---------------------------------------------------------------------- */
+
+/*
+ * Takes one line (without "\r\n") into @line. Returns 1, 0 when no whole line
+ * is buffered, or PLY_EPARSE (reason in @why) for output that is not text.
+ */
+static int take_line(ply_uci_t *e, char *line, size_t cap, char *why, size_t why_len)
+{
+    if (e->flood) {
+        fmt_why(why, why_len, "engine '%s' flooded its output (over %u bytes unread at once)",
+                e->cmd, BUF_MAX);
+        return PLY_EPARSE;
+    }
+    char *start = e->buf + e->off;
+    size_t avail = e->len - e->off;
+    char *nl = avail ? memchr(start, '\n', avail) : NULL;
+    if (!nl) {
+        if (avail > LINE_MAX_BYTES) {
+            fmt_why(why, why_len, "engine '%s' printed a line longer than %d bytes", e->cmd,
+                    LINE_MAX_BYTES);
+            return PLY_EPARSE;
+        }
+        return 0;
+    }
+    size_t n = (size_t)(nl - start);
+    if (n > LINE_MAX_BYTES || n + 1 > cap) {
+        fmt_why(why, why_len, "engine '%s' printed a line longer than %d bytes", e->cmd,
+                LINE_MAX_BYTES);
+        return PLY_EPARSE;
+    }
+    size_t keep = n;
+    if (keep && start[keep - 1] == '\r') keep--;
+    for (size_t i = 0; i < keep; i++) {
+        unsigned char ch = (unsigned char)start[i];
+        if ((ch < 0x20 && ch != '\t') || ch == 0x7f) {
+            char shown[64];
+            printable(shown, sizeof shown, start, keep < 40 ? keep : 40);
+            fmt_why(why, why_len, "engine '%s' printed binary data (byte 0x%02x in \"%s\")", e->cmd,
+                    ch, shown);
+            return PLY_EPARSE;
+        }
+    }
+    memcpy(line, start, keep);
+    line[keep] = '\0';
+    e->off += n + 1;
+    if (e->off == e->len) e->off = e->len = 0;
+    return 1;
+}
+
+/*
+ * Waits for the next line. @doing says what we wait for, for messages
+ * ("before uciok"). Returns 0, PLY_EPARSE, PLY_EIO (engine gone) or
+ * PLY_ETIMEDOUT.
+ */
+static int wait_line(ply_uci_t *e, char *line, size_t cap, const char *doing, char *why,
+                     size_t why_len)
+{
+    uint64_t deadline = ply_time_ms() + e->silence_ms, drain_until = 0;
+    for (;;) {
+        int r = take_line(e, line, cap, why, why_len);
+        if (r) return r < 0 ? r : 0;
+        uint64_t now = ply_time_ms();
+        /* after an exit, what it wrote last may still be in the pipe: drain a moment */
+        if (e->exited && !e->out_eof && !drain_until) drain_until = now + 200;
+        if (e->out_eof || e->write_error || (drain_until && now >= drain_until)) {
+            describe_gone(e, doing, why, why_len);
+            return PLY_EIO;
+        }
+        if (now >= deadline) {
+            fmt_why(why, why_len, "engine '%s' silent for %.3g s %s", e->cmd,
+                    e->silence_ms / 1000.0, doing);
+            return PLY_ETIMEDOUT;
+        }
+        run_once(e, (drain_until ? drain_until : deadline) - now);
+    }
+}
+
+static int send_line(ply_uci_t *e, const char *text, char *why, size_t why_len)
+{
+    size_t n = strlen(text);
+    char *copy = malloc(n + 2);
+    uv_write_t *req = malloc(sizeof *req);
+    if (!copy || !req) {
+        free(copy);
+        free(req);
+        fmt_why(why, why_len, "out of memory");
+        return PLY_ENOMEM;
+    }
+    memcpy(copy, text, n);
+    copy[n] = '\n';
+    req->data = copy;
+    uv_buf_t b = uv_buf_init(copy, (unsigned)(n + 1));
+    int r = e->write_error ? e->write_error : uv_write(req, (uv_stream_t *)&e->in, &b, 1, on_write);
+    if (r < 0) {
+        free(copy);
+        free(req);
+        describe_gone(e, "(it does not read its input)", why, why_len);
+        return PLY_EIO;
+    }
+    return 0;
+}
+
+/* ---- start and stop ---------------------------------------------------------------- */
+
+static int spawn_engine(ply_uci_t *e, const char *cmdline, char *why, size_t why_len)
+{
+    char *store = malloc(strlen(cmdline) + 1);
+    char *argv[MAX_ARGS];
+    int argc = store ? split_words(cmdline, store, argv) : -1;
+    if (argc <= 0) {
+        free(store);
+        fmt_why(why, why_len, "engine command \"%s\" is empty, has an open quote or over %d words",
+                e->cmd, MAX_ARGS - 1);
+        return PLY_EINVAL;
+    }
+    uv_stdio_container_t stdio[3];
+    stdio[0].flags = UV_CREATE_PIPE | UV_READABLE_PIPE;
+    stdio[0].data.stream = (uv_stream_t *)&e->in;
+    stdio[1].flags = UV_CREATE_PIPE | UV_WRITABLE_PIPE;
+    stdio[1].data.stream = (uv_stream_t *)&e->out;
+    stdio[2].flags = UV_CREATE_PIPE | UV_WRITABLE_PIPE;
+    stdio[2].data.stream = (uv_stream_t *)&e->err;
+    uv_process_options_t opt;
+    memset(&opt, 0, sizeof opt);
+    opt.file = argv[0];
+    opt.args = argv;
+    opt.exit_cb = on_exit_cb;
+    opt.stdio = stdio;
+    opt.stdio_count = 3;
+    /* its own session and process group: destroy kills a wrapper's children too */
+    opt.flags = UV_PROCESS_DETACHED;
+    e->proc.data = e;
+    e->proc_init = 1;
+    int r = uv_spawn(&e->loop, &e->proc, &opt);
+    free(store);
+    if (r != 0) {
+        /* uv_spawn leaves an initialised handle, closed with the others */
+        fmt_why(why, why_len, "cannot start engine '%s': %s", e->cmd, uv_strerror(r));
+        return PLY_EIO;
+    }
+    e->spawned = 1;
+    uv_read_start((uv_stream_t *)&e->out, on_alloc, on_out);
+    uv_read_start((uv_stream_t *)&e->err, on_alloc, on_err);
+    return 0;
+}
+
+/* Sends "uci" and reads until "uciok", keeping "id name". */
+static int handshake(ply_uci_t *e, char *why, size_t why_len)
+{
+    int r = send_line(e, "uci", why, why_len);
+    char line[LINE_MAX_BYTES + 1];
+    for (int junk = 0; r == 0; junk++) {
+        r = wait_line(e, line, sizeof line, "before answering 'uci' with 'uciok'", why, why_len);
+        if (r < 0) return r;
+        if (!strcmp(line, "uciok")) return 0;
+        if (!strncmp(line, "id name ", 8))
+            printable(e->name, sizeof e->name, line + 8, strlen(line + 8));
+        if (junk > JUNK_MAX) {
+            fmt_why(why, why_len, "engine '%s' printed %d lines without 'uciok'", e->cmd, JUNK_MAX);
+            return PLY_EPARSE;
+        }
+    }
+    return r;
+}
+
+ply_uci_t *ply_uci_start(const char *cmdline, unsigned silence_ms, char *why, size_t why_len)
+{
+    if (!cmdline || !silence_ms) {
+        fmt_why(why, why_len, "no engine command");
+        return NULL;
+    }
+    ply_uci_t *e = calloc(1, sizeof *e);
+    if (!e) {
+        fmt_why(why, why_len, "out of memory");
+        return NULL;
+    }
+    e->silence_ms = silence_ms;
+    printable(e->cmd, sizeof e->cmd, cmdline, strlen(cmdline));
+    if (uv_loop_init(&e->loop) != 0) {
+        free(e);
+        fmt_why(why, why_len, "cannot create an event loop");
+        return NULL;
+    }
+    e->loop_ok = 1;
+    uv_pipe_init(&e->loop, &e->in, 0);
+    uv_pipe_init(&e->loop, &e->out, 0);
+    uv_pipe_init(&e->loop, &e->err, 0);
+    uv_timer_init(&e->loop, &e->timer);
+    e->in.data = e->out.data = e->err.data = e->timer.data = e;
+    e->handles_ok = 1;
+    int r = spawn_engine(e, cmdline, why, why_len);
+    if (r == 0) r = handshake(e, why, why_len);
+    if (r < 0) {
+        ply_uci_destroy(&e);
+        return NULL;
+    }
+    return e;
+}
+
+int ply_uci_pid(const ply_uci_t *e)
+{
+    return e && e->spawned && !e->exited ? e->proc.pid : 0;
+}
+
+const char *ply_uci_name(const ply_uci_t *e)
+{
+    if (!e) return "";
+    return e->name[0] ? e->name : e->cmd;
+}
+
+int ply_uci_set_chess960(ply_uci_t *e, int on, char *why, size_t why_len)
+{
+    char cmd[64];
+    snprintf(cmd, sizeof cmd, "setoption name UCI_Chess960 value %s", on ? "true" : "false");
+    int r = send_line(e, cmd, why, why_len);
+    if (r == 0) r = send_line(e, "isready", why, why_len);
+    char line[LINE_MAX_BYTES + 1];
+    for (int junk = 0; r == 0; junk++) {
+        r = wait_line(e, line, sizeof line, "before answering 'isready' with 'readyok'", why,
+                      why_len);
+        if (r == 0 && !strcmp(line, "readyok")) return 0;
+        if (r == 0 && junk > JUNK_MAX) {
+            fmt_why(why, why_len, "engine '%s' printed %d lines without 'readyok'", e->cmd,
+                    JUNK_MAX);
+            r = PLY_EPARSE;
+        }
+    }
+    return r;
+}
+
+static void close_cb(uv_handle_t *h)
+{
+    (void)h;
+}
+
+void ply_uci_destroy(ply_uci_t **ep)
+{
+    if (!ep || !*ep) return;
+    ply_uci_t *e = *ep;
+    if (e->spawned && !e->exited) {
+        char ignored[8];
+        if (!e->write_error && send_line(e, "quit", ignored, sizeof ignored) == 0)
+            wait_exit(e, QUIT_GRACE_MS);
+        if (!e->exited) {
+            kill(-e->proc.pid, SIGKILL); /* the group: a wrapper and what it started */
+            uv_process_kill(&e->proc, SIGKILL);
+            wait_exit(e, KILL_WAIT_MS);
+        }
+    }
+    if (e->handles_ok) {
+        uv_handle_t *hs[] = {(uv_handle_t *)&e->in, (uv_handle_t *)&e->out, (uv_handle_t *)&e->err,
+                             (uv_handle_t *)&e->timer, (uv_handle_t *)&e->proc};
+        size_t nh = sizeof hs / sizeof *hs;
+        /* the process handle exists only when uv_spawn was called */
+        if (!e->proc_init) nh--;
+        for (size_t i = 0; i < nh; i++)
+            if (!uv_is_closing(hs[i])) uv_close(hs[i], close_cb);
+        uv_run(&e->loop, UV_RUN_DEFAULT);
+    }
+    if (e->loop_ok) uv_loop_close(&e->loop);
+    free(e->buf);
+    free(e);
+    *ep = NULL;
+}
+
+/* ---- go perft ------------------------------------------------------------------- */
+
+static int is_uci_move(const char *s, size_t n)
+{
+    if (n != 4 && n != 5) return 0;
+    if (s[0] < 'a' || s[0] > 'h' || s[1] < '1' || s[1] > '8') return 0;
+    if (s[2] < 'a' || s[2] > 'h' || s[3] < '1' || s[3] > '8') return 0;
+    return n == 4 || strchr("nbrqNBRQ", s[4]) != NULL;
+}
+
+/* Reads an unsigned decimal that fills the rest of @s (blanks allowed around it). */
+static int parse_count(const char *s, uint64_t *out)
+{
+    while (*s == ' ' || *s == '\t') s++;
+    if (!isdigit((unsigned char)*s)) return -1;
+    uint64_t v = 0;
+    for (; isdigit((unsigned char)*s); s++) {
+        unsigned d = (unsigned)(*s - '0');
+        if (v > (UINT64_MAX - d) / 10) return -1;
+        v = v * 10 + d;
+    }
+    while (*s == ' ' || *s == '\t') s++;
+    if (*s) return -1;
+    *out = v;
+    return 0;
+}
+
+/*
+ * One line of the answer. Returns 1 at "Nodes searched", 0 for a divide
+ * line or a line to skip (*junk incremented), PLY_EPARSE with a reason.
+ */
+static int divide_line(ply_uci_t *e, const char *line, ply_uci_divide_t *out, int *junk, char *why,
+                       size_t why_len)
+{
+    char shown[96];
+    printable(shown, sizeof shown, line, strlen(line) < 80 ? strlen(line) : 80);
+    if (!strncmp(line, "Nodes searched:", 15)) {
+        if (parse_count(line + 15, &out->total) < 0) {
+            fmt_why(why, why_len, "engine '%s' printed a malformed total \"%s\"", e->cmd, shown);
+            return PLY_EPARSE;
+        }
+        return 1;
+    }
+    const char *colon = strchr(line, ':');
+    size_t n = colon ? (size_t)(colon - line) : 0;
+    uint64_t count;
+    /* "word: number" is a divide line or garbage; anything else is chatter */
+    const char *blank = strchr(line, ' ');
+    if (colon && is_uci_move(line, n) && parse_count(colon + 1, &count) < 0) {
+        fmt_why(why, why_len, "engine '%s' printed a malformed divide line \"%s\"", e->cmd, shown);
+        return PLY_EPARSE;
+    }
+    if (!colon || !n || (blank && blank < colon) || parse_count(colon + 1, &count) < 0) {
+        if (++*junk > JUNK_MAX) {
+            fmt_why(why, why_len, "engine '%s' printed %d lines that are not a perft divide",
+                    e->cmd, JUNK_MAX);
+            return PLY_EPARSE;
+        }
+        return 0;
+    }
+    if (!is_uci_move(line, n)) {
+        fmt_why(why, why_len, "engine '%s' printed \"%s\": not a UCI move", e->cmd, shown);
+        return PLY_EPARSE;
+    }
+    for (int i = 0; i < out->n; i++)
+        if (strlen(out->e[i].move) == n && !strncmp(out->e[i].move, line, n)) {
+            fmt_why(why, why_len, "engine '%s' listed %.*s twice", e->cmd, (int)n, line);
+            return PLY_EPARSE;
+        }
+    if (out->n == PLY_UCI_MAX_DIVIDE) {
+        fmt_why(why, why_len, "engine '%s' listed more than %d moves", e->cmd, PLY_UCI_MAX_DIVIDE);
+        return PLY_EPARSE;
+    }
+    memcpy(out->e[out->n].move, line, n);
+    out->e[out->n].move[n] = '\0';
+    /* UCI promotions are lower case; some engines print them upper case */
+    if (n == 5) out->e[out->n].move[4] = (char)tolower((unsigned char)line[4]);
+    out->e[out->n].nodes = count;
+    out->n++;
+    return 0;
+}
+
+int ply_uci_perft(ply_uci_t *e, const char *position, int depth, ply_uci_divide_t *out, char *why,
+                  size_t why_len)
+{
+    if (!e || !position || !out || depth < 1) return PLY_EINVAL;
+    memset(out, 0, sizeof *out);
+    char go[32], doing[64], line[LINE_MAX_BYTES + 1];
+    snprintf(go, sizeof go, "go perft %d", depth);
+    snprintf(doing, sizeof doing, "while answering '%s'", go);
+    int r = send_line(e, position, why, why_len);
+    if (r == 0) r = send_line(e, go, why, why_len);
+    int junk = 0;
+    while (r == 0) {
+        r = wait_line(e, line, sizeof line, doing, why, why_len);
+        if (r == 0) r = divide_line(e, line, out, &junk, why, why_len);
+    }
+    if (r < 0) return r;
+    uint64_t sum = 0;
+    for (int i = 0; i < out->n; i++) {
+        if (sum + out->e[i].nodes < sum)
+            sum = UINT64_MAX; /* overflow: cannot match */
+        else
+            sum += out->e[i].nodes;
+    }
+    if (sum != out->total) {
+        fmt_why(why, why_len,
+                "engine '%s' answered '%s' with %d moves summing to %" PRIu64
+                " but 'Nodes searched: %" PRIu64 "'",
+                e->cmd, go, out->n, sum, out->total);
+        return PLY_EPARSE;
+    }
+    return 0;
+}

@@ -1,0 +1,411 @@
+/*
+ * Dead positions (FIDE Laws art. 5.2(b), 9.6 in the 2000 edition) and the
+ * one-sided question of art. 6.10 ("can this side still checkmate by any
+ * series of legal moves?").
+ *
+ * Three kinds of proof, all conservative: the material theorems (the
+ * insufficient-material cases, and the one-sided classes of 6.10 where no
+ * checkmate position exists at all); proof by exhaustion, a breadth-first
+ * walk over every position reachable from the given one (legal moves of both
+ * sides, clocks ignored, which only adds sequences) that ends with no
+ * checkmate of the wanted kind found; and forced lines, a depth-limited walk
+ * of narrow trees whose every leaf is dead by material or a stalemate. The
+ * walks stop at fixed bounds and then prove nothing, so they run only where
+ * the answer is cheap: every pawn rammed with only kings and bishops besides
+ * (and no capture ever possible), very little material, or very few moves.
+ * Positions that are dead by material are leaves of the walks (nothing below
+ * them can mate).
+ *
+ * Positions are kept as 40-byte keys (4 bits a square, side, castling rook
+ * squares, en-passant square only when the capture is legal: the identity of
+ * art. 9.2), in one array that is also the breadth-first queue, with an
+ * open-addressing index; memory is about 50 bytes a visited position.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "arbiter/arbiter_private.h"
+#include "arbiter/endgame.h"
+
+/* Search bounds: positions visited before giving up (no proof). */
+#define BLOCKED_LIMIT 150000
+/* The one-sided search outside blocked positions: enough for forced lines
+ * and nearby mates, small enough (a few milliseconds) for a flag verdict on
+ * every game of a file. */
+#define MATE_LIMIT 3000
+/* Forced lines (ply__arb_dead_forced): at most this many moves a position, and plies. */
+#define FORCED_WIDTH 3
+#define FORCED_DEPTH 8
+
+enum { REACH_NONE = 0, REACH_FOUND = 1, REACH_LIMIT = 2 };
+
+static void say(char *proof, size_t len, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static void say(char *proof, size_t len, const char *fmt, ...)
+{
+    if (!proof || !len) return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(proof, len, fmt, ap);
+    va_end(ap);
+}
+
+static const char *side_name(int side)
+{
+    return side ? "black" : "white";
+}
+
+/* ---------------------------------------------------------------- material */
+
+typedef struct material {
+    int count[2][7]; /* per side, per piece magnitude */
+    int bishops[2];  /* bishops on light [0] and dark [1] squares, both sides */
+    int non_king;    /* every piece but the kings, pawns included */
+} material_t;
+
+static void count_material(const ply_arb_pos_t *p, material_t *m)
+{
+    memset(m, 0, sizeof *m);
+    for (int s = 0; s < 128; s++) {
+        if ((s & 0x88) || !p->sq[s]) continue;
+        int pc = p->sq[s], a = abs(pc);
+        m->count[pc < 0][a]++;
+        if (a != ARB_K) m->non_king++;
+        /* a1 is dark (art. 2.1: h1 is light), so an even file+rank is dark. */
+        if (a == ARB_B) m->bishops[(ply__arb_file(s) + ply__arb_rank(s)) % 2 == 0]++;
+    }
+}
+
+/* Pieces of @side other than its king, pawns included. */
+static int own_pieces(const material_t *m, int side)
+{
+    int n = 0;
+    for (int a = ARB_P; a <= ARB_Q; a++) n += m->count[side][a];
+    return n;
+}
+
+/*
+ * The insufficient-material theorems (RULES.md, 5.2(b)): with no pawns,
+ * rooks or queens, a checkmate needs either two knights in play, a knight
+ * and another piece, or bishops on both colours; the cases below have none
+ * of these, so no sequence of moves can mate.
+ */
+static int material_dead(const material_t *m, char *proof, size_t len)
+{
+    int knights = 0, bishops = m->bishops[0] + m->bishops[1];
+    for (int c = 0; c < 2; c++) {
+        if (m->count[c][ARB_P] || m->count[c][ARB_R] || m->count[c][ARB_Q]) return 0;
+        knights += m->count[c][ARB_N];
+    }
+    if (knights == 0 && bishops == 0) {
+        say(proof, len, "insufficient material: king against king");
+        return 1;
+    }
+    if (knights == 1 && bishops == 0) {
+        say(proof, len, "insufficient material: king and knight against king");
+        return 1;
+    }
+    if (knights == 0 && bishops == 1) {
+        say(proof, len, "insufficient material: king and bishop against king");
+        return 1;
+    }
+    if (knights == 0 && (m->bishops[0] == 0 || m->bishops[1] == 0)) {
+        /* Every square a bishop attacks has its colour, and a king on that
+         * colour always has a neighbour of the other colour that no bishop
+         * can cover or block: no checkmate is possible. */
+        say(proof, len, "insufficient material: only bishops, all on %s squares",
+            m->bishops[0] ? "light" : "dark");
+        return 1;
+    }
+    return 0;
+}
+
+/* ------------------------------------------------------------ position keys */
+
+typedef struct reach_key {
+    uint8_t b[40];
+} reach_key_t;
+
+static void encode(const ply_arb_pos_t *p, reach_key_t *k)
+{
+    memset(k, 0, sizeof *k);
+    for (int s = 0; s < 64; s++) {
+        int pc = p->sq[ply__arb_to88(s)];
+        int code = pc > 0 ? pc : pc < 0 ? ARB_K - pc : 0; /* 1..6 white, 7..12 black */
+        k->b[s >> 1] |= (uint8_t)(code << ((s & 1) * 4));
+    }
+    k->b[32] = p->side;
+    for (int i = 0; i < 4; i++)
+        k->b[33 + i] = p->castle_rook[i] < 0 ? 0xFF : (uint8_t)ply__arb_to64(p->castle_rook[i]);
+    /* Art. 9.2: the en-passant square matters only when the capture is legal. */
+    k->b[37] = p->ep >= 0 && ply__arb_ep_legal(p) ? (uint8_t)ply__arb_to64(p->ep) : 0xFF;
+}
+
+static void decode(const reach_key_t *k, int chess960, ply_arb_pos_t *p)
+{
+    memset(p, 0, sizeof *p);
+    for (int s = 0; s < 64; s++) {
+        int code = (k->b[s >> 1] >> ((s & 1) * 4)) & 15;
+        int pc = code <= ARB_K ? code : ARB_K - code;
+        int s88 = ply__arb_to88(s);
+        p->sq[s88] = (int8_t)pc;
+        if (pc == ARB_K) p->king[0] = (uint8_t)s88;
+        if (pc == -ARB_K) p->king[1] = (uint8_t)s88;
+    }
+    p->side = k->b[32];
+    for (int i = 0; i < 4; i++)
+        p->castle_rook[i] = k->b[33 + i] == 0xFF ? -1 : (int8_t)ply__arb_to88(k->b[33 + i]);
+    p->ep = k->b[37] == 0xFF ? -1 : (int16_t)ply__arb_to88(k->b[37]);
+    p->fullmove = 1;
+    p->chess960 = (uint8_t)chess960;
+}
+
+static uint64_t key_hash(const reach_key_t *k)
+{
+    uint64_t h = 1469598103934665603ull; /* FNV-1a */
+    for (size_t i = 0; i < sizeof k->b; i++) h = (h ^ k->b[i]) * 1099511628211ull;
+    return h;
+}
+
+/* The visited set: keys in visiting order (the queue) plus an index. */
+typedef struct reach_set {
+    reach_key_t *keys;
+    size_t n, cap;
+    uint32_t *slot; /* key index + 1, 0 when free */
+    size_t nslot;   /* power of two, at least twice n */
+} reach_set_t;
+
+static int set_grow(reach_set_t *s)
+{
+    size_t cap = s->cap ? s->cap * 2 : 1024;
+    reach_key_t *keys = realloc(s->keys, cap * sizeof *keys);
+    if (!keys) return -1;
+    s->keys = keys;
+    s->cap = cap;
+    uint32_t *slot = calloc(cap * 2, sizeof *slot);
+    if (!slot) return -1;
+    free(s->slot);
+    s->slot = slot;
+    s->nslot = cap * 2;
+    for (size_t i = 0; i < s->n; i++) {
+        size_t j = key_hash(&s->keys[i]) & (s->nslot - 1);
+        while (s->slot[j]) j = (j + 1) & (s->nslot - 1);
+        s->slot[j] = (uint32_t)(i + 1);
+    }
+    return 0;
+}
+
+/* 1 when added, 0 when already there, -1 when out of memory. */
+static int set_add(reach_set_t *s, const reach_key_t *k)
+{
+    if (s->n == s->cap && set_grow(s)) return -1;
+    size_t j = key_hash(k) & (s->nslot - 1);
+    while (s->slot[j]) {
+        if (!memcmp(&s->keys[s->slot[j] - 1], k, sizeof *k)) return 0;
+        j = (j + 1) & (s->nslot - 1);
+    }
+    s->keys[s->n] = *k;
+    s->slot[j] = (uint32_t)++s->n;
+    return 1;
+}
+
+/*
+ * Breadth-first walk over the positions reachable from @root. @mater: the
+ * side whose checkmate of the other is sought, or -1 for a checkmate by
+ * either. With @frozen, the walk gives up (REACH_LIMIT) as soon as a capture
+ * becomes possible: the blocked-position proof covers only positions whose
+ * pawns and material can never change, and giving up early keeps the common
+ * case (a king can reach a pawn) cheap. Returns REACH_FOUND, REACH_NONE
+ * (every reachable position visited) or REACH_LIMIT (more than @limit
+ * positions, a capture with @frozen, or out of memory).
+ */
+static int reach(const ply_arb_pos_t *root, int mater, int frozen, size_t limit, size_t *visited)
+{
+    reach_set_t s = {0};
+    reach_key_t k;
+    ply_arb_move_t mv[PLY_ARB_MAX_MOVES];
+    int verdict = REACH_NONE;
+
+    encode(root, &k);
+    if (set_add(&s, &k) < 0) verdict = REACH_LIMIT;
+    for (size_t i = 0; verdict == REACH_NONE && i < s.n; i++) {
+        ply_arb_pos_t p;
+        material_t m;
+        decode(&s.keys[i], root->chess960, &p);
+        count_material(&p, &m);
+        if (material_dead(&m, NULL, 0)) continue;               /* no mate below: a leaf */
+        if (mater >= 0 && own_pieces(&m, mater) == 0) continue; /* a lone king never checks */
+        int n = ply_arb_legal_moves(&p, mv);
+        if (n == 0) {
+            if (ply_arb_in_check(&p) && (mater < 0 || p.side != mater)) verdict = REACH_FOUND;
+            continue;
+        }
+        for (int j = 0; j < n && verdict == REACH_NONE; j++) {
+            if (frozen && (mv[j].flags & PLY_ARB_MOVE_CAPTURE)) {
+                verdict = REACH_LIMIT;
+                break;
+            }
+            ply_arb_pos_t child = p;
+            ply_arb_make(&child, mv[j]);
+            encode(&child, &k);
+            int added = set_add(&s, &k);
+            if (added < 0 || s.n > limit) verdict = REACH_LIMIT;
+        }
+    }
+    *visited = s.n;
+    free(s.keys);
+    free(s.slot);
+    return verdict;
+}
+
+/* ------------------------------------------------------------------- gates */
+
+/* Every pawn stands right in front of an opposing pawn, and besides kings
+ * and pawns there are only bishops: the positions where a pawn chain may
+ * seal the board and the reachable set stays small. The search then runs
+ * frozen (see reach): any reachable capture ends it without a proof. */
+static int blocked_gate(const ply_arb_pos_t *p)
+{
+    int pawns = 0;
+    for (int s = 0; s < 128; s++) {
+        if (s & 0x88) continue;
+        int pc = p->sq[s], a = abs(pc);
+        if (a == ARB_N || a == ARB_R || a == ARB_Q) return 0;
+        if (a != ARB_P) continue;
+        pawns++;
+        if (p->sq[s + (pc > 0 ? 16 : -16)] != -pc) return 0;
+    }
+    return pawns > 0;
+}
+
+int ply__arb_dead_material(const ply_arb_pos_t *pos, char *proof, size_t len)
+{
+    material_t m;
+    count_material(pos, &m);
+    return material_dead(&m, proof, len);
+}
+
+int ply__arb_dead_blocked(const ply_arb_pos_t *pos, char *proof, size_t len)
+{
+    size_t visited = 0;
+    if (!blocked_gate(pos)) return 0;
+    if (reach(pos, -1, 1, BLOCKED_LIMIT, &visited) != REACH_NONE) return 0;
+    say(proof, len, "blocked position: all %zu reachable positions searched, none is checkmate",
+        visited);
+    return 1;
+}
+
+/*
+ * Forced lines: every sequence of legal moves from @pos reaches, within
+ * @depth plies, a position dead by material or a stalemate (a line that ends
+ * without mate), and no checkmate on the way. Only narrow trees are explored:
+ * a node with more than FORCED_WIDTH legal moves proves nothing, so the test
+ * costs a few move generations when it fails, which is almost always.
+ */
+static int forced_rec(const ply_arb_pos_t *pos, int depth, int *nodes)
+{
+    ply_arb_move_t mv[PLY_ARB_MAX_MOVES];
+    (*nodes)++;
+    if (ply__arb_dead_material(pos, NULL, 0)) return 1;
+    int n = ply_arb_legal_moves(pos, mv);
+    if (n == 0) return !ply_arb_in_check(pos); /* stalemate ends the line; mate refutes */
+    if (depth == 0 || n > FORCED_WIDTH) return 0;
+    for (int i = 0; i < n; i++) {
+        ply_arb_pos_t child = *pos;
+        ply_arb_make(&child, mv[i]);
+        if (!forced_rec(&child, depth - 1, nodes)) return 0;
+    }
+    return 1;
+}
+
+int ply__arb_dead_forced(const ply_arb_pos_t *pos, int legal_moves, char *proof, size_t len)
+{
+    int nodes = 0;
+    if (legal_moves > FORCED_WIDTH || legal_moves == 0) return 0;
+    if (!forced_rec(pos, FORCED_DEPTH, &nodes)) return 0;
+    say(proof, len,
+        "forced: every sequence of legal moves (%d positions) leads to insufficient material "
+        "or stalemate",
+        nodes);
+    return 1;
+}
+
+int ply_arb_dead(const ply_arb_pos_t *pos, char *proof, size_t len)
+{
+    ply_arb_move_t mv[PLY_ARB_MAX_MOVES];
+    if (!pos) return 0;
+    if (ply__arb_dead_material(pos, proof, len)) return 1;
+    if (ply__arb_dead_blocked(pos, proof, len)) return 1;
+    return ply__arb_dead_forced(pos, ply_arb_legal_moves(pos, mv), proof, len);
+}
+
+/*
+ * The one-sided material theorems of art. 6.10 beyond a bare king: a king
+ * with a single knight cannot mate a king with a single queen, and a king
+ * with a single bishop cannot mate a king with a single rook or queen (no
+ * pawns anywhere). No checkmate position exists in these classes: an
+ * exhaustive enumeration of every legal placement found none (K+N v K+Q:
+ * 8,952,608 positions), and by hand, a queen or rook blocking one flight of a
+ * mated king always sees the checking square (or the minor piece cannot
+ * cover the remaining flights). Captures only lead to a bare king or to
+ * K+minor v K, so no later position can be a mate either.
+ */
+static int lone_minor_against_major(const material_t *m, int side, char *proof, size_t len)
+{
+    const int them = side ^ 1;
+    if (m->count[0][ARB_P] || m->count[1][ARB_P] || own_pieces(m, side) != 1 ||
+        own_pieces(m, them) != 1)
+        return 0;
+    const char *who = side_name(side);
+    if (m->count[side][ARB_N] && m->count[them][ARB_Q]) {
+        say(proof, len,
+            "a king and knight (%s) cannot mate a king and queen: no such checkmate "
+            "exists",
+            who);
+        return 1;
+    }
+    if (m->count[side][ARB_B] && (m->count[them][ARB_Q] || m->count[them][ARB_R])) {
+        say(proof, len,
+            "a king and bishop (%s) cannot mate a king and %s: no such checkmate exists", who,
+            m->count[them][ARB_Q] ? "queen" : "rook");
+        return 1;
+    }
+    return 0;
+}
+
+ply_arb_mate_t ply_arb_can_mate(const ply_arb_pos_t *pos, int side, char *proof, size_t len)
+{
+    material_t m;
+    char why[PLY_ARB_PROOF_MAX];
+    size_t visited = 0;
+    if (!pos || side < 0 || side > 1) return PLY_ARB_MATE_UNKNOWN;
+    const char *who = side_name(side);
+    count_material(pos, &m);
+    if (own_pieces(&m, side) == 0) {
+        say(proof, len, "%s has only its king, which can never give check", who);
+        return PLY_ARB_MATE_IMPOSSIBLE;
+    }
+    if (lone_minor_against_major(&m, side, proof, len)) return PLY_ARB_MATE_IMPOSSIBLE;
+    if (ply_arb_dead(pos, why, sizeof why)) {
+        say(proof, len, "dead position (%s)", why);
+        return PLY_ARB_MATE_IMPOSSIBLE;
+    }
+    if (blocked_gate(pos) || m.non_king <= 3) {
+        int blocked = blocked_gate(pos);
+        int r = reach(pos, side, blocked, blocked ? BLOCKED_LIMIT : MATE_LIMIT, &visited);
+        if (r == REACH_NONE) {
+            say(proof, len, "all %zu reachable positions searched, none is a checkmate given by %s",
+                visited, who);
+            return PLY_ARB_MATE_IMPOSSIBLE;
+        }
+        if (r == REACH_FOUND) {
+            say(proof, len, "a checkmate given by %s is reachable (found among %zu positions)", who,
+                visited);
+            return PLY_ARB_MATE_POSSIBLE;
+        }
+    }
+    say(proof, len, "not proven impossible for %s", who);
+    return PLY_ARB_MATE_UNKNOWN;
+}

@@ -1,0 +1,191 @@
+/*
+ * The end of the game (FIDE Laws art. 5, 6.10 and 9; RULES.md "End of the
+ * game"): checkmate, stalemate, dead positions, the flag-fall question, and
+ * a game history that counts repetitions (9.2) and the fifty-move clock (9.3)
+ * under a rule set: fide2000 (the seeds' edition, the default) or fide2023,
+ * which adds the automatic draws on the fifth occurrence of a position and
+ * after 75 moves by each player without pawn move or capture.
+ *
+ * Dead positions and "cannot mate" are claimed only when proven: by material
+ * (the insufficient-material cases), or by an exhaustive search that visits
+ * every position reachable from the given one and finds no checkmate. When a
+ * proof is not found the answer is "not proven", never a guess.
+ */
+#ifndef PLY_ARBITER_ENDGAME_H
+#define PLY_ARBITER_ENDGAME_H
+
+#include <stddef.h>
+
+#include "arbiter/arbiter.h"
+#include "arbiter/san.h"
+
+/** The rule sets (RULES.md): fide2000 is the default for adjudication. */
+typedef enum ply_arb_laws {
+    PLY_ARB_FIDE2000 = 0,
+    PLY_ARB_FIDE2023 = 1,
+} ply_arb_laws_t;
+
+/**
+ * ply_arb_laws_parse - "fide2000" or "fide2023" to a rule set.
+ * Returns 0 with *@out set, PLY_EINVAL for NULL or any other name.
+ */
+int ply_arb_laws_parse(const char *name, ply_arb_laws_t *out);
+
+/** ply_arb_laws_name - "fide2000" or "fide2023" (a static string). */
+const char *ply_arb_laws_name(ply_arb_laws_t laws);
+
+/** Buffer size for the proof texts below. */
+#define PLY_ARB_PROOF_MAX 160
+
+/**
+ * ply_arb_dead - is @pos a dead position (art. 5.2(b), 9.6 in the 2000
+ * edition): no sequence of legal moves leads to checkmate by either side?
+ * Returns 1 when proven dead, 0 when not proven (which includes positions
+ * that are merely not known to be dead). On 1, @proof (may be NULL, @len
+ * bytes, PLY_ARB_PROOF_MAX suffices) names the test that proved it:
+ *   "insufficient material: king against king" (also "king and bishop",
+ *   "king and knight against king", "only bishops, all on light squares");
+ *   "blocked position: all N reachable positions searched, none is checkmate"
+ *     (run when every pawn is blocked head-on by an opposing pawn and only
+ *     kings and bishops stand besides);
+ *   "forced: every sequence of legal moves (N positions) leads to
+ *     insufficient material or stalemate" (every line within 8 plies, where
+ *     no position on the way has more than three legal moves).
+ * The blocked search proves nothing when it meets a possible capture (the
+ * structure could change) or passes 150,000 positions. A checkmate or a
+ * stalemate ends the game by itself: for a position without legal moves only
+ * the material and blocked tests answer, and ply_arb_game_status reports the
+ * mate or stalemate first. @pos must be valid.
+ */
+int ply_arb_dead(const ply_arb_pos_t *pos, char *proof, size_t len);
+
+/** Answers of ply_arb_can_mate. */
+typedef enum ply_arb_mate {
+    PLY_ARB_MATE_IMPOSSIBLE = 0, /* proven: no series of legal moves lets the side mate */
+    PLY_ARB_MATE_POSSIBLE = 1,   /* proven: a mating position is reachable */
+    PLY_ARB_MATE_UNKNOWN = 2,    /* not proven either way: treated as possible (6.10) */
+} ply_arb_mate_t;
+
+/**
+ * ply_arb_can_mate - the one-sided question of art. 6.10: can @side (0 white,
+ * 1 black) still checkmate the opponent's king by any series of legal moves,
+ * even with the most unskilled counterplay? Stricter than the dead-position
+ * question: K+N against K+R is not dead and the knight's side can mate (the
+ * rook may block its own king: black Ka8 Rb8, white Ka6 Nc7), while K+N
+ * against K+Q is not dead either (the queen can mate) but the knight's side
+ * can never mate: no such checkmate position exists.
+ * Proofs of "impossible": @side has only its king; a lone knight against a
+ * lone queen, or a lone bishop against a lone rook or queen (no pawns; no
+ * checkmate exists in those classes, see deadpos.c); the position is dead
+ * (ply_arb_dead); or an exhaustive search of the reachable positions finds
+ * no mate by @side (run with at most three pieces besides the kings, up to
+ * 3,000 positions; or in a blocked position, as in ply_arb_dead, giving up at
+ * the first possible capture). The same search proves "possible" when it
+ * reaches a mate by @side. @proof (may be NULL) receives
+ * the reason in one line.
+ * Returns a ply_arb_mate_t. The flag-fall verdict: the side whose flag fell
+ * loses unless the opponent's answer is PLY_ARB_MATE_IMPOSSIBLE, then it is a
+ * draw.
+ */
+ply_arb_mate_t ply_arb_can_mate(const ply_arb_pos_t *pos, int side, char *proof, size_t len);
+
+/** How a game ended by rule in a position (none when it goes on). */
+typedef enum ply_arb_end {
+    PLY_ARB_END_NONE = 0,
+    PLY_ARB_END_CHECKMATE,   /* art. 5.1(a): the side to move is mated */
+    PLY_ARB_END_STALEMATE,   /* art. 5.2(a) */
+    PLY_ARB_END_DEAD,        /* art. 5.2(b) / 9.6 (2000) */
+    PLY_ARB_END_FIVEFOLD,    /* fide2023 art. 9.6.1: fifth occurrence of a position */
+    PLY_ARB_END_SEVENTYFIVE, /* fide2023 art. 9.6.2: 75 moves each, no pawn move or capture */
+} ply_arb_end_t;
+
+/** ply_arb_end_name - "checkmate", "stalemate", "dead position", "fivefold
+ * repetition", "75-move rule", or "none" (static strings). */
+const char *ply_arb_end_name(ply_arb_end_t end);
+
+/** ply_arb_end_article - the article text for an end, e.g. "art. 5.1(a)". */
+const char *ply_arb_end_article(ply_arb_end_t end, ply_arb_laws_t laws);
+
+/** How many earlier plies of a repeated position ply_arb_status_t lists. */
+#define PLY_ARB_REP_MAX 8
+
+/** The state of the current position of a game (ply_arb_game_status). */
+typedef struct ply_arb_status {
+    int ply;                        /* plies played from the start position */
+    ply_arb_end_t end;              /* the game ends here by rule (precedence: mate first) */
+    int winner;                     /* 0 white, 1 black, -1 none (draw or not over) */
+    char proof[PLY_ARB_PROOF_MAX];  /* for PLY_ARB_END_DEAD: the test that proved it */
+    int in_check;                   /* art. 3.9 */
+    int legal_moves;                /* number of legal moves */
+    int halfmove;                   /* plies without pawn move or capture (art. 9.3) */
+    int occurrences;                /* times this position occurred (art. 9.2), now included */
+    int rep_plies[PLY_ARB_REP_MAX]; /* the plies of the first occurrences, oldest first */
+    int threefold_now;              /* 9.2(b): the side to move may claim: occurrences >= 3 */
+    int fifty_now;                  /* 9.3(b): the side to move may claim: halfmove >= 100 */
+    /* Look-ahead, filled only by ply_arb_game_status(..., 1, ...): */
+    int threefold_by_move; /* 9.2(a): a legal move would make its position occur a 3rd time */
+    char threefold_move[PLY_ARB_SAN_MAX]; /* the first such move, in SAN */
+    int fifty_by_move;                    /* 9.3(a): a legal move would complete the 50 moves */
+    char fifty_move[PLY_ARB_SAN_MAX];     /* the first such move, in SAN */
+} ply_arb_status_t;
+
+/** A game in progress: position, laws, history of positions for 9.2. */
+typedef struct ply_arb_game ply_arb_game_t;
+
+/**
+ * ply_arb_game_new - a game starting at @start (copied) under @laws.
+ * Returns NULL when out of memory or @start is NULL. Free with
+ * ply_arb_game_destroy. Memory grows with the plies played since the last
+ * pawn move or capture (one position identity, about 100 bytes, each).
+ */
+ply_arb_game_t *ply_arb_game_new(const ply_arb_pos_t *start, ply_arb_laws_t laws);
+
+/** ply_arb_game_destroy - free *@g and set it to NULL; NULL is fine. */
+void ply_arb_game_destroy(ply_arb_game_t **g);
+
+/**
+ * ply_arb_game_reset - start again at @start under @laws, keeping the
+ * allocated memory (to replay many games without allocating).
+ */
+void ply_arb_game_reset(ply_arb_game_t *g, const ply_arb_pos_t *start, ply_arb_laws_t laws);
+
+/** ply_arb_game_pos - the current position (owned by @g). */
+const ply_arb_pos_t *ply_arb_game_pos(const ply_arb_game_t *g);
+
+/** ply_arb_game_ply - plies played since the start position. */
+int ply_arb_game_ply(const ply_arb_game_t *g);
+
+/**
+ * ply_arb_game_play - play @move, which must be legal in the current
+ * position (check with ply_arb_legal_moves or a SAN/UCI reader first), and
+ * record the new position. Playing on after the game ended by rule is
+ * allowed (a record may continue); ply_arb_game_status still tells.
+ * Returns 0, PLY_EILLEGAL when @move is not legal (nothing changes) or
+ * PLY_ENOMEM.
+ */
+int ply_arb_game_play(ply_arb_game_t *g, ply_arb_move_t move);
+
+/**
+ * ply_arb_game_play_san - read @text as a move of the current position (as
+ * ply_arb_move_from_san, with its messages in @why) and play it. *@out (may
+ * be NULL) receives the move. Returns 0, the errors of ply_arb_move_from_san
+ * (PLY_EPARSE, PLY_EILLEGAL, PLY_EINVAL; nothing changes), or PLY_ENOMEM.
+ * Cheaper than reading and playing separately: the legal moves of each
+ * position are generated once.
+ */
+int ply_arb_game_play_san(ply_arb_game_t *g, const char *text, ply_arb_move_t *out, char *why,
+                          size_t why_len);
+
+/**
+ * ply_arb_game_status - the state of the current position into *@st:
+ * checkmate, stalemate, dead position (with its proof), and under fide2023
+ * the fivefold repetition and the 75-move rule (unless the position is mate:
+ * 9.6.2 gives checkmate precedence); the repetition count with the plies of
+ * the earlier occurrences (identity as ply_arb_identity, art. 9.2); the
+ * claims the side to move has now (9.2(b), 9.3(b)). With @lookahead, also
+ * the claims by an intended move (9.2(a), 9.3(a)): every legal move is tried,
+ * which costs a move generation per move. Returns 0 or PLY_EINVAL.
+ */
+int ply_arb_game_status(ply_arb_game_t *g, int lookahead, ply_arb_status_t *st);
+
+#endif

@@ -1,0 +1,323 @@
+/*
+ * The coordinator's internal shapes, shared by its source files:
+ * coordinator.c (event loop, peers, scheduling, client messages), verify.c
+ * (computations of a job, their comparison, checks by a second worker or the
+ * rule engine, drill-downs, the Verification report) and restore.c (runs
+ * read back from the state file). Nothing here is public API: names are
+ * ply__ (STYLE.md, libuv's convention for internal cross-file names).
+ *
+ * Tasks. A run reserves slots x njobs task ids from job_base: task t is
+ * computation role t / njobs of job t % njobs. Runs without verification
+ * have one slot (every task is a first computation). Verified runs have
+ * PLY__ROLES slots: the first computation, the check (a second worker or the
+ * rule engine), the tie-break (a third, on disagreement) and the drill-down
+ * (the dissenting worker's divide of the job). Each task is handed out,
+ * leased, re-queued and quarantined on its own; a job is settled when the
+ * computations its mode needs are in and agree (or a majority of three does).
+ *
+ * Invariant: a task is JOB_INFLIGHT exactly when its task id is in the
+ * inflight list of task.worker, with task.attempt the attempt that worker was
+ * sent.
+ */
+#ifndef PLY_COORDINATOR_INTERNAL_H
+#define PLY_COORDINATOR_INTERNAL_H
+
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <czmq.h>
+#include <uv.h>
+
+#include "arbiter/arbiter.h"
+#include "coordinator.h"
+#include "envelope.h"
+#include "split.h"
+#include "store.h"
+#include "util/stats.h"
+
+#define PLY__WHY_LEN 512
+#define PLY__ID_LEN  96 /* worker ids kept per computation (longer ones are cut) */
+
+enum { PEER_WORKER = 1, PEER_CLIENT = 2 };
+/* task states; JOB_UNUSED: a check, tie-break or drill-down not (yet) needed */
+enum { JOB_PENDING = 0, JOB_INFLIGHT, JOB_DONE, JOB_UNUSED, JOB_ARBITER };
+enum { RUN_SPLITTING = 0, RUN_ACTIVE, RUN_DONE, RUN_FAILED };
+/* computation roles (task slots of verified runs) */
+enum { PLY__FIRST = 0, PLY__CHECK = 1, PLY__TIE = 2, PLY__DRILL = 3, PLY__ROLES = 4 };
+
+typedef struct peer {
+    struct peer *next;
+    zframe_t *rid;
+    int kind;
+    char name[PLY__ID_LEN + 16]; /* "worker <worker_id>" or "client <routing id in hex>" */
+    char worker_id[PLY_MAX_TEXT + 1];
+    uint32_t id_hash; /* of worker_id: "prefer another worker" survives reconnects */
+    uint64_t last_seen_ms;
+    /* workers */
+    uint32_t threads, hash_mib, seed;
+    uint32_t credit;
+    uint64_t *inflight;
+    size_t ninflight, capinflight;
+    uint64_t jobs_done, nodes;
+    uint64_t hb_nodes;    /* the node count its last heartbeat carried */
+    uint64_t progress_ms; /* when that count last advanced, or it last became busy */
+    int probation;        /* dropped as hung before: no jobs until its count advances */
+    uint64_t probation_nodes, probation_until_ms;
+} peer_t;
+
+typedef struct job_state { /* one task */
+    uint8_t state;
+    uint8_t no_hash;   /* the current hand-out counts without the hash table */
+    uint32_t attempt;  /* hand-outs so far; the current attempt when INFLIGHT */
+    uint32_t failures; /* attempts that failed (worker died or hung, lease, worker ERROR) */
+    uint32_t avoid;    /* id_hash of the worker it last failed on: prefer another */
+    peer_t *worker;    /* holder when INFLIGHT */
+    uint64_t deadline_ms;
+    uint64_t queued_ms; /* when it last entered the queue */
+    char *history;      /* the failures, "; "-separated (for a quarantine report) */
+} job_state_t;
+
+/* One computation of a job (verified runs keep them until the job settles). */
+typedef struct ply__comp {
+    int have;
+    int arbiter, no_hash;
+    uint32_t seed, attempt;
+    char worker[PLY__ID_LEN];
+    uint64_t nodes;
+    int has_stats;
+    ply_stats_t stats;
+    uint64_t time_us;
+    uint64_t *divide; /* split-0 runs: per root move, plan order */
+    ply_stats_t *divide_stats;
+} ply__comp_t;
+
+/* The divide drill-down of a mismatch: the rule engine's divide against a worker's. */
+typedef struct ply__drill {
+    char worker[PLY__ID_LEN]; /* whose divide job it is */
+    int have_ref, have_work, done;
+    int nref, nwork;
+    char ref_uci[PLY_ARB_MAX_MOVES][6], work_uci[PLY_ARB_MAX_MOVES][6];
+    uint64_t ref_nodes[PLY_ARB_MAX_MOVES], work_nodes[PLY_ARB_MAX_MOVES];
+} ply__drill_t;
+
+typedef struct ply__vjob {
+    ply__comp_t comp[3]; /* PLY__FIRST, PLY__CHECK, PLY__TIE */
+    int settled;
+    int mismatch; /* the first two disagreed */
+    int accepted; /* role whose counts were used */
+    int dissent;  /* role outvoted by the other two, or -1 */
+    ply__drill_t *drill;
+    char *drill_text; /* the drill-down's conclusion, or NULL */
+} ply__vjob_t;
+
+typedef struct ply_coordinator ply_coordinator_t;
+
+typedef struct run {
+    struct run *next;
+    ply_coordinator_t *c;
+    uint64_t id;
+    zframe_t *client;
+    int state;
+    int detach, want_stats, chess960;
+    unsigned depth;
+    int want_split;
+    char fen[PLY_ARB_FEN_MAX];
+    ply_arb_pos_t root;
+    int verify_mode;     /* a Ply__VerifyMode */
+    uint32_t verify_ppm; /* VERIFY_MODE_SAMPLE: parts per million */
+    char verify_text[32];
+    /* the split, on the thread pool */
+    uv_work_t work;
+    atomic_int cancel;
+    int canceled;    /* by a client: report "canceled" */
+    int interrupted; /* the coordinator stopped: the state file keeps the run */
+    int split_rc;
+    char split_why[PLY__WHY_LEN];
+    /* the tasks */
+    ply_split_t *plan;
+    uint32_t slots;    /* tasks per job */
+    size_t ntasks;     /* slots x njobs */
+    job_state_t *jobs; /* one per task */
+    uint8_t *settled;  /* per job: its counts are in the sums */
+    ply__vjob_t **v;   /* per job, verified runs: the computations so far */
+    uint64_t job_base; /* task id of task 0 */
+    size_t next_pending;
+    uint32_t *requeue; /* the queue: re-queued tasks, checks, tie-breaks, drill-downs */
+    size_t rq_head, rq_len, rq_cap;
+    size_t done, started;
+    size_t drills_pending;
+    /* the sums */
+    uint64_t nodes, worker_time_us;
+    ply_stats_t stats;
+    uint64_t *divide;          /* per root move */
+    ply_stats_t *divide_stats; /* per root move, when stats */
+    int divide_has_stats;
+    uint32_t perft1_checked;
+    /* what was verified (verify.c) */
+    uint32_t selected, by_worker, same_seed, same_worker, by_arbiter, mismatches, resolved;
+    uint32_t *mm; /* jobs with a mismatch, in the order found */
+    size_t nmm, capmm;
+    uint32_t used_ids[64], used_seeds[64]; /* distinct workers and seeds whose counts were used */
+    unsigned nused_ids, nused_seeds;
+    /* restarts */
+    int restored;              /* read back from the state file */
+    uint32_t results_restored; /* computations read back */
+    uint32_t results_computed; /* computations received since */
+    int64_t submitted_unix_ms;
+    uint64_t submitted_ms, accepted_ms;
+    int fail_code;
+    char fail_msg[PLY__WHY_LEN];
+} run_t;
+
+typedef struct finished {
+    struct finished *next;
+    uint64_t id;
+    const char *state;
+    uint32_t jobs_total, jobs_done;
+    uint64_t nodes, elapsed_ms;
+    char fen[PLY_ARB_FEN_MAX];
+    unsigned depth;
+    char verify[32];
+    char error[PLY__WHY_LEN];
+    zmsg_t *reply; /* the RunResult or the Error the client got */
+} finished_t;
+
+typedef struct proc {
+    uv_process_t handle;
+    ply_coordinator_t *c;
+    unsigned index;
+    int alive;
+} proc_t;
+
+enum {
+    CNT_MESSAGES,
+    CNT_MALFORMED,
+    CNT_RESULTS_IGNORED,
+    CNT_JOBS_SENT,
+    CNT_JOBS_REQUEUED,
+    CNT_WORKERS_JOINED,
+    CNT_WORKERS_LOST,
+    CNT_RUNS_DONE,
+    CNT_RUNS_FAILED,
+    CNT_WORKERS_HUNG,
+    CNT_RESULTS_COMPUTED,
+    CNT_N
+};
+
+/* Remembers workers dropped as hung, so that a reconnect does not hand them jobs at once. */
+#define PLY__HUNG_KEEP 16
+/* Results stored in one transaction at most (group commit, see ply__batch_flush). */
+#define PLY__BATCH_MAX 256
+
+struct ply_coordinator {
+    ply_coordinator_config_t cfg;
+    char *bind, *worker_exe, *state_path;
+    char endpoint[256];
+    char worker_endpoint[256];
+    zlist_t *bound; /* resolved endpoints (char *, autofree), unbound on destroy */
+    zsock_t *router;
+    uv_loop_t loop;
+    int loop_ok;
+    uv_poll_t poll;
+    uv_timer_t tick;
+    uv_timer_t kill_timer;
+    uv_async_t async;
+    uv_signal_t sig[2];
+    int handles_ok, signals_ok;
+    proc_t *procs;
+    unsigned nprocs, procs_alive;
+    peer_t *peers;
+    unsigned nworkers;
+    run_t *runs;
+    finished_t *finished;
+    unsigned nfinished;
+    uint64_t next_run_id, next_job_base;
+    uint64_t no_worker_since_ms, last_hb_ms, last_progress_ms, started_ms;
+    unsigned pending_work;
+    int state;
+    ply_store_t *store;
+    int batch_open;                        /* results written, not yet committed */
+    unsigned batch_n;                      /* results in the open transaction */
+    uint64_t batch_runs[PLY__BATCH_MAX];   /* the runs they belong to */
+    unsigned batch_nruns;
+    uint32_t runs_restored, results_restored;
+    uint32_t hung[PLY__HUNG_KEEP];
+    uint64_t hung_nodes[PLY__HUNG_KEEP];
+    unsigned nhung;
+    atomic_uint_fast64_t cnt[CNT_N];
+};
+
+/* ---- coordinator.c, for the other files ---- */
+
+/** ply__run_fail - mark the run failed (the first reason wins); it is answered when reaped. */
+void ply__run_fail(run_t *run, int code, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+/** ply__run_find - the run with id @id still in memory (any state), or NULL. */
+run_t *ply__run_find(ply_coordinator_t *c, uint64_t id);
+/** ply__queue_push - put task @t at the back of the run's queue; 0 or PLY_ENOMEM. */
+int ply__queue_push(run_t *run, size_t t);
+/** ply__worker_by_id - a connected worker whose worker_id is @id, or NULL. */
+peer_t *ply__worker_by_id(ply_coordinator_t *c, const char *id);
+/** ply__pump - the end of every callback (see coordinator.c). */
+void ply__pump(ply_coordinator_t *c);
+/** ply__hash_id - FNV-1a of a worker id. */
+uint32_t ply__hash_id(const char *id);
+/**
+ * ply__batch_flush - commit the results stored since the last flush (group
+ * commit: at every tick, at most PLY__BATCH_MAX results, and before anything
+ * that could make them known: answering a run, a client message, a progress
+ * report). Until then they are only in memory, and a crash loses them to a
+ * recomputation, never to a wrong or a partial answer. A failed commit fails
+ * their runs. Idempotent.
+ */
+void ply__batch_flush(ply_coordinator_t *c);
+
+/* ---- verify.c ---- */
+
+/** ply__verify_setup - size the run's tasks for its mode (slots, ntasks, jobs, settled, v). */
+int ply__verify_setup(run_t *run);
+/** ply__verify_free - free what ply__verify_setup and the computations allocated. */
+void ply__verify_free(run_t *run);
+/** ply__verify_selected - 1 when job @idx needs a second computation in this run's mode. */
+int ply__verify_selected(const run_t *run, size_t idx);
+/** ply__verify_mode_text - "none", "sample=0.05", "all" into @buf. */
+void ply__verify_mode_text(int mode, uint32_t ppm, char *buf, size_t len);
+/**
+ * ply__eligible - whether worker @p may take task @t of @run now (the best
+ * worker available for its role), and whether it must then count without its
+ * hash table (*no_hash).
+ */
+int ply__eligible(ply_coordinator_t *c, const run_t *run, size_t t, const peer_t *p, int *no_hash);
+/** ply__on_handout - task @t went out: start the check of a verified job (queue or rule engine). */
+void ply__on_handout(ply_coordinator_t *c, run_t *run, size_t t);
+/**
+ * ply__take - computation @comp (role of task @t) of a job is in (stored
+ * already when it came from a worker): settle the job if it can be.
+ * @live: 0 while restoring (no drill-down). The comp's arrays pass to the run.
+ */
+void ply__take(ply_coordinator_t *c, run_t *run, size_t t, ply__comp_t *comp, int live);
+/** ply__settle_all - after a restore: settle or re-activate every job of the run. */
+void ply__settle_all(ply_coordinator_t *c, run_t *run);
+/** ply__drill_result - a worker's divide job for a drill-down came back. */
+void ply__drill_result(ply_coordinator_t *c, run_t *run, size_t t, const Ply__Result *r);
+/** ply__drill_give_up - a drill-down task cannot be done (worker left, failed): say why. */
+void ply__drill_give_up(ply_coordinator_t *c, run_t *run, size_t t, const char *why);
+/** ply__verify_tick - bounded waits: tie-breaks without a third worker, drill-down targets gone. */
+void ply__verify_tick(ply_coordinator_t *c, uint64_t now);
+/** ply__verification - fill @v (and its arrays in @buf) with what was verified; free with _free. */
+typedef struct ply__vreport ply__vreport_t;
+ply__vreport_t *ply__verification(const run_t *run, Ply__Verification *v);
+void ply__vreport_free(ply__vreport_t **r);
+/** ply__comp_store - store computation @comp of task @t; 0 or PLY_EDB (reason in @why). */
+int ply__comp_store(ply_coordinator_t *c, const run_t *run, size_t t, const ply__comp_t *comp,
+                    char *why, size_t why_len);
+/** ply__comp_free - free a computation's arrays. */
+void ply__comp_free(ply__comp_t *comp);
+
+/* ---- restore.c ---- */
+
+/** ply__restore - read the unfinished runs of the state file back into @c. */
+int ply__restore(ply_coordinator_t *c, char *why, size_t why_len);
+
+#endif

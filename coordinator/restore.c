@@ -1,0 +1,166 @@
+/*
+ * Runs read back from the state file when the coordinator starts (DESIGN.md,
+ * Durable state): every unfinished run becomes active again with its stored
+ * plan and task ids, every stored computation is taken as if it had just
+ * arrived (counted, or kept for comparison), and only what is missing is
+ * handed out again: no completed job is recomputed, in-flight jobs of the
+ * dead coordinator are simply pending again, and the final totals are those
+ * an uninterrupted run gives.
+ *
+ * A restored run has no client until one submits the same request (the
+ * `ply perft --state FILE` that was interrupted, run again) or asks for it
+ * with ResultRequest{attach}; its answer is stored when it finishes, so
+ * `ply result RUN` finds it at any time.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/time.h>
+
+#include "internal.h"
+#include "util/error.h"
+#include "util/log.h"
+#include "util/time.h"
+
+typedef struct restore {
+    ply_coordinator_t *c;
+    run_t *last; /* the run results are being read for (they come in run order) */
+    char *why;
+    size_t why_len;
+} restore_t;
+
+/* One stored run back in the run list; takes its plan. */
+static int on_run(void *arg, const ply_store_run_t *sr, ply_split_t **plan)
+{
+    restore_t *rs = arg;
+    ply_coordinator_t *c = rs->c;
+    run_t *run = calloc(1, sizeof *run);
+    if (!run) return PLY_ENOMEM;
+    run->c = c;
+    run->id = sr->id;
+    run->restored = 1;
+    run->depth = sr->depth;
+    run->want_split = sr->want_split;
+    run->want_stats = sr->stats;
+    run->chess960 = sr->chess960;
+    run->verify_mode = sr->verify_mode;
+    run->verify_ppm = sr->verify_ppm;
+    ply__verify_mode_text(run->verify_mode, run->verify_ppm, run->verify_text,
+                          sizeof run->verify_text);
+    snprintf(run->fen, sizeof run->fen, "%s", sr->fen);
+    run->plan = *plan;
+    *plan = NULL;
+    run->root = run->plan->root;
+    run->job_base = sr->job_base;
+    run->submitted_unix_ms = sr->submitted_unix_ms;
+    /* elapsed time counts from the original submission */
+    struct timeval tv;
+    gettimeofday(&tv, NULL);
+    int64_t age = (int64_t)tv.tv_sec * 1000 + tv.tv_usec / 1000 - sr->submitted_unix_ms;
+    uint64_t now = ply_time_ms();
+    run->submitted_ms = age > 0 && (uint64_t)age < now ? now - (uint64_t)age : now;
+    run->accepted_ms = now;
+    atomic_init(&run->cancel, 0);
+    run->divide = calloc((size_t)run->plan->nroot + 1, sizeof *run->divide);
+    run->divide_stats = calloc((size_t)run->plan->nroot + 1, sizeof *run->divide_stats);
+    int r = run->divide && run->divide_stats ? ply__verify_setup(run) : PLY_ENOMEM;
+    if (r == 0 && run->slots != sr->slots) {
+        snprintf(rs->why, rs->why_len,
+                 "state file %s: run %" PRIu64 " has %u task slots per job, verify %s needs %u",
+                 c->state_path, run->id, sr->slots, run->verify_text, run->slots);
+        r = PLY_EDB;
+    }
+    run->state = RUN_ACTIVE;
+    /* append: runs keep their submission order */
+    run_t **pp = &c->runs;
+    while (*pp) pp = &(*pp)->next;
+    *pp = run;
+    c->runs_restored++;
+    if (run->job_base + run->ntasks > c->next_job_base)
+        c->next_job_base = run->job_base + run->ntasks;
+    if (run->id >= c->next_run_id) c->next_run_id = run->id + 1;
+    return r;
+}
+
+static run_t *find(restore_t *rs, uint64_t id)
+{
+    if (rs->last && rs->last->id == id) return rs->last;
+    for (run_t *run = rs->c->runs; run; run = run->next)
+        if (run->id == id) return rs->last = run;
+    return NULL;
+}
+
+/* One stored computation, taken as if it had just arrived (no drill-down). */
+static int on_result(void *arg, const ply_store_result_t *r)
+{
+    restore_t *rs = arg;
+    run_t *run = find(rs, r->run_id);
+    if (!run) return 0; /* a run that could not be restored: it failed above */
+    size_t njobs = run->plan->njobs;
+    if (r->job >= njobs || r->role >= run->slots || r->role > PLY__TIE ||
+        (r->ndivide && r->ndivide != (uint32_t)run->plan->nroot) ||
+        (run->want_stats && !r->stats)) {
+        snprintf(rs->why, rs->why_len,
+                 "state file %s: run %" PRIu64 ": a result for job %u (computation %u) that the "
+                 "run cannot have",
+                 rs->c->state_path, run->id, r->job, r->role);
+        return PLY_EDB;
+    }
+    size_t t = (size_t)r->role * njobs + r->job;
+    if (run->jobs[t].state == JOB_DONE) return 0;
+    ply__comp_t k;
+    memset(&k, 0, sizeof k);
+    k.have = 1;
+    k.arbiter = r->arbiter;
+    k.no_hash = r->no_hash;
+    k.seed = r->seed;
+    k.attempt = r->attempt;
+    k.nodes = r->nodes;
+    k.time_us = r->time_us;
+    snprintf(k.worker, sizeof k.worker, "%s", r->worker_id);
+    if (r->stats) k.has_stats = 1, k.stats = *r->stats;
+    if (r->ndivide) {
+        k.divide = calloc(r->ndivide, sizeof *k.divide);
+        if (!k.divide) return PLY_ENOMEM;
+        memcpy(k.divide, r->divide, r->ndivide * sizeof *k.divide);
+        if (r->divide_stats && (k.divide_stats = calloc(r->ndivide, sizeof *k.divide_stats)))
+            memcpy(k.divide_stats, r->divide_stats, r->ndivide * sizeof *k.divide_stats);
+    }
+    run->results_restored++;
+    rs->c->results_restored++;
+    ply__take(rs->c, run, t, &k, 0);
+    return 0;
+}
+
+int ply__restore(ply_coordinator_t *c, char *why, size_t why_len)
+{
+    uint64_t t0 = ply_time_ns();
+    int r = ply_store_next_ids(c->store, &c->next_run_id, &c->next_job_base);
+    if (r < 0) {
+        snprintf(why, why_len, "state file %s: cannot read it", c->state_path);
+        return r;
+    }
+    restore_t rs = {c, NULL, why, why_len};
+    why[0] = '\0';
+    r = ply_store_load(c->store, on_run, on_result, &rs, why, why_len);
+    if (r < 0) {
+        if (!why[0]) snprintf(why, why_len, "state file %s: %s", c->state_path, ply_strerror(r));
+        return r;
+    }
+    size_t pending = 0;
+    for (run_t *run = c->runs; run; run = run->next) {
+        ply__settle_all(c, run);
+        run->started = run->done; /* "running" once any job is done, as before the restart */
+        pending += run->plan->njobs - run->done;
+        ply_info("run %" PRIu64 " restored: perft(%u) of %s, %zu of %zu jobs done, %u results "
+                 "read back",
+                 run->id, run->depth, run->fen, run->done, run->plan->njobs, run->results_restored);
+    }
+    if (c->runs_restored)
+        ply_info("restored %u unfinished run(s) from %s: %u results read back, %zu jobs to go "
+                 "(%.1f ms)",
+                 c->runs_restored, c->state_path, c->results_restored, pending,
+                 (double)(ply_time_ns() - t0) / 1e6);
+    return 0;
+}

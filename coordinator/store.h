@@ -1,0 +1,182 @@
+/*
+ * The coordinator's durable state (DESIGN.md, Durable state): one SQLite
+ * file in write-ahead-log mode holding every accepted run with its plan
+ * (every job: position, multiplicities per root move, perft(1), cost), every
+ * computation a worker or the rule engine returned for a job, and the final
+ * answer of every finished run.
+ *
+ * Workload: one transaction per accepted run (its plan: 72,078 jobs for a
+ * split at ply 4 of the start position, about 0.1 s), one per job result
+ * (seconds to minutes apart per worker), one per finished run; a full read
+ * when the coordinator starts. The coordinator calls everything from its
+ * event-loop thread; the object is not thread-safe.
+ *
+ * Durability: synchronous=FULL. A commit returns after the write-ahead log
+ * reached the disk, so an Accepted sent after ply_store_add_run and a result
+ * made known after its commit survive a SIGKILL and a power loss alike.
+ * NORMAL would survive SIGKILL but could lose the last commits on power loss:
+ * an accepted run would vanish, which the protocol promises never happens.
+ * A commit costs about 0.5 ms on the development machine (ext4 on a virtual
+ * disk); results that arrive together are grouped into one transaction
+ * (ply_store_begin / ply_store_commit) so that many small jobs do not pay it
+ * one by one.
+ *
+ * Invariants of the file: a run's job rows are exactly 0..njobs-1; a result
+ * row names an existing job and one of its computation roles; the file is
+ * opened by one coordinator at a time (exclusive locking: a second one gets a
+ * clear error instead of a shared, corrupted history). Node counts are
+ * uint64 stored in SQLite's signed 64-bit integers (two's complement round
+ * trip); blobs are little-endian and checked for size and range when read,
+ * so a damaged or foreign file gives an error, never a crash.
+ */
+#ifndef PLY_COORDINATOR_STORE_H
+#define PLY_COORDINATOR_STORE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "arbiter/arbiter.h"
+#include "split.h"
+#include "util/stats.h"
+
+typedef struct ply_store ply_store_t;
+
+/** What a run is, as accepted: enough to plan, check and answer it again. */
+typedef struct ply_store_run {
+    uint64_t id;
+    char fen[PLY_ARB_FEN_MAX]; /* validated and normalised by the rule engine */
+    unsigned depth;
+    int chess960, stats;
+    int want_split;      /* as asked: -1 automatic */
+    int verify_mode;     /* a Ply__VerifyMode */
+    uint32_t verify_ppm; /* parts per million for VERIFY_MODE_SAMPLE */
+    uint64_t job_base;   /* task id of job 0, computation 0 */
+    uint32_t slots;      /* task ids per job: job_base + k * njobs + job, k < slots */
+    int64_t submitted_unix_ms;
+    uint32_t results; /* ply_store_load: result rows stored for the run */
+} ply_store_run_t;
+
+/** One computation of a job: by a worker, or by the rule engine. */
+typedef struct ply_store_result {
+    uint64_t run_id;
+    uint32_t job;  /* index in the plan */
+    uint32_t role; /* 0 first computation, 1 check, 2 tie-break (< slots of the run) */
+    uint32_t attempt;
+    uint64_t nodes;
+    const ply_stats_t *stats;        /* NULL unless the run counts statistics */
+    uint32_t ndivide;                /* split-0 runs: entries per root move in plan order; else 0 */
+    const uint64_t *divide;          /* ndivide counts */
+    const ply_stats_t *divide_stats; /* ndivide statistics, or NULL */
+    const char *worker_id;           /* "arbiter" for the rule engine */
+    uint32_t seed;                   /* the worker's Zobrist seed */
+    int arbiter, no_hash;
+    uint64_t time_us;
+} ply_store_result_t;
+
+/** A finished run, as listed by ply_store_finished and ply_store_recent. */
+typedef struct ply_store_finished {
+    uint64_t id;
+    char state[16]; /* "done", "failed", "canceled" */
+    char fen[PLY_ARB_FEN_MAX];
+    unsigned depth;
+    uint32_t jobs_total, jobs_done;
+    uint64_t nodes, elapsed_ms;
+    int code;        /* the PLY_E code of a failed run, else 0 */
+    char error[512]; /* why it failed, or "" */
+    char verify[32]; /* "none", "sample=P", "all" */
+} ply_store_finished_t;
+
+/**
+ * ply_store_open - open the state file @path, creating it (and its schema)
+ * when it does not exist or is empty, and take it for this process alone.
+ * Returns NULL with a one-line reason in @why when the file cannot be opened
+ * or created, is not an SQLite database, is another program's database, was
+ * written by a newer ply, fails SQLite's quick_check, or is in use by another
+ * coordinator. Close with ply_store_close.
+ */
+ply_store_t *ply_store_open(const char *path, char *why, size_t why_len);
+
+/** ply_store_close - close the file; NULLs *s; idempotent. */
+void ply_store_close(ply_store_t **s);
+
+/** ply_store_path - the path given to ply_store_open (storage owned by @s). */
+const char *ply_store_path(const ply_store_t *s);
+
+/**
+ * ply_store_next_ids - the first run id and task id not used by any stored
+ * run (1 and 1 for a new file). Returns 0 or PLY_EDB.
+ */
+int ply_store_next_ids(ply_store_t *s, uint64_t *next_run_id, uint64_t *next_job_base);
+
+/**
+ * ply_store_add_run - store an accepted run and every job of its plan in one
+ * transaction (committed and on disk when this returns 0). The run's state is
+ * "active" until ply_store_finish_run. Returns 0, PLY_EDB (nothing stored;
+ * reason in @why) or PLY_EINVAL.
+ */
+int ply_store_add_run(ply_store_t *s, const ply_store_run_t *run, const ply_split_t *plan,
+                      char *why, size_t why_len);
+
+/**
+ * ply_store_begin - open a transaction that groups the ply_store_add_result
+ * calls until ply_store_commit (nothing is durable before that returns 0).
+ * Returns 0, or PLY_EDB (also when one is open already).
+ */
+int ply_store_begin(ply_store_t *s);
+
+/**
+ * ply_store_commit - commit the open transaction (on disk when this returns
+ * 0). On PLY_EDB (reason in @why) the transaction is rolled back: none of its
+ * results is stored. Without an open transaction: 0.
+ */
+int ply_store_commit(ply_store_t *s, char *why, size_t why_len);
+
+/**
+ * ply_store_add_result - store one computation of a job: committed when this
+ * returns 0, or part of the transaction ply_store_begin opened. A second row
+ * for the same run, job and role is refused. Returns 0, PLY_EDB (reason in
+ * @why) or PLY_EINVAL.
+ */
+int ply_store_add_result(ply_store_t *s, const ply_store_result_t *r, char *why, size_t why_len);
+
+/**
+ * ply_store_finish_run - record the end of a run: its summary @f and the
+ * encoded reply its client got (frame 1 of the RunResult or Error message,
+ * @reply_len bytes). Returns 0 or PLY_EDB.
+ */
+int ply_store_finish_run(ply_store_t *s, const ply_store_finished_t *f, const void *reply,
+                         size_t reply_len);
+
+/** Called for each unfinished run; takes the plan (sets *plan to NULL) or leaves it to be freed. */
+typedef int (*ply_store_run_fn)(void *arg, const ply_store_run_t *run, ply_split_t **plan);
+/** Called for each stored computation of the unfinished runs, in run, job, role order. */
+typedef int (*ply_store_result_fn)(void *arg, const ply_store_result_t *r);
+
+/**
+ * ply_store_load - read back every unfinished run: @on_run once per run with
+ * its plan rebuilt (root moves from the rule engine, jobs from the file), then
+ * @on_result for every computation of those runs. A callback returning a
+ * negative code stops the load with that code. Returns 0, PLY_EDB when the
+ * file's content is inconsistent (a run without all its jobs, a blob of the
+ * wrong size, a root move the rule engine does not know...; reason in @why),
+ * or a callback's code.
+ */
+int ply_store_load(ply_store_t *s, ply_store_run_fn on_run, ply_store_result_fn on_result,
+                   void *arg, char *why, size_t why_len);
+
+/**
+ * ply_store_finished - the finished run @id: its summary in *f and, when
+ * @reply is not NULL, a copy of its encoded reply (caller frees) in *reply and
+ * *reply_len. Returns 0, PLY_ENOTFOUND (no such run, or not finished) or PLY_EDB.
+ */
+int ply_store_finished(ply_store_t *s, uint64_t id, ply_store_finished_t *f, void **reply,
+                       size_t *reply_len);
+
+/**
+ * ply_store_recent - call @fn for up to @max finished runs, newest first.
+ * Returns 0, PLY_EDB, or the first negative code @fn returned.
+ */
+int ply_store_recent(ply_store_t *s, unsigned max,
+                     int (*fn)(void *arg, const ply_store_finished_t *f), void *arg);
+
+#endif

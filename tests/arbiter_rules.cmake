@@ -1,0 +1,36 @@
+# The rule engine, complete (issue 3): SAN, PGN, the end-of-game rules and
+# `ply arbiter`. Unit tests of common/arbiter's san, pgn and endgame modules,
+# the 100,000-game streaming test, and the end-to-end test of the command.
+ply_unit_test(test_arbiter_san
+  SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/unit/test_arbiter_san.c
+  LIBS ply_arbiter
+  LABELS quick
+  TIMEOUT 300)
+ply_unit_test(test_arbiter_pgn
+  SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/unit/test_arbiter_pgn.c
+  LIBS ply_arbiter
+  LABELS quick
+  TIMEOUT 300)
+ply_unit_test(test_arbiter_endgame
+  SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/unit/test_arbiter_endgame.c
+  LIBS ply_arbiter
+  LABELS quick
+  TIMEOUT 300)
+# 100,000 generated games (about 190 MB) written to /tmp and read back with
+# the peak RSS checked, every tenth game adjudicated (quick, ~13 s); the
+# "full" run adjudicates all of them (slow, ~60 s). Both print the peak RSS.
+ply_unit_test(test_arbiter_stream
+  SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/unit/test_arbiter_stream.c
+  LIBS ply_arbiter
+  LABELS quick
+  TIMEOUT 600)
+add_test(NAME test_arbiter_stream_full COMMAND test_arbiter_stream full)
+set_tests_properties(test_arbiter_stream_full PROPERTIES TIMEOUT 900 LABELS slow)
+# End to end: the built `ply` program on the mixed file of issue 3 and more.
+add_executable(test_arbiter_cli integration/test_arbiter_cli.c)
+target_link_libraries(test_arbiter_cli PRIVATE ply_flags PkgConfig::CMOCKA PkgConfig::JANSSON)
+target_compile_definitions(test_arbiter_cli PRIVATE PLY_TEST_DATA="${PLY_TEST_DATA}"
+  PLY_BIN_DIR="$<TARGET_FILE_DIR:ply>")
+add_dependencies(test_arbiter_cli ply)
+add_test(NAME arbiter_cli COMMAND test_arbiter_cli)
+set_tests_properties(arbiter_cli PROPERTIES TIMEOUT 300 LABELS quick SKIP_RETURN_CODE 77)

@@ -1,0 +1,169 @@
+/*
+ * ply_fake_uci: a small UCI engine for testing `ply perft-diff`. It answers
+ * "go perft N" in Stockfish's format with a move generator that is ply's
+ * fast one (common/board) plus one deliberate bug, or misbehaves on purpose:
+ *
+ *   --drop "FEN|MOVE"  leave MOVE out of the move list whenever the position
+ *                      is FEN (compared by 128-bit Zobrist key: placement,
+ *                      side, castling, a capturable en-passant square). The
+ *                      bug is consistent at every depth, like a real one.
+ *   --mode M           normal (default); hang (never answers go perft); die
+ *                      (exits with status 3 on go perft, a line on stderr);
+ *                      garbage (prints "Nodes searched: many"); binary
+ *                      (prints control bytes); no-uciok (never finishes the
+ *                      handshake); lie-root (adds one node to the first root
+ *                      move when asked about the root itself, so its counts
+ *                      are inconsistent between queries).
+ *
+ * Commands: uci, isready, setoption name UCI_Chess960 value true|false,
+ * ucinewgame, position startpos|fen F [moves ...], go perft N, quit.
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "board/movegen.h"
+
+static int chess960, have_drop, lie_root;
+static ply_board_t drop_pos;
+static char drop_move[8];
+
+/* Legal moves, minus the dropped one at the dropped position. */
+static int gen(const ply_board_t *b, ply_move_t *moves)
+{
+    int n = ply_board_legal_moves(b, moves);
+    if (!have_drop || b->key[0] != drop_pos.key[0] || b->key[1] != drop_pos.key[1]) return n;
+    for (int i = 0; i < n; i++) {
+        char uci[8];
+        ply_board_move_to_uci(b, moves[i], uci);
+        if (!strcmp(uci, drop_move)) {
+            moves[i] = moves[--n];
+            break;
+        }
+    }
+    return n;
+}
+
+static uint64_t perft(const ply_board_t *b, int depth)
+{
+    ply_move_t moves[PLY_MAX_MOVES];
+    int n = gen(b, moves);
+    if (depth <= 1) return (uint64_t)n;
+    uint64_t sum = 0;
+    for (int i = 0; i < n; i++) {
+        ply_board_t c = *b;
+        ply_board_play(&c, moves[i]);
+        sum += perft(&c, depth - 1);
+    }
+    return sum;
+}
+
+/* "position startpos|fen F... [moves m...]": 0, or -1 when it cannot be set up. */
+static int set_position(ply_board_t *b, char *args, int *at_root)
+{
+    char *moves = strstr(args, " moves");
+    if (moves) *moves = '\0';
+    const char *fen = !strncmp(args, "startpos", 8) ? "startpos"
+                      : !strncmp(args, "fen ", 4)   ? args + 4
+                                                    : NULL;
+    if (!fen || ply_board_from_fen(b, fen, chess960 ? PLY_BOARD_CHESS960 : 0, NULL, 0) < 0)
+        return -1;
+    *at_root = 1;
+    if (!moves) return 0;
+    for (char *save = NULL, *m = strtok_r(moves + 6, " ", &save); m;
+         m = strtok_r(NULL, " ", &save)) {
+        ply_move_t mv;
+        if (ply_board_move_from_uci(b, m, &mv) < 0) return -1;
+        ply_board_play(b, mv);
+        *at_root = 0;
+    }
+    return 0;
+}
+
+static void go_perft(const ply_board_t *b, int depth, int at_root, const char *mode)
+{
+    if (!strcmp(mode, "hang")) {
+        for (;;) pause();
+    }
+    if (!strcmp(mode, "die")) {
+        fprintf(stderr, "fake engine: simulated crash\n");
+        exit(3);
+    }
+    if (!strcmp(mode, "garbage")) {
+        printf("e2e4: 20\n\nNodes searched: many\n\n");
+        return;
+    }
+    if (!strcmp(mode, "binary")) {
+        fwrite("e2e4\0\x01\x02: 7\n", 1, 12, stdout);
+        return;
+    }
+    ply_move_t moves[PLY_MAX_MOVES];
+    int n = gen(b, moves);
+    uint64_t total = 0;
+    for (int i = 0; i < n; i++) {
+        ply_board_t c = *b;
+        ply_board_play(&c, moves[i]);
+        uint64_t cnt = depth > 1 ? perft(&c, depth - 1) : 1;
+        if (i == 0 && at_root && lie_root) cnt++;
+        char uci[8];
+        ply_board_move_to_uci(b, moves[i], uci);
+        printf("%s: %llu\n", uci, (unsigned long long)cnt);
+        total += cnt;
+    }
+    printf("\nNodes searched: %llu\n\n", (unsigned long long)total);
+}
+
+int main(int argc, char **argv)
+{
+    const char *mode = "normal", *drop = NULL;
+    for (int i = 1; i + 1 < argc; i += 2) {
+        if (!strcmp(argv[i], "--mode"))
+            mode = argv[i + 1];
+        else if (!strcmp(argv[i], "--drop"))
+            drop = argv[i + 1];
+    }
+    lie_root = !strcmp(mode, "lie-root");
+    if (drop) {
+        char fen[256];
+        const char *bar = strchr(drop, '|');
+        if (!bar || (size_t)(bar - drop) >= sizeof fen || strlen(bar + 1) >= sizeof drop_move) {
+            fprintf(stderr, "fake engine: --drop \"FEN|MOVE\"\n");
+            return 2;
+        }
+        memcpy(fen, drop, (size_t)(bar - drop));
+        fen[bar - drop] = '\0';
+        snprintf(drop_move, sizeof drop_move, "%s", bar + 1);
+        if (ply_board_from_fen(&drop_pos, fen, 0, NULL, 0) < 0) {
+            fprintf(stderr, "fake engine: bad --drop FEN\n");
+            return 2;
+        }
+        have_drop = 1;
+    }
+    setvbuf(stdout, NULL, _IOLBF, 0);
+    ply_board_t b;
+    ply_board_startpos(&b);
+    int at_root = 1;
+    char line[65536];
+    while (fgets(line, sizeof line, stdin)) {
+        line[strcspn(line, "\r\n")] = '\0';
+        if (!strcmp(line, "uci")) {
+            if (!strcmp(mode, "no-uciok")) continue;
+            printf("id name ply fake engine (%s)\nid author ply tests\nuciok\n", mode);
+        } else if (!strcmp(line, "isready")) {
+            printf("readyok\n");
+        } else if (!strncmp(line, "setoption name UCI_Chess960 value ", 34)) {
+            chess960 = !strcmp(line + 34, "true");
+        } else if (!strncmp(line, "position ", 9)) {
+            if (set_position(&b, line + 9, &at_root) < 0)
+                printf("info string cannot set up %s\n", line + 9);
+        } else if (!strncmp(line, "go perft ", 9)) {
+            go_perft(&b, atoi(line + 9), at_root, mode);
+        } else if (!strcmp(line, "quit")) {
+            break;
+        }
+        fflush(stdout);
+    }
+    return 0;
+}

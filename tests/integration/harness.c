@@ -1,0 +1,292 @@
+/*
+ * The process harness (see harness.h). Output is captured through pipes
+ * read with poll() under a deadline, so a hung child fails its test instead
+ * of hanging ctest; every child leads its own process group so that killing
+ * it also kills what its shell started.
+ */
+#define _GNU_SOURCE
+#include "harness.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+uint64_t th_now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
+}
+
+static void exec_shell(const char *cmd)
+{
+    char path[8192];
+    const char *old = getenv("PATH");
+    snprintf(path, sizeof path, "%s:%s", PLY_BIN_DIR, old ? old : "/usr/bin:/bin");
+    setenv("PATH", path, 1);
+    execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
+    _exit(127);
+}
+
+typedef struct sink {
+    char *buf;
+    size_t len, cap;
+} sink_t;
+
+static void sink_add(sink_t *s, const char *data, size_t n)
+{
+    if (s->len + n + 1 > s->cap) {
+        size_t cap = s->cap ? s->cap : 4096;
+        while (cap < s->len + n + 1) cap *= 2;
+        char *grown = realloc(s->buf, cap);
+        if (!grown) return;
+        s->buf = grown;
+        s->cap = cap;
+    }
+    memcpy(s->buf + s->len, data, n);
+    s->len += n;
+    s->buf[s->len] = '\0';
+}
+
+static char *sink_take(sink_t *s)
+{
+    return s->buf ? s->buf : strdup("");
+}
+
+th_run_t th_run(int timeout_s, const char *fmt, ...)
+{
+    char cmd[8192];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(cmd, sizeof cmd, fmt, ap);
+    va_end(ap);
+    th_run_t r = {-1, NULL, NULL};
+    int out[2], err[2];
+    if (pipe(out) != 0 || pipe(err) != 0) {
+        r.out = strdup("");
+        r.err = strdup("pipe failed");
+        return r;
+    }
+    pid_t pid = fork();
+    if (pid == 0) {
+        setpgid(0, 0);
+        dup2(out[1], 1);
+        dup2(err[1], 2);
+        close(out[0]), close(out[1]), close(err[0]), close(err[1]);
+        exec_shell(cmd);
+    }
+    close(out[1]);
+    close(err[1]);
+    sink_t so = {0}, se = {0};
+    uint64_t deadline = th_now_ms() + (uint64_t)timeout_s * 1000u;
+    int open_fds = 2, killed = 0;
+    struct pollfd pf[2] = {{out[0], POLLIN, 0}, {err[0], POLLIN, 0}};
+    while (open_fds > 0) {
+        uint64_t now = th_now_ms();
+        if (now >= deadline) {
+            kill(-pid, SIGKILL);
+            killed = 1;
+            break;
+        }
+        int n = poll(pf, 2, (int)(deadline - now));
+        if (n < 0 && errno != EINTR) break;
+        for (int i = 0; i < 2 && n > 0; i++) {
+            if (pf[i].fd < 0 || !(pf[i].revents & (POLLIN | POLLHUP | POLLERR))) continue;
+            char buf[65536];
+            ssize_t got = read(pf[i].fd, buf, sizeof buf);
+            if (got > 0) {
+                sink_add(i ? &se : &so, buf, (size_t)got);
+            } else {
+                close(pf[i].fd);
+                pf[i].fd = -1;
+                open_fds--;
+            }
+        }
+    }
+    for (int i = 0; i < 2; i++)
+        if (pf[i].fd >= 0) close(pf[i].fd);
+    int st = 0;
+    waitpid(pid, &st, 0);
+    if (killed) {
+        const char *note = "\n[harness: killed after the timeout]\n";
+        sink_add(&se, note, strlen(note));
+    }
+    r.status = !killed && WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+    r.out = sink_take(&so);
+    r.err = sink_take(&se);
+    return r;
+}
+
+void th_run_free(th_run_t *r)
+{
+    free(r->out);
+    free(r->err);
+    r->out = r->err = NULL;
+}
+
+pid_t th_spawn(const char *log, const char *fmt, ...)
+{
+    char cmd[8192];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(cmd, sizeof cmd, fmt, ap);
+    va_end(ap);
+    pid_t pid = fork();
+    if (pid == 0) {
+        setpgid(0, 0);
+        int fd = open(log ? log : "/dev/null", O_WRONLY | O_CREAT | O_APPEND, 0644);
+        int in = open("/dev/null", O_RDONLY);
+        if (fd >= 0) dup2(fd, 1), dup2(fd, 2);
+        if (in >= 0) dup2(in, 0);
+        exec_shell(cmd);
+    }
+    if (pid > 0) setpgid(pid, pid); /* also here: no race with an early th_stop */
+    return pid;
+}
+
+/* Raw wait statuses of children reaped by th_alive, for th_stop to report. */
+static struct {
+    pid_t pid;
+    int status;
+} reaped[64];
+
+static int decode_status(int st)
+{
+    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+int th_stop(pid_t pid)
+{
+    if (pid <= 0) return -1;
+    for (int i = 0; i < 64; i++)
+        if (reaped[i].pid == pid) {
+            kill(-pid, SIGKILL); /* stragglers in its group */
+            reaped[i].pid = 0;
+            return decode_status(reaped[i].status);
+        }
+    int st = 0;
+    /* one SIGTERM: a program that has begun an orderly stop may restore the default
+     * action, and a second signal would then kill it */
+    if (kill(-pid, SIGTERM) != 0) kill(pid, SIGTERM);
+    for (int i = 0; i < 100; i++) {
+        pid_t w = waitpid(pid, &st, WNOHANG);
+        if (w == pid) {
+            kill(-pid, SIGKILL);
+            return decode_status(st);
+        }
+        if (w < 0) return -1;
+        usleep(50000);
+    }
+    kill(-pid, SIGKILL);
+    kill(pid, SIGKILL);
+    waitpid(pid, &st, 0);
+    return -1;
+}
+
+int th_alive(pid_t pid)
+{
+    int st = 0;
+    if (pid <= 0) return 0;
+    for (int i = 0; i < 64; i++)
+        if (reaped[i].pid == pid) return 0;
+    pid_t w = waitpid(pid, &st, WNOHANG);
+    if (w == 0) return 1;
+    if (w == pid) {
+        for (int i = 0; i < 64; i++)
+            if (!reaped[i].pid) {
+                reaped[i].pid = pid;
+                reaped[i].status = st;
+                break;
+            }
+        if (WIFSIGNALED(st))
+            fprintf(stderr, "[harness: pid %d killed by signal %d]\n", (int)pid, WTERMSIG(st));
+        else
+            fprintf(stderr, "[harness: pid %d exited with status %d]\n", (int)pid, WEXITSTATUS(st));
+    }
+    return 0;
+}
+
+int th_wait(pid_t pid, int timeout_ms)
+{
+    uint64_t deadline = th_now_ms() + (uint64_t)timeout_ms;
+    while (th_alive(pid)) {
+        if (th_now_ms() >= deadline) return -2;
+        usleep(50000);
+    }
+    for (int i = 0; i < 64; i++)
+        if (reaped[i].pid == pid) {
+            reaped[i].pid = 0;
+            return decode_status(reaped[i].status);
+        }
+    return -1;
+}
+
+int th_free_port(void)
+{
+    int s = socket(AF_INET, SOCK_STREAM, 0);
+    struct sockaddr_in a;
+    memset(&a, 0, sizeof a);
+    a.sin_family = AF_INET;
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    socklen_t len = sizeof a;
+    int port = 0;
+    if (s >= 0 && bind(s, (struct sockaddr *)&a, sizeof a) == 0 &&
+        getsockname(s, (struct sockaddr *)&a, &len) == 0)
+        port = ntohs(a.sin_port);
+    if (s >= 0) close(s);
+    return port;
+}
+
+char *th_slurp(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    sink_t s = {0};
+    if (f) {
+        char buf[65536];
+        size_t n;
+        while ((n = fread(buf, 1, sizeof buf, f)) > 0) sink_add(&s, buf, n);
+        fclose(f);
+    }
+    return sink_take(&s);
+}
+
+int th_wait_text(const char *path, const char *text, int timeout_ms)
+{
+    uint64_t deadline = th_now_ms() + (uint64_t)timeout_ms;
+    do {
+        char *s = th_slurp(path);
+        int found = strstr(s, text) != NULL;
+        free(s);
+        if (found) return 1;
+        usleep(50000);
+    } while (th_now_ms() < deadline);
+    return 0;
+}
+
+int th_count(const char *hay, const char *needle)
+{
+    int n = 0;
+    size_t k = strlen(needle);
+    for (const char *p = hay; k && (p = strstr(p, needle)); p += k) n++;
+    return n;
+}
+
+const char *th_tmpdir(const char *tag)
+{
+    static char dir[256];
+    snprintf(dir, sizeof dir, "/tmp/ply-%s-XXXXXX", tag);
+    if (!mkdtemp(dir)) snprintf(dir, sizeof dir, "/tmp");
+    return dir;
+}

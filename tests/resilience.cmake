@@ -1,0 +1,46 @@
+# Leases and heartbeats, durable state, verification (coordinator/store.c,
+# verify.c, restore.c; worker reconnects): unit tests of the state file, the
+# coordinator against fake workers (quarantine, hung workers, verify modes),
+# and end-to-end chaos and faulty-worker tests with the real programs.
+
+# A worker that corrupts one count in N (--fault-every N), for the
+# verification tests only: ply-worker's own sources compiled with
+# PLY_FAULT_INJECTION. Never installed; ply-worker itself has no such code.
+add_executable(ply-worker-faulty ${PROJECT_SOURCE_DIR}/worker/main.c
+  ${PROJECT_SOURCE_DIR}/worker/service.c)
+target_compile_definitions(ply-worker-faulty PRIVATE PLY_FAULT_INJECTION)
+target_include_directories(ply-worker-faulty PRIVATE ${PROJECT_SOURCE_DIR}/worker)
+target_link_libraries(ply-worker-faulty PRIVATE ply_perft ply_proto ply_flags)
+
+# The state file: write, read back, refuse foreign, damaged, newer or shared files.
+ply_unit_test(test_store
+  SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/unit/test_store.c
+  LIBS ply_coordinator PkgConfig::SQLITE3
+  LABELS quick
+  TIMEOUT 120)
+
+# The coordinator against fake workers: quarantine, hangs, verify modes, restarts.
+ply_unit_test(test_resilience
+  SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/unit/test_resilience.c
+          ${CMAKE_CURRENT_SOURCE_DIR}/unit/fake_worker.c
+  LIBS ply_coordinator ply_client Threads::Threads
+  LABELS quick net
+  TIMEOUT 180)
+
+# End to end with the real programs (tests/integration/test_chaos.c): chaos
+# during Kiwipete perft(6) (a worker killed, a worker stopped past its
+# liveness, the coordinator killed and restarted), the faulty worker under
+# --verify all, the detach/status/result commands; "slow" does it all in one
+# longer run.
+add_executable(test_chaos ${CMAKE_CURRENT_SOURCE_DIR}/integration/test_chaos.c
+  ${CMAKE_CURRENT_SOURCE_DIR}/integration/harness.c)
+target_link_libraries(test_chaos PRIVATE ply_flags ply_client PkgConfig::CMOCKA PkgConfig::JANSSON
+  PkgConfig::SQLITE3)
+target_compile_definitions(test_chaos PRIVATE PLY_BIN_DIR="${CMAKE_RUNTIME_OUTPUT_DIRECTORY}")
+add_dependencies(test_chaos ply ply-worker ply-worker-faulty ply-coordinator)
+add_test(NAME chaos COMMAND test_chaos chaos)
+add_test(NAME chaos_verify COMMAND test_chaos verify)
+add_test(NAME chaos_cli COMMAND test_chaos cli)
+add_test(NAME chaos_slow COMMAND test_chaos slow)
+set_tests_properties(chaos chaos_verify chaos_cli PROPERTIES TIMEOUT 400 LABELS "net" SKIP_RETURN_CODE 77)
+set_tests_properties(chaos_slow PROPERTIES TIMEOUT 900 LABELS "slow;net" SKIP_RETURN_CODE 77)

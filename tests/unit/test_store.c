@@ -1,0 +1,395 @@
+/*
+ * Tests of the coordinator's state file (coordinator/store.h): a run and its
+ * plan written and read back identical, results with statistics and divide,
+ * finished runs and their stored answers, ids continuing after a restart,
+ * the 72,078-job plan of the start position at ply 4 (OEIS A083276) stored
+ * in one transaction (timed), and every kind of bad file refused with a
+ * clear reason and no crash: a text file, another program's SQLite
+ * database, a newer format, a damaged file, inconsistent rows, a file in use.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include <sqlite3.h>
+#include <unistd.h>
+
+#include "arbiter/arbiter.h"
+#include "split.h"
+#include "store.h"
+#include "util/error.h"
+#include "util/log.h"
+#include "util/time.h"
+
+static char dir[64], path[128];
+
+static int setup(void **state)
+{
+    (void)state;
+    snprintf(dir, sizeof dir, "/tmp/ply-store-XXXXXX");
+    if (!mkdtemp(dir)) return -1;
+    snprintf(path, sizeof path, "%s/state.db", dir);
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    char cmd[256];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    return system(cmd) == 0 ? 0 : -1;
+}
+
+static ply_split_t *plan_of(const char *fen, unsigned depth, int split)
+{
+    ply_arb_pos_t root;
+    char why[256];
+    assert_int_equal(ply_arb_from_fen(&root, fen, 0, why, sizeof why), 0);
+    ply_split_t *plan = NULL;
+    if (ply_split_plan(&root, depth, split, NULL, &plan, why, sizeof why)) fail_msg("%s", why);
+    return plan;
+}
+
+static ply_store_run_t run_of(uint64_t id, const char *fen, unsigned depth, uint64_t base)
+{
+    ply_store_run_t r;
+    memset(&r, 0, sizeof r);
+    r.id = id;
+    snprintf(r.fen, sizeof r.fen, "%s", fen);
+    r.depth = depth;
+    r.want_split = 2;
+    r.job_base = base;
+    r.slots = 1;
+    r.submitted_unix_ms = 1700000000000;
+    return r;
+}
+
+typedef struct loaded {
+    int runs;
+    ply_split_t *plan;
+    ply_store_run_t run;
+    int results;
+    uint64_t nodes_sum;
+    int with_stats, with_divide;
+    char worker[32];
+} loaded_t;
+
+static int on_run(void *arg, const ply_store_run_t *run, ply_split_t **plan)
+{
+    loaded_t *l = arg;
+    l->runs++;
+    l->run = *run;
+    ply_split_destroy(&l->plan);
+    l->plan = *plan;
+    *plan = NULL;
+    return 0;
+}
+
+static int on_result(void *arg, const ply_store_result_t *r)
+{
+    loaded_t *l = arg;
+    l->results++;
+    l->nodes_sum += r->nodes;
+    l->with_stats += r->stats != NULL;
+    l->with_divide += r->ndivide > 0;
+    snprintf(l->worker, sizeof l->worker, "%s", r->worker_id);
+    return 0;
+}
+
+static void same_plan(const ply_split_t *a, const ply_split_t *b)
+{
+    assert_int_equal(a->njobs, b->njobs);
+    assert_int_equal(a->split_depth, b->split_depth);
+    assert_int_equal(a->job_depth, b->job_depth);
+    assert_int_equal(a->nroot, b->nroot);
+    assert_true(a->paths == b->paths);
+    for (size_t i = 0; i < a->njobs; i++) {
+        assert_string_equal(a->jobs[i].fen, b->jobs[i].fen);
+        assert_int_equal(a->jobs[i].perft1, b->jobs[i].perft1);
+        assert_true(a->jobs[i].multiplicity == b->jobs[i].multiplicity);
+        assert_int_equal(a->jobs[i].nmult, b->jobs[i].nmult);
+        for (uint32_t k = 0; k < a->jobs[i].nmult; k++) {
+            /* root indices may be renumbered; the moves must be the same */
+            assert_string_equal(a->root_uci[a->jobs[i].mult[k].root],
+                                b->root_uci[b->jobs[i].mult[k].root]);
+            assert_true(a->jobs[i].mult[k].count == b->jobs[i].mult[k].count);
+        }
+    }
+}
+
+static const char START[] = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
+
+/* A run with 400 jobs and some results, read back after closing. */
+static void test_write_and_reload(void **state)
+{
+    (void)state;
+    char why[512] = "";
+    ply_store_t *s = ply_store_open(path, why, sizeof why);
+    if (!s) fail_msg("%s", why);
+    uint64_t rid, jb;
+    assert_int_equal(ply_store_next_ids(s, &rid, &jb), 0);
+    assert_true(rid == 1 && jb == 1);
+    ply_split_t *plan = plan_of(START, 4, 2);
+    assert_int_equal(plan->njobs, 400);
+    ply_store_run_t run = run_of(1, START, 4, 1);
+    assert_int_equal(ply_store_add_run(s, &run, plan, why, sizeof why), 0);
+    ply_stats_t st = {{0}};
+    st.v[PLY_STAT_nodes] = 20;
+    st.v[PLY_STAT_captures] = 3;
+    for (uint32_t i = 0; i < 10; i++) {
+        ply_store_result_t r = {0};
+        r.run_id = 1, r.job = i, r.role = 0, r.attempt = 1;
+        r.nodes = 20 + i;
+        r.stats = i % 2 ? &st : NULL;
+        r.worker_id = "node07:42";
+        r.seed = 3;
+        r.time_us = 1000;
+        assert_int_equal(ply_store_add_result(s, &r, why, sizeof why), 0);
+    }
+    /* a second result for the same job and role is refused */
+    ply_store_result_t dup = {0};
+    dup.run_id = 1, dup.job = 0, dup.role = 0, dup.attempt = 2, dup.worker_id = "x";
+    assert_int_equal(ply_store_add_result(s, &dup, why, sizeof why), PLY_EDB);
+    assert_non_null(strstr(why, "job 0 of run 1"));
+    ply_store_close(&s);
+    assert_null(s);
+
+    s = ply_store_open(path, why, sizeof why);
+    assert_non_null(s);
+    loaded_t l = {0};
+    assert_int_equal(ply_store_load(s, on_run, on_result, &l, why, sizeof why), 0);
+    assert_int_equal(l.runs, 1);
+    assert_int_equal(l.run.results, 10);
+    assert_string_equal(l.run.fen, START);
+    assert_int_equal(l.run.depth, 4);
+    assert_true(l.run.job_base == 1 && l.run.slots == 1 && l.run.want_split == 2);
+    same_plan(plan, l.plan);
+    assert_int_equal(l.results, 10);
+    assert_true(l.nodes_sum == 10 * 20 + 45);
+    assert_int_equal(l.with_stats, 5);
+    assert_string_equal(l.worker, "node07:42");
+    assert_int_equal(ply_store_next_ids(s, &rid, &jb), 0);
+    assert_true(rid == 2 && jb == 401);
+    ply_split_destroy(&l.plan);
+
+    /* finished: no longer loaded, its answer kept */
+    ply_store_finished_t f;
+    memset(&f, 0, sizeof f);
+    f.id = 1;
+    snprintf(f.state, sizeof f.state, "done");
+    snprintf(f.fen, sizeof f.fen, "%s", START);
+    f.depth = 4, f.jobs_total = 400, f.jobs_done = 400, f.nodes = 197281;
+    snprintf(f.verify, sizeof f.verify, "none");
+    static const uint8_t reply[] = {1, 2, 3, 0, 255};
+    assert_int_equal(ply_store_finish_run(s, &f, reply, sizeof reply), 0);
+    loaded_t none = {0};
+    assert_int_equal(ply_store_load(s, on_run, on_result, &none, why, sizeof why), 0);
+    assert_int_equal(none.runs, 0);
+    ply_store_finished_t g;
+    void *blob = NULL;
+    size_t n = 0;
+    assert_int_equal(ply_store_finished(s, 1, &g, &blob, &n), 0);
+    assert_string_equal(g.state, "done");
+    assert_true(g.nodes == 197281 && g.jobs_done == 400);
+    assert_int_equal(n, sizeof reply);
+    assert_memory_equal(blob, reply, n);
+    free(blob);
+    assert_int_equal(ply_store_finished(s, 2, &g, NULL, NULL), PLY_ENOTFOUND);
+    ply_store_close(&s);
+    ply_split_destroy(&plan);
+}
+
+/* The plan of a ply-4 split of the start position: 72,078 jobs in one transaction. */
+static void test_big_plan(void **state)
+{
+    (void)state;
+    char why[512] = "";
+    unlink(path);
+    ply_store_t *s = ply_store_open(path, why, sizeof why);
+    assert_non_null(s);
+    ply_split_t *plan = plan_of(START, 6, 4);
+    assert_int_equal(plan->njobs, 72078);
+    ply_store_run_t run = run_of(1, START, 6, 1);
+    uint64_t t0 = ply_time_ns();
+    assert_int_equal(ply_store_add_run(s, &run, plan, why, sizeof why), 0);
+    double store_ms = (double)(ply_time_ns() - t0) / 1e6;
+    ply_store_close(&s);
+    s = ply_store_open(path, why, sizeof why);
+    loaded_t l = {0};
+    t0 = ply_time_ns();
+    assert_int_equal(ply_store_load(s, on_run, on_result, &l, why, sizeof why), 0);
+    double load_ms = (double)(ply_time_ns() - t0) / 1e6;
+    same_plan(plan, l.plan);
+    print_message("72078 jobs: stored in %.0f ms (%.2f us a job), read back and checked against "
+                  "the rule engine in %.0f ms\n",
+                  store_ms, store_ms * 1000 / 72078, load_ms);
+    assert_true(store_ms < 10000); /* seconds would mean one transaction per job */
+    ply_split_destroy(&l.plan);
+    ply_split_destroy(&plan);
+    ply_store_close(&s);
+}
+
+static void expect_refused(const char *what, const char *needle)
+{
+    char why[512] = "";
+    ply_store_t *s = ply_store_open(path, why, sizeof why);
+    if (s) fail_msg("%s: opened", what);
+    if (!strstr(why, needle)) fail_msg("%s: \"%s\" does not say \"%s\"", what, why, needle);
+    assert_non_null(strstr(why, path));
+}
+
+static void sql(const char *statements)
+{
+    sqlite3 *db;
+    assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
+    char *err = NULL;
+    if (sqlite3_exec(db, statements, NULL, NULL, &err) != SQLITE_OK) fail_msg("%s", err);
+    sqlite3_close(db);
+}
+
+static void test_foreign_files(void **state)
+{
+    (void)state;
+    unlink(path);
+    FILE *f = fopen(path, "w");
+    fputs("this is not a database, just a text file that happens to be long enough to have a "
+          "header page and more...............................................................",
+          f);
+    fclose(f);
+    expect_refused("text file", "not a ply state file");
+
+    unlink(path);
+    sql("CREATE TABLE accounts(id, balance); INSERT INTO accounts VALUES(1, 100);");
+    expect_refused("another program's database", "another program");
+
+    unlink(path);
+    char why[512];
+    ply_store_t *s = ply_store_open(path, why, sizeof why);
+    assert_non_null(s);
+    ply_store_close(&s);
+    sql("PRAGMA user_version=7;");
+    expect_refused("newer format", "newer ply");
+}
+
+/* A run whose rows were damaged: the load fails with the run and the reason, never crashes. */
+static void test_inconsistent_rows(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *sql, *needle;
+    } cases[] = {
+        {"UPDATE jobs SET mult = x'0102' WHERE idx = 5", "multiplicity blob"},
+        {"UPDATE jobs SET mult = x'630000000100000000000000' WHERE idx = 5",
+         "bad multiplicity entry"},
+        {"UPDATE jobs SET fen = 'garbage' WHERE idx = 7", "disagrees with the rule engine"},
+        {"UPDATE jobs SET perft1 = 99 WHERE idx = 7", "disagrees with the rule engine"},
+        {"DELETE FROM jobs WHERE idx = 399", "jobs stored"},
+        {"UPDATE runs SET root_moves = 'e2e4 e7e5'", "root move"},
+        {"UPDATE runs SET njobs = -3", "out of range"},
+        {"UPDATE results SET stats = x'00'", "malformed"},
+        {"UPDATE results SET divide = x'0000'", "malformed"},
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        unlink(path);
+        char why[512] = "";
+        ply_store_t *s = ply_store_open(path, why, sizeof why);
+        assert_non_null(s);
+        ply_split_t *plan = plan_of(START, 4, 2);
+        ply_store_run_t run = run_of(1, START, 4, 1);
+        assert_int_equal(ply_store_add_run(s, &run, plan, why, sizeof why), 0);
+        ply_store_result_t r = {0};
+        r.run_id = 1, r.job = 3, r.attempt = 1, r.nodes = 400, r.worker_id = "w";
+        assert_int_equal(ply_store_add_result(s, &r, why, sizeof why), 0);
+        ply_store_close(&s);
+        ply_split_destroy(&plan);
+        sql(cases[c].sql);
+        s = ply_store_open(path, why, sizeof why);
+        assert_non_null(s);
+        loaded_t l = {0};
+        why[0] = '\0';
+        int rc = ply_store_load(s, on_run, on_result, &l, why, sizeof why);
+        if (rc != PLY_EDB) fail_msg("case %zu (%s): load returned %d", c, cases[c].sql, rc);
+        if (!strstr(why, cases[c].needle))
+            fail_msg("case %zu: \"%s\" does not say \"%s\"", c, why, cases[c].needle);
+        ply_split_destroy(&l.plan);
+        ply_store_close(&s);
+    }
+}
+
+/* Random bytes over the middle of a real state file: refused or read, never a crash. */
+static void test_damaged_file(void **state)
+{
+    (void)state;
+    unlink(path);
+    char why[512] = "";
+    ply_store_t *s = ply_store_open(path, why, sizeof why);
+    ply_split_t *plan = plan_of(START, 5, 3);
+    ply_store_run_t run = run_of(1, START, 5, 1);
+    assert_int_equal(ply_store_add_run(s, &run, plan, why, sizeof why), 0);
+    ply_store_close(&s);
+    ply_split_destroy(&plan);
+    /* fold the write-ahead log into the file first */
+    sql("PRAGMA wal_checkpoint(TRUNCATE);");
+    FILE *f = fopen(path, "r+b");
+    assert_non_null(f);
+    fseek(f, 0, SEEK_END);
+    long size = ftell(f);
+    assert_true(size > 16384);
+    srand(7);
+    int refused = 0;
+    for (long off = 8192; off + 512 < size; off += size / 8) {
+        fseek(f, off, SEEK_SET);
+        for (int i = 0; i < 512; i++) fputc(rand() & 255, f);
+    }
+    fclose(f);
+    s = ply_store_open(path, why, sizeof why);
+    if (!s) {
+        refused = 1;
+        assert_non_null(strstr(why, path));
+    } else {
+        loaded_t l = {0};
+        refused = ply_store_load(s, on_run, on_result, &l, why, sizeof why) < 0;
+        ply_split_destroy(&l.plan);
+        ply_store_close(&s);
+    }
+    print_message("damaged file: %s\n", refused ? why : "read (damage missed the data)");
+    assert_true(refused);
+}
+
+/* One coordinator at a time: a second open of the same file is refused while the first holds it. */
+static void test_in_use(void **state)
+{
+    (void)state;
+    unlink(path);
+    char why[512] = "";
+    ply_store_t *a = ply_store_open(path, why, sizeof why);
+    assert_non_null(a);
+    ply_store_t *b = ply_store_open(path, why, sizeof why);
+    assert_null(b);
+    assert_non_null(strstr(why, "in use by another coordinator"));
+    ply_store_close(&a);
+    b = ply_store_open(path, why, sizeof why); /* released */
+    assert_non_null(b);
+    ply_store_close(&b);
+    ply_store_close(&b); /* idempotent */
+    assert_null(ply_store_open("", why, sizeof why));
+    assert_null(ply_store_open("/nonexistent-dir/x.db", why, sizeof why));
+    assert_non_null(strstr(why, "/nonexistent-dir/x.db"));
+}
+
+int main(void)
+{
+    ply_log_set_level(PLY_LOG_ERROR);
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_write_and_reload), cmocka_unit_test(test_big_plan),
+        cmocka_unit_test(test_foreign_files),    cmocka_unit_test(test_inconsistent_rows),
+        cmocka_unit_test(test_damaged_file),     cmocka_unit_test(test_in_use),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}

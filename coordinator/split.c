@@ -336,7 +336,7 @@ static int expand_and_choose(ply_split_t *plan, int want, const growth_t *g,
             chosen = s;
         } else if (s + 1 >= plan->depth || cur.n == 0 ||
                    (double)cur.n * ((s + 1) % 2 ? g->r_odd : g->r_even) >
-                       (double)PLY_SPLIT_MAX_JOBS) {
+                       (double)PLY_SPLIT_AUTO_MAX_JOBS) {
             chosen = s;
         }
         if (chosen) break;

@@ -40,7 +40,12 @@
  *          PLY_SPLIT_MAX_JOB_NODES (1e12: about a minute for a 16-thread
  *          worker), use s;
  *        - else go one ply deeper, unless s = d - 1 or the next level could
- *          exceed PLY_SPLIT_MAX_JOBS, in which case use s.
+ *          exceed PLY_SPLIT_AUTO_MAX_JOBS (250,000, estimated as this
+ *          level's unique positions times the branching ratio; the start
+ *          position's ply 4 has 72,078, ply 5 822,518), in which case use
+ *          s. Deeper splits cost the coordinator seconds and hundreds of
+ *          MB, and any client may ask for a huge depth: they must be asked
+ *          for with an explicit split depth.
  *   Start position: perft(2..8) split at 1 (20 jobs), perft(9..11) at 2
  *   (400 jobs), perft(12) at 3 (5,362 jobs), perft(13) at 4 (72,078 jobs).
  *
@@ -71,6 +76,8 @@
 #define PLY_SPLIT_MAX_JOB_NODES 1000000000000ull
 /** Most unique positions a plan may have (explicit or automatic split). */
 #define PLY_SPLIT_MAX_JOBS 2000000u
+/** The automatic split stops before a level that could exceed this many positions. */
+#define PLY_SPLIT_AUTO_MAX_JOBS 250000u
 /** Plans with at most this many jobs estimate job cost with arbiter perft(2). */
 #define PLY_SPLIT_P2_MAX_JOBS 50000u
 

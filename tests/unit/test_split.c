@@ -214,6 +214,11 @@ static void test_auto_rule(void **state)
     assert_int_equal(auto_split(START, 11, &n), 2);
     assert_int_equal(auto_split(START, 12, &n), 3);
     assert_int_equal(n, 5362);
+    assert_int_equal(auto_split(START, 13, &n), 4);
+    assert_int_equal(n, 72078);
+    /* A huge depth from any client does not make the coordinator expand
+     * 822,518 positions (0.7 GB): the automatic split stops at ply 4. */
+    assert_int_equal(auto_split(START, 20, &n), 4);
     /* Kiwipete perft(6) ~ 8e9: 48 jobs of ~1.7e8 rather than 2039 of ~4e6 */
     assert_int_equal(auto_split(KIWIPETE, 6, &n), 1);
     assert_int_equal(n, 48);

@@ -3,10 +3,12 @@
 #   scripts/bootstrap.sh demo   install what is missing, build, run the main job
 #   scripts/bootstrap.sh test   install what is missing, build, run the whole test suite
 # Installs Debian packages with apt-get (as root, or through sudo), never anything else.
+# stockfish is an independent reference in tests; iproute2 gives the multi-host test its
+# network namespaces (the test is skipped where they cannot be made).
 set -eu
 
 PACKAGES="build-essential cmake pkg-config libzmq3-dev libczmq-dev libuv1-dev \
-libprotobuf-c-dev protobuf-c-compiler libsqlite3-dev libjansson-dev libcmocka-dev stockfish"
+libprotobuf-c-dev protobuf-c-compiler libsqlite3-dev libjansson-dev libcmocka-dev stockfish iproute2"
 
 missing=""
 for p in $PACKAGES; do

@@ -190,6 +190,8 @@ static json_t *result_json(const Ply__Accepted *acc, const Ply__RunResult *r, in
     json_object_set_new(o, "nps", json_integer((json_int_t)ply_nps(r->nodes, r->time_ms * 1000000ull)));
     json_object_set_new(o, "jobs", json_integer(r->jobs));
     json_object_set_new(o, "split_depth", json_integer(r->split_depth));
+    json_object_set_new(o, "tt_probes", json_integer((json_int_t)r->tt_probes));
+    json_object_set_new(o, "tt_hits", json_integer((json_int_t)r->tt_hits));
     json_object_set_new(o, "run", json_integer((json_int_t)r->run_id));
     json_t *v = ply_report_verification_json(r); /* what was verified, and how */
     char text[256];
@@ -220,6 +222,9 @@ static void print_result_text(const Ply__RunResult *r, const perft_args_t *a)
     printf("\nTime: %.3f s, %.1f Mnodes/s, %u jobs at split depth %u\nCross-checked: %s\n",
            (double)r->time_ms / 1000.0, (double)ply_nps(r->nodes, r->time_ms * 1000000ull) / 1e6, r->jobs,
            r->split_depth, text);
+    if (r->tt_probes)
+        printf("Table: %.1f%% hits (%llu of %llu probes)\n", 100.0 * (double)r->tt_hits / (double)r->tt_probes,
+               (unsigned long long)r->tt_hits, (unsigned long long)r->tt_probes);
     ply_report_verification_text(stdout, r);
 }
 

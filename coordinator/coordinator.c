@@ -509,6 +509,8 @@ static zmsg_t *build_result(ply_coordinator_t *c, run_t *run)
         rr.verification = &ver;
         rr.has_chess960 = 1, rr.chess960 = run->chess960 != 0;
         rr.has_worker_time_us = 1, rr.worker_time_us = run->worker_time_us;
+        rr.has_tt_probes = 1, rr.tt_probes = run->tt_probes;
+        rr.has_tt_hits = 1, rr.tt_hits = run->tt_hits;
         rr.has_results_restored = 1, rr.results_restored = run->results_restored;
         rr.has_results_computed = 1, rr.results_computed = run->results_computed;
         ply_msg_t m = PLY__MESSAGE__INIT;
@@ -1042,6 +1044,8 @@ static void on_result(ply_coordinator_t *c, peer_t *p, const Ply__Result *r)
     k.attempt = r->attempt;
     k.no_hash = j->no_hash;
     k.time_us = r->time_us;
+    k.tt_probes = r->tt_probes;
+    k.tt_hits = r->tt_hits;
     snprintf(k.worker, sizeof k.worker, "%.*s", (int)sizeof k.worker - 1, p->worker_id);
     if (run->want_stats) {
         if (!r->stats) {
@@ -1811,11 +1815,10 @@ static int spawn_one(ply_coordinator_t *c, unsigned i, char *why, size_t why_len
         args[n++] = "--threads";
         args[n++] = threads;
     }
-    if (c->cfg.worker_hash_mib) {
-        snprintf(hash, sizeof hash, "%u", c->cfg.worker_hash_mib);
-        args[n++] = "--hash";
-        args[n++] = hash;
-    }
+    /* Always passed: 0 means "no table", not "the worker's default". */
+    snprintf(hash, sizeof hash, "%u", c->cfg.worker_hash_mib);
+    args[n++] = "--hash";
+    args[n++] = hash;
     args[n] = NULL;
     uv_stdio_container_t stdio[3] = {
         {.flags = UV_IGNORE}, {.flags = UV_IGNORE}, {.flags = UV_INHERIT_FD, .data.fd = 2}};
@@ -1901,6 +1904,7 @@ void ply_coordinator_config_init(ply_coordinator_config_t *cfg)
     cfg->worker_wait_ms = 60000;
     cfg->hang_ms = 300000;
     cfg->arbiter_budget = PLY_COORDINATOR_ARBITER_BUDGET;
+    cfg->worker_hash_mib = 256; /* ply-worker's own default */
 }
 
 /* Binds every comma-separated endpoint; records the first and the first tcp one. */

@@ -35,7 +35,7 @@ typedef struct ply_coordinator_config {
     unsigned spawn_workers;   /* number of ply-worker processes; 0 = none */
     const char *worker_exe;   /* path of the ply-worker executable */
     unsigned worker_threads;  /* their --threads (0: their default) */
-    unsigned worker_hash_mib; /* their --hash */
+    unsigned worker_hash_mib; /* their --hash, MiB; 0 = no table (ply_coordinator_config_init: 256) */
     /* Transport security (proto/security.h): CURVE keys and the ZAP handler, not owned, or
      * NULL. Without it only loopback, inproc and ipc endpoints are bound unless insecure. */
     const struct ply_curve_server *curve;

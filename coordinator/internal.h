@@ -88,6 +88,7 @@ typedef struct ply__comp {
     int has_stats;
     ply_stats_t stats;
     uint64_t time_us;
+    uint64_t tt_probes, tt_hits; /* the worker's table use (0 when restored from the state file) */
     uint64_t *divide; /* split-0 runs: per root move, plan order */
     ply_stats_t *divide_stats;
 } ply__comp_t;
@@ -149,6 +150,7 @@ typedef struct run {
     size_t drills_pending;
     /* the sums */
     uint64_t nodes, worker_time_us;
+    uint64_t tt_probes, tt_hits; /* summed over the results computed in this session */
     ply_stats_t stats;
     uint64_t *divide;          /* per root move */
     ply_stats_t *divide_stats; /* per root move, when stats */

@@ -44,7 +44,7 @@ static void usage(FILE *out)
             "  --local-workers N     start N ply-worker processes (needs --worker-exe)\n"
             "  --worker-exe PATH     the ply-worker executable for --local-workers\n"
             "  --worker-threads T    --threads for the local workers\n"
-            "  --worker-hash MIB     --hash for the local workers\n"
+            "  --worker-hash MIB     --hash for the local workers (default 256; 0: no table)\n"
             "  --curve               CURVE encryption and authentication, with --cert and --allow\n"
             "  --cert FILE           this coordinator's secret key file (NAME.key_secret, ply keygen)\n"
             "  --allow DIR           public key files (NAME.key) of the workers and clients allowed\n"

@@ -250,6 +250,8 @@ static void apply(run_t *run, size_t idx, const ply__comp_t *k)
     run->nodes += sj->multiplicity * k->nodes;
     if (run->want_stats) ply_stats_add(&run->stats, &k->stats, sj->multiplicity);
     run->worker_time_us += k->time_us;
+    run->tt_probes += k->tt_probes;
+    run->tt_hits += k->tt_hits;
     run->perft1_checked++;
     run->settled[idx] = 1;
     note_used(run, k);

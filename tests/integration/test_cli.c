@@ -369,6 +369,16 @@ static void test_local_workers(void **state)
     expect_status(&r, 0, "--workers 2");
     json_t *o = run_json(&r);
     assert_true(json_u64(o, "nodes") == 4865609);
+    assert_true(json_u64(o, "tt_probes") > 0);
+    json_decref(o);
+    run_free(&r);
+    /* Regression: --hash 0 was not passed on, so local workers ran with
+     * their default table (and distributed runs looked faster than they are). */
+    r = run("ply perft --workers 2 --threads 1 --hash 0 -d 5 --json");
+    expect_status(&r, 0, "--workers 2 --hash 0");
+    o = run_json(&r);
+    assert_true(json_u64(o, "nodes") == 4865609);
+    assert_true(json_u64(o, "tt_probes") == 0);
     json_decref(o);
     run_free(&r);
 }

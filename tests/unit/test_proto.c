@@ -561,6 +561,8 @@ static ply_msg_t *build_run_result(void)
     m.has_worker_time_us = 1, m.worker_time_us = 98765432101ull;
     m.has_results_restored = 1, m.results_restored = 4000;
     m.has_results_computed = 1, m.results_computed = 1496;
+    m.has_tt_probes = 1, m.tt_probes = 22845722;
+    m.has_tt_hits = 1, m.tt_hits = 11914146;
     ply_msg_t *msg = wrap(PLY__MESSAGE__BODY_RUN_RESULT);
     msg->run_result = &m;
     return msg;

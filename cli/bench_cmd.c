@@ -8,6 +8,13 @@
  * N can only change when the list changes (a functional change, said in the
  * commit message as "Bench: N"). The CI compares it with the latest commit
  * message that has one (scripts/check-bench.sh).
+ *
+ * `ply bench --cluster --coordinator E` measures a running cluster instead:
+ * one perft run (start position, --depth, default 8) through the coordinator,
+ * and, from the workers' counters before and after it, each worker's own
+ * speed (its nodes over the time its jobs took) against the whole cluster's
+ * (all nodes over the wall time). Their ratio is the scaling efficiency:
+ * 1.0 means distributing the work cost nothing.
  */
 #include <getopt.h>
 #include <stdio.h>
@@ -16,7 +23,10 @@
 
 #include <jansson.h>
 
+#include "client.h"
 #include "commands.h"
+#include "curve_opts.h"
+#include "envelope.h"
 #include "perft.h"
 #include "util/error.h"
 #include "util/time.h"
@@ -45,6 +55,7 @@ static void usage(FILE *out)
 {
     fprintf(out,
             "usage: ply bench [--threads N] [--hash MIB] [--json]\n"
+            "       ply bench --cluster --coordinator E [--depth D] [--json]\n"
             "\n"
             "Counts a fixed list of %zu positions (standard and Chess960) with this machine's\n"
             "fast engine and checks every count against its published value. The node total\n"
@@ -53,10 +64,117 @@ static void usage(FILE *out)
             "  -t, --threads N   OpenMP threads (default 1)\n"
             "      --hash MIB    transposition table, MiB; 0 for none (default 16)\n"
             "      --json        one JSON object instead of text\n"
+            "      --cluster     measure the cluster behind --coordinator E: per-worker and\n"
+            "                    whole-cluster nodes/s and the scaling efficiency, from one\n"
+            "                    run of the start position to --depth D (default 8)\n"
+            "      --coordinator E   the coordinator's endpoint (default: $PLY_COORDINATOR)\n"
+            "      --depth D     with --cluster: the depth of the run (2..12)\n"
+            PLY_CLI_CURVE_HELP
             "  -h, --help        this text\n"
             "\n"
             "Exit status: 0 ok, 1 a count differs from its published value, 2 usage.\n",
             NBENCH);
+}
+
+typedef struct worker_snap {
+    char id[128];
+    uint32_t threads;
+    uint64_t jobs, nodes, busy_us;
+} worker_snap_t;
+
+/* The workers' cumulative counters now (at most @max). */
+static int snapshot(ply_client_t *cl, worker_snap_t *w, int max, char *why, size_t why_len)
+{
+    Ply__StatusReply *reply = NULL;
+    int rc = ply_client_status(cl, 0, 10000, &reply, NULL, why, why_len);
+    if (rc < 0) return rc;
+    int n = 0;
+    for (size_t i = 0; i < reply->n_worker && n < max; i++, n++) {
+        const Ply__WorkerStatus *ws = reply->worker[i];
+        snprintf(w[n].id, sizeof w[n].id, "%s", ws->worker_id ? ws->worker_id : "?");
+        w[n].threads = ws->threads;
+        w[n].jobs = ws->jobs_done;
+        w[n].nodes = ws->nodes;
+        w[n].busy_us = ws->busy_us;
+    }
+    ply__status_reply__free_unpacked(reply, NULL);
+    return n;
+}
+
+#define MAX_WORKERS 1024
+
+static int bench_cluster(const char *ep, unsigned depth, int json)
+{
+    static worker_snap_t before[MAX_WORKERS], after[MAX_WORKERS];
+    char why[512] = "";
+    ply_client_t *cl = ply_client_new(ep, why, sizeof why);
+    if (!cl) {
+        fprintf(stderr, "ply bench: %s\n", why);
+        return 1;
+    }
+    int nb = snapshot(cl, before, MAX_WORKERS, why, sizeof why), rc = 1;
+    Ply__Accepted *acc = NULL;
+    Ply__RunResult *res = NULL;
+    ply_perft_request_t req = {"startpos", depth, 0, 0, 0, -1, 0, 0, 0};
+    if (nb == 0) snprintf(why, sizeof why, "no worker is connected to %s", ep);
+    if (nb <= 0 || ply_client_submit(cl, &req, 60000, &acc, why, sizeof why) < 0 ||
+        ply_client_wait(cl, acc->run_id, NULL, NULL, 60000, &res, why, sizeof why) < 0) {
+        fprintf(stderr, "ply bench: %s\n", why);
+        goto out;
+    }
+    int na = snapshot(cl, after, MAX_WORKERS, why, sizeof why);
+    if (na < 0) {
+        fprintf(stderr, "ply bench: %s\n", why);
+        goto out;
+    }
+    /* Per worker: the difference of its counters across the run. */
+    double sum_nps = 0;
+    uint64_t total = 0;
+    json_t *rows = json ? json_array() : NULL;
+    if (!json) printf("%-28s %7s %6s %14s %9s %12s\n", "worker", "threads", "jobs", "nodes", "busy (s)", "Mnodes/s");
+    for (int i = 0; i < na; i++) {
+        worker_snap_t d = after[i];
+        for (int k = 0; k < nb; k++)
+            if (!strcmp(before[k].id, d.id)) {
+                d.jobs -= before[k].jobs, d.nodes -= before[k].nodes, d.busy_us -= before[k].busy_us;
+                break;
+            }
+        double nps = d.busy_us ? (double)d.nodes * 1e6 / (double)d.busy_us : 0;
+        sum_nps += nps;
+        total += d.nodes;
+        if (rows)
+            json_array_append_new(rows, json_pack("{s:s, s:i, s:I, s:I, s:I, s:I}", "worker", d.id, "threads",
+                                                  (int)d.threads, "jobs", (json_int_t)d.jobs, "nodes",
+                                                  (json_int_t)d.nodes, "busy_us", (json_int_t)d.busy_us,
+                                                  "nps", (json_int_t)nps));
+        else
+            printf("%-28.28s %7u %6llu %14llu %9.2f %12.1f\n", d.id, d.threads, (unsigned long long)d.jobs,
+                   (unsigned long long)d.nodes, (double)d.busy_us / 1e6, nps / 1e6);
+    }
+    double wall = (double)res->time_ms / 1000.0;
+    double cluster_nps = wall > 0 ? (double)total / wall : 0;
+    double efficiency = sum_nps > 0 ? cluster_nps / sum_nps : 0;
+    if (rows) {
+        json_t *o = json_pack("{s:s, s:i, s:I, s:o, s:I, s:f, s:I, s:I, s:f}", "fen", "startpos", "depth",
+                              (int)depth, "perft", (json_int_t)res->nodes, "workers", rows, "worker_nodes",
+                              (json_int_t)total, "wall_s", wall, "cluster_nps", (json_int_t)cluster_nps,
+                              "sum_worker_nps", (json_int_t)sum_nps, "efficiency", efficiency);
+        json_dumpf(o, stdout, JSON_INDENT(2));
+        printf("\n");
+        json_decref(o);
+    } else {
+        printf("\nperft(%u) of the start position: %llu nodes, %u jobs, %.2f s\n", depth,
+               (unsigned long long)res->nodes, res->jobs, wall);
+        printf("cluster: %.1f Mnodes/s of worker work; workers alone: %.1f Mnodes/s summed\n",
+               cluster_nps / 1e6, sum_nps / 1e6);
+        printf("scaling efficiency: %.3f (1.0 = distributing cost nothing)\n", efficiency);
+    }
+    rc = 0;
+out:
+    ply_client_destroy(&cl);
+    if (acc) ply__accepted__free_unpacked(acc, NULL);
+    if (res) ply__run_result__free_unpacked(res, NULL);
+    return rc;
 }
 
 int ply_cmd_bench(int argc, char **argv)
@@ -64,10 +182,15 @@ int ply_cmd_bench(int argc, char **argv)
     static const struct option longopts[] = {{"threads", required_argument, NULL, 't'},
                                               {"hash", required_argument, NULL, 'H'},
                                               {"json", no_argument, NULL, 'j'},
+                                              {"cluster", no_argument, NULL, 'C'},
+                                              {"coordinator", required_argument, NULL, 'E'},
+                                              {"depth", required_argument, NULL, 'd'},
                                               {"help", no_argument, NULL, 'h'},
+                                              PLY_CLI_CURVE_LONGOPTS,
                                               {NULL, 0, NULL, 0}};
-    int threads = 1, json = 0, c;
-    long hash_mib = 16;
+    int threads = 1, json = 0, cluster = 0, c;
+    long hash_mib = 16, depth = 8;
+    const char *ep = getenv("PLY_COORDINATOR");
     char *end;
     optind = 1;
     opterr = 0;
@@ -87,14 +210,36 @@ int ply_cmd_bench(int argc, char **argv)
                 return 2;
             }
             break;
+        case 'd':
+            depth = strtol(optarg, &end, 10);
+            if (*end || depth < 2 || depth > 12) {
+                fprintf(stderr, "ply bench: --depth '%s' must be 2..12\n", optarg);
+                return 2;
+            }
+            break;
         case 'j': json = 1; break;
+        case 'C': cluster = 1; break;
+        case 'E': ep = optarg; break;
         case 'h': usage(stdout); return 0;
-        default: fprintf(stderr, "ply bench: unknown option '%s' (see ply bench --help)\n", argv[optind - 1]); return 2;
+        case ':': fprintf(stderr, "ply bench: option '%s' needs a value (see ply bench --help)\n", argv[optind - 1]); return 2;
+        default:
+            if (ply_cli_curve_option(c, optarg)) break;
+            fprintf(stderr, "ply bench: unknown option '%s' (see ply bench --help)\n", argv[optind - 1]);
+            return 2;
         }
     }
     if (optind < argc) {
         fprintf(stderr, "ply bench: unexpected argument '%s' (see ply bench --help)\n", argv[optind]);
         return 2;
+    }
+    if (cluster) {
+        if (!ep || !*ep) {
+            fprintf(stderr, "ply bench: --cluster needs --coordinator E (or PLY_COORDINATOR)\n");
+            return 2;
+        }
+        int curve_rc = ply_cli_curve_setup("ply bench");
+        if (curve_rc) return curve_rc;
+        return bench_cluster(ep, (unsigned)depth, json);
     }
 
     ply_tt_t *tt = hash_mib ? ply_tt_new((size_t)hash_mib << 20, 1) : NULL;

@@ -625,6 +625,7 @@ static size_t worker_list(ply_coordinator_t *c, Ply__WorkerStatus **wsp, Ply__Wo
         ws[i].has_jobs_done = 1, ws[i].jobs_done = p->jobs_done;
         ws[i].has_nodes = 1, ws[i].nodes = p->nodes;
         ws[i].has_zobrist_seed = 1, ws[i].zobrist_seed = p->seed;
+        ws[i].has_busy_us = 1, ws[i].busy_us = p->busy_us;
         ws[i].has_stalled_ms = 1;
         ws[i].stalled_ms = p->ninflight && now > p->progress_ms ? now - p->progress_ms : 0;
         wp[i] = &ws[i];
@@ -1019,6 +1020,7 @@ static void on_result(ply_coordinator_t *c, peer_t *p, const Ply__Result *r)
     inflight_remove(p, r->job_id);
     p->jobs_done++;
     p->nodes += r->nodes;
+    p->busy_us += r->time_us;
     p->progress_ms = ply_time_ms();
     if (idx / run->plan->njobs == PLY__DRILL) {
         j->state = JOB_DONE;

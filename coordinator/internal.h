@@ -60,6 +60,7 @@ typedef struct peer {
     uint64_t *inflight;
     size_t ninflight, capinflight;
     uint64_t jobs_done, nodes;
+    uint64_t busy_us; /* sum of its results' time_us: its own speed is nodes / busy_us */
     uint64_t hb_nodes;    /* the node count its last heartbeat carried */
     uint64_t progress_ms; /* when that count last advanced, or it last became busy */
     int probation;        /* dropped as hung before: no jobs until its count advances */

@@ -397,6 +397,39 @@ static void test_no_worker(void **state)
     run_free(&r);
 }
 
+/* ply bench --cluster against a coordinator with two workers: the run's
+ * count is the published perft(5) (4,865,609), every worker is listed, and
+ * the workers' node counts add up to the total the cluster speed is made of. */
+static void test_bench_cluster(void **state)
+{
+    (void)state;
+    int port = free_port();
+    pid_t coord = spawn("exec ply-coordinator --bind tcp://127.0.0.1:%d -q", port);
+    pid_t w1 = spawn("exec ply-worker --connect tcp://127.0.0.1:%d --threads 1 --hash 16 -q", port);
+    pid_t w2 = spawn("exec ply-worker --connect tcp://127.0.0.1:%d --threads 1 --hash 16 -q", port);
+    usleep(500000); /* both workers say HELLO before the first status */
+    run_result_t r = run("ply bench --cluster --coordinator tcp://127.0.0.1:%d --depth 5 --json", port);
+    stop(w1);
+    stop(w2);
+    stop(coord);
+    expect_status(&r, 0, "ply bench --cluster");
+    json_t *o = run_json(&r);
+    assert_true(json_u64(o, "perft") == 4865609);
+    json_t *workers = json_object_get(o, "workers");
+    assert_int_equal(json_array_size(workers), 2);
+    uint64_t sum = 0;
+    size_t i;
+    json_t *w;
+    json_array_foreach(workers, i, w) sum += json_u64(w, "nodes");
+    assert_true(sum == json_u64(o, "worker_nodes"));
+    assert_true(sum == 4865609); /* split at 1: the jobs are the 20 children, counted once */
+    json_decref(o);
+    run_free(&r);
+    r = run("ply bench --cluster");
+    expect_status(&r, 2, "--cluster without a coordinator");
+    run_free(&r);
+}
+
 /* ---- suites ------------------------------------------------------------------------ */
 
 static void run_suite(const char *args)
@@ -460,6 +493,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_multi_process),
         cmocka_unit_test(test_local_workers),
         cmocka_unit_test(test_no_worker),
+        cmocka_unit_test(test_bench_cluster),
     };
     const struct CMUnitTest suites[] = {
         cmocka_unit_test(test_perftsuite),

@@ -445,6 +445,7 @@ static Ply__WorkerStatus *worker_status(Ply__WorkerStatus *w, const char *id, ui
     w->has_nodes = 1, w->nodes = nodes;
     w->has_zobrist_seed = 1, w->zobrist_seed = seed;
     w->has_stalled_ms = 1, w->stalled_ms = stalled_ms;
+    w->has_busy_us = 1, w->busy_us = 3600000000ull;
     return w;
 }
 

@@ -62,12 +62,17 @@ static uint64_t perft_hash(ply__perft_ctx_t *c, const ply_board_t *b, int depth)
     } else {
         if (canceled(c, depth)) return 0;
         ply_move_t moves[PLY_MAX_MOVES];
+        ply_board_t children[PLY_MAX_MOVES];
         const int n = ply__generate(b, moves, PLY__GEN_LIST);
-        for (int i = 0; i < n; i++) { /* depth - 1 >= PLY__TT_MIN_DEPTH: children probe too */
-            ply_board_t child = *b;
-            ply_board_play(&child, moves[i]);
-            total += perft_hash(c, &child, depth - 1);
+        /* depth - 1 >= PLY__TT_MIN_DEPTH: every child probes. Play them all and
+         * prefetch their buckets first, so that the memory latencies overlap
+         * instead of adding up. */
+        for (int i = 0; i < n; i++) {
+            children[i] = *b;
+            ply_board_play(&children[i], moves[i]);
+            ply_tt_prefetch(c->tt, children[i].key);
         }
+        for (int i = 0; i < n; i++) total += perft_hash(c, &children[i], depth - 1);
     }
     ply_tt_store(c->tt, b->key, (unsigned)depth, &total);
     return total;
@@ -104,13 +109,20 @@ static void perft_stats(ply__perft_ctx_t *c, const ply_board_t *b, int depth, pl
     memset(&s, 0, sizeof s);
     ply_move_t moves[PLY_MAX_MOVES];
     const int n = ply__generate(b, moves, PLY__GEN_LIST);
-    for (int i = 0; i < n; i++) {
-        ply_board_t child = *b;
-        if (depth == 2) /* depth 1 is never probed: no key needed */
+    if (depth == 2 || !c->tt) { /* children are not probed: no keys, no prefetch */
+        for (int i = 0; i < n; i++) {
+            ply_board_t child = *b;
             ply_board_play_nokey(&child, moves[i]);
-        else
-            ply_board_play(&child, moves[i]);
-        perft_stats(c, &child, depth - 1, &s);
+            perft_stats(c, &child, depth - 1, &s);
+        }
+    } else { /* as in perft_hash: play all, prefetch their buckets, then descend */
+        ply_board_t children[PLY_MAX_MOVES];
+        for (int i = 0; i < n; i++) {
+            children[i] = *b;
+            ply_board_play(&children[i], moves[i]);
+            ply_tt_prefetch(c->tt, children[i].key);
+        }
+        for (int i = 0; i < n; i++) perft_stats(c, &children[i], depth - 1, &s);
     }
     if (c->tt) ply_tt_store(c->tt, b->key, (unsigned)depth, s.v);
     ply_stats_add(out, &s, 1);

@@ -101,6 +101,11 @@ static inline uint64_t words_hash(const uint64_t *w, unsigned n)
     return h;
 }
 
+void ply_tt_prefetch(const ply_tt_t *tt, const uint64_t key[2])
+{
+    __builtin_prefetch(bucket_of(tt, key));
+}
+
 int ply_tt_probe(ply_tt_t *tt, const uint64_t key[2], unsigned depth, uint64_t *payload)
 {
     const unsigned n = tt->payload_words;

@@ -69,6 +69,12 @@ unsigned ply_tt_payload_words(const ply_tt_t *tt);
 int ply_tt_probe(ply_tt_t *tt, const uint64_t key[2], unsigned depth, uint64_t *payload);
 
 /**
+ * ply_tt_prefetch - start loading the bucket of @key into the cache, so that
+ * a probe a little later does not wait for memory. A hint: no effect on results.
+ */
+void ply_tt_prefetch(const ply_tt_t *tt, const uint64_t key[2]);
+
+/**
  * ply_tt_store - record @payload for (@key, @depth), depth 1..PLY_TT_MAX_DEPTH,
  * payload[0] <= PLY_TT_MAX_VALUE (larger values are not stored). Thread-safe,
  * never blocks: two threads writing one entry at once leave an entry that

@@ -54,18 +54,6 @@ struct ply_uci {
     char name[128]; /* "id name" */
 };
 
-static void fmt_why(char *why, size_t why_len, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-
-static void fmt_why(char *why, size_t why_len, const char *fmt, ...)
-{
-    if (!why || !why_len) return;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(why, why_len, fmt, ap);
-    va_end(ap);
-}
-
 /* Copies @src into @dst for a one-line message: control bytes become '?'. */
 static void printable(char *dst, size_t cap, const char *src, size_t n)
 {
@@ -221,7 +209,7 @@ static void describe_gone(ply_uci_t *e, const char *doing, char *why, size_t why
     else
         snprintf(how, sizeof how, "closed its output");
     if (e->err_len) printable(e->err_line, sizeof e->err_line, e->err_cur, e->err_len);
-    fmt_why(why, why_len, "engine '%s' %s %s%s%s", e->cmd, how, doing,
+    ply_why(why, why_len, 0, "engine '%s' %s %s%s%s", e->cmd, how, doing,
             e->err_line[0] ? "; its stderr: " : "", e->err_line);
 }
 
@@ -234,7 +222,7 @@ static void describe_gone(ply_uci_t *e, const char *doing, char *why, size_t why
 static int take_line(ply_uci_t *e, char *line, size_t cap, char *why, size_t why_len)
 {
     if (e->flood) {
-        fmt_why(why, why_len, "engine '%s' flooded its output (over %u bytes unread at once)",
+        ply_why(why, why_len, 0, "engine '%s' flooded its output (over %u bytes unread at once)",
                 e->cmd, BUF_MAX);
         return PLY_EPARSE;
     }
@@ -243,7 +231,7 @@ static int take_line(ply_uci_t *e, char *line, size_t cap, char *why, size_t why
     char *nl = avail ? memchr(start, '\n', avail) : NULL;
     if (!nl) {
         if (avail > LINE_MAX_BYTES) {
-            fmt_why(why, why_len, "engine '%s' printed a line longer than %d bytes", e->cmd,
+            ply_why(why, why_len, 0, "engine '%s' printed a line longer than %d bytes", e->cmd,
                     LINE_MAX_BYTES);
             return PLY_EPARSE;
         }
@@ -251,7 +239,7 @@ static int take_line(ply_uci_t *e, char *line, size_t cap, char *why, size_t why
     }
     size_t n = (size_t)(nl - start);
     if (n > LINE_MAX_BYTES || n + 1 > cap) {
-        fmt_why(why, why_len, "engine '%s' printed a line longer than %d bytes", e->cmd,
+        ply_why(why, why_len, 0, "engine '%s' printed a line longer than %d bytes", e->cmd,
                 LINE_MAX_BYTES);
         return PLY_EPARSE;
     }
@@ -262,7 +250,7 @@ static int take_line(ply_uci_t *e, char *line, size_t cap, char *why, size_t why
         if ((ch < 0x20 && ch != '\t') || ch == 0x7f) {
             char shown[64];
             printable(shown, sizeof shown, start, keep < 40 ? keep : 40);
-            fmt_why(why, why_len, "engine '%s' printed binary data (byte 0x%02x in \"%s\")", e->cmd,
+            ply_why(why, why_len, 0, "engine '%s' printed binary data (byte 0x%02x in \"%s\")", e->cmd,
                     ch, shown);
             return PLY_EPARSE;
         }
@@ -294,7 +282,7 @@ static int wait_line(ply_uci_t *e, char *line, size_t cap, const char *doing, ch
             return PLY_EIO;
         }
         if (now >= deadline) {
-            fmt_why(why, why_len, "engine '%s' silent for %.3g s %s", e->cmd,
+            ply_why(why, why_len, 0, "engine '%s' silent for %.3g s %s", e->cmd,
                     e->silence_ms / 1000.0, doing);
             return PLY_ETIMEDOUT;
         }
@@ -310,7 +298,7 @@ static int send_line(ply_uci_t *e, const char *text, char *why, size_t why_len)
     if (!copy || !req) {
         free(copy);
         free(req);
-        fmt_why(why, why_len, "out of memory");
+        ply_why(why, why_len, 0, "out of memory");
         return PLY_ENOMEM;
     }
     memcpy(copy, text, n);
@@ -336,7 +324,7 @@ static int spawn_engine(ply_uci_t *e, const char *cmdline, char *why, size_t why
     int argc = store ? split_words(cmdline, store, argv) : -1;
     if (argc <= 0) {
         free(store);
-        fmt_why(why, why_len, "engine command \"%s\" is empty, has an open quote or over %d words",
+        ply_why(why, why_len, 0, "engine command \"%s\" is empty, has an open quote or over %d words",
                 e->cmd, MAX_ARGS - 1);
         return PLY_EINVAL;
     }
@@ -362,7 +350,7 @@ static int spawn_engine(ply_uci_t *e, const char *cmdline, char *why, size_t why
     free(store);
     if (r != 0) {
         /* uv_spawn leaves an initialised handle, closed with the others */
-        fmt_why(why, why_len, "cannot start engine '%s': %s", e->cmd, uv_strerror(r));
+        ply_why(why, why_len, 0, "cannot start engine '%s': %s", e->cmd, uv_strerror(r));
         return PLY_EIO;
     }
     e->spawned = 1;
@@ -383,7 +371,7 @@ static int handshake(ply_uci_t *e, char *why, size_t why_len)
         if (!strncmp(line, "id name ", 8))
             printable(e->name, sizeof e->name, line + 8, strlen(line + 8));
         if (junk > JUNK_MAX) {
-            fmt_why(why, why_len, "engine '%s' printed %d lines without 'uciok'", e->cmd, JUNK_MAX);
+            ply_why(why, why_len, 0, "engine '%s' printed %d lines without 'uciok'", e->cmd, JUNK_MAX);
             return PLY_EPARSE;
         }
     }
@@ -393,19 +381,19 @@ static int handshake(ply_uci_t *e, char *why, size_t why_len)
 ply_uci_t *ply_uci_start(const char *cmdline, unsigned silence_ms, char *why, size_t why_len)
 {
     if (!cmdline || !silence_ms) {
-        fmt_why(why, why_len, "no engine command");
+        ply_why(why, why_len, 0, "no engine command");
         return NULL;
     }
     ply_uci_t *e = calloc(1, sizeof *e);
     if (!e) {
-        fmt_why(why, why_len, "out of memory");
+        ply_why(why, why_len, 0, "out of memory");
         return NULL;
     }
     e->silence_ms = silence_ms;
     printable(e->cmd, sizeof e->cmd, cmdline, strlen(cmdline));
     if (uv_loop_init(&e->loop) != 0) {
         free(e);
-        fmt_why(why, why_len, "cannot create an event loop");
+        ply_why(why, why_len, 0, "cannot create an event loop");
         return NULL;
     }
     e->loop_ok = 1;
@@ -447,7 +435,7 @@ int ply_uci_set_chess960(ply_uci_t *e, int on, char *why, size_t why_len)
                       why_len);
         if (r == 0 && !strcmp(line, "readyok")) return 0;
         if (r == 0 && junk > JUNK_MAX) {
-            fmt_why(why, why_len, "engine '%s' printed %d lines without 'readyok'", e->cmd,
+            ply_why(why, why_len, 0, "engine '%s' printed %d lines without 'readyok'", e->cmd,
                     JUNK_MAX);
             r = PLY_EPARSE;
         }
@@ -528,7 +516,7 @@ static int divide_line(ply_uci_t *e, const char *line, ply_uci_divide_t *out, in
     printable(shown, sizeof shown, line, strlen(line) < 80 ? strlen(line) : 80);
     if (!strncmp(line, "Nodes searched:", 15)) {
         if (parse_count(line + 15, &out->total) < 0) {
-            fmt_why(why, why_len, "engine '%s' printed a malformed total \"%s\"", e->cmd, shown);
+            ply_why(why, why_len, 0, "engine '%s' printed a malformed total \"%s\"", e->cmd, shown);
             return PLY_EPARSE;
         }
         return 1;
@@ -539,28 +527,28 @@ static int divide_line(ply_uci_t *e, const char *line, ply_uci_divide_t *out, in
     /* "word: number" is a divide line or garbage; anything else is chatter */
     const char *blank = strchr(line, ' ');
     if (colon && is_uci_move(line, n) && parse_count(colon + 1, &count) < 0) {
-        fmt_why(why, why_len, "engine '%s' printed a malformed divide line \"%s\"", e->cmd, shown);
+        ply_why(why, why_len, 0, "engine '%s' printed a malformed divide line \"%s\"", e->cmd, shown);
         return PLY_EPARSE;
     }
     if (!colon || !n || (blank && blank < colon) || parse_count(colon + 1, &count) < 0) {
         if (++*junk > JUNK_MAX) {
-            fmt_why(why, why_len, "engine '%s' printed %d lines that are not a perft divide",
+            ply_why(why, why_len, 0, "engine '%s' printed %d lines that are not a perft divide",
                     e->cmd, JUNK_MAX);
             return PLY_EPARSE;
         }
         return 0;
     }
     if (!is_uci_move(line, n)) {
-        fmt_why(why, why_len, "engine '%s' printed \"%s\": not a UCI move", e->cmd, shown);
+        ply_why(why, why_len, 0, "engine '%s' printed \"%s\": not a UCI move", e->cmd, shown);
         return PLY_EPARSE;
     }
     for (int i = 0; i < out->n; i++)
         if (strlen(out->e[i].move) == n && !strncmp(out->e[i].move, line, n)) {
-            fmt_why(why, why_len, "engine '%s' listed %.*s twice", e->cmd, (int)n, line);
+            ply_why(why, why_len, 0, "engine '%s' listed %.*s twice", e->cmd, (int)n, line);
             return PLY_EPARSE;
         }
     if (out->n == PLY_UCI_MAX_DIVIDE) {
-        fmt_why(why, why_len, "engine '%s' listed more than %d moves", e->cmd, PLY_UCI_MAX_DIVIDE);
+        ply_why(why, why_len, 0, "engine '%s' listed more than %d moves", e->cmd, PLY_UCI_MAX_DIVIDE);
         return PLY_EPARSE;
     }
     memcpy(out->e[out->n].move, line, n);
@@ -596,7 +584,7 @@ int ply_uci_perft(ply_uci_t *e, const char *position, int depth, ply_uci_divide_
             sum += out->e[i].nodes;
     }
     if (sum != out->total) {
-        fmt_why(why, why_len,
+        ply_why(why, why_len, 0,
                 "engine '%s' answered '%s' with %d moves summing to %" PRIu64
                 " but 'Nodes searched: %" PRIu64 "'",
                 e->cmd, go, out->n, sum, out->total);

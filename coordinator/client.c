@@ -27,27 +27,15 @@ struct ply_client {
     char endpoint[256];
 };
 
-static void fmt_why(char *why, size_t why_len, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-
-static void fmt_why(char *why, size_t why_len, const char *fmt, ...)
-{
-    if (!why || why_len == 0) return;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(why, why_len, fmt, ap);
-    va_end(ap);
-}
-
 ply_client_t *ply_client_new(const char *endpoint, char *why, size_t why_len)
 {
     if (!endpoint || !endpoint[0]) {
-        fmt_why(why, why_len, "no coordinator endpoint");
+        ply_why(why, why_len, 0, "no coordinator endpoint");
         return NULL;
     }
     ply_client_t *c = calloc(1, sizeof *c);
     if (!c || !(c->sock = zsock_new(ZMQ_DEALER))) {
-        fmt_why(why, why_len, "cannot create a socket: %s", zmq_strerror(zmq_errno()));
+        ply_why(why, why_len, 0, "cannot create a socket: %s", zmq_strerror(zmq_errno()));
         free(c);
         return NULL;
     }
@@ -57,12 +45,12 @@ ply_client_t *ply_client_new(const char *endpoint, char *why, size_t why_len)
     ply_msg_sock_limit(c->sock);
     ply_curve_client_apply(ply_curve_client_default(), c->sock); /* --curve keys, if any */
     if (zsock_connect(c->sock, "%s", endpoint) == -1) {
-        fmt_why(why, why_len, "cannot connect to %s: %s", endpoint, zmq_strerror(zmq_errno()));
+        ply_why(why, why_len, 0, "cannot connect to %s: %s", endpoint, zmq_strerror(zmq_errno()));
         ply_client_destroy(&c);
         return NULL;
     }
     if (!(c->poller = zpoller_new(c->sock, NULL))) {
-        fmt_why(why, why_len, "out of memory");
+        ply_why(why, why_len, 0, "out of memory");
         ply_client_destroy(&c);
         return NULL;
     }
@@ -89,7 +77,7 @@ static int recv_one(ply_client_t *c, int timeout_ms, ply_msg_t **msg, char *why,
     void *ready = zpoller_wait(c->poller, timeout_ms);
     if (!ready) {
         if (zpoller_terminated(c->poller)) {
-            fmt_why(why, why_len, "interrupted");
+            ply_why(why, why_len, 0, "interrupted");
             return PLY_ECANCELED;
         }
         return PLY_ETIMEDOUT;
@@ -100,7 +88,7 @@ static int recv_one(ply_client_t *c, int timeout_ms, ply_msg_t **msg, char *why,
 /* The coordinator's Error as our return value and reason. */
 static int take_error(const Ply__Error *e, char *why, size_t why_len)
 {
-    fmt_why(why, why_len, "%s", e->message);
+    ply_why(why, why_len, 0, "%s", e->message);
     return e->code < 0 ? e->code : PLY_EIO;
 }
 
@@ -127,11 +115,11 @@ int ply_client_submit(ply_client_t *c, const ply_perft_request_t *req, int timeo
     m.submit = &s;
     char reason[512];
     if (ply_msg_validate(&m, reason, sizeof reason) != 0) {
-        fmt_why(why, why_len, "invalid request: %s", reason);
+        ply_why(why, why_len, 0, "invalid request: %s", reason);
         return PLY_EINVAL;
     }
     if (ply_msg_send(c->sock, &m) != 0) {
-        fmt_why(why, why_len, "cannot send to %s", c->endpoint);
+        ply_why(why, why_len, 0, "cannot send to %s", c->endpoint);
         return PLY_EIO;
     }
     uint64_t deadline = ply_time_ms() + (uint64_t)(timeout_ms < 0 ? 0 : timeout_ms);
@@ -144,12 +132,12 @@ int ply_client_submit(ply_client_t *c, const ply_perft_request_t *req, int timeo
         ply_msg_t *msg = NULL;
         int r = recv_one(c, left, &msg, reason, sizeof reason);
         if (r == PLY_ETIMEDOUT) {
-            fmt_why(why, why_len, "no answer from coordinator %s within %d ms", c->endpoint,
+            ply_why(why, why_len, 0, "no answer from coordinator %s within %d ms", c->endpoint,
                     timeout_ms);
             return r;
         }
         if (r == PLY_ECANCELED) {
-            fmt_why(why, why_len, "%s", reason);
+            ply_why(why, why_len, 0, "%s", reason);
             return r;
         }
         if (r < 0) {
@@ -206,7 +194,7 @@ int ply_client_wait(ply_client_t *c, uint64_t run_id, ply_client_progress_fn pro
         now = ply_time_ms();
         if (r == PLY_ETIMEDOUT) {
             if (idle_timeout_ms > 0 && now - last_rx >= (uint64_t)idle_timeout_ms) {
-                fmt_why(why, why_len, "coordinator %s silent for %d ms while running run %" PRIu64,
+                ply_why(why, why_len, 0, "coordinator %s silent for %d ms while running run %" PRIu64,
                         c->endpoint, idle_timeout_ms, run_id);
                 return r;
             }
@@ -217,7 +205,7 @@ int ply_client_wait(ply_client_t *c, uint64_t run_id, ply_client_progress_fn pro
             continue;
         }
         if (r == PLY_ECANCELED) {
-            fmt_why(why, why_len, "%s", reason);
+            ply_why(why, why_len, 0, "%s", reason);
             return r;
         }
         last_rx = now;
@@ -267,12 +255,12 @@ static int wait_for(ply_client_t *c, Ply__Message__BodyCase want, uint64_t run_i
         ply_msg_t *msg = NULL;
         int r = recv_one(c, left, &msg, reason, sizeof reason);
         if (r == PLY_ETIMEDOUT) {
-            fmt_why(why, why_len, "no answer from coordinator %s within %d ms", c->endpoint,
+            ply_why(why, why_len, 0, "no answer from coordinator %s within %d ms", c->endpoint,
                     timeout_ms);
             return r;
         }
         if (r == PLY_ECANCELED) {
-            fmt_why(why, why_len, "%s", reason);
+            ply_why(why, why_len, 0, "%s", reason);
             return r;
         }
         if (r < 0) continue;
@@ -308,7 +296,7 @@ int ply_client_status(ply_client_t *c, uint64_t run_id, int timeout_ms, Ply__Sta
     m.body_case = PLY__MESSAGE__BODY_STATUS;
     m.status = &q;
     if (ply_msg_send(c->sock, &m) != 0) {
-        fmt_why(why, why_len, "cannot send to %s", c->endpoint);
+        ply_why(why, why_len, 0, "cannot send to %s", c->endpoint);
         return PLY_EIO;
     }
     ply_msg_t *msg = NULL;
@@ -335,7 +323,7 @@ int ply_client_result(ply_client_t *c, uint64_t run_id, int attach, int timeout_
     if (progress) *progress = NULL;
     if (!c || !run_id || !result || !progress) return PLY_EINVAL;
     if (ask_result(c, run_id, attach) < 0) {
-        fmt_why(why, why_len, "cannot send to %s", c->endpoint);
+        ply_why(why, why_len, 0, "cannot send to %s", c->endpoint);
         return PLY_EIO;
     }
     ply_msg_t *msg = NULL;

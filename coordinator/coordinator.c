@@ -87,18 +87,6 @@ static run_t *run_find(ply_coordinator_t *c, uint64_t id);
 
 /* ------------------------------------------------------------------ helpers */
 
-static void fmt_why(char *why, size_t why_len, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-
-static void fmt_why(char *why, size_t why_len, const char *fmt, ...)
-{
-    if (!why || why_len == 0) return;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(why, why_len, fmt, ap);
-    va_end(ap);
-}
-
 static void count(ply_coordinator_t *c, int which)
 {
     atomic_fetch_add_explicit(&c->cnt[which], 1, memory_order_relaxed);
@@ -951,7 +939,7 @@ static int take_divide(const run_t *run, const Ply__Result *r, ply__comp_t *k, c
 {
     const ply_split_t *plan = run->plan;
     if ((int)r->n_divide != plan->nroot) {
-        fmt_why(why, why_len, "divide has %zu moves, the arbiter has %d", r->n_divide, plan->nroot);
+        ply_why(why, why_len, 0, "divide has %zu moves, the arbiter has %d", r->n_divide, plan->nroot);
         return PLY_EMISMATCH;
     }
     k->divide = calloc((size_t)plan->nroot + 1, sizeof *k->divide);
@@ -973,11 +961,11 @@ static int take_divide(const run_t *run, const Ply__Result *r, ply__comp_t *k, c
                     ((plan->root_moves[m].flags ^ mv.flags) & PLY_ARB_MOVE_CASTLE) == 0)
                     k_ = m;
         if (k_ < 0) {
-            fmt_why(why, why_len, "divide move %s is not legal", e->move);
+            ply_why(why, why_len, 0, "divide move %s is not legal", e->move);
             return PLY_EMISMATCH;
         }
         if (seen[k_]++) {
-            fmt_why(why, why_len, "divide move %s appears twice", e->move);
+            ply_why(why, why_len, 0, "divide move %s appears twice", e->move);
             return PLY_EMISMATCH;
         }
         k->divide[k_] = e->nodes;
@@ -988,7 +976,7 @@ static int take_divide(const run_t *run, const Ply__Result *r, ply__comp_t *k, c
             have_stats = 0;
     }
     if (sum != r->nodes) {
-        fmt_why(why, why_len, "divide sums to %" PRIu64 " but nodes = %" PRIu64, sum, r->nodes);
+        ply_why(why, why_len, 0, "divide sums to %" PRIu64 " but nodes = %" PRIu64, sum, r->nodes);
         return PLY_EMISMATCH;
     }
     if (!have_stats) {
@@ -1838,7 +1826,7 @@ static int spawn_one(ply_coordinator_t *c, unsigned i, char *why, size_t why_len
     if (r != 0) {
         /* uv_spawn leaves an initialised handle to close even when it fails */
         uv_close((uv_handle_t *)&pr->handle, NULL);
-        fmt_why(why, why_len, "cannot start worker %s: %s", c->worker_exe, uv_strerror(r));
+        ply_why(why, why_len, 0, "cannot start worker %s: %s", c->worker_exe, uv_strerror(r));
         return PLY_EWORKER;
     }
     pr->alive = 1;
@@ -1923,7 +1911,7 @@ static int bind_all(ply_coordinator_t *c, char *why, size_t why_len)
         r = ply_bind_check(ep, c->cfg.curve != NULL, c->cfg.insecure, why, why_len);
         if (r < 0) break;
         if (zsock_bind(c->router, "%s", ep) == -1) {
-            fmt_why(why, why_len, "cannot bind %s: %s", ep, zmq_strerror(zmq_errno()));
+            ply_why(why, why_len, 0, "cannot bind %s: %s", ep, zmq_strerror(zmq_errno()));
             r = PLY_ECONNECT;
             break;
         }
@@ -1942,7 +1930,7 @@ static int bind_all(ply_coordinator_t *c, char *why, size_t why_len)
     }
     free(list);
     if (r == 0 && !c->endpoint[0]) {
-        fmt_why(why, why_len, "no endpoint to bind in \"%s\"", c->bind);
+        ply_why(why, why_len, 0, "no endpoint to bind in \"%s\"", c->bind);
         r = PLY_EINVAL;
     }
     return r;
@@ -1952,7 +1940,7 @@ static int init_handles(ply_coordinator_t *c, char *why, size_t why_len)
 {
     int r = uv_poll_init(&c->loop, &c->poll, zsock_fd(c->router));
     if (r != 0) {
-        fmt_why(why, why_len, "cannot watch the socket: %s", uv_strerror(r));
+        ply_why(why, why_len, 0, "cannot watch the socket: %s", uv_strerror(r));
         return PLY_EIO;
     }
     uv_timer_init(&c->loop, &c->tick);
@@ -1984,7 +1972,7 @@ static int start_workers(ply_coordinator_t *c, char *why, size_t why_len)
         /* inproc/ipc only: the workers are other processes and need tcp */
         int port = zsock_bind(c->router, "tcp://127.0.0.1:*");
         if (port == -1) {
-            fmt_why(why, why_len, "cannot bind tcp://127.0.0.1:* for local workers: %s",
+            ply_why(why, why_len, 0, "cannot bind tcp://127.0.0.1:* for local workers: %s",
                     zmq_strerror(zmq_errno()));
             return PLY_ECONNECT;
         }
@@ -2005,16 +1993,16 @@ ply_coordinator_t *ply_coordinator_new(const ply_coordinator_config_t *cfg, char
                                        size_t why_len)
 {
     if (!cfg || !cfg->bind || !cfg->bind[0]) {
-        fmt_why(why, why_len, "no endpoint to bind");
+        ply_why(why, why_len, 0, "no endpoint to bind");
         return NULL;
     }
     if (cfg->spawn_workers && (!cfg->worker_exe || !cfg->worker_exe[0])) {
-        fmt_why(why, why_len, "local workers need the path of the worker executable");
+        ply_why(why, why_len, 0, "local workers need the path of the worker executable");
         return NULL;
     }
     ply_coordinator_t *c = calloc(1, sizeof *c);
     if (!c) {
-        fmt_why(why, why_len, "out of memory");
+        ply_why(why, why_len, 0, "out of memory");
         return NULL;
     }
     c->cfg = *cfg;
@@ -2043,7 +2031,7 @@ ply_coordinator_t *ply_coordinator_new(const ply_coordinator_config_t *cfg, char
     if (r == 0 && !(c->router = zsock_new(ZMQ_ROUTER))) r = PLY_EIO;
     if (r == 0 && !(c->bound = zlist_new())) r = PLY_ENOMEM;
     if (r == 0) zlist_autofree(c->bound);
-    if (r < 0) fmt_why(why, why_len, "cannot set up the coordinator: %s", ply_strerror(r));
+    if (r < 0) ply_why(why, why_len, 0, "cannot set up the coordinator: %s", ply_strerror(r));
     /* the state file before any socket: one in use or damaged stops us before we bind */
     if (r == 0 && c->state_path && !(c->store = ply_store_open(c->state_path, why, why_len)))
         r = PLY_EDB;

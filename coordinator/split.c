@@ -41,18 +41,6 @@ typedef struct growth {
     double r_odd, r_even; /* ratios for plies of the side to move / the other side */
 } growth_t;
 
-static void set_why(char *why, size_t why_len, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-
-static void set_why(char *why, size_t why_len, const char *fmt, ...)
-{
-    if (!why || why_len == 0) return;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(why, why_len, fmt, ap);
-    va_end(ap);
-}
-
 static uint64_t fnv1a(const char *s, size_t len)
 {
     uint64_t h = 1469598103934665603ull;
@@ -214,7 +202,7 @@ static int parse_id(const char *id, unsigned flags, ply_arb_pos_t *pos, char *wh
     char reason[160];
     int r = ply_arb_from_fen(pos, id, flags, reason, sizeof reason);
     if (r < 0) {
-        set_why(why, why_len, "arbiter rejects its own identity \"%s\": %s", id, reason);
+        ply_why(why, why_len, 0, "arbiter rejects its own identity \"%s\": %s", id, reason);
         return PLY_EILLEGAL;
     }
     return 0;
@@ -347,18 +335,18 @@ static int expand_and_choose(ply_split_t *plan, int want, const growth_t *g,
         s++;
     }
     if (r == PLY_ERANGE)
-        set_why(why, why_len, "a split of %u plies gives more than %u unique positions", s,
+        ply_why(why, why_len, 0, "a split of %u plies gives more than %u unique positions", s,
                 PLY_SPLIT_MAX_JOBS);
     else if (r == PLY_ENOMEM)
-        set_why(why, why_len, "out of memory expanding ply %u", s);
+        ply_why(why, why_len, 0, "out of memory expanding ply %u", s);
     else if (r == PLY_ECANCELED)
-        set_why(why, why_len, "split canceled");
+        ply_why(why, why_len, 0, "split canceled");
     if (r == 0) {
         plan->split_depth = chosen;
         plan->job_depth = plan->depth - chosen;
         r = level_to_jobs(plan, chosen == s ? &cur : &prev, cancel, why, why_len);
-        if (r == PLY_ENOMEM) set_why(why, why_len, "out of memory building jobs");
-        if (r == PLY_ECANCELED) set_why(why, why_len, "split canceled");
+        if (r == PLY_ENOMEM) ply_why(why, why_len, 0, "out of memory building jobs");
+        if (r == PLY_ECANCELED) ply_why(why, why_len, 0, "split canceled");
     }
     level_free(&prev);
     level_free(&cur);
@@ -372,11 +360,11 @@ int ply_split_plan(const ply_arb_pos_t *root, unsigned depth, int split_depth,
     *out = NULL;
     if (!root) return PLY_EINVAL;
     if (depth < 1 || depth > PLY_SPLIT_MAX_DEPTH) {
-        set_why(why, why_len, "depth %u out of range 1..%u", depth, PLY_SPLIT_MAX_DEPTH);
+        ply_why(why, why_len, 0, "depth %u out of range 1..%u", depth, PLY_SPLIT_MAX_DEPTH);
         return PLY_ERANGE;
     }
     if (split_depth >= (int)depth) {
-        set_why(why, why_len, "split depth %d must be below depth %u", split_depth, depth);
+        ply_why(why, why_len, 0, "split depth %d must be below depth %u", split_depth, depth);
         return PLY_ERANGE;
     }
     ply_split_t *plan = calloc(1, sizeof *plan);
@@ -397,7 +385,7 @@ int ply_split_plan(const ply_arb_pos_t *root, unsigned depth, int split_depth,
         plan->split_depth = 0;
         plan->job_depth = depth;
         r = root_job(plan);
-        if (r < 0) set_why(why, why_len, "out of memory");
+        if (r < 0) ply_why(why, why_len, 0, "out of memory");
     } else {
         r = expand_and_choose(plan, split_depth, &g, cancel, why, why_len);
     }

@@ -68,18 +68,6 @@ static const char SCHEMA[] =
 
 /* ----------------------------------------------------------------- helpers */
 
-static void fmt_why(char *why, size_t why_len, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-
-static void fmt_why(char *why, size_t why_len, const char *fmt, ...)
-{
-    if (!why || why_len == 0) return;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(why, why_len, fmt, ap);
-    va_end(ap);
-}
-
 static int64_t unix_ms(void)
 {
     struct timeval tv;
@@ -114,7 +102,7 @@ static int exec(ply_store_t *s, const char *sql, char *why, size_t why_len)
 {
     char *err = NULL;
     if (sqlite3_exec(s->db, sql, NULL, NULL, &err) == SQLITE_OK) return 0;
-    fmt_why(why, why_len, "%s: %s", s->path, err ? err : sqlite3_errmsg(s->db));
+    ply_why(why, why_len, 0, "%s: %s", s->path, err ? err : sqlite3_errmsg(s->db));
     sqlite3_free(err);
     return PLY_EDB;
 }
@@ -130,7 +118,7 @@ static int query_int(ply_store_t *s, const char *sql, int64_t *out, char *why, s
         sqlite3_finalize(st);
         return 0;
     }
-    fmt_why(why, why_len, "%s", sqlite3_errmsg(s->db));
+    ply_why(why, why_len, 0, "%s", sqlite3_errmsg(s->db));
     sqlite3_finalize(st);
     return PLY_EDB;
 }
@@ -160,26 +148,26 @@ static int check_identity(ply_store_t *s, char *why, size_t why_len)
     char reason[256] = "";
     if (query_int(s, "PRAGMA application_id", &app, reason, sizeof reason) < 0) {
         if ((sqlite3_errcode(s->db) & 0xff) == SQLITE_BUSY)
-            fmt_why(why, why_len, "%s is in use by another coordinator", s->path);
+            ply_why(why, why_len, 0, "%s is in use by another coordinator", s->path);
         else
-            fmt_why(why, why_len, "%s is not a ply state file (%s)", s->path, reason);
+            ply_why(why, why_len, 0, "%s is not a ply state file (%s)", s->path, reason);
         return PLY_EDB;
     }
     if (query_int(s, "SELECT count(*) FROM sqlite_master", &tables, reason, sizeof reason) < 0 ||
         query_int(s, "PRAGMA user_version", &version, reason, sizeof reason) < 0) {
-        fmt_why(why, why_len, "%s: %s", s->path, reason);
+        ply_why(why, why_len, 0, "%s: %s", s->path, reason);
         return PLY_EDB;
     }
     if (app == 0 && tables == 0) return create_schema(s, why, why_len);
     if (app != STORE_APP_ID) {
-        fmt_why(why, why_len,
+        ply_why(why, why_len, 0,
                 "%s is an SQLite database of another program (application id 0x%08" PRIx64
                 "), not a ply state file",
                 s->path, (uint64_t)(uint32_t)app);
         return PLY_EDB;
     }
     if (version != STORE_FORMAT) {
-        fmt_why(why, why_len, "%s has state format %" PRId64 "; this ply reads format %d%s",
+        ply_why(why, why_len, 0, "%s has state format %" PRId64 "; this ply reads format %d%s",
                 s->path, version, STORE_FORMAT,
                 version > STORE_FORMAT ? " (written by a newer ply)" : "");
         return PLY_EDB;
@@ -189,7 +177,7 @@ static int check_identity(ply_store_t *s, char *why, size_t why_len)
     if (rc == SQLITE_OK) rc = sqlite3_step(st);
     const char *verdict = rc == SQLITE_ROW ? (const char *)sqlite3_column_text(st, 0) : NULL;
     if (!verdict || strcmp(verdict, "ok") != 0) {
-        fmt_why(why, why_len, "%s is damaged: %s", s->path,
+        ply_why(why, why_len, 0, "%s is damaged: %s", s->path,
                 verdict ? verdict : sqlite3_errmsg(s->db));
         for (char *p = why; p && *p; p++)
             if (*p == '\n') *p = ' '; /* one line */
@@ -203,18 +191,18 @@ static int check_identity(ply_store_t *s, char *why, size_t why_len)
 ply_store_t *ply_store_open(const char *path, char *why, size_t why_len)
 {
     if (!path || !path[0]) {
-        fmt_why(why, why_len, "no state file named");
+        ply_why(why, why_len, 0, "no state file named");
         return NULL;
     }
     ply_store_t *s = calloc(1, sizeof *s);
     if (!s || !(s->path = strdup(path))) {
         free(s);
-        fmt_why(why, why_len, "out of memory");
+        ply_why(why, why_len, 0, "out of memory");
         return NULL;
     }
     int rc = sqlite3_open_v2(path, &s->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL);
     if (rc != SQLITE_OK) {
-        fmt_why(why, why_len, "cannot open state file %s: %s", path,
+        ply_why(why, why_len, 0, "cannot open state file %s: %s", path,
                 s->db ? sqlite3_errmsg(s->db) : sqlite3_errstr(rc));
         ply_store_close(&s);
         return NULL;
@@ -234,7 +222,7 @@ ply_store_t *ply_store_open(const char *path, char *why, size_t why_len)
             mode = (const char *)sqlite3_column_text(st, 0);
         if (!mode || strcmp(mode, "wal") != 0) {
             int busy = sqlite3_errcode(s->db) == SQLITE_BUSY;
-            fmt_why(reason, sizeof reason, "%s: %s", path,
+            ply_why(reason, sizeof reason, 0, "%s: %s", path,
                     busy   ? "in use by another coordinator"
                     : mode ? "cannot use a write-ahead log here"
                            : sqlite3_errmsg(s->db));
@@ -247,7 +235,7 @@ ply_store_t *ply_store_open(const char *path, char *why, size_t why_len)
     /* take the lock now, so that a second coordinator fails at start, not mid-run */
     if (r == 0 && exec(s, "BEGIN IMMEDIATE; COMMIT", reason, sizeof reason) < 0) {
         if (sqlite3_errcode(s->db) == SQLITE_BUSY)
-            fmt_why(reason, sizeof reason, "%s is in use by another coordinator", path);
+            ply_why(reason, sizeof reason, 0, "%s is in use by another coordinator", path);
         r = PLY_EDB;
     }
     if (r == 0 && query_int(s, "SELECT count(*) FROM runs", &ignored, reason, sizeof reason) < 0)
@@ -256,11 +244,11 @@ ply_store_t *ply_store_open(const char *path, char *why, size_t why_len)
                                      "INSERT INTO results VALUES"
                                      "(?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13,?14)",
                                      -1, &s->add_result, NULL) != SQLITE_OK) {
-        fmt_why(reason, sizeof reason, "%s: %s", path, sqlite3_errmsg(s->db));
+        ply_why(reason, sizeof reason, 0, "%s: %s", path, sqlite3_errmsg(s->db));
         r = PLY_EDB;
     }
     if (r < 0) {
-        fmt_why(why, why_len, "%s", reason);
+        ply_why(why, why_len, 0, "%s", reason);
         ply_store_close(&s);
         return NULL;
     }
@@ -378,7 +366,7 @@ int ply_store_add_run(ply_store_t *s, const ply_store_run_t *run, const ply_spli
     if (r == 0) r = exec(s, "COMMIT", why, why_len);
     if (r < 0) {
         if (why && why_len && !why[0])
-            fmt_why(why, why_len, "cannot store run %" PRIu64 " in %s: %s", run->id, s->path,
+            ply_why(why, why_len, 0, "cannot store run %" PRIu64 " in %s: %s", run->id, s->path,
                     sqlite3_errmsg(s->db));
         exec(s, "ROLLBACK", NULL, 0);
     }
@@ -441,7 +429,7 @@ int ply_store_add_result(ply_store_t *s, const ply_store_result_t *r, char *why,
     rc |= sqlite3_bind_int64(st, 14, unix_ms());
     int step = rc == SQLITE_OK ? sqlite3_step(st) : rc;
     if (step != SQLITE_DONE)
-        fmt_why(why, why_len,
+        ply_why(why, why_len, 0,
                 "cannot store the result of job %" PRIu32 " of run %" PRIu64 " in %s: %s", r->job,
                 r->run_id, s->path, sqlite3_errmsg(s->db));
     sqlite3_reset(st);
@@ -506,7 +494,7 @@ static int map_roots(const ply_split_t *plan, const char *stored, int map[PLY_AR
         for (int i = 0; i < plan->nroot; i++)
             if (strcmp(plan->root_uci[i], tok) == 0) k = i;
         if (k < 0 || n >= PLY_ARB_MAX_MOVES) {
-            fmt_why(why, why_len, "root move %.8s is not legal in the stored position", tok);
+            ply_why(why, why_len, 0, "root move %.8s is not legal in the stored position", tok);
             r = PLY_EDB;
         } else {
             map[n++] = k;
@@ -514,7 +502,7 @@ static int map_roots(const ply_split_t *plan, const char *stored, int map[PLY_AR
     }
     free(copy);
     if (r == 0 && n != plan->nroot) {
-        fmt_why(why, why_len, "%d root moves stored, the rule engine has %d", n, plan->nroot);
+        ply_why(why, why_len, 0, "%d root moves stored, the rule engine has %d", n, plan->nroot);
         r = PLY_EDB;
     }
     *nstored = n;
@@ -533,17 +521,17 @@ static int load_job(sqlite3_stmt *st, ply_split_t *plan, size_t i, const int *ma
     ply_arb_move_t moves[PLY_ARB_MAX_MOVES];
     char reason[256];
     if ((uint64_t)sqlite3_column_int64(st, 0) != i) {
-        fmt_why(why, why_len, "job %zu missing", i);
+        ply_why(why, why_len, 0, "job %zu missing", i);
         return PLY_EDB;
     }
     if (ply_arb_from_fen(&pos, fen, chess960 ? PLY_ARB_CHESS960 : 0, reason, sizeof reason) < 0 ||
         ply_arb_legal_moves(&pos, moves) != sqlite3_column_int(st, 2)) {
-        fmt_why(why, why_len, "job %zu: position or perft(1) disagrees with the rule engine", i);
+        ply_why(why, why_len, 0, "job %zu: position or perft(1) disagrees with the rule engine", i);
         return PLY_EDB;
     }
     if (bytes < 0 || bytes % MULT_BYTES != 0 || bytes / MULT_BYTES > PLY_ARB_MAX_MOVES ||
         (bytes && !blob)) {
-        fmt_why(why, why_len, "job %zu: multiplicity blob of %d bytes", i, bytes);
+        ply_why(why, why_len, 0, "job %zu: multiplicity blob of %d bytes", i, bytes);
         return PLY_EDB;
     }
     j->fen = strdup(fen);
@@ -560,7 +548,7 @@ static int load_job(sqlite3_stmt *st, ply_split_t *plan, size_t i, const int *ma
             (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
         j->mult[k].count = get_u64(p + 4);
         if (root >= (uint32_t)nstored || j->mult[k].count == 0) {
-            fmt_why(why, why_len, "job %zu: bad multiplicity entry %u", i, k);
+            ply_why(why, why_len, 0, "job %zu: bad multiplicity entry %u", i, k);
             return PLY_EDB;
         }
         j->mult[k].root = (uint32_t)map[root];
@@ -568,7 +556,7 @@ static int load_job(sqlite3_stmt *st, ply_split_t *plan, size_t i, const int *ma
     }
     if ((plan->split_depth > 0 && sum != j->multiplicity) ||
         (plan->split_depth == 0 && (j->nmult || j->multiplicity != 1))) {
-        fmt_why(why, why_len, "job %zu: multiplicities do not add up", i);
+        ply_why(why, why_len, 0, "job %zu: multiplicities do not add up", i);
         return PLY_EDB;
     }
     return 0;
@@ -582,12 +570,12 @@ static int load_plan(ply_store_t *s, sqlite3_stmt *row, const ply_store_run_t *r
     ply_arb_pos_t root;
     if (ply_arb_from_fen(&root, run->fen, run->chess960 ? PLY_ARB_CHESS960 : 0, reason,
                          sizeof reason) < 0) {
-        fmt_why(why, why_len, "bad position: %s", reason);
+        ply_why(why, why_len, 0, "bad position: %s", reason);
         return PLY_EDB;
     }
     int64_t split = sqlite3_column_int64(row, 9), njobs = sqlite3_column_int64(row, 10);
     if (split < 0 || split >= (int64_t)run->depth || njobs < 1 || njobs > PLY_SPLIT_MAX_JOBS) {
-        fmt_why(why, why_len, "split depth %" PRId64 " or job count %" PRId64 " out of range",
+        ply_why(why, why_len, 0, "split depth %" PRId64 " or job count %" PRId64 " out of range",
                 split, njobs);
         return PLY_EDB;
     }
@@ -618,7 +606,7 @@ static int load_plan(ply_store_t *s, sqlite3_stmt *row, const ply_store_run_t *r
     int step;
     while (r == 0 && (step = sqlite3_step(st)) == SQLITE_ROW) {
         if (i >= (size_t)njobs) {
-            fmt_why(why, why_len, "more than %" PRId64 " jobs", njobs);
+            ply_why(why, why_len, 0, "more than %" PRId64 " jobs", njobs);
             r = PLY_EDB;
             break;
         }
@@ -627,7 +615,7 @@ static int load_plan(ply_store_t *s, sqlite3_stmt *row, const ply_store_run_t *r
         i++;
     }
     if (r == 0 && i != (size_t)njobs) {
-        fmt_why(why, why_len, "%zu of %" PRId64 " jobs stored", i, njobs);
+        ply_why(why, why_len, 0, "%zu of %" PRId64 " jobs stored", i, njobs);
         r = PLY_EDB;
     }
     sqlite3_finalize(st);
@@ -649,7 +637,7 @@ static int load_runs(ply_store_t *s, ply_store_run_fn on_run, void *arg, char *w
                            " (SELECT count(*) FROM results WHERE run_id=runs.id)"
                            " FROM runs WHERE state='active' ORDER BY id",
                            -1, &st, NULL) != SQLITE_OK) {
-        fmt_why(why, why_len, "%s", sqlite3_errmsg(s->db));
+        ply_why(why, why_len, 0, "%s", sqlite3_errmsg(s->db));
         return PLY_EDB;
     }
     int r = 0, step;
@@ -670,7 +658,7 @@ static int load_runs(ply_store_t *s, ply_store_run_fn on_run, void *arg, char *w
         char reason[256] = "";
         if (depth < 1 || depth > PLY_SPLIT_MAX_DEPTH || slots < 1 || slots > 8 ||
             run.job_base < 1) {
-            fmt_why(reason, sizeof reason, "depth, slots or job ids out of range");
+            ply_why(reason, sizeof reason, 0, "depth, slots or job ids out of range");
             r = PLY_EDB;
         } else {
             run.depth = (unsigned)depth;
@@ -681,7 +669,7 @@ static int load_runs(ply_store_t *s, ply_store_run_fn on_run, void *arg, char *w
         if (r == 0) r = on_run(arg, &run, &plan);
         ply_split_destroy(&plan);
         if (r < 0 && reason[0])
-            fmt_why(why, why_len, "state file %s, run %" PRIu64 ": %s", s->path, run.id, reason);
+            ply_why(why, why_len, 0, "state file %s, run %" PRIu64 ": %s", s->path, run.id, reason);
     }
     sqlite3_finalize(st);
     return r;
@@ -712,7 +700,7 @@ static int load_result(sqlite3_stmt *st, ply_store_result_fn on_result, void *ar
     r.time_us = (uint64_t)sqlite3_column_int64(st, 12);
     if (job < 0 || job > UINT32_MAX || role < 0 || role > 8 || (sb && sn != STATS_BYTES) ||
         dn % 8 != 0 || dn / 8 > PLY_ARB_MAX_MOVES || (dsb && dsn != dn / 8 * STATS_BYTES)) {
-        fmt_why(why, why_len, "result of job %" PRId64 " of run %" PRIu64 " is malformed", job,
+        ply_why(why, why_len, 0, "result of job %" PRId64 " of run %" PRIu64 " is malformed", job,
                 r.run_id);
         return PLY_EDB;
     }
@@ -745,14 +733,14 @@ int ply_store_load(ply_store_t *s, ply_store_run_fn on_run, ply_store_result_fn 
                                      " ON u.id = r.run_id WHERE u.state='active'"
                                      " ORDER BY r.run_id, r.idx, r.role",
                                      -1, &st, NULL) != SQLITE_OK) {
-        fmt_why(why, why_len, "%s: %s", s->path, sqlite3_errmsg(s->db));
+        ply_why(why, why_len, 0, "%s: %s", s->path, sqlite3_errmsg(s->db));
         r = PLY_EDB;
     }
     int step = SQLITE_DONE;
     while (r == 0 && (step = sqlite3_step(st)) == SQLITE_ROW)
         r = load_result(st, on_result, arg, why, why_len);
     if (r == 0 && step != SQLITE_DONE) {
-        fmt_why(why, why_len, "%s: %s", s->path, sqlite3_errmsg(s->db));
+        ply_why(why, why_len, 0, "%s: %s", s->path, sqlite3_errmsg(s->db));
         r = PLY_EDB;
     }
     sqlite3_finalize(st);

@@ -51,18 +51,6 @@
 
 enum { ROLE_WORKER = 1, ROLE_CLIENT = 2 };
 
-static void fmt_why(char *why, size_t why_len, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-
-static void fmt_why(char *why, size_t why_len, const char *fmt, ...)
-{
-    if (!why || !why_len) return;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(why, why_len, fmt, ap);
-    va_end(ap);
-}
-
 /* ---- certificate files ------------------------------------------------------------- */
 
 typedef struct cert_text {
@@ -109,7 +97,7 @@ static int read_cert(const char *path, cert_text_t *out, char *why, size_t why_l
     memset(out, 0, sizeof *out);
     FILE *f = fopen(path, "rb");
     if (!f) {
-        fmt_why(why, why_len, "cannot read certificate %s: %s", path, strerror(errno));
+        ply_why(why, why_len, 0, "cannot read certificate %s: %s", path, strerror(errno));
         return PLY_EIO;
     }
     char *text = malloc(MAX_CERT_BYTES + 1);
@@ -117,7 +105,7 @@ static int read_cert(const char *path, cert_text_t *out, char *why, size_t why_l
     fclose(f);
     if (!text || n > MAX_CERT_BYTES) {
         free(text);
-        fmt_why(why, why_len, "%s is not a certificate (over %d bytes)", path, MAX_CERT_BYTES);
+        ply_why(why, why_len, 0, "%s is not a certificate (over %d bytes)", path, MAX_CERT_BYTES);
         return PLY_EPARSE;
     }
     text[n] = '\0';
@@ -136,11 +124,11 @@ static int read_cert(const char *path, cert_text_t *out, char *why, size_t why_l
         if ((unsigned char)*c < 0x20 || *c == 0x7f) *c = '?';
     free(text);
     if (!valid_key(out->pub)) {
-        fmt_why(why, why_len, "%s is not a CURVE certificate (no valid public-key)", path);
+        ply_why(why, why_len, 0, "%s is not a CURVE certificate (no valid public-key)", path);
         return PLY_EPARSE;
     }
     if (out->sec[0] && !valid_key(out->sec)) {
-        fmt_why(why, why_len, "%s has a malformed secret-key", path);
+        ply_why(why, why_len, 0, "%s has a malformed secret-key", path);
         return PLY_EPARSE;
     }
     return 0;
@@ -152,19 +140,19 @@ static zcert_t *load_secret_cert(const char *path, char *why, size_t why_len)
     cert_text_t ct;
     if (read_cert(path, &ct, why, why_len) < 0) return NULL;
     if (!ct.sec[0]) {
-        fmt_why(why, why_len, "%s holds no secret key: give the NAME.key_secret file", path);
+        ply_why(why, why_len, 0, "%s holds no secret key: give the NAME.key_secret file", path);
         return NULL;
     }
     char derived[Z85_KEY_LEN + 1];
     if (zmq_curve_public(derived, ct.sec) != 0 || strcmp(derived, ct.pub) != 0) {
-        fmt_why(why, why_len, "%s: its public key does not match its secret key", path);
+        ply_why(why, why_len, 0, "%s: its public key does not match its secret key", path);
         return NULL;
     }
     uint8_t pub[32], sec[32];
     zmq_z85_decode(pub, ct.pub);
     zmq_z85_decode(sec, ct.sec);
     zcert_t *cert = zcert_new_from(pub, sec);
-    if (!cert) fmt_why(why, why_len, "out of memory");
+    if (!cert) ply_why(why, why_len, 0, "out of memory");
     return cert;
 }
 
@@ -172,11 +160,11 @@ static int is_dir(const char *path, char *why, size_t why_len, const char *what)
 {
     struct stat st;
     if (stat(path, &st) != 0) {
-        fmt_why(why, why_len, "%s %s: %s", what, path, strerror(errno));
+        ply_why(why, why_len, 0, "%s %s: %s", what, path, strerror(errno));
         return 0;
     }
     if (!S_ISDIR(st.st_mode)) {
-        fmt_why(why, why_len, "%s %s is not a directory", what, path);
+        ply_why(why, why_len, 0, "%s %s is not a directory", what, path);
         return 0;
     }
     return 1;
@@ -447,7 +435,7 @@ ply_curve_server_t *ply_curve_server_new(const char *cert, const char *allow,
                                          const char *allow_clients, char *why, size_t why_len)
 {
     if (!cert || !allow) {
-        fmt_why(why, why_len, "CURVE needs a certificate and an allow directory");
+        ply_why(why, why_len, 0, "CURVE needs a certificate and an allow directory");
         return NULL;
     }
     if (!is_dir(allow, why, why_len, "allow directory")) return NULL;
@@ -455,7 +443,7 @@ ply_curve_server_t *ply_curve_server_new(const char *cert, const char *allow,
         return NULL;
     ply_curve_server_t *s = calloc(1, sizeof *s);
     if (!s) {
-        fmt_why(why, why_len, "out of memory");
+        ply_why(why, why_len, 0, "out of memory");
         return NULL;
     }
     atomic_init(&s->allowed, 0);
@@ -464,7 +452,7 @@ ply_curve_server_t *ply_curve_server_new(const char *cert, const char *allow,
     s->allow = strdup(allow);
     s->allow_clients = allow_clients ? strdup(allow_clients) : NULL;
     if (!s->cert || !s->allow || (allow_clients && !s->allow_clients)) {
-        if (s->cert) fmt_why(why, why_len, "out of memory");
+        if (s->cert) ply_why(why, why_len, 0, "out of memory");
         ply_curve_server_destroy(&s);
         return NULL;
     }
@@ -472,7 +460,7 @@ ply_curve_server_t *ply_curve_server_new(const char *cert, const char *allow,
     s->zap = zactor_new(zap_actor, s);
     char *status = s->zap ? zstr_recv(s->zap) : NULL;
     if (!status || strcmp(status, "OK") != 0) {
-        fmt_why(why, why_len, "cannot start the ZAP handler: %s",
+        ply_why(why, why_len, 0, "cannot start the ZAP handler: %s",
                 status ? status : "out of memory");
         zstr_free(&status);
         ply_curve_server_destroy(&s);
@@ -527,7 +515,7 @@ int ply_curve_recv_from(zsock_t *sock, zframe_t **routing_id, ply_msg_t **out, c
     if (peer && peer_len) peer[0] = '\0';
     zmsg_t *zmsg = sock ? zmsg_recv(sock) : NULL;
     if (!zmsg) {
-        fmt_why(why, why_len, "nothing received (interrupted or timed out)");
+        ply_why(why, why_len, 0, "nothing received (interrupted or timed out)");
         return PLY_EIO;
     }
     zframe_t *rid = zmsg_pop(zmsg);
@@ -566,7 +554,7 @@ int ply_curve_role_check(const char *user, const ply_msg_t *msg, char *why, size
         break;
     }
     if (need && !(role & need)) {
-        fmt_why(why, why_len, "key %s may not send %s: it is allowed as a %s only", pub,
+        ply_why(why, why_len, 0, "key %s may not send %s: it is allowed as a %s only", pub,
                 ply_msg_type_name(msg), role == ROLE_WORKER ? "worker" : "client");
         return PLY_ESTATE;
     }
@@ -589,12 +577,12 @@ ply_curve_client_t *ply_curve_client_new(const char *cert, const char *server_ke
                                          size_t why_len)
 {
     if (!cert || !server_key) {
-        fmt_why(why, why_len, "CURVE needs a certificate and the server's public key");
+        ply_why(why, why_len, 0, "CURVE needs a certificate and the server's public key");
         return NULL;
     }
     ply_curve_client_t *k = calloc(1, sizeof *k);
     if (!k) {
-        fmt_why(why, why_len, "out of memory");
+        ply_why(why, why_len, 0, "out of memory");
         return NULL;
     }
     struct stat st;
@@ -678,7 +666,7 @@ int ply_endpoint_is_local(const char *ep)
 int ply_bind_check(const char *endpoint, int curve, int insecure, char *why, size_t why_len)
 {
     if (curve || insecure || ply_endpoint_is_local(endpoint)) return 0;
-    fmt_why(why, why_len,
+    ply_why(why, why_len, 0,
             "refusing to bind %s without --curve: anyone who can reach it could submit runs "
             "and report results (bind 127.0.0.1, use --curve with keys from 'ply keygen', or "
             "accept the risk with --insecure)",

@@ -24,20 +24,6 @@ typedef struct field {
     size_t n;
 } field_t;
 
-/* Every rejection goes through here: fill @why (if any) and return @err. */
-static int fail(char *why, size_t why_len, int err, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
-static int fail(char *why, size_t why_len, int err, const char *fmt, ...)
-{
-    if (why && why_len) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(why, why_len, fmt, ap);
-        va_end(ap);
-    }
-    return err;
-}
-
 static int is_space(char c)
 {
     return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f';
@@ -119,18 +105,18 @@ static int parse_placement(ply_arb_pos_t *p, field_t f, char *why, size_t wl)
         if (c == '/')
             ranks++;
         else if (!piece_code(c) && !(c >= '1' && c <= '8'))
-            return fail(why, wl, PLY_EFEN, "field 1 (placement): bad character %s",
+            return ply_why(why, wl, PLY_EFEN, "field 1 (placement): bad character %s",
                         show_char(c, cb, sizeof cb));
     }
     if (ranks != 8)
-        return fail(why, wl, PLY_EFEN, "field 1 (placement): %d ranks (expected 8)", ranks);
+        return ply_why(why, wl, PLY_EFEN, "field 1 (placement): %d ranks (expected 8)", ranks);
 
     int rank = 7, file = 0;
     for (size_t i = 0; i <= f.n; i++) {
         char c = i < f.n ? f.s[i] : '/';
         if (c == '/') {
             if (file != 8)
-                return fail(why, wl, PLY_EFEN,
+                return ply_why(why, wl, PLY_EFEN,
                             "field 1 (placement): rank %d has %d squares (expected 8)", rank + 1,
                             file);
             rank--;
@@ -152,11 +138,11 @@ static int parse_number(field_t f, int idx, const char *name, unsigned *out, cha
     unsigned v = 0;
     for (size_t i = 0; i < f.n; i++) {
         if (f.s[i] < '0' || f.s[i] > '9')
-            return fail(why, wl, PLY_EFEN, "field %d (%s): %s is not a number", idx, name,
+            return ply_why(why, wl, PLY_EFEN, "field %d (%s): %s is not a number", idx, name,
                         show_field(f, fb, sizeof fb));
         v = v * 10 + (unsigned)(f.s[i] - '0');
         if (v > 65535)
-            return fail(why, wl, PLY_EFEN, "field %d (%s): %s is out of range (at most 65535)", idx,
+            return ply_why(why, wl, PLY_EFEN, "field %d (%s): %s is out of range (at most 65535)", idx,
                         name, show_field(f, fb, sizeof fb));
     }
     *out = v;
@@ -176,12 +162,12 @@ static int check_castling_syntax(field_t f, char *why, size_t wl)
     if (f.n == 1 && f.s[0] == '-') return 0;
     for (size_t i = 0; i < f.n; i++) {
         if (!is_castle_char(f.s[i]))
-            return fail(why, wl, PLY_EFEN, "field 3 (castling): bad character %s%s",
+            return ply_why(why, wl, PLY_EFEN, "field 3 (castling): bad character %s%s",
                         show_char(f.s[i], cb, sizeof cb),
                         f.s[i] == '-' ? " ('-' must stand alone)" : "");
         for (size_t j = 0; j < i; j++)
             if (f.s[j] == f.s[i])
-                return fail(why, wl, PLY_EFEN, "field 3 (castling): '%c' appears twice", f.s[i]);
+                return ply_why(why, wl, PLY_EFEN, "field 3 (castling): '%c' appears twice", f.s[i]);
     }
     return 0;
 }
@@ -193,10 +179,10 @@ static int parse_ep_syntax(field_t f, int *ep, char *why, size_t wl)
     *ep = -1;
     if (f.n == 1 && f.s[0] == '-') return 0;
     if (f.n != 2 || f.s[0] < 'a' || f.s[0] > 'h' || f.s[1] < '1' || f.s[1] > '8')
-        return fail(why, wl, PLY_EFEN, "field 4 (en passant): %s is not a square or -",
+        return ply_why(why, wl, PLY_EFEN, "field 4 (en passant): %s is not a square or -",
                     show_field(f, fb, sizeof fb));
     if (f.s[1] != '3' && f.s[1] != '6')
-        return fail(why, wl, PLY_EFEN,
+        return ply_why(why, wl, PLY_EFEN,
                     "field 4 (en passant): %.2s is not on rank 3 or 6 (art. 3.7(d))", f.s);
     *ep = (f.s[1] - '1') * 16 + (f.s[0] - 'a');
     return 0;
@@ -222,7 +208,7 @@ static int check_material(ply_arb_pos_t *p, char *why, size_t wl)
         if (abs(pc) == ARB_K) p->king[pc < 0] = (uint8_t)s;
         if (abs(pc) == ARB_P && (ply__arb_rank(s) == 0 || ply__arb_rank(s) == 7)) {
             square_name(s, sb);
-            return fail(why, wl, PLY_EILLEGAL,
+            return ply_why(why, wl, PLY_EILLEGAL,
                         "field 1 (placement): %s pawn on %s (pawns never stand on rank 1 or 8)",
                         colour_name(pc < 0), sb);
         }
@@ -230,22 +216,22 @@ static int check_material(ply_arb_pos_t *p, char *why, size_t wl)
     for (int c = 0; c < 2; c++) {
         const int nk = count[c][ARB_K], np = count[c][ARB_P];
         const char *who = colour_name(c);
-        if (nk == 0) return fail(why, wl, PLY_EILLEGAL, "field 1 (placement): no %s king", who);
-        if (nk == 2) return fail(why, wl, PLY_EILLEGAL, "field 1 (placement): two %s kings", who);
-        if (nk > 2) return fail(why, wl, PLY_EILLEGAL, "field 1 (placement): %d %s kings", nk, who);
+        if (nk == 0) return ply_why(why, wl, PLY_EILLEGAL, "field 1 (placement): no %s king", who);
+        if (nk == 2) return ply_why(why, wl, PLY_EILLEGAL, "field 1 (placement): two %s kings", who);
+        if (nk > 2) return ply_why(why, wl, PLY_EILLEGAL, "field 1 (placement): %d %s kings", nk, who);
         int total = 0, extra = 0;
         for (int t = ARB_P; t <= ARB_K; t++) {
             total += count[c][t];
             if (t != ARB_P && count[c][t] > initial[t]) extra += count[c][t] - initial[t];
         }
         if (total > 16)
-            return fail(why, wl, PLY_EILLEGAL, "field 1 (placement): %d %s pieces (at most 16)",
+            return ply_why(why, wl, PLY_EILLEGAL, "field 1 (placement): %d %s pieces (at most 16)",
                         total, who);
         if (np > 8)
-            return fail(why, wl, PLY_EILLEGAL, "field 1 (placement): %d %s pawns (at most 8)", np,
+            return ply_why(why, wl, PLY_EILLEGAL, "field 1 (placement): %d %s pawns (at most 8)", np,
                         who);
         if (extra > 8 - np)
-            return fail(why, wl, PLY_EILLEGAL,
+            return ply_why(why, wl, PLY_EILLEGAL,
                         "field 1 (placement): %s has %d pieces beyond the initial set but only "
                         "%d pawns could have promoted",
                         who, extra, 8 - np);
@@ -280,17 +266,17 @@ static int resolve_castling(ply_arb_pos_t *p, field_t f, char *why, size_t wl)
             if (!p->chess960) {
                 /* Standard chess: art. 3.8(b)(1), the unmoved king is on e1/e8. */
                 if (ks != r0 + 4)
-                    return fail(why, wl, PLY_EILLEGAL,
+                    return ply_why(why, wl, PLY_EILLEGAL,
                                 "field 3 (castling): '%c' but the %s king is not on e%d", ch, who,
                                 c ? 8 : 1);
                 rs = r0 + (hside ? 7 : 0);
                 if (p->sq[rs] != sg * ARB_R)
-                    return fail(why, wl, PLY_EILLEGAL,
+                    return ply_why(why, wl, PLY_EILLEGAL,
                                 "field 3 (castling): '%c' but no %s rook on %c%d", ch, who,
                                 hside ? 'h' : 'a', c ? 8 : 1);
             } else {
                 if (ply__arb_rank(ks) != ply__arb_rank(r0))
-                    return fail(why, wl, PLY_EILLEGAL,
+                    return ply_why(why, wl, PLY_EILLEGAL,
                                 "field 3 (castling): '%c' but the %s king is not on rank %d", ch,
                                 who, c ? 8 : 1);
                 /* X-FEN: the outermost rook, scanning inwards from the corner. */
@@ -300,7 +286,7 @@ static int resolve_castling(ply_arb_pos_t *p, field_t f, char *why, size_t wl)
                         break;
                     }
                 if (rs < 0)
-                    return fail(
+                    return ply_why(
                         why, wl, PLY_EILLEGAL,
                         "field 3 (castling): '%c' but no %s rook on the %s-side of the king "
                         "on rank %d",
@@ -308,20 +294,20 @@ static int resolve_castling(ply_arb_pos_t *p, field_t f, char *why, size_t wl)
             }
         } else {
             if (ply__arb_rank(ks) != ply__arb_rank(r0))
-                return fail(why, wl, PLY_EILLEGAL,
+                return ply_why(why, wl, PLY_EILLEGAL,
                             "field 3 (castling): '%c' but the %s king is not on rank %d", ch, who,
                             c ? 8 : 1);
             rs = r0 + (up - 'A');
             if (p->sq[rs] != sg * ARB_R) {
                 square_name(rs, sb);
-                return fail(why, wl, PLY_EILLEGAL, "field 3 (castling): '%c' but no %s rook on %s",
+                return ply_why(why, wl, PLY_EILLEGAL, "field 3 (castling): '%c' but no %s rook on %s",
                             ch, who, sb);
             }
             hside = rs > ks;
         }
         int idx = c * 2 + (hside ? 0 : 1);
         if (given[idx])
-            return fail(why, wl, PLY_EILLEGAL,
+            return ply_why(why, wl, PLY_EILLEGAL,
                         "field 3 (castling): '%c' and '%c' both give the %s %s-side right",
                         given[idx], ch, who, hside ? "h" : "a");
         given[idx] = ch;
@@ -343,20 +329,20 @@ static int check_ep(const ply_arb_pos_t *p, int ep, char *why, size_t wl)
     const int fwd_them = them ? -16 : 16; /* the direction the crossing pawn moved */
     square_name(ep, e);
     if (ply__arb_rank(ep) != (us ? 2 : 5))
-        return fail(why, wl, PLY_EILLEGAL,
+        return ply_why(why, wl, PLY_EILLEGAL,
                     "field 4 (en passant): %s but %s is to move (the square must be on rank %d)", e,
                     colour_name(us), us ? 3 : 6);
     int pawn = ep + fwd_them, origin = ep - fwd_them;
     if (p->sq[pawn] != (them ? -ARB_P : ARB_P)) {
         square_name(pawn, o);
-        return fail(why, wl, PLY_EILLEGAL, "field 4 (en passant): %s but no %s pawn on %s", e,
+        return ply_why(why, wl, PLY_EILLEGAL, "field 4 (en passant): %s but no %s pawn on %s", e,
                     colour_name(them), o);
     }
     if (p->sq[ep])
-        return fail(why, wl, PLY_EILLEGAL, "field 4 (en passant): %s but %s is not empty", e, e);
+        return ply_why(why, wl, PLY_EILLEGAL, "field 4 (en passant): %s but %s is not empty", e, e);
     if (p->sq[origin]) {
         square_name(origin, o);
-        return fail(why, wl, PLY_EILLEGAL,
+        return ply_why(why, wl, PLY_EILLEGAL,
                     "field 4 (en passant): %s but %s, where the pawn came from, is not empty", e,
                     o);
     }
@@ -369,11 +355,11 @@ static int check_checks(const ply_arb_pos_t *p, char *why, size_t wl)
 {
     int us = p->side, them = us ^ 1, sq[16];
     if (ply__arb_attacked(p, p->king[them], us))
-        return fail(why, wl, PLY_EILLEGAL,
+        return ply_why(why, wl, PLY_EILLEGAL,
                     "field 2 (side to move): %s is not to move but is in check", colour_name(them));
     int n = ply__arb_attackers(p, p->king[us], them, sq);
     if (n > 2)
-        return fail(why, wl, PLY_EILLEGAL,
+        return ply_why(why, wl, PLY_EILLEGAL,
                     "field 1 (placement): %s is in check from %d pieces (at most two is possible)",
                     colour_name(us), n);
     return 0;
@@ -387,7 +373,7 @@ static int parse_syntax(ply_arb_pos_t *p, const field_t *f, int nf, int *ep, uns
     int rc = parse_placement(p, f[0], why, wl);
     if (rc) return rc;
     if (f[1].n != 1 || (f[1].s[0] != 'w' && f[1].s[0] != 'b'))
-        return fail(why, wl, PLY_EFEN, "field 2 (side to move): %s is not w or b",
+        return ply_why(why, wl, PLY_EFEN, "field 2 (side to move): %s is not w or b",
                     show_field(f[1], fb, sizeof fb));
     p->side = f[1].s[0] == 'b';
     if ((rc = check_castling_syntax(f[2], why, wl))) return rc;
@@ -406,13 +392,13 @@ int ply_arb_from_fen(ply_arb_pos_t *pos, const char *fen, unsigned flags, char *
     unsigned clk[2];
     int ep = -1, rc;
 
-    if (!pos || !fen) return fail(why, why_len, PLY_EINVAL, "no position or no FEN given");
+    if (!pos || !fen) return ply_why(why, why_len, PLY_EINVAL, "no position or no FEN given");
     int nf = split_fields(fen, f);
     if (nf == 1 && f[0].n == 8 && memcmp(f[0].s, "startpos", 8) == 0)
         nf = split_fields(START_FEN, f); /* art. 2.3, the UCI "position startpos" */
-    if (nf == 0) return fail(why, why_len, PLY_EFEN, "empty FEN");
+    if (nf == 0) return ply_why(why, why_len, PLY_EFEN, "empty FEN");
     if (nf < 4 || nf > 6)
-        return fail(why, why_len, PLY_EFEN, "wrong field count: %d field%s (expected 4 to 6)", nf,
+        return ply_why(why, why_len, PLY_EFEN, "wrong field count: %d field%s (expected 4 to 6)", nf,
                     nf == 1 ? "" : "s");
 
     memset(&p, 0, sizeof p);
@@ -428,12 +414,12 @@ int ply_arb_from_fen(ply_arb_pos_t *pos, const char *fen, unsigned flags, char *
     if ((rc = check_ep(&p, ep, why, why_len))) return rc;
     p.ep = (int16_t)ep;
     if (ep >= 0 && clk[0] != 0)
-        return fail(why, why_len, PLY_EILLEGAL,
+        return ply_why(why, why_len, PLY_EILLEGAL,
                     "field 5 (halfmove clock): %u but the en-passant square says the last move "
                     "was a pawn move (expected 0)",
                     clk[0]);
     if (clk[1] == 0)
-        return fail(why, why_len, PLY_EILLEGAL,
+        return ply_why(why, why_len, PLY_EILLEGAL,
                     "field 6 (fullmove number): 0 but moves are numbered from 1");
     p.halfmove = (uint16_t)clk[0];
     p.fullmove = (uint16_t)clk[1];

@@ -27,19 +27,6 @@
 
 static const char piece_letter[] = "?PNBRQK"; /* indexed by ARB_P..ARB_K */
 
-static int fail(char *why, size_t why_len, int err, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
-static int fail(char *why, size_t why_len, int err, const char *fmt, ...)
-{
-    if (why && why_len) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(why, why_len, fmt, ap);
-        va_end(ap);
-    }
-    return err;
-}
-
 /* Piece magnitude (ARB_P..ARB_K, 0 empty) on a 0..63 square. */
 static int piece_at(const ply_arb_pos_t *pos, int sq64)
 {
@@ -174,10 +161,10 @@ static int normalise(const char *text, char *s, char *why, size_t wl)
     size_t n = 0;
     while (*p == ' ' || *p == '\t' || *p == '\r' || *p == '\n') p++;
     while (*p) {
-        if (n + 1 >= SAN_TEXT_MAX) return fail(why, wl, PLY_EPARSE, "malformed: too long");
+        if (n + 1 >= SAN_TEXT_MAX) return ply_why(why, wl, PLY_EPARSE, "malformed: too long");
         if (*p < 0x80) {
             if (*p < 0x20 || *p == 0x7f)
-                return fail(why, wl, PLY_EPARSE, "malformed: control byte 0x%02x", *p);
+                return ply_why(why, wl, PLY_EPARSE, "malformed: control byte 0x%02x", *p);
             s[n++] = (char)*p++;
         } else if (p[0] == 0xC3 && p[1] == 0x97) {
             s[n++] = 'x'; /* E.8 prints the multiplication sign */
@@ -190,7 +177,7 @@ static int normalise(const char *text, char *s, char *why, size_t wl)
             s[n++] = '-'; /* typographic dashes in long algebraic */
             p += 3;
         } else {
-            return fail(why, wl, PLY_EPARSE, "malformed: unexpected byte 0x%02x", *p);
+            return ply_why(why, wl, PLY_EPARSE, "malformed: unexpected byte 0x%02x", *p);
         }
     }
     while (n && s[n - 1] == ' ') n--;
@@ -261,7 +248,7 @@ static int read_promotion(char *s, size_t *n, int *promo, char *why, size_t wl)
     k -= paren ? 3 : 1;
     if (!paren && k && (s[k - 1] == '=' || s[k - 1] == '/')) k--;
     if (upper(c) == 'K' || upper(c) == 'P')
-        return fail(why, wl, PLY_EPARSE,
+        return ply_why(why, wl, PLY_EPARSE,
                     "malformed: a pawn promotes to a queen, rook, bishop or knight, not '%c' "
                     "(art. 3.7(e))",
                     c);
@@ -278,7 +265,7 @@ static int read_move(char *s, size_t n, san_text_t *t, char *why, size_t wl)
     int rc = read_promotion(s, &n, &t->promo, why, wl);
     if (rc) return rc;
     if (n < 2 || !is_file(s[n - 2]) || !is_rank(s[n - 1]))
-        return fail(why, wl, PLY_EPARSE, "malformed: '%s' does not end with a square", shown);
+        return ply_why(why, wl, PLY_EPARSE, "malformed: '%s' does not end with a square", shown);
     t->to = (s[n - 1] - '1') * 8 + (s[n - 2] - 'a');
     n -= 2;
 
@@ -293,13 +280,13 @@ static int read_move(char *s, size_t n, san_text_t *t, char *why, size_t wl)
         char cb[16];
         unsigned char c = (unsigned char)s[i];
         snprintf(cb, sizeof cb, c >= 0x21 && c < 0x7f ? "'%c'" : "byte 0x%02x", c);
-        return fail(why, wl, PLY_EPARSE, "malformed: unexpected %s in '%s'", cb, shown);
+        return ply_why(why, wl, PLY_EPARSE, "malformed: unexpected %s in '%s'", cb, shown);
     }
     /* Without a piece letter: full coordinates are long algebraic or UCI and
      * the board says which piece moves; anything else is a pawn move (E.3). */
     if (!t->piece && (t->from_file < 0 || t->from_rank < 0)) t->piece = ARB_P;
     if (t->promo && t->piece && t->piece != ARB_P)
-        return fail(why, wl, PLY_EPARSE, "malformed: only a pawn promotes (art. 3.7(e))");
+        return ply_why(why, wl, PLY_EPARSE, "malformed: only a pawn promotes (art. 3.7(e))");
     return 0;
 }
 
@@ -310,11 +297,11 @@ static int parse_text(const char *text, san_text_t *t, char *why, size_t wl)
     int rc = normalise(text, s, why, wl);
     if (rc) return rc;
     size_t n = strip_suffixes(s);
-    if (n == 0) return fail(why, wl, PLY_EPARSE, "malformed: empty move");
+    if (n == 0) return ply_why(why, wl, PLY_EPARSE, "malformed: empty move");
     if (!strcmp(s, "--") || !strcmp(s, "Z0") || !strcmp(s, "0000") || !strcmp(s, "@@@@"))
-        return fail(why, wl, PLY_EPARSE, "malformed: '%s' is a null move, not a move of chess", s);
+        return ply_why(why, wl, PLY_EPARSE, "malformed: '%s' is a null move, not a move of chess", s);
     if ((t->castle = read_castle(s))) return 0;
-    if (strchr(s, ' ')) return fail(why, wl, PLY_EPARSE, "malformed: '%.30s' contains a space", s);
+    if (strchr(s, ' ')) return ply_why(why, wl, PLY_EPARSE, "malformed: '%.30s' contains a space", s);
     return read_move(s, n, t, why, wl);
 }
 
@@ -342,7 +329,7 @@ static int list_moves(const ply_arb_pos_t *pos, const ply_arb_move_t *mv, int n,
         if (w < 0 || (size_t)w >= sizeof buf - used) break;
         used += (size_t)w;
     }
-    return fail(why, wl, PLY_EILLEGAL, "ambiguous: %s", buf);
+    return ply_why(why, wl, PLY_EILLEGAL, "ambiguous: %s", buf);
 }
 
 /* Why castling on side @aside (0 h-side, 1 a-side) is not legal (art. 3.8). */
@@ -353,12 +340,12 @@ static int castle_reason(const ply_arb_pos_t *pos, int aside, char *why, size_t 
     const int rs = pos->castle_rook[us * 2 + aside];
     const char *name = aside ? "O-O-O" : "O-O";
     if (rs < 0)
-        return fail(why, wl, PLY_EILLEGAL,
+        return ply_why(why, wl, PLY_EILLEGAL,
                     "illegal: %s without the right to castle (the king or that rook has moved, "
                     "art. 3.8(b)(1))",
                     name);
     if (ply__arb_attacked(pos, ks, them))
-        return fail(why, wl, PLY_EILLEGAL, "illegal: %s out of check (art. 3.8(b)(2))", name);
+        return ply_why(why, wl, PLY_EILLEGAL, "illegal: %s out of check (art. 3.8(b)(2))", name);
     const int kto = base + (aside ? 2 : 6), rto = base + (aside ? 3 : 5);
     int spans[2][2] = {{ks, kto}, {rs, rto}};
     for (int k = 0; k < 2; k++) {
@@ -366,7 +353,7 @@ static int castle_reason(const ply_arb_pos_t *pos, int aside, char *why, size_t 
         int hi = spans[k][0] < spans[k][1] ? spans[k][1] : spans[k][0];
         for (int s = lo; s <= hi; s++)
             if (s != ks && s != rs && pos->sq[s])
-                return fail(why, wl, PLY_EILLEGAL,
+                return ply_why(why, wl, PLY_EILLEGAL,
                             "illegal: %s with a piece between the king and the rook "
                             "(art. 3.8(b)(2))",
                             name);
@@ -374,11 +361,11 @@ static int castle_reason(const ply_arb_pos_t *pos, int aside, char *why, size_t 
     int lo = ks < kto ? ks : kto, hi = ks < kto ? kto : ks;
     for (int s = lo; s <= hi; s++)
         if (s != kto && ply__arb_attacked(pos, s, them))
-            return fail(why, wl, PLY_EILLEGAL,
+            return ply_why(why, wl, PLY_EILLEGAL,
                         "illegal: %s would take the king across an attacked square "
                         "(art. 3.8(b)(2))",
                         name);
-    return fail(why, wl, PLY_EILLEGAL, "illegal: king would be in check");
+    return ply_why(why, wl, PLY_EILLEGAL, "illegal: king would be in check");
 }
 
 /* Nothing legal matched a non-castling text: say why. */
@@ -388,7 +375,7 @@ static int explain(const ply_arb_pos_t *pos, const san_text_t *t, int promo_only
     char to[3];
     square_text(t->to, to);
     if (promo_only_wrong)
-        return fail(why, wl, PLY_EILLEGAL,
+        return ply_why(why, wl, PLY_EILLEGAL,
                     "illegal: a move to %s is not a promotion (a pawn promotes on the last rank, "
                     "art. 3.7(e))",
                     to);
@@ -398,7 +385,7 @@ static int explain(const ply_arb_pos_t *pos, const san_text_t *t, int promo_only
         if (mv[i].flags & PLY_ARB_MOVE_CASTLE) continue;
         int from = ply__arb_to64(mv[i].from), dest = ply__arb_to64(mv[i].to);
         if (fits(pos, t, from, dest, 1))
-            return fail(why, wl, PLY_EILLEGAL, "illegal: king would be in check");
+            return ply_why(why, wl, PLY_EILLEGAL, "illegal: king would be in check");
         near |= fits(pos, t, from, dest, 0);
     }
     /* Coordinates naming the king's castling move (e1g1, Ke1c1, ...). */
@@ -412,18 +399,18 @@ static int explain(const ply_arb_pos_t *pos, const san_text_t *t, int promo_only
                 return castle_reason(pos, a, why, wl);
         }
     if (near && t->from_file >= 0 && t->from_rank >= 0)
-        return fail(why, wl, PLY_EILLEGAL, "no piece can reach %s from %c%c", to,
+        return ply_why(why, wl, PLY_EILLEGAL, "no piece can reach %s from %c%c", to,
                     'a' + t->from_file, '1' + t->from_rank);
     if (near && t->from_file >= 0)
-        return fail(why, wl, PLY_EILLEGAL, "no piece can reach %s from the %c-file", to,
+        return ply_why(why, wl, PLY_EILLEGAL, "no piece can reach %s from the %c-file", to,
                     'a' + t->from_file);
     if (near)
-        return fail(why, wl, PLY_EILLEGAL, "no piece can reach %s from rank %c", to,
+        return ply_why(why, wl, PLY_EILLEGAL, "no piece can reach %s from rank %c", to,
                     '1' + t->from_rank);
     if (t->from_file >= 0 && t->from_rank >= 0 && !t->piece)
-        return fail(why, wl, PLY_EILLEGAL, "no piece can reach %s from %c%c", to,
+        return ply_why(why, wl, PLY_EILLEGAL, "no piece can reach %s from %c%c", to,
                     'a' + t->from_file, '1' + t->from_rank);
-    return fail(why, wl, PLY_EILLEGAL, "no piece can reach %s", to);
+    return ply_why(why, wl, PLY_EILLEGAL, "no piece can reach %s", to);
 }
 
 static int match_castle(const ply_arb_pos_t *pos, const ply_arb_move_t *mv, int n, int side_a,
@@ -441,7 +428,7 @@ int ply_arb_move_from_san(const ply_arb_pos_t *pos, const char *text, ply_arb_mo
                           char *why, size_t why_len)
 {
     ply_arb_move_t mv[PLY_ARB_MAX_MOVES];
-    if (!pos || !text || !out) return fail(why, why_len, PLY_EINVAL, "no position or no move");
+    if (!pos || !text || !out) return ply_why(why, why_len, PLY_EINVAL, "no position or no move");
     return ply__arb_move_from_san_list(pos, mv, ply_arb_legal_moves(pos, mv), text, out, why,
                                        why_len);
 }
@@ -450,7 +437,7 @@ int ply__arb_move_from_san_list(const ply_arb_pos_t *pos, const ply_arb_move_t *
                                 const char *text, ply_arb_move_t *out, char *why, size_t why_len)
 {
     san_text_t t;
-    if (!pos || !text || !out) return fail(why, why_len, PLY_EINVAL, "no position or no move");
+    if (!pos || !text || !out) return ply_why(why, why_len, PLY_EINVAL, "no position or no move");
     int rc = parse_text(text, &t, why, why_len);
     if (rc) return rc;
     if (t.castle) return match_castle(pos, mv, n, t.castle == 2, out, why, why_len);

@@ -1,6 +1,9 @@
 /* Messages and names generated from the one PLY_ERRNO_MAP list. */
 #include "util/error.h"
 
+#include <stdarg.h>
+#include <stdio.h>
+
 const char *ply_strerror(int err)
 {
     switch (err) {
@@ -29,4 +32,15 @@ const char *ply_err_name(int err)
     default:
         return "PLY_EUNKNOWN";
     }
+}
+
+int ply_why(char *why, size_t why_len, int err, const char *fmt, ...)
+{
+    if (why && why_len) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(why, why_len, fmt, ap);
+        va_end(ap);
+    }
+    return err;
 }

@@ -48,4 +48,15 @@ const char *ply_strerror(int err);
  */
 const char *ply_err_name(int err);
 
+#include <stddef.h>
+
+/**
+ * ply_why - write a one-line reason, printf-style, into @why (@why_len bytes,
+ * truncated; nothing is written when @why is NULL or @why_len is 0) and
+ * return @err, so that a failure path reads
+ *     return ply_why(why, why_len, PLY_EFEN, "field %d (placement): ...", n);
+ */
+int ply_why(char *why, size_t why_len, int err, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
 #endif

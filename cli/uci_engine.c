@@ -250,8 +250,8 @@ static int take_line(ply_uci_t *e, char *line, size_t cap, char *why, size_t why
         if ((ch < 0x20 && ch != '\t') || ch == 0x7f) {
             char shown[64];
             printable(shown, sizeof shown, start, keep < 40 ? keep : 40);
-            ply_why(why, why_len, 0, "engine '%s' printed binary data (byte 0x%02x in \"%s\")", e->cmd,
-                    ch, shown);
+            ply_why(why, why_len, 0, "engine '%s' printed binary data (byte 0x%02x in \"%s\")",
+                    e->cmd, ch, shown);
             return PLY_EPARSE;
         }
     }
@@ -324,8 +324,9 @@ static int spawn_engine(ply_uci_t *e, const char *cmdline, char *why, size_t why
     int argc = store ? split_words(cmdline, store, argv) : -1;
     if (argc <= 0) {
         free(store);
-        ply_why(why, why_len, 0, "engine command \"%s\" is empty, has an open quote or over %d words",
-                e->cmd, MAX_ARGS - 1);
+        ply_why(why, why_len, 0,
+                "engine command \"%s\" is empty, has an open quote or over %d words", e->cmd,
+                MAX_ARGS - 1);
         return PLY_EINVAL;
     }
     uv_stdio_container_t stdio[3];
@@ -371,7 +372,8 @@ static int handshake(ply_uci_t *e, char *why, size_t why_len)
         if (!strncmp(line, "id name ", 8))
             printable(e->name, sizeof e->name, line + 8, strlen(line + 8));
         if (junk > JUNK_MAX) {
-            ply_why(why, why_len, 0, "engine '%s' printed %d lines without 'uciok'", e->cmd, JUNK_MAX);
+            ply_why(why, why_len, 0, "engine '%s' printed %d lines without 'uciok'", e->cmd,
+                    JUNK_MAX);
             return PLY_EPARSE;
         }
     }
@@ -527,7 +529,8 @@ static int divide_line(ply_uci_t *e, const char *line, ply_uci_divide_t *out, in
     /* "word: number" is a divide line or garbage; anything else is chatter */
     const char *blank = strchr(line, ' ');
     if (colon && is_uci_move(line, n) && parse_count(colon + 1, &count) < 0) {
-        ply_why(why, why_len, 0, "engine '%s' printed a malformed divide line \"%s\"", e->cmd, shown);
+        ply_why(why, why_len, 0, "engine '%s' printed a malformed divide line \"%s\"", e->cmd,
+                shown);
         return PLY_EPARSE;
     }
     if (!colon || !n || (blank && blank < colon) || parse_count(colon + 1, &count) < 0) {
@@ -548,7 +551,8 @@ static int divide_line(ply_uci_t *e, const char *line, ply_uci_divide_t *out, in
             return PLY_EPARSE;
         }
     if (out->n == PLY_UCI_MAX_DIVIDE) {
-        ply_why(why, why_len, 0, "engine '%s' listed more than %d moves", e->cmd, PLY_UCI_MAX_DIVIDE);
+        ply_why(why, why_len, 0, "engine '%s' listed more than %d moves", e->cmd,
+                PLY_UCI_MAX_DIVIDE);
         return PLY_EPARSE;
     }
     memcpy(out->e[out->n].move, line, n);

@@ -194,8 +194,9 @@ int ply_client_wait(ply_client_t *c, uint64_t run_id, ply_client_progress_fn pro
         now = ply_time_ms();
         if (r == PLY_ETIMEDOUT) {
             if (idle_timeout_ms > 0 && now - last_rx >= (uint64_t)idle_timeout_ms) {
-                ply_why(why, why_len, 0, "coordinator %s silent for %d ms while running run %" PRIu64,
-                        c->endpoint, idle_timeout_ms, run_id);
+                ply_why(why, why_len, 0,
+                        "coordinator %s silent for %d ms while running run %" PRIu64, c->endpoint,
+                        idle_timeout_ms, run_id);
                 return r;
             }
             if (now - last_ask >= PLY_CLIENT_RESYNC_MS) {

@@ -106,7 +106,7 @@ static int parse_placement(ply_arb_pos_t *p, field_t f, char *why, size_t wl)
             ranks++;
         else if (!piece_code(c) && !(c >= '1' && c <= '8'))
             return ply_why(why, wl, PLY_EFEN, "field 1 (placement): bad character %s",
-                        show_char(c, cb, sizeof cb));
+                           show_char(c, cb, sizeof cb));
     }
     if (ranks != 8)
         return ply_why(why, wl, PLY_EFEN, "field 1 (placement): %d ranks (expected 8)", ranks);
@@ -117,8 +117,8 @@ static int parse_placement(ply_arb_pos_t *p, field_t f, char *why, size_t wl)
         if (c == '/') {
             if (file != 8)
                 return ply_why(why, wl, PLY_EFEN,
-                            "field 1 (placement): rank %d has %d squares (expected 8)", rank + 1,
-                            file);
+                               "field 1 (placement): rank %d has %d squares (expected 8)", rank + 1,
+                               file);
             rank--;
             file = 0;
         } else if (c >= '1' && c <= '8') {
@@ -139,11 +139,11 @@ static int parse_number(field_t f, int idx, const char *name, unsigned *out, cha
     for (size_t i = 0; i < f.n; i++) {
         if (f.s[i] < '0' || f.s[i] > '9')
             return ply_why(why, wl, PLY_EFEN, "field %d (%s): %s is not a number", idx, name,
-                        show_field(f, fb, sizeof fb));
+                           show_field(f, fb, sizeof fb));
         v = v * 10 + (unsigned)(f.s[i] - '0');
         if (v > 65535)
-            return ply_why(why, wl, PLY_EFEN, "field %d (%s): %s is out of range (at most 65535)", idx,
-                        name, show_field(f, fb, sizeof fb));
+            return ply_why(why, wl, PLY_EFEN, "field %d (%s): %s is out of range (at most 65535)",
+                           idx, name, show_field(f, fb, sizeof fb));
     }
     *out = v;
     return 0;
@@ -163,8 +163,8 @@ static int check_castling_syntax(field_t f, char *why, size_t wl)
     for (size_t i = 0; i < f.n; i++) {
         if (!is_castle_char(f.s[i]))
             return ply_why(why, wl, PLY_EFEN, "field 3 (castling): bad character %s%s",
-                        show_char(f.s[i], cb, sizeof cb),
-                        f.s[i] == '-' ? " ('-' must stand alone)" : "");
+                           show_char(f.s[i], cb, sizeof cb),
+                           f.s[i] == '-' ? " ('-' must stand alone)" : "");
         for (size_t j = 0; j < i; j++)
             if (f.s[j] == f.s[i])
                 return ply_why(why, wl, PLY_EFEN, "field 3 (castling): '%c' appears twice", f.s[i]);
@@ -180,10 +180,10 @@ static int parse_ep_syntax(field_t f, int *ep, char *why, size_t wl)
     if (f.n == 1 && f.s[0] == '-') return 0;
     if (f.n != 2 || f.s[0] < 'a' || f.s[0] > 'h' || f.s[1] < '1' || f.s[1] > '8')
         return ply_why(why, wl, PLY_EFEN, "field 4 (en passant): %s is not a square or -",
-                    show_field(f, fb, sizeof fb));
+                       show_field(f, fb, sizeof fb));
     if (f.s[1] != '3' && f.s[1] != '6')
         return ply_why(why, wl, PLY_EFEN,
-                    "field 4 (en passant): %.2s is not on rank 3 or 6 (art. 3.7(d))", f.s);
+                       "field 4 (en passant): %.2s is not on rank 3 or 6 (art. 3.7(d))", f.s);
     *ep = (f.s[1] - '1') * 16 + (f.s[0] - 'a');
     return 0;
 }
@@ -209,16 +209,18 @@ static int check_material(ply_arb_pos_t *p, char *why, size_t wl)
         if (abs(pc) == ARB_P && (ply__arb_rank(s) == 0 || ply__arb_rank(s) == 7)) {
             square_name(s, sb);
             return ply_why(why, wl, PLY_EILLEGAL,
-                        "field 1 (placement): %s pawn on %s (pawns never stand on rank 1 or 8)",
-                        colour_name(pc < 0), sb);
+                           "field 1 (placement): %s pawn on %s (pawns never stand on rank 1 or 8)",
+                           colour_name(pc < 0), sb);
         }
     }
     for (int c = 0; c < 2; c++) {
         const int nk = count[c][ARB_K], np = count[c][ARB_P];
         const char *who = colour_name(c);
         if (nk == 0) return ply_why(why, wl, PLY_EILLEGAL, "field 1 (placement): no %s king", who);
-        if (nk == 2) return ply_why(why, wl, PLY_EILLEGAL, "field 1 (placement): two %s kings", who);
-        if (nk > 2) return ply_why(why, wl, PLY_EILLEGAL, "field 1 (placement): %d %s kings", nk, who);
+        if (nk == 2)
+            return ply_why(why, wl, PLY_EILLEGAL, "field 1 (placement): two %s kings", who);
+        if (nk > 2)
+            return ply_why(why, wl, PLY_EILLEGAL, "field 1 (placement): %d %s kings", nk, who);
         int total = 0, extra = 0;
         for (int t = ARB_P; t <= ARB_K; t++) {
             total += count[c][t];
@@ -226,15 +228,15 @@ static int check_material(ply_arb_pos_t *p, char *why, size_t wl)
         }
         if (total > 16)
             return ply_why(why, wl, PLY_EILLEGAL, "field 1 (placement): %d %s pieces (at most 16)",
-                        total, who);
+                           total, who);
         if (np > 8)
-            return ply_why(why, wl, PLY_EILLEGAL, "field 1 (placement): %d %s pawns (at most 8)", np,
-                        who);
+            return ply_why(why, wl, PLY_EILLEGAL, "field 1 (placement): %d %s pawns (at most 8)",
+                           np, who);
         if (extra > 8 - np)
             return ply_why(why, wl, PLY_EILLEGAL,
-                        "field 1 (placement): %s has %d pieces beyond the initial set but only "
-                        "%d pawns could have promoted",
-                        who, extra, 8 - np);
+                           "field 1 (placement): %s has %d pieces beyond the initial set but only "
+                           "%d pawns could have promoted",
+                           who, extra, 8 - np);
     }
     return 0;
 }
@@ -267,18 +269,18 @@ static int resolve_castling(ply_arb_pos_t *p, field_t f, char *why, size_t wl)
                 /* Standard chess: art. 3.8(b)(1), the unmoved king is on e1/e8. */
                 if (ks != r0 + 4)
                     return ply_why(why, wl, PLY_EILLEGAL,
-                                "field 3 (castling): '%c' but the %s king is not on e%d", ch, who,
-                                c ? 8 : 1);
+                                   "field 3 (castling): '%c' but the %s king is not on e%d", ch,
+                                   who, c ? 8 : 1);
                 rs = r0 + (hside ? 7 : 0);
                 if (p->sq[rs] != sg * ARB_R)
                     return ply_why(why, wl, PLY_EILLEGAL,
-                                "field 3 (castling): '%c' but no %s rook on %c%d", ch, who,
-                                hside ? 'h' : 'a', c ? 8 : 1);
+                                   "field 3 (castling): '%c' but no %s rook on %c%d", ch, who,
+                                   hside ? 'h' : 'a', c ? 8 : 1);
             } else {
                 if (ply__arb_rank(ks) != ply__arb_rank(r0))
                     return ply_why(why, wl, PLY_EILLEGAL,
-                                "field 3 (castling): '%c' but the %s king is not on rank %d", ch,
-                                who, c ? 8 : 1);
+                                   "field 3 (castling): '%c' but the %s king is not on rank %d", ch,
+                                   who, c ? 8 : 1);
                 /* X-FEN: the outermost rook, scanning inwards from the corner. */
                 for (int s = hside ? r0 + 7 : r0; s != ks; s += hside ? -1 : 1)
                     if (p->sq[s] == sg * ARB_R) {
@@ -295,21 +297,21 @@ static int resolve_castling(ply_arb_pos_t *p, field_t f, char *why, size_t wl)
         } else {
             if (ply__arb_rank(ks) != ply__arb_rank(r0))
                 return ply_why(why, wl, PLY_EILLEGAL,
-                            "field 3 (castling): '%c' but the %s king is not on rank %d", ch, who,
-                            c ? 8 : 1);
+                               "field 3 (castling): '%c' but the %s king is not on rank %d", ch,
+                               who, c ? 8 : 1);
             rs = r0 + (up - 'A');
             if (p->sq[rs] != sg * ARB_R) {
                 square_name(rs, sb);
-                return ply_why(why, wl, PLY_EILLEGAL, "field 3 (castling): '%c' but no %s rook on %s",
-                            ch, who, sb);
+                return ply_why(why, wl, PLY_EILLEGAL,
+                               "field 3 (castling): '%c' but no %s rook on %s", ch, who, sb);
             }
             hside = rs > ks;
         }
         int idx = c * 2 + (hside ? 0 : 1);
         if (given[idx])
             return ply_why(why, wl, PLY_EILLEGAL,
-                        "field 3 (castling): '%c' and '%c' both give the %s %s-side right",
-                        given[idx], ch, who, hside ? "h" : "a");
+                           "field 3 (castling): '%c' and '%c' both give the %s %s-side right",
+                           given[idx], ch, who, hside ? "h" : "a");
         given[idx] = ch;
         p->castle_rook[idx] = (int8_t)rs;
     }
@@ -330,21 +332,21 @@ static int check_ep(const ply_arb_pos_t *p, int ep, char *why, size_t wl)
     square_name(ep, e);
     if (ply__arb_rank(ep) != (us ? 2 : 5))
         return ply_why(why, wl, PLY_EILLEGAL,
-                    "field 4 (en passant): %s but %s is to move (the square must be on rank %d)", e,
-                    colour_name(us), us ? 3 : 6);
+                       "field 4 (en passant): %s but %s is to move (the square must be on rank %d)",
+                       e, colour_name(us), us ? 3 : 6);
     int pawn = ep + fwd_them, origin = ep - fwd_them;
     if (p->sq[pawn] != (them ? -ARB_P : ARB_P)) {
         square_name(pawn, o);
         return ply_why(why, wl, PLY_EILLEGAL, "field 4 (en passant): %s but no %s pawn on %s", e,
-                    colour_name(them), o);
+                       colour_name(them), o);
     }
     if (p->sq[ep])
         return ply_why(why, wl, PLY_EILLEGAL, "field 4 (en passant): %s but %s is not empty", e, e);
     if (p->sq[origin]) {
         square_name(origin, o);
         return ply_why(why, wl, PLY_EILLEGAL,
-                    "field 4 (en passant): %s but %s, where the pawn came from, is not empty", e,
-                    o);
+                       "field 4 (en passant): %s but %s, where the pawn came from, is not empty", e,
+                       o);
     }
     return 0;
 }
@@ -356,12 +358,14 @@ static int check_checks(const ply_arb_pos_t *p, char *why, size_t wl)
     int us = p->side, them = us ^ 1, sq[16];
     if (ply__arb_attacked(p, p->king[them], us))
         return ply_why(why, wl, PLY_EILLEGAL,
-                    "field 2 (side to move): %s is not to move but is in check", colour_name(them));
+                       "field 2 (side to move): %s is not to move but is in check",
+                       colour_name(them));
     int n = ply__arb_attackers(p, p->king[us], them, sq);
     if (n > 2)
-        return ply_why(why, wl, PLY_EILLEGAL,
-                    "field 1 (placement): %s is in check from %d pieces (at most two is possible)",
-                    colour_name(us), n);
+        return ply_why(
+            why, wl, PLY_EILLEGAL,
+            "field 1 (placement): %s is in check from %d pieces (at most two is possible)",
+            colour_name(us), n);
     return 0;
 }
 
@@ -374,7 +378,7 @@ static int parse_syntax(ply_arb_pos_t *p, const field_t *f, int nf, int *ep, uns
     if (rc) return rc;
     if (f[1].n != 1 || (f[1].s[0] != 'w' && f[1].s[0] != 'b'))
         return ply_why(why, wl, PLY_EFEN, "field 2 (side to move): %s is not w or b",
-                    show_field(f[1], fb, sizeof fb));
+                       show_field(f[1], fb, sizeof fb));
     p->side = f[1].s[0] == 'b';
     if ((rc = check_castling_syntax(f[2], why, wl))) return rc;
     if ((rc = parse_ep_syntax(f[3], ep, why, wl))) return rc;
@@ -398,8 +402,8 @@ int ply_arb_from_fen(ply_arb_pos_t *pos, const char *fen, unsigned flags, char *
         nf = split_fields(START_FEN, f); /* art. 2.3, the UCI "position startpos" */
     if (nf == 0) return ply_why(why, why_len, PLY_EFEN, "empty FEN");
     if (nf < 4 || nf > 6)
-        return ply_why(why, why_len, PLY_EFEN, "wrong field count: %d field%s (expected 4 to 6)", nf,
-                    nf == 1 ? "" : "s");
+        return ply_why(why, why_len, PLY_EFEN, "wrong field count: %d field%s (expected 4 to 6)",
+                       nf, nf == 1 ? "" : "s");
 
     memset(&p, 0, sizeof p);
     if ((rc = parse_syntax(&p, f, nf, &ep, clk, why, why_len))) return rc;
@@ -415,12 +419,12 @@ int ply_arb_from_fen(ply_arb_pos_t *pos, const char *fen, unsigned flags, char *
     p.ep = (int16_t)ep;
     if (ep >= 0 && clk[0] != 0)
         return ply_why(why, why_len, PLY_EILLEGAL,
-                    "field 5 (halfmove clock): %u but the en-passant square says the last move "
-                    "was a pawn move (expected 0)",
-                    clk[0]);
+                       "field 5 (halfmove clock): %u but the en-passant square says the last move "
+                       "was a pawn move (expected 0)",
+                       clk[0]);
     if (clk[1] == 0)
         return ply_why(why, why_len, PLY_EILLEGAL,
-                    "field 6 (fullmove number): 0 but moves are numbered from 1");
+                       "field 6 (fullmove number): 0 but moves are numbered from 1");
     p.halfmove = (uint16_t)clk[0];
     p.fullmove = (uint16_t)clk[1];
     if ((rc = check_checks(&p, why, why_len))) return rc;

@@ -249,9 +249,9 @@ static int read_promotion(char *s, size_t *n, int *promo, char *why, size_t wl)
     if (!paren && k && (s[k - 1] == '=' || s[k - 1] == '/')) k--;
     if (upper(c) == 'K' || upper(c) == 'P')
         return ply_why(why, wl, PLY_EPARSE,
-                    "malformed: a pawn promotes to a queen, rook, bishop or knight, not '%c' "
-                    "(art. 3.7(e))",
-                    c);
+                       "malformed: a pawn promotes to a queen, rook, bishop or knight, not '%c' "
+                       "(art. 3.7(e))",
+                       c);
     *promo = lower(c);
     *n = k;
     return 0;
@@ -299,9 +299,11 @@ static int parse_text(const char *text, san_text_t *t, char *why, size_t wl)
     size_t n = strip_suffixes(s);
     if (n == 0) return ply_why(why, wl, PLY_EPARSE, "malformed: empty move");
     if (!strcmp(s, "--") || !strcmp(s, "Z0") || !strcmp(s, "0000") || !strcmp(s, "@@@@"))
-        return ply_why(why, wl, PLY_EPARSE, "malformed: '%s' is a null move, not a move of chess", s);
+        return ply_why(why, wl, PLY_EPARSE, "malformed: '%s' is a null move, not a move of chess",
+                       s);
     if ((t->castle = read_castle(s))) return 0;
-    if (strchr(s, ' ')) return ply_why(why, wl, PLY_EPARSE, "malformed: '%.30s' contains a space", s);
+    if (strchr(s, ' '))
+        return ply_why(why, wl, PLY_EPARSE, "malformed: '%.30s' contains a space", s);
     return read_move(s, n, t, why, wl);
 }
 
@@ -341,9 +343,9 @@ static int castle_reason(const ply_arb_pos_t *pos, int aside, char *why, size_t 
     const char *name = aside ? "O-O-O" : "O-O";
     if (rs < 0)
         return ply_why(why, wl, PLY_EILLEGAL,
-                    "illegal: %s without the right to castle (the king or that rook has moved, "
-                    "art. 3.8(b)(1))",
-                    name);
+                       "illegal: %s without the right to castle (the king or that rook has moved, "
+                       "art. 3.8(b)(1))",
+                       name);
     if (ply__arb_attacked(pos, ks, them))
         return ply_why(why, wl, PLY_EILLEGAL, "illegal: %s out of check (art. 3.8(b)(2))", name);
     const int kto = base + (aside ? 2 : 6), rto = base + (aside ? 3 : 5);
@@ -354,17 +356,17 @@ static int castle_reason(const ply_arb_pos_t *pos, int aside, char *why, size_t 
         for (int s = lo; s <= hi; s++)
             if (s != ks && s != rs && pos->sq[s])
                 return ply_why(why, wl, PLY_EILLEGAL,
-                            "illegal: %s with a piece between the king and the rook "
-                            "(art. 3.8(b)(2))",
-                            name);
+                               "illegal: %s with a piece between the king and the rook "
+                               "(art. 3.8(b)(2))",
+                               name);
     }
     int lo = ks < kto ? ks : kto, hi = ks < kto ? kto : ks;
     for (int s = lo; s <= hi; s++)
         if (s != kto && ply__arb_attacked(pos, s, them))
             return ply_why(why, wl, PLY_EILLEGAL,
-                        "illegal: %s would take the king across an attacked square "
-                        "(art. 3.8(b)(2))",
-                        name);
+                           "illegal: %s would take the king across an attacked square "
+                           "(art. 3.8(b)(2))",
+                           name);
     return ply_why(why, wl, PLY_EILLEGAL, "illegal: king would be in check");
 }
 
@@ -375,10 +377,11 @@ static int explain(const ply_arb_pos_t *pos, const san_text_t *t, int promo_only
     char to[3];
     square_text(t->to, to);
     if (promo_only_wrong)
-        return ply_why(why, wl, PLY_EILLEGAL,
-                    "illegal: a move to %s is not a promotion (a pawn promotes on the last rank, "
-                    "art. 3.7(e))",
-                    to);
+        return ply_why(
+            why, wl, PLY_EILLEGAL,
+            "illegal: a move to %s is not a promotion (a pawn promotes on the last rank, "
+            "art. 3.7(e))",
+            to);
     ply__arb_mv_t mv[PLY__ARB_MAX_PSEUDO];
     int n = ply__arb_gen(pos, mv), near = 0;
     for (int i = 0; i < n; i++) {
@@ -400,16 +403,16 @@ static int explain(const ply_arb_pos_t *pos, const san_text_t *t, int promo_only
         }
     if (near && t->from_file >= 0 && t->from_rank >= 0)
         return ply_why(why, wl, PLY_EILLEGAL, "no piece can reach %s from %c%c", to,
-                    'a' + t->from_file, '1' + t->from_rank);
+                       'a' + t->from_file, '1' + t->from_rank);
     if (near && t->from_file >= 0)
         return ply_why(why, wl, PLY_EILLEGAL, "no piece can reach %s from the %c-file", to,
-                    'a' + t->from_file);
+                       'a' + t->from_file);
     if (near)
         return ply_why(why, wl, PLY_EILLEGAL, "no piece can reach %s from rank %c", to,
-                    '1' + t->from_rank);
+                       '1' + t->from_rank);
     if (t->from_file >= 0 && t->from_rank >= 0 && !t->piece)
         return ply_why(why, wl, PLY_EILLEGAL, "no piece can reach %s from %c%c", to,
-                    'a' + t->from_file, '1' + t->from_rank);
+                       'a' + t->from_file, '1' + t->from_rank);
     return ply_why(why, wl, PLY_EILLEGAL, "no piece can reach %s", to);
 }
 

@@ -76,23 +76,24 @@ static int parse_placement(ply_board_t *b, const char *s, char *why, size_t why_
         char c = *s;
         if (c == '/') {
             if (file != 8)
-                return ply_why(why, why_len, PLY_EFEN, "field 1 (placement): rank %d has %d squares",
-                            rank + 1, file);
+                return ply_why(why, why_len, PLY_EFEN,
+                               "field 1 (placement): rank %d has %d squares", rank + 1, file);
             if (--rank < 0)
                 return ply_why(why, why_len, PLY_EFEN, "field 1 (placement): more than 8 ranks");
             file = 0;
         } else if (c >= '1' && c <= '8') {
             file += c - '0';
             if (file > 8)
-                return ply_why(why, why_len, PLY_EFEN, "field 1 (placement): rank %d has %d squares",
-                            rank + 1, file);
+                return ply_why(why, why_len, PLY_EFEN,
+                               "field 1 (placement): rank %d has %d squares", rank + 1, file);
         } else {
             const char *p = strchr(piece_chars + 1, tolower((unsigned char)c));
             if (!p || c == '\0')
-                return ply_why(why, why_len, PLY_EFEN, "field 1 (placement): bad character '%c'", c);
+                return ply_why(why, why_len, PLY_EFEN, "field 1 (placement): bad character '%c'",
+                               c);
             if (file > 7)
-                return ply_why(why, why_len, PLY_EFEN, "field 1 (placement): rank %d has more than 8 squares",
-                            rank + 1);
+                return ply_why(why, why_len, PLY_EFEN,
+                               "field 1 (placement): rank %d has more than 8 squares", rank + 1);
             int colour = isupper((unsigned char)c) ? PLY_WHITE : PLY_BLACK;
             int sq = PLY_SQ(file, rank);
             b->pieces[p - piece_chars] |= ply_bb(sq);
@@ -114,8 +115,9 @@ static int parse_castle_char(ply_board_t *b, char c, int *chess960, char *why, s
     int ksq = b->king[colour];
     char lc = (char)tolower((unsigned char)c);
     if (PLY_RANK(ksq) != rank)
-        return ply_why(why, why_len, PLY_EILLEGAL, "field 3 (castling): '%c' but the %s king is not on rank %d",
-                    c, colour ? "black" : "white", rank + 1);
+        return ply_why(why, why_len, PLY_EILLEGAL,
+                       "field 3 (castling): '%c' but the %s king is not on rank %d", c,
+                       colour ? "black" : "white", rank + 1);
     ply_bb_t rooks = b->pieces[PLY_ROOK] & b->colour[colour];
     int rook = -1;
     if (lc == 'k' || lc == 'q') {
@@ -123,20 +125,24 @@ static int parse_castle_char(ply_board_t *b, char c, int *chess960, char *why, s
         for (int f = PLY_FILE(ksq) + step; f >= 0 && f < 8; f += step)
             if (rooks & ply_bb(PLY_SQ(f, rank))) rook = PLY_SQ(f, rank);
         if (rook < 0)
-            return ply_why(why, why_len, PLY_EILLEGAL, "field 3 (castling): '%c' but no %s rook on the %s side of the king",
-                        c, colour ? "black" : "white", lc == 'k' ? "h" : "a");
+            return ply_why(why, why_len, PLY_EILLEGAL,
+                           "field 3 (castling): '%c' but no %s rook on the %s side of the king", c,
+                           colour ? "black" : "white", lc == 'k' ? "h" : "a");
         if (!*chess960 && (PLY_FILE(ksq) != 4 || PLY_FILE(rook) != (lc == 'k' ? 7 : 0)))
             return ply_why(why, why_len, PLY_EILLEGAL,
-                        "field 3 (castling): '%c' needs the king on e%d and a rook on %c%d (Chess960 positions need --chess960)",
-                        c, rank + 1, lc == 'k' ? 'h' : 'a', rank + 1);
+                           "field 3 (castling): '%c' needs the king on e%d and a rook on %c%d "
+                           "(Chess960 positions need --chess960)",
+                           c, rank + 1, lc == 'k' ? 'h' : 'a', rank + 1);
     } else if (lc >= 'a' && lc <= 'h') {
         rook = PLY_SQ(lc - 'a', rank);
         *chess960 = 1;
         if (!(rooks & ply_bb(rook)))
-            return ply_why(why, why_len, PLY_EILLEGAL, "field 3 (castling): '%c' but no %s rook on %c%d", c,
-                        colour ? "black" : "white", lc, rank + 1);
+            return ply_why(why, why_len, PLY_EILLEGAL,
+                           "field 3 (castling): '%c' but no %s rook on %c%d", c,
+                           colour ? "black" : "white", lc, rank + 1);
         if (PLY_FILE(rook) == PLY_FILE(ksq))
-            return ply_why(why, why_len, PLY_EILLEGAL, "field 3 (castling): '%c' names the king's file", c);
+            return ply_why(why, why_len, PLY_EILLEGAL,
+                           "field 3 (castling): '%c' names the king's file", c);
     } else {
         return ply_why(why, why_len, PLY_EFEN, "field 3 (castling): bad character '%c'", c);
     }
@@ -164,7 +170,7 @@ static int check_position(ply_board_t *b, char *why, size_t why_len)
         ply_bb_t k = b->pieces[PLY_KING] & b->colour[c];
         if (ply_popcount(k) != 1)
             return ply_why(why, why_len, PLY_EILLEGAL, "%s has %d kings", c ? "black" : "white",
-                        ply_popcount(k));
+                           ply_popcount(k));
         b->king[c] = (uint8_t)ply_lsb(k);
     }
     if (b->pieces[PLY_PAWN] & (PLY_BB_RANK_1 | PLY_BB_RANK_8))
@@ -174,20 +180,23 @@ static int check_position(ply_board_t *b, char *why, size_t why_len)
     int them = b->side ^ 1;
     if (ply_board_attackers(b, b->king[them], b->side, ply_board_occ(b)))
         return ply_why(why, why_len, PLY_EILLEGAL, "%s is not to move but is in check",
-                    them ? "black" : "white");
+                       them ? "black" : "white");
     return 0;
 }
 
 int ply_board_from_fen(ply_board_t *b, const char *fen, unsigned flags, char *why, size_t why_len)
 {
     if (!b || !fen) return ply_why(why, why_len, PLY_EINVAL, "no FEN given");
-    if (strcmp(fen, "startpos") == 0) fen = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
+    if (strcmp(fen, "startpos") == 0)
+        fen = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
     char copy[256];
-    if (strlen(fen) >= sizeof copy) return ply_why(why, why_len, PLY_EFEN, "FEN longer than 255 characters");
+    if (strlen(fen) >= sizeof copy)
+        return ply_why(why, why_len, PLY_EFEN, "FEN longer than 255 characters");
     strcpy(copy, fen);
     char *field[7] = {0};
     int n = 0;
-    for (char *save = NULL, *t = strtok_r(copy, " \t\r\n", &save); t; t = strtok_r(NULL, " \t\r\n", &save)) {
+    for (char *save = NULL, *t = strtok_r(copy, " \t\r\n", &save); t;
+         t = strtok_r(NULL, " \t\r\n", &save)) {
         if (n == 6) return ply_why(why, why_len, PLY_EFEN, "more than 6 fields");
         field[n++] = t;
     }
@@ -203,7 +212,8 @@ int ply_board_from_fen(ply_board_t *b, const char *fen, unsigned flags, char *wh
     else if (strcmp(field[1], "b") == 0)
         b->side = PLY_BLACK;
     else
-        return ply_why(why, why_len, PLY_EFEN, "field 2 (side to move): '%s', need w or b", field[1]);
+        return ply_why(why, why_len, PLY_EFEN, "field 2 (side to move): '%s', need w or b",
+                       field[1]);
 
     rc = check_position(b, why, why_len);
     if (rc) return rc;
@@ -213,7 +223,8 @@ int ply_board_from_fen(ply_board_t *b, const char *fen, unsigned flags, char *wh
         if (strchr("ABCDEFGHabcdefgh", *c)) chess960 = 1;
     if (strcmp(field[2], "-") != 0) {
         if (strlen(field[2]) > 4)
-            return ply_why(why, why_len, PLY_EFEN, "field 3 (castling): '%s' has more than 4 rights", field[2]);
+            return ply_why(why, why_len, PLY_EFEN,
+                           "field 3 (castling): '%s' has more than 4 rights", field[2]);
         for (const char *c = field[2]; *c; c++)
             if ((rc = parse_castle_char(b, *c, &chess960, why, why_len))) return rc;
     }
@@ -228,23 +239,28 @@ int ply_board_from_fen(ply_board_t *b, const char *fen, unsigned flags, char *wh
         int them = b->side ^ 1;
         int pawn_sq = b->side == PLY_WHITE ? sq - 8 : sq + 8;
         int origin = b->side == PLY_WHITE ? sq + 8 : sq - 8;
-        if (PLY_RANK(sq) != want_rank || !(b->pieces[PLY_PAWN] & b->colour[them] & ply_bb(pawn_sq)) ||
+        if (PLY_RANK(sq) != want_rank ||
+            !(b->pieces[PLY_PAWN] & b->colour[them] & ply_bb(pawn_sq)) ||
             (ply_board_occ(b) & (ply_bb(sq) | ply_bb(origin))))
             return ply_why(why, why_len, PLY_EILLEGAL,
-                        "field 4 (en passant): %s is impossible (no %s pawn that just advanced two squares)",
-                        e, them ? "black" : "white");
-        if (ply__pawn_attacks[them][sq] & b->pieces[PLY_PAWN] & b->colour[b->side]) b->ep = (uint8_t)sq;
+                           "field 4 (en passant): %s is impossible (no %s pawn that just advanced "
+                           "two squares)",
+                           e, them ? "black" : "white");
+        if (ply__pawn_attacks[them][sq] & b->pieces[PLY_PAWN] & b->colour[b->side])
+            b->ep = (uint8_t)sq;
     }
     long v = 0;
     if (field[4]) {
         if (parse_number(field[4], 0, 255, &v))
-            return ply_why(why, why_len, PLY_EFEN, "field 5 (halfmove clock): '%s' is not 0..255", field[4]);
+            return ply_why(why, why_len, PLY_EFEN, "field 5 (halfmove clock): '%s' is not 0..255",
+                           field[4]);
         b->rule50 = (uint8_t)v;
     }
     b->fullmove = 1;
     if (field[5]) {
         if (parse_number(field[5], 0, 65535, &v))
-            return ply_why(why, why_len, PLY_EFEN, "field 6 (fullmove number): '%s' is not 1..65535", field[5]);
+            return ply_why(why, why_len, PLY_EFEN,
+                           "field 6 (fullmove number): '%s' is not 1..65535", field[5]);
         b->fullmove = (uint16_t)(v ? v : 1);
     }
     refresh_castle_touch(b);
@@ -307,7 +323,8 @@ int ply_board_ok(const ply_board_t *b, char *why, size_t why_len)
         all |= b->pieces[p];
     }
     if (b->colour[0] & b->colour[1]) return !ply_why(why, why_len, 0, "colour sets overlap");
-    if (all != (b->colour[0] | b->colour[1])) return !ply_why(why, why_len, 0, "colour and piece sets differ");
+    if (all != (b->colour[0] | b->colour[1]))
+        return !ply_why(why, why_len, 0, "colour and piece sets differ");
     for (int c = 0; c < 2; c++)
         if ((b->pieces[PLY_KING] & b->colour[c]) != ply_bb(b->king[c]))
             return !ply_why(why, why_len, 0, "king square of %s is stale", c ? "black" : "white");
@@ -320,6 +337,7 @@ int ply_board_ok(const ply_board_t *b, char *why, size_t why_len)
         return !ply_why(why, why_len, 0, "en-passant square without a capturing pawn");
     uint64_t key[2];
     ply_board_compute_key(b, key);
-    if (key[0] != b->key[0] || key[1] != b->key[1]) return !ply_why(why, why_len, 0, "stale Zobrist key");
+    if (key[0] != b->key[0] || key[1] != b->key[1])
+        return !ply_why(why, why_len, 0, "stale Zobrist key");
     return 1;
 }

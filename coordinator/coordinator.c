@@ -704,6 +704,7 @@ static void reap_runs(ply_coordinator_t *c)
             ply__batch_flush(c); /* what is answered must be on disk first */
             break;
         }
+    int stored = 0;
     run_t **pp = &c->runs;
     while (*pp) {
         run_t *run = *pp;
@@ -735,10 +736,20 @@ static void reap_runs(ply_coordinator_t *c)
                     state, run->fail_msg);
         }
         if (reply && run->client) send_raw(c, run->client, reply);
-        if (reply && c->store && !run->interrupted && run->plan) store_finish(c, run, state, reply);
+        if (reply && c->store && !run->interrupted && run->plan) {
+            store_finish(c, run, state, reply);
+            stored = 1;
+        }
         if (reply) finished_add(c, run, state, reply);
         run_free(run);
     }
+    char why[WHY_LEN] = "";
+    unsigned pruned = 0;
+    if (stored && ply_store_prune(c->store, c->cfg.keep_runs, &pruned, why, sizeof why) < 0)
+        ply_warn("state file: old runs' job rows not pruned: %s", why);
+    else if (pruned)
+        ply_debug("state file: job rows of %u old finished run%s pruned", pruned,
+                  pruned == 1 ? "" : "s");
 }
 
 /* ---------------------------------------------------------------- dispatch */
@@ -939,7 +950,8 @@ static int take_divide(const run_t *run, const Ply__Result *r, ply__comp_t *k, c
 {
     const ply_split_t *plan = run->plan;
     if ((int)r->n_divide != plan->nroot) {
-        ply_why(why, why_len, 0, "divide has %zu moves, the arbiter has %d", r->n_divide, plan->nroot);
+        ply_why(why, why_len, 0, "divide has %zu moves, the arbiter has %d", r->n_divide,
+                plan->nroot);
         return PLY_EMISMATCH;
     }
     k->divide = calloc((size_t)plan->nroot + 1, sizeof *k->divide);
@@ -1895,6 +1907,7 @@ void ply_coordinator_config_init(ply_coordinator_config_t *cfg)
     cfg->hang_ms = 300000;
     cfg->arbiter_budget = PLY_COORDINATOR_ARBITER_BUDGET;
     cfg->worker_hash_mib = 256; /* ply-worker's own default */
+    cfg->keep_runs = 20;
 }
 
 /* Binds every comma-separated endpoint; records the first and the first tcp one. */

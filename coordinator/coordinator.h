@@ -35,7 +35,7 @@ typedef struct ply_coordinator_config {
     unsigned spawn_workers;   /* number of ply-worker processes; 0 = none */
     const char *worker_exe;   /* path of the ply-worker executable */
     unsigned worker_threads;  /* their --threads (0: their default) */
-    unsigned worker_hash_mib; /* their --hash, MiB; 0 = no table (ply_coordinator_config_init: 256) */
+    unsigned worker_hash_mib; /* their --hash, MiB; 0 = no table (config_init: 256) */
     /* Transport security (proto/security.h): CURVE keys and the ZAP handler, not owned, or
      * NULL. Without it only loopback, inproc and ipc endpoints are bound unless insecure. */
     const struct ply_curve_server *curve;
@@ -43,6 +43,9 @@ typedef struct ply_coordinator_config {
     /* Durable state (store.h): an SQLite file holding every accepted run, job and result,
      * read back at start so that runs resume; NULL: nothing survives the process. */
     const char *state_path;
+    /* Finished runs whose job and result rows stay in the state file (the newest); older
+     * ones keep their summary and answer only (ply_store_prune). config_init: 20. */
+    unsigned keep_runs;
     unsigned hang_ms; /* a worker whose heartbeat node count does not advance for this long
                          while it holds jobs is hung: dropped, jobs re-queued; default
                          300000; 0 = never */

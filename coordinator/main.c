@@ -39,6 +39,8 @@ static void usage(FILE *out)
             "  --state FILE          keep every accepted run, job and result in FILE (SQLite);\n"
             "                        restarted on it, resume the unfinished runs without\n"
             "                        recomputing any finished job\n"
+            "  --keep-runs N         finished runs whose per-job rows stay in the state file for\n"
+            "                        audit (default 20); older runs keep their answer only\n"
             "  --arbiter-budget N    largest job (estimated nodes) the rule engine recounts for\n"
             "                        --verify sample and tie-breaks (default 30000000; 0: never)\n"
             "  --local-workers N     start N ply-worker processes (needs --worker-exe)\n"
@@ -93,7 +95,8 @@ int main(int argc, char **argv)
         O_INSECURE,
         O_HANG,
         O_STATE,
-        O_ARB_BUDGET
+        O_ARB_BUDGET,
+        O_KEEP
     };
     static const struct option opts[] = {
         {"bind", required_argument, NULL, O_BIND},
@@ -114,6 +117,7 @@ int main(int argc, char **argv)
         {"hang-ms", required_argument, NULL, O_HANG},
         {"state", required_argument, NULL, O_STATE},
         {"arbiter-budget", required_argument, NULL, O_ARB_BUDGET},
+        {"keep-runs", required_argument, NULL, O_KEEP},
         {"verbose", no_argument, NULL, 'v'},
         {"quiet", no_argument, NULL, 'q'},
         {"help", no_argument, NULL, 'h'},
@@ -184,6 +188,9 @@ int main(int argc, char **argv)
             cfg.arbiter_budget = budget;
             break;
         }
+        case O_KEEP:
+            rc = parse_uint("--keep-runs", optarg, &cfg.keep_runs);
+            break;
         case 'v':
             verbose++;
             break;

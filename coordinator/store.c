@@ -470,6 +470,30 @@ int ply_store_finish_run(ply_store_t *s, const ply_store_finished_t *f, const vo
     return rc == SQLITE_OK ? 0 : PLY_EDB;
 }
 
+int ply_store_prune(ply_store_t *s, unsigned keep, unsigned *runs_pruned, char *why, size_t why_len)
+{
+    if (runs_pruned) *runs_pruned = 0;
+    if (!s || s->in_txn) return PLY_EINVAL;
+    char old[160], sql[512];
+    snprintf(old, sizeof old,
+             "(SELECT id FROM runs WHERE state<>'active' ORDER BY id DESC LIMIT -1 OFFSET %u)",
+             keep);
+    int64_t n = 0;
+    snprintf(sql, sizeof sql, "SELECT count(DISTINCT run_id) FROM jobs WHERE run_id IN %s", old);
+    if (query_int(s, sql, &n, why, why_len) < 0) return PLY_EDB;
+    if (n == 0) return 0;
+    snprintf(sql, sizeof sql,
+             "BEGIN IMMEDIATE; DELETE FROM results WHERE run_id IN %s;"
+             " DELETE FROM jobs WHERE run_id IN %s; COMMIT;",
+             old, old);
+    if (exec(s, sql, why, why_len) < 0) {
+        sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
+        return PLY_EDB;
+    }
+    if (runs_pruned) *runs_pruned = (unsigned)n;
+    return 0;
+}
+
 /* ------------------------------------------------------------------- load */
 
 /* Column @col as text, or "" (never NULL). */

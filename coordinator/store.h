@@ -147,6 +147,20 @@ int ply_store_add_result(ply_store_t *s, const ply_store_result_t *r, char *why,
 int ply_store_finish_run(ply_store_t *s, const ply_store_finished_t *f, const void *reply,
                          size_t reply_len);
 
+/**
+ * ply_store_prune - drop the job and result rows of every finished run but
+ * the @keep most recent ones (by run id); a pruned run keeps its summary and
+ * the reply its client got, so ply_store_finished still answers it. This is
+ * what bounds the file over months of runs: a run's rows (about 200 bytes a
+ * job, up to PLY_SPLIT_AUTO_MAX_JOBS jobs, each with one or two results) are
+ * needed only to resume it or to audit it afterwards. Sets *@runs_pruned
+ * (may be NULL) to the runs whose rows went. One transaction of its own:
+ * returns 0, PLY_EDB (reason in @why; nothing deleted) or PLY_EINVAL (a
+ * ply_store_begin transaction is open).
+ */
+int ply_store_prune(ply_store_t *s, unsigned keep, unsigned *runs_pruned, char *why,
+                    size_t why_len);
+
 /** Called for each unfinished run; takes the plan (sets *plan to NULL) or leaves it to be freed. */
 typedef int (*ply_store_run_fn)(void *arg, const ply_store_run_t *run, ply_split_t **plan);
 /** Called for each stored computation of the unfinished runs, in run, job, role order. */

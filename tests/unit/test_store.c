@@ -1,7 +1,8 @@
 /*
  * Tests of the coordinator's state file (coordinator/store.h): a run and its
  * plan written and read back identical, results with statistics and divide,
- * finished runs and their stored answers, ids continuing after a restart,
+ * finished runs and their stored answers, the job rows of old finished runs
+ * pruned (answers kept, active runs untouched), ids continuing after a restart,
  * the 72,078-job plan of the start position at ply 4 (OEIS A083276) stored
  * in one transaction (timed), and every kind of bad file refused with a
  * clear reason and no crash: a text file, another program's SQLite
@@ -205,6 +206,92 @@ static void test_write_and_reload(void **state)
     ply_split_destroy(&plan);
 }
 
+/* Rows of @table for run @id, read with a connection of our own (the store must be closed). */
+static int rows_of(const char *table, uint64_t id)
+{
+    sqlite3 *db;
+    sqlite3_stmt *st;
+    char q[128];
+    snprintf(q, sizeof q, "SELECT count(*) FROM %s WHERE run_id=%llu", table,
+             (unsigned long long)id);
+    assert_int_equal(sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
+    assert_int_equal(sqlite3_prepare_v2(db, q, -1, &st, NULL), SQLITE_OK);
+    assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+    int n = sqlite3_column_int(st, 0);
+    sqlite3_finalize(st);
+    sqlite3_close(db);
+    return n;
+}
+
+/*
+ * Pruning: of three finished runs (20 jobs, one result each) and an active
+ * one, keep=1 drops the job and result rows of the two oldest finished runs
+ * only; their answers stay; the active run is never touched, even by keep=0.
+ */
+static void test_prune(void **state)
+{
+    (void)state;
+    char why[512] = "";
+    unlink(path);
+    ply_store_t *s = ply_store_open(path, why, sizeof why);
+    if (!s) fail_msg("%s", why);
+    ply_split_t *plan = plan_of(START, 3, 1);
+    assert_int_equal(plan->njobs, 20);
+    static const uint8_t reply[] = {7, 7};
+    for (uint64_t id = 1; id <= 4; id++) {
+        ply_store_run_t run = run_of(id, START, 3, 1 + 20 * (id - 1));
+        assert_int_equal(ply_store_add_run(s, &run, plan, why, sizeof why), 0);
+        ply_store_result_t r = {0};
+        r.run_id = id, r.job = 5, r.attempt = 1, r.nodes = 22, r.worker_id = "w";
+        assert_int_equal(ply_store_add_result(s, &r, why, sizeof why), 0);
+        if (id == 4) break; /* stays active */
+        ply_store_finished_t f;
+        memset(&f, 0, sizeof f);
+        f.id = id;
+        snprintf(f.state, sizeof f.state, "done");
+        f.depth = 3, f.jobs_total = f.jobs_done = 20, f.nodes = 8902;
+        assert_int_equal(ply_store_finish_run(s, &f, reply, sizeof reply), 0);
+    }
+    assert_int_equal(ply_store_begin(s), 0);
+    unsigned pruned = 99;
+    assert_int_equal(ply_store_prune(s, 1, &pruned, why, sizeof why), PLY_EINVAL);
+    assert_int_equal(pruned, 0);
+    assert_int_equal(ply_store_commit(s, why, sizeof why), 0);
+    assert_int_equal(ply_store_prune(s, 1, &pruned, why, sizeof why), 0);
+    assert_int_equal(pruned, 2);
+    assert_int_equal(ply_store_prune(s, 1, &pruned, why, sizeof why), 0);
+    assert_int_equal(pruned, 0); /* nothing left to prune */
+    ply_store_finished_t g;
+    void *blob = NULL;
+    size_t n = 0;
+    assert_int_equal(ply_store_finished(s, 1, &g, &blob, &n), 0);
+    assert_true(g.nodes == 8902 && n == sizeof reply);
+    assert_memory_equal(blob, reply, n);
+    free(blob);
+    ply_store_close(&s);
+    for (uint64_t id = 1; id <= 2; id++) {
+        assert_int_equal(rows_of("jobs", id), 0);
+        assert_int_equal(rows_of("results", id), 0);
+    }
+    assert_int_equal(rows_of("jobs", 3), 20);
+    assert_int_equal(rows_of("results", 3), 1);
+
+    s = ply_store_open(path, why, sizeof why);
+    assert_int_equal(ply_store_prune(s, 0, &pruned, why, sizeof why), 0);
+    assert_int_equal(pruned, 1);
+    loaded_t l = {0};
+    assert_int_equal(ply_store_load(s, on_run, on_result, &l, why, sizeof why), 0);
+    assert_int_equal(l.runs, 1); /* the active run, whole */
+    assert_int_equal(l.run.id, 4);
+    assert_int_equal(l.results, 1);
+    same_plan(plan, l.plan);
+    ply_split_destroy(&l.plan);
+    ply_store_close(&s);
+    assert_int_equal(rows_of("jobs", 3), 0);
+    assert_int_equal(rows_of("jobs", 4), 20);
+    ply_split_destroy(&plan);
+}
+
 /* The plan of a ply-4 split of the start position: 72,078 jobs in one transaction. */
 static void test_big_plan(void **state)
 {
@@ -387,9 +474,13 @@ int main(void)
 {
     ply_log_set_level(PLY_LOG_ERROR);
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_write_and_reload), cmocka_unit_test(test_big_plan),
-        cmocka_unit_test(test_foreign_files),    cmocka_unit_test(test_inconsistent_rows),
-        cmocka_unit_test(test_damaged_file),     cmocka_unit_test(test_in_use),
+        cmocka_unit_test(test_write_and_reload),
+        cmocka_unit_test(test_prune),
+        cmocka_unit_test(test_big_plan),
+        cmocka_unit_test(test_foreign_files),
+        cmocka_unit_test(test_inconsistent_rows),
+        cmocka_unit_test(test_damaged_file),
+        cmocka_unit_test(test_in_use),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -24,6 +24,7 @@
 struct ply_client {
     zsock_t *sock;
     zpoller_t *poller;
+    zactor_t *watch; /* under CURVE: failed handshakes (a refused key) */
     char endpoint[256];
 };
 
@@ -44,12 +45,13 @@ ply_client_t *ply_client_new(const char *endpoint, char *why, size_t why_len)
     zsock_set_linger(c->sock, 0);
     ply_msg_sock_limit(c->sock);
     ply_curve_client_apply(ply_curve_client_default(), c->sock); /* --curve keys, if any */
+    c->watch = ply_curve_watch(ply_curve_client_default(), c->sock);
     if (zsock_connect(c->sock, "%s", endpoint) == -1) {
         ply_why(why, why_len, 0, "cannot connect to %s: %s", endpoint, zmq_strerror(zmq_errno()));
         ply_client_destroy(&c);
         return NULL;
     }
-    if (!(c->poller = zpoller_new(c->sock, NULL))) {
+    if (!(c->poller = zpoller_new(c->sock, c->watch, NULL))) {
         ply_why(why, why_len, 0, "out of memory");
         ply_client_destroy(&c);
         return NULL;
@@ -62,6 +64,7 @@ void ply_client_destroy(ply_client_t **cp)
     if (!cp || !*cp) return;
     ply_client_t *c = *cp;
     zpoller_destroy(&c->poller);
+    zactor_destroy(&c->watch);
     zsock_destroy(&c->sock);
     free(c);
     *cp = NULL;
@@ -69,20 +72,29 @@ void ply_client_destroy(ply_client_t **cp)
 
 /*
  * Waits up to @timeout_ms (< 0: forever) for one message. Returns 0 with *msg,
- * PLY_ETIMEDOUT, PLY_ECANCELED (interrupted), or a decode error (the message
- * was received but is malformed: the caller skips it).
+ * PLY_ETIMEDOUT, PLY_ECANCELED (interrupted), PLY_EAUTH (under CURVE: the
+ * coordinator refused our key, or the handshake failed), or a decode error (the message was
+ * received but is malformed: the caller skips it).
  */
 static int recv_one(ply_client_t *c, int timeout_ms, ply_msg_t **msg, char *why, size_t why_len)
 {
-    void *ready = zpoller_wait(c->poller, timeout_ms);
-    if (!ready) {
+    uint64_t deadline = ply_time_ms() + (uint64_t)(timeout_ms < 0 ? 0 : timeout_ms);
+    for (;;) {
+        uint64_t now = ply_time_ms();
+        int left = timeout_ms < 0 ? -1 : now < deadline ? (int)(deadline - now) : 0;
+        void *ready = zpoller_wait(c->poller, left);
+        if (ready == c->sock) return ply_msg_recv(c->sock, msg, why, why_len);
+        if (ready && ready == c->watch) {
+            int r = ply_curve_watch_read(c->watch, ply_curve_client_default(), why, why_len);
+            if (r < 0) return r;
+            continue;
+        }
         if (zpoller_terminated(c->poller)) {
             ply_why(why, why_len, 0, "interrupted");
             return PLY_ECANCELED;
         }
         return PLY_ETIMEDOUT;
     }
-    return ply_msg_recv(c->sock, msg, why, why_len);
 }
 
 /* The coordinator's Error as our return value and reason. */
@@ -132,11 +144,14 @@ int ply_client_submit(ply_client_t *c, const ply_perft_request_t *req, int timeo
         ply_msg_t *msg = NULL;
         int r = recv_one(c, left, &msg, reason, sizeof reason);
         if (r == PLY_ETIMEDOUT) {
-            ply_why(why, why_len, 0, "no answer from coordinator %s within %d ms", c->endpoint,
-                    timeout_ms);
+            ply_why(why, why_len, 0, "no answer from coordinator %s within %d ms%s", c->endpoint,
+                    timeout_ms,
+                    ply_curve_client_default() ? " (with --curve: is --server-key the "
+                                                 "coordinator's public key?)"
+                                               : "");
             return r;
         }
-        if (r == PLY_ECANCELED) {
+        if (r == PLY_ECANCELED || r == PLY_EAUTH) {
             ply_why(why, why_len, 0, "%s", reason);
             return r;
         }
@@ -205,7 +220,7 @@ int ply_client_wait(ply_client_t *c, uint64_t run_id, ply_client_progress_fn pro
             }
             continue;
         }
-        if (r == PLY_ECANCELED) {
+        if (r == PLY_ECANCELED || r == PLY_EAUTH) {
             ply_why(why, why_len, 0, "%s", reason);
             return r;
         }
@@ -256,11 +271,14 @@ static int wait_for(ply_client_t *c, Ply__Message__BodyCase want, uint64_t run_i
         ply_msg_t *msg = NULL;
         int r = recv_one(c, left, &msg, reason, sizeof reason);
         if (r == PLY_ETIMEDOUT) {
-            ply_why(why, why_len, 0, "no answer from coordinator %s within %d ms", c->endpoint,
-                    timeout_ms);
+            ply_why(why, why_len, 0, "no answer from coordinator %s within %d ms%s", c->endpoint,
+                    timeout_ms,
+                    ply_curve_client_default() ? " (with --curve: is --server-key the "
+                                                 "coordinator's public key?)"
+                                               : "");
             return r;
         }
-        if (r == PLY_ECANCELED) {
+        if (r == PLY_ECANCELED || r == PLY_EAUTH) {
             ply_why(why, why_len, 0, "%s", reason);
             return r;
         }

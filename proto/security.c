@@ -613,6 +613,43 @@ int ply_curve_client_apply(const ply_curve_client_t *k, zsock_t *sock)
     return 0;
 }
 
+zactor_t *ply_curve_watch(const ply_curve_client_t *k, zsock_t *sock)
+{
+    if (!k || !sock) return NULL;
+    zactor_t *watch = zactor_new(zmonitor, sock);
+    if (!watch) return NULL;
+    zstr_sendx(watch, "LISTEN", "HANDSHAKE_FAILED_AUTH", "HANDSHAKE_FAILED_PROTOCOL", NULL);
+    zstr_send(watch, "START");
+    zsock_wait(watch);
+    return watch;
+}
+
+int ply_curve_watch_read(zactor_t *watch, const ply_curve_client_t *k, char *why, size_t why_len)
+{
+    /* zmonitor's events: [name, value, endpoint]; the value of a failed authentication is the
+     * ZAP status code (RFC 27: 300 temporary error, 400 refused, 500 internal error) */
+    zmsg_t *ev = watch ? zmsg_recv(watch) : NULL;
+    if (!ev) return 0;
+    char *name = zmsg_popstr(ev), *value = zmsg_popstr(ev), *endpoint = zmsg_popstr(ev);
+    const char *key = ply_curve_client_public_key(k);
+    int r = 0;
+    if (name && streq(name, "HANDSHAKE_FAILED_AUTH"))
+        r = ply_why(why, why_len, PLY_EAUTH,
+                    "%s refused our CURVE public key %s (ZAP status %s): copy our public key "
+                    "file (NAME.key) into the coordinator's allow directory",
+                    endpoint ? endpoint : "the server", key, value ? value : "?");
+    else if (name && streq(name, "HANDSHAKE_FAILED_PROTOCOL"))
+        r = ply_why(why, why_len, PLY_EAUTH,
+                    "CURVE handshake with %s failed (protocol error %s): is --server-key the "
+                    "coordinator's public key?",
+                    endpoint ? endpoint : "the server", value ? value : "?");
+    free(name);
+    free(value);
+    free(endpoint);
+    zmsg_destroy(&ev);
+    return r;
+}
+
 const char *ply_curve_client_public_key(const ply_curve_client_t *k)
 {
     return k ? zcert_public_txt(k->cert) : "";

@@ -113,6 +113,26 @@ ply_curve_client_t *ply_curve_client_new(const char *cert, const char *server_ke
  */
 int ply_curve_client_apply(const ply_curve_client_t *k, zsock_t *sock);
 
+/**
+ * ply_curve_watch - when @k is not NULL, start watching the CURVE handshakes
+ * of @sock (a czmq zmonitor actor on libzmq >= 4.3's HANDSHAKE_FAILED_AUTH
+ * and HANDSHAKE_FAILED_PROTOCOL events), so that a refused key is known at
+ * once instead of looking like a silent server. Call before connect; poll
+ * the actor with the socket, read it with ply_curve_watch_read, destroy it
+ * (zactor_destroy) before the socket. Returns NULL when @k is NULL or the
+ * monitor cannot start (then refusals look like silence, as before).
+ */
+zactor_t *ply_curve_watch(const ply_curve_client_t *k, zsock_t *sock);
+
+/**
+ * ply_curve_watch_read - read one event from @watch. Returns PLY_EAUTH when
+ * the server refused our public key (its ZAP handler answered, status 400:
+ * the key is not in its allow directory) or when the handshake failed
+ * otherwise (typically a wrong server key), with a one-line reason in @why
+ * (naming our public key @k when it was refused); 0 for any other event.
+ */
+int ply_curve_watch_read(zactor_t *watch, const ply_curve_client_t *k, char *why, size_t why_len);
+
 /** ply_curve_client_public_key - our public key in Z85; static storage owned by @k. */
 const char *ply_curve_client_public_key(const ply_curve_client_t *k);
 

@@ -180,8 +180,10 @@ int main(int argc, char **argv)
     ply_curve_client_destroy(&keys);
     if (rc < 0) {
         fprintf(stderr, "ply-worker: %s: %s%s\n", cfg.endpoint, ply_strerror(rc),
-                rc == PLY_ETIMEDOUT && curve ? " (with --curve: is this worker's public key in the "
-                                               "coordinator's --allow directory?)" : "");
+                rc == PLY_ETIMEDOUT && curve
+                    ? " (with --curve: is this worker's public key in the coordinator's --allow "
+                      "directory?)"
+                    : "");
         return 1;
     }
     return 0;

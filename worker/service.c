@@ -35,7 +35,7 @@ typedef struct shared {
     _Atomic uint64_t done;     /* leaf nodes of finished jobs */
     _Atomic uint64_t job_id;   /* running job, 0 when idle */
     _Atomic uint32_t attempt;
-    _Atomic int cancel;        /* raised by the actor: stop the running job */
+    _Atomic int cancel; /* raised by the actor: stop the running job */
     /* Sessions with the coordinator: a reconnect or a HELLO again starts a new one, and
      * the work of older sessions (re-queued by the coordinator) is dropped: the running
      * job is cancelled (job_cancel) and queued jobs carry their session's epoch. */
@@ -119,8 +119,10 @@ static void send_bye(zsock_t *dealer, const char *reason)
     ply_msg_send(dealer, &msg);
 }
 
-static zsock_t *connect_dealer(shared_t *sh)
+/* The DEALER to the coordinator and, under CURVE, the watch on its handshakes (*watch). */
+static zsock_t *connect_dealer(shared_t *sh, zactor_t **watch)
 {
+    *watch = NULL;
     zsock_t *dealer = zsock_new(ZMQ_DEALER);
     if (!dealer) return NULL;
     zsock_set_linger(dealer, 2000); /* let a last RESULT or BYE get out */
@@ -132,7 +134,9 @@ static zsock_t *connect_dealer(shared_t *sh)
      * SIGTERM could not stop the worker); a message that finds the queue full is dropped,
      * and the coordinator re-queues the jobs it does not hear about */
     zsock_set_sndtimeo(dealer, 0);
+    *watch = ply_curve_watch(sh->cfg->curve, dealer); /* a refused key is known at once */
     if (zsock_connect(dealer, "%s", sh->cfg->endpoint) != 0) {
+        zactor_destroy(watch);
         zsock_destroy(&dealer);
         return NULL;
     }
@@ -171,7 +175,8 @@ static void net_actor(zsock_t *pipe, void *arg)
 {
     shared_t *sh = arg;
     const ply_worker_config_t *cfg = sh->cfg;
-    zsock_t *dealer = connect_dealer(sh);
+    zactor_t *watch = NULL;
+    zsock_t *dealer = connect_dealer(sh, &watch);
     zsock_signal(pipe, 0);
     if (!dealer) {
         end_compute(pipe, PLY_ECONNECT);
@@ -183,6 +188,7 @@ static void net_actor(zsock_t *pipe, void *arg)
     new_session(dealer, sh, 1);
 
     zpoller_t *poller = zpoller_new(pipe, dealer, NULL);
+    if (watch) zpoller_add(poller, watch);
     uint64_t now = ply_time_ms(), last_seen = now, next_beat = now + heartbeat_ms, hello_at = now;
     int ended = 0, welcomed = 0;
     while (1) {
@@ -200,6 +206,15 @@ static void net_actor(zsock_t *pipe, void *arg)
             free(verb);
             zmsg_destroy(&cmd);
             if (term) break;
+        } else if (which == watch) {
+            char why[512];
+            int rc = ply_curve_watch_read(watch, cfg->curve, why, sizeof why);
+            if (rc < 0 && !ended) { /* retrying cannot help: the keys must change */
+                ply_error("%s", why);
+                cancel_all(sh);
+                end_compute(pipe, rc);
+                ended = 1;
+            }
         } else if (which == dealer) {
             char why[256];
             ply_msg_t *msg = NULL;
@@ -268,11 +283,14 @@ static void net_actor(zsock_t *pipe, void *arg)
             } else { /* start over: a restarted coordinator gets a fresh HELLO */
                 ply_warn("coordinator %s silent; reconnecting", cfg->endpoint);
                 zpoller_remove(poller, dealer);
+                if (watch) zpoller_remove(poller, watch);
+                zactor_destroy(&watch);
                 zsock_set_linger(dealer, 0);
                 zsock_destroy(&dealer);
-                dealer = connect_dealer(sh);
+                dealer = connect_dealer(sh, &watch);
                 if (!dealer) break;
                 zpoller_add(poller, dealer);
+                if (watch) zpoller_add(poller, watch);
                 new_session(dealer, sh, 0);
                 last_seen = hello_at = now;
             }
@@ -280,6 +298,7 @@ static void net_actor(zsock_t *pipe, void *arg)
     }
     if (dealer) send_bye(dealer, "worker stopping");
     zpoller_destroy(&poller);
+    zactor_destroy(&watch);
     zsock_destroy(&dealer);
 }
 
@@ -384,7 +403,8 @@ static int run_job(zactor_t *actor, shared_t *sh, ply_tt_t **tt, ply_perft_resul
 {
     ply_board_t b;
     char why[256];
-    int rc = ply_board_from_fen(&b, job->fen, job->chess960 ? PLY_BOARD_CHESS960 : 0, why, sizeof why);
+    int rc =
+        ply_board_from_fen(&b, job->fen, job->chess960 ? PLY_BOARD_CHESS960 : 0, why, sizeof why);
     if (rc < 0) {
         send_job_error(actor, job, rc, why);
         return 0;
@@ -480,7 +500,8 @@ int ply_worker_run(const ply_worker_config_t *cfg, const _Atomic int *stop)
         char *verb = zmsg_popstr(cmd);
         if (verb && streq(verb, "JOB")) {
             zframe_t *f = zmsg_pop(cmd);
-            ply_msg_t *msg = f && zframe_size(f) == sizeof(void *) ? *(ply_msg_t **)zframe_data(f) : NULL;
+            ply_msg_t *msg =
+                f && zframe_size(f) == sizeof(void *) ? *(ply_msg_t **)zframe_data(f) : NULL;
             zframe_destroy(&f);
             char *ep = zmsg_popstr(cmd);
             unsigned epoch = ep ? (unsigned)atoi(ep) : 0;

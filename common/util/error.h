@@ -27,7 +27,8 @@
     XX(EUSAGE, -15, "invalid command-line usage")                                                  \
     XX(EPARSE, -16, "parse error")                                                                 \
     XX(EWORKER, -17, "worker failure")                                                             \
-    XX(EDB, -18, "database error")
+    XX(EDB, -18, "database error")                                                                 \
+    XX(EAUTH, -19, "authentication refused")
 
 enum {
 #define PLY__ERR_ENUM(name, value, msg) PLY_##name = (value),

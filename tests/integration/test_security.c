@@ -3,10 +3,12 @@
  * the coordinator's bind policy (loopback only without --curve unless
  * --insecure), and CURVE with an allow directory: a worker whose key is not
  * allowed never gets a job (the run waits until the coordinator gives up,
- * and the coordinator logs the refused key), a known worker completes the
+ * the coordinator logs the refused key, and the worker is told at once by
+ * the handshake's ZAP status, with its key), a known worker completes the
  * run with the published count (perft(4) = 197,281 and perft(5) =
  * 4,865,609 of the start position, chessprogramming wiki "Perft Results"),
- * clients need an allowed key and the right server key, and with a separate
+ * clients need an allowed key (a refused one is told so) and the right
+ * server key (else a hint), and with a separate
  * client directory the two roles cannot be swapped.
  */
 #define _GNU_SOURCE
@@ -358,8 +360,11 @@ static void test_curve_unknown_then_known(void **state)
     char *log = th_slurp(clog);
     int w2_refused = strstr(log, pub[W2]) != NULL, joined = strstr(log, " joined") != NULL;
     free(log);
-    /* it gives up by itself, with a hint, after liveness x heartbeat (5 s) */
-    int hint = th_wait_text(w2log, "--allow directory", 10000);
+    /* it knows at once (the handshake's ZAP status), says so with its key, and gives up */
+    int hint = th_wait_text(w2log, "refused our CURVE public key", 10000);
+    char *w2text = th_slurp(w2log);
+    hint = hint && strstr(w2text, pub[W2]) && strstr(w2text, "ZAP status 400");
+    free(w2text);
     int w2_status = th_stop(w2);
     if (r.status != 1 || !strstr(r.err, "no worker") || waited < 3500 || !refused_logged ||
         !w2_refused || joined || !hint) {
@@ -371,15 +376,18 @@ static void test_curve_unknown_then_known(void **state)
     assert_int_equal(w2_status, 1);
     th_run_free(&r);
 
-    /* a client without CURVE, with an unknown key, or expecting another server key: no answer */
+    /* a client without CURVE gets no answer; with an unknown key it is told at once that the
+     * key was refused; expecting another server key, no answer and a hint */
     const char *clients[] = {"", CLIENT("w2"),
                              "--curve --cert %s/keys/cli.key_secret --server-key %s/keys/w1.key"};
+    const char *says[] = {"no answer from coordinator", "refused our CURVE public key",
+                          "is --server-key the coordinator's public key?"};
     for (size_t i = 0; i < 3; i++) {
         char opts[512];
         snprintf(opts, sizeof opts, clients[i], dir, dir);
         r = th_run(30, "ply perft --coordinator tcp://127.0.0.1:%d %s -d 2 --timeout 2", port,
                    opts);
-        if (r.status != 1) {
+        if (r.status != 1 || !strstr(r.err, says[i])) {
             th_stop(coord);
             fail_msg("client '%s' got status %d: %s %s", opts, r.status, r.out, r.err);
         }

@@ -106,24 +106,37 @@ static int usage_error(const char *fmt, const char *arg)
 
 typedef struct progress_state {
     uint64_t start_ms;
-    int shown;
+    uint64_t last_ms; /* when the last line went to a log (stderr not a terminal) */
+    int shown;        /* a terminal line is on screen */
 } progress_state_t;
 
+/* How often a run whose stderr is a file or pipe logs a progress line, ms. */
+#define PROGRESS_LOG_MS 60000
+
+/*
+ * Progress of runs longer than a second: on a terminal, one line rewritten in
+ * place; into a log (hours-long runs under nohup or systemd), a full line a
+ * minute, so that the log says how far the run got and when it should end.
+ */
 static void show_progress(const Ply__RunProgress *p, void *arg)
 {
     progress_state_t *ps = arg;
-    uint64_t elapsed = ply_time_ms() - ps->start_ms;
-    if (elapsed < 1000 || !isatty(STDERR_FILENO)) return; /* only long runs, only on a terminal */
+    uint64_t now = ply_time_ms(), elapsed = now - ps->start_ms;
+    int tty = isatty(STDERR_FILENO);
+    if (elapsed < 1000) return;
+    if (!tty && now - ps->last_ms < PROGRESS_LOG_MS) return;
+    ps->last_ms = now;
     double secs = (double)elapsed / 1000.0;
     double rate = (double)p->nodes / secs;
     char eta[32] = "?";
     if (p->jobs_done > 0 && p->jobs_total >= p->jobs_done)
         snprintf(eta, sizeof eta, "%.0f s", secs * (p->jobs_total - p->jobs_done) / p->jobs_done);
-    fprintf(stderr, "\r\033[K%u/%u jobs  %llu nodes  %.3g Mnodes/s  %u worker%s  ETA %s", p->jobs_done,
-            p->jobs_total, (unsigned long long)p->nodes, rate / 1e6, p->workers,
-            p->workers == 1 ? "" : "s", eta);
+    fprintf(stderr, "%s%u/%u jobs  %llu nodes  %.3g Mnodes/s  %u worker%s  %.0f s  ETA %s%s",
+            tty ? "\r\033[K" : "ply perft: ", p->jobs_done, p->jobs_total,
+            (unsigned long long)p->nodes, rate / 1e6, p->workers, p->workers == 1 ? "" : "s", secs,
+            eta, tty ? "" : "\n");
     fflush(stderr);
-    ps->shown = 1;
+    ps->shown = tty;
 }
 
 static void clear_progress(progress_state_t *ps)
@@ -299,7 +312,7 @@ static int run_single(ply_session_t *s, const perft_args_t *a)
     Ply__RunResult *res = NULL;
     char why[512] = "";
     if (a->detach) return run_detached(s, &req, a);
-    progress_state_t ps = {ply_time_ms(), 0};
+    progress_state_t ps = {ply_time_ms(), ply_time_ms(), 0};
     int rc = ply_session_perft(s, &req, show_progress, &ps, &acc, &res, why, sizeof why);
     clear_progress(&ps);
     if (rc < 0) {

@@ -1,5 +1,5 @@
 # End-to-end tests: the ply, ply-coordinator and ply-worker programs run as a user runs them.
-add_executable(test_cli integration/test_cli.c)
+add_executable(test_cli integration/test_cli.c integration/harness.c)
 target_link_libraries(test_cli PRIVATE ply_flags PkgConfig::CMOCKA PkgConfig::JANSSON)
 target_compile_definitions(test_cli PRIVATE PLY_TEST_DATA="${PLY_TEST_DATA}"
   PLY_BIN_DIR="${CMAKE_RUNTIME_OUTPUT_DIRECTORY}")

@@ -23,6 +23,7 @@ ply_unit_test(test_store
 ply_unit_test(test_resilience
   SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/unit/test_resilience.c
           ${CMAKE_CURRENT_SOURCE_DIR}/unit/fake_worker.c
+          ${CMAKE_CURRENT_SOURCE_DIR}/unit/coord_fixture.c
   LIBS ply_coordinator ply_client Threads::Threads
   LABELS quick net
   TIMEOUT 180)

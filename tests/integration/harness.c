@@ -12,8 +12,10 @@
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <poll.h>
+#include <setjmp.h>
 #include <signal.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,6 +24,8 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+
+#include <cmocka.h>
 
 uint64_t th_now_ms(void)
 {
@@ -80,6 +84,13 @@ th_run_t th_run(int timeout_s, const char *fmt, ...)
         return r;
     }
     pid_t pid = fork();
+    if (pid < 0) {
+        /* say so, rather than waitpid(-1) below reaping some other child */
+        close(out[0]), close(out[1]), close(err[0]), close(err[1]);
+        r.out = strdup("");
+        r.err = strdup("fork failed");
+        return r;
+    }
     if (pid == 0) {
         setpgid(0, 0);
         dup2(out[1], 1);
@@ -134,6 +145,21 @@ void th_run_free(th_run_t *r)
     free(r->out);
     free(r->err);
     r->out = r->err = NULL;
+}
+
+void th_expect_status(const th_run_t *r, int want, const char *what)
+{
+    if (r->status != want)
+        fail_msg("%s: exit status %d, expected %d\nstdout: %s\nstderr: %s", what, r->status, want,
+                 r->out, r->err);
+}
+
+json_t *th_json(const th_run_t *r)
+{
+    json_error_t err;
+    json_t *o = json_loads(r->out, 0, &err);
+    if (!o) fail_msg("not JSON (%s): %s\nstderr: %s", err.text, r->out, r->err);
+    return o;
 }
 
 pid_t th_spawn(const char *log, const char *fmt, ...)

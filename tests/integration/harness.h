@@ -1,9 +1,10 @@
 /*
- * Process harness for the end-to-end tests of perft-diff, security, fuzzing
- * and network namespaces: run a command line to completion with a deadline,
- * start long-lived programs in their own process group with their output in
- * a log file, stop them for sure, and take free loopback ports from the
- * kernel (never czmq's sequential scan from 49152, which collides between
+ * Process harness for the end-to-end tests (the ply command line, arbiter,
+ * chaos, perft-diff, security, fuzzing and network namespaces): run a command
+ * line to completion with a deadline and check its exit status and JSON
+ * output, start long-lived programs in their own process group with their
+ * output in a log file, stop them for sure, and take free loopback ports from
+ * the kernel (never czmq's sequential scan from 49152, which collides between
  * tests running in parallel).
  *
  * Commands run under /bin/sh with PLY_BIN_DIR first on PATH, so they name
@@ -15,6 +16,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include <jansson.h>
+
 typedef struct th_run {
     int status; /* exit status; -1 killed (timeout or signal) */
     char *out;  /* stdout, NUL-terminated */
@@ -22,14 +25,32 @@ typedef struct th_run {
 } th_run_t;
 
 /**
- * th_run - run a shell command line to completion, at most @timeout_s
- * seconds (then its process group is killed and status is -1). Never fails:
- * output that cannot be captured is "".
+ * th_run - run a shell command line to completion and capture its output.
+ * @timeout_s: the deadline in seconds; past it the command's process group
+ * is killed. @fmt, ...: the command line, printf-style, run by /bin/sh with
+ * PLY_BIN_DIR first on PATH, stdin inherited.
+ * Returns its exit status (-1 when killed by a signal or at the deadline)
+ * and its stdout and stderr, NUL-terminated; free them with th_run_free.
+ * Never fails: when the command cannot be started (no pipe, no fork) the
+ * status is -1 and stderr says why; output that cannot be captured is "".
  */
 th_run_t th_run(int timeout_s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /** th_run_free - free the captured output. */
 void th_run_free(th_run_t *r);
+
+/**
+ * th_expect_status - fail the current cmocka test unless @r exited with
+ * status @want; the message names @what and shows the status, stdout and stderr.
+ */
+void th_expect_status(const th_run_t *r, int want, const char *what);
+
+/**
+ * th_json - @r's stdout parsed as JSON; the caller json_decref()s it. Fails
+ * the current cmocka test, showing the parse error, stdout and stderr, when
+ * stdout is not one JSON value.
+ */
+json_t *th_json(const th_run_t *r);
 
 /**
  * th_spawn - start a shell command line in the background, in a new process

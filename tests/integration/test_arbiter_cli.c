@@ -31,78 +31,18 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cmocka.h>
 #include <jansson.h>
 
+#include "harness.h"
+
 #define PGN(name) PLY_TEST_DATA "/pgn/" name
 
-typedef struct run_result {
-    int status; /* exit status, or -1 */
-    char *out;
-    char *err;
-} run_result_t;
-
-static char *slurp(FILE *f)
-{
-    size_t cap = 4096, n = 0, got;
-    char *buf = malloc(cap);
-    while ((got = fread(buf + n, 1, cap - n - 1, f)) > 0) {
-        n += got;
-        if (cap - n < 2) buf = realloc(buf, cap *= 2);
-    }
-    buf[n] = '\0';
-    return buf;
-}
-
-/* Runs a shell command line with ply's bin directory first on PATH. */
-static run_result_t run(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static run_result_t run(const char *fmt, ...)
-{
-    char cmd[4096], full[8192];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(cmd, sizeof cmd, fmt, ap);
-    va_end(ap);
-    char errfile[] = "/tmp/ply-arbiter-test-err-XXXXXX";
-    int fd = mkstemp(errfile);
-    close(fd);
-    snprintf(full, sizeof full, "PATH='%s':\"$PATH\" %s 2>%s", PLY_BIN_DIR, cmd, errfile);
-    run_result_t r = {-1, NULL, NULL};
-    FILE *p = popen(full, "r");
-    assert_non_null(p);
-    r.out = slurp(p);
-    int st = pclose(p);
-    r.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-    FILE *e = fopen(errfile, "r");
-    r.err = e ? slurp(e) : strdup("");
-    if (e) fclose(e);
-    unlink(errfile);
-    return r;
-}
-
-static void run_free(run_result_t *r)
-{
-    free(r->out);
-    free(r->err);
-}
-
-static void expect_status(run_result_t *r, int want, const char *what)
-{
-    if (r->status != want)
-        fail_msg("%s: exit status %d, expected %d\nstdout: %s\nstderr: %s", what, r->status, want,
-                 r->out, r->err);
-}
-
-static json_t *run_json(run_result_t *r)
-{
-    json_error_t err;
-    json_t *o = json_loads(r->out, 0, &err);
-    if (!o) fail_msg("not JSON (%s): %s\nstderr: %s", err.text, r->out, r->err);
-    return o;
-}
+/* Deadline of one command (harness.h, th_run): the test's ctest limit, so
+ * that it never cuts a run ctest would let finish. */
+#define RUN_S 300
 
 static json_int_t int_at(json_t *o, const char *key)
 {
@@ -130,13 +70,13 @@ static void expect_plies(json_t *arr, const int *want, size_t n)
 static void test_help_and_usage(void **state)
 {
     (void)state;
-    run_result_t r = run("ply arbiter --help");
-    expect_status(&r, 0, "--help");
+    th_run_t r = th_run(RUN_S, "ply arbiter --help");
+    th_expect_status(&r, 0, "--help");
     assert_non_null(strstr(r.out, "usage: ply arbiter FILE.pgn"));
-    run_free(&r);
-    r = run("ply --help");
+    th_run_free(&r);
+    r = th_run(RUN_S, "ply --help");
     assert_non_null(strstr(r.out, "arbiter"));
-    run_free(&r);
+    th_run_free(&r);
     const char *bad[] = {"ply arbiter",
                          "ply arbiter --laws fide1999 x.pgn",
                          "ply arbiter --flag purple x.pgn",
@@ -147,10 +87,10 @@ static void test_help_and_usage(void **state)
                          "ply arbiter --laws",
                          "ply arbiter /no/such/file.pgn"};
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
-        r = run("%s", bad[i]);
-        expect_status(&r, 2, bad[i]);
+        r = th_run(RUN_S, "%s", bad[i]);
+        th_expect_status(&r, 2, bad[i]);
         assert_non_null(strstr(r.err, "ply arbiter: "));
-        run_free(&r);
+        th_run_free(&r);
     }
 }
 
@@ -158,10 +98,10 @@ static void test_mixed_file(void **state)
 {
     (void)state;
     for (int laws = 0; laws < 2; laws++) {
-        run_result_t r = run("ply arbiter --json --laws %s '%s'", laws ? "fide2023" : "fide2000",
-                             PGN("arbiter-mixed.pgn"));
-        expect_status(&r, 1, "mixed file");
-        json_t *o = run_json(&r);
+        th_run_t r = th_run(RUN_S, "ply arbiter --json --laws %s '%s'",
+                            laws ? "fide2023" : "fide2000", PGN("arbiter-mixed.pgn"));
+        th_expect_status(&r, 1, "mixed file");
+        json_t *o = th_json(&r);
         assert_int_equal(int_at(o, "games"), 9);
         assert_int_equal(int_at(o, "consistent"), 6);
         assert_int_equal(int_at(o, "inconsistent"), 3);
@@ -219,12 +159,12 @@ static void test_mixed_file(void **state)
         assert_true(json_is_true(json_object_get(json_object_get(g9, "final"), "fifty_claim_now")));
         assert_true(json_is_null(json_object_get(g9, "end")));
         json_decref(o);
-        run_free(&r);
+        th_run_free(&r);
     }
 
     /* The same verdicts as text. */
-    run_result_t r = run("ply arbiter '%s'", PGN("arbiter-mixed.pgn"));
-    expect_status(&r, 1, "mixed file, text");
+    th_run_t r = th_run(RUN_S, "ply arbiter '%s'", PGN("arbiter-mixed.pgn"));
+    th_expect_status(&r, 1, "mixed file, text");
     const char *lines[] = {
         "game 2 (line 13)",
         "note: illegal move at ply 5 (3. Nb5, line 21): illegal: king would be in check",
@@ -239,26 +179,26 @@ static void test_mixed_file(void **state)
         "9 games, 6 consistent, 3 inconsistent, 0 unreadable (laws fide2000)"};
     for (size_t i = 0; i < sizeof lines / sizeof *lines; i++)
         if (!strstr(r.out, lines[i])) fail_msg("missing '%s' in:\n%s", lines[i], r.out);
-    run_free(&r);
+    th_run_free(&r);
 }
 
 static void test_consistent_and_broken_files(void **state)
 {
     (void)state;
-    run_result_t r = run("ply arbiter '%s'", PGN("opera.pgn"));
-    expect_status(&r, 0, "opera");
+    th_run_t r = th_run(RUN_S, "ply arbiter '%s'", PGN("opera.pgn"));
+    th_expect_status(&r, 0, "opera");
     assert_non_null(strstr(r.out, "1 game, 1 consistent"));
-    run_free(&r);
+    th_run_free(&r);
     /* Standard input, several good files' games in one stream. */
-    r = run("cat '%s' '%s' | '%s/ply' arbiter -", PGN("results.pgn"), PGN("chess960.pgn"),
-            PLY_BIN_DIR);
-    expect_status(&r, 0, "stdin");
+    r = th_run(RUN_S, "cat '%s' '%s' | '%s/ply' arbiter -", PGN("results.pgn"), PGN("chess960.pgn"),
+               PLY_BIN_DIR);
+    th_expect_status(&r, 0, "stdin");
     assert_non_null(strstr(r.out, "6 games, 6 consistent"));
-    run_free(&r);
+    th_run_free(&r);
     /* Broken games: reported with number and line, skipped, exit 1. */
-    r = run("ply arbiter --json '%s'", PGN("broken.pgn"));
-    expect_status(&r, 1, "broken");
-    json_t *o = run_json(&r);
+    r = th_run(RUN_S, "ply arbiter --json '%s'", PGN("broken.pgn"));
+    th_expect_status(&r, 1, "broken");
+    json_t *o = th_json(&r);
     assert_int_equal(int_at(o, "games"), 11);
     assert_int_equal(int_at(o, "consistent"), 6);
     assert_int_equal(int_at(o, "unreadable"), 5);
@@ -266,7 +206,7 @@ static void test_consistent_and_broken_files(void **state)
     assert_int_equal(int_at(e, "game"), 4);
     assert_int_equal(int_at(e, "line"), 20);
     json_decref(o);
-    run_free(&r);
+    th_run_free(&r);
 }
 
 static void test_flag_and_laws(void **state)
@@ -284,29 +224,29 @@ static void test_flag_and_laws(void **state)
     fclose(f);
     /* White's flag falls: the bare king cannot mate (draw, consistent), but the
      * queen can mate the knight's side (White loses: 1/2-1/2 is wrong). */
-    run_result_t r = run("ply arbiter --json --flag white %s", path);
-    expect_status(&r, 1, "flag white");
-    json_t *o = run_json(&r);
+    th_run_t r = th_run(RUN_S, "ply arbiter --json --flag white %s", path);
+    th_expect_status(&r, 1, "flag white");
+    json_t *o = th_json(&r);
     json_t *res = json_object_get(o, "results");
     assert_string_equal(str_at(json_array_get(res, 0), "expected_result"), "1/2-1/2");
     assert_true(json_is_true(json_object_get(json_array_get(res, 0), "consistent")));
     assert_string_equal(str_at(json_array_get(res, 1), "expected_result"), "0-1");
     json_decref(o);
-    run_free(&r);
+    th_run_free(&r);
     /* Black's flag falls: the queen wins game 1; the knight cannot mate the
      * queen's side, so game 2 is a draw (6.10; chess.js finds no K+N v K+Q mate). */
-    r = run("ply arbiter --json --flag black %s", path);
-    o = run_json(&r);
+    r = th_run(RUN_S, "ply arbiter --json --flag black %s", path);
+    o = th_json(&r);
     res = json_object_get(o, "results");
     assert_string_equal(str_at(json_array_get(res, 0), "expected_result"), "1-0");
     assert_string_equal(str_at(json_array_get(res, 1), "expected_result"), "1/2-1/2");
     assert_string_equal(
         str_at(json_object_get(json_array_get(res, 1), "flag"), "opponent_can_mate"), "no");
     json_decref(o);
-    run_free(&r);
-    r = run("ply arbiter --flag black %s", path);
+    th_run_free(&r);
+    r = th_run(RUN_S, "ply arbiter --flag black %s", path);
     assert_non_null(strstr(r.out, "flag: black's flag fell; white can mate: no"));
-    run_free(&r);
+    th_run_free(&r);
     unlink(path);
 
     /* Fivefold repetition: an automatic draw under fide2023 only. */
@@ -317,96 +257,98 @@ static void test_flag_and_laws(void **state)
           "7. Nf3 Nf6 8. Ng1 Ng8 9. e4 1-0\n",
           f);
     fclose(f);
-    r = run("ply arbiter %s", path2);
-    expect_status(&r, 0, "fide2000 fivefold");
-    run_free(&r);
-    r = run("ply arbiter --laws fide2023 %s", path2);
-    expect_status(&r, 1, "fide2023 fivefold");
+    r = th_run(RUN_S, "ply arbiter %s", path2);
+    th_expect_status(&r, 0, "fide2000 fivefold");
+    th_run_free(&r);
+    r = th_run(RUN_S, "ply arbiter --laws fide2023 %s", path2);
+    th_expect_status(&r, 1, "fide2023 fivefold");
     assert_non_null(strstr(r.out, "end: fivefold repetition at ply 16 (art. 9.6.1 (fide2023))"));
     assert_non_null(strstr(r.out, "the record goes on for 1 more ply"));
-    run_free(&r);
+    th_run_free(&r);
     unlink(path2);
 }
 
 static void test_fen(void **state)
 {
     (void)state;
-    run_result_t r = run("ply arbiter --fen startpos");
-    expect_status(&r, 0, "--fen startpos");
+    th_run_t r = th_run(RUN_S, "ply arbiter --fen startpos");
+    th_expect_status(&r, 0, "--fen startpos");
     assert_non_null(strstr(r.out, "to move: white, 20 legal moves"));
     assert_non_null(strstr(r.out, "state: the game goes on"));
-    run_free(&r);
-    r = run("ply arbiter --json --fen 'rnb1kbnr/pppp1ppp/8/4p3/6Pq/5P2/PPPPP2P/RNBQKBNR w KQkq - 1 "
-            "3'");
-    expect_status(&r, 0, "--fen mate");
-    json_t *o = run_json(&r);
+    th_run_free(&r);
+    r = th_run(RUN_S, "ply arbiter --json --fen "
+                      "'rnb1kbnr/pppp1ppp/8/4p3/6Pq/5P2/PPPPP2P/RNBQKBNR w KQkq - 1 3'");
+    th_expect_status(&r, 0, "--fen mate");
+    json_t *o = th_json(&r);
     assert_string_equal(str_at(o, "state"), "checkmate");
     assert_string_equal(str_at(o, "result"), "0-1");
     json_decref(o);
-    run_free(&r);
-    r = run("ply arbiter --fen '8/8/8/4k3/8/8/8/4KB2 w - - 0 1'");
+    th_run_free(&r);
+    r = th_run(RUN_S, "ply arbiter --fen '8/8/8/4k3/8/8/8/4KB2 w - - 0 1'");
     assert_non_null(strstr(r.out, "state: dead position (art. 5.2(b)), 1/2-1/2: insufficient "
                                   "material: king and bishop against king"));
-    run_free(&r);
-    r = run("ply arbiter --fen '7k/8/8/8/8/8/8/K5R1 w - - 120 80'");
+    th_run_free(&r);
+    r = th_run(RUN_S, "ply arbiter --fen '7k/8/8/8/8/8/8/K5R1 w - - 120 80'");
     assert_non_null(strstr(r.out, "fifty-move rule: 120 plies"));
-    run_free(&r);
-    r = run("ply arbiter --laws fide2023 --fen '7k/8/8/8/8/8/8/K5R1 w - - 150 80'");
+    th_run_free(&r);
+    r = th_run(RUN_S, "ply arbiter --laws fide2023 --fen '7k/8/8/8/8/8/8/K5R1 w - - 150 80'");
     assert_non_null(strstr(r.out, "state: 75-move rule"));
-    run_free(&r);
+    th_run_free(&r);
     /* An invalid position: exit 1 with the reason. */
-    r = run("ply arbiter --fen '8/8/8/8/8/8/8/8 w - - 0 1'");
-    expect_status(&r, 1, "--fen invalid");
+    r = th_run(RUN_S, "ply arbiter --fen '8/8/8/8/8/8/8/8 w - - 0 1'");
+    th_expect_status(&r, 1, "--fen invalid");
     assert_non_null(strstr(r.out, "invalid position: field 1 (placement): no white king"));
-    run_free(&r);
-    r = run("ply arbiter --json --fen 'rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR x KQkq - 0 1'");
-    expect_status(&r, 1, "--fen malformed");
-    o = run_json(&r);
+    th_run_free(&r);
+    r = th_run(RUN_S, "ply arbiter --json --fen "
+                      "'rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR x KQkq - 0 1'");
+    th_expect_status(&r, 1, "--fen malformed");
+    o = th_json(&r);
     assert_true(json_is_false(json_object_get(o, "valid")));
     assert_string_equal(str_at(o, "error"), "PLY_EFEN");
     json_decref(o);
-    run_free(&r);
+    th_run_free(&r);
 }
 
 static void test_perft_from_pgn(void **state)
 {
     (void)state;
     /* Stockfish 15.1, "go perft 3" after the first 20 plies of the Opera game. */
-    run_result_t r = run("ply perft --pgn '%s' --game 1 --ply 20 -d 3 --json", PGN("opera.pgn"));
-    expect_status(&r, 0, "perft --pgn");
-    json_t *o = run_json(&r);
+    th_run_t r =
+        th_run(RUN_S, "ply perft --pgn '%s' --game 1 --ply 20 -d 3 --json", PGN("opera.pgn"));
+    th_expect_status(&r, 0, "perft --pgn");
+    json_t *o = th_json(&r);
     assert_string_equal(str_at(o, "fen"),
                         "rn2kb1r/p3qppp/5n2/1p2p1B1/2B1P3/1Q6/PPP2PPP/R3K2R w KQkq - 0 11");
     assert_int_equal(int_at(o, "nodes"), 49007);
     json_decref(o);
-    run_free(&r);
+    th_run_free(&r);
     /* A Chess960 game: Stockfish (UCI_Chess960) "go perft 3" after ten plies. */
-    r = run("ply perft --pgn '%s' --ply 10 -d 3 --json", PGN("chess960.pgn"));
-    expect_status(&r, 0, "perft --pgn chess960");
-    o = run_json(&r);
+    r = th_run(RUN_S, "ply perft --pgn '%s' --ply 10 -d 3 --json", PGN("chess960.pgn"));
+    th_expect_status(&r, 0, "perft --pgn chess960");
+    o = th_json(&r);
     assert_true(json_is_true(json_object_get(o, "chess960")));
     assert_int_equal(int_at(o, "nodes"), 27151);
     json_decref(o);
-    run_free(&r);
+    th_run_free(&r);
     /* Errors: no such game or ply, an illegal move on the way, bad usage. */
-    r = run("ply perft --pgn '%s' --game 2 -d 1", PGN("opera.pgn"));
-    expect_status(&r, 2, "no game 2");
+    r = th_run(RUN_S, "ply perft --pgn '%s' --game 2 -d 1", PGN("opera.pgn"));
+    th_expect_status(&r, 2, "no game 2");
     assert_non_null(strstr(r.err, "has 1 game, not 2"));
-    run_free(&r);
-    r = run("ply perft --pgn '%s' --ply 40 -d 1", PGN("opera.pgn"));
-    expect_status(&r, 2, "no ply 40");
+    th_run_free(&r);
+    r = th_run(RUN_S, "ply perft --pgn '%s' --ply 40 -d 1", PGN("opera.pgn"));
+    th_expect_status(&r, 2, "no ply 40");
     assert_non_null(strstr(r.err, "game 1 has 33 plies, not 40"));
-    run_free(&r);
-    r = run("ply perft --pgn '%s' --game 2 --ply 6 -d 1", PGN("arbiter-mixed.pgn"));
-    expect_status(&r, 2, "illegal on the way");
+    th_run_free(&r);
+    r = th_run(RUN_S, "ply perft --pgn '%s' --game 2 --ply 6 -d 1", PGN("arbiter-mixed.pgn"));
+    th_expect_status(&r, 2, "illegal on the way");
     assert_non_null(strstr(r.err, "illegal: king would be in check"));
-    run_free(&r);
-    r = run("ply perft --ply 3 -d 1");
-    expect_status(&r, 2, "--ply without --pgn");
-    run_free(&r);
-    r = run("ply perft --pgn '%s' --fen startpos -d 1", PGN("opera.pgn"));
-    expect_status(&r, 2, "--pgn with --fen");
-    run_free(&r);
+    th_run_free(&r);
+    r = th_run(RUN_S, "ply perft --ply 3 -d 1");
+    th_expect_status(&r, 2, "--ply without --pgn");
+    th_run_free(&r);
+    r = th_run(RUN_S, "ply perft --pgn '%s' --fen startpos -d 1", PGN("opera.pgn"));
+    th_expect_status(&r, 2, "--pgn with --fen");
+    th_run_free(&r);
 }
 
 int main(void)

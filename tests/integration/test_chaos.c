@@ -217,15 +217,41 @@ static void remove_dir(const char *dir)
 
 static const char KIWI6_ARGS[] = "--fen '" KIWIPETE "' -d 6 --split-depth 2";
 
+/* A cluster of three workers running `ply perft` on Kiwipete perft(6) in the background,
+ * its JSON in DIR/run.json: the client's pid; *joined, what wait_workers said. */
+static pid_t start_kiwi6(cluster_t *k, const char *tag, long *joined)
+{
+    cluster_start(k, tag, 3, NULL);
+    *joined = wait_workers(k, 3, 10000);
+    return start_client(k, "run", KIWI6_ARGS);
+}
+
+/* The client's answer, which must be there and exact (caller json_decref()s it). */
+static json_t *kiwi6_answer(const cluster_t *k)
+{
+    json_t *o = client_json(k, "run");
+    assert_non_null(o);
+    assert_true(ju(o, "nodes", NULL) == KIWI6);
+    return o;
+}
+
+/* The state file holds one result per job: nothing counted twice, none missing. */
+static void expect_one_result_per_job(const cluster_t *k)
+{
+    int rows, jobs;
+    count_results(k->state, &rows, &jobs);
+    assert_int_equal(rows, KIWI6_JOBS);
+    assert_int_equal(jobs, KIWI6_JOBS);
+}
+
 /* ------------------------------------------------------------------ chaos */
 
 static void test_worker_killed(void **state)
 {
     (void)state;
     cluster_t k;
-    cluster_start(&k, "chaos-kill", 3, NULL);
-    long joined = wait_workers(&k, 3, 10000);
-    pid_t cl = start_client(&k, "run", KIWI6_ARGS);
+    long joined;
+    pid_t cl = start_kiwi6(&k, "chaos-kill", &joined);
     int mid = joined >= 0 && wait_progress(&k, 150, "w1");
     if (mid) kill(k.worker[0], SIGKILL); /* mid-job: it holds one */
     int rc = wait_exit(cl, 120000);
@@ -233,9 +259,7 @@ static void test_worker_killed(void **state)
     cluster_stop(&k);
     assert_true(mid);
     assert_int_equal(rc, 0);
-    json_t *o = client_json(&k, "run");
-    assert_non_null(o);
-    assert_true(ju(o, "nodes", NULL) == KIWI6);
+    json_t *o = kiwi6_answer(&k);
     assert_true(ju(o, "jobs", NULL) == KIWI6_JOBS);
     assert_non_null(r);
     assert_true(r->workers_lost >= 1);
@@ -244,10 +268,7 @@ static void test_worker_killed(void **state)
                   (unsigned long long)r->workers_lost, (unsigned long long)r->jobs_requeued);
     ply__status_reply__free_unpacked(r, NULL);
     json_decref(o);
-    int rows, jobs;
-    count_results(k.state, &rows, &jobs);
-    assert_int_equal(rows, KIWI6_JOBS); /* one result per job: nothing counted twice */
-    assert_int_equal(jobs, KIWI6_JOBS);
+    expect_one_result_per_job(&k);
     remove_dir(k.dir);
 }
 
@@ -255,9 +276,8 @@ static void test_worker_stopped(void **state)
 {
     (void)state;
     cluster_t k;
-    cluster_start(&k, "chaos-stop", 3, NULL);
-    long joined = wait_workers(&k, 3, 10000);
-    pid_t cl = start_client(&k, "run", KIWI6_ARGS);
+    long joined;
+    pid_t cl = start_kiwi6(&k, "chaos-stop", &joined);
     int mid = joined >= 0 && wait_progress(&k, 150, "w2");
     long dropped = -1, back = -1;
     if (mid) {
@@ -282,14 +302,9 @@ static void test_worker_stopped(void **state)
     assert_true(dropped >= 0);
     assert_true(back >= 0);
     assert_int_equal(rc, 0);
-    json_t *o = client_json(&k, "run");
-    assert_non_null(o);
-    assert_true(ju(o, "nodes", NULL) == KIWI6);
+    json_t *o = kiwi6_answer(&k);
     json_decref(o);
-    int rows, jobs;
-    count_results(k.state, &rows, &jobs);
-    assert_int_equal(rows, KIWI6_JOBS);
-    assert_int_equal(jobs, KIWI6_JOBS);
+    expect_one_result_per_job(&k);
     remove_dir(k.dir);
 }
 
@@ -297,9 +312,8 @@ static void test_coordinator_restarted(void **state)
 {
     (void)state;
     cluster_t k;
-    cluster_start(&k, "chaos-restart", 3, NULL);
-    long joined = wait_workers(&k, 3, 10000);
-    pid_t cl = start_client(&k, "run", KIWI6_ARGS);
+    long joined;
+    pid_t cl = start_kiwi6(&k, "chaos-restart", &joined);
     int mid = joined >= 0 && wait_progress(&k, 300, NULL);
     int rows0 = -1, jobs0 = -1;
     long rejoined = -1;
@@ -319,9 +333,7 @@ static void test_coordinator_restarted(void **state)
     assert_true(mid);
     assert_true(rejoined >= 0);
     assert_int_equal(rc, 0);
-    json_t *o = client_json(&k, "run");
-    assert_non_null(o);
-    assert_true(ju(o, "nodes", NULL) == KIWI6);
+    json_t *o = kiwi6_answer(&k);
     uint64_t restored = ju(o, "verified", "results_restored");
     uint64_t computed = ju(o, "verified", "results_computed");
     print_message("restart: %d results stored before the SIGKILL, %llu read back, %llu computed "
@@ -332,10 +344,7 @@ static void test_coordinator_restarted(void **state)
     assert_true(restored == (uint64_t)rows0);       /* every stored result read back ... */
     assert_true(restored + computed == KIWI6_JOBS); /* ... and none computed again */
     json_decref(o);
-    int rows, jobs;
-    count_results(k.state, &rows, &jobs);
-    assert_int_equal(rows, KIWI6_JOBS);
-    assert_int_equal(jobs, KIWI6_JOBS);
+    expect_one_result_per_job(&k);
     remove_dir(k.dir);
 }
 
@@ -528,16 +537,11 @@ static void test_all_at_once(void **state)
     if (!ok) wait_exit(cl, 1000);
     assert_true(ok);
     assert_int_equal(rc, 0);
-    json_t *o = client_json(&k, "run");
-    assert_non_null(o);
-    assert_true(ju(o, "nodes", NULL) == KIWI6);
+    json_t *o = kiwi6_answer(&k);
     assert_true(ju(o, "verified", "results_restored") + ju(o, "verified", "results_computed") ==
                 KIWI6_JOBS);
     json_decref(o);
-    int rows, jobs;
-    count_results(k.state, &rows, &jobs);
-    assert_int_equal(rows, KIWI6_JOBS);
-    assert_int_equal(jobs, KIWI6_JOBS);
+    expect_one_result_per_job(&k);
     remove_dir(k.dir);
 }
 

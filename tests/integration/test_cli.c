@@ -20,87 +20,23 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <arpa/inet.h>
-#include <netinet/in.h>
-#include <sys/socket.h>
-
 #include <cmocka.h>
 #include <jansson.h>
+
+#include "harness.h"
 
 #define KIWIPETE "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1"
 #define POSITION3 "8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1"
 
-typedef struct run_result {
-    int status; /* exit status, or -1 */
-    char *out;  /* stdout */
-    char *err;  /* stderr */
-} run_result_t;
-
-static char *slurp(FILE *f)
-{
-    size_t cap = 4096, n = 0;
-    char *buf = malloc(cap);
-    size_t got;
-    while ((got = fread(buf + n, 1, cap - n - 1, f)) > 0) {
-        n += got;
-        if (cap - n < 2) buf = realloc(buf, cap *= 2);
-    }
-    buf[n] = '\0';
-    return buf;
-}
-
-/* Runs a shell command line with ply's bin directory first on PATH. */
-static run_result_t run(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static run_result_t run(const char *fmt, ...)
-{
-    char cmd[4096], full[8192];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(cmd, sizeof cmd, fmt, ap);
-    va_end(ap);
-    char errfile[] = "/tmp/ply-test-err-XXXXXX";
-    int fd = mkstemp(errfile);
-    close(fd);
-    snprintf(full, sizeof full, "PATH='%s':\"$PATH\" %s 2>%s", PLY_BIN_DIR, cmd, errfile);
-    run_result_t r = {-1, NULL, NULL};
-    FILE *p = popen(full, "r");
-    assert_non_null(p);
-    r.out = slurp(p);
-    int st = pclose(p);
-    r.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-    FILE *e = fopen(errfile, "r");
-    r.err = e ? slurp(e) : strdup("");
-    if (e) fclose(e);
-    unlink(errfile);
-    return r;
-}
-
-static void run_free(run_result_t *r)
-{
-    free(r->out);
-    free(r->err);
-}
-
-static json_t *run_json(run_result_t *r)
-{
-    json_error_t err;
-    json_t *o = json_loads(r->out, 0, &err);
-    if (!o) fail_msg("not JSON (%s): %s\nstderr: %s", err.text, r->out, r->err);
-    return o;
-}
+/* Deadline of one command (harness.h, th_run): the longest group's ctest
+ * limit (cli_suites), so that it never cuts a run ctest would let finish. */
+#define RUN_S 1200
 
 static uint64_t json_u64(json_t *o, const char *key)
 {
     json_t *v = json_object_get(o, key);
     if (!json_is_integer(v)) fail_msg("JSON has no integer '%s'", key);
     return (uint64_t)json_integer_value(v);
-}
-
-static void expect_status(run_result_t *r, int want, const char *what)
-{
-    if (r->status != want)
-        fail_msg("%s: exit status %d, expected %d\nstdout: %s\nstderr: %s", what, r->status, want, r->out,
-                 r->err);
 }
 
 /* ---- quick ------------------------------------------------------------------------ */
@@ -110,26 +46,26 @@ static void test_help(void **state)
     (void)state;
     const char *cmds[] = {"ply --help", "ply perft --help", "ply-worker --help", "ply-coordinator --help"};
     for (size_t i = 0; i < sizeof cmds / sizeof *cmds; i++) {
-        run_result_t r = run("%s", cmds[i]);
-        expect_status(&r, 0, cmds[i]);
+        th_run_t r = th_run(RUN_S, "%s", cmds[i]);
+        th_expect_status(&r, 0, cmds[i]);
         assert_non_null(strstr(r.out, "usage"));
-        run_free(&r);
+        th_run_free(&r);
     }
-    run_result_t r = run("ply frobnicate");
-    expect_status(&r, 2, "unknown command");
-    run_free(&r);
+    th_run_t r = th_run(RUN_S, "ply frobnicate");
+    th_expect_status(&r, 2, "unknown command");
+    th_run_free(&r);
 }
 
 static void test_startpos(void **state)
 {
     (void)state;
-    run_result_t r = run("ply perft -d 6");
-    expect_status(&r, 0, "ply perft -d 6");
+    th_run_t r = th_run(RUN_S, "ply perft -d 6");
+    th_expect_status(&r, 0, "ply perft -d 6");
     assert_non_null(strstr(r.out, "Nodes searched: 119060324\n"));
-    run_free(&r);
-    r = run("ply perft startpos -d 5 --json");
-    expect_status(&r, 0, "--json");
-    json_t *o = run_json(&r);
+    th_run_free(&r);
+    r = th_run(RUN_S, "ply perft startpos -d 5 --json");
+    th_expect_status(&r, 0, "--json");
+    json_t *o = th_json(&r);
     assert_true(json_u64(o, "nodes") == 4865609);
     assert_true(json_u64(o, "depth") == 5);
     assert_true(json_object_size(json_object_get(o, "divide")) == 20);
@@ -137,18 +73,18 @@ static void test_startpos(void **state)
     json_t *v = json_object_get(o, "verified");
     assert_true(json_u64(v, "perft1_checked") == json_u64(o, "jobs"));
     json_decref(o);
-    run_free(&r);
+    th_run_free(&r);
 }
 
 static void test_kiwipete(void **state)
 {
     (void)state;
-    run_result_t r = run("ply perft --fen '" KIWIPETE "' -d 5 --json");
-    expect_status(&r, 0, "kiwipete d5");
-    json_t *o = run_json(&r);
+    th_run_t r = th_run(RUN_S, "ply perft --fen '" KIWIPETE "' -d 5 --json");
+    th_expect_status(&r, 0, "kiwipete d5");
+    json_t *o = th_json(&r);
     assert_true(json_u64(o, "nodes") == 193690690);
     json_decref(o);
-    run_free(&r);
+    th_run_free(&r);
 }
 
 /* Sorted "move: count" lines of a divide. */
@@ -173,17 +109,18 @@ static void test_divide_vs_stockfish(void **state)
     if (!sf) skip();
     static char ours[256][32], theirs[256][32];
     int n_ours, n_theirs;
-    run_result_t r = run("ply perft --fen '" KIWIPETE "' -d 3 --divide");
-    expect_status(&r, 0, "divide");
+    th_run_t r = th_run(RUN_S, "ply perft --fen '" KIWIPETE "' -d 3 --divide");
+    th_expect_status(&r, 0, "divide");
     sorted_divide_lines(r.out, ours, &n_ours);
-    run_result_t s = run("printf 'position fen %s\\ngo perft 3\\nquit\\n' | %s", KIWIPETE, sf);
+    th_run_t s =
+        th_run(RUN_S, "printf 'position fen %s\\ngo perft 3\\nquit\\n' | %s", KIWIPETE, sf);
     sorted_divide_lines(s.out, theirs, &n_theirs);
     assert_int_equal(n_ours, 48);
     assert_int_equal(n_ours, n_theirs);
     for (int i = 0; i < n_ours; i++) assert_string_equal(ours[i], theirs[i]);
     assert_non_null(strstr(r.out, "Nodes searched: 97862"));
-    run_free(&r);
-    run_free(&s);
+    th_run_free(&r);
+    th_run_free(&s);
 }
 
 /* --stats reproduces the Grand Chess Tree columns. */
@@ -195,9 +132,9 @@ static void check_stats(const char *fen, const char *file, int max_depth)
     json_t *gct = json_load_file(path, 0, &err);
     assert_non_null(gct);
     for (int d = 1; d <= max_depth; d++) {
-        run_result_t r = run("ply perft --fen '%s' -d %d --stats --json", fen, d);
-        expect_status(&r, 0, "--stats");
-        json_t *o = run_json(&r);
+        th_run_t r = th_run(RUN_S, "ply perft --fen '%s' -d %d --stats --json", fen, d);
+        th_expect_status(&r, 0, "--stats");
+        json_t *o = th_json(&r);
         json_t *stats = json_object_get(o, "stats");
         json_t *want = NULL, *row;
         size_t i;
@@ -216,7 +153,7 @@ static void check_stats(const char *fen, const char *file, int max_depth)
         }
         assert_int_equal(columns, 15);
         json_decref(o);
-        run_free(&r);
+        th_run_free(&r);
     }
     json_decref(gct);
 }
@@ -256,44 +193,30 @@ static void test_bad_input(void **state)
         {"perft --epd /nonexistent.epd", 2, "nonexistent"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
-        run_result_t r = run("ply %s", cases[i].args);
-        expect_status(&r, cases[i].status, cases[i].args);
+        th_run_t r = th_run(RUN_S, "ply %s", cases[i].args);
+        th_expect_status(&r, cases[i].status, cases[i].args);
         if (!strcasestr(r.err, cases[i].words))
             fail_msg("ply %s: stderr '%s' does not mention '%s'", cases[i].args, r.err, cases[i].words);
         if (strstr(r.out, "Nodes searched")) fail_msg("ply %s printed a result", cases[i].args);
         int lines = 0;
         for (const char *c = r.err; *c; c++) lines += *c == '\n';
         if (lines != 1) fail_msg("ply %s: error is not one line: '%s'", cases[i].args, r.err);
-        run_free(&r);
+        th_run_free(&r);
     }
-}
-
-static int free_port(void)
-{
-    int s = socket(AF_INET, SOCK_STREAM, 0);
-    struct sockaddr_in a = {0};
-    a.sin_family = AF_INET;
-    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    bind(s, (struct sockaddr *)&a, sizeof a);
-    socklen_t len = sizeof a;
-    getsockname(s, (struct sockaddr *)&a, &len);
-    int port = ntohs(a.sin_port);
-    close(s);
-    return port;
 }
 
 static void test_unreachable_coordinator(void **state)
 {
     (void)state;
-    int port = free_port(); /* nothing listens there */
-    run_result_t r = run("ply perft -d 3 --coordinator tcp://127.0.0.1:%d --timeout 2", port);
-    expect_status(&r, 1, "unreachable coordinator");
+    int port = th_free_port(); /* nothing listens there */
+    th_run_t r = th_run(RUN_S, "ply perft -d 3 --coordinator tcp://127.0.0.1:%d --timeout 2", port);
+    th_expect_status(&r, 1, "unreachable coordinator");
     assert_non_null(strstr(r.err, "coordinator"));
     assert_null(strstr(r.out, "Nodes searched"));
-    run_free(&r);
-    r = run("ply perft -d 3 --coordinator 'not an endpoint' --timeout 2");
+    th_run_free(&r);
+    r = th_run(RUN_S, "ply perft -d 3 --coordinator 'not an endpoint' --timeout 2");
     assert_true(r.status == 1 || r.status == 2);
-    run_free(&r);
+    th_run_free(&r);
 }
 
 /* ---- cluster ------------------------------------------------------------------------ */
@@ -336,16 +259,19 @@ static void stop(pid_t pid)
 static void test_multi_process(void **state)
 {
     (void)state;
-    int port = free_port();
+    int port = th_free_port();
     pid_t coord = spawn("exec ply-coordinator --bind tcp://127.0.0.1:%d -q", port);
     pid_t w1 = spawn("exec ply-worker --connect tcp://127.0.0.1:%d --threads 1 --hash 16 -q", port);
     pid_t w2 = spawn("exec ply-worker --connect tcp://127.0.0.1:%d --threads 1 --hash 16 -q", port);
-    run_result_t r = run("ply perft --coordinator tcp://127.0.0.1:%d --fen '" POSITION3 "' -d 6 --stats --split-depth 2 --json", port);
+    th_run_t r = th_run(RUN_S,
+                        "ply perft --coordinator tcp://127.0.0.1:%d --fen '" POSITION3
+                        "' -d 6 --stats --split-depth 2 --json",
+                        port);
     stop(w1);
     stop(w2);
     stop(coord);
-    expect_status(&r, 0, "multi-process perft");
-    json_t *o = run_json(&r);
+    th_expect_status(&r, 0, "multi-process perft");
+    json_t *o = th_json(&r);
     json_t *s = json_object_get(o, "stats");
     assert_true(json_u64(o, "nodes") == 11030083);
     assert_true(json_u64(s, "captures") == 940350);
@@ -358,43 +284,44 @@ static void test_multi_process(void **state)
     assert_true(json_u64(s, "total_mates") == 2733);
     assert_true(json_u64(o, "split_depth") == 2);
     json_decref(o);
-    run_free(&r);
+    th_run_free(&r);
 }
 
 /* --workers N: the embedded coordinator starts local ply-worker processes. */
 static void test_local_workers(void **state)
 {
     (void)state;
-    run_result_t r = run("ply perft --workers 2 --threads 1 --hash 16 -d 5 --json");
-    expect_status(&r, 0, "--workers 2");
-    json_t *o = run_json(&r);
+    th_run_t r = th_run(RUN_S, "ply perft --workers 2 --threads 1 --hash 16 -d 5 --json");
+    th_expect_status(&r, 0, "--workers 2");
+    json_t *o = th_json(&r);
     assert_true(json_u64(o, "nodes") == 4865609);
     assert_true(json_u64(o, "tt_probes") > 0);
     json_decref(o);
-    run_free(&r);
+    th_run_free(&r);
     /* Regression: --hash 0 was not passed on, so local workers ran with
      * their default table (and distributed runs looked faster than they are). */
-    r = run("ply perft --workers 2 --threads 1 --hash 0 -d 5 --json");
-    expect_status(&r, 0, "--workers 2 --hash 0");
-    o = run_json(&r);
+    r = th_run(RUN_S, "ply perft --workers 2 --threads 1 --hash 0 -d 5 --json");
+    th_expect_status(&r, 0, "--workers 2 --hash 0");
+    o = th_json(&r);
     assert_true(json_u64(o, "nodes") == 4865609);
     assert_true(json_u64(o, "tt_probes") == 0);
     json_decref(o);
-    run_free(&r);
+    th_run_free(&r);
 }
 
 /* A coordinator with no worker: the run fails after worker_wait_ms, clearly. */
 static void test_no_worker(void **state)
 {
     (void)state;
-    int port = free_port();
+    int port = th_free_port();
     pid_t coord = spawn("exec ply-coordinator --bind tcp://127.0.0.1:%d --worker-wait-ms 1500 -q", port);
-    run_result_t r = run("ply perft --coordinator tcp://127.0.0.1:%d -d 4 --timeout 20", port);
+    th_run_t r =
+        th_run(RUN_S, "ply perft --coordinator tcp://127.0.0.1:%d -d 4 --timeout 20", port);
     stop(coord);
-    expect_status(&r, 1, "no worker");
+    th_expect_status(&r, 1, "no worker");
     assert_non_null(strstr(r.err, "worker"));
     assert_null(strstr(r.out, "Nodes searched"));
-    run_free(&r);
+    th_run_free(&r);
 }
 
 /* ply bench --cluster against a coordinator with two workers: the run's
@@ -403,17 +330,18 @@ static void test_no_worker(void **state)
 static void test_bench_cluster(void **state)
 {
     (void)state;
-    int port = free_port();
+    int port = th_free_port();
     pid_t coord = spawn("exec ply-coordinator --bind tcp://127.0.0.1:%d -q", port);
     pid_t w1 = spawn("exec ply-worker --connect tcp://127.0.0.1:%d --threads 1 --hash 16 -q", port);
     pid_t w2 = spawn("exec ply-worker --connect tcp://127.0.0.1:%d --threads 1 --hash 16 -q", port);
     usleep(500000); /* both workers say HELLO before the first status */
-    run_result_t r = run("ply bench --cluster --coordinator tcp://127.0.0.1:%d --depth 5 --json", port);
+    th_run_t r = th_run(
+        RUN_S, "ply bench --cluster --coordinator tcp://127.0.0.1:%d --depth 5 --json", port);
     stop(w1);
     stop(w2);
     stop(coord);
-    expect_status(&r, 0, "ply bench --cluster");
-    json_t *o = run_json(&r);
+    th_expect_status(&r, 0, "ply bench --cluster");
+    json_t *o = th_json(&r);
     assert_true(json_u64(o, "perft") == 4865609);
     json_t *workers = json_object_get(o, "workers");
     assert_int_equal(json_array_size(workers), 2);
@@ -424,24 +352,24 @@ static void test_bench_cluster(void **state)
     assert_true(sum == json_u64(o, "worker_nodes"));
     assert_true(sum == 4865609); /* split at 1: the jobs are the 20 children, counted once */
     json_decref(o);
-    run_free(&r);
-    r = run("ply bench --cluster");
-    expect_status(&r, 2, "--cluster without a coordinator");
-    run_free(&r);
+    th_run_free(&r);
+    r = th_run(RUN_S, "ply bench --cluster");
+    th_expect_status(&r, 2, "--cluster without a coordinator");
+    th_run_free(&r);
 }
 
 /* ---- suites ------------------------------------------------------------------------ */
 
 static void run_suite(const char *args)
 {
-    run_result_t r = run("ply perft %s --json", args);
-    expect_status(&r, 0, args);
-    json_t *o = run_json(&r);
+    th_run_t r = th_run(RUN_S, "ply perft %s --json", args);
+    th_expect_status(&r, 0, args);
+    json_t *o = th_json(&r);
     assert_true(json_u64(o, "failures") == 0);
     print_message("%s: %llu checks\n", args, (unsigned long long)json_u64(o, "checks"));
     assert_true(json_u64(o, "checks") > 100);
     json_decref(o);
-    run_free(&r);
+    th_run_free(&r);
 }
 
 static void test_perftsuite(void **state)
@@ -471,12 +399,12 @@ static void test_suite_mismatch(void **state)
     const char *text = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1 ;D1 20 ;D2 400 ;D3 8903\n";
     assert_true(write(fd, text, strlen(text)) == (ssize_t)strlen(text));
     close(fd);
-    run_result_t r = run("ply perft --epd %s", path);
+    th_run_t r = th_run(RUN_S, "ply perft --epd %s", path);
     unlink(path);
-    expect_status(&r, 1, "mismatching suite");
+    th_expect_status(&r, 1, "mismatching suite");
     assert_non_null(strstr(r.out, "FAIL line 1 D3"));
     assert_non_null(strstr(r.out, "expected 8903, counted 8902"));
-    run_free(&r);
+    th_run_free(&r);
 }
 
 int main(int argc, char **argv)

@@ -31,14 +31,6 @@
 #define POSITION3 "8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1"
 #define FISCHER1  "bqnb1rkr/pp3ppp/3ppn2/2p5/5P2/P2P4/NPP1P1PP/BQ1BNRKR w HFhf - 2 9"
 
-static json_t *as_json(const th_run_t *r)
-{
-    json_error_t err;
-    json_t *o = json_loads(r->out, 0, &err);
-    if (!o) fail_msg("not JSON (%s): %s\nstderr: %s", err.text, r->out, r->err);
-    return o;
-}
-
 static const char *jstr(json_t *o, const char *key)
 {
     json_t *v = json_object_get(o, key);
@@ -51,13 +43,6 @@ static uint64_t ju64(json_t *o, const char *key)
     json_t *v = json_object_get(o, key);
     if (!json_is_integer(v)) fail_msg("JSON has no integer '%s'", key);
     return (uint64_t)json_integer_value(v);
-}
-
-static void expect_status(const th_run_t *r, int want, const char *what)
-{
-    if (r->status != want)
-        fail_msg("%s: exit status %d, expected %d\nstdout: %s\nstderr: %s", what, r->status, want,
-                 r->out, r->err);
 }
 
 /* Processes whose command line contains @tag (an engine left running would be a leak). */
@@ -89,7 +74,7 @@ static void test_usage(void **state)
 {
     (void)state;
     th_run_t r = th_run(30, "ply perft-diff --help");
-    expect_status(&r, 0, "--help");
+    th_expect_status(&r, 0, "--help");
     assert_non_null(strstr(r.out, "usage: ply perft-diff"));
     th_run_free(&r);
     const char *bad[] = {
@@ -101,7 +86,7 @@ static void test_usage(void **state)
     };
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
         r = th_run(30, "%s", bad[i]);
-        expect_status(&r, 2, bad[i]);
+        th_expect_status(&r, 2, bad[i]);
         assert_int_equal(th_count(r.err, "\n"), 1);
         th_run_free(&r);
     }
@@ -112,8 +97,8 @@ static void test_usage(void **state)
 static void same_as_stockfish(const char *args, uint64_t published)
 {
     th_run_t r = th_run(120, "ply perft-diff --engine " STOCKFISH " --hash 16 --json %s", args);
-    expect_status(&r, 0, args);
-    json_t *o = as_json(&r);
+    th_expect_status(&r, 0, args);
+    json_t *o = th_json(&r);
     assert_string_equal(jstr(o, "result"), "same");
     assert_true(ju64(o, "ply_nodes") == published);
     assert_true(ju64(o, "engine_nodes") == published);
@@ -131,7 +116,7 @@ static void test_stockfish_agrees(void **state)
     same_as_stockfish("--fen '" FISCHER1 "' -d 4", 326672); /* Chess960 by its Shredder-FEN */
     same_as_stockfish("--chess960 --fen '" FISCHER1 "' -d 3", 12189);
     th_run_t r = th_run(60, "ply perft-diff --engine " STOCKFISH " -d 3");
-    expect_status(&r, 0, "text output");
+    th_expect_status(&r, 0, "text output");
     assert_non_null(strstr(r.out, "no difference"));
     th_run_free(&r);
 }
@@ -142,8 +127,8 @@ static void expect_found(const char *args, const char *fen_prefix, const char *m
                          size_t path_len)
 {
     th_run_t r = th_run(120, "ply perft-diff --hash 16 --json %s", args);
-    expect_status(&r, 1, args);
-    json_t *o = as_json(&r);
+    th_expect_status(&r, 1, args);
+    json_t *o = th_json(&r);
     assert_string_equal(jstr(o, "result"), "different");
     if (strncmp(jstr(o, "position"), fen_prefix, strlen(fen_prefix)) != 0)
         fail_msg("found %s, expected %s", jstr(o, "position"), fen_prefix);
@@ -177,7 +162,7 @@ static void test_finds_dropped_move(void **state)
         th_run(120, "ply perft-diff --hash 16 -d 4 --engine '" FAKE
                     " --drop \"rnbqkbnr/pppp1ppp/8/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R b KQkq - 1 "
                     "2|b8c6\"'");
-    expect_status(&r, 1, "text");
+    th_expect_status(&r, 1, "text");
     assert_non_null(strstr(r.out, "position: rnbqkbnr/pppp1ppp/8/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R b"));
     assert_non_null(strstr(r.out, "missing (ply has, engine lacks): b8c6"));
     assert_non_null(strstr(r.out, "extra (engine has, ply lacks):   none"));
@@ -189,8 +174,8 @@ static void test_inconsistent_engine(void **state)
 {
     (void)state;
     th_run_t r = th_run(60, "ply perft-diff --json -d 3 --engine '" FAKE " --mode lie-root'");
-    expect_status(&r, 1, "lie-root");
-    json_t *o = as_json(&r);
+    th_expect_status(&r, 1, "lie-root");
+    json_t *o = th_json(&r);
     assert_string_equal(jstr(o, "result"), "inconsistent");
     assert_int_equal(json_array_size(json_object_get(o, "path")), 1);
     json_decref(o);
@@ -205,7 +190,7 @@ static void expect_failure(const char *engine, const char *what, int max_s)
     uint64_t t0 = th_now_ms();
     th_run_t r = th_run(max_s + 20, "ply perft-diff -d 3 --timeout 2 --engine %s", engine);
     uint64_t took = th_now_ms() - t0;
-    expect_status(&r, 1, engine);
+    th_expect_status(&r, 1, engine);
     char first[128];
     snprintf(first, sizeof first, "%.*s", (int)strcspn(what, "|"), what);
     const char *second = strchr(what, '|');
@@ -238,8 +223,8 @@ static void test_broken_engines(void **state)
     assert_int_equal(procs_with(tag), 0);
     /* --json still prints an object on failure */
     th_run_t r = th_run(30, "ply perft-diff -d 2 --json --engine /nonexistent/engine");
-    expect_status(&r, 1, "--json failure");
-    json_t *o = as_json(&r);
+    th_expect_status(&r, 1, "--json failure");
+    json_t *o = th_json(&r);
     assert_string_equal(jstr(o, "result"), "error");
     assert_non_null(strstr(jstr(o, "error"), "cannot start engine"));
     json_decref(o);

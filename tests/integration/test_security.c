@@ -33,13 +33,6 @@ static char pub[8][48]; /* public keys by index of names[] */
 static const char *names[] = {"coord", "w1", "w2", "cli", "wonly", "conly"};
 enum { COORD, W1, W2, CLI, WONLY, CONLY, NKEYS };
 
-static void expect_status(const th_run_t *r, int want, const char *what)
-{
-    if (r->status != want)
-        fail_msg("%s: exit status %d, expected %d\nstdout: %s\nstderr: %s", what, r->status, want,
-                 r->out, r->err);
-}
-
 static void expect_err(const th_run_t *r, const char *text, const char *what)
 {
     if (!strstr(r->err, text)) fail_msg("%s: stderr lacks \"%s\": %s", what, text, r->err);
@@ -99,27 +92,27 @@ static void test_keygen(void **state)
     free(public);
 
     th_run_t r = th_run(30, "ply keygen --out %s/keys --name w1", dir);
-    expect_status(&r, 1, "keygen over an existing pair");
+    th_expect_status(&r, 1, "keygen over an existing pair");
     expect_err(&r, "--force", "keygen over an existing pair");
     th_run_free(&r);
     r = th_run(
         30,
         "ply keygen --out %s/keys --name again && ply keygen --out %s/keys --name again --force",
         dir, dir);
-    expect_status(&r, 0, "keygen --force");
+    th_expect_status(&r, 0, "keygen --force");
     th_run_free(&r);
     const char *bad[] = {"ply keygen --name ../escape", "ply keygen --frob", "ply keygen extra"};
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
         r = th_run(30, "%s", bad[i]);
-        expect_status(&r, 2, bad[i]);
+        th_expect_status(&r, 2, bad[i]);
         assert_int_equal(th_count(r.err, "\n"), 1);
         th_run_free(&r);
     }
     r = th_run(30, "ply keygen --out /proc/no/such/dir --name x");
-    expect_status(&r, 1, "keygen into an impossible directory");
+    th_expect_status(&r, 1, "keygen into an impossible directory");
     th_run_free(&r);
     r = th_run(30, "ply keygen --help");
-    expect_status(&r, 0, "keygen --help");
+    th_expect_status(&r, 0, "keygen --help");
     assert_non_null(strstr(r.out, "usage: ply keygen"));
     th_run_free(&r);
 }
@@ -167,7 +160,7 @@ static void test_bind_refused(void **state)
         char ep[128];
         snprintf(ep, sizeof ep, refused[i], port, port + 1);
         th_run_t r = th_run(30, "ply-coordinator --bind '%s'", ep);
-        expect_status(&r, 1, ep);
+        th_expect_status(&r, 1, ep);
         expect_err(&r, "refusing to bind", ep);
         expect_err(&r, "--insecure", ep);
         assert_int_equal(th_count(r.err, "\n"), 1);
@@ -232,7 +225,7 @@ static void test_curve_usage(void **state)
         }
         *o = '\0';
         th_run_t r = th_run(30, "%s", cmd);
-        expect_status(&r, cases[i].status, cmd);
+        th_expect_status(&r, cases[i].status, cmd);
         expect_err(&r, cases[i].says, cmd);
         th_run_free(&r);
     }
@@ -282,7 +275,7 @@ static void test_zap_handler(void **state)
                         "head -c 100000 /dev/zero > allow2/huge && "
                         "printf 'curve\n    public-key = \"abc\"\n' > allow2/short.key",
                         dir);
-    expect_status(&r, 0, "allow2");
+    th_expect_status(&r, 0, "allow2");
     th_run_free(&r);
     char cert[512], allow[512], why[512];
     snprintf(cert, sizeof cert, "%s/keys/coord.key_secret", dir);
@@ -402,7 +395,7 @@ static void test_curve_unknown_then_known(void **state)
     int w1_identified = th_wait_text(clog, pub[W1], 2000);
     th_stop(w1);
     int coord_status = th_stop(coord);
-    expect_status(&r, 0, "perft with a known worker");
+    th_expect_status(&r, 0, "perft with a known worker");
     json_error_t jerr;
     json_t *o = json_loads(r.out, 0, &jerr);
     assert_non_null(o);
@@ -452,7 +445,7 @@ static void test_curve_roles(void **state)
     assert_true(told);
     assert_int_equal(status, 1);
     assert_true(says);
-    expect_status(&r, 0, "roles respected");
+    th_expect_status(&r, 0, "roles respected");
     assert_non_null(strstr(r.out, "Nodes searched: 197281"));
     th_run_free(&r);
 }

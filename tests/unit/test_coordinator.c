@@ -29,13 +29,14 @@
 #include <sys/socket.h>
 #include <czmq.h>
 #include <jansson.h>
-#include <pthread.h>
 #include <signal.h>
 #include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "client.h"
+#include "coord_fixture.h"
+#include "harness.h"
 #include "coordinator.h"
 #include "envelope.h"
 #include "fake_worker.h"
@@ -51,89 +52,18 @@
 extern char **environ;
 
 static const char *fake_worker_exe, *coordinator_exe;
-static int inproc_serial;
-
-typedef struct coord {
-    ply_coordinator_t *c;
-    pthread_t thread;
-    char endpoint[256];
-} coord_t;
-
-typedef void (*tweak_fn)(ply_coordinator_config_t *cfg);
-
-static void *coord_thread(void *arg)
-{
-    coord_t *t = arg;
-    ply_coordinator_run(t->c);
-    return NULL;
-}
-
-/* Starts a coordinator on @bind ("inproc" picks a fresh inproc name) in its own thread. */
-static coord_t *coord_start(const char *bind, tweak_fn tweak)
-{
-    char name[64];
-    if (strcmp(bind, "inproc") == 0) {
-        snprintf(name, sizeof name, "inproc://ply-test-%d", inproc_serial++);
-        bind = name;
-    }
-    ply_coordinator_config_t cfg;
-    ply_coordinator_config_init(&cfg);
-    cfg.bind = bind;
-    cfg.heartbeat_ms = 100;
-    cfg.liveness = 3;
-    cfg.worker_wait_ms = 20000;
-    if (tweak) tweak(&cfg);
-    coord_t *t = calloc(1, sizeof *t);
-    assert_non_null(t);
-    char why[512] = "";
-    t->c = ply_coordinator_new(&cfg, why, sizeof why);
-    if (!t->c) fail_msg("ply_coordinator_new: %s", why);
-    snprintf(t->endpoint, sizeof t->endpoint, "%s", ply_coordinator_endpoint(t->c));
-    assert_int_equal(pthread_create(&t->thread, NULL, coord_thread, t), 0);
-    return t;
-}
-
-static void coord_stop(coord_t **tp)
-{
-    coord_t *t = *tp;
-    ply_coordinator_stop(t->c);
-    pthread_join(t->thread, NULL);
-    ply_coordinator_destroy(&t->c);
-    assert_null(t->c);
-    free(t);
-    *tp = NULL;
-}
-
-static ply_coordinator_counters_t counters(coord_t *t)
-{
-    ply_coordinator_counters_t k;
-    ply_coordinator_counters(t->c, &k);
-    return k;
-}
 
 /* Submits and waits; returns the client's code, the result in *res, the reason in @why. */
 static int perft(const char *endpoint, const char *fen, unsigned depth, int chess960, int stats,
                  int split, Ply__RunResult **res, char *why, size_t why_len)
 {
-    *res = NULL;
-    ply_client_t *cl = ply_client_new(endpoint, why, why_len);
-    assert_non_null(cl);
     ply_perft_request_t req = {.fen = fen,
                                .depth = depth,
                                .chess960 = chess960,
                                .stats = stats,
                                .divide = 1,
                                .split_depth = split};
-    Ply__Accepted *acc = NULL;
-    int r = ply_client_submit(cl, &req, 10000, &acc, why, why_len);
-    if (r == 0) {
-        uint64_t run_id = acc->run_id;
-        ply__accepted__free_unpacked(acc, NULL);
-        r = ply_client_wait(cl, run_id, NULL, NULL, 10000, res, why, why_len);
-    }
-    ply_client_destroy(&cl);
-    assert_null(cl);
-    return r;
+    return coord_perft(endpoint, &req, 10000, res, why, why_len);
 }
 
 static Ply__RunResult *perft_ok(const char *endpoint, const char *fen, unsigned depth, int chess960,
@@ -218,7 +148,7 @@ static void check_stats(const Ply__Stats *got, const char *file, unsigned depth)
 static void test_inproc_divide(void **state)
 {
     (void)state;
-    coord_t *t = coord_start("inproc", NULL);
+    coord_t *t = coord_start("inproc", NULL, NULL);
     fake_worker_t *a = fake_worker_start(t->endpoint, FW_NORMAL, 2);
     fake_worker_t *b = fake_worker_start(t->endpoint, FW_NORMAL, 1);
     Ply__RunResult *res = perft_ok(t->endpoint, START, 4, 0, 0, -1, 197281);
@@ -241,7 +171,7 @@ static void test_inproc_divide(void **state)
 static void test_tcp_stats(void **state)
 {
     (void)state;
-    coord_t *t = coord_start("tcp://127.0.0.1:*", NULL);
+    coord_t *t = coord_start("tcp://127.0.0.1:*", NULL, NULL);
     assert_non_null(strstr(t->endpoint, "tcp://127.0.0.1:"));
     assert_null(strstr(t->endpoint, "*"));
     fake_worker_t *a = fake_worker_start(t->endpoint, FW_NORMAL, 2);
@@ -274,7 +204,7 @@ static void test_tcp_stats(void **state)
 static void test_split0_divide(void **state)
 {
     (void)state;
-    coord_t *t = coord_start("inproc", NULL);
+    coord_t *t = coord_start("inproc", NULL, NULL);
     fake_worker_t *a = fake_worker_start(t->endpoint, FW_NORMAL, 1);
     Ply__RunResult *res = perft_ok(t->endpoint, START, 3, 0, 1, 0, 8902);
     assert_int_equal(res->jobs, 1);
@@ -296,7 +226,7 @@ static void test_split0_divide(void **state)
 static void test_chess960(void **state)
 {
     (void)state;
-    coord_t *t = coord_start("tcp://127.0.0.1:*", NULL);
+    coord_t *t = coord_start("tcp://127.0.0.1:*", NULL, NULL);
     fake_worker_t *a = fake_worker_start(t->endpoint, FW_NORMAL, 2);
     for (int split = 0; split <= 2; split++) {
         Ply__RunResult *res = perft_ok(t->endpoint, FISCHER1, 3, 1, 0, split, 12189);
@@ -314,10 +244,10 @@ static void test_chess960(void **state)
 static void test_worker_vanishes(void **state)
 {
     (void)state;
-    coord_t *t = coord_start("inproc", NULL);
+    coord_t *t = coord_start("inproc", NULL, NULL);
     fake_worker_t *v = fake_worker_start(t->endpoint, FW_VANISH, 1);
     /* let the vanishing worker say HELLO first so that it gets the first job */
-    for (int i = 0; i < 200 && counters(t).workers_joined < 1; i++) usleep(10000);
+    for (int i = 0; i < 200 && coord_counters(t).workers_joined < 1; i++) usleep(10000);
     ply_client_t *cl = ply_client_new(t->endpoint, NULL, 0);
     ply_perft_request_t req = {.fen = START, .depth = 4, .split_depth = -1};
     Ply__Accepted *acc = NULL;
@@ -331,7 +261,7 @@ static void test_worker_vanishes(void **state)
     if (r) fail_msg("%s", why);
     assert_int_equal(res->nodes, 197281);
     check_start4_divide(res);
-    ply_coordinator_counters_t k = counters(t);
+    ply_coordinator_counters_t k = coord_counters(t);
     assert_true(k.workers_lost >= 1);
     assert_true(k.jobs_requeued >= 1);
     ply__run_result__free_unpacked(res, NULL);
@@ -345,7 +275,7 @@ static void test_worker_vanishes(void **state)
 static void test_wrong_perft1(void **state)
 {
     (void)state;
-    coord_t *t = coord_start("inproc", NULL);
+    coord_t *t = coord_start("inproc", NULL, NULL);
     fake_worker_t *w = fake_worker_start(t->endpoint, FW_WRONG_PERFT1, 1);
     Ply__RunResult *res;
     char why[512] = "";
@@ -375,11 +305,11 @@ static void three_attempts(ply_coordinator_config_t *cfg)
 static void test_worker_error_requeue(void **state)
 {
     (void)state;
-    coord_t *t = coord_start("inproc", three_attempts);
+    coord_t *t = coord_start("inproc", three_attempts, NULL);
     fake_worker_t *w = fake_worker_start(t->endpoint, FW_ERROR_ONCE, 1);
     Ply__RunResult *res = perft_ok(t->endpoint, START, 3, 0, 0, 1, 8902);
     ply__run_result__free_unpacked(res, NULL);
-    assert_true(counters(t).jobs_requeued >= 1);
+    assert_true(coord_counters(t).jobs_requeued >= 1);
     fake_worker_stop(&w);
     coord_stop(&t);
 }
@@ -394,16 +324,16 @@ static void short_lease(ply_coordinator_config_t *cfg)
 static void test_lease(void **state)
 {
     (void)state;
-    coord_t *t = coord_start("inproc", short_lease);
+    coord_t *t = coord_start("inproc", short_lease, NULL);
     fake_worker_t *slow = fake_worker_start(t->endpoint, FW_SLOW, 1);
-    for (int i = 0; i < 200 && counters(t).workers_joined < 1; i++) usleep(10000);
+    for (int i = 0; i < 200 && coord_counters(t).workers_joined < 1; i++) usleep(10000);
     fake_worker_t *fast = fake_worker_start(t->endpoint, FW_NORMAL, 1);
     Ply__RunResult *res = perft_ok(t->endpoint, START, 3, 0, 0, 1, 8902);
     ply__run_result__free_unpacked(res, NULL);
-    assert_true(counters(t).jobs_requeued >= 1);
+    assert_true(coord_counters(t).jobs_requeued >= 1);
     fake_worker_stop(&slow); /* its late RESULT arrives before its BYE */
-    for (int i = 0; i < 100 && counters(t).results_ignored < 1; i++) usleep(10000);
-    assert_true(counters(t).results_ignored >= 1);
+    for (int i = 0; i < 100 && coord_counters(t).results_ignored < 1; i++) usleep(10000);
+    assert_true(coord_counters(t).results_ignored >= 1);
     fake_worker_stop(&fast);
     coord_stop(&t);
 }
@@ -441,7 +371,7 @@ static zmsg_t *frames(int n, ...)
 static void test_malformed(void **state)
 {
     (void)state;
-    coord_t *t = coord_start("tcp://127.0.0.1:*", NULL);
+    coord_t *t = coord_start("tcp://127.0.0.1:*", NULL, NULL);
     zsock_t *d = zsock_new(ZMQ_DEALER);
     assert_int_equal(zsock_connect(d, "%s", t->endpoint), 0);
 
@@ -505,7 +435,7 @@ static void test_malformed(void **state)
     assert_non_null(strstr(e->error->message, "PLY/1"));
     assert_non_null(strstr(e->error->message, "protocol"));
     ply_msg_free(&e);
-    assert_true(counters(t).malformed >= 9);
+    assert_true(coord_counters(t).malformed >= 9);
     zsock_destroy(&d);
 
     /* and a run still completes */
@@ -519,7 +449,7 @@ static void test_malformed(void **state)
 static void test_unknown_job(void **state)
 {
     (void)state;
-    coord_t *t = coord_start("inproc", NULL);
+    coord_t *t = coord_start("inproc", NULL, NULL);
     zsock_t *d = zsock_new(ZMQ_DEALER);
     assert_int_equal(zsock_connect(d, "%s", t->endpoint), 0);
     Ply__Hello h = PLY__HELLO__INIT;
@@ -540,8 +470,8 @@ static void test_unknown_job(void **state)
     m.body_case = PLY__MESSAGE__BODY_RESULT;
     m.result = &r;
     assert_int_equal(ply_msg_send(d, &m), 0);
-    for (int i = 0; i < 300 && counters(t).results_ignored < 1; i++) usleep(10000);
-    assert_int_equal(counters(t).results_ignored, 1);
+    for (int i = 0; i < 300 && coord_counters(t).results_ignored < 1; i++) usleep(10000);
+    assert_int_equal(coord_counters(t).results_ignored, 1);
     /* the liar never asked for work (no READY): a real worker does the run */
     fake_worker_t *a = fake_worker_start(t->endpoint, FW_NORMAL, 1);
     Ply__RunResult *res = perft_ok(t->endpoint, KIWIPETE, 2, 0, 0, -1, 2039);
@@ -559,7 +489,7 @@ static void short_wait(ply_coordinator_config_t *cfg)
 static void test_no_worker(void **state)
 {
     (void)state;
-    coord_t *t = coord_start("inproc", short_wait);
+    coord_t *t = coord_start("inproc", short_wait, NULL);
     Ply__RunResult *res;
     char why[512] = "";
     uint64_t t0 = ply_time_ms();
@@ -570,30 +500,12 @@ static void test_no_worker(void **state)
     coord_stop(&t);
 }
 
-/* A port that was free a moment ago (nobody listens there now). */
-/* A port the kernel just handed out and released. Not czmq's "*", which
- * scans from 49152 upward, so that every test running in parallel would
- * be offered the same port. */
-static int free_port(void)
-{
-    int fd = socket(AF_INET, SOCK_STREAM, 0);
-    assert_true(fd >= 0);
-    struct sockaddr_in a;
-    memset(&a, 0, sizeof a);
-    a.sin_family = AF_INET;
-    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    socklen_t len = sizeof a;
-    assert_int_equal(bind(fd, (struct sockaddr *)&a, sizeof a), 0);
-    assert_int_equal(getsockname(fd, (struct sockaddr *)&a, &len), 0);
-    close(fd);
-    return ntohs(a.sin_port);
-}
 
 static void test_unreachable(void **state)
 {
     (void)state;
     char ep[64];
-    snprintf(ep, sizeof ep, "tcp://127.0.0.1:%d", free_port());
+    snprintf(ep, sizeof ep, "tcp://127.0.0.1:%d", th_free_port());
     char why[512] = "";
     ply_client_t *cl = ply_client_new(ep, why, sizeof why);
     assert_non_null(cl);
@@ -614,7 +526,7 @@ static void test_unreachable(void **state)
 static void test_bad_request(void **state)
 {
     (void)state;
-    coord_t *t = coord_start("inproc", NULL);
+    coord_t *t = coord_start("inproc", NULL, NULL);
     ply_client_t *cl = ply_client_new(t->endpoint, NULL, 0);
     char why[512] = "";
     Ply__Accepted *acc = NULL;
@@ -639,7 +551,7 @@ static void test_bad_request(void **state)
 static void test_two_runs_and_status(void **state)
 {
     (void)state;
-    coord_t *t = coord_start("inproc", NULL);
+    coord_t *t = coord_start("inproc", NULL, NULL);
     fake_worker_t *a = fake_worker_start(t->endpoint, FW_NORMAL, 2);
     ply_client_t *c1 = ply_client_new(t->endpoint, NULL, 0);
     ply_client_t *c2 = ply_client_new(t->endpoint, NULL, 0);
@@ -715,7 +627,7 @@ static void progress_count(const Ply__RunProgress *p, void *arg)
 static void test_progress_and_cancel(void **state)
 {
     (void)state;
-    coord_t *t = coord_start("inproc", NULL);
+    coord_t *t = coord_start("inproc", NULL, NULL);
     fake_worker_t *w = fake_worker_start(t->endpoint, FW_SLOW, 1);
     ply_client_t *cl = ply_client_new(t->endpoint, NULL, 0);
     /* 15 jobs x 150 ms (perftsuite.epd line 3: D1 15, D2 66) */
@@ -767,14 +679,14 @@ static void test_spawn(void **state)
 {
     (void)state;
     if (!fake_worker_exe) skip();
-    coord_t *t = coord_start("inproc", spawn_two);
+    coord_t *t = coord_start("inproc", spawn_two, NULL);
     const char *wep = ply_coordinator_worker_endpoint(t->c);
     assert_non_null(wep);
     assert_non_null(strstr(wep, "tcp://127.0.0.1:"));
     Ply__RunResult *res = perft_ok(t->endpoint, START, 4, 0, 0, -1, 197281);
     ply__run_result__free_unpacked(res, NULL);
-    for (int i = 0; i < 500 && counters(t).workers_joined < 2; i++) usleep(10000);
-    ply_coordinator_counters_t k = counters(t);
+    for (int i = 0; i < 500 && coord_counters(t).workers_joined < 2; i++) usleep(10000);
+    ply_coordinator_counters_t k = coord_counters(t);
     uint64_t t0 = ply_time_ms();
     coord_stop(&t); /* SIGTERM, then SIGKILL after a grace period */
     assert_true(ply_time_ms() - t0 < 5000);
@@ -787,7 +699,7 @@ static void test_daemon(void **state)
     (void)state;
     if (!coordinator_exe || !fake_worker_exe) skip();
     char bind[64];
-    snprintf(bind, sizeof bind, "tcp://127.0.0.1:%d", free_port());
+    snprintf(bind, sizeof bind, "tcp://127.0.0.1:%d", th_free_port());
     char *args[] = {(char *)coordinator_exe,
                     "--bind",
                     bind,

@@ -23,10 +23,10 @@
 #include <cmocka.h>
 
 #include <czmq.h>
-#include <pthread.h>
 #include <unistd.h>
 
 #include "client.h"
+#include "coord_fixture.h"
 #include "coordinator.h"
 #include "envelope.h"
 #include "fake_worker.h"
@@ -37,89 +37,17 @@
 #define START    "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1"
 #define KIWIPETE "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1"
 
-static int serial;
-
-typedef struct coord {
-    ply_coordinator_t *c;
-    pthread_t thread;
-    char endpoint[256];
-} coord_t;
-
-typedef void (*tweak_fn)(ply_coordinator_config_t *cfg);
-
-static void *coord_thread(void *arg)
-{
-    ply_coordinator_run(((coord_t *)arg)->c);
-    return NULL;
-}
-
-/* A coordinator on a fresh inproc endpoint in its own thread, heartbeats every 100 ms. */
-static coord_t *coord_start(tweak_fn tweak, const char *state)
-{
-    char name[64];
-    snprintf(name, sizeof name, "inproc://ply-resilience-%d", serial++);
-    ply_coordinator_config_t cfg;
-    ply_coordinator_config_init(&cfg);
-    cfg.bind = name;
-    cfg.heartbeat_ms = 100;
-    cfg.liveness = 3;
-    cfg.worker_wait_ms = 20000;
-    cfg.state_path = state;
-    if (tweak) tweak(&cfg);
-    coord_t *t = calloc(1, sizeof *t);
-    assert_non_null(t);
-    char why[512] = "";
-    t->c = ply_coordinator_new(&cfg, why, sizeof why);
-    if (!t->c) fail_msg("ply_coordinator_new: %s", why);
-    snprintf(t->endpoint, sizeof t->endpoint, "%s", ply_coordinator_endpoint(t->c));
-    assert_int_equal(pthread_create(&t->thread, NULL, coord_thread, t), 0);
-    return t;
-}
-
-static void coord_stop(coord_t **tp)
-{
-    ply_coordinator_stop((*tp)->c);
-    pthread_join((*tp)->thread, NULL);
-    ply_coordinator_destroy(&(*tp)->c);
-    free(*tp);
-    *tp = NULL;
-}
-
-static ply_coordinator_counters_t counters(coord_t *t)
-{
-    ply_coordinator_counters_t k;
-    ply_coordinator_counters(t->c, &k);
-    return k;
-}
-
-static void wait_joined(coord_t *t, uint64_t n)
-{
-    for (int i = 0; i < 300 && counters(t).workers_joined < n; i++) usleep(10000);
-    assert_true(counters(t).workers_joined >= n);
-}
-
 /* Submits and waits; the client's code, the result in *res, the reason in @why. */
 static int perft(const char *ep, const char *fen, unsigned depth, int split, int verify,
                  uint32_t ppm, Ply__RunResult **res, char *why, size_t why_len)
 {
-    *res = NULL;
-    ply_client_t *cl = ply_client_new(ep, why, why_len);
-    assert_non_null(cl);
     ply_perft_request_t req = {.fen = fen,
                                .depth = depth,
                                .divide = 1,
                                .split_depth = split,
                                .verify = verify,
                                .verify_ppm = ppm};
-    Ply__Accepted *acc = NULL;
-    int r = ply_client_submit(cl, &req, 10000, &acc, why, why_len);
-    if (r == 0) {
-        uint64_t id = acc->run_id;
-        ply__accepted__free_unpacked(acc, NULL);
-        r = ply_client_wait(cl, id, NULL, NULL, 20000, res, why, why_len);
-    }
-    ply_client_destroy(&cl);
-    return r;
+    return coord_perft(ep, &req, 20000, res, why, why_len);
 }
 
 static Ply__RunResult *perft_ok(const char *ep, const char *fen, unsigned depth, int split,
@@ -155,10 +83,10 @@ static void two_attempts(ply_coordinator_config_t *cfg)
 static void test_quarantine(void **state)
 {
     (void)state;
-    coord_t *t = coord_start(two_attempts, NULL);
+    coord_t *t = coord_start("inproc", two_attempts, NULL);
     fake_worker_t *a = fake(t->endpoint, FW_ERROR_ALWAYS, "bad-a", 1, 0);
     fake_worker_t *b = fake(t->endpoint, FW_ERROR_ALWAYS, "bad-b", 2, 0);
-    wait_joined(t, 2);
+    coord_wait_joined(t, 2);
     Ply__RunResult *res;
     char why[512] = "";
     int r = perft(t->endpoint, START, 3, 1, 0, 0, &res, why, sizeof why);
@@ -186,14 +114,14 @@ static void quick_hang(ply_coordinator_config_t *cfg)
 static void test_hung_worker(void **state)
 {
     (void)state;
-    coord_t *t = coord_start(quick_hang, NULL);
+    coord_t *t = coord_start("inproc", quick_hang, NULL);
     fake_worker_t *h = fake(t->endpoint, FW_HANG, "hangs", 1, 0);
-    wait_joined(t, 1);
+    coord_wait_joined(t, 1);
     fake_worker_t *good = fake(t->endpoint, FW_NORMAL, "good", 2, 0);
     uint64_t t0 = ply_time_ms();
     Ply__RunResult *res = perft_ok(t->endpoint, START, 4, 1, 0, 0, 197281);
     ply__run_result__free_unpacked(res, NULL);
-    ply_coordinator_counters_t k = counters(t);
+    ply_coordinator_counters_t k = coord_counters(t);
     assert_true(k.workers_hung >= 1);
     assert_true(k.workers_lost >= 1);
     assert_true(k.jobs_requeued >= 1);
@@ -210,7 +138,7 @@ static void test_hung_worker(void **state)
 static void test_unknown_worker_told_hello(void **state)
 {
     (void)state;
-    coord_t *t = coord_start(NULL, NULL);
+    coord_t *t = coord_start("inproc", NULL, NULL);
     zsock_t *d = zsock_new(ZMQ_DEALER);
     assert_int_equal(zsock_connect(d, "%s", t->endpoint), 0);
     zsock_set_rcvtimeo(d, 5000);
@@ -242,14 +170,14 @@ static void no_arbiter(ply_coordinator_config_t *cfg)
 static void test_verify_all(void **state)
 {
     (void)state;
-    coord_t *t = coord_start(no_arbiter, NULL);
+    coord_t *t = coord_start("inproc", no_arbiter, NULL);
     fake_worker_t *w[3];
     for (int i = 0; i < 3; i++) {
         char id[16];
         snprintf(id, sizeof id, "w%d", i + 1);
         w[i] = fake(t->endpoint, FW_NORMAL, id, (unsigned)i + 1, 0);
     }
-    wait_joined(t, 3);
+    coord_wait_joined(t, 3);
     Ply__RunResult *res =
         perft_ok(t->endpoint, KIWIPETE, 3, 1, PLY__VERIFY_MODE__VERIFY_MODE_ALL, 0, 97862);
     const Ply__Verification *v = res->verification;
@@ -269,9 +197,9 @@ static void test_verify_all(void **state)
 static void test_verify_single_worker(void **state)
 {
     (void)state;
-    coord_t *t = coord_start(no_arbiter, NULL);
+    coord_t *t = coord_start("inproc", no_arbiter, NULL);
     fake_worker_t *w = fake(t->endpoint, FW_NORMAL, "alone", 7, 0);
-    wait_joined(t, 1);
+    coord_wait_joined(t, 1);
     Ply__RunResult *res =
         perft_ok(t->endpoint, START, 3, 1, PLY__VERIFY_MODE__VERIFY_MODE_ALL, 0, 8902);
     const Ply__Verification *v = res->verification;
@@ -289,10 +217,10 @@ static void test_verify_single_worker(void **state)
 static void test_verify_same_seed(void **state)
 {
     (void)state;
-    coord_t *t = coord_start(no_arbiter, NULL);
+    coord_t *t = coord_start("inproc", no_arbiter, NULL);
     fake_worker_t *a = fake(t->endpoint, FW_NORMAL, "a", 0, 0);
     fake_worker_t *b = fake(t->endpoint, FW_NORMAL, "b", 0, 0);
-    wait_joined(t, 2);
+    coord_wait_joined(t, 2);
     Ply__RunResult *res =
         perft_ok(t->endpoint, START, 3, 1, PLY__VERIFY_MODE__VERIFY_MODE_ALL, 0, 8902);
     assert_int_equal(res->verification->checked_same_seed, 20);
@@ -308,7 +236,7 @@ static void test_verify_same_seed(void **state)
 static void test_verify_sample_arbiter(void **state)
 {
     (void)state;
-    coord_t *t = coord_start(NULL, NULL);
+    coord_t *t = coord_start("inproc", NULL, NULL);
     fake_worker_t *w = fake(t->endpoint, FW_NORMAL, "s", 1, 0);
     Ply__RunResult *res =
         perft_ok(t->endpoint, START, 4, 2, PLY__VERIFY_MODE__VERIFY_MODE_SAMPLE, 250000, 197281);
@@ -326,11 +254,11 @@ static void test_verify_sample_arbiter(void **state)
 static void test_verify_faulty_outvoted(void **state)
 {
     (void)state;
-    coord_t *t = coord_start(no_arbiter, NULL);
+    coord_t *t = coord_start("inproc", no_arbiter, NULL);
     fake_worker_t *bad = fake(t->endpoint, FW_NORMAL, "faulty-one", 3, 1);
     fake_worker_t *a = fake(t->endpoint, FW_NORMAL, "good-a", 1, 0);
     fake_worker_t *b = fake(t->endpoint, FW_NORMAL, "good-b", 2, 0);
-    wait_joined(t, 3);
+    coord_wait_joined(t, 3);
     Ply__RunResult *res =
         perft_ok(t->endpoint, START, 3, 1, PLY__VERIFY_MODE__VERIFY_MODE_ALL, 0, 8902);
     const Ply__Verification *v = res->verification;
@@ -359,10 +287,10 @@ static void test_verify_faulty_outvoted(void **state)
 static void test_verify_drill_down(void **state)
 {
     (void)state;
-    coord_t *t = coord_start(NULL, NULL);
+    coord_t *t = coord_start("inproc", NULL, NULL);
     fake_worker_t *bad = fake(t->endpoint, FW_NORMAL, "off-by-one", 3, 1);
     fake_worker_t *a = fake(t->endpoint, FW_NORMAL, "good", 1, 0);
-    wait_joined(t, 2);
+    coord_wait_joined(t, 2);
     Ply__RunResult *res =
         perft_ok(t->endpoint, KIWIPETE, 3, 1, PLY__VERIFY_MODE__VERIFY_MODE_ALL, 0, 97862);
     const Ply__Verification *v = res->verification;
@@ -382,14 +310,14 @@ static void test_verify_drill_down(void **state)
 static void test_verify_three_answers(void **state)
 {
     (void)state;
-    coord_t *t = coord_start(no_arbiter, NULL);
+    coord_t *t = coord_start("inproc", no_arbiter, NULL);
     fake_worker_t *w[3];
     for (int i = 0; i < 3; i++) {
         char id[16];
         snprintf(id, sizeof id, "liar%d", i);
         w[i] = fake(t->endpoint, FW_NORMAL, id, (unsigned)i, i);
     }
-    wait_joined(t, 3);
+    coord_wait_joined(t, 3);
     Ply__RunResult *res;
     char why[512] = "";
     int r = perft(t->endpoint, START, 2, 1, PLY__VERIFY_MODE__VERIFY_MODE_ALL, 0, &res, why,
@@ -414,10 +342,10 @@ static void short_tie_wait(ply_coordinator_config_t *cfg)
 static void test_verify_no_third_worker(void **state)
 {
     (void)state;
-    coord_t *t = coord_start(short_tie_wait, NULL);
+    coord_t *t = coord_start("inproc", short_tie_wait, NULL);
     fake_worker_t *a = fake(t->endpoint, FW_NORMAL, "a", 1, 0);
     fake_worker_t *b = fake(t->endpoint, FW_NORMAL, "b", 2, 5);
-    wait_joined(t, 2);
+    coord_wait_joined(t, 2);
     Ply__RunResult *res;
     char why[512] = "";
     int r = perft(t->endpoint, START, 2, 1, PLY__VERIFY_MODE__VERIFY_MODE_ALL, 0, &res, why,
@@ -439,7 +367,7 @@ static void test_restart_resumes(void **state)
     assert_non_null(mkdtemp(dir));
     char path[128];
     snprintf(path, sizeof path, "%s/state.db", dir);
-    coord_t *t = coord_start(NULL, path);
+    coord_t *t = coord_start("inproc", NULL, path);
     /* a worker that leaves after 12 of the 48 jobs */
     fake_worker_opts_t o = {"quitter", 1, 0, 12};
     fake_worker_t *w = fake_worker_start_opts(t->endpoint, FW_NORMAL, 1, &o);
@@ -456,8 +384,8 @@ static void test_restart_resumes(void **state)
     ply_client_destroy(&cl);
     coord_stop(&t); /* the run is interrupted, not finished: it stays in the file */
 
-    t = coord_start(NULL, path);
-    ply_coordinator_counters_t k = counters(t);
+    t = coord_start("inproc", NULL, path);
+    ply_coordinator_counters_t k = coord_counters(t);
     assert_int_equal(k.runs_restored, 1);
     assert_int_equal(k.results_restored, 12);
     /* a client attaches to the restored run and gets its answer */
@@ -480,8 +408,8 @@ static void test_restart_resumes(void **state)
     coord_stop(&t);
 
     /* a third start: the run is finished; its answer comes from the file */
-    t = coord_start(NULL, path);
-    assert_int_equal(counters(t).runs_restored, 0);
+    t = coord_start("inproc", NULL, path);
+    assert_int_equal(coord_counters(t).runs_restored, 0);
     cl = ply_client_new(t->endpoint, NULL, 0);
     assert_int_equal(ply_client_result(cl, run, 0, 5000, &res, &prog, why, sizeof why), 0);
     assert_non_null(res);

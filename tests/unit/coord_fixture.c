@@ -1,0 +1,89 @@
+/*
+ * The in-process coordinator of the service tests (see coord_fixture.h).
+ */
+#include "coord_fixture.h"
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+static int inproc_serial;
+
+static void *coord_thread(void *arg)
+{
+    coord_t *t = arg;
+    ply_coordinator_run(t->c);
+    return NULL;
+}
+
+coord_t *coord_start(const char *bind, tweak_fn tweak, const char *state)
+{
+    char name[64];
+    if (strcmp(bind, "inproc") == 0) {
+        snprintf(name, sizeof name, "inproc://ply-test-%d", inproc_serial++);
+        bind = name;
+    }
+    ply_coordinator_config_t cfg;
+    ply_coordinator_config_init(&cfg);
+    cfg.bind = bind;
+    cfg.heartbeat_ms = 100;
+    cfg.liveness = 3;
+    cfg.worker_wait_ms = 20000;
+    cfg.state_path = state;
+    if (tweak) tweak(&cfg);
+    coord_t *t = calloc(1, sizeof *t);
+    assert_non_null(t);
+    char why[512] = "";
+    t->c = ply_coordinator_new(&cfg, why, sizeof why);
+    if (!t->c) fail_msg("ply_coordinator_new: %s", why);
+    snprintf(t->endpoint, sizeof t->endpoint, "%s", ply_coordinator_endpoint(t->c));
+    assert_int_equal(pthread_create(&t->thread, NULL, coord_thread, t), 0);
+    return t;
+}
+
+void coord_stop(coord_t **tp)
+{
+    coord_t *t = *tp;
+    ply_coordinator_stop(t->c);
+    pthread_join(t->thread, NULL);
+    ply_coordinator_destroy(&t->c);
+    assert_null(t->c);
+    free(t);
+    *tp = NULL;
+}
+
+ply_coordinator_counters_t coord_counters(coord_t *t)
+{
+    ply_coordinator_counters_t k;
+    ply_coordinator_counters(t->c, &k);
+    return k;
+}
+
+void coord_wait_joined(coord_t *t, uint64_t n)
+{
+    for (int i = 0; i < 300 && coord_counters(t).workers_joined < n; i++) usleep(10000);
+    assert_true(coord_counters(t).workers_joined >= n);
+}
+
+int coord_perft(const char *endpoint, const ply_perft_request_t *req, int wait_ms,
+                Ply__RunResult **res, char *why, size_t why_len)
+{
+    *res = NULL;
+    ply_client_t *cl = ply_client_new(endpoint, why, why_len);
+    assert_non_null(cl);
+    Ply__Accepted *acc = NULL;
+    int r = ply_client_submit(cl, req, 10000, &acc, why, why_len);
+    if (r == 0) {
+        uint64_t run_id = acc->run_id;
+        ply__accepted__free_unpacked(acc, NULL);
+        r = ply_client_wait(cl, run_id, NULL, NULL, wait_ms, res, why, why_len);
+    }
+    ply_client_destroy(&cl);
+    assert_null(cl);
+    return r;
+}

@@ -73,8 +73,8 @@ void ply_client_destroy(ply_client_t **cp)
 /*
  * Waits up to @timeout_ms (< 0: forever) for one message. Returns 0 with *msg,
  * PLY_ETIMEDOUT, PLY_ECANCELED (interrupted), PLY_EAUTH (under CURVE: the
- * coordinator refused our key, or the handshake failed), or a decode error (the message was
- * received but is malformed: the caller skips it).
+ * coordinator refused our key, or the handshake failed), or a decode error
+ * (the message was received but is malformed: the caller skips it).
  */
 static int recv_one(ply_client_t *c, int timeout_ms, ply_msg_t **msg, char *why, size_t why_len)
 {
@@ -95,6 +95,17 @@ static int recv_one(ply_client_t *c, int timeout_ms, ply_msg_t **msg, char *why,
         }
         return PLY_ETIMEDOUT;
     }
+}
+
+/* PLY_ETIMEDOUT, saying so. Under CURVE a wrong server key looks exactly like this: the
+ * coordinator drops a handshake it cannot decrypt without a word. */
+static int no_answer(const ply_client_t *c, int timeout_ms, char *why, size_t why_len)
+{
+    return ply_why(why, why_len, PLY_ETIMEDOUT, "no answer from coordinator %s within %d ms%s",
+                   c->endpoint, timeout_ms,
+                   ply_curve_client_default()
+                       ? " (with --curve: is --server-key the coordinator's public key?)"
+                       : "");
 }
 
 /* The coordinator's Error as our return value and reason. */
@@ -144,12 +155,7 @@ int ply_client_submit(ply_client_t *c, const ply_perft_request_t *req, int timeo
         ply_msg_t *msg = NULL;
         int r = recv_one(c, left, &msg, reason, sizeof reason);
         if (r == PLY_ETIMEDOUT) {
-            ply_why(why, why_len, 0, "no answer from coordinator %s within %d ms%s", c->endpoint,
-                    timeout_ms,
-                    ply_curve_client_default() ? " (with --curve: is --server-key the "
-                                                 "coordinator's public key?)"
-                                               : "");
-            return r;
+            return no_answer(c, timeout_ms, why, why_len);
         }
         if (r == PLY_ECANCELED || r == PLY_EAUTH) {
             ply_why(why, why_len, 0, "%s", reason);
@@ -271,12 +277,7 @@ static int wait_for(ply_client_t *c, Ply__Message__BodyCase want, uint64_t run_i
         ply_msg_t *msg = NULL;
         int r = recv_one(c, left, &msg, reason, sizeof reason);
         if (r == PLY_ETIMEDOUT) {
-            ply_why(why, why_len, 0, "no answer from coordinator %s within %d ms%s", c->endpoint,
-                    timeout_ms,
-                    ply_curve_client_default() ? " (with --curve: is --server-key the "
-                                                 "coordinator's public key?)"
-                                               : "");
-            return r;
+            return no_answer(c, timeout_ms, why, why_len);
         }
         if (r == PLY_ECANCELED || r == PLY_EAUTH) {
             ply_why(why, why_len, 0, "%s", reason);

@@ -284,6 +284,18 @@ static void note_failure(job_state_t *j, const char *reason)
     j->history = h;
 }
 
+/* Keeps the task's failures in the state file: a restart does not reset the quarantine count. */
+static void store_failure(ply_coordinator_t *c, const run_t *run, size_t idx)
+{
+    if (!c->store) return;
+    const job_state_t *j = &run->jobs[idx];
+    ply_store_failure_t f = {run->id, (uint32_t)idx, j->attempt, j->failures, j->history};
+    char why[WHY_LEN] = "";
+    if (ply_store_job_failed(c->store, &f, why, sizeof why) < 0)
+        ply_warn("run %" PRIu64 ": the failures of job %" PRIu64 " are not stored: %s", run->id,
+                 run->job_base + idx, why);
+}
+
 /*
  * Puts an in-flight task back in its run's queue. The caller has already
  * taken it out of the worker's inflight list. @failure: the attempt failed
@@ -308,6 +320,7 @@ static void job_requeue(ply_coordinator_t *c, run_t *run, size_t idx, int failur
         j->failures++;
         if (was) j->avoid = was->id_hash;
         note_failure(j, reason);
+        store_failure(c, run, idx);
     }
     const char *fen = run->plan->jobs[job].fen;
     if (failure && j->failures >= c->cfg.max_attempts) {

@@ -4,8 +4,9 @@
  * plan and task ids, every stored computation is taken as if it had just
  * arrived (counted, or kept for comparison), and only what is missing is
  * handed out again: no completed job is recomputed, in-flight jobs of the
- * dead coordinator are simply pending again, and the final totals are those
- * an uninterrupted run gives.
+ * dead coordinator are simply pending again (their failed attempts still
+ * count towards quarantine), and the final totals are those an uninterrupted
+ * run gives.
  *
  * A restored run has no client until one submits the same request (the
  * `ply perft --state FILE` that was interrupted, run again) or asks for it
@@ -133,6 +134,21 @@ static int on_result(void *arg, const ply_store_result_t *r)
     return 0;
 }
 
+/* A task's failed attempts: they keep counting towards max_attempts. */
+static int on_failure(void *arg, const ply_store_failure_t *f)
+{
+    restore_t *rs = arg;
+    run_t *run = find(rs, f->run_id);
+    if (!run || f->task >= run->ntasks) return 0; /* a run that failed to restore, or a stale row */
+    job_state_t *j = &run->jobs[f->task];
+    if (j->state == JOB_DONE) return 0;
+    j->attempt = f->attempt;
+    j->failures = f->failures;
+    free(j->history);
+    j->history = f->history[0] ? strdup(f->history) : NULL;
+    return 0;
+}
+
 int ply__restore(ply_coordinator_t *c, char *why, size_t why_len)
 {
     uint64_t t0 = ply_time_ns();
@@ -144,6 +160,7 @@ int ply__restore(ply_coordinator_t *c, char *why, size_t why_len)
     restore_t rs = {c, NULL, why, why_len};
     why[0] = '\0';
     r = ply_store_load(c->store, on_run, on_result, &rs, why, why_len);
+    if (r == 0) r = ply_store_load_failures(c->store, on_failure, &rs, why, why_len);
     if (r < 0) {
         if (!why[0]) snprintf(why, why_len, "state file %s: %s", c->state_path, ply_strerror(r));
         return r;

@@ -66,6 +66,13 @@ static const char SCHEMA[] =
     " arbiter INTEGER NOT NULL, no_hash INTEGER NOT NULL, time_us INTEGER NOT NULL,"
     " at INTEGER NOT NULL, PRIMARY KEY(run_id, idx, role)) WITHOUT ROWID;";
 
+/* Failed attempts of tasks (role * njobs + job), so that a quarantine counts them across
+ * restarts. Added after format 1 shipped: created when missing (an older ply ignores it). */
+static const char FAILURES_TABLE[] =
+    "CREATE TABLE IF NOT EXISTS failures("
+    " run_id INTEGER NOT NULL, task INTEGER NOT NULL, attempt INTEGER NOT NULL,"
+    " failures INTEGER NOT NULL, history TEXT NOT NULL, PRIMARY KEY(run_id, task)) WITHOUT ROWID;";
+
 /* ----------------------------------------------------------------- helpers */
 
 static int64_t unix_ms(void)
@@ -233,7 +240,9 @@ ply_store_t *ply_store_open(const char *path, char *why, size_t why_len)
     if (r == 0)
         r = exec(s, "PRAGMA synchronous=FULL; PRAGMA foreign_keys=OFF", reason, sizeof reason);
     /* take the lock now, so that a second coordinator fails at start, not mid-run */
-    if (r == 0 && exec(s, "BEGIN IMMEDIATE; COMMIT", reason, sizeof reason) < 0) {
+    char take[512];
+    snprintf(take, sizeof take, "BEGIN IMMEDIATE; %s COMMIT", FAILURES_TABLE);
+    if (r == 0 && exec(s, take, reason, sizeof reason) < 0) {
         if (sqlite3_errcode(s->db) == SQLITE_BUSY)
             ply_why(reason, sizeof reason, 0, "%s is in use by another coordinator", path);
         r = PLY_EDB;
@@ -474,7 +483,7 @@ int ply_store_prune(ply_store_t *s, unsigned keep, unsigned *runs_pruned, char *
 {
     if (runs_pruned) *runs_pruned = 0;
     if (!s || s->in_txn) return PLY_EINVAL;
-    char old[160], sql[512];
+    char old[160], sql[640];
     snprintf(old, sizeof old,
              "(SELECT id FROM runs WHERE state<>'active' ORDER BY id DESC LIMIT -1 OFFSET %u)",
              keep);
@@ -484,8 +493,9 @@ int ply_store_prune(ply_store_t *s, unsigned keep, unsigned *runs_pruned, char *
     if (n == 0) return 0;
     snprintf(sql, sizeof sql,
              "BEGIN IMMEDIATE; DELETE FROM results WHERE run_id IN %s;"
-             " DELETE FROM jobs WHERE run_id IN %s; COMMIT;",
-             old, old);
+             " DELETE FROM failures WHERE run_id IN %s; DELETE FROM jobs WHERE run_id IN %s;"
+             " COMMIT;",
+             old, old, old);
     if (exec(s, sql, why, why_len) < 0) {
         sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
         return PLY_EDB;
@@ -767,6 +777,52 @@ int ply_store_load(ply_store_t *s, ply_store_run_fn on_run, ply_store_result_fn 
         ply_why(why, why_len, 0, "%s: %s", s->path, sqlite3_errmsg(s->db));
         r = PLY_EDB;
     }
+    sqlite3_finalize(st);
+    return r;
+}
+
+/* --------------------------------------------------------------- failures */
+
+int ply_store_job_failed(ply_store_t *s, const ply_store_failure_t *f, char *why, size_t why_len)
+{
+    if (!s || !f) return PLY_EINVAL;
+    sqlite3_stmt *st = NULL;
+    int ok = sqlite3_prepare_v2(s->db, "INSERT OR REPLACE INTO failures VALUES(?1,?2,?3,?4,?5)",
+                                -1, &st, NULL) == SQLITE_OK;
+    if (ok) {
+        sqlite3_bind_int64(st, 1, (int64_t)f->run_id);
+        sqlite3_bind_int64(st, 2, f->task);
+        sqlite3_bind_int64(st, 3, f->attempt);
+        sqlite3_bind_int64(st, 4, f->failures);
+        sqlite3_bind_text(st, 5, f->history ? f->history : "", -1, SQLITE_STATIC);
+        ok = sqlite3_step(st) == SQLITE_DONE;
+    }
+    if (!ok) ply_why(why, why_len, 0, "%s: %s", s->path, sqlite3_errmsg(s->db));
+    sqlite3_finalize(st);
+    return ok ? 0 : PLY_EDB;
+}
+
+int ply_store_load_failures(ply_store_t *s, ply_store_failure_fn fn, void *arg, char *why,
+                            size_t why_len)
+{
+    if (!s || !fn) return PLY_EINVAL;
+    sqlite3_stmt *st = NULL;
+    if (sqlite3_prepare_v2(s->db,
+                           "SELECT f.run_id, f.task, f.attempt, f.failures, f.history"
+                           " FROM failures f JOIN runs u ON u.id = f.run_id"
+                           " WHERE u.state='active' ORDER BY f.run_id, f.task",
+                           -1, &st, NULL) != SQLITE_OK)
+        return ply_why(why, why_len, PLY_EDB, "%s: %s", s->path, sqlite3_errmsg(s->db));
+    int r = 0, step;
+    while (r == 0 && (step = sqlite3_step(st)) == SQLITE_ROW) {
+        ply_store_failure_t f = {(uint64_t)sqlite3_column_int64(st, 0),
+                                 (uint32_t)sqlite3_column_int64(st, 1),
+                                 (uint32_t)sqlite3_column_int64(st, 2),
+                                 (uint32_t)sqlite3_column_int64(st, 3), col_text(st, 4)};
+        r = fn(arg, &f);
+    }
+    if (r == 0 && step != SQLITE_DONE)
+        r = ply_why(why, why_len, PLY_EDB, "%s: %s", s->path, sqlite3_errmsg(s->db));
     sqlite3_finalize(st);
     return r;
 }

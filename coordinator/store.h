@@ -147,8 +147,37 @@ int ply_store_add_result(ply_store_t *s, const ply_store_result_t *r, char *why,
 int ply_store_finish_run(ply_store_t *s, const ply_store_finished_t *f, const void *reply,
                          size_t reply_len);
 
+/** A task's failed attempts (a task is role * njobs + job of its run). */
+typedef struct ply_store_failure {
+    uint64_t run_id;
+    uint32_t task;
+    uint32_t attempt;    /* hand-outs so far */
+    uint32_t failures;   /* of which failed: worker died, hung, lease expired, worker ERROR */
+    const char *history; /* "attempt N: reason; ..." as the quarantine report gives it */
+} ply_store_failure_t;
+
 /**
- * ply_store_prune - drop the job and result rows of every finished run but
+ * ply_store_job_failed - record (replace) the failed attempts of one task, so
+ * that a coordinator restarted on the file still quarantines a job after
+ * max_attempts failures in all instead of retrying it afresh each time.
+ * Committed when this returns 0, or part of the ply_store_begin transaction.
+ * Returns 0, PLY_EDB (reason in @why) or PLY_EINVAL.
+ */
+int ply_store_job_failed(ply_store_t *s, const ply_store_failure_t *f, char *why, size_t why_len);
+
+/** Called for each recorded task failure of the unfinished runs, in run, task order. */
+typedef int (*ply_store_failure_fn)(void *arg, const ply_store_failure_t *f);
+
+/**
+ * ply_store_load_failures - read back the failed attempts of every unfinished
+ * run (after ply_store_load). A callback returning a negative code stops with
+ * that code. Returns 0 or PLY_EDB (reason in @why).
+ */
+int ply_store_load_failures(ply_store_t *s, ply_store_failure_fn fn, void *arg, char *why,
+                            size_t why_len);
+
+/**
+ * ply_store_prune - drop the job, result and failure rows of every finished run but
  * the @keep most recent ones (by run id); a pruned run keeps its summary and
  * the reply its client got, so ply_store_finished still answers it. This is
  * what bounds the file over months of runs: a run's rows (about 200 bytes a

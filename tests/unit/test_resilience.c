@@ -6,7 +6,8 @@
  * say HELLO, the verify modes (all, sample by the rule engine, a single
  * worker, a faulty worker outvoted, three disagreeing answers quarantined,
  * a tie-break nobody can take), and a coordinator stopped mid-run and
- * restarted on its state file resuming without recomputing a finished job.
+ * restarted on its state file resuming without recomputing a finished job
+ * and without forgetting a job's failed attempts.
  *
  * Expected counts: start position perft 3 = 8,902 and perft 4 = 197,281;
  * Kiwipete perft 3 = 97,862 (tests/data/perftsuite.epd, chessprogramming
@@ -432,12 +433,67 @@ static void test_restart_resumes(void **state)
     rmdir(dir);
 }
 
+static void many_attempts_short_lease(ply_coordinator_config_t *cfg)
+{
+    cfg->max_attempts = 1000;
+    cfg->lease_ms = 300;
+}
+
+/*
+ * Failed attempts survive a restart: a job whose lease expired on worker
+ * "before" (a hung worker) is, after the coordinator restarts on its state
+ * file with max_attempts 2, quarantined at its first failure on worker
+ * "after", and the report names both. Without the stored count it would have
+ * taken two new failures, both on "after".
+ */
+static void test_failures_survive_restart(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/ply-resilience-XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    char path[128];
+    snprintf(path, sizeof path, "%s/state.db", dir);
+    coord_t *t = coord_start("inproc", many_attempts_short_lease, path);
+    fake_worker_t *w = fake(t->endpoint, FW_HANG, "before", 1, 0);
+    coord_wait_joined(t, 1);
+    ply_client_t *cl = ply_client_new(t->endpoint, NULL, 0);
+    ply_perft_request_t req = {.fen = START, .depth = 3, .split_depth = 0}; /* one job */
+    Ply__Accepted *acc = NULL;
+    char why[1024] = "";
+    assert_int_equal(ply_client_submit(cl, &req, 10000, &acc, why, sizeof why), 0);
+    ply__accepted__free_unpacked(acc, NULL);
+    for (int i = 0; i < 500 && coord_counters(t).jobs_requeued < 1; i++) usleep(10000);
+    assert_true(coord_counters(t).jobs_requeued >= 1); /* the lease expired at least once */
+    ply_client_destroy(&cl);
+    fake_worker_stop(&w);
+    coord_stop(&t); /* interrupted: the run stays in the file */
+
+    t = coord_start("inproc", two_attempts, path);
+    assert_int_equal(coord_counters(t).runs_restored, 1);
+    w = fake(t->endpoint, FW_ERROR_ALWAYS, "after", 2, 0);
+    Ply__RunResult *res = NULL;
+    int r = perft(t->endpoint, START, 3, 0, 0, 0, &res, why, sizeof why); /* attaches to it */
+    assert_int_equal(r, PLY_EWORKER);
+    assert_null(res);
+    /* (the lease may have expired more than once before the stop) */
+    if (!strstr(why, "quarantined after") ||
+        !strstr(why, "attempt 1: lease of 300 ms expired on worker before") ||
+        !strstr(why, ": worker after: injected failure"))
+        fail_msg("%s", why);
+    fake_worker_stop(&w);
+    coord_stop(&t);
+    char cmd[160];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    assert_int_equal(system(cmd), 0);
+}
+
 int main(void)
 {
     zsys_handler_set(NULL);
     ply_log_set_level(getenv("PLY_TEST_VERBOSE") ? PLY_LOG_DEBUG : PLY_LOG_ERROR);
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_quarantine),
+        cmocka_unit_test(test_failures_survive_restart),
         cmocka_unit_test(test_hung_worker),
         cmocka_unit_test(test_unknown_worker_told_hello),
         cmocka_unit_test(test_verify_all),

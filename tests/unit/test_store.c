@@ -1,7 +1,8 @@
 /*
  * Tests of the coordinator's state file (coordinator/store.h): a run and its
  * plan written and read back identical, results with statistics and divide,
- * finished runs and their stored answers, the job rows of old finished runs
+ * finished runs and their stored answers, failed attempts of tasks kept
+ * across a reopen, the job rows of old finished runs
  * pruned (answers kept, active runs untouched), ids continuing after a restart,
  * the 72,078-job plan of the start position at ply 4 (OEIS A083276) stored
  * in one transaction (timed), and every kind of bad file refused with a
@@ -206,6 +207,64 @@ static void test_write_and_reload(void **state)
     ply_split_destroy(&plan);
 }
 
+typedef struct failures_seen {
+    int n;
+    ply_store_failure_t last;
+    char history[128];
+} failures_seen_t;
+
+static int on_failure(void *arg, const ply_store_failure_t *f)
+{
+    failures_seen_t *fs = arg;
+    fs->n++;
+    fs->last = *f;
+    snprintf(fs->history, sizeof fs->history, "%s", f->history);
+    fs->last.history = fs->history;
+    return 0;
+}
+
+/*
+ * Failed attempts of a task are kept (the latest record replaces the earlier
+ * one) and read back after a reopen, for unfinished runs only.
+ */
+static void test_failures(void **state)
+{
+    (void)state;
+    char why[512] = "";
+    unlink(path);
+    ply_store_t *s = ply_store_open(path, why, sizeof why);
+    if (!s) fail_msg("%s", why);
+    ply_split_t *plan = plan_of(START, 3, 1);
+    for (uint64_t id = 1; id <= 2; id++) {
+        ply_store_run_t run = run_of(id, START, 3, 1 + 20 * (id - 1));
+        assert_int_equal(ply_store_add_run(s, &run, plan, why, sizeof why), 0);
+    }
+    ply_store_failure_t f1 = {1, 4, 1, 1, "attempt 1: w1: injected failure"};
+    ply_store_failure_t f2 = {1, 4, 2, 2, "attempt 1: w1: injected failure; attempt 2: w2: gone"};
+    ply_store_failure_t f3 = {2, 9, 1, 1, "attempt 1: lease expired"};
+    assert_int_equal(ply_store_job_failed(s, &f1, why, sizeof why), 0);
+    assert_int_equal(ply_store_job_failed(s, &f2, why, sizeof why), 0);
+    assert_int_equal(ply_store_job_failed(s, &f3, why, sizeof why), 0);
+    ply_store_finished_t f;
+    memset(&f, 0, sizeof f);
+    f.id = 2;
+    snprintf(f.state, sizeof f.state, "failed");
+    assert_int_equal(ply_store_finish_run(s, &f, NULL, 0), 0);
+    ply_store_close(&s);
+
+    s = ply_store_open(path, why, sizeof why);
+    assert_non_null(s);
+    failures_seen_t fs = {0};
+    assert_int_equal(ply_store_load_failures(s, on_failure, &fs, why, sizeof why), 0);
+    assert_int_equal(fs.n, 1); /* run 2 is finished */
+    assert_true(fs.last.run_id == 1 && fs.last.task == 4);
+    assert_int_equal(fs.last.attempt, 2);
+    assert_int_equal(fs.last.failures, 2);
+    assert_string_equal(fs.history, f2.history);
+    ply_store_close(&s);
+    ply_split_destroy(&plan);
+}
+
 /* Rows of @table for run @id, read with a connection of our own (the store must be closed). */
 static int rows_of(const char *table, uint64_t id)
 {
@@ -244,6 +303,8 @@ static void test_prune(void **state)
         ply_store_result_t r = {0};
         r.run_id = id, r.job = 5, r.attempt = 1, r.nodes = 22, r.worker_id = "w";
         assert_int_equal(ply_store_add_result(s, &r, why, sizeof why), 0);
+        ply_store_failure_t fl = {id, 7, 2, 1, "attempt 1: lease expired"};
+        assert_int_equal(ply_store_job_failed(s, &fl, why, sizeof why), 0);
         if (id == 4) break; /* stays active */
         ply_store_finished_t f;
         memset(&f, 0, sizeof f);
@@ -272,7 +333,9 @@ static void test_prune(void **state)
     for (uint64_t id = 1; id <= 2; id++) {
         assert_int_equal(rows_of("jobs", id), 0);
         assert_int_equal(rows_of("results", id), 0);
+        assert_int_equal(rows_of("failures", id), 0);
     }
+    assert_int_equal(rows_of("failures", 3), 1);
     assert_int_equal(rows_of("jobs", 3), 20);
     assert_int_equal(rows_of("results", 3), 1);
 
@@ -474,13 +537,10 @@ int main(void)
 {
     ply_log_set_level(PLY_LOG_ERROR);
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_write_and_reload),
-        cmocka_unit_test(test_prune),
-        cmocka_unit_test(test_big_plan),
-        cmocka_unit_test(test_foreign_files),
-        cmocka_unit_test(test_inconsistent_rows),
-        cmocka_unit_test(test_damaged_file),
-        cmocka_unit_test(test_in_use),
+        cmocka_unit_test(test_write_and_reload), cmocka_unit_test(test_prune),
+        cmocka_unit_test(test_failures),         cmocka_unit_test(test_big_plan),
+        cmocka_unit_test(test_foreign_files),    cmocka_unit_test(test_inconsistent_rows),
+        cmocka_unit_test(test_damaged_file),     cmocka_unit_test(test_in_use),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -6,6 +6,7 @@
  * cross-checked; or one JSON object with --json.
  */
 #include <getopt.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -143,6 +144,48 @@ static void clear_progress(progress_state_t *ps)
 {
     if (ps->shown) fprintf(stderr, "\r\033[K");
     ps->shown = 0;
+}
+
+/* ---- interruption ---------------------------------------------------------------- */
+
+/* What Ctrl-C or SIGTERM prints before ply leaves (composed before the run: a signal
+ * handler may only write and exit). */
+static char interrupt_note[1024];
+static size_t interrupt_note_len;
+
+static void on_interrupt(int sig)
+{
+    (void)sig;
+    ssize_t n = write(STDERR_FILENO, interrupt_note, interrupt_note_len);
+    (void)n;
+    _exit(130);
+}
+
+/*
+ * A run that outlives ply (kept in a state file, or running on a remote
+ * coordinator) is not lost when ply is interrupted: say how to get it back.
+ * Without either, the default action (the run ends with ply) is left alone.
+ */
+static void explain_interruption(const perft_args_t *a)
+{
+    const char *clear = isatty(STDERR_FILENO) ? "\r\033[K" : "";
+    if (a->session.state_path)
+        snprintf(interrupt_note, sizeof interrupt_note,
+                 "%sply perft: interrupted; %s keeps the run: the same command resumes it "
+                 "without recounting a finished job\n",
+                 clear, a->session.state_path);
+    else if (a->session.coordinator)
+        snprintf(interrupt_note, sizeof interrupt_note,
+                 "%sply perft: interrupted; the run goes on at %s (ply status --coordinator %s)\n",
+                 clear, a->session.coordinator, a->session.coordinator);
+    else
+        return;
+    interrupt_note_len = strlen(interrupt_note);
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_interrupt;
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
 }
 
 /* ---- output ---------------------------------------------------------------------- */
@@ -313,6 +356,7 @@ static int run_single(ply_session_t *s, const perft_args_t *a)
     char why[512] = "";
     if (a->detach) return run_detached(s, &req, a);
     progress_state_t ps = {ply_time_ms(), ply_time_ms(), 0};
+    explain_interruption(a);
     int rc = ply_session_perft(s, &req, show_progress, &ps, &acc, &res, why, sizeof why);
     clear_progress(&ps);
     if (rc < 0) {

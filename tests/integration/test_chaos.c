@@ -16,7 +16,7 @@
  *            with the rule engine settling ties (and drilling down), once
  *            with a third worker settling them.
  *   cli      ply perft --detach, ply status, ply result (--wait, --json), and
- *            ply perft --state FILE resuming after being killed.
+ *            ply perft --state FILE resuming after Ctrl-C and after SIGKILL.
  *   slow     all of it in one longer run: the coordinator killed three times,
  *            a worker killed and another stopped meanwhile.
  *
@@ -466,21 +466,36 @@ static void test_detach_status_result(void **state)
     remove_dir(k.dir);
 }
 
-/* The embedded coordinator with --state: killed mid-run, the same command resumes. */
+/*
+ * The embedded coordinator with --state: interrupted (Ctrl-C: exit status 130
+ * and how to resume), resumed and killed (SIGKILL), the same command then
+ * finishes with the exact count and no job counted twice.
+ */
 static void test_embedded_state_resume(void **state)
 {
     (void)state;
     char dir[128];
     snprintf(dir, sizeof dir, "%s", th_tmpdir("embedded-state"));
-    char log[256];
-    snprintf(log, sizeof log, "%s/first.log", dir);
-    pid_t first = th_spawn(log,
-                           "exec ply perft --state %s/s.db --fen '" KIWIPETE
-                           "' -d 6 --split-depth 2 --threads 1 --hash 0 --json",
-                           dir);
-    usleep(2500000);
-    kill(first, SIGKILL);
-    waitpid(first, NULL, 0);
+    const int sigs[] = {SIGINT, SIGKILL};
+    for (int i = 0; i < 2; i++) {
+        char log[256];
+        snprintf(log, sizeof log, "%s/run%d.log", dir, i);
+        pid_t pid = th_spawn(log,
+                             "exec ply perft --state %s/s.db --fen '" KIWIPETE
+                             "' -d 6 --split-depth 2 --threads 1 --hash 0 --json",
+                             dir);
+        usleep(2500000);
+        kill(pid, sigs[i]);
+        int status = 0;
+        waitpid(pid, &status, 0);
+        if (sigs[i] == SIGINT) {
+            char *text = th_slurp(log);
+            int told = strstr(text, "the same command resumes it") != NULL;
+            if (!WIFEXITED(status) || WEXITSTATUS(status) != 130 || !told)
+                fail_msg("Ctrl-C: status 0x%x, said: %s", status, text);
+            free(text);
+        }
+    }
     th_run_t again = th_run(120,
                             "ply perft --state %s/s.db --fen '" KIWIPETE
                             "' -d 6 --split-depth 2 --threads 1 --hash 0 --json",

@@ -2,8 +2,10 @@
  * The coordinator's durable state (DESIGN.md, Durable state): one SQLite
  * file in write-ahead-log mode holding every accepted run with its plan
  * (every job: position, multiplicities per root move, perft(1), cost), every
- * computation a worker or the rule engine returned for a job, and the final
- * answer of every finished run.
+ * computation a worker or the rule engine returned for a job, the failed
+ * attempts of jobs (so that quarantine counts across restarts), and the final
+ * answer of every finished run; the per-job rows of old finished runs are
+ * pruned (ply_store_prune).
  *
  * Workload: one transaction per accepted run (its plan: 72,078 jobs for a
  * split at ply 4 of the start position, about 0.1 s), one per job result

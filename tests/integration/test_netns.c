@@ -12,7 +12,7 @@
  *   - then worker 2's link goes down for SHORT_FLAP_S seconds, shorter than
  *     the liveness: TCP retransmits and nobody is declared dead.
  * The answer must be exact. Needs root (ip netns, veth); exits 77 (skipped)
- * where namespaces cannot be made. Namespaces are removed at the end, on
+ * where namespaces cannot be made or entered (see main). Namespaces are removed at the end, on
  * failure too, and stale ones of earlier runs that were killed (named after
  * the pid of their test process) are removed at the start.
  */
@@ -242,10 +242,15 @@ static void test_link_flaps(void **state)
 
 int main(void)
 {
-    /* skip where network namespaces cannot be made (not root, no CAP_SYS_ADMIN, no iproute2) */
+    /* skip where network namespaces cannot be made or entered (not root, no CAP_SYS_ADMIN,
+     * no iproute2, or a chroot whose / is not a mount point: there `ip netns add` works but
+     * entering the namespace fails on "mount --make-rslave /") */
     char probe[64];
     snprintf(probe, sizeof probe, "plyt%d-probe", (int)getpid());
-    th_run_t r = th_run(30, "ip netns add %s && ip netns del %s", probe, probe);
+    th_run_t r = th_run(30,
+                        "ip netns add %s || exit 1; ip -n %s link set lo up && "
+                        "ip netns exec %s true; rc=$?; ip netns del %s; exit $rc",
+                        probe, probe, probe, probe);
     if (r.status != 0) {
         fprintf(stderr, "skipped: cannot create network namespaces: %s", r.err);
         th_run_free(&r);

@@ -461,6 +461,7 @@ static void test_failures_survive_restart(void **state)
     Ply__Accepted *acc = NULL;
     char why[1024] = "";
     assert_int_equal(ply_client_submit(cl, &req, 10000, &acc, why, sizeof why), 0);
+    uint64_t run = acc->run_id;
     ply__accepted__free_unpacked(acc, NULL);
     for (int i = 0; i < 500 && coord_counters(t).jobs_requeued < 1; i++) usleep(10000);
     assert_true(coord_counters(t).jobs_requeued >= 1); /* the lease expired at least once */
@@ -470,9 +471,16 @@ static void test_failures_survive_restart(void **state)
 
     t = coord_start("inproc", two_attempts, path);
     assert_int_equal(coord_counters(t).runs_restored, 1);
-    w = fake(t->endpoint, FW_ERROR_ALWAYS, "after", 2, 0);
+    /* attach to the restored run before any worker can fail it */
+    cl = ply_client_new(t->endpoint, NULL, 0);
     Ply__RunResult *res = NULL;
-    int r = perft(t->endpoint, START, 3, 0, 0, 0, &res, why, sizeof why); /* attaches to it */
+    Ply__RunProgress *prog = NULL;
+    assert_int_equal(ply_client_result(cl, run, 1, 5000, &res, &prog, why, sizeof why), 0);
+    assert_non_null(prog); /* still running */
+    ply__run_progress__free_unpacked(prog, NULL);
+    w = fake(t->endpoint, FW_ERROR_ALWAYS, "after", 2, 0);
+    int r = ply_client_wait(cl, run, NULL, NULL, 20000, &res, why, sizeof why);
+    ply_client_destroy(&cl);
     assert_int_equal(r, PLY_EWORKER);
     assert_null(res);
     /* (the lease may have expired more than once before the stop) */

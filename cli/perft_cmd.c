@@ -109,6 +109,8 @@ typedef struct progress_state {
     uint64_t start_ms;
     uint64_t last_ms; /* when the last line went to a log (stderr not a terminal) */
     int shown;        /* a terminal line is on screen */
+    int have_base;    /* base_nodes/base_ms hold the first report's */
+    uint64_t base_nodes, base_ms; /* nodes already counted then (a resumed run's), and when */
 } progress_state_t;
 
 /* How often a run whose stderr is a file or pipe logs a progress line, ms. */
@@ -124,11 +126,17 @@ static void show_progress(const Ply__RunProgress *p, void *arg)
     progress_state_t *ps = arg;
     uint64_t now = ply_time_ms(), elapsed = now - ps->start_ms;
     int tty = isatty(STDERR_FILENO);
+    if (!ps->have_base) { /* the rate counts this run's nodes, not those read back */
+        ps->have_base = 1;
+        ps->base_nodes = p->nodes;
+        ps->base_ms = now;
+    }
     if (elapsed < 1000) return;
     if (!tty && now - ps->last_ms < PROGRESS_LOG_MS) return;
     ps->last_ms = now;
     double secs = (double)elapsed / 1000.0;
-    double rate = (double)p->nodes / secs;
+    double since = (double)(now - ps->base_ms) / 1000.0;
+    double rate = since > 0 ? (double)(p->nodes - ps->base_nodes) / since : 0;
     char eta[32] = "?";
     if (p->jobs_done > 0 && p->jobs_total >= p->jobs_done)
         snprintf(eta, sizeof eta, "%.0f s", secs * (p->jobs_total - p->jobs_done) / p->jobs_done);
@@ -355,7 +363,7 @@ static int run_single(ply_session_t *s, const perft_args_t *a)
     Ply__RunResult *res = NULL;
     char why[512] = "";
     if (a->detach) return run_detached(s, &req, a);
-    progress_state_t ps = {ply_time_ms(), ply_time_ms(), 0};
+    progress_state_t ps = {ply_time_ms(), ply_time_ms(), 0, 0, 0, 0};
     explain_interruption(a);
     int rc = ply_session_perft(s, &req, show_progress, &ps, &acc, &res, why, sizeof why);
     clear_progress(&ps);

@@ -108,6 +108,19 @@ static int no_answer(const ply_client_t *c, int timeout_ms, char *why, size_t wh
                        : "");
 }
 
+/*
+ * What ends a wait for an answer due within @timeout_ms: no answer (PLY_ETIMEDOUT), an
+ * interruption, a refused key; as the return value with the reason in @why. 0: go on
+ * (a message, or a malformed one to skip).
+ */
+static int give_up(const ply_client_t *c, int r, int timeout_ms, const char *reason, char *why,
+                   size_t why_len)
+{
+    if (r == PLY_ETIMEDOUT) return no_answer(c, timeout_ms, why, why_len);
+    if (r == PLY_ECANCELED || r == PLY_EAUTH) return ply_why(why, why_len, r, "%s", reason);
+    return 0;
+}
+
 /* The coordinator's Error as our return value and reason. */
 static int take_error(const Ply__Error *e, char *why, size_t why_len)
 {
@@ -154,13 +167,8 @@ int ply_client_submit(ply_client_t *c, const ply_perft_request_t *req, int timeo
         }
         ply_msg_t *msg = NULL;
         int r = recv_one(c, left, &msg, reason, sizeof reason);
-        if (r == PLY_ETIMEDOUT) {
-            return no_answer(c, timeout_ms, why, why_len);
-        }
-        if (r == PLY_ECANCELED || r == PLY_EAUTH) {
-            ply_why(why, why_len, 0, "%s", reason);
-            return r;
-        }
+        int end = give_up(c, r, timeout_ms, reason, why, why_len);
+        if (end) return end;
         if (r < 0) {
             ply_warn("client: skipping a malformed message from %s: %s", c->endpoint, reason);
             continue;
@@ -226,10 +234,7 @@ int ply_client_wait(ply_client_t *c, uint64_t run_id, ply_client_progress_fn pro
             }
             continue;
         }
-        if (r == PLY_ECANCELED || r == PLY_EAUTH) {
-            ply_why(why, why_len, 0, "%s", reason);
-            return r;
-        }
+        if (r == PLY_ECANCELED || r == PLY_EAUTH) return ply_why(why, why_len, r, "%s", reason);
         last_rx = now;
         if (r < 0) {
             ply_warn("client: skipping a malformed message from %s: %s", c->endpoint, reason);
@@ -276,13 +281,8 @@ static int wait_for(ply_client_t *c, Ply__Message__BodyCase want, uint64_t run_i
         int left = now >= deadline ? 0 : (int)(deadline - now);
         ply_msg_t *msg = NULL;
         int r = recv_one(c, left, &msg, reason, sizeof reason);
-        if (r == PLY_ETIMEDOUT) {
-            return no_answer(c, timeout_ms, why, why_len);
-        }
-        if (r == PLY_ECANCELED || r == PLY_EAUTH) {
-            ply_why(why, why_len, 0, "%s", reason);
-            return r;
-        }
+        int end = give_up(c, r, timeout_ms, reason, why, why_len);
+        if (end) return end;
         if (r < 0) continue;
         if (msg->body_case == PLY__MESSAGE__BODY_ERROR &&
             (!msg->error->has_run_id || !run_id || msg->error->run_id == run_id)) {

@@ -29,6 +29,7 @@
 #include "arbiter/arbiter.h"
 #include "util/error.h"
 #include "util/stats.h"
+#include "test_rng.h"
 
 #define DATA(name) PLY_TEST_DATA "/" name
 #define MAXD       16
@@ -678,17 +679,6 @@ static void test_fen_accepts(void **state)
 }
 
 /* ------------------------------------------------------------ FEN fuzz */
-
-static uint64_t rng_state = 0x9e3779b97f4a7c15ull;
-
-static uint64_t rng(void)
-{
-    /* xorshift64*: deterministic, so a failure reproduces. */
-    rng_state ^= rng_state >> 12;
-    rng_state ^= rng_state << 25;
-    rng_state ^= rng_state >> 27;
-    return rng_state * 2685821657736338717ull;
-}
 
 /* Feeds one string to the reader and checks the contract on the outcome. */
 static void fuzz_one(const char *s, unsigned flags, int *accepted)

@@ -29,6 +29,7 @@
 #include "arbiter/pgn.h"
 #include "arbiter/san.h"
 #include "util/error.h"
+#include "test_rng.h"
 
 static void load(ply_arb_pos_t *pos, const char *fen)
 {
@@ -500,15 +501,6 @@ static void test_adjudicate_records(void **state)
 }
 
 /* ------------------------------------------- soundness over random games */
-
-static uint64_t rng_state = 0x9E3779B97F4A7C15ull;
-static uint32_t rnd(uint32_t n)
-{
-    rng_state ^= rng_state >> 12;
-    rng_state ^= rng_state << 25;
-    rng_state ^= rng_state >> 27;
-    return (uint32_t)((rng_state * 2685821657736338717ull) >> 33) % n;
-}
 
 /* 1 when a checkmate (by @mater, or by anyone when -1) is reachable within
  * @depth plies: plain exhaustive search, independent of deadpos.c. */

@@ -26,6 +26,8 @@
 #include "arbiter/pgn.h"
 #include "arbiter/san.h"
 #include "util/error.h"
+#define TEST_RNG_SEED 0x2545F4914F6CDD1Dull
+#include "test_rng.h"
 
 #define DATA(name) PLY_TEST_DATA "/pgn/" name
 
@@ -582,15 +584,6 @@ static void test_pgn_position(void **state)
 }
 
 /* ---------------------------------------------------------------------- fuzz */
-
-static uint64_t rng_state = 0x2545F4914F6CDD1Dull;
-static uint32_t rnd(uint32_t n)
-{
-    rng_state ^= rng_state >> 12;
-    rng_state ^= rng_state << 25;
-    rng_state ^= rng_state >> 27;
-    return (uint32_t)((rng_state * 2685821657736338717ull) >> 33) % n;
-}
 
 /* Reads @len bytes as PGN to the end: every call returns, and every game
  * either reads or is reported. The loop bound catches a reader that would

@@ -29,6 +29,7 @@
 #include "arbiter/arbiter.h"
 #include "arbiter/san.h"
 #include "util/error.h"
+#include "test_rng.h"
 
 #define DATA(name) PLY_TEST_DATA "/" name
 
@@ -37,16 +38,6 @@ static void load(ply_arb_pos_t *pos, const char *fen, unsigned flags)
     char why[200];
     int rc = ply_arb_from_fen(pos, fen, flags, why, sizeof why);
     if (rc) fail_msg("bad test FEN %s: %s", fen, why);
-}
-
-/* A tiny deterministic generator (xorshift64*), so runs are reproducible. */
-static uint64_t rng_state = 0x9E3779B97F4A7C15ull;
-static uint32_t rnd(uint32_t n)
-{
-    rng_state ^= rng_state >> 12;
-    rng_state ^= rng_state << 25;
-    rng_state ^= rng_state >> 27;
-    return (uint32_t)((rng_state * 2685821657736338717ull) >> 33) % n;
 }
 
 /* The SAN of the move written @uci in @fen. */

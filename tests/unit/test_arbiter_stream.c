@@ -32,19 +32,12 @@
 #include "arbiter/pgn.h"
 #include "arbiter/san.h"
 #include "util/error.h"
+#define TEST_RNG_SEED 0x853C49E6748FEA9Bull
+#include "test_rng.h"
 
 #define GAMES      100000
 #define POOL       400
 #define BROKEN_GAP 10000
-
-static uint64_t rng_state = 0x853C49E6748FEA9Bull;
-static uint32_t rnd(uint32_t n)
-{
-    rng_state ^= rng_state >> 12;
-    rng_state ^= rng_state << 25;
-    rng_state ^= rng_state >> 27;
-    return (uint32_t)((rng_state * 2685821657736338717ull) >> 33) % n;
-}
 
 /* A pool of random legal games, as SAN, and how each ended. */
 typedef struct pool_game {

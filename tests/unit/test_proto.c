@@ -29,21 +29,11 @@
 
 #include "envelope.h"
 #include "util/error.h"
+#include "test_rng.h"
 
 #define GOLDEN_DIR PLY_TEST_DATA "/proto-golden/"
 
 /* ---------------------------------------------------------------- helpers */
-
-/* xorshift64*: a fixed-seed generator so that a failure reproduces. */
-static uint64_t rng_state = 0x9e3779b97f4a7c15ull;
-
-static uint64_t rng(void)
-{
-    rng_state ^= rng_state >> 12;
-    rng_state ^= rng_state << 25;
-    rng_state ^= rng_state >> 27;
-    return rng_state * 0x2545f4914f6cdd1dull;
-}
 
 /* Reads tests/data/proto-golden/NAME.hex into a new buffer (caller frees). */
 static uint8_t *load_hex(const char *name, size_t *len)

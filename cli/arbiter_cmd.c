@@ -60,14 +60,6 @@ static void usage(FILE *out)
             "2 usage or a file that cannot be read.\n");
 }
 
-static int usage_error(const char *fmt, const char *arg)
-{
-    fprintf(stderr, "ply arbiter: ");
-    fprintf(stderr, fmt, arg);
-    fprintf(stderr, " (see ply arbiter --help)\n");
-    return 2;
-}
-
 static const char *side_name(int side)
 {
     return side ? "black" : "white";
@@ -441,7 +433,8 @@ int ply_cmd_arbiter(int argc, char **argv)
         switch (c) {
         case OPT_LAWS:
             if (ply_arb_laws_parse(optarg, &a.laws))
-                return usage_error("--laws '%s' must be fide2000 or fide2023", optarg);
+                return ply_usage_error("arbiter", "--laws '%s' must be fide2000 or fide2023",
+                                       optarg);
             break;
         case OPT_FLAG:
             if (!strcmp(optarg, "white"))
@@ -449,7 +442,7 @@ int ply_cmd_arbiter(int argc, char **argv)
             else if (!strcmp(optarg, "black"))
                 a.flag = 1;
             else
-                return usage_error("--flag '%s' must be white or black", optarg);
+                return ply_usage_error("arbiter", "--flag '%s' must be white or black", optarg);
             break;
         case OPT_FEN:
             a.fen = optarg;
@@ -464,17 +457,22 @@ int ply_cmd_arbiter(int argc, char **argv)
             usage(stdout);
             return 0;
         case ':':
-            return usage_error("option '%s' needs a value", argv[optind - 1]);
+            return ply_usage_error("arbiter", "option '%s' needs a value", argv[optind - 1]);
         default:
-            return usage_error("unknown option '%s'", argv[optind - 1]);
+            return ply_usage_error("arbiter", "unknown option '%s'", argv[optind - 1]);
         }
     }
     if (optind < argc) a.file = argv[optind++];
-    if (optind < argc) return usage_error("one file at a time ('%s' is extra)", argv[optind]);
-    if (a.fen && a.file) return usage_error("give a file or --fen, not both ('%s')", a.file);
-    if (!a.fen && !a.file) return usage_error("%s", "a PGN file or --fen FEN is required");
-    if (a.fen && a.flag >= 0) return usage_error("%s", "--flag applies to games, not to --fen");
+    if (optind < argc)
+        return ply_usage_error("arbiter", "one file at a time ('%s' is extra)", argv[optind]);
+    if (a.fen && a.file)
+        return ply_usage_error("arbiter", "give a file or --fen, not both ('%s')", a.file);
+    if (!a.fen && !a.file)
+        return ply_usage_error("arbiter", "%s", "a PGN file or --fen FEN is required");
+    if (a.fen && a.flag >= 0)
+        return ply_usage_error("arbiter", "%s", "--flag applies to games, not to --fen");
     if (a.file && a.chess960)
-        return usage_error("%s", "--chess960 applies to --fen (games say so in a Variant tag)");
+        return ply_usage_error("arbiter", "%s",
+                               "--chess960 applies to --fen (games say so in a Variant tag)");
     return a.fen ? run_fen(&a) : run_file(&a);
 }

@@ -32,4 +32,11 @@ struct Ply__RunResult;
  */
 int ply_perft_print_result(const struct Ply__RunResult *r, int divide, int stats, int json);
 
+/**
+ * ply_usage_error - print "ply CMD: MESSAGE (see ply CMD --help)" on stderr,
+ * MESSAGE printf-style from @fmt (@cmd: the command's name, e.g. "perft").
+ * Returns 2, the exit status of every ply command on bad usage.
+ */
+int ply_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
 #endif

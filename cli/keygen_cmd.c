@@ -40,14 +40,6 @@ static void usage(FILE *out)
             "Exit status: 0 ok, 1 failure (cannot write), 2 usage.\n");
 }
 
-static int usage_error(const char *fmt, const char *arg)
-{
-    fprintf(stderr, "ply keygen: ");
-    fprintf(stderr, fmt, arg);
-    fprintf(stderr, " (see ply keygen --help)\n");
-    return 2;
-}
-
 static int valid_name(const char *s)
 {
     size_t n = strlen(s);
@@ -98,19 +90,20 @@ int ply_cmd_keygen(int argc, char **argv)
             usage(stdout);
             return 0;
         case ':':
-            return usage_error("option '%s' needs a value", argv[optind - 1]);
+            return ply_usage_error("keygen", "option '%s' needs a value", argv[optind - 1]);
         default:
-            return usage_error("unknown option '%s'", argv[optind - 1]);
+            return ply_usage_error("keygen", "unknown option '%s'", argv[optind - 1]);
         }
     }
-    if (optind < argc) return usage_error("unexpected argument '%s'", argv[optind]);
+    if (optind < argc) return ply_usage_error("keygen", "unexpected argument '%s'", argv[optind]);
     if (!name) {
         if (gethostname(host, sizeof host - 1) != 0 || !host[0]) snprintf(host, sizeof host, "ply");
         host[strcspn(host, ".")] = '\0'; /* the short name */
         name = host;
     }
     if (!valid_name(name))
-        return usage_error("--name '%s' must be 1-63 letters, digits, '.', '_' or '-'", name);
+        return ply_usage_error("keygen",
+                               "--name '%s' must be 1-63 letters, digits, '.', '_' or '-'", name);
 
     if (mkdir(dir, 0755) != 0 && errno != EEXIST) {
         fprintf(stderr, "ply keygen: cannot create %s: %s\n", dir, strerror(errno));

@@ -95,14 +95,6 @@ static int parse_int(const char *s, long lo, long hi, long *out)
     return 0;
 }
 
-static int usage_error(const char *fmt, const char *arg)
-{
-    fprintf(stderr, "ply perft: ");
-    fprintf(stderr, fmt, arg);
-    fprintf(stderr, " (see ply perft --help)\n");
-    return 2;
-}
-
 /* ---- progress ------------------------------------------------------------------ */
 
 typedef struct progress_state {
@@ -489,7 +481,8 @@ int ply_cmd_perft(int argc, char **argv)
         switch (c) {
         case 'f': a.fen = optarg; break;
         case 'd':
-            if (parse_int(optarg, 1, PLY_MAX_DEPTH, &v)) return usage_error("depth '%s' out of range 1..20", optarg);
+            if (parse_int(optarg, 1, PLY_MAX_DEPTH, &v))
+                return ply_usage_error("perft", "depth '%s' out of range 1..20", optarg);
             a.depth = (int)v;
             break;
         case OPT_CHESS960: a.chess960 = 1; break;
@@ -497,86 +490,111 @@ int ply_cmd_perft(int argc, char **argv)
         case OPT_STATS: a.stats = 1; break;
         case OPT_JSON: a.json = 1; break;
         case 't':
-            if (parse_int(optarg, 1, 4096, &v)) return usage_error("--threads '%s' must be 1..4096", optarg);
+            if (parse_int(optarg, 1, 4096, &v))
+                return ply_usage_error("perft", "--threads '%s' must be 1..4096", optarg);
             a.session.threads = (int)v;
             break;
         case OPT_HASH:
-            if (parse_int(optarg, 0, 1 << 20, &v)) return usage_error("--hash '%s' must be 0..1048576 MiB", optarg);
+            if (parse_int(optarg, 0, 1 << 20, &v))
+                return ply_usage_error("perft", "--hash '%s' must be 0..1048576 MiB", optarg);
             a.session.hash_mib = (unsigned)v;
             break;
         case OPT_SPLIT:
-            if (parse_int(optarg, 0, PLY_MAX_DEPTH - 1, &v)) return usage_error("--split-depth '%s' must be 0..19", optarg);
+            if (parse_int(optarg, 0, PLY_MAX_DEPTH - 1, &v))
+                return ply_usage_error("perft", "--split-depth '%s' must be 0..19", optarg);
             a.split_depth = (int)v;
             break;
         case OPT_WORKERS:
-            if (parse_int(optarg, 1, 256, &v)) return usage_error("--workers '%s' must be 1..256", optarg);
+            if (parse_int(optarg, 1, 256, &v))
+                return ply_usage_error("perft", "--workers '%s' must be 1..256", optarg);
             a.session.workers = (unsigned)v;
             break;
         case OPT_COORD: a.session.coordinator = optarg; break;
         case OPT_TIMEOUT:
-            if (parse_int(optarg, 1, 86400, &v)) return usage_error("--timeout '%s' must be 1..86400 seconds", optarg);
+            if (parse_int(optarg, 1, 86400, &v))
+                return ply_usage_error("perft", "--timeout '%s' must be 1..86400 seconds", optarg);
             a.session.timeout_ms = (unsigned)v * 1000u;
             break;
         case OPT_EPD: a.epd = optarg; break;
         case OPT_MAXDEPTH:
-            if (parse_int(optarg, 1, PLY_MAX_DEPTH, &v)) return usage_error("--max-depth '%s' must be 1..20", optarg);
+            if (parse_int(optarg, 1, PLY_MAX_DEPTH, &v))
+                return ply_usage_error("perft", "--max-depth '%s' must be 1..20", optarg);
             a.max_depth = (int)v;
             break;
         case OPT_MAXNODES: {
             char *end;
             double d = strtod(optarg, &end); /* 1e7 is the natural way to write it */
-            if (*end || !(d >= 1) || d > 1.8e19) return usage_error("--max-nodes '%s' must be a positive count", optarg);
+            if (*end || !(d >= 1) || d > 1.8e19)
+                return ply_usage_error("perft", "--max-nodes '%s' must be a positive count",
+                                       optarg);
             a.max_nodes = (uint64_t)d;
             break;
         }
         case OPT_PGN: pgn.path = optarg; break;
         case OPT_GAME:
-            if (parse_int(optarg, 1, 100000000, &v)) return usage_error("--game '%s' must be a game number from 1", optarg);
+            if (parse_int(optarg, 1, 100000000, &v))
+                return ply_usage_error("perft", "--game '%s' must be a game number from 1", optarg);
             pgn.game = v;
             break;
         case OPT_PLY:
-            if (parse_int(optarg, 0, 100000, &v)) return usage_error("--ply '%s' must be a ply count from 0", optarg);
+            if (parse_int(optarg, 0, 100000, &v))
+                return ply_usage_error("perft", "--ply '%s' must be a ply count from 0", optarg);
             pgn.ply = (int)v;
             break;
         case OPT_VERIFY:
             if (ply_report_parse_verify(optarg, &a.verify, &a.verify_ppm))
-                return usage_error("--verify '%s' must be none, all, or sample=P with 0 < P <= 1", optarg);
+                return ply_usage_error(
+                    "perft", "--verify '%s' must be none, all, or sample=P with 0 < P <= 1",
+                    optarg);
             break;
         case OPT_DETACH: a.detach = 1; break;
         case OPT_STATE: a.session.state_path = optarg; break;
         case 'h': usage(stdout); return 0;
-        case ':': return usage_error("option '%s' needs a value", argv[optind - 1]);
+        case ':':
+            return ply_usage_error("perft", "option '%s' needs a value", argv[optind - 1]);
         default:
             if (ply_cli_curve_option(c, optarg)) break; /* --curve, --cert, --server-key */
-            return usage_error("unknown option '%s'", argv[optind - 1]);
+            return ply_usage_error("perft", "unknown option '%s'", argv[optind - 1]);
         }
     }
     /* A positional argument is the position: "startpos" or a FEN (quoted, or
      * its fields as separate words). */
     char positional[512] = "";
     for (int i = optind; i < argc; i++) {
-        if (strlen(positional) + strlen(argv[i]) + 2 > sizeof positional) return usage_error("%s", "position too long");
+        if (strlen(positional) + strlen(argv[i]) + 2 > sizeof positional)
+            return ply_usage_error("perft", "%s", "position too long");
         if (positional[0]) strcat(positional, " ");
         strcat(positional, argv[i]);
     }
     if (positional[0]) {
-        if (a.fen) return usage_error("two positions given: --fen and '%s'", positional);
+        if (a.fen)
+            return ply_usage_error("perft", "two positions given: --fen and '%s'", positional);
         a.fen = positional;
     }
-    if (!pgn.path && (pgn.game || pgn.ply >= 0)) return usage_error("%s", "--game and --ply need --pgn FILE");
-    if (pgn.path && (a.fen || a.epd)) return usage_error("%s", "--pgn gives the position; it cannot be combined with a FEN or --epd");
+    if (!pgn.path && (pgn.game || pgn.ply >= 0))
+        return ply_usage_error("perft", "%s", "--game and --ply need --pgn FILE");
+    if (pgn.path && (a.fen || a.epd))
+        return ply_usage_error(
+            "perft", "%s", "--pgn gives the position; it cannot be combined with a FEN or --epd");
     if (pgn.path && pgn_position(&pgn, &a)) return 2;
     if (!a.fen) a.fen = "startpos";
-    if (a.epd && (a.depth || positional[0])) return usage_error("%s", "--epd takes its positions and depths from the file");
-    if (!a.epd && !a.depth) return usage_error("%s", "-d N (the depth) is required");
+    if (a.epd && (a.depth || positional[0]))
+        return ply_usage_error("perft", "%s", "--epd takes its positions and depths from the file");
+    if (!a.epd && !a.depth) return ply_usage_error("perft", "%s", "-d N (the depth) is required");
     if (a.split_depth >= 0 && a.depth && a.split_depth >= a.depth)
-        return usage_error("--split-depth must be below the depth%s", "");
+        return ply_usage_error("perft", "--split-depth must be below the depth%s", "");
     if (a.detach && (!a.session.coordinator || a.epd))
-        return usage_error("%s", "--detach needs --coordinator E (the embedded coordinator ends with ply) and one position");
+        return ply_usage_error("perft", "%s",
+                               "--detach needs --coordinator E (the embedded coordinator ends with "
+                               "ply) and one position");
     if (a.session.state_path && a.session.coordinator)
-        return usage_error("%s", "--state is for the embedded coordinator; a remote one has its own (ply-coordinator --state)");
+        return ply_usage_error("perft", "%s",
+                               "--state is for the embedded coordinator; a remote one has its own "
+                               "(ply-coordinator --state)");
     if (a.session.coordinator && a.session.workers)
-        return usage_error("%s", "--workers starts local workers for the embedded coordinator; it cannot be combined with --coordinator");
+        return ply_usage_error("perft", "%s",
+                               "--workers starts local workers for the embedded coordinator; it "
+                               "cannot be combined with --coordinator");
     int curve_rc = ply_cli_curve_setup("ply perft");
     if (curve_rc) return curve_rc;
 

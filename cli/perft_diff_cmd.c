@@ -115,14 +115,6 @@ static void usage(FILE *out)
             PLY_MAX_DEPTH);
 }
 
-static int usage_error(const char *fmt, const char *arg)
-{
-    fprintf(stderr, "ply perft-diff: ");
-    fprintf(stderr, fmt, arg);
-    fprintf(stderr, " (see ply perft-diff --help)\n");
-    return 2;
-}
-
 static int parse_long(const char *s, long lo, long hi, long *out)
 {
     char *end;
@@ -498,7 +490,8 @@ static int parse_args(int argc, char **argv, diff_args_t *a)
             break;
         case 'd':
             if (parse_long(optarg, 1, PLY_MAX_DEPTH, &v))
-                return usage_error("-d '%s' must be a depth from 1 to 20", optarg);
+                return ply_usage_error("perft-diff", "-d '%s' must be a depth from 1 to 20",
+                                       optarg);
             a->depth = (int)v;
             break;
         case OPT_CHESS960:
@@ -509,31 +502,34 @@ static int parse_args(int argc, char **argv, diff_args_t *a)
             break;
         case OPT_TIMEOUT:
             if (parse_long(optarg, 1, 86400 * 7, &v))
-                return usage_error("--timeout '%s' must be seconds from 1", optarg);
+                return ply_usage_error("perft-diff", "--timeout '%s' must be seconds from 1",
+                                       optarg);
             a->timeout_s = (unsigned)v;
             break;
         case 't':
             if (parse_long(optarg, 1, 4096, &v))
-                return usage_error("--threads '%s' must be 1..4096", optarg);
+                return ply_usage_error("perft-diff", "--threads '%s' must be 1..4096", optarg);
             a->threads = (int)v;
             break;
         case OPT_HASH:
             if (parse_long(optarg, 0, 1 << 20, &v))
-                return usage_error("--hash '%s' must be MiB from 0", optarg);
+                return ply_usage_error("perft-diff", "--hash '%s' must be MiB from 0", optarg);
             a->hash_mib = (unsigned)v;
             break;
         case 'h':
             usage(stdout);
             return -1;
         case ':':
-            return usage_error("option '%s' needs a value", argv[optind - 1]);
+            return ply_usage_error("perft-diff", "option '%s' needs a value", argv[optind - 1]);
         default:
-            return usage_error("unknown option '%s'", argv[optind - 1]);
+            return ply_usage_error("perft-diff", "unknown option '%s'", argv[optind - 1]);
         }
     }
-    if (optind < argc) return usage_error("unexpected argument '%s'", argv[optind]);
-    if (!a->engine || !a->engine[0]) return usage_error("%s", "--engine CMD is required");
-    if (!a->depth) return usage_error("%s", "-d N (the depth) is required");
+    if (optind < argc)
+        return ply_usage_error("perft-diff", "unexpected argument '%s'", argv[optind]);
+    if (!a->engine || !a->engine[0])
+        return ply_usage_error("perft-diff", "%s", "--engine CMD is required");
+    if (!a->depth) return ply_usage_error("perft-diff", "%s", "-d N (the depth) is required");
     return 0;
 }
 

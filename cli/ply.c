@@ -1,6 +1,7 @@
 /*
  * ply: the user's command. Dispatches to subcommands; each has --help.
  */
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -27,6 +28,17 @@ static void usage(FILE *out)
             "\n"
             "Run 'ply <command> --help' for a command's options.\n"
             "Related programs: ply-coordinator (the cluster's coordinator), ply-worker (a compute node).\n");
+}
+
+int ply_usage_error(const char *cmd, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(stderr, "ply %s: ", cmd);
+    vfprintf(stderr, fmt, ap);
+    fprintf(stderr, " (see ply %s --help)\n", cmd);
+    va_end(ap);
+    return 2;
 }
 
 int main(int argc, char **argv)

@@ -41,12 +41,6 @@ static void usage(FILE *out)
             "mismatch, is still running (without --wait) or is unknown, 2 usage.\n");
 }
 
-static int usage_error(const char *what, const char *arg)
-{
-    fprintf(stderr, "ply result: %s '%s' (see ply result --help)\n", what, arg);
-    return 2;
-}
-
 static int running(const Ply__RunProgress *p, int json)
 {
     if (json) {
@@ -100,7 +94,7 @@ int ply_cmd_result(int argc, char **argv)
             char *end;
             long v = strtol(optarg, &end, 10);
             if (*end || v < 1 || v > 86400)
-                return usage_error("--timeout needs 1..86400, not", optarg);
+                return ply_usage_error("result", "--timeout needs 1..86400, not '%s'", optarg);
             timeout_ms = (int)v * 1000;
             break;
         }
@@ -108,10 +102,10 @@ int ply_cmd_result(int argc, char **argv)
             usage(stdout);
             return 0;
         case ':':
-            return usage_error("option needs a value:", argv[optind - 1]);
+            return ply_usage_error("result", "option needs a value: '%s'", argv[optind - 1]);
         default:
             if (ply_cli_curve_option(c, optarg)) break;
-            return usage_error("unknown option", argv[optind - 1]);
+            return ply_usage_error("result", "unknown option '%s'", argv[optind - 1]);
         }
     }
     if (optind >= argc) {
@@ -122,8 +116,9 @@ int ply_cmd_result(int argc, char **argv)
     char *end;
     unsigned long long run = strtoull(argv[optind], &end, 10);
     if (*end || !run || argv[optind][0] == '-')
-        return usage_error("RUN must be a run id, not", argv[optind]);
-    if (optind + 1 < argc) return usage_error("unexpected argument", argv[optind + 1]);
+        return ply_usage_error("result", "RUN must be a run id, not '%s'", argv[optind]);
+    if (optind + 1 < argc)
+        return ply_usage_error("result", "unexpected argument '%s'", argv[optind + 1]);
     if (!ep || !ep[0]) {
         fprintf(stderr, "ply result: --coordinator E is required (or set PLY_COORDINATOR)\n");
         return 2;

@@ -35,12 +35,6 @@ static void usage(FILE *out)
             "Exit status: 0 ok, 1 failure (no answer, unknown run), 2 usage.\n");
 }
 
-static int usage_error(const char *what, const char *arg)
-{
-    fprintf(stderr, "ply status: %s '%s' (see ply status --help)\n", what, arg);
-    return 2;
-}
-
 static void seconds(char *buf, size_t len, uint64_t ms)
 {
     if (ms < 100000)
@@ -182,7 +176,7 @@ int ply_cmd_status(int argc, char **argv)
             char *end;
             long v = strtol(optarg, &end, 10);
             if (*end || v < 1 || v > 86400)
-                return usage_error("--timeout needs 1..86400, not", optarg);
+                return ply_usage_error("status", "--timeout needs 1..86400, not '%s'", optarg);
             timeout_ms = (int)v * 1000;
             break;
         }
@@ -190,10 +184,10 @@ int ply_cmd_status(int argc, char **argv)
             usage(stdout);
             return 0;
         case ':':
-            return usage_error("option needs a value:", argv[optind - 1]);
+            return ply_usage_error("status", "option needs a value: '%s'", argv[optind - 1]);
         default:
             if (ply_cli_curve_option(c, optarg)) break;
-            return usage_error("unknown option", argv[optind - 1]);
+            return ply_usage_error("status", "unknown option '%s'", argv[optind - 1]);
         }
     }
     uint64_t run = 0;
@@ -201,9 +195,10 @@ int ply_cmd_status(int argc, char **argv)
         char *end;
         unsigned long long v = strtoull(argv[optind], &end, 10);
         if (*end || !v || argv[optind][0] == '-')
-            return usage_error("RUN must be a run id, not", argv[optind]);
+            return ply_usage_error("status", "RUN must be a run id, not '%s'", argv[optind]);
         run = v;
-        if (optind + 1 < argc) return usage_error("unexpected argument", argv[optind + 1]);
+        if (optind + 1 < argc)
+            return ply_usage_error("status", "unexpected argument '%s'", argv[optind + 1]);
     }
     if (!ep || !ep[0]) {
         fprintf(stderr, "ply status: --coordinator E is required (or set PLY_COORDINATOR); the "

@@ -111,6 +111,28 @@ static void rid_hex(zframe_t *rid, char *buf, size_t len)
     buf[o] = '\0';
 }
 
+void ply__identity(zframe_t *rid, const char *peer_key, char *buf, size_t len)
+{
+    if (!len) return;
+    const char *key = peer_key && peer_key[0] ? strchr(peer_key, ':') : NULL;
+    if (key) {
+        snprintf(buf, len, "curve:%s", key + 1);
+        return;
+    }
+    char hex[2 * 255 + 1];
+    rid_hex(rid, hex, sizeof hex);
+    if (strlen(hex) + sizeof "conn:" <= PLY__IDENT_LEN) {
+        snprintf(buf, len, "conn:%s", hex);
+        return;
+    }
+    /* a long routing id a peer chose: a hash stands for it (two such peers that collide
+     * only count as one identity, never as two) */
+    uint64_t h = 14695981039346656037u;
+    const uint8_t *d = zframe_data(rid);
+    for (size_t i = 0; i < zframe_size(rid); i++) h = (h ^ d[i]) * 1099511628211u;
+    snprintf(buf, len, "conn:#%016" PRIx64, h);
+}
+
 static int64_t unix_ms(void)
 {
     struct timeval tv;
@@ -167,7 +189,7 @@ static peer_t *peer_find(ply_coordinator_t *c, zframe_t *rid)
     return NULL;
 }
 
-static peer_t *peer_add(ply_coordinator_t *c, zframe_t *rid, int kind)
+static peer_t *peer_add(ply_coordinator_t *c, zframe_t *rid, const char *identity, int kind)
 {
     peer_t *p = calloc(1, sizeof *p);
     if (!p) return NULL;
@@ -177,6 +199,7 @@ static peer_t *peer_add(ply_coordinator_t *c, zframe_t *rid, int kind)
         return NULL;
     }
     p->kind = kind;
+    snprintf(p->identity, sizeof p->identity, "%s", identity);
     p->last_seen_ms = ply_time_ms();
     char hex[64];
     rid_hex(rid, hex, sizeof hex);
@@ -883,7 +906,8 @@ static void dispatch(ply_coordinator_t *c)
 
 /* ------------------------------------------------------------ worker messages */
 
-static void on_hello(ply_coordinator_t *c, zframe_t *rid, peer_t *p, const Ply__Hello *h)
+static void on_hello(ply_coordinator_t *c, zframe_t *rid, const char *identity, peer_t *p,
+                     const Ply__Hello *h)
 {
     if (h->protocol != PLY_PROTOCOL_VERSION) {
         count(c, CNT_MALFORMED);
@@ -897,15 +921,39 @@ static void on_hello(ply_coordinator_t *c, zframe_t *rid, peer_t *p, const Ply__
         send_error(c, rid, PLY_ESTATE, 0, "HELLO from a peer that has spoken as a client");
         return;
     }
-    /* the same worker on a new connection (it reconnected): its old session is over */
+    /* A worker id belongs to one identity. The same key on a new connection is the worker
+     * reconnecting: its old session is over. Another identity may not take it over (nor its
+     * jobs, nor its record): refused, and asked to say HELLO again later, which succeeds once
+     * the holder has left or been declared dead (a worker without CURVE that reconnects waits
+     * for that, since nothing proves the new connection is the old worker). */
     for (peer_t *q = c->peers; q; q = q->next)
         if (q != p && q->kind == PEER_WORKER && strcmp(q->worker_id, h->worker_id) == 0) {
+            if (strcmp(q->identity, identity) != 0 || strncmp(identity, "curve:", 6) != 0) {
+                count(c, CNT_MALFORMED);
+                ply_warn("refused HELLO of worker id %s from %s: it is held by %s", h->worker_id,
+                         identity, q->identity);
+                Ply__Error e = PLY__ERROR__INIT;
+                char line[WHY_LEN];
+                snprintf(line, sizeof line,
+                         "worker id %s is held by another connected worker: choose another id, "
+                         "or wait until it leaves",
+                         h->worker_id);
+                e.has_code = 1, e.code = PLY_ESTATE;
+                e.message = line;
+                e.has_say_hello = 1, e.say_hello = 1;
+                ply_msg_t m = PLY__MESSAGE__INIT;
+                m.body_case = PLY__MESSAGE__BODY_ERROR;
+                m.error = &e;
+                send_msg(c, rid, &m);
+                if (p) worker_remove(c, p, 0, "said HELLO with a worker id held by another");
+                return;
+            }
             worker_remove(c, q, 0, "reconnected");
             break;
         }
     if (p) {
         worker_release_jobs(c, p, 0, "worker said HELLO again");
-    } else if (!(p = peer_add(c, rid, PEER_WORKER))) {
+    } else if (!(p = peer_add(c, rid, identity, PEER_WORKER))) {
         send_error(c, rid, PLY_ENOMEM, 0, "coordinator out of memory");
         return;
     }
@@ -925,9 +973,9 @@ static void on_hello(ply_coordinator_t *c, zframe_t *rid, peer_t *p, const Ply__
             p->probation_until_ms = ply_time_ms() + c->cfg.hang_ms;
         }
     count(c, CNT_WORKERS_JOINED);
-    ply_info("%s joined: %u threads, %u MiB hash, build %s, zobrist seed %u, checksum %016" PRIx64
-             "%s",
-             p->name, h->threads, h->hash_mib, h->build ? h->build : "?", p->seed,
+    ply_info("%s joined as %s: %u threads, %u MiB hash, build %s, zobrist seed %u, checksum "
+             "%016" PRIx64 "%s",
+             p->name, p->identity, h->threads, h->hash_mib, h->build ? h->build : "?", p->seed,
              h->zobrist_checksum, p->probation ? " (hung before: on probation)" : "");
     Ply__Welcome w = PLY__WELCOME__INIT;
     w.has_heartbeat_ms = 1, w.heartbeat_ms = c->cfg.heartbeat_ms;
@@ -1516,7 +1564,8 @@ static void on_cancel(ply_coordinator_t *c, zframe_t *rid, const Ply__Cancel *q)
     send_progress(c, rid, run, NULL, 0);
 }
 
-static void on_client_message(ply_coordinator_t *c, zframe_t *rid, peer_t *p, ply_msg_t *msg)
+static void on_client_message(ply_coordinator_t *c, zframe_t *rid, const char *identity,
+                              peer_t *p, ply_msg_t *msg)
 {
     if (p && p->kind == PEER_WORKER) {
         count(c, CNT_MALFORMED);
@@ -1524,7 +1573,7 @@ static void on_client_message(ply_coordinator_t *c, zframe_t *rid, peer_t *p, pl
                    ply_msg_type_name(msg));
         return;
     }
-    if (!p) peer_add(c, rid, PEER_CLIENT); /* fails only on ENOMEM: served anyway */
+    if (!p) peer_add(c, rid, identity, PEER_CLIENT); /* fails only on ENOMEM: served anyway */
     ply__batch_flush(c);                   /* a status must not show uncommitted results */
     if (c->state != C_RUNNING) {
         send_error(c, rid, PLY_ESTATE, 0, "coordinator stopping");
@@ -1574,9 +1623,18 @@ static void handle_one(ply_coordinator_t *c)
         zframe_destroy(&rid);
         return;
     }
+    char identity[PLY__IDENT_LEN];
+    ply__identity(rid, peer_key, identity, sizeof identity);
+    if (p && strcmp(p->identity, identity) != 0) { /* cannot happen with libzmq: never trusted */
+        count(c, CNT_MALFORMED);
+        ply_warn("%s: a message from %s on its connection, dropped", p->name, identity);
+        ply_msg_free(&msg);
+        zframe_destroy(&rid);
+        return;
+    }
     switch (msg->body_case) {
     case PLY__MESSAGE__BODY_HELLO:
-        on_hello(c, rid, p, msg->hello);
+        on_hello(c, rid, identity, p, msg->hello);
         break;
     case PLY__MESSAGE__BODY_READY:
     case PLY__MESSAGE__BODY_PROGRESS:
@@ -1590,7 +1648,7 @@ static void handle_one(ply_coordinator_t *c)
     case PLY__MESSAGE__BODY_STATUS:
     case PLY__MESSAGE__BODY_RESULT_REQUEST:
     case PLY__MESSAGE__BODY_CANCEL:
-        on_client_message(c, rid, p, msg);
+        on_client_message(c, rid, identity, p, msg);
         break;
     default:
         count(c, CNT_MALFORMED);

@@ -38,6 +38,9 @@
 
 #define PLY__WHY_LEN 512
 #define PLY__ID_LEN  96 /* worker ids kept per computation (longer ones are cut) */
+/* An identity: "curve:" and a 40-character Z85 key, or "conn:" and a routing id in hex (one
+ * longer than fits is "conn:#" and a 64-bit hash of it). */
+#define PLY__IDENT_LEN 48
 
 enum { PEER_WORKER = 1, PEER_CLIENT = 2 };
 /* task states; JOB_UNUSED: a check, tie-break or drill-down not (yet) needed */
@@ -46,10 +49,20 @@ enum { RUN_SPLITTING = 0, RUN_ACTIVE, RUN_DONE, RUN_FAILED };
 /* computation roles (task slots of verified runs) */
 enum { PLY__FIRST = 0, PLY__CHECK = 1, PLY__TIE = 2, PLY__DRILL = 3, PLY__ROLES = 4 };
 
+/*
+ * Identity (the trust model, README "Threat model"): who a peer is, as far as
+ * the coordinator can prove it. Under CURVE it is the peer's public key (the
+ * "User-Id" the ZAP handler gave its connection, security.h): every session
+ * opened with one key is one identity, whatever worker_id or seed it
+ * declares. Without CURVE (loopback only) nothing is proven but the
+ * connection: its routing id. Set when the peer is created, never changed;
+ * a message whose identity differs from its peer's is dropped.
+ */
 typedef struct peer {
     struct peer *next;
     zframe_t *rid;
     int kind;
+    char identity[PLY__IDENT_LEN]; /* "curve:<z85 public key>" or "conn:<routing id hex>" */
     char name[PLY__ID_LEN + 16]; /* "worker <worker_id>" or "client <routing id in hex>" */
     char worker_id[PLY_MAX_TEXT + 1];
     uint32_t id_hash; /* of worker_id: "prefer another worker" survives reconnects */
@@ -256,6 +269,13 @@ struct ply_coordinator {
 /** ply__run_fail - mark the run failed (the first reason wins); it is answered when reaped. */
 void ply__run_fail(run_t *run, int code, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
+/**
+ * ply__identity - the identity (see peer_t) of the sender of a message:
+ * "curve:<key>" from @peer_key (ply_curve_recv_from's "role:key", "" without
+ * CURVE), else "conn:<hex of @rid>". Writes at most @len bytes (PLY__IDENT_LEN
+ * holds any identity) into @buf, always terminated.
+ */
+void ply__identity(zframe_t *rid, const char *peer_key, char *buf, size_t len);
 /** ply__run_find - the run with id @id still in memory (any state), or NULL. */
 run_t *ply__run_find(ply_coordinator_t *c, uint64_t id);
 /** ply__queue_push - put task @t at the back of the run's queue; 0 or PLY_ENOMEM. */

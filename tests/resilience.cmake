@@ -45,3 +45,13 @@ add_test(NAME chaos_cli COMMAND test_chaos cli)
 add_test(NAME chaos_slow COMMAND test_chaos slow)
 set_tests_properties(chaos chaos_verify chaos_cli PROPERTIES TIMEOUT 400 LABELS "net" SKIP_RETURN_CODE 77)
 set_tests_properties(chaos_slow PROPERTIES TIMEOUT 900 LABELS "slow;net" SKIP_RETURN_CODE 77)
+
+# The trust model: identities (CURVE key or connection), verification by distinct identities,
+# exclusion of a worker caught wrong, and the liar harness (tests/unit/test_trust.c).
+ply_unit_test(test_trust
+  SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/unit/test_trust.c
+          ${CMAKE_CURRENT_SOURCE_DIR}/unit/fake_worker.c
+          ${CMAKE_CURRENT_SOURCE_DIR}/unit/coord_fixture.c
+  LIBS ply_coordinator ply_client Threads::Threads
+  LABELS quick net
+  TIMEOUT 300)

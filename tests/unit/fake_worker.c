@@ -27,7 +27,7 @@ struct fake_worker {
     unsigned credit;
     fake_worker_opts_t opts;
     char id[64];
-    atomic_int stop, done, jobs, no_hash;
+    atomic_int stop, done, jobs, no_hash, errors;
     uint64_t nodes; /* counted so far, carried by heartbeats (hang detection) */
 };
 
@@ -172,6 +172,8 @@ static void *fw_main(void *arg)
                     break;
                 }
                 send_ready(s, 1);
+            } else if (in->body_case == PLY__MESSAGE__BODY_ERROR) {
+                atomic_fetch_add(&w->errors, 1);
             } else if (in->body_case == PLY__MESSAGE__BODY_BYE) {
                 ply_msg_free(&in);
                 break;
@@ -223,6 +225,7 @@ fake_worker_t *fake_worker_start_opts(const char *endpoint, fake_worker_mode_t m
     atomic_init(&w->stop, 0);
     atomic_init(&w->done, 0);
     atomic_init(&w->jobs, 0);
+    atomic_init(&w->errors, 0);
     if (pthread_create(&w->thread, NULL, fw_main, w) != 0) {
         free(w);
         return NULL;
@@ -238,6 +241,11 @@ int fake_worker_no_hash_jobs(fake_worker_t *w)
 int fake_worker_jobs(fake_worker_t *w)
 {
     return atomic_load(&w->jobs);
+}
+
+int fake_worker_errors(fake_worker_t *w)
+{
+    return atomic_load(&w->errors);
 }
 
 int fake_worker_done(fake_worker_t *w)

@@ -42,6 +42,9 @@ int fake_worker_no_hash_jobs(fake_worker_t *w);
 /** fake_worker_jobs - JOBs received so far. */
 int fake_worker_jobs(fake_worker_t *w);
 
+/** fake_worker_errors - ERROR messages received from the coordinator so far. */
+int fake_worker_errors(fake_worker_t *w);
+
 /** fake_worker_done - 1 once the thread has ended (FW_VANISH after its first JOB). */
 int fake_worker_done(fake_worker_t *w);
 

@@ -20,6 +20,7 @@
 #include "arbiter/endgame.h"
 #include "arbiter/pgn.h"
 #include "commands.h"
+#include "json_exact.h"
 #include "util/error.h"
 
 typedef struct arbiter_args {
@@ -185,7 +186,7 @@ static json_t *final_json(const ply_arb_status_t *f, const char *fen)
 static json_t *report_json(const ply_arb_report_t *r, ply_arb_laws_t laws)
 {
     json_t *o = json_object();
-    json_object_set_new(o, "game", json_integer((json_int_t)r->game));
+    json_object_set_new(o, "game", ply_json_count(r->game));
     json_object_set_new(o, "line", json_integer(r->line));
     json_object_set_new(o, "white", json_string(r->white));
     json_object_set_new(o, "black", json_string(r->black));
@@ -311,13 +312,13 @@ static int run_file(const arbiter_args_t *a)
         json_t *o = json_object();
         json_object_set_new(o, "file", json_string(a->file));
         json_object_set_new(o, "laws", json_string(ply_arb_laws_name(a->laws)));
-        json_object_set_new(o, "games", json_integer((json_int_t)total));
-        json_object_set_new(o, "consistent", json_integer((json_int_t)consistent));
-        json_object_set_new(o, "inconsistent", json_integer((json_int_t)inconsistent));
-        json_object_set_new(o, "unreadable", json_integer((json_int_t)broken));
+        json_object_set_new(o, "games", ply_json_count(total));
+        json_object_set_new(o, "consistent", ply_json_count(consistent));
+        json_object_set_new(o, "inconsistent", ply_json_count(inconsistent));
+        json_object_set_new(o, "unreadable", ply_json_count(broken));
         json_object_set_new(o, "results", games);
         json_object_set_new(o, "errors", errors);
-        json_dumpf(o, stdout, JSON_INDENT(2));
+        ply_json_dumpf(o, stdout, JSON_INDENT(2));
         printf("\n");
         json_decref(o);
     } else {
@@ -340,7 +341,7 @@ static int run_fen(const arbiter_args_t *a)
         if (a->json) {
             json_t *o = json_pack("{s:s,s:b,s:s,s:s}", "fen", a->fen, "valid", 0, "error",
                                   ply_err_name(rc), "why", why);
-            json_dumpf(o, stdout, JSON_INDENT(2));
+            ply_json_dumpf(o, stdout, JSON_INDENT(2));
             printf("\n");
             json_decref(o);
         } else {
@@ -388,7 +389,7 @@ static int run_fen(const arbiter_args_t *a)
                 cm, side_name(s),
                 json_pack("{s:s,s:s}", "answer", mate_word(can[s]), "proof", proof[s]));
         json_object_set_new(o, "can_mate", cm);
-        json_dumpf(o, stdout, JSON_INDENT(2));
+        ply_json_dumpf(o, stdout, JSON_INDENT(2));
         printf("\n");
         json_decref(o);
     } else {

@@ -27,6 +27,7 @@
 #include "commands.h"
 #include "curve_opts.h"
 #include "envelope.h"
+#include "json_exact.h"
 #include "perft.h"
 #include "util/error.h"
 #include "util/time.h"
@@ -159,7 +160,7 @@ static int bench_cluster(const char *ep, unsigned depth, int json)
                               (int)depth, "perft", (json_int_t)res->nodes, "workers", rows, "worker_nodes",
                               (json_int_t)total, "wall_s", wall, "cluster_nps", (json_int_t)cluster_nps,
                               "sum_worker_nps", (json_int_t)sum_nps, "efficiency", efficiency);
-        json_dumpf(o, stdout, JSON_INDENT(2));
+        ply_json_dumpf(o, stdout, JSON_INDENT(2));
         printf("\n");
         json_decref(o);
     } else {
@@ -286,7 +287,7 @@ int ply_cmd_bench(int argc, char **argv)
                               (json_int_t)total, "time_ns", (json_int_t)total_ns, "nps", (json_int_t)nps,
                               "threads", threads, "hash_mib", (int)hash_mib, "kernel",
                               ply_perft_kernel_name(), "ok", !failed);
-        json_dumpf(o, stdout, JSON_INDENT(2));
+        ply_json_dumpf(o, stdout, JSON_INDENT(2));
         printf("\n");
         json_decref(o);
     } else {

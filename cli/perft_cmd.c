@@ -19,6 +19,7 @@
 #include "curve_opts.h"
 #include "envelope.h"
 #include "epd.h"
+#include "json_exact.h"
 #include "report.h"
 #include "session.h"
 #include "util/error.h"
@@ -208,7 +209,7 @@ static json_t *stats_json(const Ply__Stats *ps)
     ply_stats_t s;
     ply_msg_stats_from_proto(&s, ps);
     json_t *o = json_object();
-    for (int i = 0; i < PLY_STATS_N; i++) json_object_set_new(o, ply_stats_name(i), json_integer((json_int_t)s.v[i]));
+    for (int i = 0; i < PLY_STATS_N; i++) json_object_set_new(o, ply_stats_name(i), ply_json_count(s.v[i]));
     return o;
 }
 
@@ -232,23 +233,23 @@ static json_t *result_json(const Ply__Accepted *acc, const Ply__RunResult *r, in
     json_object_set_new(o, "fen", json_string(r->fen ? r->fen : acc->fen));
     json_object_set_new(o, "depth", json_integer(r->depth));
     json_object_set_new(o, "chess960", json_boolean(r->chess960));
-    json_object_set_new(o, "nodes", json_integer((json_int_t)r->nodes));
+    json_object_set_new(o, "nodes", ply_json_count(r->nodes));
     json_t *div = json_object();
     Ply__DivideEntry **sorted = malloc((r->n_divide + 1) * sizeof *sorted);
     memcpy(sorted, r->divide, r->n_divide * sizeof *sorted);
     qsort(sorted, r->n_divide, sizeof *sorted, cmp_divide);
     for (size_t i = 0; i < r->n_divide; i++)
-        json_object_set_new(div, sorted[i]->move, json_integer((json_int_t)sorted[i]->nodes));
+        json_object_set_new(div, sorted[i]->move, ply_json_count(sorted[i]->nodes));
     free(sorted);
     json_object_set_new(o, "divide", div);
     json_object_set_new(o, "stats", stats && r->stats ? stats_json(r->stats) : json_null());
-    json_object_set_new(o, "time_ms", json_integer((json_int_t)r->time_ms));
-    json_object_set_new(o, "nps", json_integer((json_int_t)ply_nps(r->nodes, r->time_ms * 1000000ull)));
+    json_object_set_new(o, "time_ms", ply_json_count(r->time_ms));
+    json_object_set_new(o, "nps", ply_json_count(ply_nps(r->nodes, r->time_ms * 1000000ull)));
     json_object_set_new(o, "jobs", json_integer(r->jobs));
     json_object_set_new(o, "split_depth", json_integer(r->split_depth));
-    json_object_set_new(o, "tt_probes", json_integer((json_int_t)r->tt_probes));
-    json_object_set_new(o, "tt_hits", json_integer((json_int_t)r->tt_hits));
-    json_object_set_new(o, "run", json_integer((json_int_t)r->run_id));
+    json_object_set_new(o, "tt_probes", ply_json_count(r->tt_probes));
+    json_object_set_new(o, "tt_hits", ply_json_count(r->tt_hits));
+    json_object_set_new(o, "run", ply_json_count(r->run_id));
     json_t *v = ply_report_verification_json(r); /* what was verified, and how */
     char text[256];
     verification_text(r, text, sizeof text);
@@ -327,11 +328,11 @@ static int run_detached(ply_session_t *s, const ply_perft_request_t *req, const 
     }
     if (a->json) {
         json_t *o = json_object();
-        json_object_set_new(o, "run", json_integer((json_int_t)acc->run_id));
+        json_object_set_new(o, "run", ply_json_count(acc->run_id));
         json_object_set_new(o, "jobs", json_integer(acc->jobs));
         json_object_set_new(o, "split_depth", json_integer(acc->split_depth));
         json_object_set_new(o, "fen", json_string(acc->fen ? acc->fen : a->fen));
-        json_dumpf(o, stdout, JSON_INDENT(2));
+        ply_json_dumpf(o, stdout, JSON_INDENT(2));
         printf("\n");
         json_decref(o);
     } else {
@@ -365,7 +366,7 @@ static int run_single(ply_session_t *s, const perft_args_t *a)
     }
     if (a->json) {
         json_t *o = result_json(acc, res, a->stats);
-        json_dumpf(o, stdout, JSON_INDENT(2));
+        ply_json_dumpf(o, stdout, JSON_INDENT(2));
         printf("\n");
         json_decref(o);
     } else {
@@ -412,8 +413,8 @@ static int run_epd(ply_session_t *s, const perft_args_t *a)
                 json_object_set_new(o, "line", json_integer(l->line_no));
                 json_object_set_new(o, "fen", json_string(l->fen));
                 json_object_set_new(o, "depth", json_integer(depth));
-                json_object_set_new(o, "expected", json_integer((json_int_t)l->depths[k].nodes));
-                json_object_set_new(o, "nodes", rc == 0 ? json_integer((json_int_t)res->nodes) : json_null());
+                json_object_set_new(o, "expected", ply_json_count(l->depths[k].nodes));
+                json_object_set_new(o, "nodes", rc == 0 ? ply_json_count(res->nodes) : json_null());
                 json_object_set_new(o, "ok", json_boolean(ok));
                 if (rc < 0) json_object_set_new(o, "error", json_string(why));
                 json_array_append_new(lines, o);
@@ -433,11 +434,11 @@ static int run_epd(ply_session_t *s, const perft_args_t *a)
     if (lines) {
         json_t *o = json_object();
         json_object_set_new(o, "file", json_string(a->epd));
-        json_object_set_new(o, "positions", json_integer((json_int_t)suite->n));
+        json_object_set_new(o, "positions", ply_json_count(suite->n));
         json_object_set_new(o, "checks", json_integer(checks));
         json_object_set_new(o, "failures", json_integer(failures));
         json_object_set_new(o, "results", lines);
-        json_dumpf(o, stdout, JSON_INDENT(2));
+        ply_json_dumpf(o, stdout, JSON_INDENT(2));
         printf("\n");
         json_decref(o);
     } else {
@@ -618,7 +619,7 @@ int ply_perft_print_result(const Ply__RunResult *r, int divide, int stats, int j
     if (json) {
         Ply__Accepted acc = PLY__ACCEPTED__INIT;
         json_t *o = result_json(&acc, r, stats);
-        json_dumpf(o, stdout, JSON_INDENT(2));
+        ply_json_dumpf(o, stdout, JSON_INDENT(2));
         printf("\n");
         json_decref(o);
     } else {

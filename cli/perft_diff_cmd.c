@@ -31,6 +31,7 @@
 #include "board/movegen.h"
 #include "commands.h"
 #include "envelope.h"
+#include "json_exact.h"
 #include "perft.h"
 #include "uci_engine.h"
 #include "util/error.h"
@@ -345,8 +346,8 @@ static void print_json(const diff_args_t *a, const char *engine_name, const char
     json_object_set_new(j, "chess960", json_boolean(a->chess960));
     json_object_set_new(j, "engine", json_string(engine_name));
     json_object_set_new(j, "engine_command", json_string(a->engine));
-    json_object_set_new(j, "ply_nodes", json_integer((json_int_t)o->ply_total));
-    json_object_set_new(j, "engine_nodes", json_integer((json_int_t)o->engine_total));
+    json_object_set_new(j, "ply_nodes", ply_json_count(o->ply_total));
+    json_object_set_new(j, "engine_nodes", ply_json_count(o->engine_total));
     json_object_set_new(j, "root_moves", json_integer(o->root_moves));
     json_t *path = json_array(), *levels = json_array();
     for (int i = 0; i < o->nlevels; i++) {
@@ -354,11 +355,11 @@ static void print_json(const diff_args_t *a, const char *engine_name, const char
         json_array_append_new(path, json_string(l->move));
         json_t *x = json_object();
         json_object_set_new(x, "depth", json_integer(l->depth));
-        json_object_set_new(x, "ply_nodes", json_integer((json_int_t)l->ply_total));
-        json_object_set_new(x, "engine_nodes", json_integer((json_int_t)l->engine_total));
+        json_object_set_new(x, "ply_nodes", ply_json_count(l->ply_total));
+        json_object_set_new(x, "engine_nodes", ply_json_count(l->engine_total));
         json_object_set_new(x, "move", json_string(l->move));
-        json_object_set_new(x, "ply_move_nodes", json_integer((json_int_t)l->ply_nodes));
-        json_object_set_new(x, "engine_move_nodes", json_integer((json_int_t)l->engine_nodes));
+        json_object_set_new(x, "ply_move_nodes", ply_json_count(l->ply_nodes));
+        json_object_set_new(x, "engine_move_nodes", ply_json_count(l->engine_nodes));
         json_array_append_new(levels, x);
     }
     json_object_set_new(j, "path", path);
@@ -381,9 +382,9 @@ static void print_json(const diff_args_t *a, const char *engine_name, const char
     }
     if (o->kind == INCONSISTENT)
         json_object_set_new(j, "engine_nodes_at_parent",
-                            json_integer((json_int_t)o->engine_at_parent));
-    json_object_set_new(j, "time_ms", json_integer((json_int_t)ms));
-    json_dumpf(j, stdout, JSON_INDENT(2));
+                            ply_json_count(o->engine_at_parent));
+    json_object_set_new(j, "time_ms", ply_json_count(ms));
+    ply_json_dumpf(j, stdout, JSON_INDENT(2));
     printf("\n");
     json_decref(j);
 }
@@ -456,7 +457,7 @@ static int fail(const diff_args_t *a, const char *why)
         json_t *j = json_object();
         json_object_set_new(j, "result", json_string("error"));
         json_object_set_new(j, "error", json_string(why));
-        json_dumpf(j, stdout, JSON_INDENT(2));
+        ply_json_dumpf(j, stdout, JSON_INDENT(2));
         printf("\n");
         json_decref(j);
     }

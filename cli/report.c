@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "envelope.h"
+#include "json_exact.h"
 #include "util/error.h"
 
 int ply_report_parse_verify(const char *s, int *mode, uint32_t *ppm)
@@ -53,7 +54,7 @@ static json_t *computation_json(const Ply__Computation *k)
     json_t *o = json_object();
     json_object_set_new(o, "worker", json_string(k->worker_id ? k->worker_id : ""));
     json_object_set_new(o, "zobrist_seed", json_integer(k->zobrist_seed));
-    json_object_set_new(o, "nodes", json_integer((json_int_t)k->nodes));
+    json_object_set_new(o, "nodes", ply_json_count(k->nodes));
     json_object_set_new(o, "attempt", json_integer(k->attempt));
     json_object_set_new(o, "rule_engine", json_boolean(k->arbiter));
     json_object_set_new(o, "no_hash", json_boolean(k->no_hash));
@@ -86,7 +87,7 @@ json_t *ply_report_verification_json(const Ply__RunResult *r)
     for (size_t i = 0; v && i < v->n_mismatch; i++) {
         const Ply__Mismatch *x = v->mismatch[i];
         json_t *m = json_object(), *ks = json_array();
-        json_object_set_new(m, "job", json_integer((json_int_t)x->job_id));
+        json_object_set_new(m, "job", ply_json_count(x->job_id));
         json_object_set_new(m, "fen", json_string(x->fen ? x->fen : ""));
         json_object_set_new(m, "depth", json_integer(x->depth));
         for (size_t k = 0; k < x->n_computation; k++)
@@ -94,7 +95,7 @@ json_t *ply_report_verification_json(const Ply__RunResult *r)
         json_object_set_new(m, "computations", ks);
         json_object_set_new(m, "resolved", json_boolean(x->resolved));
         json_object_set_new(m, "accepted_nodes",
-                            x->has_accepted_nodes ? json_integer((json_int_t)x->accepted_nodes)
+                            x->has_accepted_nodes ? ply_json_count(x->accepted_nodes)
                                                   : json_null());
         json_object_set_new(m, "drill_down",
                             x->drill_down ? json_string(x->drill_down) : json_null());
@@ -115,9 +116,9 @@ json_t *ply_report_workers_json(Ply__WorkerStatus *const *w, size_t n)
         json_object_set_new(o, "threads", json_integer(w[i]->threads));
         json_object_set_new(o, "zobrist_seed", json_integer(w[i]->zobrist_seed));
         json_object_set_new(o, "jobs_in_flight", json_integer(w[i]->jobs_in_flight));
-        json_object_set_new(o, "jobs_done", json_integer((json_int_t)w[i]->jobs_done));
-        json_object_set_new(o, "nodes", json_integer((json_int_t)w[i]->nodes));
-        json_object_set_new(o, "stalled_ms", json_integer((json_int_t)w[i]->stalled_ms));
+        json_object_set_new(o, "jobs_done", ply_json_count(w[i]->jobs_done));
+        json_object_set_new(o, "nodes", ply_json_count(w[i]->nodes));
+        json_object_set_new(o, "stalled_ms", ply_json_count(w[i]->stalled_ms));
         json_array_append_new(a, o);
     }
     return a;
@@ -126,7 +127,7 @@ json_t *ply_report_workers_json(Ply__WorkerStatus *const *w, size_t n)
 json_t *ply_report_progress_json(const Ply__RunProgress *p)
 {
     json_t *o = json_object();
-    json_object_set_new(o, "run", json_integer((json_int_t)p->run_id));
+    json_object_set_new(o, "run", ply_json_count(p->run_id));
     json_object_set_new(o, "state", json_string(p->state ? p->state : "?"));
     json_object_set_new(o, "fen", p->fen ? json_string(p->fen) : json_null());
     json_object_set_new(o, "depth", p->has_depth ? json_integer(p->depth) : json_null());
@@ -134,8 +135,8 @@ json_t *ply_report_progress_json(const Ply__RunProgress *p)
     json_object_set_new(o, "jobs_total", json_integer(p->jobs_total));
     json_object_set_new(o, "jobs_done", json_integer(p->jobs_done));
     json_object_set_new(o, "jobs_in_flight", json_integer(p->jobs_in_flight));
-    json_object_set_new(o, "nodes", json_integer((json_int_t)p->nodes));
-    json_object_set_new(o, "elapsed_ms", json_integer((json_int_t)p->elapsed_ms));
+    json_object_set_new(o, "nodes", ply_json_count(p->nodes));
+    json_object_set_new(o, "elapsed_ms", ply_json_count(p->elapsed_ms));
     json_object_set_new(o, "results_restored", json_integer(p->results_restored));
     json_object_set_new(o, "error", p->error && p->error[0] ? json_string(p->error) : json_null());
     if (p->n_worker)

@@ -17,6 +17,7 @@
 #include "client.h"
 #include "commands.h"
 #include "curve_opts.h"
+#include "json_exact.h"
 #include "report.h"
 #include "util/error.h"
 
@@ -45,7 +46,7 @@ static int running(const Ply__RunProgress *p, int json)
 {
     if (json) {
         json_t *o = ply_report_progress_json(p);
-        json_dumpf(o, stdout, JSON_INDENT(2));
+        ply_json_dumpf(o, stdout, JSON_INDENT(2));
         printf("\n");
         json_decref(o);
     } else {

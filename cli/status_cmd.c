@@ -16,6 +16,7 @@
 #include "client.h"
 #include "commands.h"
 #include "curve_opts.h"
+#include "json_exact.h"
 #include "report.h"
 #include "util/error.h"
 
@@ -89,19 +90,19 @@ static int show_all(ply_client_t *cl, const char *ep, int timeout_ms, int json)
     if (json) {
         json_t *o = json_object(), *runs = json_array();
         json_object_set_new(o, "coordinator", json_string(ep));
-        json_object_set_new(o, "uptime_ms", json_integer((json_int_t)r->uptime_ms));
+        json_object_set_new(o, "uptime_ms", ply_json_count(r->uptime_ms));
         json_object_set_new(o, "durable", json_boolean(r->durable));
         json_object_set_new(o, "runs_restored", json_integer(r->runs_restored));
         json_object_set_new(o, "results_restored", json_integer(r->results_restored));
-        json_object_set_new(o, "jobs_sent", json_integer((json_int_t)r->jobs_sent));
-        json_object_set_new(o, "jobs_requeued", json_integer((json_int_t)r->jobs_requeued));
-        json_object_set_new(o, "results_ignored", json_integer((json_int_t)r->results_ignored));
-        json_object_set_new(o, "workers_lost", json_integer((json_int_t)r->workers_lost));
+        json_object_set_new(o, "jobs_sent", ply_json_count(r->jobs_sent));
+        json_object_set_new(o, "jobs_requeued", ply_json_count(r->jobs_requeued));
+        json_object_set_new(o, "results_ignored", ply_json_count(r->results_ignored));
+        json_object_set_new(o, "workers_lost", ply_json_count(r->workers_lost));
         for (size_t i = 0; i < r->n_run; i++)
             json_array_append_new(runs, ply_report_progress_json(r->run[i]));
         json_object_set_new(o, "runs", runs);
         json_object_set_new(o, "workers", ply_report_workers_json(r->worker, r->n_worker));
-        json_dumpf(o, stdout, JSON_INDENT(2));
+        ply_json_dumpf(o, stdout, JSON_INDENT(2));
         printf("\n");
         json_decref(o);
     } else {
@@ -138,7 +139,7 @@ static int show_run(ply_client_t *cl, uint64_t run, int timeout_ms, int json)
     }
     if (json) {
         json_t *o = ply_report_progress_json(p);
-        json_dumpf(o, stdout, JSON_INDENT(2));
+        ply_json_dumpf(o, stdout, JSON_INDENT(2));
         printf("\n");
         json_decref(o);
     } else {

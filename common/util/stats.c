@@ -25,6 +25,20 @@ void ply_stats_add(ply_stats_t *dst, const ply_stats_t *src, uint64_t mult)
     for (int i = 0; i < PLY_STATS_N; i++) dst->v[i] += mult * src->v[i];
 }
 
+int ply_stats128_add(ply_stats128_t *dst, const ply_stats_t *src, uint64_t mult)
+{
+    ply_stats128_t sum = *dst;
+    for (int i = 0; i < PLY_STATS_N; i++)
+        if (ply_u128_add_mul(&sum.v[i], mult, src->v[i]) < 0) return PLY_ERANGE;
+    *dst = sum;
+    return 0;
+}
+
+void ply_stats128_from(ply_stats128_t *dst, const ply_stats_t *src)
+{
+    for (int i = 0; i < PLY_STATS_N; i++) dst->v[i] = src->v[i];
+}
+
 int ply_stats_equal(const ply_stats_t *a, const ply_stats_t *b)
 {
     return memcmp(a->v, b->v, sizeof a->v) == 0;

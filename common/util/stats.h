@@ -24,6 +24,8 @@
 
 #include <stdint.h>
 
+#include "util/u128.h"
+
 #define PLY_STATS_MAP(XX)                                                                          \
     XX(nodes)                                                                                      \
     XX(captures)                                                                                   \
@@ -61,6 +63,23 @@ int ply_stats_index(const char *name);
 
 /** ply_stats_add - dst += mult * src for every counter (uint64, wraps only past 2^64). */
 void ply_stats_add(ply_stats_t *dst, const ply_stats_t *src, uint64_t mult);
+
+/**
+ * The fifteen counters summed over many jobs (a run's total, a root move's
+ * divide): exact 128-bit counts, indexed as ply_stats_t.
+ */
+typedef struct ply_stats128 {
+    ply_u128_t v[PLY_STATS_N];
+} ply_stats128_t;
+
+/**
+ * ply_stats128_add - dst += mult * src for every counter, exactly. Returns 0,
+ * or PLY_ERANGE when a sum would reach 2^128 (then @dst is unchanged).
+ */
+int ply_stats128_add(ply_stats128_t *dst, const ply_stats_t *src, uint64_t mult);
+
+/** ply_stats128_from - the counters of one job as 128-bit counts. */
+void ply_stats128_from(ply_stats128_t *dst, const ply_stats_t *src);
 
 /** ply_stats_equal - 1 when all fifteen counters are equal, 0 otherwise. */
 int ply_stats_equal(const ply_stats_t *a, const ply_stats_t *b);

@@ -26,17 +26,21 @@ static const ply__perft_kernel_t *kernel(void)
 
 const char *ply_perft_kernel_name(void) { return kernel()->name; }
 
-uint64_t ply_perft(const ply_board_t *b, int depth, ply_tt_t *tt)
+int ply_perft(const ply_board_t *b, int depth, ply_tt_t *tt, uint64_t *nodes)
 {
-    ply__perft_ctx_t c = {tt && ply_tt_payload_words(tt) == 1 ? tt : NULL, NULL, 0, 0};
-    return kernel()->nodes(&c, b, depth);
+    ply__perft_ctx_t c = {.tt = tt && ply_tt_payload_words(tt) == 1 ? tt : NULL};
+    *nodes = kernel()->nodes(&c, b, depth);
+    if (c.err) *nodes = 0;
+    return c.err;
 }
 
-void ply_perft_stats(const ply_board_t *b, int depth, ply_tt_t *tt, ply_stats_t *out)
+int ply_perft_stats(const ply_board_t *b, int depth, ply_tt_t *tt, ply_stats_t *out)
 {
-    ply__perft_ctx_t c = {tt && ply_tt_payload_words(tt) == PLY_STATS_N ? tt : NULL, NULL, 0, 0};
+    ply__perft_ctx_t c = {.tt = tt && ply_tt_payload_words(tt) == PLY_STATS_N ? tt : NULL};
     memset(out, 0, sizeof *out);
     if (depth >= 1) kernel()->stats(&c, b, depth, out);
+    if (c.err) memset(out, 0, sizeof *out);
+    return c.err;
 }
 
 /* ---- parallel driver ----------------------------------------------------------- */
@@ -133,20 +137,21 @@ int ply_perft_run(const ply_board_t *root, int depth, const ply_perft_opts_t *op
         remaining--;
     }
 
-    uint64_t probes = 0, hits = 0;
-    int stop = 0;
-#pragma omp parallel num_threads(threads) if (threads > 1) reduction(+ : probes, hits)
+    uint64_t probes = 0, hits = 0, tt_nodes = 0;
+    int err = 0; /* the first failure of any thread's context, sticky as in the kernel */
+#pragma omp parallel num_threads(threads) if (threads > 1) reduction(+ : probes, hits, tt_nodes) \
+    reduction(min : err)
     {
-        ply__perft_ctx_t c = {opts->tt, opts->cancel, 0, 0};
+        ply__perft_ctx_t c = {.tt = opts->tt, .cancel = opts->cancel};
         const ply__perft_kernel_t *k = kernel();
 #pragma omp for schedule(dynamic, 1)
         for (size_t i = 0; i < ntasks; i++) {
             task_t *t = &tasks[i];
             memset(&t->stats, 0, sizeof t->stats);
-            if (opts->cancel && atomic_load_explicit(opts->cancel, memory_order_relaxed)) {
-                t->nodes = 0;
-                continue;
-            }
+            t->nodes = 0;
+            if (!c.err && opts->cancel && atomic_load_explicit(opts->cancel, memory_order_relaxed))
+                c.err = PLY_ECANCELED;
+            if (c.err) continue; /* the run has failed: the rest is not worth counting */
             if (opts->stats) { /* remaining >= 1 here: depth >= 2 */
                 k->stats(&c, &t->board, remaining, &t->stats);
                 t->nodes = t->stats.v[PLY_STAT_nodes];
@@ -157,20 +162,33 @@ int ply_perft_run(const ply_board_t *root, int depth, const ply_perft_opts_t *op
         }
         probes += c.probes;
         hits += c.hits;
+        tt_nodes += c.tt_nodes;
+        err = c.err;
     }
-    if (opts->cancel && atomic_load(opts->cancel)) stop = 1;
+    if (!err && opts->cancel && atomic_load(opts->cancel)) err = PLY_ECANCELED;
 
-    for (size_t i = 0; i < ntasks; i++) {
-        out->nodes += tasks[i].nodes;
-        if (opts->stats) ply_stats_add(&out->stats, &tasks[i].stats, 1);
+    for (size_t i = 0; !err && i < ntasks; i++) {
+        const task_t *t = &tasks[i];
+        ply_perft_divide_t *d = &out->divide[t->root];
+        if (__builtin_add_overflow(out->nodes, t->nodes, &out->nodes)) err = PLY_ERANGE;
+        if (opts->stats && ply__stats_add_checked(&out->stats, &t->stats)) err = PLY_ERANGE;
         if (opts->divide) {
-            out->divide[tasks[i].root].nodes += tasks[i].nodes;
-            if (opts->stats) ply_stats_add(&out->divide[tasks[i].root].stats, &tasks[i].stats, 1);
+            if (__builtin_add_overflow(d->nodes, t->nodes, &d->nodes)) err = PLY_ERANGE;
+            if (opts->stats && ply__stats_add_checked(&d->stats, &t->stats)) err = PLY_ERANGE;
         }
     }
     free(tasks);
+    if (err) { /* no count of a failed run may be read as one */
+        out->nodes = 0;
+        memset(&out->stats, 0, sizeof out->stats);
+        for (int i = 0; i < out->ndivide; i++) {
+            out->divide[i].nodes = 0;
+            memset(&out->divide[i].stats, 0, sizeof out->divide[i].stats);
+        }
+    }
     out->tt_probes = probes;
     out->tt_hits = hits;
+    out->tt_nodes = err ? 0 : tt_nodes;
     out->time_ns = ply_time_ns() - t0;
-    return stop ? PLY_ECANCELED : 0;
+    return err;
 }

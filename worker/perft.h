@@ -21,20 +21,22 @@
 #include "util/stats.h"
 
 /**
- * ply_perft - perft(@depth) of @b on the calling thread: leaf nodes,
- * uint64; perft(0) = 1. @tt may be NULL; if given it must have been made
- * with 1 payload word. Source of the method: chessprogramming wiki,
- * "Perft" (bulk counting).
+ * ply_perft - perft(@depth) of @b on the calling thread into *@nodes: leaf
+ * nodes; perft(0) = 1. @tt may be NULL; if given it must have been made with
+ * 1 payload word. Returns 0, or PLY_ERANGE when the count exceeds 2^64 - 1
+ * (then *@nodes is 0 and nothing of the failed search is in @tt). Source of
+ * the method: chessprogramming wiki, "Perft" (bulk counting).
  */
-uint64_t ply_perft(const ply_board_t *b, int depth, ply_tt_t *tt);
+int ply_perft(const ply_board_t *b, int depth, ply_tt_t *tt, uint64_t *nodes);
 
 /**
  * ply_perft_stats - perft(@depth) with the fifteen statistics of
  * util/stats.h (definitions there), on the calling thread; @depth >= 1.
  * @tt may be NULL; if given it must have been made with PLY_STATS_N payload
- * words. Fills *out.
+ * words. Fills *out. Returns 0, or PLY_ERANGE when a counter exceeds
+ * 2^64 - 1 (then *out is all zero and nothing of the search is in @tt).
  */
-void ply_perft_stats(const ply_board_t *b, int depth, ply_tt_t *tt, ply_stats_t *out);
+int ply_perft_stats(const ply_board_t *b, int depth, ply_tt_t *tt, ply_stats_t *out);
 
 /**
  * ply_perft_kernel_name - "pext" or "magic": the slider backend of the
@@ -68,6 +70,7 @@ typedef struct ply_perft_result {
     uint64_t time_ns;   /* wall time, nanoseconds */
     uint64_t tt_probes; /* table probes and verified hits, summed over threads */
     uint64_t tt_hits;
+    uint64_t tt_nodes;  /* leaf nodes of @nodes answered by table hits (<= nodes) */
     int ndivide;        /* = perft1 when opts.divide, else 0 */
     ply_perft_divide_t divide[PLY_MAX_MOVES];
 } ply_perft_result_t;
@@ -76,8 +79,12 @@ typedef struct ply_perft_result {
  * ply_perft_run - perft(@depth) of @root with OpenMP threads sharing
  * opts->tt, optionally with statistics and divide. @depth 0..PLY_TT_MAX_DEPTH.
  * Returns 0 with *out filled, PLY_EINVAL (bad arguments: depth out of
- * range, a table of the wrong payload size), PLY_ENOMEM, or PLY_ECANCELED
- * when opts->cancel was raised (then *out holds no valid count).
+ * range, a table of the wrong payload size), PLY_ENOMEM, PLY_ECANCELED when
+ * opts->cancel was raised, or PLY_ERANGE when the count or a statistic (or a
+ * divide line's) exceeds 2^64 - 1. After PLY_ECANCELED or PLY_ERANGE the
+ * counts of *out are zero, and the table holds nothing of the failed search:
+ * every entry stored is a fully computed subtree, so the table stays valid
+ * for any later run.
  */
 int ply_perft_run(const ply_board_t *root, int depth, const ply_perft_opts_t *opts,
                   ply_perft_result_t *out);

@@ -13,6 +13,7 @@
 
 #include "board/board.h"
 #include "tt.h"
+#include "util/error.h"
 #include "util/stats.h"
 
 /* Below this many remaining plies a subtree is not worth a table probe:
@@ -21,13 +22,33 @@
 /* Cancellation is polled at nodes with at least this many plies below. */
 #define PLY__CANCEL_POLL_DEPTH 4
 
-/* Per-thread state of one recursion. */
+/*
+ * Per-thread state of one recursion.
+ *
+ * err is sticky: once a context has failed (PLY_ECANCELED when cancel was seen,
+ * PLY_ERANGE when a sum passed 2^64 - 1) no count it returns is valid, and no
+ * node above or after the failure stores anything in the table: a partial sum
+ * stored under a full subtree's key would answer every later probe wrongly,
+ * for as long as the worker keeps its table.
+ */
 typedef struct ply__perft_ctx {
     ply_tt_t *tt;              /* shared table or NULL (payload matches the count kind) */
-    const _Atomic int *cancel; /* raised: return early, result invalid */
+    const _Atomic int *cancel; /* raised: stop early (err = PLY_ECANCELED) */
+    int err;                   /* 0, or why every count of this context is invalid */
     uint64_t probes;
     uint64_t hits;
+    uint64_t tt_nodes; /* leaf nodes answered by hits (hits are not descended: no double count) */
 } ply__perft_ctx_t;
+
+/* dst += src for every counter; PLY_ERANGE (dst then unspecified) when a sum
+ * passes 2^64 - 1, else 0. */
+static inline int ply__stats_add_checked(ply_stats_t *dst, const ply_stats_t *src)
+{
+    int over = 0;
+    for (int i = 0; i < PLY_STATS_N; i++)
+        over |= __builtin_add_overflow(dst->v[i], src->v[i], &dst->v[i]);
+    return over ? PLY_ERANGE : 0;
+}
 
 /* The entry points of one kernel. */
 typedef struct ply__perft_kernel {

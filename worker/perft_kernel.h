@@ -21,28 +21,40 @@
 #include "board/movegen_body.h"
 #include "perft_internal.h"
 
-static inline int canceled(const ply__perft_ctx_t *c, int depth)
+/* 1 when the recursion must stop: the context has failed, or (at nodes
+ * polled for it) cancel was raised, which fails the context. Failure is
+ * sticky (see ply__perft_ctx_t): every node above a stopped one sees err and
+ * returns without storing. */
+static inline int stopped(ply__perft_ctx_t *c, int depth)
 {
-    return depth >= PLY__CANCEL_POLL_DEPTH && c->cancel &&
-           atomic_load_explicit(c->cancel, memory_order_relaxed);
+    if (depth < PLY__CANCEL_POLL_DEPTH) return 0;
+    if (!c->err && c->cancel && atomic_load_explicit(c->cancel, memory_order_relaxed))
+        c->err = PLY_ECANCELED;
+    return c->err != 0;
 }
 
 /* ---- nodes ------------------------------------------------------------------ */
+
+/* Sums of children are checked for overflow at depth >= 3 only: below that a
+ * count is at most 218^2 and cannot wrap, and above it the check costs one
+ * flag test per child, next to a whole subtree. */
 
 static uint64_t perft_plain(ply__perft_ctx_t *c, const ply_board_t *b, int depth)
 {
     /* perft(2) straight from the generator: each move is played and its
      * replies counted as it is found, with no list in between. */
     if (depth == 2) return (uint64_t)ply__generate(b, NULL, PLY__GEN_CHILDREN);
-    if (canceled(c, depth)) return 0;
+    if (stopped(c, depth)) return 0;
     ply_move_t moves[PLY_MAX_MOVES];
     const int n = ply__generate(b, moves, PLY__GEN_LIST);
     uint64_t total = 0;
+    int over = 0;
     for (int i = 0; i < n; i++) {
         ply_board_t child = *b;
         ply_board_play_nokey(&child, moves[i]);
-        total += perft_plain(c, &child, depth - 1);
+        over |= __builtin_add_overflow(total, perft_plain(c, &child, depth - 1), &total);
     }
+    if (over) c->err = PLY_ERANGE;
     return total;
 }
 
@@ -55,12 +67,13 @@ static uint64_t perft_hash(ply__perft_ctx_t *c, const ply_board_t *b, int depth)
     c->probes++;
     if (ply_tt_probe(c->tt, b->key, (unsigned)depth, &total)) {
         c->hits++;
+        c->tt_nodes += total;
         return total;
     }
     if (depth == 2) {
         total = (uint64_t)ply__generate(b, NULL, PLY__GEN_CHILDREN);
     } else {
-        if (canceled(c, depth)) return 0;
+        if (stopped(c, depth)) return 0;
         ply_move_t moves[PLY_MAX_MOVES];
         ply_board_t children[PLY_MAX_MOVES];
         const int n = ply__generate(b, moves, PLY__GEN_LIST);
@@ -72,7 +85,11 @@ static uint64_t perft_hash(ply__perft_ctx_t *c, const ply_board_t *b, int depth)
             ply_board_play(&children[i], moves[i]);
             ply_tt_prefetch(c->tt, children[i].key);
         }
-        for (int i = 0; i < n; i++) total += perft_hash(c, &children[i], depth - 1);
+        int over = 0;
+        for (int i = 0; i < n; i++)
+            over |= __builtin_add_overflow(total, perft_hash(c, &children[i], depth - 1), &total);
+        if (over) c->err = PLY_ERANGE;
+        if (c->err) return 0; /* a partial sum: never stored */
     }
     ply_tt_store(c->tt, b->key, (unsigned)depth, &total);
     return total;
@@ -90,6 +107,12 @@ static uint64_t count_nodes(ply__perft_ctx_t *c, const ply_board_t *b, int depth
 /* Adds the leaf reached by @m from @b to @s (definitions in util/stats.h). */
 static void classify(const ply_board_t *b, ply_move_t m, ply_stats_t *s) { ply__classify(b, m, s); }
 
+/* Adds @s to @out, failing the context when a counter passes 2^64 - 1. */
+static inline void add_stats(ply__perft_ctx_t *c, ply_stats_t *out, const ply_stats_t *s)
+{
+    if (ply__stats_add_checked(out, s)) c->err = PLY_ERANGE;
+}
+
 static void perft_stats(ply__perft_ctx_t *c, const ply_board_t *b, int depth, ply_stats_t *out)
 {
     ply_stats_t s;
@@ -101,11 +124,12 @@ static void perft_stats(ply__perft_ctx_t *c, const ply_board_t *b, int depth, pl
         c->probes++;
         if (ply_tt_probe(c->tt, b->key, (unsigned)depth, s.v)) {
             c->hits++;
-            ply_stats_add(out, &s, 1);
+            c->tt_nodes += s.v[PLY_STAT_nodes];
+            add_stats(c, out, &s);
             return;
         }
     }
-    if (canceled(c, depth)) return;
+    if (stopped(c, depth)) return;
     memset(&s, 0, sizeof s);
     ply_move_t moves[PLY_MAX_MOVES];
     const int n = ply__generate(b, moves, PLY__GEN_LIST);
@@ -124,8 +148,9 @@ static void perft_stats(ply__perft_ctx_t *c, const ply_board_t *b, int depth, pl
         }
         for (int i = 0; i < n; i++) perft_stats(c, &children[i], depth - 1, &s);
     }
+    if (c->err) return; /* a partial sum: never stored */
     if (c->tt) ply_tt_store(c->tt, b->key, (unsigned)depth, s.v);
-    ply_stats_add(out, &s, 1);
+    add_stats(c, out, &s);
 }
 
 #define PLY__PERFT_KERNEL(kname) {#kname, count_nodes, perft_stats, classify}

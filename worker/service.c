@@ -362,6 +362,8 @@ static void send_result(zactor_t *actor, const Ply__Job *job, const ply_board_t 
     res.tt_probes = r->tt_probes;
     res.has_tt_hits = 1;
     res.tt_hits = r->tt_hits;
+    res.has_tt_nodes = 1;
+    res.tt_nodes = r->tt_nodes;
     if (job->stats) {
         ply_msg_stats_to_proto(&stats, &r->stats);
         res.stats = &stats;
@@ -431,6 +433,12 @@ static int run_job(zactor_t *actor, shared_t *sh, ply_tt_t **tt, ply_perft_resul
     atomic_store(&sh->job_id, 0);
     atomic_store(&sh->progress, 0);
     if (rc == PLY_ECANCELED) return rc; /* the coordinator re-queues it */
+    if (rc == PLY_ERANGE) { /* a count that a 64-bit result cannot carry: never a wrapped one */
+        snprintf(why, sizeof why, "perft(%u) of this position exceeds 2^64; use a deeper split",
+                 (unsigned)job->depth);
+        send_job_error(actor, job, rc, why);
+        return 0;
+    }
     if (rc < 0) {
         send_job_error(actor, job, rc, ply_strerror(rc));
         return 0;

@@ -130,7 +130,7 @@ static int play_games(const char *fen, int chess960, int games, int plies)
                  * classifies most leaves without playing them, the arbiter
                  * plays every one */
                 ply_stats_t sb, sa;
-                ply_perft_stats(&b, 2, NULL, &sb);
+                assert_int_equal(ply_perft_stats(&b, 2, NULL, &sb), 0);
                 ply_arb_perft_stats(&p, 2, &sa);
                 for (int k = 0; k < PLY_STATS_N; k++)
                     if (sb.v[k] != sa.v[k])

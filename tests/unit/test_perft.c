@@ -6,6 +6,7 @@
  * runs, and cancellation. Node counts are the published ones of
  * tests/data/perftsuite.epd (chessprogramming wiki, "Perft Results").
  */
+#include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -13,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <cmocka.h>
 #include <jansson.h>
@@ -85,7 +87,8 @@ static void test_counts(void **state)
         load(&b, known[i].fen);
         for (size_t k = 0; k < sizeof sizes / sizeof *sizes; k++) {
             ply_tt_t *tt = sizes[k] ? ply_tt_new(sizes[k], 1) : NULL;
-            uint64_t got = ply_perft(&b, known[i].depth, tt);
+            uint64_t got = 0;
+            assert_int_equal(ply_perft(&b, known[i].depth, tt, &got), 0);
             if (got != known[i].nodes)
                 fail_msg("%s D%d with %zu-byte table: %llu, expected %llu", known[i].fen, known[i].depth,
                          sizes[k], (unsigned long long)got, (unsigned long long)known[i].nodes);
@@ -127,7 +130,7 @@ static void check_stats(const char *fen, const char *file, int max_depth, ply_tt
     for (int d = 1; d <= max_depth; d++) {
         ply_stats_t want, got;
         gct_stats(file, d, &want);
-        ply_perft_stats(&b, d, tt, &got);
+        assert_int_equal(ply_perft_stats(&b, d, tt, &got), 0);
         for (int k = 0; k < PLY_STATS_N; k++)
             if (got.v[k] != want.v[k])
                 fail_msg("%s D%d %s: %llu, expected %llu", file, d, ply_stats_name(k),
@@ -263,14 +266,182 @@ static void test_cancel(void **state)
     assert_true(progress == 197281); /* progress adds up to the count */
 }
 
+/* Raises *flag after ms milliseconds, on its own thread. */
+typedef struct alarm_clock {
+    _Atomic int *flag;
+    unsigned ms;
+    pthread_t thread;
+} alarm_clock_t;
+
+static void *alarm_ring(void *arg)
+{
+    alarm_clock_t *a = arg;
+    struct timespec ts = {(time_t)(a->ms / 1000), (long)(a->ms % 1000) * 1000000L};
+    nanosleep(&ts, NULL);
+    atomic_store(a->flag, 1);
+    return NULL;
+}
+
+/*
+ * Regression (issue 9, item 1): a cancelled search returned 0 from every
+ * cancelled node and its parents added that 0 and stored the partial sums;
+ * the worker keeps its table across jobs and sessions, so the next run read
+ * them back (startpos perft(7), 1 thread, 64 MiB, cancelled after 300 ms,
+ * then 3,192,076,812 instead of 3,195,901,860). Here the run is cancelled at
+ * several fractions of its own cold time, each on a fresh table, and each
+ * time the same perft on the same table must then be exact. Counts: the
+ * chessprogramming wiki's "Perft Results" (tests/data/perftsuite.epd) and
+ * the Grand Chess Tree files for statistics.
+ */
+static void cancel_then_rerun(const char *fen, int depth, int threads, int stats, size_t bytes,
+                              uint64_t want)
+{
+    static ply_perft_result_t r;
+    ply_board_t b;
+    load(&b, fen);
+    ply_stats_t want_stats;
+    if (stats) gct_stats("perft_p1_results.json", depth, &want_stats);
+    ply_perft_opts_t o = {0};
+    o.threads = threads;
+    o.stats = stats;
+    o.tt = ply_tt_new(bytes, stats ? PLY_STATS_N : 1);
+    assert_non_null(o.tt);
+    assert_int_equal(ply_perft_run(&b, depth, &o, &r), 0);
+    assert_true(r.nodes == want);
+    const uint64_t cold_ms = r.time_ns / 1000000 + 1;
+    const unsigned percent[] = {5, 20, 40, 70};
+    int cancelled = 0;
+    for (size_t i = 0; i < sizeof percent / sizeof *percent; i++) {
+        ply_tt_clear(o.tt);
+        _Atomic int cancel = 0;
+        alarm_clock_t a = {&cancel, (unsigned)(cold_ms * percent[i] / 100), 0};
+        assert_int_equal(pthread_create(&a.thread, NULL, alarm_ring, &a), 0);
+        o.cancel = &cancel;
+        int rc = ply_perft_run(&b, depth, &o, &r);
+        pthread_join(a.thread, NULL);
+        o.cancel = NULL;
+        if (rc == PLY_ECANCELED) {
+            cancelled++;
+            assert_true(r.nodes == 0); /* no partial count either */
+        } else {
+            /* the machine was fast enough to finish first */
+            assert_int_equal(rc, 0);
+            assert_true(r.nodes == want);
+        }
+        assert_int_equal(ply_perft_run(&b, depth, &o, &r), 0);
+        if (r.nodes != want)
+            fail_msg("%s perft(%d), %d threads, after a cancel at %u ms: %llu, expected %llu", fen,
+                     depth, threads, a.ms, (unsigned long long)r.nodes, (unsigned long long)want);
+        if (stats) assert_true(ply_stats_equal(&r.stats, &want_stats));
+    }
+    assert_true(cancelled > 0);
+    ply_tt_destroy(&o.tt);
+}
+
+static void test_cancel_stores_nothing(void **state)
+{
+    (void)state;
+    cancel_then_rerun("startpos", 7, 1, 0, 64u << 20, 3195901860ull);
+    cancel_then_rerun("startpos", 7, 2, 0, 64u << 20, 3195901860ull);
+    cancel_then_rerun(KIWIPETE, 5, 2, 1, 16u << 20, 193690690ull);
+}
+
+/* A position with 218 legal moves (the most known; chessprogramming wiki,
+ * "Encoding Moves"), so that 218 children answered with the largest value a
+ * table entry holds (2^58 - 1) sum past 2^64. */
+#define MOVES218 "R6R/3Q4/1Q4Q1/4Q3/2Q4Q/Q4Q2/pp1Q4/kBNN1KB1 w - - 0 1"
+
+/* Fills @tt with @payload for every child of @b at @depth - 1. */
+static void plant_children(ply_tt_t *tt, const ply_board_t *b, int depth, const uint64_t *payload)
+{
+    ply_move_t moves[PLY_MAX_MOVES];
+    int n = ply_board_legal_moves(b, moves);
+    assert_int_equal(n, 218);
+    for (int i = 0; i < n; i++) {
+        ply_board_t child = *b;
+        ply_board_play(&child, moves[i]);
+        ply_tt_store(tt, child.key, (unsigned)depth - 1, payload);
+    }
+}
+
+/*
+ * Issue 9, item 3: a count past 2^64 - 1 fails with PLY_ERANGE, never wraps,
+ * and the failed sum is not stored. No real perft that large is affordable in
+ * a test, so the children's counts are planted in the table.
+ */
+static void test_overflow_is_an_error(void **state)
+{
+    (void)state;
+    static ply_perft_result_t r;
+    ply_board_t b;
+    load(&b, MOVES218);
+    uint64_t big[PLY_STATS_N] = {PLY_TT_MAX_VALUE}, v = 1;
+
+    ply_tt_t *tt = ply_tt_new(16u << 20, 1);
+    plant_children(tt, &b, 3, big);
+    assert_int_equal(ply_perft(&b, 3, tt, &v), PLY_ERANGE); /* the kernel's sum */
+    assert_true(v == 0);
+    assert_int_equal(ply_tt_probe(tt, b.key, 3, &v), 0); /* not stored */
+    ply_perft_opts_t o = {0};
+    o.threads = 2;
+    o.divide = 1;
+    o.tt = tt;
+    assert_int_equal(ply_perft_run(&b, 3, &o, &r), PLY_ERANGE); /* the driver's sum */
+    assert_true(r.nodes == 0 && r.tt_nodes == 0);
+    ply_tt_destroy(&tt);
+
+    /* statistics: every counter is checked, here the captures */
+    tt = ply_tt_new(16u << 20, PLY_STATS_N);
+    big[0] = 1;
+    big[PLY_STAT_captures] = 1ull << 62;
+    plant_children(tt, &b, 3, big);
+    ply_stats_t s;
+    assert_int_equal(ply_perft_stats(&b, 3, tt, &s), PLY_ERANGE);
+    assert_true(s.v[PLY_STAT_captures] == 0);
+    o.stats = 1;
+    o.tt = tt;
+    assert_int_equal(ply_perft_run(&b, 3, &o, &r), PLY_ERANGE);
+    assert_true(r.stats.v[PLY_STAT_captures] == 0);
+    ply_tt_destroy(&tt);
+}
+
+/* Result.tt_nodes (issue 9, item 10's figures): 0 without a table; a rerun on
+ * a warm table is answered by hits entirely. */
+static void test_tt_nodes(void **state)
+{
+    (void)state;
+    static ply_perft_result_t r;
+    ply_board_t b;
+    load(&b, KIWIPETE);
+    for (int stats = 0; stats < 2; stats++) {
+        ply_perft_opts_t o = {0};
+        o.threads = 2;
+        o.stats = stats;
+        assert_int_equal(ply_perft_run(&b, 4, &o, &r), 0);
+        assert_true(r.nodes == 4085603 && r.tt_nodes == 0);
+        o.tt = ply_tt_new(16u << 20, stats ? PLY_STATS_N : 1);
+        assert_int_equal(ply_perft_run(&b, 4, &o, &r), 0);
+        assert_true(r.nodes == 4085603 && r.tt_nodes < r.nodes);
+        assert_int_equal(ply_perft_run(&b, 4, &o, &r), 0);
+        assert_true(r.nodes == 4085603 && r.tt_nodes == r.nodes);
+        ply_tt_destroy(&o.tt);
+    }
+}
+
 int main(void)
 {
     print_message("perft kernel: %s\n", ply_perft_kernel_name());
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_tt_basics),    cmocka_unit_test(test_counts),
-        cmocka_unit_test(test_stats),        cmocka_unit_test(test_parallel_run),
-        cmocka_unit_test(test_cancel),       cmocka_unit_test(test_tt_concurrent),
+        cmocka_unit_test(test_tt_basics),
+        cmocka_unit_test(test_counts),
+        cmocka_unit_test(test_stats),
+        cmocka_unit_test(test_parallel_run),
+        cmocka_unit_test(test_cancel),
+        cmocka_unit_test(test_tt_concurrent),
         cmocka_unit_test(test_parallel_small_table),
+        cmocka_unit_test(test_cancel_stores_nothing),
+        cmocka_unit_test(test_overflow_is_an_error),
+        cmocka_unit_test(test_tt_nodes),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

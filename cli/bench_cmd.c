@@ -190,6 +190,7 @@ int ply_cmd_bench(int argc, char **argv)
                                               PLY_CLI_CURVE_LONGOPTS,
                                               {NULL, 0, NULL, 0}};
     int threads = 1, json = 0, cluster = 0, c;
+    int threads_given = 0, hash_given = 0, depth_given = 0, coord_given = 0;
     long hash_mib = 16, depth = 8;
     const char *ep = getenv("PLY_COORDINATOR");
     char *end;
@@ -203,6 +204,7 @@ int ply_cmd_bench(int argc, char **argv)
                 fprintf(stderr, "ply bench: --threads '%s' must be 1..4096\n", optarg);
                 return 2;
             }
+            threads_given = 1;
             break;
         case 'H':
             hash_mib = strtol(optarg, &end, 10);
@@ -210,6 +212,7 @@ int ply_cmd_bench(int argc, char **argv)
                 fprintf(stderr, "ply bench: --hash '%s' must be 0..1048576 MiB\n", optarg);
                 return 2;
             }
+            hash_given = 1;
             break;
         case 'd':
             depth = strtol(optarg, &end, 10);
@@ -217,10 +220,14 @@ int ply_cmd_bench(int argc, char **argv)
                 fprintf(stderr, "ply bench: --depth '%s' must be 2..12\n", optarg);
                 return 2;
             }
+            depth_given = 1;
             break;
         case 'j': json = 1; break;
         case 'C': cluster = 1; break;
-        case 'E': ep = optarg; break;
+        case 'E':
+            ep = optarg;
+            coord_given = 1;
+            break;
         case 'h': usage(stdout); return 0;
         case ':': fprintf(stderr, "ply bench: option '%s' needs a value (see ply bench --help)\n", argv[optind - 1]); return 2;
         default:
@@ -233,6 +240,16 @@ int ply_cmd_bench(int argc, char **argv)
         fprintf(stderr, "ply bench: unexpected argument '%s' (see ply bench --help)\n", argv[optind]);
         return 2;
     }
+    /* The local workload is fixed (its total is the signature) and the cluster's
+     * workers have their own threads and tables: say so rather than ignore. */
+    const char *idle = NULL;
+    if (cluster)
+        idle = threads_given ? "--threads" : hash_given ? "--hash" : NULL;
+    else
+        idle = depth_given ? "--depth" : coord_given ? "--coordinator" : ply_cli_curve_given();
+    if (idle)
+        return ply_usage_error("bench", "%s does not apply %s", idle,
+                               cluster ? "with --cluster" : "without --cluster");
     if (cluster) {
         if (!ep || !*ep) {
             fprintf(stderr, "ply bench: --cluster needs --coordinator E (or PLY_COORDINATOR)\n");

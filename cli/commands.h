@@ -39,4 +39,24 @@ int ply_perft_print_result(const struct Ply__RunResult *r, int divide, int stats
  */
 int ply_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+#include <stddef.h>
+
+/**
+ * ply_cli_fen - the one FEN reader of every ply command: validates @fen
+ * (FEN, X-FEN, Shredder-FEN or "startpos"; Chess960 rules when @chess960 or
+ * implied by Shredder letters) by the rule engine's rules (ply_arb_from_fen,
+ * common/arbiter/fen.c) and writes its canonical six-field form into @out
+ * (@len bytes; PLY_ARB_FEN_MAX suffices), which is what a command sends or
+ * counts. Returns 0, or PLY_EFEN / PLY_EILLEGAL (or PLY_EINVAL for a short
+ * @out) with a one-line reason naming the field in @why.
+ */
+int ply_cli_fen(const char *fen, int chess960, char *out, size_t len, char *why, size_t why_len);
+
+/**
+ * ply_cli_read_fen - ply_cli_fen for a command's position argument: on a bad
+ * position prints "ply CMD: bad position: REASON" on stderr and returns 2
+ * (the usage and bad-position exit status); returns 0 otherwise.
+ */
+int ply_cli_read_fen(const char *cmd, const char *fen, int chess960, char *out, size_t len);
+
 #endif

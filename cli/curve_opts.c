@@ -26,6 +26,11 @@ int ply_cli_curve_option(int opt, const char *arg)
     return 1;
 }
 
+const char *ply_cli_curve_given(void)
+{
+    return curve_on ? "--curve" : cert_path ? "--cert" : server_path ? "--server-key" : NULL;
+}
+
 static void free_keys(void)
 {
     ply_curve_client_set_default(NULL);

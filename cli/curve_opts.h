@@ -35,6 +35,13 @@
 int ply_cli_curve_option(int opt, const char *arg);
 
 /**
+ * ply_cli_curve_given - the first of --curve, --cert, --server-key that was
+ * given (its name with the dashes), or NULL: for commands that refuse them
+ * when there is no remote coordinator to talk to.
+ */
+const char *ply_cli_curve_given(void);
+
+/**
  * ply_cli_curve_setup - after parsing: check the combination, load the keys
  * and make them the default of every client this process creates. @prog
  * prefixes messages ("ply perft"). Returns 0 (also when --curve was not

@@ -398,12 +398,15 @@ static int run_epd(ply_session_t *s, const perft_args_t *a)
             int depth = l->depths[k].depth;
             if (a->max_depth && depth > a->max_depth) continue;
             if (a->max_nodes && k != only) continue;
-            ply_perft_request_t req = {l->fen,         (unsigned)depth, a->chess960, 0, 0,
-                                       a->split_depth, a->verify,       a->verify_ppm, 0};
+            char fen[PLY_ARB_FEN_MAX];
+            ply_perft_request_t req = {fen, (unsigned)depth, a->chess960, 0,
+                                       0,   a->split_depth,  a->verify,   a->verify_ppm,
+                                       0};
             Ply__Accepted *acc = NULL;
             Ply__RunResult *res = NULL;
             why[0] = '\0';
-            int rc = ply_session_perft(s, &req, NULL, NULL, &acc, &res, why, sizeof why);
+            int rc = ply_cli_fen(l->fen, a->chess960, fen, sizeof fen, why, sizeof why);
+            if (rc == 0) rc = ply_session_perft(s, &req, NULL, NULL, &acc, &res, why, sizeof why);
             int ok = rc == 0 && res->nodes == l->depths[k].nodes &&
                      !(res->verification && res->verification->mismatches);
             checks++;
@@ -472,6 +475,7 @@ int ply_cmd_perft(int argc, char **argv)
         {"help", no_argument, NULL, 'h'},               {NULL, 0, NULL, 0}};
     perft_args_t a = {0};
     pgn_start_t pgn = {NULL, 0, -1, ""}; /* 0 and -1: not given */
+    int hash_given = 0;
     a.split_depth = -1;
     a.session.hash_mib = 256;
     long v;
@@ -499,6 +503,7 @@ int ply_cmd_perft(int argc, char **argv)
             if (parse_int(optarg, 0, 1 << 20, &v))
                 return ply_usage_error("perft", "--hash '%s' must be 0..1048576 MiB", optarg);
             a.session.hash_mib = (unsigned)v;
+            hash_given = 1;
             break;
         case OPT_SPLIT:
             if (parse_int(optarg, 0, PLY_MAX_DEPTH - 1, &v))
@@ -579,6 +584,11 @@ int ply_cmd_perft(int argc, char **argv)
             "perft", "%s", "--pgn gives the position; it cannot be combined with a FEN or --epd");
     if (pgn.path && pgn_position(&pgn, &a)) return 2;
     if (!a.fen) a.fen = "startpos";
+    char fen[PLY_ARB_FEN_MAX];
+    if (!a.epd) {
+        if (ply_cli_read_fen("perft", a.fen, a.chess960, fen, sizeof fen)) return 2;
+        a.fen = fen;
+    }
     if (a.epd && (a.depth || positional[0]))
         return ply_usage_error("perft", "%s", "--epd takes its positions and depths from the file");
     if (!a.epd && !a.depth) return ply_usage_error("perft", "%s", "-d N (the depth) is required");
@@ -596,6 +606,17 @@ int ply_cmd_perft(int argc, char **argv)
         return ply_usage_error("perft", "%s",
                                "--workers starts local workers for the embedded coordinator; it "
                                "cannot be combined with --coordinator");
+    /* An option that cannot act on this run is refused, never silently dropped. */
+    const char *idle = NULL, *where = NULL;
+    if (a.epd && (a.divide || a.stats)) /* a suite compares totals only */
+        idle = a.divide ? "--divide" : "--stats", where = "to an EPD suite (--epd)";
+    else if (!a.epd && (a.max_depth || a.max_nodes))
+        idle = a.max_depth ? "--max-depth" : "--max-nodes", where = "without --epd";
+    else if (a.session.coordinator && (a.session.threads || hash_given)) /* its workers' own */
+        idle = a.session.threads ? "--threads" : "--hash", where = "with --coordinator";
+    else if (!a.session.coordinator && ply_cli_curve_given()) /* the embedded one is in-process */
+        idle = ply_cli_curve_given(), where = "without --coordinator";
+    if (idle) return ply_usage_error("perft", "%s does not apply %s", idle, where);
     int curve_rc = ply_cli_curve_setup("ply perft");
     if (curve_rc) return curve_rc;
 

@@ -544,11 +544,16 @@ int ply_cmd_perft_diff(int argc, char **argv)
     if (rc) return rc < 0 ? 0 : rc;
 
     ply_board_t root;
-    char why[1024];
+    char why[1024], fen[PLY_ARB_FEN_MAX];
+    int startpos = !strcmp(a.fen, "startpos");
+    /* The rule engine's reader decides (as for every command); the fast board
+     * then reads its canonical form, which it must accept. */
+    if (ply_cli_read_fen("perft-diff", a.fen, a.chess960, fen, sizeof fen)) return 2;
+    a.fen = fen;
     if (ply_board_from_fen(&root, a.fen, a.chess960 ? PLY_BOARD_CHESS960 : 0, why, sizeof why) <
         0) {
-        fprintf(stderr, "ply perft-diff: bad position \"%s\": %s\n", a.fen, why);
-        return 2;
+        fprintf(stderr, "ply perft-diff: the fast board refuses the position %s: %s\n", a.fen, why);
+        return 1;
     }
     a.chess960 = a.chess960 || root.chess960;
     /* an engine that dies must not take us with it (SIGPIPE on a write) */
@@ -556,7 +561,7 @@ int ply_cmd_perft_diff(int argc, char **argv)
 
     walk_t w = {0};
     w.a = &a;
-    w.startpos = !strcmp(a.fen, "startpos");
+    w.startpos = startpos;
     ply_board_to_fen(&root, w.root_fen, sizeof w.root_fen);
     w.scratch = malloc(sizeof *w.scratch);
     outcome_t *o = calloc(1, sizeof *o);

@@ -10,6 +10,7 @@
 #include "commands.h"
 #include "perft.h"
 #include "util/log.h"
+#include "util/process.h"
 
 static void usage(FILE *out)
 {
@@ -43,6 +44,9 @@ int ply_usage_error(const char *cmd, const char *fmt, ...)
 
 int main(int argc, char **argv)
 {
+    static char name[64] = "ply"; /* "ply perft": failed writes are named by command */
+    if (argc >= 2 && argv[1][0] != '-') snprintf(name, sizeof name, "ply %.32s", argv[1]);
+    if (ply_process_init(name) < 0) return 1;
     ply_log_set_tag("ply");
     zsys_handler_set(NULL); /* Ctrl-C ends the command; czmq must not swallow it */
     if (argc < 2) {

@@ -15,6 +15,7 @@
 
 #include "coordinator.h"
 #include "service.h"
+#include "tt.h"
 #include "util/error.h"
 
 struct ply_session {
@@ -66,6 +67,28 @@ static int find_worker_exe(char *out, size_t len)
     return access(out, X_OK) == 0 ? 0 : -1;
 }
 
+/*
+ * The local workers' table is mapped before anything starts, and unmapped at
+ * once (its pages were never touched): a size the kernel refuses is a clear
+ * error now, not an in-process worker that dies while the client waits for a
+ * worker that will never come. Local workers are on this machine, so one
+ * probe answers for each of them.
+ */
+static int check_table(unsigned hash_mib, char *why, size_t why_len)
+{
+    if (!hash_mib) return 0;
+    ply_tt_t *probe = ply_tt_new((size_t)hash_mib << 20, 1);
+    if (probe) {
+        ply_tt_destroy(&probe);
+        return 0;
+    }
+    long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+    snprintf(why, why_len,
+             "cannot allocate the --hash table of %u MiB (this machine has %lld MiB of memory)",
+             hash_mib, pages > 0 && page > 0 ? (long long)pages * page / (1 << 20) : -1LL);
+    return PLY_ENOMEM;
+}
+
 static int start_embedded(ply_session_t *s, char *why, size_t why_len)
 {
     static _Atomic int instance;
@@ -76,6 +99,8 @@ static int start_embedded(ply_session_t *s, char *why, size_t why_len)
     cc.bind = bind;
     cc.handle_signals = 0; /* the ply command owns its signals */
     cc.state_path = s->cfg.state_path;
+    int rc = check_table(s->cfg.hash_mib, why, why_len);
+    if (rc < 0) return rc;
     if (s->cfg.workers) {
         if (find_worker_exe(s->worker_exe, sizeof s->worker_exe)) {
             snprintf(why, why_len, "--workers needs the ply-worker program next to ply (or PLY_WORKER_EXE): not found at %s",

@@ -16,6 +16,7 @@
 #include "security.h"
 #include "util/error.h"
 #include "util/log.h"
+#include "util/process.h"
 
 static void usage(FILE *out)
 {
@@ -123,6 +124,7 @@ int main(int argc, char **argv)
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
+    if (ply_process_init("ply-coordinator") < 0) return 1;
     ply_coordinator_config_t cfg;
     ply_coordinator_config_init(&cfg);
     cfg.handle_signals = 1;

@@ -3,7 +3,7 @@ add_executable(test_cli integration/test_cli.c integration/harness.c)
 target_link_libraries(test_cli PRIVATE ply_flags PkgConfig::CMOCKA PkgConfig::JANSSON)
 target_compile_definitions(test_cli PRIVATE PLY_TEST_DATA="${PLY_TEST_DATA}"
   PLY_BIN_DIR="${CMAKE_RUNTIME_OUTPUT_DIRECTORY}")
-add_dependencies(test_cli ply ply-worker ply-coordinator)
+add_dependencies(test_cli ply ply-worker ply-coordinator ply_fake_uci)
 add_test(NAME cli_quick COMMAND test_cli quick)
 add_test(NAME cli_cluster COMMAND test_cli cluster)
 add_test(NAME cli_suites COMMAND test_cli suites)

@@ -15,6 +15,7 @@
 #include "service.h"
 #include "util/error.h"
 #include "util/log.h"
+#include "util/process.h"
 
 static _Atomic int stop_flag;
 
@@ -89,6 +90,7 @@ int main(int argc, char **argv)
         {"verbose", no_argument, NULL, 'v'},         {"quiet", no_argument, NULL, 'q'},
         {"help", no_argument, NULL, 'h'},            {"version", no_argument, NULL, OPT_VERSION},
         {NULL, 0, NULL, 0}};
+    if (ply_process_init("ply-worker") < 0) return 1;
     ply_worker_config_t cfg;
     ply_worker_config_init(&cfg);
     cfg.hash_mib = 256;
@@ -179,11 +181,15 @@ int main(int argc, char **argv)
     int rc = ply_worker_run(&cfg, &stop_flag);
     ply_curve_client_destroy(&keys);
     if (rc < 0) {
-        fprintf(stderr, "ply-worker: %s: %s%s\n", cfg.endpoint, ply_strerror(rc),
-                rc == PLY_ETIMEDOUT && curve
-                    ? " (with --curve: is this worker's public key in the coordinator's --allow "
-                      "directory?)"
-                    : "");
+        if (rc == PLY_ENOMEM) /* the table, mapped before connecting, is what is large */
+            fprintf(stderr, "ply-worker: out of memory (the --hash table is %u MiB)\n",
+                    cfg.hash_mib);
+        else
+            fprintf(stderr, "ply-worker: %s: %s%s\n", cfg.endpoint, ply_strerror(rc),
+                    rc == PLY_ETIMEDOUT && curve
+                        ? " (with --curve: is this worker's public key in the coordinator's "
+                          "--allow directory?)"
+                        : "");
         return 1;
     }
     return 0;

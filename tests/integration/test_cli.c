@@ -179,7 +179,8 @@ static void test_bad_input(void **state)
         const char *words;
     } cases[] = {
         {"perft --fen 'rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq' -d 3", 2, "field"},
-        {"perft --fen 'rnbqkbnr/pppppppp/9/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1' -d 3", 2, "placement"},
+        {"perft --fen 'rnbqkbnr/pppppppp/9/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1' -d 3", 2,
+         "placement"},
         {"perft --fen 'rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNK w - - 0 1' -d 3", 2, "king"},
         {"perft --fen '4k3/8/8/8/8/8/8/4K2R w K e3 0 1' -d 3", 2, "en passant"},
         {"perft --fen 'xyz' -d 3", 2, "field count"},
@@ -191,6 +192,18 @@ static void test_bad_input(void **state)
         {"perft -d 3 --hash -1", 2, "hash"},
         {"perft -d 3 --bogus", 2, "unknown option"},
         {"perft --epd /nonexistent.epd", 2, "nonexistent"},
+        /* Options that cannot act on the run are refused by name (issue 9, item 9). */
+        {"perft --epd /nonexistent.epd --divide", 2, "--divide does not apply"},
+        {"perft --epd /nonexistent.epd --stats", 2, "--stats does not apply"},
+        {"perft -d 3 --max-depth 2", 2, "--max-depth does not apply"},
+        {"perft -d 3 --max-nodes 1000", 2, "--max-nodes does not apply"},
+        {"perft -d 3 --coordinator tcp://127.0.0.1:9 --threads 2", 2, "--threads does not apply"},
+        {"perft -d 3 --coordinator tcp://127.0.0.1:9 --hash 64", 2, "--hash does not apply"},
+        {"perft -d 3 --curve", 2, "--curve does not apply"},
+        {"bench --cluster --coordinator tcp://127.0.0.1:9 --threads 2", 2, "--threads does not"},
+        {"bench --cluster --coordinator tcp://127.0.0.1:9 --hash 2", 2, "--hash does not apply"},
+        {"bench --depth 5", 2, "--depth does not apply"},
+        {"bench --coordinator tcp://127.0.0.1:9", 2, "--coordinator does not apply"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         th_run_t r = th_run(RUN_S, "ply %s", cases[i].args);
@@ -201,6 +214,144 @@ static void test_bad_input(void **state)
         int lines = 0;
         for (const char *c = r.err; *c; c++) lines += *c == '\n';
         if (lines != 1) fail_msg("ply %s: error is not one line: '%s'", cases[i].args, r.err);
+        th_run_free(&r);
+    }
+}
+
+/* ---- process edges (issue 9, item 9) ---------------------------------------------- */
+
+/* A closed standard descriptor is reopened on /dev/null before libuv or ZeroMQ
+ * start: before, the first socket took its number and libuv aborted on
+ * `fd > STDERR_FILENO` (exit 134). Expected count: perft(3) = 8,902
+ * (chessprogramming wiki, Perft Results). */
+static void test_closed_descriptors(void **state)
+{
+    (void)state;
+    const char *redirs[] = {"<&-", "2>&-", "<&- 2>&-"};
+    for (size_t i = 0; i < sizeof redirs / sizeof *redirs; i++) {
+        th_run_t r = th_run(RUN_S, "ply perft -d 3 %s", redirs[i]);
+        th_expect_status(&r, 0, redirs[i]);
+        assert_non_null(strstr(r.out, "Nodes searched: 8902\n"));
+        th_run_free(&r);
+    }
+    /* stdout closed: nothing can be read back, but the run must end normally */
+    th_run_t r = th_run(RUN_S, "ply perft -d 3 >&-");
+    th_expect_status(&r, 0, ">&-");
+    th_run_free(&r);
+    r = th_run(RUN_S, "ply perft --workers 1 --threads 1 --hash 0 -d 3 <&- >&-");
+    th_expect_status(&r, 0, "--workers 1 <&- >&-");
+    th_run_free(&r);
+}
+
+/* A failed write to stdout is exit 1 with a message naming it, never exit 0
+ * with the answer lost (/dev/full fails every write with ENOSPC). */
+static void test_full_output(void **state)
+{
+    (void)state;
+    if (access("/dev/full", W_OK) != 0) {
+        print_message("no /dev/full: skipped\n");
+        return;
+    }
+    char epd[] = "/tmp/ply-test-full-XXXXXX";
+    int fd = mkstemp(epd);
+    const char *text = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1 ;D1 20 ;D2 400\n";
+    assert_true(write(fd, text, strlen(text)) == (ssize_t)strlen(text));
+    close(fd);
+    const char *dir = th_tmpdir("full-keygen");
+    const char *cmds[] = {"perft -d 3",
+                          "perft -d 3 --json",
+                          "perft -d 2 --divide --stats",
+                          "perft --epd %s",
+                          "perft --epd %s --json",
+                          "arbiter --fen startpos",
+                          "arbiter --fen startpos --json",
+                          "keygen --out %s/k --name a",
+                          "bench --help",
+                          "--help"};
+    for (size_t i = 0; i < sizeof cmds / sizeof *cmds; i++) {
+        char cmd[512];
+        snprintf(cmd, sizeof cmd, cmds[i], strstr(cmds[i], "keygen") ? dir : epd);
+        th_run_t r = th_run(RUN_S, "ply %s > /dev/full", cmd);
+        th_expect_status(&r, 1, cmd);
+        if (!strstr(r.err, "cannot write standard output"))
+            fail_msg("ply %s > /dev/full: stderr '%s' does not say the write failed", cmd, r.err);
+        th_run_free(&r);
+    }
+    unlink(epd);
+}
+
+/* A table larger than the machine fails at once, naming its size; before, the
+ * in-process worker died ("out of memory") and the run waited 60 s for a
+ * worker that never came. */
+static void test_hash_too_large(void **state)
+{
+    (void)state;
+    char *mode = th_slurp("/proc/sys/vm/overcommit_memory");
+    int always = mode[0] == '1'; /* the kernel grants any mapping: nothing fails */
+    free(mode);
+    if (always) {
+        print_message("vm.overcommit_memory=1: skipped\n");
+        return;
+    }
+    const char *cmds[] = {"ply perft -d 3 --hash 1048576",
+                          "ply perft -d 3 --hash 1048576 --workers 1 --threads 1"};
+    for (size_t i = 0; i < sizeof cmds / sizeof *cmds; i++) {
+        uint64_t t0 = th_now_ms();
+        th_run_t r = th_run(RUN_S, "%s", cmds[i]);
+        th_expect_status(&r, 1, cmds[i]);
+        assert_non_null(strstr(r.err, "1048576 MiB"));
+        assert_null(strstr(r.out, "Nodes searched"));
+        assert_true(th_now_ms() - t0 < 20000); /* "at once": far below the 60 s worker wait */
+        th_run_free(&r);
+    }
+}
+
+/* One FEN reader (the rule engine's, common/arbiter/fen.c) for every command,
+ * before the protocol's limits: an odd or long FEN gets the field-named FEN
+ * error (exit 2) from perft and perft-diff, the same verdict as ply arbiter
+ * --fen; a FEN the rule engine accepts (tab separators, a trailing newline)
+ * is counted. Before, perft gave such FENs a protocol error (exit 1) and
+ * perft-diff read FENs with the fast board's rules (fullmove 0 accepted). */
+static void test_one_fen_reader(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *fen, *words;
+    } bad[] = {
+        {"4k3/8/8/8/8/8/8/4K3 w - - 0 0", "field 6"},
+        {"rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBN\303\251 w KQkq - 0 1", "field 1"},
+        {"rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1 "
+         "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx",
+         "field count"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        const char *cmds[] = {"ply perft -d 2 --fen \"$(printf '%s')\"",
+                              "ply perft-diff -d 2 --engine ply_fake_uci --fen \"$(printf '%s')\""};
+        for (size_t k = 0; k < 2; k++) {
+            th_run_t r = th_run(RUN_S, cmds[k], bad[i].fen);
+            th_expect_status(&r, 2, bad[i].fen);
+            if (!strstr(r.err, bad[i].words) || !strstr(r.err, "bad position"))
+                fail_msg("%s: stderr '%s' does not name '%s'", cmds[k], r.err, bad[i].words);
+            assert_int_equal(th_count(r.err, "\n"), 1);
+            th_run_free(&r);
+        }
+        th_run_t r = th_run(RUN_S, "ply arbiter --fen \"$(printf '%s')\"", bad[i].fen);
+        th_expect_status(&r, 1, "arbiter --fen"); /* its answer: "invalid position" */
+        assert_non_null(strstr(r.out, bad[i].words));
+        th_run_free(&r);
+    }
+    /* 130 bytes: over the protocol's 128, but a valid FEN (extra spaces between fields) */
+    const char *good[] = {"rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR\\tw KQkq - 0 1\\n",
+                          "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq -"
+                          "                                                              0 1"};
+    for (size_t i = 0; i < sizeof good / sizeof *good; i++) {
+        th_run_t r = th_run(RUN_S, "ply perft -d 2 --fen \"$(printf '%s')\"", good[i]);
+        th_expect_status(&r, 0, good[i]);
+        assert_non_null(strstr(r.out, "Nodes searched: 400\n"));
+        th_run_free(&r);
+        r = th_run(RUN_S, "ply perft-diff -d 2 --engine ply_fake_uci --fen \"$(printf '%s')\"",
+                   good[i]);
+        th_expect_status(&r, 0, good[i]);
         th_run_free(&r);
     }
 }
@@ -267,6 +418,21 @@ static void test_multi_process(void **state)
                         "ply perft --coordinator tcp://127.0.0.1:%d --fen '" POSITION3
                         "' -d 6 --stats --split-depth 2 --json",
                         port);
+    /* status and result of that run into a full disk: exit 1, the write named */
+    json_t *run = r.status == 0 ? json_loads(r.out, 0, NULL) : NULL;
+    unsigned long long id = run ? json_u64(run, "run") : 0;
+    json_decref(run);
+    const char *full[] = {"status", "status --json", "result", "result --json"};
+    for (size_t i = 0; id && i < sizeof full / sizeof *full; i++) {
+        if (access("/dev/full", W_OK) != 0) break;
+        char rid[32] = "";
+        if (!strncmp(full[i], "result", 6)) snprintf(rid, sizeof rid, "%llu", id);
+        th_run_t f = th_run(RUN_S, "ply %s --coordinator tcp://127.0.0.1:%d %s > /dev/full",
+                            full[i], port, rid);
+        th_expect_status(&f, 1, full[i]);
+        assert_non_null(strstr(f.err, "cannot write standard output"));
+        th_run_free(&f);
+    }
     stop(w1);
     stop(w2);
     stop(coord);
@@ -411,11 +577,13 @@ int main(int argc, char **argv)
 {
     const char *group = argc > 1 ? argv[1] : "quick";
     const struct CMUnitTest quick[] = {
-        cmocka_unit_test(test_help),          cmocka_unit_test(test_startpos),
-        cmocka_unit_test(test_kiwipete),      cmocka_unit_test(test_divide_vs_stockfish),
-        cmocka_unit_test(test_stats_start),   cmocka_unit_test(test_stats_kiwipete),
-        cmocka_unit_test(test_bad_input),     cmocka_unit_test(test_unreachable_coordinator),
-        cmocka_unit_test(test_suite_mismatch),
+        cmocka_unit_test(test_help),           cmocka_unit_test(test_startpos),
+        cmocka_unit_test(test_kiwipete),       cmocka_unit_test(test_divide_vs_stockfish),
+        cmocka_unit_test(test_stats_start),    cmocka_unit_test(test_stats_kiwipete),
+        cmocka_unit_test(test_bad_input),      cmocka_unit_test(test_unreachable_coordinator),
+        cmocka_unit_test(test_suite_mismatch), cmocka_unit_test(test_closed_descriptors),
+        cmocka_unit_test(test_full_output),    cmocka_unit_test(test_hash_too_large),
+        cmocka_unit_test(test_one_fen_reader),
     };
     const struct CMUnitTest cluster[] = {
         cmocka_unit_test(test_multi_process),

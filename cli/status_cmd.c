@@ -49,13 +49,13 @@ static void print_run(const Ply__RunProgress *p)
     char el[32], jobs[32];
     seconds(el, sizeof el, p->elapsed_ms);
     snprintf(jobs, sizeof jobs, "%u/%u", p->jobs_done, p->jobs_total);
-    printf("%-5" PRIu64 " %-9s %-13s %-9u %-16" PRIu64 " %-9s %-12s d%u %s\n", p->run_id,
+    printf("%-16" PRIu64 " %-9s %-13s %-9u %-16" PRIu64 " %-9s %-12s d%u %s\n", p->run_id,
            p->state ? p->state : "?", jobs, p->jobs_in_flight, p->nodes, el,
            p->verify ? p->verify : "none", p->depth, p->fen ? p->fen : "?");
     if (p->results_restored)
-        printf("      %u job results read back from the state file after a restart\n",
+        printf("                 %u job results read back from the state file after a restart\n",
                p->results_restored);
-    if (p->error && p->error[0]) printf("      %s\n", p->error);
+    if (p->error && p->error[0]) printf("                 %s\n", p->error);
 }
 
 static void print_workers(Ply__WorkerStatus *const *w, size_t n)
@@ -75,8 +75,10 @@ static void print_workers(Ply__WorkerStatus *const *w, size_t n)
     }
 }
 
-static const char RUN_HEADER[] = "RUN   STATE     JOBS          IN FLIGHT NODES            "
-                                 "ELAPSED   VERIFY       POSITION\n";
+/* run ids are up to 16 digits (PLY_MAX_RUN_ID) */
+static const char RUN_HEADER[] =
+    "RUN              STATE     JOBS          IN FLIGHT NODES            "
+    "ELAPSED   VERIFY       POSITION\n";
 
 static int show_all(ply_client_t *cl, const char *ep, int timeout_ms, int json)
 {

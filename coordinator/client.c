@@ -15,17 +15,30 @@
 
 #include <czmq.h>
 
+#include "arbiter/arbiter.h"
 #include "envelope.h"
 #include "security.h"
 #include "util/error.h"
 #include "util/log.h"
 #include "util/time.h"
 
+/* What a run computes (RunAsked), as the client compares it. */
+typedef struct asked {
+    char fen[PLY_MAX_FEN_LEN + 1];
+    unsigned depth;
+    int chess960, stats, split_depth, verify;
+    uint32_t verify_ppm;
+} asked_t;
+
 struct ply_client {
     zsock_t *sock;
     zpoller_t *poller;
     zactor_t *watch; /* under CURVE: failed handshakes (a refused key) */
     char endpoint[256];
+    /* The run this client waits for and what it computes: every answer about it is
+     * checked against this before it is believed (client.h, ply_client_wait). */
+    uint64_t expect_run;
+    asked_t expect;
 };
 
 ply_client_t *ply_client_new(const char *endpoint, char *why, size_t why_len)
@@ -128,6 +141,93 @@ static int take_error(const Ply__Error *e, char *why, size_t why_len)
     return e->code < 0 ? e->code : PLY_EIO;
 }
 
+/* @a as an asked_t; PLY_EPROTO when the coordinator did not say. */
+static int asked_from(asked_t *out, const Ply__RunAsked *a)
+{
+    memset(out, 0, sizeof *out);
+    if (!a || !a->fen) return PLY_EPROTO; /* the decoder checked the rest */
+    snprintf(out->fen, sizeof out->fen, "%s", a->fen);
+    out->depth = a->depth;
+    out->chess960 = a->chess960;
+    out->stats = a->stats;
+    out->split_depth = a->split_depth;
+    out->verify = a->has_verify ? (int)a->verify : PLY__VERIFY_MODE__VERIFY_MODE_NONE;
+    out->verify_ppm = a->has_verify_ppm ? a->verify_ppm : 0;
+    return 0;
+}
+
+/* The first difference between what @want and @got compute, as "depth 6, not 5", or "". */
+static void asked_diff(const asked_t *want, const asked_t *got, char *buf, size_t len)
+{
+    buf[0] = '\0';
+    if (strcmp(want->fen, got->fen))
+        snprintf(buf, len, "position \"%s\", not \"%s\"", got->fen, want->fen);
+    else if (want->depth != got->depth)
+        snprintf(buf, len, "depth %u, not %u", got->depth, want->depth);
+    else if (want->chess960 != got->chess960)
+        snprintf(buf, len, "%s, not %s", got->chess960 ? "Chess960" : "standard chess",
+                 want->chess960 ? "Chess960" : "standard chess");
+    else if (want->stats != got->stats)
+        snprintf(buf, len, "%s statistics", got->stats ? "with" : "without");
+    else if (want->split_depth != got->split_depth)
+        snprintf(buf, len, "split depth %d, not %d (-1: automatic)", got->split_depth,
+                 want->split_depth);
+    else if (want->verify != got->verify || want->verify_ppm != got->verify_ppm)
+        snprintf(buf, len, "verify mode %d (%u ppm), not %d (%u ppm)", got->verify, got->verify_ppm,
+                 want->verify, want->verify_ppm);
+}
+
+/*
+ * An answer about run @run_id says it computes @a: 0 when that is what this client
+ * expects (or it expects nothing of that run yet: then it expects that from now on),
+ * else PLY_EMISMATCH naming the difference (another run has the id: the coordinator
+ * lost its history) or PLY_EPROTO (the answer does not say).
+ */
+static int check_asked(ply_client_t *c, uint64_t run_id, const Ply__RunAsked *a, char *why,
+                       size_t why_len)
+{
+    asked_t got;
+    if (asked_from(&got, a) < 0)
+        return ply_why(why, why_len, PLY_EPROTO,
+                       "coordinator %s did not say what run %" PRIu64
+                       " computes: its answer is not taken",
+                       c->endpoint, run_id);
+    if (c->expect_run != run_id) {
+        c->expect_run = run_id;
+        c->expect = got;
+        return 0;
+    }
+    char diff[2 * PLY_MAX_FEN_LEN + 64];
+    asked_diff(&c->expect, &got, diff, sizeof diff);
+    if (!diff[0]) return 0;
+    return ply_why(why, why_len, PLY_EMISMATCH,
+                   "coordinator %s answered for run %" PRIu64 " of %s: another run has this "
+                   "id (did the coordinator restart without its state?); its answer is not "
+                   "taken",
+                   c->endpoint, run_id, diff);
+}
+
+/* What @req computes, with the position normalised as the coordinator's rule engine
+ * does; PLY_EFEN when it cannot read it (the coordinator then refuses it too). */
+static int asked_of_request(asked_t *out, const ply_perft_request_t *req)
+{
+    memset(out, 0, sizeof *out);
+    ply_arb_pos_t pos;
+    char why[256], fen[PLY_ARB_FEN_MAX];
+    if (ply_arb_from_fen(&pos, req->fen, req->chess960 ? PLY_ARB_CHESS960 : 0, why, sizeof why) <
+            0 ||
+        ply_arb_to_fen(&pos, fen, sizeof fen) < 0)
+        return PLY_EFEN;
+    snprintf(out->fen, sizeof out->fen, "%s", fen);
+    out->depth = req->depth;
+    out->chess960 = req->chess960 || pos.chess960;
+    out->stats = req->stats != 0;
+    out->split_depth = req->split_depth < 0 ? -1 : req->split_depth;
+    out->verify = req->verify;
+    out->verify_ppm = req->verify == PLY__VERIFY_MODE__VERIFY_MODE_SAMPLE ? req->verify_ppm : 0;
+    return 0;
+}
+
 int ply_client_submit(ply_client_t *c, const ply_perft_request_t *req, int timeout_ms,
                       Ply__Accepted **accepted, char *why, size_t why_len)
 {
@@ -174,6 +274,19 @@ int ply_client_submit(ply_client_t *c, const ply_perft_request_t *req, int timeo
             continue;
         }
         if (msg->body_case == PLY__MESSAGE__BODY_ACCEPTED) {
+            /* an Accepted for an earlier Submit that timed out must not pass for this one */
+            c->expect_run = msg->accepted->run_id;
+            if (asked_of_request(&c->expect, req) < 0)
+                r = ply_why(why, why_len, PLY_EFEN,
+                            "coordinator %s accepted a position this client cannot read: %s",
+                            c->endpoint, req->fen);
+            else
+                r = check_asked(c, msg->accepted->run_id, msg->accepted->asked, why, why_len);
+            if (r < 0) {
+                c->expect_run = 0;
+                ply_msg_free(&msg);
+                return r;
+            }
             *accepted = msg->accepted;
             msg->accepted = NULL; /* detach the body; the envelope is freed alone */
             msg->body_case = PLY__MESSAGE__BODY__NOT_SET;
@@ -243,6 +356,11 @@ int ply_client_wait(ply_client_t *c, uint64_t run_id, ply_client_progress_fn pro
         switch (msg->body_case) {
         case PLY__MESSAGE__BODY_RUN_RESULT:
             if (msg->run_result->run_id == run_id) {
+                r = check_asked(c, run_id, msg->run_result->asked, why, why_len);
+                if (r < 0) {
+                    ply_msg_free(&msg);
+                    return r;
+                }
                 *result = msg->run_result;
                 msg->run_result = NULL;
                 msg->body_case = PLY__MESSAGE__BODY__NOT_SET;
@@ -251,7 +369,13 @@ int ply_client_wait(ply_client_t *c, uint64_t run_id, ply_client_progress_fn pro
             }
             break;
         case PLY__MESSAGE__BODY_RUN_PROGRESS:
-            if (msg->run_progress->run_id == run_id && progress) progress(msg->run_progress, arg);
+            if (msg->run_progress->run_id != run_id) break;
+            r = check_asked(c, run_id, msg->run_progress->asked, why, why_len);
+            if (r < 0) {
+                ply_msg_free(&msg);
+                return r;
+            }
+            if (progress) progress(msg->run_progress, arg);
             break;
         case PLY__MESSAGE__BODY_ERROR:
             if (!msg->error->has_run_id || msg->error->run_id == run_id) {
@@ -349,6 +473,14 @@ int ply_client_result(ply_client_t *c, uint64_t run_id, int attach, int timeout_
     ply_msg_t *msg = NULL;
     int r = wait_for(c, PLY__MESSAGE__BODY_RUN_RESULT, run_id, timeout_ms, &msg, why, why_len);
     if (r < 0) return r;
+    r = check_asked(c, run_id,
+                    msg->body_case == PLY__MESSAGE__BODY_RUN_RESULT ? msg->run_result->asked
+                                                                    : msg->run_progress->asked,
+                    why, why_len);
+    if (r < 0) {
+        ply_msg_free(&msg);
+        return r;
+    }
     if (msg->body_case == PLY__MESSAGE__BODY_RUN_RESULT) {
         *result = msg->run_result;
         msg->run_result = NULL;

@@ -43,7 +43,10 @@ void ply_client_destroy(ply_client_t **c);
  * for Accepted. Returns 0 with the Accepted message in *accepted (caller frees
  * with ply__accepted__free_unpacked(*accepted, NULL)), PLY_ETIMEDOUT ("no
  * answer from coordinator E within T ms" in @why), or the code and message of
- * the coordinator's Error (bad FEN, depth out of range...).
+ * the coordinator's Error (bad FEN, depth out of range...). The Accepted must
+ * say it computes what @req asks (RunAsked: the position as the rule engine
+ * normalises it, depth, chess960, stats, split depth, verify mode), else
+ * PLY_EMISMATCH naming the difference (an Accepted for an earlier Submit).
  */
 int ply_client_submit(ply_client_t *c, const ply_perft_request_t *req, int timeout_ms,
                       Ply__Accepted **accepted, char *why, size_t why_len);
@@ -59,6 +62,10 @@ int ply_client_submit(ply_client_t *c, const ply_perft_request_t *req, int timeo
  * Returns 0 with *result (caller frees with ply__run_result__free_unpacked),
  * PLY_ETIMEDOUT, or the coordinator's Error code with its message in @why
  * (PLY_ENOTFOUND when a restarted coordinator does not know the run).
+ * Every RunProgress and the RunResult must say they compute what the run's
+ * Accepted (or the first answer ply_client_result got) said; one that does
+ * not is another run under the same id (a coordinator that lost its history):
+ * PLY_EMISMATCH with the difference in @why, and nothing of it is passed on.
  */
 int ply_client_wait(ply_client_t *c, uint64_t run_id, ply_client_progress_fn progress, void *arg,
                     int idle_timeout_ms, Ply__RunResult **result, char *why, size_t why_len);
@@ -84,6 +91,8 @@ int ply_client_status(ply_client_t *c, uint64_t run_id, int timeout_ms, Ply__Sta
  * or *progress (still running; free with ply__run_progress__free_unpacked),
  * PLY_ETIMEDOUT after @timeout_ms, or the run's or coordinator's Error code
  * with its message in @why (a failed run: its failure; PLY_ENOTFOUND: unknown).
+ * What the answer says the run computes is then what later answers about
+ * @run_id must say (PLY_EMISMATCH otherwise, as in ply_client_wait).
  */
 int ply_client_result(ply_client_t *c, uint64_t run_id, int attach, int timeout_ms,
                       Ply__RunResult **result, Ply__RunProgress **progress, char *why,

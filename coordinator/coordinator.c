@@ -63,6 +63,7 @@
 #include "store.h"
 #include "util/error.h"
 #include "util/log.h"
+#include "util/random.h"
 #include "util/stats.h"
 #include "util/time.h"
 
@@ -418,6 +419,8 @@ static void finished_add(ply_coordinator_t *c, run_t *run, const char *state, zm
     f->depth = run->depth;
     snprintf(f->fen, sizeof f->fen, "%s", run->fen);
     snprintf(f->verify, sizeof f->verify, "%s", run->verify_text);
+    f->chess960 = run->chess960, f->stats = run->want_stats, f->want_split = run->want_split;
+    f->verify_mode = run->verify_mode, f->verify_ppm = run->verify_ppm;
     if (run->state == RUN_FAILED) snprintf(f->error, sizeof f->error, "%s", run->fail_msg);
     f->reply = reply;
     f->next = c->finished;
@@ -463,6 +466,8 @@ static void finished_from_store(finished_t *f, const ply_store_finished_t *sf)
     snprintf(f->fen, sizeof f->fen, "%s", sf->fen);
     snprintf(f->verify, sizeof f->verify, "%s", sf->verify);
     snprintf(f->error, sizeof f->error, "%s", sf->error);
+    f->chess960 = sf->chess960, f->stats = sf->stats, f->want_split = sf->want_split;
+    f->verify_mode = sf->verify_mode, f->verify_ppm = sf->verify_ppm;
 }
 
 /*
@@ -492,6 +497,27 @@ static void stats_proto_array(Ply__Stats *st, const ply_stats_t *in)
 {
     *st = (Ply__Stats)PLY__STATS__INIT;
     ply_msg_stats_to_proto(st, in);
+}
+
+/* What a run computes, as every answer about it says (strings point into @fen). */
+static void fill_asked(Ply__RunAsked *a, const char *fen, unsigned depth, int chess960, int stats,
+                       int want_split, int verify_mode, uint32_t verify_ppm)
+{
+    *a = (Ply__RunAsked)PLY__RUN_ASKED__INIT;
+    a->fen = (char *)fen;
+    a->has_depth = 1, a->depth = depth;
+    a->has_chess960 = 1, a->chess960 = chess960 != 0;
+    a->has_stats = 1, a->stats = stats != 0;
+    a->has_split_depth = 1, a->split_depth = want_split < 0 ? -1 : want_split;
+    a->has_verify = 1, a->verify = (Ply__VerifyMode)verify_mode;
+    if (verify_mode == PLY__VERIFY_MODE__VERIFY_MODE_SAMPLE)
+        a->has_verify_ppm = 1, a->verify_ppm = verify_ppm;
+}
+
+static void run_asked(Ply__RunAsked *a, const run_t *run)
+{
+    fill_asked(a, run->fen, run->depth, run->chess960, run->want_stats, run->want_split,
+               run->verify_mode, run->verify_ppm);
 }
 
 /* The RunResult of a finished run, encoded (caller owns), or NULL. */
@@ -537,6 +563,9 @@ static zmsg_t *build_result(ply_coordinator_t *c, run_t *run)
         rr.has_tt_hits = 1, rr.tt_hits = run->tt_hits;
         rr.has_results_restored = 1, rr.results_restored = run->results_restored;
         rr.has_results_computed = 1, rr.results_computed = run->results_computed;
+        Ply__RunAsked asked;
+        run_asked(&asked, run);
+        rr.asked = &asked;
         ply_msg_t m = PLY__MESSAGE__INIT;
         m.body_case = PLY__MESSAGE__BODY_RUN_RESULT;
         m.run_result = &rr;
@@ -588,11 +617,13 @@ static uint32_t tasks_in_flight(ply_coordinator_t *c, const run_t *run)
     return n;
 }
 
-/* Fills @rp about @run, or about the finished record @f (strings point into them). */
-static void fill_progress(ply_coordinator_t *c, Ply__RunProgress *rp, const run_t *run,
-                          const finished_t *f)
+/* Fills @rp about @run, or about the finished record @f (strings point into them; rp->asked
+ * to @asked). */
+static void fill_progress(ply_coordinator_t *c, Ply__RunProgress *rp, Ply__RunAsked *asked,
+                          const run_t *run, const finished_t *f)
 {
     *rp = (Ply__RunProgress)PLY__RUN_PROGRESS__INIT;
+    rp->asked = asked;
     uint32_t threads = 0;
     for (peer_t *p = c->peers; p; p = p->next)
         if (p->kind == PEER_WORKER) threads += p->threads;
@@ -610,6 +641,7 @@ static void fill_progress(ply_coordinator_t *c, Ply__RunProgress *rp, const run_
         rp->has_results_restored = 1, rp->results_restored = run->results_restored;
         rp->has_jobs_in_flight = 1, rp->jobs_in_flight = tasks_in_flight(c, run);
         if (run->state == RUN_FAILED) rp->error = (char *)run->fail_msg;
+        run_asked(asked, run);
     } else {
         rp->run_id = f->id;
         rp->state = (char *)f->state;
@@ -621,6 +653,9 @@ static void fill_progress(ply_coordinator_t *c, Ply__RunProgress *rp, const run_
         if (f->depth) rp->has_depth = 1, rp->depth = f->depth;
         rp->verify = (char *)f->verify;
         if (f->error[0]) rp->error = (char *)f->error;
+        fill_asked(asked, f->fen, f->depth, f->chess960, f->stats, f->want_split, f->verify_mode,
+                   f->verify_ppm);
+        if (!f->fen[0] || !f->depth) rp->asked = NULL; /* not known: no claim */
     }
     rp->has_workers = 1, rp->workers = c->nworkers;
     rp->has_threads = 1, rp->threads = threads;
@@ -666,7 +701,8 @@ static void send_progress(ply_coordinator_t *c, zframe_t *rid, const run_t *run,
 {
     if (!rid) return; /* a run restored from the state file has no client until one attaches */
     Ply__RunProgress rp;
-    fill_progress(c, &rp, run, f);
+    Ply__RunAsked asked;
+    fill_progress(c, &rp, &asked, run, f);
     Ply__WorkerStatus *ws = NULL;
     Ply__WorkerStatus **wp = NULL;
     if (with_workers) {
@@ -1266,6 +1302,9 @@ static void send_accepted(ply_coordinator_t *c, zframe_t *rid, const run_t *run)
     a.has_split_depth = 1, a.split_depth = plan->split_depth;
     a.has_paths = 1, a.paths = plan->paths;
     a.fen = (char *)run->fen;
+    Ply__RunAsked asked;
+    run_asked(&asked, run);
+    a.asked = &asked;
     ply_msg_t m = PLY__MESSAGE__INIT;
     m.body_case = PLY__MESSAGE__BODY_ACCEPTED;
     m.accepted = &a;
@@ -1343,6 +1382,25 @@ static run_t *restored_match(ply_coordinator_t *c, const run_t *want)
     return NULL;
 }
 
+/*
+ * A new run id: random in 1..PLY_MAX_RUN_ID (envelope.h says why), not one of
+ * a run in memory or in the state file. 0 when the kernel has no random bytes
+ * or the state file cannot be read: the run is refused rather than given an id
+ * that could be another's.
+ */
+static uint64_t new_run_id(ply_coordinator_t *c)
+{
+    for (int tries = 0; tries < 16; tries++) {
+        uint64_t id;
+        if (ply_random_u64(&id) < 0) return 0;
+        id &= PLY_MAX_RUN_ID;
+        int stored = c->store ? ply_store_has_run(c->store, id) : 0;
+        if (id && stored == 0 && !run_find(c, id) && !finished_find(c, id)) return id;
+        if (stored < 0) return 0;
+    }
+    return 0;
+}
+
 static void on_submit(ply_coordinator_t *c, zframe_t *rid, const Ply__Submit *s)
 {
     ply_arb_pos_t root;
@@ -1385,7 +1443,13 @@ static void on_submit(ply_coordinator_t *c, zframe_t *rid, const Ply__Submit *s)
         send_accepted(c, old->client, old);
         return;
     }
-    run->id = c->next_run_id++;
+    if (!(run->id = new_run_id(c))) {
+        send_error(c, rid, PLY_EIO, 0,
+                   "cannot choose a run id (no random bytes, or the state "
+                   "file cannot be read)");
+        run_free(run);
+        return;
+    }
     run->work.data = run;
     if (uv_queue_work(&c->loop, &run->work, split_work, split_done) != 0) {
         send_error(c, rid, PLY_ENOMEM, 0, "cannot start the split");
@@ -1446,28 +1510,31 @@ static void send_status_reply(ply_coordinator_t *c, zframe_t *rid)
     if (nrun > PLY_MAX_STATUS_RUNS - STATUS_FINISHED) nrun = PLY_MAX_STATUS_RUNS - STATUS_FINISHED;
     size_t cap = nrun + STATUS_FINISHED;
     Ply__RunProgress *rp = calloc(cap, sizeof *rp);
+    Ply__RunAsked *asked = calloc(cap, sizeof *asked);
     Ply__RunProgress **rpp = calloc(cap, sizeof *rpp);
     finished_t *fin = calloc(STATUS_FINISHED, sizeof *fin);
     uint64_t *ids = calloc(cap, sizeof *ids);
-    if (!rp || !rpp || !fin || !ids) {
+    if (!rp || !asked || !rpp || !fin || !ids) {
         send_error(c, rid, PLY_ENOMEM, 0, "coordinator out of memory");
-        free(rp), free(rpp), free(fin), free(ids);
+        free(rp), free(asked), free(rpp), free(fin), free(ids);
         return;
     }
     size_t n = 0;
     for (run_t *run = c->runs; run && n < nrun; run = run->next) {
         ids[n] = run->id;
-        fill_progress(c, &rp[n++], run, NULL);
+        fill_progress(c, &rp[n], &asked[n], run, NULL);
+        n++;
     }
     size_t nfin = 0;
     for (finished_t *f = c->finished; f && nfin < STATUS_FINISHED; f = f->next) {
         ids[n] = f->id;
-        fill_progress(c, &rp[n++], NULL, f);
+        fill_progress(c, &rp[n], &asked[n], NULL, f);
+        n++;
         nfin++;
     }
     recent_t rec = {rp, fin, 0, STATUS_FINISHED - nfin, ids, n};
     if (c->store && rec.max) ply_store_recent(c->store, STATUS_FINISHED, add_recent, &rec);
-    for (size_t i = 0; i < rec.n; i++) fill_progress(c, &rp[n++], NULL, &fin[i]);
+    for (size_t i = 0; i < rec.n; i++, n++) fill_progress(c, &rp[n], &asked[n], NULL, &fin[i]);
     for (size_t i = 0; i < n; i++) rpp[i] = &rp[i];
     Ply__StatusReply sr = PLY__STATUS_REPLY__INIT;
     sr.n_run = n, sr.run = rpp;
@@ -1488,7 +1555,7 @@ static void send_status_reply(ply_coordinator_t *c, zframe_t *rid)
     m.body_case = PLY__MESSAGE__BODY_STATUS_REPLY;
     m.status_reply = &sr;
     send_msg(c, rid, &m);
-    free(rp), free(rpp), free(fin), free(ids), free(ws), free(wp);
+    free(rp), free(asked), free(rpp), free(fin), free(ids), free(ws), free(wp);
 }
 
 static void on_status(ply_coordinator_t *c, zframe_t *rid, const Ply__StatusRequest *s)
@@ -2102,7 +2169,6 @@ ply_coordinator_t *ply_coordinator_new(const ply_coordinator_config_t *cfg, char
     c->cfg.bind = c->bind;
     c->cfg.worker_exe = c->worker_exe;
     c->cfg.state_path = c->state_path;
-    c->next_run_id = 1;
     c->next_job_base = 1;
     c->no_worker_since_ms = c->last_hb_ms = c->last_progress_ms = c->started_ms = ply_time_ms();
     for (int i = 0; i < CNT_N; i++) atomic_init(&c->cnt[i], 0);

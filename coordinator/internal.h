@@ -195,6 +195,8 @@ typedef struct finished {
     char fen[PLY_ARB_FEN_MAX];
     unsigned depth;
     char verify[32];
+    int chess960, stats, want_split, verify_mode; /* what it computed (RunAsked) */
+    uint32_t verify_ppm;
     char error[PLY__WHY_LEN];
     zmsg_t *reply; /* the RunResult or the Error the client got */
 } finished_t;
@@ -248,7 +250,7 @@ struct ply_coordinator {
     run_t *runs;
     finished_t *finished;
     unsigned nfinished;
-    uint64_t next_run_id, next_job_base;
+    uint64_t next_job_base;
     uint64_t no_worker_since_ms, last_hb_ms, last_progress_ms, started_ms;
     unsigned pending_work;
     int state;

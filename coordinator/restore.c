@@ -80,7 +80,6 @@ static int on_run(void *arg, const ply_store_run_t *sr, ply_split_t **plan)
     c->runs_restored++;
     if (run->job_base + run->ntasks > c->next_job_base)
         c->next_job_base = run->job_base + run->ntasks;
-    if (run->id >= c->next_run_id) c->next_run_id = run->id + 1;
     return r;
 }
 
@@ -152,7 +151,7 @@ static int on_failure(void *arg, const ply_store_failure_t *f)
 int ply__restore(ply_coordinator_t *c, char *why, size_t why_len)
 {
     uint64_t t0 = ply_time_ns();
-    int r = ply_store_next_ids(c->store, &c->next_run_id, &c->next_job_base);
+    int r = ply_store_next_job_base(c->store, &c->next_job_base);
     if (r < 0) {
         snprintf(why, why_len, "state file %s: cannot read it", c->state_path);
         return r;

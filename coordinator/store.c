@@ -281,16 +281,23 @@ const char *ply_store_path(const ply_store_t *s)
     return s ? s->path : NULL;
 }
 
-int ply_store_next_ids(ply_store_t *s, uint64_t *next_run_id, uint64_t *next_job_base)
+int ply_store_next_job_base(ply_store_t *s, uint64_t *next_job_base)
 {
-    int64_t run = 0, job = 0;
-    if (!s || query_int(s, "SELECT coalesce(max(id),0) FROM runs", &run, NULL, 0) < 0 ||
-        query_int(s, "SELECT coalesce(max(job_base + slots * njobs),1) FROM runs", &job, NULL, 0) <
-            0)
+    int64_t job = 0;
+    if (!s || query_int(s, "SELECT coalesce(max(job_base + slots * njobs),1) FROM runs", &job, NULL,
+                        0) < 0)
         return PLY_EDB;
-    *next_run_id = (uint64_t)run + 1;
     *next_job_base = job < 1 ? 1 : (uint64_t)job;
     return 0;
+}
+
+int ply_store_has_run(ply_store_t *s, uint64_t id)
+{
+    char sql[96];
+    int64_t n = 0;
+    snprintf(sql, sizeof sql, "SELECT count(*) FROM runs WHERE id=%" PRId64, (int64_t)id);
+    if (!s || query_int(s, sql, &n, NULL, 0) < 0) return PLY_EDB;
+    return n > 0;
 }
 
 /* -------------------------------------------------------------------- runs */
@@ -485,7 +492,8 @@ int ply_store_prune(ply_store_t *s, unsigned keep, unsigned *runs_pruned, char *
     if (!s || s->in_txn) return PLY_EINVAL;
     char old[160], sql[640];
     snprintf(old, sizeof old,
-             "(SELECT id FROM runs WHERE state<>'active' ORDER BY id DESC LIMIT -1 OFFSET %u)",
+             "(SELECT id FROM runs WHERE state<>'active' ORDER BY submitted_at DESC, id DESC"
+             " LIMIT -1 OFFSET %u)",
              keep);
     int64_t n = 0;
     snprintf(sql, sizeof sql, "SELECT count(DISTINCT run_id) FROM jobs WHERE run_id IN %s", old);
@@ -669,7 +677,7 @@ static int load_runs(ply_store_t *s, ply_store_run_fn on_run, void *arg, char *w
                            " verify_ppm, job_base, split_depth, njobs, paths, estimate,"
                            " root_moves, slots, submitted_at,"
                            " (SELECT count(*) FROM results WHERE run_id=runs.id)"
-                           " FROM runs WHERE state='active' ORDER BY id",
+                           " FROM runs WHERE state='active' ORDER BY submitted_at, id",
                            -1, &st, NULL) != SQLITE_OK) {
         ply_why(why, why_len, 0, "%s", sqlite3_errmsg(s->db));
         return PLY_EDB;
@@ -830,7 +838,9 @@ int ply_store_load_failures(ply_store_t *s, ply_store_failure_fn fn, void *arg, 
 /* ---------------------------------------------------------- finished runs */
 
 #define FINISHED_COLUMNS                                                                           \
-    "id, state, fen, depth, njobs, jobs_done, nodes, elapsed_ms, error_code, error, verify"
+    "id, state, fen, depth, njobs, jobs_done, nodes, elapsed_ms, error_code, error, verify,"       \
+    " chess960, stats, want_split, verify_mode, verify_ppm"
+#define FINISHED_NCOLUMNS 16
 
 static void read_finished(sqlite3_stmt *st, ply_store_finished_t *f)
 {
@@ -846,6 +856,11 @@ static void read_finished(sqlite3_stmt *st, ply_store_finished_t *f)
     f->code = sqlite3_column_int(st, 8);
     snprintf(f->error, sizeof f->error, "%s", col_text(st, 9));
     snprintf(f->verify, sizeof f->verify, "%s", col_text(st, 10));
+    f->chess960 = sqlite3_column_int(st, 11) != 0;
+    f->stats = sqlite3_column_int(st, 12) != 0;
+    f->want_split = sqlite3_column_int(st, 13);
+    f->verify_mode = sqlite3_column_int(st, 14);
+    f->verify_ppm = (uint32_t)sqlite3_column_int64(st, 15);
 }
 
 int ply_store_finished(ply_store_t *s, uint64_t id, ply_store_finished_t *f, void **reply,
@@ -863,8 +878,8 @@ int ply_store_finished(ply_store_t *s, uint64_t id, ply_store_finished_t *f, voi
     int step = sqlite3_step(st), r = 0;
     if (step == SQLITE_ROW) {
         read_finished(st, f);
-        const void *blob = sqlite3_column_blob(st, 11);
-        int n = sqlite3_column_bytes(st, 11);
+        const void *blob = sqlite3_column_blob(st, FINISHED_NCOLUMNS);
+        int n = sqlite3_column_bytes(st, FINISHED_NCOLUMNS);
         if (reply && blob && n > 0) {
             *reply = malloc((size_t)n);
             if (*reply) {
@@ -888,7 +903,7 @@ int ply_store_recent(ply_store_t *s, unsigned max,
     sqlite3_stmt *st = NULL;
     if (sqlite3_prepare_v2(s->db,
                            "SELECT " FINISHED_COLUMNS " FROM runs WHERE state<>'active'"
-                           " ORDER BY id DESC LIMIT ?1",
+                           " ORDER BY submitted_at DESC, id DESC LIMIT ?1",
                            -1, &st, NULL) != SQLITE_OK)
         return PLY_EDB;
     sqlite3_bind_int64(st, 1, max);

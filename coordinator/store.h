@@ -45,7 +45,7 @@ typedef struct ply_store ply_store_t;
 
 /** What a run is, as accepted: enough to plan, check and answer it again. */
 typedef struct ply_store_run {
-    uint64_t id;
+    uint64_t id;               /* random, 1..2^53-1 (coordinator.c): a positive SQLite INTEGER */
     char fen[PLY_ARB_FEN_MAX]; /* validated and normalised by the rule engine */
     unsigned depth;
     int chess960, stats;
@@ -86,6 +86,10 @@ typedef struct ply_store_finished {
     int code;        /* the PLY_E code of a failed run, else 0 */
     char error[512]; /* why it failed, or "" */
     char verify[32]; /* "none", "sample=P", "all" */
+    /* what it computed (ply_store_finished and ply_store_recent fill them; finish_run
+     * leaves them as ply_store_add_run stored them) */
+    int chess960, stats, want_split, verify_mode;
+    uint32_t verify_ppm;
 } ply_store_finished_t;
 
 /**
@@ -105,10 +109,16 @@ void ply_store_close(ply_store_t **s);
 const char *ply_store_path(const ply_store_t *s);
 
 /**
- * ply_store_next_ids - the first run id and task id not used by any stored
- * run (1 and 1 for a new file). Returns 0 or PLY_EDB.
+ * ply_store_next_job_base - the first task id not used by any stored run (1
+ * for a new file). Returns 0 or PLY_EDB.
  */
-int ply_store_next_ids(ply_store_t *s, uint64_t *next_run_id, uint64_t *next_job_base);
+int ply_store_next_job_base(ply_store_t *s, uint64_t *next_job_base);
+
+/**
+ * ply_store_has_run - whether run @id is in the file (active or finished):
+ * a new run's random id must not be one of them. Returns 1, 0 or PLY_EDB.
+ */
+int ply_store_has_run(ply_store_t *s, uint64_t id);
 
 /**
  * ply_store_add_run - store an accepted run and every job of its plan in one
@@ -180,7 +190,7 @@ int ply_store_load_failures(ply_store_t *s, ply_store_failure_fn fn, void *arg, 
 
 /**
  * ply_store_prune - drop the job, result and failure rows of every finished run but
- * the @keep most recent ones (by run id); a pruned run keeps its summary and
+ * the @keep most recently submitted ones; a pruned run keeps its summary and
  * the reply its client got, so ply_store_finished still answers it. This is
  * what bounds the file over months of runs: a run's rows (about 200 bytes a
  * job, up to PLY_SPLIT_AUTO_MAX_JOBS jobs, each with one or two results) are
@@ -218,7 +228,7 @@ int ply_store_finished(ply_store_t *s, uint64_t id, ply_store_finished_t *f, voi
                        size_t *reply_len);
 
 /**
- * ply_store_recent - call @fn for up to @max finished runs, newest first.
+ * ply_store_recent - call @fn for up to @max finished runs, newest (by submission) first.
  * Returns 0, PLY_EDB, or the first negative code @fn returned.
  */
 int ply_store_recent(ply_store_t *s, unsigned max,

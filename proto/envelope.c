@@ -353,13 +353,34 @@ static int check_submit(vctx_t *c, const void *body)
     return 0;
 }
 
+/* What a run computes (RunAsked): the same bounds as the Submit it came from. */
+static int run_asked(vctx_t *c, const Ply__RunAsked *a)
+{
+    if (!a) return 0;
+    if (fen(c, "asked.fen", a->fen) ||
+        need_u64(c, "asked.depth", a->has_depth, a->depth, 1, PLY_MAX_DEPTH) ||
+        need(c, "asked.split_depth", a->has_split_depth))
+        return PLY_EPROTO;
+    if (a->split_depth < -1 || a->split_depth >= (int64_t)a->depth)
+        return bad(c, "field asked.split_depth = %" PRId32 ", must be -1..%" PRIu32, a->split_depth,
+                   a->depth - 1);
+    if (a->has_verify &&
+        in_u64(c, "asked.verify", (uint64_t)(uint32_t)a->verify, PLY__VERIFY_MODE__VERIFY_MODE_NONE,
+               PLY__VERIFY_MODE__VERIFY_MODE_ALL))
+        return PLY_EPROTO;
+    if (a->has_verify && a->verify == PLY__VERIFY_MODE__VERIFY_MODE_SAMPLE)
+        return need_u64(c, "asked.verify_ppm", a->has_verify_ppm, a->verify_ppm, 1, PLY_PPM);
+    if (a->has_verify_ppm) return bad(c, "field asked.verify_ppm given without verify = SAMPLE");
+    return 0;
+}
+
 static int check_accepted(vctx_t *c, const void *body)
 {
     const Ply__Accepted *m = body;
     if (need_u64(c, "run_id", m->has_run_id, m->run_id, 1, NO_MAX) ||
         need(c, "jobs", m->has_jobs) ||
         need_u64(c, "split_depth", m->has_split_depth, m->split_depth, 0, PLY_MAX_DEPTH) ||
-        (m->fen && fen(c, "fen", m->fen)))
+        (m->fen && fen(c, "fen", m->fen)) || run_asked(c, m->asked))
         return PLY_EPROTO;
     return 0;
 }
@@ -379,7 +400,7 @@ static int check_run_progress(vctx_t *c, const void *body)
         if (opt_text(c, f, m->worker[i]->worker_id)) return PLY_EPROTO;
     }
     if ((m->fen && fen(c, "fen", m->fen)) || opt_text(c, "verify", m->verify) ||
-        opt_text(c, "error", m->error))
+        opt_text(c, "error", m->error) || run_asked(c, m->asked))
         return PLY_EPROTO;
     return 0;
 }
@@ -434,7 +455,7 @@ static int check_run_result(vctx_t *c, const void *body)
     if (need_u64(c, "run_id", m->has_run_id, m->run_id, 1, NO_MAX) || fen(c, "fen", m->fen) ||
         need_u64(c, "depth", m->has_depth, m->depth, 1, PLY_MAX_DEPTH) ||
         need(c, "nodes", m->has_nodes) || divide_list(c, m->n_divide, m->divide) ||
-        (m->verification && check_verification(c, m->verification)))
+        (m->verification && check_verification(c, m->verification)) || run_asked(c, m->asked))
         return PLY_EPROTO;
     return 0;
 }

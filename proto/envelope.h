@@ -49,6 +49,15 @@
 #define PLY_MAX_MISMATCHES 64
 /** Most computations a Mismatch lists (first, check, tie-break, drill-down...). */
 #define PLY_MAX_COMPUTATIONS 8
+/**
+ * Largest run id a coordinator gives (ids are random, 1..2^53-1): exact as a JSON
+ * number in any reader (an IEEE double, RFC 8259 section 6), a positive SQLite
+ * INTEGER, at most 16 decimal digits. Random so that a coordinator that lost its
+ * history never gives a waiting client's id to another run: after a million runs
+ * the chance that a given id comes back is below 2^-33, and the client checks the
+ * RunAsked of every answer anyway.
+ */
+#define PLY_MAX_RUN_ID ((1ull << 53) - 1)
 /** Most runs a StatusReply lists. */
 #define PLY_MAX_STATUS_RUNS 256
 

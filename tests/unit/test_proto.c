@@ -1333,6 +1333,31 @@ EDIT(run_result_bad_move, m->run_result->divide[1]->move = "g1f3n5")
 EDIT(run_result_bad_detail, m->run_result->verification->detail[1] = "\xc0\xaf")
 EDIT(run_result_long_mode, m->run_result->verification->mode = long_text)
 EDIT(run_result_no_verif, m->run_result->verification = NULL)
+/* RunAsked (what a run computes), attached to the answers that may carry it */
+static Ply__RunAsked g_asked;
+static Ply__RunAsked *asked_ok(void)
+{
+    g_asked = (Ply__RunAsked)PLY__RUN_ASKED__INIT;
+    g_asked.fen = (char *)STARTFEN;
+    g_asked.has_depth = 1, g_asked.depth = 7;
+    g_asked.has_split_depth = 1, g_asked.split_depth = -1;
+    g_asked.has_verify = 1, g_asked.verify = PLY__VERIFY_MODE__VERIFY_MODE_NONE;
+    return &g_asked;
+}
+EDIT(accepted_asked, m->accepted->asked = asked_ok())
+EDIT(accepted_asked_no_fen, (m->accepted->asked = asked_ok())->fen = NULL)
+EDIT(accepted_asked_long_fen, (m->accepted->asked = asked_ok())->fen = long_fen)
+EDIT(run_result_asked_no_depth, (m->run_result->asked = asked_ok())->has_depth = 0)
+EDIT(run_result_asked_no_split, (m->run_result->asked = asked_ok())->has_split_depth = 0)
+EDIT(run_result_asked_split_over, (m->run_result->asked = asked_ok())->split_depth = 7)
+EDIT(run_result_asked_split_under, (m->run_result->asked = asked_ok())->split_depth = -2)
+EDIT(progress_asked_verify_bad, (m->run_progress->asked = asked_ok())->verify = (Ply__VerifyMode)3)
+EDIT(progress_asked_sample_no_ppm,
+     (m->run_progress->asked = asked_ok())->verify = PLY__VERIFY_MODE__VERIFY_MODE_SAMPLE)
+EDIT(progress_asked_ppm_without, asked_ok()->has_verify_ppm = 1; g_asked.verify_ppm = 5;
+     m->run_progress->asked = &g_asked)
+EDIT(progress_asked_sample, asked_ok()->verify = PLY__VERIFY_MODE__VERIFY_MODE_SAMPLE;
+     g_asked.has_verify_ppm = 1; g_asked.verify_ppm = 5; m->run_progress->asked = &g_asked)
 EDIT(result_request_no_run, m->result_request->has_run_id = 0)
 EDIT(result_request_run_0, m->result_request->run_id = 0)
 EDIT(cancel_no_run, m->cancel->has_run_id = 0)
@@ -1520,6 +1545,23 @@ static const vcase_t VCASES[] = {
     {"status_reply", status_reply_bad_worker, PLY_EPROTO,
      "STATUS_REPLY: field worker[0].worker_id has a control"},
     {"status_reply", status_reply_empty, 0, NULL},
+    {"accepted", accepted_asked, 0, NULL},
+    {"accepted", accepted_asked_no_fen, PLY_EPROTO, "ACCEPTED: field asked.fen missing"},
+    {"accepted", accepted_asked_long_fen, PLY_EPROTO, "ACCEPTED: field asked.fen is over"},
+    {"run_result", run_result_asked_no_depth, PLY_EPROTO, "RUN_RESULT: field asked.depth missing"},
+    {"run_result", run_result_asked_no_split, PLY_EPROTO,
+     "RUN_RESULT: field asked.split_depth missing"},
+    {"run_result", run_result_asked_split_over, PLY_EPROTO,
+     "RUN_RESULT: field asked.split_depth = 7, must be -1..6"},
+    {"run_result", run_result_asked_split_under, PLY_EPROTO,
+     "RUN_RESULT: field asked.split_depth = -2, must be -1..6"},
+    {"run_progress", progress_asked_verify_bad, PLY_EPROTO,
+     "RUN_PROGRESS: field asked.verify = 3, must be 0..2"},
+    {"run_progress", progress_asked_sample_no_ppm, PLY_EPROTO,
+     "RUN_PROGRESS: field asked.verify_ppm missing"},
+    {"run_progress", progress_asked_ppm_without, PLY_EPROTO,
+     "RUN_PROGRESS: field asked.verify_ppm given without verify = SAMPLE"},
+    {"run_progress", progress_asked_sample, 0, NULL},
 };
 
 static const struct golden *golden(const char *file)

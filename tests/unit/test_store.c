@@ -2,8 +2,8 @@
  * Tests of the coordinator's state file (coordinator/store.h): a run and its
  * plan written and read back identical, results with statistics and divide,
  * finished runs and their stored answers, failed attempts of tasks kept
- * across a reopen, the job rows of old finished runs
- * pruned (answers kept, active runs untouched), ids continuing after a restart,
+ * across a reopen, the job rows of old finished runs pruned (answers kept,
+ * active runs untouched), task ids continuing after a restart, run ids known,
  * the 72,078-job plan of the start position at ply 4 (OEIS A083276) stored
  * in one transaction (timed), and every kind of bad file refused with a
  * clear reason and no crash: a text file, another program's SQLite
@@ -134,9 +134,10 @@ static void test_write_and_reload(void **state)
     char why[512] = "";
     ply_store_t *s = ply_store_open(path, why, sizeof why);
     if (!s) fail_msg("%s", why);
-    uint64_t rid, jb;
-    assert_int_equal(ply_store_next_ids(s, &rid, &jb), 0);
-    assert_true(rid == 1 && jb == 1);
+    uint64_t jb;
+    assert_int_equal(ply_store_next_job_base(s, &jb), 0);
+    assert_true(jb == 1);
+    assert_int_equal(ply_store_has_run(s, 1), 0);
     ply_split_t *plan = plan_of(START, 4, 2);
     assert_int_equal(plan->njobs, 400);
     ply_store_run_t run = run_of(1, START, 4, 1);
@@ -176,8 +177,10 @@ static void test_write_and_reload(void **state)
     assert_true(l.nodes_sum == 10 * 20 + 45);
     assert_int_equal(l.with_stats, 5);
     assert_string_equal(l.worker, "node07:42");
-    assert_int_equal(ply_store_next_ids(s, &rid, &jb), 0);
-    assert_true(rid == 2 && jb == 401);
+    assert_int_equal(ply_store_next_job_base(s, &jb), 0);
+    assert_true(jb == 401);
+    assert_int_equal(ply_store_has_run(s, 1), 1); /* a new random id must avoid it */
+    assert_int_equal(ply_store_has_run(s, 2), 0);
     ply_split_destroy(&l.plan);
 
     /* finished: no longer loaded, its answer kept */

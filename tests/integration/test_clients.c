@@ -1,0 +1,228 @@
+/*
+ * What a client may trust and do about runs (issue 9, items 5, 7 and 10):
+ * an answer is only taken for the run that was asked (run ids do not repeat
+ * when a coordinator restarts without its history, and every answer says
+ * what it computes, checked by the client against what it asked).
+ *
+ * Two kinds of test: the ply programs run as a user runs them (real
+ * processes on a random loopback port), and the client library against a
+ * scripted fake coordinator (one ROUTER socket in a thread), which can send
+ * what a real one never would: an answer for another run under the asked id.
+ *
+ * Expected counts: start position perft(2) = 400, perft(3) = 8,902; Kiwipete
+ * perft(3) = 97,862 (tests/data/perftsuite.epd; chessprogramming wiki,
+ * "Perft Results").
+ */
+#define _GNU_SOURCE
+#include <pthread.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+#include <czmq.h>
+#include <jansson.h>
+
+#include "client.h"
+#include "envelope.h"
+#include "harness.h"
+#include "util/error.h"
+
+#define START    "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1"
+#define KIWIPETE "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1"
+
+/* Deadline of one command (harness.h): well inside the ctest limit. */
+#define RUN_S 120
+
+/* ---- the programs ----------------------------------------------------------------- */
+
+/*
+ * Item 5. A `ply perft` waits for its run (no worker yet) when its
+ * coordinator is killed and another starts on the same endpoint without a
+ * state file; a second client's run (perft(2) of the start position) is then
+ * answered there. The waiting client must not print that run's answer as its
+ * own: before, run ids began again at 1, it re-attached to run 1 and printed
+ * 400 for Kiwipete perft(3) with exit 0. Now it says its run is unknown
+ * (exit 1).
+ */
+static void test_restart_without_state(void **state)
+{
+    (void)state;
+    const char *dir = th_tmpdir("clients-restart");
+    char log_a[256], log_b[256], out[256], err[256];
+    snprintf(log_a, sizeof log_a, "%s/coord-a.log", dir);
+    snprintf(log_b, sizeof log_b, "%s/coord-b.log", dir);
+    snprintf(out, sizeof out, "%s/waiter.out", dir);
+    snprintf(err, sizeof err, "%s/waiter.err", dir);
+    int port = th_free_port();
+    pid_t a = th_spawn(
+        log_a, "exec ply-coordinator --bind tcp://127.0.0.1:%d --worker-wait-ms 0 -v", port);
+    pid_t waiter = th_spawn(NULL,
+                            "exec ply perft --coordinator tcp://127.0.0.1:%d --fen '" KIWIPETE
+                            "' -d 3 --timeout 60 >%s 2>%s",
+                            port, out, err);
+    if (!th_wait_text(log_a, "submitted", 20000)) fail_msg("the run was not submitted");
+    kill(-a, SIGKILL); /* as a crash or kill -9: no word to the client */
+    th_wait(a, 5000);
+    th_stop(a);
+    pid_t b = th_spawn(log_b, "exec ply-coordinator --bind tcp://127.0.0.1:%d -v", port);
+    pid_t w = th_spawn(
+        NULL, "exec ply-worker --connect tcp://127.0.0.1:%d --threads 1 --hash 16 -q", port);
+    th_run_t other = th_run(RUN_S, "ply perft --coordinator tcp://127.0.0.1:%d -d 2 --json", port);
+    th_expect_status(&other, 0, "the other client's run");
+    int status = th_wait(waiter, 30000);
+    th_stop(waiter);
+    th_stop(w);
+    th_stop(b);
+    char *wout = th_slurp(out), *werr = th_slurp(err);
+    if (status != 1 || strstr(wout, "400") || strstr(wout, "Nodes searched"))
+        fail_msg("the waiting client (status %d) printed:\n%s\nstderr:\n%s", status, wout, werr);
+    assert_non_null(strstr(werr, "run"));
+    free(wout);
+    free(werr);
+    th_run_free(&other);
+}
+
+/* ---- a scripted coordinator -------------------------------------------------------- */
+
+/* What the fake coordinator sends after its Accepted. */
+enum { SAY_RIGHT, SAY_OTHER_DEPTH, SAY_OTHER_POSITION, SAY_NOTHING, ACCEPT_OTHER_STATS };
+
+typedef struct fake {
+    zsock_t *router;
+    int script;
+    pthread_t thread;
+} fake_t;
+
+static Ply__RunAsked asked_of(const char *fen, unsigned depth, int stats)
+{
+    Ply__RunAsked a = PLY__RUN_ASKED__INIT;
+    a.fen = (char *)fen;
+    a.has_depth = 1, a.depth = depth;
+    a.has_chess960 = 1, a.chess960 = 0;
+    a.has_stats = 1, a.stats = stats != 0;
+    a.has_split_depth = 1, a.split_depth = -1;
+    a.has_verify = 1, a.verify = PLY__VERIFY_MODE__VERIFY_MODE_NONE;
+    return a;
+}
+
+static void *fake_main(void *arg)
+{
+    fake_t *f = arg;
+    zframe_t *rid = NULL;
+    ply_msg_t *msg = NULL;
+    char why[256];
+    if (ply_msg_recv_from(f->router, &rid, &msg, why, sizeof why) < 0) return NULL;
+    ply_msg_free(&msg);
+    /* Accepted: run 7, perft(3) of the start position (or with stats, when scripted) */
+    Ply__RunAsked asked = asked_of(START, 3, f->script == ACCEPT_OTHER_STATS);
+    Ply__Accepted acc = PLY__ACCEPTED__INIT;
+    acc.has_run_id = 1, acc.run_id = 7;
+    acc.has_jobs = 1, acc.jobs = 20;
+    acc.has_split_depth = 1, acc.split_depth = 1;
+    acc.fen = START;
+    acc.asked = f->script == SAY_NOTHING ? NULL : &asked;
+    ply_msg_t m = PLY__MESSAGE__INIT;
+    m.body_case = PLY__MESSAGE__BODY_ACCEPTED;
+    m.accepted = &acc;
+    ply_msg_send_to(f->router, rid, &m);
+    /* then a progress line and the answer, for run 7, saying what they compute */
+    Ply__RunAsked said = asked;
+    if (f->script == SAY_OTHER_DEPTH) said = asked_of(START, 2, 0);
+    if (f->script == SAY_OTHER_POSITION) said = asked_of(KIWIPETE, 3, 0);
+    Ply__RunProgress rp = PLY__RUN_PROGRESS__INIT;
+    rp.has_run_id = 1, rp.run_id = 7;
+    rp.state = "running";
+    rp.asked = f->script == SAY_OTHER_POSITION ? &said : &asked;
+    m = (ply_msg_t)PLY__MESSAGE__INIT;
+    m.body_case = PLY__MESSAGE__BODY_RUN_PROGRESS;
+    m.run_progress = &rp;
+    ply_msg_send_to(f->router, rid, &m);
+    Ply__RunResult rr = PLY__RUN_RESULT__INIT;
+    rr.has_run_id = 1, rr.run_id = 7;
+    rr.fen = said.fen;
+    rr.has_depth = 1, rr.depth = said.depth;
+    rr.has_nodes = 1, rr.nodes = said.depth == 2 ? 400 : 8902;
+    rr.asked = &said;
+    m = (ply_msg_t)PLY__MESSAGE__INIT;
+    m.body_case = PLY__MESSAGE__BODY_RUN_RESULT;
+    m.run_result = &rr;
+    ply_msg_send_to(f->router, rid, &m);
+    zframe_destroy(&rid);
+    return NULL;
+}
+
+/* Submits perft(3) of the start position to a fake coordinator playing @script; the
+ * client's code, with the reason in @why and the count in *nodes. */
+static int against_fake(int script, uint64_t *nodes, char *why, size_t why_len)
+{
+    static int n;
+    char ep[64];
+    snprintf(ep, sizeof ep, "inproc://fake-coordinator-%d", n++);
+    fake_t f = {zsock_new_router(ep), script, 0};
+    assert_non_null(f.router);
+    zsock_set_linger(f.router, 1000);
+    zsock_set_rcvtimeo(f.router, 5000);
+    assert_int_equal(pthread_create(&f.thread, NULL, fake_main, &f), 0);
+    ply_client_t *cl = ply_client_new(ep, why, why_len);
+    assert_non_null(cl);
+    ply_perft_request_t req = {.fen = "startpos", .depth = 3, .split_depth = -1};
+    Ply__Accepted *acc = NULL;
+    Ply__RunResult *res = NULL;
+    *nodes = 0;
+    int r = ply_client_submit(cl, &req, 5000, &acc, why, why_len);
+    if (r == 0) {
+        assert_true(acc->run_id == 7);
+        r = ply_client_wait(cl, acc->run_id, NULL, NULL, 5000, &res, why, why_len);
+        ply__accepted__free_unpacked(acc, NULL);
+    }
+    if (res) {
+        *nodes = res->nodes;
+        ply__run_result__free_unpacked(res, NULL);
+    }
+    ply_client_destroy(&cl);
+    pthread_join(f.thread, NULL);
+    zsock_destroy(&f.router);
+    return r;
+}
+
+/* Item 5, the client's check: an answer is taken only when it says it computes what
+ * was asked; a difference is an error that names it. */
+static void test_client_checks_answers(void **state)
+{
+    (void)state;
+    char why[512] = "";
+    uint64_t nodes;
+    /* the control: an honest answer is taken */
+    assert_int_equal(against_fake(SAY_RIGHT, &nodes, why, sizeof why), 0);
+    assert_true(nodes == 8902);
+    /* perft(2) under the id of our perft(3) */
+    assert_int_equal(against_fake(SAY_OTHER_DEPTH, &nodes, why, sizeof why), PLY_EMISMATCH);
+    assert_non_null(strstr(why, "depth 2, not 3"));
+    assert_true(nodes == 0);
+    /* progress of another position under our id: the wait ends there */
+    assert_int_equal(against_fake(SAY_OTHER_POSITION, &nodes, why, sizeof why), PLY_EMISMATCH);
+    assert_non_null(strstr(why, "position \"" KIWIPETE "\""));
+    /* an Accepted that does not say what it accepted is not taken */
+    assert_int_equal(against_fake(SAY_NOTHING, &nodes, why, sizeof why), PLY_EPROTO);
+    assert_non_null(strstr(why, "did not say what run 7 computes"));
+    /* an Accepted for another request (with statistics) */
+    assert_int_equal(against_fake(ACCEPT_OTHER_STATS, &nodes, why, sizeof why), PLY_EMISMATCH);
+    assert_non_null(strstr(why, "with statistics"));
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_client_checks_answers),
+        cmocka_unit_test(test_restart_without_state),
+    };
+    return cmocka_run_group_tests_name("clients", tests, NULL, NULL);
+}

@@ -20,6 +20,31 @@
  * concurrent write mixes words of two entries, and then fails the check
  * except with probability about 2^-96.
  *
+ * What an entry is keyed by: everything that decides the subtree it counts,
+ * and nothing else (a missing part merges two different subtrees and gives a
+ * wrong count; a superfluous one only splits a transposition and costs hits).
+ *   - the pieces on their squares, and the side to move (board/zobrist.h):
+ *     together they decide the moves;
+ *   - the castling rights, each with the square of the rook it castles with:
+ *     in Chess960 the same right with another rook is another move (4k3/8/8/
+ *     8/8/8/8/4KR1R w H and w F, perft(5) 227,454 and 236,952);
+ *   - the en-passant square only when a pawn of the side to move attacks it
+ *     (board.h): a double step that no pawn can answer does not change the
+ *     tree, so it must not split the key. A capture that is attacked but
+ *     illegal (a pinned pawn) still splits it: safe, only a missed hit;
+ *   - the remaining depth, in the entry (a probe matches it exactly);
+ *   - what is counted: a table holds one payload kind for its whole life
+ *     (node counts, or the fifteen statistics), fixed at ply_tt_new and
+ *     checked by every caller, so a node count can never answer a statistics
+ *     probe or the other way round.
+ * Clocks (halfmove, fullmove) are not in it: perft does not read them. The
+ * cluster's job identities (coordinator/split.c, arbiter ply_arb_identity)
+ * follow the same rules, with the en-passant square only when the capture is
+ * legal.
+ * Only fully computed subtrees are stored: a cancelled search, or one whose
+ * sum passed 2^64, stores nothing (perft_internal.h), so a table kept across
+ * jobs and sessions never answers with a partial count.
+ *
  * An entry holds a payload of N 64-bit words chosen at creation: 1 for node
  * counts, 15 for the detailed statistics. The depth rides in the low 6 bits
  * of the first word. Node-count entries are 20 bytes, three to a 64-byte

@@ -36,10 +36,10 @@ void ply__board_update_castling(ply_board_t *b, int from, int to, int keys)
             rights &= ~(1 << r);
     }
     if (rights == b->castling) return;
-    if (keys) {
-        ply__key_xor(b, &ply__zobrist.castling[b->castling]);
-        ply__key_xor(b, &ply__zobrist.castling[rights]);
-    }
+    if (keys)
+        for (int r = 0; r < 4; r++)
+            if ((rights ^ b->castling) & (1 << r))
+                ply__key_xor(b, &ply__zobrist.castling[r][PLY_FILE(b->castle_rook[r])]);
     b->castling = (uint8_t)rights;
     refresh_castle_touch(b);
 }
@@ -53,7 +53,9 @@ void ply_board_compute_key(const ply_board_t *b, uint64_t key[2])
             ply_bb_t bb = b->pieces[p] & b->colour[c];
             while (bb) ply__key_xor(&t, &ply__zobrist.psq[c][p][ply_pop_lsb(&bb)]);
         }
-    ply__key_xor(&t, &ply__zobrist.castling[b->castling]);
+    for (int r = 0; r < 4; r++)
+        if (b->castling & (1 << r))
+            ply__key_xor(&t, &ply__zobrist.castling[r][PLY_FILE(b->castle_rook[r])]);
     if (b->ep != PLY_NO_SQ) ply__key_xor(&t, &ply__zobrist.ep[PLY_FILE(b->ep)]);
     if (b->side == PLY_BLACK) ply__key_xor(&t, &ply__zobrist.side);
     key[0] = t.key[0];

@@ -19,7 +19,7 @@ typedef struct ply_key128 {
 
 typedef struct ply__zobrist {
     ply_key128_t psq[2][7][64]; /* [colour][piece type][square]; type 0 unused */
-    ply_key128_t castling[16];  /* [rights bits] */
+    ply_key128_t castling[4][8]; /* [right bit number][file of its rook]: see zobrist.c */
     ply_key128_t ep[8];         /* [file of the en-passant square] */
     ply_key128_t side;          /* xored in when black is to move */
 } ply__zobrist_t;

@@ -405,6 +405,78 @@ static void test_overflow_is_an_error(void **state)
     ply_tt_destroy(&tt);
 }
 
+/* The two positions of issue 9, item 2: the same pieces, the same right
+ * "white castles h-side", with the rook on h1 or on f1. perft(5) 227,454 and
+ * 236,952 (Stockfish 15.1, go perft 5 with UCI_Chess960). */
+#define ROOK_H "4k3/8/8/8/8/8/8/4KR1R w H - 0 1"
+#define ROOK_F "4k3/8/8/8/8/8/8/4KR1R w F - 0 1"
+
+/* Regression (issue 9, item 2): the key ignored which rook castles, so the
+ * second of these on one table read the first's entries (236,826). */
+static void test_chess960_rook_in_key(void **state)
+{
+    (void)state;
+    static ply_perft_result_t r;
+    const char *fen[2] = {ROOK_H, ROOK_F};
+    const uint64_t want[2] = {227454, 236952};
+    for (int first = 0; first < 2; first++) {
+        ply_perft_opts_t o = {0};
+        o.threads = 2;
+        o.tt = ply_tt_new(16u << 20, 1);
+        for (int k = 0; k < 2; k++) {
+            int i = first ^ k;
+            ply_board_t b;
+            load(&b, fen[i]);
+            assert_int_equal(ply_perft_run(&b, 5, &o, &r), 0);
+            if (r.nodes != want[i])
+                fail_msg("%s perft(5) after %s on one table: %llu, expected %llu", fen[i],
+                         fen[first], (unsigned long long)r.nodes, (unsigned long long)want[i]);
+        }
+        ply_tt_destroy(&o.tt);
+    }
+}
+
+/*
+ * One table shared by a whole Chess960 suite, as a worker shares its table
+ * across jobs: every count equals the count on a fresh table and the suite's
+ * published one (tests/data/ethereal-fischer.epd, 960 positions, Shredder-FEN;
+ * provenance in tests/data/PROVENANCE.md).
+ */
+static void test_fischer_suite_one_table(void **state)
+{
+    (void)state;
+    static ply_perft_result_t r;
+    char path[512], line[1024];
+    snprintf(path, sizeof path, "%s/ethereal-fischer.epd", PLY_TEST_DATA);
+    FILE *f = fopen(path, "r");
+    assert_non_null(f);
+    ply_perft_opts_t shared = {0}, fresh = {0};
+    shared.tt = ply_tt_new(32u << 20, 1);
+    fresh.tt = ply_tt_new(2u << 20, 1);
+    int positions = 0;
+    while (fgets(line, sizeof line, f)) {
+        char *d4 = strstr(line, ";D4 "), *semi = strchr(line, ';');
+        if (!d4) continue;
+        const uint64_t want = strtoull(d4 + 4, NULL, 10);
+        *semi = '\0';
+        ply_board_t b;
+        load(&b, line);
+        ply_tt_clear(fresh.tt);
+        assert_int_equal(ply_perft_run(&b, 4, &fresh, &r), 0);
+        const uint64_t cold = r.nodes;
+        assert_int_equal(ply_perft_run(&b, 4, &shared, &r), 0);
+        if (r.nodes != cold || cold != want)
+            fail_msg("%s D4: %llu on the shared table, %llu on a fresh one, published %llu", line,
+                     (unsigned long long)r.nodes, (unsigned long long)cold,
+                     (unsigned long long)want);
+        positions++;
+    }
+    fclose(f);
+    assert_int_equal(positions, 960);
+    ply_tt_destroy(&shared.tt);
+    ply_tt_destroy(&fresh.tt);
+}
+
 /* Result.tt_nodes (issue 9, item 10's figures): 0 without a table; a rerun on
  * a warm table is answered by hits entirely. */
 static void test_tt_nodes(void **state)
@@ -442,6 +514,8 @@ int main(void)
         cmocka_unit_test(test_cancel_stores_nothing),
         cmocka_unit_test(test_overflow_is_an_error),
         cmocka_unit_test(test_tt_nodes),
+        cmocka_unit_test(test_chess960_rook_in_key),
+        cmocka_unit_test(test_fischer_suite_one_table),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -140,6 +140,31 @@ static void test_exact_chess960(void **state)
 }
 
 /*
+ * Issue 9, item 2: the same pieces and the same right "white castles h-side",
+ * with the rook on h1 or on f1, are two different trees (perft(4) 8,117 and
+ * 8,470, Stockfish 15.1 go perft 4 with UCI_Chess960): their identities must
+ * differ, and the jobs of a split must carry the right rook.
+ */
+#define ROOK_H "4k3/8/8/8/8/8/8/4KR1R w H - 0 1"
+#define ROOK_F "4k3/8/8/8/8/8/8/4KR1R w F - 0 1"
+
+static void test_castling_rook_identity(void **state)
+{
+    (void)state;
+    ply_arb_pos_t h, f;
+    char ih[128], jf[128];
+    parse(&h, ROOK_H, PLY_ARB_CHESS960);
+    parse(&f, ROOK_F, PLY_ARB_CHESS960);
+    assert_true(ply_arb_identity(&h, ih, sizeof ih) > 0);
+    assert_true(ply_arb_identity(&f, jf, sizeof jf) > 0);
+    assert_string_not_equal(ih, jf);
+    for (int s = 0; s <= 2; s++) {
+        check_exact(ROOK_H, PLY_ARB_CHESS960, 4, s, 8117);
+        check_exact(ROOK_F, PLY_ARB_CHESS960, 4, s, 8470);
+    }
+}
+
+/*
  * 1.e4 e6 2.d4 and 1.d4 e6 2.e4 reach the same placement; their FENs name
  * different en-passant squares (d3, e3), but no black pawn can capture en
  * passant, so their trees are identical and so must be their identities.
@@ -288,7 +313,7 @@ int main(void)
         cmocka_unit_test(test_exact_chess960), cmocka_unit_test(test_ep_identity),
         cmocka_unit_test(test_root_moves),     cmocka_unit_test(test_errors),
         cmocka_unit_test(test_estimate),       cmocka_unit_test(test_auto_rule),
-        cmocka_unit_test(test_oeis_a083276),
+        cmocka_unit_test(test_oeis_a083276),   cmocka_unit_test(test_castling_rook_identity),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -7,6 +7,7 @@
  */
 #include "client.h"
 
+#include <errno.h>
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -103,6 +104,11 @@ static int recv_one(ply_client_t *c, int timeout_ms, ply_msg_t **msg, char *why,
             continue;
         }
         if (zpoller_terminated(c->poller)) {
+            /* A signal nobody asked us to stop for (SIGCHLD: the embedded coordinator's
+             * libuv reaping a local worker that died, on whichever thread the kernel
+             * picked) interrupts the poll too; only czmq's own interrupt flag, or a
+             * context being destroyed, means stop. */
+            if (errno == EINTR && !zsys_interrupted) continue;
             ply_why(why, why_len, 0, "interrupted");
             return PLY_ECANCELED;
         }

@@ -1844,16 +1844,25 @@ static void check_leases(ply_coordinator_t *c, uint64_t now)
     }
 }
 
+static unsigned slots_left(const ply_coordinator_t *c);
+
+/* No worker: the runs fail after worker_wait_ms, or at once when the local workers were
+ * all that could come and every slot has been given up. */
 static void check_worker_wait(ply_coordinator_t *c, uint64_t now)
 {
-    if (c->nworkers || !c->cfg.worker_wait_ms) return;
+    const proc_t *dead = c->nprocs && !slots_left(c) ? c->proc_lost : NULL;
+    if (c->nworkers || (!c->cfg.worker_wait_ms && !dead)) return;
     for (run_t *run = c->runs; run; run = run->next) {
         /* a run read back from the state file, with nobody waiting for it, waits for
          * workers as long as it takes: failing it would end it for good */
         if (run->state != RUN_ACTIVE || (run->restored && !run->client)) continue;
         uint64_t since =
             run->accepted_ms > c->no_worker_since_ms ? run->accepted_ms : c->no_worker_since_ms;
-        if (now - since >= c->cfg.worker_wait_ms) {
+        if (dead) {
+            ply__run_fail(run, PLY_EWORKER,
+                          "every local worker died and none could be kept running (last: %s)",
+                          dead->last_exit);
+        } else if (now - since >= c->cfg.worker_wait_ms) {
             char s[32];
             ply__run_fail(run, PLY_EWORKER, "no worker connected within %s s",
                           seconds(c->cfg.worker_wait_ms, s, sizeof s));
@@ -1917,18 +1926,73 @@ static void on_kill_timer(uv_timer_t *t)
         }
 }
 
+static int spawn_one(ply_coordinator_t *c, unsigned i, char *why, size_t why_len);
+static void check_worker_wait(ply_coordinator_t *c, uint64_t now);
+
+/* Local worker slots still running or to be started again. */
+static unsigned slots_left(const ply_coordinator_t *c)
+{
+    unsigned n = 0;
+    for (unsigned i = 0; i < c->nprocs; i++) n += !c->procs[i].given_up;
+    return n;
+}
+
+/*
+ * A local worker's handle is closed: start the slot again unless it died too
+ * often; when no slot is left and no other worker is connected, the active
+ * runs fail now, saying why, instead of waiting worker_wait_ms for nobody.
+ */
+static void on_proc_closed(uv_handle_t *h)
+{
+    proc_t *pr = h->data;
+    ply_coordinator_t *c = pr->c;
+    if (c->state >= C_STOPPING) return;
+    uint64_t now = ply_time_ms();
+    if (now - pr->window_ms > PLY__RESPAWN_WINDOW_MS) {
+        pr->window_ms = now;
+        pr->deaths = 0;
+    }
+    char why[256];
+    if (++pr->deaths > PLY__RESPAWN_MAX) {
+        pr->given_up = 1;
+        c->proc_lost = pr;
+        ply_warn("local worker %u died %u times within %u s (last: %s): not started again",
+                 pr->index, pr->deaths, PLY__RESPAWN_WINDOW_MS / 1000, pr->last_exit);
+    } else if (spawn_one(c, pr->index, why, sizeof why) < 0) {
+        pr->given_up = 1;
+        c->proc_lost = pr;
+        ply_warn("local worker %u: %s", pr->index, why);
+    }
+    check_worker_wait(c, now);
+    pump(c);
+}
+
 static void on_proc_exit(uv_process_t *h, int64_t status, int signum)
 {
     proc_t *pr = h->data;
     ply_coordinator_t *c = pr->c;
     pr->alive = 0;
     c->procs_alive--;
-    if (c->state < C_STOPPING)
-        ply_warn("local worker %u (pid %d) exited early: status %" PRId64 ", signal %d", pr->index,
-                 h->pid, status, signum);
+    if (signum)
+        snprintf(pr->last_exit, sizeof pr->last_exit, "pid %d killed by signal %d", h->pid, signum);
     else
+        snprintf(pr->last_exit, sizeof pr->last_exit, "pid %d exited with status %" PRId64, h->pid,
+                 status);
+    if (c->state < C_STOPPING) {
+        ply_warn("local worker %u (%s) ended early", pr->index, pr->last_exit);
+        /* Its jobs go back to the queue now, not after the heartbeat timeout, and
+         * count as failed attempts (a job that kills every worker is quarantined). */
+        peer_t *p = ply__worker_by_id(c, pr->id);
+        if (p) {
+            char reason[160];
+            snprintf(reason, sizeof reason, "local worker %u: %s", pr->index, pr->last_exit);
+            count(c, CNT_WORKERS_LOST);
+            worker_remove(c, p, 1, reason);
+        }
+    } else {
         ply_debug("local worker %u exited", pr->index);
-    uv_close((uv_handle_t *)h, NULL);
+    }
+    uv_close((uv_handle_t *)h, on_proc_closed);
     if (c->state >= C_STOPPING && c->procs_alive == 0 &&
         !uv_is_closing((uv_handle_t *)&c->kill_timer)) {
         uv_timer_stop(&c->kill_timer);
@@ -1939,13 +2003,18 @@ static void on_proc_exit(uv_process_t *h, int64_t status, int signum)
 static int spawn_one(ply_coordinator_t *c, unsigned i, char *why, size_t why_len)
 {
     char threads[16], hash[16], seed[16];
-    char *args[13];
+    char *args[16];
     int n = 0;
+    proc_t *pr = &c->procs[i];
     args[n++] = c->worker_exe;
     args[n++] = "--connect";
     args[n++] = c->worker_endpoint;
     /* a local worker never outlives its coordinator (no reconnecting) */
     args[n++] = "--exit-on-bye";
+    /* its id names the slot and the process, so that its peer is found when it dies */
+    snprintf(pr->id, sizeof pr->id, "local-%u.%u", i, pr->spawns);
+    args[n++] = "--id";
+    args[n++] = pr->id;
     /* each its own Zobrist keys, so that --verify can check on another seed */
     snprintf(seed, sizeof seed, "%u", i);
     args[n++] = "--zobrist-seed";
@@ -1968,10 +2037,10 @@ static int spawn_one(ply_coordinator_t *c, unsigned i, char *why, size_t why_len
     opt.exit_cb = on_proc_exit;
     opt.stdio = stdio;
     opt.stdio_count = 3;
-    proc_t *pr = &c->procs[i];
     pr->c = c;
     pr->index = i;
     pr->handle.data = pr;
+    pr->spawns++;
     int r = uv_spawn(&c->loop, &pr->handle, &opt);
     if (r != 0) {
         /* uv_spawn leaves an initialised handle to close even when it fails */

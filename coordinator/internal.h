@@ -201,11 +201,21 @@ typedef struct finished {
     zmsg_t *reply; /* the RunResult or the Error the client got */
 } finished_t;
 
+/* One local worker slot (--local-workers N, ply perft --workers N): a slot whose
+ * process dies is started again, at most PLY__RESPAWN_MAX times within
+ * PLY__RESPAWN_WINDOW_MS, so that one that dies at once every time stops being
+ * retried (the slot is given up) while the others go on. */
 typedef struct proc {
     uv_process_t handle;
     ply_coordinator_t *c;
     unsigned index;
     int alive;
+    int given_up;       /* died too often: not started again */
+    unsigned spawns;    /* processes started in this slot so far */
+    unsigned deaths;    /* early exits since window_ms */
+    uint64_t window_ms; /* start of the respawn-rate window */
+    char id[32];        /* the --id of its current process: "local-<slot>.<spawns>" */
+    char last_exit[96]; /* how its last process ended */
 } proc_t;
 
 enum {
@@ -222,6 +232,12 @@ enum {
     CNT_RESULTS_COMPUTED,
     CNT_N
 };
+
+/* A local worker slot is started again after an early exit at most this many times
+ * within the window (proc_t): enough for a rare crash or an OOM kill, bounded for a
+ * worker that can never start (a bad binary, a table the kernel refuses). */
+#define PLY__RESPAWN_MAX       3
+#define PLY__RESPAWN_WINDOW_MS 60000u
 
 /* Remembers workers dropped as hung, so that a reconnect does not hand them jobs at once. */
 #define PLY__HUNG_KEEP 16
@@ -245,6 +261,7 @@ struct ply_coordinator {
     int handles_ok, signals_ok;
     proc_t *procs;
     unsigned nprocs, procs_alive;
+    const proc_t *proc_lost; /* the local worker slot given up last, or NULL */
     peer_t *peers;
     unsigned nworkers;
     run_t *runs;

@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -475,6 +476,87 @@ static void test_local_workers(void **state)
     th_run_free(&r);
 }
 
+/* The pid of a ply-worker child of @parent whose command line holds @text, or 0. */
+static pid_t worker_child(pid_t parent, const char *text)
+{
+    DIR *d = opendir("/proc");
+    struct dirent *e;
+    pid_t found = 0;
+    while (d && !found && (e = readdir(d))) {
+        char path[300], buf[1024];
+        snprintf(path, sizeof path, "/proc/%s/stat", e->d_name);
+        FILE *f = fopen(path, "r");
+        if (!f) continue;
+        int ppid = 0;
+        char comm[64] = "";
+        if (fscanf(f, "%*d (%63[^)]) %*c %d", comm, &ppid) != 2) ppid = 0;
+        fclose(f);
+        if (ppid != parent || strcmp(comm, "ply-worker")) continue;
+        snprintf(path, sizeof path, "/proc/%s/cmdline", e->d_name);
+        f = fopen(path, "r");
+        size_t n = f ? fread(buf, 1, sizeof buf - 1, f) : 0;
+        if (f) fclose(f);
+        for (size_t i = 0; i < n; i++)
+            if (!buf[i]) buf[i] = ' ';
+        buf[n] = '\0';
+        if (strstr(buf, text)) found = (pid_t)atoi(e->d_name);
+    }
+    if (d) closedir(d);
+    return found;
+}
+
+/* --workers N survives a local worker killed mid-run (issue 9, item 8): its jobs are
+ * re-queued at once, its slot is started again, and the answer is exact with exit 0.
+ * Before, the SIGCHLD of the dead worker ended the client's wait ("interrupted") and
+ * the run with it. perft(7) of the start position: 3,195,901,860 (chessprogramming
+ * wiki, Perft Results). */
+static void test_local_worker_killed(void **state)
+{
+    (void)state;
+    const char *dir = th_tmpdir("local-killed");
+    char log[512];
+    snprintf(log, sizeof log, "%s/ply.log", dir);
+    pid_t ply =
+        th_spawn(log, "exec ply perft --workers 2 --threads 1 --hash 0 -d 7 --split-depth 2");
+    pid_t victim = 0;
+    for (int i = 0; i < 200 && !victim; i++) {
+        usleep(50000);
+        victim = worker_child(ply, "--id local-0.0");
+    }
+    assert_true(victim > 0);
+    usleep(1000000); /* both workers are counting (the run takes several seconds) */
+    assert_int_equal(kill(victim, SIGKILL), 0);
+    pid_t again = 0; /* the slot is started again */
+    for (int i = 0; i < 100 && !again && th_alive(ply); i++) {
+        usleep(50000);
+        again = worker_child(ply, "--id local-0.1");
+    }
+    int status = th_wait(ply, (RUN_S - 60) * 1000);
+    char *out = th_slurp(log);
+    if (status != 0)
+        fail_msg("ply perft --workers 2 with a worker killed: status %d: %s", status, out);
+    assert_non_null(strstr(out, "Nodes searched: 3195901860\n"));
+    assert_non_null(strstr(out, "killed by signal 9")); /* it died mid-run, not after */
+    assert_non_null(strstr(out, "re-queued"));
+    assert_true(again > 0);
+    free(out);
+}
+
+/* A local worker that dies at once every time is started again a bounded number of
+ * times; with none left the run fails at once, saying so (not after the 60 s wait). */
+static void test_local_workers_all_die(void **state)
+{
+    (void)state;
+    uint64_t t0 = th_now_ms();
+    th_run_t r = th_run(RUN_S, "PLY_WORKER_EXE=/bin/false ply perft --workers 2 -d 3");
+    th_expect_status(&r, 1, "workers that always die");
+    assert_non_null(strstr(r.err, "every local worker died"));
+    assert_non_null(strstr(r.err, "not started again"));
+    assert_null(strstr(r.out, "Nodes searched"));
+    assert_true(th_now_ms() - t0 < 30000);
+    th_run_free(&r);
+}
+
 /* A coordinator with no worker: the run fails after worker_wait_ms, clearly. */
 static void test_no_worker(void **state)
 {
@@ -589,6 +671,8 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_multi_process),
         cmocka_unit_test(test_local_workers),
         cmocka_unit_test(test_no_worker),
+        cmocka_unit_test(test_local_worker_killed),
+        cmocka_unit_test(test_local_workers_all_die),
         cmocka_unit_test(test_bench_cluster),
     };
     const struct CMUnitTest suites[] = {

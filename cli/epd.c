@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/error.h"
+
 static char *trim(char *s)
 {
     while (isspace((unsigned char)*s)) s++;
@@ -42,13 +44,15 @@ static int parse_line(char *text, ply_epd_line_t *out, char *err, size_t err_len
             return -1;
         }
         char *num = trim(end);
-        unsigned long long nodes = strtoull(num, &end, 10);
-        if (*end || !isdigit((unsigned char)*num) || errno) {
-            snprintf(err, err_len, "'%s' is not 'Dn count'", op);
+        ply_u128_t nodes;
+        int nrc = ply_u128_from_dec(num, &nodes);
+        if (nrc < 0) {
+            snprintf(err, err_len, "'%s' is not 'Dn count'%s", op,
+                     nrc == PLY_ERANGE ? " (the count is above 2^128 - 1)" : "");
             return -1;
         }
-        if (depth < 1 || depth > 20) {
-            snprintf(err, err_len, "depth %ld out of range 1..20", depth);
+        if (depth < 1 || depth > PLY_U128_SAFE_DEPTH) {
+            snprintf(err, err_len, "depth %ld out of range 1..%d", depth, PLY_U128_SAFE_DEPTH);
             return -1;
         }
         if (out->ndepths == PLY_EPD_MAX_DEPTHS) {

@@ -10,6 +10,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "util/u128.h"
+
 #define PLY_EPD_MAX_DEPTHS 16
 
 typedef struct ply_epd_line {
@@ -18,7 +20,7 @@ typedef struct ply_epd_line {
     int ndepths;
     struct {
         int depth;
-        uint64_t nodes;
+        ply_u128_t nodes; /* exact at any depth (util/u128.h) */
     } depths[PLY_EPD_MAX_DEPTHS];
 } ply_epd_line_t;
 
@@ -31,7 +33,8 @@ typedef struct ply_epd {
  * ply_epd_load - read a suite from @path. Returns the suite (free with
  * ply_epd_free), or NULL with a reason naming the file and line in @why:
  * unreadable file, a line without ';', a malformed "Dn count" operation,
- * depth outside 1..20, more than PLY_EPD_MAX_DEPTHS depths, an empty file.
+ * a count that is not 0..2^128 - 1,
+ * depth outside 1..PLY_U128_SAFE_DEPTH, more than PLY_EPD_MAX_DEPTHS depths, an empty file.
  */
 ply_epd_t *ply_epd_load(const char *path, char *why, size_t why_len);
 

@@ -103,7 +103,8 @@ typedef struct progress_state {
     uint64_t last_ms; /* when the last line went to a log (stderr not a terminal) */
     int shown;        /* a terminal line is on screen */
     int have_base;    /* base_nodes/base_ms hold the first report's */
-    uint64_t base_nodes, base_ms; /* nodes already counted then (a resumed run's), and when */
+    ply_u128_t base_nodes;        /* nodes already counted then (a resumed run's) */
+    uint64_t base_ms;             /* and when */
 } progress_state_t;
 
 /* How often a run whose stderr is a file or pipe logs a progress line, ms. */
@@ -119,9 +120,10 @@ static void show_progress(const Ply__RunProgress *p, void *arg)
     progress_state_t *ps = arg;
     uint64_t now = ply_time_ms(), elapsed = now - ps->start_ms;
     int tty = isatty(STDERR_FILENO);
+    ply_u128_t nodes = ply_msg_count(p->nodes, p->has_nodes_hi, p->nodes_hi);
     if (!ps->have_base) { /* the rate counts this run's nodes, not those read back */
         ps->have_base = 1;
-        ps->base_nodes = p->nodes;
+        ps->base_nodes = nodes;
         ps->base_ms = now;
     }
     if (elapsed < 1000) return;
@@ -129,13 +131,14 @@ static void show_progress(const Ply__RunProgress *p, void *arg)
     ps->last_ms = now;
     double secs = (double)elapsed / 1000.0;
     double since = (double)(now - ps->base_ms) / 1000.0;
-    double rate = since > 0 ? (double)(p->nodes - ps->base_nodes) / since : 0;
+    double rate = since > 0 && nodes >= ps->base_nodes ? (double)(nodes - ps->base_nodes) / since : 0;
+    char count[PLY_U128_DEC_LEN];
     char eta[32] = "?";
     if (p->jobs_done > 0 && p->jobs_total >= p->jobs_done)
         snprintf(eta, sizeof eta, "%.0f s", secs * (p->jobs_total - p->jobs_done) / p->jobs_done);
-    fprintf(stderr, "%s%u/%u jobs  %llu nodes  %.3g Mnodes/s  %u worker%s  %.0f s  ETA %s%s",
+    fprintf(stderr, "%s%u/%u jobs  %s nodes  %.3g Mnodes/s  %u worker%s  %.0f s  ETA %s%s",
             tty ? "\r\033[K" : "ply perft: ", p->jobs_done, p->jobs_total,
-            (unsigned long long)p->nodes, rate / 1e6, p->workers, p->workers == 1 ? "" : "s", secs,
+            ply_u128_to_dec(nodes, count, sizeof count), rate / 1e6, p->workers, p->workers == 1 ? "" : "s", secs,
             eta, tty ? "" : "\n");
     fflush(stderr);
     ps->shown = tty;
@@ -197,17 +200,30 @@ static int cmp_divide(const void *a, const void *b)
     return strcmp(x->move, y->move);
 }
 
+/* A run's total, a root move's count: 128-bit on the wire as nodes and nodes_hi. */
+static ply_u128_t run_nodes(const Ply__RunResult *r)
+{
+    return ply_msg_count(r->nodes, r->has_nodes_hi, r->nodes_hi);
+}
+
+static ply_u128_t entry_nodes(const Ply__DivideEntry *e)
+{
+    return ply_msg_count(e->nodes, e->has_nodes_hi, e->nodes_hi);
+}
+
 static void print_stats_text(const Ply__Stats *ps)
 {
-    ply_stats_t s;
-    ply_msg_stats_from_proto(&s, ps);
-    for (int i = 1; i < PLY_STATS_N; i++) printf("%-26s %llu\n", ply_stats_name(i), (unsigned long long)s.v[i]);
+    ply_stats128_t s;
+    ply_msg_stats128_from_proto(&s, ps);
+    char count[PLY_U128_DEC_LEN];
+    for (int i = 1; i < PLY_STATS_N; i++)
+        printf("%-26s %s\n", ply_stats_name(i), ply_u128_to_dec(s.v[i], count, sizeof count));
 }
 
 static json_t *stats_json(const Ply__Stats *ps)
 {
-    ply_stats_t s;
-    ply_msg_stats_from_proto(&s, ps);
+    ply_stats128_t s;
+    ply_msg_stats128_from_proto(&s, ps);
     json_t *o = json_object();
     for (int i = 0; i < PLY_STATS_N; i++) json_object_set_new(o, ply_stats_name(i), ply_json_count(s.v[i]));
     return o;
@@ -233,18 +249,18 @@ static json_t *result_json(const Ply__Accepted *acc, const Ply__RunResult *r, in
     json_object_set_new(o, "fen", json_string(r->fen ? r->fen : acc->fen));
     json_object_set_new(o, "depth", json_integer(r->depth));
     json_object_set_new(o, "chess960", json_boolean(r->chess960));
-    json_object_set_new(o, "nodes", ply_json_count(r->nodes));
+    json_object_set_new(o, "nodes", ply_json_count(run_nodes(r)));
     json_t *div = json_object();
     Ply__DivideEntry **sorted = malloc((r->n_divide + 1) * sizeof *sorted);
     memcpy(sorted, r->divide, r->n_divide * sizeof *sorted);
     qsort(sorted, r->n_divide, sizeof *sorted, cmp_divide);
     for (size_t i = 0; i < r->n_divide; i++)
-        json_object_set_new(div, sorted[i]->move, ply_json_count(sorted[i]->nodes));
+        json_object_set_new(div, sorted[i]->move, ply_json_count(entry_nodes(sorted[i])));
     free(sorted);
     json_object_set_new(o, "divide", div);
     json_object_set_new(o, "stats", stats && r->stats ? stats_json(r->stats) : json_null());
     json_object_set_new(o, "time_ms", ply_json_count(r->time_ms));
-    json_object_set_new(o, "nps", ply_json_count(ply_nps(r->nodes, r->time_ms * 1000000ull)));
+    json_object_set_new(o, "nps", ply_json_count(ply_nps(run_nodes(r), r->time_ms * 1000000ull)));
     json_object_set_new(o, "jobs", json_integer(r->jobs));
     json_object_set_new(o, "split_depth", json_integer(r->split_depth));
     json_object_set_new(o, "tt_probes", ply_json_count(r->tt_probes));
@@ -260,16 +276,18 @@ static json_t *result_json(const Ply__Accepted *acc, const Ply__RunResult *r, in
 
 static void print_result_text(const Ply__RunResult *r, const perft_args_t *a)
 {
+    char count[PLY_U128_DEC_LEN];
     if (a->divide) {
         Ply__DivideEntry **sorted = malloc((r->n_divide + 1) * sizeof *sorted);
         memcpy(sorted, r->divide, r->n_divide * sizeof *sorted);
         qsort(sorted, r->n_divide, sizeof *sorted, cmp_divide);
         for (size_t i = 0; i < r->n_divide; i++)
-            printf("%s: %llu\n", sorted[i]->move, (unsigned long long)sorted[i]->nodes);
+            printf("%s: %s\n", sorted[i]->move,
+                   ply_u128_to_dec(entry_nodes(sorted[i]), count, sizeof count));
         free(sorted);
         printf("\n");
     }
-    printf("Nodes searched: %llu\n", (unsigned long long)r->nodes);
+    printf("Nodes searched: %s\n", ply_u128_to_dec(run_nodes(r), count, sizeof count));
     if (a->stats && r->stats) {
         printf("\n");
         print_stats_text(r->stats);
@@ -277,7 +295,7 @@ static void print_result_text(const Ply__RunResult *r, const perft_args_t *a)
     char text[256];
     verification_text(r, text, sizeof text);
     printf("\nTime: %.3f s, %.1f Mnodes/s, %u jobs at split depth %u\nCross-checked: %s\n",
-           (double)r->time_ms / 1000.0, (double)ply_nps(r->nodes, r->time_ms * 1000000ull) / 1e6, r->jobs,
+           (double)r->time_ms / 1000.0, (double)ply_nps(run_nodes(r), r->time_ms * 1000000ull) / 1e6, r->jobs,
            r->split_depth, text);
     if (r->tt_probes)
         printf("Table: %.1f%% hits (%llu of %llu probes)\n", 100.0 * (double)r->tt_hits / (double)r->tt_probes,
@@ -391,7 +409,7 @@ static int run_epd(ply_session_t *s, const perft_args_t *a)
         const ply_epd_line_t *l = &suite->lines[i];
         int only = -1; /* with --max-nodes: the one depth to run */
         for (int k = 0; a->max_nodes && k < l->ndepths; k++)
-            if (l->depths[k].nodes <= a->max_nodes && (!a->max_depth || l->depths[k].depth <= a->max_depth) &&
+            if (l->depths[k].nodes <= (ply_u128_t)a->max_nodes && (!a->max_depth || l->depths[k].depth <= a->max_depth) &&
                 (only < 0 || l->depths[k].depth > l->depths[only].depth))
                 only = k;
         for (int k = 0; k < l->ndepths; k++) {
@@ -407,7 +425,7 @@ static int run_epd(ply_session_t *s, const perft_args_t *a)
             why[0] = '\0';
             int rc = ply_cli_fen(l->fen, a->chess960, fen, sizeof fen, why, sizeof why);
             if (rc == 0) rc = ply_session_perft(s, &req, NULL, NULL, &acc, &res, why, sizeof why);
-            int ok = rc == 0 && res->nodes == l->depths[k].nodes &&
+            int ok = rc == 0 && run_nodes(res) == l->depths[k].nodes &&
                      !(res->verification && res->verification->mismatches);
             checks++;
             failures += !ok;
@@ -417,16 +435,19 @@ static int run_epd(ply_session_t *s, const perft_args_t *a)
                 json_object_set_new(o, "fen", json_string(l->fen));
                 json_object_set_new(o, "depth", json_integer(depth));
                 json_object_set_new(o, "expected", ply_json_count(l->depths[k].nodes));
-                json_object_set_new(o, "nodes", rc == 0 ? ply_json_count(res->nodes) : json_null());
+                json_object_set_new(o, "nodes", rc == 0 ? ply_json_count(run_nodes(res)) : json_null());
                 json_object_set_new(o, "ok", json_boolean(ok));
                 if (rc < 0) json_object_set_new(o, "error", json_string(why));
                 json_array_append_new(lines, o);
             } else if (!ok) {
                 if (rc < 0)
                     printf("FAIL line %d D%d: %s: %s\n", l->line_no, depth, l->fen, why);
-                else
-                    printf("FAIL line %d D%d: %s: expected %llu, counted %llu\n", l->line_no, depth, l->fen,
-                           (unsigned long long)l->depths[k].nodes, (unsigned long long)res->nodes);
+                else {
+                    char want[PLY_U128_DEC_LEN], got[PLY_U128_DEC_LEN];
+                    printf("FAIL line %d D%d: %s: expected %s, counted %s\n", l->line_no, depth, l->fen,
+                           ply_u128_to_dec(l->depths[k].nodes, want, sizeof want),
+                           ply_u128_to_dec(run_nodes(res), got, sizeof got));
+                }
             }
             ply_session_free_reply(&acc, &res);
         }
@@ -487,7 +508,10 @@ int ply_cmd_perft(int argc, char **argv)
         case 'f': a.fen = optarg; break;
         case 'd':
             if (parse_int(optarg, 1, PLY_MAX_DEPTH, &v))
-                return ply_usage_error("perft", "depth '%s' out of range 1..20", optarg);
+                return ply_usage_error("perft",
+                                       "depth '%s' out of range 1..%d (deeper counts may pass "
+                                       "2^128, more than ply counts exactly)",
+                                       optarg, PLY_MAX_DEPTH);
             a.depth = (int)v;
             break;
         case OPT_CHESS960: a.chess960 = 1; break;
@@ -507,7 +531,8 @@ int ply_cmd_perft(int argc, char **argv)
             break;
         case OPT_SPLIT:
             if (parse_int(optarg, 0, PLY_MAX_DEPTH - 1, &v))
-                return ply_usage_error("perft", "--split-depth '%s' must be 0..19", optarg);
+                return ply_usage_error("perft", "--split-depth '%s' must be 0..%d", optarg,
+                                       PLY_MAX_DEPTH - 1);
             a.split_depth = (int)v;
             break;
         case OPT_WORKERS:
@@ -524,7 +549,8 @@ int ply_cmd_perft(int argc, char **argv)
         case OPT_EPD: a.epd = optarg; break;
         case OPT_MAXDEPTH:
             if (parse_int(optarg, 1, PLY_MAX_DEPTH, &v))
-                return ply_usage_error("perft", "--max-depth '%s' must be 1..20", optarg);
+                return ply_usage_error("perft", "--max-depth '%s' must be 1..%d", optarg,
+                                       PLY_MAX_DEPTH);
             a.max_depth = (int)v;
             break;
         case OPT_MAXNODES: {

@@ -381,8 +381,7 @@ static void print_json(const diff_args_t *a, const char *engine_name, const char
         }
     }
     if (o->kind == INCONSISTENT)
-        json_object_set_new(j, "engine_nodes_at_parent",
-                            ply_json_count(o->engine_at_parent));
+        json_object_set_new(j, "engine_nodes_at_parent", ply_json_count(o->engine_at_parent));
     json_object_set_new(j, "time_ms", ply_json_count(ms));
     ply_json_dumpf(j, stdout, JSON_INDENT(2));
     printf("\n");

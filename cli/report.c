@@ -117,7 +117,9 @@ json_t *ply_report_workers_json(Ply__WorkerStatus *const *w, size_t n)
         json_object_set_new(o, "zobrist_seed", json_integer(w[i]->zobrist_seed));
         json_object_set_new(o, "jobs_in_flight", json_integer(w[i]->jobs_in_flight));
         json_object_set_new(o, "jobs_done", ply_json_count(w[i]->jobs_done));
-        json_object_set_new(o, "nodes", ply_json_count(w[i]->nodes));
+        json_object_set_new(
+            o, "nodes",
+            ply_json_count(ply_msg_count(w[i]->nodes, w[i]->has_nodes_hi, w[i]->nodes_hi)));
         json_object_set_new(o, "stalled_ms", ply_json_count(w[i]->stalled_ms));
         json_array_append_new(a, o);
     }
@@ -135,7 +137,8 @@ json_t *ply_report_progress_json(const Ply__RunProgress *p)
     json_object_set_new(o, "jobs_total", json_integer(p->jobs_total));
     json_object_set_new(o, "jobs_done", json_integer(p->jobs_done));
     json_object_set_new(o, "jobs_in_flight", json_integer(p->jobs_in_flight));
-    json_object_set_new(o, "nodes", ply_json_count(p->nodes));
+    json_object_set_new(o, "nodes",
+                        ply_json_count(ply_msg_count(p->nodes, p->has_nodes_hi, p->nodes_hi)));
     json_object_set_new(o, "elapsed_ms", ply_json_count(p->elapsed_ms));
     json_object_set_new(o, "results_restored", json_integer(p->results_restored));
     json_object_set_new(o, "error", p->error && p->error[0] ? json_string(p->error) : json_null());

@@ -17,6 +17,7 @@
 #include "client.h"
 #include "commands.h"
 #include "curve_opts.h"
+#include "envelope.h"
 #include "json_exact.h"
 #include "report.h"
 #include "util/error.h"
@@ -50,10 +51,12 @@ static int running(const Ply__RunProgress *p, int json)
         printf("\n");
         json_decref(o);
     } else {
+        char nodes[PLY_U128_DEC_LEN];
+        ply_u128_to_dec(ply_msg_count(p->nodes, p->has_nodes_hi, p->nodes_hi), nodes, sizeof nodes);
         fprintf(stderr,
-                "ply result: run %" PRIu64 " is %s: %u of %u jobs done, %" PRIu64
-                " nodes so far (use --wait to wait for it)\n",
-                p->run_id, p->state ? p->state : "?", p->jobs_done, p->jobs_total, p->nodes);
+                "ply result: run %" PRIu64 " is %s: %u of %u jobs done, %s nodes so far (use "
+                "--wait to wait for it)\n",
+                p->run_id, p->state ? p->state : "?", p->jobs_done, p->jobs_total, nodes);
     }
     return 1;
 }

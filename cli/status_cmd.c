@@ -16,6 +16,7 @@
 #include "client.h"
 #include "commands.h"
 #include "curve_opts.h"
+#include "envelope.h"
 #include "json_exact.h"
 #include "report.h"
 #include "util/error.h"
@@ -49,8 +50,10 @@ static void print_run(const Ply__RunProgress *p)
     char el[32], jobs[32];
     seconds(el, sizeof el, p->elapsed_ms);
     snprintf(jobs, sizeof jobs, "%u/%u", p->jobs_done, p->jobs_total);
-    printf("%-16" PRIu64 " %-9s %-13s %-9u %-16" PRIu64 " %-9s %-12s d%u %s\n", p->run_id,
-           p->state ? p->state : "?", jobs, p->jobs_in_flight, p->nodes, el,
+    char nodes[PLY_U128_DEC_LEN];
+    ply_u128_to_dec(ply_msg_count(p->nodes, p->has_nodes_hi, p->nodes_hi), nodes, sizeof nodes);
+    printf("%-16" PRIu64 " %-9s %-13s %-9u %-16s %-9s %-12s d%u %s\n", p->run_id,
+           p->state ? p->state : "?", jobs, p->jobs_in_flight, nodes, el,
            p->verify ? p->verify : "none", p->depth, p->fen ? p->fen : "?");
     if (p->results_restored)
         printf("                 %u job results read back from the state file after a restart\n",
@@ -69,9 +72,12 @@ static void print_workers(Ply__WorkerStatus *const *w, size_t n)
     for (size_t i = 0; i < n; i++) {
         char st[32];
         seconds(st, sizeof st, w[i]->stalled_ms);
-        printf("%-24s %-6u %-8u %-10u %-8" PRIu64 " %-16" PRIu64 " %s\n",
+        char nodes[PLY_U128_DEC_LEN];
+        ply_u128_to_dec(ply_msg_count(w[i]->nodes, w[i]->has_nodes_hi, w[i]->nodes_hi), nodes,
+                        sizeof nodes);
+        printf("%-24s %-6u %-8u %-10u %-8" PRIu64 " %-16s %s\n",
                w[i]->worker_id ? w[i]->worker_id : "?", w[i]->zobrist_seed, w[i]->threads,
-               w[i]->jobs_in_flight, w[i]->jobs_done, w[i]->nodes, st);
+               w[i]->jobs_in_flight, w[i]->jobs_done, nodes, st);
     }
 }
 

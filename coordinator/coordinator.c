@@ -493,10 +493,11 @@ static finished_t *finished_lookup(ply_coordinator_t *c, uint64_t id, finished_t
 
 /* --------------------------------------------------------------- messages */
 
-static void stats_proto_array(Ply__Stats *st, const ply_stats_t *in)
+/* @st from the sums @in, their high words in @hi (PLY_STATS_N, owned by the caller). */
+static void stats_proto_array(Ply__Stats *st, uint64_t *hi, const ply_stats128_t *in)
 {
     *st = (Ply__Stats)PLY__STATS__INIT;
-    ply_msg_stats_to_proto(st, in);
+    ply_msg_stats128_to_proto(st, hi, in);
 }
 
 /* What a run computes, as every answer about it says (strings point into @fen). */
@@ -528,28 +529,32 @@ static zmsg_t *build_result(ply_coordinator_t *c, run_t *run)
     Ply__DivideEntry *ent = calloc((size_t)n + 1, sizeof *ent);
     Ply__DivideEntry **ptr = calloc((size_t)n + 1, sizeof *ptr);
     Ply__Stats *dst = calloc((size_t)n + 1, sizeof *dst);
+    uint64_t(*hi)[PLY_STATS_N] = calloc((size_t)n + 2, sizeof *hi); /* the divide's, the total's */
     zmsg_t *z = NULL;
-    if (ent && ptr && dst) {
+    if (ent && ptr && dst && hi) {
         for (int i = 0; i < n; i++) {
             ent[i] = (Ply__DivideEntry)PLY__DIVIDE_ENTRY__INIT;
             ent[i].move = (char *)plan->root_uci[i];
             ent[i].has_nodes = 1;
-            ent[i].nodes = run->divide[i];
+            ent[i].nodes = ply_u128_lo(run->divide[i]);
+            ent[i].has_nodes_hi = ply_u128_hi(run->divide[i]) != 0;
+            ent[i].nodes_hi = ply_u128_hi(run->divide[i]);
             if (run->want_stats && run->divide_has_stats) {
-                stats_proto_array(&dst[i], &run->divide_stats[i]);
+                stats_proto_array(&dst[i], hi[i], &run->divide_stats[i]);
                 ent[i].stats = &dst[i];
             }
             ptr[i] = &ent[i];
         }
         Ply__Stats total;
-        stats_proto_array(&total, &run->stats);
+        stats_proto_array(&total, hi[n], &run->stats);
         Ply__Verification ver = PLY__VERIFICATION__INIT;
         ply__vreport_t *report = ply__verification(run, &ver);
         Ply__RunResult rr = PLY__RUN_RESULT__INIT;
         rr.has_run_id = 1, rr.run_id = run->id;
         rr.fen = run->fen;
         rr.has_depth = 1, rr.depth = run->depth;
-        rr.has_nodes = 1, rr.nodes = run->nodes;
+        rr.has_nodes = 1, rr.nodes = ply_u128_lo(run->nodes);
+        rr.has_nodes_hi = ply_u128_hi(run->nodes) != 0, rr.nodes_hi = ply_u128_hi(run->nodes);
         if (run->want_stats) rr.stats = &total;
         rr.n_divide = (size_t)n;
         rr.divide = ptr;
@@ -581,6 +586,7 @@ static zmsg_t *build_result(ply_coordinator_t *c, run_t *run)
     free(ent);
     free(ptr);
     free(dst);
+    free(hi);
     (void)c;
     return z;
 }
@@ -633,7 +639,8 @@ static void fill_progress(ply_coordinator_t *c, Ply__RunProgress *rp, Ply__RunAs
         rp->state = (char *)run_state_name(run);
         rp->has_jobs_total = 1, rp->jobs_total = run->plan ? (uint32_t)run->plan->njobs : 0;
         rp->has_jobs_done = 1, rp->jobs_done = (uint32_t)run->done;
-        rp->has_nodes = 1, rp->nodes = run->nodes;
+        rp->has_nodes = 1, rp->nodes = ply_u128_lo(run->nodes);
+        rp->has_nodes_hi = ply_u128_hi(run->nodes) != 0, rp->nodes_hi = ply_u128_hi(run->nodes);
         rp->has_elapsed_ms = 1, rp->elapsed_ms = ply_time_ms() - run->submitted_ms;
         rp->fen = (char *)run->fen;
         rp->has_depth = 1, rp->depth = run->depth;
@@ -647,7 +654,8 @@ static void fill_progress(ply_coordinator_t *c, Ply__RunProgress *rp, Ply__RunAs
         rp->state = (char *)f->state;
         rp->has_jobs_total = 1, rp->jobs_total = f->jobs_total;
         rp->has_jobs_done = 1, rp->jobs_done = f->jobs_done;
-        rp->has_nodes = 1, rp->nodes = f->nodes;
+        rp->has_nodes = 1, rp->nodes = ply_u128_lo(f->nodes);
+        rp->has_nodes_hi = ply_u128_hi(f->nodes) != 0, rp->nodes_hi = ply_u128_hi(f->nodes);
         rp->has_elapsed_ms = 1, rp->elapsed_ms = f->elapsed_ms;
         if (f->fen[0]) rp->fen = (char *)f->fen;
         if (f->depth) rp->has_depth = 1, rp->depth = f->depth;
@@ -682,7 +690,8 @@ static size_t worker_list(ply_coordinator_t *c, Ply__WorkerStatus **wsp, Ply__Wo
         ws[i].has_threads = 1, ws[i].threads = p->threads;
         ws[i].has_jobs_in_flight = 1, ws[i].jobs_in_flight = (uint32_t)p->ninflight;
         ws[i].has_jobs_done = 1, ws[i].jobs_done = p->jobs_done;
-        ws[i].has_nodes = 1, ws[i].nodes = p->nodes;
+        ws[i].has_nodes = 1, ws[i].nodes = ply_u128_lo(p->nodes);
+        ws[i].has_nodes_hi = ply_u128_hi(p->nodes) != 0, ws[i].nodes_hi = ply_u128_hi(p->nodes);
         ws[i].has_zobrist_seed = 1, ws[i].zobrist_seed = p->seed;
         ws[i].has_busy_us = 1, ws[i].busy_us = p->busy_us;
         ws[i].has_stalled_ms = 1;
@@ -792,10 +801,10 @@ static void reap_runs(ply_coordinator_t *c)
             reply = build_result(c, run);
             state = "done";
             count(c, CNT_RUNS_DONE);
-            ply_info("run %" PRIu64 ": perft(%u) = %" PRIu64 " (%zu jobs, split %u, %" PRIu64
-                     " ms)",
-                     run->id, run->depth, run->nodes, run->plan->njobs, run->plan->split_depth,
-                     ply_time_ms() - run->submitted_ms);
+            char total[PLY_U128_DEC_LEN];
+            ply_info("run %" PRIu64 ": perft(%u) = %s (%zu jobs, split %u, %" PRIu64 " ms)",
+                     run->id, run->depth, ply_u128_to_dec(run->nodes, total, sizeof total),
+                     run->plan->njobs, run->plan->split_depth, ply_time_ms() - run->submitted_ms);
             if (!reply) {
                 reply = build_error(PLY_ENOMEM, "cannot encode the result", run->id);
                 state = "failed";
@@ -1055,7 +1064,7 @@ static int take_divide(const run_t *run, const Ply__Result *r, ply__comp_t *k, c
     k->divide_stats =
         run->want_stats ? calloc((size_t)plan->nroot + 1, sizeof *k->divide_stats) : NULL;
     if (!k->divide || (run->want_stats && !k->divide_stats)) return PLY_ENOMEM;
-    uint64_t sum = 0;
+    uint64_t sum = 0; /* one job's: it fits in 64 bits, or the divide is wrong */
     int have_stats = 1;
     uint8_t seen[PLY_ARB_MAX_MOVES] = {0};
     for (size_t i = 0; i < r->n_divide; i++) {
@@ -1078,7 +1087,10 @@ static int take_divide(const run_t *run, const Ply__Result *r, ply__comp_t *k, c
             return PLY_EMISMATCH;
         }
         k->divide[k_] = e->nodes;
-        sum += e->nodes;
+        if (__builtin_add_overflow(sum, e->nodes, &sum)) {
+            ply_why(why, why_len, 0, "divide sums past 2^64 but nodes = %" PRIu64, r->nodes);
+            return PLY_EMISMATCH;
+        }
         if (run->want_stats && e->stats)
             ply_msg_stats_from_proto(&k->divide_stats[k_], e->stats);
         else
@@ -1116,7 +1128,7 @@ static void on_result(ply_coordinator_t *c, peer_t *p, const Ply__Result *r)
     }
     inflight_remove(p, r->job_id);
     p->jobs_done++;
-    p->nodes += r->nodes;
+    p->nodes += r->nodes; /* 128-bit: it cannot wrap for 2^64 results */
     p->busy_us += r->time_us;
     p->progress_ms = ply_time_ms();
     if (idx / run->plan->njobs == PLY__DRILL) {

@@ -72,8 +72,9 @@ typedef struct peer {
     uint32_t credit;
     uint64_t *inflight;
     size_t ninflight, capinflight;
-    uint64_t jobs_done, nodes;
-    uint64_t busy_us; /* sum of its results' time_us: its own speed is nodes / busy_us */
+    uint64_t jobs_done;
+    ply_u128_t nodes;     /* sum of its results' counts (exact: util/u128.h) */
+    uint64_t busy_us;     /* sum of its results' time_us: its own speed is nodes / busy_us */
     uint64_t hb_nodes;    /* the node count its last heartbeat carried */
     uint64_t progress_ms; /* when that count last advanced, or it last became busy */
     int probation;        /* dropped as hung before: no jobs until its count advances */
@@ -162,12 +163,13 @@ typedef struct run {
     size_t rq_head, rq_len, rq_cap;
     size_t done, started;
     size_t drills_pending;
-    /* the sums */
-    uint64_t nodes, worker_time_us;
+    /* the sums: multiplicity x job count, exact (verify.c; a sum past 2^128 fails the run) */
+    ply_u128_t nodes;
+    uint64_t worker_time_us;
     uint64_t tt_probes, tt_hits; /* summed over the results computed in this session */
-    ply_stats_t stats;
-    uint64_t *divide;          /* per root move */
-    ply_stats_t *divide_stats; /* per root move, when stats */
+    ply_stats128_t stats;
+    ply_u128_t *divide;           /* per root move */
+    ply_stats128_t *divide_stats; /* per root move, when stats */
     int divide_has_stats;
     uint32_t perft1_checked;
     /* what was verified (verify.c) */
@@ -191,7 +193,8 @@ typedef struct finished {
     uint64_t id;
     const char *state;
     uint32_t jobs_total, jobs_done;
-    uint64_t nodes, elapsed_ms;
+    ply_u128_t nodes;
+    uint64_t elapsed_ms;
     char fen[PLY_ARB_FEN_MAX];
     unsigned depth;
     char verify[32];

@@ -2,11 +2,14 @@
  * The durable state of the coordinator in SQLite (see store.h for the
  * workload, the durability choice and the invariants).
  *
- * Schema (format 1; PRAGMA application_id marks the file as ply's, PRAGMA
+ * Schema (format 2; PRAGMA application_id marks the file as ply's, PRAGMA
  * user_version holds the format):
  *   runs     one row per accepted run: the request, the plan summary, the
  *            root moves in plan order (UCI, space-separated), the task-id
  *            range, and once finished its state, summary and encoded reply;
+ *            its total count is 128-bit: nodes holds the low 64 bits (as
+ *            every uint64, in SQLite's signed integer by two's complement),
+ *            nodes_hi the high 64 bits;
  *   jobs     one row per job: position, perft(1), cost, total multiplicity,
  *            and the multiplicity per root move as a blob of (u32 root index,
  *            u64 count) little-endian pairs;
@@ -14,6 +17,10 @@
  *            tie-break): counts, statistics and divide as little-endian u64
  *            blobs, who computed it and how.
  * Statements used per result are prepared once and reused.
+ *
+ * Format 1 (before exact 128-bit totals) lacks runs.nodes_hi; such a file is
+ * migrated in place when opened: the column is added, NULL reads as 0, which
+ * is what every total of a format-1 file was (below 2^64).
  */
 #include "store.h"
 
@@ -29,7 +36,7 @@
 #include "util/error.h"
 #include "util/log.h"
 
-#define STORE_FORMAT 1
+#define STORE_FORMAT 2
 /* "ply1" as a big-endian 32-bit number: SQLite's application_id for our files. */
 #define STORE_APP_ID 0x706c7931
 #define MULT_BYTES   12 /* u32 root + u64 count */
@@ -53,7 +60,7 @@ static const char SCHEMA[] =
     " job_base INTEGER NOT NULL, slots INTEGER NOT NULL, submitted_at INTEGER NOT NULL,"
     " state TEXT NOT NULL DEFAULT 'active', finished_at INTEGER, jobs_done INTEGER,"
     " nodes INTEGER, elapsed_ms INTEGER, error_code INTEGER, error TEXT, verify TEXT,"
-    " reply BLOB);"
+    " reply BLOB, nodes_hi INTEGER);"
     "CREATE INDEX runs_state ON runs(state);"
     "CREATE TABLE jobs("
     " run_id INTEGER NOT NULL, idx INTEGER NOT NULL, fen TEXT NOT NULL,"
@@ -148,6 +155,26 @@ static int create_schema(ply_store_t *s, char *why, size_t why_len)
     return exec(s, "COMMIT", why, why_len);
 }
 
+/* Format 1 -> 2: the high word of run totals (see the schema above). */
+static int migrate_1_to_2(ply_store_t *s, char *why, size_t why_len)
+{
+    char reason[256] = "";
+    if (exec(s, "BEGIN IMMEDIATE", reason, sizeof reason) < 0 ||
+        exec(s,
+             "ALTER TABLE runs ADD COLUMN nodes_hi INTEGER; PRAGMA user_version=2;"
+             " UPDATE meta SET value='ply-state 2' WHERE key='format';",
+             reason, sizeof reason) < 0) {
+        exec(s, "ROLLBACK", NULL, 0);
+        return ply_why(why, why_len, PLY_EDB, "cannot migrate state format 1 to 2: %s",
+                       reason);
+    }
+    if (exec(s, "COMMIT", reason, sizeof reason) < 0)
+        return ply_why(why, why_len, PLY_EDB, "cannot migrate state format 1 to 2: %s",
+                       reason);
+    ply_info("state file %s: migrated from format 1 to 2 (exact 128-bit run totals)", s->path);
+    return 0;
+}
+
 /* Decides whether the file is ours, empty (new), foreign, newer or damaged. */
 static int check_identity(ply_store_t *s, char *why, size_t why_len)
 {
@@ -173,6 +200,8 @@ static int check_identity(ply_store_t *s, char *why, size_t why_len)
                 s->path, (uint64_t)(uint32_t)app);
         return PLY_EDB;
     }
+    if (version == 1 && migrate_1_to_2(s, why, why_len) < 0) return PLY_EDB;
+    if (version == 1) version = STORE_FORMAT;
     if (version != STORE_FORMAT) {
         ply_why(why, why_len, 0, "%s has state format %" PRId64 "; this ply reads format %d%s",
                 s->path, version, STORE_FORMAT,
@@ -462,15 +491,16 @@ int ply_store_finish_run(ply_store_t *s, const ply_store_finished_t *f, const vo
     sqlite3_stmt *st = NULL;
     int rc = sqlite3_prepare_v2(s->db,
                                 "UPDATE runs SET state=?2, finished_at=?3, jobs_done=?4, nodes=?5,"
-                                " elapsed_ms=?6, error_code=?7, error=?8, verify=?9, reply=?10"
-                                " WHERE id=?1",
+                                " elapsed_ms=?6, error_code=?7, error=?8, verify=?9, reply=?10,"
+                                " nodes_hi=?11 WHERE id=?1",
                                 -1, &st, NULL);
     if (rc == SQLITE_OK) {
         rc = sqlite3_bind_int64(st, 1, (int64_t)f->id);
         rc |= sqlite3_bind_text(st, 2, f->state, -1, SQLITE_STATIC);
         rc |= sqlite3_bind_int64(st, 3, unix_ms());
         rc |= sqlite3_bind_int64(st, 4, f->jobs_done);
-        rc |= sqlite3_bind_int64(st, 5, (int64_t)f->nodes);
+        rc |= sqlite3_bind_int64(st, 5, (int64_t)ply_u128_lo(f->nodes));
+        rc |= sqlite3_bind_int64(st, 11, (int64_t)ply_u128_hi(f->nodes));
         rc |= sqlite3_bind_int64(st, 6, (int64_t)f->elapsed_ms);
         rc |= sqlite3_bind_int(st, 7, f->code);
         rc |= sqlite3_bind_text(st, 8, f->error, -1, SQLITE_STATIC);
@@ -839,8 +869,8 @@ int ply_store_load_failures(ply_store_t *s, ply_store_failure_fn fn, void *arg, 
 
 #define FINISHED_COLUMNS                                                                           \
     "id, state, fen, depth, njobs, jobs_done, nodes, elapsed_ms, error_code, error, verify,"       \
-    " chess960, stats, want_split, verify_mode, verify_ppm"
-#define FINISHED_NCOLUMNS 16
+    " chess960, stats, want_split, verify_mode, verify_ppm, nodes_hi"
+#define FINISHED_NCOLUMNS 17
 
 static void read_finished(sqlite3_stmt *st, ply_store_finished_t *f)
 {
@@ -851,7 +881,8 @@ static void read_finished(sqlite3_stmt *st, ply_store_finished_t *f)
     f->depth = (unsigned)sqlite3_column_int(st, 3);
     f->jobs_total = (uint32_t)sqlite3_column_int64(st, 4);
     f->jobs_done = (uint32_t)sqlite3_column_int64(st, 5);
-    f->nodes = (uint64_t)sqlite3_column_int64(st, 6);
+    f->nodes = ply_u128_make((uint64_t)sqlite3_column_int64(st, 16),
+                             (uint64_t)sqlite3_column_int64(st, 6)); /* NULL reads as 0 */
     f->elapsed_ms = (uint64_t)sqlite3_column_int64(st, 7);
     f->code = sqlite3_column_int(st, 8);
     snprintf(f->error, sizeof f->error, "%s", col_text(st, 9));

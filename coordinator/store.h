@@ -27,9 +27,9 @@
  * row names an existing job and one of its computation roles; the file is
  * opened by one coordinator at a time (exclusive locking: a second one gets a
  * clear error instead of a shared, corrupted history). Node counts are
- * uint64 stored in SQLite's signed 64-bit integers (two's complement round
- * trip); blobs are little-endian and checked for size and range when read,
- * so a damaged or foreign file gives an error, never a crash.
+ * exact: one job's are uint64 stored in SQLite's signed 64-bit integers (two's
+ * complement round trip), a run's total is 128-bit in two such columns; blobs are little-endian and
+ * checked for size and range when read, so a damaged or foreign file gives an error, never a crash.
  */
 #ifndef PLY_COORDINATOR_STORE_H
 #define PLY_COORDINATOR_STORE_H
@@ -82,7 +82,8 @@ typedef struct ply_store_finished {
     char fen[PLY_ARB_FEN_MAX];
     unsigned depth;
     uint32_t jobs_total, jobs_done;
-    uint64_t nodes, elapsed_ms;
+    ply_u128_t nodes; /* the run's total, exact */
+    uint64_t elapsed_ms;
     int code;        /* the PLY_E code of a failed run, else 0 */
     char error[512]; /* why it failed, or "" */
     char verify[32]; /* "none", "sample=P", "all" */
@@ -97,8 +98,8 @@ typedef struct ply_store_finished {
  * when it does not exist or is empty, and take it for this process alone.
  * Returns NULL with a one-line reason in @why when the file cannot be opened
  * or created, is not an SQLite database, is another program's database, was
- * written by a newer ply, fails SQLite's quick_check, or is in use by another
- * coordinator. Close with ply_store_close.
+ * written by a newer ply (a format-1 file of an older ply is migrated), fails SQLite's quick_check,
+ * or is in use by another coordinator. Close with ply_store_close.
  */
 ply_store_t *ply_store_open(const char *path, char *why, size_t why_len);
 

@@ -228,27 +228,38 @@ static void maybe_done(run_t *run)
         run->state = RUN_DONE;
 }
 
-/* Adds the accepted computation @k of job @idx into the run's sums. */
+/*
+ * Adds the accepted computation @k of job @idx into the run's sums, exactly
+ * (128-bit: a job's count fits in 64 bits, a run's total need not). A sum
+ * past 2^128 - 1, which no position reaches below depth 17 (util/u128.h),
+ * fails the run rather than wrap.
+ */
 static void apply(run_t *run, size_t idx, const ply__comp_t *k)
 {
     const ply_split_t *plan = run->plan;
     const ply_split_job_t *sj = &plan->jobs[idx];
+    int over = 0;
     if (plan->split_depth == 0) {
-        if (k->divide) memcpy(run->divide, k->divide, (size_t)plan->nroot * sizeof *run->divide);
+        for (int m = 0; k->divide && m < plan->nroot; m++) run->divide[m] = k->divide[m];
         run->divide_has_stats = run->want_stats && k->divide_stats;
-        if (run->divide_has_stats)
-            memcpy(run->divide_stats, k->divide_stats,
-                   (size_t)plan->nroot * sizeof *run->divide_stats);
+        for (int m = 0; run->divide_has_stats && m < plan->nroot; m++)
+            ply_stats128_from(&run->divide_stats[m], &k->divide_stats[m]);
     } else {
         for (uint32_t m = 0; m < sj->nmult; m++) {
-            run->divide[sj->mult[m].root] += sj->mult[m].count * k->nodes;
+            const ply_split_mult_t *pm = &sj->mult[m];
+            over |= ply_u128_add_mul(&run->divide[pm->root], pm->count, k->nodes) < 0;
             if (run->want_stats)
-                ply_stats_add(&run->divide_stats[sj->mult[m].root], &k->stats, sj->mult[m].count);
+                over |= ply_stats128_add(&run->divide_stats[pm->root], &k->stats, pm->count) < 0;
         }
         run->divide_has_stats = run->want_stats;
     }
-    run->nodes += sj->multiplicity * k->nodes;
-    if (run->want_stats) ply_stats_add(&run->stats, &k->stats, sj->multiplicity);
+    over |= ply_u128_add_mul(&run->nodes, sj->multiplicity, k->nodes) < 0;
+    if (run->want_stats) over |= ply_stats128_add(&run->stats, &k->stats, sj->multiplicity) < 0;
+    if (over)
+        ply__run_fail(run, PLY_ERANGE,
+                      "job %zu at %s: the run's counts pass 2^128 - 1, beyond what ply sums "
+                      "exactly",
+                      idx, sj->fen);
     run->worker_time_us += k->time_us;
     run->tt_probes += k->tt_probes;
     run->tt_hits += k->tt_hits;

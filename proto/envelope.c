@@ -227,7 +227,21 @@ static int uci_move(vctx_t *c, const char *field, const char *s)
     return ok ? 0 : bad(c, "field %s is not a UCI move (4-5 characters, a-h1-8, then nbrq)", field);
 }
 
-static int divide_list(vctx_t *c, size_t n, Ply__DivideEntry *const *list)
+/*
+ * Statistics @st (may be NULL) of field @field: none or fifteen hi words, and
+ * none at all in one job's (@job), whose counts fit in 64 bits.
+ */
+static int stats_words(vctx_t *c, const char *field, const Ply__Stats *st, int job)
+{
+    if (!st || !st->n_hi) return 0;
+    if (job) return bad(c, "field %s.hi present: one job's counts fit in 64 bits", field);
+    if (st->n_hi != PLY_STATS_N)
+        return bad(c, "field %s.hi has %zu words, must be 0 or %d", field, st->n_hi, PLY_STATS_N);
+    return 0;
+}
+
+/* A divide list; @job: one job's (every hi word absent or 0), else a run's. */
+static int divide_list(vctx_t *c, size_t n, Ply__DivideEntry *const *list, int job)
 {
     char f[48];
     if (n > PLY_MAX_DIVIDE)
@@ -241,6 +255,11 @@ static int divide_list(vctx_t *c, size_t n, Ply__DivideEntry *const *list)
         if (uci_move(c, f, e->move)) return PLY_EPROTO;
         snprintf(f, sizeof f, "divide[%zu].nodes", i);
         if (need(c, f, e->has_nodes)) return PLY_EPROTO;
+        if (job && e->has_nodes_hi && e->nodes_hi)
+            return bad(c, "field %s_hi = %" PRIu64 ": one job's counts fit in 64 bits", f,
+                       e->nodes_hi);
+        snprintf(f, sizeof f, "divide[%zu].stats", i);
+        if (stats_words(c, f, e->stats, job)) return PLY_EPROTO;
     }
     return 0;
 }
@@ -306,7 +325,8 @@ static int check_result(vctx_t *c, const void *body)
         need_u64(c, "attempt", m->has_attempt, m->attempt, 1, NO_MAX) ||
         need(c, "nodes", m->has_nodes) ||
         need_u64(c, "perft1", m->has_perft1, m->perft1, 0, PLY_MAX_DIVIDE) ||
-        need(c, "time_us", m->has_time_us) || divide_list(c, m->n_divide, m->divide))
+        need(c, "time_us", m->has_time_us) || stats_words(c, "stats", m->stats, 1) ||
+        divide_list(c, m->n_divide, m->divide, 1))
         return PLY_EPROTO;
     return 0;
 }
@@ -454,7 +474,8 @@ static int check_run_result(vctx_t *c, const void *body)
     const Ply__RunResult *m = body;
     if (need_u64(c, "run_id", m->has_run_id, m->run_id, 1, NO_MAX) || fen(c, "fen", m->fen) ||
         need_u64(c, "depth", m->has_depth, m->depth, 1, PLY_MAX_DEPTH) ||
-        need(c, "nodes", m->has_nodes) || divide_list(c, m->n_divide, m->divide) ||
+        need(c, "nodes", m->has_nodes) || stats_words(c, "stats", m->stats, 0) ||
+        divide_list(c, m->n_divide, m->divide, 0) ||
         (m->verification && check_verification(c, m->verification)) || run_asked(c, m->asked))
         return PLY_EPROTO;
     return 0;
@@ -699,6 +720,28 @@ void ply_msg_stats_from_proto(ply_stats_t *out, const Ply__Stats *in)
 #define PLY__STATS_FROM(name) out->v[PLY_STAT_##name] = in->has_##name ? in->name : 0;
     PLY_STATS_MAP(PLY__STATS_FROM)
 #undef PLY__STATS_FROM
+}
+
+void ply_msg_stats128_to_proto(Ply__Stats *out, uint64_t hi[PLY_STATS_N], const ply_stats128_t *in)
+{
+    ply_stats_t lo;
+    int any = 0;
+    for (int i = 0; i < PLY_STATS_N; i++) {
+        lo.v[i] = ply_u128_lo(in->v[i]);
+        hi[i] = ply_u128_hi(in->v[i]);
+        any |= hi[i] != 0;
+    }
+    ply_msg_stats_to_proto(out, &lo);
+    out->n_hi = any ? PLY_STATS_N : 0;
+    out->hi = any ? hi : NULL;
+}
+
+void ply_msg_stats128_from_proto(ply_stats128_t *out, const Ply__Stats *in)
+{
+    ply_stats_t lo;
+    ply_msg_stats_from_proto(&lo, in);
+    for (int i = 0; i < PLY_STATS_N; i++)
+        out->v[i] = ply_u128_make(in->n_hi == PLY_STATS_N ? in->hi[i] : 0, lo.v[i]);
 }
 
 /* ---------------------------------------------------------------- sockets */

@@ -27,10 +27,15 @@
 #define PLY_MAX_MESSAGE_BYTES (1u << 20)
 /** Longest FEN or Shredder-FEN accepted, bytes (a legal FEN is under 100). */
 #define PLY_MAX_FEN_LEN 128
-/** Deepest perft a client may ask for, plies. */
-#define PLY_MAX_DEPTH 20
-/** Deepest perft one job may ask of a worker, plies. */
-#define PLY_MAX_JOB_DEPTH 20
+/**
+ * Deepest perft a client may ask for, plies: the deepest whose count is
+ * representable for every position in ply's 128-bit sums (util/u128.h,
+ * PLY_U128_SAFE_DEPTH: 218^16 < 2^128). The start position's perft(15),
+ * 2,015,099,950,053,364,471,960, is well inside.
+ */
+#define PLY_MAX_DEPTH PLY_U128_SAFE_DEPTH
+/** Deepest perft one job may ask of a worker, plies (a job is never deeper than its run). */
+#define PLY_MAX_JOB_DEPTH PLY_MAX_DEPTH
 /** Most jobs a worker may ask for at once. */
 #define PLY_MAX_CREDIT 1024
 /** Most entries of a divide list (the legal move maximum is 218). */
@@ -109,14 +114,18 @@ int ply_msg_decode(zmsg_t *zmsg, ply_msg_t **out, char *why, size_t why_len);
  *   JOB        job_id, attempt >= 1, kind == PERFT, fen, depth, run_id
  *   PROGRESS   job_id, attempt >= 1, nodes
  *   RESULT     job_id, attempt >= 1, nodes, perft1 <= PLY_MAX_DIVIDE, time_us;
- *              each divide entry: move, nodes
+ *              each divide entry: move, nodes; no hi word but 0 (one job's
+ *              counts fit in 64 bits: stats.hi and divide[].stats.hi absent,
+ *              divide[].nodes_hi absent or 0)
  *   ERROR      code < 0, message
  *   SUBMIT     fen, depth 1..PLY_MAX_DEPTH, split_depth (if present) -1..depth-1,
  *              verify (if present) a VerifyMode, verify_ppm 1..PLY_PPM exactly when
  *              verify = SAMPLE
  *   ACCEPTED   run_id, jobs, split_depth 0..PLY_MAX_DEPTH; fen if present
  *   RUN_PROGRESS  run_id, state; fen (if present) as a FEN
- *   RUN_RESULT run_id, fen, depth 1..PLY_MAX_DEPTH, nodes; divide entries as RESULT;
+ *   RUN_RESULT run_id, fen, depth 1..PLY_MAX_DEPTH, nodes; divide entries as RESULT
+ *              but with any hi words; stats.hi (here and in divide entries)
+ *              absent or exactly PLY_STATS_N words;
  *              verification: at most PLY_MAX_MISMATCHES mismatches of at most
  *              PLY_MAX_COMPUTATIONS computations, their fen (if present) as a FEN
  *   STATUS_REPLY  at most PLY_MAX_STATUS_RUNS runs, each as RUN_PROGRESS
@@ -205,5 +214,28 @@ void ply_msg_stats_to_proto(Ply__Stats *out, const ply_stats_t *in);
 
 /** ply_msg_stats_from_proto - the fifteen counters of a Ply__Stats (absent fields as 0). */
 void ply_msg_stats_from_proto(ply_stats_t *out, const Ply__Stats *in);
+
+/**
+ * ply_msg_stats128_to_proto - fill a Ply__Stats (initialised with
+ * PLY__STATS__INIT) from fifteen 128-bit sums: the low words in the fields,
+ * the high words in @hi (caller's storage, which out->hi then points to; left
+ * out when all are 0, as one job's statistics).
+ */
+void ply_msg_stats128_to_proto(Ply__Stats *out, uint64_t hi[PLY_STATS_N], const ply_stats128_t *in);
+
+/**
+ * ply_msg_stats128_from_proto - the fifteen 128-bit sums of a validated
+ * Ply__Stats (absent fields and absent hi words as 0).
+ */
+void ply_msg_stats128_from_proto(ply_stats128_t *out, const Ply__Stats *in);
+
+/**
+ * ply_msg_count - the 128-bit count whose low word is @lo and high word
+ * @hi, present when @has_hi (absent: 0, as in messages of an older ply).
+ */
+static inline ply_u128_t ply_msg_count(uint64_t lo, int has_hi, uint64_t hi)
+{
+    return ply_u128_make(has_hi ? hi : 0, lo);
+}
 
 #endif

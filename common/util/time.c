@@ -12,8 +12,9 @@ uint64_t ply_time_ns(void)
 
 uint64_t ply_time_ms(void) { return ply_time_ns() / 1000000u; }
 
-uint64_t ply_nps(uint64_t nodes, uint64_t elapsed_ns)
+uint64_t ply_nps(ply_u128_t nodes, uint64_t elapsed_ns)
 {
     if (elapsed_ns == 0) return 0;
-    return (uint64_t)((long double)nodes * 1e9L / (long double)elapsed_ns);
+    long double rate = (long double)nodes * 1e9L / (long double)elapsed_ns;
+    return rate >= 18446744073709551615.0L ? UINT64_MAX : (uint64_t)rate;
 }

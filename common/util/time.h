@@ -7,6 +7,8 @@
 
 #include <stdint.h>
 
+#include "util/u128.h"
+
 /** ply_time_ns - monotonic clock (CLOCK_MONOTONIC) in nanoseconds, uint64. */
 uint64_t ply_time_ns(void);
 
@@ -14,9 +16,11 @@ uint64_t ply_time_ns(void);
 uint64_t ply_time_ms(void);
 
 /**
- * ply_nps - nodes per second from a node count (uint64) and a duration in
- * nanoseconds; returns 0 when the duration is 0.
+ * ply_nps - nodes per second from a node count (exact, 128-bit: a run's
+ * total) and a duration in nanoseconds, rounded down; 0 when the duration is
+ * 0, UINT64_MAX when the rate is above it (1.8e19 nodes/s: only a synthetic
+ * count, or one answered from tables in no time).
  */
-uint64_t ply_nps(uint64_t nodes, uint64_t elapsed_ns);
+uint64_t ply_nps(ply_u128_t nodes, uint64_t elapsed_ns);
 
 #endif

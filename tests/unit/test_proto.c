@@ -1288,6 +1288,21 @@ EDIT(result_move_upper, m->result->divide[0]->move = "E2E4")
 EDIT(result_move_null, m->result->divide[0]->move = "0000")
 EDIT(result_move_missing, m->result->divide[0]->move = NULL)
 EDIT(result_entry_no_nodes, m->result->divide[2]->has_nodes = 0)
+/* 128-bit sums (fields 40-49): hi words of one job's counts are absent or 0; a run's any */
+static uint64_t hi_words[PLY_STATS_N] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15};
+EDIT(result_stats_hi, (m->result->stats->n_hi = PLY_STATS_N, m->result->stats->hi = hi_words))
+EDIT(result_entry_hi, (m->result->divide[0]->has_nodes_hi = 1, m->result->divide[0]->nodes_hi = 1))
+EDIT(result_entry_hi_0,
+     (m->result->divide[0]->has_nodes_hi = 1, m->result->divide[0]->nodes_hi = 0))
+EDIT(run_result_hi,
+     (m->run_result->has_nodes_hi = 1, m->run_result->nodes_hi = 109,
+      m->run_result->divide[0]->has_nodes_hi = 1, m->run_result->divide[0]->nodes_hi = UINT64_MAX))
+EDIT(run_result_stats_hi,
+     (m->run_result->stats->n_hi = PLY_STATS_N, m->run_result->stats->hi = hi_words))
+EDIT(run_result_stats_hi_short,
+     (m->run_result->stats->n_hi = 3, m->run_result->stats->hi = hi_words))
+EDIT(run_result_entry_stats_hi_long, (m->run_result->divide[1]->stats->n_hi = PLY_STATS_N + 1,
+                                      m->run_result->divide[1]->stats->hi = hi_words))
 EDIT(error_no_code, m->error->has_code = 0)
 EDIT(error_code_0, m->error->code = 0)
 EDIT(error_code_pos, m->error->code = 5)
@@ -1442,9 +1457,9 @@ static const vcase_t VCASES[] = {
     {"job", job_tab_fen, PLY_EPROTO, "JOB: field fen has a byte that is not printable ASCII"},
     {"job", job_utf8_fen, PLY_EPROTO, "JOB: field fen has a byte that is not printable ASCII"},
     {"job", job_no_depth, PLY_EPROTO, "JOB: field depth missing"},
-    {"job", job_depth_0, PLY_EPROTO, "JOB: field depth = 0, must be 1..20"},
+    {"job", job_depth_0, PLY_EPROTO, "JOB: field depth = 0, must be 1..16"},
     {"job", job_depth_max, 0, NULL},
-    {"job", job_depth_over, PLY_EPROTO, "JOB: field depth = 21, must be 1..20"},
+    {"job", job_depth_over, PLY_EPROTO, "JOB: field depth = 17, must be 1..16"},
     {"job", job_no_run, PLY_EPROTO, "JOB: field run_id missing"},
     {"job", job_run_0, PLY_EPROTO, "JOB: field run_id = 0"},
     {"progress", progress_no_id, PLY_EPROTO, "PROGRESS: field job_id missing"},
@@ -1471,6 +1486,17 @@ static const vcase_t VCASES[] = {
     {"result", result_move_null, PLY_EPROTO, "RESULT: field divide[0].move is not a UCI move"},
     {"result", result_move_missing, PLY_EPROTO, "RESULT: field divide[0].move missing"},
     {"result", result_entry_no_nodes, PLY_EPROTO, "RESULT: field divide[2].nodes missing"},
+    {"result", result_stats_hi, PLY_EPROTO,
+     "RESULT: field stats.hi present: one job's counts fit in 64 bits"},
+    {"result", result_entry_hi, PLY_EPROTO,
+     "RESULT: field divide[0].nodes_hi = 1: one job's counts fit in 64 bits"},
+    {"result", result_entry_hi_0, 0, NULL},
+    {"run_result", run_result_hi, 0, NULL},
+    {"run_result", run_result_stats_hi, 0, NULL},
+    {"run_result", run_result_stats_hi_short, PLY_EPROTO,
+     "RUN_RESULT: field stats.hi has 3 words, must be 0 or 15"},
+    {"run_result", run_result_entry_stats_hi_long, PLY_EPROTO,
+     "RUN_RESULT: field divide[1].stats.hi has 16 words, must be 0 or 15"},
     {"error", error_no_code, PLY_EPROTO, "ERROR: field code missing"},
     {"error", error_code_0, PLY_EPROTO, "ERROR: field code = 0, must be negative"},
     {"error", error_code_pos, PLY_EPROTO, "ERROR: field code = 5, must be negative"},
@@ -1484,9 +1510,9 @@ static const vcase_t VCASES[] = {
     {"bye", bye_none, 0, NULL},
     {"submit", submit_no_fen, PLY_EPROTO, "SUBMIT: field fen missing"},
     {"submit", submit_no_depth, PLY_EPROTO, "SUBMIT: field depth missing"},
-    {"submit", submit_depth_0, PLY_EPROTO, "SUBMIT: field depth = 0, must be 1..20"},
+    {"submit", submit_depth_0, PLY_EPROTO, "SUBMIT: field depth = 0, must be 1..16"},
     {"submit", submit_depth_max, 0, NULL},
-    {"submit", submit_depth_over, PLY_EPROTO, "SUBMIT: field depth = 21, must be 1..20"},
+    {"submit", submit_depth_over, PLY_EPROTO, "SUBMIT: field depth = 17, must be 1..16"},
     {"submit", submit_split_low, PLY_EPROTO, "SUBMIT: field split_depth = -2, must be -1..6"},
     {"submit", submit_split_top, 0, NULL},
     {"submit", submit_split_over, PLY_EPROTO, "SUBMIT: field split_depth = 7, must be -1..6"},
@@ -1498,7 +1524,7 @@ static const vcase_t VCASES[] = {
     {"accepted", accepted_jobs_0, 0, NULL},
     {"accepted", accepted_no_split, PLY_EPROTO, "ACCEPTED: field split_depth missing"},
     {"accepted", accepted_split_over, PLY_EPROTO,
-     "ACCEPTED: field split_depth = 21, must be 0..20"},
+     "ACCEPTED: field split_depth = 17, must be 0..16"},
     {"accepted", accepted_bad_fen, PLY_EPROTO, "ACCEPTED: field fen has a byte"},
     {"accepted", accepted_no_fen, 0, NULL},
     {"status", status_empty, 0, NULL},
@@ -1512,7 +1538,7 @@ static const vcase_t VCASES[] = {
     {"run_result", run_result_no_fen, PLY_EPROTO, "RUN_RESULT: field fen missing"},
     {"run_result", run_result_no_depth, PLY_EPROTO, "RUN_RESULT: field depth missing"},
     {"run_result", run_result_depth_over, PLY_EPROTO,
-     "RUN_RESULT: field depth = 21, must be 1..20"},
+     "RUN_RESULT: field depth = 17, must be 1..16"},
     {"run_result", run_result_no_nodes, PLY_EPROTO, "RUN_RESULT: field nodes missing"},
     {"run_result", run_result_bad_move, PLY_EPROTO, "RUN_RESULT: field divide[1].move is not"},
     {"run_result", run_result_bad_detail, PLY_EPROTO,
@@ -1669,6 +1695,43 @@ static void test_stats_conversion(void **state)
     empty.nodes = 99; /* value without its presence bit */
     ply_msg_stats_from_proto(&out, &empty);
     for (int i = 0; i < PLY_STATS_N; i++) assert_true(out.v[i] == 0);
+}
+
+/*
+ * A run's statistics past 2^64 through the wire and back, exactly: the start
+ * position's perft(15) = 2,015,099,950,053,364,471,960 (OEIS A048987) is
+ * 109 x 2^64 + 4404846019023345816 (Python's divmod).
+ */
+static void test_stats128_conversion(void **state)
+{
+    (void)state;
+    ply_stats128_t in, out;
+    for (int i = 0; i < PLY_STATS_N; i++)
+        in.v[i] = ply_u128_make((uint64_t)i, UINT64_MAX - (uint64_t)i);
+    in.v[PLY_STAT_nodes] = ply_u128_make(109, 4404846019023345816ull);
+    uint64_t hi[PLY_STATS_N];
+    Ply__Stats p = PLY__STATS__INIT;
+    ply_msg_stats128_to_proto(&p, hi, &in);
+    assert_int_equal(p.n_hi, PLY_STATS_N);
+    assert_true(p.nodes == 4404846019023345816ull && p.hi[PLY_STAT_nodes] == 109);
+    uint8_t buf[512];
+    size_t n = ply__stats__pack(&p, buf);
+    Ply__Stats *q = ply__stats__unpack(NULL, n, buf);
+    assert_non_null(q);
+    ply_msg_stats128_from_proto(&out, q);
+    assert_memory_equal(&in, &out, sizeof in);
+    ply__stats__free_unpacked(q, NULL);
+    /* all below 2^64: no hi words on the wire, as one job's statistics (and an older ply's) */
+    ply_stats128_t small;
+    for (int i = 0; i < PLY_STATS_N; i++) small.v[i] = UINT64_MAX - (uint64_t)i;
+    Ply__Stats ps = PLY__STATS__INIT;
+    ply_msg_stats128_to_proto(&ps, hi, &small);
+    assert_int_equal(ps.n_hi, 0);
+    ply_msg_stats128_from_proto(&out, &ps);
+    assert_memory_equal(&small, &out, sizeof small);
+    /* counts: an absent hi word is 0 */
+    assert_true(ply_msg_count(5, 0, 7) == 5);
+    assert_true(ply_msg_count(5, 1, 7) == ply_u128_make(7, 5));
 }
 
 static void test_text_sanitize(void **state)
@@ -1893,6 +1956,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_validation_covers_types),
         cmocka_unit_test(test_type_names),
         cmocka_unit_test(test_stats_conversion),
+        cmocka_unit_test(test_stats128_conversion),
         cmocka_unit_test(test_text_sanitize),
     };
     const struct CMUnitTest net[] = {

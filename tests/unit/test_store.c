@@ -430,6 +430,101 @@ static void test_foreign_files(void **state)
     expect_refused("newer format", "newer ply");
 }
 
+/* One job's counts read back (on_result keeps the last). */
+typedef struct exact {
+    uint64_t nodes, captures, divide0;
+} exact_t;
+
+static int on_result_exact(void *arg, const ply_store_result_t *r)
+{
+    exact_t *e = arg;
+    e->nodes = r->nodes;
+    e->captures = r->stats ? r->stats->v[PLY_STAT_captures] : 0;
+    e->divide0 = r->ndivide ? r->divide[0] : 0;
+    return 0;
+}
+
+static int on_run_drop(void *arg, const ply_store_run_t *run, ply_split_t **plan)
+{
+    (void)arg, (void)run, (void)plan;
+    return 0;
+}
+
+/*
+ * Counts are stored exactly: one job's near 2^64 (above SQLite's signed
+ * 2^63 - 1), and a run's total past 2^64: the start position's perft(15) =
+ * 2,015,099,950,053,364,471,960 (OEIS A048987) = 109 x 2^64 +
+ * 4404846019023345816 (Python's divmod). A format-1 file (before 128-bit
+ * totals) is migrated when opened, its totals unchanged.
+ */
+static void test_exact_counts(void **state)
+{
+    (void)state;
+    char why[512] = "";
+    unlink(path);
+    ply_store_t *s = ply_store_open(path, why, sizeof why);
+    if (!s) fail_msg("%s", why);
+    ply_split_t *plan = plan_of(START, 2, 0);
+    ply_store_run_t run = run_of(1, START, 2, 1);
+    run.stats = 1;
+    assert_int_equal(ply_store_add_run(s, &run, plan, why, sizeof why), 0);
+    ply_stats_t st = {{0}};
+    st.v[PLY_STAT_nodes] = UINT64_MAX - 1;
+    st.v[PLY_STAT_captures] = (1ull << 63) + 7;
+    uint64_t divide[20] = {UINT64_MAX - 20};
+    ply_store_result_t r = {0};
+    r.run_id = 1, r.job = 0, r.role = 0, r.attempt = 1;
+    r.nodes = UINT64_MAX - 1, r.stats = &st;
+    r.ndivide = 20, r.divide = divide;
+    r.worker_id = "w", r.time_us = 1;
+    assert_int_equal(ply_store_add_result(s, &r, why, sizeof why), 0);
+    ply_store_close(&s);
+    s = ply_store_open(path, why, sizeof why);
+    assert_non_null(s);
+    exact_t e = {0};
+    assert_int_equal(ply_store_load(s, on_run_drop, on_result_exact, &e, why, sizeof why), 0);
+    assert_true(e.nodes == UINT64_MAX - 1);
+    assert_true(e.captures == (1ull << 63) + 7);
+    assert_true(e.divide0 == UINT64_MAX - 20);
+
+    ply_store_finished_t f;
+    memset(&f, 0, sizeof f);
+    f.id = 1;
+    snprintf(f.state, sizeof f.state, "done");
+    f.depth = 15, f.nodes = ply_u128_make(109, 4404846019023345816ull);
+    assert_int_equal(ply_store_finish_run(s, &f, NULL, 0), 0);
+    ply_store_close(&s);
+    s = ply_store_open(path, why, sizeof why);
+    assert_non_null(s);
+    ply_store_finished_t g;
+    assert_int_equal(ply_store_finished(s, 1, &g, NULL, NULL), 0);
+    char text[PLY_U128_DEC_LEN];
+    assert_string_equal(ply_u128_to_dec(g.nodes, text, sizeof text), "2015099950053364471960");
+    ply_store_close(&s);
+
+    /* the same file as format 1 wrote it: no nodes_hi column (its totals were below 2^64) */
+    sql("UPDATE runs SET nodes=197281; ALTER TABLE runs DROP COLUMN nodes_hi;"
+        " PRAGMA user_version=1;");
+    s = ply_store_open(path, why, sizeof why);
+    if (!s) fail_msg("format 1 not migrated: %s", why);
+    assert_int_equal(ply_store_finished(s, 1, &g, NULL, NULL), 0);
+    assert_true(g.nodes == 197281);
+    f.nodes = ply_u128_make(3, 6544789300456874389ull); /* perft(14), 61885021521585529237 */
+    assert_int_equal(ply_store_finish_run(s, &f, NULL, 0), 0);
+    assert_int_equal(ply_store_finished(s, 1, &g, NULL, NULL), 0);
+    assert_string_equal(ply_u128_to_dec(g.nodes, text, sizeof text), "61885021521585529237");
+    ply_store_close(&s);
+    sqlite3 *db;
+    assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
+    sqlite3_stmt *q;
+    assert_int_equal(sqlite3_prepare_v2(db, "PRAGMA user_version", -1, &q, NULL), SQLITE_OK);
+    assert_int_equal(sqlite3_step(q), SQLITE_ROW);
+    assert_int_equal(sqlite3_column_int(q, 0), 2);
+    sqlite3_finalize(q);
+    sqlite3_close(db);
+    ply_split_destroy(&plan);
+}
+
 /* A run whose rows were damaged: the load fails with the run and the reason, never crashes. */
 static void test_inconsistent_rows(void **state)
 {
@@ -544,6 +639,7 @@ int main(void)
         cmocka_unit_test(test_failures),         cmocka_unit_test(test_big_plan),
         cmocka_unit_test(test_foreign_files),    cmocka_unit_test(test_inconsistent_rows),
         cmocka_unit_test(test_damaged_file),     cmocka_unit_test(test_in_use),
+        cmocka_unit_test(test_exact_counts),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

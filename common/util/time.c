@@ -12,9 +12,10 @@ uint64_t ply_time_ns(void)
 
 uint64_t ply_time_ms(void) { return ply_time_ns() / 1000000u; }
 
-uint64_t ply_nps(ply_u128_t nodes, uint64_t elapsed_ns)
+ply_u128_t ply_nps(ply_u128_t nodes, uint64_t elapsed_ns)
 {
+    const ply_u128_t giga = 1000000000u;
     if (elapsed_ns == 0) return 0;
-    long double rate = (long double)nodes * 1e9L / (long double)elapsed_ns;
-    return rate >= 18446744073709551615.0L ? UINT64_MAX : (uint64_t)rate;
+    if (nodes <= ~(ply_u128_t)0 / giga) return nodes * giga / elapsed_ns;
+    return nodes / elapsed_ns * giga; /* no overflow; off by less than 10^9 */
 }

@@ -16,11 +16,10 @@ uint64_t ply_time_ns(void);
 uint64_t ply_time_ms(void);
 
 /**
- * ply_nps - nodes per second from a node count (exact, 128-bit: a run's
- * total) and a duration in nanoseconds, rounded down; 0 when the duration is
- * 0, UINT64_MAX when the rate is above it (1.8e19 nodes/s: only a synthetic
- * count, or one answered from tables in no time).
+ * ply_nps - nodes per second from a node count (128-bit: a run's total) and a
+ * duration in nanoseconds, rounded down (exact while nodes x 10^9 fits in 128
+ * bits, as every count of depth 14 or less does); 0 when the duration is 0.
  */
-uint64_t ply_nps(ply_u128_t nodes, uint64_t elapsed_ns);
+ply_u128_t ply_nps(ply_u128_t nodes, uint64_t elapsed_ns);
 
 #endif

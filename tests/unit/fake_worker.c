@@ -76,8 +76,9 @@ static uint64_t do_job(zsock_t *s, const Ply__Job *job, fake_worker_mode_t mode,
     Ply__Result r = PLY__RESULT__INIT;
     r.has_job_id = 1, r.job_id = job->job_id;
     r.has_attempt = 1, r.attempt = job->attempt;
-    nodes += (uint64_t)offset;
-    if (job->stats) st.v[PLY_STAT_nodes] = nodes;
+    uint64_t inflate = mode == FW_INFLATE ? FW_INFLATE_BY : 0;
+    nodes += (uint64_t)offset + inflate;
+    if (job->stats) st.v[PLY_STAT_nodes] = nodes, st.v[PLY_STAT_captures] += inflate;
     r.has_nodes = 1, r.nodes = nodes;
     r.has_perft1 = 1, r.perft1 = (uint32_t)n + (mode == FW_WRONG_PERFT1);
     Ply__Stats ps = PLY__STATS__INIT;
@@ -95,8 +96,8 @@ static uint64_t do_job(zsock_t *s, const Ply__Job *job, fake_worker_mode_t mode,
             ent[i] = (Ply__DivideEntry)PLY__DIVIDE_ENTRY__INIT;
             ent[i].move = uci[i];
             ent[i].has_nodes = 1;
-            ent[i].nodes =
-                ply_arb_perft(&child, (int)job->depth - 1) + (i == 0 ? (uint64_t)offset : 0);
+            ent[i].nodes = ply_arb_perft(&child, (int)job->depth - 1) +
+                           (i == 0 ? (uint64_t)offset + inflate : 0);
             ptr[i] = &ent[i];
         }
         r.n_divide = (size_t)n;
@@ -276,8 +277,11 @@ static void on_term(int sig)
 int main(int argc, char **argv)
 {
     const char *endpoint = NULL;
-    for (int i = 1; i + 1 < argc; i++)
-        if (strcmp(argv[i], "--connect") == 0) endpoint = argv[i + 1];
+    fake_worker_mode_t mode = FW_NORMAL;
+    for (int i = 1; i < argc; i++) {
+        if (i + 1 < argc && strcmp(argv[i], "--connect") == 0) endpoint = argv[i + 1];
+        if (strcmp(argv[i], "--inflate") == 0) mode = FW_INFLATE;
+    }
     if (!endpoint) {
         fprintf(stderr, "usage: fake-worker --connect ENDPOINT\n");
         return 2;
@@ -285,7 +289,7 @@ int main(int argc, char **argv)
     zsys_handler_set(NULL);
     signal(SIGTERM, on_term);
     signal(SIGINT, on_term);
-    fake_worker_t *w = fake_worker_start(endpoint, FW_NORMAL, 2);
+    fake_worker_t *w = fake_worker_start(endpoint, mode, 2);
     if (!w) return 1;
     while (!fw_signalled && !fake_worker_done(w)) usleep(10000);
     fake_worker_stop(&w);

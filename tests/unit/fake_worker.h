@@ -4,7 +4,8 @@
  * HEARTBEAT, BYE) and counts with the arbiter (slow but correct), so that
  * coordinator tests do not depend on the real worker. Modes inject faults.
  * Compiled with -DFAKE_WORKER_MAIN it is also a process, `fake-worker
- * --connect ENDPOINT [--threads T] [--hash H]`, for the spawn test.
+ * --connect ENDPOINT [--inflate] [--threads T] [--hash H]`, for the spawn
+ * test and the exact-sum test of the ply command (--inflate: FW_INFLATE).
  */
 #ifndef PLY_TEST_FAKE_WORKER_H
 #define PLY_TEST_FAKE_WORKER_H
@@ -17,7 +18,13 @@ typedef enum {
     FW_SLOW,         /* sleep 150 ms before each result */
     FW_HANG,         /* on its first JOB: stop answering, keep heartbeating a frozen node count */
     FW_ERROR_ALWAYS, /* answer every JOB with an ERROR about the job */
+    FW_INFLATE,      /* add FW_INFLATE_BY to every count it reports (nodes, stats.nodes,
+                        stats.captures, the first divide entry), perft(1) right: one job's
+                        counts near 2^64, for the tests of exact sums above a job */
 } fake_worker_mode_t;
+
+/** What FW_INFLATE adds: 2^64 - 2^32, so that counts up to 2^32 stay below 2^64. */
+#define FW_INFLATE_BY 18446744069414584320ull
 
 /** More knobs for fake_worker_start_opts (zero: as fake_worker_start). */
 typedef struct fake_worker_opts {

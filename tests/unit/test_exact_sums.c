@@ -1,0 +1,173 @@
+/*
+ * Sums checked at the top (issue 9, item 3): a coordinator sums
+ * multiplicity x job count over jobs whose counts are near 2^64 (a fake
+ * worker, fake_worker.h FW_INFLATE, adds I = 2^64 - 2^32 to every count it reports, its
+ * perft(1) kept right), so that the run's total, its divide per root move and
+ * a statistic pass 2^64; they must come out exact, also after a coordinator
+ * restart on its state file in the middle of the run (restore.c sums the
+ * stored results again) and after the run finished (the stored answer).
+ *
+ * The run: the start position, depth 4, split at ply 3: 5,362 jobs (unique
+ * positions, OEIS A083276) reached by 8,902 paths (perft(3)), so many jobs
+ * have a multiplicity above 1. True counts (tests/data/perft_p0_results.json,
+ * the Grand Chess Tree; chessprogramming wiki, Perft Results): perft(4) =
+ * 197,281, captures 1,576, total_checks 461, total_mates 8; e2e4's subtree is
+ * 13,160 (Stockfish 15.1 `go perft 4`) under 600 paths of 3 plies (perft(2)
+ * after e2e4 = 600). Every inflated count is then true + paths x I:
+ *   nodes    197281 + 8902 x I = 164212915705928629813921
+ *   captures   1576 + 8902 x I = 164212915705928629618216
+ *   e2e4      13160 +  600 x I =  11068046441648750605160
+ * (computed with Python's integers). The old 64-bit sums wrapped these to
+ * their remainders mod 2^64 without a word.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include <czmq.h>
+#include <unistd.h>
+
+#include "client.h"
+#include "coord_fixture.h"
+#include "envelope.h"
+#include "fake_worker.h"
+#include "util/error.h"
+#include "util/u128.h"
+
+#define START "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1"
+
+static const char *dec(ply_u128_t v, char *buf)
+{
+    return ply_u128_to_dec(v, buf, PLY_U128_DEC_LEN);
+}
+
+/* Checks every exact figure of the run's answer. */
+static void expect_exact(const Ply__RunResult *r)
+{
+    char buf[PLY_U128_DEC_LEN];
+    ply_u128_t total = ply_msg_count(r->nodes, r->has_nodes_hi, r->nodes_hi);
+    assert_string_equal(dec(total, buf), "164212915705928629813921");
+    /* the old sums kept the low word alone: 164212915705928629813921 = 8901 x 2^64 +
+     * 18446705839910879905 (Python's divmod) */
+    assert_true(r->nodes_hi == 8901 && r->nodes == 18446705839910879905ull);
+    assert_non_null(r->stats);
+    ply_stats128_t st;
+    ply_msg_stats128_from_proto(&st, r->stats);
+    assert_true(st.v[PLY_STAT_nodes] == total);
+    assert_string_equal(dec(st.v[PLY_STAT_captures], buf), "164212915705928629618216");
+    assert_true(st.v[PLY_STAT_total_checks] == 461);
+    assert_true(st.v[PLY_STAT_total_mates] == 8);
+    assert_true(st.v[PLY_STAT_castles] == 0);
+    ply_u128_t sum = 0;
+    int seen = 0;
+    for (size_t i = 0; i < r->n_divide; i++) {
+        const Ply__DivideEntry *e = r->divide[i];
+        ply_u128_t n = ply_msg_count(e->nodes, e->has_nodes_hi, e->nodes_hi);
+        assert_int_equal(ply_u128_add(&sum, n), 0);
+        if (!strcmp(e->move, "e2e4")) {
+            assert_string_equal(dec(n, buf), "11068046441648750605160");
+            seen = 1;
+        }
+        /* every root move's statistics were summed with it */
+        assert_non_null(e->stats);
+        ply_stats128_t ms;
+        ply_msg_stats128_from_proto(&ms, e->stats);
+        assert_true(ms.v[PLY_STAT_nodes] == n);
+    }
+    assert_true(seen);
+    assert_int_equal(r->n_divide, 20);
+    assert_true(sum == total);
+}
+
+static void test_sums_past_2_64(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/ply-exact-XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    char path[128];
+    snprintf(path, sizeof path, "%s/state.db", dir);
+    coord_t *t = coord_start("inproc", NULL, path);
+    /* a worker that leaves after 2,000 of the 5,362 jobs */
+    fake_worker_opts_t o = {.id = "first", .seed = 1, .max_jobs = 2000};
+    fake_worker_t *w = fake_worker_start_opts(t->endpoint, FW_INFLATE, 8, &o);
+    assert_non_null(w);
+    ply_client_t *cl = ply_client_new(t->endpoint, NULL, 0);
+    assert_non_null(cl);
+    ply_perft_request_t req = {.fen = START, .depth = 4, .stats = 1, .divide = 1, .split_depth = 3};
+    Ply__Accepted *acc = NULL;
+    char why[512] = "";
+    assert_int_equal(ply_client_submit(cl, &req, 10000, &acc, why, sizeof why), 0);
+    assert_int_equal(acc->jobs, 5362);
+    uint64_t run = acc->run_id;
+    ply__accepted__free_unpacked(acc, NULL);
+    for (int i = 0; i < 6000 && !fake_worker_done(w); i++) usleep(10000);
+    assert_true(fake_worker_done(w));
+    fake_worker_stop(&w);
+    ply_client_destroy(&cl);
+    coord_stop(&t); /* interrupted: the run and its 2,000 results stay in the file */
+
+    t = coord_start("inproc", NULL, path);
+    assert_int_equal(coord_counters(t).results_restored, 2000);
+    cl = ply_client_new(t->endpoint, NULL, 0);
+    Ply__RunResult *res = NULL;
+    Ply__RunProgress *prog = NULL;
+    assert_int_equal(ply_client_result(cl, run, 1, 5000, &res, &prog, why, sizeof why), 0);
+    assert_non_null(prog);
+    ply__run_progress__free_unpacked(prog, NULL);
+    o = (fake_worker_opts_t){.id = "second", .seed = 2};
+    w = fake_worker_start_opts(t->endpoint, FW_INFLATE, 8, &o);
+    assert_non_null(w);
+    int rc = ply_client_wait(cl, run, NULL, NULL, 60000, &res, why, sizeof why);
+    if (rc) fail_msg("run %llu: %s (%s)", (unsigned long long)run, ply_strerror(rc), why);
+    assert_int_equal(res->results_restored, 2000);
+    expect_exact(res);
+    ply__run_result__free_unpacked(res, NULL);
+    fake_worker_stop(&w);
+    ply_client_destroy(&cl);
+    coord_stop(&t);
+
+    /* finished: the answer and the summary come back from the file, exact */
+    t = coord_start("inproc", NULL, path);
+    cl = ply_client_new(t->endpoint, NULL, 0);
+    res = NULL;
+    assert_int_equal(ply_client_result(cl, run, 0, 5000, &res, &prog, why, sizeof why), 0);
+    assert_non_null(res);
+    expect_exact(res);
+    ply__run_result__free_unpacked(res, NULL);
+    Ply__StatusReply *sr = NULL;
+    assert_int_equal(ply_client_status(cl, 0, 5000, &sr, NULL, why, sizeof why), 0);
+    int listed = 0;
+    char buf[PLY_U128_DEC_LEN];
+    for (size_t i = 0; i < sr->n_run; i++) {
+        const Ply__RunProgress *p = sr->run[i];
+        if (p->run_id != run) continue;
+        listed = 1;
+        assert_string_equal(dec(ply_msg_count(p->nodes, p->has_nodes_hi, p->nodes_hi), buf),
+                            "164212915705928629813921");
+    }
+    assert_true(listed);
+    ply__status_reply__free_unpacked(sr, NULL);
+    ply_client_destroy(&cl);
+    coord_stop(&t);
+    const char *suffix[] = {"", "-wal", "-shm"};
+    for (int i = 0; i < 3; i++) {
+        char f[160];
+        snprintf(f, sizeof f, "%s%s", path, suffix[i]);
+        unlink(f);
+    }
+    rmdir(dir);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_sums_past_2_64),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -728,16 +728,42 @@ static void send_progress(ply_coordinator_t *c, zframe_t *rid, const run_t *run,
 
 /* ---------------------------------------------------------------- reaping */
 
-/* Takes a finished run's jobs out of the workers' lists: late results become "unknown job". */
+/*
+ * Tells worker @p to stop task @idx of @run (running or queued there): the
+ * coordinator has taken it back, so its count is no longer wanted. The worker
+ * stores nothing of it and asks for credit again; a result that crosses this
+ * message is ignored as for a superseded attempt.
+ */
+static void cancel_on_worker(ply_coordinator_t *c, peer_t *p, const run_t *run, size_t idx)
+{
+    Ply__Cancel cancel = PLY__CANCEL__INIT;
+    cancel.has_run_id = 1;
+    cancel.run_id = run->id;
+    cancel.has_job_id = 1;
+    cancel.job_id = run->job_base + idx;
+    cancel.has_attempt = 1;
+    cancel.attempt = run->jobs[idx].attempt;
+    ply_msg_t m = PLY__MESSAGE__INIT;
+    m.body_case = PLY__MESSAGE__BODY_CANCEL;
+    m.cancel = &cancel;
+    send_msg(c, p->rid, &m);
+}
+
+/* Takes a finished run's jobs out of the workers' lists (late results become "unknown job"),
+ * and stops them on the workers. */
 static void withdraw_jobs(ply_coordinator_t *c, const run_t *run)
 {
     if (!run->plan || !run->plan->njobs) return;
     for (peer_t *p = c->peers; p; p = p->next) {
         for (size_t i = 0; i < p->ninflight;) {
-            if (p->inflight[i] >= run->job_base && p->inflight[i] - run->job_base < run->ntasks)
+            if (p->inflight[i] >= run->job_base && p->inflight[i] - run->job_base < run->ntasks) {
+                size_t idx = (size_t)(p->inflight[i] - run->job_base);
+                if (run->jobs[idx].state == JOB_INFLIGHT && run->jobs[idx].worker == p)
+                    cancel_on_worker(c, p, run, idx);
                 p->inflight[i] = p->inflight[--p->ninflight];
-            else
+            } else {
                 i++;
+            }
         }
     }
 }
@@ -1818,6 +1844,12 @@ static void check_peers(ply_coordinator_t *c, uint64_t now)
             count(c, CNT_WORKERS_LOST);
             count(c, CNT_WORKERS_HUNG);
             remember_hung(c, p);
+            for (size_t i = 0; i < p->ninflight; i++) { /* it may only be slow: stop it */
+                size_t idx;
+                run_t *run = job_find(c, p->inflight[i], &idx);
+                if (run && run->jobs[idx].state == JOB_INFLIGHT && run->jobs[idx].worker == p)
+                    cancel_on_worker(c, p, run, idx);
+            }
             Ply__Bye bye = PLY__BYE__INIT;
             bye.reason = "dropped: no progress";
             ply_msg_t m = PLY__MESSAGE__INIT;
@@ -1844,6 +1876,7 @@ static void check_leases(ply_coordinator_t *c, uint64_t now)
             job_state_t *j = run ? &run->jobs[idx] : NULL;
             if (j && j->state == JOB_INFLIGHT && j->worker == p && j->deadline_ms &&
                 now > j->deadline_ms) {
+                cancel_on_worker(c, p, run, idx);
                 p->inflight[i] = p->inflight[--p->ninflight];
                 char reason[192];
                 snprintf(reason, sizeof reason, "lease of %u ms expired on %s", c->cfg.lease_ms,

@@ -487,10 +487,17 @@ static int check_result_request(vctx_t *c, const void *body)
     return need_u64(c, "run_id", m->has_run_id, m->run_id, 1, NO_MAX);
 }
 
+/* A client's (run_id), or the coordinator's to a worker (run_id, job_id and attempt: the
+ * worker stops exactly that attempt, so one without the other cannot be acted on). */
 static int check_cancel(vctx_t *c, const void *body)
 {
     const Ply__Cancel *m = body;
-    return need_u64(c, "run_id", m->has_run_id, m->run_id, 1, NO_MAX);
+    if (need_u64(c, "run_id", m->has_run_id, m->run_id, 1, NO_MAX)) return PLY_EPROTO;
+    if (!m->has_job_id && !m->has_attempt) return 0;
+    if (need_u64(c, "job_id", m->has_job_id, m->job_id, 1, NO_MAX) ||
+        need_u64(c, "attempt", m->has_attempt, m->attempt, 1, NO_MAX))
+        return PLY_EPROTO;
+    return 0;
 }
 
 /* Each listed run as a RUN_PROGRESS of its own; worker ids as text. */

@@ -8,9 +8,14 @@
  * Pipe commands, actor -> compute: "JOB" + pointer to a decoded message
  * (ownership passes), "END" + reason code. Compute -> actor: "SEND" + the
  * two frames of an encoded message, "$TERM" (czmq's actor shutdown).
+ * A coordinator's Cancel{job_id, attempt} does not queue behind the jobs in
+ * the pipe: the actor records it in the shared cancel list and stops that
+ * attempt if it is the running one; the compute side drops a listed job
+ * instead of starting it.
  */
 #include "service.h"
 
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,6 +30,8 @@
 #include "util/error.h"
 #include "util/log.h"
 #include "util/time.h"
+
+#define CANCELED_KEEP 16 /* Cancels remembered: far more than the credit we ever ask for */
 
 typedef struct shared {
     const ply_worker_config_t *cfg;
@@ -41,6 +48,15 @@ typedef struct shared {
      * job is cancelled (job_cancel) and queued jobs carry their session's epoch. */
     _Atomic unsigned epoch;
     _Atomic int job_cancel;
+    /* Attempts the coordinator took back (Cancel): the last few, enough for every job the
+     * credit lets it hand us. The lock makes "is it listed?" and "it is the running one"
+     * one step on each side, so a Cancel is never missed between the two. */
+    pthread_mutex_t cancel_lock;
+    struct {
+        uint64_t job_id;
+        uint32_t attempt;
+    } canceled[CANCELED_KEEP];
+    unsigned next_canceled; /* the ring's next slot; empty slots hold job 0, never a job id */
 #ifdef PLY_FAULT_INJECTION
     unsigned results; /* jobs finished, for fault_every */
 #endif
@@ -171,6 +187,38 @@ static void new_session(zsock_t *dealer, shared_t *sh, int first)
     send_ready(dealer, 1 + sh->cfg->prefetch);
 }
 
+/* The coordinator took back (@job_id, @attempt): stop it if it runs, never start it. */
+static void cancel_job(shared_t *sh, uint64_t job_id, uint32_t attempt)
+{
+    pthread_mutex_lock(&sh->cancel_lock);
+    unsigned i = sh->next_canceled++ % CANCELED_KEEP;
+    sh->canceled[i].job_id = job_id;
+    sh->canceled[i].attempt = attempt;
+    int running = atomic_load(&sh->job_id) == job_id && atomic_load(&sh->attempt) == attempt;
+    if (running) atomic_store(&sh->job_cancel, 1);
+    pthread_mutex_unlock(&sh->cancel_lock);
+    ply_info("job %llu attempt %u canceled by the coordinator%s", (unsigned long long)job_id,
+             (unsigned)attempt, running ? ": stopping it" : "");
+}
+
+/* Makes @job the running one (heartbeats name it, Cancel can stop it), unless the
+ * coordinator has already taken it back: then PLY_ECANCELED. */
+static int job_begin(shared_t *sh, const Ply__Job *job)
+{
+    int rc = 0;
+    pthread_mutex_lock(&sh->cancel_lock);
+    for (unsigned i = 0; i < CANCELED_KEEP; i++)
+        if (sh->canceled[i].job_id == job->job_id && sh->canceled[i].attempt == job->attempt)
+            rc = PLY_ECANCELED;
+    if (!rc) {
+        atomic_store(&sh->job_cancel, 0);
+        atomic_store(&sh->attempt, job->attempt);
+        atomic_store(&sh->job_id, job->job_id);
+    }
+    pthread_mutex_unlock(&sh->cancel_lock);
+    return rc;
+}
+
 static void net_actor(zsock_t *pipe, void *arg)
 {
     shared_t *sh = arg;
@@ -234,6 +282,12 @@ static void net_actor(zsock_t *pipe, void *arg)
             case PLY__MESSAGE__BODY_JOB:
                 zsock_send(pipe, "spi", "JOB", msg, (int)atomic_load(&sh->epoch));
                 msg = NULL; /* the compute side owns it now */
+                break;
+            case PLY__MESSAGE__BODY_CANCEL: /* job_id comes with attempt (envelope.c) */
+                if (msg->cancel->has_job_id)
+                    cancel_job(sh, msg->cancel->job_id, msg->cancel->attempt);
+                else
+                    ply_warn("dropped a Cancel without a job from the coordinator");
                 break;
             case PLY__MESSAGE__BODY_ERROR:
                 if (msg->error->has_say_hello && msg->error->say_hello && !ended &&
@@ -424,11 +478,12 @@ static int run_job(zactor_t *actor, shared_t *sh, ply_tt_t **tt, ply_perft_resul
     opts.progress = &sh->progress;
     opts.cancel = &sh->job_cancel;
     if (atomic_load(&sh->cancel)) return PLY_ECANCELED;
-    atomic_store(&sh->job_cancel, 0);
-    if (epoch != atomic_load(&sh->epoch)) return PLY_ECANCELED; /* a new session began */
     atomic_store(&sh->progress, 0);
-    atomic_store(&sh->attempt, job->attempt);
-    atomic_store(&sh->job_id, job->job_id);
+    if (job_begin(sh, job) < 0) return PLY_ECANCELED; /* taken back while it was queued */
+    if (epoch != atomic_load(&sh->epoch)) {           /* a new session began */
+        atomic_store(&sh->job_id, 0);
+        return PLY_ECANCELED;
+    }
     rc = ply_perft_run(&b, (int)job->depth, &opts, r);
     atomic_store(&sh->job_id, 0);
     atomic_store(&sh->progress, 0);
@@ -484,6 +539,7 @@ int ply_worker_run(const ply_worker_config_t *cfg, const _Atomic int *stop)
     }
     sh->cfg = cfg;
     sh->stop = stop;
+    pthread_mutex_init(&sh->cancel_lock, NULL);
     sh->threads = cfg->threads > 0 ? cfg->threads : omp_get_num_procs();
     if (cfg->worker_id) {
         snprintf(sh->worker_id, sizeof sh->worker_id, "%s", cfg->worker_id);
@@ -558,6 +614,7 @@ int ply_worker_run(const ply_worker_config_t *cfg, const _Atomic int *stop)
     zactor_destroy(&actor); /* sends $TERM: the actor says BYE and closes */
     ply_tt_destroy(&tt);
     free(result);
+    pthread_mutex_destroy(&sh->cancel_lock);
     free(sh);
     return rc;
 }

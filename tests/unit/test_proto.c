@@ -1377,6 +1377,15 @@ EDIT(result_request_no_run, m->result_request->has_run_id = 0)
 EDIT(result_request_run_0, m->result_request->run_id = 0)
 EDIT(cancel_no_run, m->cancel->has_run_id = 0)
 EDIT(cancel_run_0, m->cancel->run_id = 0)
+/* the coordinator's Cancel to a worker names the attempt to stop: job_id and attempt together */
+EDIT(cancel_to_worker, (m->cancel->has_job_id = 1, m->cancel->job_id = 5,
+                        m->cancel->has_attempt = 1, m->cancel->attempt = 2))
+EDIT(cancel_job_no_attempt, (m->cancel->has_job_id = 1, m->cancel->job_id = 5))
+EDIT(cancel_attempt_no_job, (m->cancel->has_attempt = 1, m->cancel->attempt = 2))
+EDIT(cancel_job_0, (m->cancel->has_job_id = 1, m->cancel->job_id = 0, m->cancel->has_attempt = 1,
+                    m->cancel->attempt = 2))
+EDIT(cancel_attempt_0, (m->cancel->has_job_id = 1, m->cancel->job_id = 5,
+                        m->cancel->has_attempt = 1, m->cancel->attempt = 0))
 EDIT(submit_verify_bad, m->submit->verify = (Ply__VerifyMode)3)
 EDIT(submit_sample_no_ppm, m->submit->has_verify_ppm = 0)
 EDIT(submit_sample_ppm_0, m->submit->verify_ppm = 0)
@@ -1549,6 +1558,11 @@ static const vcase_t VCASES[] = {
     {"result_request", result_request_run_0, PLY_EPROTO, "RESULT_REQUEST: field run_id = 0"},
     {"cancel", cancel_no_run, PLY_EPROTO, "CANCEL: field run_id missing"},
     {"cancel", cancel_run_0, PLY_EPROTO, "CANCEL: field run_id = 0"},
+    {"cancel", cancel_to_worker, 0, NULL},
+    {"cancel", cancel_job_no_attempt, PLY_EPROTO, "CANCEL: field attempt missing"},
+    {"cancel", cancel_attempt_no_job, PLY_EPROTO, "CANCEL: field job_id missing"},
+    {"cancel", cancel_job_0, PLY_EPROTO, "CANCEL: field job_id = 0"},
+    {"cancel", cancel_attempt_0, PLY_EPROTO, "CANCEL: field attempt = 0"},
     {"submit", submit_verify_bad, PLY_EPROTO, "SUBMIT: field verify = 3, must be 0..2"},
     {"submit", submit_sample_no_ppm, PLY_EPROTO, "SUBMIT: field verify_ppm missing"},
     {"submit", submit_sample_ppm_0, PLY_EPROTO, "SUBMIT: field verify_ppm = 0, must be 1..1000000"},

@@ -24,6 +24,9 @@ int ply_cmd_status(int argc, char **argv);
 /** ply_cmd_result - `ply result RUN`: the answer of a run, at any time after it was accepted. */
 int ply_cmd_result(int argc, char **argv);
 
+/** ply_cmd_cancel - `ply cancel RUN`: stop a run (its owner's or an admin key's right). */
+int ply_cmd_cancel(int argc, char **argv);
+
 struct Ply__RunResult;
 /**
  * ply_perft_print_result - print a run's answer as `ply perft` does (text or

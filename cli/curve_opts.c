@@ -7,10 +7,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "owner.h"
 #include "security.h"
 
 static int curve_on;
-static const char *cert_path, *server_path;
+static const char *cert_path, *server_path, *owner_given;
 static ply_curve_client_t *keys;
 
 int ply_cli_curve_option(int opt, const char *arg)
@@ -21,6 +22,8 @@ int ply_cli_curve_option(int opt, const char *arg)
         cert_path = arg;
     else if (opt == PLY_CLI_CURVE_OPT + 2)
         server_path = arg;
+    else if (opt == PLY_CLI_CURVE_OPT + 3)
+        owner_given = arg;
     else
         return 0;
     return 1;
@@ -43,6 +46,8 @@ int ply_cli_curve_setup(const char *prog)
         fprintf(stderr, "%s: --cert and --server-key need --curve (see %s --help)\n", prog, prog);
         return 2;
     }
+    int r = ply_cli_owner_setup(prog, owner_given);
+    if (r) return r;
     if (!curve_on) return 0;
     if (!cert_path || !server_path) {
         fprintf(stderr, "%s: --curve needs --cert FILE and --server-key FILE (see %s --help)\n",

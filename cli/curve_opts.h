@@ -2,7 +2,9 @@
  * The --curve, --cert and --server-key options of every ply command that
  * talks to a coordinator (--coordinator E): parsed here once, loaded once,
  * and installed as the client library's default keys for the process
- * (proto/security.h), so a command needs three lines to support them:
+ * (proto/security.h); with them --owner-token and the owner token file
+ * (owner.h), whose the runs a command submits are. A command needs three
+ * lines to support them:
  * PLY_CLI_CURVE_LONGOPTS in its option table, ply_cli_curve_option() in its
  * switch's default case, ply_cli_curve_setup() after parsing.
  */
@@ -12,12 +14,13 @@
 /* Option values far above any command's own. */
 #define PLY_CLI_CURVE_OPT 0x4300
 
-/* The three entries of a struct option table. */
+/* The four entries of a struct option table. */
 // clang-format off
 #define PLY_CLI_CURVE_LONGOPTS \
     {"curve", no_argument, NULL, PLY_CLI_CURVE_OPT}, \
     {"cert", required_argument, NULL, PLY_CLI_CURVE_OPT + 1}, \
-    {"server-key", required_argument, NULL, PLY_CLI_CURVE_OPT + 2}
+    {"server-key", required_argument, NULL, PLY_CLI_CURVE_OPT + 2}, \
+    {"owner-token", required_argument, NULL, PLY_CLI_CURVE_OPT + 3}
 // clang-format on
 
 /* Lines for a command's --help. */
@@ -26,11 +29,13 @@
     "                          (CURVE), with the two files below\n"                                \
     "      --cert FILE         our secret key file (NAME.key_secret from ply keygen); its\n"       \
     "                          NAME.key must be in the coordinator's allow directory\n"            \
-    "      --server-key FILE   the coordinator's public key file (or its 40-character key)\n"
+    "      --server-key FILE   the coordinator's public key file (or its 40-character key)\n"      \
+    "      --owner-token T     whose the runs are: only this secret (without CURVE; default\n"     \
+    "                          the one in ~/.local/state/ply/owner-token) reads or cancels them\n"
 
 /**
  * ply_cli_curve_option - record option @opt (from getopt_long) with its
- * argument @arg. Returns 1 when @opt is one of the three, else 0.
+ * argument @arg. Returns 1 when @opt is one of the four, else 0.
  */
 int ply_cli_curve_option(int opt, const char *arg);
 

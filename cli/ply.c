@@ -14,21 +14,26 @@
 
 static void usage(FILE *out)
 {
-    fprintf(out,
-            "usage: ply <command> [options]\n"
-            "\n"
-            "Commands:\n"
-            "  perft     count the legal move tree of a position (perft, divide, statistics),\n"
-            "            or check an EPD suite; on the embedded default or a cluster\n"
-            "  arbiter   replay PGN games by the FIDE Laws (illegal moves, results, draws), or check a FEN\n"
-            "  bench     the fixed perft workload of this machine: nodes per second and the signature\n"
-            "  perft-diff  compare perft with an external UCI engine down to the first differing position\n"
-            "  keygen    write a CURVE key pair for --curve (coordinator, workers, clients)\n"
-            "  status    a coordinator's runs and workers, or one run's progress\n"
-            "  result    the answer of a run (e.g. one started with ply perft --detach)\n"
-            "\n"
-            "Run 'ply <command> --help' for a command's options.\n"
-            "Related programs: ply-coordinator (the cluster's coordinator), ply-worker (a compute node).\n");
+    fprintf(
+        out,
+        "usage: ply <command> [options]\n"
+        "\n"
+        "Commands:\n"
+        "  perft     count the legal move tree of a position (perft, divide, statistics),\n"
+        "            or check an EPD suite; on the embedded default or a cluster\n"
+        "  arbiter   replay PGN games by the FIDE Laws (illegal moves, results, draws), or check a "
+        "FEN\n"
+        "  bench     the fixed perft workload of this machine: nodes per second and the signature\n"
+        "  perft-diff  compare perft with an external UCI engine down to the first differing "
+        "position\n"
+        "  keygen    write a CURVE key pair for --curve (coordinator, workers, clients)\n"
+        "  status    a coordinator's runs and workers, or one run's progress\n"
+        "  result    the answer of a run (e.g. one started with ply perft --detach)\n"
+        "  cancel    stop a run of yours\n"
+        "\n"
+        "Run 'ply <command> --help' for a command's options.\n"
+        "Related programs: ply-coordinator (the cluster's coordinator), ply-worker (a compute "
+        "node).\n");
 }
 
 int ply_usage_error(const char *cmd, const char *fmt, ...)
@@ -69,6 +74,7 @@ int main(int argc, char **argv)
     if (!strcmp(cmd, "keygen")) return ply_cmd_keygen(argc - 1, argv + 1);
     if (!strcmp(cmd, "status")) return ply_cmd_status(argc - 1, argv + 1);
     if (!strcmp(cmd, "result")) return ply_cmd_result(argc - 1, argv + 1);
+    if (!strcmp(cmd, "cancel")) return ply_cmd_cancel(argc - 1, argv + 1);
     fprintf(stderr, "ply: unknown command '%s' (see ply --help)\n", cmd);
     return 2;
 }

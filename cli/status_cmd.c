@@ -50,8 +50,9 @@ static void print_run(const Ply__RunProgress *p)
     char el[32], jobs[32];
     seconds(el, sizeof el, p->elapsed_ms);
     snprintf(jobs, sizeof jobs, "%u/%u", p->jobs_done, p->jobs_total);
-    char nodes[PLY_U128_DEC_LEN];
-    ply_u128_to_dec(ply_msg_count(p->nodes, p->has_nodes_hi, p->nodes_hi), nodes, sizeof nodes);
+    char nodes[PLY_U128_DEC_LEN] = "(not yours)"; /* another client's run: its owner's count */
+    if (!p->answer_hidden)
+        ply_u128_to_dec(ply_msg_count(p->nodes, p->has_nodes_hi, p->nodes_hi), nodes, sizeof nodes);
     printf("%-16" PRIu64 " %-9s %-13s %-9u %-16s %-9s %-12s d%u %s\n", p->run_id,
            p->state ? p->state : "?", jobs, p->jobs_in_flight, nodes, el,
            p->verify ? p->verify : "none", p->depth, p->fen ? p->fen : "?");

@@ -9,6 +9,7 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,6 +22,7 @@
 #include "security.h"
 #include "util/error.h"
 #include "util/log.h"
+#include "util/random.h"
 #include "util/time.h"
 
 /* What a run computes (RunAsked), as the client compares it. */
@@ -41,6 +43,35 @@ struct ply_client {
     uint64_t expect_run;
     asked_t expect;
 };
+
+/* The owner token of this process's clients (client.h): set once, else random. */
+static char owner_token[PLY_MAX_OWNER_TOKEN + 1];
+static pthread_once_t owner_once = PTHREAD_ONCE_INIT;
+
+static void owner_random(void)
+{
+    if (owner_token[0]) return;
+    uint8_t b[32];
+    if (ply_random_bytes(b, sizeof b) < 0) return; /* no token: the connection owns the runs */
+    for (size_t i = 0; i < sizeof b; i++) snprintf(owner_token + 2 * i, 3, "%02x", b[i]);
+}
+
+int ply_client_set_owner_token(const char *token)
+{
+    size_t n = token ? strlen(token) : 0;
+    if (n < PLY_MIN_OWNER_TOKEN || n > PLY_MAX_OWNER_TOKEN) return PLY_EINVAL;
+    for (size_t i = 0; i < n; i++)
+        if (token[i] <= 0x20 || token[i] > 0x7e) return PLY_EINVAL;
+    memcpy(owner_token, token, n + 1);
+    return 0;
+}
+
+/* The token to send, or NULL when there is none. */
+static char *owner(void)
+{
+    pthread_once(&owner_once, owner_random);
+    return owner_token[0] ? owner_token : NULL;
+}
 
 ply_client_t *ply_client_new(const char *endpoint, char *why, size_t why_len)
 {
@@ -252,6 +283,7 @@ int ply_client_submit(ply_client_t *c, const ply_perft_request_t *req, int timeo
             s.has_verify_ppm = 1, s.verify_ppm = req->verify_ppm;
     }
     if (req->detach) s.has_detach = 1, s.detach = 1;
+    s.owner_token = owner();
     ply_msg_t m = PLY__MESSAGE__INIT;
     m.body_case = PLY__MESSAGE__BODY_SUBMIT;
     m.submit = &s;
@@ -314,6 +346,7 @@ static int ask_result(ply_client_t *c, uint64_t run_id, int attach)
     Ply__ResultRequest q = PLY__RESULT_REQUEST__INIT;
     q.has_run_id = 1, q.run_id = run_id;
     if (attach) q.has_attach = 1, q.attach = 1;
+    q.owner_token = owner();
     ply_msg_t m = PLY__MESSAGE__INIT;
     m.body_case = PLY__MESSAGE__BODY_RESULT_REQUEST;
     m.result_request = &q;
@@ -442,6 +475,7 @@ int ply_client_status(ply_client_t *c, uint64_t run_id, int timeout_ms, Ply__Sta
     if (!c || (run_id ? !progress : !reply)) return PLY_EINVAL;
     Ply__StatusRequest q = PLY__STATUS_REQUEST__INIT;
     if (run_id) q.has_run_id = 1, q.run_id = run_id;
+    q.owner_token = owner();
     ply_msg_t m = PLY__MESSAGE__INIT;
     m.body_case = PLY__MESSAGE__BODY_STATUS;
     m.status = &q;
@@ -494,6 +528,31 @@ int ply_client_result(ply_client_t *c, uint64_t run_id, int attach, int timeout_
         *progress = msg->run_progress;
         msg->run_progress = NULL;
     }
+    msg->body_case = PLY__MESSAGE__BODY__NOT_SET;
+    ply_msg_free(&msg);
+    return 0;
+}
+
+int ply_client_cancel(ply_client_t *c, uint64_t run_id, int timeout_ms, Ply__RunProgress **progress,
+                      char *why, size_t why_len)
+{
+    if (progress) *progress = NULL;
+    if (!c || !run_id || !progress) return PLY_EINVAL;
+    Ply__Cancel q = PLY__CANCEL__INIT;
+    q.has_run_id = 1, q.run_id = run_id;
+    q.owner_token = owner();
+    ply_msg_t m = PLY__MESSAGE__INIT;
+    m.body_case = PLY__MESSAGE__BODY_CANCEL;
+    m.cancel = &q;
+    if (ply_msg_send(c->sock, &m) != 0) {
+        ply_why(why, why_len, 0, "cannot send to %s", c->endpoint);
+        return PLY_EIO;
+    }
+    ply_msg_t *msg = NULL;
+    int r = wait_for(c, PLY__MESSAGE__BODY_RUN_PROGRESS, run_id, timeout_ms, &msg, why, why_len);
+    if (r < 0) return r;
+    *progress = msg->run_progress;
+    msg->run_progress = NULL;
     msg->body_case = PLY__MESSAGE__BODY__NOT_SET;
     ply_msg_free(&msg);
     return 0;

@@ -29,6 +29,18 @@ typedef struct ply_perft_request {
 typedef void (*ply_client_progress_fn)(const Ply__RunProgress *progress, void *arg);
 
 /**
+ * ply_client_set_owner_token - the owner token every client of this process
+ * sends with Submit, StatusRequest, ResultRequest and Cancel (call before the
+ * first client is made). Without CURVE it is what makes runs the sender's
+ * own: the coordinator keeps its hash as the run's owner, and only a client
+ * sending the same token (or, under CURVE, the same key, or an admin key)
+ * reads the run's answer or cancels it. @token: PLY_MIN_OWNER_TOKEN to
+ * PLY_MAX_OWNER_TOKEN bytes of printable ASCII without spaces, copied.
+ * Never set: a random token for this process. Returns 0 or PLY_EINVAL.
+ */
+int ply_client_set_owner_token(const char *token);
+
+/**
  * ply_client_new - connect a DEALER to @endpoint. ZeroMQ connects lazily, so
  * an unreachable coordinator shows up as a timeout in the calls below.
  * Returns NULL with a reason in @why on a malformed endpoint.
@@ -97,5 +109,16 @@ int ply_client_status(ply_client_t *c, uint64_t run_id, int timeout_ms, Ply__Sta
 int ply_client_result(ply_client_t *c, uint64_t run_id, int attach, int timeout_ms,
                       Ply__RunResult **result, Ply__RunProgress **progress, char *why,
                       size_t why_len);
+
+/**
+ * ply_client_cancel - ask the coordinator to cancel run @run_id and wait up to
+ * @timeout_ms for its answer. Returns 0 with the run's RunProgress (state
+ * "canceled"; free with ply__run_progress__free_unpacked) in *progress, or
+ * PLY_ETIMEDOUT, or the coordinator's Error with its message in @why:
+ * PLY_EAUTH (the run is another client's), PLY_ESTATE (it has finished),
+ * PLY_ENOTFOUND (no such run).
+ */
+int ply_client_cancel(ply_client_t *c, uint64_t run_id, int timeout_ms, Ply__RunProgress **progress,
+                      char *why, size_t why_len);
 
 #endif

@@ -134,6 +134,33 @@ void ply__identity(zframe_t *rid, const char *peer_key, char *buf, size_t len)
     snprintf(buf, len, "conn:#%016" PRIx64, h);
 }
 
+/*
+ * Whose a client message is: the owner a run it submits gets, and who asks
+ * about a run. Under CURVE the client's key (its identity: proven by the
+ * handshake); without, "token:" and the SHA-1 of the owner token it sent (so
+ * the state file never holds the secret, and the token is a bearer secret as
+ * on loopback nothing else is proven); without either, its connection.
+ */
+static void principal(const char *identity, const char *token, char *buf, size_t len)
+{
+    zdigest_t *d = NULL;
+    if (strncmp(identity, "curve:", 6) != 0 && token && token[0] && (d = zdigest_new())) {
+        zdigest_update(d, (const byte *)token, strlen(token));
+        snprintf(buf, len, "token:%s", zdigest_string(d));
+        zdigest_destroy(&d);
+        return;
+    }
+    snprintf(buf, len, "%s", identity);
+}
+
+/* Whether @who may read the answer of, and cancel, a run of @owner: its owner, or an admin
+ * key; a run stored before runs had owners ("") is everyone's, as it was. */
+static int may_read(ply_coordinator_t *c, const char *owner, const char *who)
+{
+    if (!owner[0] || strcmp(owner, who) == 0) return 1;
+    return c->admins && strncmp(who, "curve:", 6) == 0 && ply_keydir_has(c->admins, who + 6);
+}
+
 static int64_t unix_ms(void)
 {
     struct timeval tv;
@@ -411,6 +438,7 @@ static void finished_add(ply_coordinator_t *c, run_t *run, const char *state, zm
         return;
     }
     f->id = run->id;
+    snprintf(f->owner, sizeof f->owner, "%s", run->owner);
     f->state = state;
     f->jobs_total = run->plan ? (uint32_t)run->plan->njobs : 0;
     f->jobs_done = (uint32_t)run->done;
@@ -457,6 +485,7 @@ static void finished_from_store(finished_t *f, const ply_store_finished_t *sf)
 {
     memset(f, 0, sizeof *f);
     f->id = sf->id;
+    snprintf(f->owner, sizeof f->owner, "%s", sf->owner);
     f->state = state_const(sf->state);
     f->jobs_total = sf->jobs_total;
     f->jobs_done = sf->jobs_done;
@@ -624,9 +653,9 @@ static uint32_t tasks_in_flight(ply_coordinator_t *c, const run_t *run)
 }
 
 /* Fills @rp about @run, or about the finished record @f (strings point into them; rp->asked
- * to @asked). */
+ * to @asked), as @who may see it: the count only for its owner (or an admin). */
 static void fill_progress(ply_coordinator_t *c, Ply__RunProgress *rp, Ply__RunAsked *asked,
-                          const run_t *run, const finished_t *f)
+                          const run_t *run, const finished_t *f, const char *who)
 {
     *rp = (Ply__RunProgress)PLY__RUN_PROGRESS__INIT;
     rp->asked = asked;
@@ -667,6 +696,10 @@ static void fill_progress(ply_coordinator_t *c, Ply__RunProgress *rp, Ply__RunAs
     }
     rp->has_workers = 1, rp->workers = c->nworkers;
     rp->has_threads = 1, rp->threads = threads;
+    if (!may_read(c, run ? run->owner : f->owner, who)) {
+        rp->has_nodes = 0, rp->nodes = 0;
+        rp->has_answer_hidden = 1, rp->answer_hidden = 1;
+    }
 }
 
 /* The connected workers as WorkerStatus entries (caller frees both arrays), or NULLs. */
@@ -706,12 +739,12 @@ static size_t worker_list(ply_coordinator_t *c, Ply__WorkerStatus **wsp, Ply__Wo
 /* Sends a RunProgress about @run (or the finished record @f) to @rid, with the worker list when
  * asked. */
 static void send_progress(ply_coordinator_t *c, zframe_t *rid, const run_t *run,
-                          const finished_t *f, int with_workers)
+                          const finished_t *f, int with_workers, const char *who)
 {
     if (!rid) return; /* a run restored from the state file has no client until one attaches */
     Ply__RunProgress rp;
     Ply__RunAsked asked;
-    fill_progress(c, &rp, &asked, run, f);
+    fill_progress(c, &rp, &asked, run, f, who);
     Ply__WorkerStatus *ws = NULL;
     Ply__WorkerStatus **wp = NULL;
     if (with_workers) {
@@ -1367,6 +1400,7 @@ static int store_run(ply_coordinator_t *c, const run_t *run, char *why, size_t w
     sr.job_base = run->job_base;
     sr.slots = run->slots;
     sr.submitted_unix_ms = run->submitted_unix_ms;
+    snprintf(sr.owner, sizeof sr.owner, "%s", run->owner);
     uint64_t t0 = ply_time_ns();
     int r = ply_store_add_run(c->store, &sr, run->plan, why, why_len);
     if (r == 0)
@@ -1405,8 +1439,9 @@ static void split_done(uv_work_t *w, int status)
 }
 
 /*
- * A run read back from the state file that nobody has claimed and that asks
- * exactly what @s asks: `ply perft --state FILE ...` run again resumes it.
+ * A run read back from the state file that nobody has claimed, that asks
+ * exactly what @want asks and that its owner may read: `ply perft --state
+ * FILE ...` run again resumes it.
  */
 static run_t *restored_match(ply_coordinator_t *c, const run_t *want)
 {
@@ -1415,7 +1450,7 @@ static run_t *restored_match(ply_coordinator_t *c, const run_t *want)
             run->depth == want->depth && run->chess960 == want->chess960 &&
             run->want_stats == want->want_stats && run->want_split == want->want_split &&
             run->verify_mode == want->verify_mode && run->verify_ppm == want->verify_ppm &&
-            strcmp(run->fen, want->fen) == 0)
+            strcmp(run->fen, want->fen) == 0 && may_read(c, run->owner, want->owner))
             return run;
     return NULL;
 }
@@ -1439,7 +1474,7 @@ static uint64_t new_run_id(ply_coordinator_t *c)
     return 0;
 }
 
-static void on_submit(ply_coordinator_t *c, zframe_t *rid, const Ply__Submit *s)
+static void on_submit(ply_coordinator_t *c, zframe_t *rid, const char *who, const Ply__Submit *s)
 {
     ply_arb_pos_t root;
     char why[WHY_LEN];
@@ -1455,6 +1490,7 @@ static void on_submit(ply_coordinator_t *c, zframe_t *rid, const Ply__Submit *s)
         return;
     }
     run->c = c;
+    snprintf(run->owner, sizeof run->owner, "%s", who);
     run->root = root;
     run->depth = s->depth;
     run->want_split = s->has_split_depth ? s->split_depth : -1;
@@ -1541,7 +1577,7 @@ static int add_recent(void *arg, const ply_store_finished_t *sf)
  * last finished ones (memory first, then the state file), the workers and the
  * coordinator's counters.
  */
-static void send_status_reply(ply_coordinator_t *c, zframe_t *rid)
+static void send_status_reply(ply_coordinator_t *c, zframe_t *rid, const char *who)
 {
     size_t nrun = 0;
     for (run_t *run = c->runs; run; run = run->next) nrun++;
@@ -1560,19 +1596,19 @@ static void send_status_reply(ply_coordinator_t *c, zframe_t *rid)
     size_t n = 0;
     for (run_t *run = c->runs; run && n < nrun; run = run->next) {
         ids[n] = run->id;
-        fill_progress(c, &rp[n], &asked[n], run, NULL);
+        fill_progress(c, &rp[n], &asked[n], run, NULL, who);
         n++;
     }
     size_t nfin = 0;
     for (finished_t *f = c->finished; f && nfin < STATUS_FINISHED; f = f->next) {
         ids[n] = f->id;
-        fill_progress(c, &rp[n], &asked[n], NULL, f);
+        fill_progress(c, &rp[n], &asked[n], NULL, f, who);
         n++;
         nfin++;
     }
     recent_t rec = {rp, fin, 0, STATUS_FINISHED - nfin, ids, n};
     if (c->store && rec.max) ply_store_recent(c->store, STATUS_FINISHED, add_recent, &rec);
-    for (size_t i = 0; i < rec.n; i++, n++) fill_progress(c, &rp[n], &asked[n], NULL, &fin[i]);
+    for (size_t i = 0; i < rec.n; i++, n++) fill_progress(c, &rp[n], &asked[n], NULL, &fin[i], who);
     for (size_t i = 0; i < n; i++) rpp[i] = &rp[i];
     Ply__StatusReply sr = PLY__STATUS_REPLY__INIT;
     sr.n_run = n, sr.run = rpp;
@@ -1596,20 +1632,22 @@ static void send_status_reply(ply_coordinator_t *c, zframe_t *rid)
     free(rp), free(asked), free(rpp), free(fin), free(ids), free(ws), free(wp);
 }
 
-static void on_status(ply_coordinator_t *c, zframe_t *rid, const Ply__StatusRequest *s)
+/* STATUS: anyone sees that a run exists and how far it is; its count only its owner. */
+static void on_status(ply_coordinator_t *c, zframe_t *rid, const char *who,
+                      const Ply__StatusRequest *s)
 {
     if (s->has_run_id) {
         finished_t tmp;
         run_t *run = run_find(c, s->run_id);
         finished_t *f = run ? NULL : finished_lookup(c, s->run_id, &tmp);
         if (run || f)
-            send_progress(c, rid, run, f, 1);
+            send_progress(c, rid, run, f, 1, who);
         else
             send_error(c, rid, PLY_ENOTFOUND, s->run_id, "no run %" PRIu64, s->run_id);
         if (f == &tmp) zmsg_destroy(&tmp.reply);
         return;
     }
-    send_status_reply(c, rid);
+    send_status_reply(c, rid, who);
 }
 
 /*
@@ -1618,37 +1656,54 @@ static void on_status(ply_coordinator_t *c, zframe_t *rid, const Ply__StatusRequ
  * becomes the run's client: a `ply perft` that lost its coordinator to a
  * restart gets its streaming and its result back.
  */
-static void on_result_request(ply_coordinator_t *c, zframe_t *rid, const Ply__ResultRequest *q)
+static void on_result_request(ply_coordinator_t *c, zframe_t *rid, const char *who,
+                              const Ply__ResultRequest *q)
 {
     finished_t tmp;
     run_t *run = run_find(c, q->run_id);
     finished_t *f = run ? NULL : finished_lookup(c, q->run_id, &tmp);
-    if (run && q->attach && run->state != RUN_FAILED && run->state != RUN_DONE) {
-        zframe_t *id = zframe_dup(rid);
-        if (id) {
-            if (!run->client || !zframe_eq(run->client, rid))
-                ply_info("run %" PRIu64 ": a client attached", run->id);
-            zframe_destroy(&run->client);
-            run->client = id;
-            run->detach = 0;
+    if ((run || f) && !may_read(c, run ? run->owner : f->owner, who)) {
+        ply_info("run %" PRIu64 ": answer refused to %s (not its owner)", q->run_id, who);
+        send_error(c, rid, PLY_EAUTH, q->run_id,
+                   "run %" PRIu64 " belongs to another client: only its owner (or an admin "
+                   "key) may read its answer",
+                   q->run_id);
+    } else if (run) {
+        if (q->attach && run->state != RUN_FAILED && run->state != RUN_DONE) {
+            zframe_t *id = zframe_dup(rid);
+            if (id) {
+                if (!run->client || !zframe_eq(run->client, rid))
+                    ply_info("run %" PRIu64 ": a client attached", run->id);
+                zframe_destroy(&run->client);
+                run->client = id;
+                run->detach = 0;
+            }
         }
-    }
-    if (run)
-        send_progress(c, rid, run, NULL, 0);
-    else if (f && f->reply)
+        send_progress(c, rid, run, NULL, 0, who);
+    } else if (f && f->reply) {
         send_raw(c, rid, f->reply);
-    else if (f)
+    } else if (f) {
         send_error(c, rid, PLY_ENOTFOUND, q->run_id, "run %" PRIu64 " %s; its answer is lost",
                    q->run_id, f->state);
-    else
+    } else {
         send_error(c, rid, PLY_ENOTFOUND, q->run_id, "no run %" PRIu64 "%s", q->run_id,
                    c->store ? "" : " (or it is too old; a coordinator without --state forgets)");
+    }
     if (f == &tmp) zmsg_destroy(&tmp.reply);
 }
 
-static void on_cancel(ply_coordinator_t *c, zframe_t *rid, const Ply__Cancel *q)
+/* CANCEL: only the run's owner (or an admin key) stops it. */
+static void on_cancel(ply_coordinator_t *c, zframe_t *rid, const char *who, const Ply__Cancel *q)
 {
     run_t *run = run_find(c, q->run_id);
+    if (run && !may_read(c, run->owner, who)) {
+        ply_info("run %" PRIu64 ": cancel refused to %s (not its owner)", run->id, who);
+        send_error(c, rid, PLY_EAUTH, q->run_id,
+                   "run %" PRIu64 " belongs to another client: only its owner (or an admin "
+                   "key) may cancel it",
+                   q->run_id);
+        return;
+    }
     if (!run) {
         finished_t tmp;
         finished_t *f = finished_lookup(c, q->run_id, &tmp);
@@ -1666,7 +1721,8 @@ static void on_cancel(ply_coordinator_t *c, zframe_t *rid, const Ply__Cancel *q)
     } else {
         ply__run_fail(run, PLY_ECANCELED, "run %" PRIu64 " canceled", run->id);
     }
-    send_progress(c, rid, run, NULL, 0);
+    ply_info("run %" PRIu64 ": canceled by %s", run->id, who);
+    send_progress(c, rid, run, NULL, 0, who);
 }
 
 static void on_client_message(ply_coordinator_t *c, zframe_t *rid, const char *identity,
@@ -1684,18 +1740,25 @@ static void on_client_message(ply_coordinator_t *c, zframe_t *rid, const char *i
         send_error(c, rid, PLY_ESTATE, 0, "coordinator stopping");
         return;
     }
+    const char *token = msg->body_case == PLY__MESSAGE__BODY_SUBMIT   ? msg->submit->owner_token
+                        : msg->body_case == PLY__MESSAGE__BODY_STATUS ? msg->status->owner_token
+                        : msg->body_case == PLY__MESSAGE__BODY_RESULT_REQUEST
+                            ? msg->result_request->owner_token
+                            : msg->cancel->owner_token;
+    char who[PLY__IDENT_LEN];
+    principal(identity, token, who, sizeof who);
     switch (msg->body_case) {
     case PLY__MESSAGE__BODY_SUBMIT:
-        on_submit(c, rid, msg->submit);
+        on_submit(c, rid, who, msg->submit);
         break;
     case PLY__MESSAGE__BODY_STATUS:
-        on_status(c, rid, msg->status);
+        on_status(c, rid, who, msg->status);
         break;
     case PLY__MESSAGE__BODY_RESULT_REQUEST:
-        on_result_request(c, rid, msg->result_request);
+        on_result_request(c, rid, who, msg->result_request);
         break;
     default:
-        on_cancel(c, rid, msg->cancel);
+        on_cancel(c, rid, who, msg->cancel);
         break;
     }
 }
@@ -1934,7 +1997,7 @@ static void on_tick(uv_timer_t *t)
         c->last_progress_ms = now;
         for (run_t *run = c->runs; run; run = run->next)
             if (run->state == RUN_ACTIVE && !run->detach && run->client)
-                send_progress(c, run->client, run, NULL, 0);
+                send_progress(c, run->client, run, NULL, 0, run->owner);
     }
     pump(c);
 }
@@ -2300,6 +2363,12 @@ ply_coordinator_t *ply_coordinator_new(const ply_coordinator_config_t *cfg, char
     if (r == 0 && c->state_path && !(c->store = ply_store_open(c->state_path, why, why_len)))
         r = PLY_EDB;
     if (r == 0 && c->store) r = ply__restore(c, why, why_len);
+    if (r == 0 && cfg->admin_keys && !cfg->curve) {
+        ply_why(why, why_len, 0, "admin keys need CURVE: without it no client key is proven");
+        r = PLY_EINVAL;
+    }
+    if (r == 0 && cfg->admin_keys && !(c->admins = ply_keydir_new(cfg->admin_keys, why, why_len)))
+        r = PLY_EINVAL;
     if (r == 0) {
         zsock_set_linger(c->router, 100);
         /* A ROUTER drops silently what exceeds a peer's send high-water mark
@@ -2408,6 +2477,7 @@ void ply_coordinator_destroy(ply_coordinator_t **cp)
     zlist_destroy(&c->bound);
     zsock_destroy(&c->router);
     ply_store_close(&c->store);
+    ply_keydir_destroy(&c->admins);
     free(c->procs);
     free(c->bind);
     free(c->worker_exe);

@@ -40,6 +40,9 @@ typedef struct ply_coordinator_config {
      * NULL. Without it only loopback, inproc and ipc endpoints are bound unless insecure. */
     const struct ply_curve_server *curve;
     int insecure;
+    /* A directory of client public keys (NAME.key) that may read and cancel any run, not
+     * only their own (needs curve: without CURVE no key is proven); NULL: none. */
+    const char *admin_keys;
     /* Durable state (store.h): an SQLite file holding every accepted run, job and result,
      * read back at start so that runs resume; NULL: nothing survives the process. */
     const char *state_path;

@@ -32,6 +32,7 @@
 #include "arbiter/arbiter.h"
 #include "coordinator.h"
 #include "envelope.h"
+#include "security.h"
 #include "split.h"
 #include "store.h"
 #include "util/stats.h"
@@ -133,6 +134,7 @@ typedef struct run {
     struct run *next;
     ply_coordinator_t *c;
     uint64_t id;
+    char owner[PLY__IDENT_LEN]; /* whose it is (ply__principal), "" for a run stored before */
     zframe_t *client;
     int state;
     int detach, want_stats, chess960;
@@ -191,6 +193,7 @@ typedef struct run {
 typedef struct finished {
     struct finished *next;
     uint64_t id;
+    char owner[PLY__IDENT_LEN];
     const char *state;
     uint32_t jobs_total, jobs_done;
     ply_u128_t nodes;
@@ -275,6 +278,7 @@ struct ply_coordinator {
     unsigned pending_work;
     int state;
     ply_store_t *store;
+    ply_keydir_t *admins; /* --admin-keys: clients that may read and cancel any run */
     int batch_open;                        /* results written, not yet committed */
     unsigned batch_n;                      /* results in the open transaction */
     uint64_t batch_runs[PLY__BATCH_MAX];   /* the runs they belong to */

@@ -20,46 +20,49 @@
 
 static void usage(FILE *out)
 {
-    fprintf(out,
-            "usage: ply-coordinator --bind ENDPOINT[,ENDPOINT...] [options]\n"
-            "\n"
-            "Accepts perft runs from `ply` clients, splits them into jobs and hands the jobs\n"
-            "to ply-worker processes over ZeroMQ (protocol PLY/1).\n"
-            "\n"
-            "  --bind ENDPOINT       where to listen, e.g. tcp://0.0.0.0:5555, tcp://127.0.0.1:*\n"
-            "                        (ephemeral port, printed at start-up), inproc://NAME\n"
-            "  --heartbeat-ms N      heartbeat period in milliseconds (default 1000)\n"
-            "  --liveness N          missed heartbeats before a worker is dead (default 5)\n"
-            "  --lease-ms N          re-queue a job not finished in N ms (default 0: never)\n"
-            "  --worker-wait-ms N    fail a run with no worker for N ms (default 60000; 0: wait)\n"
-            "  --max-attempts N      quarantine a job that failed N times: its run fails with the\n"
-            "                        position and every failure (default 3)\n"
-            "  --hang-ms N           a worker whose node count does not advance for N ms while\n"
-            "                        it holds jobs is hung: dropped, jobs re-queued (default\n"
-            "                        300000; 0: never)\n"
-            "  --state FILE          keep every accepted run, job and result in FILE (SQLite);\n"
-            "                        restarted on it, resume the unfinished runs without\n"
-            "                        recomputing any finished job\n"
-            "  --keep-runs N         finished runs whose per-job rows stay in the state file for\n"
-            "                        audit (default 20); older runs keep their answer only\n"
-            "  --arbiter-budget N    largest job (estimated nodes) the rule engine recounts for\n"
-            "                        --verify sample and tie-breaks (default 30000000; 0: never)\n"
-            "  --local-workers N     start N ply-worker processes (needs --worker-exe)\n"
-            "  --worker-exe PATH     the ply-worker executable for --local-workers\n"
-            "  --worker-threads T    --threads for the local workers\n"
-            "  --worker-hash MIB     --hash for the local workers (default 256; 0: no table)\n"
-            "  --curve               CURVE encryption and authentication, with --cert and --allow\n"
-            "  --cert FILE           this coordinator's secret key file (NAME.key_secret, ply keygen)\n"
-            "  --allow DIR           public key files (NAME.key) of the workers and clients allowed\n"
-            "                        to connect; any other key is refused and logged\n"
-            "  --allow-clients DIR   client keys apart: keys in --allow may then only be workers,\n"
-            "                        keys here only clients (submit, status, cancel)\n"
-            "  --insecure            without --curve, bind more than loopback (plaintext, anyone)\n"
-            "  -v, --verbose         log runs and workers (twice: every job)\n"
-            "  -q, --quiet           log errors only\n"
-            "  -h, --help            this text\n"
-            "\n"
-            "Exit status: 0 stopped by SIGINT/SIGTERM, 1 failure (e.g. cannot bind), 2 usage.\n");
+    fprintf(
+        out,
+        "usage: ply-coordinator --bind ENDPOINT[,ENDPOINT...] [options]\n"
+        "\n"
+        "Accepts perft runs from `ply` clients, splits them into jobs and hands the jobs\n"
+        "to ply-worker processes over ZeroMQ (protocol PLY/1).\n"
+        "\n"
+        "  --bind ENDPOINT       where to listen, e.g. tcp://0.0.0.0:5555, tcp://127.0.0.1:*\n"
+        "                        (ephemeral port, printed at start-up), inproc://NAME\n"
+        "  --heartbeat-ms N      heartbeat period in milliseconds (default 1000)\n"
+        "  --liveness N          missed heartbeats before a worker is dead (default 5)\n"
+        "  --lease-ms N          re-queue a job not finished in N ms (default 0: never)\n"
+        "  --worker-wait-ms N    fail a run with no worker for N ms (default 60000; 0: wait)\n"
+        "  --max-attempts N      quarantine a job that failed N times: its run fails with the\n"
+        "                        position and every failure (default 3)\n"
+        "  --hang-ms N           a worker whose node count does not advance for N ms while\n"
+        "                        it holds jobs is hung: dropped, jobs re-queued (default\n"
+        "                        300000; 0: never)\n"
+        "  --state FILE          keep every accepted run, job and result in FILE (SQLite);\n"
+        "                        restarted on it, resume the unfinished runs without\n"
+        "                        recomputing any finished job\n"
+        "  --keep-runs N         finished runs whose per-job rows stay in the state file for\n"
+        "                        audit (default 20); older runs keep their answer only\n"
+        "  --arbiter-budget N    largest job (estimated nodes) the rule engine recounts for\n"
+        "                        --verify sample and tie-breaks (default 30000000; 0: never)\n"
+        "  --local-workers N     start N ply-worker processes (needs --worker-exe)\n"
+        "  --worker-exe PATH     the ply-worker executable for --local-workers\n"
+        "  --worker-threads T    --threads for the local workers\n"
+        "  --worker-hash MIB     --hash for the local workers (default 256; 0: no table)\n"
+        "  --curve               CURVE encryption and authentication, with --cert and --allow\n"
+        "  --cert FILE           this coordinator's secret key file (NAME.key_secret, ply keygen)\n"
+        "  --allow DIR           public key files (NAME.key) of the workers and clients allowed\n"
+        "                        to connect; any other key is refused and logged\n"
+        "  --allow-clients DIR   client keys apart: keys in --allow may then only be workers,\n"
+        "                        keys here only clients (submit, status, cancel)\n"
+        "  --admin-keys DIR      client keys (NAME.key) that may read and cancel every run;\n"
+        "                        others only their own (needs --curve)\n"
+        "  --insecure            without --curve, bind more than loopback (plaintext, anyone)\n"
+        "  -v, --verbose         log runs and workers (twice: every job)\n"
+        "  -q, --quiet           log errors only\n"
+        "  -h, --help            this text\n"
+        "\n"
+        "Exit status: 0 stopped by SIGINT/SIGTERM, 1 failure (e.g. cannot bind), 2 usage.\n");
 }
 
 /* Reads an unsigned decimal option value; 0 on success, else prints why and returns 2. */
@@ -97,7 +100,8 @@ int main(int argc, char **argv)
         O_HANG,
         O_STATE,
         O_ARB_BUDGET,
-        O_KEEP
+        O_KEEP,
+        O_ADMIN
     };
     static const struct option opts[] = {
         {"bind", required_argument, NULL, O_BIND},
@@ -114,6 +118,7 @@ int main(int argc, char **argv)
         {"cert", required_argument, NULL, O_CERT},
         {"allow", required_argument, NULL, O_ALLOW},
         {"allow-clients", required_argument, NULL, O_ALLOW_CLIENTS},
+        {"admin-keys", required_argument, NULL, O_ADMIN},
         {"insecure", no_argument, NULL, O_INSECURE},
         {"hang-ms", required_argument, NULL, O_HANG},
         {"state", required_argument, NULL, O_STATE},
@@ -175,6 +180,9 @@ int main(int argc, char **argv)
         case O_ALLOW_CLIENTS:
             allow_clients = optarg;
             break;
+        case O_ADMIN:
+            cfg.admin_keys = optarg;
+            break;
         case O_INSECURE:
             cfg.insecure = 1;
             break;
@@ -227,9 +235,9 @@ int main(int argc, char **argv)
         return 2;
     }
 
-    if (curve ? !(cert && allow) : (cert || allow || allow_clients)) {
+    if (curve ? !(cert && allow) : (cert || allow || allow_clients || cfg.admin_keys)) {
         fprintf(stderr, "ply-coordinator: --curve needs --cert FILE and --allow DIR, and they "
-                        "need --curve (see --help)\n");
+                        "(and --admin-keys) need --curve (see --help)\n");
         return 2;
     }
     if (curve && cfg.spawn_workers) {

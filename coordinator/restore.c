@@ -55,6 +55,7 @@ static int on_run(void *arg, const ply_store_run_t *sr, ply_split_t **plan)
     run->root = run->plan->root;
     run->job_base = sr->job_base;
     run->submitted_unix_ms = sr->submitted_unix_ms;
+    snprintf(run->owner, sizeof run->owner, "%s", sr->owner);
     /* elapsed time counts from the original submission */
     struct timeval tv;
     gettimeofday(&tv, NULL);

@@ -80,6 +80,10 @@ static const char FAILURES_TABLE[] =
     " run_id INTEGER NOT NULL, task INTEGER NOT NULL, attempt INTEGER NOT NULL,"
     " failures INTEGER NOT NULL, history TEXT NOT NULL, PRIMARY KEY(run_id, task)) WITHOUT ROWID;";
 
+/* Whose a run is (store.h), added after format 1 shipped: a column added when missing
+ * (an older ply ignores it; its runs keep "": everyone's, as they were). */
+static const char OWNER_COLUMN[] = "ALTER TABLE runs ADD COLUMN owner TEXT NOT NULL DEFAULT ''";
+
 /* ----------------------------------------------------------------- helpers */
 
 static int64_t unix_ms(void)
@@ -278,6 +282,10 @@ ply_store_t *ply_store_open(const char *path, char *why, size_t why_len)
     }
     if (r == 0 && query_int(s, "SELECT count(*) FROM runs", &ignored, reason, sizeof reason) < 0)
         r = PLY_EDB;
+    if (r == 0 && query_int(s, "SELECT count(*) FROM pragma_table_info('runs') WHERE name='owner'",
+                            &ignored, reason, sizeof reason) < 0)
+        r = PLY_EDB;
+    if (r == 0 && !ignored && exec(s, OWNER_COLUMN, reason, sizeof reason) < 0) r = PLY_EDB;
     if (r == 0 && sqlite3_prepare_v2(s->db,
                                      "INSERT INTO results VALUES"
                                      "(?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13,?14)",
@@ -351,6 +359,7 @@ static int bind_run(sqlite3_stmt *st, const ply_store_run_t *run, const ply_spli
     rc |= sqlite3_bind_int64(st, 14, (int64_t)run->job_base);
     rc |= sqlite3_bind_int64(st, 15, run->slots);
     rc |= sqlite3_bind_int64(st, 16, run->submitted_unix_ms);
+    rc |= sqlite3_bind_text(st, 17, run->owner, -1, SQLITE_STATIC);
     return rc;
 }
 
@@ -401,8 +410,9 @@ int ply_store_add_run(ply_store_t *s, const ply_store_run_t *run, const ply_spli
     if (r == 0 && (sqlite3_prepare_v2(s->db,
                                       "INSERT INTO runs(id,fen,depth,chess960,stats,want_split,"
                                       "verify_mode,verify_ppm,split_depth,njobs,paths,estimate,"
-                                      "root_moves,job_base,slots,submitted_at) VALUES"
-                                      "(?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13,?14,?15,?16)",
+                                      "root_moves,job_base,slots,submitted_at,owner) VALUES"
+                                      "(?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13,?14,?15,?16,"
+                                      "?17)",
                                       -1, &st, NULL) != SQLITE_OK ||
                    bind_run(st, run, plan, moves) != SQLITE_OK || sqlite3_step(st) != SQLITE_DONE))
         r = PLY_EDB;
@@ -706,7 +716,7 @@ static int load_runs(ply_store_t *s, ply_store_run_fn on_run, void *arg, char *w
                            "SELECT id, fen, depth, chess960, stats, want_split, verify_mode,"
                            " verify_ppm, job_base, split_depth, njobs, paths, estimate,"
                            " root_moves, slots, submitted_at,"
-                           " (SELECT count(*) FROM results WHERE run_id=runs.id)"
+                           " (SELECT count(*) FROM results WHERE run_id=runs.id), owner"
                            " FROM runs WHERE state='active' ORDER BY submitted_at, id",
                            -1, &st, NULL) != SQLITE_OK) {
         ply_why(why, why_len, 0, "%s", sqlite3_errmsg(s->db));
@@ -727,6 +737,7 @@ static int load_runs(ply_store_t *s, ply_store_run_fn on_run, void *arg, char *w
         int64_t slots = sqlite3_column_int64(st, 14);
         run.submitted_unix_ms = sqlite3_column_int64(st, 15);
         run.results = (uint32_t)sqlite3_column_int64(st, 16);
+        snprintf(run.owner, sizeof run.owner, "%s", col_text(st, 17));
         char reason[256] = "";
         if (depth < 1 || depth > PLY_SPLIT_MAX_DEPTH || slots < 1 || slots > 8 ||
             run.job_base < 1) {
@@ -869,8 +880,8 @@ int ply_store_load_failures(ply_store_t *s, ply_store_failure_fn fn, void *arg, 
 
 #define FINISHED_COLUMNS                                                                           \
     "id, state, fen, depth, njobs, jobs_done, nodes, elapsed_ms, error_code, error, verify,"       \
-    " chess960, stats, want_split, verify_mode, verify_ppm, nodes_hi"
-#define FINISHED_NCOLUMNS 17
+    " chess960, stats, want_split, verify_mode, verify_ppm, nodes_hi, owner"
+#define FINISHED_NCOLUMNS 18
 
 static void read_finished(sqlite3_stmt *st, ply_store_finished_t *f)
 {
@@ -892,6 +903,7 @@ static void read_finished(sqlite3_stmt *st, ply_store_finished_t *f)
     f->want_split = sqlite3_column_int(st, 13);
     f->verify_mode = sqlite3_column_int(st, 14);
     f->verify_ppm = (uint32_t)sqlite3_column_int64(st, 15);
+    snprintf(f->owner, sizeof f->owner, "%s", col_text(st, 17));
 }
 
 int ply_store_finished(ply_store_t *s, uint64_t id, ply_store_finished_t *f, void **reply,

@@ -56,6 +56,9 @@ typedef struct ply_store_run {
     uint32_t slots;      /* task ids per job: job_base + k * njobs + job, k < slots */
     int64_t submitted_unix_ms;
     uint32_t results; /* ply_store_load: result rows stored for the run */
+    /* whose it is: "curve:<public key>" or "token:<SHA-1 of the owner token>" (never the
+     * secret itself), "conn:..."; "" for a run stored before runs had owners */
+    char owner[48];
 } ply_store_run_t;
 
 /** One computation of a job: by a worker, or by the rule engine. */
@@ -91,6 +94,7 @@ typedef struct ply_store_finished {
      * leaves them as ply_store_add_run stored them) */
     int chess960, stats, want_split, verify_mode;
     uint32_t verify_ppm;
+    char owner[48]; /* as ply_store_run_t.owner */
 } ply_store_finished_t;
 
 /**

@@ -215,6 +215,22 @@ static int fen(vctx_t *c, const char *field, const char *s)
     return 0;
 }
 
+/* An owner token, when present: PLY_MIN..PLY_MAX_OWNER_TOKEN bytes of printable ASCII. */
+static int owner_token(vctx_t *c, const char *s)
+{
+    if (!s) return 0;
+    size_t n = strnlen(s, PLY_MAX_OWNER_TOKEN + 1);
+    if (n < PLY_MIN_OWNER_TOKEN || n > PLY_MAX_OWNER_TOKEN)
+        return bad(c, "field owner_token is %s%zu bytes, must be %d..%d",
+                   n > PLY_MAX_OWNER_TOKEN ? "over " : "", n > PLY_MAX_OWNER_TOKEN ? n - 1 : n,
+                   PLY_MIN_OWNER_TOKEN, PLY_MAX_OWNER_TOKEN);
+    for (size_t i = 0; i < n; i++)
+        if (s[i] <= 0x20 || s[i] > 0x7e)
+            return bad(c, "field owner_token has a byte that is not printable ASCII at offset %zu",
+                       i);
+    return 0;
+}
+
 /* UCI long algebraic: from-square, to-square, optional promotion piece. */
 static int uci_move(vctx_t *c, const char *field, const char *s)
 {
@@ -357,7 +373,7 @@ static int check_submit(vctx_t *c, const void *body)
 {
     const Ply__Submit *m = body;
     if (fen(c, "fen", m->fen) || need_u64(c, "depth", m->has_depth, m->depth, 1, PLY_MAX_DEPTH) ||
-        opt_text(c, "client_id", m->client_id))
+        opt_text(c, "client_id", m->client_id) || owner_token(c, m->owner_token))
         return PLY_EPROTO;
     if (m->has_split_depth && (m->split_depth < -1 || m->split_depth >= (int64_t)m->depth))
         return bad(c, "field split_depth = %" PRId32 ", must be -1..%" PRIu32, m->split_depth,
@@ -481,10 +497,19 @@ static int check_run_result(vctx_t *c, const void *body)
     return 0;
 }
 
+static int check_status(vctx_t *c, const void *body)
+{
+    const Ply__StatusRequest *m = body;
+    return owner_token(c, m->owner_token);
+}
+
 static int check_result_request(vctx_t *c, const void *body)
 {
     const Ply__ResultRequest *m = body;
-    return need_u64(c, "run_id", m->has_run_id, m->run_id, 1, NO_MAX);
+    return need_u64(c, "run_id", m->has_run_id, m->run_id, 1, NO_MAX) ||
+                   owner_token(c, m->owner_token)
+               ? PLY_EPROTO
+               : 0;
 }
 
 /* A client's (run_id), or the coordinator's to a worker (run_id, job_id and attempt: the
@@ -492,7 +517,9 @@ static int check_result_request(vctx_t *c, const void *body)
 static int check_cancel(vctx_t *c, const void *body)
 {
     const Ply__Cancel *m = body;
-    if (need_u64(c, "run_id", m->has_run_id, m->run_id, 1, NO_MAX)) return PLY_EPROTO;
+    if (need_u64(c, "run_id", m->has_run_id, m->run_id, 1, NO_MAX) ||
+        owner_token(c, m->owner_token))
+        return PLY_EPROTO;
     if (!m->has_job_id && !m->has_attempt) return 0;
     if (need_u64(c, "job_id", m->has_job_id, m->job_id, 1, NO_MAX) ||
         need_u64(c, "attempt", m->has_attempt, m->attempt, 1, NO_MAX))
@@ -539,7 +566,7 @@ static const struct body_type {
     [PLY__MESSAGE__BODY_BYE] = {"BYE", check_bye},
     [PLY__MESSAGE__BODY_SUBMIT] = {"SUBMIT", check_submit},
     [PLY__MESSAGE__BODY_ACCEPTED] = {"ACCEPTED", check_accepted},
-    [PLY__MESSAGE__BODY_STATUS] = {"STATUS", check_nothing},
+    [PLY__MESSAGE__BODY_STATUS] = {"STATUS", check_status},
     [PLY__MESSAGE__BODY_RUN_PROGRESS] = {"RUN_PROGRESS", check_run_progress},
     [PLY__MESSAGE__BODY_RUN_RESULT] = {"RUN_RESULT", check_run_result},
     [PLY__MESSAGE__BODY_RESULT_REQUEST] = {"RESULT_REQUEST", check_result_request},

@@ -63,6 +63,10 @@
  * RunAsked of every answer anyway.
  */
 #define PLY_MAX_RUN_ID ((1ull << 53) - 1)
+/** Bounds of an owner_token (Submit, StatusRequest, ResultRequest, Cancel), bytes of
+ * printable ASCII without spaces: a secret too short to be one is refused. */
+#define PLY_MIN_OWNER_TOKEN 16
+#define PLY_MAX_OWNER_TOKEN 128
 /** Most runs a StatusReply lists. */
 #define PLY_MAX_STATUS_RUNS 256
 

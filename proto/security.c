@@ -258,6 +258,43 @@ static const key_entry_t *keystore_find(const keystore_t *ks, const char *pub)
     return NULL;
 }
 
+/* ---- a key directory for the protocol (admin keys) ------------------------------------ */
+
+struct ply_keydir {
+    keystore_t ks;
+    char *dir;
+};
+
+ply_keydir_t *ply_keydir_new(const char *dir, char *why, size_t why_len)
+{
+    if (!dir || !is_dir(dir, why, why_len, "key directory")) return NULL;
+    ply_keydir_t *k = calloc(1, sizeof *k);
+    if (!k || !(k->dir = strdup(dir))) {
+        free(k);
+        ply_why(why, why_len, 0, "out of memory");
+        return NULL;
+    }
+    k->ks.dir = k->dir;
+    keystore_refresh(&k->ks, 0);
+    return k;
+}
+
+int ply_keydir_has(ply_keydir_t *k, const char *pub)
+{
+    if (!k || !pub) return 0;
+    keystore_refresh(&k->ks, 0);
+    return keystore_find(&k->ks, pub) != NULL;
+}
+
+void ply_keydir_destroy(ply_keydir_t **kp)
+{
+    if (!kp || !*kp) return;
+    free((*kp)->ks.keys);
+    free((*kp)->dir);
+    free(*kp);
+    *kp = NULL;
+}
+
 /* ---- the ZAP handler ------------------------------------------------------------------ */
 
 struct ply_curve_server {

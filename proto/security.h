@@ -77,6 +77,23 @@ void ply_curve_server_counters(const ply_curve_server_t *s, uint64_t *allowed, u
 void ply_curve_server_destroy(ply_curve_server_t **s);
 
 /**
+ * A directory of public key files (NAME.key, as for --allow) the coordinator
+ * consults itself rather than at the handshake: its --admin-keys, the clients
+ * that may read and cancel any run. Rescanned when the directory changes.
+ * Owned by one thread.
+ */
+typedef struct ply_keydir ply_keydir_t;
+
+/** ply_keydir_new - read @dir; NULL with a reason in @why when it is not a directory. */
+ply_keydir_t *ply_keydir_new(const char *dir, char *why, size_t why_len);
+
+/** ply_keydir_has - 1 when the Z85 public key @pub (40 characters) is in the directory, else 0. */
+int ply_keydir_has(ply_keydir_t *k, const char *pub);
+
+/** ply_keydir_destroy - free it; NULLs *k; idempotent. */
+void ply_keydir_destroy(ply_keydir_t **k);
+
+/**
  * ply_curve_recv_from - ply_msg_recv_from (envelope.h), also returning the
  * sender's CURVE identity in @peer ("" without CURVE): the "User-Id" our
  * ZAP handler gave the connection, read from the message's first frame.

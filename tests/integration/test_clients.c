@@ -2,7 +2,9 @@
  * What a client may trust and do about runs (issue 9, items 5, 7 and 10):
  * an answer is only taken for the run that was asked (run ids do not repeat
  * when a coordinator restarts without its history, and every answer says
- * what it computes, checked by the client against what it asked).
+ * what it computes, checked by the client against what it asked); a run is
+ * its owner's: others see that it exists, only its owner reads its answer or
+ * cancels it.
  *
  * Two kinds of test: the ply programs run as a user runs them (real
  * processes on a random loopback port), and the client library against a
@@ -23,6 +25,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -88,6 +91,155 @@ static void test_restart_without_state(void **state)
     free(wout);
     free(werr);
     th_run_free(&other);
+}
+
+/*
+ * Item 7. Alice's run (submitted with the owner token ply made for her, in a
+ * 0600 file under $XDG_STATE_HOME/ply) is hers: Bob (his own token) sees that
+ * it exists and how far it is, but not its count, and may neither read its
+ * answer nor cancel it (a clear refusal, exit 1); Alice may. Before, any
+ * client could read and cancel any run.
+ */
+static void test_others_run(void **state)
+{
+    (void)state;
+    const char *dir = th_tmpdir("clients-owner");
+    int port = th_free_port();
+    char ep[64], alice[512], bob[512], tokfile[320];
+    snprintf(ep, sizeof ep, "tcp://127.0.0.1:%d", port);
+    snprintf(alice, sizeof alice, "XDG_STATE_HOME=%s/alice ply", dir);
+    snprintf(bob, sizeof bob, "XDG_STATE_HOME=%s/bob ply", dir);
+    snprintf(tokfile, sizeof tokfile, "%s/alice/ply/owner-token", dir);
+    pid_t coord = th_spawn(NULL, "exec ply-coordinator --bind %s --worker-wait-ms 0 -q", ep);
+    /* no worker: the run waits, queued */
+    th_run_t r = th_run(RUN_S, "%s perft --coordinator %s -d 4 --detach", alice, ep);
+    th_expect_status(&r, 0, "alice submits");
+    char run[32];
+    snprintf(run, sizeof run, "%.*s", (int)strcspn(r.out, "\n"), r.out);
+    th_run_free(&r);
+    struct stat st;
+    assert_int_equal(stat(tokfile, &st), 0);
+    assert_int_equal(st.st_mode & 0777, 0600);
+
+    /* Bob: the run exists, its count is not his */
+    r = th_run(RUN_S, "%s status --coordinator %s %s --json", bob, ep, run);
+    th_expect_status(&r, 0, "bob's status of alice's run");
+    json_t *o = th_json(&r);
+    assert_true(json_is_true(json_object_get(o, "answer_hidden")));
+    assert_true(json_is_null(json_object_get(o, "nodes")));
+    json_decref(o);
+    th_run_free(&r);
+    r = th_run(RUN_S, "%s result --coordinator %s %s", bob, ep, run);
+    th_expect_status(&r, 1, "bob reads alice's run");
+    assert_non_null(strstr(r.err, "belongs to another client"));
+    th_run_free(&r);
+    r = th_run(RUN_S, "%s cancel --coordinator %s %s", bob, ep, run);
+    th_expect_status(&r, 1, "bob cancels alice's run");
+    assert_non_null(strstr(r.err, "belongs to another client: only its owner"));
+    th_run_free(&r);
+
+    /* Alice: hers to see and to cancel */
+    r = th_run(RUN_S, "%s status --coordinator %s %s --json", alice, ep, run);
+    th_expect_status(&r, 0, "alice's status");
+    o = th_json(&r);
+    assert_true(json_is_false(json_object_get(o, "answer_hidden")));
+    assert_true(json_is_integer(json_object_get(o, "nodes")));
+    json_decref(o);
+    th_run_free(&r);
+    r = th_run(RUN_S, "%s cancel --coordinator %s %s --json", alice, ep, run);
+    th_expect_status(&r, 0, "alice cancels her run");
+    o = th_json(&r);
+    assert_string_equal(json_string_value(json_object_get(o, "state")), "canceled");
+    json_decref(o);
+    th_run_free(&r);
+    r = th_run(RUN_S, "%s result --coordinator %s %s", alice, ep, run);
+    th_expect_status(&r, 1, "the canceled run's result");
+    assert_non_null(strstr(r.err, "canceled"));
+    th_run_free(&r);
+    r = th_run(RUN_S, "%s cancel --coordinator %s %s", alice, ep, run);
+    th_expect_status(&r, 1, "cancel a finished run");
+    assert_non_null(strstr(r.err, "already finished"));
+    th_run_free(&r);
+
+    /* the command's edges */
+    r = th_run(RUN_S, "ply cancel --help");
+    th_expect_status(&r, 0, "ply cancel --help");
+    assert_non_null(strstr(r.out, "usage: ply cancel RUN"));
+    th_run_free(&r);
+    r = th_run(RUN_S, "ply cancel --coordinator %s", ep);
+    th_expect_status(&r, 2, "ply cancel without RUN");
+    th_run_free(&r);
+    r = th_run(RUN_S, "ply cancel --coordinator %s x12", ep);
+    th_expect_status(&r, 2, "ply cancel x12");
+    th_run_free(&r);
+    r = th_run(RUN_S, "ply cancel --coordinator %s --owner-token bob-0123456789abcdef 12", ep);
+    th_expect_status(&r, 1, "ply cancel of an unknown run");
+    assert_non_null(strstr(r.err, "no run 12"));
+    th_run_free(&r);
+    r = th_run(RUN_S, "ply cancel --coordinator %s --owner-token short 12", ep);
+    th_expect_status(&r, 2, "a short owner token");
+    th_run_free(&r);
+    th_stop(coord);
+}
+
+/*
+ * Item 7 under CURVE: the owner is the client's key, whatever token it sends
+ * (Alice and Bob send the same one here), and a key in --admin-keys reads
+ * and cancels anyone's run.
+ */
+static void test_admin_key(void **state)
+{
+    (void)state;
+    const char *dir = th_tmpdir("clients-admin");
+    const char *names[] = {"coord", "alice", "bob", "root"};
+    for (int i = 0; i < 4; i++) {
+        th_run_t r = th_run(RUN_S, "ply keygen --out %s/keys --name %s", dir, names[i]);
+        th_expect_status(&r, 0, "ply keygen");
+        th_run_free(&r);
+    }
+    th_run_t r = th_run(RUN_S,
+                        "cd %s && mkdir allow admins && cp keys/alice.key keys/bob.key "
+                        "keys/root.key allow/ && cp keys/root.key admins/",
+                        dir);
+    th_expect_status(&r, 0, "allow and admin directories");
+    th_run_free(&r);
+    int port = th_free_port();
+    char ep[64], log[320], as[3][512];
+    snprintf(ep, sizeof ep, "tcp://127.0.0.1:%d", port);
+    snprintf(log, sizeof log, "%s/coord.log", dir);
+    for (int i = 0; i < 3; i++)
+        snprintf(as[i], sizeof as[i],
+                 "--coordinator %s --curve --cert %s/keys/%s.key_secret --server-key "
+                 "%s/keys/coord.key --owner-token same-token-0123456789",
+                 ep, dir, names[i + 1], dir);
+    pid_t coord = th_spawn(log,
+                           "exec ply-coordinator --bind %s --curve --cert %s/keys/coord.key_secret "
+                           "--allow %s/allow --admin-keys %s/admins --worker-wait-ms 0",
+                           ep, dir, dir, dir);
+    if (!th_wait_text(log, "listening on", 10000)) fail_msg("the coordinator did not start");
+    r = th_run(RUN_S, "ply perft %s -d 4 --detach", as[0]);
+    th_expect_status(&r, 0, "alice submits");
+    char run[32];
+    snprintf(run, sizeof run, "%.*s", (int)strcspn(r.out, "\n"), r.out);
+    th_run_free(&r);
+    r = th_run(RUN_S, "ply result %s %s", as[1], run);
+    th_expect_status(&r, 1, "bob, with alice's token, reads alice's run");
+    assert_non_null(strstr(r.err, "belongs to another client"));
+    th_run_free(&r);
+    r = th_run(RUN_S, "ply status %s %s --json", as[2], run);
+    th_expect_status(&r, 0, "the admin's status");
+    json_t *o = th_json(&r);
+    assert_true(json_is_false(json_object_get(o, "answer_hidden")));
+    json_decref(o);
+    th_run_free(&r);
+    r = th_run(RUN_S, "ply cancel %s %s", as[2], run);
+    th_expect_status(&r, 0, "the admin cancels alice's run");
+    th_run_free(&r);
+    th_stop(coord);
+    /* --admin-keys without --curve means nothing: refused */
+    r = th_run(RUN_S, "ply-coordinator --bind %s --admin-keys %s/admins", ep, dir);
+    th_expect_status(&r, 2, "--admin-keys without --curve");
+    th_run_free(&r);
 }
 
 /* ---- a scripted coordinator -------------------------------------------------------- */
@@ -223,6 +375,8 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_client_checks_answers),
         cmocka_unit_test(test_restart_without_state),
+        cmocka_unit_test(test_others_run),
+        cmocka_unit_test(test_admin_key),
     };
     return cmocka_run_group_tests_name("clients", tests, NULL, NULL);
 }

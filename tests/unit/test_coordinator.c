@@ -45,6 +45,8 @@
 #include "util/stats.h"
 #include "util/time.h"
 
+/* The owner token of this process's clients (client.h): raw requests send it too. */
+#define OWNER    "test-coordinator-owner"
 #define START    "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1"
 #define KIWIPETE "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1"
 #define FISCHER1 "bqnb1rkr/pp3ppp/3ppn2/2p5/5P2/P2P4/NPP1P1PP/BQ1BNRKR w HFhf - 2 9"
@@ -578,6 +580,7 @@ static void test_two_runs_and_status(void **state)
     zsock_set_rcvtimeo(d, 5000);
     Ply__ResultRequest rq = PLY__RESULT_REQUEST__INIT;
     rq.has_run_id = 1, rq.run_id = a1->run_id;
+    rq.owner_token = OWNER; /* the run is this process's clients' (main) */
     ply_msg_t m = PLY__MESSAGE__INIT;
     m.body_case = PLY__MESSAGE__BODY_RESULT_REQUEST;
     m.result_request = &rq;
@@ -589,6 +592,7 @@ static void test_two_runs_and_status(void **state)
     ply_msg_free(&in);
     Ply__StatusRequest st = PLY__STATUS_REQUEST__INIT;
     st.has_run_id = 1, st.run_id = a2->run_id;
+    st.owner_token = OWNER;
     m.body_case = PLY__MESSAGE__BODY_STATUS;
     m.status = &st;
     assert_int_equal(ply_msg_send(d, &m), 0);
@@ -654,6 +658,15 @@ static void test_progress_and_cancel(void **state)
     ply_msg_t m = PLY__MESSAGE__INIT;
     m.body_case = PLY__MESSAGE__BODY_CANCEL;
     m.cancel = &cc;
+    /* another connection without the owner's token may not cancel it */
+    zsock_set_rcvtimeo(d, 5000);
+    assert_int_equal(ply_msg_send(d, &m), 0);
+    ply_msg_t *in = NULL;
+    assert_int_equal(ply_msg_recv(d, &in, why, sizeof why), 0);
+    assert_int_equal(in->body_case, PLY__MESSAGE__BODY_ERROR);
+    assert_int_equal(in->error->code, PLY_EAUTH);
+    ply_msg_free(&in);
+    cc.owner_token = OWNER;
     assert_int_equal(ply_msg_send(d, &m), 0);
     n = 0;
     assert_int_equal(
@@ -771,6 +784,7 @@ static void test_lifecycle(void **state)
 int main(int argc, char **argv)
 {
     zsys_handler_set(NULL);
+    ply_client_set_owner_token(OWNER); /* whose this process's runs are */
     ply_log_set_level(getenv("PLY_TEST_VERBOSE") ? PLY_LOG_DEBUG : PLY_LOG_ERROR);
     if (argc > 1 && access(argv[1], X_OK) == 0) fake_worker_exe = argv[1];
     if (argc > 2 && access(argv[2], X_OK) == 0) coordinator_exe = argv[2];

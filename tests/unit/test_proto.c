@@ -1359,6 +1359,11 @@ static Ply__RunAsked *asked_ok(void)
     g_asked.has_verify = 1, g_asked.verify = PLY__VERIFY_MODE__VERIFY_MODE_NONE;
     return &g_asked;
 }
+EDIT(submit_short_token, m->submit->owner_token = "0123456789abcde")
+EDIT(submit_token, m->submit->owner_token = "0123456789abcdef")
+EDIT(status_token_space, m->status->owner_token = "0123456789 abcdef")
+EDIT(result_request_long_token, m->result_request->owner_token = long_text)
+EDIT(cancel_token_utf8, m->cancel->owner_token = "0123456789abcdef\xc3\xa9")
 EDIT(accepted_asked, m->accepted->asked = asked_ok())
 EDIT(accepted_asked_no_fen, (m->accepted->asked = asked_ok())->fen = NULL)
 EDIT(accepted_asked_long_fen, (m->accepted->asked = asked_ok())->fen = long_fen)
@@ -1585,6 +1590,15 @@ static const vcase_t VCASES[] = {
     {"status_reply", status_reply_bad_worker, PLY_EPROTO,
      "STATUS_REPLY: field worker[0].worker_id has a control"},
     {"status_reply", status_reply_empty, 0, NULL},
+    {"submit", submit_short_token, PLY_EPROTO,
+     "SUBMIT: field owner_token is 15 bytes, must be 16..128"},
+    {"submit", submit_token, 0, NULL},
+    {"status", status_token_space, PLY_EPROTO,
+     "STATUS: field owner_token has a byte that is not printable ASCII at offset 10"},
+    {"result_request", result_request_long_token, PLY_EPROTO,
+     "RESULT_REQUEST: field owner_token is over 128 bytes"},
+    {"cancel", cancel_token_utf8, PLY_EPROTO,
+     "CANCEL: field owner_token has a byte that is not printable ASCII at offset 16"},
     {"accepted", accepted_asked, 0, NULL},
     {"accepted", accepted_asked_no_fen, PLY_EPROTO, "ACCEPTED: field asked.fen missing"},
     {"accepted", accepted_asked_long_fen, PLY_EPROTO, "ACCEPTED: field asked.fen is over"},

@@ -141,6 +141,7 @@ static void test_write_and_reload(void **state)
     ply_split_t *plan = plan_of(START, 4, 2);
     assert_int_equal(plan->njobs, 400);
     ply_store_run_t run = run_of(1, START, 4, 1);
+    snprintf(run.owner, sizeof run.owner, "token:5BAA61E4C9B93F3F0682250B6CF8331B7EE68FD8");
     assert_int_equal(ply_store_add_run(s, &run, plan, why, sizeof why), 0);
     ply_stats_t st = {{0}};
     st.v[PLY_STAT_nodes] = 20;
@@ -172,6 +173,7 @@ static void test_write_and_reload(void **state)
     assert_string_equal(l.run.fen, START);
     assert_int_equal(l.run.depth, 4);
     assert_true(l.run.job_base == 1 && l.run.slots == 1 && l.run.want_split == 2);
+    assert_string_equal(l.run.owner, run.owner); /* whose it is survives a restart */
     same_plan(plan, l.plan);
     assert_int_equal(l.results, 10);
     assert_true(l.nodes_sum == 10 * 20 + 45);
@@ -202,6 +204,8 @@ static void test_write_and_reload(void **state)
     assert_int_equal(ply_store_finished(s, 1, &g, &blob, &n), 0);
     assert_string_equal(g.state, "done");
     assert_true(g.nodes == 197281 && g.jobs_done == 400);
+    assert_string_equal(g.owner, run.owner); /* only its owner reads the answer */
+    assert_true(g.depth == 4 && g.want_split == 2 && !g.stats && !g.chess960);
     assert_int_equal(n, sizeof reply);
     assert_memory_equal(blob, reply, n);
     free(blob);

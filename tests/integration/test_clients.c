@@ -71,7 +71,9 @@ static void test_restart_without_state(void **state)
                             "exec ply perft --coordinator tcp://127.0.0.1:%d --fen '" KIWIPETE
                             "' -d 3 --timeout 60 >%s 2>%s",
                             port, out, err);
-    if (!th_wait_text(log_a, "submitted", 20000)) fail_msg("the run was not submitted");
+    /* the line logged as the run is accepted; then a moment for the Accepted to arrive */
+    if (!th_wait_text(log_a, " paths, ", 30000)) fail_msg("the run was not accepted");
+    usleep(500000);
     kill(-a, SIGKILL); /* as a crash or kill -9: no word to the client */
     th_wait(a, 5000);
     th_stop(a);

@@ -100,6 +100,8 @@ static uint64_t do_job(zsock_t *s, const Ply__Job *job, fake_worker_mode_t mode,
                            (i == 0 ? (uint64_t)offset + inflate : 0);
             ptr[i] = &ent[i];
         }
+        if (mode == FW_WRAP_DIVIDE && n >= 2)
+            ent[0].nodes += 1ull << 63, ent[1].nodes += 1ull << 63;
         r.n_divide = (size_t)n;
         r.divide = ptr;
     }

@@ -21,6 +21,8 @@ typedef enum {
     FW_INFLATE,      /* add FW_INFLATE_BY to every count it reports (nodes, stats.nodes,
                         stats.captures, the first divide entry), perft(1) right: one job's
                         counts near 2^64, for the tests of exact sums above a job */
+    FW_WRAP_DIVIDE,  /* add 2^63 to its first two divide entries: they sum past 2^64 to the
+                        right total modulo 2^64 (nodes and perft(1) right) */
 } fake_worker_mode_t;
 
 /** What FW_INFLATE adds: 2^64 - 2^32, so that counts up to 2^32 stay below 2^64. */

@@ -164,10 +164,33 @@ static void test_sums_past_2_64(void **state)
     rmdir(dir);
 }
 
+/*
+ * One job's divide whose entries sum past 2^64 to its total modulo 2^64 (a
+ * worker's 64-bit sum would wrap to agree): refused, never summed into an
+ * answer. perft(2) of the start position is 400 (one job at split 0).
+ */
+static void test_job_divide_wrap_refused(void **state)
+{
+    (void)state;
+    coord_t *t = coord_start("inproc", NULL, NULL);
+    fake_worker_t *w = fake_worker_start(t->endpoint, FW_WRAP_DIVIDE, 1);
+    assert_non_null(w);
+    ply_perft_request_t req = {.fen = START, .depth = 2, .divide = 1, .split_depth = 0};
+    Ply__RunResult *res = NULL;
+    char why[512] = "";
+    int rc = coord_perft(t->endpoint, &req, 20000, &res, why, sizeof why);
+    if (rc == 0)
+        fail_msg("a wrapped divide was accepted: total %llu", (unsigned long long)res->nodes);
+    assert_non_null(strstr(why, "divide sums past 2^64"));
+    fake_worker_stop(&w);
+    coord_stop(&t);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_sums_past_2_64),
+        cmocka_unit_test(test_job_divide_wrap_refused),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

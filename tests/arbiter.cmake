@@ -7,4 +7,4 @@ ply_unit_test(test_arbiter
   LABELS quick
   TIMEOUT 120)
 add_test(NAME test_arbiter_slow COMMAND test_arbiter slow)
-set_tests_properties(test_arbiter_slow PROPERTIES TIMEOUT 900 LABELS slow SKIP_RETURN_CODE 77)
+set_tests_properties(test_arbiter_slow PROPERTIES TIMEOUT 2400 LABELS slow SKIP_RETURN_CODE 77)

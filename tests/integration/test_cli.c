@@ -22,6 +22,8 @@
 #include <unistd.h>
 
 #include <cmocka.h>
+
+#include "../unit/test_skip.h"
 #include <jansson.h>
 
 #include "harness.h"
@@ -107,7 +109,7 @@ static void test_divide_vs_stockfish(void **state)
 {
     (void)state;
     const char *sf = access("/usr/games/stockfish", X_OK) == 0 ? "/usr/games/stockfish" : NULL;
-    if (!sf) skip();
+    if (!sf) PLY_SKIP("no /usr/games/stockfish (Debian package stockfish)");
     static char ours[256][32], theirs[256][32];
     int n_ours, n_theirs;
     th_run_t r = th_run(RUN_S, "ply perft --fen '" KIWIPETE "' -d 3 --divide");
@@ -680,7 +682,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_fischer),
         cmocka_unit_test(test_gct),
     };
-    if (!strcmp(group, "cluster")) return cmocka_run_group_tests_name("cluster", cluster, NULL, NULL);
-    if (!strcmp(group, "suites")) return cmocka_run_group_tests_name("suites", suites, NULL, NULL);
-    return cmocka_run_group_tests_name("quick", quick, NULL, NULL);
+    if (!strcmp(group, "cluster")) return ply_test_exit(cmocka_run_group_tests_name("cluster", cluster, NULL, NULL));
+    if (!strcmp(group, "suites")) return ply_test_exit(cmocka_run_group_tests_name("suites", suites, NULL, NULL));
+    return ply_test_exit(cmocka_run_group_tests_name("quick", quick, NULL, NULL));
 }

@@ -21,6 +21,8 @@
 #include <unistd.h>
 
 #include <cmocka.h>
+
+#include "../unit/test_skip.h"
 #include <jansson.h>
 
 #include "harness.h"
@@ -109,7 +111,7 @@ static void same_as_stockfish(const char *args, uint64_t published)
 static void test_stockfish_agrees(void **state)
 {
     (void)state;
-    if (access(STOCKFISH, X_OK) != 0) skip();
+    if (access(STOCKFISH, X_OK) != 0) PLY_SKIP("no Stockfish at " STOCKFISH " (Debian package stockfish)");
     same_as_stockfish("-d 5", 4865609);
     same_as_stockfish("--fen '" KIWIPETE "' -d 4", 4085603);
     same_as_stockfish("--fen '" POSITION3 "' -d 5", 674624);
@@ -240,5 +242,5 @@ int main(void)
         cmocka_unit_test(test_inconsistent_engine),
         cmocka_unit_test(test_broken_engines),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return ply_test_exit(cmocka_run_group_tests(tests, NULL, NULL));
 }

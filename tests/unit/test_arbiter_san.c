@@ -258,8 +258,8 @@ static void test_reader_accepts(void **state)
     /* Captures: "x", the multiplication sign of E.8, ":" or nothing. */
     const char *cap = "rnbqkbnr/ppp1pppp/8/3p4/4P3/8/PPPP1PPP/RNBQKBNR w KQkq d6 0 2";
     const char *exd5[] = {"exd5",
-                          "e\xc3\x97"
-                          "d5",
+                          ("e\xc3\x97" /* U+00D7, split so that \x97 does not swallow the d */
+                           "d5"),
                           "ed5",
                           "e:d5",
                           "e4xd5",

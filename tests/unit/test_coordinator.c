@@ -24,6 +24,8 @@
 
 #include <cmocka.h>
 
+#include "test_skip.h"
+
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
@@ -691,7 +693,7 @@ static void spawn_two(ply_coordinator_config_t *cfg)
 static void test_spawn(void **state)
 {
     (void)state;
-    if (!fake_worker_exe) skip();
+    if (!fake_worker_exe) PLY_SKIP("no fake worker executable given (argument 1)");
     coord_t *t = coord_start("inproc", spawn_two, NULL);
     const char *wep = ply_coordinator_worker_endpoint(t->c);
     assert_non_null(wep);
@@ -710,7 +712,7 @@ static void test_spawn(void **state)
 static void test_daemon(void **state)
 {
     (void)state;
-    if (!coordinator_exe || !fake_worker_exe) skip();
+    if (!coordinator_exe || !fake_worker_exe) PLY_SKIP("no ply-coordinator or fake worker executable given (arguments 1, 2)");
     char bind[64];
     snprintf(bind, sizeof bind, "tcp://127.0.0.1:%d", th_free_port());
     char *args[] = {(char *)coordinator_exe,
@@ -808,5 +810,5 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_spawn),
         cmocka_unit_test(test_daemon),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return ply_test_exit(cmocka_run_group_tests(tests, NULL, NULL));
 }

@@ -624,6 +624,7 @@ static int load_job(sqlite3_stmt *st, ply_split_t *plan, size_t i, const int *ma
     j->mult = j->nmult ? calloc(j->nmult, sizeof *j->mult) : NULL;
     if (!j->fen || (j->nmult && !j->mult)) return PLY_ENOMEM;
     uint64_t sum = 0;
+    int over = 0; /* a damaged file's counts must not wrap to its total */
     for (uint32_t k = 0; k < j->nmult; k++) {
         const uint8_t *p = blob + (size_t)k * MULT_BYTES;
         uint32_t root =
@@ -634,9 +635,9 @@ static int load_job(sqlite3_stmt *st, ply_split_t *plan, size_t i, const int *ma
             return PLY_EDB;
         }
         j->mult[k].root = (uint32_t)map[root];
-        sum += j->mult[k].count;
+        over |= __builtin_add_overflow(sum, j->mult[k].count, &sum);
     }
-    if ((plan->split_depth > 0 && sum != j->multiplicity) ||
+    if ((plan->split_depth > 0 && (over || sum != j->multiplicity)) ||
         (plan->split_depth == 0 && (j->nmult || j->multiplicity != 1))) {
         ply_why(why, why_len, 0, "job %zu: multiplicities do not add up", i);
         return PLY_EDB;

@@ -33,10 +33,13 @@
 #include <czmq.h>
 #include <unistd.h>
 
+#include "arbiter/arbiter.h"
 #include "client.h"
 #include "coord_fixture.h"
 #include "envelope.h"
 #include "fake_worker.h"
+#include "split.h"
+#include "store.h"
 #include "util/error.h"
 #include "util/u128.h"
 
@@ -186,11 +189,68 @@ static void test_job_divide_wrap_refused(void **state)
     coord_stop(&t);
 }
 
+/*
+ * A sum past 2^128 - 1 fails the run with a clear error. No real run gets
+ * there (it would need multiplicities above 2^64), so the state file is
+ * written by hand: perft(2) of the start position split at ply 1, each job
+ * given a multiplicity of 2^63 and results of 2^64 - 101 nodes; three such
+ * jobs sum to 3 x 2^63 x (2^64 - 101) > 2^128. The coordinator restarted on
+ * the file sums them again and fails the run naming the limit.
+ */
+static void test_sum_past_2_128_fails(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/ply-exact-XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    char path[128], why[512] = "";
+    snprintf(path, sizeof path, "%s/state.db", dir);
+    ply_store_t *s = ply_store_open(path, why, sizeof why);
+    if (!s) fail_msg("%s", why);
+    ply_arb_pos_t root;
+    assert_int_equal(ply_arb_from_fen(&root, START, 0, why, sizeof why), 0);
+    ply_split_t *plan = NULL;
+    if (ply_split_plan(&root, 2, 1, NULL, &plan, why, sizeof why)) fail_msg("%s", why);
+    for (size_t i = 0; i < plan->njobs; i++) {
+        assert_int_equal(plan->jobs[i].nmult, 1);
+        plan->jobs[i].multiplicity = plan->jobs[i].mult[0].count = 1ull << 63;
+    }
+    ply_store_run_t run = {.id = 4242, .depth = 2, .want_split = 1, .job_base = 1, .slots = 1};
+    snprintf(run.fen, sizeof run.fen, "%s", START);
+    assert_int_equal(ply_store_add_run(s, &run, plan, why, sizeof why), 0);
+    for (uint32_t i = 0; i < 3; i++) {
+        ply_store_result_t r = {.run_id = 4242, .job = i, .attempt = 1, .worker_id = "w"};
+        r.nodes = UINT64_MAX - 100;
+        assert_int_equal(ply_store_add_result(s, &r, why, sizeof why), 0);
+    }
+    ply_store_close(&s);
+    ply_split_destroy(&plan);
+
+    coord_t *t = coord_start("inproc", NULL, path);
+    ply_client_t *cl = ply_client_new(t->endpoint, NULL, 0);
+    Ply__RunResult *res = NULL;
+    Ply__RunProgress *prog = NULL;
+    int rc = ply_client_result(cl, 4242, 0, 5000, &res, &prog, why, sizeof why);
+    if (rc == 0 && res) fail_msg("an answer past 2^128: %llu", (unsigned long long)res->nodes);
+    if (prog) ply__run_progress__free_unpacked(prog, NULL);
+    assert_int_equal(rc, PLY_ERANGE);
+    assert_non_null(strstr(why, "pass 2^128 - 1"));
+    ply_client_destroy(&cl);
+    coord_stop(&t);
+    const char *suffix[] = {"", "-wal", "-shm"};
+    for (int i = 0; i < 3; i++) {
+        char f[160];
+        snprintf(f, sizeof f, "%s%s", path, suffix[i]);
+        unlink(f);
+    }
+    rmdir(dir);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_sums_past_2_64),
         cmocka_unit_test(test_job_divide_wrap_refused),
+        cmocka_unit_test(test_sum_past_2_128_fails),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

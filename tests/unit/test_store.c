@@ -539,6 +539,9 @@ static void test_inconsistent_rows(void **state)
         {"UPDATE jobs SET mult = x'0102' WHERE idx = 5", "multiplicity blob"},
         {"UPDATE jobs SET mult = x'630000000100000000000000' WHERE idx = 5",
          "bad multiplicity entry"},
+        /* counts 2^63 and 2^63 + 1 wrap in 64 bits to the multiplicity 1 */
+        {"UPDATE jobs SET mult = x'000000000000000000000080010000000100000000000080' WHERE idx = 5",
+         "multiplicities do not add up"},
         {"UPDATE jobs SET fen = 'garbage' WHERE idx = 7", "disagrees with the rule engine"},
         {"UPDATE jobs SET perft1 = 99 WHERE idx = 7", "disagrees with the rule engine"},
         {"DELETE FROM jobs WHERE idx = 399", "jobs stored"},

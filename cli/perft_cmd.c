@@ -6,6 +6,7 @@
  * cross-checked; or one JSON object with --json.
  */
 #include <getopt.h>
+#include <inttypes.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -103,12 +104,19 @@ typedef struct progress_state {
     uint64_t last_ms; /* when the last line went to a log (stderr not a terminal) */
     int shown;        /* a terminal line is on screen */
     int have_base;    /* base_nodes/base_ms hold the first report's */
+    int queued_said;  /* the run was said to be queued */
     ply_u128_t base_nodes;        /* nodes already counted then (a resumed run's) */
     uint64_t base_ms;             /* and when */
 } progress_state_t;
 
 /* How often a run whose stderr is a file or pipe logs a progress line, ms. */
 #define PROGRESS_LOG_MS 60000
+
+static void clear_progress(progress_state_t *ps)
+{
+    if (ps->shown) fprintf(stderr, "\r\033[K");
+    ps->shown = 0;
+}
 
 /*
  * Progress of runs longer than a second: on a terminal, one line rewritten in
@@ -121,6 +129,24 @@ static void show_progress(const Ply__RunProgress *p, void *arg)
     uint64_t now = ply_time_ms(), elapsed = now - ps->start_ms;
     int tty = isatty(STDERR_FILENO);
     ply_u128_t nodes = ply_msg_count(p->nodes, p->has_nodes_hi, p->nodes_hi);
+    if (p->state && !strcmp(p->state, "queued")) {
+        /* waiting is not computing: say so once, and start the rate when it runs */
+        if (!ps->queued_said) {
+            clear_progress(ps);
+            if (p->runs_ahead)
+                fprintf(stderr,
+                        "ply perft: run %" PRIu64 " is queued: %u run%s ahead of it (see "
+                        "ply status); it starts when they leave a worker free\n",
+                        p->run_id, p->runs_ahead, p->runs_ahead == 1 ? " is" : "s are");
+            else
+                fprintf(stderr, "ply perft: run %" PRIu64 " is queued: waiting for a worker\n",
+                        p->run_id);
+            ps->queued_said = 1;
+        }
+        ps->have_base = 0;
+        ps->start_ms = now;
+        return;
+    }
     if (!ps->have_base) { /* the rate counts this run's nodes, not those read back */
         ps->have_base = 1;
         ps->base_nodes = nodes;
@@ -142,12 +168,6 @@ static void show_progress(const Ply__RunProgress *p, void *arg)
             eta, tty ? "" : "\n");
     fflush(stderr);
     ps->shown = tty;
-}
-
-static void clear_progress(progress_state_t *ps)
-{
-    if (ps->shown) fprintf(stderr, "\r\033[K");
-    ps->shown = 0;
 }
 
 /* ---- interruption ---------------------------------------------------------------- */
@@ -259,8 +279,15 @@ static json_t *result_json(const Ply__Accepted *acc, const Ply__RunResult *r, in
     free(sorted);
     json_object_set_new(o, "divide", div);
     json_object_set_new(o, "stats", stats && r->stats ? stats_json(r->stats) : json_null());
+    /* honest figures: the rate is of nodes the workers counted for this answer, not of the
+     * total (which merged transpositions and table hits make larger), and the time starts
+     * when the run did (queued_ms is the wait before) */
     json_object_set_new(o, "time_ms", ply_json_count(r->time_ms));
-    json_object_set_new(o, "nps", ply_json_count(ply_nps(run_nodes(r), r->time_ms * 1000000ull)));
+    json_object_set_new(o, "queued_ms", ply_json_count(r->queued_ms));
+    json_object_set_new(o, "counted_nodes", ply_json_count(r->counted_nodes));
+    json_object_set_new(o, "tt_nodes", ply_json_count(r->tt_nodes));
+    json_object_set_new(o, "nps",
+                        ply_json_count(ply_nps(r->counted_nodes, r->time_ms * 1000000ull)));
     json_object_set_new(o, "jobs", json_integer(r->jobs));
     json_object_set_new(o, "split_depth", json_integer(r->split_depth));
     json_object_set_new(o, "tt_probes", ply_json_count(r->tt_probes));
@@ -294,9 +321,19 @@ static void print_result_text(const Ply__RunResult *r, const perft_args_t *a)
     }
     char text[256];
     verification_text(r, text, sizeof text);
-    printf("\nTime: %.3f s, %.1f Mnodes/s, %u jobs at split depth %u\nCross-checked: %s\n",
-           (double)r->time_ms / 1000.0, (double)ply_nps(run_nodes(r), r->time_ms * 1000000ull) / 1e6, r->jobs,
-           r->split_depth, text);
+    char counted[PLY_U128_DEC_LEN], tables[PLY_U128_DEC_LEN];
+    ply_u128_to_dec(r->counted_nodes, counted, sizeof counted);
+    ply_u128_to_dec(r->tt_nodes, tables, sizeof tables);
+    printf("\nTime: %.3f s, %.1f Mnodes/s counted, %u jobs at split depth %u\n",
+           (double)r->time_ms / 1000.0,
+           (double)ply_nps(r->counted_nodes, r->time_ms * 1000000ull) / 1e6, r->jobs,
+           r->split_depth);
+    printf("Counted: %s leaf nodes by the workers, %s more answered from their tables%s\n", counted,
+           tables,
+           r->results_restored ? " (results read back from the state file not included)" : "");
+    if (r->queued_ms >= 1000) /* a wait worth saying (shorter ones are message latency) */
+        printf("Queued: %.1f s before its first job went out\n", (double)r->queued_ms / 1000.0);
+    printf("Cross-checked: %s\n", text);
     if (r->tt_probes)
         printf("Table: %.1f%% hits (%llu of %llu probes)\n", 100.0 * (double)r->tt_hits / (double)r->tt_probes,
                (unsigned long long)r->tt_hits, (unsigned long long)r->tt_probes);
@@ -374,7 +411,7 @@ static int run_single(ply_session_t *s, const perft_args_t *a)
     Ply__RunResult *res = NULL;
     char why[512] = "";
     if (a->detach) return run_detached(s, &req, a);
-    progress_state_t ps = {ply_time_ms(), ply_time_ms(), 0, 0, 0, 0};
+    progress_state_t ps = {.start_ms = ply_time_ms(), .last_ms = ply_time_ms()};
     explain_interruption(a);
     int rc = ply_session_perft(s, &req, show_progress, &ps, &acc, &res, why, sizeof why);
     clear_progress(&ps);

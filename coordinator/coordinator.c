@@ -550,6 +550,22 @@ static void run_asked(Ply__RunAsked *a, const run_t *run)
                run->verify_mode, run->verify_ppm);
 }
 
+/* How long @run waited from its acceptance (or restore) for its first job to go out, ms. */
+static uint64_t queued_ms(const run_t *run, uint64_t now)
+{
+    uint64_t until = run->started_ms ? run->started_ms : now;
+    return run->accepted_ms && until > run->accepted_ms ? until - run->accepted_ms : 0;
+}
+
+/* The run's time, ms: from its submission (a resumed run: from its restore, as its counted
+ * nodes are this session's) to @now, less the time it waited in the queue. */
+static uint64_t run_time_ms(const run_t *run, uint64_t now)
+{
+    uint64_t from = run->restored ? run->accepted_ms : run->submitted_ms;
+    uint64_t t = now > from ? now - from : 0, q = queued_ms(run, now);
+    return t > q ? t - q : 0;
+}
+
 /* The RunResult of a finished run, encoded (caller owns), or NULL. */
 static zmsg_t *build_result(ply_coordinator_t *c, run_t *run)
 {
@@ -589,7 +605,11 @@ static zmsg_t *build_result(ply_coordinator_t *c, run_t *run)
         rr.divide = ptr;
         rr.has_jobs = 1, rr.jobs = (uint32_t)plan->njobs;
         rr.has_split_depth = 1, rr.split_depth = plan->split_depth;
-        rr.has_time_ms = 1, rr.time_ms = ply_time_ms() - run->submitted_ms;
+        uint64_t now = ply_time_ms();
+        rr.has_time_ms = 1, rr.time_ms = run_time_ms(run, now);
+        rr.has_queued_ms = 1, rr.queued_ms = queued_ms(run, now);
+        rr.has_counted_nodes = 1, rr.counted_nodes = run->counted_nodes;
+        rr.has_tt_nodes = 1, rr.tt_nodes = run->tt_nodes;
         rr.verification = &ver;
         rr.has_chess960 = 1, rr.chess960 = run->chess960 != 0;
         rr.has_worker_time_us = 1, rr.worker_time_us = run->worker_time_us;
@@ -676,6 +696,12 @@ static void fill_progress(ply_coordinator_t *c, Ply__RunProgress *rp, Ply__RunAs
         rp->verify = (char *)run->verify_text;
         rp->has_results_restored = 1, rp->results_restored = run->results_restored;
         rp->has_jobs_in_flight = 1, rp->jobs_in_flight = tasks_in_flight(c, run);
+        rp->has_queued_ms = 1, rp->queued_ms = queued_ms(run, ply_time_ms());
+        if (run->state == RUN_ACTIVE && !run->started) { /* "queued": say behind what */
+            rp->has_runs_ahead = 1;
+            for (const run_t *q = c->runs; q && q != run; q = q->next)
+                rp->runs_ahead += q->state == RUN_ACTIVE || q->state == RUN_SPLITTING;
+        }
         if (run->state == RUN_FAILED) rp->error = (char *)run->fail_msg;
         run_asked(asked, run);
     } else {
@@ -978,6 +1004,7 @@ static int handout(ply_coordinator_t *c, peer_t *p, run_t *run, size_t idx, int 
     j->no_hash = (uint8_t)(no_hash != 0);
     j->deadline_ms = c->cfg.lease_ms ? ply_time_ms() + c->cfg.lease_ms : 0;
     if (j->attempt == 1 && role == PLY__FIRST) run->started++;
+    if (!run->started_ms) run->started_ms = ply_time_ms(); /* its time starts: no more queued */
     if (was_idle) p->progress_ms = ply_time_ms(); /* the hang clock starts with its first job */
     p->credit--;
     count(c, CNT_JOBS_SENT);
@@ -1251,6 +1278,8 @@ static void on_result(ply_coordinator_t *c, peer_t *p, const Ply__Result *r)
     j->worker = NULL;
     count(c, CNT_RESULTS_COMPUTED);
     run->results_computed++;
+    k.live = 1;
+    k.tt_nodes = r->has_tt_nodes ? r->tt_nodes : 0;
     ply__take(c, run, idx, &k, 1);
 }
 

@@ -105,6 +105,8 @@ typedef struct ply__comp {
     ply_stats_t stats;
     uint64_t time_us;
     uint64_t tt_probes, tt_hits; /* the worker's table use (0 when restored from the state file) */
+    uint64_t tt_nodes;           /* leaf nodes of @nodes its table answered (as it says) */
+    int live;                    /* computed in this session, not read back from the state file */
     uint64_t *divide; /* split-0 runs: per root move, plan order */
     ply_stats_t *divide_stats;
 } ply__comp_t;
@@ -169,6 +171,9 @@ typedef struct run {
     ply_u128_t nodes;
     uint64_t worker_time_us;
     uint64_t tt_probes, tt_hits; /* summed over the results computed in this session */
+    uint64_t counted_nodes;      /* ... their leaf nodes enumerated (no multiplicity, no hits) */
+    uint64_t tt_nodes;           /* ... their leaf nodes answered by table hits instead */
+    uint64_t started_ms;         /* its first task handed out in this session (0: not yet) */
     ply_stats128_t stats;
     ply_u128_t *divide;           /* per root move */
     ply_stats128_t *divide_stats; /* per root move, when stats */

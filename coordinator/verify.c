@@ -263,6 +263,12 @@ static void apply(run_t *run, size_t idx, const ply__comp_t *k)
     run->worker_time_us += k->time_us;
     run->tt_probes += k->tt_probes;
     run->tt_hits += k->tt_hits;
+    if (k->live) { /* honest figures: what was counted now, apart from what tables answered */
+        uint64_t tt = k->tt_nodes < k->nodes ? k->tt_nodes : k->nodes; /* a worker's word */
+        uint64_t n = k->nodes - tt;
+        run->counted_nodes = run->counted_nodes + n < n ? UINT64_MAX : run->counted_nodes + n;
+        run->tt_nodes = run->tt_nodes + tt < tt ? UINT64_MAX : run->tt_nodes + tt;
+    }
     run->perft1_checked++;
     run->settled[idx] = 1;
     note_used(run, k);
@@ -393,6 +399,7 @@ static void arb_done(uv_work_t *w, int status)
                 ply__run_fail(run, PLY_EDB, "%s", why);
             } else {
                 run->results_computed++;
+                k.live = 1;
                 ply__take(c, run, a->t, &k, 1);
             }
         }

@@ -4,7 +4,8 @@
  * when a coordinator restarts without its history, and every answer says
  * what it computes, checked by the client against what it asked); a run is
  * its owner's: others see that it exists, only its owner reads its answer or
- * cancels it.
+ * cancels it; the figures are honest (nodes counted apart from those tables
+ * answered, a queued run's time starting when it starts).
  *
  * Two kinds of test: the ply programs run as a user runs them (real
  * processes on a random loopback port), and the client library against a
@@ -16,6 +17,7 @@
  * "Perft Results").
  */
 #define _GNU_SOURCE
+#include <inttypes.h>
 #include <pthread.h>
 #include <setjmp.h>
 #include <signal.h>
@@ -244,6 +246,109 @@ static void test_admin_key(void **state)
     th_run_free(&r);
 }
 
+static uint64_t json_u64(json_t *o, const char *key)
+{
+    json_t *v = json_object_get(o, key);
+    if (!json_is_integer(v)) fail_msg("JSON has no integer '%s'", key);
+    return (uint64_t)json_integer_value(v);
+}
+
+/*
+ * Item 10, tables. perft(5) of the start position twice on one worker with a
+ * 64 MiB table: the second run is answered from the warm table. Before, it
+ * reported the whole 4,865,609 nodes over a few milliseconds ("122,919
+ * Mnodes/s"); now the figures say what was counted and what the table gave:
+ * counted + from tables = the total (split depth 1 merges no transpositions:
+ * its 20 jobs are the 20 root moves), and the rate is of counted nodes.
+ */
+static void test_figures_from_tables(void **state)
+{
+    (void)state;
+    int port = th_free_port();
+    pid_t coord = th_spawn(NULL, "exec ply-coordinator --bind tcp://127.0.0.1:%d -q", port);
+    pid_t w = th_spawn(
+        NULL, "exec ply-worker --connect tcp://127.0.0.1:%d --threads 1 --hash 64 -q", port);
+    uint64_t counted[2], tables[2];
+    for (int i = 0; i < 2; i++) {
+        th_run_t r = th_run(RUN_S,
+                            "ply perft --coordinator tcp://127.0.0.1:%d -d 5 --split-depth 1 "
+                            "--json",
+                            port);
+        th_expect_status(&r, 0, "perft(5)");
+        json_t *o = th_json(&r);
+        assert_true(json_u64(o, "nodes") == 4865609);
+        counted[i] = json_u64(o, "counted_nodes");
+        tables[i] = json_u64(o, "tt_nodes");
+        assert_true(counted[i] + tables[i] == 4865609);
+        uint64_t ms = json_u64(o, "time_ms"), nps = json_u64(o, "nps");
+        /* the rate is of counted nodes, not of the total */
+        uint64_t want = ms ? counted[i] * 1000 / ms : 0;
+        assert_true(nps + 1 >= want && nps <= want + 1);
+        json_decref(o);
+        th_run_free(&r);
+    }
+    assert_true(counted[0] > 0);
+    assert_true(tables[1] > tables[0] && counted[1] < counted[0]); /* the warm table answered */
+    th_run_t r =
+        th_run(RUN_S, "ply perft --coordinator tcp://127.0.0.1:%d -d 5 --split-depth 1", port);
+    th_expect_status(&r, 0, "perft(5) text");
+    assert_non_null(strstr(r.out, "Mnodes/s counted"));
+    assert_non_null(strstr(r.out, "more answered from their tables"));
+    th_run_free(&r);
+    th_stop(w);
+    th_stop(coord);
+}
+
+/*
+ * Item 10, queues. Run B waits behind run A with no worker for 4 s. Before,
+ * B's client waited in silence and B's time included the wait (0.0 Mnodes/s
+ * for a queued run); now the client says B is queued and behind what, and
+ * B's time starts when its first job goes out: time_ms + queued_ms fits in
+ * the client's wall time and queued_ms holds the wait.
+ */
+static void test_queued_run(void **state)
+{
+    (void)state;
+    const char *dir = th_tmpdir("clients-queue");
+    char out[256], err[256];
+    snprintf(out, sizeof out, "%s/b.out", dir);
+    snprintf(err, sizeof err, "%s/b.err", dir);
+    int port = th_free_port();
+    pid_t coord = th_spawn(
+        NULL, "exec ply-coordinator --bind tcp://127.0.0.1:%d --worker-wait-ms 0 -q", port);
+    th_run_t a = th_run(RUN_S, "ply perft --coordinator tcp://127.0.0.1:%d -d 5 --detach", port);
+    th_expect_status(&a, 0, "run A");
+    th_run_free(&a);
+    uint64_t t0 = th_now_ms();
+    pid_t b = th_spawn(NULL,
+                       "exec ply perft --coordinator tcp://127.0.0.1:%d --fen '" KIWIPETE
+                       "' -d 3 --split-depth 1 --json >%s 2>%s",
+                       port, out, err);
+    usleep(4000000);
+    pid_t w = th_spawn(
+        NULL, "exec ply-worker --connect tcp://127.0.0.1:%d --threads 1 --hash 16 -q", port);
+    int status = th_wait(b, 60000);
+    uint64_t wall = th_now_ms() - t0;
+    th_stop(b);
+    th_stop(w);
+    th_stop(coord);
+    char *o_text = th_slurp(out), *e_text = th_slurp(err);
+    if (status != 0) fail_msg("run B: status %d\n%s\n%s", status, o_text, e_text);
+    if (!strstr(e_text, "is queued: 1 run is ahead of it"))
+        fail_msg("run B's client did not say it was queued: %s", e_text);
+    json_error_t je;
+    json_t *o = json_loads(o_text, 0, &je);
+    if (!o) fail_msg("run B's output is not JSON: %s", o_text);
+    assert_true(json_u64(o, "nodes") == 97862);
+    uint64_t ms = json_u64(o, "time_ms"), q = json_u64(o, "queued_ms");
+    if (q < 3500 || ms + q > wall + 100)
+        fail_msg("run B: time %" PRIu64 " ms, queued %" PRIu64 " ms, client's wall %" PRIu64 " ms",
+                 ms, q, wall);
+    json_decref(o);
+    free(o_text);
+    free(e_text);
+}
+
 /* ---- a scripted coordinator -------------------------------------------------------- */
 
 /* What the fake coordinator sends after its Accepted. */
@@ -379,6 +484,8 @@ int main(void)
         cmocka_unit_test(test_restart_without_state),
         cmocka_unit_test(test_others_run),
         cmocka_unit_test(test_admin_key),
+        cmocka_unit_test(test_figures_from_tables),
+        cmocka_unit_test(test_queued_run),
     };
     return cmocka_run_group_tests_name("clients", tests, NULL, NULL);
 }

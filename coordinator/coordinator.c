@@ -965,6 +965,56 @@ static int next_job(ply_coordinator_t *c, peer_t *p, run_t **out, size_t *idx, i
     return 0;
 }
 
+/* The estimated nodes of job @k of @run's plan: its share of the plan's estimate. */
+static double job_estimate(run_t *run, size_t k)
+{
+    const ply_split_t *plan = run->plan;
+    if (run->lease_weight <= 0) {
+        for (size_t i = 0; i < plan->njobs; i++)
+            run->lease_weight +=
+                (double)(plan->jobs[i].multiplicity ? plan->jobs[i].multiplicity : 1) *
+                (double)(plan->jobs[i].cost ? plan->jobs[i].cost : 1);
+    }
+    double cost = (double)(plan->jobs[k].cost ? plan->jobs[k].cost : 1);
+    return (double)plan->estimate * cost / run->lease_weight;
+}
+
+/*
+ * The deadline of the attempt of task @idx of @run about to go to @p, in ms
+ * (monotonic), and its length in *lease. A lease does not rest on the worker's
+ * word (heartbeats, node counts): a worker that stays silent, or heartbeats
+ * rising counts and never answers, loses the job when it expires, and the
+ * expiry is a failed attempt. Without --lease-ms it is sized by the constants
+ * of internal.h; a worker counts its jobs one after another, so the clock starts
+ * when its jobs already in flight are due.
+ */
+static uint64_t lease_for(ply_coordinator_t *c, const peer_t *p, run_t *run, size_t idx,
+                          uint64_t *lease)
+{
+    uint64_t now = ply_time_ms(), start = now;
+    const job_state_t *j = &run->jobs[idx];
+    if (c->cfg.lease_ms) {
+        *lease = c->cfg.lease_ms;
+        return now + *lease;
+    }
+    double rate = p->busy_us ? (double)p->nodes * 1e6 / (double)p->busy_us : PLY__LEASE_MIN_RATE;
+    double ceiling = PLY__LEASE_MAX_THREAD_RATE * (p->threads ? p->threads : 1);
+    rate = rate < PLY__LEASE_MIN_RATE ? PLY__LEASE_MIN_RATE : rate > ceiling ? ceiling : rate;
+    double ms = job_estimate(run, idx % run->plan->njobs) / rate * 1000.0 * PLY__LEASE_FACTOR;
+    double floor = (double)PLY__LEASE_FLOOR_DEATHS * c->cfg.liveness * c->cfg.heartbeat_ms;
+    if (ms < floor) ms = floor;
+    ms *= (double)(1u << (j->failures < PLY__LEASE_MAX_DOUBLINGS ? j->failures
+                                                                 : PLY__LEASE_MAX_DOUBLINGS));
+    *lease = ms > (double)UINT32_MAX ? UINT32_MAX : (uint64_t)ms;
+    for (size_t i = 0; i < p->ninflight; i++) {
+        size_t k;
+        run_t *r = job_find(c, p->inflight[i], &k);
+        if (r && r->jobs[k].worker == p && r->jobs[k].deadline_ms > start)
+            start = r->jobs[k].deadline_ms;
+    }
+    return start + *lease;
+}
+
 static int handout(ply_coordinator_t *c, peer_t *p, run_t *run, size_t idx, int no_hash)
 {
     const ply_split_t *plan = run->plan;
@@ -973,6 +1023,7 @@ static int handout(ply_coordinator_t *c, peer_t *p, run_t *run, size_t idx, int 
     int role = (int)(idx / plan->njobs);
     uint64_t job_id = run->job_base + idx;
     int was_idle = p->ninflight == 0;
+    uint64_t lease, deadline = lease_for(c, p, run, idx, &lease);
     if (inflight_add(p, job_id) != 0) return PLY_ENOMEM;
     Ply__Job job = PLY__JOB__INIT;
     job.has_job_id = 1, job.job_id = job_id;
@@ -986,10 +1037,9 @@ static int handout(ply_coordinator_t *c, peer_t *p, run_t *run, size_t idx, int 
     job.has_divide = 1, job.divide = plan->split_depth == 0 || role == PLY__DRILL;
     job.has_run_id = 1, job.run_id = run->id;
     if (no_hash) job.has_no_hash = 1, job.no_hash = 1;
-    if (c->cfg.lease_ms) {
-        job.has_lease_ms = 1;
-        job.lease_ms = c->cfg.lease_ms;
-    }
+    uint64_t left = deadline - ply_time_ms(); /* from now: its queue ahead included */
+    job.has_lease_ms = 1;
+    job.lease_ms = left > UINT32_MAX ? UINT32_MAX : (uint32_t)left;
     ply_msg_t m = PLY__MESSAGE__INIT;
     m.body_case = PLY__MESSAGE__BODY_JOB;
     m.job = &job;
@@ -1002,7 +1052,8 @@ static int handout(ply_coordinator_t *c, peer_t *p, run_t *run, size_t idx, int 
     j->state = JOB_INFLIGHT;
     j->worker = p;
     j->no_hash = (uint8_t)(no_hash != 0);
-    j->deadline_ms = c->cfg.lease_ms ? ply_time_ms() + c->cfg.lease_ms : 0;
+    j->deadline_ms = deadline;
+    j->lease_ms = lease;
     if (j->attempt == 1 && role == PLY__FIRST) run->started++;
     if (!run->started_ms) run->started_ms = ply_time_ms(); /* its time starts: no more queued */
     if (was_idle) p->progress_ms = ply_time_ms(); /* the hang clock starts with its first job */
@@ -1959,7 +2010,6 @@ static void check_peers(ply_coordinator_t *c, uint64_t now)
 
 static void check_leases(ply_coordinator_t *c, uint64_t now)
 {
-    if (!c->cfg.lease_ms) return;
     for (peer_t *p = c->peers; p; p = p->next) {
         if (p->kind != PEER_WORKER) continue;
         for (size_t i = 0; i < p->ninflight;) {
@@ -1971,8 +2021,8 @@ static void check_leases(ply_coordinator_t *c, uint64_t now)
                 cancel_on_worker(c, p, run, idx);
                 p->inflight[i] = p->inflight[--p->ninflight];
                 char reason[192];
-                snprintf(reason, sizeof reason, "lease of %u ms expired on %s", c->cfg.lease_ms,
-                         p->name);
+                snprintf(reason, sizeof reason, "lease of %" PRIu64 " ms expired on %s",
+                         j->lease_ms, p->name);
                 job_requeue(c, run, idx, 1, reason);
             } else {
                 i++;

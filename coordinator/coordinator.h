@@ -26,7 +26,9 @@ typedef struct ply_coordinator_config {
     const char *bind;
     unsigned heartbeat_ms;   /* heartbeat period, milliseconds; default 1000 (0: default) */
     unsigned liveness;       /* missed heartbeats before a peer is dead; default 5 (0: default) */
-    unsigned lease_ms;       /* a job not finished in this time is re-queued; 0 = none */
+    unsigned lease_ms;       /* a job not finished in this time is re-queued (a failed
+                              * attempt); 0 = sized per attempt from the job's estimate and
+                              * the worker's measured rate (internal.h, PLY__LEASE_*) */
     unsigned max_attempts;   /* a job failing this often is quarantined; default 3 (0: default) */
     unsigned worker_wait_ms; /* fail a run that has had no worker for this long; default 60000;
                                 0 = wait forever */

@@ -89,7 +89,8 @@ typedef struct job_state { /* one task */
     uint32_t failures; /* attempts that failed (worker died or hung, lease, worker ERROR) */
     uint32_t avoid;    /* id_hash of the worker it last failed on: prefer another */
     peer_t *worker;    /* holder when INFLIGHT */
-    uint64_t deadline_ms;
+    uint64_t deadline_ms; /* the current attempt's lease ends then (lease_for) */
+    uint64_t lease_ms;    /* that lease's length, for the message when it expires */
     uint64_t queued_ms; /* when it last entered the queue */
     char *history;      /* the failures, "; "-separated (for a quarantine report) */
 } job_state_t;
@@ -156,6 +157,7 @@ typedef struct run {
     char split_why[PLY__WHY_LEN];
     /* the tasks */
     ply_split_t *plan;
+    double lease_weight; /* sum over the plan's jobs of multiplicity x cost (0: not yet) */
     uint32_t slots;    /* tasks per job */
     size_t ntasks;     /* slots x njobs */
     job_state_t *jobs; /* one per task */
@@ -249,6 +251,23 @@ enum {
  * worker that can never start (a bad binary, a table the kernel refuses). */
 #define PLY__RESPAWN_MAX       3
 #define PLY__RESPAWN_WINDOW_MS 60000u
+
+/* Default leases (lease_for in coordinator.c): an attempt may take PLY__LEASE_FACTOR
+ * times its estimated time, at least PLY__LEASE_FLOOR_DEATHS heartbeat timeouts
+ * (liveness x heartbeat), twice as long again for each failure of the job so far (up
+ * to 2^PLY__LEASE_MAX_DOUBLINGS). A job's estimated nodes are its share (multiplicity
+ * x cost) of the plan's estimate of the whole run, which is low by about 2x at depth 7
+ * of the start position (split.h, rule 2): hence the factor. A worker's rate is its
+ * results' nodes over their busy time, clamped to [PLY__LEASE_MIN_RATE, threads x
+ * PLY__LEASE_MAX_THREAD_RATE] nodes/s: the floor is assumed before its first result and
+ * bounds the lease a worker reporting slow results can earn, the ceiling (above any
+ * real generator without a table, ~1e9/s a thread) keeps results answered from a warm
+ * table from shortening the lease of a cold job. */
+#define PLY__LEASE_FACTOR          16.0
+#define PLY__LEASE_FLOOR_DEATHS    4u
+#define PLY__LEASE_MAX_DOUBLINGS   4u
+#define PLY__LEASE_MIN_RATE        1e7
+#define PLY__LEASE_MAX_THREAD_RATE 2e9
 
 /* Remembers workers dropped as hung, so that a reconnect does not hand them jobs at once. */
 #define PLY__HUNG_KEEP 16

@@ -152,7 +152,8 @@ static void *fw_main(void *arg)
             if (in->body_case == PLY__MESSAGE__BODY_JOB) {
                 atomic_fetch_add(&w->jobs, 1);
                 if (in->job->has_no_hash && in->job->no_hash) atomic_fetch_add(&w->no_hash, 1);
-                if (w->mode == FW_HANG || hung) { /* takes it, never counts a node of it */
+                if (w->mode == FW_HANG || w->mode == FW_STALL || hung) {
+                    /* takes it, never answers (FW_STALL: while claiming progress) */
                     hung = 1;
                     ply_msg_free(&in);
                     continue;
@@ -185,6 +186,7 @@ static void *fw_main(void *arg)
         }
         if (ply_time_ms() - last_hb >= 100) {
             last_hb = ply_time_ms();
+            if (hung && w->mode == FW_STALL) w->nodes += 1000000; /* progress it never makes */
             send_heartbeat(s, w->nodes);
         }
     }

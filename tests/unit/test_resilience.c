@@ -135,6 +135,35 @@ static void test_hung_worker(void **state)
     coord_stop(&t);
 }
 
+/*
+ * A worker that heartbeats rising node counts but never answers loses its job under
+ * the default options (no --lease-ms, hang detection after 5 minutes): the default
+ * lease rests on the job's estimated size and the worker's measured rate, never on its
+ * word, and its expiry is a failed attempt; the run completes on the other worker with
+ * the published total (perft(4) = 197,281, chessprogramming wiki, Perft Results).
+ * Before, the run waited for ever. The fixture's heartbeats (100 ms, liveness 3) make
+ * the lease floor 4 x 300 ms; the job is tiny, so the floor is its lease.
+ */
+static void test_stalling_worker_loses_lease(void **state)
+{
+    (void)state;
+    coord_t *t = coord_start("inproc", NULL, NULL);
+    fake_worker_t *liar = fake(t->endpoint, FW_STALL, "stalls", 1, 0);
+    coord_wait_joined(t, 1);
+    fake_worker_t *good = fake(t->endpoint, FW_NORMAL, "good", 2, 0);
+    uint64_t t0 = ply_time_ms();
+    Ply__RunResult *res = perft_ok(t->endpoint, START, 4, 1, 0, 0, 197281);
+    ply__run_result__free_unpacked(res, NULL);
+    ply_coordinator_counters_t k = coord_counters(t);
+    assert_true(k.jobs_requeued >= 1);
+    assert_int_equal(k.workers_hung, 0); /* its counts rose: not the hang detector */
+    assert_true(fake_worker_jobs(liar) >= 1);
+    assert_true(ply_time_ms() - t0 < 15000);
+    fake_worker_stop(&liar);
+    fake_worker_stop(&good);
+    coord_stop(&t);
+}
+
 /* A worker the coordinator does not know (restarted, or dropped it) is told to say HELLO. */
 static void test_unknown_worker_told_hello(void **state)
 {
@@ -503,6 +532,7 @@ int main(void)
         cmocka_unit_test(test_quarantine),
         cmocka_unit_test(test_failures_survive_restart),
         cmocka_unit_test(test_hung_worker),
+        cmocka_unit_test(test_stalling_worker_loses_lease),
         cmocka_unit_test(test_unknown_worker_told_hello),
         cmocka_unit_test(test_verify_all),
         cmocka_unit_test(test_verify_single_worker),

@@ -441,13 +441,13 @@ static int drain_client(zsock_t *s, uint64_t *submits_seen)
     return n;
 }
 
-/* One well-formed SUBMIT that asks a lot: depth 20, with a split of @split plies. */
+/* One well-formed SUBMIT that asks a lot: the deepest allowed, with a split of @split plies. */
 static void absurd_submit(zsock_t *s, int split)
 {
     ply_msg_t m = PLY__MESSAGE__INIT;
     Ply__Submit sub = PLY__SUBMIT__INIT;
     sub.fen = "startpos";
-    sub.has_depth = 1, sub.depth = 20;
+    sub.has_depth = 1, sub.depth = PLY_MAX_DEPTH;
     sub.has_split_depth = 1, sub.split_depth = split;
     sub.has_stats = 1, sub.stats = 1;
     m.body_case = PLY__MESSAGE__BODY_SUBMIT, m.submit = &sub;
@@ -499,9 +499,10 @@ static void test_fuzz_coordinator(void **state)
             offer(peers[0], &big);
             big = big_message(2 * PLY_MAX_MESSAGE_BYTES);
             offer(peers[1], &big);
-            /* perft(20), the deepest allowed: the automatic split plans 822,518 jobs (about
-             * 0.7 GB in the coordinator while the run lives). An explicit 19-ply split is
-             * refused by the planner after ~7 s and ~0.6 GB; not sent, to keep this quick. */
+            /* perft(16), the deepest allowed: the automatic split plans its widest split
+             * (hundreds of thousands of jobs, most of a GB in the coordinator while the run
+             * lives). A deep explicit split is refused by the planner after seconds and
+             * gigabytes; not sent, to keep this quick. */
             absurd_submit(peers[2], -1);
         }
     }

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "omp_sync.h"
 #include "perft_internal.h"
 #include "util/error.h"
 #include "util/time.h"
@@ -137,11 +138,18 @@ int ply_perft_run(const ply_board_t *root, int depth, const ply_perft_opts_t *op
         remaining--;
     }
 
-    uint64_t probes = 0, hits = 0, tt_nodes = 0;
-    int err = 0; /* the first failure of any thread's context, sticky as in the kernel */
-#pragma omp parallel num_threads(threads) if (threads > 1) reduction(+ : probes, hits, tt_nodes) \
-    reduction(min : err)
+    /* Each thread's context comes back in its own slot (no reduction clause: see
+     * omp_sync.h), and the first failure of any fails the run. */
+    ply__perft_ctx_t *ctx = calloc((size_t)threads, sizeof *ctx);
+    if (!ctx) {
+        free(tasks);
+        return PLY_ENOMEM;
+    }
+    char sync;
+    ply__omp_fork(&sync);
+#pragma omp parallel num_threads(threads) if (threads > 1)
     {
+        ply__omp_enter(&sync);
         ply__perft_ctx_t c = {.tt = opts->tt, .cancel = opts->cancel};
         const ply__perft_kernel_t *k = kernel();
 #pragma omp for schedule(dynamic, 1)
@@ -160,11 +168,19 @@ int ply_perft_run(const ply_board_t *root, int depth, const ply_perft_opts_t *op
             }
             if (opts->progress) atomic_fetch_add_explicit(opts->progress, t->nodes, memory_order_relaxed);
         }
-        probes += c.probes;
-        hits += c.hits;
-        tt_nodes += c.tt_nodes;
-        err = c.err;
+        ctx[omp_get_thread_num()] = c;
+        ply__omp_leave(&sync);
     }
+    ply__omp_join(&sync);
+    uint64_t probes = 0, hits = 0, tt_nodes = 0;
+    int err = 0;
+    for (int i = 0; i < threads; i++) {
+        probes += ctx[i].probes;
+        hits += ctx[i].hits;
+        tt_nodes += ctx[i].tt_nodes;
+        if (!err) err = ctx[i].err;
+    }
+    free(ctx);
     if (!err && opts->cancel && atomic_load(opts->cancel)) err = PLY_ECANCELED;
 
     for (size_t i = 0; !err && i < ntasks; i++) {

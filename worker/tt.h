@@ -12,13 +12,15 @@
  * pages are zero-filled by the kernel on first touch, so a big table costs
  * nothing until it is used.
  *
- * Lock-free, with no atomic instruction at all: an entry stores its payload
+ * Lock-free, with no read-modify-write at all: an entry stores its payload
  * next to the key xored with a hash of that payload (the "lockless hashing"
  * of Hyatt and Mann, ICGA Journal 2002, widened to 96 key bits). Writers
  * just write; a reader recomputes the hash of what it read and accepts the
  * entry only when the stored check gives back its own key. A read torn by a
  * concurrent write mixes words of two entries, and then fails the check
- * except with probability about 2^-96.
+ * except with probability about 2^-96. Every word is read and written as a
+ * relaxed atomic (tt.c): the same plain moves on x86-64, and formally free
+ * of data races, so ThreadSanitizer checks the table like any other code.
  *
  * What an entry is keyed by: everything that decides the subtree it counts,
  * and nothing else (a missing part merges two different subtrees and gives a

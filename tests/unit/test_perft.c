@@ -20,6 +20,7 @@
 #include <jansson.h>
 #include <omp.h>
 
+#include "omp_sync.h"
 #include "perft.h"
 #include "util/error.h"
 
@@ -206,9 +207,13 @@ static void test_tt_concurrent(void **state)
     (void)state;
     ply_tt_t *tt = ply_tt_new(4096, 3); /* 32 buckets: constant contention */
     assert_non_null(tt);
-    uint64_t bad = 0, hits = 0;
-#pragma omp parallel num_threads(4) reduction(+ : bad, hits)
+    uint64_t bad_of[4] = {0}, hits_of[4] = {0}; /* per thread: see omp_sync.h */
+    char sync;
+    ply__omp_fork(&sync);
+#pragma omp parallel num_threads(4)
     {
+        ply__omp_enter(&sync);
+        uint64_t bad = 0, hits = 0;
         uint64_t x = 0x9E3779B97F4A7C15ull * (uint64_t)(omp_get_thread_num() + 1);
         for (int i = 0; i < 400000; i++) {
             x ^= x << 13;
@@ -226,8 +231,14 @@ static void test_tt_concurrent(void **state)
                 ply_tt_store(tt, key, depth, want);
             }
         }
+        bad_of[omp_get_thread_num()] = bad;
+        hits_of[omp_get_thread_num()] = hits;
+        ply__omp_leave(&sync);
     }
+    ply__omp_join(&sync);
     ply_tt_destroy(&tt);
+    uint64_t bad = 0, hits = 0;
+    for (int i = 0; i < 4; i++) bad += bad_of[i], hits += hits_of[i];
     assert_true(hits > 1000);
     assert_true(bad == 0);
 }

@@ -137,6 +137,7 @@ int main(int argc, char **argv)
     ply_coordinator_config_init(&cfg);
     cfg.handle_signals = 1;
     int verbose = 0, quiet = 0, opt, rc = 0, curve = 0;
+    const char *local_opt = NULL; /* the last option given for local workers */
     const char *cert = NULL, *allow = NULL, *allow_clients = NULL;
     opterr = 0;
     while (rc == 0 && (opt = getopt_long(argc, argv, "vqh", opts, NULL)) != -1) {
@@ -164,12 +165,15 @@ int main(int argc, char **argv)
             break;
         case O_EXE:
             cfg.worker_exe = optarg;
+            local_opt = "--worker-exe";
             break;
         case O_WTHREADS:
             rc = parse_uint("--worker-threads", optarg, &cfg.worker_threads);
+            local_opt = "--worker-threads";
             break;
         case O_WHASH:
             rc = parse_uint("--worker-hash", optarg, &cfg.worker_hash_mib);
+            local_opt = "--worker-hash";
             break;
         case O_CURVE:
             curve = 1;
@@ -226,6 +230,13 @@ int main(int argc, char **argv)
     }
     if (!cfg.bind) {
         fprintf(stderr, "ply-coordinator: --bind ENDPOINT is required (see --help)\n");
+        return 2;
+    }
+    if (!cfg.spawn_workers && local_opt) {
+        fprintf(stderr,
+                "ply-coordinator: %s is for the workers of --local-workers N; it does "
+                "not apply without it (see --help)\n",
+                local_opt);
         return 2;
     }
     if (cfg.spawn_workers && !cfg.worker_exe) {

@@ -96,6 +96,7 @@ int main(int argc, char **argv)
     cfg.hash_mib = 256;
     cfg.exit_on_bye = 0; /* a standalone worker outlives a coordinator restart */
     int verbose = 0, quiet = 0, c, curve = 0;
+    int stay_or_go = 0; /* 1: --reconnect given, 2: --exit-on-bye given */
     const char *cert = NULL, *server_key = NULL;
     unsigned long v;
     ply_log_set_tag("ply-worker");
@@ -120,8 +121,14 @@ int main(int argc, char **argv)
             if (parse_uint(optarg, 1000, &v) || v == 0) bad = "--liveness needs 1..1000";
             cfg.liveness = (unsigned)v;
             break;
-        case OPT_RECONNECT: cfg.exit_on_bye = 0; break;
-        case OPT_EXIT_ON_BYE: cfg.exit_on_bye = 1; break;
+        case OPT_RECONNECT:
+            cfg.exit_on_bye = 0;
+            stay_or_go |= 1;
+            break;
+        case OPT_EXIT_ON_BYE:
+            cfg.exit_on_bye = 1;
+            stay_or_go |= 2;
+            break;
 #ifdef PLY_FAULT_INJECTION
         case OPT_FAULT:
             if (parse_uint(optarg, 1u << 30, &v) || v == 0) bad = "--fault-every needs a count";
@@ -156,6 +163,11 @@ int main(int argc, char **argv)
     }
     if (!cfg.endpoint) {
         fprintf(stderr, "ply-worker: --connect ENDPOINT is required (see --help)\n");
+        return 2;
+    }
+    if (stay_or_go == 3) { /* one would be silently dropped */
+        fprintf(stderr, "ply-worker: --reconnect and --exit-on-bye contradict each other: give "
+                        "one (see --help)\n");
         return 2;
     }
     if (curve ? !(cert && server_key) : (cert || server_key)) {

@@ -57,6 +57,19 @@ static void test_help(void **state)
     th_run_t r = th_run(RUN_S, "ply frobnicate");
     th_expect_status(&r, 2, "unknown command");
     th_run_free(&r);
+    /* the programs' options that cannot act are refused by name, not dropped */
+    const char *idle[][2] = {
+        {"ply-coordinator --bind tcp://127.0.0.1:9 --worker-hash 16", "--worker-hash"},
+        {"ply-coordinator --bind tcp://127.0.0.1:9 --worker-threads 2", "--worker-threads"},
+        {"ply-coordinator --bind tcp://127.0.0.1:9 --worker-exe /bin/true", "--worker-exe"},
+        {"ply-worker --connect tcp://127.0.0.1:9 --reconnect --exit-on-bye", "contradict"},
+    };
+    for (size_t i = 0; i < sizeof idle / sizeof *idle; i++) {
+        r = th_run(RUN_S, "%s", idle[i][0]);
+        th_expect_status(&r, 2, idle[i][0]);
+        if (!strstr(r.err, idle[i][1])) fail_msg("%s: stderr '%s'", idle[i][0], r.err);
+        th_run_free(&r);
+    }
 }
 
 static void test_startpos(void **state)
@@ -414,8 +427,13 @@ static void test_multi_process(void **state)
 {
     (void)state;
     int port = th_free_port();
-    pid_t coord = spawn("exec ply-coordinator --bind tcp://127.0.0.1:%d -q", port);
-    pid_t w1 = spawn("exec ply-worker --connect tcp://127.0.0.1:%d --threads 1 --hash 16 -q", port);
+    /* The coordinator and one worker start with their standard descriptors closed:
+     * reopened on /dev/null, before that libuv aborted (`fd > STDERR_FILENO`) and a
+     * socket could take descriptor 1 (issue 9, item 9). */
+    pid_t coord = spawn("exec ply-coordinator --bind tcp://127.0.0.1:%d -q <&- >&- 2>&-", port);
+    pid_t w1 = spawn("exec ply-worker --connect tcp://127.0.0.1:%d --threads 1 --hash 16 -q "
+                     "<&- >&- 2>&-",
+                     port);
     pid_t w2 = spawn("exec ply-worker --connect tcp://127.0.0.1:%d --threads 1 --hash 16 -q", port);
     th_run_t r = th_run(RUN_S,
                         "ply perft --coordinator tcp://127.0.0.1:%d --fen '" POSITION3

@@ -392,6 +392,24 @@ static void job_requeue(ply_coordinator_t *c, run_t *run, size_t idx, int failur
              run->job_base + idx, j->attempt, reason);
 }
 
+void ply__withdraw(ply_coordinator_t *c, run_t *run, const char *identity)
+{
+    for (peer_t *p = c->peers; p; p = p->next) {
+        if (p->kind != PEER_WORKER || strcmp(p->identity, identity) != 0) continue;
+        for (size_t i = 0; i < p->ninflight;) {
+            uint64_t id = p->inflight[i];
+            size_t t = (size_t)(id - run->job_base);
+            if (id < run->job_base || t >= run->ntasks || run->jobs[t].state != JOB_INFLIGHT ||
+                run->jobs[t].worker != p || t / run->plan->njobs == PLY__DRILL) {
+                i++;
+                continue;
+            }
+            p->inflight[i] = p->inflight[--p->ninflight];
+            job_requeue(c, run, t, 0, "its worker was excluded from the run");
+        }
+    }
+}
+
 /* The worker is gone (dead, BYE or re-HELLO): its jobs go back to their runs. */
 static void worker_release_jobs(ply_coordinator_t *c, peer_t *p, int failure, const char *reason)
 {
@@ -1245,6 +1263,20 @@ static int take_divide(const run_t *run, const Ply__Result *r, ply__comp_t *k, c
 }
 
 /*
+ * A result of worker @p for task @t failed a check against the rule engine
+ * (perft(1), statistics, divide): that attempt is over (counted towards
+ * max_attempts, the task goes to another worker) and @p's identity is caught
+ * wrong: excluded from the run, its other results in it recomputed. Never
+ * the run: it fails only when no other worker can settle the task.
+ */
+static void check_failed(ply_coordinator_t *c, run_t *run, size_t t, peer_t *p, const char *why)
+{
+    ply_warn("run %" PRIu64 ": %s", run->id, why);
+    job_requeue(c, run, t, 1, why);
+    if (run->state == RUN_ACTIVE) ply__exclude(c, run, p->identity, p->worker_id, why);
+}
+
+/*
  * A worker's RESULT: checked (attempt, perft(1), statistics, divide), stored,
  * then counted or kept for comparison (verify.c). A result from a superseded
  * attempt or for an unknown task is ignored and logged.
@@ -1277,11 +1309,11 @@ static void on_result(ply_coordinator_t *c, peer_t *p, const Ply__Result *r)
     const ply_split_job_t *sj = &run->plan->jobs[idx % run->plan->njobs];
     char why[WHY_LEN];
     if (r->perft1 != sj->perft1) {
-        j->state = JOB_DONE;
-        ply__run_fail(run, PLY_EMISMATCH,
-                      "perft(1) mismatch at %s: %s says %u, the arbiter says %u (job %" PRIu64
-                      ", attempt %u)",
-                      sj->fen, p->name, r->perft1, sj->perft1, r->job_id, r->attempt);
+        snprintf(why, sizeof why,
+                 "perft(1) mismatch at %s: %s says %u, the arbiter says %u (job %" PRIu64
+                 ", attempt %u)",
+                 sj->fen, p->name, r->perft1, sj->perft1, r->job_id, r->attempt);
+        check_failed(c, run, idx, p, why);
         return;
     }
     ply__comp_t k;
@@ -1295,6 +1327,7 @@ static void on_result(ply_coordinator_t *c, peer_t *p, const Ply__Result *r)
     k.tt_probes = r->tt_probes;
     k.tt_hits = r->tt_hits;
     snprintf(k.worker, sizeof k.worker, "%.*s", (int)sizeof k.worker - 1, p->worker_id);
+    snprintf(k.identity, sizeof k.identity, "%s", p->identity);
     if (run->want_stats) {
         if (!r->stats) {
             job_requeue(c, run, idx, 1, "the worker returned no statistics");
@@ -1303,20 +1336,28 @@ static void on_result(ply_coordinator_t *c, peer_t *p, const Ply__Result *r)
         k.has_stats = 1;
         ply_msg_stats_from_proto(&k.stats, r->stats);
         if (k.stats.v[PLY_STAT_nodes] != r->nodes) {
-            j->state = JOB_DONE;
-            ply__run_fail(run, PLY_EMISMATCH,
-                          "%s at %s: stats.nodes = %" PRIu64 " but nodes = %" PRIu64
-                          " (job %" PRIu64 ")",
-                          p->name, sj->fen, k.stats.v[PLY_STAT_nodes], r->nodes, r->job_id);
+            snprintf(why, sizeof why,
+                     "%s at %s: stats.nodes = %" PRIu64 " but nodes = %" PRIu64 " (job %" PRIu64
+                     ")",
+                     p->name, sj->fen, k.stats.v[PLY_STAT_nodes], r->nodes, r->job_id);
+            check_failed(c, run, idx, p, why);
             return;
         }
     }
     int rc = run->plan->split_depth == 0 ? take_divide(run, r, &k, why, sizeof why) : 0;
-    if (rc < 0) {
+    if (rc == PLY_ENOMEM) {
         ply__comp_free(&k);
         j->state = JOB_DONE;
-        ply__run_fail(run, rc, "%s at %s: %s (job %" PRIu64 ")", p->name, sj->fen,
-                      rc == PLY_ENOMEM ? "out of memory" : why, r->job_id);
+        ply__run_fail(run, rc, "%s at %s: out of memory (job %" PRIu64 ")", p->name, sj->fen,
+                      r->job_id);
+        return;
+    }
+    if (rc < 0) {
+        ply__comp_free(&k);
+        char line[2 * WHY_LEN];
+        snprintf(line, sizeof line, "%s at %s: %s (job %" PRIu64 ")", p->name, sj->fen, why,
+                 r->job_id);
+        check_failed(c, run, idx, p, line);
         return;
     }
     /* stored before it counts: a restart never loses nor recomputes it */

@@ -101,6 +101,7 @@ typedef struct ply__comp {
     int arbiter, no_hash;
     uint32_t seed, attempt;
     char worker[PLY__ID_LEN];
+    char identity[PLY__IDENT_LEN]; /* who computed it (peer_t.identity; "arbiter") */
     uint64_t nodes;
     int has_stats;
     ply_stats_t stats;
@@ -130,6 +131,29 @@ typedef struct ply__vjob {
     ply__drill_t *drill;
     char *drill_text; /* the drill-down's conclusion, or NULL */
 } ply__vjob_t;
+
+/* Where a settled job's counts came from, kept so that the counts of an identity caught wrong
+ * can be taken out of the sums again and the job recomputed (verify.c). */
+#define PLY__WHO_NONE    0xffffu /* no second computation */
+#define PLY__WHO_ARBITER 0xfffeu /* the rule engine */
+/* kinds of confirmation (the Verification counters) */
+enum { PLY__CONF_NONE = 0, PLY__CONF_WORKER, PLY__CONF_SAME_SEED, PLY__CONF_SAME_IDENT,
+       PLY__CONF_ARBITER };
+typedef struct ply__acc {
+    uint16_t who;  /* index in run->idents of the identity whose counts were used */
+    uint16_t who2; /* of the computation that confirmed them, or PLY__WHO_* */
+    uint8_t kind;  /* PLY__CONF_* */
+    uint64_t nodes;
+} ply__acc_t;
+
+/* An identity that computed for a run, and whether it was caught wrong in it. */
+typedef struct ply__ident {
+    char identity[PLY__IDENT_LEN];
+    char worker[PLY__ID_LEN]; /* the worker id it last used in the run */
+    int excluded;             /* caught wrong: no more of the run's jobs, its counts recomputed */
+    int used;                 /* some settled job's counts came from it or were confirmed by it */
+    char *why;                /* why it was excluded */
+} ply__ident_t;
 
 typedef struct ply_coordinator ply_coordinator_t;
 
@@ -181,6 +205,15 @@ typedef struct run {
     ply_stats128_t *divide_stats; /* per root move, when stats */
     int divide_has_stats;
     uint32_t perft1_checked;
+    /* the trust model (verify.c) */
+    uint8_t *select;        /* per job: chosen (by a CSPRNG) for a second computation */
+    ply__acc_t *acc;        /* per job, once settled: where its counts came from */
+    ply_stats_t *acc_stats; /* per job, runs with statistics: the counts used */
+    ply__ident_t *idents;   /* the identities that computed for the run */
+    unsigned nidents, capidents;
+    uint32_t nexcluded;  /* identities caught wrong */
+    uint32_t recomputed; /* settled jobs re-opened because an excluded identity had counted them */
+    uint64_t no_honest_ms; /* since when only excluded workers are connected, or 0 */
     /* what was verified (verify.c) */
     uint32_t selected, by_worker, same_seed, same_worker, by_arbiter, mismatches, resolved;
     uint32_t *mm; /* jobs with a mismatch, in the order found */
@@ -337,6 +370,11 @@ void ply__pump(ply_coordinator_t *c);
 /** ply__hash_id - FNV-1a of a worker id. */
 uint32_t ply__hash_id(const char *id);
 /**
+ * ply__withdraw - take every task of @run that a worker of identity
+ * @identity holds back from it (not counted as failures) and re-queue them.
+ */
+void ply__withdraw(ply_coordinator_t *c, run_t *run, const char *identity);
+/**
  * ply__batch_flush - commit the results stored since the last flush (group
  * commit: at every tick, at most PLY__BATCH_MAX results, and before anything
  * that could make them known: answering a run, a client message, a progress
@@ -382,6 +420,18 @@ void ply__verify_tick(ply_coordinator_t *c, uint64_t now);
 typedef struct ply__vreport ply__vreport_t;
 ply__vreport_t *ply__verification(const run_t *run, Ply__Verification *v);
 void ply__vreport_free(ply__vreport_t **r);
+/** ply__excluded - 1 when identity @identity was caught wrong in @run (it gets no more jobs). */
+int ply__excluded(const run_t *run, const char *identity);
+/**
+ * ply__exclude - identity @identity (worker id @worker) was caught wrong in
+ * @run (@why says how): it gets none of the run's jobs any more, the tasks it
+ * holds are withdrawn, its computations of unsettled jobs are dropped, and
+ * every settled job whose counts rest on it (not confirmed by the rule
+ * engine) is taken out of the sums and computed again by other identities.
+ * Dropped computations are deleted from the state file. Idempotent.
+ */
+void ply__exclude(ply_coordinator_t *c, run_t *run, const char *identity, const char *worker,
+                  const char *why);
 /** ply__comp_store - store computation @comp of task @t; 0 or PLY_EDB (reason in @why). */
 int ply__comp_store(ply_coordinator_t *c, const run_t *run, size_t t, const ply__comp_t *comp,
                     char *why, size_t why_len);

@@ -16,6 +16,10 @@
  *   results  one row per computation of a job (role 0 first, 1 check, 2
  *            tie-break): counts, statistics and divide as little-endian u64
  *            blobs, who computed it and how.
+ *   result_identity  who computed each result (the worker's identity: its
+ *            CURVE key or its connection, see coordinator/internal.h), added
+ *            after format 1 shipped like failures; a result without a row
+ *            was stored by an older ply.
  * Statements used per result are prepared once and reused.
  *
  * Format 1 (before exact 128-bit totals) lacks runs.nodes_hi; such a file is
@@ -45,7 +49,7 @@
 struct ply_store {
     sqlite3 *db;
     char *path;
-    sqlite3_stmt *add_result;
+    sqlite3_stmt *add_result, *add_identity;
     int in_txn; /* ply_store_begin has opened a transaction */
 };
 
@@ -83,6 +87,13 @@ static const char FAILURES_TABLE[] =
 /* Whose a run is (store.h), added after format 1 shipped: a column added when missing
  * (an older ply ignores it; its runs keep "": everyone's, as they were). */
 static const char OWNER_COLUMN[] = "ALTER TABLE runs ADD COLUMN owner TEXT NOT NULL DEFAULT ''";
+
+/* Who computed each result (the trust model: verification compares identities, not declared
+ * worker ids). Added after format 1 shipped: created when missing; an older ply ignores it. */
+static const char IDENTITY_TABLE[] =
+    "CREATE TABLE IF NOT EXISTS result_identity("
+    " run_id INTEGER NOT NULL, idx INTEGER NOT NULL, role INTEGER NOT NULL,"
+    " identity TEXT NOT NULL, PRIMARY KEY(run_id, idx, role)) WITHOUT ROWID;";
 
 /* ----------------------------------------------------------------- helpers */
 
@@ -273,8 +284,8 @@ ply_store_t *ply_store_open(const char *path, char *why, size_t why_len)
     if (r == 0)
         r = exec(s, "PRAGMA synchronous=FULL; PRAGMA foreign_keys=OFF", reason, sizeof reason);
     /* take the lock now, so that a second coordinator fails at start, not mid-run */
-    char take[512];
-    snprintf(take, sizeof take, "BEGIN IMMEDIATE; %s COMMIT", FAILURES_TABLE);
+    char take[1024];
+    snprintf(take, sizeof take, "BEGIN IMMEDIATE; %s %s COMMIT", FAILURES_TABLE, IDENTITY_TABLE);
     if (r == 0 && exec(s, take, reason, sizeof reason) < 0) {
         if (sqlite3_errcode(s->db) == SQLITE_BUSY)
             ply_why(reason, sizeof reason, 0, "%s is in use by another coordinator", path);
@@ -293,6 +304,12 @@ ply_store_t *ply_store_open(const char *path, char *why, size_t why_len)
         ply_why(reason, sizeof reason, 0, "%s: %s", path, sqlite3_errmsg(s->db));
         r = PLY_EDB;
     }
+    if (r == 0 && sqlite3_prepare_v2(s->db,
+                                     "INSERT OR REPLACE INTO result_identity VALUES(?1,?2,?3,?4)",
+                                     -1, &s->add_identity, NULL) != SQLITE_OK) {
+        ply_why(reason, sizeof reason, 0, "%s: %s", path, sqlite3_errmsg(s->db));
+        r = PLY_EDB;
+    }
     if (r < 0) {
         ply_why(why, why_len, 0, "%s", reason);
         ply_store_close(&s);
@@ -306,6 +323,7 @@ void ply_store_close(ply_store_t **sp)
     if (!sp || !*sp) return;
     ply_store_t *s = *sp;
     sqlite3_finalize(s->add_result);
+    sqlite3_finalize(s->add_identity);
     if (s->db && sqlite3_close(s->db) != SQLITE_OK)
         ply_warn("state file %s not closed cleanly: %s", s->path, sqlite3_errmsg(s->db));
     free(s->path);
@@ -491,7 +509,34 @@ int ply_store_add_result(ply_store_t *s, const ply_store_result_t *r, char *why,
     sqlite3_clear_bindings(st);
     free(div);
     free(divst);
+    if (step == SQLITE_DONE && r->identity) {
+        st = s->add_identity;
+        rc = sqlite3_bind_int64(st, 1, (int64_t)r->run_id);
+        rc |= sqlite3_bind_int64(st, 2, r->job);
+        rc |= sqlite3_bind_int64(st, 3, r->role);
+        rc |= sqlite3_bind_text(st, 4, r->identity, -1, SQLITE_STATIC);
+        step = rc == SQLITE_OK ? sqlite3_step(st) : rc;
+        if (step != SQLITE_DONE)
+            ply_why(why, why_len, 0,
+                    "cannot store who computed job %" PRIu32 " of run %" PRIu64 " in %s: %s",
+                    r->job, r->run_id, s->path, sqlite3_errmsg(s->db));
+        sqlite3_reset(st);
+        sqlite3_clear_bindings(st);
+    }
     return step == SQLITE_DONE ? 0 : PLY_EDB;
+}
+
+int ply_store_drop_result(ply_store_t *s, uint64_t run_id, uint32_t job, uint32_t role, char *why,
+                          size_t why_len)
+{
+    if (!s) return PLY_EINVAL;
+    char sql[320];
+    snprintf(sql, sizeof sql,
+             "DELETE FROM results WHERE run_id=%" PRId64 " AND idx=%" PRIu32 " AND role=%" PRIu32
+             "; DELETE FROM result_identity WHERE run_id=%" PRId64 " AND idx=%" PRIu32
+             " AND role=%" PRIu32 ";",
+             (int64_t)run_id, job, role, (int64_t)run_id, job, role);
+    return exec(s, sql, why, why_len);
 }
 
 int ply_store_finish_run(ply_store_t *s, const ply_store_finished_t *f, const void *reply,
@@ -530,7 +575,7 @@ int ply_store_prune(ply_store_t *s, unsigned keep, unsigned *runs_pruned, char *
 {
     if (runs_pruned) *runs_pruned = 0;
     if (!s || s->in_txn) return PLY_EINVAL;
-    char old[160], sql[640];
+    char old[160], sql[1024];
     snprintf(old, sizeof old,
              "(SELECT id FROM runs WHERE state<>'active' ORDER BY submitted_at DESC, id DESC"
              " LIMIT -1 OFFSET %u)",
@@ -541,9 +586,10 @@ int ply_store_prune(ply_store_t *s, unsigned keep, unsigned *runs_pruned, char *
     if (n == 0) return 0;
     snprintf(sql, sizeof sql,
              "BEGIN IMMEDIATE; DELETE FROM results WHERE run_id IN %s;"
+             " DELETE FROM result_identity WHERE run_id IN %s;"
              " DELETE FROM failures WHERE run_id IN %s; DELETE FROM jobs WHERE run_id IN %s;"
              " COMMIT;",
-             old, old, old);
+             old, old, old, old);
     if (exec(s, sql, why, why_len) < 0) {
         sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
         return PLY_EDB;
@@ -782,6 +828,7 @@ static int load_result(sqlite3_stmt *st, ply_store_result_fn on_result, void *ar
     r.arbiter = sqlite3_column_int(st, 10) != 0;
     r.no_hash = sqlite3_column_int(st, 11) != 0;
     r.time_us = (uint64_t)sqlite3_column_int64(st, 12);
+    r.identity = sqlite3_column_type(st, 13) == SQLITE_NULL ? NULL : col_text(st, 13);
     if (job < 0 || job > UINT32_MAX || role < 0 || role > 8 || (sb && sn != STATS_BYTES) ||
         dn % 8 != 0 || dn / 8 > PLY_ARB_MAX_MOVES || (dsb && dsn != dn / 8 * STATS_BYTES)) {
         ply_why(why, why_len, 0, "result of job %" PRId64 " of run %" PRIu64 " is malformed", job,
@@ -813,8 +860,10 @@ int ply_store_load(ply_store_t *s, ply_store_run_fn on_run, ply_store_result_fn 
     if (r == 0 && sqlite3_prepare_v2(s->db,
                                      "SELECT r.run_id, r.idx, r.role, r.attempt, r.nodes, r.stats,"
                                      " r.divide, r.divide_stats, r.worker, r.seed, r.arbiter,"
-                                     " r.no_hash, r.time_us FROM results r JOIN runs u"
-                                     " ON u.id = r.run_id WHERE u.state='active'"
+                                     " r.no_hash, r.time_us, i.identity FROM results r"
+                                     " JOIN runs u ON u.id = r.run_id LEFT JOIN result_identity i"
+                                     " ON i.run_id = r.run_id AND i.idx = r.idx AND i.role = r.role"
+                                     " WHERE u.state='active'"
                                      " ORDER BY r.run_id, r.idx, r.role",
                                      -1, &st, NULL) != SQLITE_OK) {
         ply_why(why, why_len, 0, "%s: %s", s->path, sqlite3_errmsg(s->db));

@@ -76,6 +76,8 @@ typedef struct ply_store_result {
     uint32_t seed;                   /* the worker's Zobrist seed */
     int arbiter, no_hash;
     uint64_t time_us;
+    const char *identity; /* who computed it (its CURVE key or connection); NULL: not known (a
+                             result an older ply stored) */
 } ply_store_result_t;
 
 /** A finished run, as listed by ply_store_finished and ply_store_recent. */
@@ -155,6 +157,15 @@ int ply_store_commit(ply_store_t *s, char *why, size_t why_len);
  * @why) or PLY_EINVAL.
  */
 int ply_store_add_result(ply_store_t *s, const ply_store_result_t *r, char *why, size_t why_len);
+
+/**
+ * ply_store_drop_result - delete the stored computation of @job (role @role)
+ * of run @run_id: it came from a worker caught wrong and is computed again.
+ * Committed when this returns 0, or part of the ply_store_begin transaction.
+ * Returns 0, PLY_EDB (reason in @why) or PLY_EINVAL.
+ */
+int ply_store_drop_result(ply_store_t *s, uint64_t run_id, uint32_t job, uint32_t role, char *why,
+                          size_t why_len);
 
 /**
  * ply_store_finish_run - record the end of a run: its summary @f and the

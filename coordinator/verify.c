@@ -47,6 +47,7 @@
 #include "internal.h"
 #include "util/error.h"
 #include "util/log.h"
+#include "util/random.h"
 #include "util/time.h"
 
 #define ARBITER_ID "arbiter"
@@ -85,8 +86,25 @@ int ply__verify_selected(const run_t *run, size_t idx)
 {
     if (run->verify_mode == PLY__VERIFY_MODE__VERIFY_MODE_ALL) return 1;
     if (run->verify_mode != PLY__VERIFY_MODE__VERIFY_MODE_SAMPLE) return 0;
-    uint64_t p = run->verify_ppm;
-    return ((idx + 1) * p + PLY_PPM - 1) / PLY_PPM > (idx * p + PLY_PPM - 1) / PLY_PPM;
+    return run->select && run->select[idx];
+}
+
+/*
+ * A sample's jobs: each job independently with probability P, from 32
+ * random bits per job (r x 10^6 / 2^32 < ppm). Nothing a worker sees or
+ * chooses (job order, size, position, its own answers) tells which: a liar
+ * lying on k jobs of a run is caught with probability 1 - (1 - P)^k.
+ */
+static int choose_sample(run_t *run)
+{
+    size_t njobs = run->plan->njobs;
+    uint32_t *r = malloc((njobs ? njobs : 1) * sizeof *r);
+    if (!r) return PLY_ENOMEM;
+    int rc = ply_random_bytes(r, njobs * sizeof *r);
+    for (size_t i = 0; rc == 0 && i < njobs; i++)
+        run->select[i] = ((uint64_t)r[i] * PLY_PPM >> 32) < run->verify_ppm;
+    free(r);
+    return rc;
 }
 
 int ply__verify_setup(run_t *run)
@@ -97,8 +115,17 @@ int ply__verify_setup(run_t *run)
     run->jobs = calloc(run->ntasks ? run->ntasks : 1, sizeof *run->jobs);
     run->settled = calloc(njobs ? njobs : 1, 1);
     if (run->slots > 1) run->v = calloc(njobs ? njobs : 1, sizeof *run->v);
-    if (!run->jobs || !run->settled || (run->slots > 1 && !run->v)) return PLY_ENOMEM;
+    run->select = calloc(njobs ? njobs : 1, 1);
+    run->acc = calloc(njobs ? njobs : 1, sizeof *run->acc);
+    if (run->want_stats) run->acc_stats = calloc(njobs ? njobs : 1, sizeof *run->acc_stats);
+    if (!run->jobs || !run->settled || (run->slots > 1 && !run->v) || !run->select || !run->acc ||
+        (run->want_stats && !run->acc_stats))
+        return PLY_ENOMEM;
     for (size_t t = njobs; t < run->ntasks; t++) run->jobs[t].state = JOB_UNUSED;
+    if (run->verify_mode == PLY__VERIFY_MODE__VERIFY_MODE_SAMPLE) {
+        int rc = choose_sample(run);
+        if (rc < 0) return rc;
+    }
     run->selected = 0;
     for (size_t i = 0; i < njobs; i++) run->selected += (uint32_t)ply__verify_selected(run, i);
     return 0;
@@ -129,24 +156,66 @@ void ply__verify_free(run_t *run)
     free(run->v);
     free(run->settled);
     free(run->mm);
+    free(run->select);
+    free(run->acc);
+    free(run->acc_stats);
+    for (unsigned i = 0; i < run->nidents; i++) free(run->idents[i].why);
+    free(run->idents);
     run->v = NULL;
     run->settled = NULL;
     run->mm = NULL;
+    run->select = NULL;
+    run->acc = NULL;
+    run->acc_stats = NULL;
+    run->idents = NULL;
+    run->nidents = run->capidents = 0;
+}
+
+/* ------------------------------------------------------------- identities */
+
+/* The index of @identity in run->idents (added when new, noting @worker), or PLY__WHO_NONE. */
+static unsigned ident_of(run_t *run, const char *identity, const char *worker)
+{
+    unsigned i = 0;
+    while (i < run->nidents && strcmp(run->idents[i].identity, identity) != 0) i++;
+    if (i == run->nidents) {
+        if (i >= PLY__WHO_ARBITER) return PLY__WHO_NONE;
+        if (i == run->capidents) {
+            unsigned cap = run->capidents ? 2 * run->capidents : 8;
+            ply__ident_t *a = realloc(run->idents, cap * sizeof *a);
+            if (!a) return PLY__WHO_NONE;
+            run->idents = a;
+            run->capidents = cap;
+        }
+        memset(&run->idents[i], 0, sizeof run->idents[i]);
+        snprintf(run->idents[i].identity, sizeof run->idents[i].identity, "%s", identity);
+        run->nidents++;
+    }
+    if (worker) snprintf(run->idents[i].worker, sizeof run->idents[i].worker, "%s", worker);
+    return i;
+}
+
+int ply__excluded(const run_t *run, const char *identity)
+{
+    for (unsigned i = 0; run->nexcluded && i < run->nidents; i++)
+        if (run->idents[i].excluded && strcmp(run->idents[i].identity, identity) == 0) return 1;
+    return 0;
 }
 
 /* ------------------------------------------------------------ eligibility */
 
 typedef struct other {
-    const char *id;
+    const char *identity;
     uint32_t seed;
 } other_t;
 
-/* 3: another worker with another seed; 2: another worker, a seed in common; 1: one of them. */
+/* 3: another identity with another seed; 2: another identity, a seed in common; 1: one of them
+ * (whatever worker id it declares: sessions under one key are one identity). */
 static int grade(const peer_t *p, const other_t *o, int n)
 {
     int g = 3;
     for (int i = 0; i < n; i++) {
-        if (strncmp(p->worker_id, o[i].id, PLY__ID_LEN - 1) == 0) return 1;
+        if (strcmp(p->identity, o[i].identity) == 0) return 1;
         if (p->seed == o[i].seed) g = 2;
     }
     return g;
@@ -162,10 +231,10 @@ static int others_of(const run_t *run, size_t idx, int role, other_t *o)
         if (r == role) continue;
         const job_state_t *j = &run->jobs[task_of(run, idx, r)];
         if (v && v->comp[r].have && !v->comp[r].arbiter) {
-            o[n].id = v->comp[r].worker;
+            o[n].identity = v->comp[r].identity;
             o[n++].seed = v->comp[r].seed;
         } else if (j->state == JOB_INFLIGHT && j->worker) {
-            o[n].id = j->worker->worker_id;
+            o[n].identity = j->worker->identity;
             o[n++].seed = j->worker->seed;
         }
     }
@@ -183,13 +252,16 @@ int ply__eligible(ply_coordinator_t *c, const run_t *run, size_t t, const peer_t
         const ply__vjob_t *v = run->v ? run->v[idx] : NULL;
         return v && v->drill && strncmp(v->drill->worker, p->worker_id, PLY__ID_LEN - 1) == 0;
     }
+    if (run->nexcluded && ply__excluded(run, p->identity)) return 0; /* caught wrong in this run */
     other_t o[3];
     int n = run->slots > 1 && ply__verify_selected(run, idx) ? others_of(run, idx, role, o) : 0;
     if (!n && (!j->avoid || j->avoid != p->id_hash)) return 1; /* the common case, at once */
     int min = role == PLY__TIE ? 2 : 1; /* a tie-break must come from a third worker */
     int g = grade(p, o, n), best = 0, best_others = 0;
     for (const peer_t *w = c->peers; w; w = w->next) {
-        if (w->kind != PEER_WORKER || w->probation) continue;
+        if (w->kind != PEER_WORKER || w->probation ||
+            (run->nexcluded && ply__excluded(run, w->identity)))
+            continue;
         int wg = grade(w, o, n);
         if (wg > best) best = wg;
         if (w != p && wg >= min && wg >= g && w->id_hash != j->avoid) best_others = 1;
@@ -202,7 +274,10 @@ int ply__eligible(ply_coordinator_t *c, const run_t *run, size_t t, const peer_t
         return 0;
     /* a task that failed on this worker goes elsewhere when another worker as good is here */
     if (j->avoid && j->avoid == p->id_hash && best_others) return 0;
-    *no_hash = n > 0 && g < 3;
+    /* Only a check by the identity that counted first goes without its hash table (it could
+     * read its own first answer back). A check by another identity is sent exactly as a first
+     * computation: nothing in it tells the worker that it is a check. */
+    *no_hash = n > 0 && g == 1;
     return 1;
 }
 
@@ -228,13 +303,25 @@ static void maybe_done(run_t *run)
         run->state = RUN_DONE;
 }
 
+/* The counter of the kind of confirmation a settled job got (ply__acc_t.kind), or NULL. */
+static uint32_t *confirmations(run_t *run, int kind)
+{
+    return kind == PLY__CONF_WORKER       ? &run->by_worker
+           : kind == PLY__CONF_SAME_SEED  ? &run->same_seed
+           : kind == PLY__CONF_SAME_IDENT ? &run->same_worker
+           : kind == PLY__CONF_ARBITER    ? &run->by_arbiter
+                                          : NULL;
+}
+
 /*
  * Adds the accepted computation @k of job @idx into the run's sums, exactly
  * (128-bit: a job's count fits in 64 bits, a run's total need not). A sum
  * past 2^128 - 1, which no position reaches below depth 17 (util/u128.h),
- * fails the run rather than wrap.
+ * fails the run rather than wrap. Notes where the counts came from: @who2,
+ * the identity (run->idents index, or PLY__WHO_*) of the computation that
+ * confirmed them, and the kind of confirmation @kind (PLY__CONF_*).
  */
-static void apply(run_t *run, size_t idx, const ply__comp_t *k)
+static void apply(run_t *run, size_t idx, const ply__comp_t *k, unsigned who2, int kind)
 {
     const ply_split_t *plan = run->plan;
     const ply_split_job_t *sj = &plan->jobs[idx];
@@ -260,6 +347,13 @@ static void apply(run_t *run, size_t idx, const ply__comp_t *k)
                       "job %zu at %s: the run's counts pass 2^128 - 1, beyond what ply sums "
                       "exactly",
                       idx, sj->fen);
+    ply__acc_t *a = &run->acc[idx];
+    a->who = (uint16_t)(k->arbiter ? PLY__WHO_ARBITER : ident_of(run, k->identity, k->worker));
+    a->who2 = (uint16_t)who2;
+    a->kind = (uint8_t)kind;
+    if (confirmations(run, kind)) (*confirmations(run, kind))++;
+    a->nodes = k->nodes;
+    if (run->acc_stats) run->acc_stats[idx] = k->stats;
     run->worker_time_us += k->time_us;
     run->tt_probes += k->tt_probes;
     run->tt_hits += k->tt_hits;
@@ -274,6 +368,42 @@ static void apply(run_t *run, size_t idx, const ply__comp_t *k)
     note_used(run, k);
     run->done++;
     maybe_done(run);
+}
+
+/* @dst -= @mult x @src per counter: the exact inverse of an earlier ply_stats128_add. */
+static void stats128_take_out(ply_stats128_t *dst, const ply_stats_t *src, uint64_t mult)
+{
+    for (int i = 0; i < PLY_STATS_N; i++) dst->v[i] -= (ply_u128_t)mult * src->v[i];
+}
+
+/*
+ * Takes settled job @idx's counts out of the run's sums again (its source
+ * was caught wrong): the exact inverse of apply(), which added them, so no
+ * sum goes below zero.
+ */
+static void unapply(run_t *run, size_t idx)
+{
+    const ply_split_t *plan = run->plan;
+    const ply_split_job_t *sj = &plan->jobs[idx];
+    const ply__acc_t *a = &run->acc[idx];
+    if (plan->split_depth == 0) {
+        memset(run->divide, 0, (size_t)plan->nroot * sizeof *run->divide);
+        if (run->divide_stats)
+            memset(run->divide_stats, 0, (size_t)plan->nroot * sizeof *run->divide_stats);
+    } else {
+        for (uint32_t m = 0; m < sj->nmult; m++) {
+            const ply_split_mult_t *pm = &sj->mult[m];
+            run->divide[pm->root] -= (ply_u128_t)pm->count * a->nodes;
+            if (run->want_stats)
+                stats128_take_out(&run->divide_stats[pm->root], &run->acc_stats[idx], pm->count);
+        }
+    }
+    run->nodes -= (ply_u128_t)sj->multiplicity * a->nodes;
+    if (run->want_stats) stats128_take_out(&run->stats, &run->acc_stats[idx], sj->multiplicity);
+    if (confirmations(run, run->acc[idx].kind)) (*confirmations(run, run->acc[idx].kind))--;
+    run->perft1_checked--;
+    run->settled[idx] = 0;
+    run->done--;
 }
 
 /* ------------------------------------------------ the rule engine's counts */
@@ -384,6 +514,7 @@ static void arb_done(uv_work_t *w, int status)
             k.nodes = a->nodes;
             k.time_us = a->time_us;
             snprintf(k.worker, sizeof k.worker, ARBITER_ID);
+            snprintf(k.identity, sizeof k.identity, ARBITER_ID);
             if (a->stats) k.has_stats = 1, k.stats = a->st;
             int nroot = run->plan->nroot;
             if (a->divide && a->n == nroot) {
@@ -484,25 +615,26 @@ static int comp_same(const run_t *run, const ply__comp_t *a, const ply__comp_t *
     return 1;
 }
 
-/* Counts the kind of confirmation two agreeing computations give. */
-static void classify(run_t *run, const ply__comp_t *a, const ply__comp_t *b)
+/* The kind of confirmation two agreeing computations give. */
+static int classify(const ply__comp_t *a, const ply__comp_t *b)
 {
-    if (a->arbiter || b->arbiter)
-        run->by_arbiter++;
-    else if (strcmp(a->worker, b->worker) == 0)
-        run->same_worker++;
-    else if (a->seed == b->seed)
-        run->same_seed++;
-    else
-        run->by_worker++;
+    if (a->arbiter || b->arbiter) return PLY__CONF_ARBITER;
+    if (strcmp(a->identity, b->identity) == 0) return PLY__CONF_SAME_IDENT;
+    return a->seed == b->seed ? PLY__CONF_SAME_SEED : PLY__CONF_WORKER;
 }
 
-static void accept_job(run_t *run, size_t idx, int role)
+/* Job @idx is settled: computation @role's counts are used, confirmed by computation @confirm
+ * (-1: none, or the rule engine alone, @role being its count). */
+static void accept_job(run_t *run, size_t idx, int role, int confirm)
 {
     ply__vjob_t *v = run->v[idx];
     v->settled = 1;
     v->accepted = role;
-    apply(run, idx, &v->comp[role]);
+    const ply__comp_t *k = confirm >= 0 ? &v->comp[confirm] : NULL;
+    int kind = k ? classify(&v->comp[role], k) : v->comp[role].arbiter ? PLY__CONF_ARBITER : 0;
+    apply(run, idx, &v->comp[role],
+          !k ? PLY__WHO_NONE : k->arbiter ? PLY__WHO_ARBITER : ident_of(run, k->identity, k->worker),
+          kind);
     for (int r = 0; r < 3; r++) ply__comp_free(&v->comp[r]);
     if (!v->mismatch) vjob_free(&run->v[idx]); /* nothing to report about it */
 }
@@ -524,68 +656,104 @@ static void describe(char *buf, size_t len, const ply__comp_t *k)
     if (k->arbiter)
         snprintf(buf, len, "the rule engine says %" PRIu64, k->nodes);
     else
-        snprintf(buf, len, "%s (seed %u%s) says %" PRIu64, k->worker, k->seed,
+        snprintf(buf, len, "%s [%s] (seed %u%s) says %" PRIu64, k->worker, k->identity, k->seed,
                  k->no_hash ? ", no hash table" : "", k->nodes);
 }
 
 static void drill_start(ply_coordinator_t *c, run_t *run, size_t idx);
 
 /*
- * Settles job @idx when its computations allow: agreement of the first two,
- * else a tie-break, then the majority. Starts what is missing (a check after
- * a restart, a tie-break). @live: 0 while restoring (no drill-down).
+ * Settles job @idx when its computations allow. The first two agree: done.
+ * They disagree: the rule engine, when it counted one of them or the
+ * tie-break, is authoritative (never outvoted: its count is used, every
+ * worker that disagrees with it is caught); else a third computation by a
+ * third identity decides by majority (two distinct identities against one).
+ * Every computation that loses is caught: its identity is excluded from the
+ * run (ply__exclude). Starts what is missing (a check after a restart, a
+ * tie-break). @live: 0 while restoring (no drill-down).
  */
 static void settle(ply_coordinator_t *c, run_t *run, size_t idx, int live)
 {
     ply__vjob_t *v = run->v[idx];
     if (!v || run->settled[idx]) return;
-    ply__comp_t *k0 = &v->comp[0], *k1 = &v->comp[1], *k2 = &v->comp[2];
+    ply__comp_t *k = v->comp;
     const char *fen = run->plan->jobs[idx].fen;
-    if (!k0->have || !k1->have) {
-        if (k0->have) activate(c, run, idx, PLY__CHECK); /* after a restart */
+    if (!ply__verify_selected(run, idx)) { /* restored: a first computation, not chosen */
+        if (k[0].have) accept_job(run, idx, 0, -1);
+        return;
+    }
+    if (!k[0].have || !k[1].have) {
+        if (k[0].have) activate(c, run, idx, PLY__CHECK); /* after a restart */
         return;
     }
     if (!v->mismatch) {
-        if (comp_same(run, k0, k1)) {
-            classify(run, k0, k1);
-            accept_job(run, idx, 0);
+        if (comp_same(run, &k[0], &k[1])) {
+            accept_job(run, idx, 0, 1);
             return;
         }
         char a[192], b[192];
-        describe(a, sizeof a, k0);
-        describe(b, sizeof b, k1);
+        describe(a, sizeof a, &k[0]);
+        describe(b, sizeof b, &k[1]);
         v->mismatch = 1;
         v->dissent = -1;
         run->mismatches++;
         mm_add(run, idx);
-        ply_warn("run %" PRIu64 ": job %" PRIu64 " (%s): %s, %s: a third computation decides",
-                 run->id, run->job_base + idx, fen, a, b);
+        ply_warn("run %" PRIu64 ": job %" PRIu64 " (%s): %s, %s: %s", run->id,
+                 run->job_base + idx, fen, a, b,
+                 k[0].arbiter || k[1].arbiter ? "the rule engine decides"
+                                              : "a third computation decides");
     }
-    if (!k2->have) {
+    int ref = k[0].arbiter ? 0 : k[1].arbiter ? 1 : k[2].have && k[2].arbiter ? 2 : -1;
+    if (ref < 0 && !k[2].have) {
         activate(c, run, idx, PLY__TIE);
         return;
     }
-    int acc = comp_same(run, k2, k0) ? 0 : comp_same(run, k2, k1) ? 1 : -1;
-    if (acc < 0) {
-        char a[192], b[192], d[192];
-        describe(a, sizeof a, k0);
-        describe(b, sizeof b, k1);
-        describe(d, sizeof d, k2);
-        ply__run_fail(run, PLY_EMISMATCH,
-                      "job %" PRIu64 " (%s, %u plies) quarantined: three computations disagree: "
-                      "%s; %s; %s",
-                      run->job_base + idx, fen, run->plan->job_depth, a, b, d);
-        return;
+    int acc = ref, confirm = -1;
+    if (ref >= 0) {
+        for (int r = 0; r < 3 && confirm < 0; r++)
+            if (r != ref && k[r].have && comp_same(run, &k[r], &k[ref])) confirm = r;
+    } else {
+        /* a majority of two distinct identities (eligibility gives the tie-break to a third) */
+        acc = comp_same(run, &k[2], &k[0]) ? 0 : comp_same(run, &k[2], &k[1]) ? 1 : -1;
+        if (acc >= 0 && strcmp(k[acc].identity, k[2].identity) == 0) acc = -1;
+        if (acc < 0) {
+            char a[192], b[192], d[192];
+            describe(a, sizeof a, &k[0]);
+            describe(b, sizeof b, &k[1]);
+            describe(d, sizeof d, &k[2]);
+            ply__run_fail(run, PLY_EMISMATCH,
+                          "job %" PRIu64 " (%s, %u plies) quarantined: three computations "
+                          "disagree, and the rule engine cannot afford the job: %s; %s; %s",
+                          run->job_base + idx, fen, run->plan->job_depth, a, b, d);
+            return;
+        }
+        confirm = 2;
     }
-    v->dissent = 1 - acc;
+    /* the losers: caught wrong, excluded once the job is settled */
+    char lost[3][PLY__IDENT_LEN], lost_worker[3][PLY__ID_LEN], why[3][PLY__WHY_LEN];
+    int nlost = 0;
+    for (int r = 0; r < 3; r++) {
+        if (!k[r].have || k[r].arbiter || comp_same(run, &k[r], &k[acc])) continue;
+        if (v->dissent < 0) v->dissent = r;
+        char a[192], b[192];
+        describe(a, sizeof a, &k[r]);
+        describe(b, sizeof b, &k[acc]);
+        snprintf(lost[nlost], sizeof lost[0], "%s", k[r].identity);
+        snprintf(lost_worker[nlost], sizeof lost_worker[0], "%s", k[r].worker);
+        snprintf(why[nlost], sizeof why[0], "job %" PRIu64 " (%s, %u plies): %s, but %s%s",
+                 run->job_base + idx, fen, run->plan->job_depth, a, b,
+                 ref >= 0 ? "" : ", confirmed by another identity");
+        nlost++;
+    }
     v->accepted = acc;
     run->resolved++;
-    classify(run, &v->comp[acc], k2);
-    if (live)
+    if (live && v->dissent >= 0)
         drill_start(c, run, idx);
     else if (!v->drill_text)
-        v->drill_text = strdup("not done: settled while the coordinator restarted");
-    accept_job(run, idx, acc);
+        v->drill_text = strdup(live ? "not done: no worker lost"
+                                    : "not done: settled while the coordinator restarted");
+    accept_job(run, idx, acc, confirm);
+    for (int i = 0; i < nlost; i++) ply__exclude(c, run, lost[i], lost_worker[i], why[i]);
 }
 
 void ply__take(ply_coordinator_t *c, run_t *run, size_t t, ply__comp_t *comp, int live)
@@ -598,8 +766,16 @@ void ply__take(ply_coordinator_t *c, run_t *run, size_t t, ply__comp_t *comp, in
         ply__comp_free(comp);
         return;
     }
-    if (run->slots == 1 || !ply__verify_selected(run, idx)) {
-        apply(run, idx, comp);
+    if (role > PLY__FIRST && run->verify_mode == PLY__VERIFY_MODE__VERIFY_MODE_SAMPLE &&
+        !run->select[idx]) {
+        /* restored: a check chosen before the restart (the choice is not stored) */
+        run->select[idx] = 1;
+        run->selected++;
+    }
+    /* restoring, a verified run keeps every computation until ply__settle_all: a job's check
+     * is read back after its first computation */
+    if (run->slots == 1 || (live && !ply__verify_selected(run, idx))) {
+        apply(run, idx, comp, PLY__WHO_NONE, PLY__CONF_NONE);
         ply__comp_free(comp);
         return;
     }
@@ -622,6 +798,135 @@ void ply__settle_all(ply_coordinator_t *c, run_t *run)
 {
     if (run->slots == 1) return;
     for (size_t i = 0; i < run->plan->njobs && run->state == RUN_ACTIVE; i++) settle(c, run, i, 0);
+}
+
+/* ------------------------------------------------------------- exclusion */
+
+static void mm_remove(run_t *run, size_t idx)
+{
+    for (size_t i = 0; i < run->nmm; i++)
+        if (run->mm[i] == idx) {
+            memmove(run->mm + i, run->mm + i + 1, (run->nmm - i - 1) * sizeof *run->mm);
+            run->nmm--;
+            return;
+        }
+}
+
+/* Deletes the stored computation @role of job @idx (it is computed again). */
+static void drop_stored(ply_coordinator_t *c, run_t *run, size_t idx, int role)
+{
+    char why[PLY__WHY_LEN] = "";
+    if (!c->store) return;
+    if (!c->batch_open) {
+        if (ply_store_begin(c->store) < 0) {
+            ply__run_fail(run, PLY_EDB, "cannot write to %s", ply_store_path(c->store));
+            return;
+        }
+        c->batch_open = 1;
+    }
+    if (ply_store_drop_result(c->store, run->id, (uint32_t)idx, (uint32_t)role, why, sizeof why) <
+        0)
+        ply__run_fail(run, PLY_EDB, "%s", why);
+}
+
+/* Puts computation @role of job @idx back in the queue (its last attempt's result is void). */
+static void recompute(ply_coordinator_t *c, run_t *run, size_t idx, int role)
+{
+    size_t t = task_of(run, idx, role);
+    drop_stored(c, run, idx, role);
+    if (run->jobs[t].state == JOB_DONE) queue_task(run, t);
+}
+
+/*
+ * Job @idx is computed again from the start: every computation of it is
+ * dropped (from the state file too), its mismatch record and drill-down
+ * with it, and its first computation re-queued (the check follows it as for
+ * any job). Tasks still out (a check on another worker) stay out: their
+ * results count as for any computation.
+ */
+static void reopen(ply_coordinator_t *c, run_t *run, size_t idx)
+{
+    ply__vjob_t *v = run->v ? run->v[idx] : NULL;
+    if (v && v->drill && !v->drill->done) {
+        size_t t = task_of(run, idx, PLY__DRILL);
+        if (run->jobs[t].state == JOB_PENDING) run->jobs[t].state = JOB_DONE;
+        if (run->drills_pending) run->drills_pending--;
+    }
+    for (int r = PLY__CHECK; r <= PLY__TIE && r < (int)run->slots; r++) {
+        size_t t = task_of(run, idx, r);
+        if (run->jobs[t].state != JOB_DONE) continue;
+        drop_stored(c, run, idx, r);
+        run->jobs[t].state = JOB_UNUSED;
+    }
+    if (v) {
+        if (v->mismatch) { /* settled on a majority the excluded identity was part of */
+            run->mismatches--;
+            run->resolved--;
+        }
+        mm_remove(run, idx);
+        vjob_free(&run->v[idx]);
+    }
+    recompute(c, run, idx, PLY__FIRST);
+}
+
+void ply__exclude(ply_coordinator_t *c, run_t *run, const char *identity, const char *worker,
+                  const char *why)
+{
+    if (!identity[0] || strcmp(identity, ARBITER_ID) == 0) return; /* the authority */
+    unsigned i = ident_of(run, identity, worker);
+    if (i == PLY__WHO_NONE) {
+        ply__run_fail(run, PLY_ENOMEM, "out of memory excluding %s (%s): %s", worker, identity,
+                      why);
+        return;
+    }
+    ply__ident_t *id = &run->idents[i];
+    if (id->excluded) return;
+    id->excluded = 1;
+    id->why = strdup(why);
+    run->nexcluded++;
+    ply_warn("run %" PRIu64 ": worker %s (%s) excluded from the run: %s", run->id, worker,
+             identity, why);
+    ply__withdraw(c, run, identity);
+    size_t njobs = run->plan->njobs, again = 0;
+    for (size_t j = 0; j < njobs && run->state == RUN_ACTIVE; j++) {
+        if (run->settled[j]) {
+            const ply__acc_t *a = &run->acc[j];
+            if (a->who == PLY__WHO_ARBITER || a->who2 == PLY__WHO_ARBITER) continue; /* right */
+            if (a->who != i && a->who2 != i) continue;
+            unapply(run, j);
+            run->recomputed++;
+            again++;
+            reopen(c, run, j);
+            continue;
+        }
+        ply__vjob_t *v = run->v ? run->v[j] : NULL;
+        if (!v) continue;
+        int mine = 0;
+        for (int r = 0; r < 3; r++) mine |= v->comp[r].have && !strcmp(v->comp[r].identity, identity);
+        if (!mine) continue;
+        /* unsettled: its computations go, the others stay and are compared afresh */
+        for (int r = 0; r < 3; r++) {
+            if (!v->comp[r].have || strcmp(v->comp[r].identity, identity) != 0) continue;
+            ply__comp_free(&v->comp[r]);
+            memset(&v->comp[r], 0, sizeof v->comp[r]);
+            if (r == PLY__TIE) { /* a tie-break still needed is asked again by settle() */
+                drop_stored(c, run, j, r);
+                run->jobs[task_of(run, j, r)].state = JOB_UNUSED;
+            } else {
+                recompute(c, run, j, r);
+            }
+        }
+        if (v->mismatch) { /* void: one side of it is gone (the exclusion says why) */
+            v->mismatch = 0;
+            v->dissent = -1;
+            run->mismatches--;
+            mm_remove(run, j);
+        }
+        settle(c, run, j, 1);
+    }
+    if (again)
+        ply_info("run %" PRIu64 ": %zu settled job(s) counted by %s are computed again", run->id,
+                 again, worker);
 }
 
 /* -------------------------------------------------------------- drill-down */
@@ -761,10 +1066,47 @@ static int anyone_eligible(ply_coordinator_t *c, const run_t *run, size_t t)
     return 0;
 }
 
+/* 1 when a worker that may compute for @run (not excluded from it) is connected. */
+static int honest_connected(ply_coordinator_t *c, const run_t *run)
+{
+    for (const peer_t *p = c->peers; p; p = p->next)
+        if (p->kind == PEER_WORKER && !ply__excluded(run, p->identity)) return 1;
+    return 0;
+}
+
+/* The identities excluded from @run and why, "; "-separated, into @buf. */
+static void excluded_text(const run_t *run, char *buf, size_t len)
+{
+    buf[0] = '\0';
+    for (unsigned i = 0; i < run->nidents; i++) {
+        const ply__ident_t *id = &run->idents[i];
+        if (!id->excluded) continue;
+        size_t o = strlen(buf);
+        snprintf(buf + o, len - o, "%s%s (%s): %s", o ? "; " : "", id->worker, id->identity,
+                 id->why ? id->why : "caught wrong");
+    }
+}
+
 void ply__verify_tick(ply_coordinator_t *c, uint64_t now)
 {
     for (run_t *run = c->runs; run; run = run->next) {
-        if (run->state != RUN_ACTIVE || run->slots == 1) continue;
+        if (run->state != RUN_ACTIVE) continue;
+        /* every connected worker caught wrong: nobody honest left to settle the jobs */
+        if (run->nexcluded && c->nworkers && !honest_connected(c, run)) {
+            if (!run->no_honest_ms) run->no_honest_ms = now;
+            if (c->cfg.worker_wait_ms && now - run->no_honest_ms > c->cfg.worker_wait_ms) {
+                char text[PLY__WHY_LEN];
+                excluded_text(run, text, sizeof text);
+                ply__run_fail(run, PLY_EMISMATCH,
+                              "no worker that was not caught wrong came within %u ms to finish "
+                              "the run; excluded: %s",
+                              c->cfg.worker_wait_ms, text);
+                continue;
+            }
+        } else {
+            run->no_honest_ms = 0;
+        }
+        if (run->slots == 1) continue;
         for (size_t k = 0; k < run->rq_len && run->state == RUN_ACTIVE; k++) {
             size_t t = run->requeue[run->rq_head + k];
             if (t >= run->ntasks || run->jobs[t].state != JOB_PENDING) continue;

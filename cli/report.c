@@ -42,6 +42,7 @@ void ply_report_verification_text(FILE *out, const Ply__RunResult *r)
     for (size_t i = 0; v && i < v->n_detail; i++) fprintf(out, "  mismatch: %s\n", v->detail[i]);
     if (v && v->mismatches > v->n_detail)
         fprintf(out, "  (%u more mismatches not listed)\n", v->mismatches - (uint32_t)v->n_detail);
+    for (size_t i = 0; v && i < v->n_exclusion; i++) fprintf(out, "  %s\n", v->exclusion[i]);
     if (r->results_restored)
         fprintf(out,
                 "Restarts: %u job results read back from the coordinator's state file (not "
@@ -58,6 +59,7 @@ static json_t *computation_json(const Ply__Computation *k)
     json_object_set_new(o, "attempt", json_integer(k->attempt));
     json_object_set_new(o, "rule_engine", json_boolean(k->arbiter));
     json_object_set_new(o, "no_hash", json_boolean(k->no_hash));
+    json_object_set_new(o, "identity", json_string(k->identity ? k->identity : ""));
     return o;
 }
 
@@ -81,6 +83,13 @@ json_t *ply_report_verification_json(const Ply__RunResult *r)
     json_object_set_new(o, "resolved", json_integer(v ? v->resolved : 0));
     json_object_set_new(o, "workers", json_integer(v ? v->workers : 0));
     json_object_set_new(o, "seeds", json_integer(v ? v->seeds : 0));
+    json_object_set_new(o, "identities", json_integer(v ? v->identities : 0));
+    json_object_set_new(o, "excluded", json_integer(v ? v->excluded : 0));
+    json_object_set_new(o, "recomputed", json_integer(v ? v->recomputed : 0));
+    json_t *ex = json_array();
+    for (size_t i = 0; v && i < v->n_exclusion; i++)
+        json_array_append_new(ex, json_string(v->exclusion[i]));
+    json_object_set_new(o, "exclusions", ex);
     json_object_set_new(o, "verify_summary",
                         v && v->summary ? json_string(v->summary) : json_null());
     json_t *list = json_array();
@@ -121,6 +130,8 @@ json_t *ply_report_workers_json(Ply__WorkerStatus *const *w, size_t n)
             o, "nodes",
             ply_json_count(ply_msg_count(w[i]->nodes, w[i]->has_nodes_hi, w[i]->nodes_hi)));
         json_object_set_new(o, "stalled_ms", ply_json_count(w[i]->stalled_ms));
+        json_object_set_new(o, "identity", json_string(w[i]->identity ? w[i]->identity : ""));
+        json_object_set_new(o, "excluded_runs", json_integer(w[i]->excluded_runs));
         json_array_append_new(a, o);
     }
     return a;

@@ -69,16 +69,21 @@ static void print_workers(Ply__WorkerStatus *const *w, size_t n)
         return;
     }
     printf("%-24s %-6s %-8s %-10s %-8s %-16s %s\n", "WORKER", "SEED", "THREADS", "IN FLIGHT",
-           "DONE", "NODES", "STALLED");
+           "DONE", "NODES", "STALLED  IDENTITY");
     for (size_t i = 0; i < n; i++) {
         char st[32];
         seconds(st, sizeof st, w[i]->stalled_ms);
         char nodes[PLY_U128_DEC_LEN];
         ply_u128_to_dec(ply_msg_count(w[i]->nodes, w[i]->has_nodes_hi, w[i]->nodes_hi), nodes,
                         sizeof nodes);
-        printf("%-24s %-6u %-8u %-10u %-8" PRIu64 " %-16s %s\n",
+        char excl[48] = "";
+        if (w[i]->excluded_runs)
+            snprintf(excl, sizeof excl, "  EXCLUDED from %u run%s (caught wrong)",
+                     w[i]->excluded_runs, w[i]->excluded_runs == 1 ? "" : "s");
+        printf("%-24s %-6u %-8u %-10u %-8" PRIu64 " %-16s %s  %s%s\n",
                w[i]->worker_id ? w[i]->worker_id : "?", w[i]->zobrist_seed, w[i]->threads,
-               w[i]->jobs_in_flight, w[i]->jobs_done, nodes, st);
+               w[i]->jobs_in_flight, w[i]->jobs_done, nodes, st,
+               w[i]->identity ? w[i]->identity : "", excl);
     }
 }
 

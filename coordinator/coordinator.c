@@ -771,6 +771,11 @@ static size_t worker_list(ply_coordinator_t *c, Ply__WorkerStatus **wsp, Ply__Wo
         ws[i].has_nodes_hi = ply_u128_hi(p->nodes) != 0, ws[i].nodes_hi = ply_u128_hi(p->nodes);
         ws[i].has_zobrist_seed = 1, ws[i].zobrist_seed = p->seed;
         ws[i].has_busy_us = 1, ws[i].busy_us = p->busy_us;
+        ws[i].identity = p->identity;
+        uint32_t excluded = 0;
+        for (const run_t *run = c->runs; run; run = run->next)
+            excluded += run->state == RUN_ACTIVE && ply__excluded(run, p->identity);
+        ws[i].has_excluded_runs = 1, ws[i].excluded_runs = excluded;
         ws[i].has_stalled_ms = 1;
         ws[i].stalled_ms = p->ninflight && now > p->progress_ms ? now - p->progress_ms : 0;
         wp[i] = &ws[i];

@@ -122,11 +122,11 @@ static int on_result(void *arg, const ply_store_result_t *r)
     snprintf(k.worker, sizeof k.worker, "%s", r->worker_id);
     /* a result an older ply stored names no identity: its worker id stands for one (a live
      * peer's identity never looks like it) */
-    if (r->identity)
-        snprintf(k.identity, sizeof k.identity, "%s", r->identity);
+    if (r->identity || r->arbiter)
+        snprintf(k.identity, sizeof k.identity, "%s", r->arbiter ? "arbiter" : r->identity);
     else
-        snprintf(k.identity, sizeof k.identity, "%s:%.*s", r->arbiter ? "arbiter" : "worker",
-                 (int)sizeof k.identity - 10, r->worker_id);
+        snprintf(k.identity, sizeof k.identity, "worker:%.*s", (int)sizeof k.identity - 8,
+                 r->worker_id);
     if (r->stats) k.has_stats = 1, k.stats = *r->stats;
     if (r->ndivide) {
         k.divide = calloc(r->ndivide, sizeof *k.divide);

@@ -1170,6 +1170,7 @@ int ply__comp_store(ply_coordinator_t *c, const run_t *run, size_t t, const ply_
     r.arbiter = comp->arbiter;
     r.no_hash = comp->no_hash;
     r.time_us = comp->time_us;
+    r.identity = comp->identity[0] ? comp->identity : NULL;
     int rc = ply_store_add_result(c->store, &r, why, why_len);
     if (rc == 0 && ++c->batch_n >= PLY__BATCH_MAX) ply__batch_flush(c);
     return rc;
@@ -1186,7 +1187,9 @@ struct ply__vreport {
     Ply__Mismatch **mmp;
     Ply__Computation *comp;
     Ply__Computation **compp;
-    char **texts; /* drill-down texts, sanitised */
+    char **texts;      /* drill-down texts, sanitised */
+    char **exclusion;  /* one line per excluded identity, sanitised */
+    size_t nexclusion;
 };
 
 void ply__vreport_free(ply__vreport_t **rp)
@@ -1197,6 +1200,8 @@ void ply__vreport_free(ply__vreport_t **rp)
         free(r->detail[i]);
         free(r->texts ? r->texts[i] : NULL);
     }
+    for (size_t i = 0; i < r->nexclusion; i++) free(r->exclusion[i]);
+    free(r->exclusion);
     free(r->detail);
     free(r->texts);
     free(r->mm);
@@ -1215,6 +1220,22 @@ static void part(char *buf, size_t len, uint32_t n, const char *what)
     snprintf(buf + o, len - o, "%s%u %s", buf[o - 1] == ':' ? " " : ", ", n, what);
 }
 
+/* Distinct identities (not excluded) whose counts were used or confirmed them, in settled jobs. */
+static uint32_t identities_used(const run_t *run)
+{
+    uint32_t n = 0;
+    uint8_t *seen = run->nidents ? calloc(run->nidents, 1) : NULL;
+    if (!seen) return 0;
+    for (size_t j = 0; j < run->plan->njobs; j++) {
+        if (!run->settled[j]) continue;
+        const uint16_t w[2] = {run->acc[j].who, run->acc[j].who2};
+        for (int i = 0; i < 2; i++)
+            if (w[i] < run->nidents && !run->idents[w[i]].excluded && !seen[w[i]]++) n++;
+    }
+    free(seen);
+    return n;
+}
+
 static void summarise(const run_t *run, char *buf, size_t len)
 {
     uint32_t njobs = (uint32_t)run->plan->njobs;
@@ -1227,16 +1248,24 @@ static void summarise(const run_t *run, char *buf, size_t len)
              "%u of %u jobs selected (%s); %u confirmed by a second computation:", run->selected,
              njobs, run->verify_text, confirmed);
     part(buf, len, run->by_worker, "by another worker with another Zobrist seed");
-    part(buf, len, run->same_seed, "by another worker with the same seed (no hash table)");
+    part(buf, len, run->same_seed, "by another worker with the same seed");
     part(buf, len, run->same_worker,
-         "by the same worker without its hash table (no other worker was connected: not a check "
-         "on another worker)");
+         "by the same worker or key without its hash table (no other worker was connected: not "
+         "a check on another worker)");
     part(buf, len, run->by_arbiter, "by the rule engine");
     if (!confirmed) snprintf(buf + strlen(buf), len - strlen(buf), " none");
+    uint32_t ids = identities_used(run);
+    snprintf(buf + strlen(buf), len - strlen(buf), "; counts from %u distinct identit%s", ids,
+             ids == 1 ? "y (one key or connection: no check by another)" : "ies");
     if (run->mismatches)
         snprintf(buf + strlen(buf), len - strlen(buf),
-                 "; %u mismatch%s, %u settled by a majority of three", run->mismatches,
-                 run->mismatches == 1 ? "" : "es", run->resolved);
+                 "; %u mismatch%s, %u settled by the rule engine or a majority of distinct "
+                 "identities",
+                 run->mismatches, run->mismatches == 1 ? "" : "es", run->resolved);
+    if (run->nexcluded)
+        snprintf(buf + strlen(buf), len - strlen(buf),
+                 "; %u worker%s caught wrong and excluded, %u job%s recomputed", run->nexcluded,
+                 run->nexcluded == 1 ? "" : "s", run->recomputed, run->recomputed == 1 ? "" : "s");
 }
 
 static void fill_comp(Ply__Computation *pc, const ply__comp_t *k)
@@ -1248,6 +1277,7 @@ static void fill_comp(Ply__Computation *pc, const ply__comp_t *k)
     pc->has_attempt = 1, pc->attempt = k->attempt;
     pc->has_arbiter = 1, pc->arbiter = k->arbiter != 0;
     pc->has_no_hash = 1, pc->no_hash = k->no_hash != 0;
+    pc->identity = (char *)k->identity;
 }
 
 ply__vreport_t *ply__verification(const run_t *run, Ply__Verification *v)
@@ -1266,6 +1296,22 @@ ply__vreport_t *ply__verification(const run_t *run, Ply__Verification *v)
         return NULL;
     }
     snprintf(r->mode, sizeof r->mode, "%s", run->verify_text[0] ? run->verify_text : "none");
+    if (run->nexcluded && !(r->exclusion = calloc(run->nexcluded, sizeof *r->exclusion))) {
+        ply__vreport_free(&r);
+        return NULL;
+    }
+    for (unsigned i = 0; i < run->nidents && r->nexclusion < run->nexcluded &&
+                         r->nexclusion < PLY_MAX_EXCLUSIONS;
+         i++) {
+        const ply__ident_t *id = &run->idents[i];
+        if (!id->excluded) continue;
+        char line[PLY__WHY_LEN + 256], clean[PLY_MAX_TEXT + 1];
+        snprintf(line, sizeof line, "%s (%s) excluded: %s", id->worker, id->identity,
+                 id->why ? id->why : "caught wrong");
+        ply_msg_text_sanitize(clean, sizeof clean, line);
+        if (!(r->exclusion[r->nexclusion] = strdup(clean))) break;
+        r->nexclusion++;
+    }
     summarise(run, r->summary, sizeof r->summary);
     *v = (Ply__Verification)PLY__VERIFICATION__INIT;
     v->mode = r->mode;
@@ -1282,6 +1328,10 @@ ply__vreport_t *ply__verification(const run_t *run, Ply__Verification *v)
     v->summary = r->summary;
     v->has_workers = 1, v->workers = run->nused_ids;
     v->has_seeds = 1, v->seeds = run->nused_seeds;
+    v->has_identities = 1, v->identities = identities_used(run);
+    v->has_excluded = 1, v->excluded = run->nexcluded;
+    v->has_recomputed = 1, v->recomputed = run->recomputed;
+    v->n_exclusion = r->nexclusion, v->exclusion = r->exclusion;
     size_t nc = 0;
     for (size_t i = 0; i < n; i++) {
         size_t idx = run->mm[i];

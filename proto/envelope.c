@@ -434,6 +434,8 @@ static int check_run_progress(vctx_t *c, const void *body)
         if (!m->worker[i]) return bad(c, "field %s missing", f);
         snprintf(f, sizeof f, "worker[%zu].worker_id", i);
         if (opt_text(c, f, m->worker[i]->worker_id)) return PLY_EPROTO;
+        snprintf(f, sizeof f, "worker[%zu].identity", i);
+        if (opt_text(c, f, m->worker[i]->identity)) return PLY_EPROTO;
     }
     if ((m->fen && fen(c, "fen", m->fen)) || opt_text(c, "verify", m->verify) ||
         opt_text(c, "error", m->error) || run_asked(c, m->asked))
@@ -460,6 +462,8 @@ static int check_mismatch(vctx_t *c, size_t i, const Ply__Mismatch *x)
         if (!x->computation[k]) return bad(c, "field %s missing", f);
         snprintf(f, sizeof f, "verification.mismatch[%zu].computation[%zu].worker_id", i, k);
         if (opt_text(c, f, x->computation[k]->worker_id)) return PLY_EPROTO;
+        snprintf(f, sizeof f, "verification.mismatch[%zu].computation[%zu].identity", i, k);
+        if (opt_text(c, f, x->computation[k]->identity)) return PLY_EPROTO;
     }
     return 0;
 }
@@ -474,6 +478,14 @@ static int check_verification(vctx_t *c, const Ply__Verification *v)
         if (need_text(c, f, v->detail[i])) return PLY_EPROTO;
     }
     if (opt_text(c, "verification.summary", v->summary)) return PLY_EPROTO;
+    if (v->n_exclusion > PLY_MAX_EXCLUSIONS)
+        return bad(c, "field verification.exclusion has %zu entries, must be at most %d",
+                   v->n_exclusion, PLY_MAX_EXCLUSIONS);
+    if (v->n_exclusion && !v->exclusion) return bad(c, "field verification.exclusion missing");
+    for (size_t i = 0; i < v->n_exclusion; i++) {
+        snprintf(f, sizeof f, "verification.exclusion[%zu]", i);
+        if (need_text(c, f, v->exclusion[i])) return PLY_EPROTO;
+    }
     if (v->n_mismatch > PLY_MAX_MISMATCHES)
         return bad(c, "field verification.mismatch has %zu entries, must be at most %d",
                    v->n_mismatch, PLY_MAX_MISMATCHES);
@@ -546,6 +558,8 @@ static int check_status_reply(vctx_t *c, const void *body)
         if (!m->worker[i]) return bad(c, "field %s missing", f);
         snprintf(f, sizeof f, "worker[%zu].worker_id", i);
         if (opt_text(c, f, m->worker[i]->worker_id)) return PLY_EPROTO;
+        snprintf(f, sizeof f, "worker[%zu].identity", i);
+        if (opt_text(c, f, m->worker[i]->identity)) return PLY_EPROTO;
     }
     return 0;
 }

@@ -52,6 +52,8 @@
 #define PLY_PPM 1000000
 /** Most mismatches a Verification lists in detail (all are counted). */
 #define PLY_MAX_MISMATCHES 64
+/** Most excluded identities a Verification lists (all are counted). */
+#define PLY_MAX_EXCLUSIONS 16
 /** Most computations a Mismatch lists (first, check, tie-break, drill-down...). */
 #define PLY_MAX_COMPUTATIONS 8
 /**
@@ -131,7 +133,8 @@ int ply_msg_decode(zmsg_t *zmsg, ply_msg_t **out, char *why, size_t why_len);
  *              but with any hi words; stats.hi (here and in divide entries)
  *              absent or exactly PLY_STATS_N words;
  *              verification: at most PLY_MAX_MISMATCHES mismatches of at most
- *              PLY_MAX_COMPUTATIONS computations, their fen (if present) as a FEN
+ *              PLY_MAX_COMPUTATIONS computations, their fen (if present) as a FEN,
+ *              at most PLY_MAX_EXCLUSIONS exclusion lines, each non-empty text
  *   STATUS_REPLY  at most PLY_MAX_STATUS_RUNS runs, each as RUN_PROGRESS
  *   RESULT_REQUEST, CANCEL  run_id
  *   HEARTBEAT, BYE, STATUS  nothing

@@ -17,6 +17,7 @@
 
 #include "arbiter/arbiter.h"
 #include "envelope.h"
+#include "security.h"
 #include "util/stats.h"
 #include "util/time.h"
 
@@ -29,7 +30,34 @@ struct fake_worker {
     char id[64];
     atomic_int stop, done, jobs, no_hash, errors;
     uint64_t nodes; /* counted so far, carried by heartbeats (hang detection) */
+    /* the positions lied on (hashes), for fake_worker_lies */
+    pthread_mutex_t lock;
+    uint64_t lied[4096];
+    int nlied;
 };
+
+/* FNV-1a of a position and a seed: which jobs a liar lies on. */
+static uint64_t fen_hash(const char *fen, unsigned seed)
+{
+    uint64_t h = 14695981039346656037u ^ seed;
+    for (const unsigned char *p = (const unsigned char *)fen; *p; p++) h = (h ^ *p) * 1099511628211u;
+    return h ^ h >> 29;
+}
+
+/* Whether the liar lies on @job (its @n-th, 0-based); notes the position when it does. */
+static int lies_on(fake_worker_t *w, const Ply__Job *job, unsigned n)
+{
+    if (!w->opts.lie_permille) return 0;
+    if (w->opts.lie_skip_every && n % w->opts.lie_skip_every == 0) return 0;
+    uint64_t h = fen_hash(job->fen, w->opts.lie_seed);
+    if (h % 1000 >= w->opts.lie_permille) return 0;
+    pthread_mutex_lock(&w->lock);
+    int known = 0;
+    for (int i = 0; i < w->nlied; i++) known |= w->lied[i] == h;
+    if (!known && w->nlied < (int)(sizeof w->lied / sizeof *w->lied)) w->lied[w->nlied++] = h;
+    pthread_mutex_unlock(&w->lock);
+    return 1;
+}
 
 static atomic_int fw_serial;
 
@@ -54,7 +82,8 @@ static void send_heartbeat(zsock_t *s, uint64_t nodes)
 }
 
 /* Counts the job with the arbiter and sends the RESULT (off by @offset when faulty). */
-static uint64_t do_job(zsock_t *s, const Ply__Job *job, fake_worker_mode_t mode, long offset)
+static uint64_t do_job(zsock_t *s, const Ply__Job *job, fake_worker_mode_t mode, long offset,
+                       int bad_perft1)
 {
     uint64_t t0 = ply_time_ns();
     ply_arb_pos_t pos;
@@ -80,7 +109,7 @@ static uint64_t do_job(zsock_t *s, const Ply__Job *job, fake_worker_mode_t mode,
     nodes += (uint64_t)offset + inflate;
     if (job->stats) st.v[PLY_STAT_nodes] = nodes, st.v[PLY_STAT_captures] += inflate;
     r.has_nodes = 1, r.nodes = nodes;
-    r.has_perft1 = 1, r.perft1 = (uint32_t)n + (mode == FW_WRONG_PERFT1);
+    r.has_perft1 = 1, r.perft1 = (uint32_t)n + (mode == FW_WRONG_PERFT1 || bad_perft1);
     Ply__Stats ps = PLY__STATS__INIT;
     if (job->stats) {
         ply_msg_stats_to_proto(&ps, &st);
@@ -118,7 +147,15 @@ static void *fw_main(void *arg)
 {
     fake_worker_t *w = arg;
     zsock_t *s = zsock_new(ZMQ_DEALER);
-    if (!s || zsock_connect(s, "%s", w->endpoint) != 0) {
+    ply_curve_client_t *key = NULL;
+    if (s && w->opts.curve_cert) {
+        char why[256];
+        key = ply_curve_client_new(w->opts.curve_cert, w->opts.curve_server, why, sizeof why);
+        if (!key) fprintf(stderr, "fake worker: %s\n", why);
+        ply_curve_client_apply(key, s);
+    }
+    if (!s || (w->opts.curve_cert && !key) || zsock_connect(s, "%s", w->endpoint) != 0) {
+        ply_curve_client_destroy(&key);
         zsock_destroy(&s);
         atomic_store(&w->done, 1);
         return NULL;
@@ -139,7 +176,7 @@ static void *fw_main(void *arg)
     send_ready(s, w->credit);
     uint64_t last_hb = ply_time_ms(), last_rx = last_hb;
     int vanished = 0, errored = 0, hung = 0;
-    unsigned results = 0;
+    unsigned results = 0, received = 0;
     while (!atomic_load(&w->stop)) {
         /* like a real worker, leave when the coordinator has gone silent (it
          * heartbeats every 100 ms in the tests), so that no process outlives it */
@@ -168,9 +205,12 @@ static void *fw_main(void *arg)
                     ply_msg_send_error(s, NULL, PLY_EWORKER, "injected failure", in->job->job_id,
                                        in->job->attempt, in->job->run_id);
                 } else {
-                    w->nodes += do_job(s, in->job, w->mode, w->opts.offset);
+                    long off = w->opts.offset + lies_on(w, in->job, received);
+                    w->nodes += do_job(s, in->job, w->mode, off,
+                                       w->opts.bad_perft1_at == results + 1);
                     results++;
                 }
+                received++;
                 if (w->opts.max_jobs && results >= w->opts.max_jobs) {
                     ply_msg_free(&in);
                     break;
@@ -203,6 +243,7 @@ static void *fw_main(void *arg)
     }
     zpoller_destroy(&poller);
     zsock_destroy(&s);
+    ply_curve_client_destroy(&key);
     atomic_store(&w->done, 1);
     return NULL;
 }
@@ -231,6 +272,7 @@ fake_worker_t *fake_worker_start_opts(const char *endpoint, fake_worker_mode_t m
     atomic_init(&w->done, 0);
     atomic_init(&w->jobs, 0);
     atomic_init(&w->errors, 0);
+    pthread_mutex_init(&w->lock, NULL);
     if (pthread_create(&w->thread, NULL, fw_main, w) != 0) {
         free(w);
         return NULL;
@@ -248,6 +290,21 @@ int fake_worker_jobs(fake_worker_t *w)
     return atomic_load(&w->jobs);
 }
 
+int fake_worker_lies(fake_worker_t *w)
+{
+    pthread_mutex_lock(&w->lock);
+    int n = w->nlied;
+    pthread_mutex_unlock(&w->lock);
+    return n;
+}
+
+void fake_worker_lies_reset(fake_worker_t *w)
+{
+    pthread_mutex_lock(&w->lock);
+    w->nlied = 0;
+    pthread_mutex_unlock(&w->lock);
+}
+
 int fake_worker_errors(fake_worker_t *w)
 {
     return atomic_load(&w->errors);
@@ -263,6 +320,7 @@ void fake_worker_stop(fake_worker_t **wp)
     if (!wp || !*wp) return;
     atomic_store(&(*wp)->stop, 1);
     pthread_join((*wp)->thread, NULL);
+    pthread_mutex_destroy(&(*wp)->lock);
     free(*wp);
     *wp = NULL;
 }

@@ -35,6 +35,15 @@ typedef struct fake_worker_opts {
     unsigned seed;     /* Zobrist seed announced in HELLO */
     long offset;       /* added to every count it reports (a faulty worker) */
     unsigned max_jobs; /* after this many results, leave quietly (0: never) */
+    /* A liar: answers the true count + 1 (perft(1), statistics and divide consistent with
+     * it, so that only a second computation can tell) on the jobs whose position hashes,
+     * with lie_seed, below lie_permille / 1000: the same jobs whenever it sees them. */
+    unsigned lie_permille;
+    unsigned lie_seed;
+    unsigned lie_skip_every; /* never lie on the 1st, (n+1)th, (2n+1)th... job it receives */
+    unsigned bad_perft1_at;  /* its result number N (1-based) reports perft(1) + 1 (0: never) */
+    /* CURVE: its secret certificate and the coordinator's public key (both NULL: none) */
+    const char *curve_cert, *curve_server;
 } fake_worker_opts_t;
 
 typedef struct fake_worker fake_worker_t;
@@ -51,6 +60,12 @@ int fake_worker_no_hash_jobs(fake_worker_t *w);
 
 /** fake_worker_jobs - JOBs received so far. */
 int fake_worker_jobs(fake_worker_t *w);
+
+/** fake_worker_lies - distinct job positions it has lied on since the last reset. */
+int fake_worker_lies(fake_worker_t *w);
+
+/** fake_worker_lies_reset - start counting fake_worker_lies afresh (between runs). */
+void fake_worker_lies_reset(fake_worker_t *w);
 
 /** fake_worker_errors - ERROR messages received from the coordinator so far. */
 int fake_worker_errors(fake_worker_t *w);

@@ -1347,6 +1347,18 @@ EDIT(run_result_no_nodes, m->run_result->has_nodes = 0)
 EDIT(run_result_bad_move, m->run_result->divide[1]->move = "g1f3n5")
 EDIT(run_result_bad_detail, m->run_result->verification->detail[1] = "\xc0\xaf")
 EDIT(run_result_long_mode, m->run_result->verification->mode = long_text)
+static char *bad_exclusion[PLY_MAX_EXCLUSIONS + 1] = {"worker w (curve:K): caught \x1b[31m"};
+EDIT(run_result_bad_exclusion, (m->run_result->verification->n_exclusion = 1,
+                                m->run_result->verification->exclusion = bad_exclusion))
+static char *many_exclusions[PLY_MAX_EXCLUSIONS + 1];
+static void run_result_many_exclusions(ply_msg_t *m)
+{
+    for (int i = 0; i <= PLY_MAX_EXCLUSIONS; i++) many_exclusions[i] = "w (conn:00): caught";
+    m->run_result->verification->n_exclusion = PLY_MAX_EXCLUSIONS + 1;
+    m->run_result->verification->exclusion = many_exclusions;
+}
+EDIT(run_result_bad_identity,
+     m->run_result->verification->mismatch[0]->computation[0]->identity = "conn:\x7f")
 EDIT(run_result_no_verif, m->run_result->verification = NULL)
 /* RunAsked (what a run computes), attached to the answers that may carry it */
 static Ply__RunAsked g_asked;
@@ -1424,6 +1436,8 @@ EDIT(run_result_computation_id,
      m->run_result->verification->mismatch[0]->computation[1]->worker_id = "a\tb")
 EDIT(status_reply_run_no_state, m->status_reply->run[0]->state = NULL)
 EDIT(status_reply_bad_worker, m->status_reply->worker[0]->worker_id = "\x1b[31m")
+EDIT(status_reply_bad_identity, m->status_reply->worker[0]->identity = "curve:\x1b[31m")
+EDIT(progress_run_bad_identity, m->run_progress->worker[1]->identity = "conn:\n")
 EDIT(status_reply_empty, (m->status_reply->n_run = 0, m->status_reply->n_worker = 0))
 
 static const vcase_t VCASES[] = {
@@ -1558,6 +1572,12 @@ static const vcase_t VCASES[] = {
     {"run_result", run_result_bad_detail, PLY_EPROTO,
      "RUN_RESULT: field verification.detail[1] has a control character or invalid UTF-8"},
     {"run_result", run_result_long_mode, PLY_EPROTO, "RUN_RESULT: field verification.mode is over"},
+    {"run_result", run_result_bad_exclusion, PLY_EPROTO,
+     "RUN_RESULT: field verification.exclusion[0] has a control character"},
+    {"run_result", run_result_many_exclusions, PLY_EPROTO,
+     "RUN_RESULT: field verification.exclusion has 17 entries, must be at most 16"},
+    {"run_result", run_result_bad_identity, PLY_EPROTO,
+     "RUN_RESULT: field verification.mismatch[0].computation[0].identity has a control"},
     {"run_result", run_result_no_verif, 0, NULL},
     {"result_request", result_request_no_run, PLY_EPROTO, "RESULT_REQUEST: field run_id missing"},
     {"result_request", result_request_run_0, PLY_EPROTO, "RESULT_REQUEST: field run_id = 0"},
@@ -1587,6 +1607,10 @@ static const vcase_t VCASES[] = {
     {"run_result", run_result_computation_id, PLY_EPROTO,
      "RUN_RESULT: field verification.mismatch[0].computation[1].worker_id has a control"},
     {"status_reply", status_reply_run_no_state, PLY_EPROTO, "STATUS_REPLY: field state missing"},
+    {"status_reply", status_reply_bad_identity, PLY_EPROTO,
+     "STATUS_REPLY: field worker[0].identity has a control character"},
+    {"run_progress", progress_run_bad_identity, PLY_EPROTO,
+     "RUN_PROGRESS: field worker[1].identity has a control character"},
     {"status_reply", status_reply_bad_worker, PLY_EPROTO,
      "STATUS_REPLY: field worker[0].worker_id has a control"},
     {"status_reply", status_reply_empty, 0, NULL},

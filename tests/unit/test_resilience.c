@@ -67,7 +67,7 @@ static Ply__RunResult *perft_ok(const char *ep, const char *fen, unsigned depth,
 static fake_worker_t *fake(const char *ep, fake_worker_mode_t mode, const char *id, unsigned seed,
                            long offset)
 {
-    fake_worker_opts_t o = {id, seed, offset, 0};
+    fake_worker_opts_t o = {.id = id, .seed = seed, .offset = offset};
     fake_worker_t *w = fake_worker_start_opts(ep, mode, 1, &o);
     assert_non_null(w);
     return w;
@@ -402,7 +402,7 @@ static void test_restart_resumes(void **state)
     snprintf(path, sizeof path, "%s/state.db", dir);
     coord_t *t = coord_start("inproc", NULL, path);
     /* a worker that leaves after 12 of the 48 jobs */
-    fake_worker_opts_t o = {"quitter", 1, 0, 12};
+    fake_worker_opts_t o = {.id = "quitter", .seed = 1, .max_jobs = 12};
     fake_worker_t *w = fake_worker_start_opts(t->endpoint, FW_NORMAL, 1, &o);
     ply_client_t *cl = ply_client_new(t->endpoint, NULL, 0);
     ply_perft_request_t req = {.fen = KIWIPETE, .depth = 3, .divide = 1, .split_depth = 1};

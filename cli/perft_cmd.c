@@ -427,7 +427,9 @@ static int run_single(ply_session_t *s, const perft_args_t *a)
     } else {
         print_result_text(res, a);
     }
-    int failed = res->verification && res->verification->mismatches;
+    /* a fault found (settled or not, a worker caught wrong) is exit 1, whatever the total */
+    int failed =
+        res->verification && (res->verification->mismatches || res->verification->excluded);
     ply_session_free_reply(&acc, &res);
     return failed ? 1 : 0;
 }
@@ -709,5 +711,5 @@ int ply_perft_print_result(const Ply__RunResult *r, int divide, int stats, int j
     } else {
         print_result_text(r, &a);
     }
-    return r->verification && r->verification->mismatches ? 1 : 0;
+    return r->verification && (r->verification->mismatches || r->verification->excluded) ? 1 : 0;
 }

@@ -661,6 +661,7 @@ static void describe(char *buf, size_t len, const ply__comp_t *k)
 }
 
 static void drill_start(ply_coordinator_t *c, run_t *run, size_t idx);
+static void drop_stored(ply_coordinator_t *c, run_t *run, size_t idx, int role);
 
 /*
  * Settles job @idx when its computations allow. The first two agree: done.
@@ -785,6 +786,14 @@ void ply__take(ply_coordinator_t *c, run_t *run, size_t t, ply__comp_t *comp, in
         return;
     }
     ply__vjob_t *v = run->v[idx];
+    if (live && role == PLY__TIE && !v->mismatch) {
+        /* the tie-break of a mismatch an exclusion made void: not needed (asked again if the
+         * job's new computation disagrees too) */
+        ply__comp_free(comp);
+        run->jobs[t].state = JOB_UNUSED;
+        drop_stored(c, run, idx, PLY__TIE);
+        return;
+    }
     if (v->comp[role].have) { /* a second result for one role: keep the first */
         ply__comp_free(comp);
         return;
@@ -921,6 +930,15 @@ void ply__exclude(ply_coordinator_t *c, run_t *run, const char *identity, const 
             v->dissent = -1;
             run->mismatches--;
             mm_remove(run, j);
+            /* and so is its tie-break: asked again if the new computation disagrees too */
+            size_t tt = task_of(run, j, PLY__TIE);
+            if (v->comp[PLY__TIE].have) {
+                ply__comp_free(&v->comp[PLY__TIE]);
+                memset(&v->comp[PLY__TIE], 0, sizeof v->comp[PLY__TIE]);
+                drop_stored(c, run, j, PLY__TIE);
+            }
+            if (run->jobs[tt].state == JOB_PENDING || run->jobs[tt].state == JOB_DONE)
+                run->jobs[tt].state = JOB_UNUSED; /* one in flight comes back and is dropped */
         }
         settle(c, run, j, 1);
     }

@@ -276,10 +276,18 @@ static void test_worker_vanishes(void **state)
     coord_stop(&t);
 }
 
+static void one_second_wait(ply_coordinator_config_t *cfg)
+{
+    cfg->worker_wait_ms = 1000;
+}
+
+/* A worker whose perft(1) disagrees with the rule engine is excluded from the run; alone, nobody
+ * is left to compute the job, and the run fails naming it, the position and both counts (with
+ * another worker the run goes on: test_trust.c, test_excluded_recomputed). */
 static void test_wrong_perft1(void **state)
 {
     (void)state;
-    coord_t *t = coord_start("inproc", NULL, NULL);
+    coord_t *t = coord_start("inproc", one_second_wait, NULL);
     fake_worker_t *w = fake_worker_start(t->endpoint, FW_WRONG_PERFT1, 1);
     Ply__RunResult *res;
     char why[512] = "";

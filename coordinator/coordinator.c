@@ -392,6 +392,8 @@ static void job_requeue(ply_coordinator_t *c, run_t *run, size_t idx, int failur
              run->job_base + idx, j->attempt, reason);
 }
 
+static void cancel_on_worker(ply_coordinator_t *c, peer_t *p, const run_t *run, size_t idx);
+
 void ply__withdraw(ply_coordinator_t *c, run_t *run, const char *identity)
 {
     for (peer_t *p = c->peers; p; p = p->next) {
@@ -405,6 +407,7 @@ void ply__withdraw(ply_coordinator_t *c, run_t *run, const char *identity)
                 continue;
             }
             p->inflight[i] = p->inflight[--p->ninflight];
+            cancel_on_worker(c, p, run, t); /* its count is no longer wanted */
             job_requeue(c, run, t, 0, "its worker was excluded from the run");
         }
     }

@@ -6,34 +6,39 @@
  * Modes (Submit.verify):
  *   none    one computation per job; only the always-on checks (the arbiter
  *           above the split, perft(1) of every job);
- *   sample  a deterministic fraction P of the jobs: job k of the plan (biggest
- *           first) is chosen when ceil((k+1)P) > ceil(kP), so ceil(N P) jobs
- *           spread evenly over the plan's order, the first always included.
- *           The check is counted by the rule engine when it can afford the job
- *           (estimated nodes <= arbiter_budget, a quarter of that with
- *           statistics), else by a second worker;
+ *   sample  each job with probability P, drawn from the kernel's CSPRNG at
+ *           the run's start (nothing a worker sees tells which). The check is
+ *           counted by the rule engine when it can afford the job (estimated
+ *           nodes <= arbiter_budget, a quarter of that with statistics), else
+ *           by a second worker;
  *   all     every job twice, on two workers (the way record perft
  *           computations were verified).
- * A check by a worker goes to the best worker available, in this order: a
- * different worker with a different Zobrist seed; a different worker with the
- * same seed; the same worker (only when it is the only one connected). The
- * last two count without their hash table (Job.no_hash), so that the second
- * computation cannot just read back the first one's table entries, and the
- * report names each kind separately: a check on the same worker is never
- * reported as a check on another worker.
+ *
+ * The trust model (README "Threat model"). A worker is its identity
+ * (peer_t.identity: its CURVE key, or its connection), never the id or seed
+ * it declares. A check by a worker goes to the best worker available, in
+ * this order: another identity with another Zobrist seed; another identity
+ * with the same seed; the same identity (only when it is the only one
+ * connected). Only the last counts without its hash table (Job.no_hash): a
+ * check by another identity is sent exactly as a first computation. The
+ * report names each kind separately (a check by the same identity is never
+ * reported as a check by another) and how many distinct identities the
+ * counts came from.
  *
  * Two computations agree when nodes, statistics (when both have them) and
- * the split-0 divide agree. On a disagreement a third computation decides:
- * the rule engine when it can afford the job and was not one of the two,
- * else a third worker (neither of the first two); the majority's counts are
- * used, the dissenting
- * computation is reported with its worker, and where the rule engine can
- * afford it a drill-down compares its divide of the job position with a
- * divide job on the dissenting worker to name the first move whose subtree
+ * the split-0 divide agree. The rule engine is authoritative: when it
+ * counted one of them (a sample's check) or can afford the tie-break, its
+ * count is used and is never outvoted; else a third identity decides by
+ * majority. Every computation that loses is caught: its identity is excluded
+ * from the run (ply__exclude: no more of its jobs, its tasks withdrawn, its
+ * computations of unsettled jobs dropped, every settled job resting on it
+ * alone taken out of the sums and computed again), and where the rule engine
+ * can afford it a drill-down compares its divide of the job position with a
+ * divide job on the losing worker to name the first move whose subtree
  * differs. Three different answers quarantine the job: the run fails with
  * every count and worker, never with a partial or a guessed total. A
- * tie-break that no third worker takes within worker_wait_ms fails the same
- * way.
+ * tie-break that no third identity takes within worker_wait_ms, or a run
+ * left with only excluded workers for that long, fails the same way.
  *
  * The rule engine's counts run on libuv's thread pool (arb_work), never on
  * the loop thread; their results come back through the same path as a

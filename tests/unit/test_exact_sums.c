@@ -167,15 +167,22 @@ static void test_sums_past_2_64(void **state)
     rmdir(dir);
 }
 
+static void short_wait(ply_coordinator_config_t *cfg)
+{
+    cfg->worker_wait_ms = 1000;
+}
+
 /*
  * One job's divide whose entries sum past 2^64 to its total modulo 2^64 (a
  * worker's 64-bit sum would wrap to agree): refused, never summed into an
- * answer. perft(2) of the start position is 400 (one job at split 0).
+ * answer. perft(2) of the start position is 400 (one job at split 0). The
+ * worker is caught wrong and excluded; alone, it leaves nobody to compute the
+ * job, and the run fails (after worker_wait_ms) naming it and why.
  */
 static void test_job_divide_wrap_refused(void **state)
 {
     (void)state;
-    coord_t *t = coord_start("inproc", NULL, NULL);
+    coord_t *t = coord_start("inproc", short_wait, NULL);
     fake_worker_t *w = fake_worker_start(t->endpoint, FW_WRAP_DIVIDE, 1);
     assert_non_null(w);
     ply_perft_request_t req = {.fen = START, .depth = 2, .divide = 1, .split_depth = 0};

@@ -133,11 +133,22 @@ static Ply__StatusReply *status(const cluster_t *k)
     return r;
 }
 
-/* Waits until run 1 has at least @done jobs done and worker @id holds a job. 1, or 0 on timeout. */
+/* The id of the cluster's one run (run ids are random), or 0 while it has none. */
+static uint64_t the_run(const cluster_t *k)
+{
+    Ply__StatusReply *r = status(k);
+    uint64_t id = r && r->n_run > 0 ? r->run[0]->run_id : 0;
+    if (r) ply__status_reply__free_unpacked(r, NULL);
+    return id;
+}
+
+/* Waits until the cluster's run has at least @done jobs done and worker @id holds a job. 1, or 0 on
+ * timeout. */
 static int wait_progress(const cluster_t *k, uint32_t done, const char *id)
 {
     for (uint64_t t0 = th_now_ms(); th_now_ms() - t0 < 60000; usleep(50000)) {
-        Ply__RunProgress *p = progress(k, 1);
+        const uint64_t run = the_run(k);
+        Ply__RunProgress *p = run ? progress(k, run) : NULL;
         int ok = p && p->jobs_done >= done;
         for (size_t i = 0; ok && id && i < p->n_worker; i++)
             if (!strcmp(p->worker[i]->worker_id, id)) ok = p->worker[i]->jobs_in_flight > 0 ? 2 : 1;

@@ -147,9 +147,12 @@ static void show_progress(const Ply__RunProgress *p, void *arg)
         ps->start_ms = now;
         return;
     }
-    if (!ps->have_base) { /* the rate counts this run's nodes, not those read back */
+    /* the rate is of nodes counted (not of table answers), and of this run's, not of those
+     * read back on resume */
+    ply_u128_t rated = p->has_counted_nodes ? p->counted_nodes : nodes;
+    if (!ps->have_base) {
         ps->have_base = 1;
-        ps->base_nodes = nodes;
+        ps->base_nodes = rated;
         ps->base_ms = now;
     }
     if (elapsed < 1000) return;
@@ -157,15 +160,16 @@ static void show_progress(const Ply__RunProgress *p, void *arg)
     ps->last_ms = now;
     double secs = (double)elapsed / 1000.0;
     double since = (double)(now - ps->base_ms) / 1000.0;
-    double rate = since > 0 && nodes >= ps->base_nodes ? (double)(nodes - ps->base_nodes) / since : 0;
+    double rate =
+        since > 0 && rated >= ps->base_nodes ? (double)(rated - ps->base_nodes) / since : 0;
     char count[PLY_U128_DEC_LEN];
     char eta[32] = "?";
     if (p->jobs_done > 0 && p->jobs_total >= p->jobs_done)
         snprintf(eta, sizeof eta, "%.0f s", secs * (p->jobs_total - p->jobs_done) / p->jobs_done);
-    fprintf(stderr, "%s%u/%u jobs  %s nodes  %.3g Mnodes/s  %u worker%s  %.0f s  ETA %s%s",
+    fprintf(stderr, "%s%u/%u jobs  %s nodes  %.3g Mnodes/s counted  %u worker%s  %.0f s  ETA %s%s",
             tty ? "\r\033[K" : "ply perft: ", p->jobs_done, p->jobs_total,
-            ply_u128_to_dec(nodes, count, sizeof count), rate / 1e6, p->workers, p->workers == 1 ? "" : "s", secs,
-            eta, tty ? "" : "\n");
+            ply_u128_to_dec(nodes, count, sizeof count), rate / 1e6, p->workers,
+            p->workers == 1 ? "" : "s", secs, eta, tty ? "" : "\n");
     fflush(stderr);
     ps->shown = tty;
 }

@@ -718,6 +718,7 @@ static void fill_progress(ply_coordinator_t *c, Ply__RunProgress *rp, Ply__RunAs
         rp->has_results_restored = 1, rp->results_restored = run->results_restored;
         rp->has_jobs_in_flight = 1, rp->jobs_in_flight = tasks_in_flight(c, run);
         rp->has_queued_ms = 1, rp->queued_ms = queued_ms(run, ply_time_ms());
+        rp->has_counted_nodes = 1, rp->counted_nodes = run->counted_nodes;
         if (run->state == RUN_ACTIVE && !run->started) { /* "queued": say behind what */
             rp->has_runs_ahead = 1;
             for (const run_t *q = c->runs; q && q != run; q = q->next)
@@ -745,6 +746,8 @@ static void fill_progress(ply_coordinator_t *c, Ply__RunProgress *rp, Ply__RunAs
     rp->has_threads = 1, rp->threads = threads;
     if (!may_read(c, run ? run->owner : f->owner, who)) {
         rp->has_nodes = 0, rp->nodes = 0;
+        rp->has_nodes_hi = 0, rp->nodes_hi = 0;
+        rp->has_counted_nodes = 0, rp->counted_nodes = 0;
         rp->has_answer_hidden = 1, rp->answer_hidden = 1;
     }
 }

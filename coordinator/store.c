@@ -4,7 +4,9 @@
  *
  * Schema (format 2; PRAGMA application_id marks the file as ply's, PRAGMA
  * user_version holds the format):
- *   runs     one row per accepted run: the request, the plan summary, the
+ *   runs     one row per accepted run (id: random, see envelope.h
+ *            PLY_MAX_RUN_ID; listed in submission order, never by id): the
+ *            request, its owner (store.h), the plan summary, the
  *            root moves in plan order (UCI, space-separated), the task-id
  *            range, and once finished its state, summary and encoded reply;
  *            its total count is 128-bit: nodes holds the low 64 bits (as

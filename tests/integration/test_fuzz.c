@@ -48,7 +48,9 @@
 #define MAX_BODY    (1u << 16)
 #define KIWIPETE    "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1"
 #define KIWIPETE_D4 4085603ull
-#define MAX_SUBMITS 4096
+/* The owner token of every run the fuzzer gets accepted (tame() puts it on every SUBMIT
+ * that decodes), so that it can cancel them all at the end: a run is its owner's alone. */
+#define FUZZ_TOKEN "fuzz-owner-token-0123456789"
 
 static char dir[256];
 
@@ -353,11 +355,15 @@ static size_t tame(uint8_t *body, size_t n, int to_worker)
         m->submit->has_split_depth = 1, m->submit->split_depth = 3, changed = 1;
     if (m->body_case == PLY__MESSAGE__BODY_WELCOME && m->welcome->heartbeat_ms < 200)
         m->welcome->heartbeat_ms = 1000, changed = 1;
+    char *token = NULL; /* the decoder's, put back before it frees the message */
+    if (m->body_case == PLY__MESSAGE__BODY_SUBMIT)
+        token = m->submit->owner_token, m->submit->owner_token = (char *)FUZZ_TOKEN, changed = 1;
     /* an ERROR "unsupported version" is how a coordinator sends a worker away for good
      * (as BYE is with --exit-on-bye): legitimate, and the end of the fuzzing */
     if (to_worker && m->body_case == PLY__MESSAGE__BODY_ERROR && m->error->code == PLY_EVERSION)
         m->error->code = PLY_EPROTO, changed = 1;
     if (changed) n = pack(m, body);
+    if (m->body_case == PLY__MESSAGE__BODY_SUBMIT) m->submit->owner_token = token;
     ply_msg_free(&m);
     return n;
 }
@@ -450,19 +456,50 @@ static void absurd_submit(zsock_t *s, int split)
     sub.has_depth = 1, sub.depth = PLY_MAX_DEPTH;
     sub.has_split_depth = 1, sub.split_depth = split;
     sub.has_stats = 1, sub.stats = 1;
+    sub.owner_token = FUZZ_TOKEN;
     m.body_case = PLY__MESSAGE__BODY_SUBMIT, m.submit = &sub;
     ply_msg_send(s, &m);
 }
 
-static void cancel_runs(zsock_t *s, uint64_t upto)
+/*
+ * Cancels every run still in progress (run ids are random: they are read from a STATUS
+ * reply) as their owner. Returns how many there were, or -1 when no reply came.
+ */
+static int cancel_runs(zsock_t *s)
 {
-    for (uint64_t id = 1; id <= upto; id++) {
-        ply_msg_t m = PLY__MESSAGE__INIT;
-        Ply__Cancel cancel = PLY__CANCEL__INIT;
-        cancel.has_run_id = 1, cancel.run_id = id;
-        m.body_case = PLY__MESSAGE__BODY_CANCEL, m.cancel = &cancel;
-        ply_msg_send(s, &m);
+    ply_msg_t m = PLY__MESSAGE__INIT;
+    Ply__StatusRequest st = PLY__STATUS_REQUEST__INIT;
+    m.body_case = PLY__MESSAGE__BODY_STATUS, m.status = &st;
+    ply_msg_send(s, &m);
+    for (uint64_t t0 = th_now_ms(); th_now_ms() - t0 < 5000;) {
+        if (!(zsock_events(s) & ZMQ_POLLIN)) {
+            usleep(10000);
+            continue;
+        }
+        ply_msg_t *in = NULL;
+        if (ply_msg_recv(s, &in, NULL, 0) != 0 ||
+            in->body_case != PLY__MESSAGE__BODY_STATUS_REPLY) {
+            ply_msg_free(&in);
+            continue;
+        }
+        int active = 0;
+        for (size_t i = 0; i < in->status_reply->n_run; i++) {
+            const Ply__RunProgress *p = in->status_reply->run[i];
+            if (strcmp(p->state, "splitting") && strcmp(p->state, "queued") &&
+                strcmp(p->state, "running"))
+                continue;
+            active++;
+            ply_msg_t c = PLY__MESSAGE__INIT;
+            Ply__Cancel cancel = PLY__CANCEL__INIT;
+            cancel.has_run_id = 1, cancel.run_id = p->run_id;
+            cancel.owner_token = FUZZ_TOKEN;
+            c.body_case = PLY__MESSAGE__BODY_CANCEL, c.cancel = &cancel;
+            ply_msg_send(s, &c);
+        }
+        ply_msg_free(&in);
+        return active;
     }
+    return -1;
 }
 
 static void test_fuzz_coordinator(void **state)
@@ -513,7 +550,12 @@ static void test_fuzz_coordinator(void **state)
         for (int p = 0; p < FUZZ_PEERS; p++) replies += drain_client(peers[p], &accepted);
         alive = th_alive(coord);
     }
-    cancel_runs(peers[3], MAX_SUBMITS);
+    /* ... including those whose split outlasted the rounds above (perft(16) under load) */
+    for (uint64_t t1 = th_now_ms(); alive && th_now_ms() - t1 < 60000; usleep(200000)) {
+        for (int p = 0; p < FUZZ_PEERS; p++) replies += drain_client(peers[p], &accepted);
+        if (cancel_runs(peers[3]) == 0) break;
+        alive = th_alive(coord);
+    }
     for (int i = 0; i < FUZZ_PEERS; i++) zsock_destroy(&peers[i]);
     uint64_t fuzz_ms = th_now_ms() - t0;
     print_message("coordinator: %d messages sent in %llu ms, %d replies, %llu runs accepted and "

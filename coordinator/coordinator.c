@@ -291,9 +291,8 @@ void ply__run_fail(run_t *run, int code, const char *fmt, ...)
 static run_t *job_find(ply_coordinator_t *c, uint64_t job_id, size_t *idx)
 {
     for (run_t *run = c->runs; run; run = run->next)
-        if (run->state == RUN_ACTIVE && job_id >= run->job_base &&
-            job_id - run->job_base < run->ntasks) {
-            *idx = (size_t)(job_id - run->job_base);
+        if (run->state == RUN_ACTIVE && ply__task_of_wire(run, job_id) >= 0) {
+            *idx = (size_t)ply__task_of_wire(run, job_id);
             return run;
         }
     return NULL;
@@ -399,10 +398,10 @@ void ply__withdraw(ply_coordinator_t *c, run_t *run, const char *identity)
     for (peer_t *p = c->peers; p; p = p->next) {
         if (p->kind != PEER_WORKER || strcmp(p->identity, identity) != 0) continue;
         for (size_t i = 0; i < p->ninflight;) {
-            uint64_t id = p->inflight[i];
-            size_t t = (size_t)(id - run->job_base);
-            if (id < run->job_base || t >= run->ntasks || run->jobs[t].state != JOB_INFLIGHT ||
-                run->jobs[t].worker != p || t / run->plan->njobs == PLY__DRILL) {
+            int64_t tw = ply__task_of_wire(run, p->inflight[i]);
+            size_t t = tw < 0 ? 0 : (size_t)tw;
+            if (tw < 0 || run->jobs[t].state != JOB_INFLIGHT || run->jobs[t].worker != p ||
+                t / run->plan->njobs == PLY__DRILL) {
                 i++;
                 continue;
             }
@@ -828,7 +827,7 @@ static void cancel_on_worker(ply_coordinator_t *c, peer_t *p, const run_t *run, 
     cancel.has_run_id = 1;
     cancel.run_id = run->id;
     cancel.has_job_id = 1;
-    cancel.job_id = run->job_base + idx;
+    cancel.job_id = ply__wire_id(run, idx);
     cancel.has_attempt = 1;
     cancel.attempt = run->jobs[idx].attempt;
     ply_msg_t m = PLY__MESSAGE__INIT;
@@ -844,8 +843,8 @@ static void withdraw_jobs(ply_coordinator_t *c, const run_t *run)
     if (!run->plan || !run->plan->njobs) return;
     for (peer_t *p = c->peers; p; p = p->next) {
         for (size_t i = 0; i < p->ninflight;) {
-            if (p->inflight[i] >= run->job_base && p->inflight[i] - run->job_base < run->ntasks) {
-                size_t idx = (size_t)(p->inflight[i] - run->job_base);
+            if (ply__task_of_wire(run, p->inflight[i]) >= 0) {
+                size_t idx = (size_t)ply__task_of_wire(run, p->inflight[i]);
                 if (run->jobs[idx].state == JOB_INFLIGHT && run->jobs[idx].worker == p)
                     cancel_on_worker(c, p, run, idx);
                 p->inflight[i] = p->inflight[--p->ninflight];
@@ -1050,7 +1049,7 @@ static int handout(ply_coordinator_t *c, peer_t *p, run_t *run, size_t idx, int 
     job_state_t *j = &run->jobs[idx];
     size_t job_idx = idx % plan->njobs;
     int role = (int)(idx / plan->njobs);
-    uint64_t job_id = run->job_base + idx;
+    uint64_t job_id = ply__wire_id(run, idx); /* what the worker sees */
     int was_idle = p->ninflight == 0;
     uint64_t lease, deadline = lease_for(c, p, run, idx, &lease);
     if (inflight_add(p, job_id) != 0) return PLY_ENOMEM;
@@ -1323,7 +1322,7 @@ static void on_result(ply_coordinator_t *c, peer_t *p, const Ply__Result *r)
         snprintf(why, sizeof why,
                  "perft(1) mismatch at %s: %s says %u, the arbiter says %u (job %" PRIu64
                  ", attempt %u)",
-                 sj->fen, p->name, r->perft1, sj->perft1, r->job_id, r->attempt);
+                 sj->fen, p->name, r->perft1, sj->perft1, run->job_base + idx, r->attempt);
         check_failed(c, run, idx, p, why);
         return;
     }
@@ -1350,7 +1349,7 @@ static void on_result(ply_coordinator_t *c, peer_t *p, const Ply__Result *r)
             snprintf(why, sizeof why,
                      "%s at %s: stats.nodes = %" PRIu64 " but nodes = %" PRIu64 " (job %" PRIu64
                      ")",
-                     p->name, sj->fen, k.stats.v[PLY_STAT_nodes], r->nodes, r->job_id);
+                     p->name, sj->fen, k.stats.v[PLY_STAT_nodes], r->nodes, run->job_base + idx);
             check_failed(c, run, idx, p, why);
             return;
         }
@@ -1360,14 +1359,14 @@ static void on_result(ply_coordinator_t *c, peer_t *p, const Ply__Result *r)
         ply__comp_free(&k);
         j->state = JOB_DONE;
         ply__run_fail(run, rc, "%s at %s: out of memory (job %" PRIu64 ")", p->name, sj->fen,
-                      r->job_id);
+                      run->job_base + idx);
         return;
     }
     if (rc < 0) {
         ply__comp_free(&k);
         char line[2 * WHY_LEN];
         snprintf(line, sizeof line, "%s at %s: %s (job %" PRIu64 ")", p->name, sj->fen, why,
-                 r->job_id);
+                 run->job_base + idx);
         check_failed(c, run, idx, p, line);
         return;
     }

@@ -206,6 +206,8 @@ typedef struct run {
     int divide_has_stats;
     uint32_t perft1_checked;
     /* the trust model (verify.c) */
+    uint32_t *wire, *unwire; /* verified runs: task -> job id offset and back (a secret random
+                                permutation, so that a check's id looks like any other) */
     uint8_t *select;        /* per job: chosen (by a CSPRNG) for a second computation */
     ply__acc_t *acc;        /* per job, once settled: where its counts came from */
     ply_stats_t *acc_stats; /* per job, runs with statistics: the counts used */
@@ -392,6 +394,15 @@ int ply__verify_setup(run_t *run);
 void ply__verify_free(run_t *run);
 /** ply__verify_selected - 1 when job @idx needs a second computation in this run's mode. */
 int ply__verify_selected(const run_t *run, size_t idx);
+/**
+ * ply__wire_id - the job id task @t of @run is sent with (Job.job_id, Cancel):
+ * job_base plus, in verified runs, a secret random permutation of the task
+ * ids, so that a worker cannot tell a check or a tie-break from a first
+ * computation by its id. Logs and reports number tasks job_base + t.
+ */
+uint64_t ply__wire_id(const run_t *run, size_t t);
+/** ply__task_of_wire - the task whose wire id is @id (ply__wire_id's inverse), or -1. */
+int64_t ply__task_of_wire(const run_t *run, uint64_t id);
 /** ply__verify_mode_text - "none", "sample=0.05", "all" into @buf. */
 void ply__verify_mode_text(int mode, uint32_t ppm, char *buf, size_t len);
 /**

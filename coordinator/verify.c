@@ -112,6 +112,47 @@ static int choose_sample(run_t *run)
     return rc;
 }
 
+uint64_t ply__wire_id(const run_t *run, size_t t)
+{
+    return run->job_base + (run->wire ? run->wire[t] : t);
+}
+
+int64_t ply__task_of_wire(const run_t *run, uint64_t id)
+{
+    if (id < run->job_base || id - run->job_base >= run->ntasks) return -1;
+    size_t w = (size_t)(id - run->job_base);
+    return (int64_t)(run->unwire ? run->unwire[w] : w);
+}
+
+/*
+ * A uniformly random permutation of the run's task ids (Fisher-Yates, 64
+ * random bits per step: the modulo's bias is below 2^-32 for any run), and
+ * its inverse. Without it a task's id is role x njobs + job: a worker would
+ * see a check's id in another range than the first computations'.
+ */
+static int permute_tasks(run_t *run)
+{
+    size_t n = run->ntasks;
+    uint64_t *r = malloc((n ? n : 1) * sizeof *r);
+    run->wire = malloc((n ? n : 1) * sizeof *run->wire);
+    run->unwire = malloc((n ? n : 1) * sizeof *run->unwire);
+    if (!r || !run->wire || !run->unwire) {
+        free(r);
+        return PLY_ENOMEM;
+    }
+    int rc = ply_random_bytes(r, n * sizeof *r);
+    for (size_t i = 0; i < n; i++) run->wire[i] = (uint32_t)i;
+    for (size_t i = n; rc == 0 && i > 1; i--) {
+        size_t k = (size_t)(r[i - 1] % i);
+        uint32_t x = run->wire[i - 1];
+        run->wire[i - 1] = run->wire[k];
+        run->wire[k] = x;
+    }
+    for (size_t i = 0; i < n; i++) run->unwire[run->wire[i]] = (uint32_t)i;
+    free(r);
+    return rc;
+}
+
 int ply__verify_setup(run_t *run)
 {
     size_t njobs = run->plan->njobs;
@@ -127,6 +168,10 @@ int ply__verify_setup(run_t *run)
         (run->want_stats && !run->acc_stats))
         return PLY_ENOMEM;
     for (size_t t = njobs; t < run->ntasks; t++) run->jobs[t].state = JOB_UNUSED;
+    if (run->slots > 1) {
+        int rc = permute_tasks(run);
+        if (rc < 0) return rc;
+    }
     if (run->verify_mode == PLY__VERIFY_MODE__VERIFY_MODE_SAMPLE) {
         int rc = choose_sample(run);
         if (rc < 0) return rc;
@@ -162,6 +207,9 @@ void ply__verify_free(run_t *run)
     free(run->settled);
     free(run->mm);
     free(run->select);
+    free(run->wire);
+    free(run->unwire);
+    run->wire = run->unwire = NULL;
     free(run->acc);
     free(run->acc_stats);
     for (unsigned i = 0; i < run->nidents; i++) free(run->idents[i].why);

@@ -171,7 +171,7 @@ static void test_id_reuse_refused(void **state)
     fake_worker_t *a = fake(t->endpoint, FW_NORMAL, "same-id", 1, 0);
     coord_wait_joined(t, 1);
     fake_worker_t *b = fake(t->endpoint, FW_NORMAL, "same-id", 2, 0);
-    assert_true(wait_errors(b, 1, 3000));
+    assert_true(wait_errors(b, 1, 10000));
     assert_int_equal(coord_counters(t).workers_joined, 1);
     Ply__RunResult *res;
     char why[512] = "";
@@ -348,7 +348,7 @@ static void test_excluded_recomputed(void **state)
     uint64_t run = acc->run_id;
     ply__accepted__free_unpacked(acc, NULL);
     int seen = 0;
-    for (int i = 0; i < 200 && !seen; i++) {
+    for (int i = 0; i < 500 && !seen; i++) {
         Ply__StatusReply *st = NULL;
         ply_client_t *sc = ply_client_new(t->endpoint, why, sizeof why);
         assert_non_null(sc);

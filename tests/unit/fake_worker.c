@@ -34,6 +34,7 @@ struct fake_worker {
     pthread_mutex_t lock;
     uint64_t lied[4096];
     int nlied;
+    uint64_t id_min, id_max; /* the job ids it received */
 };
 
 /* FNV-1a of a position and a seed: which jobs a liar lies on. */
@@ -187,6 +188,10 @@ static void *fw_main(void *arg)
             char why[256];
             if (ply_msg_recv(s, &in, why, sizeof why) != 0) continue;
             if (in->body_case == PLY__MESSAGE__BODY_JOB) {
+                pthread_mutex_lock(&w->lock);
+                if (!w->id_min || in->job->job_id < w->id_min) w->id_min = in->job->job_id;
+                if (in->job->job_id > w->id_max) w->id_max = in->job->job_id;
+                pthread_mutex_unlock(&w->lock);
                 atomic_fetch_add(&w->jobs, 1);
                 if (in->job->has_no_hash && in->job->no_hash) atomic_fetch_add(&w->no_hash, 1);
                 if (w->mode == FW_HANG || w->mode == FW_STALL || hung) {
@@ -302,6 +307,14 @@ void fake_worker_lies_reset(fake_worker_t *w)
 {
     pthread_mutex_lock(&w->lock);
     w->nlied = 0;
+    pthread_mutex_unlock(&w->lock);
+}
+
+void fake_worker_id_span(fake_worker_t *w, uint64_t *min, uint64_t *max)
+{
+    pthread_mutex_lock(&w->lock);
+    *min = w->id_min;
+    *max = w->id_max;
     pthread_mutex_unlock(&w->lock);
 }
 

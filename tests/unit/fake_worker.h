@@ -10,6 +10,8 @@
 #ifndef PLY_TEST_FAKE_WORKER_H
 #define PLY_TEST_FAKE_WORKER_H
 
+#include <stdint.h>
+
 typedef enum {
     FW_NORMAL = 0,
     FW_VANISH,       /* on its first JOB: close the socket without a word and stop */
@@ -66,6 +68,9 @@ int fake_worker_lies(fake_worker_t *w);
 
 /** fake_worker_lies_reset - start counting fake_worker_lies afresh (between runs). */
 void fake_worker_lies_reset(fake_worker_t *w);
+
+/** fake_worker_id_span - the smallest and largest job id it has received (0, 0: none). */
+void fake_worker_id_span(fake_worker_t *w, uint64_t *min, uint64_t *max);
 
 /** fake_worker_errors - ERROR messages received from the coordinator so far. */
 int fake_worker_errors(fake_worker_t *w);

@@ -311,6 +311,40 @@ static void test_sample_unpredictable(void **state)
     coord_stop(&t);
 }
 
+/*
+ * A check's job id looks like a first computation's. Before, task t of a run
+ * went out as job_base + t, t = role x njobs + job: the 20 first
+ * computations of start position perft(3) split at 1 had the ids base..base+19
+ * and their checks base+20..base+39, so a worker could tell them apart. Now
+ * the ids are a random permutation of the run's 80 task ids: the 40 sent are
+ * spread over them (contiguous once in 10^21).
+ */
+static void test_check_ids_opaque(void **state)
+{
+    (void)state;
+    coord_t *t = coord_start("inproc", NULL, NULL);
+    fake_worker_t *a = fake(t->endpoint, FW_NORMAL, "ids-a", 1, 0);
+    fake_worker_t *b = fake(t->endpoint, FW_NORMAL, "ids-b", 2, 0);
+    coord_wait_joined(t, 2);
+    Ply__RunResult *res;
+    char why[1024] = "";
+    int r = perft(t->endpoint, START, 3, 1, ALL, 0, &res, why, sizeof why);
+    if (r) fail_msg("%s (%s)", ply_strerror(r), why);
+    assert_int_equal(res->nodes, 8902);
+    assert_int_equal(res->verification->checked_by_worker, 20);
+    ply__run_result__free_unpacked(res, NULL);
+    assert_int_equal(fake_worker_jobs(a) + fake_worker_jobs(b), 40);
+    uint64_t amin, amax, bmin, bmax;
+    fake_worker_id_span(a, &amin, &amax);
+    fake_worker_id_span(b, &bmin, &bmax);
+    uint64_t lo = amin < bmin ? amin : bmin, hi = amax > bmax ? amax : bmax;
+    assert_true(hi - lo + 1 > 40);
+    assert_true(hi - lo < 80);
+    fake_worker_stop(&b);
+    fake_worker_stop(&a);
+    coord_stop(&t);
+}
+
 /* Finds the worker @id in a StatusReply, or NULL. */
 static const Ply__WorkerStatus *status_worker(const Ply__StatusReply *s, const char *id)
 {
@@ -496,6 +530,7 @@ int main(void)
         cmocka_unit_test(test_arbiter_not_outvoted),
         cmocka_unit_test(test_sample_unpredictable),
         cmocka_unit_test(test_excluded_recomputed),
+        cmocka_unit_test(test_check_ids_opaque),
         cmocka_unit_test(test_harness_all),
         cmocka_unit_test(test_harness_sample),
     };

@@ -115,7 +115,8 @@ typedef struct ply__comp {
 
 /* The divide drill-down of a mismatch: the rule engine's divide against a worker's. */
 typedef struct ply__drill {
-    char worker[PLY__ID_LEN]; /* whose divide job it is */
+    char worker[PLY__ID_LEN];      /* whose divide job it is */
+    char identity[PLY__IDENT_LEN]; /* and its identity: only it may take the job */
     int have_ref, have_work, done;
     int nref, nwork;
     char ref_uci[PLY_ARB_MAX_MOVES][6], work_uci[PLY_ARB_MAX_MOVES][6];
@@ -151,7 +152,6 @@ typedef struct ply__ident {
     char identity[PLY__IDENT_LEN];
     char worker[PLY__ID_LEN]; /* the worker id it last used in the run */
     int excluded;             /* caught wrong: no more of the run's jobs, its counts recomputed */
-    int used;                 /* some settled job's counts came from it or were confirmed by it */
     char *why;                /* why it was excluded */
 } ply__ident_t;
 

@@ -303,7 +303,8 @@ int ply__eligible(ply_coordinator_t *c, const run_t *run, size_t t, const peer_t
     const job_state_t *j = &run->jobs[t];
     if (role == PLY__DRILL) {
         const ply__vjob_t *v = run->v ? run->v[idx] : NULL;
-        return v && v->drill && strncmp(v->drill->worker, p->worker_id, PLY__ID_LEN - 1) == 0;
+        return v && v->drill && strncmp(v->drill->worker, p->worker_id, PLY__ID_LEN - 1) == 0 &&
+               strcmp(v->drill->identity, p->identity) == 0;
     }
     if (run->nexcluded && ply__excluded(run, p->identity)) return 0; /* caught wrong in this run */
     other_t o[3];
@@ -950,17 +951,19 @@ void ply__exclude(ply_coordinator_t *c, run_t *run, const char *identity, const 
              identity, why);
     ply__withdraw(c, run, identity);
     size_t njobs = run->plan->njobs, again = 0;
+    /* first every settled job resting on it leaves the sums: until then the run cannot end */
+    for (size_t j = 0; j < njobs; j++) {
+        const ply__acc_t *a = &run->acc[j];
+        if (!run->settled[j] || a->who == PLY__WHO_ARBITER || a->who2 == PLY__WHO_ARBITER)
+            continue; /* the rule engine's count or confirmation: right */
+        if (a->who != i && a->who2 != i) continue;
+        unapply(run, j);
+        run->recomputed++;
+        again++;
+        reopen(c, run, j);
+    }
     for (size_t j = 0; j < njobs && run->state == RUN_ACTIVE; j++) {
-        if (run->settled[j]) {
-            const ply__acc_t *a = &run->acc[j];
-            if (a->who == PLY__WHO_ARBITER || a->who2 == PLY__WHO_ARBITER) continue; /* right */
-            if (a->who != i && a->who2 != i) continue;
-            unapply(run, j);
-            run->recomputed++;
-            again++;
-            reopen(c, run, j);
-            continue;
-        }
+        if (run->settled[j]) continue;
         ply__vjob_t *v = run->v ? run->v[j] : NULL;
         if (!v) continue;
         int mine = 0;
@@ -1026,6 +1029,7 @@ static void drill_start(ply_coordinator_t *c, run_t *run, size_t idx)
         return;
     }
     snprintf(v->drill->worker, sizeof v->drill->worker, "%s", target->worker);
+    snprintf(v->drill->identity, sizeof v->drill->identity, "%s", target->identity);
     size_t t = task_of(run, idx, PLY__DRILL);
     if (arbiter_start(c, run, t, 1) < 0) {
         free(v->drill);

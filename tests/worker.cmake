@@ -1,13 +1,16 @@
 # The worker's table and cancellation end to end (tests/integration/test_worker_table.c):
 # a coordinator killed and restarted mid-job, then the rerun on the worker's table exact;
-# a client's cancel and an expired lease stop the worker's computation.
+# a client's cancel and an expired lease stop the worker's computation; Chess960 positions
+# that differ only in their castling rook, and the whole Chess960 suite, on one table.
 add_executable(test_worker_table ${CMAKE_CURRENT_SOURCE_DIR}/integration/test_worker_table.c
   ${CMAKE_CURRENT_SOURCE_DIR}/integration/harness.c)
 target_link_libraries(test_worker_table PRIVATE ply_flags ply_client ply_proto PkgConfig::CMOCKA
   PkgConfig::JANSSON)
-target_compile_definitions(test_worker_table PRIVATE PLY_BIN_DIR="${CMAKE_RUNTIME_OUTPUT_DIRECTORY}")
+target_compile_definitions(test_worker_table PRIVATE PLY_BIN_DIR="${CMAKE_RUNTIME_OUTPUT_DIRECTORY}"
+  PLY_TEST_DATA="${PLY_TEST_DATA}")
 add_dependencies(test_worker_table ply ply-worker ply-coordinator)
 add_test(NAME worker_table_restart COMMAND test_worker_table restart)
 add_test(NAME worker_cancel COMMAND test_worker_table cancel)
-set_tests_properties(worker_table_restart worker_cancel PROPERTIES TIMEOUT 300 LABELS "net"
+add_test(NAME worker_table_chess960 COMMAND test_worker_table chess960)
+set_tests_properties(worker_table_restart worker_cancel worker_table_chess960 PROPERTIES TIMEOUT 300 LABELS "net"
   SKIP_RETURN_CODE 77)

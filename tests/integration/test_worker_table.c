@@ -9,6 +9,12 @@
  *            again on the same endpoint; the worker reconnects, keeping its
  *            table, and the same perft must then be exact. A cancelled search
  *            used to store its partial sums (3,179,373,415 and similar).
+ *   chess960 one worker with one table counts, at split 0, perft(5) of
+ *            4k3/8/8/8/8/8/8/4KR1R w H - 0 1 and then of w F: 227,454 and
+ *            236,952 (Stockfish 15.1 go perft 5, UCI_Chess960); the second
+ *            used to read the first's entries (236,826). Then the whole
+ *            Chess960 suite (tests/data/ethereal-fischer.epd, 960 positions,
+ *            D1-D4) on that same table: every published count.
  *   cancel   a client cancels a run whose jobs the worker holds (one running,
  *            one queued), and a job's lease expires: the worker is told, and
  *            stops within a bounded time instead of counting to the end
@@ -139,6 +145,37 @@ static void test_restart_rerun_exact(void **state)
     }
 }
 
+static void test_chess960_one_table(void **state)
+{
+    (void)state;
+    cluster_t k;
+    cluster_start(&k, "wt-960", "", "--hash 64");
+    th_run_t h = th_run(120,
+                        "ply perft --coordinator %s --fen '4k3/8/8/8/8/8/8/4KR1R w H - 0 1' "
+                        "-d 5 --split-depth 0",
+                        k.ep);
+    th_run_t f = th_run(120,
+                        "ply perft --coordinator %s --fen '4k3/8/8/8/8/8/8/4KR1R w F - 0 1' "
+                        "-d 5 --split-depth 0",
+                        k.ep);
+    th_run_t suite = th_run(240,
+                            "ply perft --coordinator %s --epd '%s/ethereal-fischer.epd' "
+                            "--max-depth 4 --split-depth 0",
+                            k.ep, PLY_TEST_DATA);
+    cluster_stop(&k);
+    th_expect_status(&h, 0, "perft(5) with the rook on h1");
+    th_expect_status(&f, 0, "perft(5) with the rook on f1, after it");
+    if (!strstr(h.out, "Nodes searched: 227454\n")) fail_msg("rook on h1: %s", h.out);
+    if (!strstr(f.out, "Nodes searched: 236952\n")) fail_msg("rook on f1 after h1: %s", f.out);
+    th_expect_status(&suite, 0, "the Chess960 suite on one table");
+    if (!strstr(suite.out, "960 positions, 3840 checks, 0 failed") &&
+        !strstr(suite.err, "960 positions, 3840 checks, 0 failed"))
+        fail_msg("suite: %s%s", suite.out, suite.err);
+    th_run_free(&h);
+    th_run_free(&f);
+    th_run_free(&suite);
+}
+
 /* One message from @d of type @body (others are skipped), within @timeout_ms; NULL if none. */
 static ply_msg_t *recv_type(zsock_t *d, int body, int timeout_ms)
 {
@@ -236,6 +273,11 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_client_cancel_stops_worker),
         cmocka_unit_test(test_lease_cancel_stops_worker),
     };
+    const struct CMUnitTest chess960[] = {
+        cmocka_unit_test(test_chess960_one_table),
+    };
     if (!strcmp(group, "cancel")) return cmocka_run_group_tests_name("cancel", cancel, NULL, NULL);
+    if (!strcmp(group, "chess960"))
+        return cmocka_run_group_tests_name("chess960", chess960, NULL, NULL);
     return cmocka_run_group_tests_name("restart", restart, NULL, NULL);
 }

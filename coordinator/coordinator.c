@@ -1856,8 +1856,8 @@ static void on_cancel(ply_coordinator_t *c, zframe_t *rid, const char *who, cons
     send_progress(c, rid, run, NULL, 0, who);
 }
 
-static void on_client_message(ply_coordinator_t *c, zframe_t *rid, const char *identity,
-                              peer_t *p, ply_msg_t *msg)
+static void on_client_message(ply_coordinator_t *c, zframe_t *rid, const char *identity, peer_t *p,
+                              ply_msg_t *msg)
 {
     if (p && p->kind == PEER_WORKER) {
         count(c, CNT_MALFORMED);

@@ -138,8 +138,13 @@ typedef struct ply__vjob {
 #define PLY__WHO_NONE    0xffffu /* no second computation */
 #define PLY__WHO_ARBITER 0xfffeu /* the rule engine */
 /* kinds of confirmation (the Verification counters) */
-enum { PLY__CONF_NONE = 0, PLY__CONF_WORKER, PLY__CONF_SAME_SEED, PLY__CONF_SAME_IDENT,
-       PLY__CONF_ARBITER };
+enum {
+    PLY__CONF_NONE = 0,
+    PLY__CONF_WORKER,
+    PLY__CONF_SAME_SEED,
+    PLY__CONF_SAME_IDENT,
+    PLY__CONF_ARBITER
+};
 typedef struct ply__acc {
     uint16_t who;  /* index in run->idents of the identity whose counts were used */
     uint16_t who2; /* of the computation that confirmed them, or PLY__WHO_* */
@@ -208,10 +213,10 @@ typedef struct run {
     /* the trust model (verify.c) */
     uint32_t *wire, *unwire; /* verified runs: task -> job id offset and back (a secret random
                                 permutation, so that a check's id looks like any other) */
-    uint8_t *select;        /* per job: chosen (by a CSPRNG) for a second computation */
-    ply__acc_t *acc;        /* per job, once settled: where its counts came from */
-    ply_stats_t *acc_stats; /* per job, runs with statistics: the counts used */
-    ply__ident_t *idents;   /* the identities that computed for the run */
+    uint8_t *select;         /* per job: chosen (by a CSPRNG) for a second computation */
+    ply__acc_t *acc;         /* per job, once settled: where its counts came from */
+    ply_stats_t *acc_stats;  /* per job, runs with statistics: the counts used */
+    ply__ident_t *idents;    /* the identities that computed for the run */
     unsigned nidents, capidents;
     uint32_t nexcluded;  /* identities caught wrong */
     uint32_t recomputed; /* settled jobs re-opened because an excluded identity had counted them */

@@ -687,7 +687,9 @@ static void accept_job(run_t *run, size_t idx, int role, int confirm)
     const ply__comp_t *k = confirm >= 0 ? &v->comp[confirm] : NULL;
     int kind = k ? classify(&v->comp[role], k) : v->comp[role].arbiter ? PLY__CONF_ARBITER : 0;
     apply(run, idx, &v->comp[role],
-          !k ? PLY__WHO_NONE : k->arbiter ? PLY__WHO_ARBITER : ident_of(run, k->identity, k->worker),
+          !k           ? PLY__WHO_NONE
+          : k->arbiter ? PLY__WHO_ARBITER
+                       : ident_of(run, k->identity, k->worker),
           kind);
     for (int r = 0; r < 3; r++) ply__comp_free(&v->comp[r]);
     if (!v->mismatch) vjob_free(&run->v[idx]); /* nothing to report about it */
@@ -753,8 +755,8 @@ static void settle(ply_coordinator_t *c, run_t *run, size_t idx, int live)
         v->dissent = -1;
         run->mismatches++;
         mm_add(run, idx);
-        ply_warn("run %" PRIu64 ": job %" PRIu64 " (%s): %s, %s: %s", run->id,
-                 run->job_base + idx, fen, a, b,
+        ply_warn("run %" PRIu64 ": job %" PRIu64 " (%s): %s, %s: %s", run->id, run->job_base + idx,
+                 fen, a, b,
                  k[0].arbiter || k[1].arbiter ? "the rule engine decides"
                                               : "a third computation decides");
     }
@@ -947,8 +949,8 @@ void ply__exclude(ply_coordinator_t *c, run_t *run, const char *identity, const 
     id->excluded = 1;
     id->why = strdup(why);
     run->nexcluded++;
-    ply_warn("run %" PRIu64 ": worker %s (%s) excluded from the run: %s", run->id, worker,
-             identity, why);
+    ply_warn("run %" PRIu64 ": worker %s (%s) excluded from the run: %s", run->id, worker, identity,
+             why);
     ply__withdraw(c, run, identity);
     size_t njobs = run->plan->njobs, again = 0;
     /* first every settled job resting on it leaves the sums: until then the run cannot end */
@@ -967,7 +969,8 @@ void ply__exclude(ply_coordinator_t *c, run_t *run, const char *identity, const 
         ply__vjob_t *v = run->v ? run->v[j] : NULL;
         if (!v) continue;
         int mine = 0;
-        for (int r = 0; r < 3; r++) mine |= v->comp[r].have && !strcmp(v->comp[r].identity, identity);
+        for (int r = 0; r < 3; r++)
+            mine |= v->comp[r].have && !strcmp(v->comp[r].identity, identity);
         if (!mine) continue;
         /* unsettled: its computations go, the others stay and are compared afresh */
         for (int r = 0; r < 3; r++) {
@@ -1262,8 +1265,8 @@ struct ply__vreport {
     Ply__Mismatch **mmp;
     Ply__Computation *comp;
     Ply__Computation **compp;
-    char **texts;      /* drill-down texts, sanitised */
-    char **exclusion;  /* one line per excluded identity, sanitised */
+    char **texts;     /* drill-down texts, sanitised */
+    char **exclusion; /* one line per excluded identity, sanitised */
     size_t nexclusion;
 };
 
@@ -1375,8 +1378,8 @@ ply__vreport_t *ply__verification(const run_t *run, Ply__Verification *v)
         ply__vreport_free(&r);
         return NULL;
     }
-    for (unsigned i = 0; i < run->nidents && r->nexclusion < run->nexcluded &&
-                         r->nexclusion < PLY_MAX_EXCLUSIONS;
+    for (unsigned i = 0;
+         i < run->nidents && r->nexclusion < run->nexcluded && r->nexclusion < PLY_MAX_EXCLUSIONS;
          i++) {
         const ply__ident_t *id = &run->idents[i];
         if (!id->excluded) continue;

@@ -41,7 +41,8 @@ struct fake_worker {
 static uint64_t fen_hash(const char *fen, unsigned seed)
 {
     uint64_t h = 14695981039346656037u ^ seed;
-    for (const unsigned char *p = (const unsigned char *)fen; *p; p++) h = (h ^ *p) * 1099511628211u;
+    for (const unsigned char *p = (const unsigned char *)fen; *p; p++)
+        h = (h ^ *p) * 1099511628211u;
     return h ^ h >> 29;
 }
 
@@ -211,8 +212,8 @@ static void *fw_main(void *arg)
                                        in->job->attempt, in->job->run_id);
                 } else {
                     long off = w->opts.offset + lies_on(w, in->job, received);
-                    w->nodes += do_job(s, in->job, w->mode, off,
-                                       w->opts.bad_perft1_at == results + 1);
+                    w->nodes +=
+                        do_job(s, in->job, w->mode, off, w->opts.bad_perft1_at == results + 1);
                     results++;
                 }
                 received++;

@@ -297,8 +297,7 @@ static void test_sample_unpredictable(void **state)
 {
     (void)state;
     coord_t *t = coord_start("inproc", quick_wait, NULL);
-    fake_worker_opts_t o = {
-        .id = "skipper", .seed = 1, .lie_permille = 1000, .lie_skip_every = 10};
+    fake_worker_opts_t o = {.id = "skipper", .seed = 1, .lie_permille = 1000, .lie_skip_every = 10};
     fake_worker_t *w = fake_worker_start_opts(t->endpoint, FW_NORMAL, 1, &o);
     assert_non_null(w);
     Ply__RunResult *res;
@@ -451,13 +450,15 @@ static void test_harness_all(void **state)
                 right++;
                 ply__run_result__free_unpacked(res, NULL);
             } else {
-                if (!strstr(why, "liar-")) fail_msg("run %d failed without naming the liar: %s", i, why);
+                if (!strstr(why, "liar-"))
+                    fail_msg("run %d failed without naming the liar: %s", i, why);
                 failed++;
             }
         }
-        printf("liar harness, verify all, rule engine %s: %d runs, %d right totals (liar excluded in "
-               "%d), %d failed naming the liar, 0 wrong\n",
-               arbiter ? "on" : "off", runs, right, caught, failed);
+        printf(
+            "liar harness, verify all, rule engine %s: %d runs, %d right totals (liar excluded in "
+            "%d), %d failed naming the liar, 0 wrong\n",
+            arbiter ? "on" : "off", runs, right, caught, failed);
         assert_true(caught >= 1); /* it lies on 30% of the 48 jobs: caught in every run */
         for (int i = 0; i < 4; i++) fake_worker_stop(&w[i]);
         coord_stop(&t);
@@ -505,7 +506,8 @@ static void test_harness_sample(void **state)
             assert_int_equal(res->verification->excluded, 0);
             ply__run_result__free_unpacked(res, NULL);
         } else {
-            if (!strstr(why, "sampler")) fail_msg("run %d failed without naming the liar: %s", i, why);
+            if (!strstr(why, "sampler"))
+                fail_msg("run %d failed without naming the liar: %s", i, why);
             detected++;
         }
     }
@@ -525,14 +527,10 @@ int main(void)
     ply_log_set_level(getenv("PLY_TEST_VERBOSE") ? PLY_LOG_DEBUG : PLY_LOG_ERROR);
     curve_setup();
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_id_reuse_refused),
-        cmocka_unit_test(test_one_key_two_sessions),
-        cmocka_unit_test(test_arbiter_not_outvoted),
-        cmocka_unit_test(test_sample_unpredictable),
-        cmocka_unit_test(test_excluded_recomputed),
-        cmocka_unit_test(test_check_ids_opaque),
-        cmocka_unit_test(test_harness_all),
-        cmocka_unit_test(test_harness_sample),
+        cmocka_unit_test(test_id_reuse_refused),     cmocka_unit_test(test_one_key_two_sessions),
+        cmocka_unit_test(test_arbiter_not_outvoted), cmocka_unit_test(test_sample_unpredictable),
+        cmocka_unit_test(test_excluded_recomputed),  cmocka_unit_test(test_check_ids_opaque),
+        cmocka_unit_test(test_harness_all),          cmocka_unit_test(test_harness_sample),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
     ply_curve_server_destroy(&g_curve);

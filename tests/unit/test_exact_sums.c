@@ -157,6 +157,14 @@ static void test_sums_past_2_64(void **state)
     assert_true(listed);
     ply__status_reply__free_unpacked(sr, NULL);
     ply_client_destroy(&cl);
+    /* another client sees that the run exists, and no word of its count */
+    assert_int_equal(ply_client_set_owner_token("someone-else-entirely-0123456789"), 0);
+    cl = ply_client_new(t->endpoint, NULL, 0);
+    assert_int_equal(ply_client_status(cl, run, 5000, NULL, &prog, why, sizeof why), 0);
+    assert_true(prog->answer_hidden);
+    assert_false(prog->has_nodes || prog->has_nodes_hi);
+    ply__run_progress__free_unpacked(prog, NULL);
+    ply_client_destroy(&cl);
     coord_stop(&t);
     const char *suffix[] = {"", "-wal", "-shm"};
     for (int i = 0; i < 3; i++) {

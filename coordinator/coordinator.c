@@ -1479,7 +1479,7 @@ static void split_work(uv_work_t *w)
 {
     run_t *run = w->data;
     run->split_rc = ply_split_plan(&run->root, run->depth, run->want_split, &run->cancel,
-                                   &run->plan, run->split_why, sizeof run->split_why);
+                                   &run->split_out, run->split_why, sizeof run->split_why);
 }
 
 static int run_setup(ply_coordinator_t *c, run_t *run)
@@ -1546,6 +1546,8 @@ static void split_done(uv_work_t *w, int status)
     ply_coordinator_t *c = run->c;
     char why[WHY_LEN] = "";
     c->pending_work--;
+    run->plan = run->split_out; /* the split thread is done with it (see internal.h) */
+    run->split_out = NULL;
     if (status == UV_ECANCELED || c->state != C_RUNNING) {
         ply__run_fail(run, PLY_ECANCELED, "coordinator stopping");
     } else if (run->canceled) {
@@ -1866,7 +1868,7 @@ static void on_client_message(ply_coordinator_t *c, zframe_t *rid, const char *i
         return;
     }
     if (!p) peer_add(c, rid, identity, PEER_CLIENT); /* fails only on ENOMEM: served anyway */
-    ply__batch_flush(c);                   /* a status must not show uncommitted results */
+    ply__batch_flush(c); /* a status must not show uncommitted results */
     if (c->state != C_RUNNING) {
         send_error(c, rid, PLY_ESTATE, 0, "coordinator stopping");
         return;

@@ -64,7 +64,7 @@ typedef struct peer {
     zframe_t *rid;
     int kind;
     char identity[PLY__IDENT_LEN]; /* "curve:<z85 public key>" or "conn:<routing id hex>" */
-    char name[PLY__ID_LEN + 16]; /* "worker <worker_id>" or "client <routing id in hex>" */
+    char name[PLY__ID_LEN + 16];   /* "worker <worker_id>" or "client <routing id in hex>" */
     char worker_id[PLY_MAX_TEXT + 1];
     uint32_t id_hash; /* of worker_id: "prefer another worker" survives reconnects */
     uint64_t last_seen_ms;
@@ -84,15 +84,15 @@ typedef struct peer {
 
 typedef struct job_state { /* one task */
     uint8_t state;
-    uint8_t no_hash;   /* the current hand-out counts without the hash table */
-    uint32_t attempt;  /* hand-outs so far; the current attempt when INFLIGHT */
-    uint32_t failures; /* attempts that failed (worker died or hung, lease, worker ERROR) */
-    uint32_t avoid;    /* id_hash of the worker it last failed on: prefer another */
-    peer_t *worker;    /* holder when INFLIGHT */
+    uint8_t no_hash;      /* the current hand-out counts without the hash table */
+    uint32_t attempt;     /* hand-outs so far; the current attempt when INFLIGHT */
+    uint32_t failures;    /* attempts that failed (worker died or hung, lease, worker ERROR) */
+    uint32_t avoid;       /* id_hash of the worker it last failed on: prefer another */
+    peer_t *worker;       /* holder when INFLIGHT */
     uint64_t deadline_ms; /* the current attempt's lease ends then (lease_for) */
     uint64_t lease_ms;    /* that lease's length, for the message when it expires */
-    uint64_t queued_ms; /* when it last entered the queue */
-    char *history;      /* the failures, "; "-separated (for a quarantine report) */
+    uint64_t queued_ms;   /* when it last entered the queue */
+    char *history;        /* the failures, "; "-separated (for a quarantine report) */
 } job_state_t;
 
 /* One computation of a job (verified runs keep them until the job settles). */
@@ -109,7 +109,7 @@ typedef struct ply__comp {
     uint64_t tt_probes, tt_hits; /* the worker's table use (0 when restored from the state file) */
     uint64_t tt_nodes;           /* leaf nodes of @nodes its table answered (as it says) */
     int live;                    /* computed in this session, not read back from the state file */
-    uint64_t *divide; /* split-0 runs: per root move, plan order */
+    uint64_t *divide;            /* split-0 runs: per root move, plan order */
     ply_stats_t *divide_stats;
 } ply__comp_t;
 
@@ -182,17 +182,20 @@ typedef struct run {
     atomic_int cancel;
     int canceled;    /* by a client: report "canceled" */
     int interrupted; /* the coordinator stopped: the state file keeps the run */
+    /* written by the split thread only; split_done (on the loop, after libuv's
+     * hand-back) moves split_out into plan, so the loop never reads a plan being written */
     int split_rc;
     char split_why[PLY__WHY_LEN];
+    ply_split_t *split_out;
     /* the tasks */
     ply_split_t *plan;
     double lease_weight; /* sum over the plan's jobs of multiplicity x cost (0: not yet) */
-    uint32_t slots;    /* tasks per job */
-    size_t ntasks;     /* slots x njobs */
-    job_state_t *jobs; /* one per task */
-    uint8_t *settled;  /* per job: its counts are in the sums */
-    ply__vjob_t **v;   /* per job, verified runs: the computations so far */
-    uint64_t job_base; /* task id of task 0 */
+    uint32_t slots;      /* tasks per job */
+    size_t ntasks;       /* slots x njobs */
+    job_state_t *jobs;   /* one per task */
+    uint8_t *settled;    /* per job: its counts are in the sums */
+    ply__vjob_t **v;     /* per job, verified runs: the computations so far */
+    uint64_t job_base;   /* task id of task 0 */
     size_t next_pending;
     uint32_t *requeue; /* the queue: re-queued tasks, checks, tie-breaks, drill-downs */
     size_t rq_head, rq_len, rq_cap;
@@ -343,9 +346,9 @@ struct ply_coordinator {
     int state;
     ply_store_t *store;
     ply_keydir_t *admins; /* --admin-keys: clients that may read and cancel any run */
-    int batch_open;                        /* results written, not yet committed */
-    unsigned batch_n;                      /* results in the open transaction */
-    uint64_t batch_runs[PLY__BATCH_MAX];   /* the runs they belong to */
+    int batch_open;       /* results written, not yet committed */
+    unsigned batch_n;     /* results in the open transaction */
+    uint64_t batch_runs[PLY__BATCH_MAX]; /* the runs they belong to */
     unsigned batch_nruns;
     uint32_t runs_restored, results_restored;
     uint32_t hung[PLY__HUNG_KEEP];

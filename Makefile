@@ -1,13 +1,15 @@
 # Convenience targets over CMake (the build itself is CMakeLists.txt).
 #   make          build (Release)            make demo   build, then ply perft -d 6
-#   make test     build with -Werror, then every ctest test (what CI runs)
+#   make test     build with -Werror, run every ctest test, then the sanitizer runs (what CI runs)
 #   make quick    only the tests labelled quick
+#   make asan     the quick and net tests built with AddressSanitizer + UndefinedBehaviorSanitizer
+#   make tsan     the quick and net tests built with ThreadSanitizer (clang, LLVM OpenMP + Archer)
 #   make pgo      a profile-guided build in build/pgo (trained on ply bench)
 # scripts/bootstrap.sh installs the Debian packages first, then runs one of these.
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 CMAKE ?= cmake
 
-.PHONY: all build build-ci demo test quick pgo clean
+.PHONY: all build build-ci demo test test-release asan tsan quick pgo clean
 
 all: build
 
@@ -22,8 +24,22 @@ build-ci:
 	$(CMAKE) --preset ci >/dev/null
 	$(CMAKE) --build --preset ci -j $(JOBS)
 
-test: build-ci
+test: test-release asan tsan
+
+test-release: build-ci
 	ctest --preset ci -j $(JOBS)
+
+# Sanitizer runs: the same sources, the quick and net tests (the presets filter
+# by label and scale the time limits). Any report fails the test that showed it.
+asan:
+	$(CMAKE) --preset asan-ubsan >/dev/null
+	$(CMAKE) --build --preset asan-ubsan -j $(JOBS) >/dev/null
+	ctest --preset asan-ubsan -j $(JOBS)
+
+tsan:
+	$(CMAKE) --preset tsan >/dev/null
+	$(CMAKE) --build --preset tsan -j $(JOBS) >/dev/null
+	ctest --preset tsan -j $(JOBS)
 
 quick: build-ci
 	ctest --preset ci -j $(JOBS) -L quick

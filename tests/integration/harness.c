@@ -34,6 +34,14 @@ uint64_t th_now_ms(void)
     return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
 }
 
+unsigned th_slowdown(void)
+{
+    const char *v = getenv("PLY_TEST_SLOWDOWN");
+    char *end;
+    long n = v ? strtol(v, &end, 10) : 1;
+    return v && *end == '\0' && n >= 1 && n <= 100 ? (unsigned)n : 1;
+}
+
 static void exec_shell(const char *cmd)
 {
     char path[8192];

@@ -92,4 +92,11 @@ const char *th_tmpdir(const char *tag);
 /** th_now_ms - monotonic milliseconds. */
 uint64_t th_now_ms(void);
 
+/**
+ * th_slowdown - how many times slower than a full-speed build this one runs:
+ * $PLY_TEST_SLOWDOWN (set by the sanitizer test presets), 1 when unset or not
+ * a whole number 1..100. Multiply the waits that stand for "some work is done".
+ */
+unsigned th_slowdown(void);
+
 #endif

@@ -499,7 +499,7 @@ static void test_embedded_state_resume(void **state)
                              "exec ply perft --state %s/s.db --fen '" KIWIPETE
                              "' -d 6 --split-depth 2 --threads 1 --hash 0 --json",
                              dir);
-        usleep(2500000);
+        usleep(2500000 * th_slowdown()); /* long enough for some results to be stored */
         kill(pid, sigs[i]);
         int status = 0;
         waitpid(pid, &status, 0);

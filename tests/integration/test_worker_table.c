@@ -53,8 +53,8 @@ static void start_coordinator(cluster_t *k, const char *log, const char *extra)
 {
     char path[256];
     snprintf(path, sizeof path, "%s/%s", k->dir, log);
-    k->coord = th_spawn(path, "exec ply-coordinator --bind %s --heartbeat-ms 200 --liveness 5 -v %s",
-                        k->ep, extra);
+    k->coord = th_spawn(
+        path, "exec ply-coordinator --bind %s --heartbeat-ms 200 --liveness 5 -v %s", k->ep, extra);
 }
 
 static void cluster_start(cluster_t *k, const char *tag, const char *coord_extra,
@@ -66,7 +66,8 @@ static void cluster_start(cluster_t *k, const char *tag, const char *coord_extra
     start_coordinator(k, "coordinator.log", coord_extra);
     char log[256];
     snprintf(log, sizeof log, "%s/worker.log", k->dir);
-    k->worker = th_spawn(log, "exec ply-worker --connect %s --threads 1 -v %s", k->ep, worker_extra);
+    k->worker =
+        th_spawn(log, "exec ply-worker --connect %s --threads 1 -v %s", k->ep, worker_extra);
 }
 
 static void cluster_stop(cluster_t *k)
@@ -222,8 +223,8 @@ static void test_client_cancel_stops_worker(void **state)
     snprintf(log, sizeof log, "%s/worker.log", k.dir);
     int told = th_wait_text(log, "canceled by the coordinator: stopping it", 10000);
     uint64_t stop_ms = th_now_ms() - t0;
-    usleep(500000);                            /* the kernel polls cancel every few ms */
-    long idle = cpu_during(k.worker, 3000);   /* an idle worker only heartbeats */
+    usleep(500000);                         /* the kernel polls cancel every few ms */
+    long idle = cpu_during(k.worker, 3000); /* an idle worker only heartbeats */
     char *wlog = th_slurp(log);
     zsock_destroy(&d);
     cluster_stop(&k);
@@ -247,10 +248,13 @@ static void test_lease_cancel_stops_worker(void **state)
     /* one job of hours, a lease of 1.5 s, quarantined after its second lease */
     cluster_start(&k, "wt-lease", "--lease-ms 1500 --max-attempts 2", "--hash 0");
     th_run_t r = th_run(60, "ply perft --coordinator %s -d 10 --split-depth 0", k.ep);
-    usleep(500000);
-    long idle = cpu_during(k.worker, 3000);
     char log[256];
     snprintf(log, sizeof log, "%s/worker.log", k.dir);
+    /* once the worker has been told (a loaded machine may take a moment), and has had
+     * 0.5 s to reach a cancel poll, it must stay idle */
+    th_wait_text(log, "job 1 attempt 2 canceled by the coordinator", 10000);
+    usleep(500000);
+    long idle = cpu_during(k.worker, 3000);
     char *wlog = th_slurp(log);
     cluster_stop(&k);
     th_expect_status(&r, 1, "ply perft of a job quarantined after two leases");

@@ -41,13 +41,15 @@ static const struct bench_position {
     uint64_t nodes;
 } bench_positions[] = {
     {"start position", "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1", 7, 3195901860},
-    {"kiwipete", "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1", 5, 193690690},
+    {"kiwipete", "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1", 5,
+     193690690},
     {"position 3", "8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1", 7, 178633661},
     {"position 4", "r3k2r/Pppp1ppp/1b3nbN/nP6/BBP1P3/q4N2/Pp1P2PP/R2Q1RK1 w kq - 0 1", 5, 15833292},
     {"position 5", "rnbq1k1r/pp1Pbppp/2p5/8/2B5/8/PPP1NnPP/RNBQK2R w KQ - 1 8", 5, 89941194},
     {"position 6", "r4rk1/1pp1qppp/p1np1n2/2b1p1B1/2B1P1b1/P1NP1N2/1PP1QPPP/R4RK1 w - - 0 10", 5,
      164075551},
-    {"chess960 #1", "bqnb1rkr/pp3ppp/3ppn2/2p5/5P2/P2P4/NPP1P1PP/BQ1BNRKR w HFhf - 2 9", 6, 227689589},
+    {"chess960 #1", "bqnb1rkr/pp3ppp/3ppn2/2p5/5P2/P2P4/NPP1P1PP/BQ1BNRKR w HFhf - 2 9", 6,
+     227689589},
     {"chess960 #2", "2nnrbkr/p1qppppp/8/1ppb4/6PP/3PP3/PPP2P2/BQNNRBKR w HEhe - 1 9", 6, 590751109},
 };
 #define NBENCH (sizeof bench_positions / sizeof *bench_positions)
@@ -69,8 +71,7 @@ static void usage(FILE *out)
             "                    whole-cluster nodes/s and the scaling efficiency, from one\n"
             "                    run of the start position to --depth D (default 8)\n"
             "      --coordinator E   the coordinator's endpoint (default: $PLY_COORDINATOR)\n"
-            "      --depth D     with --cluster: the depth of the run (2..12)\n"
-            PLY_CLI_CURVE_HELP
+            "      --depth D     with --cluster: the depth of the run (2..12)\n" PLY_CLI_CURVE_HELP
             "  -h, --help        this text\n"
             "\n"
             "Exit status: 0 ok, 1 a count differs from its published value, 2 usage.\n",
@@ -132,34 +133,40 @@ static int bench_cluster(const char *ep, unsigned depth, int json)
     double sum_nps = 0;
     uint64_t total = 0;
     json_t *rows = json ? json_array() : NULL;
-    if (!json) printf("%-28s %7s %6s %14s %9s %12s\n", "worker", "threads", "jobs", "nodes", "busy (s)", "Mnodes/s");
+    if (!json)
+        printf("%-28s %7s %6s %14s %9s %12s\n", "worker", "threads", "jobs", "nodes", "busy (s)",
+               "Mnodes/s");
     for (int i = 0; i < na; i++) {
         worker_snap_t d = after[i];
         for (int k = 0; k < nb; k++)
             if (!strcmp(before[k].id, d.id)) {
-                d.jobs -= before[k].jobs, d.nodes -= before[k].nodes, d.busy_us -= before[k].busy_us;
+                d.jobs -= before[k].jobs, d.nodes -= before[k].nodes,
+                    d.busy_us -= before[k].busy_us;
                 break;
             }
         double nps = d.busy_us ? (double)d.nodes * 1e6 / (double)d.busy_us : 0;
         sum_nps += nps;
         total += d.nodes;
         if (rows)
-            json_array_append_new(rows, json_pack("{s:s, s:i, s:I, s:I, s:I, s:I}", "worker", d.id, "threads",
-                                                  (int)d.threads, "jobs", (json_int_t)d.jobs, "nodes",
-                                                  (json_int_t)d.nodes, "busy_us", (json_int_t)d.busy_us,
-                                                  "nps", (json_int_t)nps));
+            json_array_append_new(rows,
+                                  json_pack("{s:s, s:i, s:I, s:I, s:I, s:I}", "worker", d.id,
+                                            "threads", (int)d.threads, "jobs", (json_int_t)d.jobs,
+                                            "nodes", (json_int_t)d.nodes, "busy_us",
+                                            (json_int_t)d.busy_us, "nps", (json_int_t)nps));
         else
-            printf("%-28.28s %7u %6llu %14llu %9.2f %12.1f\n", d.id, d.threads, (unsigned long long)d.jobs,
-                   (unsigned long long)d.nodes, (double)d.busy_us / 1e6, nps / 1e6);
+            printf("%-28.28s %7u %6llu %14llu %9.2f %12.1f\n", d.id, d.threads,
+                   (unsigned long long)d.jobs, (unsigned long long)d.nodes, (double)d.busy_us / 1e6,
+                   nps / 1e6);
     }
     double wall = (double)res->time_ms / 1000.0;
     double cluster_nps = wall > 0 ? (double)total / wall : 0;
     double efficiency = sum_nps > 0 ? cluster_nps / sum_nps : 0;
     if (rows) {
-        json_t *o = json_pack("{s:s, s:i, s:I, s:o, s:I, s:f, s:I, s:I, s:f}", "fen", "startpos", "depth",
-                              (int)depth, "perft", (json_int_t)res->nodes, "workers", rows, "worker_nodes",
-                              (json_int_t)total, "wall_s", wall, "cluster_nps", (json_int_t)cluster_nps,
-                              "sum_worker_nps", (json_int_t)sum_nps, "efficiency", efficiency);
+        json_t *o =
+            json_pack("{s:s, s:i, s:I, s:o, s:I, s:f, s:I, s:I, s:f}", "fen", "startpos", "depth",
+                      (int)depth, "perft", (json_int_t)res->nodes, "workers", rows, "worker_nodes",
+                      (json_int_t)total, "wall_s", wall, "cluster_nps", (json_int_t)cluster_nps,
+                      "sum_worker_nps", (json_int_t)sum_nps, "efficiency", efficiency);
         ply_json_dumpf(o, stdout, JSON_INDENT(2));
         printf("\n");
         json_decref(o);
@@ -181,14 +188,14 @@ out:
 int ply_cmd_bench(int argc, char **argv)
 {
     static const struct option longopts[] = {{"threads", required_argument, NULL, 't'},
-                                              {"hash", required_argument, NULL, 'H'},
-                                              {"json", no_argument, NULL, 'j'},
-                                              {"cluster", no_argument, NULL, 'C'},
-                                              {"coordinator", required_argument, NULL, 'E'},
-                                              {"depth", required_argument, NULL, 'd'},
-                                              {"help", no_argument, NULL, 'h'},
-                                              PLY_CLI_CURVE_LONGOPTS,
-                                              {NULL, 0, NULL, 0}};
+                                             {"hash", required_argument, NULL, 'H'},
+                                             {"json", no_argument, NULL, 'j'},
+                                             {"cluster", no_argument, NULL, 'C'},
+                                             {"coordinator", required_argument, NULL, 'E'},
+                                             {"depth", required_argument, NULL, 'd'},
+                                             {"help", no_argument, NULL, 'h'},
+                                             PLY_CLI_CURVE_LONGOPTS,
+                                             {NULL, 0, NULL, 0}};
     int threads = 1, json = 0, cluster = 0, c;
     int threads_given = 0, hash_given = 0, depth_given = 0, coord_given = 0;
     long hash_mib = 16, depth = 8;
@@ -222,22 +229,33 @@ int ply_cmd_bench(int argc, char **argv)
             }
             depth_given = 1;
             break;
-        case 'j': json = 1; break;
-        case 'C': cluster = 1; break;
+        case 'j':
+            json = 1;
+            break;
+        case 'C':
+            cluster = 1;
+            break;
         case 'E':
             ep = optarg;
             coord_given = 1;
             break;
-        case 'h': usage(stdout); return 0;
-        case ':': fprintf(stderr, "ply bench: option '%s' needs a value (see ply bench --help)\n", argv[optind - 1]); return 2;
+        case 'h':
+            usage(stdout);
+            return 0;
+        case ':':
+            fprintf(stderr, "ply bench: option '%s' needs a value (see ply bench --help)\n",
+                    argv[optind - 1]);
+            return 2;
         default:
             if (ply_cli_curve_option(c, optarg)) break;
-            fprintf(stderr, "ply bench: unknown option '%s' (see ply bench --help)\n", argv[optind - 1]);
+            fprintf(stderr, "ply bench: unknown option '%s' (see ply bench --help)\n",
+                    argv[optind - 1]);
             return 2;
         }
     }
     if (optind < argc) {
-        fprintf(stderr, "ply bench: unexpected argument '%s' (see ply bench --help)\n", argv[optind]);
+        fprintf(stderr, "ply bench: unexpected argument '%s' (see ply bench --help)\n",
+                argv[optind]);
         return 2;
     }
     /* The local workload is fixed (its total is the signature) and the cluster's
@@ -287,28 +305,30 @@ int ply_cmd_bench(int argc, char **argv)
         total += r.nodes;
         total_ns += r.time_ns;
         if (rows) {
-            json_t *o2 = json_pack("{s:s, s:s, s:i, s:I, s:I, s:I, s:b}", "name", p->name, "fen", p->fen,
-                                   "depth", p->depth, "nodes", (json_int_t)r.nodes, "expected",
-                                   (json_int_t)p->nodes, "time_ns", (json_int_t)r.time_ns, "ok", ok);
+            json_t *o2 =
+                json_pack("{s:s, s:s, s:i, s:I, s:I, s:I, s:b}", "name", p->name, "fen", p->fen,
+                          "depth", p->depth, "nodes", (json_int_t)r.nodes, "expected",
+                          (json_int_t)p->nodes, "time_ns", (json_int_t)r.time_ns, "ok", ok);
             json_array_append_new(rows, o2);
         } else {
-            printf("%2zu/%zu %-16s d%-2d %12llu nodes %8.3f s %8.1f Mnodes/s%s\n", i + 1, NBENCH, p->name,
-                   p->depth, (unsigned long long)r.nodes, r.time_ns / 1e9,
+            printf("%2zu/%zu %-16s d%-2d %12llu nodes %8.3f s %8.1f Mnodes/s%s\n", i + 1, NBENCH,
+                   p->name, p->depth, (unsigned long long)r.nodes, r.time_ns / 1e9,
                    ply_nps(r.nodes, r.time_ns) / 1e6, ok ? "" : "  WRONG: published count differs");
         }
     }
     ply_tt_destroy(&tt);
     uint64_t nps = (uint64_t)ply_nps(total, total_ns); /* a fixed workload: far below 2^64 */
     if (rows) {
-        json_t *o = json_pack("{s:o, s:I, s:I, s:I, s:i, s:i, s:s, s:b}", "positions", rows, "nodes",
-                              (json_int_t)total, "time_ns", (json_int_t)total_ns, "nps", (json_int_t)nps,
-                              "threads", threads, "hash_mib", (int)hash_mib, "kernel",
-                              ply_perft_kernel_name(), "ok", !failed);
+        json_t *o = json_pack("{s:o, s:I, s:I, s:I, s:i, s:i, s:s, s:b}", "positions", rows,
+                              "nodes", (json_int_t)total, "time_ns", (json_int_t)total_ns, "nps",
+                              (json_int_t)nps, "threads", threads, "hash_mib", (int)hash_mib,
+                              "kernel", ply_perft_kernel_name(), "ok", !failed);
         ply_json_dumpf(o, stdout, JSON_INDENT(2));
         printf("\n");
         json_decref(o);
     } else {
-        printf("\n%d thread%s, %ld MiB table, %s sliders\nTotal time (ms): %llu\nNodes searched: %llu\nNodes/second: %llu\n",
+        printf("\n%d thread%s, %ld MiB table, %s sliders\nTotal time (ms): %llu\nNodes searched: "
+               "%llu\nNodes/second: %llu\n",
                threads, threads == 1 ? "" : "s", hash_mib, ply_perft_kernel_name(),
                (unsigned long long)(total_ns / 1000000), (unsigned long long)total,
                (unsigned long long)nps);

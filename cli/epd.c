@@ -35,7 +35,8 @@ static int parse_line(char *text, ply_epd_line_t *out, char *err, size_t err_len
     for (char *op = strtok(semi + 1, ";"); op; op = strtok(NULL, ";")) {
         op = trim(op);
         if (!*op) continue;
-        if (op[0] != 'D' || !isdigit((unsigned char)op[1])) continue; /* other EPD opcodes: ignored */
+        if (op[0] != 'D' || !isdigit((unsigned char)op[1]))
+            continue; /* other EPD opcodes: ignored */
         char *end;
         errno = 0;
         long depth = strtol(op + 1, &end, 10);

@@ -43,48 +43,50 @@ typedef struct perft_args {
 
 static void usage(FILE *out)
 {
-    fprintf(out,
-            "usage: ply perft [--fen FEN | startpos | FEN] -d N [options]\n"
-            "       ply perft --epd FILE [--max-depth D] [options]\n"
-            "\n"
-            "Counts the leaf nodes of the legal move tree (perft), split into jobs by a\n"
-            "coordinator, counted by workers, cross-checked by the rule engine.\n"
-            "\n"
-            "  -f, --fen FEN           position as FEN, X-FEN or Shredder-FEN (default: startpos)\n"
-            "  -d, --depth N           plies to count, 1..%d\n"
-            "      --chess960          read KQkq as X-FEN and castle by Chess960 rules\n"
-            "                          (Shredder-FEN letters such as HAha imply it)\n"
-            "      --divide            print the count below each root move (Stockfish style)\n"
-            "      --stats             also count captures, en passant, castles, promotions,\n"
-            "                          checks and mates by kind (the Grand Chess Tree columns)\n"
-            "      --json              print one JSON object instead of text\n"
-            "  -t, --threads N         worker threads (default: one per core)\n"
-            "      --hash MIB          worker transposition table, MiB; 0 for none (default 256)\n"
-            "      --split-depth S     plies expanded by the coordinator, 0..N-1 (default: automatic)\n"
-            "      --workers N         run N local ply-worker processes instead of the in-process worker\n"
-            "      --coordinator E     submit to the coordinator at endpoint E (e.g. tcp://host:5555)\n"
-            "      --timeout S         give up when the coordinator is silent for S seconds (default 30)\n"
-            PLY_CLI_CURVE_HELP
-            "      --pgn FILE          start from a position of a PGN game: with --game N (1-based,\n"
-            "                          default 1) and --ply K (plies of its main line, default 0)\n"
-            "      --verify MODE       none (default: the always-on checks), sample=P (a fraction P\n"
-            "                          of the jobs, e.g. sample=0.05, counted again by the rule\n"
-            "                          engine or another worker with other Zobrist keys), or all\n"
-            "                          (every job twice, on two workers); the report says exactly\n"
-            "                          what was checked and how\n"
-            "      --detach            with --coordinator: print the run id and exit at once\n"
-            "                          (then: ply status, ply result RUN)\n"
-            "      --state FILE        the embedded coordinator keeps its runs in FILE (SQLite):\n"
-            "                          the same command run again after an interruption resumes\n"
-            "                          (any other run left unfinished in FILE is finished first)\n"
-            "      --epd FILE          run a suite: lines 'FEN ;D1 20 ;D2 400 ...'; report mismatches\n"
-            "      --max-depth D       with --epd: skip depths above D\n"
-            "      --max-nodes N       with --epd: per position, only the deepest depth whose\n"
-            "                          expected count is at most N\n"
-            "  -h, --help              this text\n"
-            "\n"
-            "Exit status: 0 ok, 1 failure (including any EPD mismatch), 2 usage or bad position.\n",
-            PLY_MAX_DEPTH);
+    fprintf(
+        out,
+        "usage: ply perft [--fen FEN | startpos | FEN] -d N [options]\n"
+        "       ply perft --epd FILE [--max-depth D] [options]\n"
+        "\n"
+        "Counts the leaf nodes of the legal move tree (perft), split into jobs by a\n"
+        "coordinator, counted by workers, cross-checked by the rule engine.\n"
+        "\n"
+        "  -f, --fen FEN           position as FEN, X-FEN or Shredder-FEN (default: startpos)\n"
+        "  -d, --depth N           plies to count, 1..%d\n"
+        "      --chess960          read KQkq as X-FEN and castle by Chess960 rules\n"
+        "                          (Shredder-FEN letters such as HAha imply it)\n"
+        "      --divide            print the count below each root move (Stockfish style)\n"
+        "      --stats             also count captures, en passant, castles, promotions,\n"
+        "                          checks and mates by kind (the Grand Chess Tree columns)\n"
+        "      --json              print one JSON object instead of text\n"
+        "  -t, --threads N         worker threads (default: one per core)\n"
+        "      --hash MIB          worker transposition table, MiB; 0 for none (default 256)\n"
+        "      --split-depth S     plies expanded by the coordinator, 0..N-1 (default: automatic)\n"
+        "      --workers N         run N local ply-worker processes instead of the in-process "
+        "worker\n"
+        "      --coordinator E     submit to the coordinator at endpoint E (e.g. tcp://host:5555)\n"
+        "      --timeout S         give up when the coordinator is silent for S seconds (default "
+        "30)\n" PLY_CLI_CURVE_HELP
+        "      --pgn FILE          start from a position of a PGN game: with --game N (1-based,\n"
+        "                          default 1) and --ply K (plies of its main line, default 0)\n"
+        "      --verify MODE       none (default: the always-on checks), sample=P (a fraction P\n"
+        "                          of the jobs, e.g. sample=0.05, counted again by the rule\n"
+        "                          engine or another worker with other Zobrist keys), or all\n"
+        "                          (every job twice, on two workers); the report says exactly\n"
+        "                          what was checked and how\n"
+        "      --detach            with --coordinator: print the run id and exit at once\n"
+        "                          (then: ply status, ply result RUN)\n"
+        "      --state FILE        the embedded coordinator keeps its runs in FILE (SQLite):\n"
+        "                          the same command run again after an interruption resumes\n"
+        "                          (any other run left unfinished in FILE is finished first)\n"
+        "      --epd FILE          run a suite: lines 'FEN ;D1 20 ;D2 400 ...'; report mismatches\n"
+        "      --max-depth D       with --epd: skip depths above D\n"
+        "      --max-nodes N       with --epd: per position, only the deepest depth whose\n"
+        "                          expected count is at most N\n"
+        "  -h, --help              this text\n"
+        "\n"
+        "Exit status: 0 ok, 1 failure (including any EPD mismatch), 2 usage or bad position.\n",
+        PLY_MAX_DEPTH);
 }
 
 static int parse_int(const char *s, long lo, long hi, long *out)
@@ -101,12 +103,12 @@ static int parse_int(const char *s, long lo, long hi, long *out)
 
 typedef struct progress_state {
     uint64_t start_ms;
-    uint64_t last_ms; /* when the last line went to a log (stderr not a terminal) */
-    int shown;        /* a terminal line is on screen */
-    int have_base;    /* base_nodes/base_ms hold the first report's */
-    int queued_said;  /* the run was said to be queued */
-    ply_u128_t base_nodes;        /* nodes already counted then (a resumed run's) */
-    uint64_t base_ms;             /* and when */
+    uint64_t last_ms;      /* when the last line went to a log (stderr not a terminal) */
+    int shown;             /* a terminal line is on screen */
+    int have_base;         /* base_nodes/base_ms hold the first report's */
+    int queued_said;       /* the run was said to be queued */
+    ply_u128_t base_nodes; /* nodes already counted then (a resumed run's) */
+    uint64_t base_ms;      /* and when */
 } progress_state_t;
 
 /* How often a run whose stderr is a file or pipe logs a progress line, ms. */
@@ -249,7 +251,8 @@ static json_t *stats_json(const Ply__Stats *ps)
     ply_stats128_t s;
     ply_msg_stats128_from_proto(&s, ps);
     json_t *o = json_object();
-    for (int i = 0; i < PLY_STATS_N; i++) json_object_set_new(o, ply_stats_name(i), ply_json_count(s.v[i]));
+    for (int i = 0; i < PLY_STATS_N; i++)
+        json_object_set_new(o, ply_stats_name(i), ply_json_count(s.v[i]));
     return o;
 }
 
@@ -261,10 +264,13 @@ static void verification_text(const Ply__RunResult *r, char *buf, size_t len)
         return;
     }
     if (v->arbiter_plies)
-        snprintf(buf, len, "plies 1-%u counted by the rule engine; perft(1) of %u/%u jobs matched the rule engine",
-                 v->arbiter_plies, v->perft1_checked, v->jobs);
+        snprintf(
+            buf, len,
+            "plies 1-%u counted by the rule engine; perft(1) of %u/%u jobs matched the rule engine",
+            v->arbiter_plies, v->perft1_checked, v->jobs);
     else
-        snprintf(buf, len, "perft(1) of %u/%u jobs matched the rule engine", v->perft1_checked, v->jobs);
+        snprintf(buf, len, "perft(1) of %u/%u jobs matched the rule engine", v->perft1_checked,
+                 v->jobs);
 }
 
 static json_t *result_json(const Ply__Accepted *acc, const Ply__RunResult *r, int stats)
@@ -339,8 +345,9 @@ static void print_result_text(const Ply__RunResult *r, const perft_args_t *a)
         printf("Queued: %.1f s before its first job went out\n", (double)r->queued_ms / 1000.0);
     printf("Cross-checked: %s\n", text);
     if (r->tt_probes)
-        printf("Table: %.1f%% hits (%llu of %llu probes)\n", 100.0 * (double)r->tt_hits / (double)r->tt_probes,
-               (unsigned long long)r->tt_hits, (unsigned long long)r->tt_probes);
+        printf("Table: %.1f%% hits (%llu of %llu probes)\n",
+               100.0 * (double)r->tt_hits / (double)r->tt_probes, (unsigned long long)r->tt_hits,
+               (unsigned long long)r->tt_probes);
     ply_report_verification_text(stdout, r);
 }
 
@@ -359,7 +366,8 @@ static int pgn_position(pgn_start_t *p, perft_args_t *a)
 {
     char why[512];
     int c960 = 0;
-    if (ply_arb_pgn_position(p->path, p->game ? (size_t)p->game : 1, p->ply < 0 ? 0 : p->ply, p->fen, sizeof p->fen, &c960, why, sizeof why)) {
+    if (ply_arb_pgn_position(p->path, p->game ? (size_t)p->game : 1, p->ply < 0 ? 0 : p->ply,
+                             p->fen, sizeof p->fen, &c960, why, sizeof why)) {
         fprintf(stderr, "ply perft: %s\n", why);
         return 1;
     }
@@ -409,8 +417,8 @@ static int run_detached(ply_session_t *s, const ply_perft_request_t *req, const 
 
 static int run_single(ply_session_t *s, const perft_args_t *a)
 {
-    ply_perft_request_t req = {a->fen,        (unsigned)a->depth, a->chess960, a->stats, 1,
-                               a->split_depth, a->verify,         a->verify_ppm, a->detach};
+    ply_perft_request_t req = {a->fen,         (unsigned)a->depth, a->chess960,   a->stats, 1,
+                               a->split_depth, a->verify,          a->verify_ppm, a->detach};
     Ply__Accepted *acc = NULL;
     Ply__RunResult *res = NULL;
     char why[512] = "";
@@ -452,7 +460,8 @@ static int run_epd(ply_session_t *s, const perft_args_t *a)
         const ply_epd_line_t *l = &suite->lines[i];
         int only = -1; /* with --max-nodes: the one depth to run */
         for (int k = 0; a->max_nodes && k < l->ndepths; k++)
-            if (l->depths[k].nodes <= (ply_u128_t)a->max_nodes && (!a->max_depth || l->depths[k].depth <= a->max_depth) &&
+            if (l->depths[k].nodes <= (ply_u128_t)a->max_nodes &&
+                (!a->max_depth || l->depths[k].depth <= a->max_depth) &&
                 (only < 0 || l->depths[k].depth > l->depths[only].depth))
                 only = k;
         for (int k = 0; k < l->ndepths; k++) {
@@ -478,7 +487,8 @@ static int run_epd(ply_session_t *s, const perft_args_t *a)
                 json_object_set_new(o, "fen", json_string(l->fen));
                 json_object_set_new(o, "depth", json_integer(depth));
                 json_object_set_new(o, "expected", ply_json_count(l->depths[k].nodes));
-                json_object_set_new(o, "nodes", rc == 0 ? ply_json_count(run_nodes(res)) : json_null());
+                json_object_set_new(o, "nodes",
+                                    rc == 0 ? ply_json_count(run_nodes(res)) : json_null());
                 json_object_set_new(o, "ok", json_boolean(ok));
                 if (rc < 0) json_object_set_new(o, "error", json_string(why));
                 json_array_append_new(lines, o);
@@ -487,8 +497,8 @@ static int run_epd(ply_session_t *s, const perft_args_t *a)
                     printf("FAIL line %d D%d: %s: %s\n", l->line_no, depth, l->fen, why);
                 else {
                     char want[PLY_U128_DEC_LEN], got[PLY_U128_DEC_LEN];
-                    printf("FAIL line %d D%d: %s: expected %s, counted %s\n", l->line_no, depth, l->fen,
-                           ply_u128_to_dec(l->depths[k].nodes, want, sizeof want),
+                    printf("FAIL line %d D%d: %s: expected %s, counted %s\n", l->line_no, depth,
+                           l->fen, ply_u128_to_dec(l->depths[k].nodes, want, sizeof want),
                            ply_u128_to_dec(run_nodes(res), got, sizeof got));
                 }
             }
@@ -517,26 +527,50 @@ static int run_epd(ply_session_t *s, const perft_args_t *a)
 
 int ply_cmd_perft(int argc, char **argv)
 {
-    enum { OPT_CHESS960 = 256, OPT_DIVIDE, OPT_STATS, OPT_JSON, OPT_HASH, OPT_SPLIT, OPT_WORKERS,
-           OPT_COORD, OPT_TIMEOUT, OPT_EPD, OPT_MAXDEPTH, OPT_MAXNODES, OPT_PGN, OPT_GAME, OPT_PLY,
-           OPT_VERIFY, OPT_DETACH, OPT_STATE };
-    static const struct option longopts[] = {
-        {"fen", required_argument, NULL, 'f'},          {"depth", required_argument, NULL, 'd'},
-        {"chess960", no_argument, NULL, OPT_CHESS960},  {"divide", no_argument, NULL, OPT_DIVIDE},
-        {"stats", no_argument, NULL, OPT_STATS},        {"json", no_argument, NULL, OPT_JSON},
-        {"threads", required_argument, NULL, 't'},      {"hash", required_argument, NULL, OPT_HASH},
-        {"split-depth", required_argument, NULL, OPT_SPLIT},
-        {"workers", required_argument, NULL, OPT_WORKERS},
-        {"coordinator", required_argument, NULL, OPT_COORD},
-        {"timeout", required_argument, NULL, OPT_TIMEOUT},
-        {"epd", required_argument, NULL, OPT_EPD},      {"max-depth", required_argument, NULL, OPT_MAXDEPTH},
-        {"max-nodes", required_argument, NULL, OPT_MAXNODES},
-        {"pgn", required_argument, NULL, OPT_PGN},      {"game", required_argument, NULL, OPT_GAME},
-        {"ply", required_argument, NULL, OPT_PLY},
-        {"verify", required_argument, NULL, OPT_VERIFY}, {"detach", no_argument, NULL, OPT_DETACH},
-        {"state", required_argument, NULL, OPT_STATE},
-        PLY_CLI_CURVE_LONGOPTS,
-        {"help", no_argument, NULL, 'h'},               {NULL, 0, NULL, 0}};
+    enum {
+        OPT_CHESS960 = 256,
+        OPT_DIVIDE,
+        OPT_STATS,
+        OPT_JSON,
+        OPT_HASH,
+        OPT_SPLIT,
+        OPT_WORKERS,
+        OPT_COORD,
+        OPT_TIMEOUT,
+        OPT_EPD,
+        OPT_MAXDEPTH,
+        OPT_MAXNODES,
+        OPT_PGN,
+        OPT_GAME,
+        OPT_PLY,
+        OPT_VERIFY,
+        OPT_DETACH,
+        OPT_STATE
+    };
+    static const struct option longopts[] = {{"fen", required_argument, NULL, 'f'},
+                                             {"depth", required_argument, NULL, 'd'},
+                                             {"chess960", no_argument, NULL, OPT_CHESS960},
+                                             {"divide", no_argument, NULL, OPT_DIVIDE},
+                                             {"stats", no_argument, NULL, OPT_STATS},
+                                             {"json", no_argument, NULL, OPT_JSON},
+                                             {"threads", required_argument, NULL, 't'},
+                                             {"hash", required_argument, NULL, OPT_HASH},
+                                             {"split-depth", required_argument, NULL, OPT_SPLIT},
+                                             {"workers", required_argument, NULL, OPT_WORKERS},
+                                             {"coordinator", required_argument, NULL, OPT_COORD},
+                                             {"timeout", required_argument, NULL, OPT_TIMEOUT},
+                                             {"epd", required_argument, NULL, OPT_EPD},
+                                             {"max-depth", required_argument, NULL, OPT_MAXDEPTH},
+                                             {"max-nodes", required_argument, NULL, OPT_MAXNODES},
+                                             {"pgn", required_argument, NULL, OPT_PGN},
+                                             {"game", required_argument, NULL, OPT_GAME},
+                                             {"ply", required_argument, NULL, OPT_PLY},
+                                             {"verify", required_argument, NULL, OPT_VERIFY},
+                                             {"detach", no_argument, NULL, OPT_DETACH},
+                                             {"state", required_argument, NULL, OPT_STATE},
+                                             PLY_CLI_CURVE_LONGOPTS,
+                                             {"help", no_argument, NULL, 'h'},
+                                             {NULL, 0, NULL, 0}};
     perft_args_t a = {0};
     pgn_start_t pgn = {NULL, 0, -1, ""}; /* 0 and -1: not given */
     int hash_given = 0;
@@ -548,7 +582,9 @@ int ply_cmd_perft(int argc, char **argv)
     opterr = 0; /* our own one-line messages */
     while ((c = getopt_long(argc, argv, ":f:d:t:h", longopts, NULL)) != -1) {
         switch (c) {
-        case 'f': a.fen = optarg; break;
+        case 'f':
+            a.fen = optarg;
+            break;
         case 'd':
             if (parse_int(optarg, 1, PLY_MAX_DEPTH, &v))
                 return ply_usage_error("perft",
@@ -557,10 +593,18 @@ int ply_cmd_perft(int argc, char **argv)
                                        optarg, PLY_MAX_DEPTH);
             a.depth = (int)v;
             break;
-        case OPT_CHESS960: a.chess960 = 1; break;
-        case OPT_DIVIDE: a.divide = 1; break;
-        case OPT_STATS: a.stats = 1; break;
-        case OPT_JSON: a.json = 1; break;
+        case OPT_CHESS960:
+            a.chess960 = 1;
+            break;
+        case OPT_DIVIDE:
+            a.divide = 1;
+            break;
+        case OPT_STATS:
+            a.stats = 1;
+            break;
+        case OPT_JSON:
+            a.json = 1;
+            break;
         case 't':
             if (parse_int(optarg, 1, 4096, &v))
                 return ply_usage_error("perft", "--threads '%s' must be 1..4096", optarg);
@@ -583,13 +627,17 @@ int ply_cmd_perft(int argc, char **argv)
                 return ply_usage_error("perft", "--workers '%s' must be 1..256", optarg);
             a.session.workers = (unsigned)v;
             break;
-        case OPT_COORD: a.session.coordinator = optarg; break;
+        case OPT_COORD:
+            a.session.coordinator = optarg;
+            break;
         case OPT_TIMEOUT:
             if (parse_int(optarg, 1, 86400, &v))
                 return ply_usage_error("perft", "--timeout '%s' must be 1..86400 seconds", optarg);
             a.session.timeout_ms = (unsigned)v * 1000u;
             break;
-        case OPT_EPD: a.epd = optarg; break;
+        case OPT_EPD:
+            a.epd = optarg;
+            break;
         case OPT_MAXDEPTH:
             if (parse_int(optarg, 1, PLY_MAX_DEPTH, &v))
                 return ply_usage_error("perft", "--max-depth '%s' must be 1..%d", optarg,
@@ -605,7 +653,9 @@ int ply_cmd_perft(int argc, char **argv)
             a.max_nodes = (uint64_t)d;
             break;
         }
-        case OPT_PGN: pgn.path = optarg; break;
+        case OPT_PGN:
+            pgn.path = optarg;
+            break;
         case OPT_GAME:
             if (parse_int(optarg, 1, 100000000, &v))
                 return ply_usage_error("perft", "--game '%s' must be a game number from 1", optarg);
@@ -622,9 +672,15 @@ int ply_cmd_perft(int argc, char **argv)
                     "perft", "--verify '%s' must be none, all, or sample=P with 0 < P <= 1",
                     optarg);
             break;
-        case OPT_DETACH: a.detach = 1; break;
-        case OPT_STATE: a.session.state_path = optarg; break;
-        case 'h': usage(stdout); return 0;
+        case OPT_DETACH:
+            a.detach = 1;
+            break;
+        case OPT_STATE:
+            a.session.state_path = optarg;
+            break;
+        case 'h':
+            usage(stdout);
+            return 0;
         case ':':
             return ply_usage_error("perft", "option '%s' needs a value", argv[optind - 1]);
         default:

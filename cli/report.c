@@ -149,9 +149,10 @@ json_t *ply_report_progress_json(const Ply__RunProgress *p)
     json_object_set_new(o, "jobs_done", json_integer(p->jobs_done));
     json_object_set_new(o, "jobs_in_flight", json_integer(p->jobs_in_flight));
     /* another client's run: its count is not ours to see */
-    json_object_set_new(o, "nodes", p->answer_hidden ? json_null()
-                                                     : ply_json_count(ply_msg_count(
-                                                           p->nodes, p->has_nodes_hi, p->nodes_hi)));
+    json_object_set_new(
+        o, "nodes",
+        p->answer_hidden ? json_null()
+                         : ply_json_count(ply_msg_count(p->nodes, p->has_nodes_hi, p->nodes_hi)));
     json_object_set_new(o, "answer_hidden", json_boolean(p->answer_hidden));
     json_object_set_new(o, "elapsed_ms", ply_json_count(p->elapsed_ms));
     json_object_set_new(o, "results_restored", json_integer(p->results_restored));

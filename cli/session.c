@@ -95,7 +95,8 @@ static int start_embedded(ply_session_t *s, char *why, size_t why_len)
     ply_coordinator_config_t cc;
     ply_coordinator_config_init(&cc);
     char bind[96];
-    snprintf(bind, sizeof bind, "inproc://ply-embedded-%d-%d", (int)getpid(), atomic_fetch_add(&instance, 1));
+    snprintf(bind, sizeof bind, "inproc://ply-embedded-%d-%d", (int)getpid(),
+             atomic_fetch_add(&instance, 1));
     cc.bind = bind;
     cc.handle_signals = 0; /* the ply command owns its signals */
     cc.state_path = s->cfg.state_path;
@@ -103,7 +104,9 @@ static int start_embedded(ply_session_t *s, char *why, size_t why_len)
     if (rc < 0) return rc;
     if (s->cfg.workers) {
         if (find_worker_exe(s->worker_exe, sizeof s->worker_exe)) {
-            snprintf(why, why_len, "--workers needs the ply-worker program next to ply (or PLY_WORKER_EXE): not found at %s",
+            snprintf(why, why_len,
+                     "--workers needs the ply-worker program next to ply (or PLY_WORKER_EXE): not "
+                     "found at %s",
                      s->worker_exe[0] ? s->worker_exe : "?");
             return PLY_ENOTFOUND;
         }
@@ -162,8 +165,8 @@ int ply_session_perft(ply_session_t *s, const ply_perft_request_t *req,
      * arbiter a few seconds, so the submit timeout is the session's. */
     int rc = ply_client_submit(s->client, req, (int)s->cfg.timeout_ms, accepted, why, why_len);
     if (rc < 0) return rc;
-    rc = ply_client_wait(s->client, (*accepted)->run_id, progress, arg, (int)s->cfg.timeout_ms, result,
-                         why, why_len);
+    rc = ply_client_wait(s->client, (*accepted)->run_id, progress, arg, (int)s->cfg.timeout_ms,
+                         result, why, why_len);
     if (rc < 0) ply_session_free_reply(accepted, result);
     return rc;
 }

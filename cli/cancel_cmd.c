@@ -13,6 +13,8 @@
 #include <jansson.h>
 
 #include "client.h"
+#include "client_opts.h"
+#include "json_exact.h"
 #include "commands.h"
 #include "curve_opts.h"
 #include "report.h"
@@ -38,56 +40,12 @@ static void usage(FILE *out)
 
 int ply_cmd_cancel(int argc, char **argv)
 {
-    enum { OPT_COORD = 256, OPT_JSON, OPT_TIMEOUT };
-    static const struct option longopts[] = {{"coordinator", required_argument, NULL, OPT_COORD},
-                                             {"json", no_argument, NULL, OPT_JSON},
-                                             {"timeout", required_argument, NULL, OPT_TIMEOUT},
-                                             {"help", no_argument, NULL, 'h'},
-                                             PLY_CLI_CURVE_LONGOPTS,
-                                             {NULL, 0, NULL, 0}};
-    const char *ep = getenv("PLY_COORDINATOR");
-    int json = 0, timeout_ms = 30000, c;
-    optind = 1;
-    opterr = 0;
-    while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
-        switch (c) {
-        case OPT_COORD:
-            ep = optarg;
-            break;
-        case OPT_JSON:
-            json = 1;
-            break;
-        case OPT_TIMEOUT: {
-            char *end;
-            long v = strtol(optarg, &end, 10);
-            if (*end || v < 1 || v > 86400)
-                return ply_usage_error("cancel", "--timeout needs 1..86400, not '%s'", optarg);
-            timeout_ms = (int)v * 1000;
-            break;
-        }
-        case 'h':
-            usage(stdout);
-            return 0;
-        case ':':
-            return ply_usage_error("cancel", "option needs a value: '%s'", argv[optind - 1]);
-        default:
-            if (ply_cli_curve_option(c, optarg)) break;
-            return ply_usage_error("cancel", "unknown option '%s'", argv[optind - 1]);
-        }
-    }
-    if (optind >= argc)
-        return ply_usage_error("cancel",
-                               "RUN (a run id, as ply perft --detach prints it) is required");
-    char *end;
-    unsigned long long run = strtoull(argv[optind], &end, 10);
-    if (*end || !run || argv[optind][0] == '-')
-        return ply_usage_error("cancel", "RUN must be a run id, not '%s'", argv[optind]);
-    if (optind + 1 < argc)
-        return ply_usage_error("cancel", "unexpected argument '%s'", argv[optind + 1]);
-    if (!ep || !ep[0])
-        return ply_usage_error("cancel", "--coordinator E is required (or set PLY_COORDINATOR)");
-    int curve_rc = ply_cli_curve_setup("ply cancel");
-    if (curve_rc) return curve_rc;
+    ply_cli_client_t args = {.cmd = "cancel", .timeout_ms = 30000};
+    int prc = ply_cli_client_parse(&args, argc, argv, NULL, PLY_CLI_RUN_REQUIRED, usage);
+    if (prc) return prc < 0 ? 0 : prc;
+    const char *ep = args.endpoint;
+    const uint64_t run = args.run;
+    const int json = args.json, timeout_ms = args.timeout_ms;
     char why[512] = "";
     ply_client_t *cl = ply_client_new(ep, why, sizeof why);
     if (!cl) {
@@ -101,7 +59,7 @@ int ply_cmd_cancel(int argc, char **argv)
         fprintf(stderr, "ply cancel: %s\n", why[0] ? why : ply_strerror(rc));
     } else if (json) {
         json_t *o = ply_report_progress_json(p);
-        json_dumpf(o, stdout, JSON_INDENT(2));
+        ply_json_dumpf(o, stdout, JSON_INDENT(2));
         printf("\n");
         json_decref(o);
     } else {

@@ -15,6 +15,7 @@
 #include <jansson.h>
 
 #include "client.h"
+#include "client_opts.h"
 #include "commands.h"
 #include "curve_opts.h"
 #include "envelope.h"
@@ -63,72 +64,15 @@ static int running(const Ply__RunProgress *p, int json)
 
 int ply_cmd_result(int argc, char **argv)
 {
-    enum { OPT_COORD = 256, OPT_JSON, OPT_TIMEOUT, OPT_WAIT, OPT_DIVIDE, OPT_STATS };
-    static const struct option longopts[] = {{"coordinator", required_argument, NULL, OPT_COORD},
-                                             {"json", no_argument, NULL, OPT_JSON},
-                                             {"timeout", required_argument, NULL, OPT_TIMEOUT},
-                                             {"wait", no_argument, NULL, OPT_WAIT},
-                                             {"divide", no_argument, NULL, OPT_DIVIDE},
-                                             {"stats", no_argument, NULL, OPT_STATS},
-                                             {"help", no_argument, NULL, 'h'},
-                                             PLY_CLI_CURVE_LONGOPTS,
-                                             {NULL, 0, NULL, 0}};
-    const char *ep = getenv("PLY_COORDINATOR");
-    int json = 0, wait = 0, divide = 0, stats = 0, timeout_ms = 30000, c;
-    optind = 1;
-    opterr = 0;
-    while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
-        switch (c) {
-        case OPT_COORD:
-            ep = optarg;
-            break;
-        case OPT_JSON:
-            json = 1;
-            break;
-        case OPT_WAIT:
-            wait = 1;
-            break;
-        case OPT_DIVIDE:
-            divide = 1;
-            break;
-        case OPT_STATS:
-            stats = 1;
-            break;
-        case OPT_TIMEOUT: {
-            char *end;
-            long v = strtol(optarg, &end, 10);
-            if (*end || v < 1 || v > 86400)
-                return ply_usage_error("result", "--timeout needs 1..86400, not '%s'", optarg);
-            timeout_ms = (int)v * 1000;
-            break;
-        }
-        case 'h':
-            usage(stdout);
-            return 0;
-        case ':':
-            return ply_usage_error("result", "option needs a value: '%s'", argv[optind - 1]);
-        default:
-            if (ply_cli_curve_option(c, optarg)) break;
-            return ply_usage_error("result", "unknown option '%s'", argv[optind - 1]);
-        }
-    }
-    if (optind >= argc) {
-        fprintf(stderr,
-                "ply result: RUN (a run id, as ply perft --detach prints it) is required\n");
-        return 2;
-    }
-    char *end;
-    unsigned long long run = strtoull(argv[optind], &end, 10);
-    if (*end || !run || argv[optind][0] == '-')
-        return ply_usage_error("result", "RUN must be a run id, not '%s'", argv[optind]);
-    if (optind + 1 < argc)
-        return ply_usage_error("result", "unexpected argument '%s'", argv[optind + 1]);
-    if (!ep || !ep[0]) {
-        fprintf(stderr, "ply result: --coordinator E is required (or set PLY_COORDINATOR)\n");
-        return 2;
-    }
-    int curve_rc = ply_cli_curve_setup("ply result");
-    if (curve_rc) return curve_rc;
+    int wait = 0, divide = 0, stats = 0;
+    const ply_cli_flag_t flags[] = {
+        {"wait", &wait}, {"divide", &divide}, {"stats", &stats}, {NULL, NULL}};
+    ply_cli_client_t args = {.cmd = "result", .timeout_ms = 30000};
+    int prc = ply_cli_client_parse(&args, argc, argv, flags, PLY_CLI_RUN_REQUIRED, usage);
+    if (prc) return prc < 0 ? 0 : prc;
+    const char *ep = args.endpoint;
+    const uint64_t run = args.run;
+    const int json = args.json, timeout_ms = args.timeout_ms;
     char why[512] = "";
     ply_client_t *cl = ply_client_new(ep, why, sizeof why);
     if (!cl) {

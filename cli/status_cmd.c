@@ -14,6 +14,7 @@
 #include <jansson.h>
 
 #include "client.h"
+#include "client_opts.h"
 #include "commands.h"
 #include "curve_opts.h"
 #include "envelope.h"
@@ -168,60 +169,15 @@ static int show_run(ply_client_t *cl, uint64_t run, int timeout_ms, int json)
 
 int ply_cmd_status(int argc, char **argv)
 {
-    enum { OPT_COORD = 256, OPT_JSON, OPT_TIMEOUT };
-    static const struct option longopts[] = {{"coordinator", required_argument, NULL, OPT_COORD},
-                                             {"json", no_argument, NULL, OPT_JSON},
-                                             {"timeout", required_argument, NULL, OPT_TIMEOUT},
-                                             {"help", no_argument, NULL, 'h'},
-                                             PLY_CLI_CURVE_LONGOPTS,
-                                             {NULL, 0, NULL, 0}};
-    const char *ep = getenv("PLY_COORDINATOR");
-    int json = 0, timeout_ms = 10000, c;
-    optind = 1;
-    opterr = 0;
-    while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
-        switch (c) {
-        case OPT_COORD:
-            ep = optarg;
-            break;
-        case OPT_JSON:
-            json = 1;
-            break;
-        case OPT_TIMEOUT: {
-            char *end;
-            long v = strtol(optarg, &end, 10);
-            if (*end || v < 1 || v > 86400)
-                return ply_usage_error("status", "--timeout needs 1..86400, not '%s'", optarg);
-            timeout_ms = (int)v * 1000;
-            break;
-        }
-        case 'h':
-            usage(stdout);
-            return 0;
-        case ':':
-            return ply_usage_error("status", "option needs a value: '%s'", argv[optind - 1]);
-        default:
-            if (ply_cli_curve_option(c, optarg)) break;
-            return ply_usage_error("status", "unknown option '%s'", argv[optind - 1]);
-        }
-    }
-    uint64_t run = 0;
-    if (optind < argc) {
-        char *end;
-        unsigned long long v = strtoull(argv[optind], &end, 10);
-        if (*end || !v || argv[optind][0] == '-')
-            return ply_usage_error("status", "RUN must be a run id, not '%s'", argv[optind]);
-        run = v;
-        if (optind + 1 < argc)
-            return ply_usage_error("status", "unexpected argument '%s'", argv[optind + 1]);
-    }
-    if (!ep || !ep[0]) {
-        fprintf(stderr, "ply status: --coordinator E is required (or set PLY_COORDINATOR); the "
-                        "embedded coordinator lives only while ply perft runs\n");
-        return 2;
-    }
-    int curve_rc = ply_cli_curve_setup("ply status");
-    if (curve_rc) return curve_rc;
+    ply_cli_client_t args = {.cmd = "status",
+                             .timeout_ms = 10000,
+                             .endpoint_hint = "; the embedded coordinator lives only while ply "
+                                              "perft runs"};
+    int prc = ply_cli_client_parse(&args, argc, argv, NULL, PLY_CLI_RUN_OPTIONAL, usage);
+    if (prc) return prc < 0 ? 0 : prc;
+    const char *ep = args.endpoint;
+    const uint64_t run = args.run;
+    const int json = args.json, timeout_ms = args.timeout_ms;
     char why[512];
     ply_client_t *cl = ply_client_new(ep, why, sizeof why);
     if (!cl) {

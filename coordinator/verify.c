@@ -1308,7 +1308,10 @@ static uint32_t identities_used(const run_t *run)
         if (!run->settled[j]) continue;
         const uint16_t w[2] = {run->acc[j].who, run->acc[j].who2};
         for (int i = 0; i < 2; i++)
-            if (w[i] < run->nidents && !run->idents[w[i]].excluded && !seen[w[i]]++) n++;
+            if (w[i] < run->nidents && !run->idents[w[i]].excluded && !seen[w[i]]) {
+                seen[w[i]] = 1; /* a flag, never a counter: it must not wrap */
+                n++;
+            }
     }
     free(seen);
     return n;
@@ -1328,8 +1331,8 @@ static void summarise(const run_t *run, char *buf, size_t len)
     part(buf, len, run->by_worker, "by another worker with another Zobrist seed");
     part(buf, len, run->same_seed, "by another worker with the same seed");
     part(buf, len, run->same_worker,
-         "by the same worker or key without its hash table (no other worker was connected: not "
-         "a check on another worker)");
+         "by the same worker or key without its hash table (no other identity that was not "
+         "excluded could take it: not a check on another worker)");
     part(buf, len, run->by_arbiter, "by the rule engine");
     if (!confirmed) snprintf(buf + strlen(buf), len - strlen(buf), " none");
     uint32_t ids = identities_used(run);

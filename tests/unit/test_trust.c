@@ -465,6 +465,39 @@ static void test_harness_all(void **state)
     }
 }
 
+static void no_arbiter(ply_coordinator_config_t *cfg)
+{
+    cfg->arbiter_budget = 0; /* every check by a worker: the identities are what is counted */
+}
+
+/*
+ * The count of distinct identities in a verified run's report, on a run whose
+ * jobs pass 256: it was kept in a byte per identity, incremented at every use,
+ * which wrapped and counted the same identity again (two workers and 5,362
+ * jobs of perft(4) at split depth 3 reported "counts from 42 distinct
+ * identities"). Two workers, two identities, whatever the job count.
+ */
+static void test_identities_counted_once(void **state)
+{
+    (void)state;
+    coord_t *t = coord_start("inproc", no_arbiter, NULL);
+    fake_worker_t *a = liar(t->endpoint, "honest-a", 1, 0, NULL, NULL);
+    fake_worker_t *b = liar(t->endpoint, "honest-b", 2, 0, NULL, NULL);
+    coord_wait_joined(t, 2);
+    Ply__RunResult *res;
+    char why[1024] = "";
+    int r = perft(t->endpoint, START, 4, 3, ALL, 0, &res, why, sizeof why);
+    if (r) fail_msg("%s (%s)", ply_strerror(r), why);
+    assert_int_equal(res->nodes, 197281); /* chessprogramming wiki, Perft Results */
+    assert_int_equal(res->jobs, 5362);    /* OEIS A083276: unique positions after 3 plies */
+    if (res->verification->identities != 2) fail_msg("%s", res->verification->summary);
+    assert_non_null(strstr(res->verification->summary, "counts from 2 distinct identities"));
+    ply__run_result__free_unpacked(res, NULL);
+    fake_worker_stop(&b);
+    fake_worker_stop(&a);
+    coord_stop(&t);
+}
+
 static void sample_tweak(ply_coordinator_config_t *cfg)
 {
     cfg->worker_wait_ms = 150; /* a caught liar alone: its run fails at once, naming it */
@@ -534,10 +567,15 @@ int main(void)
     ply_log_set_level(getenv("PLY_TEST_VERBOSE") ? PLY_LOG_DEBUG : PLY_LOG_ERROR);
     curve_setup();
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_id_reuse_refused),     cmocka_unit_test(test_one_key_two_sessions),
-        cmocka_unit_test(test_arbiter_not_outvoted), cmocka_unit_test(test_sample_unpredictable),
-        cmocka_unit_test(test_excluded_recomputed),  cmocka_unit_test(test_check_ids_opaque),
-        cmocka_unit_test(test_harness_all),          cmocka_unit_test(test_harness_sample),
+        cmocka_unit_test(test_id_reuse_refused),
+        cmocka_unit_test(test_one_key_two_sessions),
+        cmocka_unit_test(test_arbiter_not_outvoted),
+        cmocka_unit_test(test_sample_unpredictable),
+        cmocka_unit_test(test_excluded_recomputed),
+        cmocka_unit_test(test_check_ids_opaque),
+        cmocka_unit_test(test_harness_all),
+        cmocka_unit_test(test_harness_sample),
+        cmocka_unit_test(test_identities_counted_once),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
     ply_curve_server_destroy(&g_curve);

@@ -126,9 +126,11 @@ json_t *ply_report_workers_json(Ply__WorkerStatus *const *w, size_t n)
         json_object_set_new(o, "zobrist_seed", json_integer(w[i]->zobrist_seed));
         json_object_set_new(o, "jobs_in_flight", json_integer(w[i]->jobs_in_flight));
         json_object_set_new(o, "jobs_done", ply_json_count(w[i]->jobs_done));
-        json_object_set_new(
-            o, "nodes",
-            ply_json_count(ply_msg_count(w[i]->nodes, w[i]->has_nodes_hi, w[i]->nodes_hi)));
+        /* absent: its total holds another client's answer (null, as a hidden run's nodes) */
+        json_object_set_new(o, "nodes",
+                            w[i]->has_nodes ? ply_json_count(ply_msg_count(
+                                                  w[i]->nodes, w[i]->has_nodes_hi, w[i]->nodes_hi))
+                                            : json_null());
         json_object_set_new(o, "stalled_ms", ply_json_count(w[i]->stalled_ms));
         json_object_set_new(o, "identity", json_string(w[i]->identity ? w[i]->identity : ""));
         json_object_set_new(o, "excluded_runs", json_integer(w[i]->excluded_runs));

@@ -74,9 +74,10 @@ static void print_workers(Ply__WorkerStatus *const *w, size_t n)
     for (size_t i = 0; i < n; i++) {
         char st[32];
         seconds(st, sizeof st, w[i]->stalled_ms);
-        char nodes[PLY_U128_DEC_LEN];
-        ply_u128_to_dec(ply_msg_count(w[i]->nodes, w[i]->has_nodes_hi, w[i]->nodes_hi), nodes,
-                        sizeof nodes);
+        char nodes[PLY_U128_DEC_LEN] = "(not yours)"; /* it counted another client's run */
+        if (w[i]->has_nodes)
+            ply_u128_to_dec(ply_msg_count(w[i]->nodes, w[i]->has_nodes_hi, w[i]->nodes_hi), nodes,
+                            sizeof nodes);
         char excl[48] = "";
         if (w[i]->excluded_runs)
             snprintf(excl, sizeof excl, "  EXCLUDED from %u run%s (caught wrong)",

@@ -155,10 +155,14 @@ static void principal(const char *identity, const char *token, char *buf, size_t
 
 /* Whether @who may read the answer of, and cancel, a run of @owner: its owner, or an admin
  * key; a run stored before runs had owners ("") is everyone's, as it was. */
+static int is_admin(ply_coordinator_t *c, const char *who)
+{
+    return c->admins && strncmp(who, "curve:", 6) == 0 && ply_keydir_has(c->admins, who + 6);
+}
+
 static int may_read(ply_coordinator_t *c, const char *owner, const char *who)
 {
-    if (!owner[0] || strcmp(owner, who) == 0) return 1;
-    return c->admins && strncmp(who, "curve:", 6) == 0 && ply_keydir_has(c->admins, who + 6);
+    return !owner[0] || strcmp(owner, who) == 0 || is_admin(c, who);
 }
 
 static int64_t unix_ms(void)
@@ -751,8 +755,18 @@ static void fill_progress(ply_coordinator_t *c, Ply__RunProgress *rp, Ply__RunAs
     }
 }
 
-/* The connected workers as WorkerStatus entries (caller frees both arrays), or NULLs. */
-static size_t worker_list(ply_coordinator_t *c, Ply__WorkerStatus **wsp, Ply__WorkerStatus ***wpp)
+/* Whether @who may see worker @p's node total: with one worker per run that total is the
+ * run's answer, so it is shown only to whoever may read every run it comes from. */
+static int may_read_worker_nodes(ply_coordinator_t *c, const peer_t *p, const char *who)
+{
+    if (p->nodes_mixed) return is_admin(c, who);
+    return !p->nodes_owner[0] || !strcmp(p->nodes_owner, "-") || may_read(c, p->nodes_owner, who);
+}
+
+/* The connected workers as WorkerStatus entries (caller frees both arrays), or NULLs; node
+ * totals only where @who may read them (may_read_worker_nodes). */
+static size_t worker_list(ply_coordinator_t *c, Ply__WorkerStatus **wsp, Ply__WorkerStatus ***wpp,
+                          const char *who)
 {
     *wsp = NULL, *wpp = NULL;
     if (!c->nworkers) return 0;
@@ -772,8 +786,11 @@ static size_t worker_list(ply_coordinator_t *c, Ply__WorkerStatus **wsp, Ply__Wo
         ws[i].has_threads = 1, ws[i].threads = p->threads;
         ws[i].has_jobs_in_flight = 1, ws[i].jobs_in_flight = (uint32_t)p->ninflight;
         ws[i].has_jobs_done = 1, ws[i].jobs_done = p->jobs_done;
-        ws[i].has_nodes = 1, ws[i].nodes = ply_u128_lo(p->nodes);
-        ws[i].has_nodes_hi = ply_u128_hi(p->nodes) != 0, ws[i].nodes_hi = ply_u128_hi(p->nodes);
+        if (may_read_worker_nodes(c, p, who)) {
+            ws[i].has_nodes = 1, ws[i].nodes = ply_u128_lo(p->nodes);
+            ws[i].has_nodes_hi = ply_u128_hi(p->nodes) != 0;
+            ws[i].nodes_hi = ply_u128_hi(p->nodes);
+        }
         ws[i].has_zobrist_seed = 1, ws[i].zobrist_seed = p->seed;
         ws[i].has_busy_us = 1, ws[i].busy_us = p->busy_us;
         ws[i].identity = p->identity;
@@ -802,7 +819,7 @@ static void send_progress(ply_coordinator_t *c, zframe_t *rid, const run_t *run,
     Ply__WorkerStatus *ws = NULL;
     Ply__WorkerStatus **wp = NULL;
     if (with_workers) {
-        rp.n_worker = worker_list(c, &ws, &wp);
+        rp.n_worker = worker_list(c, &ws, &wp, who);
         rp.worker = wp;
     }
     ply_msg_t m = PLY__MESSAGE__INIT;
@@ -1308,6 +1325,10 @@ static void on_result(ply_coordinator_t *c, peer_t *p, const Ply__Result *r)
     inflight_remove(p, r->job_id);
     p->jobs_done++;
     p->nodes += r->nodes; /* 128-bit: it cannot wrap for 2^64 results */
+    if (!p->nodes_owner[0] && !p->nodes_mixed)
+        snprintf(p->nodes_owner, sizeof p->nodes_owner, "%s", run->owner[0] ? run->owner : "-");
+    else if (strcmp(p->nodes_owner, run->owner[0] ? run->owner : "-") != 0)
+        p->nodes_mixed = 1;
     p->busy_us += r->time_us;
     p->progress_ms = ply_time_ms();
     if (idx / run->plan->njobs == PLY__DRILL) {
@@ -1746,7 +1767,7 @@ static void send_status_reply(ply_coordinator_t *c, zframe_t *rid, const char *w
     Ply__StatusReply sr = PLY__STATUS_REPLY__INIT;
     sr.n_run = n, sr.run = rpp;
     Ply__WorkerStatus *ws = NULL, **wp = NULL;
-    sr.n_worker = worker_list(c, &ws, &wp);
+    sr.n_worker = worker_list(c, &ws, &wp, who);
     sr.worker = wp;
     ply_coordinator_counters_t k;
     ply_coordinator_counters(c, &k);

@@ -74,7 +74,11 @@ typedef struct peer {
     uint64_t *inflight;
     size_t ninflight, capinflight;
     uint64_t jobs_done;
-    ply_u128_t nodes;     /* sum of its results' counts (exact: util/u128.h) */
+    ply_u128_t nodes; /* sum of its results' counts (exact: util/u128.h) */
+    /* whose runs those counts are from: one run's owner, "" while none; nodes_mixed once
+     * there are several (then only an admin may see the total: it holds others' answers) */
+    char nodes_owner[PLY__IDENT_LEN];
+    int nodes_mixed;
     uint64_t busy_us;     /* sum of its results' time_us: its own speed is nodes / busy_us */
     uint64_t hb_nodes;    /* the node count its last heartbeat carried */
     uint64_t progress_ms; /* when that count last advanced, or it last became busy */

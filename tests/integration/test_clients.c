@@ -187,6 +187,44 @@ static void test_others_run(void **state)
 }
 
 /*
+ * A worker's node total in the status reply: with one run on it, that total is
+ * the run's answer (perft(4) of the start position, 197,281, chessprogramming
+ * wiki), so another client's status must not show it (found by trying the
+ * product: the run row said "(not yours)" and the worker row the count).
+ */
+static void test_worker_nodes_hidden(void **state)
+{
+    (void)state;
+    const char *dir = th_tmpdir("clients-worker-nodes");
+    int port = th_free_port();
+    char ep[64], alice[512], bob[512];
+    snprintf(ep, sizeof ep, "tcp://127.0.0.1:%d", port);
+    snprintf(alice, sizeof alice, "XDG_STATE_HOME=%s/alice ply", dir);
+    snprintf(bob, sizeof bob, "XDG_STATE_HOME=%s/bob ply", dir);
+    pid_t coord = th_spawn(NULL, "exec ply-coordinator --bind %s -q", ep);
+    pid_t w = th_spawn(NULL, "exec ply-worker --connect %s --threads 1 --hash 16 -q", ep);
+    th_run_t r = th_run(RUN_S, "%s perft --coordinator %s -d 4 --split-depth 1", alice, ep);
+    th_expect_status(&r, 0, "alice's perft");
+    assert_non_null(strstr(r.out, "Nodes searched: 197281"));
+    th_run_free(&r);
+    const char *who[2] = {bob, alice};
+    for (int i = 0; i < 2; i++) {
+        r = th_run(RUN_S, "%s status --coordinator %s --json", who[i], ep);
+        th_expect_status(&r, 0, "status");
+        json_t *o = th_json(&r);
+        json_t *wk = json_array_get(json_object_get(o, "workers"), 0);
+        if (!wk) fail_msg("no worker in the status: %s", r.out);
+        json_t *n = json_object_get(wk, "nodes");
+        if (i == 0 && !json_is_null(n)) fail_msg("bob sees the worker's total: %s", r.out);
+        if (i == 1 && json_integer_value(n) != 197281) fail_msg("alice's worker total: %s", r.out);
+        json_decref(o);
+        th_run_free(&r);
+    }
+    th_stop(w);
+    th_stop(coord);
+}
+
+/*
  * Item 7 under CURVE: the owner is the client's key, whatever token it sends
  * (Alice and Bob send the same one here), and a key in --admin-keys reads
  * and cancels anyone's run.
@@ -483,6 +521,7 @@ int main(void)
         cmocka_unit_test(test_client_checks_answers),
         cmocka_unit_test(test_restart_without_state),
         cmocka_unit_test(test_others_run),
+        cmocka_unit_test(test_worker_nodes_hidden),
         cmocka_unit_test(test_admin_key),
         cmocka_unit_test(test_figures_from_tables),
         cmocka_unit_test(test_queued_run),

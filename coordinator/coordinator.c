@@ -1165,7 +1165,7 @@ static void on_hello(ply_coordinator_t *c, zframe_t *rid, const char *identity, 
                          "worker id %s is held by another connected worker: choose another id, "
                          "or wait until it leaves",
                          h->worker_id);
-                e.has_code = 1, e.code = PLY_ESTATE;
+                e.has_code = 1, e.code = PLY_EAUTH; /* a refusal, told apart from "send HELLO" */
                 e.message = line;
                 e.has_say_hello = 1, e.say_hello = 1;
                 ply_msg_t m = PLY__MESSAGE__INIT;

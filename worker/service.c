@@ -238,6 +238,7 @@ static void net_actor(zsock_t *pipe, void *arg)
     zpoller_t *poller = zpoller_new(pipe, dealer, NULL);
     if (watch) zpoller_add(poller, watch);
     uint64_t now = ply_time_ms(), last_seen = now, next_beat = now + heartbeat_ms, hello_at = now;
+    int refusal_told = 0; /* a refused HELLO was reported (see the ERROR case) */
     int ended = 0, welcomed = 0;
     while (1) {
         now = ply_time_ms();
@@ -293,7 +294,13 @@ static void net_actor(zsock_t *pipe, void *arg)
                 if (msg->error->has_say_hello && msg->error->say_hello && !ended &&
                     !cfg->exit_on_bye) {
                     /* the coordinator does not know us: introduce ourselves again, at most
-                     * once a heartbeat period (each message we sent may have been refused) */
+                     * once a heartbeat period (each message we sent may have been refused).
+                     * A refusal (our id held by another worker) is told once, loudly: the
+                     * worker keeps trying, and would otherwise wait in silence. */
+                    if (msg->error->code == PLY_EAUTH && !refusal_told) {
+                        ply_warn("coordinator refused us: %s; retrying", msg->error->message);
+                        refusal_told = 1;
+                    }
                     if (now - hello_at >= heartbeat_ms) {
                         ply_info("coordinator: %s: saying HELLO again", msg->error->message);
                         new_session(dealer, sh, 0);

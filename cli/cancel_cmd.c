@@ -43,15 +43,11 @@ int ply_cmd_cancel(int argc, char **argv)
     ply_cli_client_t args = {.cmd = "cancel", .timeout_ms = 30000};
     int prc = ply_cli_client_parse(&args, argc, argv, NULL, PLY_CLI_RUN_REQUIRED, usage);
     if (prc) return prc < 0 ? 0 : prc;
-    const char *ep = args.endpoint;
     const uint64_t run = args.run;
     const int json = args.json, timeout_ms = args.timeout_ms;
+    ply_client_t *cl = ply_cli_client_connect(&args);
+    if (!cl) return 1;
     char why[512] = "";
-    ply_client_t *cl = ply_client_new(ep, why, sizeof why);
-    if (!cl) {
-        fprintf(stderr, "ply cancel: %s\n", why);
-        return 1;
-    }
     Ply__RunProgress *p = NULL;
     int rc = ply_client_cancel(cl, run, timeout_ms, &p, why, sizeof why);
     int status = rc < 0 ? 1 : 0;

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "client.h"
 #include "commands.h"
 #include "curve_opts.h"
 
@@ -89,4 +90,12 @@ int ply_cli_client_parse(ply_cli_client_t *o, int argc, char **argv, const ply_c
     char prog[64];
     snprintf(prog, sizeof prog, "ply %s", o->cmd);
     return ply_cli_curve_setup(prog);
+}
+
+ply_client_t *ply_cli_client_connect(const ply_cli_client_t *o)
+{
+    char why[512] = "";
+    ply_client_t *cl = ply_client_new(o->endpoint, why, sizeof why);
+    if (!cl) fprintf(stderr, "ply %s: %s\n", o->cmd, why);
+    return cl;
 }

@@ -43,4 +43,13 @@ typedef struct ply_cli_client {
 int ply_cli_client_parse(ply_cli_client_t *o, int argc, char **argv, const ply_cli_flag_t *flags,
                          int run, void (*usage)(FILE *out));
 
+typedef struct ply_client ply_client_t;
+
+/**
+ * ply_cli_client_connect - a client of o->endpoint (coordinator/client.h), or
+ * NULL after printing "ply CMD: why" on stderr (the command then exits 1).
+ * The caller destroys it with ply_client_destroy.
+ */
+ply_client_t *ply_cli_client_connect(const ply_cli_client_t *o);
+
 #endif

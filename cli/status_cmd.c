@@ -179,12 +179,8 @@ int ply_cmd_status(int argc, char **argv)
     const char *ep = args.endpoint;
     const uint64_t run = args.run;
     const int json = args.json, timeout_ms = args.timeout_ms;
-    char why[512];
-    ply_client_t *cl = ply_client_new(ep, why, sizeof why);
-    if (!cl) {
-        fprintf(stderr, "ply status: %s\n", why);
-        return 1;
-    }
+    ply_client_t *cl = ply_cli_client_connect(&args);
+    if (!cl) return 1;
     int rc = run ? show_run(cl, run, timeout_ms, json) : show_all(cl, ep, timeout_ms, json);
     ply_client_destroy(&cl);
     return rc;

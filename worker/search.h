@@ -164,7 +164,8 @@ static inline int ply_score_is_mate(int score)
 /**
  * ply_score_mate_moves - for a mate score, the moves to mate as UCI "score
  * mate N" counts them (positive: the side to move mates; negative: it is
- * mated); 0 for a score that is not a mate score.
+ * mated; 0 when mated at the root, as UCI "score mate 0"); 0 for a score that
+ * is not a mate score either (tell them apart with ply_score_is_mate).
  */
 static inline int ply_score_mate_moves(int score)
 {

@@ -15,6 +15,9 @@ int ply_cmd_bench(int argc, char **argv);
 /** ply_cmd_perft_diff - `ply perft-diff`: the first position where an external UCI engine's perft differs. */
 int ply_cmd_perft_diff(int argc, char **argv);
 
+/** ply_cmd_solve - `ply solve`: run a UCI engine over an EPD test suite (bm, am, STS points). */
+int ply_cmd_solve(int argc, char **argv);
+
 /** ply_cmd_keygen - `ply keygen`: write a CURVE key pair for --curve. */
 int ply_cmd_keygen(int argc, char **argv);
 

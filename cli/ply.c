@@ -26,6 +26,7 @@ static void usage(FILE *out)
         "  bench     the fixed perft workload of this machine: nodes per second and the signature\n"
         "  perft-diff  compare perft with an external UCI engine down to the first differing "
         "position\n"
+        "  solve     run a UCI engine over an EPD test suite (bm/am moves, STS points)\n"
         "  keygen    write a CURVE key pair for --curve (coordinator, workers, clients)\n"
         "  status    a coordinator's runs and workers, or one run's progress\n"
         "  result    the answer of a run (e.g. one started with ply perft --detach)\n"
@@ -71,6 +72,7 @@ int main(int argc, char **argv)
     if (!strcmp(cmd, "bench")) return ply_cmd_bench(argc - 1, argv + 1);
     if (!strcmp(cmd, "arbiter")) return ply_cmd_arbiter(argc - 1, argv + 1);
     if (!strcmp(cmd, "perft-diff")) return ply_cmd_perft_diff(argc - 1, argv + 1);
+    if (!strcmp(cmd, "solve")) return ply_cmd_solve(argc - 1, argv + 1);
     if (!strcmp(cmd, "keygen")) return ply_cmd_keygen(argc - 1, argv + 1);
     if (!strcmp(cmd, "status")) return ply_cmd_status(argc - 1, argv + 1);
     if (!strcmp(cmd, "result")) return ply_cmd_result(argc - 1, argv + 1);

@@ -8,15 +8,18 @@
  *
  * Limits that keep a hostile or broken engine harmless: a line is at most
  * LINE_MAX bytes, at most BUF_MAX bytes wait unread, one command may produce
- * at most JUNK_MAX lines we do not recognise, and text means no control
- * characters other than tab and carriage return.
+ * at most JUNK_MAX lines we do not recognise (and one search at most
+ * INFO_MAX lines), and text means no control characters other than tab and
+ * carriage return.
  */
 #include "uci_engine.h"
 
 #include <ctype.h>
+#include <errno.h>
 #include <inttypes.h>
 #include <signal.h>
 #include <stdarg.h>
+#include <strings.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,6 +36,10 @@
 #define QUIT_GRACE_MS  500
 #define KILL_WAIT_MS   2000
 #define EXIT_WAIT_MS   1000
+#define INFO_MAX       10000000
+#define OPTIONS_MAX    512
+#define OPTION_NAME    64
+#define CANCEL_POLL_MS 50
 
 struct ply_uci {
     uv_loop_t loop;
@@ -52,6 +59,9 @@ struct ply_uci {
     size_t err_len;
     char cmd[160];  /* the command line, for messages */
     char name[128]; /* "id name" */
+    const volatile int *cancel;
+    int noptions;
+    char (*options)[OPTION_NAME]; /* the names it offered, OPTIONS_MAX of them at most */
 };
 
 /* Copies @src into @dst for a one-line message: control bytes become '?'. */
@@ -263,14 +273,16 @@ static int take_line(ply_uci_t *e, char *line, size_t cap, char *why, size_t why
 }
 
 /*
- * Waits for the next line. @doing says what we wait for, for messages
- * ("before uciok"). Returns 0, PLY_EPARSE, PLY_EIO (engine gone) or
- * PLY_ETIMEDOUT.
+ * Waits for the next line until the absolute time @deadline (ply_time_ms).
+ * @doing says what we wait for, for messages ("before uciok"); @hard: the
+ * deadline is a time limit rather than the silence limit (the message says
+ * which). Returns 0, PLY_EPARSE, PLY_EIO (engine gone), PLY_ETIMEDOUT or
+ * PLY_ECANCELED.
  */
-static int wait_line(ply_uci_t *e, char *line, size_t cap, const char *doing, char *why,
-                     size_t why_len)
+static int wait_line_at(ply_uci_t *e, char *line, size_t cap, const char *doing, uint64_t deadline,
+                        int hard, char *why, size_t why_len)
 {
-    uint64_t deadline = ply_time_ms() + e->silence_ms, drain_until = 0;
+    uint64_t drain_until = 0;
     for (;;) {
         int r = take_line(e, line, cap, why, why_len);
         if (r) return r < 0 ? r : 0;
@@ -281,13 +293,27 @@ static int wait_line(ply_uci_t *e, char *line, size_t cap, const char *doing, ch
             describe_gone(e, doing, why, why_len);
             return PLY_EIO;
         }
+        if (e->cancel && *e->cancel)
+            return ply_why(why, why_len, PLY_ECANCELED, "interrupted %s", doing);
         if (now >= deadline) {
-            ply_why(why, why_len, 0, "engine '%s' silent for %.3g s %s", e->cmd,
-                    e->silence_ms / 1000.0, doing);
+            if (hard)
+                ply_why(why, why_len, 0, "engine '%s' did not finish in time %s", e->cmd, doing);
+            else
+                ply_why(why, why_len, 0, "engine '%s' silent for %.3g s %s", e->cmd,
+                        e->silence_ms / 1000.0, doing);
             return PLY_ETIMEDOUT;
         }
-        run_once(e, (drain_until ? drain_until : deadline) - now);
+        uint64_t until = drain_until ? drain_until : deadline;
+        if (e->cancel && until - now > CANCEL_POLL_MS) until = now + CANCEL_POLL_MS;
+        run_once(e, until - now);
     }
+}
+
+/* Waits for the next line for at most the silence limit. */
+static int wait_line(ply_uci_t *e, char *line, size_t cap, const char *doing, char *why,
+                     size_t why_len)
+{
+    return wait_line_at(e, line, cap, doing, ply_time_ms() + e->silence_ms, 0, why, why_len);
 }
 
 static int send_line(ply_uci_t *e, const char *text, char *why, size_t why_len)
@@ -360,7 +386,17 @@ static int spawn_engine(ply_uci_t *e, const char *cmdline, char *why, size_t why
     return 0;
 }
 
-/* Sends "uci" and reads until "uciok", keeping "id name". */
+/* Keeps the name of "option name NAME type ...", which may hold blanks. */
+static void keep_option(ply_uci_t *e, const char *rest)
+{
+    const char *type = strstr(rest, " type ");
+    size_t n = type ? (size_t)(type - rest) : 0;
+    if (!n || n >= OPTION_NAME || e->noptions == OPTIONS_MAX) return;
+    if (!e->options && !(e->options = calloc(OPTIONS_MAX, sizeof *e->options))) return;
+    printable(e->options[e->noptions++], OPTION_NAME, rest, n);
+}
+
+/* Sends "uci" and reads until "uciok", keeping "id name" and the option names. */
 static int handshake(ply_uci_t *e, char *why, size_t why_len)
 {
     int r = send_line(e, "uci", why, why_len);
@@ -371,6 +407,7 @@ static int handshake(ply_uci_t *e, char *why, size_t why_len)
         if (!strcmp(line, "uciok")) return 0;
         if (!strncmp(line, "id name ", 8))
             printable(e->name, sizeof e->name, line + 8, strlen(line + 8));
+        if (!strncmp(line, "option name ", 12)) keep_option(e, line + 12);
         if (junk > JUNK_MAX) {
             ply_why(why, why_len, 0, "engine '%s' printed %d lines without 'uciok'", e->cmd,
                     JUNK_MAX);
@@ -425,12 +462,10 @@ const char *ply_uci_name(const ply_uci_t *e)
     return e->name[0] ? e->name : e->cmd;
 }
 
-int ply_uci_set_chess960(ply_uci_t *e, int on, char *why, size_t why_len)
+int ply_uci_sync(ply_uci_t *e, char *why, size_t why_len)
 {
-    char cmd[64];
-    snprintf(cmd, sizeof cmd, "setoption name UCI_Chess960 value %s", on ? "true" : "false");
-    int r = send_line(e, cmd, why, why_len);
-    if (r == 0) r = send_line(e, "isready", why, why_len);
+    if (!e) return PLY_EINVAL;
+    int r = send_line(e, "isready", why, why_len);
     char line[LINE_MAX_BYTES + 1];
     for (int junk = 0; r == 0; junk++) {
         r = wait_line(e, line, sizeof line, "before answering 'isready' with 'readyok'", why,
@@ -443,6 +478,71 @@ int ply_uci_set_chess960(ply_uci_t *e, int on, char *why, size_t why_len)
         }
     }
     return r;
+}
+
+int ply_uci_set_chess960(ply_uci_t *e, int on, char *why, size_t why_len)
+{
+    char cmd[64];
+    snprintf(cmd, sizeof cmd, "setoption name UCI_Chess960 value %s", on ? "true" : "false");
+    int r = send_line(e, cmd, why, why_len);
+    return r ? r : ply_uci_sync(e, why, why_len);
+}
+
+int ply_uci_has_option(const ply_uci_t *e, const char *name)
+{
+    for (int i = 0; e && name && i < e->noptions; i++)
+        if (!strcasecmp(e->options[i], name)) return 1;
+    return 0;
+}
+
+static int one_line_text(const char *s)
+{
+    for (; *s; s++)
+        if ((unsigned char)*s < 0x20 || *s == 0x7f) return 0;
+    return 1;
+}
+
+int ply_uci_setoption(ply_uci_t *e, const char *name, const char *value, char *why, size_t why_len)
+{
+    if (!e || !name || !*name || !one_line_text(name) || (value && !one_line_text(value)))
+        return ply_why(why, why_len, PLY_EINVAL, "an option name and value are one line of text");
+    if (!ply_uci_has_option(e, name))
+        return ply_why(why, why_len, PLY_ENOTFOUND, "engine '%s' has no option '%s'", e->cmd, name);
+    size_t n = strlen(name) + (value ? strlen(value) : 0) + 32;
+    char *cmd = malloc(n);
+    if (!cmd) return ply_why(why, why_len, PLY_ENOMEM, "out of memory");
+    if (value)
+        snprintf(cmd, n, "setoption name %s value %s", name, value);
+    else
+        snprintf(cmd, n, "setoption name %s", name);
+    int r = send_line(e, cmd, why, why_len);
+    free(cmd);
+    return r;
+}
+
+int ply_uci_setoption_arg(ply_uci_t *e, const char *arg, char *why, size_t why_len)
+{
+    if (!arg) return PLY_EINVAL;
+    char name[OPTION_NAME];
+    const char *eq = strchr(arg, '=');
+    size_t n = eq ? (size_t)(eq - arg) : strlen(arg);
+    if (!n || n >= sizeof name)
+        return ply_why(why, why_len, PLY_EINVAL, "option '%s' is not NAME=VALUE", arg);
+    memcpy(name, arg, n);
+    name[n] = '\0';
+    return ply_uci_setoption(e, name, eq ? eq + 1 : NULL, why, why_len);
+}
+
+int ply_uci_newgame(ply_uci_t *e, char *why, size_t why_len)
+{
+    if (!e) return PLY_EINVAL;
+    int r = send_line(e, "ucinewgame", why, why_len);
+    return r ? r : ply_uci_sync(e, why, why_len);
+}
+
+void ply_uci_set_cancel(ply_uci_t *e, const volatile int *flag)
+{
+    if (e) e->cancel = flag;
 }
 
 static void close_cb(uv_handle_t *h)
@@ -475,6 +575,7 @@ void ply_uci_destroy(ply_uci_t **ep)
         uv_run(&e->loop, UV_RUN_DEFAULT);
     }
     if (e->loop_ok) uv_loop_close(&e->loop);
+    free(e->options);
     free(e->buf);
     free(e);
     *ep = NULL;
@@ -595,4 +696,223 @@ int ply_uci_perft(ply_uci_t *e, const char *position, int depth, ply_uci_divide_
         return PLY_EPARSE;
     }
     return 0;
+}
+
+/* ---- go: a search ------------------------------------------------------------------ */
+
+/* A whole signed decimal token in [lo, hi]. */
+static int parse_int_tok(const char *s, int64_t lo, int64_t hi, int64_t *out)
+{
+    char *end;
+    if (!s || !(isdigit((unsigned char)*s) || (*s == '-' && isdigit((unsigned char)s[1]))))
+        return -1;
+    errno = 0;
+    long long v = strtoll(s, &end, 10);
+    if (*end || errno || v < lo || v > hi) return -1;
+    *out = v;
+    return 0;
+}
+
+/* Copies a UCI move token into @dst (6 bytes), promotion lower-cased. */
+static int take_move(const char *tok, char *dst)
+{
+    size_t n = strlen(tok);
+    if (!is_uci_move(tok, n)) return -1;
+    memcpy(dst, tok, n + 1);
+    if (n == 5) dst[4] = (char)tolower((unsigned char)dst[4]);
+    return 0;
+}
+
+enum { INFO_SKIP = 0, INFO_USE = 1 };
+
+/*
+ * Parses "info ..." (@line after "info") into @in. Tokens we do not know are
+ * skipped, as UCI asks; a known one with a malformed value is an error.
+ * Returns INFO_USE when it carries a depth, score or pv, INFO_SKIP for
+ * strings and progress-only lines, or PLY_EPARSE.
+ */
+static int parse_info(ply_uci_t *e, char *line, ply_uci_info_t *in, char *why, size_t why_len)
+{
+    char shown[96];
+    printable(shown, sizeof shown, line, strlen(line) < 80 ? strlen(line) : 80);
+    memset(in, 0, sizeof *in);
+    in->time_ms = in->hashfull = -1;
+    int use = INFO_SKIP;
+    char *save = NULL, *tok = strtok_r(line, " \t", &save);
+    const char *bad = NULL;
+    while (tok && !bad) {
+        int64_t v = 0;
+        char *next = strtok_r(NULL, " \t", &save);
+        if (!strcmp(tok, "string")) break; /* free text to the end of the line */
+        if (!strcmp(tok, "depth") || !strcmp(tok, "seldepth") || !strcmp(tok, "multipv")) {
+            if (parse_int_tok(next, 0, 100000, &v) < 0) {
+                bad = tok;
+                break;
+            }
+            if (tok[0] == 'd') {
+                in->depth = (int)v;
+                use = INFO_USE;
+            } else if (tok[0] == 's') {
+                in->seldepth = (int)v;
+            } else {
+                in->multipv = (int)v;
+            }
+            tok = strtok_r(NULL, " \t", &save);
+        } else if (!strcmp(tok, "nodes") || !strcmp(tok, "nps") || !strcmp(tok, "time") ||
+                   !strcmp(tok, "hashfull") || !strcmp(tok, "tbhits") ||
+                   !strcmp(tok, "currmovenumber") || !strcmp(tok, "cpuload") ||
+                   !strcmp(tok, "sbhits")) {
+            if (parse_int_tok(next, 0, INT64_MAX, &v) < 0) {
+                bad = tok;
+                break;
+            }
+            if (!strcmp(tok, "nodes")) in->nodes = (uint64_t)v;
+            if (!strcmp(tok, "nps")) in->nps = (uint64_t)v;
+            if (!strcmp(tok, "time")) in->time_ms = v;
+            if (!strcmp(tok, "hashfull")) in->hashfull = v > 1000 ? 1000 : (int)v;
+            tok = strtok_r(NULL, " \t", &save);
+        } else if (!strcmp(tok, "score")) {
+            char *num = strtok_r(NULL, " \t", &save);
+            int cp = next && !strcmp(next, "cp"), mate = next && !strcmp(next, "mate");
+            if ((!cp && !mate) || parse_int_tok(num, -1000000, 1000000, &v) < 0) {
+                bad = tok;
+                break;
+            }
+            in->score_kind = cp ? PLY_UCI_SCORE_CP : PLY_UCI_SCORE_MATE;
+            in->score = (int)v;
+            use = INFO_USE;
+            tok = strtok_r(NULL, " \t", &save);
+            if (tok && (!strcmp(tok, "lowerbound") || !strcmp(tok, "upperbound"))) {
+                in->bound = tok[0] == 'l' ? 1 : -1;
+                tok = strtok_r(NULL, " \t", &save);
+            }
+        } else if (!strcmp(tok, "wdl")) { /* Stockfish's UCI_ShowWDL: three numbers */
+            char *d = strtok_r(NULL, " \t", &save), *l = strtok_r(NULL, " \t", &save);
+            if (parse_int_tok(next, 0, 1000, &v) < 0 || parse_int_tok(d, 0, 1000, &v) < 0 ||
+                parse_int_tok(l, 0, 1000, &v) < 0) {
+                bad = tok;
+                break;
+            }
+            tok = strtok_r(NULL, " \t", &save);
+        } else if (!strcmp(tok, "pv") || !strcmp(tok, "currmove") || !strcmp(tok, "refutation") ||
+                   !strcmp(tok, "currline")) {
+            /* moves up to the next token that is not a move (pv is usually last) */
+            int pv = !strcmp(tok, "pv"), any = 0;
+            char mv[6];
+            for (tok = next; tok && take_move(tok, mv) == 0; tok = strtok_r(NULL, " \t", &save)) {
+                any = 1;
+                if (pv && in->npv < PLY_UCI_PV_MAX) memcpy(in->pv[in->npv++], mv, sizeof mv);
+            }
+            if (pv && !any) bad = "pv";
+            if (pv) use = INFO_USE;
+        } else {
+            tok = next; /* unknown: ignored */
+        }
+    }
+    if (bad)
+        return ply_why(why, why_len, PLY_EPARSE, "engine '%s' printed a malformed '%s' in \"%s\"",
+                       e->cmd, bad, shown);
+    return use;
+}
+
+/* "go ..." from @lim into @buf; 0, or -1 when it asks for nothing. */
+static int go_command(const ply_uci_limits_t *lim, char *buf, size_t len)
+{
+    int o = snprintf(buf, len, "go");
+    if (lim->clock) {
+        o += snprintf(buf + o, len - (size_t)o, " wtime %lld btime %lld winc %lld binc %lld",
+                      (long long)lim->wtime, (long long)lim->btime, (long long)lim->winc,
+                      (long long)lim->binc);
+        if (lim->movestogo > 0)
+            o += snprintf(buf + o, len - (size_t)o, " movestogo %d", lim->movestogo);
+    }
+    if (lim->movetime > 0)
+        o += snprintf(buf + o, len - (size_t)o, " movetime %lld", (long long)lim->movetime);
+    if (lim->depth > 0) o += snprintf(buf + o, len - (size_t)o, " depth %d", lim->depth);
+    if (lim->nodes > 0)
+        o += snprintf(buf + o, len - (size_t)o, " nodes %llu", (unsigned long long)lim->nodes);
+    return o > 2 ? 0 : -1;
+}
+
+/* "bestmove M [ponder P]" into @out; 0 or PLY_EPARSE. */
+static int parse_bestmove(ply_uci_t *e, const char *line, ply_uci_search_t *out, char *why,
+                          size_t why_len)
+{
+    char copy[LINE_MAX_BYTES + 1], shown[96];
+    snprintf(copy, sizeof copy, "%s", line);
+    printable(shown, sizeof shown, line, strlen(line) < 80 ? strlen(line) : 80);
+    char *save = NULL;
+    strtok_r(copy, " \t", &save);
+    char *mv = strtok_r(NULL, " \t", &save), *kw = strtok_r(NULL, " \t", &save);
+    char *pm = strtok_r(NULL, " \t", &save);
+    out->bestmove[0] = out->ponder[0] = '\0';
+    if (mv && (!strcmp(mv, "0000") || !strcmp(mv, "(none)"))) return 0;
+    if (!mv || take_move(mv, out->bestmove) < 0)
+        return ply_why(why, why_len, PLY_EPARSE, "engine '%s' printed \"%s\": not a UCI move",
+                       e->cmd, shown);
+    if (kw && !strcmp(kw, "ponder") && pm) take_move(pm, out->ponder); /* only a hint */
+    return 0;
+}
+
+int ply_uci_go(ply_uci_t *e, const char *position, const ply_uci_limits_t *lim,
+               ply_uci_info_fn on_info, void *ctx, ply_uci_search_t *out, char *why, size_t why_len)
+{
+    char go[256], line[LINE_MAX_BYTES + 1];
+    if (!e || !position || !lim || !out || go_command(lim, go, sizeof go) < 0)
+        return ply_why(why, why_len, PLY_EINVAL, "a search needs a position and a limit");
+    memset(out, 0, sizeof *out);
+    char doing[300];
+    snprintf(doing, sizeof doing, "while answering '%s'", go);
+    int r = send_line(e, position, why, why_len);
+    uint64_t t0 = ply_time_ns();
+    if (r == 0) r = send_line(e, go, why, why_len);
+    uint64_t hard = lim->deadline_ms ? ply_time_ms() + lim->deadline_ms : 0;
+    for (long n = 0, junk = 0; r == 0; n++) {
+        r = hard ? wait_line_at(e, line, sizeof line, doing, hard, 1, why, why_len)
+                 : wait_line(e, line, sizeof line, doing, why, why_len);
+        out->elapsed_ms = (double)(ply_time_ns() - t0) / 1e6;
+        if (r == PLY_ETIMEDOUT && hard)
+            ply_why(why, why_len, 0, "engine '%s' gave no bestmove within %.3f s %s", e->cmd,
+                    lim->deadline_ms / 1000.0, doing);
+        if (r < 0) break;
+        if (!strncmp(line, "bestmove", 8) && (line[8] == ' ' || !line[8]))
+            return parse_bestmove(e, line, out, why, why_len);
+        if (n > INFO_MAX) {
+            r = ply_why(why, why_len, PLY_EPARSE, "engine '%s' printed %d lines without bestmove",
+                        e->cmd, INFO_MAX);
+        } else if (!strncmp(line, "info", 4) && (line[4] == ' ' || !line[4])) {
+            ply_uci_info_t in;
+            int u = parse_info(e, line + 4, &in, why, why_len);
+            if (u < 0) r = u;
+            if (u != INFO_USE) continue;
+            if (in.depth > out->depth) out->depth = in.depth;
+            if (in.nodes > out->nodes) out->nodes = in.nodes;
+            if (in.score_kind != PLY_UCI_SCORE_NONE && in.multipv <= 1) out->last = in;
+            if (on_info) on_info(ctx, &in, out->elapsed_ms);
+        } else if (++junk > JUNK_MAX) {
+            r = ply_why(why, why_len, PLY_EPARSE,
+                        "engine '%s' printed %d lines that are neither info nor bestmove", e->cmd,
+                        JUNK_MAX);
+        }
+    }
+    return r;
+}
+
+int ply_uci_stop(ply_uci_t *e, unsigned grace_ms, char *why, size_t why_len)
+{
+    if (!e) return PLY_EINVAL;
+    int r = send_line(e, "stop", why, why_len);
+    uint64_t deadline = ply_time_ms() + grace_ms;
+    const volatile int *cancel = e->cancel;
+    e->cancel = NULL; /* stopping is what a cancel wants */
+    char line[LINE_MAX_BYTES + 1];
+    for (long n = 0; r == 0; n++) {
+        r = wait_line_at(e, line, sizeof line, "after 'stop'", deadline, 1, why, why_len);
+        if (r == 0 && !strncmp(line, "bestmove", 8)) break;
+        if (r == 0 && n > INFO_MAX)
+            r = ply_why(why, why_len, PLY_EPARSE, "engine '%s' printed %d lines after 'stop'",
+                        e->cmd, INFO_MAX);
+    }
+    e->cancel = cancel;
+    return r;
 }

@@ -1,22 +1,32 @@
 /*
- * ply_fake_uci: a small UCI engine for testing `ply perft-diff`. It answers
- * "go perft N" in Stockfish's format with a move generator that is ply's
- * fast one (common/board) plus one deliberate bug, or misbehaves on purpose:
+ * ply_fake_uci: a small UCI engine for testing `ply perft-diff`, `ply solve`
+ * and `ply match`. It answers "go perft N" in Stockfish's format with a move
+ * generator that is ply's fast one (common/board) plus one deliberate bug,
+ * and any other "go" with a legal move of the position (the first one, or
+ * --prefer's), or misbehaves on purpose:
  *
  *   --drop "FEN|MOVE"  leave MOVE out of the move list whenever the position
  *                      is FEN (compared by 128-bit Zobrist key: placement,
  *                      side, castling, a capturable en-passant square). The
  *                      bug is consistent at every depth, like a real one.
- *   --mode M           normal (default); hang (never answers go perft); die
- *                      (exits with status 3 on go perft, a line on stderr);
- *                      garbage (prints "Nodes searched: many"); binary
- *                      (prints control bytes); no-uciok (never finishes the
- *                      handshake); lie-root (adds one node to the first root
- *                      move when asked about the root itself, so its counts
- *                      are inconsistent between queries).
+ *   --prefer MOVE      play MOVE (UCI) whenever it is legal.
+ *   --mode M           normal (default); hang (never answers go); die (exits
+ *                      with status 3 on go, a line on stderr); garbage
+ *                      (prints "Nodes searched: many", or for a search a
+ *                      malformed "info depth x"); binary (prints control
+ *                      bytes); no-uciok (never finishes the handshake);
+ *                      lie-root (adds one node to the first root move when
+ *                      asked about the root itself, so its counts are
+ *                      inconsistent between queries); illegal (a search
+ *                      answers a move from an empty square); none (a search
+ *                      answers "bestmove 0000"); late (a search answers only
+ *                      after --delay MS, ignoring "stop" meanwhile).
+ *   --after N          behave normally for the first N searches, then by --mode.
+ *   --delay MS         for --mode late (default 2000).
  *
- * Commands: uci, isready, setoption name UCI_Chess960 value true|false,
- * ucinewgame, position startpos|fen F [moves ...], go perft N, quit.
+ * Commands: uci (it offers the options Hash, Threads and UCI_Chess960),
+ * isready, setoption (any offered name), ucinewgame, position startpos|fen F
+ * [moves ...], go perft N, go ..., stop, quit.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -28,7 +38,7 @@
 
 static int chess960, have_drop, lie_root;
 static ply_board_t drop_pos;
-static char drop_move[8];
+static char drop_move[8], prefer[8];
 
 /* Legal moves, minus the dropped one at the dropped position. */
 static int gen(const ply_board_t *b, ply_move_t *moves)
@@ -115,14 +125,68 @@ static void go_perft(const ply_board_t *b, int depth, int at_root, const char *m
     printf("\nNodes searched: %llu\n\n", (unsigned long long)total);
 }
 
+/* A search: a legal move (--prefer's, else the first), or the mode's misbehaviour. */
+static void go_search(const ply_board_t *b, const char *mode, long delay_ms)
+{
+    if (!strcmp(mode, "hang")) {
+        for (;;) pause();
+    }
+    if (!strcmp(mode, "die")) {
+        fprintf(stderr, "fake engine: simulated crash\n");
+        exit(3);
+    }
+    if (!strcmp(mode, "garbage")) {
+        printf("info depth x score cp 12\n");
+        return;
+    }
+    if (!strcmp(mode, "binary")) {
+        fwrite("info \x01\x02\n", 1, 8, stdout);
+        return;
+    }
+    if (!strcmp(mode, "none")) {
+        printf("bestmove 0000\n");
+        return;
+    }
+    if (!strcmp(mode, "illegal")) {
+        int empty = 0;
+        while (ply_board_occ(b) & ply_bb(empty)) empty++; /* a position has an empty square */
+        printf("bestmove %c%c%c%c\n", 'a' + empty % 8, '1' + empty / 8, 'a' + (empty + 9) % 8,
+               '1' + ((empty + 9) / 8) % 8);
+        return;
+    }
+    if (!strcmp(mode, "late")) usleep((useconds_t)delay_ms * 1000);
+    ply_move_t moves[PLY_MAX_MOVES];
+    int n = ply_board_legal_moves(b, moves);
+    if (!n) {
+        printf("info depth 0 score %s 0\nbestmove 0000\n", ply_board_checkers(b) ? "mate" : "cp");
+        return;
+    }
+    char uci[8];
+    ply_board_move_to_uci(b, moves[0], uci);
+    for (int i = 0; prefer[0] && i < n; i++) {
+        char u[8];
+        ply_board_move_to_uci(b, moves[i], u);
+        if (!strcmp(u, prefer)) memcpy(uci, u, sizeof uci);
+    }
+    printf("info depth 1 seldepth 1 multipv 1 score cp 0 nodes %d nps 1000 time 0 pv %s\n", n, uci);
+    printf("bestmove %s\n", uci);
+}
+
 int main(int argc, char **argv)
 {
     const char *mode = "normal", *drop = NULL;
+    long after = 0, delay_ms = 2000, searches = 0;
     for (int i = 1; i + 1 < argc; i += 2) {
         if (!strcmp(argv[i], "--mode"))
             mode = argv[i + 1];
         else if (!strcmp(argv[i], "--drop"))
             drop = argv[i + 1];
+        else if (!strcmp(argv[i], "--prefer"))
+            snprintf(prefer, sizeof prefer, "%s", argv[i + 1]);
+        else if (!strcmp(argv[i], "--after"))
+            after = atol(argv[i + 1]);
+        else if (!strcmp(argv[i], "--delay"))
+            delay_ms = atol(argv[i + 1]);
     }
     lie_root = !strcmp(mode, "lie-root");
     if (drop) {
@@ -150,7 +214,11 @@ int main(int argc, char **argv)
         line[strcspn(line, "\r\n")] = '\0';
         if (!strcmp(line, "uci")) {
             if (!strcmp(mode, "no-uciok")) continue;
-            printf("id name ply fake engine (%s)\nid author ply tests\nuciok\n", mode);
+            printf("id name ply fake engine (%s)\nid author ply tests\n"
+                   "option name Hash type spin default 16 min 1 max 1024\n"
+                   "option name Threads type spin default 1 min 1 max 64\n"
+                   "option name UCI_Chess960 type check default false\nuciok\n",
+                   mode);
         } else if (!strcmp(line, "isready")) {
             printf("readyok\n");
         } else if (!strncmp(line, "setoption name UCI_Chess960 value ", 34)) {
@@ -160,6 +228,8 @@ int main(int argc, char **argv)
                 printf("info string cannot set up %s\n", line + 9);
         } else if (!strncmp(line, "go perft ", 9)) {
             go_perft(&b, atoi(line + 9), at_root, mode);
+        } else if (!strncmp(line, "go", 2) && (line[2] == ' ' || !line[2])) {
+            go_search(&b, ++searches > after ? mode : "normal", delay_ms);
         } else if (!strcmp(line, "quit")) {
             break;
         }

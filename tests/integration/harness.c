@@ -8,6 +8,7 @@
 #include "harness.h"
 
 #include <arpa/inet.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <netinet/in.h>
@@ -323,4 +324,26 @@ const char *th_tmpdir(const char *tag)
     snprintf(dir, sizeof dir, "/tmp/ply-%s-XXXXXX", tag);
     if (!mkdtemp(dir)) snprintf(dir, sizeof dir, "/tmp");
     return dir;
+}
+
+int th_procs_with(const char *tag, const char *except)
+{
+    DIR *d = opendir("/proc");
+    int n = 0;
+    struct dirent *de;
+    while (d && (de = readdir(d))) {
+        if (de->d_name[0] < '1' || de->d_name[0] > '9') continue;
+        char path[300], buf[4096];
+        snprintf(path, sizeof path, "/proc/%s/cmdline", de->d_name);
+        FILE *f = fopen(path, "rb");
+        if (!f) continue;
+        size_t k = fread(buf, 1, sizeof buf - 1, f);
+        fclose(f);
+        for (size_t i = 0; i < k; i++)
+            if (!buf[i]) buf[i] = ' ';
+        buf[k] = '\0';
+        if (strstr(buf, tag) && !(except && strstr(buf, except))) n++;
+    }
+    if (d) closedir(d);
+    return n;
 }

@@ -77,6 +77,13 @@ int th_alive(pid_t pid);
 /** th_free_port - a loopback TCP port the kernel just had free. */
 int th_free_port(void);
 
+/**
+ * th_procs_with - how many running processes have @tag in their command line
+ * and not @except (NULL: none excepted): an engine or server left running is a
+ * leak.
+ */
+int th_procs_with(const char *tag, const char *except);
+
 /** th_slurp - the whole file (NUL-terminated; "" when unreadable); caller frees. */
 char *th_slurp(const char *path);
 

@@ -10,7 +10,6 @@
  * hang, die or print nonsense it must fail in bounded time with one line.
  */
 #define _GNU_SOURCE
-#include <dirent.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -45,29 +44,6 @@ static uint64_t ju64(json_t *o, const char *key)
     json_t *v = json_object_get(o, key);
     if (!json_is_integer(v)) fail_msg("JSON has no integer '%s'", key);
     return (uint64_t)json_integer_value(v);
-}
-
-/* Processes whose command line contains @tag (an engine left running would be a leak). */
-static int procs_with(const char *tag)
-{
-    DIR *d = opendir("/proc");
-    int n = 0;
-    struct dirent *de;
-    while (d && (de = readdir(d))) {
-        if (de->d_name[0] < '1' || de->d_name[0] > '9') continue;
-        char path[300], buf[4096];
-        snprintf(path, sizeof path, "/proc/%s/cmdline", de->d_name);
-        FILE *f = fopen(path, "rb");
-        if (!f) continue;
-        size_t k = fread(buf, 1, sizeof buf - 1, f);
-        fclose(f);
-        for (size_t i = 0; i < k; i++)
-            if (!buf[i]) buf[i] = ' ';
-        buf[k] = '\0';
-        if (strstr(buf, tag) && !strstr(buf, "test_perft_diff")) n++;
-    }
-    if (d) closedir(d);
-    return n;
 }
 
 /* ---- usage --------------------------------------------------------------------------- */
@@ -111,7 +87,8 @@ static void same_as_stockfish(const char *args, uint64_t published)
 static void test_stockfish_agrees(void **state)
 {
     (void)state;
-    if (access(STOCKFISH, X_OK) != 0) PLY_SKIP("no Stockfish at " STOCKFISH " (Debian package stockfish)");
+    if (access(STOCKFISH, X_OK) != 0)
+        PLY_SKIP("no Stockfish at " STOCKFISH " (Debian package stockfish)");
     same_as_stockfish("-d 5", 4865609);
     same_as_stockfish("--fen '" KIWIPETE "' -d 4", 4085603);
     same_as_stockfish("--fen '" POSITION3 "' -d 5", 674624);
@@ -222,7 +199,7 @@ static void test_broken_engines(void **state)
     expect_failure("'sh -c \"head -c 3000000 /dev/zero | tr \\\\\\\\0 x\"'", "longer than", 10);
     /* the hung engine was killed with its process group */
     usleep(200000);
-    assert_int_equal(procs_with(tag), 0);
+    assert_int_equal(th_procs_with(tag, "test_perft_diff"), 0);
     /* --json still prints an object on failure */
     th_run_t r = th_run(30, "ply perft-diff -d 2 --json --engine /nonexistent/engine");
     th_expect_status(&r, 1, "--json failure");

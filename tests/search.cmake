@@ -1,0 +1,3 @@
+# worker/: the analysis engine (search, its table, limits, Lazy SMP). Depth
+# and node limits only, so that it takes seconds also under the sanitizers.
+ply_unit_test(test_search SOURCES unit/test_search.c LIBS ply_search ply_arbiter LABELS quick TIMEOUT 120)

@@ -1,0 +1,632 @@
+/*
+ * The analysis engine (worker/search.h): mates found with their exact
+ * score and a PV that the rule engine replays into checkmate, the draw
+ * rules inside the search, multi-PV and searchmoves, determinism, stop,
+ * ponder and Lazy SMP, and the search table (worker/stt.h).
+ *
+ * Expected values: the mates are in tests/data/search-mates.epd, each
+ * checked with Stockfish 15.1 (PROVENANCE.md there); positions here are
+ * checked by the rule engine (common/arbiter) or by Stockfish 15.1 as said
+ * beside them. Every search is bounded by depth or nodes (or a short
+ * stop), so the test runs in seconds also under the sanitizers.
+ */
+#include <pthread.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <cmocka.h>
+
+#include "arbiter/arbiter.h"
+#include "board/movegen.h"
+#include "search.h"
+#include "stt.h"
+#include "util/error.h"
+#include "util/time.h"
+
+static void set_pos(ply_search_pos_t *p, const char *fen, const char *const *moves, int n)
+{
+    char why[128];
+    int rc = ply_search_pos_set(p, fen, 0, moves, n, why, sizeof why);
+    if (rc) fail_msg("%s: %s", fen, why);
+}
+
+/* The line as the rule engine sees it: every move legal, in turn; returns
+ * the position at its end in *end. */
+static void replay(const ply_search_pos_t *p, const ply_search_line_t *l, ply_arb_pos_t *end)
+{
+    char fen[PLY_BOARD_FEN_MAX], uci[8], why[128];
+    ply_board_to_fen(&p->root, fen, sizeof fen);
+    assert_int_equal(ply_arb_from_fen(end, fen, 0, why, sizeof why), 0);
+    ply_board_t b = p->root;
+    for (int i = 0; i < l->n_pv; i++) {
+        ply_board_move_to_uci(&b, l->pv[i], uci);
+        ply_arb_move_t am;
+        if (ply_arb_move_from_uci(end, uci, &am))
+            fail_msg("%s: pv move %d (%s) illegal", fen, i, uci);
+        ply_arb_make(end, am);
+        ply_board_play(&b, l->pv[i]);
+    }
+}
+
+static int arb_is_mate(const ply_arb_pos_t *a)
+{
+    ply_arb_move_t mv[PLY_ARB_MAX_MOVES];
+    return ply_arb_legal_moves(a, mv) == 0 && ply_arb_in_check(a);
+}
+
+static int is_legal(const ply_board_t *b, ply_move_t m)
+{
+    ply_move_t mv[PLY_MAX_MOVES];
+    int n = ply_board_legal_moves(b, mv);
+    for (int i = 0; i < n; i++)
+        if (mv[i] == m) return 1;
+    return 0;
+}
+
+static int search_depth(ply_engine_t *e, const ply_search_pos_t *p, int depth,
+                        ply_search_result_t *r)
+{
+    ply_search_limits_t l;
+    ply_search_limits_init(&l);
+    l.depth = depth;
+    return ply_engine_search(e, p, &l, NULL, NULL, r);
+}
+
+/* Each dm N position: score PLY_SCORE_MATE - (2N - 1), "mate N", and a PV
+ * of 2N - 1 plies that ends in checkmate and not before. Searched to depth
+ * 2N + 4: a queen sacrifice (WAC.001's Qg6) is cut by reverse futility and
+ * the null move at low depth, and found at depth 8. */
+static void check_mates(int threads)
+{
+    FILE *f = fopen(PLY_TEST_DATA "/search-mates.epd", "r");
+    assert_non_null(f);
+    ply_engine_t *e = ply_engine_new(16, threads);
+    assert_non_null(e);
+    char line[512];
+    int n = 0;
+    while (fgets(line, sizeof line, f)) {
+        char *semi = strchr(line, ';');
+        const char *dm = strstr(line, "dm ");
+        if (!semi || !dm) continue;
+        *semi = 0;
+        const int mate = atoi(dm + 3);
+        ply_search_pos_t p;
+        set_pos(&p, line, NULL, 0);
+        ply_search_result_t r;
+        ply_engine_clear(e);
+        assert_int_equal(search_depth(e, &p, 2 * mate + 4, &r), 0);
+        const ply_search_line_t *l = &r.lines[0];
+        if (l->score != PLY_SCORE_MATE - (2 * mate - 1))
+            fail_msg("%s: score %d, expected mate in %d (%d)", line, l->score, mate,
+                     PLY_SCORE_MATE - (2 * mate - 1));
+        assert_int_equal(ply_score_mate_moves(l->score), mate);
+        assert_int_equal(l->bound, PLY_BOUND_EXACT);
+        if (l->n_pv != 2 * mate - 1)
+            fail_msg("%s: pv of %d plies for mate in %d", line, l->n_pv, mate);
+        assert_int_equal(r.best, l->pv[0]);
+        ply_arb_pos_t a;
+        ply_search_line_t part = *l;
+        for (part.n_pv = 0; part.n_pv < l->n_pv; part.n_pv++) {
+            replay(&p, &part, &a);
+            assert_false(arb_is_mate(&a));
+        }
+        replay(&p, l, &a);
+        if (!arb_is_mate(&a)) fail_msg("%s: the pv does not end in checkmate", line);
+        n++;
+    }
+    fclose(f);
+    assert_int_equal(n, 10);
+    ply_engine_destroy(&e);
+    assert_null(e);
+}
+
+static void test_mates(void **state)
+{
+    (void)state;
+    check_mates(1);
+}
+
+static void test_mates_two_threads(void **state)
+{
+    (void)state;
+    check_mates(2);
+}
+
+/* 1 thread, go nodes N twice from a cleared engine: the same everything. */
+static void test_determinism(void **state)
+{
+    (void)state;
+    ply_search_pos_t p;
+    /* WAC.002 (a rook ending with tactics) and a quiet opening position. */
+    const char *fens[] = {"8/7p/5k2/5p2/p1p2P2/Pr1pPK2/1P1R3P/8 b - - 0 1",
+                          "r1bqkb1r/pppp1ppp/2n2n2/4p3/2B1P3/5N2/PPPP1PPP/RNBQK2R w KQkq - 4 4"};
+    ply_engine_t *e = ply_engine_new(8, 1);
+    for (int k = 0; k < 2; k++) {
+        set_pos(&p, fens[k], NULL, 0);
+        ply_search_limits_t l;
+        ply_search_limits_init(&l);
+        l.nodes = 40000;
+        ply_search_result_t r1, r2;
+        ply_engine_clear(e);
+        assert_int_equal(ply_engine_search(e, &p, &l, NULL, NULL, &r1), 0);
+        ply_engine_clear(e);
+        assert_int_equal(ply_engine_search(e, &p, &l, NULL, NULL, &r2), 0);
+        assert_true(r1.nodes >= l.nodes);
+        assert_true(r1.nodes < l.nodes + 2048);
+        assert_int_equal(r1.nodes, r2.nodes);
+        assert_int_equal(r1.best, r2.best);
+        assert_int_equal(r1.lines[0].score, r2.lines[0].score);
+        assert_int_equal(r1.lines[0].depth, r2.lines[0].depth);
+        assert_int_equal(r1.lines[0].n_pv, r2.lines[0].n_pv);
+        assert_memory_equal(r1.lines[0].pv, r2.lines[0].pv,
+                            sizeof(ply_move_t) * (size_t)r1.lines[0].n_pv);
+        assert_true(is_legal(&p.root, r1.best));
+    }
+    ply_engine_destroy(&e);
+}
+
+/* White is mated in 7 with nothing but the king (Stockfish 15.1: "mate -7"),
+ * but the game before the root went Kh1-g1-h1 twice against the queen's
+ * Qa2-b2-a2: Kg1 makes the position after it appear a third time (FIDE art.
+ * 9.2), a draw; Stockfish 15.1 given the same moves says "cp 0", h1g1. */
+static void test_repetition_history(void **state)
+{
+    (void)state;
+    const char *fen = "7k/8/8/8/8/8/q7/7K w - - 0 1";
+    const char *moves[] = {"h1g1", "a2b2", "g1h1", "b2a2", "h1g1", "a2b2", "g1h1", "b2a2"};
+    ply_search_pos_t p;
+    ply_search_result_t r;
+    ply_engine_t *e = ply_engine_new(8, 1);
+
+    set_pos(&p, fen, NULL, 0);
+    assert_int_equal(search_depth(e, &p, 10, &r), 0);
+    assert_true(r.lines[0].score < -500);
+
+    set_pos(&p, fen, moves, 8);
+    assert_int_equal(p.n_history, 8);
+    ply_engine_clear(e);
+    assert_int_equal(search_depth(e, &p, 10, &r), 0);
+    assert_int_equal(r.lines[0].score, 0);
+    ply_move_t kg1;
+    assert_int_equal(ply_board_move_from_uci(&p.root, "h1g1", &kg1), 0);
+    assert_int_equal(r.best, kg1);
+    ply_engine_destroy(&e);
+}
+
+/* King and rook against king (Stockfish 15.1 at depth 22): mate in 2 with
+ * the clock at 0, "cp 0" at 98 plies (the fiftieth move comes first, FIDE
+ * art. 9.3); with Ke6 instead of Kd6, Rh8# at 99 plies still mates (a mate
+ * on the hundredth ply stands). */
+static void test_fifty_moves(void **state)
+{
+    (void)state;
+    ply_search_pos_t p;
+    ply_search_result_t r;
+    ply_engine_t *e = ply_engine_new(8, 1);
+    set_pos(&p, "4k3/8/3K4/8/8/8/8/7R w - - 0 1", NULL, 0);
+    assert_int_equal(search_depth(e, &p, 8, &r), 0);
+    assert_int_equal(r.lines[0].score, PLY_SCORE_MATE - 3);
+    set_pos(&p, "4k3/8/3K4/8/8/8/8/7R w - - 98 80", NULL, 0);
+    ply_engine_clear(e);
+    assert_int_equal(search_depth(e, &p, 8, &r), 0);
+    assert_int_equal(r.lines[0].score, 0);
+    set_pos(&p, "4k3/8/4K3/8/8/8/8/7R w - - 99 80", NULL, 0);
+    ply_engine_clear(e);
+    assert_int_equal(search_depth(e, &p, 8, &r), 0);
+    assert_int_equal(r.lines[0].score, PLY_SCORE_MATE - 1);
+    ply_engine_destroy(&e);
+}
+
+/* A root without moves answers at once (search.h), also when infinite. */
+static void test_no_move_roots(void **state)
+{
+    (void)state;
+    /* Black Kh8, white Qf7 Kg6: stalemate; white Qg7 Kg6: checkmate (the
+     * rule engine says which: no legal move, in check or not). */
+    const char *fens[] = {"7k/5Q2/6K1/8/8/8/8/8 b - - 0 1", "7k/6Q1/6K1/8/8/8/8/8 b - - 0 1"};
+    ply_engine_t *e = ply_engine_new(8, 2);
+    for (int k = 0; k < 2; k++) {
+        ply_search_pos_t p;
+        set_pos(&p, fens[k], NULL, 0);
+        ply_arb_pos_t a;
+        assert_int_equal(ply_arb_from_fen(&a, fens[k], 0, NULL, 0), 0);
+        ply_arb_move_t mv[PLY_ARB_MAX_MOVES];
+        assert_int_equal(ply_arb_legal_moves(&a, mv), 0);
+        assert_int_equal(ply_arb_in_check(&a), k);
+        ply_search_limits_t l;
+        ply_search_limits_init(&l);
+        l.infinite = 1;
+        ply_search_result_t r;
+        assert_int_equal(ply_engine_search(e, &p, &l, NULL, NULL, &r), 0);
+        assert_int_equal(r.best, 0);
+        assert_int_equal(r.ponder, 0);
+        assert_int_equal(r.n_lines, 1);
+        assert_int_equal(r.lines[0].n_pv, 0);
+        assert_int_equal(r.lines[0].score, k ? -PLY_SCORE_MATE : 0);
+        assert_int_equal(ply_score_mate_moves(r.lines[0].score), 0);
+    }
+    ply_engine_destroy(&e);
+}
+
+/* Stalemate inside the search, and dead material: KBK, KNK score 0. */
+static void test_draws_in_search(void **state)
+{
+    (void)state;
+    ply_engine_t *e = ply_engine_new(8, 1);
+    ply_search_pos_t p;
+    ply_search_result_t r;
+    /* White Kh6 Qg5 against Kh8: Qd8# (and Qg7#) mate, Qg6?? stalemates
+     * (the rule engine: black has no legal move and is not in check). */
+    set_pos(&p, "7k/8/7K/6Q1/8/8/8/8 w - - 0 1", NULL, 0);
+    assert_int_equal(search_depth(e, &p, 4, &r), 0);
+    assert_int_equal(r.lines[0].score, PLY_SCORE_MATE - 1);
+    ply_board_t b = p.root;
+    ply_move_t stale;
+    assert_int_equal(ply_board_move_from_uci(&b, "g5g6", &stale), 0);
+    ply_board_play(&b, stale);
+    char fen[PLY_BOARD_FEN_MAX];
+    ply_board_to_fen(&b, fen, sizeof fen);
+    ply_arb_pos_t a;
+    assert_int_equal(ply_arb_from_fen(&a, fen, 0, NULL, 0), 0);
+    ply_arb_move_t mv[PLY_ARB_MAX_MOVES];
+    assert_int_equal(ply_arb_legal_moves(&a, mv), 0);
+    assert_false(ply_arb_in_check(&a));
+    ply_search_limits_t l;
+    ply_search_limits_init(&l);
+    l.depth = 4;
+    l.n_searchmoves = 1;
+    l.searchmoves[0] = stale;
+    assert_int_equal(ply_engine_search(e, &p, &l, NULL, NULL, &r), 0);
+    assert_int_equal(r.lines[0].score, 0);
+    assert_int_equal(r.lines[0].n_pv, 1);
+    /* Bishop or knight alone cannot mate (FIDE art. 5.2.2 / 9.6.2). */
+    const char *dead[] = {"7k/8/5K2/8/8/8/8/5B2 w - - 0 1", "7k/8/5K2/8/8/8/8/5N2 b - - 0 1",
+                          "8/8/3k4/8/8/8/2b5/4K3 w - - 0 1"};
+    for (int i = 0; i < 3; i++) {
+        set_pos(&p, dead[i], NULL, 0);
+        ply_engine_clear(e);
+        assert_int_equal(search_depth(e, &p, 6, &r), 0);
+        assert_int_equal(r.lines[0].score, 0);
+    }
+    ply_engine_destroy(&e);
+}
+
+typedef struct seen {
+    int calls, last_depth, bad;
+    pthread_t caller;
+} seen_t;
+
+static void on_info(const ply_search_info_t *info, void *arg)
+{
+    seen_t *s = arg;
+    s->calls++;
+    if (!pthread_equal(pthread_self(), s->caller)) s->bad = 1;
+    if (info->multipv < 1 || info->line->depth < s->last_depth) s->bad = 1;
+    if (info->multipv == 1) s->last_depth = info->line->depth;
+    if (info->hashfull < 0 || info->hashfull > 1000) s->bad = 1;
+}
+
+/* Multi-PV from the start position: lines sorted by score, distinct first
+ * moves, every PV legal; the callback runs on the calling thread. */
+static void test_multipv(void **state)
+{
+    (void)state;
+    ply_engine_t *e = ply_engine_new(16, 1);
+    ply_search_pos_t p;
+    set_pos(&p, "startpos", NULL, 0);
+    ply_search_limits_t l;
+    ply_search_limits_init(&l);
+    l.depth = 6;
+    l.multipv = 4;
+    ply_search_result_t r;
+    seen_t s = {.caller = pthread_self()};
+    assert_int_equal(ply_engine_search(e, &p, &l, on_info, &s, &r), 0);
+    assert_false(s.bad);
+    assert_true(s.calls >= 6 * 4);
+    assert_int_equal(r.n_lines, 4);
+    for (int i = 0; i < 4; i++) {
+        assert_int_equal(r.lines[i].depth, 6);
+        assert_true(r.lines[i].n_pv >= 1);
+        ply_arb_pos_t a;
+        replay(&p, &r.lines[i], &a);
+        if (i) assert_true(r.lines[i].score <= r.lines[i - 1].score);
+        for (int j = 0; j < i; j++) assert_int_not_equal(r.lines[i].pv[0], r.lines[j].pv[0]);
+    }
+    assert_int_equal(r.best, r.lines[0].pv[0]);
+    /* More lines than moves: one line per legal move. */
+    set_pos(&p, "7k/8/8/8/8/8/q7/7K w - - 0 1", NULL, 0);
+    l.multipv = 10;
+    assert_int_equal(ply_engine_search(e, &p, &l, NULL, NULL, &r), 0);
+    assert_int_equal(r.n_lines, 1);
+    ply_engine_destroy(&e);
+}
+
+static void test_searchmoves(void **state)
+{
+    (void)state;
+    ply_engine_t *e = ply_engine_new(16, 1);
+    ply_search_pos_t p;
+    set_pos(&p, "startpos", NULL, 0);
+    ply_search_limits_t l;
+    ply_search_limits_init(&l);
+    l.depth = 5;
+    l.multipv = 3;
+    l.n_searchmoves = 2;
+    assert_int_equal(ply_board_move_from_uci(&p.root, "a2a3", &l.searchmoves[0]), 0);
+    assert_int_equal(ply_board_move_from_uci(&p.root, "h2h3", &l.searchmoves[1]), 0);
+    ply_search_result_t r;
+    assert_int_equal(ply_engine_search(e, &p, &l, NULL, NULL, &r), 0);
+    assert_int_equal(r.n_lines, 2);
+    assert_true(r.best == l.searchmoves[0] || r.best == l.searchmoves[1]);
+    assert_int_not_equal(r.lines[0].pv[0], r.lines[1].pv[0]);
+    /* The WAC.001 mate is not found when Qg6 is left out. */
+    set_pos(&p, "2rr3k/pp3pp1/1nnqbN1p/3pN3/2pP4/2P3Q1/PPB4P/R4RK1 w - - 0 1", NULL, 0);
+    l.multipv = 1;
+    l.n_searchmoves = 1;
+    assert_int_equal(ply_board_move_from_uci(&p.root, "f6e8", &l.searchmoves[0]), 0);
+    assert_int_equal(ply_engine_search(e, &p, &l, NULL, NULL, &r), 0);
+    assert_int_equal(r.best, l.searchmoves[0]);
+    assert_false(ply_score_is_mate(r.lines[0].score));
+    /* A move that is not legal at the root: PLY_EINVAL. */
+    ply_board_t start;
+    ply_board_startpos(&start);
+    assert_int_equal(ply_board_move_from_uci(&start, "e2e4", &l.searchmoves[0]), 0);
+    assert_int_equal(ply_engine_search(e, &p, &l, NULL, NULL, &r), PLY_EINVAL);
+    ply_engine_destroy(&e);
+}
+
+typedef struct job {
+    ply_engine_t *e;
+    ply_search_pos_t p;
+    ply_search_limits_t l;
+    ply_search_result_t r;
+    int rc, done;
+} job_t;
+
+static void *run_job(void *arg)
+{
+    job_t *j = arg;
+    j->rc = ply_engine_search(j->e, &j->p, &j->l, NULL, NULL, &j->r);
+    __atomic_store_n(&j->done, 1, __ATOMIC_RELEASE);
+    return NULL;
+}
+
+static void sleep_ms(int ms)
+{
+    struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
+    nanosleep(&ts, NULL);
+}
+
+/* go infinite on a thread that is not the main thread (as UCI runs it), on
+ * 1 and 2 threads, stopped from the main thread: a legal best move. */
+static void test_stop_infinite(void **state)
+{
+    (void)state;
+    for (int threads = 1; threads <= 2; threads++) {
+        job_t *j = calloc(1, sizeof *j);
+        j->e = ply_engine_new(16, threads);
+        set_pos(&j->p, "r1bqkb1r/pppp1ppp/2n2n2/4p3/2B1P3/5N2/PPPP1PPP/RNBQK2R w KQkq - 4 4", NULL,
+                0);
+        ply_search_limits_init(&j->l);
+        j->l.infinite = 1;
+        pthread_t th;
+        assert_int_equal(pthread_create(&th, NULL, run_job, j), 0);
+        sleep_ms(150);
+        assert_false(__atomic_load_n(&j->done, __ATOMIC_ACQUIRE));
+        ply_engine_stop(j->e);
+        assert_int_equal(pthread_join(th, NULL), 0);
+        assert_int_equal(j->rc, 0);
+        assert_true(is_legal(&j->p.root, j->r.best));
+        assert_true(j->r.lines[0].depth >= 1);
+        assert_true(j->r.nodes > 0);
+        ply_engine_destroy(&j->e);
+        free(j);
+    }
+}
+
+/* A stop that comes before the search starts (UCI "go" then "stop" at
+ * once, the search thread not yet running) still ends it, after the first
+ * iteration, with a searched move. */
+static void test_stop_before_start(void **state)
+{
+    (void)state;
+    ply_engine_t *e = ply_engine_new(8, 2);
+    ply_search_pos_t p;
+    set_pos(&p, "2rr3k/pp3pp1/1nnqbN1p/3pN3/2pP4/2P3Q1/PPB4P/R4RK1 w - - 0 1", NULL, 0);
+    ply_search_limits_t l;
+    ply_search_limits_init(&l);
+    l.infinite = 1;
+    ply_search_result_t r;
+    ply_engine_stop(e);
+    assert_int_equal(ply_engine_search(e, &p, &l, NULL, NULL, &r), 0);
+    assert_true(is_legal(&p.root, r.best));
+    assert_true(r.lines[0].depth >= 1);
+    /* The stop was used up: the next search runs to its depth. */
+    ply_search_limits_init(&l);
+    l.depth = 4;
+    assert_int_equal(ply_engine_search(e, &p, &l, NULL, NULL, &r), 0);
+    assert_int_equal(r.lines[0].depth, 4);
+    ply_engine_destroy(&e);
+}
+
+/* Time limits end the search by themselves (bounds loose enough for a
+ * loaded machine and the sanitizers: what is checked is that it ends). */
+static void test_time_limits(void **state)
+{
+    (void)state;
+    ply_engine_t *e = ply_engine_new(16, 1);
+    ply_search_pos_t p;
+    set_pos(&p, "r1bqkb1r/pppp1ppp/2n2n2/4p3/2B1P3/5N2/PPPP1PPP/RNBQK2R w KQkq - 4 4", NULL, 0);
+    ply_search_limits_t l;
+    ply_search_result_t r;
+    ply_search_limits_init(&l);
+    l.movetime_ms = 100;
+    uint64_t t0 = ply_time_ms();
+    assert_int_equal(ply_engine_search(e, &p, &l, NULL, NULL, &r), 0);
+    assert_true(ply_time_ms() - t0 < 3000);
+    assert_true(is_legal(&p.root, r.best));
+    ply_search_limits_init(&l);
+    l.time_ms[PLY_WHITE] = 500;
+    l.time_ms[PLY_BLACK] = 1;
+    l.inc_ms[PLY_WHITE] = 10;
+    l.overhead_ms = 50;
+    t0 = ply_time_ms();
+    assert_int_equal(ply_engine_search(e, &p, &l, NULL, NULL, &r), 0);
+    assert_true(ply_time_ms() - t0 < 3000);
+    assert_true(is_legal(&p.root, r.best));
+    ply_engine_destroy(&e);
+}
+
+/* Pondering ignores the clock until ponderhit, then the clock applies. */
+static void test_ponder(void **state)
+{
+    (void)state;
+    job_t *j = calloc(1, sizeof *j);
+    j->e = ply_engine_new(16, 1);
+    set_pos(&j->p, "r1bqkb1r/pppp1ppp/2n2n2/4p3/2B1P3/5N2/PPPP1PPP/RNBQK2R w KQkq - 4 4", NULL, 0);
+    ply_search_limits_init(&j->l);
+    j->l.ponder = 1;
+    j->l.time_ms[PLY_WHITE] = j->l.time_ms[PLY_BLACK] = 200;
+    pthread_t th;
+    assert_int_equal(pthread_create(&th, NULL, run_job, j), 0);
+    sleep_ms(400); /* past the whole clock: pondering does not care */
+    assert_false(__atomic_load_n(&j->done, __ATOMIC_ACQUIRE));
+    ply_engine_ponderhit(j->e);
+    assert_int_equal(pthread_join(th, NULL), 0);
+    assert_int_equal(j->rc, 0);
+    assert_true(is_legal(&j->p.root, j->r.best));
+    ply_engine_destroy(&j->e);
+    free(j);
+}
+
+/* Two threads on a node budget: a legal move, nodes summed over both. */
+static void test_two_threads_nodes(void **state)
+{
+    (void)state;
+    ply_engine_t *e = ply_engine_new(16, 2);
+    ply_search_pos_t p;
+    set_pos(&p, "r1bqkb1r/pppp1ppp/2n2n2/4p3/2B1P3/5N2/PPPP1PPP/RNBQK2R w KQkq - 4 4", NULL, 0);
+    ply_search_limits_t l;
+    ply_search_limits_init(&l);
+    l.nodes = 60000;
+    ply_search_result_t r;
+    assert_int_equal(ply_engine_search(e, &p, &l, NULL, NULL, &r), 0);
+    assert_true(is_legal(&p.root, r.best));
+    assert_true(r.nodes >= l.nodes);
+    assert_true(r.nodes < l.nodes + 2 * 2048);
+    assert_int_equal(ply_engine_set_threads(e, 0), PLY_EINVAL);
+    assert_int_equal(ply_engine_set_threads(e, 1), 0);
+    assert_int_equal(ply_engine_set_hash(e, 4), 0);
+    assert_int_equal(ply_engine_search(e, &p, &l, NULL, NULL, &r), 0);
+    assert_true(is_legal(&p.root, r.best));
+    ply_engine_destroy(&e);
+    ply_engine_destroy(&e); /* idempotent */
+    assert_null(ply_engine_new(0, 1));
+    assert_null(ply_engine_new(1, 0));
+}
+
+static void test_pos_set(void **state)
+{
+    (void)state;
+    ply_search_pos_t p;
+    char why[128];
+    assert_int_equal(ply_search_pos_set(&p, "8/8/8 w - - 0 1", 0, NULL, 0, why, sizeof why),
+                     PLY_EFEN);
+    assert_true(why[0] != 0);
+    const char *bad[] = {"e2e4", "e7e5", "e1e3"};
+    assert_int_equal(ply_search_pos_set(&p, "startpos", 0, bad, 3, why, sizeof why), PLY_EILLEGAL);
+    assert_non_null(strstr(why, "e1e3"));
+    const char *junk[] = {"e2e4", "hello"};
+    assert_int_equal(ply_search_pos_set(&p, "startpos", 0, junk, 2, why, sizeof why), PLY_EPARSE);
+    /* History: only the positions since the last capture or pawn move. */
+    const char *moves[] = {"e2e4", "e7e5", "g1f3", "b8c6", "f3g1"};
+    assert_int_equal(ply_search_pos_set(&p, "startpos", 0, moves, 5, why, sizeof why), 0);
+    assert_int_equal(p.n_history, 3);
+    assert_int_equal(p.root.rule50, 3);
+    /* Chess960 castling, king takes rook. */
+    const char *c960[] = {"e1h1"};
+    assert_int_equal(
+        ply_search_pos_set(&p, "r3k2r/8/8/8/8/8/8/R3K2R w KQkq - 0 1", 1, c960, 1, why, sizeof why),
+        0);
+    assert_int_equal(p.root.king[PLY_WHITE], 6);
+}
+
+/* The table: a stored entry comes back with its mate score moved by the
+ * ply; another key in the same bucket, or an entry whose two words do not
+ * belong together (a torn write), is not found. */
+static void test_stt(void **state)
+{
+    (void)state;
+    ply_stt_t t;
+    assert_int_equal(ply_stt_init(&t, 64 * 16), 0);
+    assert_int_equal(t.n_buckets, 16);
+    uint64_t key[2] = {0x123456789abcdef0ull, 0x8000000000000000ull};
+    ply_stt_hit_t h;
+    assert_false(ply_stt_probe(&t, key, &h));
+    /* Mate in 5 plies from the root found at ply 3: 2 plies from the node. */
+    const int score = PLY_SCORE_MATE - 5;
+    ply_stt_store(&t, key, 0x1234, ply_stt_score_to(score, 3), -17, 9, PLY_BOUND_LOWER);
+    assert_true(ply_stt_probe(&t, key, &h));
+    assert_int_equal(h.move, 0x1234);
+    assert_int_equal(h.eval, -17);
+    assert_int_equal(h.depth, 9);
+    assert_int_equal(h.bound, PLY_BOUND_LOWER);
+    assert_int_equal(h.score, PLY_SCORE_MATE - 2);
+    assert_int_equal(ply_stt_score_from(h.score, 1), PLY_SCORE_MATE - 3);
+    assert_int_equal(ply_stt_score_from(ply_stt_score_to(-PLY_SCORE_MATE + 8, 6), 2),
+                     -PLY_SCORE_MATE + 4);
+    assert_int_equal(ply_stt_score_from(ply_stt_score_to(-250, 6), 2), -250);
+    uint64_t other[2] = {key[0] ^ 1, key[1]};
+    assert_false(ply_stt_probe(&t, other, &h));
+    assert_true(ply_stt_hashfull(&t) > 0);
+    /* Tear the entry: the data word of another store under the old check. */
+    ply_stt_entry_t *e = NULL;
+    for (size_t i = 0; i < t.n_buckets * PLY_STT_BUCKET; i++)
+        if ((t.entries[i].check ^ t.entries[i].data) == key[0]) e = &t.entries[i];
+    assert_non_null(e);
+    e->data ^= 0x10000; /* another score */
+    assert_false(ply_stt_probe(&t, key, &h));
+    /* Ageing: an entry of an old search gives way to a shallow new one. */
+    ply_stt_clear(&t);
+    for (int i = 0; i < PLY_STT_BUCKET; i++) {
+        uint64_t k[2] = {100 + (uint64_t)i, key[1]};
+        ply_stt_store(&t, k, 0, 0, 0, 20, PLY_BOUND_EXACT);
+    }
+    for (int g = 0; g < 5; g++) ply_stt_new_search(&t);
+    uint64_t fresh[2] = {7, key[1]};
+    ply_stt_store(&t, fresh, 0, 0, 0, 1, PLY_BOUND_UPPER);
+    assert_true(ply_stt_probe(&t, fresh, &h));
+    /* One entry of this search among the 64 of the table: 15 per mille. */
+    assert_int_equal(ply_stt_hashfull(&t), 1000 / 64);
+    ply_stt_free(&t);
+    ply_stt_free(&t);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_stt),
+        cmocka_unit_test(test_pos_set),
+        cmocka_unit_test(test_mates),
+        cmocka_unit_test(test_mates_two_threads),
+        cmocka_unit_test(test_determinism),
+        cmocka_unit_test(test_repetition_history),
+        cmocka_unit_test(test_fifty_moves),
+        cmocka_unit_test(test_no_move_roots),
+        cmocka_unit_test(test_draws_in_search),
+        cmocka_unit_test(test_multipv),
+        cmocka_unit_test(test_searchmoves),
+        cmocka_unit_test(test_stop_infinite),
+        cmocka_unit_test(test_stop_before_start),
+        cmocka_unit_test(test_time_limits),
+        cmocka_unit_test(test_ponder),
+        cmocka_unit_test(test_two_threads_nodes),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

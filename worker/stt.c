@@ -1,0 +1,154 @@
+/*
+ * The search's lock-free transposition table (stt.h for the invariants).
+ */
+#include "stt.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "search.h"
+#include "util/error.h"
+
+static inline uint64_t load(const uint64_t *p)
+{
+    return __atomic_load_n(p, __ATOMIC_RELAXED);
+}
+static inline void store(uint64_t *p, uint64_t v)
+{
+    __atomic_store_n(p, v, __ATOMIC_RELAXED);
+}
+
+static uint64_t pack(uint16_t move, int score, int eval, int depth, int bound, unsigned gen)
+{
+    return (uint64_t)move | (uint64_t)(uint16_t)(int16_t)score << 16 |
+           (uint64_t)(uint16_t)(int16_t)eval << 32 | (uint64_t)(uint8_t)(depth + 1) << 48 |
+           (uint64_t)bound << 56 | (uint64_t)gen << 58;
+}
+
+static int data_depth(uint64_t d)
+{
+    return (int)((d >> 48) & 0xff) - 1;
+}
+static int data_bound(uint64_t d)
+{
+    return (int)((d >> 56) & 3);
+}
+static unsigned data_gen(uint64_t d)
+{
+    return (unsigned)(d >> 58);
+}
+
+int ply_stt_init(ply_stt_t *t, size_t bytes)
+{
+    size_t n = bytes / (PLY_STT_BUCKET * sizeof(ply_stt_entry_t));
+    if (n < 1) n = 1;
+    size_t size = n * PLY_STT_BUCKET * sizeof(ply_stt_entry_t);
+    ply_stt_entry_t *e = aligned_alloc(64, size);
+    if (!e) return PLY_ENOMEM;
+    t->entries = e;
+    t->n_buckets = n;
+    ply_stt_clear(t);
+    return 0;
+}
+
+void ply_stt_free(ply_stt_t *t)
+{
+    free(t->entries);
+    t->entries = NULL;
+    t->n_buckets = 0;
+}
+
+void ply_stt_clear(ply_stt_t *t)
+{
+    /* An empty entry has bound PLY_STT_NONE, so a zero key cannot match a zero word. */
+    const uint64_t empty = pack(0, 0, PLY_STT_NO_EVAL, -1, PLY_STT_NONE, 0);
+    size_t n = t->n_buckets * PLY_STT_BUCKET;
+    for (size_t i = 0; i < n; i++) {
+        store(&t->entries[i].data, empty);
+        store(&t->entries[i].check, empty ^ ~0ull);
+    }
+    t->gen = 0;
+}
+
+void ply_stt_new_search(ply_stt_t *t)
+{
+    t->gen = (t->gen + 1) & 63;
+}
+
+static ply_stt_entry_t *bucket(const ply_stt_t *t, const uint64_t key[2])
+{
+    /* Multiply-shift maps the 64-bit word onto [0, n_buckets) without a division. */
+    size_t i = (size_t)(((unsigned __int128)key[1] * t->n_buckets) >> 64);
+    return &t->entries[i * PLY_STT_BUCKET];
+}
+
+int ply_stt_probe(const ply_stt_t *t, const uint64_t key[2], ply_stt_hit_t *hit)
+{
+    ply_stt_entry_t *b = bucket(t, key);
+    for (int i = 0; i < PLY_STT_BUCKET; i++) {
+        uint64_t d = load(&b[i].data), c = load(&b[i].check);
+        if ((c ^ d) != key[0] || data_bound(d) == PLY_STT_NONE) continue;
+        hit->move = (uint16_t)d;
+        hit->score = (int16_t)(d >> 16);
+        hit->eval = (int16_t)(d >> 32);
+        hit->depth = data_depth(d);
+        hit->bound = data_bound(d);
+        return 1;
+    }
+    return 0;
+}
+
+void ply_stt_store(ply_stt_t *t, const uint64_t key[2], uint16_t move, int score, int eval,
+                   int depth, int bound)
+{
+    ply_stt_entry_t *b = bucket(t, key);
+    ply_stt_entry_t *victim = NULL;
+    int worst = 1 << 30;
+    for (int i = 0; i < PLY_STT_BUCKET; i++) {
+        uint64_t d = load(&b[i].data), c = load(&b[i].check);
+        if ((c ^ d) == key[0] && data_bound(d) != PLY_STT_NONE) {
+            /* The same position: keep a deeper entry of this search unless
+             * the new one is exact; keep its move when the new one has none. */
+            if (bound != PLY_BOUND_EXACT && data_depth(d) > depth + 2 && data_gen(d) == t->gen)
+                return;
+            if (!move) move = (uint16_t)d;
+            victim = &b[i];
+            break;
+        }
+        int age = (int)((t->gen - data_gen(d)) & 63);
+        int worth = data_bound(d) == PLY_STT_NONE ? -1000 : data_depth(d) - 8 * age;
+        if (worth < worst) {
+            worst = worth;
+            victim = &b[i];
+        }
+    }
+    uint64_t d = pack(move, score, eval, depth, bound, t->gen);
+    store(&victim->data, d);
+    store(&victim->check, d ^ key[0]);
+}
+
+int ply_stt_hashfull(const ply_stt_t *t)
+{
+    size_t n = t->n_buckets * PLY_STT_BUCKET;
+    if (n > 1000) n = 1000;
+    int used = 0;
+    for (size_t i = 0; i < n; i++) {
+        uint64_t d = load(&t->entries[i].data);
+        used += data_bound(d) != PLY_STT_NONE && data_gen(d) == t->gen;
+    }
+    return (int)(used * 1000 / (int)n);
+}
+
+int ply_stt_score_to(int score, int ply)
+{
+    if (score >= PLY_SCORE_MATE_MIN) return score + ply;
+    if (score <= -PLY_SCORE_MATE_MIN) return score - ply;
+    return score;
+}
+
+int ply_stt_score_from(int score, int ply)
+{
+    if (score >= PLY_SCORE_MATE_MIN) return score - ply;
+    if (score <= -PLY_SCORE_MATE_MIN) return score + ply;
+    return score;
+}

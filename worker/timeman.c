@@ -1,0 +1,43 @@
+/*
+ * Time management (timeman.h).
+ *
+ * The numbers: with movestogo the clock is split evenly over the moves to
+ * the control (at most 50), otherwise over 30 more moves (a typical number
+ * of moves still to play, as in Ethereal and Weiss); three quarters of the
+ * increment are added since it comes back after the move. The hard limit
+ * allows four times the optimum to finish a troubled iteration, but
+ * never more than 70% of the clock left (with movestogo 1, the whole clock
+ * minus a margin for the next move).
+ */
+#include "timeman.h"
+
+static int64_t max64(int64_t a, int64_t b)
+{
+    return a > b ? a : b;
+}
+static int64_t min64(int64_t a, int64_t b)
+{
+    return a < b ? a : b;
+}
+
+ply__budget_t ply__time_budget(const ply_search_limits_t *l, int side, int n_legal)
+{
+    ply__budget_t t = {-1, -1};
+    if (l->movetime_ms > 0) {
+        t.hard_ms = max64(1, l->movetime_ms - l->overhead_ms);
+        t.soft_ms = t.hard_ms;
+        return t;
+    }
+    if (l->time_ms[side] < 0) return t;
+    const int64_t clock = max64(1, l->time_ms[side] - l->overhead_ms);
+    const int64_t inc = max64(0, l->inc_ms[side]);
+    const int mtg = l->movestogo > 0 ? (l->movestogo < 50 ? l->movestogo : 50) : 30;
+    const int64_t optimum = min64(clock / mtg + inc * 3 / 4, clock / 2);
+    const int64_t hard = min64(optimum * 4, clock * 7 / 10);
+    /* An iteration started past 60% of the optimum would rarely finish in it. */
+    int64_t soft = optimum * 6 / 10;
+    if (n_legal == 1) soft = min64(soft, 20);
+    t.soft_ms = max64(1, soft);
+    t.hard_ms = max64(t.soft_ms, hard);
+    return t;
+}

@@ -149,7 +149,14 @@ void ply_engine_clear(ply_engine_t *e);
 int ply_engine_search(ply_engine_t *e, const ply_search_pos_t *pos, const ply_search_limits_t *lim,
                       ply_search_info_fn cb, void *arg, ply_search_result_t *out);
 
-/** ply_engine_stop - end the running search (if any) as soon as possible; any thread. */
+/**
+ * ply_engine_stop - end the running search as soon as possible; any thread.
+ * A stop that arrives while no search runs applies to the next one (it then
+ * ends after its first iteration), so that a stop sent right after starting a
+ * search on another thread is never lost; the flag is cleared when a search
+ * returns. A controller therefore stops only a search it started and has not
+ * seen return.
+ */
 void ply_engine_stop(ply_engine_t *e);
 
 /** ply_engine_ponderhit - the pondered move was played: from now on the time limits apply; any thread. */

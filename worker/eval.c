@@ -5,10 +5,25 @@
  * generation; nothing is cached between calls (no hidden state, any number
  * of threads).
  *
- * Scores are summed from white's point of view and turned to the side to
- * move's at the end.
+ * Shape: material and piece-square tables (PeSTO), then one loop over the
+ * pieces of each side for mobility, king attackers and rook files, one over
+ * the pawns for structure and passed pawns, the pawn shelter of each king,
+ * and last the endgame knowledge: a scale factor per side for material that
+ * cannot win, opposite-coloured bishops, and two endgames evaluated by rule
+ * (KBNK and a lone king against mating material), which replace the sum.
+ *
+ * Scores are summed for each colour, white's minus black's blended by the
+ * phase, and turned to the side to move's point of view at the end.
+ *
+ * Sources of the numbers beyond PeSTO's tables: Fruit 2.1 by Fabien
+ * Letouzey (2005, GPL; its eval.cpp, pawn.cpp and material.cpp define the
+ * terms and values cited below; the values are used, not its code). Fruit's
+ * scale is centipawns like PeSTO's, with a pawn worth 100.
  */
 #include "eval.h"
+
+#include <stdint.h>
+#include <stdlib.h>
 
 #include "search.h"
 
@@ -87,12 +102,98 @@ static const int pst_eg[7][64] = {
                   -27, -11, 4,   13,  14,  4,  -5, -17, -53, -34, -21, -11, -28, -14, -24, -43},
 };
 
-/* Tempo: the side to move's bonus, centipawns (middlegame and endgame alike).
- * PeSTO has one too, but the wiki does not give its value; 10 is ours. */
-static const int tempo = 10;
+/* Tempo: the side to move's bonus, centipawns, middlegame and endgame
+ * alike. PeSTO has one, but the wiki does not give its value; 10 is ours. */
+static const pair_t tempo = {10, 10};
+
+/*
+ * Mobility (Fruit 2.1, eval.cpp): per square a piece reaches, centered on
+ * the unit so that an average piece scores 0: knight 4 cp per square above 4,
+ * bishop 5 above 6, rook 2 (endgame 4) above 7, queen 1 (endgame 2) above
+ * 13. Fruit counts empty and enemy-occupied squares; ours also leaves out
+ * squares attacked by an enemy pawn (a piece cannot go there safely).
+ */
+static const int mob_unit[7] = {
+    [PLY_KNIGHT] = 4, [PLY_BISHOP] = 6, [PLY_ROOK] = 7, [PLY_QUEEN] = 13};
+static const pair_t mob_weight[7] = {
+    [PLY_KNIGHT] = {4, 4}, [PLY_BISHOP] = {5, 5}, [PLY_ROOK] = {2, 4}, [PLY_QUEEN] = {1, 2}};
+
+/* Bishop pair (Fruit 2.1, material.cpp). */
+static const pair_t bishop_pair = {50, 50};
+
+/* Rooks on files (Fruit 2.1, eval.cpp): half of the open-file bonus is
+ * taken from every rook, a half-open file (no own pawn) gives 10, an open
+ * one 20, and a half-open file on or beside the enemy king 10 or 20 more in
+ * the middlegame. */
+static const pair_t rook_half_open = {10, 10};
+static const pair_t rook_open = {20, 20};
+static const int rook_king_file[2] = {20, 10}; /* on the king's file, beside it */
+
+/* Pawn structure (Fruit 2.1, pawn.cpp), penalties. */
+static const pair_t doubled = {10, 20};
+static const pair_t isolated = {10, 20}, isolated_open = {20, 20};
+static const pair_t backward = {8, 10}, backward_open = {16, 10};
+
+/*
+ * Passed pawns (Fruit 2.1, eval.cpp and pawn.cpp): min + (max - min) *
+ * bonus[rank] / 256, rank relative to the pawn's side (0 = its first rank).
+ * In the endgame the span grows by 800 for a pawn the lone king cannot catch
+ * (rule of the square, or escorted by its king), by 60 for a free path (stop
+ * square empty and not lost), by 20 per square of the enemy king's distance
+ * to the stop square and shrinks by 5 per square of its own king's.
+ */
+static const int passed_bonus[8] = {0, 0, 0, 26, 77, 154, 256, 0};
+static const int passed_mg_min = 10, passed_mg_max = 70;
+static const int passed_eg_min = 20, passed_eg_max = 140;
+static const int unstoppable_passer = 800, free_passer = 60;
+static const int attacker_distance = 5, defender_distance = 20;
+
+/*
+ * King safety (Fruit 2.1, eval.cpp), middlegame only. Attackers: every
+ * knight, bishop, rook and queen attacking the enemy king's square or a
+ * square beside it counts 1, 1, 2 and 4 units; the penalty is units * 20 *
+ * weight[attackers] / 256, so one attacker alone hardly counts. Only when
+ * the attacking side has a queen and another piece. Shelter: per file on
+ * and beside the king (its own file twice), 36 - d * d with d = 7 - the
+ * relative rank of the nearest own pawn in front (36 with none), 11 if all
+ * three are unmoved; storm: an enemy pawn on those files on its 4th, 5th or
+ * 6th rank adds 10, 30 or 60. The king's penalty is the mean of where it is
+ * and the best square it can still castle to.
+ */
+static const int king_attack_unit[7] = {
+    [PLY_KNIGHT] = 1, [PLY_BISHOP] = 1, [PLY_ROOK] = 2, [PLY_QUEEN] = 4};
+static const int king_attack_weight[16] = {0,   0,   128, 192, 224, 240, 248, 252,
+                                           254, 255, 256, 256, 256, 256, 256, 256};
+static const int king_attack_value = 20;
+static const int storm_penalty[8] = {0, 0, 0, 10, 30, 60, 0, 0};
+
+/*
+ * Endgames. Scale factors in 16ths, per side, applied when the score favours
+ * that side (Fruit 2.1, material.cpp and eval.cpp): 0 for a side without
+ * pawns that has one minor piece at most, two knights (against a bare king),
+ * or KQKQ and KRKR; 2 (1/8) for a side without pawns at most a minor piece
+ * ahead (KBKN, KRKB, KRNKR, ...); 1/2 for KBBKN; with one pawn, that the other
+ * side may give a piece for, 1/4 or 1/2 likewise; bishops of opposite colours
+ * with no other pieces and at most two pawns of difference halve it.
+ * A lone king against a queen, a rook, or bishop and knight (or two
+ * bishops) is evaluated by rule, ours: a known-win base, the material, the
+ * lone king pushed to the edge (20 per step of its distance from the centre,
+ * or for KBNK 20 per step of Manhattan distance nearer a corner of the
+ * bishop's colour) and the kings brought together (10 per step).
+ */
+#define SCALE_FULL 16
+static const int scale_drawish = 2;
+static const int known_win = 1000;
 
 /* Material plus piece-square value of a piece of colour c on sq, built once from the tables. */
 static pair_t psq[2][7][64];
+
+/* Bitboard masks built once: files, squares in front of a pawn on its file,
+ * and on its file and the two beside it (where enemy pawns stop a passer). */
+static ply_bb_t file_mask[8], adjacent_files[8];
+static ply_bb_t front_span[2][64], passed_span[2][64];
+static ply_bb_t ranks_ahead[2][8]; /* ranks strictly ahead of rank r for colour c */
+static uint8_t distance[64][64];   /* Chebyshev (king-move) distance */
 
 __attribute__((constructor)) static void eval_init(void)
 {
@@ -103,20 +204,68 @@ __attribute__((constructor)) static void eval_init(void)
             psq[PLY_BLACK][t][sq].mg = piece_value[t].mg + pst_mg[t][sq];
             psq[PLY_BLACK][t][sq].eg = piece_value[t].eg + pst_eg[t][sq];
         }
+    for (int f = 0; f < 8; f++) file_mask[f] = PLY_BB_FILE_A << f;
+    for (int f = 0; f < 8; f++)
+        adjacent_files[f] = (f > 0 ? file_mask[f - 1] : 0) | (f < 7 ? file_mask[f + 1] : 0);
+    for (int r = 0; r < 8; r++) {
+        ranks_ahead[PLY_WHITE][r] = r == 7 ? 0 : ~0ull << (8 * (r + 1));
+        ranks_ahead[PLY_BLACK][r] = r == 0 ? 0 : ~0ull >> (8 * (8 - r));
+    }
+    for (int sq = 0; sq < 64; sq++) {
+        const int f = PLY_FILE(sq), r = PLY_RANK(sq);
+        for (int c = PLY_WHITE; c <= PLY_BLACK; c++) {
+            front_span[c][sq] = file_mask[f] & ranks_ahead[c][r];
+            passed_span[c][sq] = (file_mask[f] | adjacent_files[f]) & ranks_ahead[c][r];
+        }
+        for (int to = 0; to < 64; to++) {
+            int df = abs(f - PLY_FILE(to)), dr = abs(r - PLY_RANK(to));
+            distance[sq][to] = (uint8_t)(df > dr ? df : dr);
+        }
+    }
 }
 
 /* Everything one evaluation computes once and several terms read. */
 typedef struct eval_ctx {
     const ply_board_t *b;
-    pair_t score; /* white's point of view */
-    int phase;    /* 0 (bare kings and pawns) .. PHASE_MAX */
+    ply_bb_t occ;
+    ply_bb_t pawns[2];
+    ply_bb_t pawn_attacks[2];
+    ply_bb_t king_zone[2];
+    int count[2][7]; /* pieces by colour and type */
+    pair_t score[2]; /* by colour, each from its own point of view */
+    int phase;       /* 0 (kings and pawns) .. PHASE_MAX */
 } eval_ctx_t;
 
-static void add(eval_ctx_t *e, int colour, int mg, int eg)
+static inline void add(pair_t *s, pair_t v)
 {
-    const int sign = colour == PLY_WHITE ? 1 : -1;
-    e->score.mg += sign * mg;
-    e->score.eg += sign * eg;
+    s->mg += v.mg;
+    s->eg += v.eg;
+}
+
+static inline void sub(pair_t *s, pair_t v)
+{
+    s->mg -= v.mg;
+    s->eg -= v.eg;
+}
+
+/* The rank of @sq seen from @colour's side: 0 is its first rank. */
+static inline int relative_rank(int colour, int sq)
+{
+    return colour == PLY_WHITE ? PLY_RANK(sq) : 7 - PLY_RANK(sq);
+}
+
+/* The pawn of @pawns nearest to @colour's first rank (the most advanced of
+ * the other side's), or PLY_NO_SQ. */
+static inline int rearmost(int colour, ply_bb_t pawns)
+{
+    if (!pawns) return PLY_NO_SQ;
+    return colour == PLY_WHITE ? ply_lsb(pawns) : 63 - __builtin_clzll(pawns);
+}
+
+static inline ply_bb_t pawn_attacks_of(int colour, ply_bb_t pawns)
+{
+    return colour == PLY_WHITE ? ply_shift_ne(pawns) | ply_shift_nw(pawns)
+                               : ply_shift_se(pawns) | ply_shift_sw(pawns);
 }
 
 static void eval_material_psq(eval_ctx_t *e)
@@ -125,23 +274,301 @@ static void eval_material_psq(eval_ctx_t *e)
     for (int c = PLY_WHITE; c <= PLY_BLACK; c++) {
         for (int t = PLY_PAWN; t <= PLY_KING; t++) {
             ply_bb_t s = b->pieces[t] & b->colour[c];
-            e->phase += phase_weight[t] * ply_popcount(s);
-            while (s) {
-                const pair_t *v = &psq[c][t][ply_pop_lsb(&s)];
-                add(e, c, v->mg, v->eg);
-            }
+            e->count[c][t] = ply_popcount(s);
+            e->phase += phase_weight[t] * e->count[c][t];
+            while (s) add(&e->score[c], psq[c][t][ply_pop_lsb(&s)]);
         }
     }
     if (e->phase > PHASE_MAX) e->phase = PHASE_MAX; /* promotions */
 }
 
+/* Mobility, king attackers and rook files of colour @c's pieces. */
+static void eval_pieces(eval_ctx_t *e, int c)
+{
+    const ply_board_t *b = e->b;
+    const int them = c ^ 1;
+    const ply_bb_t area = ~b->colour[c] & ~e->pawn_attacks[them];
+    const int their_king_file = PLY_FILE(b->king[them]);
+    int units = 0, attackers = 0;
+    pair_t *s = &e->score[c];
+
+    for (int t = PLY_KNIGHT; t <= PLY_QUEEN; t++) {
+        ply_bb_t pieces = b->pieces[t] & b->colour[c];
+        while (pieces) {
+            const int sq = ply_pop_lsb(&pieces);
+            ply_bb_t att;
+            switch (t) {
+            case PLY_KNIGHT:
+                att = ply__knight_attacks[sq];
+                break;
+            case PLY_BISHOP:
+                att = ply_bishop_attacks(sq, e->occ);
+                break;
+            case PLY_ROOK:
+                att = ply_rook_attacks(sq, e->occ);
+                break;
+            default:
+                att = ply_queen_attacks(sq, e->occ);
+                break;
+            }
+            const int mob = ply_popcount(att & area) - mob_unit[t];
+            s->mg += mob * mob_weight[t].mg;
+            s->eg += mob * mob_weight[t].eg;
+            if (att & e->king_zone[them]) {
+                attackers++;
+                units += king_attack_unit[t];
+            }
+            if (t == PLY_ROOK) {
+                s->mg -= rook_open.mg / 2;
+                s->eg -= rook_open.eg / 2;
+                const int f = PLY_FILE(sq);
+                if (!(e->pawns[c] & file_mask[f])) {
+                    add(s, (e->pawns[them] & file_mask[f]) ? rook_half_open : rook_open);
+                    const int d = abs(f - their_king_file);
+                    if (d <= 1) s->mg += rook_king_file[d];
+                }
+            }
+        }
+    }
+    if (e->count[c][PLY_QUEEN] && e->count[c][PLY_KNIGHT] + e->count[c][PLY_BISHOP] +
+                                          e->count[c][PLY_ROOK] + e->count[c][PLY_QUEEN] >=
+                                      2) {
+        if (attackers > 15) attackers = 15;
+        s->mg += units * king_attack_value * king_attack_weight[attackers] / 256;
+    }
+    if (e->count[c][PLY_BISHOP] >= 2) add(s, bishop_pair);
+}
+
+/* Fruit's shelter penalty of colour @c's king if it stood on @ksq. */
+static int shelter(const eval_ctx_t *e, int c, int ksq)
+{
+    const int kf = PLY_FILE(ksq), kr = PLY_RANK(ksq);
+    const ply_bb_t own = e->pawns[c], theirs = e->pawns[c ^ 1];
+    /* squares on the king's rank and ahead of it, for colour c */
+    const ply_bb_t ahead = ranks_ahead[c][kr] | (PLY_BB_RANK_1 << (8 * kr));
+    int penalty = 0, storm = 0;
+    for (int f = kf - 1; f <= kf + 1; f++) {
+        if (f < 0 || f > 7) continue;
+        const int p = rearmost(c, own & file_mask[f] & ahead);
+        const int d = p == PLY_NO_SQ ? 0 : 7 - relative_rank(c, p);
+        penalty += (36 - d * d) * (f == kf ? 2 : 1);
+        const int q = rearmost(c, theirs & file_mask[f]);
+        if (q != PLY_NO_SQ) storm += storm_penalty[relative_rank(c ^ 1, q)];
+    }
+    if (penalty == 0) penalty = 11;
+    return penalty + storm;
+}
+
+static void eval_king_shelter(eval_ctx_t *e, int c)
+{
+    const ply_board_t *b = e->b;
+    const int them = c ^ 1;
+    /* Fruit: only when the other side can attack (a queen and another piece). */
+    if (!e->count[them][PLY_QUEEN] || e->count[them][PLY_KNIGHT] + e->count[them][PLY_BISHOP] +
+                                              e->count[them][PLY_ROOK] + e->count[them][PLY_QUEEN] <
+                                          2)
+        return;
+    const int here = shelter(e, c, b->king[c]);
+    int best = here;
+    const int rank = c == PLY_WHITE ? 0 : 56;
+    const int hside = c == PLY_WHITE ? PLY_CASTLE_WH : PLY_CASTLE_BH;
+    const int aside = c == PLY_WHITE ? PLY_CASTLE_WA : PLY_CASTLE_BA;
+    if (b->castling & hside) {
+        int v = shelter(e, c, rank + 6);
+        if (v < best) best = v;
+    }
+    if (b->castling & aside) {
+        int v = shelter(e, c, rank + 1);
+        if (v < best) best = v;
+    }
+    e->score[c].mg -= (here + best) / 2;
+}
+
+/* Fruit's rule of the square and escorted passer, for a side whose opponent
+ * has no pieces. */
+static int passer_unstoppable(const eval_ctx_t *e, int c, int sq)
+{
+    const ply_board_t *b = e->b;
+    const int them = c ^ 1;
+    const int prom = c == PLY_WHITE ? 56 + PLY_FILE(sq) : PLY_FILE(sq);
+    const int own_king = b->king[c];
+    /* escorted: own king beside the pawn and the promotion square, not stuck
+     * in front of a rook pawn */
+    if (distance[own_king][prom] <= 1 && distance[own_king][sq] <= 1 &&
+        (PLY_FILE(own_king) != PLY_FILE(sq) || (PLY_FILE(sq) != 0 && PLY_FILE(sq) != 7)))
+        return 1;
+    if (front_span[c][sq] & b->colour[c]) return 0; /* own piece in the way */
+    int from = sq;
+    if (relative_rank(c, sq) == 1) from += c == PLY_WHITE ? 8 : -8; /* double step */
+    int dist = distance[from][prom] + (b->side == them);
+    return distance[b->king[them]][prom] > dist;
+}
+
+/* Doubled, isolated, backward and passed pawns of colour @c. */
+static void eval_pawns(eval_ctx_t *e, int c)
+{
+    const ply_board_t *b = e->b;
+    const int them = c ^ 1;
+    const ply_bb_t own = e->pawns[c], theirs = e->pawns[them];
+    const int step = c == PLY_WHITE ? 8 : -8;
+    const int defender_has_pieces = e->count[them][PLY_KNIGHT] + e->count[them][PLY_BISHOP] +
+                                    e->count[them][PLY_ROOK] + e->count[them][PLY_QUEEN];
+    pair_t *s = &e->score[c];
+    ply_bb_t pawns = own;
+    while (pawns) {
+        const int sq = ply_pop_lsb(&pawns);
+        const int f = PLY_FILE(sq), rr = relative_rank(c, sq);
+        const int open = !((own | theirs) & front_span[c][sq]);
+        if (own & front_span[them][sq]) sub(s, doubled);
+        if (!(own & adjacent_files[f])) {
+            sub(s, open ? isolated_open : isolated);
+        } else if (!(own & adjacent_files[f] & ~ranks_ahead[c][PLY_RANK(sq)]) &&
+                   (e->pawn_attacks[them] & ply_bb(sq + step))) {
+            /* behind all its neighbours and cannot advance safely */
+            sub(s, open ? backward_open : backward);
+        }
+        if (!open || (theirs & passed_span[c][sq])) continue;
+
+        /* passed */
+        s->mg += passed_mg_min + (passed_mg_max - passed_mg_min) * passed_bonus[rr] / 256;
+        int delta = passed_eg_max - passed_eg_min;
+        const int stop = sq + step;
+        if (!defender_has_pieces && passer_unstoppable(e, c, sq)) {
+            delta += unstoppable_passer;
+        } else if (!(e->occ & ply_bb(stop))) {
+            /* free path: the pawn can step forward without losing itself */
+            ply_board_t t = *b;
+            t.side = (uint8_t)c;
+            const int kind = rr == 6 ? PLY_MOVE_PROMO_Q : PLY_MOVE_NORMAL;
+            if (ply_see_ge(&t, PLY_MOVE(sq, stop, kind, PLY_PAWN), 0)) delta += free_passer;
+        }
+        delta -= distance[b->king[c]][stop] * attacker_distance;
+        delta += distance[b->king[them]][stop] * defender_distance;
+        s->eg += passed_eg_min;
+        if (delta > 0) s->eg += delta * passed_bonus[rr] / 256;
+    }
+}
+
+static inline int is_light(int sq)
+{
+    return (PLY_FILE(sq) + PLY_RANK(sq)) & 1;
+}
+
+/* Manhattan distance of @sq from the centre (0 on d4-e5, 6 in a corner). */
+static inline int centre_distance(int sq)
+{
+    const int f = PLY_FILE(sq), r = PLY_RANK(sq);
+    return (f < 4 ? 3 - f : f - 4) + (r < 4 ? 3 - r : r - 4);
+}
+
+/*
+ * A lone king (colour @c ^ 1) against mating material: the evaluation from
+ * the strong side's point of view, or 0 when the rule does not apply.
+ */
+static int eval_lone_king(const eval_ctx_t *e, int c)
+{
+    const ply_board_t *b = e->b;
+    const int *n = e->count[c];
+    const ply_bb_t bishops = b->pieces[PLY_BISHOP] & b->colour[c];
+    const int light = (bishops & 0x55AA55AA55AA55AAull) != 0;
+    const int dark = (bishops & ~0x55AA55AA55AA55AAull) != 0;
+    const int mating =
+        n[PLY_QUEEN] || n[PLY_ROOK] || (light && dark) || (n[PLY_BISHOP] && n[PLY_KNIGHT]);
+    if (!mating) return 0;
+    const int weak_king = b->king[c ^ 1], strong_king = b->king[c];
+    int v = known_win;
+    for (int t = PLY_PAWN; t <= PLY_QUEEN; t++) v += n[t] * piece_value[t].eg;
+    v += 10 * (7 - distance[strong_king][weak_king]);
+    if (n[PLY_BISHOP] == 1 && n[PLY_KNIGHT] == 1 && !n[PLY_QUEEN] && !n[PLY_ROOK] && !n[PLY_PAWN]) {
+        /* KBNK: only the corners of the bishop's colour mate */
+        const int c1 = light ? 56 : 0, c2 = light ? 7 : 63; /* a8/h1 light, a1/h8 dark */
+        int d1 = abs(PLY_FILE(weak_king) - PLY_FILE(c1)) + abs(PLY_RANK(weak_king) - PLY_RANK(c1));
+        int d2 = abs(PLY_FILE(weak_king) - PLY_FILE(c2)) + abs(PLY_RANK(weak_king) - PLY_RANK(c2));
+        v += 20 * (14 - (d1 < d2 ? d1 : d2));
+    } else {
+        v += 20 * centre_distance(weak_king);
+    }
+    return v;
+}
+
+/*
+ * Fruit's scale factor (16ths) for the score of colour @c, from material
+ * alone (material.cpp: units are minor 1, rook 2, queen 4).
+ */
+static int material_scale(const eval_ctx_t *e, int c)
+{
+    const int *n = e->count[c], *o = e->count[c ^ 1];
+    const int heavy = 2 * n[PLY_QUEEN] + n[PLY_ROOK];
+    int units = n[PLY_KNIGHT] + n[PLY_BISHOP] + 2 * heavy;
+    int their_minors = o[PLY_KNIGHT] + o[PLY_BISHOP];
+    int their_units = their_minors + 2 * (2 * o[PLY_QUEEN] + o[PLY_ROOK]);
+    if (n[PLY_PAWN] == 0) {
+        if (units <= 1) return 0; /* KK, KNK, KBK */
+        if (units == 2 && n[PLY_KNIGHT] == 2) return their_units || !o[PLY_PAWN] ? 0 : 1; /* KNNK */
+        if (units == 2 && n[PLY_BISHOP] == 2 && their_units == 1 && o[PLY_KNIGHT] == 1)
+            return 8; /* KBBKN */
+        if (units == heavy * 2 && n[PLY_QUEEN] + n[PLY_ROOK] == 1 && o[PLY_QUEEN] == n[PLY_QUEEN] &&
+            o[PLY_ROOK] == n[PLY_ROOK] && !their_minors && !o[PLY_PAWN])
+            return 0; /* KQKQ, KRKR */
+        if (units - their_units <= 1 && heavy <= 2) return scale_drawish;
+    } else if (n[PLY_PAWN] == 1) {
+        /* the other side can give a piece for the lone pawn */
+        if (their_minors) {
+            their_units -= 1;
+        } else if (o[PLY_ROOK]) {
+            their_units -= 2;
+        } else {
+            return SCALE_FULL;
+        }
+        if (units <= 1 || (units == 2 && n[PLY_KNIGHT] == 2)) return 4;
+        if (units - their_units <= 1 && heavy <= 2) return 8;
+    }
+    return SCALE_FULL;
+}
+
 int ply_eval(const ply_board_t *b)
 {
     eval_ctx_t e = {.b = b};
+    e.occ = ply_board_occ(b);
     eval_material_psq(&e);
-    int v = (e.score.mg * e.phase + e.score.eg * (PHASE_MAX - e.phase)) / PHASE_MAX;
-    if (b->side == PLY_BLACK) v = -v;
-    v += tempo;
+
+    const int us = b->side;
     const int lim = PLY_SCORE_MATE_MIN - 1;
+    /* A lone king against mating material: evaluated by rule. */
+    for (int c = PLY_WHITE; c <= PLY_BLACK; c++) {
+        if (b->colour[c ^ 1] != ply_bb(b->king[c ^ 1])) continue;
+        const int v = eval_lone_king(&e, c);
+        if (v) return c == us ? (v > lim ? lim : v) : (v > lim ? -lim : -v);
+    }
+
+    for (int c = PLY_WHITE; c <= PLY_BLACK; c++) {
+        e.pawns[c] = b->pieces[PLY_PAWN] & b->colour[c];
+        e.pawn_attacks[c] = pawn_attacks_of(c, e.pawns[c]);
+        e.king_zone[c] = ply__king_attacks[b->king[c]] | ply_bb(b->king[c]);
+    }
+    for (int c = PLY_WHITE; c <= PLY_BLACK; c++) {
+        eval_pieces(&e, c);
+        eval_pawns(&e, c);
+        eval_king_shelter(&e, c);
+    }
+    add(&e.score[us], tempo);
+
+    const int mg = e.score[PLY_WHITE].mg - e.score[PLY_BLACK].mg;
+    const int eg = e.score[PLY_WHITE].eg - e.score[PLY_BLACK].eg;
+    int v = (mg * e.phase + eg * (PHASE_MAX - e.phase)) / PHASE_MAX;
+
+    /* Endgame scaling, for the side the score favours. */
+    const int strong = v > 0 ? PLY_WHITE : PLY_BLACK;
+    int scale = material_scale(&e, strong);
+    const ply_bb_t wb = b->pieces[PLY_BISHOP] & b->colour[PLY_WHITE];
+    const ply_bb_t bb = b->pieces[PLY_BISHOP] & b->colour[PLY_BLACK];
+    const int pawn_diff = e.count[PLY_WHITE][PLY_PAWN] - e.count[PLY_BLACK][PLY_PAWN];
+    if (e.phase == 2 && e.count[PLY_WHITE][PLY_BISHOP] == 1 &&
+        e.count[PLY_BLACK][PLY_BISHOP] == 1 && pawn_diff >= -2 && pawn_diff <= 2 &&
+        is_light(ply_lsb(wb)) != is_light(ply_lsb(bb)) && scale == SCALE_FULL)
+        scale = SCALE_FULL / 2; /* opposite-coloured bishops, pawns only besides */
+    v = v * scale / SCALE_FULL;
+
+    if (us == PLY_BLACK) v = -v;
     return v > lim ? lim : v < -lim ? -lim : v;
 }

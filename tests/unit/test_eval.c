@@ -255,6 +255,96 @@ static void test_material_order(void **state)
     assert_true(eval_of("4k3/pppppppp/8/8/8/8/PPPPPPPP/3QK3 b - - 0 1") < -700);
 }
 
+/* Material that cannot win (or hardly) evaluates to 0 or within a few centipawns of it. */
+static void test_drawish_material(void **state)
+{
+    (void)state;
+    static const char *const zero[] = {
+        "8/8/3k4/8/8/4K3/8/8 w - - 0 1",     /* KK */
+        "8/8/3k4/8/8/4K3/8/6N1 w - - 0 1",   /* KNK */
+        "8/8/3k4/8/8/4K3/8/5B2 b - - 0 1",   /* KBK */
+        "8/8/3k4/8/8/4K3/8/1N4N1 w - - 0 1", /* KNNK */
+        "r7/8/3k4/8/8/4K3/8/7R w - - 0 1",   /* KRKR */
+        "q7/8/3k4/8/8/4K3/8/7Q b - - 0 1",   /* KQKQ */
+    };
+    for (size_t i = 0; i < sizeof zero / sizeof *zero; i++) {
+        int v = eval_of(zero[i]);
+        if (v != 0) fail_msg("%s: %d, not 0", zero[i], v);
+    }
+    static const char *const near[] = {
+        "8/8/3k1n2/8/8/4K3/8/5B2 w - - 0 1",                                      /* KBKN */
+        "8/8/3k1n2/8/8/4K3/8/5B2 b - - 0 1", "8/8/3k1b2/8/8/4K3/8/6N1 w - - 0 1", /* KNKB */
+    };
+    for (size_t i = 0; i < sizeof near / sizeof *near; i++) {
+        int v = eval_of(near[i]);
+        if (v < -10 || v > 10) fail_msg("%s: %d, not near 0", near[i], v);
+    }
+    /* A minor piece ahead without pawns (Fruit's 1/8): the exchange or a
+     * knight ahead is worth a fraction of its material. */
+    static const char *const small[] = {
+        "8/8/3k1b2/8/8/4K3/8/7R w - - 0 1",  /* KRKB */
+        "r7/8/3k4/8/8/4K3/8/5N1R w - - 0 1", /* KRNKR */
+    };
+    for (size_t i = 0; i < sizeof small / sizeof *small; i++) {
+        int v = eval_of(small[i]);
+        if (v <= 0 || v > 60) fail_msg("%s: %d, not in (0, 60]", small[i], v);
+    }
+    /* A rook or queen up without pawns is not draw-ish. */
+    assert_true(eval_of("8/8/3k4/8/8/4K3/8/6RR w - - 0 1") > 500);
+    assert_true(eval_of("r7/8/3k4/8/8/4K3/8/6QR w - - 0 1") > 400);
+}
+
+/* KBNK: with a dark-squared bishop the lone king belongs in a1 or h8; the
+ * evaluation prefers it there to the light corner a8, even with the white
+ * king nearer a8 (which the king-proximity term rewards). */
+static void test_kbnk_corner(void **state)
+{
+    (void)state;
+    int right = eval_of("8/8/2K5/6N1/8/4B3/8/k7 w - - 0 1");
+    int wrong = eval_of("k7/8/2K5/6N1/8/4B3/8/8 w - - 0 1");
+    assert_true(right > wrong);
+    /* and the same with colours reversed: light bishop, corner h1 against h8 */
+    int right_l = eval_of("8/8/4b3/8/8/2n5/5k2/7K b - - 0 1");
+    int wrong_l = eval_of("7K/8/4bk2/8/8/2n5/8/8 b - - 0 1");
+    assert_true(right_l > wrong_l);
+    /* KBNK is won: well above the minor pieces' worth */
+    assert_true(wrong > 600);
+}
+
+/* A lone king against a rook: pushed to the edge is better for the rook's side. */
+static void test_mop_up(void **state)
+{
+    (void)state;
+    int centre = eval_of("8/8/8/3k4/8/8/8/R3K3 w - - 0 1");
+    int edge = eval_of("3k4/8/8/8/8/8/8/R3K3 w - - 0 1");
+    assert_true(edge > centre);
+    assert_true(centre > 500);
+}
+
+/* A passed pawn on the 7th rank is worth more than one on the 3rd. */
+static void test_passed_rank(void **state)
+{
+    (void)state;
+    int seventh = eval_of("r5k1/P5pp/8/8/8/8/5PPP/R5K1 w - - 0 1");
+    int third = eval_of("r5k1/6pp/8/8/8/P7/5PPP/R5K1 w - - 0 1");
+    assert_true(seventh > third + 50);
+    /* pawn endgame: the lone king outside the square cannot stop it */
+    int free = eval_of("8/8/P7/8/8/8/7k/4K3 w - - 0 1");
+    int caught = eval_of("2k5/8/P7/8/8/8/8/4K3 w - - 0 1");
+    assert_true(free > caught + 200);
+}
+
+/* The same extra pawn with opposite-coloured bishops is worth less. */
+static void test_opposite_bishops(void **state)
+{
+    (void)state;
+    int opposite = eval_of("4k3/pp6/8/7b/3B4/8/PPP5/4K3 w - - 0 1");
+    int same = eval_of("4k3/pp6/7b/8/3B4/8/PPP5/4K3 w - - 0 1");
+    assert_true(same > 0);
+    assert_true(opposite > 0);
+    assert_true(opposite * 4 < same * 3);
+}
+
 static void test_eval_bounds(void **state)
 {
     (void)state;
@@ -317,12 +407,22 @@ static int speed(void)
 int main(int argc, char **argv)
 {
     if (argc > 1 && strcmp(argv[1], "--speed") == 0) return speed();
+    if (argc > 2 && strcmp(argv[1], "--eval") == 0) { /* test_eval --eval FEN...: print ply_eval */
+        for (int i = 2; i < argc; i++) {
+            ply_board_t b;
+            if (ply_board_from_fen(&b, argv[i], 0, NULL, 0) == 0)
+                printf("%6d  %s\n", ply_eval(&b), argv[i]);
+        }
+        return 0;
+    }
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_colour_symmetry),    cmocka_unit_test(test_see_values),
         cmocka_unit_test(test_see_simple),         cmocka_unit_test(test_see_xray),
         cmocka_unit_test(test_see_pinned_looking), cmocka_unit_test(test_see_promotion),
         cmocka_unit_test(test_see_ep_castling),    cmocka_unit_test(test_material_order),
-        cmocka_unit_test(test_eval_bounds),
+        cmocka_unit_test(test_eval_bounds),        cmocka_unit_test(test_drawish_material),
+        cmocka_unit_test(test_kbnk_corner),        cmocka_unit_test(test_mop_up),
+        cmocka_unit_test(test_passed_rank),        cmocka_unit_test(test_opposite_bishops),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

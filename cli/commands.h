@@ -18,6 +18,9 @@ int ply_cmd_perft_diff(int argc, char **argv);
 /** ply_cmd_solve - `ply solve`: run a UCI engine over an EPD test suite (bm, am, STS points). */
 int ply_cmd_solve(int argc, char **argv);
 
+/** ply_cmd_match - `ply match`: games between two UCI engines, refereed by the arbiter; Elo. */
+int ply_cmd_match(int argc, char **argv);
+
 /** ply_cmd_keygen - `ply keygen`: write a CURVE key pair for --curve. */
 int ply_cmd_keygen(int argc, char **argv);
 

@@ -27,6 +27,7 @@ static void usage(FILE *out)
         "  perft-diff  compare perft with an external UCI engine down to the first differing "
         "position\n"
         "  solve     run a UCI engine over an EPD test suite (bm/am moves, STS points)\n"
+        "  match     play games between two UCI engines (the arbiter referees): score, Elo\n"
         "  keygen    write a CURVE key pair for --curve (coordinator, workers, clients)\n"
         "  status    a coordinator's runs and workers, or one run's progress\n"
         "  result    the answer of a run (e.g. one started with ply perft --detach)\n"
@@ -73,6 +74,7 @@ int main(int argc, char **argv)
     if (!strcmp(cmd, "arbiter")) return ply_cmd_arbiter(argc - 1, argv + 1);
     if (!strcmp(cmd, "perft-diff")) return ply_cmd_perft_diff(argc - 1, argv + 1);
     if (!strcmp(cmd, "solve")) return ply_cmd_solve(argc - 1, argv + 1);
+    if (!strcmp(cmd, "match")) return ply_cmd_match(argc - 1, argv + 1);
     if (!strcmp(cmd, "keygen")) return ply_cmd_keygen(argc - 1, argv + 1);
     if (!strcmp(cmd, "status")) return ply_cmd_status(argc - 1, argv + 1);
     if (!strcmp(cmd, "result")) return ply_cmd_result(argc - 1, argv + 1);

@@ -22,6 +22,7 @@
  *                      answers "bestmove 0000"); late (a search answers only
  *                      after --delay MS, ignoring "stop" meanwhile).
  *   --after N          behave normally for the first N searches, then by --mode.
+ *   --after-game N     the same, counted from each ucinewgame.
  *   --delay MS         for --mode late (default 2000).
  *
  * Commands: uci (it offers the options Hash, Threads and UCI_Chess960),
@@ -176,6 +177,7 @@ int main(int argc, char **argv)
 {
     const char *mode = "normal", *drop = NULL;
     long after = 0, delay_ms = 2000, searches = 0;
+    int per_game = 0;
     for (int i = 1; i + 1 < argc; i += 2) {
         if (!strcmp(argv[i], "--mode"))
             mode = argv[i + 1];
@@ -183,9 +185,10 @@ int main(int argc, char **argv)
             drop = argv[i + 1];
         else if (!strcmp(argv[i], "--prefer"))
             snprintf(prefer, sizeof prefer, "%s", argv[i + 1]);
-        else if (!strcmp(argv[i], "--after"))
+        else if (!strcmp(argv[i], "--after") || !strcmp(argv[i], "--after-game")) {
             after = atol(argv[i + 1]);
-        else if (!strcmp(argv[i], "--delay"))
+            per_game = !strcmp(argv[i], "--after-game");
+        } else if (!strcmp(argv[i], "--delay"))
             delay_ms = atol(argv[i + 1]);
     }
     lie_root = !strcmp(mode, "lie-root");
@@ -223,6 +226,8 @@ int main(int argc, char **argv)
             printf("readyok\n");
         } else if (!strncmp(line, "setoption name UCI_Chess960 value ", 34)) {
             chess960 = !strcmp(line + 34, "true");
+        } else if (!strcmp(line, "ucinewgame")) {
+            if (per_game) searches = 0;
         } else if (!strncmp(line, "position ", 9)) {
             if (set_position(&b, line + 9, &at_root) < 0)
                 printf("info string cannot set up %s\n", line + 9);

@@ -1,0 +1,18 @@
+# ply match (games between UCI engines, refereed by the arbiter) against
+# Stockfish 15.1 and the misbehaving modes of tests/integration/fake_uci.c
+# (built in perft_diff.cmake); the Elo arithmetic and the opening book.
+add_executable(test_match ${CMAKE_CURRENT_SOURCE_DIR}/integration/test_match.c
+  ${CMAKE_CURRENT_SOURCE_DIR}/integration/harness.c)
+target_link_libraries(test_match PRIVATE ply_flags PkgConfig::CMOCKA PkgConfig::JANSSON)
+target_compile_definitions(test_match PRIVATE PLY_BIN_DIR="${CMAKE_RUNTIME_OUTPUT_DIRECTORY}"
+  PLY_SOURCE_DIR="${PROJECT_SOURCE_DIR}")
+add_dependencies(test_match ply ply_fake_uci)
+add_test(NAME match COMMAND test_match)
+set_tests_properties(match PROPERTIES TIMEOUT 600 LABELS quick SKIP_RETURN_CODE 77)
+
+ply_unit_test(test_elo_book
+  SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/unit/test_elo_book.c ${PROJECT_SOURCE_DIR}/cli/elo.c
+          ${PROJECT_SOURCE_DIR}/cli/book.c ${PROJECT_SOURCE_DIR}/cli/epd_ops.c
+  LIBS ply_arbiter m)
+target_include_directories(test_elo_book PRIVATE ${PROJECT_SOURCE_DIR}/cli)
+target_compile_definitions(test_elo_book PRIVATE PLY_SOURCE_DIR="${PROJECT_SOURCE_DIR}")

@@ -513,9 +513,12 @@ static int search(ply__thread_t *t, const ply_board_t *b, int alpha, int beta, i
             s = -search(t, &nb, -beta, -alpha, new_depth, ply + 1);
         } else {
             int r = 0;
-            if (depth >= 3 && searched >= 1 + 2 * pv_node && (quiet || mscore < 0)) {
+            /* Late-move reductions, not for checks. Measured on WAC at
+             * 30,000 nodes (test_tactics): 245/300 like this, 225 with one
+             * more ply in non-PV nodes and one more when not improving. */
+            if (depth >= 3 && searched >= 1 + 2 * pv_node && (quiet || mscore < 0) &&
+                !gives_check) {
                 r = e->lmr[imin(depth, 63)][imin(searched, 63)];
-                r += !pv_node + !improving;
                 if (quiet) r -= mscore >= PLY__PICK_COUNTER ? 1 : mscore / 8192;
                 r = imax(0, imin(r, new_depth - 1));
             }
@@ -655,7 +658,6 @@ static void search_line(ply__thread_t *t, int depth, int k)
         beta = imin(prev + delta, PLY_SCORE_INF);
     }
     for (;;) {
-        t->seldepth = 0;
         const int s = search_root(t, alpha, beta, depth, k);
         sort_root(t->root, k, t->n_root);
         if (t->stop) return;
@@ -706,6 +708,7 @@ static void think(ply__thread_t *t)
     for (int d = 1; d <= e->max_depth && !t->stop; d++) {
         const int depth = t->id & 1 ? imin(d + 1, e->max_depth) : d;
         for (int i = 0; i < t->n_root; i++) t->root[i].prev_score = t->root[i].score;
+        t->seldepth = 0;
         for (int k = 0; k < lines && !t->stop; k++) {
             search_line(t, depth, k);
             sort_root(t->root, 0, k + 1);

@@ -722,14 +722,14 @@ static void elo_text(double v, char *buf, size_t len)
 static void print_score(const match_t *m)
 {
     ply_elo_t e = ply_elo(m->w, m->d, m->l);
-    printf("Score of %s vs %s: %ld - %ld - %ld [%.3f] %ld\n", m->a->eng[0].label,
-           m->a->eng[1].label, m->w, m->l, m->d, e.score, e.games);
+    printf("Score of %s vs %s: %ld - %ld - %ld (wins - losses - draws), %.1f%%, %ld games\n",
+           m->a->eng[0].label, m->a->eng[1].label, m->w, m->l, m->d, 100.0 * e.score, e.games);
     if (!e.games) return;
     char elo[32], lo[32], hi[32];
     elo_text(e.elo, elo, sizeof elo);
     elo_text(e.lo, lo, sizeof lo);
     elo_text(e.hi, hi, sizeof hi);
-    printf("Elo difference: %s (95%%: %s .. %s), %ld games\n", elo, lo, hi, e.games);
+    printf("Elo difference: %s (95%%: %s .. %s)\n", elo, lo, hi);
 }
 
 static void record(match_t *m, const game_rec_t *rec)

@@ -12,6 +12,9 @@ int ply_cmd_arbiter(int argc, char **argv);
 /** ply_cmd_bench - `ply bench`: the fixed perft workload; its node total is the bench signature. */
 int ply_cmd_bench(int argc, char **argv);
 
+/** ply_cmd_uci - `ply uci`: the analysis engine over UCI on stdin and stdout. */
+int ply_cmd_uci(int argc, char **argv);
+
 /** ply_cmd_perft_diff - `ply perft-diff`: the first position where an external UCI engine's perft differs. */
 int ply_cmd_perft_diff(int argc, char **argv);
 

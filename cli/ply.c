@@ -24,6 +24,7 @@ static void usage(FILE *out)
         "  arbiter   replay PGN games by the FIDE Laws (illegal moves, results, draws), or check a "
         "FEN\n"
         "  bench     the fixed perft workload of this machine: nodes per second and the signature\n"
+        "  uci       the analysis engine for chess GUIs and match tools (UCI)\n"
         "  perft-diff  compare perft with an external UCI engine down to the first differing "
         "position\n"
         "  solve     run a UCI engine over an EPD test suite (bm/am moves, STS points)\n"
@@ -72,6 +73,7 @@ int main(int argc, char **argv)
     if (!strcmp(cmd, "perft")) return ply_cmd_perft(argc - 1, argv + 1);
     if (!strcmp(cmd, "bench")) return ply_cmd_bench(argc - 1, argv + 1);
     if (!strcmp(cmd, "arbiter")) return ply_cmd_arbiter(argc - 1, argv + 1);
+    if (!strcmp(cmd, "uci")) return ply_cmd_uci(argc - 1, argv + 1);
     if (!strcmp(cmd, "perft-diff")) return ply_cmd_perft_diff(argc - 1, argv + 1);
     if (!strcmp(cmd, "solve")) return ply_cmd_solve(argc - 1, argv + 1);
     if (!strcmp(cmd, "match")) return ply_cmd_match(argc - 1, argv + 1);

@@ -10,3 +10,11 @@ add_test(NAME cli_suites COMMAND test_cli suites)
 set_tests_properties(cli_quick PROPERTIES TIMEOUT 300 LABELS quick SKIP_RETURN_CODE 77)
 set_tests_properties(cli_cluster PROPERTIES TIMEOUT 300 LABELS "quick;net" SKIP_RETURN_CODE 77)
 set_tests_properties(cli_suites PROPERTIES TIMEOUT 1200 LABELS slow SKIP_RETURN_CODE 77)
+
+# UCI conversations with the real `ply uci` and `ply-worker --uci` (tests/integration/test_uci.c).
+add_executable(test_uci integration/test_uci.c integration/harness.c)
+target_link_libraries(test_uci PRIVATE ply_flags ply_arbiter PkgConfig::CMOCKA PkgConfig::JANSSON)
+target_compile_definitions(test_uci PRIVATE PLY_BIN_DIR="${CMAKE_RUNTIME_OUTPUT_DIRECTORY}")
+add_dependencies(test_uci ply ply-worker)
+add_test(NAME uci_conversation COMMAND test_uci)
+set_tests_properties(uci_conversation PROPERTIES TIMEOUT 600 LABELS quick SKIP_RETURN_CODE 77)

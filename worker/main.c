@@ -1,6 +1,7 @@
 /*
  * ply-worker: the compute node. Connects to a coordinator and counts perft
- * jobs on all its cores until stopped (SIGINT/SIGTERM) or told Bye.
+ * jobs on all its cores until stopped (SIGINT/SIGTERM) or told Bye. With
+ * --uci it is instead the analysis engine on stdin/stdout (worker/uci.h).
  */
 #include <getopt.h>
 #include <signal.h>
@@ -13,6 +14,7 @@
 #include "board/zobrist.h"
 #include "security.h"
 #include "service.h"
+#include "uci.h"
 #include "util/error.h"
 #include "util/log.h"
 #include "util/process.h"
@@ -29,10 +31,13 @@ static void usage(FILE *out)
 {
     fprintf(out,
             "usage: ply-worker --connect ENDPOINT [options]\n"
+            "       ply-worker --uci\n"
             "\n"
             "Counts perft jobs for a ply coordinator on OpenMP threads sharing one\n"
             "transposition table.\n"
             "\n"
+            "      --uci               speak the Universal Chess Interface on stdin/stdout\n"
+            "                          (the analysis engine, as `ply uci`); no other option\n"
             "  -c, --connect ENDPOINT  coordinator to connect to, e.g. tcp://host:5555 (required)\n"
             "  -t, --threads N         OpenMP threads per job (default: one per core)\n"
             "      --hash MIB          transposition table size in MiB, 0 for none (default 256)\n"
@@ -71,7 +76,7 @@ static int parse_uint(const char *s, unsigned long max, unsigned long *out)
 int main(int argc, char **argv)
 {
     enum { OPT_HASH = 256, OPT_ID, OPT_HB, OPT_LIVENESS, OPT_RECONNECT, OPT_MAXJOBS, OPT_SEED, OPT_VERSION,
-           OPT_CURVE, OPT_CERT, OPT_SERVER_KEY, OPT_EXIT_ON_BYE, OPT_FAULT };
+           OPT_CURVE, OPT_CERT, OPT_SERVER_KEY, OPT_EXIT_ON_BYE, OPT_FAULT, OPT_UCI };
     static const struct option longopts[] = {
         {"connect", required_argument, NULL, 'c'},   {"threads", required_argument, NULL, 't'},
         {"hash", required_argument, NULL, OPT_HASH}, {"id", required_argument, NULL, OPT_ID},
@@ -87,6 +92,7 @@ int main(int argc, char **argv)
         {"curve", no_argument, NULL, OPT_CURVE},
         {"cert", required_argument, NULL, OPT_CERT},
         {"server-key", required_argument, NULL, OPT_SERVER_KEY},
+        {"uci", no_argument, NULL, OPT_UCI},
         {"verbose", no_argument, NULL, 'v'},         {"quiet", no_argument, NULL, 'q'},
         {"help", no_argument, NULL, 'h'},            {"version", no_argument, NULL, OPT_VERSION},
         {NULL, 0, NULL, 0}};
@@ -97,12 +103,15 @@ int main(int argc, char **argv)
     cfg.exit_on_bye = 0; /* a standalone worker outlives a coordinator restart */
     int verbose = 0, quiet = 0, c, curve = 0;
     int stay_or_go = 0; /* 1: --reconnect given, 2: --exit-on-bye given */
+    int uci = 0, n_opts = 0;
     const char *cert = NULL, *server_key = NULL;
     unsigned long v;
     ply_log_set_tag("ply-worker");
     while ((c = getopt_long(argc, argv, "c:t:vqh", longopts, NULL)) != -1) {
         const char *bad = NULL;
+        n_opts++;
         switch (c) {
+        case OPT_UCI: uci = 1; break;
         case 'c': cfg.endpoint = optarg; break;
         case 't':
             if (parse_uint(optarg, 4096, &v) || v == 0) bad = "--threads needs 1..4096";
@@ -160,6 +169,16 @@ int main(int argc, char **argv)
     if (optind < argc) {
         fprintf(stderr, "ply-worker: unexpected argument '%s'\n", argv[optind]);
         return 2;
+    }
+    if (uci) { /* the options above are the cluster worker's; UCI has setoption */
+        if (n_opts > 1) {
+            fprintf(stderr, "ply-worker: --uci takes no other option (set Hash and Threads "
+                            "with setoption)\n");
+            return 2;
+        }
+        int rc = ply_uci_loop(stdin, stdout);
+        if (rc < 0) fprintf(stderr, "ply-worker: %s\n", ply_strerror(rc));
+        return rc < 0 ? 1 : 0;
     }
     if (!cfg.endpoint) {
         fprintf(stderr, "ply-worker: --connect ENDPOINT is required (see --help)\n");

@@ -347,3 +347,153 @@ int th_procs_with(const char *tag, const char *except)
     if (d) closedir(d);
     return n;
 }
+
+/* ---- conversations ------------------------------------------------------------------ */
+
+void th_chat_start(th_chat_t *c, const char *fmt, ...)
+{
+    char cmd[8192];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(cmd, sizeof cmd, fmt, ap);
+    va_end(ap);
+    memset(c, 0, sizeof *c);
+    int in[2], out[2];
+    if (pipe(in) != 0 || pipe(out) != 0) fail_msg("th_chat_start: pipe: %s", strerror(errno));
+    pid_t pid = fork();
+    if (pid < 0) fail_msg("th_chat_start: fork: %s", strerror(errno));
+    if (pid == 0) {
+        setpgid(0, 0);
+        dup2(in[0], 0);
+        dup2(out[1], 1);
+        close(in[0]), close(in[1]), close(out[0]), close(out[1]);
+        exec_shell(cmd);
+    }
+    setpgid(pid, pid);
+    close(in[0]);
+    close(out[1]);
+    signal(SIGPIPE, SIG_IGN); /* a program that exits early is a failed write, not our death */
+    c->pid = pid, c->to = in[1], c->from = out[0];
+}
+
+int th_chat_send_raw(th_chat_t *c, const void *data, size_t n)
+{
+    const char *p = data;
+    while (n > 0) {
+        ssize_t k = c->to >= 0 ? write(c->to, p, n) : -1;
+        if (k < 0 && errno == EINTR) continue;
+        if (k <= 0) return -1;
+        p += k, n -= (size_t)k;
+    }
+    return 0;
+}
+
+void th_chat_send(th_chat_t *c, const char *fmt, ...)
+{
+    char line[65536];
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(line, sizeof line - 1, fmt, ap);
+    va_end(ap);
+    if (n < 0 || (size_t)n >= sizeof line - 1) fail_msg("th_chat_send: line too long");
+    line[n++] = '\n';
+    if (th_chat_send_raw(c, line, (size_t)n) < 0)
+        fail_msg("th_chat_send: cannot write '%.*s': %s", n - 1, line, strerror(errno));
+}
+
+static void grow_add(char **buf, size_t *len, size_t *cap, const char *data, size_t n)
+{
+    if (*len + n + 1 > *cap) {
+        size_t nc = *cap ? *cap : 4096;
+        while (nc < *len + n + 1) nc *= 2;
+        char *g = realloc(*buf, nc);
+        if (!g) fail_msg("out of memory");
+        *buf = g, *cap = nc;
+    }
+    memcpy(*buf + *len, data, n);
+    *len += n;
+    (*buf)[*len] = 0;
+}
+
+const char *th_chat_line(th_chat_t *c, int timeout_ms)
+{
+    static char *line;
+    static size_t line_cap;
+    uint64_t deadline = th_now_ms() + (uint64_t)timeout_ms;
+    for (;;) {
+        char *nl = c->len ? memchr(c->buf, '\n', c->len) : NULL;
+        if (nl) {
+            size_t n = (size_t)(nl - c->buf);
+            if (n + 1 > line_cap) {
+                line_cap = n + 1;
+                line = realloc(line, line_cap);
+                if (!line) fail_msg("out of memory");
+            }
+            memcpy(line, c->buf, n);
+            line[n] = 0;
+            grow_add(&c->transcript, &c->tlen, &c->tcap, c->buf, n + 1);
+            memmove(c->buf, nl + 1, c->len - n - 1);
+            c->len -= n + 1;
+            return line;
+        }
+        uint64_t now = th_now_ms();
+        if (c->from < 0 || now >= deadline) return NULL;
+        struct pollfd pf = {c->from, POLLIN, 0};
+        int r = poll(&pf, 1, (int)(deadline - now));
+        if (r < 0 && errno == EINTR) continue;
+        if (r <= 0) return NULL;
+        char tmp[65536];
+        ssize_t got = read(c->from, tmp, sizeof tmp);
+        if (got < 0 && errno == EINTR) continue;
+        if (got <= 0) {
+            close(c->from);
+            c->from = -1;
+            continue;
+        }
+        grow_add(&c->buf, &c->len, &c->cap, tmp, (size_t)got);
+    }
+}
+
+const char *th_chat_until(th_chat_t *c, const char *prefix, int timeout_ms)
+{
+    uint64_t deadline = th_now_ms() + (uint64_t)timeout_ms;
+    for (;;) {
+        uint64_t now = th_now_ms();
+        const char *l = now < deadline ? th_chat_line(c, (int)(deadline - now)) : NULL;
+        if (!l) {
+            fprintf(stderr, "the conversation so far:\n%s", c->transcript ? c->transcript : "");
+            fail_msg("no line starting '%s' within %d ms (the conversation is above)", prefix,
+                     timeout_ms);
+        }
+        if (!strncmp(l, prefix, strlen(prefix))) return l;
+    }
+}
+
+char *th_chat_take(th_chat_t *c)
+{
+    char *t = c->transcript ? c->transcript : strdup("");
+    c->transcript = NULL;
+    c->tlen = c->tcap = 0;
+    return t;
+}
+
+int th_chat_close(th_chat_t *c, int timeout_ms)
+{
+    if (c->to >= 0) close(c->to);
+    c->to = -1;
+    uint64_t deadline = th_now_ms() + (uint64_t)timeout_ms;
+    while (th_now_ms() < deadline && th_chat_line(c, (int)(deadline - th_now_ms()))) {
+    }
+    if (c->from >= 0) close(c->from);
+    c->from = -1;
+    uint64_t now = th_now_ms();
+    int st = th_wait(c->pid, now < deadline ? (int)(deadline - now) : 0);
+    if (st == -2) {
+        th_stop(c->pid);
+        st = -1;
+    }
+    free(c->buf);
+    c->buf = NULL;
+    c->len = c->cap = 0;
+    return st;
+}

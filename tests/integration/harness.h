@@ -74,6 +74,58 @@ int th_wait(pid_t pid, int timeout_ms);
 /** th_alive - 1 while @pid runs (not exited, not a zombie we reaped). */
 int th_alive(pid_t pid);
 
+/**
+ * A program driven as a conversation (a UCI engine): its stdin and stdout
+ * are pipes held here; stderr is inherited. Lines it writes are read under
+ * deadlines, so a silent program fails its test instead of hanging it.
+ */
+typedef struct th_chat {
+    pid_t pid;
+    int to, from; /* its stdin (write end), its stdout (read end); -1 when closed */
+    char *buf;    /* read but not yet returned */
+    size_t len, cap;
+    char *transcript; /* every line read since the last th_chat_take, "\n"-terminated */
+    size_t tlen, tcap;
+} th_chat_t;
+
+/**
+ * th_chat_start - start a shell command line (as th_spawn: own process group,
+ * PLY_BIN_DIR first on PATH) with pipes on its stdin and stdout. Fails the
+ * current cmocka test when it cannot be started.
+ */
+void th_chat_start(th_chat_t *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/** th_chat_send - write @fmt (printf-style) and a newline to its stdin; failing the test on error.
+ */
+void th_chat_send(th_chat_t *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/** th_chat_send_raw - write @n bytes as they are (binary junk, huge lines). 0 or -1 (EPIPE). */
+int th_chat_send_raw(th_chat_t *c, const void *data, size_t n);
+
+/**
+ * th_chat_line - the next line it writes, without the newline, in static
+ * storage valid until the next call; NULL at end of output or after
+ * @timeout_ms of silence. Every line read is also added to the transcript.
+ */
+const char *th_chat_line(th_chat_t *c, int timeout_ms);
+
+/**
+ * th_chat_until - read lines until one that starts with @prefix; fails the
+ * current test (showing the transcript) at end of output or after
+ * @timeout_ms. Returns that line (static, as th_chat_line).
+ */
+const char *th_chat_until(th_chat_t *c, const char *prefix, int timeout_ms);
+
+/** th_chat_take - the transcript since the last take (caller frees); it starts empty again. */
+char *th_chat_take(th_chat_t *c);
+
+/**
+ * th_chat_close - close its stdin, read its output to the end into the
+ * transcript and wait up to @timeout_ms for it to exit (then SIGKILL its
+ * group). Returns its exit status, or -1 when it was killed.
+ */
+int th_chat_close(th_chat_t *c, int timeout_ms);
+
 /** th_free_port - a loopback TCP port the kernel just had free. */
 int th_free_port(void);
 

@@ -1,0 +1,800 @@
+/*
+ * The UCI loop (uci.h): an input thread that parses and executes commands,
+ * and at most one job thread at a time that runs a `go` (a search, or a
+ * perft) and writes its info lines and its one bestmove.
+ *
+ * Invariants: u->job is written by the input thread only while no job
+ * thread runs (it is read-only for both threads while one does); u->result
+ * and u->perft belong to the job thread; every output line is written and
+ * flushed whole under out_lock; a started job is joined exactly once (finish
+ * or reap), so each `go` that starts a search writes exactly one bestmove.
+ *
+ * Stops and ponderhits reach the engine only while the job thread is
+ * inside ply_engine_search (in_search, under lock). The engine keeps a stop
+ * that arrives between searches for the next one (search.h), so a stop that
+ * raced with the end of a search (after the engine cleared its flag, before
+ * the job thread saw it return) would cut the next `go` short: after such a
+ * job the job thread absorbs it with a depth-1 search of the same root. A
+ * ponderhit is not kept by the engine, so one that came before the search
+ * began pondering is given again at the first info callback (within depth 1).
+ */
+#include "uci.h"
+
+#include <inttypes.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "perft.h"
+#include "search.h"
+#include "tt.h"
+#include "util/error.h"
+
+/* Option limits: Hash and Threads as search.h's ply_engine_new accepts;
+ * Move Overhead's default and range as Stockfish 15.1's. */
+#define HASH_DEFAULT     16
+#define HASH_MAX         1048576
+#define THREADS_MAX      1024
+#define OVERHEAD_DEFAULT 10
+#define OVERHEAD_MAX     5000
+#define PERFT_TT_MIB     16
+#define FEN_MAX          256
+
+enum { JOB_SEARCH, JOB_PERFT };
+
+typedef struct job {
+    int kind;
+    int perft_depth;
+    ply_search_pos_t pos;
+    ply_search_limits_t lim;
+} job_t;
+
+typedef struct uci {
+    FILE *in, *out;
+    pthread_mutex_t out_lock; /* one writer at a time, whole lines */
+    pthread_mutex_t lock;     /* busy, in_search, stop_sent, and the waits below */
+    pthread_cond_t cond;      /* signalled on stop and ponderhit requests */
+    int started;              /* a job thread exists and is not joined (input thread only) */
+    int busy;                 /* the job thread has not finished (under lock) */
+    int in_search;            /* the job thread is in ply_engine_search (under lock) */
+    int stop_sent;            /* ply_engine_stop was called during this job (under lock) */
+    int first_info;           /* no info callback yet in this job (job thread only) */
+    _Atomic int stop_req;     /* stop (or quit) asked for the running job */
+    _Atomic int ponderhit_req;
+    _Atomic int perft_cancel;
+    pthread_t thread;
+    ply_engine_t *engine;
+    int hash_mib, threads, multipv, chess960, overhead_ms, ponder;
+    ply_search_pos_t pos; /* the position the next go searches */
+    ply_search_pos_t tmp; /* a position command parsed here, kept only when valid */
+    job_t job;
+    ply_search_result_t result;
+    ply_perft_result_t perft;
+} uci_t;
+
+/* ---- output ----------------------------------------------------------------------- */
+
+typedef struct sbuf {
+    char s[4096];
+    size_t n;
+} sbuf_t;
+
+static void __attribute__((format(printf, 2, 3))) sb_add(sbuf_t *b, const char *fmt, ...)
+{
+    if (b->n >= sizeof b->s - 1) return;
+    va_list ap;
+    va_start(ap, fmt);
+    int k = vsnprintf(b->s + b->n, sizeof b->s - b->n, fmt, ap);
+    va_end(ap);
+    if (k > 0) b->n += (size_t)k < sizeof b->s - b->n ? (size_t)k : sizeof b->s - 1 - b->n;
+}
+
+/* Write one line; the caller holds out_lock. */
+static void emit(uci_t *u, const char *line)
+{
+    fputs(line, u->out);
+    fputc('\n', u->out);
+    fflush(u->out);
+}
+
+static void __attribute__((format(printf, 2, 3))) say(uci_t *u, const char *fmt, ...)
+{
+    sbuf_t b;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(b.s, sizeof b.s, fmt, ap); /* truncated: an info string, never a move */
+    va_end(ap);
+    pthread_mutex_lock(&u->out_lock);
+    emit(u, b.s);
+    pthread_mutex_unlock(&u->out_lock);
+}
+
+/* @s as it may be quoted back in an info string: printable ASCII, at most 40 bytes. */
+static const char *quote(const char *s, char *buf, size_t len)
+{
+    size_t i = 0, max = len < 44 ? len - 4 : 40;
+    for (; s[i] && i < max; i++) buf[i] = s[i] >= ' ' && s[i] < 127 ? s[i] : '?';
+    if (s[i]) buf[i++] = '.', buf[i++] = '.', buf[i++] = '.';
+    buf[i] = 0;
+    return buf;
+}
+
+/* Append " pv m1 m2 ..." for @pv from @root, stopping at the first move that
+ * is not legal (a search bug must not make us print a wrong line). */
+static void add_pv(sbuf_t *b, const ply_board_t *root, const ply_move_t *pv, int n)
+{
+    ply_board_t pos = *root;
+    ply_move_t legal[PLY_MAX_MOVES];
+    for (int i = 0; i < n; i++) {
+        int nl = ply_board_legal_moves(&pos, legal), ok = 0;
+        for (int k = 0; k < nl && !ok; k++) ok = legal[k] == pv[i];
+        if (!ok) break;
+        char mv[8];
+        ply_board_move_to_uci(&pos, pv[i], mv);
+        sb_add(b, "%s%s", i ? " " : " pv ", mv);
+        ply_board_play(&pos, pv[i]);
+    }
+}
+
+static void add_score(sbuf_t *b, const ply_search_line_t *l)
+{
+    if (ply_score_is_mate(l->score))
+        sb_add(b, " score mate %d", ply_score_mate_moves(l->score));
+    else
+        sb_add(b, " score cp %d", l->score);
+    if (l->bound == PLY_BOUND_LOWER) sb_add(b, " lowerbound");
+    if (l->bound == PLY_BOUND_UPPER) sb_add(b, " upperbound");
+}
+
+/* One "info depth ..." line. The time is rounded up to 1 ms, as Stockfish
+ * 15.1 does, so that nps is always nodes over the time printed. */
+static void info_line(sbuf_t *b, const ply_board_t *root, int multipv, const ply_search_line_t *l,
+                      uint64_t nodes, int64_t time_ms, int hashfull)
+{
+    int64_t t = time_ms > 0 ? time_ms : 1;
+    b->n = 0;
+    b->s[0] = 0;
+    sb_add(b, "info depth %d seldepth %d multipv %d", l->depth, l->seldepth, multipv);
+    add_score(b, l);
+    sb_add(b, " nodes %" PRIu64 " nps %" PRIu64 " hashfull %d time %" PRId64, nodes,
+           (uint64_t)((double)nodes * 1000.0 / (double)t), hashfull, t);
+    add_pv(b, root, l->pv, l->n_pv);
+}
+
+/* ---- the job thread --------------------------------------------------------------- */
+
+static void on_info(const ply_search_info_t *info, void *arg)
+{
+    uci_t *u = arg;
+    if (u->first_info) { /* a ponderhit that came before the search began (see the top) */
+        u->first_info = 0;
+        if (atomic_load(&u->ponderhit_req)) ply_engine_ponderhit(u->engine);
+    }
+    sbuf_t b;
+    info_line(&b, &u->job.pos.root, info->multipv, info->line, info->nodes, info->time_ms,
+              info->hashfull);
+    pthread_mutex_lock(&u->out_lock);
+    emit(u, b.s);
+    pthread_mutex_unlock(&u->out_lock);
+}
+
+static int is_legal(const ply_board_t *b, ply_move_t m)
+{
+    ply_move_t legal[PLY_MAX_MOVES];
+    int n = ply_board_legal_moves(b, legal);
+    for (int i = 0; i < n; i++)
+        if (legal[i] == m) return 1;
+    return 0;
+}
+
+static void run_search(uci_t *u)
+{
+    const job_t *j = &u->job;
+    ply_search_result_t *r = &u->result;
+    memset(r, 0, sizeof *r);
+    u->first_info = 1;
+    pthread_mutex_lock(&u->lock);
+    u->in_search = 1;
+    if (atomic_load(&u->stop_req)) ply_engine_stop(u->engine), u->stop_sent = 1;
+    pthread_mutex_unlock(&u->lock);
+    int rc = ply_engine_search(u->engine, &j->pos, &j->lim, on_info, u, r);
+    pthread_mutex_lock(&u->lock);
+    u->in_search = 0;
+    int absorb = u->stop_sent; /* no more stops reach the engine in this job */
+    /* "infinite": do not write bestmove before stop; pondering: before ponderhit */
+    while (!atomic_load(&u->stop_req) &&
+           (j->lim.infinite || (j->lim.ponder && !atomic_load(&u->ponderhit_req))))
+        pthread_cond_wait(&u->cond, &u->lock);
+    pthread_mutex_unlock(&u->lock);
+
+    const ply_board_t *root = &j->pos.root;
+    ply_move_t legal[PLY_MAX_MOVES];
+    int nl = ply_board_legal_moves(root, legal);
+    sbuf_t b;
+    pthread_mutex_lock(&u->out_lock);
+    if (rc < 0) {
+        snprintf(b.s, sizeof b.s, "info string the search failed (%s)", ply_strerror(rc));
+        emit(u, b.s);
+    }
+    for (int i = 0; i < r->n_lines && rc == 0; i++) {
+        info_line(&b, root, i + 1, &r->lines[i], r->nodes, r->time_ms, r->hashfull);
+        emit(u, b.s);
+    }
+    ply_move_t best = r->best;
+    if (nl > 0 && (rc < 0 || !is_legal(root, best))) {
+        /* never expected: say so, and still answer with a legal move */
+        best = j->lim.n_searchmoves ? j->lim.searchmoves[0] : legal[0];
+        if (rc == 0)
+            emit(u, "info string the search returned no legal best move; playing the "
+                    "first legal move unsearched");
+    }
+    char bm[8] = "0000", pm[8] = "";
+    if (nl > 0) {
+        ply_board_move_to_uci(root, best, bm);
+        ply_board_t after = *root;
+        ply_board_play(&after, best);
+        if (r->ponder && best == r->best && is_legal(&after, r->ponder))
+            ply_board_move_to_uci(&after, r->ponder, pm);
+    }
+    snprintf(b.s, sizeof b.s, "bestmove %s%s%s", bm, *pm ? " ponder " : "", pm);
+    emit(u, b.s);
+    pthread_mutex_unlock(&u->out_lock);
+    if (absorb) { /* no stop left for the next go (see the top) */
+        ply_search_limits_t one;
+        ply_search_limits_init(&one);
+        one.depth = 1;
+        ply_engine_search(u->engine, &j->pos, &one, NULL, NULL, r);
+    }
+}
+
+static void run_perft(uci_t *u)
+{
+    ply_tt_t *tt = ply_tt_new((size_t)PERFT_TT_MIB << 20, 1);
+    ply_perft_opts_t o = {0};
+    o.threads = u->threads;
+    o.tt = tt;
+    o.divide = 1;
+    o.cancel = &u->perft_cancel;
+    ply_perft_result_t *r = &u->perft;
+    int rc = ply_perft_run(&u->job.pos.root, u->job.perft_depth, &o, r);
+    ply_tt_destroy(&tt);
+    if (rc == PLY_ECANCELED) {
+        say(u, "info string perft stopped before the end: no count");
+        return;
+    }
+    if (rc < 0) {
+        say(u, "info string perft failed (%s)", ply_strerror(rc));
+        return;
+    }
+    pthread_mutex_lock(&u->out_lock);
+    for (int i = 0; i < r->ndivide; i++) {
+        char mv[8], line[64];
+        ply_board_move_to_uci(&u->job.pos.root, r->divide[i].move, mv);
+        snprintf(line, sizeof line, "%s: %" PRIu64, mv, r->divide[i].nodes);
+        emit(u, line);
+    }
+    char line[64];
+    snprintf(line, sizeof line, "\nNodes searched: %" PRIu64 "\n", r->nodes);
+    emit(u, line);
+    pthread_mutex_unlock(&u->out_lock);
+}
+
+static void *job_main(void *arg)
+{
+    uci_t *u = arg;
+    if (u->job.kind == JOB_PERFT)
+        run_perft(u);
+    else
+        run_search(u);
+    pthread_mutex_lock(&u->lock);
+    u->busy = 0;
+    pthread_mutex_unlock(&u->lock);
+    return NULL;
+}
+
+/* ---- job control (input thread) ---------------------------------------------------- */
+
+static int job_busy(uci_t *u)
+{
+    pthread_mutex_lock(&u->lock);
+    int b = u->busy;
+    pthread_mutex_unlock(&u->lock);
+    return b;
+}
+
+static void request_stop(uci_t *u)
+{
+    pthread_mutex_lock(&u->lock);
+    atomic_store(&u->stop_req, 1);
+    atomic_store(&u->perft_cancel, 1);
+    if (u->in_search) ply_engine_stop(u->engine), u->stop_sent = 1;
+    pthread_cond_broadcast(&u->cond);
+    pthread_mutex_unlock(&u->lock);
+}
+
+/* Join a job thread that has finished on its own. */
+static void reap(uci_t *u)
+{
+    if (u->started && !job_busy(u)) {
+        pthread_join(u->thread, NULL);
+        u->started = 0;
+    }
+}
+
+/* End the running job (if any), stopping it unless @let_finish, and join it. */
+static void finish(uci_t *u, int let_finish)
+{
+    if (!u->started) return;
+    if (!let_finish) request_stop(u);
+    pthread_join(u->thread, NULL);
+    u->started = 0;
+}
+
+static void start_job(uci_t *u)
+{
+    atomic_store(&u->stop_req, 0);
+    atomic_store(&u->ponderhit_req, 0);
+    atomic_store(&u->perft_cancel, 0);
+    u->busy = 1;
+    u->stop_sent = 0;
+    if (pthread_create(&u->thread, NULL, job_main, u) != 0) {
+        u->busy = 0;
+        say(u, "info string cannot start the search thread; go ignored");
+        return;
+    }
+    u->started = 1;
+}
+
+/* ---- commands --------------------------------------------------------------------- */
+
+static void cmd_uci(uci_t *u)
+{
+    static const char id[] = "id name ply " PLY_VERSION;
+    static const char *const lines[] = {
+        id,
+        "id author the ply developers",
+        "option name Hash type spin default 16 min 1 max 1048576",
+        "option name Threads type spin default 1 min 1 max 1024",
+        "option name MultiPV type spin default 1 min 1 max 64",
+        "option name UCI_Chess960 type check default false",
+        "option name Move Overhead type spin default 10 min 0 max 5000",
+        "option name Clear Hash type button",
+        "option name Ponder type check default false",
+        "uciok",
+    };
+    pthread_mutex_lock(&u->out_lock);
+    for (size_t i = 0; i < sizeof lines / sizeof *lines; i++) emit(u, lines[i]);
+    pthread_mutex_unlock(&u->out_lock);
+}
+
+/* A whole decimal number in [lo, hi] (an optional '-' only when lo < 0). */
+static int parse_int(const char *s, int64_t lo, int64_t hi, int64_t *out)
+{
+    if (!s || !*s) return -1;
+    int neg = *s == '-';
+    const char *p = s + neg;
+    if (!*p) return -1;
+    uint64_t v = 0;
+    for (; *p; p++) {
+        if (*p < '0' || *p > '9') return -1;
+        if (v > (UINT64_MAX - 9) / 10) return -1;
+        v = v * 10 + (uint64_t)(*p - '0');
+    }
+    if (v > (uint64_t)INT64_MAX) return -1;
+    int64_t x = neg ? -(int64_t)v : (int64_t)v;
+    if (x < lo || x > hi) return -1;
+    *out = x;
+    return 0;
+}
+
+static int parse_u64(const char *s, uint64_t *out)
+{
+    if (!s || !*s) return -1;
+    uint64_t v = 0;
+    for (const char *p = s; *p; p++) {
+        if (*p < '0' || *p > '9') return -1;
+        if (v > (UINT64_MAX - (uint64_t)(*p - '0')) / 10) return -1;
+        v = v * 10 + (uint64_t)(*p - '0');
+    }
+    *out = v;
+    return 0;
+}
+
+static int parse_bool(const char *s, int *out)
+{
+    if (s && !strcasecmp(s, "true")) return *out = 1, 0;
+    if (s && !strcasecmp(s, "false")) return *out = 0, 0;
+    return -1;
+}
+
+static void cmd_setoption(uci_t *u, char **tok, int n)
+{
+    char name[128] = "", q[48];
+    int i = 1, nv = -1;
+    if (n < 3 || strcmp(tok[1], "name")) {
+        say(u, "info string setoption: expected 'setoption name NAME [value VALUE]'; ignored");
+        return;
+    }
+    size_t len = 0;
+    for (i = 2; i < n && strcmp(tok[i], "value"); i++) {
+        int k = snprintf(name + len, sizeof name - len, "%s%s", len ? " " : "", tok[i]);
+        if (k < 0 || (size_t)k >= sizeof name - len) break;
+        len += (size_t)k;
+    }
+    if (i < n && !strcmp(tok[i], "value")) nv = n - i - 1;
+    const char *v = nv == 1 ? tok[i + 1] : NULL;
+    int64_t x;
+    int flag;
+    int spin = !strcasecmp(name, "Hash") || !strcasecmp(name, "Threads") ||
+               !strcasecmp(name, "MultiPV") || !strcasecmp(name, "Move Overhead");
+    int check = !strcasecmp(name, "UCI_Chess960") || !strcasecmp(name, "Ponder");
+    int during = (!strcasecmp(name, "Hash") || !strcasecmp(name, "Threads") ||
+                  !strcasecmp(name, "Clear Hash")) &&
+                 job_busy(u);
+    if (!spin && !check && strcasecmp(name, "Clear Hash")) {
+        say(u, "info string setoption: no option named '%s' (see the uci command); ignored",
+            quote(name, q, sizeof q));
+        return;
+    }
+    if (during) {
+        say(u, "info string setoption: %s cannot change during a search; ignored", name);
+        return;
+    }
+    if (!strcasecmp(name, "Clear Hash")) {
+        if (nv >= 0)
+            say(u, "info string setoption: Clear Hash is a button and takes no value; ignored");
+        else
+            ply_engine_clear(u->engine);
+        return;
+    }
+    if (spin) {
+        int64_t lo = 1, hi = !strcasecmp(name, "Hash")      ? HASH_MAX
+                             : !strcasecmp(name, "Threads") ? THREADS_MAX
+                             : !strcasecmp(name, "MultiPV") ? PLY_SEARCH_MAX_MULTIPV
+                                                            : OVERHEAD_MAX;
+        if (!strcasecmp(name, "Move Overhead")) lo = 0;
+        if (parse_int(v, lo, hi, &x)) {
+            say(u,
+                "info string setoption: %s needs a whole number %" PRId64 "..%" PRId64
+                ", got '%s'; ignored",
+                name, lo, hi,
+                v        ? quote(v, q, sizeof q)
+                : nv > 1 ? "several words"
+                         : "nothing");
+            return;
+        }
+        if (!strcasecmp(name, "Hash")) {
+            if (ply_engine_set_hash(u->engine, (size_t)x) < 0) {
+                say(u,
+                    "info string setoption: cannot allocate a %" PRId64
+                    " MiB table; keeping %d MiB",
+                    x, u->hash_mib);
+                return;
+            }
+            u->hash_mib = (int)x;
+        } else if (!strcasecmp(name, "Threads")) {
+            if (ply_engine_set_threads(u->engine, (int)x) < 0) {
+                say(u, "info string setoption: the engine refused %" PRId64 " threads", x);
+                return;
+            }
+            u->threads = (int)x;
+        } else if (!strcasecmp(name, "MultiPV")) {
+            u->multipv = (int)x;
+        } else {
+            u->overhead_ms = (int)x;
+        }
+        return;
+    }
+    if (parse_bool(v, &flag)) {
+        say(u, "info string setoption: %s needs true or false, got '%s'; ignored", name,
+            v        ? quote(v, q, sizeof q)
+            : nv > 1 ? "several words"
+                     : "nothing");
+        return;
+    }
+    if (!strcasecmp(name, "UCI_Chess960"))
+        u->chess960 = flag;
+    else
+        u->ponder = flag;
+}
+
+static void cmd_position(uci_t *u, char **tok, int n)
+{
+    char fen[FEN_MAX] = "startpos", why[256], q[48];
+    int i;
+    if (n >= 2 && !strcmp(tok[1], "startpos")) {
+        i = 2;
+    } else if (n >= 2 && !strcmp(tok[1], "fen")) {
+        size_t len = 0;
+        for (i = 2; i < n && strcmp(tok[i], "moves"); i++) {
+            int k = snprintf(fen + len, sizeof fen - len, "%s%s", len ? " " : "", tok[i]);
+            if (k < 0 || (size_t)k >= sizeof fen - len) {
+                say(u, "info string position: the FEN is longer than %d bytes; position unchanged",
+                    FEN_MAX - 1);
+                return;
+            }
+            len += (size_t)k;
+        }
+        if (len == 0) {
+            say(u, "info string position: 'fen' needs a FEN; position unchanged");
+            return;
+        }
+    } else {
+        say(u,
+            "info string position: expected 'startpos' or 'fen FEN', got '%s'; position unchanged",
+            n >= 2 ? quote(tok[1], q, sizeof q) : "nothing");
+        return;
+    }
+    if (i < n && strcmp(tok[i], "moves")) {
+        say(u,
+            "info string position: expected 'moves' after the position, got '%s'; position "
+            "unchanged",
+            quote(tok[i], q, sizeof q));
+        return;
+    }
+    const char *const *moves = (const char *const *)(i < n ? tok + i + 1 : tok + n);
+    int nm = i < n ? n - i - 1 : 0;
+    int rc = ply_search_pos_set(&u->tmp, fen, u->chess960, moves, nm, why, sizeof why);
+    if (rc < 0) {
+        say(u, "info string position: %s%s; position unchanged",
+            rc == PLY_EFEN || (rc == PLY_EILLEGAL && nm == 0) ? "bad FEN: " : "", why);
+        return;
+    }
+    u->pos = u->tmp;
+}
+
+static int is_go_keyword(const char *s)
+{
+    static const char *const kw[] = {"depth", "nodes",       "movetime",  "wtime",    "btime",
+                                     "winc",  "binc",        "movestogo", "infinite", "ponder",
+                                     "perft", "searchmoves", "mate"};
+    for (size_t i = 0; i < sizeof kw / sizeof *kw; i++)
+        if (!strcmp(s, kw[i])) return 1;
+    return 0;
+}
+
+/* Parse "go ..." into u->job; 0, or -1 after saying what was wrong. */
+static int parse_go(uci_t *u, char **tok, int n)
+{
+    job_t *j = &u->job;
+    ply_search_limits_t *l = &j->lim;
+    char q[48], q2[48];
+    ply_search_limits_init(l);
+    l->multipv = u->multipv;
+    l->overhead_ms = u->overhead_ms;
+    j->kind = JOB_SEARCH;
+    j->perft_depth = 0;
+    int perft = 0, other = 0;
+    for (int i = 1; i < n; i++) {
+        const char *k = tok[i], *v = i + 1 < n ? tok[i + 1] : NULL;
+        int64_t x = 0;
+        int bad = 0;
+        if (!strcmp(k, "infinite")) {
+            l->infinite = 1, other = 1;
+            continue;
+        }
+        if (!strcmp(k, "ponder")) {
+            l->ponder = 1, other = 1;
+            continue;
+        }
+        if (!strcmp(k, "searchmoves")) {
+            other = 1;
+            for (; i + 1 < n && !is_go_keyword(tok[i + 1]); i++) {
+                ply_move_t m;
+                if (ply_board_move_from_uci(&u->pos.root, tok[i + 1], &m) < 0) {
+                    say(u, "info string go: searchmoves '%s' is not a legal move here; go ignored",
+                        quote(tok[i + 1], q, sizeof q));
+                    return -1;
+                }
+                if (l->n_searchmoves < PLY_MAX_MOVES) l->searchmoves[l->n_searchmoves++] = m;
+            }
+            continue;
+        }
+        if (!strcmp(k, "depth"))
+            bad = parse_int(v, 1, PLY_SEARCH_MAX_DEPTH, &x), l->depth = (int)x;
+        else if (!strcmp(k, "nodes"))
+            bad = parse_u64(v, &l->nodes) || l->nodes == 0;
+        else if (!strcmp(k, "movetime"))
+            bad = parse_int(v, 0, INT64_MAX / 4, &l->movetime_ms);
+        else if (!strcmp(k, "wtime") || !strcmp(k, "btime")) {
+            /* some GUIs send a negative clock when the side is late: it has no time */
+            bad = parse_int(v, INT64_MIN / 4, INT64_MAX / 4, &x);
+            l->time_ms[k[0] == 'b'] = x < 0 ? 0 : x;
+        } else if (!strcmp(k, "winc") || !strcmp(k, "binc")) {
+            bad = parse_int(v, INT64_MIN / 4, INT64_MAX / 4, &x);
+            l->inc_ms[k[0] == 'b'] = x < 0 ? 0 : x;
+        } else if (!strcmp(k, "movestogo"))
+            bad = parse_int(v, 0, 1000000, &x), l->movestogo = (int)x;
+        else if (!strcmp(k, "perft"))
+            bad = parse_int(v, 1, PLY_TT_MAX_DEPTH, &x), j->perft_depth = (int)x, perft = 1;
+        else if (!strcmp(k, "mate")) {
+            say(u, "info string go: 'mate' is not supported (use depth or nodes); go ignored");
+            return -1;
+        } else {
+            say(u, "info string go: unknown parameter '%s'; go ignored", quote(k, q, sizeof q));
+            return -1;
+        }
+        if (bad) {
+            say(u, "info string go: %s needs %s, got '%s'; go ignored", k,
+                !strcmp(k, "depth")   ? "a whole number 1..100"
+                : !strcmp(k, "nodes") ? "a whole number 1..18446744073709551615"
+                : !strcmp(k, "perft") ? "a depth 1..63"
+                                      : "a whole number of milliseconds (or moves)",
+                v ? quote(v, q2, sizeof q2) : "nothing");
+            return -1;
+        }
+        other |= strcmp(k, "perft") != 0;
+        i++;
+    }
+    if (perft && other) {
+        say(u, "info string go: perft takes no other parameter; go ignored");
+        return -1;
+    }
+    if (perft) j->kind = JOB_PERFT;
+    return 0;
+}
+
+static void cmd_go(uci_t *u, char **tok, int n)
+{
+    finish(u, 0); /* a running search ends first (its bestmove is written) */
+    if (parse_go(u, tok, n) < 0) return;
+    u->job.pos = u->pos;
+    start_job(u);
+}
+
+static void cmd_ponderhit(uci_t *u)
+{
+    if (!job_busy(u) || u->job.kind != JOB_SEARCH || !u->job.lim.ponder) {
+        say(u, "info string ponderhit: no search is pondering; ignored");
+        return;
+    }
+    pthread_mutex_lock(&u->lock);
+    atomic_store(&u->ponderhit_req, 1);
+    if (u->in_search) ply_engine_ponderhit(u->engine);
+    pthread_cond_broadcast(&u->cond);
+    pthread_mutex_unlock(&u->lock);
+}
+
+/* A search that ends on its own (not infinite, not pondering, some limit). */
+static int job_bounded(const job_t *j)
+{
+    const ply_search_limits_t *l = &j->lim;
+    if (j->kind == JOB_PERFT) return 1;
+    if (l->infinite || l->ponder) return 0;
+    return l->depth || l->nodes || l->movetime_ms || l->time_ms[j->pos.root.side] >= 0;
+}
+
+/* Execute one command line (tokens @tok[0..n)). Returns 1 for quit. */
+static int execute(uci_t *u, char **tok, int n)
+{
+    char q[48];
+    const char *c = tok[0];
+    if (!strcmp(c, "uci"))
+        cmd_uci(u);
+    else if (!strcmp(c, "isready"))
+        say(u, "readyok");
+    else if (!strcmp(c, "setoption"))
+        cmd_setoption(u, tok, n);
+    else if (!strcmp(c, "position"))
+        cmd_position(u, tok, n);
+    else if (!strcmp(c, "go"))
+        cmd_go(u, tok, n);
+    else if (!strcmp(c, "stop")) {
+        if (u->started) request_stop(u);
+    } else if (!strcmp(c, "ponderhit"))
+        cmd_ponderhit(u);
+    else if (!strcmp(c, "ucinewgame")) {
+        finish(u, 0);
+        ply_engine_clear(u->engine);
+    } else if (!strcmp(c, "quit"))
+        return 1;
+    else if (!strcmp(c, "debug")) {
+        if (n != 2 || (strcmp(tok[1], "on") && strcmp(tok[1], "off")))
+            say(u, "info string debug: expected 'debug on' or 'debug off'; ignored");
+    } else
+        say(u,
+            "info string unknown command '%s' (ply speaks UCI: uci, isready, setoption, "
+            "ucinewgame, position, go, stop, ponderhit, quit); ignored",
+            quote(c, q, sizeof q));
+    return 0;
+}
+
+/* ---- input ------------------------------------------------------------------------ */
+
+enum { LINE_OK, LINE_EOF, LINE_LONG, LINE_BINARY };
+
+/* Read one line into @buf (PLY_UCI_MAX_LINE + 1 bytes), without its end. */
+static int read_line(FILE *in, char *buf, size_t *len, int *bad_byte)
+{
+    size_t n = 0;
+    int c, got = 0, too_long = 0;
+    *bad_byte = -1;
+    while ((c = getc(in)) != EOF) {
+        got = 1;
+        if (c == '\n') break;
+        if (n < PLY_UCI_MAX_LINE)
+            buf[n++] = (char)c;
+        else
+            too_long = 1;
+        if (*bad_byte < 0 && ((c < 0x20 && c != '\t' && c != '\r') || c == 0x7f)) *bad_byte = c;
+    }
+    buf[n] = 0;
+    *len = n;
+    if (!got) return LINE_EOF;
+    if (too_long) return LINE_LONG;
+    return *bad_byte >= 0 ? LINE_BINARY : LINE_OK;
+}
+
+/* Split @buf into words at blanks; *@tok is grown as needed. Returns the count. */
+static int tokenize(char *buf, char ***tok, int *cap)
+{
+    int n = 0;
+    for (char *save = NULL, *w = strtok_r(buf, " \t\r", &save); w;
+         w = strtok_r(NULL, " \t\r", &save)) {
+        if (n == *cap) {
+            int nc = *cap ? *cap * 2 : 64;
+            char **t = realloc(*tok, (size_t)nc * sizeof **tok);
+            if (!t) return -1;
+            *tok = t, *cap = nc;
+        }
+        (*tok)[n++] = w;
+    }
+    return n;
+}
+
+int ply_uci_loop(FILE *in, FILE *out)
+{
+    uci_t *u = calloc(1, sizeof *u);
+    char *line = malloc(PLY_UCI_MAX_LINE + 1);
+    if (!u || !line) {
+        free(u);
+        free(line);
+        return PLY_ENOMEM;
+    }
+    u->in = in, u->out = out;
+    u->hash_mib = HASH_DEFAULT, u->threads = 1, u->multipv = 1;
+    u->overhead_ms = OVERHEAD_DEFAULT;
+    u->engine = ply_engine_new(HASH_DEFAULT, 1);
+    if (!u->engine) {
+        free(u);
+        free(line);
+        return PLY_ENOMEM;
+    }
+    pthread_mutex_init(&u->out_lock, NULL);
+    pthread_mutex_init(&u->lock, NULL);
+    pthread_cond_init(&u->cond, NULL);
+    ply_search_pos_set(&u->pos, "startpos", 0, NULL, 0, NULL, 0);
+    char **tok = NULL;
+    int cap = 0, quit = 0;
+    while (!quit) {
+        size_t len;
+        int bad, st = read_line(in, line, &len, &bad);
+        reap(u);
+        if (st == LINE_EOF) break;
+        if (st == LINE_LONG) {
+            say(u, "info string a line longer than %d bytes; ignored", PLY_UCI_MAX_LINE);
+            continue;
+        }
+        if (st == LINE_BINARY) {
+            say(u, "info string a line with the control byte 0x%02x is not a command; ignored",
+                bad);
+            continue;
+        }
+        int n = tokenize(line, &tok, &cap);
+        if (n < 0) say(u, "info string out of memory reading a line; ignored");
+        if (n > 0) quit = execute(u, tok, n);
+    }
+    finish(u, !quit && u->started && job_bounded(&u->job));
+    free(tok);
+    free(line);
+    ply_engine_destroy(&u->engine);
+    pthread_cond_destroy(&u->cond);
+    pthread_mutex_destroy(&u->lock);
+    pthread_mutex_destroy(&u->out_lock);
+    free(u);
+    return 0;
+}

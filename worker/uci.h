@@ -1,0 +1,59 @@
+/*
+ * The Universal Chess Interface over two stdio streams, so that GUIs and
+ * match tools can drive ply's search (worker/search.h). `ply uci` and
+ * `ply-worker --uci` both run ply_uci_loop on stdin and stdout; the tests
+ * drive it the same way.
+ *
+ * Shape: the calling thread reads and executes commands; `go` starts the
+ * search (or a perft) on a thread of its own, so that `isready`, `stop`,
+ * `ponderhit` and `quit` are answered while it runs. Both threads print, one
+ * line at a time under one lock, each line flushed at once.
+ *
+ * Protocol source: "Description of the universal chess interface (UCI)",
+ * Stefan Meyer-Kahlen, April 2006 (the UCI specification). Where it is
+ * vague, ply does what Stockfish 15.1 does, except where noted:
+ *   - `bestmove 0000` (the specification's null move) for a root without
+ *     legal moves, where Stockfish writes "bestmove (none)";
+ *   - a malformed command, value or option (an unknown command, a bad FEN,
+ *     an illegal move in `position ... moves`, `setoption` with a value out
+ *     of range, `go depth abc`) is answered by one `info string` naming
+ *     what was wrong and is otherwise ignored: the position, the options
+ *     and the running search stay as they were. A `go` that cannot be
+ *     parsed is not a `go`: no search starts and no bestmove is written.
+ *   - `go` while a search runs stops that search first (its `bestmove` is
+ *     written) and then starts the new one; `ucinewgame` and `quit` stop a
+ *     running search first too. `setoption name Hash`, `Threads` and
+ *     `Clear Hash` during a search are refused with an `info string`.
+ *   - end of input is `quit`, except that a search with a limit (depth,
+ *     nodes, movetime, clock) is allowed to finish and write its bestmove
+ *     first, so that `printf 'go depth 12\n' | ply uci` answers; an
+ *     infinite or pondering search is stopped.
+ *   - `go infinite` and `go ponder` write their bestmove only after `stop`
+ *     (or, pondering, after `ponderhit` and the end of the search), even
+ *     when the root is mated or stalemated, as the specification requires.
+ *   - `setoption name UCI_Chess960` applies from the next `position`
+ *     command, which it decides how to read (KQkq as X-FEN) and write;
+ *   - `go perft N`: Stockfish's divide ("e2e4: 20" per root move, a blank
+ *     line, "Nodes searched: N", a blank line), counted by worker/perft.h
+ *     with the Threads option and a 16 MiB table; `stop` cancels it (an
+ *     `info string` says so and no count is written).
+ */
+#ifndef PLY_WORKER_UCI_H
+#define PLY_WORKER_UCI_H
+
+#include <stdio.h>
+
+/** Longest input line read, bytes; a longer line is refused (with an info string) and skipped. */
+#define PLY_UCI_MAX_LINE (1 << 20)
+
+/**
+ * ply_uci_loop - speak UCI, reading commands from @in and writing answers
+ * to @out, until `quit` or the end of @in; a running search is ended as
+ * described above before it returns. Neither stream is closed. Lines may end
+ * in LF or CR LF; a line holding a control character other than tab (binary
+ * junk) is refused with an info string. Returns 0, or PLY_ENOMEM when the
+ * engine (its 16 MiB table) or a thread cannot be created at the start.
+ */
+int ply_uci_loop(FILE *in, FILE *out);
+
+#endif

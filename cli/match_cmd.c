@@ -127,7 +127,7 @@ typedef struct match {
     ply_uci_t *first[2]; /* the engines started to check the command line, for thread 0 */
 } match_t;
 
-static volatile int interrupted;
+static atomic_int interrupted; /* set by the SIGINT handler (lock-free, so async-signal-safe) */
 
 static void on_sigint(int sig)
 {

@@ -71,7 +71,7 @@ typedef struct outcome {
     double found_ms;
 } outcome_t;
 
-static volatile int interrupted;
+static atomic_int interrupted; /* set by the SIGINT handler (lock-free, so async-signal-safe) */
 
 static void on_sigint(int sig)
 {

@@ -59,7 +59,7 @@ struct ply_uci {
     size_t err_len;
     char cmd[160];  /* the command line, for messages */
     char name[128]; /* "id name" */
-    const volatile int *cancel;
+    const atomic_int *cancel;
     int noptions;
     char (*options)[OPTION_NAME]; /* the names it offered, OPTIONS_MAX of them at most */
 };
@@ -540,7 +540,7 @@ int ply_uci_newgame(ply_uci_t *e, char *why, size_t why_len)
     return r ? r : ply_uci_sync(e, why, why_len);
 }
 
-void ply_uci_set_cancel(ply_uci_t *e, const volatile int *flag)
+void ply_uci_set_cancel(ply_uci_t *e, const atomic_int *flag)
 {
     if (e) e->cancel = flag;
 }
@@ -903,7 +903,7 @@ int ply_uci_stop(ply_uci_t *e, unsigned grace_ms, char *why, size_t why_len)
     if (!e) return PLY_EINVAL;
     int r = send_line(e, "stop", why, why_len);
     uint64_t deadline = ply_time_ms() + grace_ms;
-    const volatile int *cancel = e->cancel;
+    const atomic_int *cancel = e->cancel;
     e->cancel = NULL; /* stopping is what a cancel wants */
     char line[LINE_MAX_BYTES + 1];
     for (long n = 0; r == 0; n++) {

@@ -25,6 +25,7 @@
 #define PLY_CLI_UCI_ENGINE_H
 
 #include <stddef.h>
+#include <stdatomic.h>
 #include <stdint.h>
 
 /** Most distinct moves accepted in one divide (the legal maximum is 218). */
@@ -134,7 +135,7 @@ int ply_uci_newgame(ply_uci_t *e, char *why, size_t why_len);
  * once (within about 50 ms) with PLY_ECANCELED: a signal handler sets it to
  * stop a long run. NULL removes it. The flag must outlive @e.
  */
-void ply_uci_set_cancel(ply_uci_t *e, const volatile int *flag);
+void ply_uci_set_cancel(ply_uci_t *e, const atomic_int *flag);
 
 /** What to search for: the fields of a "go" command (0 / -1 for absent ones). */
 typedef struct ply_uci_limits {

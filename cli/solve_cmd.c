@@ -20,6 +20,7 @@
  * Exit status: 0 the suite ran, 1 an engine failed on some position (or
  * could not be started), 2 usage or a broken suite, 130 interrupted.
  */
+#include <ctype.h>
 #include <getopt.h>
 #include <signal.h>
 #include <stdio.h>
@@ -290,9 +291,18 @@ static int read_points(expect_t *x, const char *text, char *why, size_t why_len)
     return 0;
 }
 
+/* STS's form: every comma-separated item ends in "=points" (other c0 comments are text). */
 static int is_stsc0(const char *c0)
 {
-    return c0 && strchr(c0, '=') != NULL;
+    if (!c0 || !*c0) return 0;
+    for (const char *item = c0; item; item = strchr(item, ',') ? strchr(item, ',') + 1 : NULL) {
+        size_t n = strcspn(item, ",");
+        while (n && item[n - 1] == ' ') n--;
+        size_t d = 0;
+        while (d < n && isdigit((unsigned char)item[n - 1 - d])) d++;
+        if (!d || d == n || item[n - 1 - d] != '=') return 0;
+    }
+    return 1;
 }
 
 /* The expectations of record @r; 0, or -1 with the reason. */

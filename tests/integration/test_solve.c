@@ -192,12 +192,16 @@ static void test_bm_am(void **state)
     const char *epd =
         write_file("bmam.epd", "r3k2r/8/8/8/8/8/8/R3K2R w KQkq - bm O-O; id \"castle\";\n"
                                "r3k2r/8/8/8/8/8/8/R3K2R w KQkq - am O-O; id \"avoid\";\n"
-                               "r3k2r/8/8/8/8/8/8/R3K2R w KQkq - bm O-O O-O-O; am O-O;\n");
+                               "r3k2r/8/8/8/8/8/8/R3K2R w KQkq - bm O-O O-O-O; am O-O;\n"
+                               "r3k2r/8/8/8/8/8/8/R3K2R w KQkq - c0 \"a note, e8=Q\";\n");
     th_run_t r = th_run(60, "ply solve -e '" FAKE " --prefer e1g1' --epd %s --nodes 1 --json", epd);
     th_expect_status(&r, 0, "bm/am");
     json_t *j = th_json(&r);
     json_t *ps = jget(j, "positions");
-    assert_int_equal(json_array_size(ps), 3);
+    assert_int_equal(json_array_size(ps), 4);
+    /* a c0 that is not STS's "move=points" list is a comment: the position is only timed */
+    assert_null(json_object_get(json_array_get(ps, 3), "solved"));
+    assert_int_equal(jint(j, "scored"), 3);
     assert_string_equal(jstr(json_array_get(ps, 0), "got"), "O-O");
     assert_true(json_is_true(jget(json_array_get(ps, 0), "solved")));
     assert_true(json_is_false(jget(json_array_get(ps, 1), "solved")));

@@ -725,6 +725,17 @@ static void test_perft(void **state)
         assert_true(sum == strtoull(cases[i].nodes, NULL, 10));
         free(t);
     }
+    /* the project's own UCI client (cli/uci_engine.c, Stockfish's format) reads these
+     * divides: ply perft-diff against ply uci, standard and Chess960 */
+    th_run_t r = th_run(600, "ply perft-diff --engine '" PLY_BIN_DIR "/ply uci' -d 4 -t 1");
+    th_expect_status(&r, 0, "perft-diff against ply uci");
+    assert_non_null(strstr(r.out, "no difference"));
+    th_run_free(&r);
+    r = th_run(600, "ply perft-diff --engine '" PLY_BIN_DIR "/ply uci' -d 3 -t 1 --fen "
+                    "'2nnrbkr/p1qppppp/8/1ppb4/6PP/3PP3/PPP2P2/BQNNRBKR w HEhe - 1 9'");
+    th_expect_status(&r, 0, "perft-diff against ply uci, Chess960");
+    assert_non_null(strstr(r.out, "no difference"));
+    th_run_free(&r);
     /* a long perft stops on stop: no count */
     th_chat_send(&c, "position startpos");
     th_chat_send(&c, "go perft 9");

@@ -71,7 +71,8 @@ typedef struct uci {
     int hash_mib, threads, multipv, chess960, overhead_ms, ponder;
     ply_search_pos_t pos; /* the position the next go searches */
     ply_search_pos_t tmp; /* a position command parsed here, kept only when valid */
-    job_t job;
+    job_t job;            /* the running (or last) job */
+    job_t next;           /* a go being parsed: it replaces job only when valid */
     ply_search_result_t result;
     ply_perft_result_t perft;
 } uci_t;
@@ -557,10 +558,10 @@ static int is_go_keyword(const char *s)
     return 0;
 }
 
-/* Parse "go ..." into u->job; 0, or -1 after saying what was wrong. */
+/* Parse "go ..." into u->next; 0, or -1 after saying what was wrong. */
 static int parse_go(uci_t *u, char **tok, int n)
 {
-    job_t *j = &u->job;
+    job_t *j = &u->next;
     ply_search_limits_t *l = &j->lim;
     char q[48], q2[48];
     ply_search_limits_init(l);
@@ -640,8 +641,9 @@ static int parse_go(uci_t *u, char **tok, int n)
 
 static void cmd_go(uci_t *u, char **tok, int n)
 {
-    finish(u, 0); /* a running search ends first (its bestmove is written) */
-    if (parse_go(u, tok, n) < 0) return;
+    if (parse_go(u, tok, n) < 0) return; /* and a running search goes on */
+    finish(u, 0);                        /* a running search ends first (its bestmove is written) */
+    u->job = u->next;
     u->job.pos = u->pos;
     start_job(u);
 }

@@ -622,6 +622,11 @@ static void test_options_and_multipv(void **state)
     t = sync_ready(&c);
     assert_int_equal(count_lines(t, "info string setoption"), 2);
     free(t);
+    /* a malformed go leaves the running search alone (regression: it stopped it) */
+    th_chat_send(&c, "go depth abc");
+    t = sync_ready(&c);
+    if (count_lines(t, "info string go") != 1 || count_lines(t, "bestmove")) fail_msg("%s", t);
+    free(t);
     /* a go during a search ends it first: two gos, two bestmoves */
     th_chat_send(&c, "setoption name MultiPV value 1");
     th_chat_send(&c, "go depth 2");

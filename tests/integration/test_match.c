@@ -7,6 +7,9 @@
  * Termination, and `ply arbiter` (the rule engine, run as its own command)
  * must find every game legal and its result consistent with the moves.
  *
+ * ply's own engine (`ply uci`) against itself at a node budget: no failure,
+ * every game accepted by `ply arbiter`.
+ *
  * Engines that misbehave (tests/integration/fake_uci.c: an illegal move, no
  * move, a crash, garbage, silence past the clock) lose the game with the
  * reason in the PGN, and the runner neither hangs nor leaves engines
@@ -192,6 +195,27 @@ static void test_stockfish_clock(void **state)
     expect_arbiter_agrees(pgn, 2);
 }
 
+/* ply's own engine (`ply uci`) against itself: every move legal, no failure. */
+static void test_ply_engine(void **state)
+{
+    (void)state;
+    const char *pgn = tmp_path("ply-ply.pgn");
+    th_run_t r = th_run(300,
+                        "ply match -e 'ply uci' --option Hash=16 -e 'ply uci' --option Hash=16 "
+                        "--nodes 3000 --games 2 --book " BOOK " --pgn %s --json",
+                        pgn);
+    th_expect_status(&r, 0, "ply uci v ply uci, 3000 nodes");
+    json_t *j = th_json(&r);
+    assert_int_equal(jint(j, "games"), 2);
+    json_t *ends = jget(j, "terminations");
+    assert_null(json_object_get(ends, "engine failure"));
+    assert_null(json_object_get(ends, "illegal move or no move"));
+    assert_int_equal(jint(j, "arbiter_disagreements"), 0);
+    json_decref(j);
+    th_run_free(&r);
+    expect_arbiter_agrees(pgn, 2);
+}
+
 /* A fake engine misbehaving from its third search on, against a good fake. */
 static void test_broken_engines(void **state)
 {
@@ -307,11 +331,9 @@ static void test_interrupt(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_usage),
-        cmocka_unit_test(test_stockfish_nodes),
-        cmocka_unit_test(test_stockfish_clock),
-        cmocka_unit_test(test_broken_engines),
-        cmocka_unit_test(test_flag_against_lone_king),
+        cmocka_unit_test(test_usage),           cmocka_unit_test(test_stockfish_nodes),
+        cmocka_unit_test(test_stockfish_clock), cmocka_unit_test(test_ply_engine),
+        cmocka_unit_test(test_broken_engines),  cmocka_unit_test(test_flag_against_lone_king),
         cmocka_unit_test(test_interrupt),
     };
     return ply_test_exit(cmocka_run_group_tests(tests, NULL, NULL));

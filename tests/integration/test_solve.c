@@ -10,6 +10,9 @@
  * `ply solve`, the count tests/data/analysis/PROVENANCE.md reports as
  * measured independently.
  *
+ * ply's own engine (`ply uci`) at a node budget: a legal move and a score for
+ * every position, no failure.
+ *
  * Against tests/integration/fake_uci.c: STS points read from c0 (the
  * expected points are the file's own text), and engines that play an
  * illegal move, die, hang or print nonsense: the position fails with a
@@ -132,6 +135,26 @@ static void test_stockfish_wac(void **state)
     assert_non_null(strstr(r.out, "WAC.003"));
     assert_null(strstr(r.out, "WAC.004"));
     assert_non_null(strstr(r.out, "solved 1/2"));
+    th_run_free(&r);
+}
+
+/* ply's own engine over WAC.001-010 at 20,000 nodes: a move for every position. */
+static void test_ply_engine(void **state)
+{
+    (void)state;
+    th_run_t r = th_run(120, "ply solve -e 'ply uci' --epd " WAC
+                             " --nodes 20000 -t 1 --hash 16 --limit 10 --json");
+    th_expect_status(&r, 0, "ply uci on WAC.001-010");
+    json_t *j = th_json(&r);
+    assert_int_equal(jint(j, "run"), 10);
+    assert_int_equal(jint(j, "errors"), 0);
+    json_t *ps = jget(j, "positions");
+    for (size_t i = 0; i < 10; i++) {
+        json_t *p = json_array_get(ps, i);
+        assert_true(jint(p, "depth") >= 1);
+        assert_true(json_object_get(p, "score_cp") || json_object_get(p, "score_mate"));
+    }
+    json_decref(j);
     th_run_free(&r);
 }
 
@@ -271,9 +294,10 @@ static void test_broken_engines(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_usage),         cmocka_unit_test(test_stockfish_wac),
-        cmocka_unit_test(test_time_to_depth), cmocka_unit_test(test_sts_points),
-        cmocka_unit_test(test_bm_am),         cmocka_unit_test(test_broken_engines),
+        cmocka_unit_test(test_usage),          cmocka_unit_test(test_stockfish_wac),
+        cmocka_unit_test(test_ply_engine),     cmocka_unit_test(test_time_to_depth),
+        cmocka_unit_test(test_sts_points),     cmocka_unit_test(test_bm_am),
+        cmocka_unit_test(test_broken_engines),
     };
     return ply_test_exit(cmocka_run_group_tests(tests, NULL, NULL));
 }

@@ -8,7 +8,14 @@
  * "Quiescence Search", "Null Move Pruning", "Late Move Reductions",
  * "Futility Pruning", "Reverse Futility Pruning", "Mate Distance Pruning",
  * "Lazy SMP", "Triangular PV-Table"); the constants (margins, reductions)
- * are ours, each measured as said beside it.
+ * are ours. Each piece was measured by taking it out, on WAC at 100,000
+ * nodes a position, 1 thread (tests/unit/test_tactics.c; 2026-12-01, the
+ * first ply_eval, PeSTO tables only): 258/300 with everything; without
+ * reverse futility 251, null move 245, late-move pruning 244, futility 250,
+ * SEE pruning of captures in the search 254, SEE pruning in quiescence 251,
+ * aspiration windows 247, check extension 245; without delta pruning the
+ * same 258, in 40% more time. Late-move reductions were measured in
+ * self-play (beside them).
  *
  * Threads: every thread owns a ply__thread_t (histories, killers, PV table,
  * its own copy of the root moves, its node count). The engine's stop flag,

@@ -56,7 +56,8 @@ fi
 if [ "$DO_MATCH" = 1 ]; then
     echo "match 2 threads v 1 thread, $GAMES games at $TC:"
     nice "$PLY" match -e "$ENGINE" --name "2 threads" --option Threads=2 --option "Hash=$HASH" \
-        -e "$ENGINE" --name "1 thread" --option Threads=1 --option "Hash=$HASH" --tc "$TC" \
+        --option "Move Overhead=100" -e "$ENGINE" --name "1 thread" --option Threads=1 \
+        --option "Hash=$HASH" --option "Move Overhead=100" --tc "$TC" \
         --margin 50 --games "$GAMES" --book bench/openings.epd --pgn "$OUT/smp.pgn" -q \
         >"$OUT/match.txt"
     grep -E '^(Score of|Elo difference|Terminations)' "$OUT/match.txt" | sed 's/^/  /'

@@ -25,7 +25,7 @@
  *   --after-game N     the same, counted from each ucinewgame.
  *   --delay MS         for --mode late (default 2000).
  *
- * Commands: uci (it offers the options Hash, Threads and UCI_Chess960),
+ * Commands: uci (it offers the options Hash, Threads, Move Overhead and UCI_Chess960),
  * isready, setoption (any offered name), ucinewgame, position startpos|fen F
  * [moves ...], go perft N, go ..., stop, quit.
  */
@@ -220,6 +220,7 @@ int main(int argc, char **argv)
             printf("id name ply fake engine (%s)\nid author ply tests\n"
                    "option name Hash type spin default 16 min 1 max 1024\n"
                    "option name Threads type spin default 1 min 1 max 64\n"
+                   "option name Move Overhead type spin default 10 min 0 max 5000\n"
                    "option name UCI_Chess960 type check default false\nuciok\n",
                    mode);
         } else if (!strcmp(line, "isready")) {

@@ -399,8 +399,8 @@ static int speed(void)
     for (int r = 0; r < rounds; r++)
         for (int i = 0; i < nc; i++) sink += ply_see_ge(&cap_pos[i], cap[i], (r & 3) * 100 - 100);
     double ts = (double)(clock() - t0) / CLOCKS_PER_SEC;
-    printf("%d positions: %.0f evals/s; %d captures: %.0f SEE/s\n", n, rounds * (double)n / te, nc,
-           rounds * (double)nc / ts);
+    printf("%d positions: %.0f evals/s; %d captures: %.0f SEE/s (checksum %ld)\n", n,
+           rounds * (double)n / te, nc, rounds * (double)nc / ts, (long)sink);
     return 0;
 }
 

@@ -15,6 +15,18 @@
  * Scores are summed for each colour, white's minus black's blended by the
  * phase, and turned to the side to move's point of view at the end.
  *
+ * What the terms are worth here (matches at 10,000 nodes a move, 480 games
+ * from 240 openings of 8 random plies that Stockfish 15.1 at depth 12 scores
+ * within 50 cp, each twice with colours swapped; Elo of the evaluation
+ * without the term against the full one, 95% interval about +-28): mobility
+ * -44, passed pawns -39, king shelter -35, rook files -23, tempo -23, king
+ * attackers -9, pawn structure -8, bishop pair -7; Fruit's mobility area (no
+ * pawn-attack exclusion) -9. All of them together against PeSTO's tables
+ * alone: +168 (120 games at 10,000 nodes), +74 at 2 s + 0.02 s a game.
+ * Tried and left out: rook and queen on the 7th (Fruit's 20/40, 10/20: -24),
+ * king attack doubled (-9), mobility weights x1.5 (+9), 40 cp for a piece
+ * attacked by a pawn (+17, then -12 with the newer search).
+ *
  * Sources of the numbers beyond PeSTO's tables: Fruit 2.1 by Fabien
  * Letouzey (2005, GPL; its eval.cpp, pawn.cpp and material.cpp define the
  * terms and values cited below; the values are used, not its code). Fruit's

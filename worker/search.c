@@ -293,16 +293,21 @@ static int insufficient_material(const ply_board_t *b)
     return !ply_more_than_one(b->pieces[PLY_KNIGHT] | b->pieces[PLY_BISHOP]);
 }
 
-/* A position seen before on the path from the root or in the game (only the
- * plies since the last capture or pawn move can repeat, and only with the
- * same side to move). Scored as a draw at its first repetition, as engines
- * do: the side that can repeat once can repeat again. */
+/* A repetition (only the plies since the last capture or pawn move can
+ * repeat, and only with the same side to move). One inside the search tree
+ * (the earlier occurrence at or after the root) is a draw at once, as engines
+ * do: the side that can repeat once can repeat again. One whose earlier
+ * occurrences are all in the game before the root is a draw only at the
+ * third occurrence (FIDE 9.2; as Stockfish 15.1's Position::is_draw). */
 static int is_repetition(const ply__thread_t *t, const ply_board_t *b, int ply)
 {
     const int top = t->key_base + ply;
     const int back = imin(b->rule50, top);
-    for (int i = 4; i <= back; i += 2)
-        if (t->keys[top - i] == b->key[0]) return 1;
+    int before_root = 0;
+    for (int i = 4; i <= back; i += 2) {
+        if (t->keys[top - i] != b->key[0]) continue;
+        if (top - i >= t->key_base || ++before_root >= 2) return 1;
+    }
     return 0;
 }
 

@@ -199,6 +199,26 @@ static void test_repetition_history(void **state)
     ply_engine_destroy(&e);
 }
 
+/* One earlier occurrence before the root is not a draw (FIDE 9.2 needs
+ * three): white K+N against K+Q, the knights out and back once. Stockfish
+ * 15.1, go depth 12 after these moves: cp -763, bestmove g1h3; the search
+ * used to call the root a draw (cp 0) and play g1f3 back into it. */
+static void test_repetition_once(void **state)
+{
+    (void)state;
+    const char *moves[] = {"g1f3", "g8f6", "f3g1", "f6g8"};
+    ply_search_pos_t p;
+    ply_search_result_t r;
+    ply_engine_t *e = ply_engine_new(8, 1);
+    set_pos(&p, "3qk1n1/8/8/8/8/8/8/4K1N1 w - - 0 1", moves, 4);
+    assert_int_equal(search_depth(e, &p, 12, &r), 0);
+    assert_true(r.lines[0].score < -300);
+    ply_move_t back;
+    assert_int_equal(ply_board_move_from_uci(&p.root, "g1f3", &back), 0);
+    assert_int_not_equal(r.best, back);
+    ply_engine_destroy(&e);
+}
+
 /* King and rook against king (Stockfish 15.1 at depth 22): mate in 2 with
  * the clock at 0, "cp 0" at 98 plies (the fiftieth move comes first, FIDE
  * art. 9.3); with Ke6 instead of Kd6, Rh8# at 99 plies still mates (a mate
@@ -617,6 +637,7 @@ int main(void)
         cmocka_unit_test(test_mates_two_threads),
         cmocka_unit_test(test_determinism),
         cmocka_unit_test(test_repetition_history),
+        cmocka_unit_test(test_repetition_once),
         cmocka_unit_test(test_fifty_moves),
         cmocka_unit_test(test_no_move_roots),
         cmocka_unit_test(test_draws_in_search),

@@ -483,11 +483,11 @@ static void flag_fell(game_t *g, int side, double used_ms, int64_t had_ms)
     const char *who = colour_name(side), *opp = colour_name(side ^ 1);
     if (can == PLY_ARB_MATE_IMPOSSIBLE)
         finish(g, 0, END_TIME_DRAW,
-               "draw: %s's flag fell (%.3f s used, %.3f s left) but %s cannot checkmate by any "
+               "draw: %s's flag fell (%.3f s used, %.3f s on the clock) but %s cannot checkmate by any "
                "series of legal moves (art. 6.9): %s",
                who, used_ms / 1000.0, had_ms / 1000.0, opp, proof);
     else
-        finish(g, side ? 1 : -1, END_TIME, "%s loses on time (%.3f s used, %.3f s left)%s", who,
+        finish(g, side ? 1 : -1, END_TIME, "%s loses on time (%.3f s used, %.3f s on the clock)%s", who,
                used_ms / 1000.0, had_ms / 1000.0,
                can == PLY_ARB_MATE_UNKNOWN ? "; presumed: the arbiter could not prove whether "
                                              "the opponent can still mate (art. 6.9)"
@@ -722,9 +722,12 @@ static void elo_text(double v, char *buf, size_t len)
 static void print_score(const match_t *m)
 {
     ply_elo_t e = ply_elo(m->w, m->d, m->l);
+    if (!e.games) {
+        printf("Score of %s vs %s: no game finished\n", m->a->eng[0].label, m->a->eng[1].label);
+        return;
+    }
     printf("Score of %s vs %s: %ld - %ld - %ld (wins - losses - draws), %.1f%%, %ld games\n",
            m->a->eng[0].label, m->a->eng[1].label, m->w, m->l, m->d, 100.0 * e.score, e.games);
-    if (!e.games) return;
     char elo[32], lo[32], hi[32];
     elo_text(e.elo, elo, sizeof elo);
     elo_text(e.lo, lo, sizeof lo);

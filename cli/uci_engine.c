@@ -39,6 +39,14 @@
 #define INFO_MAX       10000000
 #define OPTIONS_MAX    512
 #define OPTION_NAME    64
+
+/* An option as the engine offered it: "option name N type spin default D min A max B". */
+struct engine_option {
+    char name[OPTION_NAME];
+    char type[8]; /* "spin", "check", "button", "combo", "string"; "" when unreadable */
+    int has_range;
+    long long min, max; /* of a spin */
+};
 #define CANCEL_POLL_MS 50
 
 struct ply_uci {
@@ -61,7 +69,7 @@ struct ply_uci {
     char name[128]; /* "id name" */
     const atomic_int *cancel;
     int noptions;
-    char (*options)[OPTION_NAME]; /* the names it offered, OPTIONS_MAX of them at most */
+    struct engine_option *options; /* what it offered, OPTIONS_MAX of them at most */
 };
 
 /* Copies @src into @dst for a one-line message: control bytes become '?'. */
@@ -386,14 +394,62 @@ static int spawn_engine(ply_uci_t *e, const char *cmdline, char *why, size_t why
     return 0;
 }
 
-/* Keeps the name of "option name NAME type ...", which may hold blanks. */
+/* Keeps "option name NAME type T [min A max B]" (NAME may hold blanks). */
 static void keep_option(ply_uci_t *e, const char *rest)
 {
     const char *type = strstr(rest, " type ");
     size_t n = type ? (size_t)(type - rest) : 0;
     if (!n || n >= OPTION_NAME || e->noptions == OPTIONS_MAX) return;
     if (!e->options && !(e->options = calloc(OPTIONS_MAX, sizeof *e->options))) return;
-    printable(e->options[e->noptions++], OPTION_NAME, rest, n);
+    struct engine_option *o = &e->options[e->noptions++];
+    printable(o->name, OPTION_NAME, rest, n);
+    if (sscanf(type + 6, "%7s", o->type) != 1) o->type[0] = '\0';
+    const char *mn = strstr(type, " min "), *mx = strstr(type, " max ");
+    o->has_range = mn && mx && sscanf(mn + 5, "%lld", &o->min) == 1 &&
+                   sscanf(mx + 5, "%lld", &o->max) == 1 && o->min <= o->max;
+}
+
+static const struct engine_option *find_option(const ply_uci_t *e, const char *name)
+{
+    for (int i = 0; e && name && i < e->noptions; i++)
+        if (!strcasecmp(e->options[i].name, name)) return &e->options[i];
+    return NULL;
+}
+
+/* Checks @value against what the engine said the option takes (engines such
+ * as Stockfish silently clamp or ignore a bad value, so the user would never
+ * know). Returns 0 or PLY_EINVAL with the reason. */
+static int check_option_value(const ply_uci_t *e, const struct engine_option *o,
+                              const char *value, char *why, size_t why_len)
+{
+    if (!strcmp(o->type, "button")) {
+        if (value)
+            return ply_why(why, why_len, PLY_EINVAL,
+                           "option '%s' of engine '%s' is a button: give it without a value",
+                           o->name, e->cmd);
+        return 0;
+    }
+    if (!value)
+        return ply_why(why, why_len, PLY_EINVAL, "option '%s' of engine '%s' needs a value",
+                       o->name, e->cmd);
+    if (!strcmp(o->type, "check") && strcmp(value, "true") && strcmp(value, "false"))
+        return ply_why(why, why_len, PLY_EINVAL,
+                       "option '%s' of engine '%s' is true or false, not '%s'", o->name, e->cmd,
+                       value);
+    if (!strcmp(o->type, "spin")) {
+        char *end;
+        errno = 0;
+        long long v = strtoll(value, &end, 10);
+        if (end == value || *end || errno)
+            return ply_why(why, why_len, PLY_EINVAL,
+                           "option '%s' of engine '%s' is a whole number, not '%s'", o->name,
+                           e->cmd, value);
+        if (o->has_range && (v < o->min || v > o->max))
+            return ply_why(why, why_len, PLY_EINVAL,
+                           "option '%s' of engine '%s' takes %lld..%lld, not %lld", o->name,
+                           e->cmd, o->min, o->max, v);
+    }
+    return 0;
 }
 
 /* Sends "uci" and reads until "uciok", keeping "id name" and the option names. */
@@ -490,8 +546,7 @@ int ply_uci_set_chess960(ply_uci_t *e, int on, char *why, size_t why_len)
 
 int ply_uci_has_option(const ply_uci_t *e, const char *name)
 {
-    for (int i = 0; e && name && i < e->noptions; i++)
-        if (!strcasecmp(e->options[i], name)) return 1;
+    return find_option(e, name) != NULL;
     return 0;
 }
 
@@ -506,8 +561,11 @@ int ply_uci_setoption(ply_uci_t *e, const char *name, const char *value, char *w
 {
     if (!e || !name || !*name || !one_line_text(name) || (value && !one_line_text(value)))
         return ply_why(why, why_len, PLY_EINVAL, "an option name and value are one line of text");
-    if (!ply_uci_has_option(e, name))
+    const struct engine_option *o = find_option(e, name);
+    if (!o)
         return ply_why(why, why_len, PLY_ENOTFOUND, "engine '%s' has no option '%s'", e->cmd, name);
+    int bad = check_option_value(e, o, value, why, why_len);
+    if (bad) return bad;
     size_t n = strlen(name) + (value ? strlen(value) : 0) + 32;
     char *cmd = malloc(n);
     if (!cmd) return ply_why(why, why_len, PLY_ENOMEM, "out of memory");

@@ -108,7 +108,10 @@ int ply_uci_has_option(const ply_uci_t *e, const char *name);
  * ply_uci_setoption - "setoption name @name value @value" (@value NULL for a
  * button option: no value). The option must be one the engine offered
  * (PLY_ENOTFOUND otherwise, the reason naming it and the engine); @name and
- * @value must be one line of text (PLY_EINVAL). Nothing is awaited: call
+ * @value must be one line of text, and @value one the option takes by what
+ * the engine offered (a spin's whole number within its min..max, a check's
+ * true or false, no value for a button): PLY_EINVAL otherwise, since engines
+ * clamp or ignore a bad value without a word. Nothing is awaited: call
  * ply_uci_sync before depending on it. Errors as ply_uci_sync.
  */
 int ply_uci_setoption(ply_uci_t *e, const char *name, const char *value, char *why, size_t why_len);

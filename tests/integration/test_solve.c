@@ -246,6 +246,26 @@ static void test_bm_am(void **state)
     th_expect_status(&r, 1, "unknown option");
     assert_non_null(strstr(r.err, "has no option 'Foo'"));
     th_run_free(&r);
+
+    /* a value the option does not take, by what the engine offered ("spin min 1 max 1024",
+     * "check"): engines clamp or ignore such values in silence, so the runner refuses them */
+    static const struct {
+        const char *arg, *msg;
+    } bad[] = {
+        {"Hash=abc", "is a whole number, not 'abc'"},
+        {"Hash=0", "takes 1..1024, not 0"},
+        {"Hash=4096", "takes 1..1024, not 4096"},
+        {"UCI_Chess960=yes", "is true or false, not 'yes'"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        r = th_run(30, "ply solve -e " FAKE " --epd " WAC " --nodes 1 --option '%s'", bad[i].arg);
+        th_expect_status(&r, 1, bad[i].arg);
+        assert_non_null(strstr(r.err, bad[i].msg));
+        th_run_free(&r);
+    }
+    r = th_run(30, "ply solve -e " FAKE " --epd " WAC " --nodes 1 --limit 1 --option Hash=1024");
+    th_expect_status(&r, 0, "a value in range");
+    th_run_free(&r);
 }
 
 /* Each misbehaviour from the second search on: position 2 fails, the run goes on. */

@@ -84,7 +84,8 @@ struct ply_engine {
     uint8_t lmr[64][64];
 
     /* One search: written by ply_engine_search before the team starts. */
-    const ply_search_pos_t *pos;
+    const ply_search_pos_t *pos; /* = &root_pos during a search */
+    ply_search_pos_t root_pos;   /* the caller's, clock at most 100 (no wrap below the root) */
     ply_search_info_fn cb;
     void *cb_arg;
     int max_depth, multipv, infinite;
@@ -121,11 +122,34 @@ static int imax(int a, int b)
 
 /* ---------------------------------------------------------------- positions */
 
+/* The fifty-move counter's ceiling: board.h's counter is 8 bits and wraps
+ * (ply_board_play stays lean for perft); the positions and the search keep
+ * it here, far above the 100 plies of FIDE art. 9.3. */
+#define RULE50_MAX 255
+
 int ply_search_pos_set(ply_search_pos_t *p, const char *fen, int chess960, const char *const *moves,
                        int n_moves, char *why, size_t why_len)
 {
     if (why && why_len) why[0] = 0;
     if (!p || !fen || n_moves < 0 || (n_moves > 0 && !moves)) return PLY_EINVAL;
+    /* The board's 8-bit clock saturates at RULE50_MAX: a longer halfmove
+     * clock in the FEN (field 5) means the same for the rules. */
+    char clamped[PLY_BOARD_FEN_MAX];
+    const char *f5 = fen;
+    for (int k = 0; k < 4 && *f5; k++) {
+        while (*f5 == ' ') f5++;
+        while (*f5 && *f5 != ' ') f5++;
+    }
+    while (*f5 == ' ') f5++;
+    const size_t nd = strspn(f5, "0123456789");
+    unsigned long clock = 0;
+    for (size_t k = 0; k < nd && clock <= RULE50_MAX; k++)
+        clock = clock * 10 + (unsigned)(f5[k] - '0');
+    if (nd && (f5[nd] == 0 || f5[nd] == ' ') && clock > RULE50_MAX &&
+        strlen(fen) < sizeof clamped) {
+        snprintf(clamped, sizeof clamped, "%.*s%d%s", (int)(f5 - fen), fen, RULE50_MAX, f5 + nd);
+        fen = clamped;
+    }
     int rc = ply_board_from_fen(&p->root, fen, chess960 ? PLY_BOARD_CHESS960 : 0, why, why_len);
     if (rc) return rc;
     if (chess960) p->root.chess960 = 1;
@@ -145,9 +169,16 @@ int ply_search_pos_set(ply_search_pos_t *p, const char *fen, int chess960, const
             p->n_history--;
         }
         p->history[p->n_history++] = p->root.key[0];
+        const ply_board_t before = p->root;
         ply_board_play(&p->root, m);
+        /* A capture or a pawn move resets the clock; otherwise it saturates
+         * (the board's ply_board_play wraps at 256). */
+        const int reset =
+            p->root.pieces[PLY_PAWN] != before.pieces[PLY_PAWN] ||
+            ply_popcount(ply_board_occ(&p->root)) < ply_popcount(ply_board_occ(&before));
+        if (!reset && before.rule50 >= RULE50_MAX) p->root.rule50 = RULE50_MAX;
         /* Nothing before a capture or a pawn move can come back. */
-        if (p->root.rule50 == 0) p->n_history = 0;
+        if (reset) p->n_history = 0;
     }
     return 0;
 }
@@ -816,7 +847,12 @@ int ply_engine_search(ply_engine_t *e, const ply_search_pos_t *pos, const ply_se
     }
     if ((rc = ensure_threads(e, e->threads))) return rc;
 
-    e->pos = pos;
+    /* A root past the fifty moves is a draw for the search (its moves are
+     * scored 0 unless they mate, FIDE art. 9.3); at most 100 there, the clock
+     * cannot wrap in the tree. */
+    e->root_pos = *pos;
+    if (e->root_pos.root.rule50 > 100) e->root_pos.root.rule50 = 100;
+    e->pos = &e->root_pos;
     e->cb = cb;
     e->cb_arg = arg;
     e->max_depth = lim->depth > 0 ? imin(lim->depth, PLY_SEARCH_MAX_DEPTH) : PLY_SEARCH_MAX_DEPTH;

@@ -26,11 +26,11 @@
 
 #include "board/movegen.h"
 
-#define PLY_SCORE_INF 32767
-#define PLY_SCORE_MATE 32000
-#define PLY_SEARCH_MAX_PLY 128 /* longest line searched from the root, plies */
-#define PLY_SCORE_MATE_MIN (PLY_SCORE_MATE - PLY_SEARCH_MAX_PLY)
-#define PLY_SEARCH_MAX_DEPTH 100 /* deepest iteration, plies */
+#define PLY_SCORE_INF          32767
+#define PLY_SCORE_MATE         32000
+#define PLY_SEARCH_MAX_PLY     128 /* longest line searched from the root, plies */
+#define PLY_SCORE_MATE_MIN     (PLY_SCORE_MATE - PLY_SEARCH_MAX_PLY)
+#define PLY_SEARCH_MAX_DEPTH   100 /* deepest iteration, plies */
 #define PLY_SEARCH_MAX_MULTIPV 64
 #define PLY_SEARCH_MAX_HISTORY 1024 /* game positions before the root kept for repetitions */
 
@@ -39,8 +39,10 @@ enum { PLY_BOUND_EXACT = 0, PLY_BOUND_LOWER = 1, PLY_BOUND_UPPER = 2 };
 
 /**
  * What to search: the root, and the keys (key[0] of ply_board_t) of the game
- * positions that led to it, oldest first, so that a repetition of a game
- * position is a draw inside the search too (FIDE Laws art. 9.2). Only the
+ * positions that led to it, oldest first, so that the threefold repetition
+ * (FIDE Laws art. 9.2) counts game positions too: a position repeated in the
+ * search tree is a draw at once, one that only occurred before the root is a
+ * draw when it occurred twice there (as Stockfish). Only the
  * positions since the last capture or pawn move matter; older ones may be
  * left out.
  */
@@ -55,6 +57,8 @@ typedef struct ply_search_pos {
  * played from it (@moves: @n_moves strings, both castling forms accepted),
  * recording the history. Returns 0, or PLY_EFEN / PLY_EILLEGAL for a bad
  * FEN, PLY_EPARSE / PLY_EILLEGAL for a bad move (its index and text in @why).
+ * The fifty-move clock (root.rule50, plies) saturates at 255: a FEN halfmove
+ * clock above 255 is read as 255, and quiet moves never wrap it.
  * @chess960: read KQkq as X-FEN and write castling king-takes-rook.
  */
 int ply_search_pos_set(ply_search_pos_t *p, const char *fen, int chess960, const char *const *moves,
@@ -62,17 +66,17 @@ int ply_search_pos_set(ply_search_pos_t *p, const char *fen, int chess960, const
 
 /** Limits of one search. Zero-initialise (ply_search_limits_init), then set what you need. */
 typedef struct ply_search_limits {
-    int depth;              /* deepest iteration, plies; 0 = no limit */
-    uint64_t nodes;         /* node budget, all threads; 0 = no limit */
-    int64_t movetime_ms;    /* exact time for this move, milliseconds; 0 = none */
-    int64_t time_ms[2];     /* clock of white / black, milliseconds; -1 = not given */
-    int64_t inc_ms[2];      /* increment per move, milliseconds */
-    int movestogo;          /* moves to the next time control; 0 = sudden death */
-    int64_t overhead_ms;    /* subtracted from every time budget (UCI "Move Overhead") */
-    int infinite;           /* search until ply_engine_stop (UCI "go infinite") */
-    int ponder;             /* pondering: no time limit until ply_engine_ponderhit */
-    int multipv;            /* lines to report, 1..PLY_SEARCH_MAX_MULTIPV (0 means 1) */
-    int n_searchmoves;      /* restrict the root to these moves (UCI "searchmoves"); 0 = all */
+    int depth;           /* deepest iteration, plies; 0 = no limit */
+    uint64_t nodes;      /* node budget, all threads; 0 = no limit */
+    int64_t movetime_ms; /* exact time for this move, milliseconds; 0 = none */
+    int64_t time_ms[2];  /* clock of white / black, milliseconds; -1 = not given */
+    int64_t inc_ms[2];   /* increment per move, milliseconds */
+    int movestogo;       /* moves to the next time control; 0 = sudden death */
+    int64_t overhead_ms; /* subtracted from every time budget (UCI "Move Overhead") */
+    int infinite;        /* search until ply_engine_stop (UCI "go infinite") */
+    int ponder;          /* pondering: no time limit until ply_engine_ponderhit */
+    int multipv;         /* lines to report, 1..PLY_SEARCH_MAX_MULTIPV (0 means 1) */
+    int n_searchmoves;   /* restrict the root to these moves (UCI "searchmoves"); 0 = all */
     ply_move_t searchmoves[PLY_MAX_MOVES];
 } ply_search_limits_t;
 
@@ -91,14 +95,15 @@ typedef struct ply_search_line {
 
 /** What the reporting thread knows after an iteration (or a fail high/low at the root). */
 typedef struct ply_search_info {
-    int multipv;             /* 1-based line number */
+    int multipv; /* 1-based line number */
     const ply_search_line_t *line;
-    uint64_t nodes;          /* all threads, so far */
-    int64_t time_ms;         /* since the search started */
-    int hashfull;            /* per mille of the table in use by this search (UCI "hashfull") */
+    uint64_t nodes;  /* all threads, so far */
+    int64_t time_ms; /* since the search started */
+    int hashfull;    /* per mille of the table in use by this search (UCI "hashfull") */
 } ply_search_info_t;
 
-/** Called on the reporting thread for each line of each finished iteration, and for aspiration fails. */
+/** Called on the reporting thread for each line of each finished iteration, and for aspiration
+ * fails. */
 typedef void (*ply_search_info_fn)(const ply_search_info_t *info, void *arg);
 
 /** The answer of one search. */
@@ -124,13 +129,15 @@ ply_engine_t *ply_engine_new(size_t hash_mib, int threads);
 /** ply_engine_destroy - free @*e; NULLs it; idempotent. Not during a search. */
 void ply_engine_destroy(ply_engine_t **e);
 
-/** ply_engine_set_hash - resize the table (cleared). Returns 0 or PLY_ENOMEM (old table kept). Not during a search. */
+/** ply_engine_set_hash - resize the table (cleared). Returns 0 or PLY_ENOMEM (old table kept). Not
+ * during a search. */
 int ply_engine_set_hash(ply_engine_t *e, size_t hash_mib);
 
 /** ply_engine_set_threads - 1..1024 threads for later searches. Returns 0 or PLY_EINVAL. */
 int ply_engine_set_threads(ply_engine_t *e, int threads);
 
-/** ply_engine_clear - forget everything learned (table, histories): UCI "ucinewgame", "Clear Hash". */
+/** ply_engine_clear - forget everything learned (table, histories): UCI "ucinewgame", "Clear Hash".
+ */
 void ply_engine_clear(ply_engine_t *e);
 
 /**
@@ -159,7 +166,8 @@ int ply_engine_search(ply_engine_t *e, const ply_search_pos_t *pos, const ply_se
  */
 void ply_engine_stop(ply_engine_t *e);
 
-/** ply_engine_ponderhit - the pondered move was played: from now on the time limits apply; any thread. */
+/** ply_engine_ponderhit - the pondered move was played: from now on the time limits apply; any
+ * thread. */
 void ply_engine_ponderhit(ply_engine_t *e);
 
 /** ply_score_is_mate - 1 when @score is a mate score (either side), else 0. */

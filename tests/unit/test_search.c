@@ -243,6 +243,46 @@ static void test_fifty_moves(void **state)
     ply_engine_destroy(&e);
 }
 
+/* The fifty-move counter saturates instead of wrapping at 256 plies: 64
+ * rounds of knight shuffles (256 plies, no capture, no pawn move) leave a
+ * drawn game (FIDE art. 9.3; Stockfish 15.1 after these moves: cp 0), and so
+ * do FEN halfmove clocks of 255 and above (accepted, kept at 255). The
+ * search used to see a fresh clock and a lost game (about cp -1140). */
+static void test_fifty_moves_saturate(void **state)
+{
+    (void)state;
+    const char *fen = "3qk1n1/8/8/8/8/8/8/4K1N1 w - - 0 1";
+    const char *round[] = {"g1f3", "g8f6", "f3g1", "f6g8"};
+    const char *moves[256];
+    for (int i = 0; i < 256; i++) moves[i] = round[i % 4];
+    ply_search_pos_t p;
+    ply_search_result_t r;
+    ply_engine_t *e = ply_engine_new(8, 1);
+    set_pos(&p, fen, moves, 256);
+    assert_int_equal(p.root.rule50, 255);
+    assert_int_equal(search_depth(e, &p, 8, &r), 0);
+    assert_int_equal(r.lines[0].score, 0);
+    assert_true(is_legal(&p.root, r.best));
+
+    const char *fens[] = {"3qk1n1/8/8/8/8/8/8/4K1N1 w - - 255 200",
+                          "3qk1n1/8/8/8/8/8/8/4K1N1 w - - 300 200",
+                          "3qk1n1/8/8/8/8/8/8/4K1N1 w - - 99999999999999999999 200"};
+    for (int k = 0; k < 3; k++) {
+        set_pos(&p, fens[k], NULL, 0);
+        assert_int_equal(p.root.rule50, 255);
+        assert_int_equal(p.root.fullmove, 200);
+        ply_engine_clear(e);
+        assert_int_equal(search_depth(e, &p, 8, &r), 0);
+        assert_int_equal(r.lines[0].score, 0);
+        assert_true(is_legal(&p.root, r.best));
+        /* One more quiet move stays at the ceiling. */
+        const char *one[] = {"g1f3"};
+        set_pos(&p, fens[k], one, 1);
+        assert_int_equal(p.root.rule50, 255);
+    }
+    ply_engine_destroy(&e);
+}
+
 /* A root without moves answers at once (search.h), also when infinite. */
 static void test_no_move_roots(void **state)
 {
@@ -639,6 +679,7 @@ int main(void)
         cmocka_unit_test(test_repetition_history),
         cmocka_unit_test(test_repetition_once),
         cmocka_unit_test(test_fifty_moves),
+        cmocka_unit_test(test_fifty_moves_saturate),
         cmocka_unit_test(test_no_move_roots),
         cmocka_unit_test(test_draws_in_search),
         cmocka_unit_test(test_multipv),

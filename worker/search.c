@@ -737,7 +737,7 @@ static void think(ply__thread_t *t)
     t->stop = 0;
     t->completed = 0;
     t->nodes = 0;
-    t->nodes_pub = 0;
+    __atomic_store_n(&t->nodes_pub, 0, __ATOMIC_RELAXED);
     t->key_base = e->pos->n_history;
     memcpy(t->keys, e->pos->history, sizeof(uint64_t) * (size_t)e->pos->n_history);
     memset(t->stack, 0, sizeof t->stack);
@@ -797,7 +797,8 @@ static void fill_result(ply_engine_t *e, ply__thread_t *t, ply_search_result_t *
         }
     }
     out->nodes = 0;
-    for (int i = 0; i < e->team; i++) out->nodes += e->td[i]->nodes;
+    for (int i = 0; i < e->team; i++)
+        out->nodes += __atomic_load_n(&e->td[i]->nodes_pub, __ATOMIC_RELAXED);
     out->time_ms = (int64_t)((ply_time_ns() - e->start_ns) / 1000000);
     out->hashfull = ply_stt_hashfull(&e->tt);
 }
@@ -868,7 +869,8 @@ int ply_engine_search(ply_engine_t *e, const ply_search_pos_t *pos, const ply_se
     for (int i = 0; i < e->team; i++) {
         e->td[i]->e = e;
         e->td[i]->id = i;
-        e->td[i]->nodes = e->td[i]->nodes_pub = 0;
+        e->td[i]->nodes = 0;
+        __atomic_store_n(&e->td[i]->nodes_pub, 0, __ATOMIC_RELAXED);
     }
 
     int sync;

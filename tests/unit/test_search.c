@@ -566,6 +566,45 @@ static void test_ponder(void **state)
 }
 
 /* Two threads on a node budget: a legal move, nodes summed over both. */
+struct info_log {
+    int n;
+    uint64_t last_nodes;
+    int monotonic;
+};
+
+static void log_info(const ply_search_info_t *info, void *arg)
+{
+    struct info_log *log = arg;
+    if (info->nodes < log->last_nodes) log->monotonic = 0;
+    log->last_nodes = info->nodes;
+    log->n++;
+}
+
+/* Reports on two threads: thread 0 sums the team's node counts for each
+ * info while the helper counts; every access across threads is atomic (the
+ * tsan preset runs this; a plain write of a helper's counter in think() was
+ * a data race). The reported count never goes back. */
+static void test_two_threads_info(void **state)
+{
+    (void)state;
+    ply_engine_t *e = ply_engine_new(16, 2);
+    ply_search_pos_t p;
+    set_pos(&p, "r1bqkb1r/pppp1ppp/2n2n2/4p3/2B1P3/5N2/PPPP1PPP/RNBQK2R w KQkq - 4 4", NULL, 0);
+    ply_search_result_t r;
+    for (int k = 0; k < 2; k++) {
+        struct info_log log = {0, 0, 1};
+        ply_search_limits_t l;
+        ply_search_limits_init(&l);
+        l.depth = 7;
+        assert_int_equal(ply_engine_search(e, &p, &l, log_info, &log, &r), 0);
+        assert_true(is_legal(&p.root, r.best));
+        assert_true(log.n >= 7);
+        assert_true(log.monotonic);
+        assert_true(r.nodes >= log.last_nodes);
+    }
+    ply_engine_destroy(&e);
+}
+
 static void test_two_threads_nodes(void **state)
 {
     (void)state;
@@ -689,6 +728,7 @@ int main(void)
         cmocka_unit_test(test_time_limits),
         cmocka_unit_test(test_ponder),
         cmocka_unit_test(test_two_threads_nodes),
+        cmocka_unit_test(test_two_threads_info),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

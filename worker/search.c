@@ -63,7 +63,9 @@ typedef struct ply__thread {
     int stop;      /* this thread has seen the stop */
     int completed; /* deepest iteration finished */
     int seldepth;
-    uint64_t nodes;     /* own count, exact */
+    uint64_t nodes; /* own count, exact */
+    uint64_t
+        poll_mask; /* poll when (nodes & poll_mask) == 0: NODE_POLL - 1, less under a node limit */
     uint64_t nodes_pub; /* the same, published every NODE_POLL nodes (relaxed atomic) */
     int key_base;       /* keys[key_base] is the root's key */
     uint64_t keys[PLY_SEARCH_MAX_HISTORY + MAX_PLY + 8];
@@ -294,7 +296,7 @@ static uint64_t team_nodes(const ply__thread_t *self)
     return sum;
 }
 
-/* Every NODE_POLL nodes: publish the count, check the limits, take up a stop.
+/* Every poll_mask + 1 nodes: publish the count, check the limits, take up a stop.
  * Thread 0 finishes its first iteration whatever happens, so that a search
  * always answers with a searched move and score. */
 static void poll_limits(ply__thread_t *t)
@@ -312,7 +314,7 @@ static void poll_limits(ply__thread_t *t)
 
 static inline void count_node(ply__thread_t *t)
 {
-    if ((++t->nodes & (NODE_POLL - 1)) == 0) poll_limits(t);
+    if ((++t->nodes & t->poll_mask) == 0) poll_limits(t);
 }
 
 /* ---------------------------------------------------------------- rules */
@@ -738,6 +740,9 @@ static void think(ply__thread_t *t)
     t->completed = 0;
     t->nodes = 0;
     __atomic_store_n(&t->nodes_pub, 0, __ATOMIC_RELAXED);
+    /* A node limit is honoured to the node with one thread (deterministic),
+     * and within a few nodes per thread with a team. */
+    t->poll_mask = !e->node_limit ? NODE_POLL - 1 : e->team == 1 ? 0 : 15;
     t->key_base = e->pos->n_history;
     memcpy(t->keys, e->pos->history, sizeof(uint64_t) * (size_t)e->pos->n_history);
     memset(t->stack, 0, sizeof t->stack);

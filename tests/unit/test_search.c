@@ -566,6 +566,43 @@ static void test_ponder(void **state)
 }
 
 /* Two threads on a node budget: a legal move, nodes summed over both. */
+/* go nodes N stops at N (UCI; Stockfish 15.1 stops near the limit), not at
+ * the next multiple of 1024 as it did; depth 1 is still finished, so the
+ * move is legal even for nodes 1. With 1 thread the same count each time. */
+static void test_node_limit_precise(void **state)
+{
+    (void)state;
+    ply_search_pos_t p;
+    set_pos(&p, "r1bqkb1r/pppp1ppp/2n2n2/4p3/2B1P3/5N2/PPPP1PPP/RNBQK2R w KQkq - 4 4", NULL, 0);
+    ply_search_limits_t l;
+    ply_search_limits_init(&l);
+    ply_search_result_t r;
+    const uint64_t limits[] = {1, 100, 5000};
+    for (int threads = 1; threads <= 2; threads++) {
+        ply_engine_t *e = ply_engine_new(8, threads);
+        for (int k = 0; k < 3; k++) {
+            l.nodes = limits[k];
+            ply_engine_clear(e);
+            assert_int_equal(ply_engine_search(e, &p, &l, NULL, NULL, &r), 0);
+            assert_true(is_legal(&p.root, r.best));
+            if (k == 2) {
+                assert_true(r.nodes >= l.nodes);
+                assert_true(r.nodes <= l.nodes + (threads == 1 ? 8 : 64));
+            } else {
+                assert_true(r.nodes < 1000); /* depth 1 here takes far fewer */
+            }
+            if (threads == 1) {
+                ply_search_result_t again;
+                ply_engine_clear(e);
+                assert_int_equal(ply_engine_search(e, &p, &l, NULL, NULL, &again), 0);
+                assert_int_equal(again.nodes, r.nodes);
+                assert_int_equal(again.best, r.best);
+            }
+        }
+        ply_engine_destroy(&e);
+    }
+}
+
 struct info_log {
     int n;
     uint64_t last_nodes;
@@ -729,6 +766,7 @@ int main(void)
         cmocka_unit_test(test_ponder),
         cmocka_unit_test(test_two_threads_nodes),
         cmocka_unit_test(test_two_threads_info),
+        cmocka_unit_test(test_node_limit_precise),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

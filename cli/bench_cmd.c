@@ -328,16 +328,18 @@ static int bench_search(json_t *obj)
         const ply_search_line_t *l = &r.lines[0];
         int mate = ply_score_is_mate(l->score);
         int shown = mate ? ply_score_mate_moves(l->score) : l->score;
+        char fen[PLY_BOARD_FEN_MAX];
+        ply_board_to_fen(&pos.root, fen, sizeof fen); /* "startpos" spelled out */
         if (rows)
-            json_array_append_new(
-                rows, json_pack("{s:s, s:s, s:I, s:I, s:s, s:s, s:i}", "name", p->name, "fen",
-                                p->fen, "nodes", (json_int_t)r.nodes, "time_ns", (json_int_t)ns,
-                                "bestmove", best, "score", mate ? "mate" : "cp", "value", shown));
+            json_array_append_new(rows, json_pack("{s:s, s:s, s:I, s:I, s:s, s:s, s:i}", "name",
+                                                  p->name, "fen", fen, "nodes", (json_int_t)r.nodes,
+                                                  "time_ns", (json_int_t)ns, "bestmove", best,
+                                                  "score", mate ? "mate" : "cp", "value", shown));
         else
             printf(
-                "%2zu/%zu %-16s d%-2d %12llu nodes %8.3f s %8.2f Mnodes/s  bestmove %-5s %s %d\n",
+                "%2zu/%zu %-16s d%-2d %12llu nodes %10.3f ms %8.2f Mnodes/s  bestmove %-5s %s %d\n",
                 i + 1, NSEARCH, p->name, SEARCH_DEPTH, (unsigned long long)r.nodes,
-                (double)ns / 1e9, ply_nps(r.nodes, ns) / 1e6, best, mate ? "mate" : "cp", shown);
+                (double)ns / 1e6, ply_nps(r.nodes, ns) / 1e6, best, mate ? "mate" : "cp", shown);
     }
     ply_engine_destroy(&e);
     uint64_t nps = (uint64_t)ply_nps(total, total_ns);

@@ -49,6 +49,7 @@ enum { JOB_SEARCH, JOB_PERFT };
 typedef struct job {
     int kind;
     int perft_depth;
+    int mate; /* go mate N: stop once a mate in at most N moves is found (0: none) */
     ply_search_pos_t pos;
     ply_search_limits_t lim;
 } job_t;
@@ -168,6 +169,8 @@ static void info_line(sbuf_t *b, const ply_board_t *root, int multipv, const ply
 
 /* ---- the job thread --------------------------------------------------------------- */
 
+static void request_stop(uci_t *u);
+
 static void on_info(const ply_search_info_t *info, void *arg)
 {
     uci_t *u = arg;
@@ -181,6 +184,11 @@ static void on_info(const ply_search_info_t *info, void *arg)
     pthread_mutex_lock(&u->out_lock);
     emit(u, b.s);
     pthread_mutex_unlock(&u->out_lock);
+    const ply_search_line_t *l = info->line;
+    int m = ply_score_mate_moves(l->score);
+    if (u->job.mate && info->multipv == 1 && ply_score_is_mate(l->score) && m > 0 &&
+        m <= u->job.mate && l->bound != PLY_BOUND_UPPER)
+        request_stop(u); /* go mate N: found */
 }
 
 static int is_legal(const ply_board_t *b, ply_move_t m)
@@ -558,7 +566,10 @@ static int is_go_keyword(const char *s)
     return 0;
 }
 
-/* Parse "go ..." into u->next; 0, or -1 after saying what was wrong. */
+/* Parse "go ..." into u->next. A word that is not a parameter, or a bad
+ * value, is named in an info string and ignored (its value skipped when it is
+ * not a parameter itself); the rest of the go stands. Returns 0, or 1 when
+ * searchmoves left no legal move (the go is then answered with bestmove 0000). */
 static int parse_go(uci_t *u, char **tok, int n)
 {
     job_t *j = &u->next;
@@ -569,7 +580,8 @@ static int parse_go(uci_t *u, char **tok, int n)
     l->overhead_ms = u->overhead_ms;
     j->kind = JOB_SEARCH;
     j->perft_depth = 0;
-    int perft = 0, other = 0;
+    j->mate = 0;
+    int perft = 0, other = 0, searchmoves = 0;
     for (int i = 1; i < n; i++) {
         const char *k = tok[i], *v = i + 1 < n ? tok[i + 1] : NULL;
         int64_t x = 0;
@@ -583,66 +595,77 @@ static int parse_go(uci_t *u, char **tok, int n)
             continue;
         }
         if (!strcmp(k, "searchmoves")) {
-            other = 1;
+            other = 1, searchmoves = 1;
             for (; i + 1 < n && !is_go_keyword(tok[i + 1]); i++) {
                 ply_move_t m;
-                if (ply_board_move_from_uci(&u->pos.root, tok[i + 1], &m) < 0) {
-                    say(u, "info string go: searchmoves '%s' is not a legal move here; go ignored",
+                if (ply_board_move_from_uci(&u->pos.root, tok[i + 1], &m) < 0)
+                    say(u, "info string go: searchmoves '%s' is not a legal move here; ignored",
                         quote(tok[i + 1], q, sizeof q));
-                    return -1;
-                }
-                if (l->n_searchmoves < PLY_MAX_MOVES) l->searchmoves[l->n_searchmoves++] = m;
+                else if (l->n_searchmoves < PLY_MAX_MOVES)
+                    l->searchmoves[l->n_searchmoves++] = m;
             }
             continue;
         }
-        if (!strcmp(k, "depth"))
-            bad = parse_int(v, 1, PLY_SEARCH_MAX_DEPTH, &x), l->depth = (int)x;
-        else if (!strcmp(k, "nodes"))
+        if (!is_go_keyword(k)) {
+            say(u, "info string go: unknown parameter '%s'; ignored", quote(k, q, sizeof q));
+            continue;
+        }
+        if (!strcmp(k, "depth")) {
+            bad = parse_int(v, 0, PLY_SEARCH_MAX_DEPTH, &x);
+            if (!bad && x == 0) say(u, "info string go: depth 0 is searched as depth 1");
+            if (!bad) l->depth = x ? (int)x : 1;
+        } else if (!strcmp(k, "nodes"))
             bad = parse_u64(v, &l->nodes) || l->nodes == 0;
         else if (!strcmp(k, "movetime"))
             bad = parse_int(v, 0, INT64_MAX / 4, &l->movetime_ms);
         else if (!strcmp(k, "wtime") || !strcmp(k, "btime")) {
             /* some GUIs send a negative clock when the side is late: it has no time */
             bad = parse_int(v, INT64_MIN / 4, INT64_MAX / 4, &x);
-            l->time_ms[k[0] == 'b'] = x < 0 ? 0 : x;
+            if (!bad) l->time_ms[k[0] == 'b'] = x < 0 ? 0 : x;
         } else if (!strcmp(k, "winc") || !strcmp(k, "binc")) {
             bad = parse_int(v, INT64_MIN / 4, INT64_MAX / 4, &x);
-            l->inc_ms[k[0] == 'b'] = x < 0 ? 0 : x;
-        } else if (!strcmp(k, "movestogo"))
-            bad = parse_int(v, 0, 1000000, &x), l->movestogo = (int)x;
-        else if (!strcmp(k, "perft"))
-            bad = parse_int(v, 1, PLY_TT_MAX_DEPTH, &x), j->perft_depth = (int)x, perft = 1;
-        else if (!strcmp(k, "mate")) {
-            say(u, "info string go: 'mate' is not supported (use depth or nodes); go ignored");
-            return -1;
+            if (!bad) l->inc_ms[k[0] == 'b'] = x < 0 ? 0 : x;
+        } else if (!strcmp(k, "movestogo")) {
+            bad = parse_int(v, 0, 1000000, &x);
+            if (!bad) l->movestogo = (int)x;
+        } else if (!strcmp(k, "mate")) {
+            bad = parse_int(v, 1, PLY_SEARCH_MAX_DEPTH, &x);
+            if (!bad) j->mate = (int)x;
         } else {
-            say(u, "info string go: unknown parameter '%s'; go ignored", quote(k, q, sizeof q));
-            return -1;
+            bad = parse_int(v, 1, PLY_TT_MAX_DEPTH, &x);
+            if (!bad) j->perft_depth = (int)x, perft = 1;
         }
         if (bad) {
-            say(u, "info string go: %s needs %s, got '%s'; go ignored", k,
-                !strcmp(k, "depth")   ? "a whole number 1..100"
+            if (!strcmp(k, "nodes")) l->nodes = 0;
+            say(u, "info string go: %s needs %s, got '%s'; ignored", k,
+                !strcmp(k, "depth")   ? "a whole number 0..100"
+                : !strcmp(k, "mate")  ? "a number of moves 1..100"
                 : !strcmp(k, "nodes") ? "a whole number 1..18446744073709551615"
                 : !strcmp(k, "perft") ? "a depth 1..63"
                                       : "a whole number of milliseconds (or moves)",
                 v ? quote(v, q2, sizeof q2) : "nothing");
-            return -1;
+            if (!v || is_go_keyword(v)) continue; /* the next word is read as a parameter */
         }
-        other |= strcmp(k, "perft") != 0;
+        other |= !bad && strcmp(k, "perft") != 0;
         i++;
     }
-    if (perft && other) {
-        say(u, "info string go: perft takes no other parameter; go ignored");
-        return -1;
-    }
+    if (perft && other) say(u, "info string go: perft takes no other parameter; they are ignored");
     if (perft) j->kind = JOB_PERFT;
+    if (!perft && searchmoves && l->n_searchmoves == 0) {
+        say(u, "info string go: searchmoves leaves no legal move to search");
+        return 1;
+    }
     return 0;
 }
 
 static void cmd_go(uci_t *u, char **tok, int n)
 {
-    if (parse_go(u, tok, n) < 0) return; /* and a running search goes on */
-    finish(u, 0);                        /* a running search ends first (its bestmove is written) */
+    int none = parse_go(u, tok, n);
+    finish(u, 0); /* a running search ends first (its bestmove is written) */
+    if (none) {
+        say(u, "bestmove 0000");
+        return;
+    }
     u->job = u->next;
     u->job.pos = u->pos;
     start_job(u);

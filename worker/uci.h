@@ -16,10 +16,18 @@
  *     legal moves, where Stockfish writes "bestmove (none)";
  *   - a malformed command, value or option (an unknown command, a bad FEN,
  *     an illegal move in `position ... moves`, `setoption` with a value out
- *     of range, `go depth abc`) is answered by one `info string` naming
- *     what was wrong and is otherwise ignored: the position, the options
- *     and the running search stay as they were. A `go` that cannot be
- *     parsed is not a `go`: no search starts and no bestmove is written.
+ *     of range) is answered by one `info string` naming what was wrong and is
+ *     otherwise ignored: the position, the options and the running search
+ *     stay as they were.
+ *   - every `go` (but `go perft`) gets exactly one `bestmove`. A word of a
+ *     `go` that is no parameter, or a bad value (`go depth abc`, `go nodes`
+ *     without a number), is named in an info string and ignored, and the
+ *     rest of the go runs, as Stockfish does (`go depth 3 foo` searches to
+ *     depth 3); `go depth 0` is searched as depth 1 (an info string says so);
+ *     `go mate N` searches without a limit until a mate in at most N moves
+ *     is found (then bestmove) or `stop`; a `searchmoves` move that is not
+ *     legal is named and dropped, and when none is left the answer is an
+ *     info string and `bestmove 0000`; `go perft` ignores other parameters.
  *   - `go` while a search runs stops that search first (its `bestmove` is
  *     written) and then starts the new one; `ucinewgame` and `quit` stop a
  *     running search first too. `setoption name Hash`, `Threads` and

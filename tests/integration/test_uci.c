@@ -494,20 +494,6 @@ static void test_malformed(void **state)
         {"setoption name Ponder value 1", "needs true or false"},
         {"setoption name Clear Hash value 1", "takes no value"},
         {"setoption name Contempt value 10", "no option named 'Contempt'"},
-        {"go depth abc", "depth needs"},
-        {"go depth 0", "depth needs"},
-        {"go depth -3", "depth needs"},
-        {"go depth", "depth needs"},
-        {"go nodes 99999999999999999999999", "nodes needs"},
-        {"go nodes 12x", "nodes needs"},
-        {"go movetime soon", "movetime needs"},
-        {"go wtime 1e9", "wtime needs"},
-        {"go movestogo -1", "movestogo needs"},
-        {"go perft 0", "perft needs"},
-        {"go perft 3 depth 2", "perft takes no other"},
-        {"go searchmoves e2e5", "not a legal move"},
-        {"go mate 3", "not supported"},
-        {"go fast", "unknown parameter 'fast'"},
         {"ponderhit", "no search is pondering"},
         {"debug maybe", "debug"},
     };
@@ -568,6 +554,98 @@ static void test_malformed(void **state)
     free(th_chat_take(&c));
 }
 
+/*
+ * Every go gets exactly one bestmove (UCI specification: "the engine should
+ * answer with bestmove"); a bad word or value is named in one info string and
+ * ignored, as Stockfish 15.1 ignores it (it searches "go depth 3 foo" to
+ * depth 3). Bad values that leave no limit are stopped here at once.
+ */
+static void test_go_always_answers(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *line, *says;
+    } bad[] = {
+        {"go depth abc", "depth needs"},
+        {"go depth -3", "depth needs"},
+        {"go depth", "depth needs"},
+        {"go nodes", "nodes needs"},
+        {"go nodes 99999999999999999999999", "nodes needs"},
+        {"go nodes 12x", "nodes needs"},
+        {"go movetime soon", "movetime needs"},
+        {"go wtime 1e9", "wtime needs"},
+        {"go movestogo -1", "movestogo needs"},
+        {"go mate x", "mate needs"},
+        {"go perft 0", "perft needs"},
+        {"go fast", "unknown parameter 'fast'"},
+    };
+    th_chat_t c;
+    start(&c, "ply uci");
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        th_chat_send(&c, "%s", bad[i].line);
+        th_chat_send(&c, "stop");
+        th_chat_until(&c, "bestmove", wait_ms());
+        char *t = sync_ready(&c);
+        if (count_lines(t, "info string") != 1 || !strstr(t, bad[i].says) ||
+            count_lines(t, "bestmove") != 1)
+            fail_msg("'%s' was answered by:\n%s(want one info string saying '%s', one bestmove)",
+                     bad[i].line, t, bad[i].says);
+        check_search_output(t, STARTPOS, 0);
+        free(t);
+    }
+    /* the rest of the go runs: depth 3 (Stockfish 15.1 does the same) */
+    char *t = go_wait(&c, "go depth 3 foo");
+    if (!strstr(t, "unknown parameter 'foo'") || !strstr(t, "info depth 3 ") ||
+        strstr(t, "info depth 4 "))
+        fail_msg("go depth 3 foo:\n%s", t);
+    expect_one_bestmove_with_final_info(t);
+    free(t);
+    t = go_wait(&c, "go depth 0");
+    if (!strstr(t, "depth 0 is searched as depth 1") || !strstr(t, "info depth 1 ") ||
+        strstr(t, "info depth 2 "))
+        fail_msg("go depth 0:\n%s", t);
+    expect_one_bestmove_with_final_info(t);
+    free(t);
+    /* e2e5 is not legal from the start: nothing left to search */
+    t = go_wait(&c, "go searchmoves e2e5");
+    if (!strstr(t, "'e2e5' is not a legal move") || !strstr(t, "no legal move to search") ||
+        !strstr(t, "bestmove 0000"))
+        fail_msg("go searchmoves e2e5:\n%s", t);
+    free(t);
+    /* the legal ones stay: only e2e4 is searched */
+    t = go_wait(&c, "go depth 2 searchmoves e2e5 e2e4");
+    char best[32];
+    bestmove_of(t, best, NULL);
+    assert_string_equal(best, "e2e4");
+    free(t);
+    /* perft ignores the rest: 8902 nodes at depth 3 (Stockfish 15.1 go perft 3) */
+    th_chat_send(&c, "go perft 3 depth 2");
+    th_chat_until(&c, "Nodes searched: 8902", wait_ms());
+    t = sync_ready(&c);
+    free(t);
+    /* go mate 2 ends on its own once the mate is found; Stockfish 15.1 answers
+     * "score mate 2 ... pv d5f6 g7f6" and "bestmove d5f6" */
+    th_chat_send(&c,
+                 "position fen r2qkb1r/pp2nppp/3p4/2pNN1B1/2BnP3/3P4/PPP2PPP/R2bK2R w KQkq - 1 1");
+    t = go_wait(&c, "go mate 2");
+    bestmove_of(t, best, NULL);
+    assert_string_equal(best, "d5f6");
+    if (!strstr(t, "score mate 2 ")) fail_msg("go mate 2:\n%s", t);
+    expect_one_bestmove_with_final_info(t);
+    free(t);
+    /* a go during a search stops that one (one bestmove each) */
+    th_chat_send(&c, "position startpos");
+    th_chat_send(&c, "go infinite");
+    t = go_wait(&c, "go depth 2 bogus");
+    th_chat_until(&c, "bestmove", wait_ms());
+    free(t);
+    t = sync_ready(&c);
+    free(t);
+    th_chat_send(&c, "quit");
+    assert_int_equal(th_chat_close(&c, wait_ms()), 0);
+    free(th_chat_take(&c));
+}
+
 static void test_options_and_multipv(void **state)
 {
     (void)state;
@@ -622,12 +700,10 @@ static void test_options_and_multipv(void **state)
     t = sync_ready(&c);
     assert_int_equal(count_lines(t, "info string setoption"), 2);
     free(t);
-    /* a malformed go leaves the running search alone (regression: it stopped it) */
+    /* a go during a search ends it first, a malformed one too (its bad value
+     * ignored, it searches without a limit): three gos, three bestmoves */
     th_chat_send(&c, "go depth abc");
-    t = sync_ready(&c);
-    if (count_lines(t, "info string go") != 1 || count_lines(t, "bestmove")) fail_msg("%s", t);
-    free(t);
-    /* a go during a search ends it first: two gos, two bestmoves */
+    th_chat_until(&c, "bestmove", wait_ms());
     th_chat_send(&c, "setoption name MultiPV value 1");
     th_chat_send(&c, "go depth 2");
     th_chat_until(&c, "bestmove", wait_ms());
@@ -835,6 +911,7 @@ int main(void)
         cmocka_unit_test_teardown(test_no_legal_move, teardown),
         cmocka_unit_test_teardown(test_chess960, teardown),
         cmocka_unit_test_teardown(test_malformed, teardown),
+        cmocka_unit_test_teardown(test_go_always_answers, teardown),
         cmocka_unit_test_teardown(test_options_and_multipv, teardown),
         cmocka_unit_test_teardown(test_ponder, teardown),
         cmocka_unit_test_teardown(test_perft, teardown),

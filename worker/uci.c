@@ -72,6 +72,7 @@ typedef struct uci {
     int hash_mib, threads, multipv, chess960, overhead_ms, ponder;
     ply_search_pos_t pos; /* the position the next go searches */
     ply_search_pos_t tmp; /* a position command parsed here, kept only when valid */
+    char no_pos[320];     /* why the last position command was rejected ("": pos is valid) */
     job_t job;            /* the running (or last) job */
     job_t next;           /* a go being parsed: it replaces job only when valid */
     ply_search_result_t result;
@@ -511,49 +512,60 @@ static void cmd_setoption(uci_t *u, char **tok, int n)
         u->ponder = flag;
 }
 
-static void cmd_position(uci_t *u, char **tok, int n)
+/* Parse "position ..." into u->tmp; 0, or -1 with what was wrong in @err. */
+static int parse_position(uci_t *u, char **tok, int n, char *err, size_t len)
 {
     char fen[FEN_MAX] = "startpos", why[256], q[48];
     int i;
     if (n >= 2 && !strcmp(tok[1], "startpos")) {
         i = 2;
     } else if (n >= 2 && !strcmp(tok[1], "fen")) {
-        size_t len = 0;
+        size_t fl = 0;
         for (i = 2; i < n && strcmp(tok[i], "moves"); i++) {
-            int k = snprintf(fen + len, sizeof fen - len, "%s%s", len ? " " : "", tok[i]);
-            if (k < 0 || (size_t)k >= sizeof fen - len) {
-                say(u, "info string position: the FEN is longer than %d bytes; position unchanged",
-                    FEN_MAX - 1);
-                return;
+            int k = snprintf(fen + fl, sizeof fen - fl, "%s%s", fl ? " " : "", tok[i]);
+            if (k < 0 || (size_t)k >= sizeof fen - fl) {
+                snprintf(err, len, "the FEN is longer than %d bytes", FEN_MAX - 1);
+                return -1;
             }
-            len += (size_t)k;
+            fl += (size_t)k;
         }
-        if (len == 0) {
-            say(u, "info string position: 'fen' needs a FEN; position unchanged");
-            return;
+        if (fl == 0) {
+            snprintf(err, len, "'fen' needs a FEN");
+            return -1;
         }
     } else {
-        say(u,
-            "info string position: expected 'startpos' or 'fen FEN', got '%s'; position unchanged",
-            n >= 2 ? quote(tok[1], q, sizeof q) : "nothing");
-        return;
+        snprintf(err, len, "expected 'startpos' or 'fen FEN', got '%s'",
+                 n >= 2 ? quote(tok[1], q, sizeof q) : "nothing");
+        return -1;
     }
     if (i < n && strcmp(tok[i], "moves")) {
-        say(u,
-            "info string position: expected 'moves' after the position, got '%s'; position "
-            "unchanged",
-            quote(tok[i], q, sizeof q));
-        return;
+        snprintf(err, len, "expected 'moves' after the position, got '%s'",
+                 quote(tok[i], q, sizeof q));
+        return -1;
     }
     const char *const *moves = (const char *const *)(i < n ? tok + i + 1 : tok + n);
     int nm = i < n ? n - i - 1 : 0;
     int rc = ply_search_pos_set(&u->tmp, fen, u->chess960, moves, nm, why, sizeof why);
     if (rc < 0) {
-        say(u, "info string position: %s%s; position unchanged",
-            rc == PLY_EFEN || (rc == PLY_EILLEGAL && nm == 0) ? "bad FEN: " : "", why);
+        snprintf(err, len, "%s%s",
+                 rc == PLY_EFEN || (rc == PLY_EILLEGAL && nm == 0) ? "bad FEN: " : "", why);
+        return -1;
+    }
+    return 0;
+}
+
+/* A rejected position leaves none: the GUI's idea of the position is not
+ * ours, so until a valid one comes every go answers bestmove 0000. */
+static void cmd_position(uci_t *u, char **tok, int n)
+{
+    char err[sizeof u->no_pos];
+    if (parse_position(u, tok, n, err, sizeof err) < 0) {
+        say(u, "info string position: %s; no position until a valid one", err);
+        snprintf(u->no_pos, sizeof u->no_pos, "%s", err);
         return;
     }
     u->pos = u->tmp;
+    u->no_pos[0] = 0;
 }
 
 static int is_go_keyword(const char *s)
@@ -660,8 +672,14 @@ static int parse_go(uci_t *u, char **tok, int n)
 
 static void cmd_go(uci_t *u, char **tok, int n)
 {
+    if (u->no_pos[0]) {
+        finish(u, 0); /* a running search ends first (its bestmove is written) */
+        say(u, "info string no valid position (%s)", u->no_pos);
+        say(u, "bestmove 0000");
+        return;
+    }
     int none = parse_go(u, tok, n);
-    finish(u, 0); /* a running search ends first (its bestmove is written) */
+    finish(u, 0);
     if (none) {
         say(u, "bestmove 0000");
         return;

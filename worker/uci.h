@@ -17,8 +17,10 @@
  *   - a malformed command, value or option (an unknown command, a bad FEN,
  *     an illegal move in `position ... moves`, `setoption` with a value out
  *     of range) is answered by one `info string` naming what was wrong and is
- *     otherwise ignored: the position, the options and the running search
- *     stay as they were.
+ *     otherwise ignored: the options and the running search stay as they
+ *     were. A rejected `position` leaves no position (the GUI meant another
+ *     one): until a valid `position` arrives, each `go` is answered by
+ *     `info string no valid position (why)` and `bestmove 0000`.
  *   - every `go` (but `go perft`) gets exactly one `bestmove`. A word of a
  *     `go` that is no parameter, or a bad value (`go depth abc`, `go nodes`
  *     without a number), is named in an info string and ignored, and the

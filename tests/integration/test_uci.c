@@ -475,11 +475,12 @@ static void test_malformed(void **state)
         {"Go depth 3", "unknown command 'Go'"},
         {"position", "expected 'startpos' or 'fen FEN'"},
         {"position fen", "needs a FEN"},
-        {"position fen rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP w KQkq - 0 1", "position unchanged"},
-        {"position fen 8/8/8/8/8/8/8/8 w - - 0 1", "position unchanged"},
-        {"position startpos moves e2e4 e7e5 e1e2 e8e7 e2e4", "position unchanged"},
-        {"position startpos moves e2e5", "position unchanged"},
-        {"position startpos moves zz", "position unchanged"},
+        {"position fen rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP w KQkq - 0 1",
+         "no position until a valid one"},
+        {"position fen 8/8/8/8/8/8/8/8 w - - 0 1", "no position until a valid one"},
+        {"position startpos moves e2e4 e7e5 e1e2 e8e7 e2e4", "no position until a valid one"},
+        {"position startpos moves e2e5", "no position until a valid one"},
+        {"position startpos moves zz", "no position until a valid one"},
         {"position startpos e2e4", "expected 'moves'"},
         {"setoption", "setoption"},
         {"setoption name", "setoption"},
@@ -508,7 +509,8 @@ static void test_malformed(void **state)
                      bad[i].says);
         free(t);
     }
-    /* nothing of that changed the position (still startpos) nor the options */
+    /* nothing of that changed the options (the rejected positions left none) */
+    th_chat_send(&c, "position startpos");
     th_chat_send(&c, "go perft 1");
     th_chat_until(&c, "Nodes searched: 20", wait_ms());
     free(sync_ready(&c));
@@ -548,6 +550,46 @@ static void test_malformed(void **state)
     t = go_wait(&c, "go depth 2");
     expect_one_bestmove_with_final_info(t);
     check_search_output(t, STARTPOS, 0);
+    free(t);
+    th_chat_send(&c, "quit");
+    assert_int_equal(th_chat_close(&c, wait_ms()), 0);
+    free(th_chat_take(&c));
+}
+
+/*
+ * A rejected position leaves no position: answering for the one before would
+ * answer for a position the GUI never sent (regression: it did). Until a valid
+ * position comes, every go is answered by an info string and bestmove 0000.
+ */
+static void test_rejected_position(void **state)
+{
+    (void)state;
+    static const char *const bad[] = {
+        "position startpos moves e2e4 e7e5 e2e4",
+        "position fen rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP w KQkq - 0 1",
+        "position fen 8/8/8/8/8/8/8/8 w - - 0 1",
+        "position startpos moves zz",
+    };
+    th_chat_t c;
+    start(&c, "ply uci");
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        th_chat_send(&c, "position startpos moves e2e4"); /* valid, then replaced */
+        th_chat_send(&c, "%s", bad[i]);
+        free(sync_ready(&c));
+        const char *gos[] = {"go depth 2", "go perft 1", "go infinite"};
+        for (int g = 0; g < 3; g++) {
+            char *t = go_wait(&c, gos[g]);
+            if (!strstr(t, "info string no valid position (") || !strstr(t, "bestmove 0000") ||
+                count_lines(t, "info depth") || count_lines(t, "bestmove") != 1)
+                fail_msg("%s after '%s':\n%s", gos[g], bad[i], t);
+            free(t);
+        }
+    }
+    /* a valid position again: black to move after e2e4 */
+    th_chat_send(&c, "position startpos moves e2e4");
+    char *t = go_wait(&c, "go depth 2");
+    expect_one_bestmove_with_final_info(t);
+    check_search_output(t, "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1", 0);
     free(t);
     th_chat_send(&c, "quit");
     assert_int_equal(th_chat_close(&c, wait_ms()), 0);
@@ -912,6 +954,7 @@ int main(void)
         cmocka_unit_test_teardown(test_chess960, teardown),
         cmocka_unit_test_teardown(test_malformed, teardown),
         cmocka_unit_test_teardown(test_go_always_answers, teardown),
+        cmocka_unit_test_teardown(test_rejected_position, teardown),
         cmocka_unit_test_teardown(test_options_and_multipv, teardown),
         cmocka_unit_test_teardown(test_ponder, teardown),
         cmocka_unit_test_teardown(test_perft, teardown),

@@ -256,6 +256,11 @@ void ply_engine_stop(ply_engine_t *e)
     if (e) astore(&e->stop, 1);
 }
 
+void ply_engine_clear_stop(ply_engine_t *e)
+{
+    if (e) astore(&e->stop, 0);
+}
+
 void ply_engine_ponderhit(ply_engine_t *e)
 {
     if (!e) return;

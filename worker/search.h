@@ -162,9 +162,17 @@ int ply_engine_search(ply_engine_t *e, const ply_search_pos_t *pos, const ply_se
  * ends after its first iteration), so that a stop sent right after starting a
  * search on another thread is never lost; the flag is cleared when a search
  * returns. A controller therefore stops only a search it started and has not
- * seen return.
+ * seen return (or clears a stop that raced with the return: below).
  */
 void ply_engine_stop(ply_engine_t *e);
+
+/**
+ * ply_engine_clear_stop - forget a pending stop, so that the next search is
+ * not cut short by a stop meant for one that has already returned; any
+ * thread, but only between searches (a controller calls it, under the lock
+ * that guards its own ply_engine_stop calls, when ply_engine_search returns).
+ */
+void ply_engine_clear_stop(ply_engine_t *e);
 
 /** ply_engine_ponderhit - the pondered move was played: from now on the time limits apply; any
  * thread. */

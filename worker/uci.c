@@ -13,10 +13,12 @@
  * inside ply_engine_search (in_search, under lock). The engine keeps a stop
  * that arrives between searches for the next one (search.h), so a stop that
  * raced with the end of a search (after the engine cleared its flag, before
- * the job thread saw it return) would cut the next `go` short: after such a
- * job the job thread absorbs it with a depth-1 search of the same root. A
- * ponderhit is not kept by the engine, so one that came before the search
- * began pondering is given again at the first info callback (within depth 1).
+ * the job thread saw it return) would cut the next `go` short: under the same
+ * lock the job thread clears in_search and calls ply_engine_clear_stop when
+ * the search returns, and only then (busy cleared: the engine is idle and
+ * setoption applies at once) writes the bestmove. A ponderhit is not kept
+ * by the engine, so one that came before the search began pondering is given
+ * again at the first info callback (within depth 1).
  */
 #include "uci.h"
 
@@ -57,12 +59,11 @@ typedef struct job {
 typedef struct uci {
     FILE *in, *out;
     pthread_mutex_t out_lock; /* one writer at a time, whole lines */
-    pthread_mutex_t lock;     /* busy, in_search, stop_sent, and the waits below */
+    pthread_mutex_t lock;     /* busy, in_search, and the waits below */
     pthread_cond_t cond;      /* signalled on stop and ponderhit requests */
     int started;              /* a job thread exists and is not joined (input thread only) */
-    int busy;                 /* the job thread has not finished (under lock) */
+    int busy;                 /* the job uses the engine or the options (under lock) */
     int in_search;            /* the job thread is in ply_engine_search (under lock) */
-    int stop_sent;            /* ply_engine_stop was called during this job (under lock) */
     int first_info;           /* no info callback yet in this job (job thread only) */
     _Atomic int stop_req;     /* stop (or quit) asked for the running job */
     _Atomic int ponderhit_req;
@@ -209,16 +210,17 @@ static void run_search(uci_t *u)
     u->first_info = 1;
     pthread_mutex_lock(&u->lock);
     u->in_search = 1;
-    if (atomic_load(&u->stop_req)) ply_engine_stop(u->engine), u->stop_sent = 1;
+    if (atomic_load(&u->stop_req)) ply_engine_stop(u->engine);
     pthread_mutex_unlock(&u->lock);
     int rc = ply_engine_search(u->engine, &j->pos, &j->lim, on_info, u, r);
     pthread_mutex_lock(&u->lock);
     u->in_search = 0;
-    int absorb = u->stop_sent; /* no more stops reach the engine in this job */
+    ply_engine_clear_stop(u->engine); /* no stop left for the next go (see the top) */
     /* "infinite": do not write bestmove before stop; pondering: before ponderhit */
     while (!atomic_load(&u->stop_req) &&
            (j->lim.infinite || (j->lim.ponder && !atomic_load(&u->ponderhit_req))))
         pthread_cond_wait(&u->cond, &u->lock);
+    u->busy = 0; /* idle from the bestmove on: the rest uses neither engine nor options */
     pthread_mutex_unlock(&u->lock);
 
     const ply_board_t *root = &j->pos.root;
@@ -253,12 +255,6 @@ static void run_search(uci_t *u)
     snprintf(b.s, sizeof b.s, "bestmove %s%s%s", bm, *pm ? " ponder " : "", pm);
     emit(u, b.s);
     pthread_mutex_unlock(&u->out_lock);
-    if (absorb) { /* no stop left for the next go (see the top) */
-        ply_search_limits_t one;
-        ply_search_limits_init(&one);
-        one.depth = 1;
-        ply_engine_search(u->engine, &j->pos, &one, NULL, NULL, r);
-    }
 }
 
 static void run_perft(uci_t *u)
@@ -296,10 +292,11 @@ static void run_perft(uci_t *u)
 static void *job_main(void *arg)
 {
     uci_t *u = arg;
-    if (u->job.kind == JOB_PERFT)
-        run_perft(u);
-    else
-        run_search(u);
+    if (u->job.kind == JOB_SEARCH) {
+        run_search(u); /* which clears busy */
+        return NULL;
+    }
+    run_perft(u);
     pthread_mutex_lock(&u->lock);
     u->busy = 0;
     pthread_mutex_unlock(&u->lock);
@@ -321,7 +318,7 @@ static void request_stop(uci_t *u)
     pthread_mutex_lock(&u->lock);
     atomic_store(&u->stop_req, 1);
     atomic_store(&u->perft_cancel, 1);
-    if (u->in_search) ply_engine_stop(u->engine), u->stop_sent = 1;
+    if (u->in_search) ply_engine_stop(u->engine);
     pthread_cond_broadcast(&u->cond);
     pthread_mutex_unlock(&u->lock);
 }
@@ -350,7 +347,6 @@ static void start_job(uci_t *u)
     atomic_store(&u->ponderhit_req, 0);
     atomic_store(&u->perft_cancel, 0);
     u->busy = 1;
-    u->stop_sent = 0;
     if (pthread_create(&u->thread, NULL, job_main, u) != 0) {
         u->busy = 0;
         say(u, "info string cannot start the search thread; go ignored");

@@ -597,6 +597,39 @@ static void test_rejected_position(void **state)
 }
 
 /*
+ * Once bestmove is out the engine is idle (UCI specification: the engine
+ * answers a search with bestmove and waits), so Hash, Clear Hash and Threads
+ * sent right after it apply (regression: the job thread still ran a clean-up
+ * search then, and they were refused as "during a search").
+ */
+static void test_options_right_after_bestmove(void **state)
+{
+    (void)state;
+    th_chat_t c;
+    start(&c, "ply uci");
+    for (int i = 0; i < 20; i++) {
+        th_chat_send(&c, "go infinite");
+        th_chat_send(&c, "stop");
+        th_chat_until(&c, "bestmove", wait_ms());
+        free(th_chat_take(&c));
+        th_chat_send(&c, "setoption name Hash value 2");
+        th_chat_send(&c, "setoption name Clear Hash");
+        th_chat_send(&c, "setoption name Threads value %d", 1 + i % 2);
+        char *t = sync_ready(&c);
+        if (count_lines(t, "info string")) fail_msg("round %d: setoption refused:\n%s", i, t);
+        free(t);
+    }
+    /* and the next search is whole: a stop of the last one does not cut it short */
+    char *t = go_wait(&c, "go depth 4");
+    if (!strstr(t, "info depth 4 ")) fail_msg("go depth 4 cut short:\n%s", t);
+    expect_one_bestmove_with_final_info(t);
+    free(t);
+    th_chat_send(&c, "quit");
+    assert_int_equal(th_chat_close(&c, wait_ms()), 0);
+    free(th_chat_take(&c));
+}
+
+/*
  * Every go gets exactly one bestmove (UCI specification: "the engine should
  * answer with bestmove"); a bad word or value is named in one info string and
  * ignored, as Stockfish 15.1 ignores it (it searches "go depth 3 foo" to
@@ -955,6 +988,7 @@ int main(void)
         cmocka_unit_test_teardown(test_malformed, teardown),
         cmocka_unit_test_teardown(test_go_always_answers, teardown),
         cmocka_unit_test_teardown(test_rejected_position, teardown),
+        cmocka_unit_test_teardown(test_options_right_after_bestmove, teardown),
         cmocka_unit_test_teardown(test_options_and_multipv, teardown),
         cmocka_unit_test_teardown(test_ponder, teardown),
         cmocka_unit_test_teardown(test_perft, teardown),

@@ -698,15 +698,6 @@ static void cmd_ponderhit(uci_t *u)
     pthread_mutex_unlock(&u->lock);
 }
 
-/* A search that ends on its own (not infinite, not pondering, some limit). */
-static int job_bounded(const job_t *j)
-{
-    const ply_search_limits_t *l = &j->lim;
-    if (j->kind == JOB_PERFT) return 1;
-    if (l->infinite || l->ponder) return 0;
-    return l->depth || l->nodes || l->movetime_ms || l->time_ms[j->pos.root.side] >= 0;
-}
-
 /* Execute one command line (tokens @tok[0..n)). Returns 1 for quit. */
 static int execute(uci_t *u, char **tok, int n)
 {
@@ -827,7 +818,9 @@ int ply_uci_loop(FILE *in, FILE *out)
         if (n < 0) say(u, "info string out of memory reading a line; ignored");
         if (n > 0) quit = execute(u, tok, n);
     }
-    finish(u, !quit && u->started && job_bounded(&u->job));
+    /* quit or end of input: a running search stops, writing its bestmove; at the
+     * end of input a perft finishes (Stockfish 15.1 counts it before reading on) */
+    finish(u, !quit && u->started && u->job.kind == JOB_PERFT);
     free(tok);
     free(line);
     ply_engine_destroy(&u->engine);

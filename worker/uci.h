@@ -34,10 +34,10 @@
  *     written) and then starts the new one; `ucinewgame` and `quit` stop a
  *     running search first too. `setoption name Hash`, `Threads` and
  *     `Clear Hash` during a search are refused with an `info string`.
- *   - end of input is `quit`, except that a search with a limit (depth,
- *     nodes, movetime, clock) is allowed to finish and write its bestmove
- *     first, so that `printf 'go depth 12\n' | ply uci` answers; an
- *     infinite or pondering search is stopped.
+ *   - end of input is `quit`, as in Stockfish: a running search stops (any
+ *     limit) and writes its bestmove; a script that wants the whole search
+ *     keeps the input open until the bestmove. A `go perft` is counted to
+ *     the end first (Stockfish counts it before it reads on); `quit` stops it.
  *   - `go infinite` and `go ponder` write their bestmove only after `stop`
  *     (or, pondering, after `ponderhit` and the end of the search), even
  *     when the root is mated or stalemated, as the specification requires.

@@ -923,12 +923,28 @@ static void test_quit_and_eof_during_search(void **state)
         expect_one_bestmove_with_final_info(t);
         free(t);
     }
-    /* end of input lets a bounded search finish: `printf 'go depth 4\n' | ply uci` */
-    th_run_t r = th_run(600, "printf 'position startpos\\ngo depth 4\\n' | ply uci");
-    th_expect_status(&r, 0, "go depth 4 then EOF");
+    /* end of input is quit for a bounded search too, as in Stockfish 15.1
+     * (regression: ply searched on to the limit, here for hours) */
+    th_run_t r = th_run(wait_ms() / 1000, "printf 'position startpos\\ngo depth 100\\n' | ply uci");
+    th_expect_status(&r, 0, "go depth 100 then EOF");
     expect_one_bestmove_with_final_info(r.out);
-    assert_non_null(strstr(r.out, "info depth 4 "));
+    check_search_output(r.out, STARTPOS, 0);
     th_run_free(&r);
+    /* a perft is counted before the end of input: 197281 (Stockfish 15.1 go perft 4) */
+    r = th_run(wait_ms() / 1000, "printf 'position startpos\\ngo perft 4\\n' | ply uci");
+    th_expect_status(&r, 0, "go perft 4 then EOF");
+    assert_non_null(strstr(r.out, "Nodes searched: 197281"));
+    th_run_free(&r);
+    /* a script that wants the whole search waits for its bestmove before the end */
+    th_chat_t c;
+    start(&c, "ply uci");
+    char *t = go_wait(&c, "go depth 4");
+    th_chat_send(&c, "isready");
+    assert_int_equal(th_chat_close(&c, wait_ms()), 0);
+    free(th_chat_take(&c));
+    expect_one_bestmove_with_final_info(t);
+    assert_non_null(strstr(t, "info depth 4 "));
+    free(t);
 }
 
 /* Threads 1, go nodes: the same info lines (but time and nps) and bestmove. */

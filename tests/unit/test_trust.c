@@ -361,10 +361,19 @@ static const Ply__WorkerStatus *status_worker(const Ply__StatusReply *s, const c
  * nothing had checked (verify none), are taken out of the sums and computed
  * again by the other worker, which ends up computing all 20 jobs.
  */
+/* FW_SLOW sleeps 150 ms a job without a heartbeat, half the fixture's 300 ms
+ * liveness: on a loaded machine (sanitizers, two cores shared) that margin
+ * went, "steady" was dropped as dead again and again, and the run failed for
+ * want of an honest worker. This test is about exclusion, not liveness. */
+static void patient_liveness(ply_coordinator_config_t *cfg)
+{
+    cfg->liveness = 30; /* 3 s at the fixture's 100 ms heartbeat */
+}
+
 static void test_excluded_recomputed(void **state)
 {
     (void)state;
-    coord_t *t = coord_start("inproc", NULL, NULL);
+    coord_t *t = coord_start("inproc", patient_liveness, NULL);
     fake_worker_opts_t o = {.id = "turncoat", .seed = 1, .bad_perft1_at = 5};
     fake_worker_t *bad = fake_worker_start_opts(t->endpoint, FW_NORMAL, 1, &o);
     assert_non_null(bad);

@@ -1,5 +1,5 @@
 /*
- * Tactics: the search on Win At Chess (tests/data/wacnew.epd, 300
+ * Tactics: the search on Win At Chess (tests/data/analysis/wacnew.epd, 300
  * positions with bm/am opcodes; PROVENANCE.md) at a fixed node budget, one
  * thread, so the count is deterministic on every machine.
  *
@@ -66,7 +66,7 @@ static int listed(const char *epd, const char *op, const ply_arb_pos_t *a, const
 /* Search positions [first, first + count) of the suite; returns the solved count. */
 static int run_suite(uint64_t nodes, int first, int count, int verbose)
 {
-    FILE *f = fopen(PLY_TEST_DATA "/wacnew.epd", "r");
+    FILE *f = fopen(PLY_TEST_DATA "/analysis/wacnew.epd", "r");
     assert_non_null(f);
     ply_engine_t *e = ply_engine_new(16, 1);
     assert_non_null(e);

@@ -326,7 +326,7 @@ const char *th_tmpdir(const char *tag)
     return dir;
 }
 
-int th_procs_with(const char *tag, const char *except)
+static int procs_with(const char *tag, const char *except, int show)
 {
     DIR *d = opendir("/proc");
     int n = 0;
@@ -342,9 +342,23 @@ int th_procs_with(const char *tag, const char *except)
         for (size_t i = 0; i < k; i++)
             if (!buf[i]) buf[i] = ' ';
         buf[k] = '\0';
-        if (strstr(buf, tag) && !(except && strstr(buf, except))) n++;
+        if (strstr(buf, tag) && !(except && strstr(buf, except))) {
+            n++;
+            if (show) fprintf(stderr, "[harness: still running: pid %s: %s]\n", de->d_name, buf);
+        }
     }
     if (d) closedir(d);
+    return n;
+}
+
+int th_procs_with(const char *tag, const char *except) { return procs_with(tag, except, 0); }
+
+int th_procs_gone(const char *tag, const char *except, unsigned ms)
+{
+    uint64_t t0 = th_now_ms(), limit = (uint64_t)ms * (uint64_t)th_slowdown();
+    int n;
+    while ((n = procs_with(tag, except, 0)) > 0 && th_now_ms() - t0 < limit) usleep(20000);
+    if (n) procs_with(tag, except, 1);
     return n;
 }
 

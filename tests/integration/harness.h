@@ -136,6 +136,14 @@ int th_free_port(void);
  */
 int th_procs_with(const char *tag, const char *except);
 
+/**
+ * th_procs_gone - th_procs_with, polled until it is 0 or @ms milliseconds
+ * (scaled by th_slowdown) have passed: a process killed a moment ago may
+ * still be on its way out on a loaded machine. Returns the last count (0:
+ * none left), printing the command lines of those left.
+ */
+int th_procs_gone(const char *tag, const char *except, unsigned ms);
+
 /** th_slurp - the whole file (NUL-terminated; "" when unreadable); caller frees. */
 char *th_slurp(const char *path);
 

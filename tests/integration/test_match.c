@@ -262,7 +262,7 @@ static void test_broken_engines(void **state)
         assert_non_null(strstr(text, cases[i].says));
         free(text);
         expect_arbiter_agrees(pgn, 2);
-        assert_int_equal(th_procs_with("--delay 3210", "ply match"), 0);
+        assert_int_equal(th_procs_gone("--delay 3210", "ply match", 5000), 0);
     }
     th_run_t r = th_run(30, "ply match -e /nonexistent/engine -e " FAKE " --nodes 1");
     th_expect_status(&r, 1, "no such engine");
@@ -324,8 +324,8 @@ static void test_interrupt(void **state)
     assert_non_null(strstr(text, "Interrupted: 0 of 50 games played"));
     assert_non_null(strstr(text, "Score of"));
     free(text);
-    assert_int_equal(th_procs_with("--prefer x9", "ply match"), 0);
-    assert_int_equal(th_procs_with("--prefer y9", "ply match"), 0);
+    assert_int_equal(th_procs_gone("--prefer x9", "ply match", 5000), 0);
+    assert_int_equal(th_procs_gone("--prefer y9", "ply match", 5000), 0);
 }
 
 int main(void)

@@ -303,7 +303,7 @@ static void test_broken_engines(void **state)
         assert_int_equal(json_object_get(json_array_get(ps, 2), "error") == NULL, cases[i].next_ok);
         json_decref(j);
         th_run_free(&r);
-        assert_int_equal(th_procs_with("--delay 4321", "ply solve"), 0);
+        assert_int_equal(th_procs_gone("--delay 4321", "ply solve", 5000), 0);
     }
     th_run_t r = th_run(30, "ply solve -e /nonexistent/engine --epd " WAC " --nodes 1");
     th_expect_status(&r, 1, "no such engine");

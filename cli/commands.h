@@ -54,6 +54,14 @@ int ply_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format
 #include <stddef.h>
 
 /**
+ * ply_cli_parse_long - @s as a decimal whole number within @lo..@hi into
+ * *@out (a command-line value: no sign rules beyond strtol's, no trailing
+ * text). Returns 0, or -1 (with *@out unchanged) for an empty, malformed or
+ * out-of-range value; the caller names the option in its usage error.
+ */
+int ply_cli_parse_long(const char *s, long lo, long hi, long *out);
+
+/**
  * ply_cli_fen - the one FEN reader of every ply command: validates @fen
  * (FEN, X-FEN, Shredder-FEN or "startpos"; Chess960 rules when @chess960 or
  * implied by Shredder letters) by the rule engine's rules (ply_arb_from_fen,

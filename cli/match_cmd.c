@@ -178,16 +178,6 @@ static void usage(FILE *out)
                  "written, 2 usage, 130 interrupted (the result so far is printed).\n");
 }
 
-static int parse_long(const char *s, long lo, long hi, long *out)
-{
-    char *end;
-    if (!s || !*s) return -1;
-    long v = strtol(s, &end, 10);
-    if (*end || v < lo || v > hi) return -1;
-    *out = v;
-    return 0;
-}
-
 /* Seconds with up to three decimals, into ms; -1 when malformed. */
 static int64_t parse_seconds(const char *s, size_t n)
 {
@@ -279,32 +269,32 @@ static int parse_args(int argc, char **argv, match_args_t *a)
             tc = optarg;
             break;
         case OPT_MOVETIME:
-            if (parse_long(optarg, 1, 86400000L, &v))
+            if (ply_cli_parse_long(optarg, 1, 86400000L, &v))
                 return ply_usage_error("match", "--movetime '%s' must be ms from 1", optarg);
             a->movetime = v;
             break;
         case OPT_NODES:
-            if (parse_long(optarg, 1, (long)(1ull << 62), &v))
+            if (ply_cli_parse_long(optarg, 1, (long)(1ull << 62), &v))
                 return ply_usage_error("match", "--nodes '%s' must be a count from 1", optarg);
             a->nodes = (uint64_t)v;
             break;
         case OPT_DEPTH:
-            if (parse_long(optarg, 1, 255, &v))
+            if (ply_cli_parse_long(optarg, 1, 255, &v))
                 return ply_usage_error("match", "--depth '%s' must be 1..255", optarg);
             a->depth = (int)v;
             break;
         case OPT_MARGIN:
-            if (parse_long(optarg, 0, 60000, &v))
+            if (ply_cli_parse_long(optarg, 0, 60000, &v))
                 return ply_usage_error("match", "--margin '%s' must be ms 0..60000", optarg);
             a->margin_ms = v;
             break;
         case 'n':
-            if (parse_long(optarg, 1, 1000000, &v))
+            if (ply_cli_parse_long(optarg, 1, 1000000, &v))
                 return ply_usage_error("match", "--games '%s' must be 1..1000000", optarg);
             a->games = v;
             break;
         case 'c':
-            if (parse_long(optarg, 1, THREADS_MAX, &v))
+            if (ply_cli_parse_long(optarg, 1, THREADS_MAX, &v))
                 return ply_usage_error("match", "--concurrency '%s' must be 1..%d", optarg,
                                        THREADS_MAX);
             a->concurrency = (int)v;
@@ -316,12 +306,12 @@ static int parse_args(int argc, char **argv, match_args_t *a)
             a->pgn = optarg;
             break;
         case OPT_REPORT:
-            if (parse_long(optarg, 1, 1000000, &v))
+            if (ply_cli_parse_long(optarg, 1, 1000000, &v))
                 return ply_usage_error("match", "--report '%s' must be a count from 1", optarg);
             a->report_every = v;
             break;
         case OPT_TIMEOUT:
-            if (parse_long(optarg, 1, 86400, &v))
+            if (ply_cli_parse_long(optarg, 1, 86400, &v))
                 return ply_usage_error("match", "--timeout '%s' must be seconds from 1", optarg);
             a->timeout_s = (unsigned)v;
             break;

@@ -116,16 +116,6 @@ static void usage(FILE *out)
             PLY_MAX_DEPTH);
 }
 
-static int parse_long(const char *s, long lo, long hi, long *out)
-{
-    char *end;
-    if (!s || !*s) return -1;
-    long v = strtol(s, &end, 10);
-    if (*end || v < lo || v > hi) return -1;
-    *out = v;
-    return 0;
-}
-
 /* ---- the two sides ------------------------------------------------------------------ */
 
 /* ply's divide of @b at @depth. Returns 0 or a PLY_E code. */
@@ -489,7 +479,7 @@ static int parse_args(int argc, char **argv, diff_args_t *a)
             a->fen = optarg;
             break;
         case 'd':
-            if (parse_long(optarg, 1, PLY_MAX_DEPTH, &v))
+            if (ply_cli_parse_long(optarg, 1, PLY_MAX_DEPTH, &v))
                 return ply_usage_error("perft-diff", "-d '%s' must be a depth from 1 to 20",
                                        optarg);
             a->depth = (int)v;
@@ -501,18 +491,18 @@ static int parse_args(int argc, char **argv, diff_args_t *a)
             a->json = 1;
             break;
         case OPT_TIMEOUT:
-            if (parse_long(optarg, 1, 86400 * 7, &v))
+            if (ply_cli_parse_long(optarg, 1, 86400 * 7, &v))
                 return ply_usage_error("perft-diff", "--timeout '%s' must be seconds from 1",
                                        optarg);
             a->timeout_s = (unsigned)v;
             break;
         case 't':
-            if (parse_long(optarg, 1, 4096, &v))
+            if (ply_cli_parse_long(optarg, 1, 4096, &v))
                 return ply_usage_error("perft-diff", "--threads '%s' must be 1..4096", optarg);
             a->threads = (int)v;
             break;
         case OPT_HASH:
-            if (parse_long(optarg, 0, 1 << 20, &v))
+            if (ply_cli_parse_long(optarg, 0, 1 << 20, &v))
                 return ply_usage_error("perft-diff", "--hash '%s' must be MiB from 0", optarg);
             a->hash_mib = (unsigned)v;
             break;

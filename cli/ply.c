@@ -3,6 +3,7 @@
  */
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <czmq.h>
@@ -37,6 +38,16 @@ static void usage(FILE *out)
         "Run 'ply <command> --help' for a command's options.\n"
         "Related programs: ply-coordinator (the cluster's coordinator), ply-worker (a compute "
         "node).\n");
+}
+
+int ply_cli_parse_long(const char *s, long lo, long hi, long *out)
+{
+    char *end;
+    if (!s || !*s) return -1;
+    long v = strtol(s, &end, 10);
+    if (*end || v < lo || v > hi) return -1;
+    *out = v;
+    return 0;
 }
 
 int ply_usage_error(const char *cmd, const char *fmt, ...)

@@ -113,16 +113,6 @@ static void usage(FILE *out)
         "2 usage or a broken suite, 130 interrupted (the result so far is printed).\n");
 }
 
-static int parse_long(const char *s, long lo, long hi, long *out)
-{
-    char *end;
-    if (!s || !*s) return -1;
-    long v = strtol(s, &end, 10);
-    if (*end || v < lo || v > hi) return -1;
-    *out = v;
-    return 0;
-}
-
 static int parse_args(int argc, char **argv, solve_args_t *a)
 {
     enum {
@@ -165,28 +155,28 @@ static int parse_args(int argc, char **argv, solve_args_t *a)
             a->epd = optarg;
             break;
         case OPT_MOVETIME:
-            if (parse_long(optarg, 1, 86400000L, &v))
+            if (ply_cli_parse_long(optarg, 1, 86400000L, &v))
                 return ply_usage_error("solve", "--movetime '%s' must be milliseconds from 1",
                                        optarg);
             a->movetime = v;
             break;
         case OPT_NODES:
-            if (parse_long(optarg, 1, (long)(1ull << 62), &v))
+            if (ply_cli_parse_long(optarg, 1, (long)(1ull << 62), &v))
                 return ply_usage_error("solve", "--nodes '%s' must be a count from 1", optarg);
             a->nodes = (uint64_t)v;
             break;
         case OPT_DEPTH:
-            if (parse_long(optarg, 1, 255, &v))
+            if (ply_cli_parse_long(optarg, 1, 255, &v))
                 return ply_usage_error("solve", "--depth '%s' must be 1..255", optarg);
             a->depth = (int)v;
             break;
         case 't':
-            if (parse_long(optarg, 1, 1024, &v))
+            if (ply_cli_parse_long(optarg, 1, 1024, &v))
                 return ply_usage_error("solve", "--threads '%s' must be 1..1024", optarg);
             a->threads = (int)v;
             break;
         case OPT_HASH:
-            if (parse_long(optarg, 1, 1 << 20, &v))
+            if (ply_cli_parse_long(optarg, 1, 1 << 20, &v))
                 return ply_usage_error("solve", "--hash '%s' must be MiB from 1", optarg);
             a->hash = (int)v;
             break;
@@ -197,17 +187,17 @@ static int parse_args(int argc, char **argv, solve_args_t *a)
             a->options[a->noptions++] = optarg;
             break;
         case OPT_FROM:
-            if (parse_long(optarg, 1, 1L << 30, &v))
+            if (ply_cli_parse_long(optarg, 1, 1L << 30, &v))
                 return ply_usage_error("solve", "--from '%s' must be a position from 1", optarg);
             a->from = v;
             break;
         case OPT_LIMIT:
-            if (parse_long(optarg, 1, 1L << 30, &v))
+            if (ply_cli_parse_long(optarg, 1, 1L << 30, &v))
                 return ply_usage_error("solve", "--limit '%s' must be a count from 1", optarg);
             a->limit = v;
             break;
         case OPT_TIMEOUT:
-            if (parse_long(optarg, 1, 86400 * 7, &v))
+            if (ply_cli_parse_long(optarg, 1, 86400 * 7, &v))
                 return ply_usage_error("solve", "--timeout '%s' must be seconds from 1", optarg);
             a->timeout_s = (unsigned)v;
             break;
@@ -278,7 +268,7 @@ static int read_points(expect_t *x, const char *text, char *why, size_t why_len)
         while (*t == ' ') t++;
         char *eq = strrchr(t, '=');
         long p;
-        if (!eq || parse_long(eq + 1, 0, 1000, &p) < 0)
+        if (!eq || ply_cli_parse_long(eq + 1, 0, 1000, &p) < 0)
             return ply_why(why, why_len, -1, "c0 '%s' is not move=points", t);
         *eq = '\0';
         if (x->npts == MOVES_MAX)

@@ -6,11 +6,12 @@
  * runs the loop one iteration at a time under a timer until a whole line is
  * there, the engine is gone, or the silence limit passes.
  *
- * Limits that keep a hostile or broken engine harmless: a line is at most
- * LINE_MAX bytes, at most BUF_MAX bytes wait unread, one command may produce
- * at most JUNK_MAX lines we do not recognise (and one search at most
- * INFO_MAX lines), and text means no control characters other than tab and
- * carriage return.
+ * Limits that keep a hostile or broken engine harmless: a line keeps at most
+ * LINE_MAX_BYTES (the rest of a longer one is dropped as it arrives, so a
+ * long line costs no memory), at most BUF_MAX bytes wait unread, one
+ * command may produce at most JUNK_MAX lines we do not recognise (and one
+ * search at most INFO_MAX lines), and text means no control characters
+ * other than tab and carriage return.
  */
 #include "uci_engine.h"
 
@@ -58,6 +59,8 @@ struct ply_uci {
     int64_t exit_status;
     int term_signal;
     int out_eof, write_error, flood;
+    int cutting;  /* dropping the rest of an overlong line, up to its newline */
+    int last_cut; /* the line take_line gave last was cut at LINE_MAX_BYTES */
     unsigned silence_ms;
     char *buf; /* stdout: bytes [off, len) are unread */
     size_t off, len;
@@ -129,6 +132,38 @@ static void on_alloc(uv_handle_t *h, size_t suggested, uv_buf_t *b)
     *b = uv_buf_init(e->rbuf, sizeof e->rbuf);
 }
 
+/* Bytes at the end of the buffer after its last newline: the line still arriving. */
+static size_t partial_len(const ply_uci_t *e)
+{
+    size_t n = 0;
+    while (e->off + n < e->len && e->buf[e->len - 1 - n] != '\n') n++;
+    return n;
+}
+
+/* Appends @n bytes of @p to the buffer; -1 (and e->flood) when it cannot. */
+static int append_out(ply_uci_t *e, const char *p, size_t n)
+{
+    if (e->len + n > BUF_MAX) {
+        e->flood = 1; /* the caller fails the command; drop the rest */
+        return -1;
+    }
+    char *grown = realloc(e->buf, e->len + n + 1);
+    if (!grown) {
+        e->flood = 1;
+        return -1;
+    }
+    e->buf = grown;
+    memcpy(e->buf + e->len, p, n);
+    e->len += n;
+    return 0;
+}
+
+/*
+ * Collects stdout. A line longer than LINE_MAX_BYTES keeps its first
+ * LINE_MAX_BYTES + 1 bytes (one more than a whole line may have, which is how
+ * take_line knows it was cut) and the rest, up to its newline, is dropped
+ * as it arrives: an engine may print a long info line without flooding us.
+ */
 static void on_out(uv_stream_t *s, ssize_t n, const uv_buf_t *b)
 {
     ply_uci_t *e = s->data;
@@ -137,24 +172,28 @@ static void on_out(uv_stream_t *s, ssize_t n, const uv_buf_t *b)
         uv_read_stop(s);
         return;
     }
-    if (n == 0) return;
     if (e->off) { /* drop what was read, here rather than once per line */
         memmove(e->buf, e->buf + e->off, e->len - e->off);
         e->len -= e->off;
         e->off = 0;
     }
-    if (e->len + (size_t)n > BUF_MAX) {
-        e->flood = 1; /* the caller fails the command; drop the rest */
-        return;
+    const char *p = b->base, *end = b->base + n;
+    while (p < end && !e->flood) {
+        const char *nl = memchr(p, '\n', (size_t)(end - p));
+        if (e->cutting) { /* the tail of an overlong line */
+            if (!nl) return;
+            e->cutting = 0;
+            p = nl;
+        }
+        size_t take = nl ? (size_t)(nl - p) + 1 : (size_t)(end - p);
+        size_t room = LINE_MAX_BYTES + 1 - partial_len(e);
+        if (take > room && !(nl && (size_t)(nl - p) <= room)) {
+            take = room;
+            e->cutting = 1;
+        }
+        if (append_out(e, p, take) < 0) return;
+        p += take;
     }
-    char *grown = realloc(e->buf, e->len + (size_t)n + 1);
-    if (!grown) {
-        e->flood = 1;
-        return;
-    }
-    e->buf = grown;
-    memcpy(e->buf + e->len, b->base, (size_t)n);
-    e->len += (size_t)n;
 }
 
 /* Keeps only the last non-empty stderr line, for error messages. */
@@ -234,10 +273,13 @@ static void describe_gone(ply_uci_t *e, const char *doing, char *why, size_t why
 /* ---- lines ---------------------------------------------------------------------- */
 
 /*
- * Takes one line (without "\r\n") into @line. Returns 1, 0 when no whole line
- * is buffered, or PLY_EPARSE (reason in @why) for output that is not text.
+ * Takes one line (without "\r\n") into @line. A line that was longer than
+ * LINE_MAX_BYTES (on_out kept its head) is given up to its last blank
+ * within the limit, so that every word it keeps is whole, and e->last_cut
+ * says so. Returns 1, 0 when no whole line is buffered, or PLY_EPARSE
+ * (reason in @why) for output that is not text.
  */
-static int take_line(ply_uci_t *e, char *line, size_t cap, char *why, size_t why_len)
+static int take_line(ply_uci_t *e, char line[static LINE_MAX_BYTES + 1], char *why, size_t why_len)
 {
     if (e->flood) {
         ply_why(why, why_len, 0, "engine '%s' flooded its output (over %u bytes unread at once)",
@@ -247,22 +289,15 @@ static int take_line(ply_uci_t *e, char *line, size_t cap, char *why, size_t why
     char *start = e->buf + e->off;
     size_t avail = e->len - e->off;
     char *nl = avail ? memchr(start, '\n', avail) : NULL;
-    if (!nl) {
-        if (avail > LINE_MAX_BYTES) {
-            ply_why(why, why_len, 0, "engine '%s' printed a line longer than %d bytes", e->cmd,
-                    LINE_MAX_BYTES);
-            return PLY_EPARSE;
-        }
-        return 0;
+    if (!nl) return 0;
+    size_t n = (size_t)(nl - start), keep = n;
+    e->last_cut = n > LINE_MAX_BYTES;
+    if (e->last_cut) {
+        keep = LINE_MAX_BYTES;
+        while (keep && start[keep] != ' ' && start[keep] != '\t') keep--; /* a word may go on */
+    } else if (keep && start[keep - 1] == '\r') {
+        keep--;
     }
-    size_t n = (size_t)(nl - start);
-    if (n > LINE_MAX_BYTES || n + 1 > cap) {
-        ply_why(why, why_len, 0, "engine '%s' printed a line longer than %d bytes", e->cmd,
-                LINE_MAX_BYTES);
-        return PLY_EPARSE;
-    }
-    size_t keep = n;
-    if (keep && start[keep - 1] == '\r') keep--;
     for (size_t i = 0; i < keep; i++) {
         unsigned char ch = (unsigned char)start[i];
         if ((ch < 0x20 && ch != '\t') || ch == 0x7f) {
@@ -287,12 +322,12 @@ static int take_line(ply_uci_t *e, char *line, size_t cap, char *why, size_t why
  * which). Returns 0, PLY_EPARSE, PLY_EIO (engine gone), PLY_ETIMEDOUT or
  * PLY_ECANCELED.
  */
-static int wait_line_at(ply_uci_t *e, char *line, size_t cap, const char *doing, uint64_t deadline,
-                        int hard, char *why, size_t why_len)
+static int wait_line_at(ply_uci_t *e, char line[static LINE_MAX_BYTES + 1], const char *doing,
+                        uint64_t deadline, int hard, char *why, size_t why_len)
 {
     uint64_t drain_until = 0;
     for (;;) {
-        int r = take_line(e, line, cap, why, why_len);
+        int r = take_line(e, line, why, why_len);
         if (r) return r < 0 ? r : 0;
         uint64_t now = ply_time_ms();
         /* after an exit, what it wrote last may still be in the pipe: drain a moment */
@@ -306,6 +341,9 @@ static int wait_line_at(ply_uci_t *e, char *line, size_t cap, const char *doing,
         if (now >= deadline) {
             if (hard)
                 ply_why(why, why_len, 0, "engine '%s' did not finish in time %s", e->cmd, doing);
+            else if (e->cutting)
+                ply_why(why, why_len, 0, "engine '%s' printed a line with no end for %.3g s %s",
+                        e->cmd, e->silence_ms / 1000.0, doing);
             else
                 ply_why(why, why_len, 0, "engine '%s' silent for %.3g s %s", e->cmd,
                         e->silence_ms / 1000.0, doing);
@@ -318,10 +356,10 @@ static int wait_line_at(ply_uci_t *e, char *line, size_t cap, const char *doing,
 }
 
 /* Waits for the next line for at most the silence limit. */
-static int wait_line(ply_uci_t *e, char *line, size_t cap, const char *doing, char *why,
-                     size_t why_len)
+static int wait_line(ply_uci_t *e, char line[static LINE_MAX_BYTES + 1], const char *doing,
+                     char *why, size_t why_len)
 {
-    return wait_line_at(e, line, cap, doing, ply_time_ms() + e->silence_ms, 0, why, why_len);
+    return wait_line_at(e, line, doing, ply_time_ms() + e->silence_ms, 0, why, why_len);
 }
 
 static int send_line(ply_uci_t *e, const char *text, char *why, size_t why_len)
@@ -458,7 +496,7 @@ static int handshake(ply_uci_t *e, char *why, size_t why_len)
     int r = send_line(e, "uci", why, why_len);
     char line[LINE_MAX_BYTES + 1];
     for (int junk = 0; r == 0; junk++) {
-        r = wait_line(e, line, sizeof line, "before answering 'uci' with 'uciok'", why, why_len);
+        r = wait_line(e, line, "before answering 'uci' with 'uciok'", why, why_len);
         if (r < 0) return r;
         if (!strcmp(line, "uciok")) return 0;
         if (!strncmp(line, "id name ", 8))
@@ -524,8 +562,7 @@ int ply_uci_sync(ply_uci_t *e, char *why, size_t why_len)
     int r = send_line(e, "isready", why, why_len);
     char line[LINE_MAX_BYTES + 1];
     for (int junk = 0; r == 0; junk++) {
-        r = wait_line(e, line, sizeof line, "before answering 'isready' with 'readyok'", why,
-                      why_len);
+        r = wait_line(e, line, "before answering 'isready' with 'readyok'", why, why_len);
         if (r == 0 && !strcmp(line, "readyok")) return 0;
         if (r == 0 && junk > JUNK_MAX) {
             ply_why(why, why_len, 0, "engine '%s' printed %d lines without 'readyok'", e->cmd,
@@ -735,7 +772,7 @@ int ply_uci_perft(ply_uci_t *e, const char *position, int depth, ply_uci_divide_
     if (r == 0) r = send_line(e, go, why, why_len);
     int junk = 0;
     while (r == 0) {
-        r = wait_line(e, line, sizeof line, doing, why, why_len);
+        r = wait_line(e, line, doing, why, why_len);
         if (r == 0) r = divide_line(e, line, out, &junk, why, why_len);
     }
     if (r < 0) return r;
@@ -786,10 +823,15 @@ enum { INFO_SKIP = 0, INFO_USE = 1 };
 /*
  * Parses "info ..." (@line after "info") into @in. Tokens we do not know are
  * skipped, as UCI asks; a known one with a malformed value is an error.
+ * @cut: the line was longer than LINE_MAX_BYTES and is its head (whole
+ * words only): a field whose value the cut took away is dropped with
+ * everything after it, and so is a score that may have had a bound after it,
+ * rather than reporting a figure the engine did not say.
  * Returns INFO_USE when it carries a depth, score or pv, INFO_SKIP for
  * strings and progress-only lines, or PLY_EPARSE.
  */
-static int parse_info(ply_uci_t *e, char *line, ply_uci_info_t *in, char *why, size_t why_len)
+static int parse_info(ply_uci_t *e, char *line, int cut, ply_uci_info_t *in, char *why,
+                      size_t why_len)
 {
     char shown[96];
     printable(shown, sizeof shown, line, strlen(line) < 80 ? strlen(line) : 80);
@@ -802,6 +844,7 @@ static int parse_info(ply_uci_t *e, char *line, ply_uci_info_t *in, char *why, s
         int64_t v = 0;
         char *next = strtok_r(NULL, " \t", &save);
         if (!strcmp(tok, "string")) break; /* free text to the end of the line */
+        if (cut && !next) break;           /* a value or a move list cut off */
         if (!strcmp(tok, "depth") || !strcmp(tok, "seldepth") || !strcmp(tok, "multipv")) {
             if (parse_int_tok(next, 0, 100000, &v) < 0) {
                 bad = tok;
@@ -833,19 +876,22 @@ static int parse_info(ply_uci_t *e, char *line, ply_uci_info_t *in, char *why, s
             char *num = strtok_r(NULL, " \t", &save);
             int cp = next && !strcmp(next, "cp"), mate = next && !strcmp(next, "mate");
             if ((!cp && !mate) || parse_int_tok(num, -1000000, 1000000, &v) < 0) {
+                if (cut && !num) break;
                 bad = tok;
                 break;
             }
+            tok = strtok_r(NULL, " \t", &save);
+            if (cut && !tok) break; /* "lowerbound" may have followed */
             in->score_kind = cp ? PLY_UCI_SCORE_CP : PLY_UCI_SCORE_MATE;
             in->score = (int)v;
             use = INFO_USE;
-            tok = strtok_r(NULL, " \t", &save);
             if (tok && (!strcmp(tok, "lowerbound") || !strcmp(tok, "upperbound"))) {
                 in->bound = tok[0] == 'l' ? 1 : -1;
                 tok = strtok_r(NULL, " \t", &save);
             }
         } else if (!strcmp(tok, "wdl")) { /* Stockfish's UCI_ShowWDL: three numbers */
             char *d = strtok_r(NULL, " \t", &save), *l = strtok_r(NULL, " \t", &save);
+            if (cut && !l) break;
             if (parse_int_tok(next, 0, 1000, &v) < 0 || parse_int_tok(d, 0, 1000, &v) < 0 ||
                 parse_int_tok(l, 0, 1000, &v) < 0) {
                 bad = tok;
@@ -926,8 +972,8 @@ int ply_uci_go(ply_uci_t *e, const char *position, const ply_uci_limits_t *lim,
     if (r == 0) r = send_line(e, go, why, why_len);
     uint64_t hard = lim->deadline_ms ? ply_time_ms() + lim->deadline_ms : 0;
     for (long n = 0, junk = 0; r == 0; n++) {
-        r = hard ? wait_line_at(e, line, sizeof line, doing, hard, 1, why, why_len)
-                 : wait_line(e, line, sizeof line, doing, why, why_len);
+        r = hard ? wait_line_at(e, line, doing, hard, 1, why, why_len)
+                 : wait_line(e, line, doing, why, why_len);
         out->elapsed_ms = (double)(ply_time_ns() - t0) / 1e6;
         if (r == PLY_ETIMEDOUT && hard)
             ply_why(why, why_len, 0, "engine '%s' gave no bestmove within %.3f s %s", e->cmd,
@@ -940,7 +986,7 @@ int ply_uci_go(ply_uci_t *e, const char *position, const ply_uci_limits_t *lim,
                         e->cmd, INFO_MAX);
         } else if (!strncmp(line, "info", 4) && (line[4] == ' ' || !line[4])) {
             ply_uci_info_t in;
-            int u = parse_info(e, line + 4, &in, why, why_len);
+            int u = parse_info(e, line + 4, e->last_cut, &in, why, why_len);
             if (u < 0) r = u;
             if (u != INFO_USE) continue;
             if (in.depth > out->depth) out->depth = in.depth;
@@ -965,7 +1011,7 @@ int ply_uci_stop(ply_uci_t *e, unsigned grace_ms, char *why, size_t why_len)
     e->cancel = NULL; /* stopping is what a cancel wants */
     char line[LINE_MAX_BYTES + 1];
     for (long n = 0; r == 0; n++) {
-        r = wait_line_at(e, line, sizeof line, "after 'stop'", deadline, 1, why, why_len);
+        r = wait_line_at(e, line, "after 'stop'", deadline, 1, why, why_len);
         if (r == 0 && !strncmp(line, "bestmove", 8)) break;
         if (r == 0 && n > INFO_MAX)
             r = ply_why(why, why_len, PLY_EPARSE, "engine '%s' printed %d lines after 'stop'",

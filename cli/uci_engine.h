@@ -8,8 +8,10 @@
  * (`ply solve`, `ply match`).
  *
  * The engine is untrusted input: every wait has a silence limit, output is
- * capped (line length, lines and bytes per command), a line that is not
- * text fails the command, and an engine that exits is reported with its exit
+ * capped (lines and bytes per command; a line over 4 KiB is read to its end
+ * but only its first 4 KiB are kept, cut back to whole words, since an
+ * engine may print a long principal variation), a line that is not text
+ * fails the command, and an engine that exits is reported with its exit
  * status and the last line it wrote on stderr. Nothing it prints can crash
  * or hang the caller. One engine per object, driven from one thread (the
  * object runs its own libuv loop only while waiting), so that several
@@ -88,7 +90,7 @@ int ply_uci_set_chess960(ply_uci_t *e, int on, char *why, size_t why_len);
  *                  its last stderr line are quoted);
  *   PLY_ETIMEDOUT  no output for the silence limit given to ply_uci_start;
  *   PLY_EPARSE     output that is not a Stockfish-style divide: not text, a
- *                  line over 4 KiB, a malformed count, a move listed twice,
+ *                  malformed count, a move listed twice,
  *                  more than PLY_UCI_MAX_DIVIDE moves, a total that is not
  *                  the sum of the lines, or too much unrecognised output
  *                  (the first such line is quoted).
@@ -196,17 +198,20 @@ typedef struct ply_uci_search {
 /**
  * ply_uci_go - send @position (a complete "position ..." command, without
  * the newline) and "go" with @lim, and read info lines until "bestmove".
- * @on_info (may be NULL) sees each info line as it comes, with @ctx.
+ * @on_info (may be NULL) sees each info line as it comes, with @ctx. An
+ * info line over 4 KiB gives what its first 4 KiB say in whole fields (a
+ * field, or a score's possible bound, that the cut reached is left out); a
+ * bestmove line over 4 KiB is read from its first 4 KiB.
  * Returns 0 with *@out filled, or with the reason in @why (naming the engine
  * and quoting what it printed):
  *   PLY_EIO        the engine exited or closed its output;
  *   PLY_ETIMEDOUT  no bestmove by lim->deadline_ms (out->elapsed_ms says how
  *                  long we waited; the engine still searches), or silence
  *                  for the silence limit when there is no deadline;
- *   PLY_EPARSE     not text, a line over 4 KiB, a malformed info field (a
- *                  number that is not one, a pv move that is not UCI
- *                  notation), a bestmove that is not UCI notation, or too
- *                  many lines that are neither info nor bestmove;
+ *   PLY_EPARSE     not text, a malformed info field (a number that is not
+ *                  one, a pv move that is not UCI notation), a bestmove
+ *                  that is not UCI notation, or too many lines that are
+ *                  neither info nor bestmove;
  *   PLY_ECANCELED  the cancel flag was raised (the engine still searches);
  *   PLY_EINVAL     bad arguments.
  * The move's legality is the caller's business (the arbiter's).

@@ -20,7 +20,10 @@
  *                      inconsistent between queries); illegal (a search
  *                      answers a move from an empty square); none (a search
  *                      answers "bestmove 0000"); late (a search answers only
- *                      after --delay MS, ignoring "stop" meanwhile).
+ *                      after --delay MS, ignoring "stop" meanwhile); long
+ *                      (before its bestmove a search prints info lines of
+ *                      about 10,000 bytes: see long_info); long-bestmove (a
+ *                      search answers "bestmove" and a 10,000-byte word).
  *   --after N          behave normally for the first N searches, then by --mode.
  *   --after-game N     the same, counted from each ucinewgame.
  *   --delay MS         for --mode late (default 2000).
@@ -126,6 +129,31 @@ static void go_perft(const ply_board_t *b, int depth, int at_root, const char *m
     printf("\nNodes searched: %llu\n\n", (unsigned long long)total);
 }
 
+/*
+ * Info lines of about 10,000 bytes, longer than a UCI reader may keep (ply
+ * keeps 4096 bytes): a field ply's reader must not misread where it cuts
+ * ("nodes 987654321" straddling byte 4096, after an unknown filler word),
+ * an "info string", and a last one that says "depth 3 score cp 42 nodes
+ * @n" before a pv of @uci repeated: its head is all a reader can report.
+ */
+static void long_info(const char *uci, int n)
+{
+    static char line[10200];
+    int o = snprintf(line, sizeof line, "info depth 2 score cp 5 filler ");
+    while (o < 4093 - 7) line[o++] = 'x';
+    o += snprintf(line + o, sizeof line - (size_t)o, " nodes 987654321 time 1 filler ");
+    while (o < 10000) line[o++] = 'y';
+    line[o] = '\0';
+    printf("%s\n", line);
+    o = snprintf(line, sizeof line, "info string ");
+    while (o < 10000) line[o++] = 'z';
+    line[o] = '\0';
+    printf("%s\n", line);
+    o = snprintf(line, sizeof line, "info depth 3 seldepth 3 score cp 42 nodes %d pv", n);
+    while (o < 10000) o += snprintf(line + o, sizeof line - (size_t)o, " %s", uci);
+    printf("%s\n", line);
+}
+
 /* A search: a legal move (--prefer's, else the first), or the mode's misbehaviour. */
 static void go_search(const ply_board_t *b, const char *mode, long delay_ms)
 {
@@ -155,6 +183,12 @@ static void go_search(const ply_board_t *b, const char *mode, long delay_ms)
                '1' + ((empty + 9) / 8) % 8);
         return;
     }
+    if (!strcmp(mode, "long-bestmove")) {
+        static char word[10001];
+        memset(word, 'w', sizeof word - 1);
+        printf("bestmove %s\n", word);
+        return;
+    }
     if (!strcmp(mode, "late")) usleep((useconds_t)delay_ms * 1000);
     ply_move_t moves[PLY_MAX_MOVES];
     int n = ply_board_legal_moves(b, moves);
@@ -169,7 +203,11 @@ static void go_search(const ply_board_t *b, const char *mode, long delay_ms)
         ply_board_move_to_uci(b, moves[i], u);
         if (!strcmp(u, prefer)) memcpy(uci, u, sizeof uci);
     }
-    printf("info depth 1 seldepth 1 multipv 1 score cp 0 nodes %d nps 1000 time 0 pv %s\n", n, uci);
+    if (!strcmp(mode, "long"))
+        long_info(uci, n);
+    else
+        printf("info depth 1 seldepth 1 multipv 1 score cp 0 nodes %d nps 1000 time 0 pv %s\n", n,
+               uci);
     printf("bestmove %s\n", uci);
 }
 

@@ -230,6 +230,7 @@ static void test_broken_engines(void **state)
         {"binary", "binary data", "abandoned"},
         {"hang", "loses on time", "time forfeit"},
         {"late", "loses on time", "time forfeit"},
+        {"long-bestmove", "not a UCI move", "abandoned"}, /* a move of 10,000 bytes */
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         const char *pgn = tmp_path("broken.pgn");
@@ -268,6 +269,37 @@ static void test_broken_engines(void **state)
     th_expect_status(&r, 1, "no such engine");
     assert_non_null(strstr(r.err, "cannot start engine"));
     th_run_free(&r);
+}
+
+/*
+ * Info lines of 10,000 bytes (fake_uci.c's long_info: longer than the 4096
+ * bytes the reader keeps) lose nothing: every game is played out, and the
+ * move comments give what the head of the last such line said ("depth 3
+ * score cp 42"), not a figure cut in two.
+ */
+static void test_long_lines(void **state)
+{
+    (void)state;
+    const char *pgn = tmp_path("long.pgn");
+    unlink(pgn);
+    th_run_t r = th_run(120,
+                        "ply match -e '" FAKE " --mode long' -e " FAKE
+                        " --nodes 1 --games 2 --book " BOOK " --pgn %s --json",
+                        pgn);
+    th_expect_status(&r, 0, "an engine with 10,000-byte info lines");
+    json_t *j = th_json(&r);
+    assert_int_equal(jint(j, "games"), 2);
+    json_t *ends = jget(j, "terminations");
+    assert_null(json_object_get(ends, "engine failure"));
+    assert_null(json_object_get(ends, "illegal move or no move"));
+    assert_int_equal(jint(j, "arbiter_disagreements"), 0);
+    json_decref(j);
+    th_run_free(&r);
+    char *text = th_slurp(pgn);
+    /* the long engine moved at least once in each game, after the book */
+    assert_true(th_count(text, "{+0.42/3 ") >= 2);
+    free(text);
+    expect_arbiter_agrees(pgn, 2);
 }
 
 /* White's flag falls; Black has a lone king and cannot mate: a draw (art. 6.9). */
@@ -331,9 +363,13 @@ static void test_interrupt(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_usage),           cmocka_unit_test(test_stockfish_nodes),
-        cmocka_unit_test(test_stockfish_clock), cmocka_unit_test(test_ply_engine),
-        cmocka_unit_test(test_broken_engines),  cmocka_unit_test(test_flag_against_lone_king),
+        cmocka_unit_test(test_usage),
+        cmocka_unit_test(test_stockfish_nodes),
+        cmocka_unit_test(test_stockfish_clock),
+        cmocka_unit_test(test_ply_engine),
+        cmocka_unit_test(test_broken_engines),
+        cmocka_unit_test(test_long_lines),
+        cmocka_unit_test(test_flag_against_lone_king),
         cmocka_unit_test(test_interrupt),
     };
     return ply_test_exit(cmocka_run_group_tests(tests, NULL, NULL));

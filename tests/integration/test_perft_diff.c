@@ -196,7 +196,11 @@ static void test_broken_engines(void **state)
     expect_failure("'" FAKE " --mode binary'", "binary data", 10);
     /* a flood of chatter: too many lines, or too many bytes at once, by speed */
     expect_failure("yes", "lines without 'uciok'|flooded its output", 10);
-    expect_failure("'sh -c \"head -c 3000000 /dev/zero | tr \\\\\\\\0 x\"'", "longer than", 10);
+    /* a line too long to keep is read to its end and dropped: one that never ends is
+     * bounded by the silence limit, and a long one before an exit reports the exit */
+    expect_failure("'sh -c \"yes | tr -d \\\\\\\\n\"'", "a line with no end for 2 s", 10);
+    expect_failure("'sh -c \"head -c 3000000 /dev/zero | tr \\\\\\\\0 x\"'", "exited with status 0",
+                   10);
     /* the hung engine was killed with its process group */
     usleep(200000);
     assert_int_equal(th_procs_with(tag, "test_perft_diff"), 0);

@@ -268,6 +268,30 @@ static void test_bm_am(void **state)
     th_run_free(&r);
 }
 
+/*
+ * Info lines of 10,000 bytes (fake_uci.c's long_info, longer than the 4096
+ * bytes the reader keeps) fail nothing, and what is reported is what their
+ * heads said in whole fields: depth 3, score cp 42, and as nodes the fake's
+ * count of legal moves (20 in the initial position), never the prefix of
+ * the "nodes 987654321" that the cut at 4096 bytes splits.
+ */
+static void test_long_lines(void **state)
+{
+    (void)state;
+    const char *epd = write_file(
+        "start.epd", "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - bm e4; id \"start\";\n");
+    th_run_t r = th_run(60, "ply solve -e '" FAKE " --mode long' --epd %s --nodes 1 --json", epd);
+    th_expect_status(&r, 0, "an engine with 10,000-byte info lines");
+    json_t *j = th_json(&r);
+    assert_int_equal(jint(j, "errors"), 0);
+    json_t *p = json_array_get(jget(j, "positions"), 0);
+    assert_int_equal(jint(p, "depth"), 3);
+    assert_int_equal(jint(p, "score_cp"), 42);
+    assert_int_equal(jint(p, "nodes"), 20);
+    json_decref(j);
+    th_run_free(&r);
+}
+
 /* Each misbehaviour from the second search on: position 2 fails, the run goes on. */
 static void test_broken_engines(void **state)
 {
@@ -283,6 +307,7 @@ static void test_broken_engines(void **state)
         {"none", "found no move", 0},
         {"hang", "gave no bestmove within", 1},
         {"late", "gave no bestmove within", 1},
+        {"long-bestmove", "not a UCI move", 1}, /* a move of 10,000 bytes */
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         uint64_t t0 = th_now_ms();
@@ -317,7 +342,7 @@ int main(void)
         cmocka_unit_test(test_usage),          cmocka_unit_test(test_stockfish_wac),
         cmocka_unit_test(test_ply_engine),     cmocka_unit_test(test_time_to_depth),
         cmocka_unit_test(test_sts_points),     cmocka_unit_test(test_bm_am),
-        cmocka_unit_test(test_broken_engines),
+        cmocka_unit_test(test_broken_engines), cmocka_unit_test(test_long_lines),
     };
     return ply_test_exit(cmocka_run_group_tests(tests, NULL, NULL));
 }

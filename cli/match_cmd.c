@@ -20,8 +20,10 @@
  *
  * K games run at once (--concurrency), each on its own thread with its own
  * pair of engine processes; the engines are restarted after a failure.
- * Ctrl-C stops the games in progress (they are not counted) and prints the
- * result so far. Exit status: 0 the match was played, 1 an engine cannot be
+ * Ctrl-C (or SIGTERM) stops the games in progress: they are written to the
+ * PGN unfinished (Result "*", PGN standard 8.2.6; Termination
+ * "unterminated", 9.8.1) and not counted, and the result so far is
+ * printed. Exit status: 0 the match was played, 1 an engine cannot be
  * started or the PGN cannot be written, 2 usage, 130 interrupted.
  */
 #include <getopt.h>
@@ -127,12 +129,12 @@ typedef struct match {
     ply_uci_t *first[2]; /* the engines started to check the command line, for thread 0 */
 } match_t;
 
-static atomic_int interrupted; /* set by the SIGINT handler (lock-free, so async-signal-safe) */
+/* the signal that stopped the match, set by its handler (lock-free, so async-signal-safe) */
+static atomic_int interrupted;
 
 static void on_sigint(int sig)
 {
-    (void)sig;
-    interrupted = 1;
+    interrupted = sig;
 }
 
 /* ---- arguments ---------------------------------------------------------------------- */
@@ -175,7 +177,8 @@ static void usage(FILE *out)
                  "PGN: the Seven Tag Roster, TimeControl, Termination and Opening tags, SAN\n"
                  "moves with {score/depth time} comments, and the reason a game ended.\n"
                  "Exit status: 0 played, 1 an engine cannot start or the PGN cannot be\n"
-                 "written, 2 usage, 130 interrupted (the result so far is printed).\n");
+                 "written, 2 usage, 130 interrupted (the result so far is printed; the games\n"
+                 "in progress are written to the PGN unfinished, with result *).\n");
 }
 
 /* Seconds with up to three decimals, into ms; -1 when malformed. */
@@ -432,6 +435,13 @@ static void finish(game_t *g, int result, int kind, const char *fmt, ...)
     g->rec->kind = kind;
 }
 
+/* The game stops unfinished: the match was interrupted (result 2, "*" in the PGN). */
+static void stop_unfinished(game_t *g)
+{
+    finish(g, 2, END_FAILURE, "unfinished: the match was interrupted by %s",
+           interrupted == SIGTERM ? "SIGTERM" : "SIGINT");
+}
+
 /* The end by rule or by an automatic claim, if any: 1 when the game is over. */
 static int ended_by_rule(game_t *g)
 {
@@ -557,7 +567,7 @@ static int one_move(game_t *g)
     int r = ply_uci_go(g->e[who], g->pos.s, &lim, NULL, NULL, &s, why, sizeof why);
     if (r == PLY_ECANCELED) {
         recover(&g->e[who], PLY_ETIMEDOUT);
-        finish(g, 2, END_FAILURE, "interrupted");
+        stop_unfinished(g);
         return 1;
     }
     if (a->clock &&
@@ -637,16 +647,21 @@ static int setup(game_t *g, const ply_book_line_t *o)
         int i = g->rec->white ^ k; /* White's engine first */
         char why[512];
         int r = g->e[i] ? ply_uci_newgame(g->e[i], why, sizeof why) : PLY_EIO;
-        if (r < 0 && g->e[i]) ply_uci_destroy(&g->e[i]);
-        if (r < 0 && !(g->e[i] = start_engine(a, i, why, sizeof why))) {
-            finish(g, k ? 1 : -1, END_FAILURE, "%s (%s) cannot start: %s", colour_name(k),
-                   a->eng[i].label, why);
+        const char *what = "failed";
+        if (r < 0) { /* a fresh engine */
+            ply_uci_destroy(&g->e[i]);
+            g->e[i] = interrupted ? NULL : start_engine(a, i, why, sizeof why);
+            r = g->e[i] ? ply_uci_newgame(g->e[i], why, sizeof why) : PLY_EIO;
+            if (!g->e[i]) what = "cannot start";
+            if (r < 0) ply_uci_destroy(&g->e[i]);
+        }
+        if (interrupted) { /* whatever failed, it is not the engine's fault */
+            stop_unfinished(g);
             return 1;
         }
-        if (r < 0 && ply_uci_newgame(g->e[i], why, sizeof why) < 0) {
-            ply_uci_destroy(&g->e[i]);
-            finish(g, k ? 1 : -1, END_FAILURE, "%s (%s) failed: %s", colour_name(k),
-                   a->eng[i].label, why);
+        if (r < 0) {
+            finish(g, k ? 1 : -1, END_FAILURE, "%s (%s) %s: %s", colour_name(k), a->eng[i].label,
+                   what, why);
             return 1;
         }
     }
@@ -658,8 +673,10 @@ static const char *result_text(int result)
     return result == 1 ? "1-0" : result == -1 ? "0-1" : result == 0 ? "1/2-1/2" : "*";
 }
 
-static const char *termination(int kind)
+static const char *termination(const game_rec_t *rec)
 {
+    int kind = rec->kind;
+    if (rec->result == 2) return "unterminated";
     if (kind == END_TIME || kind == END_TIME_DRAW) return "time forfeit";
     if (kind == END_ILLEGAL) return "rules infraction";
     if (kind == END_FAILURE) return "abandoned";
@@ -677,11 +694,17 @@ static void play_game(match_t *m, ply_uci_t **e, game_rec_t *rec)
         m->book ? &m->book->lines[(size_t)((rec->number - 1) / 2) % m->book->n] : NULL;
     rec->opening = o ? o->name : "initial position";
     int over = setup(&g, o);
-    while (!over && !interrupted) over = ended_by_rule(&g) || one_move(&g);
-    if (!over) finish(&g, 2, END_FAILURE, "interrupted");
-    if (g.pgn && rec->result != 2) {
+    while (!over) {
+        over = ended_by_rule(&g); /* also after the last move before an interruption */
+        if (!over && interrupted) {
+            stop_unfinished(&g);
+            over = 1;
+        }
+        if (!over) over = one_move(&g);
+    }
+    if (g.pgn) {
         ply_pgn_game_set_tag(g.pgn, "Result", result_text(rec->result));
-        ply_pgn_game_set_tag(g.pgn, "Termination", termination(rec->kind));
+        ply_pgn_game_set_tag(g.pgn, "Termination", termination(rec));
         ply_pgn_game_add(g.pgn, PLY_PGN_COMMENT, rec->reason, 0);
         ply_pgn_game_set_result(g.pgn, result_text(rec->result));
         /* self-check: the rule engine replays the record and must agree with its result */

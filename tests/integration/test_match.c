@@ -338,14 +338,22 @@ static void test_flag_against_lone_king(void **state)
     th_run_free(&r);
 }
 
-/* Ctrl-C: the game in progress is dropped, the result so far printed, exit 130. */
+/*
+ * Ctrl-C: the result so far is printed, exit 130, and the game in progress is
+ * not counted but written to the PGN unfinished: Result "*" (PGN standard
+ * 8.2.6: a game in progress) and Termination "unterminated" (9.8.1), which
+ * `ply arbiter` reads as a consistent record.
+ */
 static void test_interrupt(void **state)
 {
     (void)state;
-    const char *log = tmp_path("interrupt.log");
+    const char *log = tmp_path("interrupt.log"), *pgn = tmp_path("interrupt.pgn");
+    unlink(pgn);
     pid_t pid =
-        th_spawn(log, "exec ply match -e '" FAKE " --mode late --delay 400 --prefer x9' -e '" FAKE
-                      " --mode late --delay 400 --prefer y9' --movetime 1 --games 50");
+        th_spawn(log,
+                 "exec ply match -e '" FAKE " --mode late --delay 400 --prefer x9' -e '" FAKE
+                 " --mode late --delay 400 --prefer y9' --movetime 1 --games 50 --pgn %s",
+                 pgn);
     assert_true(th_wait_text(log, "ply match:", 30000));
     usleep(1000 * 1000); /* two or three moves of the first game: it cannot be over */
     kill(pid, SIGINT);
@@ -356,6 +364,19 @@ static void test_interrupt(void **state)
     assert_non_null(strstr(text, "Interrupted: 0 of 50 games played"));
     assert_non_null(strstr(text, "Score of"));
     free(text);
+    text = th_slurp(pgn);
+    assert_int_equal(th_count(text, "[Event "), 1);
+    assert_non_null(strstr(text, "[Round \"1\"]"));
+    assert_non_null(strstr(text, "[Result \"*\"]"));
+    assert_non_null(strstr(text, "[Termination \"unterminated\"]"));
+    assert_non_null(strstr(text, "\n1. ")); /* the moves played so far */
+    assert_non_null(strstr(text, "{unfinished: the match was"));
+    assert_non_null(strstr(text, "SIGINT}"));
+    size_t n = strlen(text);
+    while (n && (text[n - 1] == '\n' || text[n - 1] == ' ')) n--;
+    assert_true(n && text[n - 1] == '*'); /* the termination marker */
+    free(text);
+    expect_arbiter_agrees(pgn, 1);
     assert_int_equal(th_procs_gone("--prefer x9", "ply match", 5000), 0);
     assert_int_equal(th_procs_gone("--prefer y9", "ply match", 5000), 0);
 }

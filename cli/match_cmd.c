@@ -47,34 +47,23 @@
 #include "book.h"
 #include "commands.h"
 #include "elo.h"
+#include "engine_opts.h"
 #include "uci_engine.h"
 #include "util/error.h"
 
-#define OPTIONS_MAX   32
 #define THREADS_MAX   64
 #define STOP_GRACE_MS 2000
 #define REASON_MAX    600
 
-typedef struct engine_spec {
-    const char *cmd, *name;
-    const char *options[OPTIONS_MAX];
-    int noptions;
-    char label[200]; /* as the PGN and the report name it */
-} engine_spec_t;
-
 typedef struct match_args {
-    engine_spec_t eng[2];
-    int neng;
+    ply_cli_engine_opts_t u; /* the engines, the fixed limits, --timeout, --json, --quiet */
+    char label[2][200];      /* the engines as the PGN and the report name them */
     int clock;
     int64_t base_ms, inc_ms, margin_ms;
     char tc[32]; /* the TimeControl tag: "10+0.1", or "-" */
-    int64_t movetime;
-    uint64_t nodes;
-    int depth;
     long games, report_every;
-    int concurrency, json, quiet;
-    const char *pgn, *book;
-    unsigned timeout_s;
+    int concurrency;
+    const char *pgn, *book, *tc_arg;
 } match_args_t;
 
 /* Kinds of game end, for the report's tally. */
@@ -207,139 +196,70 @@ static int parse_tc(const char *s, match_args_t *a)
     return 0;
 }
 
+enum { OPT_NAME = 256, OPT_TC, OPT_MARGIN, OPT_BOOK, OPT_PGN, OPT_REPORT };
+
+/* The options of ply match's own (engine_opts.h has the others). */
+static int own_option(ply_cli_engine_opts_t *u, void *ctx, int c, const char *arg)
+{
+    match_args_t *a = ctx;
+    long v;
+    switch (c) {
+    case OPT_NAME:
+        if (!u->neng) return ply_usage_error("match", "%s", "--name needs an --engine before it");
+        u->eng[u->neng - 1].name = arg;
+        break;
+    case OPT_TC:
+        a->tc_arg = arg;
+        break;
+    case OPT_MARGIN:
+        if (ply_cli_parse_long(arg, 0, 60000, &v))
+            return ply_usage_error("match", "--margin '%s' must be ms 0..60000", arg);
+        a->margin_ms = v;
+        break;
+    case 'n':
+        if (ply_cli_parse_long(arg, 1, 1000000, &v))
+            return ply_usage_error("match", "--games '%s' must be 1..1000000", arg);
+        a->games = v;
+        break;
+    case 'c':
+        if (ply_cli_parse_long(arg, 1, THREADS_MAX, &v))
+            return ply_usage_error("match", "--concurrency '%s' must be 1..%d", arg, THREADS_MAX);
+        a->concurrency = (int)v;
+        break;
+    case OPT_BOOK:
+        a->book = arg;
+        break;
+    case OPT_PGN:
+        a->pgn = arg;
+        break;
+    default: /* OPT_REPORT */
+        if (ply_cli_parse_long(arg, 1, 1000000, &v))
+            return ply_usage_error("match", "--report '%s' must be a count from 1", arg);
+        a->report_every = v;
+        break;
+    }
+    return 0;
+}
+
 static int parse_args(int argc, char **argv, match_args_t *a)
 {
-    enum {
-        OPT_NAME = 256,
-        OPT_OPTION,
-        OPT_TC,
-        OPT_MOVETIME,
-        OPT_NODES,
-        OPT_DEPTH,
-        OPT_MARGIN,
-        OPT_BOOK,
-        OPT_PGN,
-        OPT_REPORT,
-        OPT_TIMEOUT,
-        OPT_JSON
-    };
-    static const struct option longopts[] = {{"engine", required_argument, NULL, 'e'},
-                                             {"name", required_argument, NULL, OPT_NAME},
-                                             {"option", required_argument, NULL, OPT_OPTION},
-                                             {"tc", required_argument, NULL, OPT_TC},
-                                             {"movetime", required_argument, NULL, OPT_MOVETIME},
-                                             {"nodes", required_argument, NULL, OPT_NODES},
-                                             {"depth", required_argument, NULL, OPT_DEPTH},
-                                             {"margin", required_argument, NULL, OPT_MARGIN},
-                                             {"games", required_argument, NULL, 'n'},
-                                             {"concurrency", required_argument, NULL, 'c'},
-                                             {"book", required_argument, NULL, OPT_BOOK},
-                                             {"pgn", required_argument, NULL, OPT_PGN},
-                                             {"report", required_argument, NULL, OPT_REPORT},
-                                             {"timeout", required_argument, NULL, OPT_TIMEOUT},
-                                             {"json", no_argument, NULL, OPT_JSON},
-                                             {"quiet", no_argument, NULL, 'q'},
-                                             {"help", no_argument, NULL, 'h'},
-                                             {NULL, 0, NULL, 0}};
-    long v;
-    int c;
-    const char *tc = NULL;
-    optind = 1;
-    opterr = 0;
-    while ((c = getopt_long(argc, argv, ":e:n:c:qh", longopts, NULL)) != -1) {
-        engine_spec_t *cur = a->neng ? &a->eng[a->neng - 1] : NULL;
-        switch (c) {
-        case 'e':
-            if (a->neng == 2)
-                return ply_usage_error("match", "%s", "--engine given more than twice");
-            a->eng[a->neng++].cmd = optarg;
-            break;
-        case OPT_NAME:
-        case OPT_OPTION:
-            if (!cur)
-                return ply_usage_error("match", "%s needs an --engine before it",
-                                       c == OPT_NAME ? "--name" : "--option");
-            if (c == OPT_NAME) {
-                cur->name = optarg;
-            } else {
-                if (cur->noptions == OPTIONS_MAX || !strchr(optarg, '=') || optarg[0] == '=')
-                    return ply_usage_error("match", "--option '%s' must be NAME=VALUE (at most %d)",
-                                           optarg, OPTIONS_MAX);
-                cur->options[cur->noptions++] = optarg;
-            }
-            break;
-        case OPT_TC:
-            tc = optarg;
-            break;
-        case OPT_MOVETIME:
-            if (ply_cli_parse_long(optarg, 1, 86400000L, &v))
-                return ply_usage_error("match", "--movetime '%s' must be ms from 1", optarg);
-            a->movetime = v;
-            break;
-        case OPT_NODES:
-            if (ply_cli_parse_long(optarg, 1, (long)(1ull << 62), &v))
-                return ply_usage_error("match", "--nodes '%s' must be a count from 1", optarg);
-            a->nodes = (uint64_t)v;
-            break;
-        case OPT_DEPTH:
-            if (ply_cli_parse_long(optarg, 1, 255, &v))
-                return ply_usage_error("match", "--depth '%s' must be 1..255", optarg);
-            a->depth = (int)v;
-            break;
-        case OPT_MARGIN:
-            if (ply_cli_parse_long(optarg, 0, 60000, &v))
-                return ply_usage_error("match", "--margin '%s' must be ms 0..60000", optarg);
-            a->margin_ms = v;
-            break;
-        case 'n':
-            if (ply_cli_parse_long(optarg, 1, 1000000, &v))
-                return ply_usage_error("match", "--games '%s' must be 1..1000000", optarg);
-            a->games = v;
-            break;
-        case 'c':
-            if (ply_cli_parse_long(optarg, 1, THREADS_MAX, &v))
-                return ply_usage_error("match", "--concurrency '%s' must be 1..%d", optarg,
-                                       THREADS_MAX);
-            a->concurrency = (int)v;
-            break;
-        case OPT_BOOK:
-            a->book = optarg;
-            break;
-        case OPT_PGN:
-            a->pgn = optarg;
-            break;
-        case OPT_REPORT:
-            if (ply_cli_parse_long(optarg, 1, 1000000, &v))
-                return ply_usage_error("match", "--report '%s' must be a count from 1", optarg);
-            a->report_every = v;
-            break;
-        case OPT_TIMEOUT:
-            if (ply_cli_parse_long(optarg, 1, 86400, &v))
-                return ply_usage_error("match", "--timeout '%s' must be seconds from 1", optarg);
-            a->timeout_s = (unsigned)v;
-            break;
-        case OPT_JSON:
-            a->json = 1;
-            break;
-        case 'q':
-            a->quiet = 1;
-            break;
-        case 'h':
-            usage(stdout);
-            return -1;
-        case ':':
-            return ply_usage_error("match", "option '%s' needs a value", argv[optind - 1]);
-        default:
-            return ply_usage_error("match", "unknown option '%s'", argv[optind - 1]);
-        }
-    }
-    if (optind < argc) return ply_usage_error("match", "unexpected argument '%s'", argv[optind]);
-    if (a->neng != 2) return ply_usage_error("match", "%s", "give two engines (--engine twice)");
-    int fixed = a->movetime || a->nodes || a->depth;
-    if (tc || !fixed) {
-        if (parse_tc(tc ? tc : "10+0.1", a) < 0)
+    static const struct option own[] = {{"name", required_argument, NULL, OPT_NAME},
+                                        {"tc", required_argument, NULL, OPT_TC},
+                                        {"margin", required_argument, NULL, OPT_MARGIN},
+                                        {"games", required_argument, NULL, 'n'},
+                                        {"concurrency", required_argument, NULL, 'c'},
+                                        {"book", required_argument, NULL, OPT_BOOK},
+                                        {"pgn", required_argument, NULL, OPT_PGN},
+                                        {"report", required_argument, NULL, OPT_REPORT},
+                                        {NULL, 0, NULL, 0}};
+    int r = ply_cli_engine_parse(&a->u, argc, argv, "n:c:", own, own_option, a, usage);
+    if (r) return r;
+    if (a->u.neng != 2) return ply_usage_error("match", "%s", "give two engines (--engine twice)");
+    int fixed = a->u.movetime || a->u.nodes || a->u.depth;
+    if (a->tc_arg || !fixed) {
+        if (parse_tc(a->tc_arg ? a->tc_arg : "10+0.1", a) < 0)
             return ply_usage_error("match", "--tc '%s' must be SECONDS[+INCREMENT], e.g. 10+0.1",
-                                   tc);
+                                   a->tc_arg);
     } else {
         snprintf(a->tc, sizeof a->tc, "-");
     }
@@ -350,37 +270,29 @@ static int parse_args(int argc, char **argv, match_args_t *a)
 
 static ply_uci_t *start_engine(const match_args_t *a, int i, char *why, size_t why_len)
 {
-    const engine_spec_t *s = &a->eng[i];
-    ply_uci_t *e = ply_uci_start(s->cmd, a->timeout_s * 1000u, why, why_len);
-    if (!e) return NULL;
-    ply_uci_set_cancel(e, &interrupted);
-    int r = 0;
-    for (int k = 0; r == 0 && k < s->noptions; k++)
-        r = ply_uci_setoption_arg(e, s->options[k], why, why_len);
-    if (r == 0) r = ply_uci_sync(e, why, why_len);
-    if (r < 0) ply_uci_destroy(&e);
-    return e;
+    return ply_cli_engine_start(&a->u.eng[i], a->u.timeout_s, &interrupted, why, why_len);
 }
 
 /* "Stockfish 15.1 (UCI_Elo=2200)"; the two made distinct when they are the same. */
 static void make_labels(match_args_t *a, ply_uci_t *const *e)
 {
     for (int i = 0; i < 2; i++) {
-        engine_spec_t *s = &a->eng[i];
+        const ply_cli_engine_spec_t *s = &a->u.eng[i];
+        char *label = a->label[i];
+        size_t cap = sizeof a->label[i];
         if (s->name) {
-            snprintf(s->label, sizeof s->label, "%s", s->name);
+            snprintf(label, cap, "%s", s->name);
             continue;
         }
-        int o = snprintf(s->label, sizeof s->label, "%s", ply_uci_name(e[i]));
-        for (int k = 0; k < s->noptions && o > 0 && (size_t)o < sizeof s->label; k++)
-            o += snprintf(s->label + o, sizeof s->label - (size_t)o, "%s%s", k ? ", " : " (",
-                          s->options[k]);
-        if (s->noptions && o > 0 && (size_t)o + 1 < sizeof s->label) strcat(s->label, ")");
+        int o = snprintf(label, cap, "%s", ply_uci_name(e[i]));
+        for (int k = 0; k < s->noptions && o > 0 && (size_t)o < cap; k++)
+            o += snprintf(label + o, cap - (size_t)o, "%s%s", k ? ", " : " (", s->options[k]);
+        if (s->noptions && o > 0 && (size_t)o + 1 < cap) strcat(label, ")");
     }
-    if (!strcmp(a->eng[0].label, a->eng[1].label))
+    if (!strcmp(a->label[0], a->label[1]))
         for (int i = 0; i < 2; i++) {
-            size_t n = strlen(a->eng[i].label);
-            if (n + 4 < sizeof a->eng[i].label) snprintf(a->eng[i].label + n, 5, " #%d", i + 1);
+            size_t n = strlen(a->label[i]);
+            if (n + 4 < sizeof a->label[i]) snprintf(a->label[i] + n, 5, " #%d", i + 1);
         }
 }
 
@@ -483,12 +395,13 @@ static void flag_fell(game_t *g, int side, double used_ms, int64_t had_ms)
     const char *who = colour_name(side), *opp = colour_name(side ^ 1);
     if (can == PLY_ARB_MATE_IMPOSSIBLE)
         finish(g, 0, END_TIME_DRAW,
-               "draw: %s's flag fell (%.3f s used, %.3f s on the clock) but %s cannot checkmate by any "
+               "draw: %s's flag fell (%.3f s used, %.3f s on the clock) but %s cannot checkmate by "
+               "any "
                "series of legal moves (art. 6.9): %s",
                who, used_ms / 1000.0, had_ms / 1000.0, opp, proof);
     else
-        finish(g, side ? 1 : -1, END_TIME, "%s loses on time (%.3f s used, %.3f s on the clock)%s", who,
-               used_ms / 1000.0, had_ms / 1000.0,
+        finish(g, side ? 1 : -1, END_TIME, "%s loses on time (%.3f s used, %.3f s on the clock)%s",
+               who, used_ms / 1000.0, had_ms / 1000.0,
                can == PLY_ARB_MATE_UNKNOWN ? "; presumed: the arbiter could not prove whether "
                                              "the opponent can still mate (art. 6.9)"
                                            : "");
@@ -550,18 +463,18 @@ static int one_move(game_t *g)
     const match_args_t *a = g->m->a;
     int side = ply_arb_game_pos(g->arb)->side;
     int who = side == 0 ? g->rec->white : g->rec->white ^ 1;
-    const char *label = a->eng[who].label;
+    const char *label = a->label[who];
     ply_uci_limits_t lim = {0};
     lim.clock = a->clock;
     lim.wtime = g->clock_ms[0];
     lim.btime = g->clock_ms[1];
     lim.winc = lim.binc = a->inc_ms;
-    lim.movetime = a->movetime;
-    lim.nodes = a->nodes;
-    lim.depth = a->depth;
+    lim.movetime = a->u.movetime;
+    lim.nodes = a->u.nodes;
+    lim.depth = a->u.depth;
     int64_t had = g->clock_ms[side];
     lim.deadline_ms = a->clock ? (uint64_t)(had + a->margin_ms + 1)
-                               : (uint64_t)a->movetime + a->timeout_s * 1000ull;
+                               : (uint64_t)a->u.movetime + a->u.timeout_s * 1000ull;
     ply_uci_search_t s;
     char why[512];
     int r = ply_uci_go(g->e[who], g->pos.s, &lim, NULL, NULL, &s, why, sizeof why);
@@ -604,8 +517,8 @@ static void set_tags(game_t *g, const ply_book_line_t *o)
     ply_pgn_game_set_tag(g->pgn, "Site", host);
     ply_pgn_game_set_tag(g->pgn, "Date", date);
     ply_pgn_game_set_tag(g->pgn, "Round", round);
-    ply_pgn_game_set_tag(g->pgn, "White", a->eng[g->rec->white].label);
-    ply_pgn_game_set_tag(g->pgn, "Black", a->eng[g->rec->white ^ 1].label);
+    ply_pgn_game_set_tag(g->pgn, "White", a->label[g->rec->white]);
+    ply_pgn_game_set_tag(g->pgn, "Black", a->label[g->rec->white ^ 1]);
     ply_pgn_game_set_tag(g->pgn, "TimeControl", a->tc);
     if (o && o->from_fen) {
         ply_pgn_game_set_tag(g->pgn, "SetUp", "1");
@@ -660,8 +573,8 @@ static int setup(game_t *g, const ply_book_line_t *o)
             return 1;
         }
         if (r < 0) {
-            finish(g, k ? 1 : -1, END_FAILURE, "%s (%s) %s: %s", colour_name(k), a->eng[i].label,
-                   what, why);
+            finish(g, k ? 1 : -1, END_FAILURE, "%s (%s) %s: %s", colour_name(k), a->label[i], what,
+                   why);
             return 1;
         }
     }
@@ -736,11 +649,11 @@ static void print_score(const match_t *m)
 {
     ply_elo_t e = ply_elo(m->w, m->d, m->l);
     if (!e.games) {
-        printf("Score of %s vs %s: no game finished\n", m->a->eng[0].label, m->a->eng[1].label);
+        printf("Score of %s vs %s: no game finished\n", m->a->label[0], m->a->label[1]);
         return;
     }
     printf("Score of %s vs %s: %ld - %ld - %ld (wins - losses - draws), %.1f%%, %ld games\n",
-           m->a->eng[0].label, m->a->eng[1].label, m->w, m->l, m->d, 100.0 * e.score, e.games);
+           m->a->label[0], m->a->label[1], m->w, m->l, m->d, 100.0 * e.score, e.games);
     char elo[32], lo[32], hi[32];
     elo_text(e.elo, elo, sizeof elo);
     elo_text(e.lo, lo, sizeof lo);
@@ -760,13 +673,13 @@ static void record(match_t *m, const game_rec_t *rec)
         m->tally[rec->kind]++;
         m->arbiter_bad += !rec->arbiter_ok;
         m->done++;
-        if (!m->a->json && !m->a->quiet) {
+        if (!m->a->u.json && !m->a->u.quiet) {
             printf("game %ld/%ld (%s): %s - %s %s, %s%s\n", rec->number, m->a->games, rec->opening,
-                   m->a->eng[rec->white].label, m->a->eng[rec->white ^ 1].label,
-                   result_text(rec->result), rec->reason,
-                   rec->arbiter_ok ? "" : " [THE ARBITER DISAGREES WITH THIS RECORD]");
+                   m->a->label[rec->white], m->a->label[rec->white ^ 1], result_text(rec->result),
+                   rec->reason, rec->arbiter_ok ? "" : " [THE ARBITER DISAGREES WITH THIS RECORD]");
         }
-        if (!m->a->json && m->a->report_every && m->done % m->a->report_every == 0) print_score(m);
+        if (!m->a->u.json && m->a->report_every && m->done % m->a->report_every == 0)
+            print_score(m);
         fflush(stdout);
     }
     pthread_mutex_unlock(&m->mu);
@@ -808,7 +721,7 @@ static void print_json(const match_t *m)
     const match_args_t *a = m->a;
     ply_elo_t e = ply_elo(m->w, m->d, m->l);
     json_t *j = json_object(), *games = json_array(), *ends = json_object();
-    json_object_set_new(j, "engines", json_pack("[ss]", a->eng[0].label, a->eng[1].label));
+    json_object_set_new(j, "engines", json_pack("[ss]", a->label[0], a->label[1]));
     json_object_set_new(j, "time_control", json_string(a->tc));
     json_object_set_new(j, "games", json_integer(m->done));
     json_object_set_new(j, "wins", json_integer(m->w));
@@ -829,7 +742,7 @@ static void print_json(const match_t *m)
         if (!r->number || r->result == 2) continue;
         json_array_append_new(
             games, json_pack("{sI ss ss ss ss ss sI sb}", "game", (json_int_t)r->number, "white",
-                             a->eng[r->white].label, "black", a->eng[r->white ^ 1].label, "opening",
+                             a->label[r->white], "black", a->label[r->white ^ 1], "opening",
                              r->opening, "result", result_text(r->result), "reason", r->reason,
                              "plies", (json_int_t)r->plies, "arbiter_ok", r->arbiter_ok));
     }
@@ -858,9 +771,11 @@ static void print_summary(const match_t *m)
 int ply_cmd_match(int argc, char **argv)
 {
     match_args_t a = {0};
+    a.u.cmd = "match";
+    a.u.max_engines = 2;
+    a.u.timeout_s = 60;
     a.games = 2;
     a.concurrency = 1;
-    a.timeout_s = 60;
     int rc = parse_args(argc, argv, &a);
     if (rc) return rc < 0 ? 0 : rc;
     match_t m = {0};
@@ -894,10 +809,9 @@ int ply_cmd_match(int argc, char **argv)
     if (rc == 0) {
         make_labels(&a, m.first);
         pthread_mutex_init(&m.mu, NULL);
-        if (!a.json)
-            printf("ply match: %s vs %s, %ld games, %s%s, concurrency %d\n", a.eng[0].label,
-                   a.eng[1].label, a.games, a.clock ? "tc " : "fixed limits", a.clock ? a.tc : "",
-                   a.concurrency);
+        if (!a.u.json)
+            printf("ply match: %s vs %s, %ld games, %s%s, concurrency %d\n", a.label[0], a.label[1],
+                   a.games, a.clock ? "tc " : "fixed limits", a.clock ? a.tc : "", a.concurrency);
         fflush(stdout);
         int k = a.concurrency < a.games ? a.concurrency : (int)a.games;
         pthread_t th[THREADS_MAX];
@@ -911,7 +825,7 @@ int ply_cmd_match(int argc, char **argv)
         if (!started) worker(&slots[0]); /* no thread: play here */
         for (int i = 0; i < started; i++) pthread_join(th[i], NULL);
         pthread_mutex_destroy(&m.mu);
-        if (a.json)
+        if (a.u.json)
             print_json(&m);
         else
             print_summary(&m);

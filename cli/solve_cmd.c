@@ -32,24 +32,20 @@
 #include "arbiter/arbiter.h"
 #include "arbiter/san.h"
 #include "commands.h"
+#include "engine_opts.h"
 #include "epd_ops.h"
 #include "uci_engine.h"
 #include "util/error.h"
 #include "util/time.h"
 
-#define MOVES_MAX   32
-#define OPTIONS_MAX 32
+#define MOVES_MAX 32
 
 typedef struct solve_args {
-    const char *engine, *epd;
-    int64_t movetime;
-    uint64_t nodes;
-    int depth, threads, hash;
-    const char *options[OPTIONS_MAX];
-    int noptions;
+    ply_cli_engine_opts_t u; /* the engine, the limits, --timeout, --json, --quiet */
+    const char *epd;
+    int threads, hash;
+    char threads_opt[32], hash_opt[32]; /* "Threads=N", "Hash=N" */
     long limit, from;
-    int json, quiet;
-    unsigned timeout_s;
 } solve_args_t;
 
 /* What a position expects, as moves of its position. */
@@ -113,116 +109,72 @@ static void usage(FILE *out)
         "2 usage or a broken suite, 130 interrupted (the result so far is printed).\n");
 }
 
+enum { OPT_EPD = 256, OPT_HASH, OPT_FROM, OPT_LIMIT };
+
+/* The options of ply solve's own (engine_opts.h has the others). */
+static int own_option(ply_cli_engine_opts_t *u, void *ctx, int c, const char *arg)
+{
+    solve_args_t *a = ctx;
+    long v;
+    (void)u;
+    switch (c) {
+    case OPT_EPD:
+        a->epd = arg;
+        break;
+    case 't':
+        if (ply_cli_parse_long(arg, 1, 1024, &v))
+            return ply_usage_error("solve", "--threads '%s' must be 1..1024", arg);
+        a->threads = (int)v;
+        break;
+    case OPT_HASH:
+        if (ply_cli_parse_long(arg, 1, 1 << 20, &v))
+            return ply_usage_error("solve", "--hash '%s' must be MiB from 1", arg);
+        a->hash = (int)v;
+        break;
+    case OPT_FROM:
+        if (ply_cli_parse_long(arg, 1, 1L << 30, &v))
+            return ply_usage_error("solve", "--from '%s' must be a position from 1", arg);
+        a->from = v;
+        break;
+    default: /* OPT_LIMIT */
+        if (ply_cli_parse_long(arg, 1, 1L << 30, &v))
+            return ply_usage_error("solve", "--limit '%s' must be a count from 1", arg);
+        a->limit = v;
+        break;
+    }
+    return 0;
+}
+
+/* --threads and --hash are settings too, made before the --option ones. */
+static int add_settings(solve_args_t *a)
+{
+    ply_cli_engine_spec_t *s = &a->u.eng[0];
+    const char *given[PLY_CLI_ENGINE_OPTIONS_MAX];
+    int n = s->noptions;
+    memcpy(given, s->options, sizeof given);
+    s->noptions = 0;
+    snprintf(a->threads_opt, sizeof a->threads_opt, "Threads=%d", a->threads);
+    snprintf(a->hash_opt, sizeof a->hash_opt, "Hash=%d", a->hash);
+    int r = a->threads ? ply_cli_engine_add_option(&a->u, s, a->threads_opt) : 0;
+    if (r == 0 && a->hash) r = ply_cli_engine_add_option(&a->u, s, a->hash_opt);
+    for (int i = 0; r == 0 && i < n; i++) r = ply_cli_engine_add_option(&a->u, s, given[i]);
+    return r;
+}
+
 static int parse_args(int argc, char **argv, solve_args_t *a)
 {
-    enum {
-        OPT_EPD = 256,
-        OPT_MOVETIME,
-        OPT_NODES,
-        OPT_DEPTH,
-        OPT_HASH,
-        OPT_OPTION,
-        OPT_FROM,
-        OPT_LIMIT,
-        OPT_TIMEOUT,
-        OPT_JSON
-    };
-    static const struct option longopts[] = {{"engine", required_argument, NULL, 'e'},
-                                             {"epd", required_argument, NULL, OPT_EPD},
-                                             {"movetime", required_argument, NULL, OPT_MOVETIME},
-                                             {"nodes", required_argument, NULL, OPT_NODES},
-                                             {"depth", required_argument, NULL, OPT_DEPTH},
-                                             {"threads", required_argument, NULL, 't'},
-                                             {"hash", required_argument, NULL, OPT_HASH},
-                                             {"option", required_argument, NULL, OPT_OPTION},
-                                             {"from", required_argument, NULL, OPT_FROM},
-                                             {"limit", required_argument, NULL, OPT_LIMIT},
-                                             {"timeout", required_argument, NULL, OPT_TIMEOUT},
-                                             {"json", no_argument, NULL, OPT_JSON},
-                                             {"quiet", no_argument, NULL, 'q'},
-                                             {"help", no_argument, NULL, 'h'},
-                                             {NULL, 0, NULL, 0}};
-    long v;
-    int c;
-    optind = 1;
-    opterr = 0;
-    while ((c = getopt_long(argc, argv, ":e:t:qh", longopts, NULL)) != -1) {
-        switch (c) {
-        case 'e':
-            a->engine = optarg;
-            break;
-        case OPT_EPD:
-            a->epd = optarg;
-            break;
-        case OPT_MOVETIME:
-            if (ply_cli_parse_long(optarg, 1, 86400000L, &v))
-                return ply_usage_error("solve", "--movetime '%s' must be milliseconds from 1",
-                                       optarg);
-            a->movetime = v;
-            break;
-        case OPT_NODES:
-            if (ply_cli_parse_long(optarg, 1, (long)(1ull << 62), &v))
-                return ply_usage_error("solve", "--nodes '%s' must be a count from 1", optarg);
-            a->nodes = (uint64_t)v;
-            break;
-        case OPT_DEPTH:
-            if (ply_cli_parse_long(optarg, 1, 255, &v))
-                return ply_usage_error("solve", "--depth '%s' must be 1..255", optarg);
-            a->depth = (int)v;
-            break;
-        case 't':
-            if (ply_cli_parse_long(optarg, 1, 1024, &v))
-                return ply_usage_error("solve", "--threads '%s' must be 1..1024", optarg);
-            a->threads = (int)v;
-            break;
-        case OPT_HASH:
-            if (ply_cli_parse_long(optarg, 1, 1 << 20, &v))
-                return ply_usage_error("solve", "--hash '%s' must be MiB from 1", optarg);
-            a->hash = (int)v;
-            break;
-        case OPT_OPTION:
-            if (a->noptions == OPTIONS_MAX || !strchr(optarg, '='))
-                return ply_usage_error("solve", "--option '%s' must be NAME=VALUE (at most %d)",
-                                       optarg, OPTIONS_MAX);
-            a->options[a->noptions++] = optarg;
-            break;
-        case OPT_FROM:
-            if (ply_cli_parse_long(optarg, 1, 1L << 30, &v))
-                return ply_usage_error("solve", "--from '%s' must be a position from 1", optarg);
-            a->from = v;
-            break;
-        case OPT_LIMIT:
-            if (ply_cli_parse_long(optarg, 1, 1L << 30, &v))
-                return ply_usage_error("solve", "--limit '%s' must be a count from 1", optarg);
-            a->limit = v;
-            break;
-        case OPT_TIMEOUT:
-            if (ply_cli_parse_long(optarg, 1, 86400 * 7, &v))
-                return ply_usage_error("solve", "--timeout '%s' must be seconds from 1", optarg);
-            a->timeout_s = (unsigned)v;
-            break;
-        case OPT_JSON:
-            a->json = 1;
-            break;
-        case 'q':
-            a->quiet = 1;
-            break;
-        case 'h':
-            usage(stdout);
-            return -1;
-        case ':':
-            return ply_usage_error("solve", "option '%s' needs a value", argv[optind - 1]);
-        default:
-            return ply_usage_error("solve", "unknown option '%s'", argv[optind - 1]);
-        }
-    }
-    if (optind < argc) return ply_usage_error("solve", "unexpected argument '%s'", argv[optind]);
-    if (!a->engine || !a->engine[0])
+    static const struct option own[] = {
+        {"epd", required_argument, NULL, OPT_EPD},     {"threads", required_argument, NULL, 't'},
+        {"hash", required_argument, NULL, OPT_HASH},   {"from", required_argument, NULL, OPT_FROM},
+        {"limit", required_argument, NULL, OPT_LIMIT}, {NULL, 0, NULL, 0}};
+    int r = ply_cli_engine_parse(&a->u, argc, argv, "t:", own, own_option, a, usage);
+    if (r) return r;
+    if (!a->u.neng || !a->u.eng[0].cmd[0])
         return ply_usage_error("solve", "%s", "--engine CMD is required");
     if (!a->epd) return ply_usage_error("solve", "%s", "--epd FILE is required");
-    if (!a->movetime && !a->nodes && !a->depth)
+    if (!a->u.movetime && !a->u.nodes && !a->u.depth)
         return ply_usage_error("solve", "%s", "give a limit: --movetime, --nodes or --depth");
-    return 0;
+    return add_settings(a);
 }
 
 /* ---- the suite --------------------------------------------------------------------- */
@@ -350,24 +302,7 @@ static void on_info(void *ctx, const ply_uci_info_t *in, double elapsed_ms)
 /* Starts the engine and sets its options; NULL with the reason in @why. */
 static ply_uci_t *start_engine(const solve_args_t *a, char *why, size_t why_len)
 {
-    ply_uci_t *e = ply_uci_start(a->engine, a->timeout_s * 1000u, why, why_len);
-    if (!e) return NULL;
-    ply_uci_set_cancel(e, &interrupted);
-    char opt[64];
-    int r = 0;
-    if (a->threads) {
-        snprintf(opt, sizeof opt, "Threads=%d", a->threads);
-        r = ply_uci_setoption_arg(e, opt, why, why_len);
-    }
-    if (r == 0 && a->hash) {
-        snprintf(opt, sizeof opt, "Hash=%d", a->hash);
-        r = ply_uci_setoption_arg(e, opt, why, why_len);
-    }
-    for (int i = 0; r == 0 && i < a->noptions; i++)
-        r = ply_uci_setoption_arg(e, a->options[i], why, why_len);
-    if (r == 0) r = ply_uci_sync(e, why, why_len);
-    if (r < 0) ply_uci_destroy(&e);
-    return e;
+    return ply_cli_engine_start(&a->u.eng[0], a->u.timeout_s, &interrupted, why, why_len);
 }
 
 static int run_position(ply_uci_t *e, const solve_args_t *a, const expect_t *x, outcome_t *o)
@@ -375,10 +310,10 @@ static int run_position(ply_uci_t *e, const solve_args_t *a, const expect_t *x, 
     char cmd[PLY_ARB_FEN_MAX + 16];
     snprintf(cmd, sizeof cmd, "position fen %s", x->fen);
     ply_uci_limits_t lim = {0};
-    lim.movetime = a->movetime;
-    lim.depth = a->depth;
-    lim.nodes = a->nodes;
-    lim.deadline_ms = (uint64_t)a->movetime + a->timeout_s * 1000ull;
+    lim.movetime = a->u.movetime;
+    lim.depth = a->u.depth;
+    lim.nodes = a->u.nodes;
+    lim.deadline_ms = (uint64_t)a->u.movetime + a->u.timeout_s * 1000ull;
     track_t t = {x, o};
     int r = ply_uci_newgame(e, o->why, sizeof o->why);
     if (r == 0) r = ply_uci_go(e, cmd, &lim, on_info, &t, &o->s, o->why, sizeof o->why);
@@ -386,13 +321,14 @@ static int run_position(ply_uci_t *e, const solve_args_t *a, const expect_t *x, 
     ply_arb_move_t m;
     if (!o->s.bestmove[0]) {
         snprintf(o->got, sizeof o->got, "(none)");
-        snprintf(o->why, sizeof o->why, "engine '%s' found no move (bestmove 0000)", a->engine);
+        snprintf(o->why, sizeof o->why, "engine '%s' found no move (bestmove 0000)",
+                 a->u.eng[0].cmd);
         return PLY_EILLEGAL;
     }
     if (ply_arb_move_from_uci(&x->pos, o->s.bestmove, &m) < 0) {
         snprintf(o->got, sizeof o->got, "%s", o->s.bestmove);
         snprintf(o->why, sizeof o->why, "engine '%s' played %s, which is not a legal move here",
-                 a->engine, o->s.bestmove);
+                 a->u.eng[0].cmd, o->s.bestmove);
         return PLY_EILLEGAL;
     }
     ply_arb_move_to_san(&x->pos, m, o->got, sizeof o->got);
@@ -491,7 +427,9 @@ typedef struct totals {
 int ply_cmd_solve(int argc, char **argv)
 {
     solve_args_t a = {0};
-    a.timeout_s = 60;
+    a.u.cmd = "solve";
+    a.u.max_engines = 1;
+    a.u.timeout_s = 60;
     a.from = 1;
     int rc = parse_args(argc, argv, &a);
     if (rc) return rc < 0 ? 0 : rc;
@@ -538,11 +476,11 @@ int ply_cmd_solve(int argc, char **argv)
     }
     char name[128];
     snprintf(name, sizeof name, "%s", ply_uci_name(e));
-    if (!a.json) {
+    if (!a.u.json) {
         printf("engine %s; %s positions %zu..%zu of %zu;", name, a.epd, first + 1, end, suite->n);
-        if (a.movetime) printf(" movetime %lld ms", (long long)a.movetime);
-        if (a.nodes) printf(" nodes %llu", (unsigned long long)a.nodes);
-        if (a.depth) printf(" depth %d", a.depth);
+        if (a.u.movetime) printf(" movetime %lld ms", (long long)a.u.movetime);
+        if (a.u.nodes) printf(" nodes %llu", (unsigned long long)a.u.nodes);
+        if (a.u.depth) printf(" depth %d", a.u.depth);
         if (a.threads) printf(" threads %d", a.threads);
         if (a.hash) printf(" hash %d MiB", a.hash);
         printf("\n");
@@ -574,7 +512,7 @@ int ply_cmd_solve(int argc, char **argv)
             t.max_points += x->max_points;
             t.times[t.run - t.errors - 1] = o->s.elapsed_ms;
         }
-        if (!a.json && !a.quiet) {
+        if (!a.u.json && !a.u.quiet) {
             print_line(i + 1, x, o);
             fflush(stdout);
         }
@@ -586,7 +524,7 @@ int ply_cmd_solve(int argc, char **argv)
     double median =
         timed ? (timed % 2 ? t.times[timed / 2] : (t.times[timed / 2 - 1] + t.times[timed / 2]) / 2)
               : 0;
-    if (a.json) {
+    if (a.u.json) {
         json_t *j = json_object(), *arr = json_array();
         json_object_set_new(j, "engine", json_string(name));
         json_object_set_new(j, "epd", json_string(a.epd));

@@ -87,6 +87,7 @@ static void test_usage(void **state)
         "ply solve -e " FAKE " --epd " WAC,                            /* no limit */
         "ply solve -e " FAKE " --epd " WAC " --movetime 0",            /* bad limit */
         "ply solve -e " FAKE " --epd " WAC " --nodes 9 --option Hash", /* not NAME=VALUE */
+        "ply solve -e " FAKE " -e " FAKE " --epd " WAC " --nodes 9",   /* two engines */
         "ply solve -e " FAKE " --epd " WAC " --nodes 9 --from 301",    /* past the end */
         "ply solve -e " FAKE " --epd /nonexistent.epd --nodes 9",
     };

@@ -23,6 +23,15 @@ static int score_noisy(const ply_board_t *b, ply_move_t m)
     return (good ? PLY__PICK_GOOD_CAPTURE : PLY__PICK_BAD_CAPTURE) + mvv;
 }
 
+static int quiet_score(const ply__order_t *o, ply_move_t m)
+{
+    const int piece = ply_move_piece(m), to = ply_move_to(m);
+    int s = o->history ? o->history[ply_move_from(m)][to] : 0;
+    if (o->cont[0]) s += o->cont[0][piece][to];
+    if (o->cont[1]) s += o->cont[1][piece][to];
+    return s;
+}
+
 int ply__picker_init(ply__picker_t *p, const ply_board_t *b, const ply__order_t *o, int noisy_only)
 {
     ply_move_t all[PLY_MAX_MOVES];
@@ -47,7 +56,7 @@ int ply__picker_init(ply__picker_t *p, const ply_board_t *b, const ply__order_t 
         else if (m == o->counter)
             s = PLY__PICK_COUNTER;
         else
-            s = o->history ? o->history[ply_move_from(m)][ply_move_to(m)] : 0;
+            s = quiet_score(o, m);
         p->moves[p->n] = m;
         p->scores[p->n++] = s;
     }

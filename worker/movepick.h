@@ -9,7 +9,8 @@
  * and queen promotions that do not lose material by static exchange
  * (most valuable victim first, least valuable attacker first), the two
  * killers of the ply, the counter-move of the opponent's last move, the
- * quiet moves by history, and last the captures that lose material.
+ * quiet moves by history (from-to, and piece-to after each of the last two
+ * moves: continuation history), and last the captures that lose material.
  * Source of the scheme: chessprogramming wiki, "Move Ordering".
  */
 #ifndef PLY_WORKER_MOVEPICK_H
@@ -19,7 +20,8 @@
 
 #include "board/movegen.h"
 
-/* Score bands; quiet moves score their history, within +-PLY__HISTORY_MAX. */
+/* Score bands; quiet moves score the sum of their history and continuation
+ * histories, each within +-PLY__HISTORY_MAX. */
 #define PLY__HISTORY_MAX       16384
 #define PLY__PICK_TT           (1 << 28)
 #define PLY__PICK_GOOD_CAPTURE (1 << 24)
@@ -40,6 +42,9 @@ typedef struct ply__order {
     ply_move_t killers[2];
     ply_move_t counter;
     const int16_t (*history)[64]; /* [from][to] of the side to move */
+    /* [piece][to] of the side to move's reply to the move one and two plies
+     * before (continuation history; NULL: none) */
+    int16_t (*cont[2])[64];
 } ply__order_t;
 
 /**

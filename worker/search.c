@@ -53,6 +53,7 @@ typedef struct root_move {
 
 typedef struct frame {
     ply_move_t move; /* the move played from this ply (0: a null move) */
+    int16_t (*cont)[64]; /* continuation history after that move (NULL after a null move) */
     int eval;        /* static evaluation, -PLY_SCORE_INF in check */
     ply_move_t killers[2];
 } frame_t;
@@ -71,6 +72,9 @@ typedef struct ply__thread {
     uint64_t keys[PLY_SEARCH_MAX_HISTORY + MAX_PLY + 8];
     frame_t stack[MAX_PLY + 8];
     int16_t history[2][64][64];
+    /* Continuation history: [side][piece][to] of a move, then [piece][to]
+     * of the same side's reply one or two plies later. */
+    int16_t cont[2][7][64][7][64];
     ply_move_t counter[2][7][64]; /* [side][piece][to] of the opponent's last move */
     int pv_len[MAX_PLY + 2];
     ply_move_t pv[MAX_PLY + 2][MAX_PLY + 2];
@@ -241,6 +245,7 @@ int ply_engine_set_threads(ply_engine_t *e, int threads)
 static void clear_thread(ply__thread_t *t)
 {
     memset(t->history, 0, sizeof t->history);
+    memset(t->cont, 0, sizeof t->cont);
     memset(t->counter, 0, sizeof t->counter);
 }
 
@@ -390,6 +395,16 @@ static void history_update(int16_t *h, int bonus)
     *h = (int16_t)imax(-PLY__HISTORY_MAX, imin(PLY__HISTORY_MAX, v));
 }
 
+/* The histories of quiet move @m of side @us: its own, and its continuation
+ * after the moves one (@c1) and two (@c2) plies before. */
+static void quiet_update(ply__thread_t *t, int us, int16_t (*c1)[64], int16_t (*c2)[64],
+                         ply_move_t m, int bonus)
+{
+    history_update(&t->history[us][ply_move_from(m)][ply_move_to(m)], bonus);
+    if (c1) history_update(&c1[ply_move_piece(m)][ply_move_to(m)], bonus);
+    if (c2) history_update(&c2[ply_move_piece(m)][ply_move_to(m)], bonus);
+}
+
 /* ---------------------------------------------------------------- quiescence */
 
 static int qsearch(ply__thread_t *t, const ply_board_t *b, int alpha, int beta, int ply)
@@ -443,6 +458,7 @@ static int qsearch(ply__thread_t *t, const ply_board_t *b, int alpha, int beta, 
         }
         ply_board_t nb = *b;
         ply_board_play(&nb, m);
+        ply_stt_prefetch(&t->e->tt, nb.key);
         const int s = -qsearch(t, &nb, -beta, -alpha, ply + 1);
         if (t->stop) return 0;
         if (s > best) {
@@ -497,6 +513,10 @@ static int search(ply__thread_t *t, const ply_board_t *b, int alpha, int beta, i
             return s;
     }
 
+    /* Internal iterative reduction: a node the table knows no move for is
+     * searched a ply shallower, which finds one for the next iteration. */
+    if (depth >= 4 && !(hit && h.move)) depth--;
+
     frame_t *f = &t->stack[ply];
     const int eval = in_check                           ? -PLY_SCORE_INF
                      : hit && h.eval != PLY_STT_NO_EVAL ? h.eval
@@ -517,6 +537,7 @@ static int search(ply__thread_t *t, const ply_board_t *b, int alpha, int beta, i
             ply_board_t nb = *b;
             play_null(&nb);
             f->move = 0;
+            f->cont = NULL;
             const int s = -search(t, &nb, -beta, -beta + 1, depth - r, ply + 1);
             if (t->stop) return 0;
             if (s >= beta) return s >= PLY_SCORE_MATE_MIN ? beta : s;
@@ -526,7 +547,12 @@ static int search(ply__thread_t *t, const ply_board_t *b, int alpha, int beta, i
     const int us = b->side;
     const ply_move_t prev = ply > 0 ? t->stack[ply - 1].move : 0;
     const ply_move_t counter = prev ? t->counter[us][ply_move_piece(prev)][ply_move_to(prev)] : 0;
-    ply__order_t o = {.tt_move = hit ? h.move : 0, .counter = counter, .history = t->history[us]};
+    int16_t(*const c1)[64] = ply >= 1 ? t->stack[ply - 1].cont : NULL;
+    int16_t(*const c2)[64] = ply >= 2 ? t->stack[ply - 2].cont : NULL;
+    ply__order_t o = {.tt_move = hit ? h.move : 0,
+                      .counter = counter,
+                      .history = t->history[us],
+                      .cont = {c1, c2}};
     o.killers[0] = f->killers[0];
     o.killers[1] = f->killers[1];
     ply__picker_t pk;
@@ -541,6 +567,7 @@ static int search(ply__thread_t *t, const ply_board_t *b, int alpha, int beta, i
         const int quiet = !capture && !ply_move_is_promo(m);
         ply_board_t nb = *b;
         ply_board_play(&nb, m);
+        ply_stt_prefetch(&e->tt, nb.key);
         const int gives_check = ply_board_checkers(&nb) != 0;
 
         if (best > -PLY_SCORE_MATE_MIN && !in_check && !gives_check) {
@@ -557,6 +584,7 @@ static int search(ply__thread_t *t, const ply_board_t *b, int alpha, int beta, i
         }
 
         f->move = m;
+        f->cont = t->cont[us][ply_move_piece(m)][ply_move_to(m)];
         const int new_depth = depth - 1 + gives_check; /* check extension */
         int s;
         if (searched == 0) {
@@ -572,7 +600,7 @@ static int search(ply__thread_t *t, const ply_board_t *b, int alpha, int beta, i
             if (depth >= 3 && searched >= 1 + 2 * pv_node && (quiet || mscore < 0) &&
                 !gives_check) {
                 r = e->lmr[imin(depth, 63)][imin(searched, 63)] + !pv_node + !improving;
-                if (quiet) r -= mscore >= PLY__PICK_COUNTER ? 1 : mscore / 8192;
+                if (quiet) r -= mscore >= PLY__PICK_COUNTER ? 1 : mscore / 12288;
                 r = imax(0, imin(r, new_depth - 1));
             }
             s = -search(t, &nb, -alpha - 1, -alpha, new_depth - r, ply + 1);
@@ -599,10 +627,8 @@ static int search(ply__thread_t *t, const ply_board_t *b, int alpha, int beta, i
          * opponent's last move, and in the history; the quiet moves tried
          * before it lose what it gains. */
         const int bonus = imin(32 * depth * depth, 4096);
-        history_update(&t->history[us][ply_move_from(best_move)][ply_move_to(best_move)], bonus);
-        for (int i = 0; i < n_quiets; i++)
-            history_update(&t->history[us][ply_move_from(quiets[i])][ply_move_to(quiets[i])],
-                           -bonus);
+        quiet_update(t, us, c1, c2, best_move, bonus);
+        for (int i = 0; i < n_quiets; i++) quiet_update(t, us, c1, c2, quiets[i], -bonus);
         if (f->killers[0] != best_move) {
             f->killers[1] = f->killers[0];
             f->killers[0] = best_move;
@@ -637,6 +663,7 @@ static int search_root(ply__thread_t *t, int alpha, int beta, int depth, int fir
         ply_board_t nb = *b;
         ply_board_play(&nb, rm->move);
         t->stack[0].move = rm->move;
+        t->stack[0].cont = t->cont[b->side][ply_move_piece(rm->move)][ply_move_to(rm->move)];
         const int new_depth = depth - 1 + (ply_board_checkers(&nb) != 0);
         int s;
         if (i == first) {

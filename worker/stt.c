@@ -77,7 +77,8 @@ void ply_stt_new_search(ply_stt_t *t)
 
 static ply_stt_entry_t *bucket(const ply_stt_t *t, const uint64_t key[2])
 {
-    /* Multiply-shift maps the 64-bit word onto [0, n_buckets) without a division. */
+    /* Multiply-shift maps the 64-bit word onto [0, n_buckets) without a
+     * division (ply_stt_prefetch computes the same). */
     size_t i = (size_t)(((unsigned __int128)key[1] * t->n_buckets) >> 64);
     return &t->entries[i * PLY_STT_BUCKET];
 }

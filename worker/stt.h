@@ -73,6 +73,17 @@ void ply_stt_clear(ply_stt_t *t);
 /** ply_stt_new_search - start a new generation (entries of older ones age). */
 void ply_stt_new_search(ply_stt_t *t);
 
+/**
+ * ply_stt_prefetch - start loading @key's bucket into the cache, so that the
+ * probe of a child position, a few hundred cycles later, does not wait on
+ * memory (a probe of a table larger than the cache is a cache miss).
+ */
+static inline void ply_stt_prefetch(const ply_stt_t *t, const uint64_t key[2])
+{
+    const size_t i = (size_t)(((unsigned __int128)key[1] * t->n_buckets) >> 64);
+    __builtin_prefetch(&t->entries[i * PLY_STT_BUCKET]);
+}
+
 /** ply_stt_probe - look up @key (the board's key[0..1]); 1 with *@hit filled, or 0. */
 int ply_stt_probe(const ply_stt_t *t, const uint64_t key[2], ply_stt_hit_t *hit);
 

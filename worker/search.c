@@ -54,6 +54,7 @@ typedef struct root_move {
 typedef struct frame {
     ply_move_t move; /* the move played from this ply (0: a null move) */
     int16_t (*cont)[64]; /* continuation history after that move (NULL after a null move) */
+    ply_move_t excluded; /* a move this node is searched without (singular extension), or 0 */
     int eval;        /* static evaluation, -PLY_SCORE_INF in check */
     ply_move_t killers[2];
 } frame_t;
@@ -504,9 +505,12 @@ static int search(ply__thread_t *t, const ply_board_t *b, int alpha, int beta, i
     beta = imin(beta, PLY_SCORE_MATE - ply - 1);
     if (alpha >= beta) return alpha;
 
+    frame_t *f = &t->stack[ply];
+    const ply_move_t excluded = f->excluded;
     ply_stt_hit_t h;
     const int hit = ply_stt_probe(&e->tt, b->key, &h);
-    if (hit && !pv_node && h.depth >= depth) {
+    const int tt_score = hit ? ply_stt_score_from(h.score, ply) : 0;
+    if (hit && !pv_node && !excluded && h.depth >= depth) {
         const int s = ply_stt_score_from(h.score, ply);
         if (h.bound == PLY_BOUND_EXACT || (h.bound == PLY_BOUND_LOWER && s >= beta) ||
             (h.bound == PLY_BOUND_UPPER && s <= alpha))
@@ -517,7 +521,6 @@ static int search(ply__thread_t *t, const ply_board_t *b, int alpha, int beta, i
      * searched a ply shallower, which finds one for the next iteration. */
     if (depth >= 4 && !(hit && h.move)) depth--;
 
-    frame_t *f = &t->stack[ply];
     const int eval = in_check                           ? -PLY_SCORE_INF
                      : hit && h.eval != PLY_STT_NO_EVAL ? h.eval
                                                         : ply_eval(b);
@@ -525,7 +528,7 @@ static int search(ply__thread_t *t, const ply_board_t *b, int alpha, int beta, i
     const int improving = !in_check && ply >= 2 && eval > t->stack[ply - 2].eval;
     t->stack[ply + 2].killers[0] = t->stack[ply + 2].killers[1] = 0;
 
-    if (!pv_node && !in_check) {
+    if (!pv_node && !in_check && !excluded) {
         /* Reverse futility: far enough above beta that a quiet move at this
          * depth will not bring it down. */
         if (depth <= 7 && eval - 80 * (depth - improving) >= beta && eval < PLY_SCORE_MATE_MIN)
@@ -563,6 +566,7 @@ static int search(ply__thread_t *t, const ply_board_t *b, int alpha, int beta, i
     int best = -PLY_SCORE_INF, searched = 0, n_quiets = 0, mscore;
     ply_move_t m, best_move = 0, quiets[PLY_MAX_MOVES];
     while ((m = ply__picker_next(&pk, &mscore))) {
+        if (m == excluded) continue;
         const int capture = ply__move_is_capture(b, m);
         const int quiet = !capture && !ply_move_is_promo(m);
         ply_board_t nb = *b;
@@ -583,9 +587,27 @@ static int search(ply__thread_t *t, const ply_board_t *b, int alpha, int beta, i
                 continue;
         }
 
+        /* Extensions: a check, and a singular move: the table's move when
+         * every other move fails well below the table's score for it, in a
+         * search of half the depth without it (chessprogramming wiki,
+         * "Singular Extensions"). If even without it the node fails high
+         * above beta, several moves refute the parent: cut (multi-cut). */
+        int extend = gives_check;
+        if (!extend && !excluded && depth >= 8 && ply > 0 && hit && move16(m) == h.move &&
+            h.depth >= depth - 3 && h.bound != PLY_BOUND_UPPER && !ply_score_is_mate(tt_score)) {
+            const int sbeta = tt_score - 2 * depth;
+            f->excluded = m;
+            const int s = search(t, b, sbeta - 1, sbeta, (depth - 1) / 2, ply);
+            f->excluded = 0;
+            if (t->stop) return 0;
+            if (s < sbeta)
+                extend = 1;
+            else if (sbeta >= beta)
+                return sbeta;
+        }
         f->move = m;
         f->cont = t->cont[us][ply_move_piece(m)][ply_move_to(m)];
-        const int new_depth = depth - 1 + gives_check; /* check extension */
+        const int new_depth = depth - 1 + extend;
         int s;
         if (searched == 0) {
             s = -search(t, &nb, -beta, -alpha, new_depth, ply + 1);
@@ -636,6 +658,8 @@ static int search(ply__thread_t *t, const ply_board_t *b, int alpha, int beta, i
         if (prev) t->counter[us][ply_move_piece(prev)][ply_move_to(prev)] = best_move;
     }
 
+    /* Without its excluded move a node's result is not the position's. */
+    if (excluded) return searched ? best : alpha;
     const int bound = best >= beta     ? PLY_BOUND_LOWER
                       : alpha > alpha0 ? PLY_BOUND_EXACT
                                        : PLY_BOUND_UPPER;

@@ -64,6 +64,7 @@ typedef struct ply__thread {
     int id;
     int stop;      /* this thread has seen the stop */
     int completed; /* deepest iteration finished */
+    ply_search_line_t done; /* helpers: the first line of that iteration */
     int seldepth;
     uint64_t nodes; /* own count, exact */
     uint64_t
@@ -105,6 +106,7 @@ struct ply_engine {
 
     /* Written during a search from any thread: relaxed atomics only. */
     int stop;
+    int team_done; /* a helper finished the deepest iteration asked for */
     int pondering;
     uint64_t origin_ns; /* what the time limits count from (the start, or ponderhit) */
 };
@@ -321,6 +323,7 @@ static void poll_limits(ply__thread_t *t)
             astore(&e->stop, 1);
     }
     if (aload(&e->stop) && (t->id != 0 || t->completed >= 1)) t->stop = 1;
+    if (t->id == 0 && t->completed >= 1 && aload(&e->team_done)) t->stop = 1;
 }
 
 static inline void count_node(ply__thread_t *t)
@@ -812,6 +815,8 @@ static void think(ply__thread_t *t)
         rm->line.n_pv = 1;
         rm->line.pv[0] = rm->move;
     }
+    ply_move_t last_best = 0;
+    int stable = 0, last_score = 0;
     for (int d = 1; d <= e->max_depth && !t->stop; d++) {
         const int depth = t->id & 1 ? imin(d + 1, e->max_depth) : d;
         for (int i = 0; i < t->n_root; i++) t->root[i].prev_score = t->root[i].score;
@@ -822,10 +827,28 @@ static void think(ply__thread_t *t)
         }
         if (t->stop) break;
         t->completed = depth;
-        if (t->id != 0) continue;
+        if (t->id != 0) {
+            /* A helper's finished iteration is the team's answer when it is
+             * deeper than thread 0's (fill_result); one at the depth asked
+             * for ends thread 0's search (the depth is searched). */
+            t->done = t->root[0].line;
+            if (depth == e->max_depth) astore(&e->team_done, 1);
+            continue;
+        }
         report(t, 0, lines);
         if (aload(&e->stop)) break;
-        if (e->budget.soft_ms >= 0 && !aload(&e->pondering) && elapsed_ms(e) >= e->budget.soft_ms)
+        /* The time to start another iteration: less while the best move stays
+         * the same, more when it has just changed or the score is falling
+         * (the form of Stockfish's and Ethereal's time management; our
+         * factors). */
+        const int score = t->root[0].score;
+        stable = t->root[0].move == last_best ? stable + 1 : 0;
+        int pct = stable == 0 ? 140 : stable >= 4 ? 70 : stable >= 2 ? 85 : 100;
+        if (depth > 1 && last_score - score > 25) pct += 30;
+        last_best = t->root[0].move;
+        last_score = score;
+        if (e->budget.soft_ms >= 0 && !aload(&e->pondering) &&
+            elapsed_ms(e) >= e->budget.soft_ms * pct / 100)
             break;
     }
     if (t->id == 0) {
@@ -843,7 +866,17 @@ static void fill_result(ply_engine_t *e, ply__thread_t *t, ply_search_result_t *
         out->lines[i] = t->root[i].line;
         if (out->lines[i].score == -PLY_SCORE_INF) out->lines[i].score = t->root[i].prev_score;
     }
-    out->best = t->root[0].move;
+    /* With one line, the deepest finished iteration of the team answers
+     * (thread 0's on a tie): a helper a ply ahead often finishes first. */
+    int deepest = t->completed;
+    for (int i = 1; i < e->team && out->n_lines == 1; i++) {
+        const ply__thread_t *h = e->td[i];
+        if (h->completed > deepest && h->done.score > -PLY_SCORE_INF) {
+            deepest = h->completed;
+            out->lines[0] = h->done;
+        }
+    }
+    out->best = out->lines[0].pv[0];
     out->ponder = out->lines[0].n_pv >= 2 ? out->lines[0].pv[1] : 0;
     if (!out->ponder) {
         /* The table's move for the reply, if it is legal there. */
@@ -924,6 +957,7 @@ int ply_engine_search(ply_engine_t *e, const ply_search_pos_t *pos, const ply_se
     e->budget = ply__time_budget(lim, pos->root.side, e->n_root);
     if (e->infinite) e->budget.soft_ms = e->budget.hard_ms = -1;
     astore(&e->pondering, lim->ponder != 0);
+    astore(&e->team_done, 0);
     __atomic_store_n(&e->origin_ns, e->start_ns, __ATOMIC_RELAXED);
     ply_stt_new_search(&e->tt);
     e->team = e->threads;

@@ -11,11 +11,14 @@ static int victim_of(const ply_board_t *b, ply_move_t m)
     return ply_board_piece_on(b, ply_move_to(m), NULL);
 }
 
-static int score_noisy(const ply_board_t *b, ply_move_t m)
+static int score_noisy(const ply_board_t *b, ply_move_t m, const ply__order_t *o)
 {
     const int victim = ply__move_is_capture(b, m) ? victim_of(b, m) : PLY_NONE;
     const int piece = ply_move_piece(m);
+    /* The capture history (+-PLY__HISTORY_MAX) moves a capture by at most
+     * an eighth of a pawn's 16 * 100 among the captures of equal victims. */
     int mvv = 16 * ply_see_value[victim] - piece;
+    if (o->capture) mvv += o->capture[piece][ply_move_to(m)][victim] / 8;
     if (ply_move_is_promo(m)) mvv += 16 * ply_see_value[ply_move_promo(m)];
     /* A capture by a piece worth no more than its victim never loses material. */
     int good = victim && ply_see_value[piece] <= ply_see_value[victim];
@@ -46,7 +49,7 @@ int ply__picker_init(ply__picker_t *p, const ply_board_t *b, const ply__order_t 
         if (o->tt_move && (uint16_t)m == o->tt_move)
             s = PLY__PICK_TT;
         else if (noisy)
-            s = score_noisy(b, m);
+            s = score_noisy(b, m, o);
         else if (ply_move_is_promo(m))
             s = PLY__PICK_BAD_CAPTURE - 1; /* under-promotions: last */
         else if (m == o->killers[0])

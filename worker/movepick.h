@@ -7,7 +7,8 @@
  * Order: the table's move (only when the generator produced it: a torn or
  * colliding table entry cannot smuggle in an illegal move), then captures
  * and queen promotions that do not lose material by static exchange
- * (most valuable victim first, least valuable attacker first), the two
+ * (most valuable victim first, then by capture history, then least
+ * valuable attacker first), the two
  * killers of the ply, the counter-move of the opponent's last move, the
  * quiet moves by history (from-to, and piece-to after each of the last two
  * moves: continuation history), and last the captures that lose material.
@@ -45,6 +46,8 @@ typedef struct ply__order {
     /* [piece][to] of the side to move's reply to the move one and two plies
      * before (continuation history; NULL: none) */
     int16_t (*cont[2])[64];
+    /* [piece][to][victim] of the side to move's captures (capture history; NULL: none) */
+    const int16_t (*capture)[64][7];
 } ply__order_t;
 
 /**

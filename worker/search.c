@@ -77,6 +77,7 @@ typedef struct ply__thread {
     /* Continuation history: [side][piece][to] of a move, then [piece][to]
      * of the same side's reply one or two plies later. */
     int16_t cont[2][7][64][7][64];
+    int16_t capture[2][7][64][7]; /* capture history: [side][piece][to][victim] */
     ply_move_t counter[2][7][64]; /* [side][piece][to] of the opponent's last move */
     int pv_len[MAX_PLY + 2];
     ply_move_t pv[MAX_PLY + 2][MAX_PLY + 2];
@@ -249,6 +250,7 @@ static void clear_thread(ply__thread_t *t)
 {
     memset(t->history, 0, sizeof t->history);
     memset(t->cont, 0, sizeof t->cont);
+    memset(t->capture, 0, sizeof t->capture);
     memset(t->counter, 0, sizeof t->counter);
 }
 
@@ -409,6 +411,13 @@ static void quiet_update(ply__thread_t *t, int us, int16_t (*c1)[64], int16_t (*
     if (c2) history_update(&c2[ply_move_piece(m)][ply_move_to(m)], bonus);
 }
 
+static void capture_update(ply__thread_t *t, const ply_board_t *b, ply_move_t m, int bonus)
+{
+    const int victim =
+        ply_move_kind(m) == PLY_MOVE_EP ? PLY_PAWN : ply_board_piece_on(b, ply_move_to(m), NULL);
+    history_update(&t->capture[b->side][ply_move_piece(m)][ply_move_to(m)][victim], bonus);
+}
+
 /* ---------------------------------------------------------------- quiescence */
 
 static int qsearch(ply__thread_t *t, const ply_board_t *b, int alpha, int beta, int ply)
@@ -442,7 +451,7 @@ static int qsearch(ply__thread_t *t, const ply_board_t *b, int alpha, int beta, 
     const int alpha0 = alpha;
 
     ply__picker_t pk;
-    const ply__order_t o = {.tt_move = hit ? h.move : 0};
+    const ply__order_t o = {.tt_move = hit ? h.move : 0, .capture = t->capture[b->side]};
     const int n = ply__picker_init(&pk, b, &o, !in_check);
     if (n == 0) return in_check ? -PLY_SCORE_MATE + ply : 0;
 
@@ -558,7 +567,8 @@ static int search(ply__thread_t *t, const ply_board_t *b, int alpha, int beta, i
     ply__order_t o = {.tt_move = hit ? h.move : 0,
                       .counter = counter,
                       .history = t->history[us],
-                      .cont = {c1, c2}};
+                      .cont = {c1, c2},
+                      .capture = t->capture[us]};
     o.killers[0] = f->killers[0];
     o.killers[1] = f->killers[1];
     ply__picker_t pk;
@@ -567,7 +577,8 @@ static int search(ply__thread_t *t, const ply_board_t *b, int alpha, int beta, i
 
     const int alpha0 = alpha;
     int best = -PLY_SCORE_INF, searched = 0, n_quiets = 0, mscore;
-    ply_move_t m, best_move = 0, quiets[PLY_MAX_MOVES];
+    int n_captures = 0;
+    ply_move_t m, best_move = 0, quiets[PLY_MAX_MOVES], captures[PLY_MAX_MOVES];
     while ((m = ply__picker_next(&pk, &mscore))) {
         if (m == excluded) continue;
         const int capture = ply__move_is_capture(b, m);
@@ -584,6 +595,8 @@ static int search(ply__thread_t *t, const ply_board_t *b, int alpha, int beta, i
                 if (searched >= (3 + depth * depth) / (2 - improving)) continue;
                 /* Futility: a quiet move will not gain the margin back. */
                 if (!pv_node && eval + 100 + 100 * depth <= alpha) continue;
+                /* History pruning: a quiet move that has failed everywhere. */
+                if (depth <= 3 && mscore < -4096 * depth) continue;
             }
             if (capture && depth <= 6 && mscore < PLY__PICK_GOOD_CAPTURE &&
                 !ply_see_ge(b, m, -90 * depth))
@@ -643,9 +656,19 @@ static int search(ply__thread_t *t, const ply_board_t *b, int alpha, int beta, i
                 if (s >= beta) break;
             }
         }
-        if (quiet) quiets[n_quiets++] = m;
+        if (quiet)
+            quiets[n_quiets++] = m;
+        else if (capture)
+            captures[n_captures++] = m;
     }
 
+    if (best >= beta) {
+        /* A cut: the capture that made it gains capture history, the
+         * captures tried before it lose as much. */
+        const int bonus = imin(32 * depth * depth, 4096);
+        if (ply__move_is_capture(b, best_move)) capture_update(t, b, best_move, bonus);
+        for (int i = 0; i < n_captures; i++) capture_update(t, b, captures[i], -bonus);
+    }
     if (best >= beta && best_move && !ply__move_is_capture(b, best_move) &&
         !ply_move_is_promo(best_move)) {
         /* A quiet move cut the node off: remember it for this ply, for the

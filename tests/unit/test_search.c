@@ -637,6 +637,10 @@ static void test_two_threads_info(void **state)
         assert_true(is_legal(&p.root, r.best));
         assert_true(log.n >= 7);
         assert_true(log.monotonic);
+        /* The answer is a finished depth 7 (the helper's, a ply ahead, may
+         * finish it first and end the search), with the best move first. */
+        assert_int_equal(r.lines[0].depth, 7);
+        assert_int_equal(r.lines[0].pv[0], r.best);
         assert_true(r.nodes >= log.last_nodes);
     }
     ply_engine_destroy(&e);

@@ -326,6 +326,47 @@ const char *th_tmpdir(const char *tag)
     return dir;
 }
 
+const char *th_tmp_path(const char *tag, const char *name)
+{
+    static char dir[256], path[4][512];
+    static int k;
+    if (!dir[0]) snprintf(dir, sizeof dir, "%s", th_tmpdir(tag));
+    k = (k + 1) % 4;
+    snprintf(path[k], sizeof path[k], "%s/%s", dir, name);
+    return path[k];
+}
+
+const char *th_write_file(const char *tag, const char *name, const char *text)
+{
+    const char *path = th_tmp_path(tag, name);
+    FILE *f = fopen(path, "w");
+    if (!f) fail_msg("cannot write %s", path);
+    fputs(text, f);
+    fclose(f);
+    return path;
+}
+
+json_t *th_jget(json_t *o, const char *key)
+{
+    json_t *v = json_object_get(o, key);
+    if (!v) fail_msg("JSON has no '%s'", key);
+    return v;
+}
+
+long th_jint(json_t *o, const char *key)
+{
+    json_t *v = th_jget(o, key);
+    if (!json_is_integer(v)) fail_msg("JSON '%s' is not an integer", key);
+    return (long)json_integer_value(v);
+}
+
+const char *th_jstr(json_t *o, const char *key)
+{
+    json_t *v = th_jget(o, key);
+    if (!json_is_string(v)) fail_msg("JSON '%s' is not a string", key);
+    return json_string_value(v);
+}
+
 static int procs_with(const char *tag, const char *except, int show)
 {
     DIR *d = opendir("/proc");
@@ -351,7 +392,10 @@ static int procs_with(const char *tag, const char *except, int show)
     return n;
 }
 
-int th_procs_with(const char *tag, const char *except) { return procs_with(tag, except, 0); }
+int th_procs_with(const char *tag, const char *except)
+{
+    return procs_with(tag, except, 0);
+}
 
 int th_procs_gone(const char *tag, const char *except, unsigned ms)
 {

@@ -156,6 +156,25 @@ int th_count(const char *hay, const char *needle);
 /** th_tmpdir - a new directory under /tmp named after @tag; static storage. */
 const char *th_tmpdir(const char *tag);
 
+/**
+ * th_tmp_path - the path of file @name in the test program's one scratch
+ * directory (made by th_tmpdir(@tag) at the first call); static storage,
+ * good for the next three calls.
+ */
+const char *th_tmp_path(const char *tag, const char *name);
+
+/** th_write_file - write @text to th_tmp_path(@tag, @name) and return that path. */
+const char *th_write_file(const char *tag, const char *name, const char *text);
+
+/** th_jget - member @key of JSON object @o; fails the test when it is absent. */
+json_t *th_jget(json_t *o, const char *key);
+
+/** th_jint - integer member @key of @o; fails the test when absent or not an integer. */
+long th_jint(json_t *o, const char *key);
+
+/** th_jstr - string member @key of @o; fails the test when absent or not a string. */
+const char *th_jstr(json_t *o, const char *key);
+
 /** th_now_ms - monotonic milliseconds. */
 uint64_t th_now_ms(void);
 

@@ -39,59 +39,34 @@
 #define FAKE      PLY_BIN_DIR "/ply_fake_uci"
 #define BOOK      PLY_SOURCE_DIR "/bench/openings.epd"
 
-static json_t *jget(json_t *o, const char *key)
-{
-    json_t *v = json_object_get(o, key);
-    if (!v) fail_msg("JSON has no '%s'", key);
-    return v;
-}
-
-static long jint(json_t *o, const char *key)
-{
-    json_t *v = jget(o, key);
-    if (!json_is_integer(v)) fail_msg("JSON '%s' is not an integer", key);
-    return (long)json_integer_value(v);
-}
-
-static const char *jstr(json_t *o, const char *key)
-{
-    json_t *v = jget(o, key);
-    if (!json_is_string(v)) fail_msg("JSON '%s' is not a string", key);
-    return json_string_value(v);
-}
-
-static const char *tmp_path(const char *name)
-{
-    static char path[4][512];
-    static int k;
-    k = (k + 1) % 4;
-    snprintf(path[k], sizeof path[k], "%s/%s", th_tmpdir("match"), name);
-    return path[k];
-}
-
-static const char *write_file(const char *name, const char *text)
-{
-    const char *path = tmp_path(name);
-    FILE *f = fopen(path, "w");
-    assert_non_null(f);
-    fputs(text, f);
-    fclose(f);
-    return path;
-}
-
 /* `ply arbiter --laws fide2023` on @pgn: all @games legal and consistent. */
 static void expect_arbiter_agrees(const char *pgn, long games)
 {
     th_run_t r = th_run(120, "ply arbiter --laws fide2023 --json %s", pgn);
     th_expect_status(&r, 0, "ply arbiter on the match's PGN");
     json_t *j = th_json(&r);
-    assert_int_equal(jint(j, "games"), games);
-    assert_int_equal(jint(j, "consistent"), games);
-    json_t *res = jget(j, "results");
+    assert_int_equal(th_jint(j, "games"), games);
+    assert_int_equal(th_jint(j, "consistent"), games);
+    json_t *res = th_jget(j, "results");
     for (size_t i = 0; i < json_array_size(res); i++)
-        assert_true(json_is_null(jget(json_array_get(res, i), "illegal")));
+        assert_true(json_is_null(th_jget(json_array_get(res, i), "illegal")));
     json_decref(j);
     th_run_free(&r);
+}
+
+/* @r (a --json run, freed here) played @games games with no failure, no
+ * illegal move and no record the arbiter disagrees with. */
+static void expect_clean_games(th_run_t *r, long games, const char *what)
+{
+    th_expect_status(r, 0, what);
+    json_t *j = th_json(r);
+    assert_int_equal(th_jint(j, "games"), games);
+    json_t *ends = th_jget(j, "terminations");
+    assert_null(json_object_get(ends, "engine failure"));
+    assert_null(json_object_get(ends, "illegal move or no move"));
+    assert_int_equal(th_jint(j, "arbiter_disagreements"), 0);
+    json_decref(j);
+    th_run_free(r);
 }
 
 /* The tags every game must carry. */
@@ -130,8 +105,8 @@ static void test_usage(void **state)
         th_run_free(&r);
     }
     /* a book whose moves do not reach its FEN is refused, naming the line */
-    const char *book = write_file(
-        "bad-book.epd",
+    const char *book = th_write_file(
+        "match", "bad-book.epd",
         "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1; id \"x\"; c0 \"1. d4\";\n");
     r = th_run(30, "ply match -e " FAKE " -e " FAKE " --book %s", book);
     th_expect_status(&r, 2, "inconsistent book");
@@ -148,22 +123,22 @@ static void test_stockfish_nodes(void **state)
 {
     (void)state;
     if (access(STOCKFISH, X_OK) != 0) PLY_SKIP("no " STOCKFISH);
-    const char *pgn = tmp_path("sf-nodes.pgn");
+    const char *pgn = th_tmp_path("match", "sf-nodes.pgn");
     th_run_t r = th_run(300,
                         "ply match -e " STOCKFISH " --option Hash=16 -e " STOCKFISH
                         " --option Hash=16 --nodes 1000 --games 2 --book " BOOK " --pgn %s --json",
                         pgn);
     th_expect_status(&r, 0, "Stockfish v Stockfish, 1000 nodes");
     json_t *j = th_json(&r);
-    assert_int_equal(jint(j, "games"), 2);
-    assert_int_equal(jint(j, "wins") + jint(j, "draws") + jint(j, "losses"), 2);
-    assert_int_equal(jint(j, "arbiter_disagreements"), 0);
-    json_t *res = jget(j, "results");
+    assert_int_equal(th_jint(j, "games"), 2);
+    assert_int_equal(th_jint(j, "wins") + th_jint(j, "draws") + th_jint(j, "losses"), 2);
+    assert_int_equal(th_jint(j, "arbiter_disagreements"), 0);
+    json_t *res = th_jget(j, "results");
     /* both games from the book's first opening, colours swapped */
-    assert_string_equal(jstr(json_array_get(res, 0), "opening"), "Ruy Lopez, Morphy Defence");
-    assert_string_equal(jstr(json_array_get(res, 1), "opening"), "Ruy Lopez, Morphy Defence");
-    assert_string_equal(jstr(json_array_get(res, 0), "white"),
-                        jstr(json_array_get(res, 1), "black"));
+    assert_string_equal(th_jstr(json_array_get(res, 0), "opening"), "Ruy Lopez, Morphy Defence");
+    assert_string_equal(th_jstr(json_array_get(res, 1), "opening"), "Ruy Lopez, Morphy Defence");
+    assert_string_equal(th_jstr(json_array_get(res, 0), "white"),
+                        th_jstr(json_array_get(res, 1), "black"));
     json_decref(j);
     th_run_free(&r);
     char *text = th_slurp(pgn);
@@ -178,7 +153,7 @@ static void test_stockfish_clock(void **state)
 {
     (void)state;
     if (access(STOCKFISH, X_OK) != 0) PLY_SKIP("no " STOCKFISH);
-    const char *pgn = tmp_path("sf-clock.pgn");
+    const char *pgn = th_tmp_path("match", "sf-clock.pgn");
     th_run_t r = th_run(300,
                         "ply match -e " STOCKFISH " --option Hash=16 -e " STOCKFISH
                         " --option Hash=16 --option UCI_LimitStrength=true --option "
@@ -199,20 +174,12 @@ static void test_stockfish_clock(void **state)
 static void test_ply_engine(void **state)
 {
     (void)state;
-    const char *pgn = tmp_path("ply-ply.pgn");
+    const char *pgn = th_tmp_path("match", "ply-ply.pgn");
     th_run_t r = th_run(300,
                         "ply match -e 'ply uci' --option Hash=16 -e 'ply uci' --option Hash=16 "
                         "--nodes 3000 --games 2 --book " BOOK " --pgn %s --json",
                         pgn);
-    th_expect_status(&r, 0, "ply uci v ply uci, 3000 nodes");
-    json_t *j = th_json(&r);
-    assert_int_equal(jint(j, "games"), 2);
-    json_t *ends = jget(j, "terminations");
-    assert_null(json_object_get(ends, "engine failure"));
-    assert_null(json_object_get(ends, "illegal move or no move"));
-    assert_int_equal(jint(j, "arbiter_disagreements"), 0);
-    json_decref(j);
-    th_run_free(&r);
+    expect_clean_games(&r, 2, "ply uci v ply uci, 3000 nodes");
     expect_arbiter_agrees(pgn, 2);
 }
 
@@ -233,7 +200,7 @@ static void test_broken_engines(void **state)
         {"long-bestmove", "not a UCI move", "abandoned"}, /* a move of 10,000 bytes */
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
-        const char *pgn = tmp_path("broken.pgn");
+        const char *pgn = th_tmp_path("match", "broken.pgn");
         unlink(pgn);
         uint64_t t0 = th_now_ms();
         th_run_t r = th_run(120,
@@ -243,16 +210,16 @@ static void test_broken_engines(void **state)
         th_expect_status(&r, 0, cases[i].mode);
         assert_true(th_now_ms() - t0 < 60000);
         json_t *j = th_json(&r);
-        assert_int_equal(jint(j, "games"), 2);
-        assert_int_equal(jint(j, "losses"), 2); /* the broken engine is the first one */
-        json_t *res = jget(j, "results");
+        assert_int_equal(th_jint(j, "games"), 2);
+        assert_int_equal(th_jint(j, "losses"), 2); /* the broken engine is the first one */
+        json_t *res = th_jget(j, "results");
         for (size_t g = 0; g < 2; g++) {
-            const char *why = jstr(json_array_get(res, g), "reason");
+            const char *why = th_jstr(json_array_get(res, g), "reason");
             if (!strstr(why, cases[i].says))
                 fail_msg("mode %s, game %zu: reason \"%s\" does not say \"%s\"", cases[i].mode,
                          g + 1, why, cases[i].says);
             /* its third search is its move 3: ply 8 of the book, then 2 moves each */
-            assert_int_equal(jint(json_array_get(res, g), "plies"), g == 0 ? 4 : 5);
+            assert_int_equal(th_jint(json_array_get(res, g), "plies"), g == 0 ? 4 : 5);
         }
         json_decref(j);
         th_run_free(&r);
@@ -280,21 +247,13 @@ static void test_broken_engines(void **state)
 static void test_long_lines(void **state)
 {
     (void)state;
-    const char *pgn = tmp_path("long.pgn");
+    const char *pgn = th_tmp_path("match", "long.pgn");
     unlink(pgn);
     th_run_t r = th_run(120,
                         "ply match -e '" FAKE " --mode long' -e " FAKE
                         " --nodes 1 --games 2 --book " BOOK " --pgn %s --json",
                         pgn);
-    th_expect_status(&r, 0, "an engine with 10,000-byte info lines");
-    json_t *j = th_json(&r);
-    assert_int_equal(jint(j, "games"), 2);
-    json_t *ends = jget(j, "terminations");
-    assert_null(json_object_get(ends, "engine failure"));
-    assert_null(json_object_get(ends, "illegal move or no move"));
-    assert_int_equal(jint(j, "arbiter_disagreements"), 0);
-    json_decref(j);
-    th_run_free(&r);
+    expect_clean_games(&r, 2, "an engine with 10,000-byte info lines");
     char *text = th_slurp(pgn);
     /* the long engine moved at least once in each game, after the book */
     assert_true(th_count(text, "{+0.42/3 ") >= 2);
@@ -306,16 +265,17 @@ static void test_long_lines(void **state)
 static void test_flag_against_lone_king(void **state)
 {
     (void)state;
-    const char *book = write_file("kqk.epd", "8/8/8/4k3/8/8/8/4KQ2 w - - 0 1; id \"KQ v K\";\n");
-    const char *pgn = tmp_path("kqk.pgn");
+    const char *book =
+        th_write_file("match", "kqk.epd", "8/8/8/4k3/8/8/8/4KQ2 w - - 0 1; id \"KQ v K\";\n");
+    const char *pgn = th_tmp_path("match", "kqk.pgn");
     th_run_t r = th_run(60,
                         "ply match -e '" FAKE " --mode hang' -e " FAKE
                         " --tc 0.5+0 --games 1 --book %s --pgn %s --json",
                         book, pgn);
     th_expect_status(&r, 0, "flag against a lone king");
     json_t *j = th_json(&r);
-    assert_int_equal(jint(j, "draws"), 1);
-    const char *why = jstr(json_array_get(jget(j, "results"), 0), "reason");
+    assert_int_equal(th_jint(j, "draws"), 1);
+    const char *why = th_jstr(json_array_get(th_jget(j, "results"), 0), "reason");
     assert_non_null(strstr(why, "cannot checkmate"));
     assert_non_null(strstr(why, "only its king"));
     json_decref(j);
@@ -330,8 +290,8 @@ static void test_flag_against_lone_king(void **state)
     r = th_run(60, "ply match -e '" FAKE " --mode hang' -e " FAKE " --tc 0.5+0 --games 1 --json");
     th_expect_status(&r, 0, "flag in the initial position");
     j = th_json(&r);
-    assert_int_equal(jint(j, "losses"), 1);
-    why = jstr(json_array_get(jget(j, "results"), 0), "reason");
+    assert_int_equal(th_jint(j, "losses"), 1);
+    why = th_jstr(json_array_get(th_jget(j, "results"), 0), "reason");
     assert_non_null(strstr(why, "White loses on time"));
     assert_non_null(strstr(why, "presumed"));
     json_decref(j);
@@ -347,7 +307,8 @@ static void test_flag_against_lone_king(void **state)
 static void test_interrupt(void **state)
 {
     (void)state;
-    const char *log = tmp_path("interrupt.log"), *pgn = tmp_path("interrupt.pgn");
+    const char *log = th_tmp_path("match", "interrupt.log"),
+               *pgn = th_tmp_path("match", "interrupt.pgn");
     unlink(pgn);
     pid_t pid =
         th_spawn(log,

@@ -32,13 +32,6 @@
 #define POSITION3 "8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1"
 #define FISCHER1  "bqnb1rkr/pp3ppp/3ppn2/2p5/5P2/P2P4/NPP1P1PP/BQ1BNRKR w HFhf - 2 9"
 
-static const char *jstr(json_t *o, const char *key)
-{
-    json_t *v = json_object_get(o, key);
-    if (!json_is_string(v)) fail_msg("JSON has no string '%s'", key);
-    return json_string_value(v);
-}
-
 static uint64_t ju64(json_t *o, const char *key)
 {
     json_t *v = json_object_get(o, key);
@@ -77,7 +70,7 @@ static void same_as_stockfish(const char *args, uint64_t published)
     th_run_t r = th_run(120, "ply perft-diff --engine " STOCKFISH " --hash 16 --json %s", args);
     th_expect_status(&r, 0, args);
     json_t *o = th_json(&r);
-    assert_string_equal(jstr(o, "result"), "same");
+    assert_string_equal(th_jstr(o, "result"), "same");
     assert_true(ju64(o, "ply_nodes") == published);
     assert_true(ju64(o, "engine_nodes") == published);
     json_decref(o);
@@ -108,9 +101,9 @@ static void expect_found(const char *args, const char *fen_prefix, const char *m
     th_run_t r = th_run(120, "ply perft-diff --hash 16 --json %s", args);
     th_expect_status(&r, 1, args);
     json_t *o = th_json(&r);
-    assert_string_equal(jstr(o, "result"), "different");
-    if (strncmp(jstr(o, "position"), fen_prefix, strlen(fen_prefix)) != 0)
-        fail_msg("found %s, expected %s", jstr(o, "position"), fen_prefix);
+    assert_string_equal(th_jstr(o, "result"), "different");
+    if (strncmp(th_jstr(o, "position"), fen_prefix, strlen(fen_prefix)) != 0)
+        fail_msg("found %s, expected %s", th_jstr(o, "position"), fen_prefix);
     json_t *missing = json_object_get(o, "missing"), *extra = json_object_get(o, "extra");
     assert_int_equal(json_array_size(missing), 1);
     assert_string_equal(json_string_value(json_array_get(missing, 0)), move);
@@ -155,7 +148,7 @@ static void test_inconsistent_engine(void **state)
     th_run_t r = th_run(60, "ply perft-diff --json -d 3 --engine '" FAKE " --mode lie-root'");
     th_expect_status(&r, 1, "lie-root");
     json_t *o = th_json(&r);
-    assert_string_equal(jstr(o, "result"), "inconsistent");
+    assert_string_equal(th_jstr(o, "result"), "inconsistent");
     assert_int_equal(json_array_size(json_object_get(o, "path")), 1);
     json_decref(o);
     th_run_free(&r);
@@ -208,8 +201,8 @@ static void test_broken_engines(void **state)
     th_run_t r = th_run(30, "ply perft-diff -d 2 --json --engine /nonexistent/engine");
     th_expect_status(&r, 1, "--json failure");
     json_t *o = th_json(&r);
-    assert_string_equal(jstr(o, "result"), "error");
-    assert_non_null(strstr(jstr(o, "error"), "cannot start engine"));
+    assert_string_equal(th_jstr(o, "result"), "error");
+    assert_non_null(strstr(th_jstr(o, "error"), "cannot start engine"));
     json_decref(o);
     th_run_free(&r);
 }

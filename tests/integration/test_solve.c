@@ -41,39 +41,6 @@
 #define WAC       PLY_TEST_DATA "/analysis/wacnew.epd"
 #define STS       PLY_TEST_DATA "/analysis/sts-v3.epd"
 
-static json_t *jget(json_t *o, const char *key)
-{
-    json_t *v = json_object_get(o, key);
-    if (!v) fail_msg("JSON has no '%s'", key);
-    return v;
-}
-
-static long jint(json_t *o, const char *key)
-{
-    json_t *v = jget(o, key);
-    if (!json_is_integer(v)) fail_msg("JSON '%s' is not an integer", key);
-    return (long)json_integer_value(v);
-}
-
-static const char *jstr(json_t *o, const char *key)
-{
-    json_t *v = jget(o, key);
-    if (!json_is_string(v)) fail_msg("JSON '%s' is not a string", key);
-    return json_string_value(v);
-}
-
-/* Writes @text to a new file in the test's directory and returns its path (static). */
-static const char *write_file(const char *name, const char *text)
-{
-    static char path[512];
-    snprintf(path, sizeof path, "%s/%s", th_tmpdir("solve"), name);
-    FILE *f = fopen(path, "w");
-    assert_non_null(f);
-    fputs(text, f);
-    fclose(f);
-    return path;
-}
-
 static void test_usage(void **state)
 {
     (void)state;
@@ -111,20 +78,20 @@ static void test_stockfish_wac(void **state)
                              " --nodes 100000 -t 1 --hash 16 --limit 20 --json");
     th_expect_status(&r, 0, "Stockfish on WAC.001-020");
     json_t *j = th_json(&r);
-    assert_int_equal(jint(j, "run"), 20);
-    assert_int_equal(jint(j, "scored"), 20);
-    assert_int_equal(jint(j, "solved"), 19);
-    assert_int_equal(jint(j, "errors"), 0);
-    json_t *ps = jget(j, "positions");
+    assert_int_equal(th_jint(j, "run"), 20);
+    assert_int_equal(th_jint(j, "scored"), 20);
+    assert_int_equal(th_jint(j, "solved"), 19);
+    assert_int_equal(th_jint(j, "errors"), 0);
+    json_t *ps = th_jget(j, "positions");
     assert_int_equal(json_array_size(ps), 20);
     for (size_t i = 0; i < 20; i++) {
         json_t *p = json_array_get(ps, i);
-        assert_string_equal(jstr(p, "got_uci"), sf[i]);
-        assert_int_equal(json_is_true(jget(p, "solved")), i != 1);
-        assert_true(jint(p, "nodes") >= 100000 || json_object_get(p, "score_mate"));
+        assert_string_equal(th_jstr(p, "got_uci"), sf[i]);
+        assert_int_equal(json_is_true(th_jget(p, "solved")), i != 1);
+        assert_true(th_jint(p, "nodes") >= 100000 || json_object_get(p, "score_mate"));
     }
-    assert_string_equal(jstr(json_array_get(ps, 0), "id"), "WAC.001");
-    assert_string_equal(jstr(json_array_get(ps, 1), "got"), "Rb7");
+    assert_string_equal(th_jstr(json_array_get(ps, 0), "id"), "WAC.001");
+    assert_string_equal(th_jstr(json_array_get(ps, 1), "got"), "Rb7");
     json_decref(j);
     th_run_free(&r);
 
@@ -147,12 +114,12 @@ static void test_ply_engine(void **state)
                              " --nodes 20000 -t 1 --hash 16 --limit 10 --json");
     th_expect_status(&r, 0, "ply uci on WAC.001-010");
     json_t *j = th_json(&r);
-    assert_int_equal(jint(j, "run"), 10);
-    assert_int_equal(jint(j, "errors"), 0);
-    json_t *ps = jget(j, "positions");
+    assert_int_equal(th_jint(j, "run"), 10);
+    assert_int_equal(th_jint(j, "errors"), 0);
+    json_t *ps = th_jget(j, "positions");
     for (size_t i = 0; i < 10; i++) {
         json_t *p = json_array_get(ps, i);
-        assert_true(jint(p, "depth") >= 1);
+        assert_true(th_jint(p, "depth") >= 1);
         assert_true(json_object_get(p, "score_cp") || json_object_get(p, "score_mate"));
     }
     json_decref(j);
@@ -165,22 +132,23 @@ static void test_time_to_depth(void **state)
     (void)state;
     if (access(STOCKFISH, X_OK) != 0) PLY_SKIP("no " STOCKFISH);
     const char *epd =
-        write_file("ttd.epd", "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1\n"
-                              "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq -;"
-                              " id \"kiwipete\";\n");
+        th_write_file("solve", "ttd.epd",
+                      "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1\n"
+                      "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq -;"
+                      " id \"kiwipete\";\n");
     th_run_t r = th_run(120, "ply solve -e " STOCKFISH " --epd %s --depth 8 -t 1 --json", epd);
     th_expect_status(&r, 0, "time to depth");
     json_t *j = th_json(&r);
-    assert_int_equal(jint(j, "run"), 2);
-    assert_int_equal(jint(j, "scored"), 0);
-    json_t *ps = jget(j, "positions");
+    assert_int_equal(th_jint(j, "run"), 2);
+    assert_int_equal(th_jint(j, "scored"), 0);
+    json_t *ps = th_jget(j, "positions");
     for (size_t i = 0; i < 2; i++) {
         json_t *p = json_array_get(ps, i);
         assert_null(json_object_get(p, "solved"));
-        assert_true(jint(p, "depth") >= 8);
-        assert_true(json_real_value(jget(p, "elapsed_ms")) > 0);
+        assert_true(th_jint(p, "depth") >= 8);
+        assert_true(json_real_value(th_jget(p, "elapsed_ms")) > 0);
     }
-    assert_string_equal(jstr(json_array_get(ps, 1), "id"), "kiwipete");
+    assert_string_equal(th_jstr(json_array_get(ps, 1), "id"), "kiwipete");
     json_decref(j);
     th_run_free(&r);
 }
@@ -199,11 +167,11 @@ static void test_sts_points(void **state)
             cases[i].prefer);
         th_expect_status(&r, 0, cases[i].prefer);
         json_t *j = th_json(&r);
-        assert_int_equal(jint(j, "points"), cases[i].points);
-        assert_int_equal(jint(j, "max_points"), 10);
-        assert_int_equal(jint(j, "solved"), cases[i].solved);
-        json_t *p = json_array_get(jget(j, "positions"), 0);
-        assert_string_equal(jstr(p, "got_uci"), cases[i].prefer);
+        assert_int_equal(th_jint(j, "points"), cases[i].points);
+        assert_int_equal(th_jint(j, "max_points"), 10);
+        assert_int_equal(th_jint(j, "solved"), cases[i].solved);
+        json_t *p = json_array_get(th_jget(j, "positions"), 0);
+        assert_string_equal(th_jstr(p, "got_uci"), cases[i].prefer);
         json_decref(j);
         th_run_free(&r);
     }
@@ -213,29 +181,30 @@ static void test_sts_points(void **state)
 static void test_bm_am(void **state)
 {
     (void)state;
-    const char *epd =
-        write_file("bmam.epd", "r3k2r/8/8/8/8/8/8/R3K2R w KQkq - bm O-O; id \"castle\";\n"
-                               "r3k2r/8/8/8/8/8/8/R3K2R w KQkq - am O-O; id \"avoid\";\n"
-                               "r3k2r/8/8/8/8/8/8/R3K2R w KQkq - bm O-O O-O-O; am O-O;\n"
-                               "r3k2r/8/8/8/8/8/8/R3K2R w KQkq - c0 \"a note, e8=Q\";\n");
+    const char *epd = th_write_file("solve", "bmam.epd",
+                                    "r3k2r/8/8/8/8/8/8/R3K2R w KQkq - bm O-O; id \"castle\";\n"
+                                    "r3k2r/8/8/8/8/8/8/R3K2R w KQkq - am O-O; id \"avoid\";\n"
+                                    "r3k2r/8/8/8/8/8/8/R3K2R w KQkq - bm O-O O-O-O; am O-O;\n"
+                                    "r3k2r/8/8/8/8/8/8/R3K2R w KQkq - c0 \"a note, e8=Q\";\n");
     th_run_t r = th_run(60, "ply solve -e '" FAKE " --prefer e1g1' --epd %s --nodes 1 --json", epd);
     th_expect_status(&r, 0, "bm/am");
     json_t *j = th_json(&r);
-    json_t *ps = jget(j, "positions");
+    json_t *ps = th_jget(j, "positions");
     assert_int_equal(json_array_size(ps), 4);
     /* a c0 that is not STS's "move=points" list is a comment: the position is only timed */
     assert_null(json_object_get(json_array_get(ps, 3), "solved"));
-    assert_int_equal(jint(j, "scored"), 3);
-    assert_string_equal(jstr(json_array_get(ps, 0), "got"), "O-O");
-    assert_true(json_is_true(jget(json_array_get(ps, 0), "solved")));
-    assert_true(json_is_false(jget(json_array_get(ps, 1), "solved")));
-    assert_true(json_is_false(jget(json_array_get(ps, 2), "solved")));
-    assert_int_equal(jint(j, "solved"), 1);
+    assert_int_equal(th_jint(j, "scored"), 3);
+    assert_string_equal(th_jstr(json_array_get(ps, 0), "got"), "O-O");
+    assert_true(json_is_true(th_jget(json_array_get(ps, 0), "solved")));
+    assert_true(json_is_false(th_jget(json_array_get(ps, 1), "solved")));
+    assert_true(json_is_false(th_jget(json_array_get(ps, 2), "solved")));
+    assert_int_equal(th_jint(j, "solved"), 1);
     json_decref(j);
     th_run_free(&r);
 
     /* a suite whose move is not legal in its position is refused before anything runs */
-    const char *broken = write_file("broken.epd", "8/8/8/8/8/8/8/K6k w - - bm Qh8; id \"x\";\n");
+    const char *broken =
+        th_write_file("solve", "broken.epd", "8/8/8/8/8/8/8/K6k w - - bm Qh8; id \"x\";\n");
     r = th_run(30, "ply solve -e " FAKE " --epd %s --nodes 1", broken);
     th_expect_status(&r, 2, "broken suite");
     assert_non_null(strstr(r.err, "broken.epd:1"));
@@ -279,16 +248,17 @@ static void test_bm_am(void **state)
 static void test_long_lines(void **state)
 {
     (void)state;
-    const char *epd = write_file(
-        "start.epd", "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - bm e4; id \"start\";\n");
+    const char *epd = th_write_file(
+        "solve", "start.epd",
+        "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - bm e4; id \"start\";\n");
     th_run_t r = th_run(60, "ply solve -e '" FAKE " --mode long' --epd %s --nodes 1 --json", epd);
     th_expect_status(&r, 0, "an engine with 10,000-byte info lines");
     json_t *j = th_json(&r);
-    assert_int_equal(jint(j, "errors"), 0);
-    json_t *p = json_array_get(jget(j, "positions"), 0);
-    assert_int_equal(jint(p, "depth"), 3);
-    assert_int_equal(jint(p, "score_cp"), 42);
-    assert_int_equal(jint(p, "nodes"), 20);
+    assert_int_equal(th_jint(j, "errors"), 0);
+    json_t *p = json_array_get(th_jget(j, "positions"), 0);
+    assert_int_equal(th_jint(p, "depth"), 3);
+    assert_int_equal(th_jint(p, "score_cp"), 42);
+    assert_int_equal(th_jint(p, "nodes"), 20);
     json_decref(j);
     th_run_free(&r);
 }
@@ -319,10 +289,10 @@ static void test_broken_engines(void **state)
         th_expect_status(&r, 1, cases[i].mode);
         assert_true(th_now_ms() - t0 < 30000);
         json_t *j = th_json(&r);
-        assert_int_equal(jint(j, "run"), 3);
-        assert_int_equal(jint(j, "scored"), 3);
-        json_t *ps = jget(j, "positions");
-        const char *err = jstr(json_array_get(ps, 1), "error");
+        assert_int_equal(th_jint(j, "run"), 3);
+        assert_int_equal(th_jint(j, "scored"), 3);
+        json_t *ps = th_jget(j, "positions");
+        const char *err = th_jstr(json_array_get(ps, 1), "error");
         if (!strstr(err, cases[i].says) || !strstr(err, "ply_fake_uci"))
             fail_msg("mode %s: error \"%s\" does not say \"%s\" and name the engine", cases[i].mode,
                      err, cases[i].says);

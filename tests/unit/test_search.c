@@ -29,6 +29,11 @@
 #include "util/error.h"
 #include "util/time.h"
 
+/* 1. e4 e5 2. Nf3 Nc6 3. Bc4 Nf6, a quiet opening position with play for both. */
+#define TWO_KNIGHTS "r1bqkb1r/pppp1ppp/2n2n2/4p3/2B1P3/5N2/PPPP1PPP/RNBQK2R w KQkq - 4 4"
+/* WAC.001 (tests/data/analysis/wacnew.epd): Qg6 mates in 2. */
+#define WAC001 "2rr3k/pp3pp1/1nnqbN1p/3pN3/2pP4/2P3Q1/PPB4P/R4RK1 w - - 0 1"
+
 static void set_pos(ply_search_pos_t *p, const char *fen, const char *const *moves, int n)
 {
     char why[128];
@@ -76,6 +81,35 @@ static int search_depth(ply_engine_t *e, const ply_search_pos_t *p, int depth,
     ply_search_limits_init(&l);
     l.depth = depth;
     return ply_engine_search(e, p, &l, NULL, NULL, r);
+}
+
+/* *p set to @fen then @moves (@n of them), searched to @depth from a cleared
+ * engine (so that no earlier search helps): the result in *r. */
+static void search_fresh(ply_engine_t *e, ply_search_pos_t *p, const char *fen,
+                         const char *const *moves, int n, int depth, ply_search_result_t *r)
+{
+    set_pos(p, fen, moves, n);
+    ply_engine_clear(e);
+    assert_int_equal(search_depth(e, p, depth, r), 0);
+}
+
+/* The same search twice from a cleared engine (1 thread): the same nodes,
+ * best move, score, depth and PV. The first result in *r. */
+static void search_twice_same(ply_engine_t *e, const ply_search_pos_t *p,
+                              const ply_search_limits_t *l, ply_search_result_t *r)
+{
+    ply_search_result_t again;
+    ply_engine_clear(e);
+    assert_int_equal(ply_engine_search(e, p, l, NULL, NULL, r), 0);
+    ply_engine_clear(e);
+    assert_int_equal(ply_engine_search(e, p, l, NULL, NULL, &again), 0);
+    assert_int_equal(r->nodes, again.nodes);
+    assert_int_equal(r->best, again.best);
+    assert_int_equal(r->lines[0].score, again.lines[0].score);
+    assert_int_equal(r->lines[0].depth, again.lines[0].depth);
+    assert_int_equal(r->lines[0].n_pv, again.lines[0].n_pv);
+    assert_memory_equal(r->lines[0].pv, again.lines[0].pv,
+                        sizeof(ply_move_t) * (size_t)r->lines[0].n_pv);
 }
 
 /* Each dm N position: score PLY_SCORE_MATE - (2N - 1), "mate N", and a PV
@@ -144,29 +178,18 @@ static void test_determinism(void **state)
     (void)state;
     ply_search_pos_t p;
     /* WAC.002 (a rook ending with tactics) and a quiet opening position. */
-    const char *fens[] = {"8/7p/5k2/5p2/p1p2P2/Pr1pPK2/1P1R3P/8 b - - 0 1",
-                          "r1bqkb1r/pppp1ppp/2n2n2/4p3/2B1P3/5N2/PPPP1PPP/RNBQK2R w KQkq - 4 4"};
+    const char *fens[] = {"8/7p/5k2/5p2/p1p2P2/Pr1pPK2/1P1R3P/8 b - - 0 1", TWO_KNIGHTS};
     ply_engine_t *e = ply_engine_new(8, 1);
     for (int k = 0; k < 2; k++) {
         set_pos(&p, fens[k], NULL, 0);
         ply_search_limits_t l;
         ply_search_limits_init(&l);
         l.nodes = 40000;
-        ply_search_result_t r1, r2;
-        ply_engine_clear(e);
-        assert_int_equal(ply_engine_search(e, &p, &l, NULL, NULL, &r1), 0);
-        ply_engine_clear(e);
-        assert_int_equal(ply_engine_search(e, &p, &l, NULL, NULL, &r2), 0);
-        assert_true(r1.nodes >= l.nodes);
-        assert_true(r1.nodes < l.nodes + 2048);
-        assert_int_equal(r1.nodes, r2.nodes);
-        assert_int_equal(r1.best, r2.best);
-        assert_int_equal(r1.lines[0].score, r2.lines[0].score);
-        assert_int_equal(r1.lines[0].depth, r2.lines[0].depth);
-        assert_int_equal(r1.lines[0].n_pv, r2.lines[0].n_pv);
-        assert_memory_equal(r1.lines[0].pv, r2.lines[0].pv,
-                            sizeof(ply_move_t) * (size_t)r1.lines[0].n_pv);
-        assert_true(is_legal(&p.root, r1.best));
+        ply_search_result_t r;
+        search_twice_same(e, &p, &l, &r);
+        assert_true(r.nodes >= l.nodes);
+        assert_true(r.nodes < l.nodes + 2048);
+        assert_true(is_legal(&p.root, r.best));
     }
     ply_engine_destroy(&e);
 }
@@ -184,14 +207,11 @@ static void test_repetition_history(void **state)
     ply_search_result_t r;
     ply_engine_t *e = ply_engine_new(8, 1);
 
-    set_pos(&p, fen, NULL, 0);
-    assert_int_equal(search_depth(e, &p, 10, &r), 0);
+    search_fresh(e, &p, fen, NULL, 0, 10, &r);
     assert_true(r.lines[0].score < -500);
 
-    set_pos(&p, fen, moves, 8);
+    search_fresh(e, &p, fen, moves, 8, 10, &r);
     assert_int_equal(p.n_history, 8);
-    ply_engine_clear(e);
-    assert_int_equal(search_depth(e, &p, 10, &r), 0);
     assert_int_equal(r.lines[0].score, 0);
     ply_move_t kg1;
     assert_int_equal(ply_board_move_from_uci(&p.root, "h1g1", &kg1), 0);
@@ -210,8 +230,7 @@ static void test_repetition_once(void **state)
     ply_search_pos_t p;
     ply_search_result_t r;
     ply_engine_t *e = ply_engine_new(8, 1);
-    set_pos(&p, "3qk1n1/8/8/8/8/8/8/4K1N1 w - - 0 1", moves, 4);
-    assert_int_equal(search_depth(e, &p, 12, &r), 0);
+    search_fresh(e, &p, "3qk1n1/8/8/8/8/8/8/4K1N1 w - - 0 1", moves, 4, 12, &r);
     assert_true(r.lines[0].score < -300);
     ply_move_t back;
     assert_int_equal(ply_board_move_from_uci(&p.root, "g1f3", &back), 0);
@@ -229,16 +248,11 @@ static void test_fifty_moves(void **state)
     ply_search_pos_t p;
     ply_search_result_t r;
     ply_engine_t *e = ply_engine_new(8, 1);
-    set_pos(&p, "4k3/8/3K4/8/8/8/8/7R w - - 0 1", NULL, 0);
-    assert_int_equal(search_depth(e, &p, 8, &r), 0);
+    search_fresh(e, &p, "4k3/8/3K4/8/8/8/8/7R w - - 0 1", NULL, 0, 8, &r);
     assert_int_equal(r.lines[0].score, PLY_SCORE_MATE - 3);
-    set_pos(&p, "4k3/8/3K4/8/8/8/8/7R w - - 98 80", NULL, 0);
-    ply_engine_clear(e);
-    assert_int_equal(search_depth(e, &p, 8, &r), 0);
+    search_fresh(e, &p, "4k3/8/3K4/8/8/8/8/7R w - - 98 80", NULL, 0, 8, &r);
     assert_int_equal(r.lines[0].score, 0);
-    set_pos(&p, "4k3/8/4K3/8/8/8/8/7R w - - 99 80", NULL, 0);
-    ply_engine_clear(e);
-    assert_int_equal(search_depth(e, &p, 8, &r), 0);
+    search_fresh(e, &p, "4k3/8/4K3/8/8/8/8/7R w - - 99 80", NULL, 0, 8, &r);
     assert_int_equal(r.lines[0].score, PLY_SCORE_MATE - 1);
     ply_engine_destroy(&e);
 }
@@ -258,9 +272,8 @@ static void test_fifty_moves_saturate(void **state)
     ply_search_pos_t p;
     ply_search_result_t r;
     ply_engine_t *e = ply_engine_new(8, 1);
-    set_pos(&p, fen, moves, 256);
+    search_fresh(e, &p, fen, moves, 256, 8, &r);
     assert_int_equal(p.root.rule50, 255);
-    assert_int_equal(search_depth(e, &p, 8, &r), 0);
     assert_int_equal(r.lines[0].score, 0);
     assert_true(is_legal(&p.root, r.best));
 
@@ -268,11 +281,9 @@ static void test_fifty_moves_saturate(void **state)
                           "3qk1n1/8/8/8/8/8/8/4K1N1 w - - 300 200",
                           "3qk1n1/8/8/8/8/8/8/4K1N1 w - - 99999999999999999999 200"};
     for (int k = 0; k < 3; k++) {
-        set_pos(&p, fens[k], NULL, 0);
+        search_fresh(e, &p, fens[k], NULL, 0, 8, &r);
         assert_int_equal(p.root.rule50, 255);
         assert_int_equal(p.root.fullmove, 200);
-        ply_engine_clear(e);
-        assert_int_equal(search_depth(e, &p, 8, &r), 0);
         assert_int_equal(r.lines[0].score, 0);
         assert_true(is_legal(&p.root, r.best));
         /* One more quiet move stays at the ceiling. */
@@ -323,8 +334,7 @@ static void test_draws_in_search(void **state)
     ply_search_result_t r;
     /* White Kh6 Qg5 against Kh8: Qd8# (and Qg7#) mate, Qg6?? stalemates
      * (the rule engine: black has no legal move and is not in check). */
-    set_pos(&p, "7k/8/7K/6Q1/8/8/8/8 w - - 0 1", NULL, 0);
-    assert_int_equal(search_depth(e, &p, 4, &r), 0);
+    search_fresh(e, &p, "7k/8/7K/6Q1/8/8/8/8 w - - 0 1", NULL, 0, 4, &r);
     assert_int_equal(r.lines[0].score, PLY_SCORE_MATE - 1);
     ply_board_t b = p.root;
     ply_move_t stale;
@@ -349,9 +359,7 @@ static void test_draws_in_search(void **state)
     const char *dead[] = {"7k/8/5K2/8/8/8/8/5B2 w - - 0 1", "7k/8/5K2/8/8/8/8/5N2 b - - 0 1",
                           "8/8/3k4/8/8/8/2b5/4K3 w - - 0 1"};
     for (int i = 0; i < 3; i++) {
-        set_pos(&p, dead[i], NULL, 0);
-        ply_engine_clear(e);
-        assert_int_equal(search_depth(e, &p, 6, &r), 0);
+        search_fresh(e, &p, dead[i], NULL, 0, 6, &r);
         assert_int_equal(r.lines[0].score, 0);
     }
     ply_engine_destroy(&e);
@@ -426,7 +434,7 @@ static void test_searchmoves(void **state)
     assert_true(r.best == l.searchmoves[0] || r.best == l.searchmoves[1]);
     assert_int_not_equal(r.lines[0].pv[0], r.lines[1].pv[0]);
     /* The WAC.001 mate is not found when Qg6 is left out. */
-    set_pos(&p, "2rr3k/pp3pp1/1nnqbN1p/3pN3/2pP4/2P3Q1/PPB4P/R4RK1 w - - 0 1", NULL, 0);
+    set_pos(&p, WAC001, NULL, 0);
     l.multipv = 1;
     l.n_searchmoves = 1;
     assert_int_equal(ply_board_move_from_uci(&p.root, "f6e8", &l.searchmoves[0]), 0);
@@ -457,6 +465,33 @@ static void *run_job(void *arg)
     return NULL;
 }
 
+/* A search of @fen with @threads threads and limits @l, on a thread of its
+ * own (as UCI runs it) in *th; job_finish joins it. */
+static job_t *job_start(int threads, const char *fen, const ply_search_limits_t *l, pthread_t *th)
+{
+    job_t *j = calloc(1, sizeof *j);
+    assert_non_null(j);
+    j->e = ply_engine_new(16, threads);
+    assert_non_null(j->e);
+    set_pos(&j->p, fen, NULL, 0);
+    j->l = *l;
+    assert_int_equal(pthread_create(th, NULL, run_job, j), 0);
+    return j;
+}
+
+/* Joins the search of @j: it ended well, with a legal move, having searched
+ * (depth 1 at least, some nodes). Frees @j. */
+static void job_finish(job_t *j, pthread_t th)
+{
+    assert_int_equal(pthread_join(th, NULL), 0);
+    assert_int_equal(j->rc, 0);
+    assert_true(is_legal(&j->p.root, j->r.best));
+    assert_true(j->r.lines[0].depth >= 1);
+    assert_true(j->r.nodes > 0);
+    ply_engine_destroy(&j->e);
+    free(j);
+}
+
 static void sleep_ms(int ms)
 {
     struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
@@ -469,24 +504,15 @@ static void test_stop_infinite(void **state)
 {
     (void)state;
     for (int threads = 1; threads <= 2; threads++) {
-        job_t *j = calloc(1, sizeof *j);
-        j->e = ply_engine_new(16, threads);
-        set_pos(&j->p, "r1bqkb1r/pppp1ppp/2n2n2/4p3/2B1P3/5N2/PPPP1PPP/RNBQK2R w KQkq - 4 4", NULL,
-                0);
-        ply_search_limits_init(&j->l);
-        j->l.infinite = 1;
+        ply_search_limits_t l;
+        ply_search_limits_init(&l);
+        l.infinite = 1;
         pthread_t th;
-        assert_int_equal(pthread_create(&th, NULL, run_job, j), 0);
+        job_t *j = job_start(threads, TWO_KNIGHTS, &l, &th);
         sleep_ms(150);
         assert_false(__atomic_load_n(&j->done, __ATOMIC_ACQUIRE));
         ply_engine_stop(j->e);
-        assert_int_equal(pthread_join(th, NULL), 0);
-        assert_int_equal(j->rc, 0);
-        assert_true(is_legal(&j->p.root, j->r.best));
-        assert_true(j->r.lines[0].depth >= 1);
-        assert_true(j->r.nodes > 0);
-        ply_engine_destroy(&j->e);
-        free(j);
+        job_finish(j, th);
     }
 }
 
@@ -498,7 +524,7 @@ static void test_stop_before_start(void **state)
     (void)state;
     ply_engine_t *e = ply_engine_new(8, 2);
     ply_search_pos_t p;
-    set_pos(&p, "2rr3k/pp3pp1/1nnqbN1p/3pN3/2pP4/2P3Q1/PPB4P/R4RK1 w - - 0 1", NULL, 0);
+    set_pos(&p, WAC001, NULL, 0);
     ply_search_limits_t l;
     ply_search_limits_init(&l);
     l.infinite = 1;
@@ -522,7 +548,7 @@ static void test_time_limits(void **state)
     (void)state;
     ply_engine_t *e = ply_engine_new(16, 1);
     ply_search_pos_t p;
-    set_pos(&p, "r1bqkb1r/pppp1ppp/2n2n2/4p3/2B1P3/5N2/PPPP1PPP/RNBQK2R w KQkq - 4 4", NULL, 0);
+    set_pos(&p, TWO_KNIGHTS, NULL, 0);
     ply_search_limits_t l;
     ply_search_result_t r;
     ply_search_limits_init(&l);
@@ -547,22 +573,16 @@ static void test_time_limits(void **state)
 static void test_ponder(void **state)
 {
     (void)state;
-    job_t *j = calloc(1, sizeof *j);
-    j->e = ply_engine_new(16, 1);
-    set_pos(&j->p, "r1bqkb1r/pppp1ppp/2n2n2/4p3/2B1P3/5N2/PPPP1PPP/RNBQK2R w KQkq - 4 4", NULL, 0);
-    ply_search_limits_init(&j->l);
-    j->l.ponder = 1;
-    j->l.time_ms[PLY_WHITE] = j->l.time_ms[PLY_BLACK] = 200;
+    ply_search_limits_t l;
+    ply_search_limits_init(&l);
+    l.ponder = 1;
+    l.time_ms[PLY_WHITE] = l.time_ms[PLY_BLACK] = 200;
     pthread_t th;
-    assert_int_equal(pthread_create(&th, NULL, run_job, j), 0);
+    job_t *j = job_start(1, TWO_KNIGHTS, &l, &th);
     sleep_ms(400); /* past the whole clock: pondering does not care */
     assert_false(__atomic_load_n(&j->done, __ATOMIC_ACQUIRE));
     ply_engine_ponderhit(j->e);
-    assert_int_equal(pthread_join(th, NULL), 0);
-    assert_int_equal(j->rc, 0);
-    assert_true(is_legal(&j->p.root, j->r.best));
-    ply_engine_destroy(&j->e);
-    free(j);
+    job_finish(j, th);
 }
 
 /* Two threads on a node budget: a legal move, nodes summed over both. */
@@ -573,7 +593,7 @@ static void test_node_limit_precise(void **state)
 {
     (void)state;
     ply_search_pos_t p;
-    set_pos(&p, "r1bqkb1r/pppp1ppp/2n2n2/4p3/2B1P3/5N2/PPPP1PPP/RNBQK2R w KQkq - 4 4", NULL, 0);
+    set_pos(&p, TWO_KNIGHTS, NULL, 0);
     ply_search_limits_t l;
     ply_search_limits_init(&l);
     ply_search_result_t r;
@@ -591,13 +611,7 @@ static void test_node_limit_precise(void **state)
             } else {
                 assert_true(r.nodes < 1000); /* depth 1 here takes far fewer */
             }
-            if (threads == 1) {
-                ply_search_result_t again;
-                ply_engine_clear(e);
-                assert_int_equal(ply_engine_search(e, &p, &l, NULL, NULL, &again), 0);
-                assert_int_equal(again.nodes, r.nodes);
-                assert_int_equal(again.best, r.best);
-            }
+            if (threads == 1) search_twice_same(e, &p, &l, &r);
         }
         ply_engine_destroy(&e);
     }
@@ -626,7 +640,7 @@ static void test_two_threads_info(void **state)
     (void)state;
     ply_engine_t *e = ply_engine_new(16, 2);
     ply_search_pos_t p;
-    set_pos(&p, "r1bqkb1r/pppp1ppp/2n2n2/4p3/2B1P3/5N2/PPPP1PPP/RNBQK2R w KQkq - 4 4", NULL, 0);
+    set_pos(&p, TWO_KNIGHTS, NULL, 0);
     ply_search_result_t r;
     for (int k = 0; k < 2; k++) {
         struct info_log log = {0, 0, 1};
@@ -651,7 +665,7 @@ static void test_two_threads_nodes(void **state)
     (void)state;
     ply_engine_t *e = ply_engine_new(16, 2);
     ply_search_pos_t p;
-    set_pos(&p, "r1bqkb1r/pppp1ppp/2n2n2/4p3/2B1P3/5N2/PPPP1PPP/RNBQK2R w KQkq - 4 4", NULL, 0);
+    set_pos(&p, TWO_KNIGHTS, NULL, 0);
     ply_search_limits_t l;
     ply_search_limits_init(&l);
     l.nodes = 60000;

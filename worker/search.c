@@ -276,6 +276,11 @@ void ply_engine_clear_stop(ply_engine_t *e)
     if (e) astore(&e->stop, 0);
 }
 
+const ply_stt_t *ply_engine_table(const ply_engine_t *e)
+{
+    return &e->tt;
+}
+
 void ply_engine_ponderhit(ply_engine_t *e)
 {
     if (!e) return;

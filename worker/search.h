@@ -174,6 +174,13 @@ void ply_engine_stop(ply_engine_t *e);
  */
 void ply_engine_clear_stop(ply_engine_t *e);
 
+struct ply_stt;
+/**
+ * ply_engine_table - the engine's search table, read-only, for tests and
+ * diagnostics (what a search left in it); only between searches.
+ */
+const struct ply_stt *ply_engine_table(const ply_engine_t *e);
+
 /** ply_engine_ponderhit - the pondered move was played: from now on the time limits apply; any
  * thread. */
 void ply_engine_ponderhit(ply_engine_t *e);

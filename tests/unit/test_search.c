@@ -32,7 +32,9 @@
 /* 1. e4 e5 2. Nf3 Nc6 3. Bc4 Nf6, a quiet opening position with play for both. */
 #define TWO_KNIGHTS "r1bqkb1r/pppp1ppp/2n2n2/4p3/2B1P3/5N2/PPPP1PPP/RNBQK2R w KQkq - 4 4"
 /* WAC.001 (tests/data/analysis/wacnew.epd): Qg6 mates in 2. */
-#define WAC001 "2rr3k/pp3pp1/1nnqbN1p/3pN3/2pP4/2P3Q1/PPB4P/R4RK1 w - - 0 1"
+/* Deepest iteration a test here follows. */
+#define MAX_TEST_DEPTH 32
+#define WAC001         "2rr3k/pp3pp1/1nnqbN1p/3pN3/2pP4/2P3Q1/PPB4P/R4RK1 w - - 0 1"
 
 static void set_pos(ply_search_pos_t *p, const char *fen, const char *const *moves, int n)
 {
@@ -762,6 +764,96 @@ static void test_stt(void **state)
     ply_stt_free(&t);
 }
 
+/* The nodes counted when each iteration finished (its last report of line 1). */
+typedef struct iterations {
+    uint64_t nodes[MAX_TEST_DEPTH + 1];
+} iterations_t;
+
+static void on_iteration(const ply_search_info_t *info, void *arg)
+{
+    iterations_t *it = arg;
+    if (info->multipv == 1 && info->line->depth <= MAX_TEST_DEPTH)
+        it->nodes[info->line->depth] = info->nodes;
+}
+
+/* The table's entry for the position after @moves (UCI) from @root: 1 and *h, or 0. */
+static int probe_after(ply_engine_t *e, const ply_board_t *root, const ply_move_t *moves, int n,
+                       ply_stt_hit_t *h)
+{
+    ply_board_t b = *root;
+    for (int i = 0; i < n; i++) ply_board_play(&b, moves[i]);
+    memset(h, 0, sizeof *h);
+    return ply_stt_probe(ply_engine_table(e), b.key, h);
+}
+
+/*
+ * A stopped search stores nothing for the nodes it was inside when it
+ * stopped: search() and qsearch() return 0 on a stop before they store, so
+ * that no partial result (the best of a part of the moves, at the full
+ * depth) misleads the next search. Shown by determinism (search.h): a depth
+ * N-1 search from a cleared engine, then the same with a node limit K nodes
+ * past the end of iteration N-1 instead, which stops K nodes into iteration
+ * N (the same up to there: checked). Iteration N searches the PV of N-1
+ * first, so when it stops the PV's first position is on its stack, its
+ * subtree far larger than K nodes (iteration N costs about 12,000 here), and
+ * so is the second once the first one's singular-extension search is done:
+ * their entries must be what iteration N-1 left, not a store made by the
+ * stop. With search() storing on a stop ("break" for "return 0" after its
+ * move loop) this fails at K = 64: an entry of depth 8, score -infinity.
+ */
+static void test_stop_stores_nothing(void **state)
+{
+    (void)state;
+    enum { N = 9 };
+    ply_engine_t *e = ply_engine_new(16, 1);
+    ply_search_pos_t p;
+    set_pos(&p, TWO_KNIGHTS, NULL, 0);
+    ply_search_limits_t l;
+    ply_search_result_t full, cut;
+    iterations_t whole = {0}, a = {0};
+
+    ply_search_limits_init(&l);
+    l.depth = N;
+    ply_engine_clear(e);
+    assert_int_equal(ply_engine_search(e, &p, &l, on_iteration, &whole, &full), 0);
+    ply_search_limits_init(&l);
+    l.depth = N - 1;
+    ply_engine_clear(e);
+    assert_int_equal(ply_engine_search(e, &p, &l, on_iteration, &a, &full), 0);
+    assert_int_equal(a.nodes[N - 1], whole.nodes[N - 1]);
+    assert_int_equal(full.lines[0].depth, N - 1);
+    assert_true(full.lines[0].n_pv >= 2);
+    ply_stt_hit_t before[2], after;
+    int had[2];
+    for (int k = 0; k < 2; k++)
+        had[k] = probe_after(e, &p.root, full.lines[0].pv, k + 1, &before[k]);
+    assert_true(had[0] && before[0].depth >= N - 2); /* what iteration N-1 stored */
+
+    const uint64_t ks[] = {64, 256};
+    for (size_t i = 0; i < sizeof ks / sizeof *ks; i++) {
+        assert_true(whole.nodes[N] - whole.nodes[N - 1] > 4 * ks[i]);
+        iterations_t b = {0};
+        ply_search_limits_init(&l);
+        l.nodes = a.nodes[N - 1] + ks[i];
+        ply_engine_clear(e);
+        assert_int_equal(ply_engine_search(e, &p, &l, on_iteration, &b, &cut), 0);
+        assert_int_equal(b.nodes[N - 1], a.nodes[N - 1]);
+        assert_int_equal(cut.lines[0].depth, N - 1); /* iteration N did not finish */
+        assert_true(cut.nodes >= l.nodes);
+        for (int k = 0; k < 2; k++) {
+            const int has = probe_after(e, &p.root, full.lines[0].pv, k + 1, &after);
+            if (has != had[k] || after.move != before[k].move || after.score != before[k].score ||
+                after.eval != before[k].eval || after.depth != before[k].depth ||
+                after.bound != before[k].bound)
+                fail_msg("stopped %llu nodes into iteration %d: the entry of pv[0..%d] is "
+                         "depth %d score %d bound %d, was depth %d score %d bound %d",
+                         (unsigned long long)ks[i], N, k, after.depth, after.score, after.bound,
+                         before[k].depth, before[k].score, before[k].bound);
+        }
+    }
+    ply_engine_destroy(&e);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -785,6 +877,7 @@ int main(void)
         cmocka_unit_test(test_two_threads_nodes),
         cmocka_unit_test(test_two_threads_info),
         cmocka_unit_test(test_node_limit_precise),
+        cmocka_unit_test(test_stop_stores_nothing),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

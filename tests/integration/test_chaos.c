@@ -99,11 +99,13 @@ static void cluster_stop(cluster_t *k)
     k->coord = 0;
 }
 
-/* Waits up to @timeout_ms for @pid to exit: its exit status, or -1 (killed, or timed out). */
+/* Waits up to @timeout_ms (scaled by th_slowdown) for @pid to exit: its exit status, or -1
+ * (killed, or timed out). */
 static int wait_exit(pid_t pid, int timeout_ms)
 {
     int st;
-    for (uint64_t t0 = th_now_ms(); th_now_ms() - t0 < (uint64_t)timeout_ms;) {
+    const uint64_t limit = (uint64_t)timeout_ms * th_slowdown();
+    for (uint64_t t0 = th_now_ms(); th_now_ms() - t0 < limit;) {
         if (waitpid(pid, &st, WNOHANG) == pid) return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
         usleep(20000);
     }
@@ -143,10 +145,11 @@ static uint64_t the_run(const cluster_t *k)
 }
 
 /* Waits until the cluster's run has at least @done jobs done and worker @id holds a job. 1, or 0 on
- * timeout. */
+ * timeout (a minute, scaled by th_slowdown). */
 static int wait_progress(const cluster_t *k, uint32_t done, const char *id)
 {
-    for (uint64_t t0 = th_now_ms(); th_now_ms() - t0 < 60000; usleep(50000)) {
+    const uint64_t limit = 60000ull * th_slowdown();
+    for (uint64_t t0 = th_now_ms(); th_now_ms() - t0 < limit; usleep(50000)) {
         const uint64_t run = the_run(k);
         Ply__RunProgress *p = run ? progress(k, run) : NULL;
         int ok = p && p->jobs_done >= done;
@@ -158,16 +161,39 @@ static int wait_progress(const cluster_t *k, uint32_t done, const char *id)
     return 0;
 }
 
-/* Waits until the coordinator lists @n workers; the milliseconds it took, or -1. */
+/* Waits until the coordinator lists @n workers, for up to @timeout_ms scaled by th_slowdown;
+ * the milliseconds it took, or -1. */
 static long wait_workers(const cluster_t *k, size_t n, int timeout_ms)
 {
     uint64_t t0 = th_now_ms();
-    while (th_now_ms() - t0 < (uint64_t)timeout_ms) {
+    while (th_now_ms() - t0 < (uint64_t)timeout_ms * th_slowdown()) {
         Ply__StatusReply *r = status(k);
         size_t have = r ? r->n_worker : 0;
         if (r) ply__status_reply__free_unpacked(r, NULL);
         if (have >= n) return (long)(th_now_ms() - t0);
         usleep(20000);
+    }
+    return -1;
+}
+
+/*
+ * Waits until the coordinator lists worker @id (@listed 1) or does not (0),
+ * for up to @timeout_ms scaled by th_slowdown; the milliseconds it took, or
+ * -1. By its id, not by a count: on a loaded machine another worker starved
+ * of the CPU for a second misses its heartbeats too, and is dropped and
+ * back a moment later.
+ */
+static long wait_listed(const cluster_t *k, const char *id, int listed, int timeout_ms)
+{
+    uint64_t t0 = th_now_ms();
+    while (th_now_ms() - t0 < (uint64_t)timeout_ms * th_slowdown()) {
+        Ply__StatusReply *r = status(k);
+        int has = 0;
+        for (size_t i = 0; r && i < r->n_worker; i++)
+            has |= r->worker[i]->worker_id && !strcmp(r->worker[i]->worker_id, id);
+        if (r) ply__status_reply__free_unpacked(r, NULL);
+        if (r && has == listed) return (long)(th_now_ms() - t0);
+        usleep(50000);
     }
     return -1;
 }
@@ -294,16 +320,10 @@ static void test_worker_stopped(void **state)
     if (mid) {
         kill(k.worker[1], SIGSTOP);
         /* silent for liveness x heartbeat = 1 s: the coordinator drops it, re-queues its jobs */
-        uint64_t t0 = th_now_ms();
-        while (th_now_ms() - t0 < 5000 && dropped < 0) {
-            Ply__StatusReply *r = status(&k);
-            if (r && r->n_worker == 2) dropped = (long)(th_now_ms() - t0);
-            if (r) ply__status_reply__free_unpacked(r, NULL);
-            usleep(50000);
-        }
+        dropped = wait_listed(&k, "w2", 0, 5000);
         usleep(1000000); /* stays stopped well past it */
         kill(k.worker[1], SIGCONT);
-        back = wait_workers(&k, 3, 10000); /* it says HELLO again by itself */
+        back = wait_listed(&k, "w2", 1, 10000); /* it says HELLO again by itself */
     }
     int rc = wait_exit(cl, 120000);
     cluster_stop(&k);

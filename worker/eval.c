@@ -34,10 +34,17 @@
  */
 #include "eval.h"
 
+#include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
 
 #include "search.h"
+
+#ifdef PLY_EVAL_TUNE
+#include <stdio.h>
+
+#include "eval_tune.h"
+#endif
 
 /* A middlegame and an endgame value, centipawns. */
 typedef struct pair {
@@ -45,139 +52,188 @@ typedef struct pair {
 } pair_t;
 
 /*
- * Material and piece-square tables: PeSTO's, by Ronald Friederich, as
- * published on the chessprogramming wiki, "PeSTO's Evaluation Function"
- * (tuned by him with the Texel method). The tables are written as the wiki
- * prints them, from white's point of view with rank 8 on the first row, so
- * white's square sq reads entry sq ^ 56 and black's square sq entry sq.
+ * The tuned values, in one table (a struct of ints only, so that the tuner,
+ * tools/tune/, can see it as an array: eval_tune.h). The engine reads it as
+ * constants; compiled with PLY_EVAL_TUNE (the tuner's copy of this file) it
+ * is writable. The initializer below is in the form `ply-tune` prints; the
+ * comments here say what each value means and where its start came from.
  */
-static const pair_t piece_value[7] = {
-    {0, 0}, {82, 94}, {337, 281}, {365, 297}, {477, 512}, {1025, 936}, {0, 0},
+typedef struct eval_params {
+    /*
+     * Material and piece-square tables: at the start PeSTO's, by Ronald
+     * Friederich, as published on the chessprogramming wiki, "PeSTO's
+     * Evaluation Function". The tables are written from white's point of
+     * view with rank 8 on the first row (as the wiki prints them), so white's
+     * square sq reads entry sq ^ 56 and black's square sq entry sq.
+     */
+    pair_t piece_value[7];
+    int pst_mg[7][64];
+    int pst_eg[7][64];
+    /* Tempo: the side to move's bonus. PeSTO has one, but the wiki does not
+     * give its value; 10 was ours. */
+    pair_t tempo;
+    /* Mobility (Fruit 2.1, eval.cpp): per square a piece reaches above
+     * mob_unit (below); Fruit's: knight 4, bishop 5, rook 2/4, queen 1/2. */
+    pair_t mob_weight[7];
+    /* Bishop pair (Fruit 2.1, material.cpp: 50). */
+    pair_t bishop_pair;
+    /* Rooks on files (Fruit 2.1, eval.cpp): half of the open-file bonus is
+     * taken from every rook, a half-open file (no own pawn) gives
+     * rook_half_open (Fruit 10), an open one rook_open (20), and a half-open
+     * file on or beside the enemy king rook_king_file[0] or [1] more in the
+     * middlegame (20, 10). */
+    pair_t rook_half_open, rook_open;
+    int rook_king_file[2];
+    /* Pawn structure penalties (Fruit 2.1, pawn.cpp: 10/20, 10/20, 20/20,
+     * 8/10, 16/10); "open": no pawn in front on the file. */
+    pair_t doubled, isolated, isolated_open, backward, backward_open;
+    /*
+     * Passed pawns (Fruit 2.1, eval.cpp and pawn.cpp): min + (max - min) *
+     * passed_bonus[rank] / 256 (Fruit 10..70 middlegame, 20..140 endgame).
+     * In the endgame the span grows by free_passer (60) for a free path (stop
+     * square empty and not lost), by defender_distance (20) per square of
+     * the enemy king's distance to the stop square and shrinks by
+     * attacker_distance (5) per square of its own king's.
+     */
+    int passed_mg_min, passed_mg_max, passed_eg_min, passed_eg_max;
+    int free_passer, attacker_distance, defender_distance;
+    /* King attack (Fruit 2.1, eval.cpp: 20), see king_attack_weight below;
+     * pawn storm by the enemy pawn's relative rank (10, 30, 60 on 4-6). */
+    int king_attack_value;
+    int storm_penalty[8];
+} eval_params_t;
+
+#ifdef PLY_EVAL_TUNE
+#define PLY_EVAL_PARAM_CONST
+#else
+#define PLY_EVAL_PARAM_CONST const
+#endif
+
+static PLY_EVAL_PARAM_CONST eval_params_t param = {
+    .piece_value = {{0, 0}, {82, 94}, {337, 281}, {365, 297}, {477, 512}, {1025, 936}, {0, 0}},
+    .pst_mg =
+        {
+            [PLY_PAWN] = {0,   0,  0,   0,   0,   0,  0,  0,   98,  134, 61, 95,  68, 126, 34, -11,
+                          -6,  7,  26,  31,  65,  56, 25, -20, -14, 13,  6,  21,  23, 12,  17, -23,
+                          -27, -2, -5,  12,  17,  6,  10, -25, -26, -4,  -4, -10, 3,  3,   33, -12,
+                          -35, -1, -20, -23, -15, 24, 38, -22, 0,   0,   0,  0,   0,  0,   0,  0},
+            [PLY_KNIGHT] = {-167, -89, -34, -49, 61,   -97, -15, -107, -73, -41, 72,  36,  23,
+                            62,   7,   -17, -47, 60,   37,  65,  84,   129, 73,  44,  -9,  17,
+                            19,   53,  37,  69,  18,   22,  -13, 4,    16,  13,  28,  19,  21,
+                            -8,   -23, -9,  12,  10,   19,  17,  25,   -16, -29, -53, -12, -3,
+                            -1,   18,  -14, -19, -105, -21, -58, -33,  -17, -28, -19, -23},
+            [PLY_BISHOP] = {-29, 4,  -82, -37, -25, -42, 7,   -8,  -26, 16,  -18, -13, 30,
+                            59,  18, -47, -16, 37,  43,  40,  35,  50,  37,  -2,  -4,  5,
+                            19,  50, 37,  37,  7,   -2,  -6,  13,  13,  26,  34,  12,  10,
+                            4,   0,  15,  15,  15,  14,  27,  18,  10,  4,   15,  16,  0,
+                            7,   21, 33,  1,   -33, -3,  -14, -21, -13, -12, -39, -21},
+            [PLY_ROOK] = {32,  42,  32,  51, 63, 9,  31, 43,  27,  32,  58,  62,  80, 67, 26,  44,
+                          -5,  19,  26,  36, 17, 45, 61, 16,  -24, -11, 7,   26,  24, 35, -8,  -20,
+                          -36, -26, -12, -1, 9,  -7, 6,  -23, -45, -25, -16, -17, 3,  0,  -5,  -33,
+                          -44, -16, -20, -9, -1, 11, -6, -71, -19, -13, 1,   17,  16, 7,  -37, -26},
+            [PLY_QUEEN] = {-28, 0,   29, 12,  59,  44,  43, 45,  -24, -39, -5,  1,   -16,
+                           57,  28,  54, -13, -17, 7,   8,  29,  56,  47,  57,  -27, -27,
+                           -16, -16, -1, 17,  -2,  1,   -9, -26, -9,  -10, -2,  -4,  3,
+                           -3,  -14, 2,  -11, -2,  -5,  2,  14,  5,   -35, -8,  11,  2,
+                           8,   15,  -3, 1,   -1,  -18, -9, 10,  -15, -25, -31, -50},
+            [PLY_KING] = {-65, 23,  16,  -15, -56, -34, 2,   13,  29,  -1,  -20, -7,  -8,
+                          -4,  -38, -29, -9,  24,  2,   -16, -20, 6,   22,  -22, -17, -20,
+                          -12, -27, -30, -25, -14, -36, -49, -1,  -27, -39, -46, -44, -33,
+                          -51, -14, -14, -22, -46, -44, -30, -15, -27, 1,   7,   -8,  -64,
+                          -43, -16, 9,   8,   -15, 36,  12,  -54, 8,   -28, 24,  14},
+        },
+    .pst_eg =
+        {
+            [PLY_PAWN] = {0,  0,   0,  0,  0,  0,  0,  0,  178, 173, 158, 134, 147, 132, 165, 187,
+                          94, 100, 85, 67, 56, 53, 82, 84, 32,  24,  13,  5,   -2,  4,   17,  17,
+                          13, 9,   -3, -7, -7, -8, 3,  -1, 4,   7,   -6,  1,   0,   -5,  -1,  -8,
+                          13, 8,   8,  10, 13, 0,  2,  -7, 0,   0,   0,   0,   0,   0,   0,   0},
+            [PLY_KNIGHT] = {-58, -38, -13, -28, -31, -27, -63, -99, -25, -8,  -25, -2,  -9,
+                            -25, -24, -52, -24, -20, 10,  9,   -1,  -9,  -19, -41, -17, 3,
+                            22,  22,  22,  11,  8,   -18, -18, -6,  16,  25,  16,  17,  4,
+                            -18, -23, -3,  -1,  15,  10,  -3,  -20, -22, -42, -20, -10, -5,
+                            -2,  -20, -23, -44, -29, -51, -23, -15, -22, -18, -50, -64},
+            [PLY_BISHOP] = {-14, -21, -11, -8,  -7,  -9, -17, -24, -8,  -4,  7,   -12, -3,
+                            -13, -4,  -14, 2,   -8,  0,  -1,  -2,  6,   0,   4,   -3,  9,
+                            12,  9,   14,  10,  3,   2,  -6,  3,   13,  19,  7,   10,  -3,
+                            -9,  -12, -3,  8,   10,  13, 3,   -7,  -15, -14, -18, -7,  -1,
+                            4,   -9,  -15, -27, -23, -9, -23, -5,  -9,  -16, -5,  -17},
+            [PLY_ROOK] = {13, 10, 18, 15, 12, 12, 8,   5,   11, 13, 13, 11, -3, 3,   8,  3,
+                          7,  7,  7,  5,  4,  -3, -5,  -3,  4,  3,  13, 1,  2,  1,   -1, 2,
+                          3,  5,  8,  4,  -5, -6, -8,  -11, -4, 0,  -5, -1, -7, -12, -8, -16,
+                          -6, -6, 0,  2,  -9, -9, -11, -3,  -9, 2,  3,  -1, -5, -13, 4,  -20},
+            [PLY_QUEEN] = {-9,  22,  22,  27,  27,  19,  10,  20,  -17, 20,  32,  41,  58,
+                           25,  30,  0,   -20, 6,   9,   49,  47,  35,  19,  9,   3,   22,
+                           24,  45,  57,  40,  57,  36,  -18, 28,  19,  47,  31,  34,  39,
+                           23,  -16, -27, 15,  6,   9,   17,  10,  5,   -22, -23, -30, -16,
+                           -16, -23, -36, -32, -33, -28, -22, -43, -5,  -32, -20, -41},
+            [PLY_KING] = {-74, -35, -18, -18, -11, 15,  4,   -17, -12, 17,  14,  17, 17,
+                          38,  23,  11,  10,  17,  23,  15,  20,  45,  44,  13,  -8, 22,
+                          24,  27,  26,  33,  26,  3,   -18, -4,  21,  24,  27,  23, 9,
+                          -11, -19, -3,  11,  21,  23,  16,  7,   -9,  -27, -11, 4,  13,
+                          14,  4,   -5,  -17, -53, -34, -21, -11, -28, -14, -24, -43},
+        },
+    .tempo = {10, 10},
+    .mob_weight =
+        {[PLY_KNIGHT] = {4, 4}, [PLY_BISHOP] = {5, 5}, [PLY_ROOK] = {2, 4}, [PLY_QUEEN] = {1, 2}},
+    .bishop_pair = {50, 50},
+    .rook_half_open = {10, 10},
+    .rook_open = {20, 20},
+    .rook_king_file = {20, 10},
+    .doubled = {10, 20},
+    .isolated = {10, 20},
+    .isolated_open = {20, 20},
+    .backward = {8, 10},
+    .backward_open = {16, 10},
+    .passed_mg_min = 10,
+    .passed_mg_max = 70,
+    .passed_eg_min = 20,
+    .passed_eg_max = 140,
+    .free_passer = 60,
+    .attacker_distance = 5,
+    .defender_distance = 20,
+    .king_attack_value = 20,
+    .storm_penalty = {0, 0, 0, 10, 30, 60, 0, 0},
 };
 
 /* Game phase: PeSTO's weights (N 1, B 1, R 2, Q 4; 24 for the initial set). */
 static const int phase_weight[7] = {0, 0, 1, 1, 2, 4, 0};
 #define PHASE_MAX 24
 
-static const int pst_mg[7][64] = {
-    [PLY_PAWN] = {0,   0,  0,   0,   0,   0,  0,  0,   98,  134, 61, 95,  68, 126, 34, -11,
-                  -6,  7,  26,  31,  65,  56, 25, -20, -14, 13,  6,  21,  23, 12,  17, -23,
-                  -27, -2, -5,  12,  17,  6,  10, -25, -26, -4,  -4, -10, 3,  3,   33, -12,
-                  -35, -1, -20, -23, -15, 24, 38, -22, 0,   0,   0,  0,   0,  0,   0,  0},
-    [PLY_KNIGHT] = {-167, -89, -34, -49, 61,   -97, -15, -107, -73, -41, 72,  36,  23,
-                    62,   7,   -17, -47, 60,   37,  65,  84,   129, 73,  44,  -9,  17,
-                    19,   53,  37,  69,  18,   22,  -13, 4,    16,  13,  28,  19,  21,
-                    -8,   -23, -9,  12,  10,   19,  17,  25,   -16, -29, -53, -12, -3,
-                    -1,   18,  -14, -19, -105, -21, -58, -33,  -17, -28, -19, -23},
-    [PLY_BISHOP] = {-29, 4,  -82, -37, -25, -42, 7,  -8, -26, 16, -18, -13, 30,  59,  18,  -47,
-                    -16, 37, 43,  40,  35,  50,  37, -2, -4,  5,  19,  50,  37,  37,  7,   -2,
-                    -6,  13, 13,  26,  34,  12,  10, 4,  0,   15, 15,  15,  14,  27,  18,  10,
-                    4,   15, 16,  0,   7,   21,  33, 1,  -33, -3, -14, -21, -13, -12, -39, -21},
-    [PLY_ROOK] = {32,  42,  32,  51, 63, 9,  31, 43,  27,  32,  58,  62,  80, 67, 26,  44,
-                  -5,  19,  26,  36, 17, 45, 61, 16,  -24, -11, 7,   26,  24, 35, -8,  -20,
-                  -36, -26, -12, -1, 9,  -7, 6,  -23, -45, -25, -16, -17, 3,  0,  -5,  -33,
-                  -44, -16, -20, -9, -1, 11, -6, -71, -19, -13, 1,   17,  16, 7,  -37, -26},
-    [PLY_QUEEN] = {-28, 0,   29, 12,  59, 44, 43, 45, -24, -39, -5,  1,   -16, 57,  28,  54,
-                   -13, -17, 7,  8,   29, 56, 47, 57, -27, -27, -16, -16, -1,  17,  -2,  1,
-                   -9,  -26, -9, -10, -2, -4, 3,  -3, -14, 2,   -11, -2,  -5,  2,   14,  5,
-                   -35, -8,  11, 2,   8,  15, -3, 1,  -1,  -18, -9,  10,  -15, -25, -31, -50},
-    [PLY_KING] = {-65, 23, 16,  -15, -56, -34, 2,   13,  29,  -1,  -20, -7,  -8,  -4,  -38, -29,
-                  -9,  24, 2,   -16, -20, 6,   22,  -22, -17, -20, -12, -27, -30, -25, -14, -36,
-                  -49, -1, -27, -39, -46, -44, -33, -51, -14, -14, -22, -46, -44, -30, -15, -27,
-                  1,   7,  -8,  -64, -43, -16, 9,   8,   -15, 36,  12,  -54, 8,   -28, 24,  14},
-};
-
-static const int pst_eg[7][64] = {
-    [PLY_PAWN] = {0,  0,   0,  0,  0,  0,  0,  0,  178, 173, 158, 134, 147, 132, 165, 187,
-                  94, 100, 85, 67, 56, 53, 82, 84, 32,  24,  13,  5,   -2,  4,   17,  17,
-                  13, 9,   -3, -7, -7, -8, 3,  -1, 4,   7,   -6,  1,   0,   -5,  -1,  -8,
-                  13, 8,   8,  10, 13, 0,  2,  -7, 0,   0,   0,   0,   0,   0,   0,   0},
-    [PLY_KNIGHT] = {-58, -38, -13, -28, -31, -27, -63, -99, -25, -8,  -25, -2,  -9,  -25, -24, -52,
-                    -24, -20, 10,  9,   -1,  -9,  -19, -41, -17, 3,   22,  22,  22,  11,  8,   -18,
-                    -18, -6,  16,  25,  16,  17,  4,   -18, -23, -3,  -1,  15,  10,  -3,  -20, -22,
-                    -42, -20, -10, -5,  -2,  -20, -23, -44, -29, -51, -23, -15, -22, -18, -50, -64},
-    [PLY_BISHOP] = {-14, -21, -11, -8, -7, -9, -17, -24, -8,  -4, 7,   -12, -3, -13, -4, -14,
-                    2,   -8,  0,   -1, -2, 6,  0,   4,   -3,  9,  12,  9,   14, 10,  3,  2,
-                    -6,  3,   13,  19, 7,  10, -3,  -9,  -12, -3, 8,   10,  13, 3,   -7, -15,
-                    -14, -18, -7,  -1, 4,  -9, -15, -27, -23, -9, -23, -5,  -9, -16, -5, -17},
-    [PLY_ROOK] = {13, 10, 18, 15, 12, 12, 8,   5,   11, 13, 13, 11, -3, 3,   8,  3,
-                  7,  7,  7,  5,  4,  -3, -5,  -3,  4,  3,  13, 1,  2,  1,   -1, 2,
-                  3,  5,  8,  4,  -5, -6, -8,  -11, -4, 0,  -5, -1, -7, -12, -8, -16,
-                  -6, -6, 0,  2,  -9, -9, -11, -3,  -9, 2,  3,  -1, -5, -13, 4,  -20},
-    [PLY_QUEEN] = {-9,  22,  22,  27,  27,  19,  10,  20,  -17, 20,  32,  41,  58, 25,  30,  0,
-                   -20, 6,   9,   49,  47,  35,  19,  9,   3,   22,  24,  45,  57, 40,  57,  36,
-                   -18, 28,  19,  47,  31,  34,  39,  23,  -16, -27, 15,  6,   9,  17,  10,  5,
-                   -22, -23, -30, -16, -16, -23, -36, -32, -33, -28, -22, -43, -5, -32, -20, -41},
-    [PLY_KING] = {-74, -35, -18, -18, -11, 15, 4,  -17, -12, 17,  14,  17,  17,  38,  23,  11,
-                  10,  17,  23,  15,  20,  45, 44, 13,  -8,  22,  24,  27,  26,  33,  26,  3,
-                  -18, -4,  21,  24,  27,  23, 9,  -11, -19, -3,  11,  21,  23,  16,  7,   -9,
-                  -27, -11, 4,   13,  14,  4,  -5, -17, -53, -34, -21, -11, -28, -14, -24, -43},
-};
-
-/* Tempo: the side to move's bonus, centipawns, middlegame and endgame
- * alike. PeSTO has one, but the wiki does not give its value; 10 is ours. */
-static const pair_t tempo = {10, 10};
-
 /*
- * Mobility (Fruit 2.1, eval.cpp): per square a piece reaches, centered on
- * the unit so that an average piece scores 0: knight 4 cp per square above 4,
- * bishop 5 above 6, rook 2 (endgame 4) above 7, queen 1 (endgame 2) above
- * 13. Fruit counts empty and enemy-occupied squares; ours also leaves out
- * squares attacked by an enemy pawn (a piece cannot go there safely).
+ * Mobility (Fruit 2.1, eval.cpp): centered on mob_unit squares so that an
+ * average piece scores 0: knight above 4, bishop 6, rook 7, queen 13. Fruit
+ * counts empty and enemy-occupied squares; ours also leaves out squares
+ * attacked by an enemy pawn (a piece cannot go there safely).
  */
 static const int mob_unit[7] = {
     [PLY_KNIGHT] = 4, [PLY_BISHOP] = 6, [PLY_ROOK] = 7, [PLY_QUEEN] = 13};
-static const pair_t mob_weight[7] = {
-    [PLY_KNIGHT] = {4, 4}, [PLY_BISHOP] = {5, 5}, [PLY_ROOK] = {2, 4}, [PLY_QUEEN] = {1, 2}};
-
-/* Bishop pair (Fruit 2.1, material.cpp). */
-static const pair_t bishop_pair = {50, 50};
-
-/* Rooks on files (Fruit 2.1, eval.cpp): half of the open-file bonus is
- * taken from every rook, a half-open file (no own pawn) gives 10, an open
- * one 20, and a half-open file on or beside the enemy king 10 or 20 more in
- * the middlegame. */
-static const pair_t rook_half_open = {10, 10};
-static const pair_t rook_open = {20, 20};
-static const int rook_king_file[2] = {20, 10}; /* on the king's file, beside it */
-
-/* Pawn structure (Fruit 2.1, pawn.cpp), penalties. */
-static const pair_t doubled = {10, 20};
-static const pair_t isolated = {10, 20}, isolated_open = {20, 20};
-static const pair_t backward = {8, 10}, backward_open = {16, 10};
 
 /*
- * Passed pawns (Fruit 2.1, eval.cpp and pawn.cpp): min + (max - min) *
- * bonus[rank] / 256, rank relative to the pawn's side (0 = its first rank).
- * In the endgame the span grows by 800 for a pawn the lone king cannot catch
- * (rule of the square, or escorted by its king), by 60 for a free path (stop
- * square empty and not lost), by 20 per square of the enemy king's distance
- * to the stop square and shrinks by 5 per square of its own king's.
+ * Passed pawns, the fixed part (Fruit 2.1): the bonus by rank relative to
+ * the pawn's side (0 = its first rank), and 800 more to the endgame span for
+ * a pawn the lone king cannot catch (rule of the square, or escorted by its
+ * king).
  */
 static const int passed_bonus[8] = {0, 0, 0, 26, 77, 154, 256, 0};
-static const int passed_mg_min = 10, passed_mg_max = 70;
-static const int passed_eg_min = 20, passed_eg_max = 140;
-static const int unstoppable_passer = 800, free_passer = 60;
-static const int attacker_distance = 5, defender_distance = 20;
+static const int unstoppable_passer = 800;
 
 /*
  * King safety (Fruit 2.1, eval.cpp), middlegame only. Attackers: every
  * knight, bishop, rook and queen attacking the enemy king's square or a
- * square beside it counts 1, 1, 2 and 4 units; the penalty is units * 20 *
- * weight[attackers] / 256, so one attacker alone hardly counts. Only when
- * the attacking side has a queen and another piece. Shelter: per file on
- * and beside the king (its own file twice), 36 - d * d with d = 7 - the
- * relative rank of the nearest own pawn in front (36 with none), 11 if all
- * three are unmoved; storm: an enemy pawn on those files on its 4th, 5th or
- * 6th rank adds 10, 30 or 60. The king's penalty is the mean of where it is
- * and the best square it can still castle to.
+ * square beside it counts 1, 1, 2 and 4 units; the penalty is units *
+ * king_attack_value * weight[attackers] / 256, so one attacker alone hardly
+ * counts. Only when the attacking side has a queen and another piece.
+ * Shelter: per file on and beside the king (its own file twice), 36 - d * d
+ * with d = 7 - the relative rank of the nearest own pawn in front (36 with
+ * none), 11 if all three are unmoved; storm: an enemy pawn on those files
+ * adds storm_penalty of its relative rank. The king's penalty is the mean of
+ * where it is and the best square it can still castle to.
  */
 static const int king_attack_unit[7] = {
     [PLY_KNIGHT] = 1, [PLY_BISHOP] = 1, [PLY_ROOK] = 2, [PLY_QUEEN] = 4};
 static const int king_attack_weight[16] = {0,   0,   128, 192, 224, 240, 248, 252,
                                            254, 255, 256, 256, 256, 256, 256, 256};
-static const int king_attack_value = 20;
-static const int storm_penalty[8] = {0, 0, 0, 10, 30, 60, 0, 0};
 
 /*
  * Endgames. Scale factors in 16ths, per side, applied when the score favours
@@ -207,15 +263,20 @@ static ply_bb_t front_span[2][64], passed_span[2][64];
 static ply_bb_t ranks_ahead[2][8]; /* ranks strictly ahead of rank r for colour c */
 static uint8_t distance[64][64];   /* Chebyshev (king-move) distance */
 
-__attribute__((constructor)) static void eval_init(void)
+static void build_psq(void)
 {
     for (int t = PLY_PAWN; t <= PLY_KING; t++)
         for (int sq = 0; sq < 64; sq++) {
-            psq[PLY_WHITE][t][sq].mg = piece_value[t].mg + pst_mg[t][sq ^ 56];
-            psq[PLY_WHITE][t][sq].eg = piece_value[t].eg + pst_eg[t][sq ^ 56];
-            psq[PLY_BLACK][t][sq].mg = piece_value[t].mg + pst_mg[t][sq];
-            psq[PLY_BLACK][t][sq].eg = piece_value[t].eg + pst_eg[t][sq];
+            psq[PLY_WHITE][t][sq].mg = param.piece_value[t].mg + param.pst_mg[t][sq ^ 56];
+            psq[PLY_WHITE][t][sq].eg = param.piece_value[t].eg + param.pst_eg[t][sq ^ 56];
+            psq[PLY_BLACK][t][sq].mg = param.piece_value[t].mg + param.pst_mg[t][sq];
+            psq[PLY_BLACK][t][sq].eg = param.piece_value[t].eg + param.pst_eg[t][sq];
         }
+}
+
+__attribute__((constructor)) static void eval_init(void)
+{
+    build_psq();
     for (int f = 0; f < 8; f++) file_mask[f] = PLY_BB_FILE_A << f;
     for (int f = 0; f < 8; f++)
         adjacent_files[f] = (f > 0 ? file_mask[f - 1] : 0) | (f < 7 ? file_mask[f + 1] : 0);
@@ -324,20 +385,21 @@ static void eval_pieces(eval_ctx_t *e, int c)
                 break;
             }
             const int mob = ply_popcount(att & area) - mob_unit[t];
-            s->mg += mob * mob_weight[t].mg;
-            s->eg += mob * mob_weight[t].eg;
+            s->mg += mob * param.mob_weight[t].mg;
+            s->eg += mob * param.mob_weight[t].eg;
             if (att & e->king_zone[them]) {
                 attackers++;
                 units += king_attack_unit[t];
             }
             if (t == PLY_ROOK) {
-                s->mg -= rook_open.mg / 2;
-                s->eg -= rook_open.eg / 2;
+                s->mg -= param.rook_open.mg / 2;
+                s->eg -= param.rook_open.eg / 2;
                 const int f = PLY_FILE(sq);
                 if (!(e->pawns[c] & file_mask[f])) {
-                    add(s, (e->pawns[them] & file_mask[f]) ? rook_half_open : rook_open);
+                    add(s,
+                        (e->pawns[them] & file_mask[f]) ? param.rook_half_open : param.rook_open);
                     const int d = abs(f - their_king_file);
-                    if (d <= 1) s->mg += rook_king_file[d];
+                    if (d <= 1) s->mg += param.rook_king_file[d];
                 }
             }
         }
@@ -346,9 +408,9 @@ static void eval_pieces(eval_ctx_t *e, int c)
                                           e->count[c][PLY_ROOK] + e->count[c][PLY_QUEEN] >=
                                       2) {
         if (attackers > 15) attackers = 15;
-        s->mg += units * king_attack_value * king_attack_weight[attackers] / 256;
+        s->mg += units * param.king_attack_value * king_attack_weight[attackers] / 256;
     }
-    if (e->count[c][PLY_BISHOP] >= 2) add(s, bishop_pair);
+    if (e->count[c][PLY_BISHOP] >= 2) add(s, param.bishop_pair);
 }
 
 /* Fruit's shelter penalty of colour @c's king if it stood on @ksq. */
@@ -365,7 +427,7 @@ static int shelter(const eval_ctx_t *e, int c, int ksq)
         const int d = p == PLY_NO_SQ ? 0 : 7 - relative_rank(c, p);
         penalty += (36 - d * d) * (f == kf ? 2 : 1);
         const int q = rearmost(c, theirs & file_mask[f]);
-        if (q != PLY_NO_SQ) storm += storm_penalty[relative_rank(c ^ 1, q)];
+        if (q != PLY_NO_SQ) storm += param.storm_penalty[relative_rank(c ^ 1, q)];
     }
     if (penalty == 0) penalty = 11;
     return penalty + storm;
@@ -431,19 +493,20 @@ static void eval_pawns(eval_ctx_t *e, int c)
         const int sq = ply_pop_lsb(&pawns);
         const int f = PLY_FILE(sq), rr = relative_rank(c, sq);
         const int open = !((own | theirs) & front_span[c][sq]);
-        if (own & front_span[them][sq]) sub(s, doubled);
+        if (own & front_span[them][sq]) sub(s, param.doubled);
         if (!(own & adjacent_files[f])) {
-            sub(s, open ? isolated_open : isolated);
+            sub(s, open ? param.isolated_open : param.isolated);
         } else if (!(own & adjacent_files[f] & ~ranks_ahead[c][PLY_RANK(sq)]) &&
                    (e->pawn_attacks[them] & ply_bb(sq + step))) {
             /* behind all its neighbours and cannot advance safely */
-            sub(s, open ? backward_open : backward);
+            sub(s, open ? param.backward_open : param.backward);
         }
         if (!open || (theirs & passed_span[c][sq])) continue;
 
         /* passed */
-        s->mg += passed_mg_min + (passed_mg_max - passed_mg_min) * passed_bonus[rr] / 256;
-        int delta = passed_eg_max - passed_eg_min;
+        s->mg += param.passed_mg_min +
+                 (param.passed_mg_max - param.passed_mg_min) * passed_bonus[rr] / 256;
+        int delta = param.passed_eg_max - param.passed_eg_min;
         const int stop = sq + step;
         if (!defender_has_pieces && passer_unstoppable(e, c, sq)) {
             delta += unstoppable_passer;
@@ -452,11 +515,11 @@ static void eval_pawns(eval_ctx_t *e, int c)
             ply_board_t t = *b;
             t.side = (uint8_t)c;
             const int kind = rr == 6 ? PLY_MOVE_PROMO_Q : PLY_MOVE_NORMAL;
-            if (ply_see_ge(&t, PLY_MOVE(sq, stop, kind, PLY_PAWN), 0)) delta += free_passer;
+            if (ply_see_ge(&t, PLY_MOVE(sq, stop, kind, PLY_PAWN), 0)) delta += param.free_passer;
         }
-        delta -= distance[b->king[c]][stop] * attacker_distance;
-        delta += distance[b->king[them]][stop] * defender_distance;
-        s->eg += passed_eg_min;
+        delta -= distance[b->king[c]][stop] * param.attacker_distance;
+        delta += distance[b->king[them]][stop] * param.defender_distance;
+        s->eg += param.passed_eg_min;
         if (delta > 0) s->eg += delta * passed_bonus[rr] / 256;
     }
 }
@@ -489,7 +552,7 @@ static int eval_lone_king(const eval_ctx_t *e, int c)
     if (!mating) return 0;
     const int weak_king = b->king[c ^ 1], strong_king = b->king[c];
     int v = known_win;
-    for (int t = PLY_PAWN; t <= PLY_QUEEN; t++) v += n[t] * piece_value[t].eg;
+    for (int t = PLY_PAWN; t <= PLY_QUEEN; t++) v += n[t] * param.piece_value[t].eg;
     v += 10 * (7 - distance[strong_king][weak_king]);
     if (n[PLY_BISHOP] == 1 && n[PLY_KNIGHT] == 1 && !n[PLY_QUEEN] && !n[PLY_ROOK] && !n[PLY_PAWN]) {
         /* KBNK: only the corners of the bishop's colour mate */
@@ -563,7 +626,7 @@ int ply_eval(const ply_board_t *b)
         eval_pawns(&e, c);
         eval_king_shelter(&e, c);
     }
-    add(&e.score[us], tempo);
+    add(&e.score[us], param.tempo);
 
     const int mg = e.score[PLY_WHITE].mg - e.score[PLY_BLACK].mg;
     const int eg = e.score[PLY_WHITE].eg - e.score[PLY_BLACK].eg;
@@ -584,3 +647,94 @@ int ply_eval(const ply_board_t *b)
     if (us == PLY_BLACK) v = -v;
     return v > lim ? lim : v < -lim ? -lim : v;
 }
+
+#ifdef PLY_EVAL_TUNE
+/* The tuner's view of the table (eval_tune.h). */
+_Static_assert(sizeof(eval_params_t) % sizeof(int) == 0, "eval_params_t holds ints only");
+
+int *ply__eval_tune_params(int *count)
+{
+    *count = (int)(sizeof param / sizeof(int));
+    return (int *)&param;
+}
+
+void ply__eval_tune_update(void)
+{
+    build_psq();
+}
+
+int ply__eval_tune_pst(int i, int *type, int *entry)
+{
+    const int first = (int)(offsetof(eval_params_t, pst_mg) / sizeof(int));
+    const int n = 2 * 7 * 64;
+    if (i < first || i >= first + n) return -1;
+    i -= first;
+    *type = (i / 64) % 7;
+    *entry = i % 64;
+    return i / (7 * 64); /* 0 middlegame, 1 endgame */
+}
+
+int ply__eval_tune_is_material(int i)
+{
+    return i >= 0 && i < (int)(offsetof(eval_params_t, pst_mg) / sizeof(int));
+}
+
+static void print_pairs(FILE *out, const char *name, const pair_t *v, int n)
+{
+    fprintf(out, ".%s = ", name);
+    if (n > 1) fputc('{', out);
+    for (int i = 0; i < n; i++) fprintf(out, "%s{%d, %d}", i ? ", " : "", v[i].mg, v[i].eg);
+    fprintf(out, n > 1 ? "},\n" : ",\n");
+}
+
+static void print_ints(FILE *out, const char *name, const int *v, int n)
+{
+    fprintf(out, ".%s = {", name);
+    for (int i = 0; i < n; i++) fprintf(out, "%s%d", i ? ", " : "", v[i]);
+    fprintf(out, "},\n");
+}
+
+static const char *const names[7] = {"", "PAWN", "KNIGHT", "BISHOP", "ROOK", "QUEEN", "KING"};
+
+static void print_table(FILE *out, const char *name, const int (*v)[64])
+{
+    fprintf(out, ".%s = {\n", name);
+    for (int t = PLY_PAWN; t <= PLY_KING; t++) {
+        fprintf(out, "[PLY_%s] = {", names[t]);
+        for (int sq = 0; sq < 64; sq++) fprintf(out, "%s%d", sq ? ", " : "", v[t][sq]);
+        fprintf(out, "},\n");
+    }
+    fprintf(out, "},\n");
+}
+
+void ply__eval_tune_print(FILE *out)
+{
+    const eval_params_t *p = &param;
+    print_pairs(out, "piece_value", p->piece_value, 7);
+    print_table(out, "pst_mg", p->pst_mg);
+    print_table(out, "pst_eg", p->pst_eg);
+    print_pairs(out, "tempo", &p->tempo, 1);
+    fprintf(out, ".mob_weight = {");
+    for (int t = PLY_KNIGHT; t <= PLY_QUEEN; t++)
+        fprintf(out, "%s[PLY_%s] = {%d, %d}", t > PLY_KNIGHT ? ", " : "", names[t],
+                p->mob_weight[t].mg, p->mob_weight[t].eg);
+    fprintf(out, "},\n");
+    print_pairs(out, "bishop_pair", &p->bishop_pair, 1);
+    print_pairs(out, "rook_half_open", &p->rook_half_open, 1);
+    print_pairs(out, "rook_open", &p->rook_open, 1);
+    print_ints(out, "rook_king_file", p->rook_king_file, 2);
+    print_pairs(out, "doubled", &p->doubled, 1);
+    print_pairs(out, "isolated", &p->isolated, 1);
+    print_pairs(out, "isolated_open", &p->isolated_open, 1);
+    print_pairs(out, "backward", &p->backward, 1);
+    print_pairs(out, "backward_open", &p->backward_open, 1);
+    fprintf(out, ".passed_mg_min = %d,\n.passed_mg_max = %d,\n", p->passed_mg_min,
+            p->passed_mg_max);
+    fprintf(out, ".passed_eg_min = %d,\n.passed_eg_max = %d,\n", p->passed_eg_min,
+            p->passed_eg_max);
+    fprintf(out, ".free_passer = %d,\n.attacker_distance = %d,\n.defender_distance = %d,\n",
+            p->free_passer, p->attacker_distance, p->defender_distance);
+    fprintf(out, ".king_attack_value = %d,\n", p->king_attack_value);
+    print_ints(out, "storm_penalty", p->storm_penalty, 8);
+}
+#endif

@@ -224,7 +224,10 @@ static void test_repetition_history(void **state)
 /* One earlier occurrence before the root is not a draw (FIDE 9.2 needs
  * three): white K+N against K+Q, the knights out and back once. Stockfish
  * 15.1, go depth 12 after these moves: cp -763, bestmove g1h3; the search
- * used to call the root a draw (cp 0) and play g1f3 back into it. */
+ * used to call the root a draw (cp 0) and play g1f3 back into it. The score
+ * is what tells: g1f3 itself is a fair move among the lost ones (Stockfish
+ * plays it at depths 10 and 11, cp -712 and -719), so which one the search
+ * picks is left to its evaluation. */
 static void test_repetition_once(void **state)
 {
     (void)state;
@@ -234,9 +237,6 @@ static void test_repetition_once(void **state)
     ply_engine_t *e = ply_engine_new(8, 1);
     search_fresh(e, &p, "3qk1n1/8/8/8/8/8/8/4K1N1 w - - 0 1", moves, 4, 12, &r);
     assert_true(r.lines[0].score < -300);
-    ply_move_t back;
-    assert_int_equal(ply_board_move_from_uci(&p.root, "g1f3", &back), 0);
-    assert_int_not_equal(r.best, back);
     ply_engine_destroy(&e);
 }
 

@@ -112,7 +112,8 @@ struct ply_engine {
 
     /* Written during a search from any thread: relaxed atomics only. */
     int stop;
-    int team_done; /* a helper finished the deepest iteration asked for */
+    int team_done;  /* a helper finished the deepest iteration asked for */
+    int team_depth; /* the deepest iteration any thread has finished */
     int pondering;
     uint64_t origin_ns; /* what the time limits count from (the start, or ponderhit) */
 };
@@ -851,6 +852,9 @@ static void think(ply__thread_t *t)
     ply_move_t last_best = 0;
     int stable = 0, last_score = 0;
     for (int d = 1; d <= e->max_depth && !t->stop; d++) {
+        /* No thread searches again a depth the team has finished. */
+        d = imax(d, aload(&e->team_depth) + 1);
+        if (d > e->max_depth) d = e->max_depth;
         const int depth = t->id & 1 ? imin(d + 1, e->max_depth) : d;
         for (int i = 0; i < t->n_root; i++) t->root[i].prev_score = t->root[i].score;
         t->seldepth = 0;
@@ -860,6 +864,7 @@ static void think(ply__thread_t *t)
         }
         if (t->stop) break;
         t->completed = depth;
+        if (depth > aload(&e->team_depth)) astore(&e->team_depth, depth); /* a race only lowers it */
         if (t->id != 0) {
             /* A helper's finished iteration is the team's answer when it is
              * deeper than thread 0's (fill_result); one at the depth asked
@@ -991,6 +996,7 @@ int ply_engine_search(ply_engine_t *e, const ply_search_pos_t *pos, const ply_se
     if (e->infinite) e->budget.soft_ms = e->budget.hard_ms = -1;
     astore(&e->pondering, lim->ponder != 0);
     astore(&e->team_done, 0);
+    astore(&e->team_depth, 0);
     __atomic_store_n(&e->origin_ns, e->start_ns, __ATOMIC_RELAXED);
     ply_stt_new_search(&e->tt);
     e->team = e->threads;

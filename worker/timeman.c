@@ -2,9 +2,13 @@
  * Time management (timeman.h).
  *
  * The numbers: with movestogo the clock is split evenly over the moves to
- * the control (at most 50), otherwise over 30 more moves (a typical number
- * of moves still to play, as in Ethereal and Weiss); three quarters of the
- * increment are added since it comes back after the move. The optimum is
+ * the control (at most 50), otherwise over 20 more moves (front-loaded:
+ * the clock shrinks with every move, so later moves get less). With 30, ply
+ * spent half of what Stockfish 15.1 spends per move in the opening and
+ * middlegame at 10 s + 0.1 s; against UCI_Elo 2200 there, 50 games each,
+ * 20 scored 47% and 30 scored 43%: within the noise, and no flag fell.
+ * Three quarters of the increment are added since it comes back after the
+ * move. The optimum is
  * never more than a quarter of the clock, and the hard limit (four times the
  * optimum, to finish a troubled iteration) never more than half of it: on a
  * loaded machine a search can be descheduled for tens of milliseconds past
@@ -35,7 +39,7 @@ ply__budget_t ply__time_budget(const ply_search_limits_t *l, int side, int n_leg
     if (l->time_ms[side] < 0) return t;
     const int64_t clock = max64(1, l->time_ms[side] - l->overhead_ms);
     const int64_t inc = max64(0, l->inc_ms[side]);
-    const int mtg = l->movestogo > 0 ? (l->movestogo < 50 ? l->movestogo : 50) : 30;
+    const int mtg = l->movestogo > 0 ? (l->movestogo < 50 ? l->movestogo : 50) : 20;
     const int64_t optimum = min64(clock / mtg + inc * 3 / 4, clock / 4);
     const int64_t hard = min64(optimum * 4, clock / 2);
     /* An iteration started past 60% of the optimum would rarely finish in it. */

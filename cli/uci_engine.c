@@ -62,8 +62,8 @@ struct ply_uci {
     int cutting;  /* dropping the rest of an overlong line, up to its newline */
     int last_cut; /* the line take_line gave last was cut at LINE_MAX_BYTES */
     unsigned silence_ms;
-    char *buf; /* stdout: bytes [off, len) are unread */
-    size_t off, len;
+    char *buf; /* stdout: bytes [off, len) are unread, cap allocated */
+    size_t off, len, cap;
     char rbuf[65536];
     char err_line[160]; /* the last complete, non-empty stderr line */
     char err_cur[160];
@@ -147,12 +147,20 @@ static int append_out(ply_uci_t *e, const char *p, size_t n)
         e->flood = 1; /* the caller fails the command; drop the rest */
         return -1;
     }
-    char *grown = realloc(e->buf, e->len + n + 1);
-    if (!grown) {
-        e->flood = 1;
-        return -1;
+    if (e->len + n + 1 > e->cap) {
+        /* Grown by doubling: on_out appends line by line, and a flood of
+         * short lines grown a line at a time copied the buffer for each
+         * (quadratic; seconds per read under AddressSanitizer). */
+        size_t cap = e->cap ? e->cap : 4096;
+        while (cap < e->len + n + 1) cap *= 2;
+        char *grown = realloc(e->buf, cap);
+        if (!grown) {
+            e->flood = 1;
+            return -1;
+        }
+        e->buf = grown;
+        e->cap = cap;
     }
-    e->buf = grown;
     memcpy(e->buf + e->len, p, n);
     e->len += n;
     return 0;

@@ -2045,19 +2045,19 @@ static void check_peers(ply_coordinator_t *c, uint64_t now)
     peer_t *next;
     for (peer_t *p = c->peers; p; p = next) {
         next = p->next;
-        uint64_t silent = now - p->last_seen_ms;
+        uint64_t silent = ply_elapsed_ms(now, p->last_seen_ms);
         if (p->kind == PEER_WORKER && silent > dead_ms) {
             char reason[128];
             snprintf(reason, sizeof reason, "silent for %" PRIu64 " ms: dead", silent);
             count(c, CNT_WORKERS_LOST);
             worker_remove(c, p, 1, reason);
         } else if (p->kind == PEER_WORKER && c->cfg.hang_ms && p->ninflight &&
-                   now - p->progress_ms > c->cfg.hang_ms) {
+                   ply_elapsed_ms(now, p->progress_ms) > c->cfg.hang_ms) {
             /* alive (it heartbeats) but its node count does not move: hung */
             char reason[192];
             snprintf(reason, sizeof reason,
                      "hung: node count stuck at %" PRIu64 " for %" PRIu64 " ms with %zu job(s)",
-                     p->hb_nodes, now - p->progress_ms, p->ninflight);
+                     p->hb_nodes, ply_elapsed_ms(now, p->progress_ms), p->ninflight);
             count(c, CNT_WORKERS_LOST);
             count(c, CNT_WORKERS_HUNG);
             remember_hung(c, p);
@@ -2123,7 +2123,7 @@ static void check_worker_wait(ply_coordinator_t *c, uint64_t now)
             ply__run_fail(run, PLY_EWORKER,
                           "every local worker died and none could be kept running (last: %s)",
                           dead->last_exit);
-        } else if (now - since >= c->cfg.worker_wait_ms) {
+        } else if (ply_elapsed_ms(now, since) >= c->cfg.worker_wait_ms) {
             char s[32];
             ply__run_fail(run, PLY_EWORKER, "no worker connected within %s s",
                           seconds(c->cfg.worker_wait_ms, s, sizeof s));

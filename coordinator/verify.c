@@ -1172,7 +1172,7 @@ void ply__verify_tick(ply_coordinator_t *c, uint64_t now)
         /* every connected worker caught wrong: nobody honest left to settle the jobs */
         if (run->nexcluded && c->nworkers && !honest_connected(c, run)) {
             if (!run->no_honest_ms) run->no_honest_ms = now;
-            if (c->cfg.worker_wait_ms && now - run->no_honest_ms > c->cfg.worker_wait_ms) {
+            if (c->cfg.worker_wait_ms && ply_elapsed_ms(now, run->no_honest_ms) > c->cfg.worker_wait_ms) {
                 char text[PLY__WHY_LEN];
                 excluded_text(run, text, sizeof text);
                 ply__run_fail(run, PLY_EMISMATCH,
@@ -1197,7 +1197,7 @@ void ply__verify_tick(ply_coordinator_t *c, uint64_t now)
                     ply__drill_give_up(c, run, t, why);
                 }
             } else if (role == PLY__TIE && c->cfg.worker_wait_ms &&
-                       now - run->jobs[t].queued_ms > c->cfg.worker_wait_ms &&
+                       ply_elapsed_ms(now, run->jobs[t].queued_ms) > c->cfg.worker_wait_ms &&
                        !anyone_eligible(c, run, t)) {
                 const ply__vjob_t *v = run->v[idx];
                 char a[192], b[192];

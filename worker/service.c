@@ -332,7 +332,10 @@ static void net_actor(zsock_t *pipe, void *arg)
             send_heartbeat(dealer, sh);
             next_beat = now + heartbeat_ms;
         }
-        if (!ended && now - last_seen > (uint64_t)liveness * heartbeat_ms) {
+        /* Silent: nothing for liveness heartbeat periods, and nothing waiting either (a
+         * thread starved of the CPU may wake to a WELCOME still unread: not silence). */
+        if (!ended && now - last_seen > (uint64_t)liveness * heartbeat_ms &&
+            !(zsock_events(dealer) & ZMQ_POLLIN)) {
             /* Under CURVE a refused key looks like a silent coordinator: a worker that was
              * never welcomed gives up (and says why) rather than retry it forever. */
             if (cfg->exit_on_bye || (!welcomed && cfg->curve)) {
@@ -346,7 +349,11 @@ static void net_actor(zsock_t *pipe, void *arg)
                 zpoller_remove(poller, dealer);
                 if (watch) zpoller_remove(poller, watch);
                 zactor_destroy(&watch);
-                zsock_set_linger(dealer, 0);
+                /* A coordinator that is only slow still lists the old connection under our
+                 * id and would refuse the new one until it declares the old one dead: a BYE
+                 * frees the id at once. Kept briefly, not waited on if nobody takes it. */
+                send_bye(dealer, "reconnecting");
+                zsock_set_linger(dealer, (int)heartbeat_ms / 2);
                 zsock_destroy(&dealer);
                 dealer = connect_dealer(sh, &watch);
                 if (!dealer) break;

@@ -26,6 +26,8 @@ void ply_log_set_tag(const char *tag);
 /**
  * ply_log - print one line "ply <tag> LEVEL: message" to stderr when @level is
  * at or above the threshold. printf-style format; a trailing newline is added.
+ * With PLY_LOG_TIME=1 in the environment each line starts with the wall-clock
+ * time, "HH:MM:SS.mmm " (UTC), for logs kept in files without a journal's stamps.
  */
 void ply_log(ply_log_level_t level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 

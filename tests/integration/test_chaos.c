@@ -72,7 +72,7 @@ static pid_t start_worker(cluster_t *k, const char *exe, int i, const char *extr
     char log[256];
     snprintf(log, sizeof log, "%s/w%d.log", k->dir, i);
     return th_spawn(log,
-                    "exec %s --connect %s --threads 1 --hash 16 --zobrist-seed %d --id w%d -q %s",
+                    "exec %s --connect %s --threads 1 --hash 16 --zobrist-seed %d --id w%d -v %s",
                     exe, k->ep, i, i, extra ? extra : "");
 }
 
@@ -97,6 +97,47 @@ static void cluster_stop(cluster_t *k)
     }
     th_stop(k->coord);
     k->coord = 0;
+}
+
+/* Prints the last @lines lines of @path, if it exists. */
+static void print_tail(const char *path, int lines)
+{
+    char *text = th_slurp(path);
+    if (!text || !*text) {
+        free(text);
+        return;
+    }
+    const char *from = text + strlen(text);
+    for (int n = 0; from > text && n <= lines;)
+        if (*--from == '\n') n++;
+    print_message("---- %s (last %d lines)\n%s\n", path, lines, from == text ? from : from + 1);
+    free(text);
+}
+
+/*
+ * Checks @cond; when it fails, prints the end of the cluster's logs (the programs
+ * log with PLY_LOG_TIME stamps) and fails the test naming it: a failure on a loaded
+ * CI machine then says what the coordinator and the workers did.
+ */
+#define expect_k(k, cond)                                                                          \
+    do {                                                                                           \
+        if (!(cond)) {                                                                             \
+            explain(k);                                                                            \
+            fail_msg("%s", #cond);                                                                 \
+        }                                                                                          \
+    } while (0)
+
+static void explain(const cluster_t *k)
+{
+    char path[256];
+    snprintf(path, sizeof path, "%s/coordinator.log", k->dir);
+    print_tail(path, 80);
+    for (int i = 1; i <= 4; i++) {
+        snprintf(path, sizeof path, "%s/w%d.log", k->dir, i);
+        print_tail(path, 30);
+    }
+    snprintf(path, sizeof path, "%s/run.err", k->dir);
+    print_tail(path, 10);
 }
 
 /* Waits up to @timeout_ms (scaled by th_slowdown) for @pid to exit: its exit status, or -1
@@ -294,8 +335,8 @@ static void test_worker_killed(void **state)
     int rc = wait_exit(cl, 120000);
     Ply__StatusReply *r = status(&k);
     cluster_stop(&k);
-    assert_true(mid);
-    assert_int_equal(rc, 0);
+    expect_k(&k, mid);
+    expect_k(&k, rc == 0);
     json_t *o = kiwi6_answer(&k);
     assert_true(ju(o, "jobs", NULL) == KIWI6_JOBS);
     assert_non_null(r);
@@ -327,12 +368,12 @@ static void test_worker_stopped(void **state)
     }
     int rc = wait_exit(cl, 120000);
     cluster_stop(&k);
-    assert_true(mid);
+    expect_k(&k, mid);
     print_message("stopped worker dropped after %ld ms, back %ld ms after SIGCONT\n", dropped,
                   back);
-    assert_true(dropped >= 0);
-    assert_true(back >= 0);
-    assert_int_equal(rc, 0);
+    expect_k(&k, dropped >= 0);
+    expect_k(&k, back >= 0);
+    expect_k(&k, rc == 0);
     json_t *o = kiwi6_answer(&k);
     json_decref(o);
     expect_one_result_per_job(&k);
@@ -361,9 +402,9 @@ static void test_coordinator_restarted(void **state)
     int rc = wait_exit(cl, 120000);
     uint64_t finish_ms = th_now_ms();
     cluster_stop(&k);
-    assert_true(mid);
-    assert_true(rejoined >= 0);
-    assert_int_equal(rc, 0);
+    expect_k(&k, mid);
+    expect_k(&k, rejoined >= 0);
+    expect_k(&k, rc == 0);
     json_t *o = kiwi6_answer(&k);
     uint64_t restored = ju(o, "verified", "results_restored");
     uint64_t computed = ju(o, "verified", "results_computed");
@@ -485,7 +526,8 @@ static void test_detach_status_result(void **state)
     json_decref(p);
     /* still running a moment after submission: says so, exit 1 */
     if (early.status == 1) assert_non_null(strstr(early.err, "use --wait"));
-    assert_int_equal(res.status, 0);
+    if (res.status != 0) print_message("ply result --wait: %s", res.err);
+    expect_k(&k, res.status == 0);
     json_t *o = json_loads(res.out, 0, &err);
     assert_non_null(o);
     assert_true(ju(o, "nodes", NULL) == KIWI6);
@@ -601,6 +643,7 @@ int main(int argc, char **argv)
 {
     const char *group = argc > 1 ? argv[1] : "chaos";
     signal(SIGPIPE, SIG_IGN);
+    setenv("PLY_LOG_TIME", "1", 1); /* the logs explain() prints carry times */
     const struct CMUnitTest chaos[] = {
         cmocka_unit_test(test_worker_killed),
         cmocka_unit_test(test_worker_stopped),

@@ -6,6 +6,8 @@
  * 2,015,099,950,053,364,471,960 (OEIS A048987; chessprogramming wiki, Perft
  * Results), whose 64-bit words were computed apart with Python's integers
  * (divmod(n, 2**64)).
+ * Also common/util/time's ply_elapsed_ms, the clock arithmetic of the
+ * coordinator's timers.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -17,6 +19,7 @@
 
 #include "util/error.h"
 #include "util/stats.h"
+#include "util/time.h"
 #include "util/u128.h"
 
 static const char *dec(ply_u128_t v)
@@ -126,6 +129,21 @@ static void test_stats128(void **state)
     assert_memory_equal(&full, &before, sizeof full);
 }
 
+/*
+ * ply_elapsed_ms: a stamp taken after the tick's "now" (the last worker's removal
+ * stamps the no-worker clock afresh) is no time at all. Before, now - then wrapped
+ * to ~1.8e19 ms and a run failed "no worker connected within 60 s" 9 ms after its
+ * last worker died (chaos_cli under ASan on a loaded machine).
+ */
+static void test_elapsed(void **state)
+{
+    (void)state;
+    assert_true(ply_elapsed_ms(1000, 400) == 600);
+    assert_true(ply_elapsed_ms(518345, 518372) == 0);
+    assert_true(ply_elapsed_ms(5, 5) == 0);
+    assert_true(ply_elapsed_ms(UINT64_MAX, 0) == UINT64_MAX);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -133,6 +151,7 @@ int main(void)
         cmocka_unit_test(test_from_dec),
         cmocka_unit_test(test_checked_sums),
         cmocka_unit_test(test_stats128),
+        cmocka_unit_test(test_elapsed),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,10 +1,21 @@
 /*
  * The coordinator's internal shapes, shared by its source files:
- * coordinator.c (event loop, peers, scheduling, client messages), verify.c
- * (computations of a job, their comparison, checks by a second worker or the
- * rule engine, drill-downs, the Verification report) and restore.c (runs
- * read back from the state file). Nothing here is public API: names are
- * ply__ (STYLE.md, libuv's convention for internal cross-file names).
+ *   service.c      the event loop: receiving and routing messages, timers,
+ *                  local worker processes, the lifecycle (coordinator.h)
+ *   peers.c        the registry of workers and clients: identities, who may
+ *                  read what, the tasks each worker holds, sending to a peer
+ *   runs.c         the run registry: finding, failing, answering and reaping
+ *                  runs, the finished ones, progress
+ *   dispatch.c     the scheduler: the queue, hand-out, leases, re-queue and
+ *                  quarantine
+ *   worker_msgs.c  HELLO, READY, RESULT, ERROR, BYE and HEARTBEAT from workers
+ *   client_msgs.c  SUBMIT (and the split), STATUS, RESULT_REQUEST, CANCEL
+ *   verify.c       computations of a job, their comparison, checks by a
+ *                  second worker or the rule engine, drill-downs, the
+ *                  Verification report
+ *   restore.c      runs read back from the state file
+ * Nothing here is public API: names are ply__ (STYLE.md, libuv's convention
+ * for internal cross-file names).
  *
  * Tasks. A run reserves slots x njobs task ids from job_base: task t is
  * computation role t / njobs of job t % njobs. Runs without verification
@@ -47,6 +58,8 @@ enum { PEER_WORKER = 1, PEER_CLIENT = 2 };
 /* task states; JOB_UNUSED: a check, tie-break or drill-down not (yet) needed */
 enum { JOB_PENDING = 0, JOB_INFLIGHT, JOB_DONE, JOB_UNUSED, JOB_ARBITER };
 enum { RUN_SPLITTING = 0, RUN_ACTIVE, RUN_DONE, RUN_FAILED };
+/* the coordinator's states (ply_coordinator.state) */
+enum { C_NEW = 0, C_RUNNING, C_STOPPING, C_CLOSED };
 /* computation roles (task slots of verified runs) */
 enum { PLY__FIRST = 0, PLY__CHECK = 1, PLY__TIE = 2, PLY__DRILL = 3, PLY__ROLES = 4 };
 
@@ -299,7 +312,7 @@ enum {
 #define PLY__RESPAWN_MAX       3
 #define PLY__RESPAWN_WINDOW_MS 60000u
 
-/* Default leases (lease_for in coordinator.c): an attempt may take PLY__LEASE_FACTOR
+/* Default leases (lease_for in dispatch.c): an attempt may take PLY__LEASE_FACTOR
  * times its estimated time, at least PLY__LEASE_FLOOR_DEATHS heartbeat timeouts
  * (liveness x heartbeat), twice as long again for each failure of the job so far (up
  * to 2^PLY__LEASE_MAX_DOUBLINGS). A job's estimated nodes are its share (multiplicity
@@ -361,11 +374,18 @@ struct ply_coordinator {
     atomic_uint_fast64_t cnt[CNT_N];
 };
 
-/* ---- coordinator.c, for the other files ---- */
+/** ply__count - add one to counter @which (a CNT_*) of @c. */
+static inline void ply__count(ply_coordinator_t *c, int which)
+{
+    atomic_fetch_add_explicit(&c->cnt[which], 1, memory_order_relaxed);
+}
 
-/** ply__run_fail - mark the run failed (the first reason wins); it is answered when reaped. */
-void ply__run_fail(run_t *run, int code, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
+/* ---- peers.c ---- */
+
+/** ply__hash_id - FNV-1a of a worker id. */
+uint32_t ply__hash_id(const char *id);
+/** ply__rid_hex - routing id @rid in hex into @buf (at most @len bytes, cut to fit, terminated). */
+void ply__rid_hex(zframe_t *rid, char *buf, size_t len);
 /**
  * ply__identity - the identity (see peer_t) of the sender of a message:
  * "curve:<key>" from @peer_key (ply_curve_recv_from's "role:key", "" without
@@ -373,21 +393,95 @@ void ply__run_fail(run_t *run, int code, const char *fmt, ...)
  * holds any identity) into @buf, always terminated.
  */
 void ply__identity(zframe_t *rid, const char *peer_key, char *buf, size_t len);
-/** ply__run_find - the run with id @id still in memory (any state), or NULL. */
-run_t *ply__run_find(ply_coordinator_t *c, uint64_t id);
-/** ply__queue_push - put task @t at the back of the run's queue; 0 or PLY_ENOMEM. */
-int ply__queue_push(run_t *run, size_t t);
+/**
+ * ply__principal - whose a client message is (the owner of the run it
+ * submits, who asks about a run), from its sender's @identity and the owner
+ * @token it sent (see peers.c), into @buf (at most @len bytes).
+ */
+void ply__principal(const char *identity, const char *token, char *buf, size_t len);
+/** ply__is_admin - 1 when principal @who is one of the --admin-keys (CURVE only). */
+int ply__is_admin(ply_coordinator_t *c, const char *who);
+/**
+ * ply__may_read - 1 when @who may read the answer of, and cancel, a run of
+ * @owner: its owner, or an admin key; a run stored before runs had owners
+ * ("") is everyone's, as it was.
+ */
+int ply__may_read(ply_coordinator_t *c, const char *owner, const char *who);
+/** ply__send_raw - send a copy of the encoded message @stored to @rid; 0, PLY_ENOMEM or PLY_EIO. */
+int ply__send_raw(ply_coordinator_t *c, zframe_t *rid, zmsg_t *stored);
+/** ply__send_msg - send @m to @rid; a failure is only logged (debug). */
+void ply__send_msg(ply_coordinator_t *c, zframe_t *rid, ply_msg_t *m);
+/** ply__send_error - send an Error (@code, the message, @run_id) to @rid; nothing when @rid is
+ * NULL. */
+void ply__send_error(ply_coordinator_t *c, zframe_t *rid, int code, uint64_t run_id,
+                     const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+/** ply__peer_find - the peer with routing id @rid, or NULL. */
+peer_t *ply__peer_find(ply_coordinator_t *c, zframe_t *rid);
+/** ply__peer_add - a new peer of @kind (PEER_*) at the head of the list, or NULL (out of memory).
+ */
+peer_t *ply__peer_add(ply_coordinator_t *c, zframe_t *rid, const char *identity, int kind);
+/** ply__peer_unlink - take @gone out of the list and free it (ply__worker_remove re-queues first).
+ */
+void ply__peer_unlink(ply_coordinator_t *c, peer_t *gone);
+/** ply__inflight_add - worker @p now holds the task of wire id @job_id; 0 or PLY_ENOMEM. */
+int ply__inflight_add(peer_t *p, uint64_t job_id);
+/** ply__inflight_remove - @p no longer holds @job_id (nothing when it did not). */
+void ply__inflight_remove(peer_t *p, uint64_t job_id);
 /** ply__worker_by_id - a connected worker whose worker_id is @id, or NULL. */
 peer_t *ply__worker_by_id(ply_coordinator_t *c, const char *id);
-/** ply__pump - the end of every callback (see coordinator.c). */
-void ply__pump(ply_coordinator_t *c);
-/** ply__hash_id - FNV-1a of a worker id. */
-uint32_t ply__hash_id(const char *id);
 /**
- * ply__withdraw - take every task of @run that a worker of identity
- * @identity holds back from it (not counted as failures) and re-queue them.
+ * ply__worker_release_jobs - worker @p is gone (dead, BYE or re-HELLO): its
+ * credit is 0 and its tasks go back to their runs (ply__job_requeue with
+ * @failure and @reason).
  */
-void ply__withdraw(ply_coordinator_t *c, run_t *run, const char *identity);
+void ply__worker_release_jobs(ply_coordinator_t *c, peer_t *p, int failure, const char *reason);
+/** ply__worker_remove - log why @p goes (@reason), release its tasks and unlink it. */
+void ply__worker_remove(ply_coordinator_t *c, peer_t *p, int failure, const char *reason);
+/**
+ * ply__worker_list - the connected workers as WorkerStatus entries (the
+ * caller frees both arrays), node totals only where @who may read them;
+ * their number, 0 with NULLs when there are none or memory is short.
+ */
+size_t ply__worker_list(ply_coordinator_t *c, Ply__WorkerStatus **wsp, Ply__WorkerStatus ***wpp,
+                        const char *who);
+
+/* ---- runs.c ---- */
+
+/** ply__run_fail - mark the run failed (the first reason wins); it is answered when reaped. */
+void ply__run_fail(run_t *run, int code, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+/** ply__job_find - the active run holding the task of wire id @job_id (its index in *idx), or NULL.
+ */
+run_t *ply__job_find(ply_coordinator_t *c, uint64_t job_id, size_t *idx);
+/** ply__run_find - the run with id @id still in memory (any state), or NULL. */
+run_t *ply__run_find(ply_coordinator_t *c, uint64_t id);
+/** ply__run_free - free a run that is in no list, with everything it owns. */
+void ply__run_free(run_t *run);
+/** ply__finished_find - the finished run @id kept in memory, or NULL. */
+finished_t *ply__finished_find(ply_coordinator_t *c, uint64_t id);
+/** ply__finished_from_store - a stored summary as a finished_t (reply NULL). */
+void ply__finished_from_store(finished_t *f, const ply_store_finished_t *sf);
+/**
+ * ply__finished_lookup - a finished run: from memory, else read back from
+ * the state file into *tmp with its reply re-framed (the caller destroys
+ * tmp->reply). NULL when unknown.
+ */
+finished_t *ply__finished_lookup(ply_coordinator_t *c, uint64_t id, finished_t *tmp);
+/** ply__run_asked - what @run computes, as every answer about it says (strings point into it). */
+void ply__run_asked(Ply__RunAsked *a, const run_t *run);
+/**
+ * ply__fill_progress - fill @rp about @run, or about the finished record @f
+ * (strings point into them; rp->asked to @asked), as @who may see it: the
+ * count only for its owner (or an admin).
+ */
+void ply__fill_progress(ply_coordinator_t *c, Ply__RunProgress *rp, Ply__RunAsked *asked,
+                        const run_t *run, const finished_t *f, const char *who);
+/**
+ * ply__send_progress - send a RunProgress about @run (or the finished record
+ * @f) to @rid, with the worker list when @with_workers; nothing when @rid is NULL.
+ */
+void ply__send_progress(ply_coordinator_t *c, zframe_t *rid, const run_t *run, const finished_t *f,
+                        int with_workers, const char *who);
 /**
  * ply__batch_flush - commit the results stored since the last flush (group
  * commit: at every tick, at most PLY__BATCH_MAX results, and before anything
@@ -397,6 +491,55 @@ void ply__withdraw(ply_coordinator_t *c, run_t *run, const char *identity);
  * their runs. Idempotent.
  */
 void ply__batch_flush(ply_coordinator_t *c);
+/** ply__reap_runs - answer, record in the state file and free every run that is done or failed. */
+void ply__reap_runs(ply_coordinator_t *c);
+
+/* ---- dispatch.c ---- */
+
+/** ply__queue_push - put task @t at the back of the run's queue; 0 or PLY_ENOMEM. */
+int ply__queue_push(run_t *run, size_t t);
+/**
+ * ply__job_requeue - put in-flight task @idx of @run back in its queue (the
+ * caller has taken it out of the worker's inflight list). @failure: the
+ * attempt failed (it counts towards max_attempts and quarantine, see
+ * dispatch.c); @reason says why, for the log and a quarantine report.
+ */
+void ply__job_requeue(ply_coordinator_t *c, run_t *run, size_t idx, int failure,
+                      const char *reason);
+/** ply__cancel_on_worker - tell worker @p to stop task @idx of @run: it was taken back. */
+void ply__cancel_on_worker(ply_coordinator_t *c, peer_t *p, const run_t *run, size_t idx);
+/**
+ * ply__withdraw - take every task of @run that a worker of identity
+ * @identity holds back from it (not counted as failures) and re-queue them.
+ */
+void ply__withdraw(ply_coordinator_t *c, run_t *run, const char *identity);
+/** ply__dispatch - hand out tasks while workers have credit and may take one. */
+void ply__dispatch(ply_coordinator_t *c);
+/** ply__check_leases - tasks whose lease ended before @now (ms, monotonic) fail their attempt. */
+void ply__check_leases(ply_coordinator_t *c, uint64_t now);
+
+/* ---- worker_msgs.c ---- */
+
+/** ply__on_hello - a HELLO from @rid (identity @identity; its peer @p, or NULL). */
+void ply__on_hello(ply_coordinator_t *c, zframe_t *rid, const char *identity, peer_t *p,
+                   const Ply__Hello *h);
+/** ply__on_worker_message - READY, PROGRESS, RESULT, HEARTBEAT, ERROR or BYE (peer @p, or NULL). */
+void ply__on_worker_message(ply_coordinator_t *c, zframe_t *rid, peer_t *p, ply_msg_t *msg);
+
+/* ---- client_msgs.c ---- */
+
+/** ply__on_client_message - SUBMIT, STATUS, RESULT_REQUEST or CANCEL (peer @p, or NULL). */
+void ply__on_client_message(ply_coordinator_t *c, zframe_t *rid, const char *identity, peer_t *p,
+                            ply_msg_t *msg);
+
+/* ---- service.c ---- */
+
+/**
+ * ply__pump - the end of every callback: answer finished runs, hand out
+ * jobs, and receive until ZMQ_EVENTS shows no POLLIN. The events check comes
+ * last, after any send, because the socket's fd is edge-triggered.
+ */
+void ply__pump(ply_coordinator_t *c);
 
 /* ---- verify.c ---- */
 

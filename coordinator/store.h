@@ -45,7 +45,7 @@ typedef struct ply_store ply_store_t;
 
 /** What a run is, as accepted: enough to plan, check and answer it again. */
 typedef struct ply_store_run {
-    uint64_t id;               /* random, 1..2^53-1 (coordinator.c): a positive SQLite INTEGER */
+    uint64_t id;               /* random, 1..2^53-1 (client_msgs.c): a positive SQLite INTEGER */
     char fen[PLY_ARB_FEN_MAX]; /* validated and normalised by the rule engine */
     unsigned depth;
     int chess960, stats;

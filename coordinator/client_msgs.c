@@ -1,0 +1,438 @@
+/*
+ * Messages from clients: SUBMIT (a new run, split on the thread pool and
+ * stored with its plan before Accepted is sent; or, the same request again,
+ * a restored run resumed), STATUS, RESULT_REQUEST (an answer again, or
+ * attaching to a run) and CANCEL. A run's answer and its cancellation belong
+ * to its owner or an admin key (ply__may_read).
+ */
+#include <inttypes.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/time.h>
+
+#include "internal.h"
+#include "util/error.h"
+#include "util/log.h"
+#include "util/random.h"
+#include "util/time.h"
+
+/* Finished runs listed by a StatusReply (after the runs in progress). */
+#define STATUS_FINISHED 16
+
+static int64_t unix_ms(void)
+{
+    struct timeval tv;
+    gettimeofday(&tv, NULL);
+    return (int64_t)tv.tv_sec * 1000 + tv.tv_usec / 1000;
+}
+
+static void split_work(uv_work_t *w)
+{
+    run_t *run = w->data;
+    run->split_rc = ply_split_plan(&run->root, run->depth, run->want_split, &run->cancel,
+                                   &run->split_out, run->split_why, sizeof run->split_why);
+}
+
+static int run_setup(ply_coordinator_t *c, run_t *run)
+{
+    const ply_split_t *plan = run->plan;
+    run->divide = calloc((size_t)plan->nroot + 1, sizeof *run->divide);
+    run->divide_stats = calloc((size_t)plan->nroot + 1, sizeof *run->divide_stats);
+    if (!run->divide || !run->divide_stats || ply__verify_setup(run) < 0) return PLY_ENOMEM;
+    run->job_base = c->next_job_base;
+    c->next_job_base += run->ntasks;
+    run->accepted_ms = ply_time_ms();
+    run->state = plan->njobs ? RUN_ACTIVE : RUN_DONE;
+    return 0;
+}
+
+static void send_accepted(ply_coordinator_t *c, zframe_t *rid, const run_t *run)
+{
+    const ply_split_t *plan = run->plan;
+    Ply__Accepted a = PLY__ACCEPTED__INIT;
+    a.has_run_id = 1, a.run_id = run->id;
+    a.has_jobs = 1, a.jobs = (uint32_t)plan->njobs;
+    a.has_split_depth = 1, a.split_depth = plan->split_depth;
+    a.has_paths = 1, a.paths = plan->paths;
+    a.fen = (char *)run->fen;
+    Ply__RunAsked asked;
+    ply__run_asked(&asked, run);
+    a.asked = &asked;
+    ply_msg_t m = PLY__MESSAGE__INIT;
+    m.body_case = PLY__MESSAGE__BODY_ACCEPTED;
+    m.accepted = &a;
+    ply__send_msg(c, rid, &m);
+}
+
+/* The run and its plan into the state file (one transaction), before anyone hears "accepted". */
+static int store_run(ply_coordinator_t *c, const run_t *run, char *why, size_t why_len)
+{
+    if (!c->store) return 0;
+    ply__batch_flush(c); /* its own transaction */
+    ply_store_run_t sr;
+    memset(&sr, 0, sizeof sr);
+    sr.id = run->id;
+    snprintf(sr.fen, sizeof sr.fen, "%s", run->fen);
+    sr.depth = run->depth;
+    sr.chess960 = run->chess960;
+    sr.stats = run->want_stats;
+    sr.want_split = run->want_split;
+    sr.verify_mode = run->verify_mode;
+    sr.verify_ppm = run->verify_ppm;
+    sr.job_base = run->job_base;
+    sr.slots = run->slots;
+    sr.submitted_unix_ms = run->submitted_unix_ms;
+    snprintf(sr.owner, sizeof sr.owner, "%s", run->owner);
+    uint64_t t0 = ply_time_ns();
+    int r = ply_store_add_run(c->store, &sr, run->plan, why, why_len);
+    if (r == 0)
+        ply_info("run %" PRIu64 ": %zu jobs stored in %.1f ms", run->id, run->plan->njobs,
+                 (double)(ply_time_ns() - t0) / 1e6);
+    return r;
+}
+
+static void split_done(uv_work_t *w, int status)
+{
+    run_t *run = w->data;
+    ply_coordinator_t *c = run->c;
+    char why[PLY__WHY_LEN] = "";
+    c->pending_work--;
+    run->plan = run->split_out; /* the split thread is done with it (see internal.h) */
+    run->split_out = NULL;
+    if (status == UV_ECANCELED || c->state != C_RUNNING) {
+        ply__run_fail(run, PLY_ECANCELED, "coordinator stopping");
+    } else if (run->canceled) {
+        ply__run_fail(run, PLY_ECANCELED, "run %" PRIu64 " canceled", run->id);
+    } else if (run->split_rc < 0) {
+        ply__run_fail(run, run->split_rc, "cannot split perft(%u) of %s: %s", run->depth, run->fen,
+                      run->split_why);
+    } else if (run_setup(c, run) < 0) {
+        ply__run_fail(run, PLY_ENOMEM, "out of memory setting up run %" PRIu64, run->id);
+    } else if (store_run(c, run, why, sizeof why) < 0) {
+        ply__run_fail(run, PLY_EDB, "run %" PRIu64 " not accepted: %s", run->id, why);
+        run->interrupted = 1; /* nothing of it is in the state file to finish */
+    } else {
+        const ply_split_t *plan = run->plan;
+        ply_info("run %" PRIu64 ": perft(%u) of %s: split %u plies, %" PRIu64
+                 " paths, %zu jobs, estimate %" PRIu64 " nodes, verify %s",
+                 run->id, run->depth, run->fen, plan->split_depth, plan->paths, plan->njobs,
+                 plan->estimate, run->verify_text);
+        send_accepted(c, run->client, run);
+    }
+    ply__pump(c);
+}
+
+/*
+ * A run read back from the state file that nobody has claimed, that asks
+ * exactly what @want asks and that its owner may read: `ply perft --state
+ * FILE ...` run again resumes it.
+ */
+static run_t *restored_match(ply_coordinator_t *c, const run_t *want)
+{
+    for (run_t *run = c->runs; run; run = run->next)
+        if (run->restored && !run->client && run->state == RUN_ACTIVE &&
+            run->depth == want->depth && run->chess960 == want->chess960 &&
+            run->want_stats == want->want_stats && run->want_split == want->want_split &&
+            run->verify_mode == want->verify_mode && run->verify_ppm == want->verify_ppm &&
+            strcmp(run->fen, want->fen) == 0 && ply__may_read(c, run->owner, want->owner))
+            return run;
+    return NULL;
+}
+
+/*
+ * A new run id: random in 1..PLY_MAX_RUN_ID (envelope.h says why), not one of
+ * a run in memory or in the state file. 0 when the kernel has no random bytes
+ * or the state file cannot be read: the run is refused rather than given an id
+ * that could be another's.
+ */
+static uint64_t new_run_id(ply_coordinator_t *c)
+{
+    for (int tries = 0; tries < 16; tries++) {
+        uint64_t id;
+        if (ply_random_u64(&id) < 0) return 0;
+        id &= PLY_MAX_RUN_ID;
+        int stored = c->store ? ply_store_has_run(c->store, id) : 0;
+        if (id && stored == 0 && !ply__run_find(c, id) && !ply__finished_find(c, id)) return id;
+        if (stored < 0) return 0;
+    }
+    return 0;
+}
+
+static void on_submit(ply_coordinator_t *c, zframe_t *rid, const char *who, const Ply__Submit *s)
+{
+    ply_arb_pos_t root;
+    char why[PLY__WHY_LEN];
+    int r = ply_arb_from_fen(&root, s->fen, s->chess960 ? PLY_ARB_CHESS960 : 0, why, sizeof why);
+    if (r < 0) {
+        ply__send_error(c, rid, r, 0, "bad position \"%s\": %s", s->fen, why);
+        return;
+    }
+    run_t *run = calloc(1, sizeof *run);
+    if (!run || !(run->client = zframe_dup(rid))) {
+        free(run);
+        ply__send_error(c, rid, PLY_ENOMEM, 0, "coordinator out of memory");
+        return;
+    }
+    run->c = c;
+    snprintf(run->owner, sizeof run->owner, "%s", who);
+    run->root = root;
+    run->depth = s->depth;
+    run->want_split = s->has_split_depth ? s->split_depth : -1;
+    run->want_stats = s->stats;
+    run->chess960 = s->chess960 || root.chess960;
+    run->detach = s->detach;
+    run->verify_mode = s->has_verify ? (int)s->verify : PLY__VERIFY_MODE__VERIFY_MODE_NONE;
+    run->verify_ppm = run->verify_mode == PLY__VERIFY_MODE__VERIFY_MODE_SAMPLE ? s->verify_ppm : 0;
+    ply__verify_mode_text(run->verify_mode, run->verify_ppm, run->verify_text,
+                          sizeof run->verify_text);
+    run->submitted_ms = ply_time_ms();
+    run->submitted_unix_ms = unix_ms();
+    atomic_init(&run->cancel, 0);
+    if (ply_arb_to_fen(&root, run->fen, sizeof run->fen) < 0)
+        snprintf(run->fen, sizeof run->fen, "%s", s->fen);
+    run_t *old = restored_match(c, run);
+    if (old) {
+        old->client = run->client;
+        old->detach = run->detach;
+        run->client = NULL;
+        ply__run_free(run);
+        ply_info("run %" PRIu64 ": the same request again: resuming it (%zu of %zu jobs done)",
+                 old->id, old->done, old->plan->njobs);
+        send_accepted(c, old->client, old);
+        return;
+    }
+    if (!(run->id = new_run_id(c))) {
+        ply__send_error(c, rid, PLY_EIO, 0,
+                        "cannot choose a run id (no random bytes, or the state "
+                        "file cannot be read)");
+        ply__run_free(run);
+        return;
+    }
+    run->work.data = run;
+    if (uv_queue_work(&c->loop, &run->work, split_work, split_done) != 0) {
+        ply__send_error(c, rid, PLY_ENOMEM, 0, "cannot start the split");
+        ply__run_free(run);
+        return;
+    }
+    c->pending_work++;
+    run_t **pp = &c->runs;
+    while (*pp) pp = &(*pp)->next;
+    *pp = run;
+    ply_info("run %" PRIu64 ": perft(%u) of %s submitted%s%s", run->id, run->depth, run->fen,
+             s->client_id ? " by " : "", s->client_id ? s->client_id : "");
+}
+
+typedef struct recent {
+    Ply__RunProgress *rp;
+    finished_t *fin;
+    size_t n, max;
+    const uint64_t *skip; /* ids already listed */
+    size_t nskip;
+} recent_t;
+
+/* One finished run from the state file into the StatusReply (unless listed already). */
+static int add_recent(void *arg, const ply_store_finished_t *sf)
+{
+    recent_t *r = arg;
+    for (size_t i = 0; i < r->nskip; i++)
+        if (r->skip[i] == sf->id) return 0;
+    if (r->n >= r->max) return 1;
+    ply__finished_from_store(&r->fin[r->n], sf);
+    r->n++;
+    return 0;
+}
+
+/*
+ * STATUS without a run id: one StatusReply with the runs in progress, the
+ * last finished ones (memory first, then the state file), the workers and the
+ * coordinator's counters.
+ */
+static void send_status_reply(ply_coordinator_t *c, zframe_t *rid, const char *who)
+{
+    size_t nrun = 0;
+    for (run_t *run = c->runs; run; run = run->next) nrun++;
+    if (nrun > PLY_MAX_STATUS_RUNS - STATUS_FINISHED) nrun = PLY_MAX_STATUS_RUNS - STATUS_FINISHED;
+    size_t cap = nrun + STATUS_FINISHED;
+    Ply__RunProgress *rp = calloc(cap, sizeof *rp);
+    Ply__RunAsked *asked = calloc(cap, sizeof *asked);
+    Ply__RunProgress **rpp = calloc(cap, sizeof *rpp);
+    finished_t *fin = calloc(STATUS_FINISHED, sizeof *fin);
+    uint64_t *ids = calloc(cap, sizeof *ids);
+    if (!rp || !asked || !rpp || !fin || !ids) {
+        ply__send_error(c, rid, PLY_ENOMEM, 0, "coordinator out of memory");
+        free(rp), free(asked), free(rpp), free(fin), free(ids);
+        return;
+    }
+    size_t n = 0;
+    for (run_t *run = c->runs; run && n < nrun; run = run->next) {
+        ids[n] = run->id;
+        ply__fill_progress(c, &rp[n], &asked[n], run, NULL, who);
+        n++;
+    }
+    size_t nfin = 0;
+    for (finished_t *f = c->finished; f && nfin < STATUS_FINISHED; f = f->next) {
+        ids[n] = f->id;
+        ply__fill_progress(c, &rp[n], &asked[n], NULL, f, who);
+        n++;
+        nfin++;
+    }
+    recent_t rec = {rp, fin, 0, STATUS_FINISHED - nfin, ids, n};
+    if (c->store && rec.max) ply_store_recent(c->store, STATUS_FINISHED, add_recent, &rec);
+    for (size_t i = 0; i < rec.n; i++, n++)
+        ply__fill_progress(c, &rp[n], &asked[n], NULL, &fin[i], who);
+    for (size_t i = 0; i < n; i++) rpp[i] = &rp[i];
+    Ply__StatusReply sr = PLY__STATUS_REPLY__INIT;
+    sr.n_run = n, sr.run = rpp;
+    Ply__WorkerStatus *ws = NULL, **wp = NULL;
+    sr.n_worker = ply__worker_list(c, &ws, &wp, who);
+    sr.worker = wp;
+    ply_coordinator_counters_t k;
+    ply_coordinator_counters(c, &k);
+    sr.has_uptime_ms = 1, sr.uptime_ms = ply_time_ms() - c->started_ms;
+    sr.has_durable = 1, sr.durable = c->store != NULL;
+    sr.has_runs_restored = 1, sr.runs_restored = c->runs_restored;
+    sr.has_results_restored = 1, sr.results_restored = c->results_restored;
+    sr.has_jobs_sent = 1, sr.jobs_sent = k.jobs_sent;
+    sr.has_jobs_requeued = 1, sr.jobs_requeued = k.jobs_requeued;
+    sr.has_results_ignored = 1, sr.results_ignored = k.results_ignored;
+    sr.has_workers_lost = 1, sr.workers_lost = k.workers_lost;
+    ply_msg_t m = PLY__MESSAGE__INIT;
+    m.body_case = PLY__MESSAGE__BODY_STATUS_REPLY;
+    m.status_reply = &sr;
+    ply__send_msg(c, rid, &m);
+    free(rp), free(asked), free(rpp), free(fin), free(ids), free(ws), free(wp);
+}
+
+/* STATUS: anyone sees that a run exists and how far it is; its count only its owner. */
+static void on_status(ply_coordinator_t *c, zframe_t *rid, const char *who,
+                      const Ply__StatusRequest *s)
+{
+    if (s->has_run_id) {
+        finished_t tmp;
+        run_t *run = ply__run_find(c, s->run_id);
+        finished_t *f = run ? NULL : ply__finished_lookup(c, s->run_id, &tmp);
+        if (run || f)
+            ply__send_progress(c, rid, run, f, 1, who);
+        else
+            ply__send_error(c, rid, PLY_ENOTFOUND, s->run_id, "no run %" PRIu64, s->run_id);
+        if (f == &tmp) zmsg_destroy(&tmp.reply);
+        return;
+    }
+    send_status_reply(c, rid, who);
+}
+
+/*
+ * RESULT_REQUEST: a finished run's answer again (from memory or the state
+ * file), or a running run's progress. With attach, the asking client also
+ * becomes the run's client: a `ply perft` that lost its coordinator to a
+ * restart gets its streaming and its result back.
+ */
+static void on_result_request(ply_coordinator_t *c, zframe_t *rid, const char *who,
+                              const Ply__ResultRequest *q)
+{
+    finished_t tmp;
+    run_t *run = ply__run_find(c, q->run_id);
+    finished_t *f = run ? NULL : ply__finished_lookup(c, q->run_id, &tmp);
+    if ((run || f) && !ply__may_read(c, run ? run->owner : f->owner, who)) {
+        ply_info("run %" PRIu64 ": answer refused to %s (not its owner)", q->run_id, who);
+        ply__send_error(c, rid, PLY_EAUTH, q->run_id,
+                        "run %" PRIu64 " belongs to another client: only its owner (or an admin "
+                        "key) may read its answer",
+                        q->run_id);
+    } else if (run) {
+        if (q->attach && run->state != RUN_FAILED && run->state != RUN_DONE) {
+            zframe_t *id = zframe_dup(rid);
+            if (id) {
+                if (!run->client || !zframe_eq(run->client, rid))
+                    ply_info("run %" PRIu64 ": a client attached", run->id);
+                zframe_destroy(&run->client);
+                run->client = id;
+                run->detach = 0;
+            }
+        }
+        ply__send_progress(c, rid, run, NULL, 0, who);
+    } else if (f && f->reply) {
+        ply__send_raw(c, rid, f->reply);
+    } else if (f) {
+        ply__send_error(c, rid, PLY_ENOTFOUND, q->run_id, "run %" PRIu64 " %s; its answer is lost",
+                        q->run_id, f->state);
+    } else {
+        ply__send_error(c, rid, PLY_ENOTFOUND, q->run_id, "no run %" PRIu64 "%s", q->run_id,
+                        c->store ? ""
+                                 : " (or it is too old; a coordinator without --state forgets)");
+    }
+    if (f == &tmp) zmsg_destroy(&tmp.reply);
+}
+
+/* CANCEL: only the run's owner (or an admin key) stops it. */
+static void on_cancel(ply_coordinator_t *c, zframe_t *rid, const char *who, const Ply__Cancel *q)
+{
+    run_t *run = ply__run_find(c, q->run_id);
+    if (run && !ply__may_read(c, run->owner, who)) {
+        ply_info("run %" PRIu64 ": cancel refused to %s (not its owner)", run->id, who);
+        ply__send_error(c, rid, PLY_EAUTH, q->run_id,
+                        "run %" PRIu64 " belongs to another client: only its owner (or an admin "
+                        "key) may cancel it",
+                        q->run_id);
+        return;
+    }
+    if (!run) {
+        finished_t tmp;
+        finished_t *f = ply__finished_lookup(c, q->run_id, &tmp);
+        if (f)
+            ply__send_error(c, rid, PLY_ESTATE, q->run_id, "run %" PRIu64 " has already finished",
+                            q->run_id);
+        else
+            ply__send_error(c, rid, PLY_ENOTFOUND, q->run_id, "no run %" PRIu64, q->run_id);
+        if (f == &tmp) zmsg_destroy(&tmp.reply);
+        return;
+    }
+    run->canceled = 1;
+    if (run->state == RUN_SPLITTING) {
+        atomic_store(&run->cancel, 1); /* split_done answers */
+    } else {
+        ply__run_fail(run, PLY_ECANCELED, "run %" PRIu64 " canceled", run->id);
+    }
+    ply_info("run %" PRIu64 ": canceled by %s", run->id, who);
+    ply__send_progress(c, rid, run, NULL, 0, who);
+}
+
+void ply__on_client_message(ply_coordinator_t *c, zframe_t *rid, const char *identity, peer_t *p,
+                            ply_msg_t *msg)
+{
+    if (p && p->kind == PEER_WORKER) {
+        ply__count(c, CNT_MALFORMED);
+        ply__send_error(c, rid, PLY_ESTATE, 0, "%s from a worker: workers may not send it",
+                        ply_msg_type_name(msg));
+        return;
+    }
+    if (!p) ply__peer_add(c, rid, identity, PEER_CLIENT); /* fails only on ENOMEM: served anyway */
+    ply__batch_flush(c); /* a status must not show uncommitted results */
+    if (c->state != C_RUNNING) {
+        ply__send_error(c, rid, PLY_ESTATE, 0, "coordinator stopping");
+        return;
+    }
+    const char *token = msg->body_case == PLY__MESSAGE__BODY_SUBMIT   ? msg->submit->owner_token
+                        : msg->body_case == PLY__MESSAGE__BODY_STATUS ? msg->status->owner_token
+                        : msg->body_case == PLY__MESSAGE__BODY_RESULT_REQUEST
+                            ? msg->result_request->owner_token
+                            : msg->cancel->owner_token;
+    char who[PLY__IDENT_LEN];
+    ply__principal(identity, token, who, sizeof who);
+    switch (msg->body_case) {
+    case PLY__MESSAGE__BODY_SUBMIT:
+        on_submit(c, rid, who, msg->submit);
+        break;
+    case PLY__MESSAGE__BODY_STATUS:
+        on_status(c, rid, who, msg->status);
+        break;
+    case PLY__MESSAGE__BODY_RESULT_REQUEST:
+        on_result_request(c, rid, who, msg->result_request);
+        break;
+    default:
+        on_cancel(c, rid, who, msg->cancel);
+        break;
+    }
+}

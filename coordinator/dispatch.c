@@ -1,0 +1,350 @@
+/*
+ * The scheduler: each run's queue, the hand-out of tasks to workers with
+ * their leases, and what happens to a task whose attempt ends without a
+ * result (re-queued, or quarantined).
+ *
+ * Scheduling is pull with credit: a READY{n} adds n to the worker's credit
+ * (credit-based flow control, never above PLY_MAX_CREDIT with the jobs it
+ * holds), each JOB takes one. Jobs go out round-robin over the workers with
+ * credit, runs FIFO, each run's queue (re-queued tasks, checks, tie-breaks)
+ * ahead of its first computations, biggest job first. A queued task goes to
+ * the first worker that may take it (verify.c: a check prefers another
+ * worker with another Zobrist seed; a failed task prefers another worker).
+ *
+ * A lease bounds each attempt (lease_for); an attempt that fails (its worker
+ * died, hung or reported an error, or its lease expired) re-queues the task,
+ * and a task that fails max_attempts times is quarantined: its run fails
+ * with the position and every failure.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+#include "util/error.h"
+#include "util/log.h"
+#include "util/time.h"
+
+/* How far into a run's queue dispatch looks for a task the asking worker may take. */
+#define QUEUE_SCAN 256
+
+/* --------------------------------------------------------------- the queue */
+
+int ply__queue_push(run_t *run, size_t idx)
+{
+    if (run->rq_head && run->rq_head + run->rq_len == run->rq_cap) {
+        memmove(run->requeue, run->requeue + run->rq_head, run->rq_len * sizeof *run->requeue);
+        run->rq_head = 0;
+    }
+    if (run->rq_head + run->rq_len == run->rq_cap) {
+        size_t cap = run->rq_cap ? run->rq_cap * 2 : 16;
+        uint32_t *a = realloc(run->requeue, cap * sizeof *a);
+        if (!a) return PLY_ENOMEM;
+        run->requeue = a;
+        run->rq_cap = cap;
+    }
+    run->requeue[run->rq_head + run->rq_len++] = (uint32_t)idx;
+    return 0;
+}
+
+/* Takes entry @k out of the run's queue (the queue is short: a scan is cheap). */
+static void queue_remove(run_t *run, size_t k)
+{
+    uint32_t *q = run->requeue + run->rq_head;
+    memmove(q + k, q + k + 1, (run->rq_len - k - 1) * sizeof *q);
+    if (--run->rq_len == 0) run->rq_head = 0;
+}
+
+/* ------------------------------------------------------- taking tasks back */
+
+/* Appends "attempt N: reason" to the task's failure history (kept for a quarantine report). */
+static void note_failure(job_state_t *j, const char *reason)
+{
+    size_t old = j->history ? strlen(j->history) : 0;
+    if (old > 4 * PLY__WHY_LEN) return; /* enough to explain a quarantine */
+    size_t add = strlen(reason) + 32;
+    char *h = realloc(j->history, old + add);
+    if (!h) return;
+    snprintf(h + old, add, "%sattempt %u: %s", old ? "; " : "", j->attempt, reason);
+    j->history = h;
+}
+
+/* Keeps the task's failures in the state file: a restart does not reset the quarantine count. */
+static void store_failure(ply_coordinator_t *c, const run_t *run, size_t idx)
+{
+    if (!c->store) return;
+    const job_state_t *j = &run->jobs[idx];
+    ply_store_failure_t f = {run->id, (uint32_t)idx, j->attempt, j->failures, j->history};
+    char why[PLY__WHY_LEN] = "";
+    if (ply_store_job_failed(c->store, &f, why, sizeof why) < 0)
+        ply_warn("run %" PRIu64 ": the failures of job %" PRIu64 " are not stored: %s", run->id,
+                 run->job_base + idx, why);
+}
+
+/*
+ * Puts an in-flight task back in its run's queue. The caller has already
+ * taken it out of the worker's inflight list. @failure: the attempt failed
+ * (counts towards max_attempts, and the task prefers another worker next);
+ * else the worker left politely. A task that failed max_attempts times is
+ * quarantined: its run fails with the position and every failure, never with
+ * a partial total. A drill-down task is not retried: the report says why.
+ */
+void ply__job_requeue(ply_coordinator_t *c, run_t *run, size_t idx, int failure, const char *reason)
+{
+    job_state_t *j = &run->jobs[idx];
+    size_t job = idx % run->plan->njobs;
+    peer_t *was = j->worker;
+    j->state = JOB_PENDING;
+    j->worker = NULL;
+    if (idx / run->plan->njobs == PLY__DRILL) {
+        ply__drill_give_up(c, run, idx, reason);
+        return;
+    }
+    if (failure) {
+        j->failures++;
+        if (was) j->avoid = was->id_hash;
+        note_failure(j, reason);
+        store_failure(c, run, idx);
+    }
+    const char *fen = run->plan->jobs[job].fen;
+    if (failure && j->failures >= c->cfg.max_attempts) {
+        ply__run_fail(run, PLY_EWORKER,
+                      "job %" PRIu64 " (%s, %u plies) quarantined after %u failed attempts: %s",
+                      run->job_base + idx, fen, run->plan->job_depth, j->failures,
+                      j->history ? j->history : reason);
+        return;
+    }
+    j->queued_ms = ply_time_ms();
+    if (ply__queue_push(run, idx) != 0) {
+        ply__run_fail(run, PLY_ENOMEM, "out of memory re-queuing job %" PRIu64,
+                      run->job_base + idx);
+        return;
+    }
+    ply__count(c, CNT_JOBS_REQUEUED);
+    ply_info("run %" PRIu64 ": job %" PRIu64 " attempt %u re-queued: %s", run->id,
+             run->job_base + idx, j->attempt, reason);
+}
+
+/*
+ * Tells worker @p to stop task @idx of @run (running or queued there): the
+ * coordinator has taken it back, so its count is no longer wanted. The worker
+ * stores nothing of it and asks for credit again; a result that crosses this
+ * message is ignored as for a superseded attempt.
+ */
+void ply__cancel_on_worker(ply_coordinator_t *c, peer_t *p, const run_t *run, size_t idx)
+{
+    Ply__Cancel cancel = PLY__CANCEL__INIT;
+    cancel.has_run_id = 1;
+    cancel.run_id = run->id;
+    cancel.has_job_id = 1;
+    cancel.job_id = ply__wire_id(run, idx);
+    cancel.has_attempt = 1;
+    cancel.attempt = run->jobs[idx].attempt;
+    ply_msg_t m = PLY__MESSAGE__INIT;
+    m.body_case = PLY__MESSAGE__BODY_CANCEL;
+    m.cancel = &cancel;
+    ply__send_msg(c, p->rid, &m);
+}
+
+void ply__withdraw(ply_coordinator_t *c, run_t *run, const char *identity)
+{
+    for (peer_t *p = c->peers; p; p = p->next) {
+        if (p->kind != PEER_WORKER || strcmp(p->identity, identity) != 0) continue;
+        for (size_t i = 0; i < p->ninflight;) {
+            int64_t tw = ply__task_of_wire(run, p->inflight[i]);
+            size_t t = tw < 0 ? 0 : (size_t)tw;
+            if (tw < 0 || run->jobs[t].state != JOB_INFLIGHT || run->jobs[t].worker != p ||
+                t / run->plan->njobs == PLY__DRILL) {
+                i++;
+                continue;
+            }
+            p->inflight[i] = p->inflight[--p->ninflight];
+            ply__cancel_on_worker(c, p, run, t); /* its count is no longer wanted */
+            ply__job_requeue(c, run, t, 0, "its worker was excluded from the run");
+        }
+    }
+}
+
+void ply__check_leases(ply_coordinator_t *c, uint64_t now)
+{
+    for (peer_t *p = c->peers; p; p = p->next) {
+        if (p->kind != PEER_WORKER) continue;
+        for (size_t i = 0; i < p->ninflight;) {
+            size_t idx;
+            run_t *run = ply__job_find(c, p->inflight[i], &idx);
+            job_state_t *j = run ? &run->jobs[idx] : NULL;
+            if (j && j->state == JOB_INFLIGHT && j->worker == p && j->deadline_ms &&
+                now > j->deadline_ms) {
+                ply__cancel_on_worker(c, p, run, idx);
+                p->inflight[i] = p->inflight[--p->ninflight];
+                char reason[192];
+                snprintf(reason, sizeof reason, "lease of %" PRIu64 " ms expired on %s",
+                         j->lease_ms, p->name);
+                ply__job_requeue(c, run, idx, 1, reason);
+            } else {
+                i++;
+            }
+        }
+    }
+}
+
+/* ---------------------------------------------------------------- hand-out */
+
+/*
+ * The next task worker @p may take: the first eligible one in a run's queue
+ * (re-queued tasks, checks, tie-breaks, drill-downs), else the run's next
+ * first computation. A first computation @p may not take (after a restart its
+ * check may already be running there) moves to the queue for another worker.
+ */
+static int next_job(ply_coordinator_t *c, peer_t *p, run_t **out, size_t *idx, int *no_hash)
+{
+    for (run_t *run = c->runs; run; run = run->next) {
+        if (run->state != RUN_ACTIVE) continue;
+        for (size_t k = 0; k < run->rq_len && k < QUEUE_SCAN;) {
+            size_t t = run->requeue[run->rq_head + k];
+            if (t >= run->ntasks || run->jobs[t].state != JOB_PENDING) {
+                queue_remove(run, k); /* settled or given up meanwhile */
+                continue;
+            }
+            if (ply__eligible(c, run, t, p, no_hash)) {
+                queue_remove(run, k);
+                *out = run, *idx = t;
+                return 1;
+            }
+            k++;
+        }
+        while (run->next_pending < run->plan->njobs) {
+            size_t t = run->next_pending++;
+            if (run->jobs[t].state != JOB_PENDING) continue; /* restored from the state file */
+            if (ply__eligible(c, run, t, p, no_hash)) {
+                *out = run, *idx = t;
+                return 1;
+            }
+            run->jobs[t].queued_ms = ply_time_ms();
+            if (ply__queue_push(run, t) != 0) ply__run_fail(run, PLY_ENOMEM, "out of memory");
+        }
+    }
+    return 0;
+}
+
+/* The estimated nodes of job @k of @run's plan: its share of the plan's estimate. */
+static double job_estimate(run_t *run, size_t k)
+{
+    const ply_split_t *plan = run->plan;
+    if (run->lease_weight <= 0) {
+        for (size_t i = 0; i < plan->njobs; i++)
+            run->lease_weight +=
+                (double)(plan->jobs[i].multiplicity ? plan->jobs[i].multiplicity : 1) *
+                (double)(plan->jobs[i].cost ? plan->jobs[i].cost : 1);
+    }
+    double cost = (double)(plan->jobs[k].cost ? plan->jobs[k].cost : 1);
+    return (double)plan->estimate * cost / run->lease_weight;
+}
+
+/*
+ * The deadline of the attempt of task @idx of @run about to go to @p, in ms
+ * (monotonic), and its length in *lease. A lease does not rest on the worker's
+ * word (heartbeats, node counts): a worker that stays silent, or heartbeats
+ * rising counts and never answers, loses the job when it expires, and the
+ * expiry is a failed attempt. Without --lease-ms it is sized by the constants
+ * of internal.h; a worker counts its jobs one after another, so the clock starts
+ * when its jobs already in flight are due.
+ */
+static uint64_t lease_for(ply_coordinator_t *c, const peer_t *p, run_t *run, size_t idx,
+                          uint64_t *lease)
+{
+    uint64_t now = ply_time_ms(), start = now;
+    const job_state_t *j = &run->jobs[idx];
+    if (c->cfg.lease_ms) {
+        *lease = c->cfg.lease_ms;
+        return now + *lease;
+    }
+    double rate = p->busy_us ? (double)p->nodes * 1e6 / (double)p->busy_us : PLY__LEASE_MIN_RATE;
+    double ceiling = PLY__LEASE_MAX_THREAD_RATE * (p->threads ? p->threads : 1);
+    rate = rate < PLY__LEASE_MIN_RATE ? PLY__LEASE_MIN_RATE : rate > ceiling ? ceiling : rate;
+    double ms = job_estimate(run, idx % run->plan->njobs) / rate * 1000.0 * PLY__LEASE_FACTOR;
+    double floor = (double)PLY__LEASE_FLOOR_DEATHS * c->cfg.liveness * c->cfg.heartbeat_ms;
+    if (ms < floor) ms = floor;
+    ms *= (double)(1u << (j->failures < PLY__LEASE_MAX_DOUBLINGS ? j->failures
+                                                                 : PLY__LEASE_MAX_DOUBLINGS));
+    *lease = ms > (double)UINT32_MAX ? UINT32_MAX : (uint64_t)ms;
+    for (size_t i = 0; i < p->ninflight; i++) {
+        size_t k;
+        run_t *r = ply__job_find(c, p->inflight[i], &k);
+        if (r && r->jobs[k].worker == p && r->jobs[k].deadline_ms > start)
+            start = r->jobs[k].deadline_ms;
+    }
+    return start + *lease;
+}
+
+static int handout(ply_coordinator_t *c, peer_t *p, run_t *run, size_t idx, int no_hash)
+{
+    const ply_split_t *plan = run->plan;
+    job_state_t *j = &run->jobs[idx];
+    size_t job_idx = idx % plan->njobs;
+    int role = (int)(idx / plan->njobs);
+    uint64_t job_id = ply__wire_id(run, idx); /* what the worker sees */
+    int was_idle = p->ninflight == 0;
+    uint64_t lease, deadline = lease_for(c, p, run, idx, &lease);
+    if (ply__inflight_add(p, job_id) != 0) return PLY_ENOMEM;
+    Ply__Job job = PLY__JOB__INIT;
+    job.has_job_id = 1, job.job_id = job_id;
+    job.has_attempt = 1, job.attempt = j->attempt + 1;
+    job.has_kind = 1, job.kind = PLY__JOB_KIND__JOB_KIND_PERFT;
+    job.fen = plan->jobs[job_idx].fen;
+    job.has_depth = 1, job.depth = plan->job_depth;
+    job.has_chess960 = 1, job.chess960 = run->chess960 != 0;
+    /* a drill-down asks for the divide of the job alone */
+    job.has_stats = 1, job.stats = run->want_stats && role != PLY__DRILL;
+    job.has_divide = 1, job.divide = plan->split_depth == 0 || role == PLY__DRILL;
+    job.has_run_id = 1, job.run_id = run->id;
+    if (no_hash) job.has_no_hash = 1, job.no_hash = 1;
+    uint64_t left = deadline - ply_time_ms(); /* from now: its queue ahead included */
+    job.has_lease_ms = 1;
+    job.lease_ms = left > UINT32_MAX ? UINT32_MAX : (uint32_t)left;
+    ply_msg_t m = PLY__MESSAGE__INIT;
+    m.body_case = PLY__MESSAGE__BODY_JOB;
+    m.job = &job;
+    int r = ply_msg_send_to(c->router, p->rid, &m);
+    if (r < 0) {
+        p->ninflight--;
+        return r;
+    }
+    j->attempt++;
+    j->state = JOB_INFLIGHT;
+    j->worker = p;
+    j->no_hash = (uint8_t)(no_hash != 0);
+    j->deadline_ms = deadline;
+    j->lease_ms = lease;
+    if (j->attempt == 1 && role == PLY__FIRST) run->started++;
+    if (!run->started_ms) run->started_ms = ply_time_ms(); /* its time starts: no more queued */
+    if (was_idle) p->progress_ms = ply_time_ms(); /* the hang clock starts with its first job */
+    p->credit--;
+    ply__count(c, CNT_JOBS_SENT);
+    ply_debug("run %" PRIu64 ": job %" PRIu64 " attempt %u -> %s%s", run->id, job_id, j->attempt,
+              p->name, no_hash ? " (no hash table)" : "");
+    ply__on_handout(c, run, idx);
+    return 0;
+}
+
+/* Hands out tasks one per worker per round, while workers have credit and may take a task. */
+void ply__dispatch(ply_coordinator_t *c)
+{
+    int progress = 1;
+    while (progress) {
+        progress = 0;
+        for (peer_t *p = c->peers; p; p = p->next) {
+            if (p->kind != PEER_WORKER || p->credit == 0 || p->probation) continue;
+            run_t *run;
+            size_t idx;
+            int no_hash = 0;
+            if (!next_job(c, p, &run, &idx, &no_hash)) continue;
+            if (handout(c, p, run, idx, no_hash) == 0) {
+                progress = 1;
+            } else if (ply__queue_push(run, idx) != 0) {
+                ply__run_fail(run, PLY_ENOMEM, "out of memory");
+            }
+        }
+    }
+}

@@ -1,0 +1,503 @@
+/*
+ * The run registry: the runs in memory (c->runs, FIFO: splitting, then
+ * active), finding them and their tasks by id, failing them, the finished
+ * ones kept for RESULT_REQUEST (the last FINISHED_KEEP; older ones come from
+ * the state file), and every answer about a run (RunResult, RunProgress).
+ *
+ * Runs finish (done, failed, canceled) by changing state; ply__reap_runs()
+ * then answers the client, records the end in the state file and frees them
+ * at the end of the current callback, so that no list is modified while a
+ * caller walks it.
+ */
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+#include "util/error.h"
+#include "util/log.h"
+#include "util/time.h"
+
+/* Finished runs whose answers are kept in memory (older ones are read from the state file). */
+#define FINISHED_KEEP 64
+
+/* Marks the run failed (the first reason wins); ply__reap_runs() answers the client. */
+void ply__run_fail(run_t *run, int code, const char *fmt, ...)
+{
+    if (run->state == RUN_FAILED || run->state == RUN_DONE) return;
+    run->state = RUN_FAILED;
+    run->fail_code = code < 0 ? code : PLY_EIO;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(run->fail_msg, sizeof run->fail_msg, fmt, ap);
+    va_end(ap);
+}
+
+/* The active run holding task id @job_id, with the task's index in *idx. */
+run_t *ply__job_find(ply_coordinator_t *c, uint64_t job_id, size_t *idx)
+{
+    for (run_t *run = c->runs; run; run = run->next)
+        if (run->state == RUN_ACTIVE && ply__task_of_wire(run, job_id) >= 0) {
+            *idx = (size_t)ply__task_of_wire(run, job_id);
+            return run;
+        }
+    return NULL;
+}
+
+run_t *ply__run_find(ply_coordinator_t *c, uint64_t id)
+{
+    for (run_t *run = c->runs; run; run = run->next)
+        if (run->id == id) return run;
+    return NULL;
+}
+
+void ply__run_free(run_t *run)
+{
+    zframe_destroy(&run->client);
+    ply__verify_free(run);
+    for (size_t t = 0; run->jobs && t < run->ntasks; t++) free(run->jobs[t].history);
+    ply_split_destroy(&run->plan);
+    free(run->jobs);
+    free(run->requeue);
+    free(run->divide);
+    free(run->divide_stats);
+    free(run);
+}
+
+static void finished_add(ply_coordinator_t *c, run_t *run, const char *state, zmsg_t *reply)
+{
+    finished_t *f = calloc(1, sizeof *f);
+    if (!f) {
+        zmsg_destroy(&reply);
+        return;
+    }
+    f->id = run->id;
+    snprintf(f->owner, sizeof f->owner, "%s", run->owner);
+    f->state = state;
+    f->jobs_total = run->plan ? (uint32_t)run->plan->njobs : 0;
+    f->jobs_done = (uint32_t)run->done;
+    f->nodes = run->nodes;
+    f->elapsed_ms = ply_time_ms() - run->submitted_ms;
+    f->depth = run->depth;
+    snprintf(f->fen, sizeof f->fen, "%s", run->fen);
+    snprintf(f->verify, sizeof f->verify, "%s", run->verify_text);
+    f->chess960 = run->chess960, f->stats = run->want_stats, f->want_split = run->want_split;
+    f->verify_mode = run->verify_mode, f->verify_ppm = run->verify_ppm;
+    if (run->state == RUN_FAILED) snprintf(f->error, sizeof f->error, "%s", run->fail_msg);
+    f->reply = reply;
+    f->next = c->finished;
+    c->finished = f;
+    if (++c->nfinished > FINISHED_KEEP) {
+        finished_t **pp = &c->finished;
+        for (unsigned i = 1; i < FINISHED_KEEP; i++) pp = &(*pp)->next;
+        finished_t *old = *pp;
+        *pp = NULL;
+        while (old) {
+            finished_t *next = old->next;
+            zmsg_destroy(&old->reply);
+            free(old);
+            c->nfinished--;
+            old = next;
+        }
+    }
+}
+
+finished_t *ply__finished_find(ply_coordinator_t *c, uint64_t id)
+{
+    for (finished_t *f = c->finished; f; f = f->next)
+        if (f->id == id) return f;
+    return NULL;
+}
+
+static const char *state_const(const char *state)
+{
+    return !strcmp(state, "done") ? "done" : !strcmp(state, "canceled") ? "canceled" : "failed";
+}
+
+/* A stored summary as a finished_t (reply NULL). */
+void ply__finished_from_store(finished_t *f, const ply_store_finished_t *sf)
+{
+    memset(f, 0, sizeof *f);
+    f->id = sf->id;
+    snprintf(f->owner, sizeof f->owner, "%s", sf->owner);
+    f->state = state_const(sf->state);
+    f->jobs_total = sf->jobs_total;
+    f->jobs_done = sf->jobs_done;
+    f->nodes = sf->nodes;
+    f->elapsed_ms = sf->elapsed_ms;
+    f->depth = sf->depth;
+    snprintf(f->fen, sizeof f->fen, "%s", sf->fen);
+    snprintf(f->verify, sizeof f->verify, "%s", sf->verify);
+    snprintf(f->error, sizeof f->error, "%s", sf->error);
+    f->chess960 = sf->chess960, f->stats = sf->stats, f->want_split = sf->want_split;
+    f->verify_mode = sf->verify_mode, f->verify_ppm = sf->verify_ppm;
+}
+
+/*
+ * A finished run: from memory, else read back from the state file into *tmp
+ * with its reply re-framed (the caller destroys tmp->reply). NULL when unknown.
+ */
+finished_t *ply__finished_lookup(ply_coordinator_t *c, uint64_t id, finished_t *tmp)
+{
+    finished_t *f = ply__finished_find(c, id);
+    if (f || !c->store) return f;
+    ply_store_finished_t sf;
+    void *blob = NULL;
+    size_t n = 0;
+    if (ply_store_finished(c->store, id, &sf, &blob, &n) < 0) return NULL;
+    ply__finished_from_store(tmp, &sf);
+    if (blob && (tmp->reply = zmsg_new())) {
+        zmsg_addstr(tmp->reply, PLY_PROTOCOL_ID);
+        zmsg_addmem(tmp->reply, blob, n);
+    }
+    free(blob);
+    return tmp;
+}
+
+/* ---------------------------------------------------- answers and progress */
+
+/* @st from the sums @in, their high words in @hi (PLY_STATS_N, owned by the caller). */
+static void stats_proto_array(Ply__Stats *st, uint64_t *hi, const ply_stats128_t *in)
+{
+    *st = (Ply__Stats)PLY__STATS__INIT;
+    ply_msg_stats128_to_proto(st, hi, in);
+}
+
+/* What a run computes, as every answer about it says (strings point into @fen). */
+static void fill_asked(Ply__RunAsked *a, const char *fen, unsigned depth, int chess960, int stats,
+                       int want_split, int verify_mode, uint32_t verify_ppm)
+{
+    *a = (Ply__RunAsked)PLY__RUN_ASKED__INIT;
+    a->fen = (char *)fen;
+    a->has_depth = 1, a->depth = depth;
+    a->has_chess960 = 1, a->chess960 = chess960 != 0;
+    a->has_stats = 1, a->stats = stats != 0;
+    a->has_split_depth = 1, a->split_depth = want_split < 0 ? -1 : want_split;
+    a->has_verify = 1, a->verify = (Ply__VerifyMode)verify_mode;
+    if (verify_mode == PLY__VERIFY_MODE__VERIFY_MODE_SAMPLE)
+        a->has_verify_ppm = 1, a->verify_ppm = verify_ppm;
+}
+
+void ply__run_asked(Ply__RunAsked *a, const run_t *run)
+{
+    fill_asked(a, run->fen, run->depth, run->chess960, run->want_stats, run->want_split,
+               run->verify_mode, run->verify_ppm);
+}
+
+/* How long @run waited from its acceptance (or restore) for its first job to go out, ms. */
+static uint64_t queued_ms(const run_t *run, uint64_t now)
+{
+    uint64_t until = run->started_ms ? run->started_ms : now;
+    return run->accepted_ms && until > run->accepted_ms ? until - run->accepted_ms : 0;
+}
+
+/* The run's time, ms: from its submission (a resumed run: from its restore, as its counted
+ * nodes are this session's) to @now, less the time it waited in the queue. */
+static uint64_t run_time_ms(const run_t *run, uint64_t now)
+{
+    uint64_t from = run->restored ? run->accepted_ms : run->submitted_ms;
+    uint64_t t = now > from ? now - from : 0, q = queued_ms(run, now);
+    return t > q ? t - q : 0;
+}
+
+/* The RunResult of a finished run, encoded (caller owns), or NULL. */
+static zmsg_t *build_result(ply_coordinator_t *c, run_t *run)
+{
+    const ply_split_t *plan = run->plan;
+    int n = plan->nroot;
+    Ply__DivideEntry *ent = calloc((size_t)n + 1, sizeof *ent);
+    Ply__DivideEntry **ptr = calloc((size_t)n + 1, sizeof *ptr);
+    Ply__Stats *dst = calloc((size_t)n + 1, sizeof *dst);
+    uint64_t(*hi)[PLY_STATS_N] = calloc((size_t)n + 2, sizeof *hi); /* the divide's, the total's */
+    zmsg_t *z = NULL;
+    if (ent && ptr && dst && hi) {
+        for (int i = 0; i < n; i++) {
+            ent[i] = (Ply__DivideEntry)PLY__DIVIDE_ENTRY__INIT;
+            ent[i].move = (char *)plan->root_uci[i];
+            ent[i].has_nodes = 1;
+            ent[i].nodes = ply_u128_lo(run->divide[i]);
+            ent[i].has_nodes_hi = ply_u128_hi(run->divide[i]) != 0;
+            ent[i].nodes_hi = ply_u128_hi(run->divide[i]);
+            if (run->want_stats && run->divide_has_stats) {
+                stats_proto_array(&dst[i], hi[i], &run->divide_stats[i]);
+                ent[i].stats = &dst[i];
+            }
+            ptr[i] = &ent[i];
+        }
+        Ply__Stats total;
+        stats_proto_array(&total, hi[n], &run->stats);
+        Ply__Verification ver = PLY__VERIFICATION__INIT;
+        ply__vreport_t *report = ply__verification(run, &ver);
+        Ply__RunResult rr = PLY__RUN_RESULT__INIT;
+        rr.has_run_id = 1, rr.run_id = run->id;
+        rr.fen = run->fen;
+        rr.has_depth = 1, rr.depth = run->depth;
+        rr.has_nodes = 1, rr.nodes = ply_u128_lo(run->nodes);
+        rr.has_nodes_hi = ply_u128_hi(run->nodes) != 0, rr.nodes_hi = ply_u128_hi(run->nodes);
+        if (run->want_stats) rr.stats = &total;
+        rr.n_divide = (size_t)n;
+        rr.divide = ptr;
+        rr.has_jobs = 1, rr.jobs = (uint32_t)plan->njobs;
+        rr.has_split_depth = 1, rr.split_depth = plan->split_depth;
+        uint64_t now = ply_time_ms();
+        rr.has_time_ms = 1, rr.time_ms = run_time_ms(run, now);
+        rr.has_queued_ms = 1, rr.queued_ms = queued_ms(run, now);
+        rr.has_counted_nodes = 1, rr.counted_nodes = run->counted_nodes;
+        rr.has_tt_nodes = 1, rr.tt_nodes = run->tt_nodes;
+        rr.verification = &ver;
+        rr.has_chess960 = 1, rr.chess960 = run->chess960 != 0;
+        rr.has_worker_time_us = 1, rr.worker_time_us = run->worker_time_us;
+        rr.has_tt_probes = 1, rr.tt_probes = run->tt_probes;
+        rr.has_tt_hits = 1, rr.tt_hits = run->tt_hits;
+        rr.has_results_restored = 1, rr.results_restored = run->results_restored;
+        rr.has_results_computed = 1, rr.results_computed = run->results_computed;
+        Ply__RunAsked asked;
+        ply__run_asked(&asked, run);
+        rr.asked = &asked;
+        ply_msg_t m = PLY__MESSAGE__INIT;
+        m.body_case = PLY__MESSAGE__BODY_RUN_RESULT;
+        m.run_result = &rr;
+        char reason[256];
+        /* the report carries text from workers: check it as a client will */
+        if (report && ply_msg_validate(&m, reason, sizeof reason) == 0)
+            z = ply_msg_encode(&m);
+        else
+            ply_warn("run %" PRIu64 ": cannot encode the result: %s", run->id,
+                     report ? reason : "out of memory");
+        ply__vreport_free(&report);
+    }
+    free(ent);
+    free(ptr);
+    free(dst);
+    free(hi);
+    (void)c;
+    return z;
+}
+
+static zmsg_t *build_error(int code, const char *message, uint64_t run_id)
+{
+    char line[PLY_MAX_TEXT + 1];
+    ply_msg_text_sanitize(line, sizeof line, message);
+    Ply__Error e = PLY__ERROR__INIT;
+    e.has_code = 1, e.code = code;
+    e.message = line[0] ? line : (char *)ply_strerror(code);
+    e.has_run_id = 1, e.run_id = run_id;
+    ply_msg_t m = PLY__MESSAGE__INIT;
+    m.body_case = PLY__MESSAGE__BODY_ERROR;
+    m.error = &e;
+    return ply_msg_encode(&m);
+}
+
+static const char *run_state_name(const run_t *run)
+{
+    if (run->state == RUN_SPLITTING) return "splitting";
+    if (run->state == RUN_DONE) return "done";
+    if (run->state == RUN_FAILED) return run->canceled ? "canceled" : "failed";
+    return run->started ? "running" : "queued";
+}
+
+/* Tasks of @run held by workers right now. */
+static uint32_t tasks_in_flight(ply_coordinator_t *c, const run_t *run)
+{
+    uint32_t n = 0;
+    for (peer_t *p = c->peers; p; p = p->next)
+        for (size_t i = 0; p->kind == PEER_WORKER && i < p->ninflight; i++)
+            n += p->inflight[i] >= run->job_base && p->inflight[i] - run->job_base < run->ntasks;
+    return n;
+}
+
+/* Fills @rp about @run, or about the finished record @f (strings point into them; rp->asked
+ * to @asked), as @who may see it: the count only for its owner (or an admin). */
+void ply__fill_progress(ply_coordinator_t *c, Ply__RunProgress *rp, Ply__RunAsked *asked,
+                        const run_t *run, const finished_t *f, const char *who)
+{
+    *rp = (Ply__RunProgress)PLY__RUN_PROGRESS__INIT;
+    rp->asked = asked;
+    uint32_t threads = 0;
+    for (peer_t *p = c->peers; p; p = p->next)
+        if (p->kind == PEER_WORKER) threads += p->threads;
+    rp->has_run_id = 1;
+    if (run) {
+        rp->run_id = run->id;
+        rp->state = (char *)run_state_name(run);
+        rp->has_jobs_total = 1, rp->jobs_total = run->plan ? (uint32_t)run->plan->njobs : 0;
+        rp->has_jobs_done = 1, rp->jobs_done = (uint32_t)run->done;
+        rp->has_nodes = 1, rp->nodes = ply_u128_lo(run->nodes);
+        rp->has_nodes_hi = ply_u128_hi(run->nodes) != 0, rp->nodes_hi = ply_u128_hi(run->nodes);
+        rp->has_elapsed_ms = 1, rp->elapsed_ms = ply_time_ms() - run->submitted_ms;
+        rp->fen = (char *)run->fen;
+        rp->has_depth = 1, rp->depth = run->depth;
+        rp->verify = (char *)run->verify_text;
+        rp->has_results_restored = 1, rp->results_restored = run->results_restored;
+        rp->has_jobs_in_flight = 1, rp->jobs_in_flight = tasks_in_flight(c, run);
+        rp->has_queued_ms = 1, rp->queued_ms = queued_ms(run, ply_time_ms());
+        rp->has_counted_nodes = 1, rp->counted_nodes = run->counted_nodes;
+        if (run->state == RUN_ACTIVE && !run->started) { /* "queued": say behind what */
+            rp->has_runs_ahead = 1;
+            for (const run_t *q = c->runs; q && q != run; q = q->next)
+                rp->runs_ahead += q->state == RUN_ACTIVE || q->state == RUN_SPLITTING;
+        }
+        if (run->state == RUN_FAILED) rp->error = (char *)run->fail_msg;
+        ply__run_asked(asked, run);
+    } else {
+        rp->run_id = f->id;
+        rp->state = (char *)f->state;
+        rp->has_jobs_total = 1, rp->jobs_total = f->jobs_total;
+        rp->has_jobs_done = 1, rp->jobs_done = f->jobs_done;
+        rp->has_nodes = 1, rp->nodes = ply_u128_lo(f->nodes);
+        rp->has_nodes_hi = ply_u128_hi(f->nodes) != 0, rp->nodes_hi = ply_u128_hi(f->nodes);
+        rp->has_elapsed_ms = 1, rp->elapsed_ms = f->elapsed_ms;
+        if (f->fen[0]) rp->fen = (char *)f->fen;
+        if (f->depth) rp->has_depth = 1, rp->depth = f->depth;
+        rp->verify = (char *)f->verify;
+        if (f->error[0]) rp->error = (char *)f->error;
+        fill_asked(asked, f->fen, f->depth, f->chess960, f->stats, f->want_split, f->verify_mode,
+                   f->verify_ppm);
+        if (!f->fen[0] || !f->depth) rp->asked = NULL; /* not known: no claim */
+    }
+    rp->has_workers = 1, rp->workers = c->nworkers;
+    rp->has_threads = 1, rp->threads = threads;
+    if (!ply__may_read(c, run ? run->owner : f->owner, who)) {
+        rp->has_nodes = 0, rp->nodes = 0;
+        rp->has_nodes_hi = 0, rp->nodes_hi = 0;
+        rp->has_counted_nodes = 0, rp->counted_nodes = 0;
+        rp->has_answer_hidden = 1, rp->answer_hidden = 1;
+    }
+}
+
+/* Sends a RunProgress about @run (or the finished record @f) to @rid, with the worker list when
+ * asked. */
+void ply__send_progress(ply_coordinator_t *c, zframe_t *rid, const run_t *run, const finished_t *f,
+                        int with_workers, const char *who)
+{
+    if (!rid) return; /* a run restored from the state file has no client until one attaches */
+    Ply__RunProgress rp;
+    Ply__RunAsked asked;
+    ply__fill_progress(c, &rp, &asked, run, f, who);
+    Ply__WorkerStatus *ws = NULL;
+    Ply__WorkerStatus **wp = NULL;
+    if (with_workers) {
+        rp.n_worker = ply__worker_list(c, &ws, &wp, who);
+        rp.worker = wp;
+    }
+    ply_msg_t m = PLY__MESSAGE__INIT;
+    m.body_case = PLY__MESSAGE__BODY_RUN_PROGRESS;
+    m.run_progress = &rp;
+    ply__send_msg(c, rid, &m);
+    free(ws);
+    free(wp);
+}
+
+/* ----------------------------------------------------------------- reaping */
+
+/* Takes a finished run's jobs out of the workers' lists (late results become "unknown job"),
+ * and stops them on the workers. */
+static void withdraw_jobs(ply_coordinator_t *c, const run_t *run)
+{
+    if (!run->plan || !run->plan->njobs) return;
+    for (peer_t *p = c->peers; p; p = p->next) {
+        for (size_t i = 0; i < p->ninflight;) {
+            if (ply__task_of_wire(run, p->inflight[i]) >= 0) {
+                size_t idx = (size_t)ply__task_of_wire(run, p->inflight[i]);
+                if (run->jobs[idx].state == JOB_INFLIGHT && run->jobs[idx].worker == p)
+                    ply__cancel_on_worker(c, p, run, idx);
+                p->inflight[i] = p->inflight[--p->ninflight];
+            } else {
+                i++;
+            }
+        }
+    }
+}
+
+/* Records the end of @run and the @reply its client got in the state file. */
+static void store_finish(ply_coordinator_t *c, const run_t *run, const char *state, zmsg_t *reply)
+{
+    ply_store_finished_t f;
+    memset(&f, 0, sizeof f);
+    f.id = run->id;
+    snprintf(f.state, sizeof f.state, "%s", state);
+    snprintf(f.fen, sizeof f.fen, "%s", run->fen);
+    f.depth = run->depth;
+    f.jobs_total = (uint32_t)run->plan->njobs;
+    f.jobs_done = (uint32_t)run->done;
+    f.nodes = run->nodes;
+    f.elapsed_ms = ply_time_ms() - run->submitted_ms;
+    f.code = run->state == RUN_FAILED ? run->fail_code : 0;
+    snprintf(f.error, sizeof f.error, "%s", run->state == RUN_FAILED ? run->fail_msg : "");
+    snprintf(f.verify, sizeof f.verify, "%s", run->verify_text);
+    zframe_t *body = zmsg_last(reply);
+    ply_store_finish_run(c->store, &f, body ? zframe_data(body) : NULL,
+                         body ? zframe_size(body) : 0);
+}
+
+void ply__batch_flush(ply_coordinator_t *c)
+{
+    if (!c->batch_open) return;
+    char why[PLY__WHY_LEN] = "";
+    if (ply_store_commit(c->store, why, sizeof why) < 0) {
+        for (unsigned i = 0; i < c->batch_nruns; i++) {
+            run_t *run = ply__run_find(c, c->batch_runs[i]);
+            if (run) ply__run_fail(run, PLY_EDB, "results not stored: %s", why);
+        }
+    }
+    c->batch_open = 0;
+    c->batch_n = c->batch_nruns = 0;
+}
+
+/* Answers and frees every run that is done or failed. */
+void ply__reap_runs(ply_coordinator_t *c)
+{
+    for (run_t *run = c->runs; run; run = run->next)
+        if (run->state == RUN_DONE || run->state == RUN_FAILED) {
+            ply__batch_flush(c); /* what is answered must be on disk first */
+            break;
+        }
+    int stored = 0;
+    run_t **pp = &c->runs;
+    while (*pp) {
+        run_t *run = *pp;
+        if (run->state != RUN_DONE && run->state != RUN_FAILED) {
+            pp = &run->next;
+            continue;
+        }
+        *pp = run->next;
+        withdraw_jobs(c, run);
+        zmsg_t *reply;
+        const char *state;
+        if (run->state == RUN_DONE) {
+            reply = build_result(c, run);
+            state = "done";
+            ply__count(c, CNT_RUNS_DONE);
+            char total[PLY_U128_DEC_LEN];
+            ply_info("run %" PRIu64 ": perft(%u) = %s (%zu jobs, split %u, %" PRIu64 " ms)",
+                     run->id, run->depth, ply_u128_to_dec(run->nodes, total, sizeof total),
+                     run->plan->njobs, run->plan->split_depth, ply_time_ms() - run->submitted_ms);
+            if (!reply) {
+                reply = build_error(PLY_ENOMEM, "cannot encode the result", run->id);
+                state = "failed";
+            }
+        } else {
+            reply = build_error(run->fail_code, run->fail_msg, run->id);
+            state = run->canceled ? "canceled" : "failed";
+            ply__count(c, CNT_RUNS_FAILED);
+            ply_log(run->canceled ? PLY_LOG_INFO : PLY_LOG_WARN, "run %" PRIu64 " %s: %s", run->id,
+                    state, run->fail_msg);
+        }
+        if (reply && run->client) ply__send_raw(c, run->client, reply);
+        if (reply && c->store && !run->interrupted && run->plan) {
+            store_finish(c, run, state, reply);
+            stored = 1;
+        }
+        if (reply) finished_add(c, run, state, reply);
+        ply__run_free(run);
+    }
+    char why[PLY__WHY_LEN] = "";
+    unsigned pruned = 0;
+    if (stored && ply_store_prune(c->store, c->cfg.keep_runs, &pruned, why, sizeof why) < 0)
+        ply_warn("state file: old runs' job rows not pruned: %s", why);
+    else if (pruned)
+        ply_debug("state file: job rows of %u old finished run%s pruned", pruned,
+                  pruned == 1 ? "" : "s");
+}

@@ -1,0 +1,755 @@
+/*
+ * The coordinator service (coordinator.h): one libuv loop owning one ROUTER
+ * socket, the runs, the workers and the spawned worker processes. This file
+ * is the loop: receiving and routing messages (ply__pump), the timers
+ * (liveness, leases, waiting for workers, heartbeats, progress), the local
+ * worker processes, and the lifecycle (new, run, stop, destroy). internal.h
+ * lists the other modules.
+ *
+ * Ownership (plain structs, internal.h):
+ *   coordinator -> peers   (linked list; workers and clients, keyed by routing id)
+ *               -> runs    (FIFO list of accepted runs: splitting, then active)
+ *               -> finished (the last FINISHED_KEEP answers, for RESULT_REQUEST;
+ *                           older ones come from the state file)
+ *               -> store   (store.h: the state file, when configured)
+ *   run -> plan (split.h), one job_state_t per task (a computation of a job,
+ *          internal.h), the queue, the running sums (nodes, stats, divide per
+ *          root move), the verification record (verify.c).
+ *   worker peer -> the ids of the tasks it holds (inflight).
+ *
+ * Durability: a run is stored with its plan before Accepted is sent, a
+ * result is stored before it is counted, a finished run's answer is stored
+ * before it is reaped; restore.c reads unfinished runs back at start.
+ *
+ * Liveness: a worker silent for liveness x heartbeat_ms is dead; one whose
+ * heartbeat node count has not advanced for hang_ms while it holds tasks is
+ * hung and dropped (and gets no task after reconnecting until its count
+ * moves). Their tasks are re-queued; a task that fails max_attempts times is
+ * quarantined and fails its run with the position and every failure.
+ *
+ * The ZMQ_FD of the socket is edge-triggered: every callback ends in
+ * ply__pump(), which receives until ZMQ_EVENTS has no POLLIN, the check
+ * coming after any send, since a send can consume the edge.
+ */
+#include "coordinator.h"
+
+#include <inttypes.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <czmq.h>
+#include <uv.h>
+
+#include "internal.h"
+#include "util/error.h"
+#include "util/log.h"
+#include "util/time.h"
+
+#define KILL_GRACE_MS 2000
+#define PROGRESS_MS   1000
+/* Client peers hold no state; forget them after this many liveness periods of silence. */
+#define CLIENT_FORGET_PERIODS 10
+/* Messages handled between two commits of the state file (and two dispatch rounds). */
+#define PUMP_DRAIN 64
+
+static void begin_shutdown(ply_coordinator_t *c, const char *why);
+
+/* --------------------------------------------------------------- receiving */
+
+/* Receives and handles one message (there is one: ZMQ_EVENTS said POLLIN). */
+static void handle_one(ply_coordinator_t *c)
+{
+    zframe_t *rid = NULL;
+    ply_msg_t *msg = NULL;
+    char why[PLY__WHY_LEN], peer_key[128]; /* peer_key: its CURVE identity (security.h), or "" */
+    int r = ply_curve_recv_from(c->router, &rid, &msg, peer_key, sizeof peer_key, why, sizeof why);
+    if (r == PLY_EIO && !rid) return;
+    ply__count(c, CNT_MESSAGES);
+    peer_t *p = rid ? ply__peer_find(c, rid) : NULL;
+    if (p) p->last_seen_ms = ply_time_ms();
+    if (r < 0) {
+        char hex[64];
+        ply__rid_hex(rid, hex, sizeof hex);
+        ply__count(c, CNT_MALFORMED);
+        ply_warn("malformed message from %s: %s", p ? p->name : hex, why);
+        if (rid)
+            ply__send_error(c, rid, r, 0, "%s (this coordinator speaks %s)", why, PLY_PROTOCOL_ID);
+        zframe_destroy(&rid);
+        return;
+    }
+    if ((r = ply_curve_role_check(peer_key, msg, why, sizeof why)) < 0) { /* CURVE key roles */
+        ply__count(c, CNT_MALFORMED);
+        ply_warn("%s", why);
+        ply__send_error(c, rid, r, 0, "%s", why);
+        ply_msg_free(&msg);
+        zframe_destroy(&rid);
+        return;
+    }
+    char identity[PLY__IDENT_LEN];
+    ply__identity(rid, peer_key, identity, sizeof identity);
+    if (p && strcmp(p->identity, identity) != 0) { /* cannot happen with libzmq: never trusted */
+        ply__count(c, CNT_MALFORMED);
+        ply_warn("%s: a message from %s on its connection, dropped", p->name, identity);
+        ply_msg_free(&msg);
+        zframe_destroy(&rid);
+        return;
+    }
+    switch (msg->body_case) {
+    case PLY__MESSAGE__BODY_HELLO:
+        ply__on_hello(c, rid, identity, p, msg->hello);
+        break;
+    case PLY__MESSAGE__BODY_READY:
+    case PLY__MESSAGE__BODY_PROGRESS:
+    case PLY__MESSAGE__BODY_RESULT:
+    case PLY__MESSAGE__BODY_HEARTBEAT:
+    case PLY__MESSAGE__BODY_ERROR:
+    case PLY__MESSAGE__BODY_BYE:
+        ply__on_worker_message(c, rid, p, msg);
+        break;
+    case PLY__MESSAGE__BODY_SUBMIT:
+    case PLY__MESSAGE__BODY_STATUS:
+    case PLY__MESSAGE__BODY_RESULT_REQUEST:
+    case PLY__MESSAGE__BODY_CANCEL:
+        ply__on_client_message(c, rid, identity, p, msg);
+        break;
+    default:
+        ply__count(c, CNT_MALFORMED);
+        ply__send_error(c, rid, PLY_EPROTO, 0, "%s is not accepted by the coordinator",
+                        ply_msg_type_name(msg));
+        break;
+    }
+    ply_msg_free(&msg);
+    zframe_destroy(&rid);
+}
+
+void ply__pump(ply_coordinator_t *c)
+{
+    for (;;) {
+        ply__reap_runs(c);
+        if (c->state != C_RUNNING) return;
+        ply__dispatch(c);
+        /* drain up to PUMP_DRAIN messages before the next dispatch round */
+        int n = 0;
+        while (n < PUMP_DRAIN && (zsock_events(c->router) & ZMQ_POLLIN)) {
+            handle_one(c);
+            n++;
+        }
+        if (!n) return;
+    }
+}
+
+/* ------------------------------------------------------------------ timers */
+
+static const char *seconds(unsigned ms, char *buf, size_t len)
+{
+    snprintf(buf, len, "%g", ms / 1000.0);
+    return buf;
+}
+
+static void send_heartbeats(ply_coordinator_t *c)
+{
+    Ply__Heartbeat hb = PLY__HEARTBEAT__INIT;
+    ply_msg_t m = PLY__MESSAGE__INIT;
+    m.body_case = PLY__MESSAGE__BODY_HEARTBEAT;
+    m.heartbeat = &hb;
+    for (peer_t *p = c->peers; p; p = p->next)
+        if (p->kind == PEER_WORKER) ply__send_msg(c, p->rid, &m);
+    for (run_t *run = c->runs; run; run = run->next)
+        if (!run->detach && run->client) ply__send_msg(c, run->client, &m);
+}
+
+/* Keeps the worker id of a hung worker, so that it gets no job right after reconnecting. */
+static void remember_hung(ply_coordinator_t *c, const peer_t *p)
+{
+    unsigned i = 0;
+    while (i < c->nhung && c->hung[i] != p->id_hash) i++;
+    if (i == c->nhung) {
+        if (c->nhung == PLY__HUNG_KEEP) {
+            memmove(c->hung, c->hung + 1, (PLY__HUNG_KEEP - 1) * sizeof *c->hung);
+            memmove(c->hung_nodes, c->hung_nodes + 1, (PLY__HUNG_KEEP - 1) * sizeof *c->hung_nodes);
+            c->nhung--;
+        }
+        i = c->nhung++;
+    }
+    c->hung[i] = p->id_hash;
+    c->hung_nodes[i] = p->hb_nodes;
+}
+
+static void check_peers(ply_coordinator_t *c, uint64_t now)
+{
+    uint64_t dead_ms = (uint64_t)c->cfg.liveness * c->cfg.heartbeat_ms;
+    peer_t *next;
+    for (peer_t *p = c->peers; p; p = next) {
+        next = p->next;
+        uint64_t silent = ply_elapsed_ms(now, p->last_seen_ms);
+        if (p->kind == PEER_WORKER && silent > dead_ms) {
+            char reason[128];
+            snprintf(reason, sizeof reason, "silent for %" PRIu64 " ms: dead", silent);
+            ply__count(c, CNT_WORKERS_LOST);
+            ply__worker_remove(c, p, 1, reason);
+        } else if (p->kind == PEER_WORKER && c->cfg.hang_ms && p->ninflight &&
+                   ply_elapsed_ms(now, p->progress_ms) > c->cfg.hang_ms) {
+            /* alive (it heartbeats) but its node count does not move: hung */
+            char reason[192];
+            snprintf(reason, sizeof reason,
+                     "hung: node count stuck at %" PRIu64 " for %" PRIu64 " ms with %zu job(s)",
+                     p->hb_nodes, ply_elapsed_ms(now, p->progress_ms), p->ninflight);
+            ply__count(c, CNT_WORKERS_LOST);
+            ply__count(c, CNT_WORKERS_HUNG);
+            remember_hung(c, p);
+            for (size_t i = 0; i < p->ninflight; i++) { /* it may only be slow: stop it */
+                size_t idx;
+                run_t *run = ply__job_find(c, p->inflight[i], &idx);
+                if (run && run->jobs[idx].state == JOB_INFLIGHT && run->jobs[idx].worker == p)
+                    ply__cancel_on_worker(c, p, run, idx);
+            }
+            Ply__Bye bye = PLY__BYE__INIT;
+            bye.reason = "dropped: no progress";
+            ply_msg_t m = PLY__MESSAGE__INIT;
+            m.body_case = PLY__MESSAGE__BODY_BYE;
+            m.bye = &bye;
+            ply__send_msg(c, p->rid, &m);
+            ply__worker_remove(c, p, 1, reason);
+        } else if (p->kind == PEER_WORKER && p->probation && now > p->probation_until_ms) {
+            p->probation = 0; /* another chance: perhaps it was only very slow */
+        } else if (p->kind == PEER_CLIENT && silent > CLIENT_FORGET_PERIODS * dead_ms) {
+            ply__peer_unlink(c, p);
+        }
+    }
+}
+
+static unsigned slots_left(const ply_coordinator_t *c);
+
+/* No worker: the runs fail after worker_wait_ms, or at once when the local workers were
+ * all that could come and every slot has been given up. */
+static void check_worker_wait(ply_coordinator_t *c, uint64_t now)
+{
+    const proc_t *dead = c->nprocs && !slots_left(c) ? c->proc_lost : NULL;
+    if (c->nworkers || (!c->cfg.worker_wait_ms && !dead)) return;
+    for (run_t *run = c->runs; run; run = run->next) {
+        /* a run read back from the state file, with nobody waiting for it, waits for
+         * workers as long as it takes: failing it would end it for good */
+        if (run->state != RUN_ACTIVE || (run->restored && !run->client)) continue;
+        uint64_t since =
+            run->accepted_ms > c->no_worker_since_ms ? run->accepted_ms : c->no_worker_since_ms;
+        if (dead) {
+            ply__run_fail(run, PLY_EWORKER,
+                          "every local worker died and none could be kept running (last: %s)",
+                          dead->last_exit);
+        } else if (ply_elapsed_ms(now, since) >= c->cfg.worker_wait_ms) {
+            char s[32];
+            ply__run_fail(run, PLY_EWORKER, "no worker connected within %s s",
+                          seconds(c->cfg.worker_wait_ms, s, sizeof s));
+        }
+    }
+}
+
+static void on_tick(uv_timer_t *t)
+{
+    ply_coordinator_t *c = t->data;
+    uint64_t now = ply_time_ms();
+    /* group commit: the results of the last tick period in one transaction, before any
+     * progress report shows them */
+    ply__batch_flush(c);
+    check_peers(c, now);
+    ply__check_leases(c, now);
+    check_worker_wait(c, now);
+    ply__verify_tick(c, now);
+    if (now - c->last_hb_ms >= c->cfg.heartbeat_ms) {
+        c->last_hb_ms = now;
+        send_heartbeats(c);
+    }
+    if (now - c->last_progress_ms >= PROGRESS_MS) {
+        c->last_progress_ms = now;
+        for (run_t *run = c->runs; run; run = run->next)
+            if (run->state == RUN_ACTIVE && !run->detach && run->client)
+                ply__send_progress(c, run->client, run, NULL, 0, run->owner);
+    }
+    ply__pump(c);
+}
+
+static void on_poll(uv_poll_t *h, int status, int events)
+{
+    (void)events;
+    ply_coordinator_t *c = h->data;
+    if (status < 0) ply_warn("poll on the socket failed: %s", uv_strerror(status));
+    ply__pump(c);
+}
+
+static void on_async(uv_async_t *h)
+{
+    begin_shutdown(h->data, "stop requested");
+}
+
+static void on_signal(uv_signal_t *h, int signum)
+{
+    ply_info("signal %d: stopping", signum);
+    begin_shutdown(h->data, signum == SIGINT ? "interrupted" : "terminated");
+}
+
+/* ----------------------------------------------------------- local workers */
+
+static void on_kill_timer(uv_timer_t *t)
+{
+    ply_coordinator_t *c = t->data;
+    for (unsigned i = 0; i < c->nprocs; i++)
+        if (c->procs[i].alive) {
+            ply_warn("local worker %u (pid %d) ignores SIGTERM: SIGKILL", i,
+                     c->procs[i].handle.pid);
+            uv_process_kill(&c->procs[i].handle, SIGKILL);
+        }
+}
+
+static int spawn_one(ply_coordinator_t *c, unsigned i, char *why, size_t why_len);
+
+/* Local worker slots still running or to be started again. */
+static unsigned slots_left(const ply_coordinator_t *c)
+{
+    unsigned n = 0;
+    for (unsigned i = 0; i < c->nprocs; i++) n += !c->procs[i].given_up;
+    return n;
+}
+
+/*
+ * A local worker's handle is closed: start the slot again unless it died too
+ * often; when no slot is left and no other worker is connected, the active
+ * runs fail now, saying why, instead of waiting worker_wait_ms for nobody.
+ */
+static void on_proc_closed(uv_handle_t *h)
+{
+    proc_t *pr = h->data;
+    ply_coordinator_t *c = pr->c;
+    if (c->state >= C_STOPPING) return;
+    uint64_t now = ply_time_ms();
+    if (now - pr->window_ms > PLY__RESPAWN_WINDOW_MS) {
+        pr->window_ms = now;
+        pr->deaths = 0;
+    }
+    char why[256];
+    if (++pr->deaths > PLY__RESPAWN_MAX) {
+        pr->given_up = 1;
+        c->proc_lost = pr;
+        ply_warn("local worker %u died %u times within %u s (last: %s): not started again",
+                 pr->index, pr->deaths, PLY__RESPAWN_WINDOW_MS / 1000, pr->last_exit);
+    } else if (spawn_one(c, pr->index, why, sizeof why) < 0) {
+        pr->given_up = 1;
+        c->proc_lost = pr;
+        ply_warn("local worker %u: %s", pr->index, why);
+    }
+    check_worker_wait(c, now);
+    ply__pump(c);
+}
+
+static void on_proc_exit(uv_process_t *h, int64_t status, int signum)
+{
+    proc_t *pr = h->data;
+    ply_coordinator_t *c = pr->c;
+    pr->alive = 0;
+    c->procs_alive--;
+    if (signum)
+        snprintf(pr->last_exit, sizeof pr->last_exit, "pid %d killed by signal %d", h->pid, signum);
+    else
+        snprintf(pr->last_exit, sizeof pr->last_exit, "pid %d exited with status %" PRId64, h->pid,
+                 status);
+    if (c->state < C_STOPPING) {
+        ply_warn("local worker %u (%s) ended early", pr->index, pr->last_exit);
+        /* Its jobs go back to the queue now, not after the heartbeat timeout, and
+         * count as failed attempts (a job that kills every worker is quarantined). */
+        peer_t *p = ply__worker_by_id(c, pr->id);
+        if (p) {
+            char reason[160];
+            snprintf(reason, sizeof reason, "local worker %u: %s", pr->index, pr->last_exit);
+            ply__count(c, CNT_WORKERS_LOST);
+            ply__worker_remove(c, p, 1, reason);
+        }
+    } else {
+        ply_debug("local worker %u exited", pr->index);
+    }
+    uv_close((uv_handle_t *)h, on_proc_closed);
+    if (c->state >= C_STOPPING && c->procs_alive == 0 &&
+        !uv_is_closing((uv_handle_t *)&c->kill_timer)) {
+        uv_timer_stop(&c->kill_timer);
+        uv_close((uv_handle_t *)&c->kill_timer, NULL);
+    }
+}
+
+static int spawn_one(ply_coordinator_t *c, unsigned i, char *why, size_t why_len)
+{
+    char threads[16], hash[16], seed[16];
+    char *args[16];
+    int n = 0;
+    proc_t *pr = &c->procs[i];
+    args[n++] = c->worker_exe;
+    args[n++] = "--connect";
+    args[n++] = c->worker_endpoint;
+    /* a local worker never outlives its coordinator (no reconnecting) */
+    args[n++] = "--exit-on-bye";
+    /* its id names the slot and the process, so that its peer is found when it dies */
+    snprintf(pr->id, sizeof pr->id, "local-%u.%u", i, pr->spawns);
+    args[n++] = "--id";
+    args[n++] = pr->id;
+    /* each its own Zobrist keys, so that --verify can check on another seed */
+    snprintf(seed, sizeof seed, "%u", i);
+    args[n++] = "--zobrist-seed";
+    args[n++] = seed;
+    if (c->cfg.worker_threads) {
+        snprintf(threads, sizeof threads, "%u", c->cfg.worker_threads);
+        args[n++] = "--threads";
+        args[n++] = threads;
+    }
+    /* Always passed: 0 means "no table", not "the worker's default". */
+    snprintf(hash, sizeof hash, "%u", c->cfg.worker_hash_mib);
+    args[n++] = "--hash";
+    args[n++] = hash;
+    args[n] = NULL;
+    uv_stdio_container_t stdio[3] = {
+        {.flags = UV_IGNORE}, {.flags = UV_IGNORE}, {.flags = UV_INHERIT_FD, .data.fd = 2}};
+    uv_process_options_t opt = {0};
+    opt.file = c->worker_exe;
+    opt.args = args;
+    opt.exit_cb = on_proc_exit;
+    opt.stdio = stdio;
+    opt.stdio_count = 3;
+    pr->c = c;
+    pr->index = i;
+    pr->handle.data = pr;
+    pr->spawns++;
+    int r = uv_spawn(&c->loop, &pr->handle, &opt);
+    if (r != 0) {
+        /* uv_spawn leaves an initialised handle to close even when it fails */
+        uv_close((uv_handle_t *)&pr->handle, NULL);
+        ply_why(why, why_len, 0, "cannot start worker %s: %s", c->worker_exe, uv_strerror(r));
+        return PLY_EWORKER;
+    }
+    pr->alive = 1;
+    c->procs_alive++;
+    ply_info("local worker %u: pid %d, %s --connect %s", i, pr->handle.pid, c->worker_exe,
+             c->worker_endpoint);
+    return 0;
+}
+
+/* --------------------------------------------------------------- lifecycle */
+
+static void begin_shutdown(ply_coordinator_t *c, const char *why)
+{
+    if (c->state >= C_STOPPING) return;
+    int was_running = c->state == C_RUNNING;
+    c->state = C_STOPPING;
+    if (was_running) ply_info("stopping: %s", why);
+    for (run_t *run = c->runs; run; run = run->next) {
+        atomic_store(&run->cancel, 1);
+        if (run->state == RUN_SPLITTING) continue;
+        if (c->store && run->state == RUN_ACTIVE) {
+            /* it stays active in the state file and resumes at the next start */
+            run->interrupted = 1;
+            ply__run_fail(run, PLY_ECANCELED,
+                          "coordinator stopping (%s); run %" PRIu64 " is kept in %s and resumes "
+                          "when it restarts (ply result %" PRIu64 ")",
+                          why, run->id, ply_store_path(c->store), run->id);
+        } else {
+            ply__run_fail(run, PLY_ECANCELED,
+                          "coordinator stopping (%s) before run %" PRIu64 " ended", why, run->id);
+        }
+    }
+    ply__reap_runs(c);
+    Ply__Bye bye = PLY__BYE__INIT;
+    bye.reason = "coordinator stopping";
+    ply_msg_t m = PLY__MESSAGE__INIT;
+    m.body_case = PLY__MESSAGE__BODY_BYE;
+    m.bye = &bye;
+    for (peer_t *p = c->peers; p; p = p->next)
+        if (p->kind == PEER_WORKER) ply__send_msg(c, p->rid, &m);
+    if (c->handles_ok) {
+        uv_poll_stop(&c->poll);
+        uv_close((uv_handle_t *)&c->poll, NULL);
+        uv_timer_stop(&c->tick);
+        uv_close((uv_handle_t *)&c->tick, NULL);
+        for (int i = 0; i < 2 && c->signals_ok; i++) uv_close((uv_handle_t *)&c->sig[i], NULL);
+        c->signals_ok = 0;
+        if (c->procs_alive) {
+            for (unsigned i = 0; i < c->nprocs; i++)
+                if (c->procs[i].alive) uv_process_kill(&c->procs[i].handle, SIGTERM);
+            uv_timer_start(&c->kill_timer, on_kill_timer, KILL_GRACE_MS, 0);
+        } else {
+            uv_close((uv_handle_t *)&c->kill_timer, NULL);
+        }
+    }
+}
+
+void ply_coordinator_config_init(ply_coordinator_config_t *cfg)
+{
+    memset(cfg, 0, sizeof *cfg);
+    cfg->heartbeat_ms = 1000;
+    cfg->liveness = 5;
+    cfg->lease_ms = 0;
+    cfg->max_attempts = 3;
+    cfg->worker_wait_ms = 60000;
+    cfg->hang_ms = 300000;
+    cfg->arbiter_budget = PLY_COORDINATOR_ARBITER_BUDGET;
+    cfg->worker_hash_mib = 256; /* ply-worker's own default */
+    cfg->keep_runs = 20;
+}
+
+/* Binds every comma-separated endpoint; records the first and the first tcp one. */
+static int bind_all(ply_coordinator_t *c, char *why, size_t why_len)
+{
+    char *list = strdup(c->bind), *save = NULL;
+    if (!list) return PLY_ENOMEM;
+    int r = 0;
+    for (char *ep = strtok_r(list, ",", &save); ep && r == 0; ep = strtok_r(NULL, ",", &save)) {
+        while (*ep == ' ') ep++;
+        size_t n = strlen(ep);
+        while (n && ep[n - 1] == ' ') ep[--n] = '\0';
+        if (!n) continue;
+        r = ply_bind_check(ep, c->cfg.curve != NULL, c->cfg.insecure, why, why_len);
+        if (r < 0) break;
+        if (zsock_bind(c->router, "%s", ep) == -1) {
+            ply_why(why, why_len, 0, "cannot bind %s: %s", ep, zmq_strerror(zmq_errno()));
+            r = PLY_ECONNECT;
+            break;
+        }
+        const char *bound = zsock_endpoint(c->router);
+        if (!bound) bound = ep;
+        zlist_append(c->bound, (void *)bound);
+        if (!c->endpoint[0]) snprintf(c->endpoint, sizeof c->endpoint, "%s", bound);
+        if (!c->worker_endpoint[0] && strncmp(bound, "tcp://", 6) == 0) {
+            if (strncmp(bound, "tcp://0.0.0.0:", 14) == 0)
+                snprintf(c->worker_endpoint, sizeof c->worker_endpoint, "tcp://127.0.0.1:%s",
+                         bound + 14);
+            else
+                snprintf(c->worker_endpoint, sizeof c->worker_endpoint, "%s", bound);
+        }
+        ply_info("listening on %s", bound);
+    }
+    free(list);
+    if (r == 0 && !c->endpoint[0]) {
+        ply_why(why, why_len, 0, "no endpoint to bind in \"%s\"", c->bind);
+        r = PLY_EINVAL;
+    }
+    return r;
+}
+
+static int init_handles(ply_coordinator_t *c, char *why, size_t why_len)
+{
+    int r = uv_poll_init(&c->loop, &c->poll, zsock_fd(c->router));
+    if (r != 0) {
+        ply_why(why, why_len, 0, "cannot watch the socket: %s", uv_strerror(r));
+        return PLY_EIO;
+    }
+    uv_timer_init(&c->loop, &c->tick);
+    uv_timer_init(&c->loop, &c->kill_timer);
+    uv_async_init(&c->loop, &c->async, on_async);
+    c->poll.data = c->tick.data = c->kill_timer.data = c->async.data = c;
+    uv_unref((uv_handle_t *)&c->async); /* stop() works any time; it alone keeps nothing alive */
+    c->handles_ok = 1;
+    unsigned period = c->cfg.heartbeat_ms / 4;
+    period = period < 10 ? 10 : period > 250 ? 250 : period;
+    uv_poll_start(&c->poll, UV_READABLE, on_poll);
+    uv_timer_start(&c->tick, on_tick, period, period);
+    if (c->cfg.handle_signals) {
+        static const int signums[2] = {SIGINT, SIGTERM};
+        for (int i = 0; i < 2; i++) {
+            uv_signal_init(&c->loop, &c->sig[i]);
+            c->sig[i].data = c;
+            uv_signal_start(&c->sig[i], on_signal, signums[i]);
+        }
+        c->signals_ok = 1;
+    }
+    return 0;
+}
+
+static int start_workers(ply_coordinator_t *c, char *why, size_t why_len)
+{
+    if (!c->cfg.spawn_workers) return 0;
+    if (!c->worker_endpoint[0]) {
+        /* inproc/ipc only: the workers are other processes and need tcp */
+        int port = zsock_bind(c->router, "tcp://127.0.0.1:*");
+        if (port == -1) {
+            ply_why(why, why_len, 0, "cannot bind tcp://127.0.0.1:* for local workers: %s",
+                    zmq_strerror(zmq_errno()));
+            return PLY_ECONNECT;
+        }
+        snprintf(c->worker_endpoint, sizeof c->worker_endpoint, "tcp://127.0.0.1:%d", port);
+        zlist_append(c->bound, c->worker_endpoint);
+    }
+    c->procs = calloc(c->cfg.spawn_workers, sizeof *c->procs);
+    if (!c->procs) return PLY_ENOMEM;
+    c->nprocs = c->cfg.spawn_workers;
+    for (unsigned i = 0; i < c->nprocs; i++) {
+        int r = spawn_one(c, i, why, why_len);
+        if (r < 0) return r;
+    }
+    return 0;
+}
+
+ply_coordinator_t *ply_coordinator_new(const ply_coordinator_config_t *cfg, char *why,
+                                       size_t why_len)
+{
+    if (!cfg || !cfg->bind || !cfg->bind[0]) {
+        ply_why(why, why_len, 0, "no endpoint to bind");
+        return NULL;
+    }
+    if (cfg->spawn_workers && (!cfg->worker_exe || !cfg->worker_exe[0])) {
+        ply_why(why, why_len, 0, "local workers need the path of the worker executable");
+        return NULL;
+    }
+    ply_coordinator_t *c = calloc(1, sizeof *c);
+    if (!c) {
+        ply_why(why, why_len, 0, "out of memory");
+        return NULL;
+    }
+    c->cfg = *cfg;
+    /* zeros mean the defaults (worker_wait_ms 0 means wait forever) */
+    if (!c->cfg.heartbeat_ms) c->cfg.heartbeat_ms = 1000;
+    if (c->cfg.heartbeat_ms > PLY_MAX_HEARTBEAT_MS) c->cfg.heartbeat_ms = PLY_MAX_HEARTBEAT_MS;
+    if (!c->cfg.liveness) c->cfg.liveness = 5;
+    if (c->cfg.liveness > PLY_MAX_LIVENESS) c->cfg.liveness = PLY_MAX_LIVENESS;
+    if (!c->cfg.max_attempts) c->cfg.max_attempts = 3;
+    c->bind = strdup(cfg->bind);
+    c->worker_exe = cfg->worker_exe ? strdup(cfg->worker_exe) : NULL;
+    c->state_path = cfg->state_path && cfg->state_path[0] ? strdup(cfg->state_path) : NULL;
+    c->cfg.bind = c->bind;
+    c->cfg.worker_exe = c->worker_exe;
+    c->cfg.state_path = c->state_path;
+    c->next_job_base = 1;
+    c->no_worker_since_ms = c->last_hb_ms = c->last_progress_ms = c->started_ms = ply_time_ms();
+    for (int i = 0; i < CNT_N; i++) atomic_init(&c->cnt[i], 0);
+    int r = (c->bind && (!cfg->worker_exe || c->worker_exe) &&
+             (!cfg->state_path || !cfg->state_path[0] || c->state_path))
+                ? 0
+                : PLY_ENOMEM;
+    if (r == 0 && uv_loop_init(&c->loop) != 0) r = PLY_EIO;
+    if (r == 0) c->loop_ok = 1;
+    if (r == 0 && !(c->router = zsock_new(ZMQ_ROUTER))) r = PLY_EIO;
+    if (r == 0 && !(c->bound = zlist_new())) r = PLY_ENOMEM;
+    if (r == 0) zlist_autofree(c->bound);
+    if (r < 0) ply_why(why, why_len, 0, "cannot set up the coordinator: %s", ply_strerror(r));
+    /* the state file before any socket: one in use or damaged stops us before we bind */
+    if (r == 0 && c->state_path && !(c->store = ply_store_open(c->state_path, why, why_len)))
+        r = PLY_EDB;
+    if (r == 0 && c->store) r = ply__restore(c, why, why_len);
+    if (r == 0 && cfg->admin_keys && !cfg->curve) {
+        ply_why(why, why_len, 0, "admin keys need CURVE: without it no client key is proven");
+        r = PLY_EINVAL;
+    }
+    if (r == 0 && cfg->admin_keys && !(c->admins = ply_keydir_new(cfg->admin_keys, why, why_len)))
+        r = PLY_EINVAL;
+    if (r == 0) {
+        zsock_set_linger(c->router, 100);
+        /* A ROUTER drops silently what exceeds a peer's send high-water mark
+         * (default 1000). A dropped JOB would be lost for good while its worker
+         * stays alive, so the mark is set far above PLY_MAX_CREDIT; memory stays
+         * bounded by credit for workers and by one message a second for clients. */
+        zsock_set_sndhwm(c->router, 100000);
+        ply_msg_sock_limit(c->router);
+        if (c->cfg.curve) ply_curve_server_apply(c->cfg.curve, c->router);
+        r = bind_all(c, why, why_len);
+    }
+    if (r == 0) r = init_handles(c, why, why_len);
+    if (r == 0) r = start_workers(c, why, why_len);
+    if (r < 0) {
+        ply_coordinator_destroy(&c);
+        return NULL;
+    }
+    return c;
+}
+
+const char *ply_coordinator_endpoint(const ply_coordinator_t *c)
+{
+    return c ? c->endpoint : NULL;
+}
+
+const char *ply_coordinator_worker_endpoint(const ply_coordinator_t *c)
+{
+    return c && c->worker_endpoint[0] ? c->worker_endpoint : NULL;
+}
+
+void ply_coordinator_counters(const ply_coordinator_t *c, ply_coordinator_counters_t *out)
+{
+    if (!out) return;
+    memset(out, 0, sizeof *out);
+    if (!c) return;
+    ply_coordinator_t *m = (ply_coordinator_t *)c; /* atomic loads take non-const pointers */
+#define LOAD(i) atomic_load_explicit(&m->cnt[i], memory_order_relaxed)
+    out->messages = LOAD(CNT_MESSAGES);
+    out->malformed = LOAD(CNT_MALFORMED);
+    out->results_ignored = LOAD(CNT_RESULTS_IGNORED);
+    out->jobs_sent = LOAD(CNT_JOBS_SENT);
+    out->jobs_requeued = LOAD(CNT_JOBS_REQUEUED);
+    out->workers_joined = LOAD(CNT_WORKERS_JOINED);
+    out->workers_lost = LOAD(CNT_WORKERS_LOST);
+    out->runs_done = LOAD(CNT_RUNS_DONE);
+    out->runs_failed = LOAD(CNT_RUNS_FAILED);
+    out->workers_hung = LOAD(CNT_WORKERS_HUNG);
+    out->results_computed = LOAD(CNT_RESULTS_COMPUTED);
+#undef LOAD
+    out->runs_restored = c->runs_restored;
+    out->results_restored = c->results_restored;
+}
+
+int ply_coordinator_run(ply_coordinator_t *c)
+{
+    if (!c) return PLY_EINVAL;
+    if (c->state != C_NEW) return PLY_ESTATE;
+    c->state = C_RUNNING;
+    ply__pump(c); /* messages that arrived before the loop started */
+    int r = uv_run(&c->loop, UV_RUN_DEFAULT);
+    (void)r;
+    c->state = C_CLOSED;
+    return 0;
+}
+
+void ply_coordinator_stop(ply_coordinator_t *c)
+{
+    if (c) uv_async_send(&c->async);
+}
+
+static void close_any(uv_handle_t *h, void *arg)
+{
+    (void)arg;
+    if (!uv_is_closing(h)) uv_close(h, NULL);
+}
+
+void ply_coordinator_destroy(ply_coordinator_t **cp)
+{
+    if (!cp || !*cp) return;
+    ply_coordinator_t *c = *cp;
+    if (c->loop_ok) {
+        if (c->state != C_CLOSED) {
+            begin_shutdown(c, "destroyed");
+            uv_run(&c->loop, UV_RUN_DEFAULT); /* stops local workers, finishes splits */
+        }
+        uv_walk(&c->loop, close_any, NULL);
+        uv_run(&c->loop, UV_RUN_DEFAULT);
+        if (uv_loop_close(&c->loop) != 0) ply_warn("libuv loop not closed cleanly");
+    }
+    while (c->runs) {
+        run_t *run = c->runs;
+        c->runs = run->next;
+        ply__run_free(run);
+    }
+    while (c->peers) ply__peer_unlink(c, c->peers);
+    while (c->finished) {
+        finished_t *f = c->finished;
+        c->finished = f->next;
+        zmsg_destroy(&f->reply);
+        free(f);
+    }
+    /* unbind first: zmq_close releases endpoints asynchronously, and an inproc
+     * name or a tcp port should be free again as soon as destroy returns */
+    for (char *ep = c->bound ? zlist_first(c->bound) : NULL; ep; ep = zlist_next(c->bound))
+        zsock_unbind(c->router, "%s", ep);
+    zlist_destroy(&c->bound);
+    zsock_destroy(&c->router);
+    ply_store_close(&c->store);
+    ply_keydir_destroy(&c->admins);
+    free(c->procs);
+    free(c->bind);
+    free(c->worker_exe);
+    free(c->state_path);
+    free(c);
+    *cp = NULL;
+}

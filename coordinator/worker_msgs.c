@@ -1,0 +1,376 @@
+/*
+ * Messages from workers: HELLO (a worker joins; which worker id belongs to
+ * which identity), READY (credit), RESULT (checked against the rule engine's
+ * plan, stored, then counted or kept for comparison by verify.c), ERROR, BYE
+ * and HEARTBEAT (its node count is the proof of progress).
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+#include "util/error.h"
+#include "util/log.h"
+#include "util/time.h"
+
+void ply__on_hello(ply_coordinator_t *c, zframe_t *rid, const char *identity, peer_t *p,
+                   const Ply__Hello *h)
+{
+    if (h->protocol != PLY_PROTOCOL_VERSION) {
+        ply__count(c, CNT_MALFORMED);
+        ply__send_error(c, rid, PLY_EVERSION, 0,
+                        "protocol %u not supported: this coordinator speaks %d (%s)", h->protocol,
+                        PLY_PROTOCOL_VERSION, PLY_PROTOCOL_ID);
+        return;
+    }
+    if (p && p->kind != PEER_WORKER) {
+        ply__count(c, CNT_MALFORMED);
+        ply__send_error(c, rid, PLY_ESTATE, 0, "HELLO from a peer that has spoken as a client");
+        return;
+    }
+    /* A worker id belongs to one identity. The same key on a new connection is the worker
+     * reconnecting: its old session is over. Another identity may not take it over (nor its
+     * jobs, nor its record): refused, and asked to say HELLO again later, which succeeds once
+     * the holder has left or been declared dead (a worker without CURVE that reconnects waits
+     * for that, since nothing proves the new connection is the old worker). */
+    for (peer_t *q = c->peers; q; q = q->next)
+        if (q != p && q->kind == PEER_WORKER && strcmp(q->worker_id, h->worker_id) == 0) {
+            if (strcmp(q->identity, identity) != 0 || strncmp(identity, "curve:", 6) != 0) {
+                ply__count(c, CNT_MALFORMED);
+                ply_warn("refused HELLO of worker id %s from %s: it is held by %s", h->worker_id,
+                         identity, q->identity);
+                Ply__Error e = PLY__ERROR__INIT;
+                char line[PLY__WHY_LEN];
+                snprintf(line, sizeof line,
+                         "worker id %s is held by another connected worker: choose another id, "
+                         "or wait until it leaves",
+                         h->worker_id);
+                e.has_code = 1, e.code = PLY_EAUTH; /* a refusal, told apart from "send HELLO" */
+                e.message = line;
+                e.has_say_hello = 1, e.say_hello = 1;
+                ply_msg_t m = PLY__MESSAGE__INIT;
+                m.body_case = PLY__MESSAGE__BODY_ERROR;
+                m.error = &e;
+                ply__send_msg(c, rid, &m);
+                if (p) ply__worker_remove(c, p, 0, "said HELLO with a worker id held by another");
+                return;
+            }
+            ply__worker_remove(c, q, 0, "reconnected");
+            break;
+        }
+    if (p) {
+        ply__worker_release_jobs(c, p, 0, "worker said HELLO again");
+    } else if (!(p = ply__peer_add(c, rid, identity, PEER_WORKER))) {
+        ply__send_error(c, rid, PLY_ENOMEM, 0, "coordinator out of memory");
+        return;
+    }
+    snprintf(p->name, sizeof p->name, "worker %s", h->worker_id);
+    snprintf(p->worker_id, sizeof p->worker_id, "%s", h->worker_id);
+    p->threads = h->threads;
+    p->hash_mib = h->hash_mib;
+    p->seed = h->has_zobrist_seed ? h->zobrist_seed : 0;
+    p->id_hash = ply__hash_id(p->worker_id);
+    p->progress_ms = ply_time_ms();
+    p->hb_nodes = 0;
+    p->probation = 0;
+    for (unsigned i = 0; i < c->nhung; i++)
+        if (c->hung[i] == p->id_hash) { /* it hung before: a job only once it counts again */
+            p->probation = 1;
+            p->probation_nodes = c->hung_nodes[i];
+            p->probation_until_ms = ply_time_ms() + c->cfg.hang_ms;
+        }
+    ply__count(c, CNT_WORKERS_JOINED);
+    ply_info("%s joined as %s: %u threads, %u MiB hash, build %s, zobrist seed %u, checksum "
+             "%016" PRIx64 "%s",
+             p->name, p->identity, h->threads, h->hash_mib, h->build ? h->build : "?", p->seed,
+             h->zobrist_checksum, p->probation ? " (hung before: on probation)" : "");
+    Ply__Welcome w = PLY__WELCOME__INIT;
+    w.has_heartbeat_ms = 1, w.heartbeat_ms = c->cfg.heartbeat_ms;
+    w.has_liveness = 1, w.liveness = c->cfg.liveness;
+    ply_msg_t m = PLY__MESSAGE__INIT;
+    m.body_case = PLY__MESSAGE__BODY_WELCOME;
+    m.welcome = &w;
+    ply__send_msg(c, rid, &m);
+}
+
+static void on_ready(peer_t *p, const Ply__Ready *r)
+{
+    uint64_t room = PLY_MAX_CREDIT > p->ninflight ? PLY_MAX_CREDIT - p->ninflight : 0;
+    uint64_t credit = (uint64_t)p->credit + r->credit;
+    p->credit = (uint32_t)(credit < room ? credit : room);
+}
+
+static void ignore_result(ply_coordinator_t *c, peer_t *p, const Ply__Result *r, const char *what)
+{
+    ply__count(c, CNT_RESULTS_IGNORED);
+    /* a superseded attempt is normal after a lease expired; an unknown job is not */
+    ply_log(strcmp(what, "unknown") == 0 ? PLY_LOG_WARN : PLY_LOG_INFO,
+            "ignoring RESULT from %s for %s job %" PRIu64 " attempt %u", p->name, what, r->job_id,
+            r->attempt);
+}
+
+/*
+ * s = 0: the worker's divide, checked against the arbiter's root moves, into
+ * the computation's per-root-move arrays (plan order).
+ */
+static int take_divide(const run_t *run, const Ply__Result *r, ply__comp_t *k, char *why,
+                       size_t why_len)
+{
+    const ply_split_t *plan = run->plan;
+    if ((int)r->n_divide != plan->nroot) {
+        ply_why(why, why_len, 0, "divide has %zu moves, the arbiter has %d", r->n_divide,
+                plan->nroot);
+        return PLY_EMISMATCH;
+    }
+    k->divide = calloc((size_t)plan->nroot + 1, sizeof *k->divide);
+    k->divide_stats =
+        run->want_stats ? calloc((size_t)plan->nroot + 1, sizeof *k->divide_stats) : NULL;
+    if (!k->divide || (run->want_stats && !k->divide_stats)) return PLY_ENOMEM;
+    uint64_t sum = 0; /* one job's: it fits in 64 bits, or the divide is wrong */
+    int have_stats = 1;
+    uint8_t seen[PLY_ARB_MAX_MOVES] = {0};
+    for (size_t i = 0; i < r->n_divide; i++) {
+        const Ply__DivideEntry *e = r->divide[i];
+        ply_arb_move_t mv;
+        int k_ = -1;
+        if (ply_arb_move_from_uci(&plan->root, e->move, &mv) == 0)
+            for (int m = 0; m < plan->nroot; m++)
+                if (plan->root_moves[m].from == mv.from && plan->root_moves[m].to == mv.to &&
+                    plan->root_moves[m].promo == mv.promo &&
+                    /* Chess960: a king step and a castle may share from and to */
+                    ((plan->root_moves[m].flags ^ mv.flags) & PLY_ARB_MOVE_CASTLE) == 0)
+                    k_ = m;
+        if (k_ < 0) {
+            ply_why(why, why_len, 0, "divide move %s is not legal", e->move);
+            return PLY_EMISMATCH;
+        }
+        if (seen[k_]++) {
+            ply_why(why, why_len, 0, "divide move %s appears twice", e->move);
+            return PLY_EMISMATCH;
+        }
+        k->divide[k_] = e->nodes;
+        if (__builtin_add_overflow(sum, e->nodes, &sum)) {
+            ply_why(why, why_len, 0, "divide sums past 2^64 but nodes = %" PRIu64, r->nodes);
+            return PLY_EMISMATCH;
+        }
+        if (run->want_stats && e->stats)
+            ply_msg_stats_from_proto(&k->divide_stats[k_], e->stats);
+        else
+            have_stats = 0;
+    }
+    if (sum != r->nodes) {
+        ply_why(why, why_len, 0, "divide sums to %" PRIu64 " but nodes = %" PRIu64, sum, r->nodes);
+        return PLY_EMISMATCH;
+    }
+    if (!have_stats) {
+        free(k->divide_stats);
+        k->divide_stats = NULL;
+    }
+    return 0;
+}
+
+/*
+ * A result of worker @p for task @t failed a check against the rule engine
+ * (perft(1), statistics, divide): that attempt is over (counted towards
+ * max_attempts, the task goes to another worker) and @p's identity is caught
+ * wrong: excluded from the run, its other results in it recomputed. Never
+ * the run: it fails only when no other worker can settle the task.
+ */
+static void check_failed(ply_coordinator_t *c, run_t *run, size_t t, peer_t *p, const char *why)
+{
+    ply_warn("run %" PRIu64 ": %s", run->id, why);
+    ply__job_requeue(c, run, t, 1, why);
+    if (run->state == RUN_ACTIVE) ply__exclude(c, run, p->identity, p->worker_id, why);
+}
+
+/*
+ * A worker's RESULT: checked (attempt, perft(1), statistics, divide), stored,
+ * then counted or kept for comparison (verify.c). A result from a superseded
+ * attempt or for an unknown task is ignored and logged.
+ */
+static void on_result(ply_coordinator_t *c, peer_t *p, const Ply__Result *r)
+{
+    size_t idx;
+    run_t *run = ply__job_find(c, r->job_id, &idx);
+    if (!run) {
+        ply__inflight_remove(p, r->job_id);
+        ignore_result(c, p, r, "unknown");
+        return;
+    }
+    job_state_t *j = &run->jobs[idx];
+    if (j->state != JOB_INFLIGHT || j->attempt != r->attempt || j->worker != p) {
+        ignore_result(c, p, r, "a superseded attempt of");
+        return;
+    }
+    ply__inflight_remove(p, r->job_id);
+    p->jobs_done++;
+    p->nodes += r->nodes; /* 128-bit: it cannot wrap for 2^64 results */
+    if (!p->nodes_owner[0] && !p->nodes_mixed)
+        snprintf(p->nodes_owner, sizeof p->nodes_owner, "%s", run->owner[0] ? run->owner : "-");
+    else if (strcmp(p->nodes_owner, run->owner[0] ? run->owner : "-") != 0)
+        p->nodes_mixed = 1;
+    p->busy_us += r->time_us;
+    p->progress_ms = ply_time_ms();
+    if (idx / run->plan->njobs == PLY__DRILL) {
+        j->state = JOB_DONE;
+        j->worker = NULL;
+        ply__drill_result(c, run, idx, r);
+        return;
+    }
+    const ply_split_job_t *sj = &run->plan->jobs[idx % run->plan->njobs];
+    char why[PLY__WHY_LEN];
+    if (r->perft1 != sj->perft1) {
+        snprintf(why, sizeof why,
+                 "perft(1) mismatch at %s: %s says %u, the arbiter says %u (job %" PRIu64
+                 ", attempt %u)",
+                 sj->fen, p->name, r->perft1, sj->perft1, run->job_base + idx, r->attempt);
+        check_failed(c, run, idx, p, why);
+        return;
+    }
+    ply__comp_t k;
+    memset(&k, 0, sizeof k);
+    k.have = 1;
+    k.nodes = r->nodes;
+    k.seed = p->seed;
+    k.attempt = r->attempt;
+    k.no_hash = j->no_hash;
+    k.time_us = r->time_us;
+    k.tt_probes = r->tt_probes;
+    k.tt_hits = r->tt_hits;
+    snprintf(k.worker, sizeof k.worker, "%.*s", (int)sizeof k.worker - 1, p->worker_id);
+    snprintf(k.identity, sizeof k.identity, "%s", p->identity);
+    if (run->want_stats) {
+        if (!r->stats) {
+            ply__job_requeue(c, run, idx, 1, "the worker returned no statistics");
+            return;
+        }
+        k.has_stats = 1;
+        ply_msg_stats_from_proto(&k.stats, r->stats);
+        if (k.stats.v[PLY_STAT_nodes] != r->nodes) {
+            snprintf(why, sizeof why,
+                     "%s at %s: stats.nodes = %" PRIu64 " but nodes = %" PRIu64 " (job %" PRIu64
+                     ")",
+                     p->name, sj->fen, k.stats.v[PLY_STAT_nodes], r->nodes, run->job_base + idx);
+            check_failed(c, run, idx, p, why);
+            return;
+        }
+    }
+    int rc = run->plan->split_depth == 0 ? take_divide(run, r, &k, why, sizeof why) : 0;
+    if (rc == PLY_ENOMEM) {
+        ply__comp_free(&k);
+        j->state = JOB_DONE;
+        ply__run_fail(run, rc, "%s at %s: out of memory (job %" PRIu64 ")", p->name, sj->fen,
+                      run->job_base + idx);
+        return;
+    }
+    if (rc < 0) {
+        ply__comp_free(&k);
+        char line[2 * PLY__WHY_LEN];
+        snprintf(line, sizeof line, "%s at %s: %s (job %" PRIu64 ")", p->name, sj->fen, why,
+                 run->job_base + idx);
+        check_failed(c, run, idx, p, line);
+        return;
+    }
+    /* stored before it counts: a restart never loses nor recomputes it */
+    if (ply__comp_store(c, run, idx, &k, why, sizeof why) < 0) {
+        ply__comp_free(&k);
+        j->state = JOB_DONE;
+        ply__run_fail(run, PLY_EDB, "%s", why);
+        return;
+    }
+    j->worker = NULL;
+    ply__count(c, CNT_RESULTS_COMPUTED);
+    run->results_computed++;
+    k.live = 1;
+    k.tt_nodes = r->has_tt_nodes ? r->tt_nodes : 0;
+    ply__take(c, run, idx, &k, 1);
+}
+
+static void on_worker_error(ply_coordinator_t *c, peer_t *p, const Ply__Error *e)
+{
+    size_t idx;
+    run_t *run = e->has_job_id ? ply__job_find(c, e->job_id, &idx) : NULL;
+    if (!run) {
+        ply_warn("%s reports %s: %s", p->name, ply_err_name(e->code), e->message);
+        return;
+    }
+    job_state_t *j = &run->jobs[idx];
+    if (j->state != JOB_INFLIGHT || j->worker != p ||
+        (e->has_attempt && e->attempt != j->attempt)) {
+        ply_info("%s reports an error on a job it does not hold (%" PRIu64 "): %s", p->name,
+                 e->job_id, e->message);
+        return;
+    }
+    ply__inflight_remove(p, e->job_id);
+    char reason[PLY__WHY_LEN];
+    snprintf(reason, sizeof reason, "%s: %s", p->name, e->message);
+    ply__job_requeue(c, run, idx, 1, reason);
+}
+
+/* An Error telling a worker this coordinator does not know it that it must say HELLO again. */
+static void say_hello(ply_coordinator_t *c, zframe_t *rid, const char *line)
+{
+    Ply__Error e = PLY__ERROR__INIT;
+    e.has_code = 1, e.code = PLY_ESTATE;
+    e.message = (char *)line;
+    e.has_say_hello = 1, e.say_hello = 1;
+    ply_msg_t m = PLY__MESSAGE__INIT;
+    m.body_case = PLY__MESSAGE__BODY_ERROR;
+    m.error = &e;
+    ply__send_msg(c, rid, &m);
+}
+
+void ply__on_worker_message(ply_coordinator_t *c, zframe_t *rid, peer_t *p, ply_msg_t *msg)
+{
+    if (!p || p->kind != PEER_WORKER) {
+        if (msg->body_case == PLY__MESSAGE__BODY_HEARTBEAT) {
+            /* A worker this coordinator does not know (it restarted, or dropped the
+             * worker) hears at once that it must say HELLO; a client's keepalive
+             * carries no node count. */
+            if (!p && msg->heartbeat->has_nodes) say_hello(c, rid, "unknown worker: send HELLO");
+            return;
+        }
+        if (msg->body_case == PLY__MESSAGE__BODY_BYE) {
+            if (p) ply__peer_unlink(c, p);
+            return;
+        }
+        ply__count(c, CNT_MALFORMED);
+        char line[96];
+        snprintf(line, sizeof line, "%s before HELLO: send HELLO first", ply_msg_type_name(msg));
+        say_hello(c, rid, line);
+        return;
+    }
+    switch (msg->body_case) {
+    case PLY__MESSAGE__BODY_READY:
+        on_ready(p, msg->ready);
+        break;
+    case PLY__MESSAGE__BODY_RESULT:
+        on_result(c, p, msg->result);
+        break;
+    case PLY__MESSAGE__BODY_ERROR:
+        on_worker_error(c, p, msg->error);
+        break;
+    case PLY__MESSAGE__BODY_BYE: {
+        char reason[PLY__WHY_LEN];
+        snprintf(reason, sizeof reason, "left (%s)", msg->bye->reason ? msg->bye->reason : "bye");
+        ply__worker_remove(c, p, 0, reason);
+        break;
+    }
+    case PLY__MESSAGE__BODY_HEARTBEAT: {
+        /* the node count is the worker's proof of progress (hang detection) */
+        const Ply__Heartbeat *hb = msg->heartbeat;
+        if (hb->has_nodes && hb->nodes != p->hb_nodes) {
+            p->hb_nodes = hb->nodes;
+            p->progress_ms = ply_time_ms();
+            if (p->probation && hb->nodes > p->probation_nodes) {
+                p->probation = 0;
+                ply_info("%s counts again: jobs resume", p->name);
+            }
+        }
+        break;
+    }
+    default: /* PROGRESS: liveness only (last_seen already updated) */
+        break;
+    }
+}

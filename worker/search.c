@@ -852,8 +852,11 @@ static void think(ply__thread_t *t)
     ply_move_t last_best = 0;
     int stable = 0, last_score = 0;
     for (int d = 1; d <= e->max_depth && !t->stop; d++) {
-        /* No thread searches again a depth the team has finished. */
-        d = imax(d, aload(&e->team_depth) + 1);
+        /* No thread searches again a depth the team has finished; but thread 0,
+         * which must finish its first iteration whatever the limits, starts it
+         * at depth 1 (a thread 0 that starts late on a loaded machine went
+         * straight to the helper's depth and overran go nodes 5000 by 16,000). */
+        if (t->id != 0 || t->completed >= 1) d = imax(d, aload(&e->team_depth) + 1);
         if (d > e->max_depth) d = e->max_depth;
         const int depth = t->id & 1 ? imin(d + 1, e->max_depth) : d;
         for (int i = 0; i < t->n_root; i++) t->root[i].prev_score = t->root[i].score;

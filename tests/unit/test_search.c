@@ -600,6 +600,18 @@ static void test_node_limit_precise(void **state)
     ply_search_limits_init(&l);
     ply_search_result_t r;
     const uint64_t limits[] = {1, 100, 5000};
+    /* Thread 0 finishes its first iteration whatever the budget: on a loaded machine the
+     * helper may spend the budget before thread 0 has run at all, and thread 0 then
+     * searches depth 1 after the stop. What that costs alone bounds the overshoot. */
+    uint64_t depth1 = 0;
+    {
+        ply_engine_t *e = ply_engine_new(8, 1);
+        l.depth = 1;
+        assert_int_equal(ply_engine_search(e, &p, &l, NULL, NULL, &r), 0);
+        depth1 = r.nodes;
+        l.depth = 0;
+        ply_engine_destroy(&e);
+    }
     for (int threads = 1; threads <= 2; threads++) {
         ply_engine_t *e = ply_engine_new(8, threads);
         for (int k = 0; k < 3; k++) {
@@ -609,7 +621,10 @@ static void test_node_limit_precise(void **state)
             assert_true(is_legal(&p.root, r.best));
             if (k == 2) {
                 assert_true(r.nodes >= l.nodes);
-                assert_true(r.nodes <= l.nodes + (threads == 1 ? 8 : 64));
+                if (r.nodes > l.nodes + (threads == 1 ? 8 : 64 + 2 * depth1))
+                    fail_msg("%d thread(s): %llu nodes for go nodes %llu (depth 1 alone: %llu)",
+                             threads, (unsigned long long)r.nodes,
+                             (unsigned long long)l.nodes, (unsigned long long)depth1);
             } else {
                 assert_true(r.nodes < 1000); /* depth 1 here takes far fewer */
             }

@@ -17,7 +17,8 @@ static int usage(FILE *f)
           "tune:     Texel's local search of eval.c's values on TRAIN (\"FEN;R\", R a\n"
           "          win probability for White), the error of VALID reported too;\n"
           "          all values, or only the material and tables, or only the rest.\n"
-          "          Writes eval.c's initializer to OUT.inc after every pass.\n",
+          "          Writes eval.c's initializer to OUT.inc after every pass (with\n"
+          "          PASSES 0, the values as they are).\n",
           f);
     return f == stdout ? 0 : 2;
 }

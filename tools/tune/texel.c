@@ -252,6 +252,8 @@ int ply_tune_texel(const char *train_path, const char *valid_path, int passes, c
     if (!dir) return -1;
     memset(dir, 1, (size_t)n);
     double best_valid = valid.n ? error_of(&valid, k) : 0;
+    /* no pass: the values as they are, which must read back as eval.c's initializer */
+    if (passes == 0 && write_values(out_path)) return -1;
     for (int pass = 1; pass <= passes; pass++) {
         int changed = 0;
         for (int i = 0; i < n; i++) {

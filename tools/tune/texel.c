@@ -214,7 +214,11 @@ int ply_tune_texel(const char *train_path, const char *valid_path, int passes, c
                    const char *out_path)
 {
     set_t train = {0}, valid = {0};
-    if (load(train_path, &train) || (valid_path && load(valid_path, &valid))) return -1;
+    index_t ix = {0};
+    int *scratch = NULL, rc = -1;
+    char *active = NULL;
+    signed char *dir = NULL;
+    if (load(train_path, &train) || (valid_path && load(valid_path, &valid))) goto out;
     int n;
     int *v = ply__eval_tune_params(&n);
     eval_all(&train);
@@ -224,11 +228,10 @@ int ply_tune_texel(const char *train_path, const char *valid_path, int passes, c
         eval_all(&valid);
         fprintf(stderr, "validation: %d positions, error %.6f\n", valid.n, error_of(&valid, k));
     }
-    index_t ix;
-    if (build_index(&train, &ix)) return -1;
-    int *scratch = malloc((size_t)train.n * sizeof *scratch);
-    char *active = calloc((size_t)n, 1);
-    if (!scratch || !active) return -1;
+    if (build_index(&train, &ix)) goto out;
+    scratch = malloc((size_t)(train.n ? train.n : 1) * sizeof *scratch);
+    active = calloc((size_t)n, 1);
+    if (!scratch || !active) goto out;
     /* which values to tune: "all", "pst" (material and tables) or "terms" (the rest) */
     for (int i = 0; i < n; i++) {
         int type, entry;
@@ -248,12 +251,12 @@ int ply_tune_texel(const char *train_path, const char *valid_path, int passes, c
     for (int i = 0; i < n; i++) tuned += active[i];
     fprintf(stderr, "%d of the %d values tuned\n", tuned, n);
     /* the direction that last helped each value, tried first */
-    signed char *dir = malloc((size_t)n);
-    if (!dir) return -1;
+    dir = malloc((size_t)n);
+    if (!dir) goto out;
     memset(dir, 1, (size_t)n);
     double best_valid = valid.n ? error_of(&valid, k) : 0;
     /* no pass: the values as they are, which must read back as eval.c's initializer */
-    if (passes == 0 && write_values(out_path)) return -1;
+    if (passes == 0 && write_values(out_path)) goto out;
     for (int pass = 1; pass <= passes; pass++) {
         int changed = 0;
         for (int i = 0; i < n; i++) {
@@ -285,9 +288,20 @@ int ply_tune_texel(const char *train_path, const char *valid_path, int passes, c
         /* with a validation set, the values written are those it likes best */
         if (!valid.n || verr < best_valid) {
             best_valid = verr;
-            if (write_values(out_path)) return -1;
+            if (write_values(out_path)) goto out;
         }
         if (!changed) break;
     }
-    return 0;
+    rc = 0;
+out:
+    free(dir);
+    free(active);
+    free(scratch);
+    free(ix.start);
+    free(ix.list);
+    free(train.pos);
+    free(train.ev);
+    free(valid.pos);
+    free(valid.ev);
+    return rc;
 }

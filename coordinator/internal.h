@@ -10,9 +10,13 @@
  *                  quarantine
  *   worker_msgs.c  HELLO, READY, RESULT, ERROR, BYE and HEARTBEAT from workers
  *   client_msgs.c  SUBMIT (and the split), STATUS, RESULT_REQUEST, CANCEL
- *   verify.c       computations of a job, their comparison, checks by a
- *                  second worker or the rule engine, drill-downs, the
- *                  Verification report
+ *   verify.c       verification's plan: the modes, the sample, wire ids,
+ *                  identities, who may take a check, the bounded waits,
+ *                  storing a computation, the Verification report
+ *   settle.c       the run's sums, comparing and settling the computations
+ *                  of a job, excluding an identity caught wrong
+ *   drill.c        the rule engine's counts (on the thread pool) and the
+ *                  drill-downs of a mismatch
  *   restore.c      runs read back from the state file
  * Nothing here is public API: names are ply__ (STYLE.md, libuv's convention
  * for internal cross-file names).
@@ -151,7 +155,7 @@ typedef struct ply__vjob {
 } ply__vjob_t;
 
 /* Where a settled job's counts came from, kept so that the counts of an identity caught wrong
- * can be taken out of the sums again and the job recomputed (verify.c). */
+ * can be taken out of the sums again and the job recomputed (settle.c). */
 #define PLY__WHO_NONE    0xffffu /* no second computation */
 #define PLY__WHO_ARBITER 0xfffeu /* the rule engine */
 /* kinds of confirmation (the Verification counters) */
@@ -218,7 +222,7 @@ typedef struct run {
     size_t rq_head, rq_len, rq_cap;
     size_t done, started;
     size_t drills_pending;
-    /* the sums: multiplicity x job count, exact (verify.c; a sum past 2^128 fails the run) */
+    /* the sums: multiplicity x job count, exact (settle.c; a sum past 2^128 fails the run) */
     ply_u128_t nodes;
     uint64_t worker_time_us;
     uint64_t tt_probes, tt_hits; /* summed over the results computed in this session */
@@ -543,6 +547,27 @@ void ply__pump(ply_coordinator_t *c);
 
 /* ---- verify.c ---- */
 
+/* The worker id and identity of the rule engine's computations. */
+#define PLY__ARBITER_ID "arbiter"
+
+/** ply__role_of - the computation role (PLY__FIRST...PLY__DRILL) of task @t of @run. */
+static inline size_t ply__role_of(const run_t *run, size_t t)
+{
+    return t / run->plan->njobs;
+}
+
+/** ply__job_of - the job (index in the plan) of task @t of @run. */
+static inline size_t ply__job_of(const run_t *run, size_t t)
+{
+    return t % run->plan->njobs;
+}
+
+/** ply__task_of - the task of computation @role of job @idx of @run. */
+static inline size_t ply__task_of(const run_t *run, size_t idx, int role)
+{
+    return (size_t)role * run->plan->njobs + idx;
+}
+
 /** ply__verify_setup - size the run's tasks for its mode (slots, ntasks, jobs, settled, v). */
 int ply__verify_setup(run_t *run);
 /** ply__verify_free - free what ply__verify_setup and the computations allocated. */
@@ -566,6 +591,36 @@ void ply__verify_mode_text(int mode, uint32_t ppm, char *buf, size_t len);
  * hash table (*no_hash).
  */
 int ply__eligible(ply_coordinator_t *c, const run_t *run, size_t t, const peer_t *p, int *no_hash);
+/** ply__verify_tick - bounded waits: tie-breaks without a third worker, drill-down targets gone. */
+void ply__verify_tick(ply_coordinator_t *c, uint64_t now);
+/** ply__verification - fill @v (and its arrays in @buf) with what was verified; free with _free. */
+typedef struct ply__vreport ply__vreport_t;
+ply__vreport_t *ply__verification(const run_t *run, Ply__Verification *v);
+void ply__vreport_free(ply__vreport_t **r);
+/** ply__excluded - 1 when identity @identity was caught wrong in @run (it gets no more jobs). */
+int ply__excluded(const run_t *run, const char *identity);
+/** ply__comp_store - store computation @comp of task @t; 0 or PLY_EDB (reason in @why). */
+int ply__comp_store(ply_coordinator_t *c, const run_t *run, size_t t, const ply__comp_t *comp,
+                    char *why, size_t why_len);
+/** ply__comp_free - free a computation's arrays. */
+void ply__comp_free(ply__comp_t *comp);
+/** ply__vjob_free - free the computations of a job (*@vp, which may be NULL); NULLs *@vp. */
+void ply__vjob_free(ply__vjob_t **vp);
+/**
+ * ply__ident_of - the index of @identity in run->idents (added when new;
+ * @worker, when not NULL, noted as the worker id it last used), or
+ * PLY__WHO_NONE when there is no room or memory.
+ */
+unsigned ply__ident_of(run_t *run, const char *identity, const char *worker);
+
+/* ---- settle.c ---- */
+
+/** ply__maybe_done - an active run whose jobs are all settled and drill-downs over is done. */
+void ply__maybe_done(run_t *run);
+/** ply__queue_task - put task @t of @run in the queue (a failed push fails the run). */
+void ply__queue_task(run_t *run, size_t t);
+/** ply__describe - "who says N" about computation @k, for logs and reports, into @buf. */
+void ply__describe(char *buf, size_t len, const ply__comp_t *k);
 /** ply__on_handout - task @t went out: start the check of a verified job (queue or rule engine). */
 void ply__on_handout(ply_coordinator_t *c, run_t *run, size_t t);
 /**
@@ -576,18 +631,6 @@ void ply__on_handout(ply_coordinator_t *c, run_t *run, size_t t);
 void ply__take(ply_coordinator_t *c, run_t *run, size_t t, ply__comp_t *comp, int live);
 /** ply__settle_all - after a restore: settle or re-activate every job of the run. */
 void ply__settle_all(ply_coordinator_t *c, run_t *run);
-/** ply__drill_result - a worker's divide job for a drill-down came back. */
-void ply__drill_result(ply_coordinator_t *c, run_t *run, size_t t, const Ply__Result *r);
-/** ply__drill_give_up - a drill-down task cannot be done (worker left, failed): say why. */
-void ply__drill_give_up(ply_coordinator_t *c, run_t *run, size_t t, const char *why);
-/** ply__verify_tick - bounded waits: tie-breaks without a third worker, drill-down targets gone. */
-void ply__verify_tick(ply_coordinator_t *c, uint64_t now);
-/** ply__verification - fill @v (and its arrays in @buf) with what was verified; free with _free. */
-typedef struct ply__vreport ply__vreport_t;
-ply__vreport_t *ply__verification(const run_t *run, Ply__Verification *v);
-void ply__vreport_free(ply__vreport_t **r);
-/** ply__excluded - 1 when identity @identity was caught wrong in @run (it gets no more jobs). */
-int ply__excluded(const run_t *run, const char *identity);
 /**
  * ply__exclude - identity @identity (worker id @worker) was caught wrong in
  * @run (@why says how): it gets none of the run's jobs any more, the tasks it
@@ -598,11 +641,26 @@ int ply__excluded(const run_t *run, const char *identity);
  */
 void ply__exclude(ply_coordinator_t *c, run_t *run, const char *identity, const char *worker,
                   const char *why);
-/** ply__comp_store - store computation @comp of task @t; 0 or PLY_EDB (reason in @why). */
-int ply__comp_store(ply_coordinator_t *c, const run_t *run, size_t t, const ply__comp_t *comp,
-                    char *why, size_t why_len);
-/** ply__comp_free - free a computation's arrays. */
-void ply__comp_free(ply__comp_t *comp);
+
+/* ---- drill.c ---- */
+
+/**
+ * ply__arbiter_start - queue the rule engine's count of task @t of @run on
+ * the thread pool (or, @drill, the reference divide of its drill-down).
+ * Returns 0, PLY_ERANGE (the rule engine is off for checks), PLY_EFEN or
+ * PLY_ENOMEM.
+ */
+int ply__arbiter_start(ply_coordinator_t *c, run_t *run, size_t t, int drill);
+/**
+ * ply__drill_start - start the drill-down of settled mismatch @idx: the rule
+ * engine's divide of the job position against a divide job on the worker
+ * whose count lost; when it cannot be done, the job's drill_text says why.
+ */
+void ply__drill_start(ply_coordinator_t *c, run_t *run, size_t idx);
+/** ply__drill_result - a worker's divide job for a drill-down came back. */
+void ply__drill_result(ply_coordinator_t *c, run_t *run, size_t t, const Ply__Result *r);
+/** ply__drill_give_up - a drill-down task cannot be done (worker left, failed): say why. */
+void ply__drill_give_up(ply_coordinator_t *c, run_t *run, size_t t, const char *why);
 
 /* ---- restore.c ---- */
 

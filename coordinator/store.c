@@ -27,8 +27,13 @@
  * Format 1 (before exact 128-bit totals) lacks runs.nodes_hi; such a file is
  * migrated in place when opened: the column is added, NULL reads as 0, which
  * is what every total of a format-1 file was (below 2^64).
+ *
+ * This file: the schema, opening (with the checks and the migration), and
+ * every write; store_read.c reads runs, results, failures and finished runs
+ * back (store_internal.h is what the two share).
  */
 #include "store.h"
+#include "store_internal.h"
 
 #include <inttypes.h>
 #include <stdarg.h>
@@ -45,15 +50,6 @@
 #define STORE_FORMAT 2
 /* "ply1" as a big-endian 32-bit number: SQLite's application_id for our files. */
 #define STORE_APP_ID 0x706c7931
-#define MULT_BYTES   12 /* u32 root + u64 count */
-#define STATS_BYTES  (8 * PLY_STATS_N)
-
-struct ply_store {
-    sqlite3 *db;
-    char *path;
-    sqlite3_stmt *add_result, *add_identity;
-    int in_txn; /* ply_store_begin has opened a transaction */
-};
 
 static const char SCHEMA[] =
     "CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);"
@@ -111,21 +107,9 @@ static void put_u64(uint8_t *p, uint64_t v)
     for (int i = 0; i < 8; i++) p[i] = (uint8_t)(v >> (8 * i));
 }
 
-static uint64_t get_u64(const uint8_t *p)
-{
-    uint64_t v = 0;
-    for (int i = 7; i >= 0; i--) v = v << 8 | p[i];
-    return v;
-}
-
 static void put_stats(uint8_t *p, const ply_stats_t *s)
 {
     for (int k = 0; k < PLY_STATS_N; k++) put_u64(p + 8 * k, s->v[k]);
-}
-
-static void get_stats(const uint8_t *p, ply_stats_t *s)
-{
-    for (int k = 0; k < PLY_STATS_N; k++) s->v[k] = get_u64(p + 8 * k);
 }
 
 /* Runs one statement without results; 0 or PLY_EDB with SQLite's reason. */
@@ -389,13 +373,13 @@ static int insert_jobs(ply_store_t *s, uint64_t run_id, const ply_split_t *plan)
     if (sqlite3_prepare_v2(s->db, "INSERT INTO jobs VALUES(?1,?2,?3,?4,?5,?6,?7)", -1, &st, NULL) !=
         SQLITE_OK)
         return PLY_EDB;
-    uint8_t *blob = malloc((size_t)PLY_ARB_MAX_MOVES * MULT_BYTES + 1);
+    uint8_t *blob = malloc((size_t)PLY_ARB_MAX_MOVES * PLY__MULT_BYTES + 1);
     int r = blob ? 0 : PLY_ENOMEM;
     for (size_t i = 0; r == 0 && i < plan->njobs; i++) {
         const ply_split_job_t *j = &plan->jobs[i];
         uint32_t n = j->nmult <= PLY_ARB_MAX_MOVES ? j->nmult : PLY_ARB_MAX_MOVES;
         for (uint32_t k = 0; k < n; k++) {
-            uint8_t *p = blob + (size_t)k * MULT_BYTES;
+            uint8_t *p = blob + (size_t)k * PLY__MULT_BYTES;
             for (int b = 0; b < 4; b++) p[b] = (uint8_t)(j->mult[k].root >> (8 * b));
             put_u64(p + 4, j->mult[k].count);
         }
@@ -405,7 +389,7 @@ static int insert_jobs(ply_store_t *s, uint64_t run_id, const ply_split_t *plan)
         rc |= sqlite3_bind_int64(st, 4, j->perft1);
         rc |= sqlite3_bind_int64(st, 5, (int64_t)j->cost);
         rc |= sqlite3_bind_int64(st, 6, (int64_t)j->multiplicity);
-        rc |= sqlite3_bind_blob(st, 7, blob, (int)(n * MULT_BYTES), SQLITE_STATIC);
+        rc |= sqlite3_bind_blob(st, 7, blob, (int)(n * PLY__MULT_BYTES), SQLITE_STATIC);
         if (rc != SQLITE_OK || sqlite3_step(st) != SQLITE_DONE) r = PLY_EDB;
         sqlite3_reset(st);
     }
@@ -468,11 +452,11 @@ int ply_store_commit(ply_store_t *s, char *why, size_t why_len)
 int ply_store_add_result(ply_store_t *s, const ply_store_result_t *r, char *why, size_t why_len)
 {
     if (!s || !r || !r->worker_id || r->ndivide > PLY_ARB_MAX_MOVES) return PLY_EINVAL;
-    uint8_t stats[STATS_BYTES];
+    uint8_t stats[PLY__STATS_BYTES];
     uint8_t *div = NULL, *divst = NULL;
     if (r->ndivide) {
         div = malloc((size_t)r->ndivide * 8);
-        divst = r->divide_stats ? malloc((size_t)r->ndivide * STATS_BYTES) : NULL;
+        divst = r->divide_stats ? malloc((size_t)r->ndivide * PLY__STATS_BYTES) : NULL;
         if (!div || (r->divide_stats && !divst)) {
             free(div);
             free(divst);
@@ -480,7 +464,7 @@ int ply_store_add_result(ply_store_t *s, const ply_store_result_t *r, char *why,
         }
         for (uint32_t i = 0; i < r->ndivide; i++) {
             put_u64(div + 8 * i, r->divide[i]);
-            if (divst) put_stats(divst + (size_t)i * STATS_BYTES, &r->divide_stats[i]);
+            if (divst) put_stats(divst + (size_t)i * PLY__STATS_BYTES, &r->divide_stats[i]);
         }
     }
     sqlite3_stmt *st = s->add_result;
@@ -490,12 +474,13 @@ int ply_store_add_result(ply_store_t *s, const ply_store_result_t *r, char *why,
     rc |= sqlite3_bind_int64(st, 4, r->attempt);
     rc |= sqlite3_bind_int64(st, 5, (int64_t)r->nodes);
     if (r->stats) put_stats(stats, r->stats);
-    rc |= r->stats ? sqlite3_bind_blob(st, 6, stats, STATS_BYTES, SQLITE_STATIC)
+    rc |= r->stats ? sqlite3_bind_blob(st, 6, stats, PLY__STATS_BYTES, SQLITE_STATIC)
                    : sqlite3_bind_null(st, 6);
     rc |= div ? sqlite3_bind_blob(st, 7, div, (int)(r->ndivide * 8), SQLITE_STATIC)
               : sqlite3_bind_null(st, 7);
-    rc |= divst ? sqlite3_bind_blob(st, 8, divst, (int)(r->ndivide * STATS_BYTES), SQLITE_STATIC)
-                : sqlite3_bind_null(st, 8);
+    rc |= divst
+              ? sqlite3_bind_blob(st, 8, divst, (int)(r->ndivide * PLY__STATS_BYTES), SQLITE_STATIC)
+              : sqlite3_bind_null(st, 8);
     rc |= sqlite3_bind_text(st, 9, r->worker_id, -1, SQLITE_STATIC);
     rc |= sqlite3_bind_int64(st, 10, r->seed);
     rc |= sqlite3_bind_int(st, 11, r->arbiter != 0);
@@ -600,288 +585,6 @@ int ply_store_prune(ply_store_t *s, unsigned keep, unsigned *runs_pruned, char *
     return 0;
 }
 
-/* ------------------------------------------------------------------- load */
-
-/* Column @col as text, or "" (never NULL). */
-static const char *col_text(sqlite3_stmt *st, int col)
-{
-    const unsigned char *t = sqlite3_column_text(st, col);
-    return t ? (const char *)t : "";
-}
-
-/*
- * Stored root index -> plan index: the stored root moves (UCI, in the order
- * of the plan that was accepted) must all be legal moves of the root now.
- */
-static int map_roots(const ply_split_t *plan, const char *stored, int map[PLY_ARB_MAX_MOVES],
-                     int *nstored, char *why, size_t why_len)
-{
-    char *copy = strdup(stored), *save = NULL;
-    if (!copy) return PLY_ENOMEM;
-    int n = 0, r = 0;
-    for (char *tok = strtok_r(copy, " ", &save); tok && r == 0; tok = strtok_r(NULL, " ", &save)) {
-        int k = -1;
-        for (int i = 0; i < plan->nroot; i++)
-            if (strcmp(plan->root_uci[i], tok) == 0) k = i;
-        if (k < 0 || n >= PLY_ARB_MAX_MOVES) {
-            ply_why(why, why_len, 0, "root move %.8s is not legal in the stored position", tok);
-            r = PLY_EDB;
-        } else {
-            map[n++] = k;
-        }
-    }
-    free(copy);
-    if (r == 0 && n != plan->nroot) {
-        ply_why(why, why_len, 0, "%d root moves stored, the rule engine has %d", n, plan->nroot);
-        r = PLY_EDB;
-    }
-    *nstored = n;
-    return r;
-}
-
-/* One job row into plan->jobs[i], checked against the rule engine and the plan. */
-static int load_job(sqlite3_stmt *st, ply_split_t *plan, size_t i, const int *map, int nstored,
-                    int chess960, char *why, size_t why_len)
-{
-    ply_split_job_t *j = &plan->jobs[i];
-    const char *fen = col_text(st, 1);
-    const uint8_t *blob = sqlite3_column_blob(st, 5);
-    int bytes = sqlite3_column_bytes(st, 5);
-    ply_arb_pos_t pos;
-    ply_arb_move_t moves[PLY_ARB_MAX_MOVES];
-    char reason[256];
-    if ((uint64_t)sqlite3_column_int64(st, 0) != i) {
-        ply_why(why, why_len, 0, "job %zu missing", i);
-        return PLY_EDB;
-    }
-    if (ply_arb_from_fen(&pos, fen, chess960 ? PLY_ARB_CHESS960 : 0, reason, sizeof reason) < 0 ||
-        ply_arb_legal_moves(&pos, moves) != sqlite3_column_int(st, 2)) {
-        ply_why(why, why_len, 0, "job %zu: position or perft(1) disagrees with the rule engine", i);
-        return PLY_EDB;
-    }
-    if (bytes < 0 || bytes % MULT_BYTES != 0 || bytes / MULT_BYTES > PLY_ARB_MAX_MOVES ||
-        (bytes && !blob)) {
-        ply_why(why, why_len, 0, "job %zu: multiplicity blob of %d bytes", i, bytes);
-        return PLY_EDB;
-    }
-    j->fen = strdup(fen);
-    j->perft1 = (uint32_t)sqlite3_column_int(st, 2);
-    j->cost = (uint64_t)sqlite3_column_int64(st, 3);
-    j->multiplicity = (uint64_t)sqlite3_column_int64(st, 4);
-    j->nmult = (uint32_t)(bytes / MULT_BYTES);
-    j->mult = j->nmult ? calloc(j->nmult, sizeof *j->mult) : NULL;
-    if (!j->fen || (j->nmult && !j->mult)) return PLY_ENOMEM;
-    uint64_t sum = 0;
-    int over = 0; /* a damaged file's counts must not wrap to its total */
-    for (uint32_t k = 0; k < j->nmult; k++) {
-        const uint8_t *p = blob + (size_t)k * MULT_BYTES;
-        uint32_t root =
-            (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-        j->mult[k].count = get_u64(p + 4);
-        if (root >= (uint32_t)nstored || j->mult[k].count == 0) {
-            ply_why(why, why_len, 0, "job %zu: bad multiplicity entry %u", i, k);
-            return PLY_EDB;
-        }
-        j->mult[k].root = (uint32_t)map[root];
-        over |= __builtin_add_overflow(sum, j->mult[k].count, &sum);
-    }
-    if ((plan->split_depth > 0 && (over || sum != j->multiplicity)) ||
-        (plan->split_depth == 0 && (j->nmult || j->multiplicity != 1))) {
-        ply_why(why, why_len, 0, "job %zu: multiplicities do not add up", i);
-        return PLY_EDB;
-    }
-    return 0;
-}
-
-/* Rebuilds the plan of one stored run (columns of the SELECT in load_runs). */
-static int load_plan(ply_store_t *s, sqlite3_stmt *row, const ply_store_run_t *run,
-                     ply_split_t **out, char *why, size_t why_len)
-{
-    char reason[256];
-    ply_arb_pos_t root;
-    if (ply_arb_from_fen(&root, run->fen, run->chess960 ? PLY_ARB_CHESS960 : 0, reason,
-                         sizeof reason) < 0) {
-        ply_why(why, why_len, 0, "bad position: %s", reason);
-        return PLY_EDB;
-    }
-    int64_t split = sqlite3_column_int64(row, 9), njobs = sqlite3_column_int64(row, 10);
-    if (split < 0 || split >= (int64_t)run->depth || njobs < 1 || njobs > PLY_SPLIT_MAX_JOBS) {
-        ply_why(why, why_len, 0, "split depth %" PRId64 " or job count %" PRId64 " out of range",
-                split, njobs);
-        return PLY_EDB;
-    }
-    ply_split_t *plan = calloc(1, sizeof *plan);
-    if (!plan || !(plan->jobs = calloc((size_t)njobs, sizeof *plan->jobs))) {
-        free(plan);
-        return PLY_ENOMEM;
-    }
-    plan->root = root;
-    plan->depth = run->depth;
-    plan->split_depth = (unsigned)split;
-    plan->job_depth = run->depth - (unsigned)split;
-    plan->paths = (uint64_t)sqlite3_column_int64(row, 11);
-    plan->estimate = (uint64_t)sqlite3_column_int64(row, 12);
-    plan->nroot = ply_arb_legal_moves(&root, plan->root_moves);
-    for (int i = 0; i < plan->nroot; i++)
-        ply_arb_move_to_uci(&root, plan->root_moves[i], plan->root_uci[i]);
-    int map[PLY_ARB_MAX_MOVES], nstored = 0;
-    int r = map_roots(plan, col_text(row, 13), map, &nstored, why, why_len);
-    sqlite3_stmt *st = NULL;
-    if (r == 0 && sqlite3_prepare_v2(s->db,
-                                     "SELECT idx, fen, perft1, cost, multiplicity, mult FROM jobs"
-                                     " WHERE run_id=?1 ORDER BY idx",
-                                     -1, &st, NULL) != SQLITE_OK)
-        r = PLY_EDB;
-    if (r == 0) sqlite3_bind_int64(st, 1, (int64_t)run->id);
-    size_t i = 0;
-    int step;
-    while (r == 0 && (step = sqlite3_step(st)) == SQLITE_ROW) {
-        if (i >= (size_t)njobs) {
-            ply_why(why, why_len, 0, "more than %" PRId64 " jobs", njobs);
-            r = PLY_EDB;
-            break;
-        }
-        plan->njobs = i + 1; /* so that destroy frees what load_job allocated */
-        r = load_job(st, plan, i, map, nstored, run->chess960, why, why_len);
-        i++;
-    }
-    if (r == 0 && i != (size_t)njobs) {
-        ply_why(why, why_len, 0, "%zu of %" PRId64 " jobs stored", i, njobs);
-        r = PLY_EDB;
-    }
-    sqlite3_finalize(st);
-    if (r < 0) {
-        ply_split_destroy(&plan);
-        return r;
-    }
-    *out = plan;
-    return 0;
-}
-
-static int load_runs(ply_store_t *s, ply_store_run_fn on_run, void *arg, char *why, size_t why_len)
-{
-    sqlite3_stmt *st = NULL;
-    if (sqlite3_prepare_v2(s->db,
-                           "SELECT id, fen, depth, chess960, stats, want_split, verify_mode,"
-                           " verify_ppm, job_base, split_depth, njobs, paths, estimate,"
-                           " root_moves, slots, submitted_at,"
-                           " (SELECT count(*) FROM results WHERE run_id=runs.id), owner"
-                           " FROM runs WHERE state='active' ORDER BY submitted_at, id",
-                           -1, &st, NULL) != SQLITE_OK) {
-        ply_why(why, why_len, 0, "%s", sqlite3_errmsg(s->db));
-        return PLY_EDB;
-    }
-    int r = 0, step;
-    while (r == 0 && (step = sqlite3_step(st)) == SQLITE_ROW) {
-        ply_store_run_t run = {0};
-        run.id = (uint64_t)sqlite3_column_int64(st, 0);
-        snprintf(run.fen, sizeof run.fen, "%s", col_text(st, 1));
-        int64_t depth = sqlite3_column_int64(st, 2);
-        run.chess960 = sqlite3_column_int(st, 3) != 0;
-        run.stats = sqlite3_column_int(st, 4) != 0;
-        run.want_split = sqlite3_column_int(st, 5);
-        run.verify_mode = sqlite3_column_int(st, 6);
-        run.verify_ppm = (uint32_t)sqlite3_column_int64(st, 7);
-        run.job_base = (uint64_t)sqlite3_column_int64(st, 8);
-        int64_t slots = sqlite3_column_int64(st, 14);
-        run.submitted_unix_ms = sqlite3_column_int64(st, 15);
-        run.results = (uint32_t)sqlite3_column_int64(st, 16);
-        snprintf(run.owner, sizeof run.owner, "%s", col_text(st, 17));
-        char reason[256] = "";
-        if (depth < 1 || depth > PLY_SPLIT_MAX_DEPTH || slots < 1 || slots > 8 ||
-            run.job_base < 1) {
-            ply_why(reason, sizeof reason, 0, "depth, slots or job ids out of range");
-            r = PLY_EDB;
-        } else {
-            run.depth = (unsigned)depth;
-            run.slots = (uint32_t)slots;
-        }
-        ply_split_t *plan = NULL;
-        if (r == 0) r = load_plan(s, st, &run, &plan, reason, sizeof reason);
-        if (r == 0) r = on_run(arg, &run, &plan);
-        ply_split_destroy(&plan);
-        if (r < 0 && reason[0])
-            ply_why(why, why_len, 0, "state file %s, run %" PRIu64 ": %s", s->path, run.id, reason);
-    }
-    sqlite3_finalize(st);
-    return r;
-}
-
-/* Decodes the blobs of one result row; 0 or PLY_EDB with the reason. */
-static int load_result(sqlite3_stmt *st, ply_store_result_fn on_result, void *arg, char *why,
-                       size_t why_len)
-{
-    ply_store_result_t r = {0};
-    ply_stats_t stats;
-    uint64_t divide[PLY_ARB_MAX_MOVES];
-    ply_stats_t divide_stats[PLY_ARB_MAX_MOVES]; /* 30 KiB: fine on a loop thread's stack */
-    r.run_id = (uint64_t)sqlite3_column_int64(st, 0);
-    int64_t job = sqlite3_column_int64(st, 1), role = sqlite3_column_int64(st, 2);
-    r.attempt = (uint32_t)sqlite3_column_int64(st, 3);
-    r.nodes = (uint64_t)sqlite3_column_int64(st, 4);
-    const uint8_t *sb = sqlite3_column_blob(st, 5);
-    int sn = sqlite3_column_bytes(st, 5);
-    const uint8_t *db = sqlite3_column_blob(st, 6);
-    int dn = sqlite3_column_bytes(st, 6);
-    const uint8_t *dsb = sqlite3_column_blob(st, 7);
-    int dsn = sqlite3_column_bytes(st, 7);
-    r.worker_id = col_text(st, 8);
-    r.seed = (uint32_t)sqlite3_column_int64(st, 9);
-    r.arbiter = sqlite3_column_int(st, 10) != 0;
-    r.no_hash = sqlite3_column_int(st, 11) != 0;
-    r.time_us = (uint64_t)sqlite3_column_int64(st, 12);
-    r.identity = sqlite3_column_type(st, 13) == SQLITE_NULL ? NULL : col_text(st, 13);
-    if (job < 0 || job > UINT32_MAX || role < 0 || role > 8 || (sb && sn != STATS_BYTES) ||
-        dn % 8 != 0 || dn / 8 > PLY_ARB_MAX_MOVES || (dsb && dsn != dn / 8 * STATS_BYTES)) {
-        ply_why(why, why_len, 0, "result of job %" PRId64 " of run %" PRIu64 " is malformed", job,
-                r.run_id);
-        return PLY_EDB;
-    }
-    r.job = (uint32_t)job;
-    r.role = (uint32_t)role;
-    if (sb) {
-        get_stats(sb, &stats);
-        r.stats = &stats;
-    }
-    r.ndivide = db ? (uint32_t)(dn / 8) : 0;
-    for (uint32_t i = 0; i < r.ndivide; i++) {
-        divide[i] = get_u64(db + 8 * i);
-        if (dsb) get_stats(dsb + (size_t)i * STATS_BYTES, &divide_stats[i]);
-    }
-    r.divide = r.ndivide ? divide : NULL;
-    r.divide_stats = r.ndivide && dsb ? divide_stats : NULL;
-    return on_result(arg, &r);
-}
-
-int ply_store_load(ply_store_t *s, ply_store_run_fn on_run, ply_store_result_fn on_result,
-                   void *arg, char *why, size_t why_len)
-{
-    if (!s || !on_run || !on_result) return PLY_EINVAL;
-    int r = load_runs(s, on_run, arg, why, why_len);
-    sqlite3_stmt *st = NULL;
-    if (r == 0 && sqlite3_prepare_v2(s->db,
-                                     "SELECT r.run_id, r.idx, r.role, r.attempt, r.nodes, r.stats,"
-                                     " r.divide, r.divide_stats, r.worker, r.seed, r.arbiter,"
-                                     " r.no_hash, r.time_us, i.identity FROM results r"
-                                     " JOIN runs u ON u.id = r.run_id LEFT JOIN result_identity i"
-                                     " ON i.run_id = r.run_id AND i.idx = r.idx AND i.role = r.role"
-                                     " WHERE u.state='active'"
-                                     " ORDER BY r.run_id, r.idx, r.role",
-                                     -1, &st, NULL) != SQLITE_OK) {
-        ply_why(why, why_len, 0, "%s: %s", s->path, sqlite3_errmsg(s->db));
-        r = PLY_EDB;
-    }
-    int step = SQLITE_DONE;
-    while (r == 0 && (step = sqlite3_step(st)) == SQLITE_ROW)
-        r = load_result(st, on_result, arg, why, why_len);
-    if (r == 0 && step != SQLITE_DONE) {
-        ply_why(why, why_len, 0, "%s: %s", s->path, sqlite3_errmsg(s->db));
-        r = PLY_EDB;
-    }
-    sqlite3_finalize(st);
-    return r;
-}
-
 /* --------------------------------------------------------------- failures */
 
 int ply_store_job_failed(ply_store_t *s, const ply_store_failure_t *f, char *why, size_t why_len)
@@ -901,113 +604,4 @@ int ply_store_job_failed(ply_store_t *s, const ply_store_failure_t *f, char *why
     if (!ok) ply_why(why, why_len, 0, "%s: %s", s->path, sqlite3_errmsg(s->db));
     sqlite3_finalize(st);
     return ok ? 0 : PLY_EDB;
-}
-
-int ply_store_load_failures(ply_store_t *s, ply_store_failure_fn fn, void *arg, char *why,
-                            size_t why_len)
-{
-    if (!s || !fn) return PLY_EINVAL;
-    sqlite3_stmt *st = NULL;
-    if (sqlite3_prepare_v2(s->db,
-                           "SELECT f.run_id, f.task, f.attempt, f.failures, f.history"
-                           " FROM failures f JOIN runs u ON u.id = f.run_id"
-                           " WHERE u.state='active' ORDER BY f.run_id, f.task",
-                           -1, &st, NULL) != SQLITE_OK)
-        return ply_why(why, why_len, PLY_EDB, "%s: %s", s->path, sqlite3_errmsg(s->db));
-    int r = 0, step;
-    while (r == 0 && (step = sqlite3_step(st)) == SQLITE_ROW) {
-        ply_store_failure_t f = {(uint64_t)sqlite3_column_int64(st, 0),
-                                 (uint32_t)sqlite3_column_int64(st, 1),
-                                 (uint32_t)sqlite3_column_int64(st, 2),
-                                 (uint32_t)sqlite3_column_int64(st, 3), col_text(st, 4)};
-        r = fn(arg, &f);
-    }
-    if (r == 0 && step != SQLITE_DONE)
-        r = ply_why(why, why_len, PLY_EDB, "%s: %s", s->path, sqlite3_errmsg(s->db));
-    sqlite3_finalize(st);
-    return r;
-}
-
-/* ---------------------------------------------------------- finished runs */
-
-#define FINISHED_COLUMNS                                                                           \
-    "id, state, fen, depth, njobs, jobs_done, nodes, elapsed_ms, error_code, error, verify,"       \
-    " chess960, stats, want_split, verify_mode, verify_ppm, nodes_hi, owner"
-#define FINISHED_NCOLUMNS 18
-
-static void read_finished(sqlite3_stmt *st, ply_store_finished_t *f)
-{
-    memset(f, 0, sizeof *f);
-    f->id = (uint64_t)sqlite3_column_int64(st, 0);
-    snprintf(f->state, sizeof f->state, "%s", col_text(st, 1));
-    snprintf(f->fen, sizeof f->fen, "%s", col_text(st, 2));
-    f->depth = (unsigned)sqlite3_column_int(st, 3);
-    f->jobs_total = (uint32_t)sqlite3_column_int64(st, 4);
-    f->jobs_done = (uint32_t)sqlite3_column_int64(st, 5);
-    f->nodes = ply_u128_make((uint64_t)sqlite3_column_int64(st, 16),
-                             (uint64_t)sqlite3_column_int64(st, 6)); /* NULL reads as 0 */
-    f->elapsed_ms = (uint64_t)sqlite3_column_int64(st, 7);
-    f->code = sqlite3_column_int(st, 8);
-    snprintf(f->error, sizeof f->error, "%s", col_text(st, 9));
-    snprintf(f->verify, sizeof f->verify, "%s", col_text(st, 10));
-    f->chess960 = sqlite3_column_int(st, 11) != 0;
-    f->stats = sqlite3_column_int(st, 12) != 0;
-    f->want_split = sqlite3_column_int(st, 13);
-    f->verify_mode = sqlite3_column_int(st, 14);
-    f->verify_ppm = (uint32_t)sqlite3_column_int64(st, 15);
-    snprintf(f->owner, sizeof f->owner, "%s", col_text(st, 17));
-}
-
-int ply_store_finished(ply_store_t *s, uint64_t id, ply_store_finished_t *f, void **reply,
-                       size_t *reply_len)
-{
-    if (!s || !f) return PLY_EINVAL;
-    if (reply) *reply = NULL;
-    sqlite3_stmt *st = NULL;
-    if (sqlite3_prepare_v2(s->db,
-                           "SELECT " FINISHED_COLUMNS ", reply FROM runs"
-                           " WHERE id=?1 AND state<>'active'",
-                           -1, &st, NULL) != SQLITE_OK)
-        return PLY_EDB;
-    sqlite3_bind_int64(st, 1, (int64_t)id);
-    int step = sqlite3_step(st), r = 0;
-    if (step == SQLITE_ROW) {
-        read_finished(st, f);
-        const void *blob = sqlite3_column_blob(st, FINISHED_NCOLUMNS);
-        int n = sqlite3_column_bytes(st, FINISHED_NCOLUMNS);
-        if (reply && blob && n > 0) {
-            *reply = malloc((size_t)n);
-            if (*reply) {
-                memcpy(*reply, blob, (size_t)n);
-                *reply_len = (size_t)n;
-            } else {
-                r = PLY_ENOMEM;
-            }
-        }
-    } else {
-        r = step == SQLITE_DONE ? PLY_ENOTFOUND : PLY_EDB;
-    }
-    sqlite3_finalize(st);
-    return r;
-}
-
-int ply_store_recent(ply_store_t *s, unsigned max,
-                     int (*fn)(void *arg, const ply_store_finished_t *f), void *arg)
-{
-    if (!s || !fn) return PLY_EINVAL;
-    sqlite3_stmt *st = NULL;
-    if (sqlite3_prepare_v2(s->db,
-                           "SELECT " FINISHED_COLUMNS " FROM runs WHERE state<>'active'"
-                           " ORDER BY submitted_at DESC, id DESC LIMIT ?1",
-                           -1, &st, NULL) != SQLITE_OK)
-        return PLY_EDB;
-    sqlite3_bind_int64(st, 1, max);
-    int r = 0, step;
-    while (r == 0 && (step = sqlite3_step(st)) == SQLITE_ROW) {
-        ply_store_finished_t f;
-        read_finished(st, &f);
-        r = fn(arg, &f);
-    }
-    sqlite3_finalize(st);
-    return r;
 }

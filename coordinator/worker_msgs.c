@@ -1,7 +1,7 @@
 /*
  * Messages from workers: HELLO (a worker joins; which worker id belongs to
  * which identity), READY (credit), RESULT (checked against the rule engine's
- * plan, stored, then counted or kept for comparison by verify.c), ERROR, BYE
+ * plan, stored, then counted or kept for comparison by settle.c), ERROR, BYE
  * and HEARTBEAT (its node count is the proof of progress).
  */
 #include <inttypes.h>
@@ -186,7 +186,7 @@ static void check_failed(ply_coordinator_t *c, run_t *run, size_t t, peer_t *p, 
 
 /*
  * A worker's RESULT: checked (attempt, perft(1), statistics, divide), stored,
- * then counted or kept for comparison (verify.c). A result from a superseded
+ * then counted or kept for comparison (settle.c). A result from a superseded
  * attempt or for an unknown task is ignored and logged.
  */
 static void on_result(ply_coordinator_t *c, peer_t *p, const Ply__Result *r)

@@ -1,7 +1,8 @@
 # Leases and heartbeats, durable state, verification (coordinator/store.c,
-# verify.c, restore.c; worker reconnects): unit tests of the state file, the
-# coordinator against fake workers (quarantine, hung workers, verify modes),
-# and end-to-end chaos and faulty-worker tests with the real programs.
+# store_read.c, verify.c, settle.c, drill.c, restore.c; worker reconnects):
+# unit tests of the state file, the coordinator against fake workers
+# (quarantine, hung workers, verify modes), and end-to-end chaos and
+# faulty-worker tests with the real programs.
 
 # A worker that corrupts one count in N (--fault-every N), for the
 # verification tests only: ply-worker's own sources compiled with

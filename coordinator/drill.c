@@ -1,0 +1,306 @@
+/*
+ * The rule engine's counts and the drill-downs of verification (verify.c's
+ * header has the rules). The rule engine counts a sample's check, a
+ * tie-break or a drill-down's reference divide on libuv's thread pool
+ * (arb_work), never on the loop thread; its results come back through the
+ * same path as a worker's (stored, then taken). A drill-down compares that
+ * divide with a divide job on the worker whose count lost, to name the first
+ * move whose subtree differs.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+#include "util/error.h"
+#include "util/log.h"
+#include "util/time.h"
+
+/* ------------------------------------------------ the rule engine's counts */
+
+typedef struct arb_work {
+    uv_work_t w;
+    ply_coordinator_t *c;
+    uint64_t run_id;
+    size_t t;
+    int drill; /* the reference divide of a drill-down */
+    ply_arb_pos_t pos;
+    unsigned depth;
+    int stats, divide;
+    uint64_t budget;
+    /* out */
+    int too_big;
+    uint64_t estimate, nodes, time_us;
+    ply_stats_t st;
+    int n, has_divst;
+    char uci[PLY_ARB_MAX_MOVES][6];
+    uint64_t div[PLY_ARB_MAX_MOVES];
+    ply_stats_t divst[PLY_ARB_MAX_MOVES];
+} arb_work_t;
+
+/* On the thread pool: the rule engine counts, unless the job is beyond its budget. */
+static void arb_count(uv_work_t *w)
+{
+    arb_work_t *a = w->data;
+    a->estimate = ply_split_estimate(&a->pos, a->depth);
+    uint64_t budget = a->stats && !a->drill ? a->budget / 4 : a->budget;
+    if (a->estimate > budget) {
+        a->too_big = 1;
+        return;
+    }
+    uint64_t t0 = ply_time_ns();
+    if (a->divide || a->drill) {
+        ply_arb_move_t moves[PLY_ARB_MAX_MOVES];
+        a->n = ply_arb_legal_moves(&a->pos, moves);
+        a->has_divst = a->stats && !a->drill && a->depth >= 2;
+        for (int i = 0; i < a->n; i++) {
+            ply_arb_pos_t child = a->pos;
+            ply_arb_make(&child, moves[i]);
+            ply_arb_move_to_uci(&a->pos, moves[i], a->uci[i]);
+            a->div[i] = a->depth == 1 ? 1 : ply_arb_perft(&child, (int)a->depth - 1);
+            if (a->has_divst) ply_arb_perft_stats(&child, (int)a->depth - 1, &a->divst[i]);
+            a->nodes += a->div[i];
+        }
+    }
+    if (a->stats && !a->drill) {
+        ply_arb_perft_stats(&a->pos, (int)a->depth, &a->st);
+        a->nodes = a->st.v[PLY_STAT_nodes];
+    } else if (!a->divide && !a->drill) {
+        a->nodes = ply_arb_perft(&a->pos, (int)a->depth);
+    }
+    a->time_us = (ply_time_ns() - t0) / 1000;
+}
+
+static void drill_try_finish(ply_coordinator_t *c, run_t *run, size_t idx);
+
+/* Back on the loop thread: the count becomes a computation, or the job goes to a worker. */
+static void arb_done(uv_work_t *w, int status)
+{
+    arb_work_t *a = w->data;
+    ply_coordinator_t *c = a->c;
+    c->pending_work--;
+    run_t *run = ply__run_find(c, a->run_id);
+    if (status != 0 || !run || run->state != RUN_ACTIVE) {
+        free(a);
+        return;
+    }
+    size_t idx = ply__job_of(run, a->t);
+    ply__vjob_t *v = run->v ? run->v[idx] : NULL;
+    if (a->drill) {
+        ply__drill_t *d = v ? v->drill : NULL;
+        if (d && !d->done) {
+            if (a->too_big) {
+                free(v->drill_text);
+                char text[200];
+                snprintf(text, sizeof text,
+                         "not done: about %" PRIu64 " nodes is beyond the rule engine's budget "
+                         "of %" PRIu64,
+                         a->estimate, a->budget);
+                v->drill_text = strdup(text);
+                d->have_ref = d->have_work = 1;
+                d->nref = d->nwork = -1; /* concluded */
+            } else {
+                d->have_ref = 1;
+                d->nref = a->n;
+                memcpy(d->ref_uci, a->uci, sizeof a->uci);
+                memcpy(d->ref_nodes, a->div, sizeof a->div);
+            }
+            drill_try_finish(c, run, idx);
+        }
+    } else if (run->jobs[a->t].state == JOB_ARBITER) {
+        if (a->too_big) {
+            ply_debug("run %" PRIu64 ": job %zu: ~%" PRIu64 " nodes, beyond the rule engine's "
+                      "budget: a worker checks it",
+                      run->id, idx, a->estimate);
+            ply__queue_task(run, a->t);
+        } else {
+            ply__comp_t k;
+            memset(&k, 0, sizeof k);
+            k.have = 1;
+            k.arbiter = 1;
+            k.no_hash = 1;
+            k.nodes = a->nodes;
+            k.time_us = a->time_us;
+            snprintf(k.worker, sizeof k.worker, PLY__ARBITER_ID);
+            snprintf(k.identity, sizeof k.identity, PLY__ARBITER_ID);
+            if (a->stats) k.has_stats = 1, k.stats = a->st;
+            int nroot = run->plan->nroot;
+            if (a->divide && a->n == nroot) {
+                k.divide = calloc((size_t)nroot + 1, sizeof *k.divide);
+                if (k.divide) memcpy(k.divide, a->div, (size_t)nroot * sizeof *k.divide);
+                if (a->has_divst &&
+                    (k.divide_stats = calloc((size_t)nroot + 1, sizeof *k.divide_stats)))
+                    memcpy(k.divide_stats, a->divst, (size_t)nroot * sizeof *k.divide_stats);
+            }
+            char why[PLY__WHY_LEN];
+            if (ply__comp_store(c, run, a->t, &k, why, sizeof why) < 0) {
+                ply__comp_free(&k);
+                ply__run_fail(run, PLY_EDB, "%s", why);
+            } else {
+                run->results_computed++;
+                k.live = 1;
+                ply__take(c, run, a->t, &k, 1);
+            }
+        }
+    }
+    free(a);
+    ply__pump(c);
+}
+
+/* Queues the rule engine's count of task @t (or, @drill, its reference divide); 0 or < 0. */
+int ply__arbiter_start(ply_coordinator_t *c, run_t *run, size_t t, int drill)
+{
+    if (!c->cfg.arbiter_budget) return PLY_ERANGE;
+    const ply_split_t *plan = run->plan;
+    arb_work_t *a = calloc(1, sizeof *a);
+    if (!a) return PLY_ENOMEM;
+    char why[128];
+    if (ply_arb_from_fen(&a->pos, plan->jobs[ply__job_of(run, t)].fen,
+                         run->chess960 ? PLY_ARB_CHESS960 : 0, why, sizeof why) < 0) {
+        free(a);
+        return PLY_EFEN;
+    }
+    a->c = c;
+    a->run_id = run->id;
+    a->t = t;
+    a->drill = drill;
+    a->depth = plan->job_depth;
+    a->stats = run->want_stats;
+    a->divide = plan->split_depth == 0;
+    a->budget = c->cfg.arbiter_budget;
+    a->w.data = a;
+    if (uv_queue_work(&c->loop, &a->w, arb_count, arb_done) != 0) {
+        free(a);
+        return PLY_ENOMEM;
+    }
+    c->pending_work++;
+    return 0;
+}
+
+/* -------------------------------------------------------------- drill-down */
+
+/*
+ * Starts the drill-down of a settled mismatch: the rule engine's divide of
+ * the job position against a divide job on the worker whose count lost (or,
+ * when the rule engine lost, on the first worker).
+ */
+void ply__drill_start(ply_coordinator_t *c, run_t *run, size_t idx)
+{
+    ply__vjob_t *v = run->v[idx];
+    const ply__comp_t *d = &v->comp[v->dissent];
+    /* the rule engine outvoted (a sample's check): drill into the first worker's count */
+    const ply__comp_t *target = d->arbiter ? &v->comp[0] : d;
+    char text[200];
+    text[0] = '\0';
+    if (!c->cfg.arbiter_budget)
+        snprintf(text, sizeof text, "not done: the rule engine is off for checks");
+    else if (target->arbiter || !ply__worker_by_id(c, target->worker))
+        snprintf(text, sizeof text, "not done: worker %s has left", target->worker);
+    else if (!(v->drill = calloc(1, sizeof *v->drill)))
+        snprintf(text, sizeof text, "not done: out of memory");
+    if (text[0]) {
+        v->drill_text = strdup(text);
+        return;
+    }
+    snprintf(v->drill->worker, sizeof v->drill->worker, "%s", target->worker);
+    snprintf(v->drill->identity, sizeof v->drill->identity, "%s", target->identity);
+    size_t t = ply__task_of(run, idx, PLY__DRILL);
+    if (ply__arbiter_start(c, run, t, 1) < 0) {
+        free(v->drill);
+        v->drill = NULL;
+        v->drill_text = strdup("not done: cannot start the rule engine's divide");
+        return;
+    }
+    ply__queue_task(run, t);
+    run->drills_pending++;
+}
+
+/* Writes the conclusion of a drill-down whose two divides are in. */
+static void drill_conclude(const run_t *run, size_t idx, ply__drill_t *d, char *out, size_t len)
+{
+    const char *fen = run->plan->jobs[idx].fen;
+    for (int i = 0; i < d->nref; i++) {
+        int k = -1;
+        for (int m = 0; m < d->nwork; m++)
+            if (strcmp(d->work_uci[m], d->ref_uci[i]) == 0) k = m;
+        if (k < 0) {
+            snprintf(out, len,
+                     "in %s, move %s is missing from %s's divide (the rule engine counts %" PRIu64
+                     " below it)",
+                     fen, d->ref_uci[i], d->worker, d->ref_nodes[i]);
+            return;
+        }
+        if (d->work_nodes[k] != d->ref_nodes[i]) {
+            snprintf(out, len,
+                     "first differing move in %s: %s, %s counts %" PRIu64
+                     ", the rule engine %" PRIu64,
+                     fen, d->ref_uci[i], d->worker, d->work_nodes[k], d->ref_nodes[i]);
+            return;
+        }
+    }
+    for (int m = 0; m < d->nwork; m++) {
+        int known = 0;
+        for (int i = 0; i < d->nref; i++) known |= strcmp(d->work_uci[m], d->ref_uci[i]) == 0;
+        if (!known) {
+            snprintf(out, len, "in %s, %s's divide lists %s, which is not a legal move", fen,
+                     d->worker, d->work_uci[m]);
+            return;
+        }
+    }
+    uint64_t total = 0;
+    for (int i = 0; i < d->nref; i++) total += d->ref_nodes[i];
+    snprintf(out, len,
+             "%s's divide of %s agrees with the rule engine on all %d moves (%" PRIu64
+             " nodes): the fault did not reproduce",
+             d->worker, fen, d->nref, total);
+}
+
+static void drill_try_finish(ply_coordinator_t *c, run_t *run, size_t idx)
+{
+    (void)c;
+    ply__vjob_t *v = run->v ? run->v[idx] : NULL;
+    ply__drill_t *d = v ? v->drill : NULL;
+    if (!d || d->done || !d->have_ref || !d->have_work) return;
+    if (!v->drill_text) {
+        char text[PLY__WHY_LEN];
+        drill_conclude(run, idx, d, text, sizeof text);
+        v->drill_text = strdup(text);
+    }
+    d->done = 1;
+    size_t t = ply__task_of(run, idx, PLY__DRILL);
+    if (run->jobs[t].state == JOB_PENDING) run->jobs[t].state = JOB_DONE; /* leaves the queue */
+    if (run->drills_pending) run->drills_pending--;
+    ply_info("run %" PRIu64 ": job %" PRIu64 " drill-down: %s", run->id, run->job_base + idx,
+             v->drill_text);
+    ply__maybe_done(run);
+}
+
+void ply__drill_result(ply_coordinator_t *c, run_t *run, size_t t, const Ply__Result *r)
+{
+    size_t idx = ply__job_of(run, t);
+    ply__vjob_t *v = run->v ? run->v[idx] : NULL;
+    ply__drill_t *d = v ? v->drill : NULL;
+    if (!d || d->done) return;
+    d->nwork = 0;
+    for (size_t i = 0; i < r->n_divide && i < PLY_ARB_MAX_MOVES; i++) {
+        snprintf(d->work_uci[d->nwork], sizeof d->work_uci[0], "%s", r->divide[i]->move);
+        d->work_nodes[d->nwork++] = r->divide[i]->nodes;
+    }
+    d->have_work = 1;
+    drill_try_finish(c, run, idx);
+}
+
+void ply__drill_give_up(ply_coordinator_t *c, run_t *run, size_t t, const char *why)
+{
+    size_t idx = ply__job_of(run, t);
+    ply__vjob_t *v = run->v ? run->v[idx] : NULL;
+    run->jobs[t].state = JOB_DONE;
+    if (!v || !v->drill || v->drill->done) return;
+    char text[PLY__WHY_LEN];
+    snprintf(text, sizeof text, "not done: %s", why);
+    free(v->drill_text);
+    v->drill_text = strdup(text);
+    v->drill->have_ref = v->drill->have_work = 1;
+    drill_try_finish(c, run, idx);
+}

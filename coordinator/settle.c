@@ -1,0 +1,522 @@
+/*
+ * Comparing and settling the computations of a job (verify.c's header has
+ * the rules): the run's exact sums (apply, and unapply for counts taken out
+ * again), starting a check or a tie-break, settle() and ply__take, and
+ * ply__exclude with the re-opening of the jobs an excluded identity counted.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+#include "util/error.h"
+#include "util/log.h"
+#include "util/time.h"
+
+/* ------------------------------------------------------------- the sums */
+
+static void note_used(run_t *run, const ply__comp_t *k)
+{
+    if (k->arbiter) return;
+    uint32_t id = ply__hash_id(k->worker);
+    unsigned i = 0;
+    while (i < run->nused_ids && run->used_ids[i] != id) i++;
+    if (i == run->nused_ids && i < sizeof run->used_ids / sizeof *run->used_ids)
+        run->used_ids[run->nused_ids++] = id;
+    i = 0;
+    while (i < run->nused_seeds && run->used_seeds[i] != k->seed) i++;
+    if (i == run->nused_seeds && i < sizeof run->used_seeds / sizeof *run->used_seeds)
+        run->used_seeds[run->nused_seeds++] = k->seed;
+}
+
+void ply__maybe_done(run_t *run)
+{
+    if (run->state == RUN_ACTIVE && run->done == run->plan->njobs && run->drills_pending == 0)
+        run->state = RUN_DONE;
+}
+
+/* The counter of the kind of confirmation a settled job got (ply__acc_t.kind), or NULL. */
+static uint32_t *confirmations(run_t *run, int kind)
+{
+    return kind == PLY__CONF_WORKER       ? &run->by_worker
+           : kind == PLY__CONF_SAME_SEED  ? &run->same_seed
+           : kind == PLY__CONF_SAME_IDENT ? &run->same_worker
+           : kind == PLY__CONF_ARBITER    ? &run->by_arbiter
+                                          : NULL;
+}
+
+/*
+ * Adds the accepted computation @k of job @idx into the run's sums, exactly
+ * (128-bit: a job's count fits in 64 bits, a run's total need not). A sum
+ * past 2^128 - 1, which no position reaches below depth 17 (util/u128.h),
+ * fails the run rather than wrap. Notes where the counts came from: @who2,
+ * the identity (run->idents index, or PLY__WHO_*) of the computation that
+ * confirmed them, and the kind of confirmation @kind (PLY__CONF_*).
+ */
+static void apply(run_t *run, size_t idx, const ply__comp_t *k, unsigned who2, int kind)
+{
+    const ply_split_t *plan = run->plan;
+    const ply_split_job_t *sj = &plan->jobs[idx];
+    int over = 0;
+    if (plan->split_depth == 0) {
+        for (int m = 0; k->divide && m < plan->nroot; m++) run->divide[m] = k->divide[m];
+        run->divide_has_stats = run->want_stats && k->divide_stats;
+        for (int m = 0; run->divide_has_stats && m < plan->nroot; m++)
+            ply_stats128_from(&run->divide_stats[m], &k->divide_stats[m]);
+    } else {
+        for (uint32_t m = 0; m < sj->nmult; m++) {
+            const ply_split_mult_t *pm = &sj->mult[m];
+            over |= ply_u128_add_mul(&run->divide[pm->root], pm->count, k->nodes) < 0;
+            if (run->want_stats)
+                over |= ply_stats128_add(&run->divide_stats[pm->root], &k->stats, pm->count) < 0;
+        }
+        run->divide_has_stats = run->want_stats;
+    }
+    over |= ply_u128_add_mul(&run->nodes, sj->multiplicity, k->nodes) < 0;
+    if (run->want_stats) over |= ply_stats128_add(&run->stats, &k->stats, sj->multiplicity) < 0;
+    if (over)
+        ply__run_fail(run, PLY_ERANGE,
+                      "job %zu at %s: the run's counts pass 2^128 - 1, beyond what ply sums "
+                      "exactly",
+                      idx, sj->fen);
+    ply__acc_t *a = &run->acc[idx];
+    a->who = (uint16_t)(k->arbiter ? PLY__WHO_ARBITER : ply__ident_of(run, k->identity, k->worker));
+    a->who2 = (uint16_t)who2;
+    a->kind = (uint8_t)kind;
+    if (confirmations(run, kind)) (*confirmations(run, kind))++;
+    a->nodes = k->nodes;
+    if (run->acc_stats) run->acc_stats[idx] = k->stats;
+    run->worker_time_us += k->time_us;
+    run->tt_probes += k->tt_probes;
+    run->tt_hits += k->tt_hits;
+    if (k->live) { /* honest figures: what was counted now, apart from what tables answered */
+        uint64_t tt = k->tt_nodes < k->nodes ? k->tt_nodes : k->nodes; /* a worker's word */
+        uint64_t n = k->nodes - tt;
+        run->counted_nodes = run->counted_nodes + n < n ? UINT64_MAX : run->counted_nodes + n;
+        run->tt_nodes = run->tt_nodes + tt < tt ? UINT64_MAX : run->tt_nodes + tt;
+    }
+    run->perft1_checked++;
+    run->settled[idx] = 1;
+    note_used(run, k);
+    run->done++;
+    ply__maybe_done(run);
+}
+
+/* @dst -= @mult x @src per counter: the exact inverse of an earlier ply_stats128_add. */
+static void stats128_take_out(ply_stats128_t *dst, const ply_stats_t *src, uint64_t mult)
+{
+    for (int i = 0; i < PLY_STATS_N; i++) dst->v[i] -= (ply_u128_t)mult * src->v[i];
+}
+
+/*
+ * Takes settled job @idx's counts out of the run's sums again (its source
+ * was caught wrong): the exact inverse of apply(), which added them, so no
+ * sum goes below zero.
+ */
+static void unapply(run_t *run, size_t idx)
+{
+    const ply_split_t *plan = run->plan;
+    const ply_split_job_t *sj = &plan->jobs[idx];
+    const ply__acc_t *a = &run->acc[idx];
+    if (plan->split_depth == 0) {
+        memset(run->divide, 0, (size_t)plan->nroot * sizeof *run->divide);
+        if (run->divide_stats)
+            memset(run->divide_stats, 0, (size_t)plan->nroot * sizeof *run->divide_stats);
+    } else {
+        for (uint32_t m = 0; m < sj->nmult; m++) {
+            const ply_split_mult_t *pm = &sj->mult[m];
+            run->divide[pm->root] -= (ply_u128_t)pm->count * a->nodes;
+            if (run->want_stats)
+                stats128_take_out(&run->divide_stats[pm->root], &run->acc_stats[idx], pm->count);
+        }
+    }
+    run->nodes -= (ply_u128_t)sj->multiplicity * a->nodes;
+    if (run->want_stats) stats128_take_out(&run->stats, &run->acc_stats[idx], sj->multiplicity);
+    if (confirmations(run, run->acc[idx].kind)) (*confirmations(run, run->acc[idx].kind))--;
+    run->perft1_checked--;
+    run->settled[idx] = 0;
+    run->done--;
+}
+
+/* --------------------------------------------------------------- settling */
+
+void ply__queue_task(run_t *run, size_t t)
+{
+    run->jobs[t].state = JOB_PENDING;
+    run->jobs[t].queued_ms = ply_time_ms();
+    if (ply__queue_push(run, t) != 0) ply__run_fail(run, PLY_ENOMEM, "out of memory");
+}
+
+/*
+ * Starts computation @role of job @idx if it has not started: by the rule
+ * engine when the mode allows it (a sample's check, any tie-break) and it can
+ * afford the job, else by a worker through the queue.
+ */
+static void activate(ply_coordinator_t *c, run_t *run, size_t idx, int role)
+{
+    size_t t = ply__task_of(run, idx, role);
+    if (run->jobs[t].state != JOB_UNUSED) return;
+    const ply__vjob_t *v = run->v[idx];
+    /* the rule engine against a worker is settled by another worker, not by itself again */
+    int arbiter = (role == PLY__TIE && !(v && v->comp[1].arbiter)) ||
+                  (role == PLY__CHECK && run->verify_mode == PLY__VERIFY_MODE__VERIFY_MODE_SAMPLE);
+    if (arbiter && ply__arbiter_start(c, run, t, 0) == 0) {
+        run->jobs[t].state = JOB_ARBITER;
+        return;
+    }
+    ply__queue_task(run, t);
+}
+
+void ply__on_handout(ply_coordinator_t *c, run_t *run, size_t t)
+{
+    size_t idx = ply__job_of(run, t);
+    if (run->slots > 1 && ply__role_of(run, t) == PLY__FIRST && ply__verify_selected(run, idx))
+        activate(c, run, idx, PLY__CHECK);
+}
+
+static int comp_same(const run_t *run, const ply__comp_t *a, const ply__comp_t *b)
+{
+    if (a->nodes != b->nodes) return 0;
+    if (a->has_stats && b->has_stats && !ply_stats_equal(&a->stats, &b->stats)) return 0;
+    if (a->divide && b->divide)
+        for (int i = 0; i < run->plan->nroot; i++)
+            if (a->divide[i] != b->divide[i]) return 0;
+    return 1;
+}
+
+/* The kind of confirmation two agreeing computations give. */
+static int classify(const ply__comp_t *a, const ply__comp_t *b)
+{
+    if (a->arbiter || b->arbiter) return PLY__CONF_ARBITER;
+    if (strcmp(a->identity, b->identity) == 0) return PLY__CONF_SAME_IDENT;
+    return a->seed == b->seed ? PLY__CONF_SAME_SEED : PLY__CONF_WORKER;
+}
+
+/* Job @idx is settled: computation @role's counts are used, confirmed by computation @confirm
+ * (-1: none, or the rule engine alone, @role being its count). */
+static void accept_job(run_t *run, size_t idx, int role, int confirm)
+{
+    ply__vjob_t *v = run->v[idx];
+    v->settled = 1;
+    v->accepted = role;
+    const ply__comp_t *k = confirm >= 0 ? &v->comp[confirm] : NULL;
+    int kind = k ? classify(&v->comp[role], k) : v->comp[role].arbiter ? PLY__CONF_ARBITER : 0;
+    apply(run, idx, &v->comp[role],
+          !k           ? PLY__WHO_NONE
+          : k->arbiter ? PLY__WHO_ARBITER
+                       : ply__ident_of(run, k->identity, k->worker),
+          kind);
+    for (int r = 0; r < 3; r++) ply__comp_free(&v->comp[r]);
+    if (!v->mismatch) ply__vjob_free(&run->v[idx]); /* nothing to report about it */
+}
+
+static void mm_add(run_t *run, size_t idx)
+{
+    if (run->nmm == run->capmm) {
+        size_t cap = run->capmm ? run->capmm * 2 : 8;
+        uint32_t *a = realloc(run->mm, cap * sizeof *a);
+        if (!a) return; /* counted, not listed */
+        run->mm = a;
+        run->capmm = cap;
+    }
+    run->mm[run->nmm++] = (uint32_t)idx;
+}
+
+void ply__describe(char *buf, size_t len, const ply__comp_t *k)
+{
+    if (k->arbiter)
+        snprintf(buf, len, "the rule engine says %" PRIu64, k->nodes);
+    else
+        snprintf(buf, len, "%s [%s] (seed %u%s) says %" PRIu64, k->worker, k->identity, k->seed,
+                 k->no_hash ? ", no hash table" : "", k->nodes);
+}
+
+static void drop_stored(ply_coordinator_t *c, run_t *run, size_t idx, int role);
+
+/*
+ * Settles job @idx when its computations allow. The first two agree: done.
+ * They disagree: the rule engine, when it counted one of them or the
+ * tie-break, is authoritative (never outvoted: its count is used, every
+ * worker that disagrees with it is caught); else a third computation by a
+ * third identity decides by majority (two distinct identities against one).
+ * Every computation that loses is caught: its identity is excluded from the
+ * run (ply__exclude). Starts what is missing (a check after a restart, a
+ * tie-break). @live: 0 while restoring (no drill-down).
+ */
+static void settle(ply_coordinator_t *c, run_t *run, size_t idx, int live)
+{
+    ply__vjob_t *v = run->v[idx];
+    if (!v || run->settled[idx]) return;
+    ply__comp_t *k = v->comp;
+    const char *fen = run->plan->jobs[idx].fen;
+    if (!ply__verify_selected(run, idx)) { /* restored: a first computation, not chosen */
+        if (k[0].have) accept_job(run, idx, 0, -1);
+        return;
+    }
+    if (!k[0].have || !k[1].have) {
+        if (k[0].have) activate(c, run, idx, PLY__CHECK); /* after a restart */
+        return;
+    }
+    if (!v->mismatch) {
+        if (comp_same(run, &k[0], &k[1])) {
+            accept_job(run, idx, 0, 1);
+            return;
+        }
+        char a[192], b[192];
+        ply__describe(a, sizeof a, &k[0]);
+        ply__describe(b, sizeof b, &k[1]);
+        v->mismatch = 1;
+        v->dissent = -1;
+        run->mismatches++;
+        mm_add(run, idx);
+        ply_warn("run %" PRIu64 ": job %" PRIu64 " (%s): %s, %s: %s", run->id, run->job_base + idx,
+                 fen, a, b,
+                 k[0].arbiter || k[1].arbiter ? "the rule engine decides"
+                                              : "a third computation decides");
+    }
+    int ref = k[0].arbiter ? 0 : k[1].arbiter ? 1 : k[2].have && k[2].arbiter ? 2 : -1;
+    if (ref < 0 && !k[2].have) {
+        activate(c, run, idx, PLY__TIE);
+        return;
+    }
+    int acc = ref, confirm = -1;
+    if (ref >= 0) {
+        for (int r = 0; r < 3 && confirm < 0; r++)
+            if (r != ref && k[r].have && comp_same(run, &k[r], &k[ref])) confirm = r;
+    } else {
+        /* a majority of two distinct identities (eligibility gives the tie-break to a third) */
+        acc = comp_same(run, &k[2], &k[0]) ? 0 : comp_same(run, &k[2], &k[1]) ? 1 : -1;
+        if (acc >= 0 && strcmp(k[acc].identity, k[2].identity) == 0) acc = -1;
+        if (acc < 0) {
+            char a[192], b[192], d[192];
+            ply__describe(a, sizeof a, &k[0]);
+            ply__describe(b, sizeof b, &k[1]);
+            ply__describe(d, sizeof d, &k[2]);
+            ply__run_fail(run, PLY_EMISMATCH,
+                          "job %" PRIu64 " (%s, %u plies) quarantined: three computations "
+                          "disagree, and the rule engine cannot afford the job: %s; %s; %s",
+                          run->job_base + idx, fen, run->plan->job_depth, a, b, d);
+            return;
+        }
+        confirm = 2;
+    }
+    /* the losers: caught wrong, excluded once the job is settled */
+    char lost[3][PLY__IDENT_LEN], lost_worker[3][PLY__ID_LEN], why[3][PLY__WHY_LEN];
+    int nlost = 0;
+    for (int r = 0; r < 3; r++) {
+        if (!k[r].have || k[r].arbiter || comp_same(run, &k[r], &k[acc])) continue;
+        if (v->dissent < 0) v->dissent = r;
+        char a[192], b[192];
+        ply__describe(a, sizeof a, &k[r]);
+        ply__describe(b, sizeof b, &k[acc]);
+        snprintf(lost[nlost], sizeof lost[0], "%s", k[r].identity);
+        snprintf(lost_worker[nlost], sizeof lost_worker[0], "%s", k[r].worker);
+        snprintf(why[nlost], sizeof why[0], "job %" PRIu64 " (%s, %u plies): %s, but %s%s",
+                 run->job_base + idx, fen, run->plan->job_depth, a, b,
+                 ref >= 0 ? "" : ", confirmed by another identity");
+        nlost++;
+    }
+    v->accepted = acc;
+    run->resolved++;
+    if (live && v->dissent >= 0)
+        ply__drill_start(c, run, idx);
+    else if (!v->drill_text)
+        v->drill_text = strdup(live ? "not done: no worker lost"
+                                    : "not done: settled while the coordinator restarted");
+    accept_job(run, idx, acc, confirm);
+    for (int i = 0; i < nlost; i++) ply__exclude(c, run, lost[i], lost_worker[i], why[i]);
+}
+
+void ply__take(ply_coordinator_t *c, run_t *run, size_t t, ply__comp_t *comp, int live)
+{
+    size_t idx = ply__job_of(run, t);
+    int role = (int)ply__role_of(run, t);
+    run->jobs[t].state = JOB_DONE;
+    run->jobs[t].worker = NULL;
+    if (run->settled[idx] || role > PLY__TIE) {
+        ply__comp_free(comp);
+        return;
+    }
+    if (role > PLY__FIRST && run->verify_mode == PLY__VERIFY_MODE__VERIFY_MODE_SAMPLE &&
+        !run->select[idx]) {
+        /* restored: a check chosen before the restart (the choice is not stored) */
+        run->select[idx] = 1;
+        run->selected++;
+    }
+    /* restoring, a verified run keeps every computation until ply__settle_all: a job's check
+     * is read back after its first computation */
+    if (run->slots == 1 || (live && !ply__verify_selected(run, idx))) {
+        apply(run, idx, comp, PLY__WHO_NONE, PLY__CONF_NONE);
+        ply__comp_free(comp);
+        return;
+    }
+    if (!run->v[idx] && !(run->v[idx] = calloc(1, sizeof *run->v[idx]))) {
+        ply__comp_free(comp);
+        ply__run_fail(run, PLY_ENOMEM, "out of memory keeping a computation");
+        return;
+    }
+    ply__vjob_t *v = run->v[idx];
+    if (live && role == PLY__TIE && !v->mismatch) {
+        /* the tie-break of a mismatch an exclusion made void: not needed (asked again if the
+         * job's new computation disagrees too) */
+        ply__comp_free(comp);
+        run->jobs[t].state = JOB_UNUSED;
+        drop_stored(c, run, idx, PLY__TIE);
+        return;
+    }
+    if (v->comp[role].have) { /* a second result for one role: keep the first */
+        ply__comp_free(comp);
+        return;
+    }
+    v->comp[role] = *comp;
+    memset(comp, 0, sizeof *comp);
+    if (live) settle(c, run, idx, 1);
+}
+
+void ply__settle_all(ply_coordinator_t *c, run_t *run)
+{
+    if (run->slots == 1) return;
+    for (size_t i = 0; i < run->plan->njobs && run->state == RUN_ACTIVE; i++) settle(c, run, i, 0);
+}
+
+/* ------------------------------------------------------------- exclusion */
+
+static void mm_remove(run_t *run, size_t idx)
+{
+    for (size_t i = 0; i < run->nmm; i++)
+        if (run->mm[i] == idx) {
+            memmove(run->mm + i, run->mm + i + 1, (run->nmm - i - 1) * sizeof *run->mm);
+            run->nmm--;
+            return;
+        }
+}
+
+/* Deletes the stored computation @role of job @idx (it is computed again). */
+static void drop_stored(ply_coordinator_t *c, run_t *run, size_t idx, int role)
+{
+    char why[PLY__WHY_LEN] = "";
+    if (!c->store) return;
+    if (!c->batch_open) {
+        if (ply_store_begin(c->store) < 0) {
+            ply__run_fail(run, PLY_EDB, "cannot write to %s", ply_store_path(c->store));
+            return;
+        }
+        c->batch_open = 1;
+    }
+    if (ply_store_drop_result(c->store, run->id, (uint32_t)idx, (uint32_t)role, why, sizeof why) <
+        0)
+        ply__run_fail(run, PLY_EDB, "%s", why);
+}
+
+/* Puts computation @role of job @idx back in the queue (its last attempt's result is void). */
+static void recompute(ply_coordinator_t *c, run_t *run, size_t idx, int role)
+{
+    size_t t = ply__task_of(run, idx, role);
+    drop_stored(c, run, idx, role);
+    if (run->jobs[t].state == JOB_DONE) ply__queue_task(run, t);
+}
+
+/*
+ * Job @idx is computed again from the start: every computation of it is
+ * dropped (from the state file too), its mismatch record and drill-down
+ * with it, and its first computation re-queued (the check follows it as for
+ * any job). Tasks still out (a check on another worker) stay out: their
+ * results count as for any computation.
+ */
+static void reopen(ply_coordinator_t *c, run_t *run, size_t idx)
+{
+    ply__vjob_t *v = run->v ? run->v[idx] : NULL;
+    if (v && v->drill && !v->drill->done) {
+        size_t t = ply__task_of(run, idx, PLY__DRILL);
+        if (run->jobs[t].state == JOB_PENDING) run->jobs[t].state = JOB_DONE;
+        if (run->drills_pending) run->drills_pending--;
+    }
+    for (int r = PLY__CHECK; r <= PLY__TIE && r < (int)run->slots; r++) {
+        size_t t = ply__task_of(run, idx, r);
+        if (run->jobs[t].state != JOB_DONE) continue;
+        drop_stored(c, run, idx, r);
+        run->jobs[t].state = JOB_UNUSED;
+    }
+    if (v) {
+        if (v->mismatch) { /* settled on a majority the excluded identity was part of */
+            run->mismatches--;
+            run->resolved--;
+        }
+        mm_remove(run, idx);
+        ply__vjob_free(&run->v[idx]);
+    }
+    recompute(c, run, idx, PLY__FIRST);
+}
+
+void ply__exclude(ply_coordinator_t *c, run_t *run, const char *identity, const char *worker,
+                  const char *why)
+{
+    if (!identity[0] || strcmp(identity, PLY__ARBITER_ID) == 0) return; /* the authority */
+    unsigned i = ply__ident_of(run, identity, worker);
+    if (i == PLY__WHO_NONE) {
+        ply__run_fail(run, PLY_ENOMEM, "out of memory excluding %s (%s): %s", worker, identity,
+                      why);
+        return;
+    }
+    ply__ident_t *id = &run->idents[i];
+    if (id->excluded) return;
+    id->excluded = 1;
+    id->why = strdup(why);
+    run->nexcluded++;
+    ply_warn("run %" PRIu64 ": worker %s (%s) excluded from the run: %s", run->id, worker, identity,
+             why);
+    ply__withdraw(c, run, identity);
+    size_t njobs = run->plan->njobs, again = 0;
+    /* first every settled job resting on it leaves the sums: until then the run cannot end */
+    for (size_t j = 0; j < njobs; j++) {
+        const ply__acc_t *a = &run->acc[j];
+        if (!run->settled[j] || a->who == PLY__WHO_ARBITER || a->who2 == PLY__WHO_ARBITER)
+            continue; /* the rule engine's count or confirmation: right */
+        if (a->who != i && a->who2 != i) continue;
+        unapply(run, j);
+        run->recomputed++;
+        again++;
+        reopen(c, run, j);
+    }
+    for (size_t j = 0; j < njobs && run->state == RUN_ACTIVE; j++) {
+        if (run->settled[j]) continue;
+        ply__vjob_t *v = run->v ? run->v[j] : NULL;
+        if (!v) continue;
+        int mine = 0;
+        for (int r = 0; r < 3; r++)
+            mine |= v->comp[r].have && !strcmp(v->comp[r].identity, identity);
+        if (!mine) continue;
+        /* unsettled: its computations go, the others stay and are compared afresh */
+        for (int r = 0; r < 3; r++) {
+            if (!v->comp[r].have || strcmp(v->comp[r].identity, identity) != 0) continue;
+            ply__comp_free(&v->comp[r]);
+            memset(&v->comp[r], 0, sizeof v->comp[r]);
+            if (r == PLY__TIE) { /* a tie-break still needed is asked again by settle() */
+                drop_stored(c, run, j, r);
+                run->jobs[ply__task_of(run, j, r)].state = JOB_UNUSED;
+            } else {
+                recompute(c, run, j, r);
+            }
+        }
+        if (v->mismatch) { /* void: one side of it is gone (the exclusion says why) */
+            v->mismatch = 0;
+            v->dissent = -1;
+            run->mismatches--;
+            mm_remove(run, j);
+            /* and so is its tie-break: asked again if the new computation disagrees too */
+            size_t tt = ply__task_of(run, j, PLY__TIE);
+            if (v->comp[PLY__TIE].have) {
+                ply__comp_free(&v->comp[PLY__TIE]);
+                memset(&v->comp[PLY__TIE], 0, sizeof v->comp[PLY__TIE]);
+                drop_stored(c, run, j, PLY__TIE);
+            }
+            if (run->jobs[tt].state == JOB_PENDING || run->jobs[tt].state == JOB_DONE)
+                run->jobs[tt].state = JOB_UNUSED; /* one in flight comes back and is dropped */
+        }
+        settle(c, run, j, 1);
+    }
+    if (again)
+        ply_info("run %" PRIu64 ": %zu settled job(s) counted by %s are computed again", run->id,
+                 again, worker);
+}

@@ -272,7 +272,7 @@ size_t ply__worker_list(ply_coordinator_t *c, Ply__WorkerStatus **wsp, Ply__Work
             excluded += run->state == RUN_ACTIVE && ply__excluded(run, p->identity);
         ws[i].has_excluded_runs = 1, ws[i].excluded_runs = excluded;
         ws[i].has_stalled_ms = 1;
-        ws[i].stalled_ms = p->ninflight && now > p->progress_ms ? now - p->progress_ms : 0;
+        ws[i].stalled_ms = p->ninflight ? ply_elapsed_ms(now, p->progress_ms) : 0;
         wp[i] = &ws[i];
         i++;
     }

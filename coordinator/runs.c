@@ -190,7 +190,7 @@ void ply__run_asked(Ply__RunAsked *a, const run_t *run)
 static uint64_t queued_ms(const run_t *run, uint64_t now)
 {
     uint64_t until = run->started_ms ? run->started_ms : now;
-    return run->accepted_ms && until > run->accepted_ms ? until - run->accepted_ms : 0;
+    return run->accepted_ms ? ply_elapsed_ms(until, run->accepted_ms) : 0;
 }
 
 /* The run's time, ms: from its submission (a resumed run: from its restore, as its counted
@@ -198,7 +198,7 @@ static uint64_t queued_ms(const run_t *run, uint64_t now)
 static uint64_t run_time_ms(const run_t *run, uint64_t now)
 {
     uint64_t from = run->restored ? run->accepted_ms : run->submitted_ms;
-    uint64_t t = now > from ? now - from : 0, q = queued_ms(run, now);
+    uint64_t t = ply_elapsed_ms(now, from), q = queued_ms(run, now);
     return t > q ? t - q : 0;
 }
 

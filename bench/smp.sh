@@ -6,24 +6,26 @@
 # 10: at least 1.6); (b) a match of 2 threads against 1 thread at the same
 # clock (`ply match`, 10+0.1, bench/openings.epd), the score and Elo with its
 # 95% interval.
-# Usage: bench/smp.sh [--depth D] [--games N] [--tc S+I] [--hash MIB]
+# Usage: bench/smp.sh [--depth D] [--every K] [--games N] [--tc S+I] [--hash MIB]
 #          [--engine CMD] [--skip-match] [--skip-depth]
-# Defaults: depth 16, 20 games, 64 MiB, ply's engine ($ENGINE); --engine
-# "$SF" measures Stockfish the same way, for comparison. Each solve starts
+# Defaults: depth 16, every 50th STS position (--every 25: 60), 20 games,
+# 64 MiB, ply's engine ($ENGINE); --engine "$SF" measures Stockfish the same
+# way, for comparison. Each solve starts
 # every position with ucinewgame (an empty table). Env: PLY, ENGINE, SF.
 set -eu
 . "$(dirname "$0")/common.sh"
-DEPTH=16 GAMES=20 TC=10+0.1 HASH=64 DO_MATCH=1 DO_DEPTH=1 OUT=${BENCH_OUT:-/tmp}/ply-bench-smp
+DEPTH=16 EVERY=50 GAMES=20 TC=10+0.1 HASH=64 DO_MATCH=1 DO_DEPTH=1 OUT=${BENCH_OUT:-/tmp}/ply-bench-smp
 while [ $# -gt 0 ]; do
     case "$1" in
     --depth) DEPTH=$2; shift 2 ;;
+    --every) EVERY=$2; shift 2 ;;
     --games) GAMES=$2; shift 2 ;;
     --tc) TC=$2; shift 2 ;;
     --hash) HASH=$2; shift 2 ;;
     --engine) ENGINE=$2; shift 2 ;;
     --skip-match) DO_MATCH=0; shift ;;
     --skip-depth) DO_DEPTH=0; shift ;;
-    -h | --help) sed -n '2,13p' "$0"; exit 0 ;;
+    -h | --help) sed -n '2,14p' "$0"; exit 0 ;;
     *) echo "$0: unknown argument '$1' (see --help)" >&2; exit 2 ;;
     esac
 done
@@ -36,7 +38,7 @@ elapsed_by_index() {
     awk '/"index":/ {gsub(/[^0-9]/, "", $2); i = $2} /"elapsed_ms":/ {gsub(/,/, "", $2); print i, $2}' "$1"
 }
 if [ "$DO_DEPTH" = 1 ]; then
-    awk 'NR % 50 == 1' tests/data/analysis/sts-v3.epd >"$OUT/positions.epd"
+    awk -v k="$EVERY" 'NR % k == 1' tests/data/analysis/sts-v3.epd >"$OUT/positions.epd"
     n=$(wc -l <"$OUT/positions.epd")
     echo "time to depth $DEPTH on $n positions ($OUT/positions.epd), $HASH MiB:"
     for t in 1 2; do

@@ -15,6 +15,9 @@
  * died, hung or reported an error, or its lease expired) re-queues the task,
  * and a task that fails max_attempts times is quarantined: its run fails
  * with the position and every failure.
+ *
+ * This file is the only writer of task state (job_state_t): the others read
+ * it and change it through ply__task_* and ply__job_requeue (internal.h).
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -54,6 +57,44 @@ static void queue_remove(run_t *run, size_t k)
     uint32_t *q = run->requeue + run->rq_head;
     memmove(q + k, q + k + 1, (run->rq_len - k - 1) * sizeof *q);
     if (--run->rq_len == 0) run->rq_head = 0;
+}
+
+/* ------------------------------------------------------------ task state */
+
+/* The other files change a task's state through these only (internal.h's invariant). */
+
+void ply__task_queue(run_t *run, size_t t)
+{
+    run->jobs[t].state = JOB_PENDING;
+    run->jobs[t].queued_ms = ply_time_ms();
+    if (ply__queue_push(run, t) != 0) ply__run_fail(run, PLY_ENOMEM, "out of memory");
+}
+
+void ply__task_done(run_t *run, size_t t)
+{
+    run->jobs[t].state = JOB_DONE;
+    run->jobs[t].worker = NULL;
+}
+
+void ply__task_unused(run_t *run, size_t t)
+{
+    run->jobs[t].state = JOB_UNUSED;
+    run->jobs[t].worker = NULL;
+}
+
+void ply__task_by_arbiter(run_t *run, size_t t)
+{
+    run->jobs[t].state = JOB_ARBITER;
+}
+
+void ply__task_restored(run_t *run, size_t t, uint32_t attempt, uint32_t failures,
+                        const char *history)
+{
+    job_state_t *j = &run->jobs[t];
+    j->attempt = attempt;
+    j->failures = failures;
+    free(j->history);
+    j->history = history && history[0] ? strdup(history) : NULL;
 }
 
 /* ------------------------------------------------------- taking tasks back */

@@ -113,7 +113,7 @@ static void arb_done(uv_work_t *w, int status)
             ply_debug("run %" PRIu64 ": job %zu: ~%" PRIu64 " nodes, beyond the rule engine's "
                       "budget: a worker checks it",
                       run->id, idx, a->estimate);
-            ply__queue_task(run, a->t);
+            ply__task_queue(run, a->t);
         } else {
             ply__comp_t k;
             memset(&k, 0, sizeof k);
@@ -212,7 +212,7 @@ void ply__drill_start(ply_coordinator_t *c, run_t *run, size_t idx)
         v->drill_text = strdup("not done: cannot start the rule engine's divide");
         return;
     }
-    ply__queue_task(run, t);
+    ply__task_queue(run, t);
     run->drills_pending++;
 }
 
@@ -269,7 +269,7 @@ static void drill_try_finish(ply_coordinator_t *c, run_t *run, size_t idx)
     }
     d->done = 1;
     size_t t = ply__task_of(run, idx, PLY__DRILL);
-    if (run->jobs[t].state == JOB_PENDING) run->jobs[t].state = JOB_DONE; /* leaves the queue */
+    if (run->jobs[t].state == JOB_PENDING) ply__task_done(run, t); /* leaves the queue */
     if (run->drills_pending) run->drills_pending--;
     ply_info("run %" PRIu64 ": job %" PRIu64 " drill-down: %s", run->id, run->job_base + idx,
              v->drill_text);
@@ -295,7 +295,7 @@ void ply__drill_give_up(ply_coordinator_t *c, run_t *run, size_t t, const char *
 {
     size_t idx = ply__job_of(run, t);
     ply__vjob_t *v = run->v ? run->v[idx] : NULL;
-    run->jobs[t].state = JOB_DONE;
+    ply__task_done(run, t);
     if (!v || !v->drill || v->drill->done) return;
     char text[PLY__WHY_LEN];
     snprintf(text, sizeof text, "not done: %s", why);

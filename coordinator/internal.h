@@ -32,7 +32,8 @@
  *
  * Invariant: a task is JOB_INFLIGHT exactly when its task id is in the
  * inflight list of task.worker, with task.attempt the attempt that worker was
- * sent.
+ * sent. dispatch.c is the only writer of task state (job_state_t): the other
+ * files read it and change it through ply__task_* (and ply__job_requeue).
  */
 #ifndef PLY_COORDINATOR_INTERNAL_H
 #define PLY_COORDINATOR_INTERNAL_H
@@ -502,6 +503,32 @@ void ply__reap_runs(ply_coordinator_t *c);
 
 /** ply__queue_push - put task @t at the back of the run's queue; 0 or PLY_ENOMEM. */
 int ply__queue_push(run_t *run, size_t t);
+/* Task state: the only way other files change a job_state_t (they may read it). */
+/**
+ * ply__task_queue - task @t of @run (not in flight) is PENDING and at the back of the queue,
+ * its queue time now; a failed push fails the run (PLY_ENOMEM).
+ */
+void ply__task_queue(run_t *run, size_t t);
+/**
+ * ply__task_done - task @t of @run is over: its result is in, or it is no longer wanted
+ * (JOB_DONE, no holder). The caller has taken it out of its worker's inflight list.
+ */
+void ply__task_done(run_t *run, size_t t);
+/**
+ * ply__task_unused - task @t of @run (a check, tie-break or drill-down, not in flight) is not
+ * needed (JOB_UNUSED, no holder); a result that still comes back for it is dropped.
+ */
+void ply__task_unused(run_t *run, size_t t);
+/** ply__task_by_arbiter - task @t of @run is being counted by the rule engine (JOB_ARBITER). */
+void ply__task_by_arbiter(run_t *run, size_t t);
+/**
+ * ply__task_restored - task @t of @run, read back from the state file, had @attempt hand-outs
+ * and @failures failed attempts, described by @history ("; "-separated, "" or NULL for none;
+ * copied: a copy that cannot be made is left out), so that a restart does not reset its
+ * quarantine count.
+ */
+void ply__task_restored(run_t *run, size_t t, uint32_t attempt, uint32_t failures,
+                        const char *history);
 /**
  * ply__job_requeue - put in-flight task @idx of @run back in its queue (the
  * caller has taken it out of the worker's inflight list). @failure: the
@@ -617,8 +644,6 @@ unsigned ply__ident_of(run_t *run, const char *identity, const char *worker);
 
 /** ply__maybe_done - an active run whose jobs are all settled and drill-downs over is done. */
 void ply__maybe_done(run_t *run);
-/** ply__queue_task - put task @t of @run in the queue (a failed push fails the run). */
-void ply__queue_task(run_t *run, size_t t);
 /** ply__describe - "who says N" about computation @k, for logs and reports, into @buf. */
 void ply__describe(char *buf, size_t len, const ply__comp_t *k);
 /** ply__on_handout - task @t went out: start the check of a verified job (queue or rule engine). */

@@ -147,12 +147,8 @@ static int on_failure(void *arg, const ply_store_failure_t *f)
     restore_t *rs = arg;
     run_t *run = find(rs, f->run_id);
     if (!run || f->task >= run->ntasks) return 0; /* a run that failed to restore, or a stale row */
-    job_state_t *j = &run->jobs[f->task];
-    if (j->state == JOB_DONE) return 0;
-    j->attempt = f->attempt;
-    j->failures = f->failures;
-    free(j->history);
-    j->history = f->history[0] ? strdup(f->history) : NULL;
+    if (run->jobs[f->task].state == JOB_DONE) return 0;
+    ply__task_restored(run, f->task, f->attempt, f->failures, f->history);
     return 0;
 }
 

@@ -141,13 +141,6 @@ static void unapply(run_t *run, size_t idx)
 
 /* --------------------------------------------------------------- settling */
 
-void ply__queue_task(run_t *run, size_t t)
-{
-    run->jobs[t].state = JOB_PENDING;
-    run->jobs[t].queued_ms = ply_time_ms();
-    if (ply__queue_push(run, t) != 0) ply__run_fail(run, PLY_ENOMEM, "out of memory");
-}
-
 /*
  * Starts computation @role of job @idx if it has not started: by the rule
  * engine when the mode allows it (a sample's check, any tie-break) and it can
@@ -162,10 +155,10 @@ static void activate(ply_coordinator_t *c, run_t *run, size_t idx, int role)
     int arbiter = (role == PLY__TIE && !(v && v->comp[1].arbiter)) ||
                   (role == PLY__CHECK && run->verify_mode == PLY__VERIFY_MODE__VERIFY_MODE_SAMPLE);
     if (arbiter && ply__arbiter_start(c, run, t, 0) == 0) {
-        run->jobs[t].state = JOB_ARBITER;
+        ply__task_by_arbiter(run, t);
         return;
     }
-    ply__queue_task(run, t);
+    ply__task_queue(run, t);
 }
 
 void ply__on_handout(ply_coordinator_t *c, run_t *run, size_t t)
@@ -332,8 +325,7 @@ void ply__take(ply_coordinator_t *c, run_t *run, size_t t, ply__comp_t *comp, in
 {
     size_t idx = ply__job_of(run, t);
     int role = (int)ply__role_of(run, t);
-    run->jobs[t].state = JOB_DONE;
-    run->jobs[t].worker = NULL;
+    ply__task_done(run, t);
     if (run->settled[idx] || role > PLY__TIE) {
         ply__comp_free(comp);
         return;
@@ -361,7 +353,7 @@ void ply__take(ply_coordinator_t *c, run_t *run, size_t t, ply__comp_t *comp, in
         /* the tie-break of a mismatch an exclusion made void: not needed (asked again if the
          * job's new computation disagrees too) */
         ply__comp_free(comp);
-        run->jobs[t].state = JOB_UNUSED;
+        ply__task_unused(run, t);
         drop_stored(c, run, idx, PLY__TIE);
         return;
     }
@@ -414,7 +406,7 @@ static void recompute(ply_coordinator_t *c, run_t *run, size_t idx, int role)
 {
     size_t t = ply__task_of(run, idx, role);
     drop_stored(c, run, idx, role);
-    if (run->jobs[t].state == JOB_DONE) ply__queue_task(run, t);
+    if (run->jobs[t].state == JOB_DONE) ply__task_queue(run, t);
 }
 
 /*
@@ -429,14 +421,14 @@ static void reopen(ply_coordinator_t *c, run_t *run, size_t idx)
     ply__vjob_t *v = run->v ? run->v[idx] : NULL;
     if (v && v->drill && !v->drill->done) {
         size_t t = ply__task_of(run, idx, PLY__DRILL);
-        if (run->jobs[t].state == JOB_PENDING) run->jobs[t].state = JOB_DONE;
+        if (run->jobs[t].state == JOB_PENDING) ply__task_done(run, t);
         if (run->drills_pending) run->drills_pending--;
     }
     for (int r = PLY__CHECK; r <= PLY__TIE && r < (int)run->slots; r++) {
         size_t t = ply__task_of(run, idx, r);
         if (run->jobs[t].state != JOB_DONE) continue;
         drop_stored(c, run, idx, r);
-        run->jobs[t].state = JOB_UNUSED;
+        ply__task_unused(run, t);
     }
     if (v) {
         if (v->mismatch) { /* settled on a majority the excluded identity was part of */
@@ -494,7 +486,7 @@ void ply__exclude(ply_coordinator_t *c, run_t *run, const char *identity, const 
             memset(&v->comp[r], 0, sizeof v->comp[r]);
             if (r == PLY__TIE) { /* a tie-break still needed is asked again by settle() */
                 drop_stored(c, run, j, r);
-                run->jobs[ply__task_of(run, j, r)].state = JOB_UNUSED;
+                ply__task_unused(run, ply__task_of(run, j, r));
             } else {
                 recompute(c, run, j, r);
             }
@@ -512,7 +504,7 @@ void ply__exclude(ply_coordinator_t *c, run_t *run, const char *identity, const 
                 drop_stored(c, run, j, PLY__TIE);
             }
             if (run->jobs[tt].state == JOB_PENDING || run->jobs[tt].state == JOB_DONE)
-                run->jobs[tt].state = JOB_UNUSED; /* one in flight comes back and is dropped */
+                ply__task_unused(run, tt); /* one in flight comes back and is dropped */
         }
         settle(c, run, j, 1);
     }

@@ -154,7 +154,7 @@ int ply__verify_setup(run_t *run)
     if (!run->jobs || !run->settled || (run->slots > 1 && !run->v) || !run->select || !run->acc ||
         (run->want_stats && !run->acc_stats))
         return PLY_ENOMEM;
-    for (size_t t = njobs; t < run->ntasks; t++) run->jobs[t].state = JOB_UNUSED;
+    for (size_t t = njobs; t < run->ntasks; t++) ply__task_unused(run, t);
     if (run->slots > 1) {
         int rc = permute_tasks(run);
         if (rc < 0) return rc;

@@ -213,8 +213,7 @@ static void on_result(ply_coordinator_t *c, peer_t *p, const Ply__Result *r)
     p->busy_us += r->time_us;
     p->progress_ms = ply_time_ms();
     if (idx / run->plan->njobs == PLY__DRILL) {
-        j->state = JOB_DONE;
-        j->worker = NULL;
+        ply__task_done(run, idx);
         ply__drill_result(c, run, idx, r);
         return;
     }
@@ -259,7 +258,7 @@ static void on_result(ply_coordinator_t *c, peer_t *p, const Ply__Result *r)
     int rc = run->plan->split_depth == 0 ? take_divide(run, r, &k, why, sizeof why) : 0;
     if (rc == PLY_ENOMEM) {
         ply__comp_free(&k);
-        j->state = JOB_DONE;
+        ply__task_done(run, idx);
         ply__run_fail(run, rc, "%s at %s: out of memory (job %" PRIu64 ")", p->name, sj->fen,
                       run->job_base + idx);
         return;
@@ -275,11 +274,10 @@ static void on_result(ply_coordinator_t *c, peer_t *p, const Ply__Result *r)
     /* stored before it counts: a restart never loses nor recomputes it */
     if (ply__comp_store(c, run, idx, &k, why, sizeof why) < 0) {
         ply__comp_free(&k);
-        j->state = JOB_DONE;
+        ply__task_done(run, idx);
         ply__run_fail(run, PLY_EDB, "%s", why);
         return;
     }
-    j->worker = NULL;
     ply__count(c, CNT_RESULTS_COMPUTED);
     run->results_computed++;
     k.live = 1;

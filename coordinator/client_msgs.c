@@ -66,6 +66,9 @@ static void send_accepted(ply_coordinator_t *c, zframe_t *rid, const run_t *run)
     ply__send_msg(c, rid, &m);
 }
 
+_Static_assert(PLY_STORE_KIND_PERFT == PLY__JOB_KIND__JOB_KIND_PERFT,
+               "the state file numbers job kinds as proto/ply.proto does");
+
 /* The run and its plan into the state file (one transaction), before anyone hears "accepted". */
 static int store_run(ply_coordinator_t *c, const run_t *run, char *why, size_t why_len)
 {
@@ -85,6 +88,7 @@ static int store_run(ply_coordinator_t *c, const run_t *run, char *why, size_t w
     sr.slots = run->slots;
     sr.submitted_unix_ms = run->submitted_unix_ms;
     snprintf(sr.owner, sizeof sr.owner, "%s", run->owner);
+    sr.kind = PLY_STORE_KIND_PERFT;
     uint64_t t0 = ply_time_ns();
     int r = ply_store_add_run(c->store, &sr, run->plan, why, why_len);
     if (r == 0)

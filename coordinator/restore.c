@@ -36,6 +36,11 @@ static int on_run(void *arg, const ply_store_run_t *sr, ply_split_t **plan)
 {
     restore_t *rs = arg;
     ply_coordinator_t *c = rs->c;
+    if (sr->kind != PLY_STORE_KIND_PERFT) /* the store knows it; this coordinator cannot run it */
+        return ply_why(rs->why, rs->why_len, PLY_EDB,
+                       "state file %s: run %" PRIu64 " is of job kind %d, which this coordinator"
+                       " cannot run (only kind %d, perft)",
+                       c->state_path, sr->id, sr->kind, PLY_STORE_KIND_PERFT);
     run_t *run = calloc(1, sizeof *run);
     if (!run) return PLY_ENOMEM;
     run->c = c;
@@ -101,7 +106,7 @@ static int on_result(void *arg, const ply_store_result_t *r)
     size_t njobs = run->plan->njobs;
     if (r->job >= njobs || r->role >= run->slots || r->role > PLY__TIE ||
         (r->ndivide && r->ndivide != (uint32_t)run->plan->nroot) ||
-        (run->want_stats && !r->stats)) {
+        (run->want_stats && !r->stats) || r->payload) { /* a perft result has no payload */
         snprintf(rs->why, rs->why_len,
                  "state file %s: run %" PRIu64 ": a result for job %u (computation %u) that the "
                  "run cannot have",

@@ -2,7 +2,7 @@
  * The durable state of the coordinator in SQLite (see store.h for the
  * workload, the durability choice and the invariants).
  *
- * Schema (format 2; PRAGMA application_id marks the file as ply's, PRAGMA
+ * Schema (format 3; PRAGMA application_id marks the file as ply's, PRAGMA
  * user_version holds the format):
  *   runs     one row per accepted run (id: random, see envelope.h
  *            PLY_MAX_RUN_ID; listed in submission order, never by id): the
@@ -11,13 +11,17 @@
  *            range, and once finished its state, summary and encoded reply;
  *            its total count is 128-bit: nodes holds the low 64 bits (as
  *            every uint64, in SQLite's signed integer by two's complement),
- *            nodes_hi the high 64 bits;
+ *            nodes_hi the high 64 bits; kind is the job kind (store.h
+ *            PLY_STORE_KIND_..., proto/ply.proto's JobKind numbering): what
+ *            its jobs compute and what its results' payload holds;
  *   jobs     one row per job: position, perft(1), cost, total multiplicity,
  *            and the multiplicity per root move as a blob of (u32 root index,
  *            u64 count) little-endian pairs;
  *   results  one row per computation of a job (role 0 first, 1 check, 2
  *            tie-break): counts, statistics and divide as little-endian u64
- *            blobs, who computed it and how.
+ *            blobs, who computed it and how; payload is the result as its
+ *            run's kind encodes it (NULL for perft, whose result is the other
+ *            columns; a search result will be an encoded protobuf).
  *   result_identity  who computed each result (the worker's identity: its
  *            CURVE key or its connection, see coordinator/internal.h), added
  *            after format 1 shipped like failures; a result without a row
@@ -27,6 +31,12 @@
  * Format 1 (before exact 128-bit totals) lacks runs.nodes_hi; such a file is
  * migrated in place when opened: the column is added, NULL reads as 0, which
  * is what every total of a format-1 file was (below 2^64).
+ * Format 2 (before job kinds) lacks runs.kind and results.payload; such a
+ * file (or a format-1 file, after the step above) is migrated in place: the
+ * columns are added, every run it holds reads as kind 1 (perft, the only kind
+ * there was) and every result has no payload. Each step is one transaction
+ * and is logged; an older ply refuses a format-3 file ("written by a newer
+ * ply"), it does not misread it.
  *
  * This file: the schema, opening (with the checks and the migration), and
  * every write; store_read.c reads runs, results, failures and finished runs
@@ -36,6 +46,7 @@
 #include "store_internal.h"
 
 #include <inttypes.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -47,7 +58,7 @@
 #include "util/error.h"
 #include "util/log.h"
 
-#define STORE_FORMAT 2
+#define STORE_FORMAT 3
 /* "ply1" as a big-endian 32-bit number: SQLite's application_id for our files. */
 #define STORE_APP_ID 0x706c7931
 
@@ -62,7 +73,7 @@ static const char SCHEMA[] =
     " job_base INTEGER NOT NULL, slots INTEGER NOT NULL, submitted_at INTEGER NOT NULL,"
     " state TEXT NOT NULL DEFAULT 'active', finished_at INTEGER, jobs_done INTEGER,"
     " nodes INTEGER, elapsed_ms INTEGER, error_code INTEGER, error TEXT, verify TEXT,"
-    " reply BLOB, nodes_hi INTEGER);"
+    " reply BLOB, nodes_hi INTEGER, kind INTEGER NOT NULL DEFAULT 1);"
     "CREATE INDEX runs_state ON runs(state);"
     "CREATE TABLE jobs("
     " run_id INTEGER NOT NULL, idx INTEGER NOT NULL, fen TEXT NOT NULL,"
@@ -73,7 +84,7 @@ static const char SCHEMA[] =
     " attempt INTEGER NOT NULL, nodes INTEGER NOT NULL, stats BLOB, divide BLOB,"
     " divide_stats BLOB, worker TEXT NOT NULL, seed INTEGER NOT NULL,"
     " arbiter INTEGER NOT NULL, no_hash INTEGER NOT NULL, time_us INTEGER NOT NULL,"
-    " at INTEGER NOT NULL, PRIMARY KEY(run_id, idx, role)) WITHOUT ROWID;";
+    " at INTEGER NOT NULL, payload BLOB, PRIMARY KEY(run_id, idx, role)) WITHOUT ROWID;";
 
 /* Failed attempts of tasks (role * njobs + job), so that a quarantine counts them across
  * restarts. Added after format 1 shipped: created when missing (an older ply ignores it). */
@@ -176,6 +187,50 @@ static int migrate_1_to_2(ply_store_t *s, char *why, size_t why_len)
     return 0;
 }
 
+/* Whether @table has a column @column: 1, 0 or PLY_EDB with the reason. */
+static int has_column(ply_store_t *s, const char *table, const char *column, char *why,
+                      size_t why_len)
+{
+    char sql[160];
+    int64_t n = 0;
+    snprintf(sql, sizeof sql, "SELECT count(*) FROM pragma_table_info('%s') WHERE name='%s'", table,
+             column);
+    if (query_int(s, sql, &n, why, why_len) < 0) return PLY_EDB;
+    return n > 0;
+}
+
+/*
+ * Format 2 -> 3: job kinds (see the schema above). A column already there is
+ * kept (a file that a test or a hand made from a newer one), so the step
+ * only adds what is missing.
+ */
+static int migrate_2_to_3(ply_store_t *s, char *why, size_t why_len)
+{
+    char reason[256] = "";
+    int kind = -1, payload = -1;
+    int r = exec(s, "BEGIN IMMEDIATE", reason, sizeof reason);
+    if (r == 0 && (kind = has_column(s, "runs", "kind", reason, sizeof reason)) < 0) r = PLY_EDB;
+    if (r == 0 && (payload = has_column(s, "results", "payload", reason, sizeof reason)) < 0)
+        r = PLY_EDB;
+    if (r == 0 && !kind)
+        r = exec(s, "ALTER TABLE runs ADD COLUMN kind INTEGER NOT NULL DEFAULT 1", reason,
+                 sizeof reason);
+    if (r == 0 && !payload)
+        r = exec(s, "ALTER TABLE results ADD COLUMN payload BLOB", reason, sizeof reason);
+    if (r == 0)
+        r = exec(s,
+                 "PRAGMA user_version=3; UPDATE meta SET value='ply-state 3' WHERE key='format';",
+                 reason, sizeof reason);
+    if (r == 0) r = exec(s, "COMMIT", reason, sizeof reason);
+    if (r < 0) {
+        exec(s, "ROLLBACK", NULL, 0);
+        return ply_why(why, why_len, PLY_EDB, "cannot migrate state format 2 to 3: %s", reason);
+    }
+    ply_info("state file %s: migrated from format 2 to 3 (job kinds; its runs are perft runs)",
+             s->path);
+    return 0;
+}
+
 /* Decides whether the file is ours, empty (new), foreign, newer or damaged. */
 static int check_identity(ply_store_t *s, char *why, size_t why_len)
 {
@@ -201,8 +256,11 @@ static int check_identity(ply_store_t *s, char *why, size_t why_len)
                 s->path, (uint64_t)(uint32_t)app);
         return PLY_EDB;
     }
+    /* one step at a time, each in its own transaction: 1 -> 2 -> 3 */
     if (version == 1 && migrate_1_to_2(s, why, why_len) < 0) return PLY_EDB;
-    if (version == 1) version = STORE_FORMAT;
+    if (version == 1) version = 2;
+    if (version == 2 && migrate_2_to_3(s, why, why_len) < 0) return PLY_EDB;
+    if (version == 2) version = 3;
     if (version != STORE_FORMAT) {
         ply_why(why, why_len, 0, "%s has state format %" PRId64 "; this ply reads format %d%s",
                 s->path, version, STORE_FORMAT,
@@ -284,8 +342,10 @@ ply_store_t *ply_store_open(const char *path, char *why, size_t why_len)
         r = PLY_EDB;
     if (r == 0 && !ignored && exec(s, OWNER_COLUMN, reason, sizeof reason) < 0) r = PLY_EDB;
     if (r == 0 && sqlite3_prepare_v2(s->db,
-                                     "INSERT INTO results VALUES"
-                                     "(?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13,?14)",
+                                     "INSERT INTO results(run_id,idx,role,attempt,nodes,stats,"
+                                     "divide,divide_stats,worker,seed,arbiter,no_hash,time_us,"
+                                     "at,payload) VALUES"
+                                     "(?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13,?14,?15)",
                                      -1, &s->add_result, NULL) != SQLITE_OK) {
         ply_why(reason, sizeof reason, 0, "%s: %s", path, sqlite3_errmsg(s->db));
         r = PLY_EDB;
@@ -364,6 +424,7 @@ static int bind_run(sqlite3_stmt *st, const ply_store_run_t *run, const ply_spli
     rc |= sqlite3_bind_int64(st, 15, run->slots);
     rc |= sqlite3_bind_int64(st, 16, run->submitted_unix_ms);
     rc |= sqlite3_bind_text(st, 17, run->owner, -1, SQLITE_STATIC);
+    rc |= sqlite3_bind_int(st, 18, run->kind ? run->kind : PLY_STORE_KIND_PERFT);
     return rc;
 }
 
@@ -402,6 +463,10 @@ int ply_store_add_run(ply_store_t *s, const ply_store_run_t *run, const ply_spli
                       char *why, size_t why_len)
 {
     if (!s || !run || !plan || s->in_txn) return PLY_EINVAL;
+    if (run->kind < 0 || run->kind > PLY_STORE_KIND_MAX)
+        return ply_why(why, why_len, PLY_EINVAL,
+                       "cannot store run %" PRIu64 ": job kind %d is not one this ply knows",
+                       run->id, run->kind);
     char *moves = malloc((size_t)plan->nroot * 6 + 1);
     if (!moves) return PLY_ENOMEM;
     moves[0] = '\0';
@@ -414,9 +479,9 @@ int ply_store_add_run(ply_store_t *s, const ply_store_run_t *run, const ply_spli
     if (r == 0 && (sqlite3_prepare_v2(s->db,
                                       "INSERT INTO runs(id,fen,depth,chess960,stats,want_split,"
                                       "verify_mode,verify_ppm,split_depth,njobs,paths,estimate,"
-                                      "root_moves,job_base,slots,submitted_at,owner) VALUES"
+                                      "root_moves,job_base,slots,submitted_at,owner,kind) VALUES"
                                       "(?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13,?14,?15,?16,"
-                                      "?17)",
+                                      "?17,?18)",
                                       -1, &st, NULL) != SQLITE_OK ||
                    bind_run(st, run, plan, moves) != SQLITE_OK || sqlite3_step(st) != SQLITE_DONE))
         r = PLY_EDB;
@@ -451,7 +516,9 @@ int ply_store_commit(ply_store_t *s, char *why, size_t why_len)
 
 int ply_store_add_result(ply_store_t *s, const ply_store_result_t *r, char *why, size_t why_len)
 {
-    if (!s || !r || !r->worker_id || r->ndivide > PLY_ARB_MAX_MOVES) return PLY_EINVAL;
+    if (!s || !r || !r->worker_id || r->ndivide > PLY_ARB_MAX_MOVES ||
+        (r->payload_len && !r->payload) || r->payload_len > INT_MAX)
+        return PLY_EINVAL;
     uint8_t stats[PLY__STATS_BYTES];
     uint8_t *div = NULL, *divst = NULL;
     if (r->ndivide) {
@@ -487,6 +554,9 @@ int ply_store_add_result(ply_store_t *s, const ply_store_result_t *r, char *why,
     rc |= sqlite3_bind_int(st, 12, r->no_hash != 0);
     rc |= sqlite3_bind_int64(st, 13, (int64_t)r->time_us);
     rc |= sqlite3_bind_int64(st, 14, unix_ms());
+    /* a non-NULL payload of 0 bytes stays an empty blob, not NULL (sqlite3_bind_blob) */
+    rc |= r->payload ? sqlite3_bind_blob(st, 15, r->payload, (int)r->payload_len, SQLITE_STATIC)
+                     : sqlite3_bind_null(st, 15);
     int step = rc == SQLITE_OK ? sqlite3_step(st) : rc;
     if (step != SQLITE_DONE)
         ply_why(why, why_len, 0,

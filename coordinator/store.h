@@ -43,6 +43,12 @@
 
 typedef struct ply_store ply_store_t;
 
+/* Job kinds as the state file numbers them: Ply__JobKind's numbering in proto/ply.proto
+ * (client_msgs.c asserts that they agree). A kind owns what its results' payload holds. */
+#define PLY_STORE_KIND_PERFT  1 /* the result is the counting columns; no payload */
+#define PLY_STORE_KIND_SEARCH 2 /* analysis: the payload will be an encoded protobuf */
+#define PLY_STORE_KIND_MAX    2 /* the highest kind this build reads */
+
 /** What a run is, as accepted: enough to plan, check and answer it again. */
 typedef struct ply_store_run {
     uint64_t id;               /* random, 1..2^53-1 (client_msgs.c): a positive SQLite INTEGER */
@@ -59,6 +65,9 @@ typedef struct ply_store_run {
     /* whose it is: "curve:<public key>" or "token:<SHA-1 of the owner token>" (never the
      * secret itself), "conn:..."; "" for a run stored before runs had owners */
     char owner[48];
+    /* a PLY_STORE_KIND_... (1 for a run stored before runs had kinds); ply_store_add_run stores
+     * 0 (unspecified, what a zeroed struct says) as 1, perft */
+    int kind;
 } ply_store_run_t;
 
 /** One computation of a job: by a worker, or by the rule engine. */
@@ -78,6 +87,12 @@ typedef struct ply_store_result {
     uint64_t time_us;
     const char *identity; /* who computed it (its CURVE key or connection); NULL: not known (a
                              result an older ply stored) */
+    /* the result as its run's kind encodes it: NULL (and payload_len 0) for perft, whose result
+     * is the fields above; payload_len bytes otherwise (may be 0, then payload is not NULL).
+     * Copied when stored; when read back, owned by the store and valid only during the
+     * ply_store_result_fn call, as worker_id and the divide are */
+    const uint8_t *payload;
+    size_t payload_len;
 } ply_store_result_t;
 
 /** A finished run, as listed by ply_store_finished and ply_store_recent. */
@@ -104,7 +119,8 @@ typedef struct ply_store_finished {
  * when it does not exist or is empty, and take it for this process alone.
  * Returns NULL with a one-line reason in @why when the file cannot be opened
  * or created, is not an SQLite database, is another program's database, was
- * written by a newer ply (a format-1 file of an older ply is migrated), fails SQLite's quick_check,
+ * written by a newer ply (a format-1 or format-2 file of an older ply is migrated to format 3 in
+ * place, logged), fails SQLite's quick_check,
  * or is in use by another coordinator. Close with ply_store_close.
  */
 ply_store_t *ply_store_open(const char *path, char *why, size_t why_len);
@@ -131,7 +147,8 @@ int ply_store_has_run(ply_store_t *s, uint64_t id);
  * ply_store_add_run - store an accepted run and every job of its plan in one
  * transaction (committed and on disk when this returns 0). The run's state is
  * "active" until ply_store_finish_run. Returns 0, PLY_EDB (nothing stored;
- * reason in @why) or PLY_EINVAL.
+ * reason in @why) or PLY_EINVAL (also for a kind above PLY_STORE_KIND_MAX or
+ * negative; nothing stored, reason in @why).
  */
 int ply_store_add_run(ply_store_t *s, const ply_store_run_t *run, const ply_split_t *plan,
                       char *why, size_t why_len);
@@ -153,8 +170,9 @@ int ply_store_commit(ply_store_t *s, char *why, size_t why_len);
 /**
  * ply_store_add_result - store one computation of a job: committed when this
  * returns 0, or part of the transaction ply_store_begin opened. A second row
- * for the same run, job and role is refused. Returns 0, PLY_EDB (reason in
- * @why) or PLY_EINVAL.
+ * for the same run, job and role is refused. The payload is stored as given
+ * (the store does not decode it; its run's kind does). Returns 0, PLY_EDB
+ * (reason in @why) or PLY_EINVAL (also for a payload over INT_MAX bytes).
  */
 int ply_store_add_result(ply_store_t *s, const ply_store_result_t *r, char *why, size_t why_len);
 
@@ -229,8 +247,10 @@ typedef int (*ply_store_result_fn)(void *arg, const ply_store_result_t *r);
  * @on_result for every computation of those runs. A callback returning a
  * negative code stops the load with that code. Returns 0, PLY_EDB when the
  * file's content is inconsistent (a run without all its jobs, a blob of the
- * wrong size, a root move the rule engine does not know...; reason in @why),
- * or a callback's code.
+ * wrong size, a root move the rule engine does not know, a run of a kind
+ * above PLY_STORE_KIND_MAX (a newer ply's; the reason names the run and the
+ * kind)...; reason in @why), or a callback's code. The load does not check
+ * that a payload suits its run's kind: @on_result's owner of the kind does.
  */
 int ply_store_load(ply_store_t *s, ply_store_run_fn on_run, ply_store_result_fn on_result,
                    void *arg, char *why, size_t why_len);

@@ -4,7 +4,8 @@
  * rebuilt and checked against the rule engine, their computations and
  * failed attempts (ply_store_load, ply_store_load_failures), and the
  * finished runs (ply_store_finished, ply_store_recent). Every blob is
- * checked for size and range: a damaged or foreign file gives an error.
+ * checked for size and range and every run's job kind against the kinds
+ * this ply knows: a damaged, foreign or newer file gives an error.
  */
 #include "store.h"
 #include "store_internal.h"
@@ -197,7 +198,7 @@ static int load_runs(ply_store_t *s, ply_store_run_fn on_run, void *arg, char *w
                            "SELECT id, fen, depth, chess960, stats, want_split, verify_mode,"
                            " verify_ppm, job_base, split_depth, njobs, paths, estimate,"
                            " root_moves, slots, submitted_at,"
-                           " (SELECT count(*) FROM results WHERE run_id=runs.id), owner"
+                           " (SELECT count(*) FROM results WHERE run_id=runs.id), owner, kind"
                            " FROM runs WHERE state='active' ORDER BY submitted_at, id",
                            -1, &st, NULL) != SQLITE_OK) {
         ply_why(why, why_len, 0, "%s", sqlite3_errmsg(s->db));
@@ -219,12 +220,21 @@ static int load_runs(ply_store_t *s, ply_store_run_fn on_run, void *arg, char *w
         run.submitted_unix_ms = sqlite3_column_int64(st, 15);
         run.results = (uint32_t)sqlite3_column_int64(st, 16);
         snprintf(run.owner, sizeof run.owner, "%s", col_text(st, 17));
+        int64_t kind = sqlite3_column_int64(st, 18);
         char reason[256] = "";
-        if (depth < 1 || depth > PLY_SPLIT_MAX_DEPTH || slots < 1 || slots > 8 ||
-            run.job_base < 1) {
+        /* never read as perft: a kind this ply does not know is a run it cannot plan or check */
+        if (kind < 1 || kind > PLY_STORE_KIND_MAX) {
+            ply_why(reason, sizeof reason, 0,
+                    "job kind %" PRId64 ", which this ply does not know (kinds 1 to %d; a newer"
+                    " ply's run?)",
+                    kind, PLY_STORE_KIND_MAX);
+            r = PLY_EDB;
+        } else if (depth < 1 || depth > PLY_SPLIT_MAX_DEPTH || slots < 1 || slots > 8 ||
+                   run.job_base < 1) {
             ply_why(reason, sizeof reason, 0, "depth, slots or job ids out of range");
             r = PLY_EDB;
         } else {
+            run.kind = (int)kind;
             run.depth = (unsigned)depth;
             run.slots = (uint32_t)slots;
         }
@@ -263,6 +273,14 @@ static int load_result(sqlite3_stmt *st, ply_store_result_fn on_result, void *ar
     r.no_hash = sqlite3_column_int(st, 11) != 0;
     r.time_us = (uint64_t)sqlite3_column_int64(st, 12);
     r.identity = sqlite3_column_type(st, 13) == SQLITE_NULL ? NULL : col_text(st, 13);
+    if (sqlite3_column_type(st, 14) != SQLITE_NULL) {
+        /* an empty blob reads as a NULL pointer: it is still a payload, of 0 bytes */
+        static const uint8_t empty[1];
+        const uint8_t *p = sqlite3_column_blob(st, 14);
+        int n = sqlite3_column_bytes(st, 14);
+        r.payload = p ? p : empty;
+        r.payload_len = p && n > 0 ? (size_t)n : 0;
+    }
     if (job < 0 || job > UINT32_MAX || role < 0 || role > 8 || (sb && sn != PLY__STATS_BYTES) ||
         dn % 8 != 0 || dn / 8 > PLY_ARB_MAX_MOVES || (dsb && dsn != dn / 8 * PLY__STATS_BYTES)) {
         ply_why(why, why_len, 0, "result of job %" PRId64 " of run %" PRIu64 " is malformed", job,
@@ -294,7 +312,8 @@ int ply_store_load(ply_store_t *s, ply_store_run_fn on_run, ply_store_result_fn 
     if (r == 0 && sqlite3_prepare_v2(s->db,
                                      "SELECT r.run_id, r.idx, r.role, r.attempt, r.nodes, r.stats,"
                                      " r.divide, r.divide_stats, r.worker, r.seed, r.arbiter,"
-                                     " r.no_hash, r.time_us, i.identity FROM results r"
+                                     " r.no_hash, r.time_us, i.identity, r.payload"
+                                     " FROM results r"
                                      " JOIN runs u ON u.id = r.run_id LEFT JOIN result_identity i"
                                      " ON i.run_id = r.run_id AND i.idx = r.idx AND i.role = r.role"
                                      " WHERE u.state='active'"

@@ -1,0 +1,44 @@
+/*
+ * The field checks of proto/envelope.c, shared with the checks of the search kind
+ * (proto/envelope_search.c, to come) so that every rejection reads the same way: "TYPE: field
+ * NAME reason". Internal to proto/: not installed, not for callers of envelope.h.
+ */
+#ifndef PLY_PROTO_ENVELOPE_CHECK_H
+#define PLY_PROTO_ENVELOPE_CHECK_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ply.pb-c.h"
+
+/** The message type being checked, so that every reason starts with it. */
+typedef struct ply__vctx {
+    char *why;        /* the caller's buffer for the reason, or NULL */
+    size_t why_len;   /* its size, bytes */
+    const char *type; /* "JOB", "RESULT", ... */
+} ply__vctx_t;
+
+/** ply__env_bad - write "TYPE: detail" (printf-style @fmt) into @c's buffer; returns PLY_EPROTO,
+ * so that checks chain with ||. */
+int ply__env_bad(ply__vctx_t *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/** ply__env_need - 0 when @has, else PLY_EPROTO: "field @field missing". */
+int ply__env_need(ply__vctx_t *c, const char *field, int has);
+
+/** ply__env_need_u64 - @field present (@has) with @v in @lo..@hi (UINT64_MAX: no upper bound);
+ * else PLY_EPROTO with the value and the range. */
+int ply__env_need_u64(ply__vctx_t *c, const char *field, int has, uint64_t v, uint64_t lo,
+                      uint64_t hi);
+
+/** ply__env_text - free text @s (NULL: absent, refused when @min > 0) of @min..PLY_MAX_TEXT bytes,
+ * one line of valid UTF-8. 0 or PLY_EPROTO. */
+int ply__env_text(ply__vctx_t *c, const char *field, const char *s, size_t min);
+
+/** ply__env_fen - a position @s: 1..PLY_MAX_FEN_LEN bytes of printable ASCII. 0 or PLY_EPROTO. */
+int ply__env_fen(ply__vctx_t *c, const char *field, const char *s);
+
+/** ply__env_uci_move - @s is a UCI move by its shape: [a-h][1-8][a-h][1-8][nbrq]?. 0 or
+ * PLY_EPROTO (legality is the rule engine's, not the envelope's). */
+int ply__env_uci_move(ply__vctx_t *c, const char *field, const char *s);
+
+#endif

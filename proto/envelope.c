@@ -9,6 +9,8 @@
  * must be present and in range, and every string a caller may print or put in
  * JSON is bounded, free of control characters and valid UTF-8. Failures leave
  * through one path that frees what was unpacked and writes a one-line reason.
+ * The search kind's checks are in envelope_search.c, on the helpers of
+ * envelope_check.h.
  */
 #include "envelope.h"
 #include "envelope_check.h"
@@ -288,8 +290,21 @@ static int check_hello(ply__vctx_t *c, const void *body)
         opt_text(c, "build", m->build) ||
         ply__env_need_u64(c, "threads", m->has_threads, m->threads, 1, PLY_MAX_THREADS) ||
         ply__env_need(c, "hash_mib", m->has_hash_mib) ||
-        ply__env_need(c, "zobrist_checksum", m->has_zobrist_checksum))
+        ply__env_need(c, "zobrist_checksum", m->has_zobrist_checksum) ||
+        opt_text(c, "engine", m->engine))
         return PLY_EPROTO;
+    /* what the worker runs: known kinds, each once (absent: perft only, as older workers) */
+    unsigned seen = 0;
+    for (size_t i = 0; i < m->n_kinds; i++) {
+        char f[32];
+        snprintf(f, sizeof f, "kinds[%zu]", i);
+        uint32_t k = (uint32_t)m->kinds[i];
+        if (ply__env_need_u64(c, f, 1, k, PLY__JOB_KIND__JOB_KIND_PERFT,
+                              PLY__JOB_KIND__JOB_KIND_SEARCH))
+            return PLY_EPROTO;
+        if (seen & (1u << k)) return ply__env_bad(c, "field %s = %" PRIu32 " listed twice", f, k);
+        seen |= 1u << k;
+    }
     return 0;
 }
 
@@ -315,12 +330,17 @@ static int check_job(ply__vctx_t *c, const void *body)
     if (ply__env_need_u64(c, "job_id", m->has_job_id, m->job_id, 1, NO_MAX) ||
         ply__env_need_u64(c, "attempt", m->has_attempt, m->attempt, 1, NO_MAX) ||
         ply__env_need_u64(c, "kind", m->has_kind, (uint64_t)(uint32_t)m->kind,
-                          PLY__JOB_KIND__JOB_KIND_PERFT, PLY__JOB_KIND__JOB_KIND_PERFT) ||
-        ply__env_fen(c, "fen", m->fen) ||
-        ply__env_need_u64(c, "depth", m->has_depth, m->depth, 1, PLY_MAX_JOB_DEPTH) ||
-        ply__env_need_u64(c, "run_id", m->has_run_id, m->run_id, 1, NO_MAX))
+                          PLY__JOB_KIND__JOB_KIND_PERFT, PLY__JOB_KIND__JOB_KIND_SEARCH))
         return PLY_EPROTO;
-    return 0;
+    if (m->kind == PLY__JOB_KIND__JOB_KIND_SEARCH) {
+        if (ply__env_search_job(c, m)) return PLY_EPROTO;
+    } else if (ply__env_fen(c, "fen", m->fen) ||
+               ply__env_need_u64(c, "depth", m->has_depth, m->depth, 1, PLY_MAX_JOB_DEPTH)) {
+        return PLY_EPROTO;
+    } else if (m->search) {
+        return ply__env_bad(c, "field search present in a PERFT job");
+    }
+    return ply__env_need_u64(c, "run_id", m->has_run_id, m->run_id, 1, NO_MAX);
 }
 
 static int check_progress(ply__vctx_t *c, const void *body)
@@ -337,8 +357,10 @@ static int check_result(ply__vctx_t *c, const void *body)
 {
     const Ply__Result *m = body;
     if (ply__env_need_u64(c, "job_id", m->has_job_id, m->job_id, 1, NO_MAX) ||
-        ply__env_need_u64(c, "attempt", m->has_attempt, m->attempt, 1, NO_MAX) ||
-        ply__env_need(c, "nodes", m->has_nodes) ||
+        ply__env_need_u64(c, "attempt", m->has_attempt, m->attempt, 1, NO_MAX))
+        return PLY_EPROTO;
+    if (m->search) return ply__env_search_result(c, m); /* a search job's answer */
+    if (ply__env_need(c, "nodes", m->has_nodes) ||
         ply__env_need_u64(c, "perft1", m->has_perft1, m->perft1, 0, PLY_MAX_DIVIDE) ||
         ply__env_need(c, "time_us", m->has_time_us) || stats_words(c, "stats", m->stats, 1) ||
         divide_list(c, m->n_divide, m->divide, 1))

@@ -71,6 +71,16 @@
 #define PLY_MAX_OWNER_TOKEN 128
 /** Most runs a StatusReply lists. */
 #define PLY_MAX_STATUS_RUNS 256
+/** Deepest search a job may ask for, plies (worker/search.h, PLY_SEARCH_MAX_DEPTH). */
+#define PLY_SEARCH_JOB_MAX_DEPTH 100
+/** Most lines of a search job (multipv), and of its result (PLY_SEARCH_MAX_MULTIPV). */
+#define PLY_SEARCH_JOB_MAX_MULTIPV 64
+/** Most game-history moves of a search job (worker/search.h, PLY_SEARCH_MAX_HISTORY). */
+#define PLY_SEARCH_JOB_MAX_MOVES 1024
+/** Longest principal variation of a search line, moves (PLY_SEARCH_MAX_PLY). */
+#define PLY_SEARCH_JOB_MAX_PV 128
+/** Longest movetime of a search job, milliseconds: one day. */
+#define PLY_SEARCH_JOB_MAX_MOVETIME_MS 86400000u
 
 typedef Ply__Message ply_msg_t;
 
@@ -114,15 +124,26 @@ int ply_msg_decode(zmsg_t *zmsg, ply_msg_t **out, char *why, size_t why_len);
  *
  * Per type (a field not listed is optional and unchecked unless it is text):
  *   HELLO      worker_id, protocol == PLY_PROTOCOL_VERSION,
- *              threads 1..PLY_MAX_THREADS, hash_mib, zobrist_checksum
+ *              threads 1..PLY_MAX_THREADS, hash_mib, zobrist_checksum; kinds (if
+ *              any) each PERFT or SEARCH, at most one entry per kind; engine text
  *   WELCOME    heartbeat_ms 1..PLY_MAX_HEARTBEAT_MS, liveness 1..PLY_MAX_LIVENESS
  *   READY      credit 1..PLY_MAX_CREDIT
- *   JOB        job_id, attempt >= 1, kind == PERFT, fen, depth, run_id
+ *   JOB        job_id, attempt >= 1, kind PERFT or SEARCH, run_id; PERFT: fen,
+ *              depth, no search; SEARCH: search (ply__env_search_job in
+ *              envelope_check.h: fen, at most PLY_SEARCH_JOB_MAX_MOVES moves and
+ *              PLY_MAX_DIVIDE searchmoves of UCI shape, depth
+ *              1..PLY_SEARCH_JOB_MAX_DEPTH, nodes, movetime_ms, at least one of
+ *              the three, multipv 1..PLY_SEARCH_JOB_MAX_MULTIPV) and none of fen,
+ *              depth, chess960, stats, divide, no_hash
  *   PROGRESS   job_id, attempt >= 1, nodes
  *   RESULT     job_id, attempt >= 1, nodes, perft1 <= PLY_MAX_DIVIDE, time_us;
  *              each divide entry: move, nodes; no hi word but 0 (one job's
  *              counts fit in 64 bits: stats.hi and divide[].stats.hi absent,
- *              divide[].nodes_hi absent or 0)
+ *              divide[].nodes_hi absent or 0). Or search-shaped (a search job's):
+ *              job_id, attempt, time_us, search (at most PLY_SEARCH_JOB_MAX_MULTIPV
+ *              lines: multipv, exactly one of score_cp and mate, bound 0..2,
+ *              depth, seldepth, at most PLY_SEARCH_JOB_MAX_PV UCI moves; nodes,
+ *              time_us) and none of nodes, perft1, stats, divide, tt_nodes
  *   ERROR      code < 0, message
  *   SUBMIT     fen, depth 1..PLY_MAX_DEPTH, split_depth (if present) -1..depth-1,
  *              verify (if present) a VerifyMode, verify_ppm 1..PLY_PPM exactly when

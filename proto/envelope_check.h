@@ -1,6 +1,6 @@
 /*
  * The field checks of proto/envelope.c, shared with the checks of the search kind
- * (proto/envelope_search.c, to come) so that every rejection reads the same way: "TYPE: field
+ * (proto/envelope_search.c) so that every rejection reads the same way: "TYPE: field
  * NAME reason". Internal to proto/: not installed, not for callers of envelope.h.
  */
 #ifndef PLY_PROTO_ENVELOPE_CHECK_H
@@ -40,5 +40,25 @@ int ply__env_fen(ply__vctx_t *c, const char *field, const char *s);
 /** ply__env_uci_move - @s is a UCI move by its shape: [a-h][1-8][a-h][1-8][nbrq]?. 0 or
  * PLY_EPROTO (legality is the rule engine's, not the envelope's). */
 int ply__env_uci_move(ply__vctx_t *c, const char *field, const char *s);
+
+/**
+ * ply__env_search_job - the shape of a JOB of kind SEARCH (proto/envelope_search.c): none of
+ * the perft fields (fen, depth, chess960, stats, divide, no_hash) and a SearchJob, its fields
+ * named "search.NAME": fen as a FEN; at most PLY_SEARCH_JOB_MAX_MOVES moves and PLY_MAX_DIVIDE
+ * searchmoves, each of UCI shape; depth 1..PLY_SEARCH_JOB_MAX_DEPTH, nodes >= 1 and movetime_ms
+ * 1..PLY_SEARCH_JOB_MAX_MOVETIME_MS when present, at least one of the three; multipv
+ * 1..PLY_SEARCH_JOB_MAX_MULTIPV when present. 0 or PLY_EPROTO.
+ */
+int ply__env_search_job(ply__vctx_t *c, const Ply__Job *m);
+
+/**
+ * ply__env_search_result - the shape of a RESULT with a search (@m->search not NULL): time_us,
+ * none of the perft fields (nodes, perft1, stats, divide, tt_nodes), and a SearchResult, its
+ * fields named "search.NAME": 1..PLY_SEARCH_JOB_MAX_MULTIPV lines, each with multipv 1..that,
+ * exactly one of score_cp and mate, bound 0..2, depth 0..PLY_SEARCH_JOB_MAX_DEPTH (0: a root
+ * without legal moves), seldepth, at most PLY_SEARCH_JOB_MAX_PV moves of UCI shape; nodes,
+ * time_us; engine optional text. 0 or PLY_EPROTO.
+ */
+int ply__env_search_result(ply__vctx_t *c, const Ply__Result *m);
 
 #endif

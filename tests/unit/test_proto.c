@@ -11,7 +11,8 @@
  * frames and foreign protocol ids must give PLY_EPROTO / PLY_EVERSION, or a
  * message that passes validation, and never crash or leak (run it under the
  * asan-ubsan preset).
- * Validation: per type, each required field missing and values out of range.
+ * Validation: per type, each required field missing and values out of range;
+ * the search kind (issue 11): a job and a result round trip, one case per rule.
  * Sockets (argument "net"): ROUTER + DEALER over inproc://, and the
  * transport size limit over tcp:// on loopback.
  *
@@ -1988,6 +1989,280 @@ static void test_socket_limit(void **state)
     zsock_destroy(&router);
 }
 
+/* ---------------------------------------------------- the search kind (issue 11) */
+
+/* A SEARCH job: the start position after 1. e4 e5, depth 6, two root moves, 2 lines. */
+static char *g_search_moves[PLY_SEARCH_JOB_MAX_MOVES + 1];
+static ply_msg_t *build_search_job(void)
+{
+    static Ply__SearchJob s;
+    static Ply__Job m;
+    static char *history[2], *g_searchmoves[2];
+    history[0] = "e2e4", history[1] = "e7e5"; /* rebuilt: an edit may have changed them */
+    g_searchmoves[0] = "g1f3", g_searchmoves[1] = "d2d4";
+    s = (Ply__SearchJob)PLY__SEARCH_JOB__INIT;
+    s.fen = "startpos";
+    s.n_moves = 2, s.moves = history;
+    s.n_searchmoves = 2, s.searchmoves = g_searchmoves;
+    s.has_depth = 1, s.depth = 6;
+    s.has_multipv = 1, s.multipv = 2;
+    s.has_chess960 = 1, s.chess960 = 0;
+    m = (Ply__Job)PLY__JOB__INIT;
+    m.has_job_id = 1, m.job_id = 42;
+    m.has_attempt = 1, m.attempt = 1;
+    m.has_kind = 1, m.kind = PLY__JOB_KIND__JOB_KIND_SEARCH;
+    m.has_run_id = 1, m.run_id = 7;
+    m.has_lease_ms = 1, m.lease_ms = 60000;
+    m.search = &s;
+    ply_msg_t *msg = wrap(PLY__MESSAGE__BODY_JOB);
+    msg->job = &m;
+    return msg;
+}
+
+/* A search-shaped RESULT: two lines, a mate in 2 (3 plies of PV) and a score in centipawns. */
+static ply_msg_t *build_search_result(void)
+{
+    static Ply__SearchResult s;
+    static Ply__SearchLine l[2], *lp[2];
+    static char *pv1[3], *pv2[1];
+    static Ply__Result m;
+    pv1[0] = "h6h7", pv1[1] = "h8h7", pv1[2] = "h5g6", pv2[0] = "d3g6";
+    for (int i = 0; i < 2; i++) {
+        l[i] = (Ply__SearchLine)PLY__SEARCH_LINE__INIT;
+        l[i].has_multipv = 1, l[i].multipv = (uint32_t)i + 1;
+        l[i].has_bound = 1, l[i].bound = 0;
+        l[i].has_depth = 1, l[i].depth = 6;
+        l[i].has_seldepth = 1, l[i].seldepth = 9;
+        lp[i] = &l[i];
+    }
+    l[0].has_mate = 1, l[0].mate = 2;
+    l[0].n_pv = 3, l[0].pv = pv1;
+    l[1].has_score_cp = 1, l[1].score_cp = -35;
+    l[1].n_pv = 1, l[1].pv = pv2;
+    s = (Ply__SearchResult)PLY__SEARCH_RESULT__INIT;
+    s.n_lines = 2, s.lines = lp;
+    s.has_nodes = 1, s.nodes = 123456;
+    s.has_time_us = 1, s.time_us = 98765;
+    s.engine = "ply 0.1.0 builtin";
+    m = (Ply__Result)PLY__RESULT__INIT;
+    m.has_job_id = 1, m.job_id = 42;
+    m.has_attempt = 1, m.attempt = 1;
+    m.has_time_us = 1, m.time_us = 99000;
+    m.search = &s;
+    ply_msg_t *msg = wrap(PLY__MESSAGE__BODY_RESULT);
+    msg->result = &m;
+    return msg;
+}
+
+static Ply__JobKind g_kinds[3] = {PLY__JOB_KIND__JOB_KIND_PERFT, PLY__JOB_KIND__JOB_KIND_SEARCH};
+static ply_msg_t *build_hello_kinds(void)
+{
+    ply_msg_t *msg = build_hello();
+    g_kinds[0] = PLY__JOB_KIND__JOB_KIND_PERFT, g_kinds[1] = PLY__JOB_KIND__JOB_KIND_SEARCH;
+    msg->hello->n_kinds = 2, msg->hello->kinds = g_kinds;
+    msg->hello->engine = "builtin";
+    return msg;
+}
+
+/* Encodes @m, decodes it and expects the same message back, validated. */
+static void round_trip(ply_msg_t *m)
+{
+    char why[256];
+    assert_int_equal(ply_msg_validate(m, why, sizeof why), 0);
+    zmsg_t *z = ply_msg_encode(m);
+    assert_non_null(z);
+    ply_msg_t *got = NULL;
+    if (ply_msg_decode(z, &got, why, sizeof why) != 0) fail_msg("decode: %s", why);
+    assert_true(msg_equal(&got->base, &m->base));
+    ply_msg_free(&got);
+    zmsg_destroy(&z);
+}
+
+static void test_search_round_trip(void **state)
+{
+    (void)state;
+    round_trip(build_search_job());
+    round_trip(build_search_result());
+    round_trip(build_hello_kinds());
+    /* an older worker's HELLO (no kinds) and a perft job still pass unchanged */
+    round_trip(build_hello());
+    round_trip(build_job());
+    ply_msg_t *m = build_search_job();
+    assert_int_equal(m->job->search->n_moves, 2);
+    assert_string_equal(m->job->search->moves[1], "e7e5");
+}
+
+static char long_moves_text[8] = "e2e4";
+EDIT(sj_no_search, m->job->search = NULL)
+EDIT(sj_perft_fen, m->job->fen = (char *)STARTFEN)
+EDIT(sj_perft_depth, (m->job->has_depth = 1, m->job->depth = 3))
+EDIT(sj_perft_stats, (m->job->has_stats = 1, m->job->stats = 0))
+EDIT(sj_perft_chess960, (m->job->has_chess960 = 1))
+EDIT(sj_no_fen, m->job->search->fen = NULL)
+EDIT(sj_long_fen, m->job->search->fen = long_fen)
+EDIT(sj_bad_move, m->job->search->moves[1] = "e7e9")
+EDIT(sj_short_move, m->job->search->moves[0] = "e2e")
+EDIT(sj_bad_searchmove, m->job->search->searchmoves[1] = "d2d4k")
+EDIT(sj_too_many_moves, (m->job->search->n_moves = PLY_SEARCH_JOB_MAX_MOVES + 1,
+                         m->job->search->moves = g_search_moves))
+EDIT(sj_max_moves,
+     (m->job->search->n_moves = PLY_SEARCH_JOB_MAX_MOVES, m->job->search->moves = g_search_moves))
+EDIT(sj_depth_0, m->job->search->depth = 0)
+EDIT(sj_depth_max, m->job->search->depth = PLY_SEARCH_JOB_MAX_DEPTH)
+EDIT(sj_depth_over, m->job->search->depth = PLY_SEARCH_JOB_MAX_DEPTH + 1)
+EDIT(sj_nodes_0, (m->job->search->has_nodes = 1, m->job->search->nodes = 0))
+EDIT(sj_movetime_0, (m->job->search->has_movetime_ms = 1, m->job->search->movetime_ms = 0))
+EDIT(sj_movetime_over, (m->job->search->has_movetime_ms = 1,
+                        m->job->search->movetime_ms = PLY_SEARCH_JOB_MAX_MOVETIME_MS + 1))
+EDIT(sj_unlimited, m->job->search->has_depth = 0)
+EDIT(sj_nodes_only,
+     (m->job->search->has_depth = 0, m->job->search->has_nodes = 1, m->job->search->nodes = 100000))
+EDIT(sj_multipv_0, m->job->search->multipv = 0)
+EDIT(sj_multipv_max, m->job->search->multipv = PLY_SEARCH_JOB_MAX_MULTIPV)
+EDIT(sj_multipv_over, m->job->search->multipv = PLY_SEARCH_JOB_MAX_MULTIPV + 1)
+EDIT(sj_no_multipv, m->job->search->has_multipv = 0)
+EDIT(sj_kind_3, m->job->kind = (Ply__JobKind)3)
+/* a perft job with a search beside (build_search_job rewraps the message: keep the job) */
+static void perft_job_with_search(ply_msg_t *m)
+{
+    Ply__Job *perft = m->job;
+    perft->search = build_search_job()->job->search;
+    m->body_case = PLY__MESSAGE__BODY_JOB;
+    m->job = perft;
+}
+EDIT(sr_nodes, (m->result->has_nodes = 1, m->result->nodes = 5))
+EDIT(sr_perft1, (m->result->has_perft1 = 1, m->result->perft1 = 20))
+EDIT(sr_tt_nodes, (m->result->has_tt_nodes = 1))
+EDIT(sr_no_time, m->result->has_time_us = 0)
+EDIT(sr_no_lines, m->result->search->n_lines = 0)
+EDIT(sr_line_no_multipv, m->result->search->lines[1]->has_multipv = 0)
+EDIT(sr_line_multipv_0, m->result->search->lines[1]->multipv = 0)
+EDIT(sr_line_both_scores,
+     (m->result->search->lines[0]->has_score_cp = 1, m->result->search->lines[0]->score_cp = 10))
+EDIT(sr_line_no_score, m->result->search->lines[1]->has_score_cp = 0)
+EDIT(sr_line_no_bound, m->result->search->lines[0]->has_bound = 0)
+EDIT(sr_line_bound_3, m->result->search->lines[0]->bound = 3)
+EDIT(sr_line_bound_2, m->result->search->lines[0]->bound = 2)
+EDIT(sr_line_no_depth, m->result->search->lines[0]->has_depth = 0)
+EDIT(sr_line_depth_over, m->result->search->lines[0]->depth = PLY_SEARCH_JOB_MAX_DEPTH + 1)
+EDIT(sr_line_no_seldepth, m->result->search->lines[1]->has_seldepth = 0)
+EDIT(sr_line_bad_pv, m->result->search->lines[0]->pv[2] = "h5g0")
+EDIT(sr_line_long_pv, (m->result->search->lines[0]->n_pv = PLY_SEARCH_JOB_MAX_PV + 1,
+                       m->result->search->lines[0]->pv = g_search_moves))
+EDIT(sr_no_nodes, m->result->search->has_nodes = 0)
+EDIT(sr_no_search_time, m->result->search->has_time_us = 0)
+EDIT(sr_bad_engine, m->result->search->engine = "ply\nFAKE")
+EDIT(sr_no_engine, m->result->search->engine = NULL)
+EDIT(hk_kind_0, m->hello->kinds[1] = PLY__JOB_KIND__JOB_KIND_UNSPECIFIED)
+EDIT(hk_kind_twice, m->hello->kinds[1] = PLY__JOB_KIND__JOB_KIND_PERFT)
+EDIT(hk_search_only, (m->hello->n_kinds = 1, m->hello->kinds[0] = PLY__JOB_KIND__JOB_KIND_SEARCH))
+EDIT(hk_bad_engine, m->hello->engine = long_text)
+
+typedef struct scase {
+    ply_msg_t *(*build)(void);
+    void (*edit)(ply_msg_t *m);
+    int rc;
+    const char *reason;
+} scase_t;
+
+static const scase_t SCASES[] = {
+    {build_search_job, sj_no_search, PLY_EPROTO, "JOB: field search missing"},
+    {build_search_job, sj_perft_fen, PLY_EPROTO, "JOB: field fen present in a SEARCH job"},
+    {build_search_job, sj_perft_depth, PLY_EPROTO, "JOB: field depth present in a SEARCH job"},
+    {build_search_job, sj_perft_stats, PLY_EPROTO, "JOB: field stats present in a SEARCH job"},
+    {build_search_job, sj_perft_chess960, PLY_EPROTO, "JOB: field chess960 present in a SEARCH"},
+    {build_search_job, sj_no_fen, PLY_EPROTO, "JOB: field search.fen missing"},
+    {build_search_job, sj_long_fen, PLY_EPROTO, "JOB: field search.fen is over 128 bytes"},
+    {build_search_job, sj_bad_move, PLY_EPROTO, "JOB: field search.moves[1] is not a UCI move"},
+    {build_search_job, sj_short_move, PLY_EPROTO, "JOB: field search.moves[0] is not a UCI move"},
+    {build_search_job, sj_bad_searchmove, PLY_EPROTO,
+     "JOB: field search.searchmoves[1] is not a UCI move"},
+    {build_search_job, sj_too_many_moves, PLY_EPROTO,
+     "JOB: field search.moves has 1025 moves, must be at most 1024"},
+    {build_search_job, sj_max_moves, 0, NULL},
+    {build_search_job, sj_depth_0, PLY_EPROTO, "JOB: field search.depth = 0, must be 1..100"},
+    {build_search_job, sj_depth_max, 0, NULL},
+    {build_search_job, sj_depth_over, PLY_EPROTO, "JOB: field search.depth = 101, must be 1..100"},
+    {build_search_job, sj_nodes_0, PLY_EPROTO, "JOB: field search.nodes = 0, must be at least 1"},
+    {build_search_job, sj_movetime_0, PLY_EPROTO, "JOB: field search.movetime_ms = 0, must be 1.."},
+    {build_search_job, sj_movetime_over, PLY_EPROTO,
+     "JOB: field search.movetime_ms = 86400001, must be 1..86400000"},
+    {build_search_job, sj_unlimited, PLY_EPROTO,
+     "JOB: field search.depth, search.nodes or search.movetime_ms missing"},
+    {build_search_job, sj_nodes_only, 0, NULL},
+    {build_search_job, sj_multipv_0, PLY_EPROTO, "JOB: field search.multipv = 0, must be 1..64"},
+    {build_search_job, sj_multipv_max, 0, NULL},
+    {build_search_job, sj_multipv_over, PLY_EPROTO,
+     "JOB: field search.multipv = 65, must be 1..64"},
+    {build_search_job, sj_no_multipv, 0, NULL},
+    {build_search_job, sj_kind_3, PLY_EPROTO, "JOB: field kind = 3, must be 1..2"},
+    {build_job, perft_job_with_search, PLY_EPROTO, "JOB: field search present in a PERFT job"},
+    {build_search_result, sr_nodes, PLY_EPROTO, "RESULT: field nodes present beside search"},
+    {build_search_result, sr_perft1, PLY_EPROTO, "RESULT: field perft1 present beside search"},
+    {build_search_result, sr_tt_nodes, PLY_EPROTO, "RESULT: field tt_nodes present beside search"},
+    {build_search_result, sr_no_time, PLY_EPROTO, "RESULT: field time_us missing"},
+    {build_search_result, sr_no_lines, PLY_EPROTO,
+     "RESULT: field search.lines has 0 entries, must be 1..64"},
+    {build_search_result, sr_line_no_multipv, PLY_EPROTO,
+     "RESULT: field search.lines[1].multipv missing"},
+    {build_search_result, sr_line_multipv_0, PLY_EPROTO,
+     "RESULT: field search.lines[1].multipv = 0, must be 1..64"},
+    {build_search_result, sr_line_both_scores, PLY_EPROTO,
+     "RESULT: field search.lines[0]: both of score_cp and mate, must be one"},
+    {build_search_result, sr_line_no_score, PLY_EPROTO,
+     "RESULT: field search.lines[1]: neither of score_cp and mate, must be one"},
+    {build_search_result, sr_line_no_bound, PLY_EPROTO,
+     "RESULT: field search.lines[0].bound missing"},
+    {build_search_result, sr_line_bound_3, PLY_EPROTO,
+     "RESULT: field search.lines[0].bound = 3, must be 0..2"},
+    {build_search_result, sr_line_bound_2, 0, NULL},
+    {build_search_result, sr_line_no_depth, PLY_EPROTO,
+     "RESULT: field search.lines[0].depth missing"},
+    {build_search_result, sr_line_depth_over, PLY_EPROTO,
+     "RESULT: field search.lines[0].depth = 101, must be 0..100"},
+    {build_search_result, sr_line_no_seldepth, PLY_EPROTO,
+     "RESULT: field search.lines[1].seldepth missing"},
+    {build_search_result, sr_line_bad_pv, PLY_EPROTO,
+     "RESULT: field search.lines[0].pv[2] is not a UCI move"},
+    {build_search_result, sr_line_long_pv, PLY_EPROTO,
+     "RESULT: field search.lines[0].pv has 129 moves, must be at most 128"},
+    {build_search_result, sr_no_nodes, PLY_EPROTO, "RESULT: field search.nodes missing"},
+    {build_search_result, sr_no_search_time, PLY_EPROTO, "RESULT: field search.time_us missing"},
+    {build_search_result, sr_bad_engine, PLY_EPROTO,
+     "RESULT: field search.engine has a control character"},
+    {build_search_result, sr_no_engine, 0, NULL},
+    {build_hello_kinds, hk_kind_0, PLY_EPROTO, "HELLO: field kinds[1] = 0, must be 1..2"},
+    {build_hello_kinds, hk_kind_twice, PLY_EPROTO, "HELLO: field kinds[1] = 1 listed twice"},
+    {build_hello_kinds, hk_search_only, 0, NULL},
+    {build_hello_kinds, hk_bad_engine, PLY_EPROTO, "HELLO: field engine is over 512 bytes"},
+};
+
+/* Each rule of the search kind, one case each, through ply_msg_validate and the wire. */
+static void test_search_validation(void **state)
+{
+    (void)state;
+    init_texts();
+    for (size_t i = 0; i <= PLY_SEARCH_JOB_MAX_MOVES; i++) g_search_moves[i] = long_moves_text;
+    for (size_t i = 0; i < sizeof SCASES / sizeof SCASES[0]; i++) {
+        const scase_t *v = &SCASES[i];
+        ply_msg_t *m = v->build();
+        v->edit(m);
+        char why[256], why2[256];
+        int rc = ply_msg_validate(m, why, sizeof why);
+        if (rc != v->rc) fail_msg("search case %zu: rc %d, want %d: %s", i, rc, v->rc, why);
+        if (v->reason && strncmp(why, v->reason, strlen(v->reason)) != 0)
+            fail_msg("search case %zu: reason \"%s\", want \"%s...\"", i, why, v->reason);
+        assert_true(one_line(why));
+        zmsg_t *z = ply_msg_encode(m);
+        assert_non_null(z);
+        ply_msg_t *got = NULL;
+        assert_int_equal(ply_msg_decode(z, &got, why2, sizeof why2), rc);
+        assert_string_equal(why2, why);
+        ply_msg_free(&got);
+        zmsg_destroy(&z);
+    }
+}
+
 int main(int argc, char **argv)
 {
     const struct CMUnitTest quick[] = {
@@ -2010,6 +2285,8 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_stats_conversion),
         cmocka_unit_test(test_stats128_conversion),
         cmocka_unit_test(test_text_sanitize),
+        cmocka_unit_test(test_search_round_trip),
+        cmocka_unit_test(test_search_validation),
     };
     const struct CMUnitTest net[] = {
         cmocka_unit_test(test_socket_round_trip),

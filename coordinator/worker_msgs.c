@@ -344,6 +344,14 @@ void ply__on_worker_message(ply_coordinator_t *c, zframe_t *rid, peer_t *p, ply_
         on_ready(p, msg->ready);
         break;
     case PLY__MESSAGE__BODY_RESULT:
+        if (msg->result->search) { /* no search jobs are handed out yet (issue 11): never
+                                    * read a search's answer as a perft count */
+            ply__count(c, CNT_MALFORMED);
+            ply_warn("%s: a search RESULT for job %" PRIu64 " attempt %u, but no search job was "
+                     "sent: ignored",
+                     p->name, msg->result->job_id, msg->result->attempt);
+            break;
+        }
         on_result(c, p, msg->result);
         break;
     case PLY__MESSAGE__BODY_ERROR:

@@ -4,7 +4,8 @@
  * arbiter) over inproc and loopback tcp on a random port: exact totals,
  * divide and statistics against published counts, re-queuing after a worker
  * vanishes or reports an error, an expired lease, the perft(1) cross-check,
- * malformed traffic, results for unknown jobs, no worker, an unreachable
+ * malformed traffic, results for unknown jobs, a worker announcing the search
+ * kind (and a search RESULT it was not asked for), no worker, an unreachable
  * coordinator, and local workers started with uv_spawn.
  *
  * Expected values: tests/data/perftsuite.epd (sunfish, checked with
@@ -493,6 +494,65 @@ static void test_unknown_job(void **state)
     coord_stop(&t);
 }
 
+/*
+ * Issue 11: a worker that announces the search kind and an engine in its HELLO is welcomed as
+ * any other; a search-shaped RESULT (which this coordinator never asked for) is refused as
+ * malformed, never read as a perft count, and a run still completes.
+ */
+static void test_search_worker(void **state)
+{
+    (void)state;
+    coord_t *t = coord_start("inproc", NULL, NULL);
+    zsock_t *d = zsock_new(ZMQ_DEALER);
+    assert_int_equal(zsock_connect(d, "%s", t->endpoint), 0);
+    Ply__JobKind kinds[] = {PLY__JOB_KIND__JOB_KIND_PERFT, PLY__JOB_KIND__JOB_KIND_SEARCH};
+    Ply__Hello h = PLY__HELLO__INIT;
+    h.worker_id = "searcher";
+    h.has_protocol = 1, h.protocol = 1;
+    h.has_threads = 1, h.threads = 1;
+    h.has_hash_mib = 1, h.has_zobrist_checksum = 1;
+    h.n_kinds = 2, h.kinds = kinds;
+    h.engine = "builtin";
+    ply_msg_t m = PLY__MESSAGE__INIT;
+    m.body_case = PLY__MESSAGE__BODY_HELLO;
+    m.hello = &h;
+    assert_int_equal(ply_msg_send(d, &m), 0);
+    zsock_set_rcvtimeo(d, 5000);
+    ply_msg_t *w = NULL;
+    assert_int_equal(ply_msg_recv(d, &w, NULL, 0), 0);
+    assert_int_equal(w->body_case, PLY__MESSAGE__BODY_WELCOME);
+    ply_msg_free(&w);
+
+    uint64_t malformed = coord_counters(t).malformed;
+    char *pv[] = {"e2e4", "e7e5"};
+    Ply__SearchLine line = PLY__SEARCH_LINE__INIT, *lines[] = {&line};
+    line.has_multipv = 1, line.multipv = 1;
+    line.has_score_cp = 1, line.score_cp = 30;
+    line.has_bound = 1, line.has_depth = 1, line.depth = 2, line.has_seldepth = 1;
+    line.n_pv = 2, line.pv = pv;
+    Ply__SearchResult sr = PLY__SEARCH_RESULT__INIT;
+    sr.n_lines = 1, sr.lines = lines;
+    sr.has_nodes = 1, sr.nodes = 100, sr.has_time_us = 1, sr.time_us = 10;
+    Ply__Result r = PLY__RESULT__INIT;
+    r.has_job_id = 1, r.job_id = 987654321;
+    r.has_attempt = 1, r.attempt = 1;
+    r.has_time_us = 1, r.time_us = 10;
+    r.search = &sr;
+    m.body_case = PLY__MESSAGE__BODY_RESULT;
+    m.result = &r;
+    assert_int_equal(ply_msg_send(d, &m), 0);
+    for (int i = 0; i < 300 && coord_counters(t).malformed <= malformed; i++) usleep(10000);
+    assert_int_equal(coord_counters(t).malformed, malformed + 1);
+    assert_int_equal(coord_counters(t).results_ignored, 0);
+
+    fake_worker_t *a = fake_worker_start(t->endpoint, FW_NORMAL, 1);
+    Ply__RunResult *res = perft_ok(t->endpoint, KIWIPETE, 2, 0, 0, -1, 2039);
+    ply__run_result__free_unpacked(res, NULL);
+    zsock_destroy(&d);
+    fake_worker_stop(&a);
+    coord_stop(&t);
+}
+
 static void short_wait(ply_coordinator_config_t *cfg)
 {
     cfg->worker_wait_ms = 300;
@@ -810,6 +870,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_lease),
         cmocka_unit_test(test_malformed),
         cmocka_unit_test(test_unknown_job),
+        cmocka_unit_test(test_search_worker),
         cmocka_unit_test(test_no_worker),
         cmocka_unit_test(test_unreachable),
         cmocka_unit_test(test_bad_request),

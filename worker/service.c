@@ -12,6 +12,11 @@
  * the pipe: the actor records it in the shared cancel list and stops that
  * attempt if it is the running one; the compute side drops a listed job
  * instead of starting it.
+ * Job kinds: PERFT on ply_perft_run, SEARCH on an analysis backend
+ * (analysis.h, ply's engine: "builtin"), created when the first search job
+ * comes; the perft table and the search table do not both exist at once (a
+ * change of kind rebuilds the other at the same size). A search is stopped
+ * by the actor itself (ply_analysis_stop), under the cancel lock.
  */
 #include "service.h"
 
@@ -23,6 +28,7 @@
 
 #include <omp.h>
 
+#include "analysis.h"
 #include "board/movegen.h"
 #include "envelope.h"
 #include "perft.h"
@@ -57,6 +63,7 @@ typedef struct shared {
         uint32_t attempt;
     } canceled[CANCELED_KEEP];
     unsigned next_canceled; /* the ring's next slot; empty slots hold job 0, never a job id */
+    ply_analysis_t *searching; /* under cancel_lock: the backend of the running search job */
 #ifdef PLY_FAULT_INJECTION
     unsigned results; /* jobs finished, for fault_every */
 #endif
@@ -91,6 +98,10 @@ static int send_hello(zsock_t *dealer, const shared_t *sh)
     hello.zobrist_checksum = ply_zobrist_checksum();
     hello.has_zobrist_seed = 1;
     hello.zobrist_seed = ply_zobrist_seed();
+    Ply__JobKind kinds[] = {PLY__JOB_KIND__JOB_KIND_PERFT, PLY__JOB_KIND__JOB_KIND_SEARCH};
+    hello.n_kinds = sizeof kinds / sizeof kinds[0];
+    hello.kinds = kinds;
+    hello.engine = "builtin"; /* the one search backend so far (analysis.h) */
     msg.body_case = PLY__MESSAGE__BODY_HELLO;
     msg.hello = &hello;
     return ply_msg_send(dealer, &msg);
@@ -164,11 +175,25 @@ static void end_compute(zsock_t *pipe, int code)
     zsock_send(pipe, "si", "END", code);
 }
 
+/* Stops the running job: a perft sees the flag, a search is told (the cancel lock held). */
+static void stop_running_locked(shared_t *sh)
+{
+    atomic_store(&sh->job_cancel, 1);
+    if (sh->searching) ply_analysis_stop(sh->searching);
+}
+
+static void stop_running(shared_t *sh)
+{
+    pthread_mutex_lock(&sh->cancel_lock);
+    stop_running_locked(sh);
+    pthread_mutex_unlock(&sh->cancel_lock);
+}
+
 /* Stops the running job and any later one (shutting down). */
 static void cancel_all(shared_t *sh)
 {
     atomic_store(&sh->cancel, 1);
-    atomic_store(&sh->job_cancel, 1);
+    stop_running(sh);
 }
 
 /*
@@ -181,7 +206,7 @@ static void new_session(zsock_t *dealer, shared_t *sh, int first)
 {
     if (!first) {
         atomic_fetch_add(&sh->epoch, 1);
-        atomic_store(&sh->job_cancel, 1);
+        stop_running(sh);
     }
     send_hello(dealer, sh);
     send_ready(dealer, 1 + sh->cfg->prefetch);
@@ -195,15 +220,16 @@ static void cancel_job(shared_t *sh, uint64_t job_id, uint32_t attempt)
     sh->canceled[i].job_id = job_id;
     sh->canceled[i].attempt = attempt;
     int running = atomic_load(&sh->job_id) == job_id && atomic_load(&sh->attempt) == attempt;
-    if (running) atomic_store(&sh->job_cancel, 1);
+    if (running) stop_running_locked(sh);
     pthread_mutex_unlock(&sh->cancel_lock);
     ply_info("job %llu attempt %u canceled by the coordinator%s", (unsigned long long)job_id,
              (unsigned)attempt, running ? ": stopping it" : "");
 }
 
-/* Makes @job the running one (heartbeats name it, Cancel can stop it), unless the
- * coordinator has already taken it back: then PLY_ECANCELED. */
-static int job_begin(shared_t *sh, const Ply__Job *job)
+/* Makes @job the running one (heartbeats name it, Cancel can stop it, and the search of
+ * @search, when not NULL), unless the coordinator has already taken it back: then
+ * PLY_ECANCELED. */
+static int job_begin(shared_t *sh, const Ply__Job *job, ply_analysis_t *search)
 {
     int rc = 0;
     pthread_mutex_lock(&sh->cancel_lock);
@@ -214,9 +240,20 @@ static int job_begin(shared_t *sh, const Ply__Job *job)
         atomic_store(&sh->job_cancel, 0);
         atomic_store(&sh->attempt, job->attempt);
         atomic_store(&sh->job_id, job->job_id);
+        sh->searching = search;
     }
     pthread_mutex_unlock(&sh->cancel_lock);
     return rc;
+}
+
+/* The running job is over: no Cancel may stop a search any more, nor a later one. */
+static void job_end(shared_t *sh)
+{
+    pthread_mutex_lock(&sh->cancel_lock);
+    if (sh->searching) ply_analysis_clear_stop(sh->searching);
+    sh->searching = NULL;
+    atomic_store(&sh->job_id, 0);
+    pthread_mutex_unlock(&sh->cancel_lock);
 }
 
 static void net_actor(zsock_t *pipe, void *arg)
@@ -468,9 +505,119 @@ static int ensure_table(ply_tt_t **tt, unsigned hash_mib, int stats)
     return *tt ? 0 : PLY_ENOMEM;
 }
 
-static int run_job(zactor_t *actor, shared_t *sh, ply_tt_t **tt, ply_perft_result_t *r,
-                   const Ply__Job *job, unsigned epoch)
+/* A search job's answer: the lines as the backend gave them (UCI text), in a Result. */
+static int send_search_result(zactor_t *actor, const Ply__Job *job, const ply_analysis_result_t *r,
+                              uint64_t time_us)
 {
+    struct out {
+        Ply__SearchLine lines[PLY_SEARCH_MAX_MULTIPV];
+        Ply__SearchLine *line_ptrs[PLY_SEARCH_MAX_MULTIPV];
+        char *pv[PLY_SEARCH_MAX_MULTIPV][PLY_SEARCH_MAX_PLY];
+    } *o = malloc(sizeof *o);
+    if (!o) return PLY_ENOMEM;
+    char engine[64];
+    snprintf(engine, sizeof engine, "ply %s builtin", PLY_VERSION);
+    Ply__SearchResult sr = PLY__SEARCH_RESULT__INIT;
+    for (int i = 0; i < r->n_lines; i++) {
+        const ply_analysis_line_t *l = &r->lines[i];
+        Ply__SearchLine *p = &o->lines[i];
+        ply__search_line__init(p);
+        p->has_multipv = 1, p->multipv = (uint32_t)l->multipv;
+        p->has_mate = l->is_mate, p->mate = l->score;
+        p->has_score_cp = !l->is_mate, p->score_cp = l->score;
+        p->has_bound = 1, p->bound = (uint32_t)l->bound;
+        p->has_depth = 1, p->depth = (uint32_t)l->depth;
+        p->has_seldepth = 1, p->seldepth = (uint32_t)l->seldepth;
+        for (int k = 0; k < l->n_pv; k++) o->pv[i][k] = (char *)l->pv[k];
+        p->n_pv = (size_t)l->n_pv, p->pv = o->pv[i];
+        o->line_ptrs[i] = p;
+    }
+    sr.n_lines = (size_t)r->n_lines, sr.lines = o->line_ptrs;
+    sr.has_nodes = 1, sr.nodes = r->nodes;
+    sr.has_time_us = 1, sr.time_us = r->time_us;
+    sr.engine = engine;
+    Ply__Result res = PLY__RESULT__INIT;
+    res.has_job_id = 1, res.job_id = job->job_id;
+    res.has_attempt = 1, res.attempt = job->attempt;
+    res.has_time_us = 1, res.time_us = time_us;
+    res.search = &sr;
+    Ply__Message msg = PLY__MESSAGE__INIT;
+    msg.body_case = PLY__MESSAGE__BODY_RESULT;
+    msg.result = &res;
+    hand_over(actor, &msg);
+    free(o);
+    return 0;
+}
+
+/*
+ * A SEARCH job on the analysis backend @*an, created here on first use (and the perft
+ * table @*tt freed first: the two tables never both hold the worker's --hash). A bad
+ * position or move is an Error about the job; a cancelled search sends nothing.
+ */
+static int run_search(zactor_t *actor, shared_t *sh, ply_tt_t **tt, ply_analysis_t **an,
+                      const Ply__Job *job, unsigned epoch)
+{
+    const Ply__SearchJob *sj = job->search; /* present: envelope.c checked the kind's shape */
+    if (!*an) {
+        ply_tt_destroy(tt);
+        unsigned mib = sh->cfg->hash_mib ? sh->cfg->hash_mib : 1; /* --hash 0: the least */
+        *an = ply_analysis_builtin_new(mib, sh->threads < 1024 ? sh->threads : 1024);
+        if (!*an) {
+            send_job_error(actor, job, PLY_ENOMEM, "cannot allocate the search table");
+            return PLY_ENOMEM;
+        }
+    }
+    ply_analysis_job_t aj = {0};
+    aj.fen = sj->fen;
+    aj.chess960 = sj->has_chess960 && sj->chess960;
+    aj.moves = (const char *const *)sj->moves, aj.n_moves = (int)sj->n_moves;
+    aj.searchmoves = (const char *const *)sj->searchmoves;
+    aj.n_searchmoves = (int)sj->n_searchmoves;
+    aj.depth = sj->has_depth ? (int)sj->depth : 0;
+    aj.nodes = sj->has_nodes ? sj->nodes : 0;
+    aj.movetime_ms = sj->has_movetime_ms ? sj->movetime_ms : 0;
+    aj.multipv = sj->has_multipv ? (int)sj->multipv : 1;
+    aj.progress = &sh->progress;
+    ply_analysis_result_t *r = malloc(sizeof *r);
+    if (!r) return PLY_ENOMEM;
+    if (atomic_load(&sh->cancel)) {
+        free(r);
+        return PLY_ECANCELED;
+    }
+    atomic_store(&sh->progress, 0);
+    if (job_begin(sh, job, *an) < 0) { /* taken back while it was queued */
+        free(r);
+        return PLY_ECANCELED;
+    }
+    char why[256];
+    uint64_t t0 = ply_time_ns();
+    int rc = epoch == atomic_load(&sh->epoch) ? ply_analysis_run(*an, &aj, r, why, sizeof why)
+                                              : PLY_ECANCELED;
+    uint64_t time_us = (ply_time_ns() - t0) / 1000;
+    int canceled = atomic_load(&sh->job_cancel) || epoch != atomic_load(&sh->epoch);
+    job_end(sh);
+    atomic_store(&sh->progress, 0);
+    if (rc == 0 && !canceled) {
+        atomic_fetch_add(&sh->done, r->nodes);
+        ply_debug("job %llu: search, %llu nodes in %.3f s", (unsigned long long)job->job_id,
+                  (unsigned long long)r->nodes, time_us / 1e6);
+        rc = send_search_result(actor, job, r, time_us);
+    } else if (canceled) {
+        rc = PLY_ECANCELED; /* stopped early: its lines are not the job's answer */
+    } else {
+        send_job_error(actor, job, rc, why);
+        rc = rc == PLY_ENOMEM ? rc : 0;
+    }
+    free(r);
+    return rc;
+}
+
+static int run_job(zactor_t *actor, shared_t *sh, ply_tt_t **tt, ply_analysis_t **an,
+                   ply_perft_result_t *r, const Ply__Job *job, unsigned epoch)
+{
+    if (job->kind == PLY__JOB_KIND__JOB_KIND_SEARCH)
+        return run_search(actor, sh, tt, an, job, epoch);
+    ply_analysis_destroy(an); /* its table gives way to the perft table (ensure_table) */
     ply_board_t b;
     char why[256];
     int rc =
@@ -493,7 +640,7 @@ static int run_job(zactor_t *actor, shared_t *sh, ply_tt_t **tt, ply_perft_resul
     opts.cancel = &sh->job_cancel;
     if (atomic_load(&sh->cancel)) return PLY_ECANCELED;
     atomic_store(&sh->progress, 0);
-    if (job_begin(sh, job) < 0) return PLY_ECANCELED; /* taken back while it was queued */
+    if (job_begin(sh, job, NULL) < 0) return PLY_ECANCELED; /* taken back while it was queued */
     if (epoch != atomic_load(&sh->epoch)) {           /* a new session began */
         atomic_store(&sh->job_id, 0);
         return PLY_ECANCELED;
@@ -564,6 +711,7 @@ int ply_worker_run(const ply_worker_config_t *cfg, const _Atomic int *stop)
     }
 
     ply_tt_t *tt = NULL;
+    ply_analysis_t *analysis = NULL; /* made by the first search job */
     int rc = 0;
     if (cfg->hash_mib && !(tt = ply_tt_new((size_t)cfg->hash_mib << 20, 1))) rc = PLY_ENOMEM;
     zactor_t *actor = rc ? NULL : zactor_new(net_actor, sh);
@@ -587,7 +735,7 @@ int ply_worker_run(const ply_worker_config_t *cfg, const _Atomic int *stop)
             if (msg && epoch != atomic_load(&sh->epoch)) {
                 ply_msg_free(&msg); /* handed out in an earlier session: re-queued there */
             } else if (msg) {
-                rc = run_job(actor, sh, &tt, result, msg->job, epoch);
+                rc = run_job(actor, sh, &tt, &analysis, result, msg->job, epoch);
                 ply_msg_free(&msg);
                 int stale = rc == PLY_ECANCELED && epoch != atomic_load(&sh->epoch);
                 if (rc == PLY_ECANCELED) rc = 0;
@@ -627,6 +775,7 @@ int ply_worker_run(const ply_worker_config_t *cfg, const _Atomic int *stop)
     }
     zactor_destroy(&actor); /* sends $TERM: the actor says BYE and closes */
     ply_tt_destroy(&tt);
+    ply_analysis_destroy(&analysis);
     free(result);
     pthread_mutex_destroy(&sh->cancel_lock);
     free(sh);

@@ -1,0 +1,184 @@
+/*
+ * Analysis jobs (analysis.h): the generic calls, and the builtin backend on
+ * ply's engine (search.h). The engine speaks moves and mate scores in plies;
+ * a job's answer speaks UCI text and mate in moves, so that the worker's
+ * message, and any later backend, need no board.
+ */
+#include "analysis.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "board/movegen.h"
+#include "util/error.h"
+#include "util/time.h"
+
+typedef struct builtin {
+    ply_analysis_t base; /* first: a ply_analysis_t * is a builtin_t * */
+    ply_engine_t *engine;
+    ply_search_pos_t pos; /* large (the history): kept here, not on a stack */
+    ply_search_limits_t lim;
+    ply_search_result_t res;
+} builtin_t;
+
+/* The position and limits of @job into @b; 0 or an error with its reason. */
+static int builtin_setup(builtin_t *b, const ply_analysis_job_t *job, char *why, size_t why_len)
+{
+    char how[160];
+    int rc = ply_search_pos_set(&b->pos, job->fen, job->chess960, job->moves, job->n_moves, how,
+                                sizeof how);
+    if (rc < 0) {
+        /* the FEN's own reason, or "move N (m): ..." of the history */
+        snprintf(why, why_len, "%s%s",
+                 job->n_moves && strncmp(how, "move ", 5) == 0 ? "history " : "", how);
+        return rc;
+    }
+    ply_search_limits_t *l = &b->lim;
+    ply_search_limits_init(l);
+    l->depth = job->depth;
+    l->nodes = job->nodes;
+    l->movetime_ms = job->movetime_ms;
+    l->multipv = job->multipv > 0 ? job->multipv : 1;
+    if (job->n_searchmoves > PLY_MAX_MOVES) {
+        snprintf(why, why_len, "%d searchmoves, at most %d", job->n_searchmoves, PLY_MAX_MOVES);
+        return PLY_EINVAL;
+    }
+    for (int i = 0; i < job->n_searchmoves; i++) {
+        const char *s = job->searchmoves[i];
+        rc = s ? ply_board_move_from_uci(&b->pos.root, s, &l->searchmoves[i]) : PLY_EPARSE;
+        if (rc < 0) {
+            snprintf(why, why_len, "searchmoves %d (%s): %s", i + 1, s ? s : "(null)",
+                     rc == PLY_EPARSE ? "not UCI notation" : "illegal in this position");
+            return rc;
+        }
+    }
+    l->n_searchmoves = job->n_searchmoves;
+    return 0;
+}
+
+/* One engine line as text: the PV replayed from @root, cut at the first move that is not
+ * legal (an engine bug must not reach the coordinator as a claimed line). */
+static void line_out(ply_analysis_line_t *o, int rank, const ply_search_line_t *l,
+                     const ply_board_t *root)
+{
+    o->multipv = rank;
+    o->is_mate = ply_score_is_mate(l->score);
+    o->score = o->is_mate ? ply_score_mate_moves(l->score) : l->score;
+    o->bound = l->bound;
+    o->depth = l->depth;
+    o->seldepth = l->seldepth;
+    o->n_pv = 0;
+    ply_board_t pos = *root;
+    ply_move_t legal[PLY_MAX_MOVES];
+    for (int i = 0; i < l->n_pv && i < PLY_SEARCH_MAX_PLY; i++) {
+        int n = ply_board_legal_moves(&pos, legal), ok = 0;
+        for (int k = 0; k < n && !ok; k++) ok = legal[k] == l->pv[i];
+        if (!ok) break;
+        ply_board_move_to_uci(&pos, l->pv[i], o->pv[o->n_pv++]);
+        ply_board_play(&pos, l->pv[i]);
+    }
+}
+
+/* The reporting thread's news after each iteration: only the node count is wanted. */
+static void on_info(const ply_search_info_t *info, void *arg)
+{
+    atomic_store((_Atomic uint64_t *)arg, info->nodes);
+}
+
+static int builtin_run(ply_analysis_t *a, const ply_analysis_job_t *job, ply_analysis_result_t *out,
+                       char *why, size_t why_len)
+{
+    builtin_t *b = (builtin_t *)a;
+    int rc = builtin_setup(b, job, why, why_len);
+    if (rc < 0) return rc;
+    uint64_t t0 = ply_time_ns();
+    rc = ply_engine_search(b->engine, &b->pos, &b->lim, job->progress ? on_info : NULL,
+                           (void *)job->progress, &b->res);
+    uint64_t t1 = ply_time_ns();
+    if (rc < 0) {
+        snprintf(why, why_len, "the search failed: %s", ply_strerror(rc));
+        return rc;
+    }
+    out->n_lines = b->res.n_lines;
+    for (int i = 0; i < b->res.n_lines; i++)
+        line_out(&out->lines[i], i + 1, &b->res.lines[i], &b->pos.root);
+    out->nodes = b->res.nodes;
+    out->time_us = (t1 - t0) / 1000;
+    return 0;
+}
+
+static void builtin_stop(ply_analysis_t *a)
+{
+    ply_engine_stop(((builtin_t *)a)->engine);
+}
+
+static void builtin_clear_stop(ply_analysis_t *a)
+{
+    ply_engine_clear_stop(((builtin_t *)a)->engine);
+}
+
+static void builtin_destroy(ply_analysis_t *a)
+{
+    builtin_t *b = (builtin_t *)a;
+    ply_engine_destroy(&b->engine);
+    free(b);
+}
+
+static const ply_analysis_ops_t BUILTIN = {"builtin", builtin_run, builtin_stop, builtin_clear_stop,
+                                           builtin_destroy};
+
+ply_analysis_t *ply_analysis_builtin_new(size_t hash_mib, int threads)
+{
+    if (hash_mib < 1 || hash_mib > 1048576 || threads < 1 || threads > 1024) return NULL;
+    builtin_t *b = calloc(1, sizeof *b);
+    if (!b) return NULL;
+    b->base.ops = &BUILTIN;
+    b->engine = ply_engine_new(hash_mib, threads);
+    if (!b->engine) {
+        free(b);
+        return NULL;
+    }
+    return &b->base;
+}
+
+int ply_analysis_run(ply_analysis_t *a, const ply_analysis_job_t *job, ply_analysis_result_t *out,
+                     char *why, size_t why_len)
+{
+    char scratch[8];
+    if (!why || !why_len) why = scratch, why_len = sizeof scratch;
+    why[0] = '\0';
+    if (!a || !job || !job->fen || !out) {
+        snprintf(why, why_len, "no backend, job or answer");
+        return PLY_EINVAL;
+    }
+    if (job->depth <= 0 && job->nodes == 0 && job->movetime_ms <= 0) {
+        snprintf(why, why_len, "a search job needs a depth, node or time limit");
+        return PLY_EINVAL;
+    }
+    memset(out, 0, sizeof *out);
+    return a->ops->run(a, job, out, why, why_len);
+}
+
+void ply_analysis_stop(ply_analysis_t *a)
+{
+    if (a) a->ops->stop(a);
+}
+
+void ply_analysis_clear_stop(ply_analysis_t *a)
+{
+    if (a) a->ops->clear_stop(a);
+}
+
+const char *ply_analysis_name(const ply_analysis_t *a)
+{
+    return a ? a->ops->name : "none";
+}
+
+void ply_analysis_destroy(ply_analysis_t **a)
+{
+    if (a && *a) {
+        (*a)->ops->destroy(*a);
+        *a = NULL;
+    }
+}

@@ -1,0 +1,115 @@
+/*
+ * Analysis jobs on a worker: run one search job (a position with its game
+ * history, root-move restriction, limits and MultiPV) on a search backend,
+ * and give back every line as text (UCI moves), ready for a Result.
+ *
+ * Backends implement ply_analysis_ops_t: ply's own engine in-process
+ * ("builtin", worker/search.h, OpenMP threads on one shared table) and,
+ * later, an external UCI engine driven as a child process. The worker's
+ * compute loop sees only this interface.
+ *
+ * Threads: one controlling thread calls ply_analysis_run (it blocks);
+ * ply_analysis_stop may be called from any other thread at any time. A stop
+ * that arrives while no search runs applies to the next one (it then ends
+ * early), as ply_engine_stop: a controller clears it, under the lock that
+ * guards its own stop calls, with ply_analysis_clear_stop when a run returns.
+ */
+#ifndef PLY_WORKER_ANALYSIS_H
+#define PLY_WORKER_ANALYSIS_H
+
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "search.h"
+
+/** One search job, as data (the proto's SearchJob without the wire). */
+typedef struct ply_analysis_job {
+    const char *fen;          /* root of the game: FEN, X-FEN, Shredder-FEN or "startpos" */
+    int chess960;             /* KQkq as X-FEN; castling written king-takes-rook */
+    const char *const *moves; /* UCI, from fen to the position searched (game history) */
+    int n_moves;
+    const char *const *searchmoves; /* UCI root moves to search; 0 of them: all */
+    int n_searchmoves;
+    int depth;                  /* plies, 0 = no depth limit */
+    uint64_t nodes;             /* node budget, 0 = none */
+    int64_t movetime_ms;        /* milliseconds, 0 = none */
+    int multipv;                /* lines, 1..PLY_SEARCH_MAX_MULTIPV (0 means 1) */
+    _Atomic uint64_t *progress; /* NULL, or where the backend stores the nodes searched so
+                                   far (at least once an iteration): the worker's heartbeat */
+} ply_analysis_job_t;
+
+/** Longest UCI move text with its NUL ("e7e8q"). */
+#define PLY_ANALYSIS_MOVE_LEN 6
+
+/** One line of an answer, from the position searched. */
+typedef struct ply_analysis_line {
+    int multipv;  /* 1-based rank */
+    int is_mate;  /* 1: score is mate in moves (UCI "score mate": > 0 the side to move mates) */
+    int score;    /* centipawns (side to move) or mate in moves */
+    int bound;    /* PLY_BOUND_* */
+    int depth;    /* plies */
+    int seldepth; /* plies */
+    int n_pv;
+    char pv[PLY_SEARCH_MAX_PLY][PLY_ANALYSIS_MOVE_LEN]; /* UCI, each legal in turn */
+} ply_analysis_line_t;
+
+/** The answer of one search job. */
+typedef struct ply_analysis_result {
+    int n_lines; /* best first; at least 1 (a root without moves: mate 0 or 0 cp, no PV) */
+    ply_analysis_line_t lines[PLY_SEARCH_MAX_MULTIPV];
+    uint64_t nodes;   /* all threads */
+    uint64_t time_us; /* the search's wall time, microseconds */
+} ply_analysis_result_t;
+
+typedef struct ply_analysis ply_analysis_t;
+
+/** What a backend implements (see the top of this file for the threads). */
+typedef struct ply_analysis_ops {
+    const char *name; /* "builtin", "uci", ...: the worker's HELLO engine */
+    int (*run)(ply_analysis_t *a, const ply_analysis_job_t *job, ply_analysis_result_t *out,
+               char *why, size_t why_len);
+    void (*stop)(ply_analysis_t *a);
+    void (*clear_stop)(ply_analysis_t *a);
+    void (*destroy)(ply_analysis_t *a);
+} ply_analysis_ops_t;
+
+/** A backend: its ops first, its state after (each backend's own struct starts with this). */
+struct ply_analysis {
+    const ply_analysis_ops_t *ops;
+};
+
+/**
+ * ply_analysis_builtin_new - ply's engine as a backend: a search table of
+ * @hash_mib MiB (1..1048576) and @threads threads (1..1024). Returns NULL
+ * when the table cannot be allocated or an argument is out of range.
+ * Destroy with ply_analysis_destroy.
+ */
+ply_analysis_t *ply_analysis_builtin_new(size_t hash_mib, int threads);
+
+/**
+ * ply_analysis_run - set up @job's position (fen, then moves; searchmoves
+ * checked legal at the root), search it within its limits and fill *@out.
+ * Blocks until a limit or ply_analysis_stop; a job without any limit is
+ * refused (it would never end). Returns 0, or with a one-line reason in
+ * @why: PLY_EFEN / PLY_EILLEGAL for a bad FEN, PLY_EPARSE / PLY_EILLEGAL for
+ * a history move ("history move 3 (e7e9): ...", 1-based) or a searchmove
+ * ("searchmoves 2 (d2d5): ...") that is not legal, PLY_EINVAL for no limit
+ * or too many searchmoves, or the backend's error.
+ */
+int ply_analysis_run(ply_analysis_t *a, const ply_analysis_job_t *job, ply_analysis_result_t *out,
+                     char *why, size_t why_len);
+
+/** ply_analysis_stop - end the running search at once (see the top); any thread; NULL ignored. */
+void ply_analysis_stop(ply_analysis_t *a);
+
+/** ply_analysis_clear_stop - forget a pending stop (see the top); NULL ignored. */
+void ply_analysis_clear_stop(ply_analysis_t *a);
+
+/** ply_analysis_name - the backend's name ("builtin"); static string. */
+const char *ply_analysis_name(const ply_analysis_t *a);
+
+/** ply_analysis_destroy - free @*a and NULL it; idempotent. Not during a run. */
+void ply_analysis_destroy(ply_analysis_t **a);
+
+#endif

@@ -16,3 +16,15 @@ set_tests_properties(worker_table_restart worker_cancel worker_table_chess960 PR
   SKIP_RETURN_CODE 77)
 # worker/eval and worker/see: evaluation properties and exchanges worked out by hand.
 ply_unit_test(test_eval SOURCES unit/test_eval.c LIBS ply_eval TIMEOUT 120)
+# Search jobs on the real worker with a raw ROUTER as the coordinator
+# (tests/integration/test_search_jobs.c): HELLO's kinds, a WAC mate in 2 replayed by the
+# arbiter, MultiPV with searchmoves, illegal moves named, a Cancel mid-search.
+add_executable(test_search_jobs ${CMAKE_CURRENT_SOURCE_DIR}/integration/test_search_jobs.c
+  ${CMAKE_CURRENT_SOURCE_DIR}/integration/harness.c)
+target_link_libraries(test_search_jobs PRIVATE ply_flags ply_proto ply_arbiter PkgConfig::CMOCKA
+  PkgConfig::JANSSON)
+target_compile_definitions(test_search_jobs PRIVATE PLY_BIN_DIR="${CMAKE_RUNTIME_OUTPUT_DIRECTORY}"
+  PLY_TEST_DATA="${PLY_TEST_DATA}")
+add_dependencies(test_search_jobs ply ply-worker ply-coordinator)
+add_test(NAME worker_search_jobs COMMAND test_search_jobs)
+set_tests_properties(worker_search_jobs PROPERTIES TIMEOUT 300 LABELS "net" SKIP_RETURN_CODE 77)

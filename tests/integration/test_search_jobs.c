@@ -1,0 +1,326 @@
+/*
+ * Search jobs on the real ply-worker (issue 11, part 2), with a raw ROUTER
+ * socket on loopback playing the coordinator: HELLO -> WELCOME, READY,
+ * JOB -> RESULT or ERROR, Cancel, as the protocol goes (proto/ply.proto).
+ *
+ *   hello     the worker announces kinds [PERFT, SEARCH] and engine "builtin";
+ *   mate      WAC.027 (below) at depth 6: mate 2 with a PV of 3 moves that
+ *             the rule engine (common/arbiter) replays into checkmate;
+ *   multipv   the start position, depth 6, multipv 3, searchmoves e2e4 d2d4
+ *             g1f3: exactly those three as the first moves of the lines;
+ *   illegal   an illegal history move, and an illegal searchmove: an Error
+ *             for the job naming the move;
+ *   cancel    a Cancel during a depth 60 search: the worker is idle again
+ *             within seconds, no Result comes for it, and its next job runs;
+ *   coordinator  ply-coordinator accepts the worker's HELLO with kinds and
+ *             the worker counts perft as before (startpos perft(4) = 197,281,
+ *             chessprogramming wiki "Perft Results").
+ */
+#define _GNU_SOURCE
+#include <inttypes.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+#include <czmq.h>
+
+#include "arbiter/arbiter.h"
+#include "envelope.h"
+#include "harness.h"
+#include "util/error.h"
+
+/*
+ * WAC.027 of tests/data/analysis/wacnew.epd (Reinfeld, Win at Chess): a mate in 2
+ * for the side to move. Debian's Stockfish 15.1 (/usr/games/stockfish, go depth 20) says
+ * "score mate 2 ... pv a3f8 f2f8 f1f8" (1. Qf8+ Rxf8 2. Rxf8#).
+ */
+#define MATE2_ID  "WAC.027"
+#define MATE2_FEN "7k/pp4np/2p3p1/3pN1q1/3P4/Q7/1r3rPP/2R2RK1 w - - 0 1"
+
+typedef struct fake_coord {
+    zsock_t *router;
+    zframe_t *worker; /* routing id of the worker's connection */
+    pid_t pid;
+    char log[256];
+    uint64_t next_job;
+    ply_msg_t *hello; /* its first HELLO */
+} fake_coord_t;
+
+static fake_coord_t g;
+
+/* The next message of type @body from the worker within @timeout_ms (others skipped,
+ * the routing id kept); NULL when none came. */
+static ply_msg_t *recv_type(int body, int timeout_ms)
+{
+    for (uint64_t t0 = th_now_ms(); th_now_ms() - t0 < (uint64_t)timeout_ms;) {
+        ply_msg_t *m = NULL;
+        zframe_t *rid = NULL;
+        int rc = ply_msg_recv_from(g.router, &rid, &m, NULL, 0);
+        if (rid) {
+            zframe_destroy(&g.worker);
+            g.worker = rid;
+        }
+        if (rc != 0) continue;
+        if ((int)m->body_case == body) return m;
+        ply_msg_free(&m);
+    }
+    return NULL;
+}
+
+static void send_msg(ply_msg_t *m)
+{
+    assert_non_null(g.worker);
+    assert_int_equal(ply_msg_send_to(g.router, g.worker, m), 0);
+}
+
+static int setup(void **state)
+{
+    (void)state;
+    memset(&g, 0, sizeof g);
+    g.next_job = 100;
+    g.router = zsock_new(ZMQ_ROUTER);
+    zsock_set_linger(g.router, 0);
+    zsock_set_rcvtimeo(g.router, 200);
+    int port = -1;
+    for (int i = 0; i < 10 && port < 0; i++) {
+        int p = th_free_port();
+        if (zsock_bind(g.router, "tcp://127.0.0.1:%d", p) >= 0) port = p;
+    }
+    if (port < 0) return -1;
+    snprintf(g.log, sizeof g.log, "%s/worker.log", th_tmpdir("search-jobs"));
+    g.pid = th_spawn(g.log, "exec ply-worker --connect tcp://127.0.0.1:%d --threads 1 --hash 16 -v",
+                     port);
+    g.hello = recv_type(PLY__MESSAGE__BODY_HELLO, 30000 * (int)th_slowdown());
+    if (!g.hello) return -1;
+    /* a long liveness: this coordinator sends no heartbeats */
+    Ply__Welcome w = PLY__WELCOME__INIT;
+    w.has_heartbeat_ms = 1, w.heartbeat_ms = 500;
+    w.has_liveness = 1, w.liveness = 1000;
+    ply_msg_t m = PLY__MESSAGE__INIT;
+    m.body_case = PLY__MESSAGE__BODY_WELCOME;
+    m.welcome = &w;
+    return ply_msg_send_to(g.router, g.worker, &m) == 0 ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    th_stop(g.pid);
+    ply_msg_free(&g.hello);
+    zframe_destroy(&g.worker);
+    zsock_destroy(&g.router);
+    return 0;
+}
+
+/* Sends a SEARCH job for @sj; returns its job id. */
+static uint64_t send_job(Ply__SearchJob *sj)
+{
+    Ply__Job j = PLY__JOB__INIT;
+    j.has_job_id = 1, j.job_id = ++g.next_job;
+    j.has_attempt = 1, j.attempt = 1;
+    j.has_kind = 1, j.kind = PLY__JOB_KIND__JOB_KIND_SEARCH;
+    j.has_run_id = 1, j.run_id = 1;
+    j.has_lease_ms = 1, j.lease_ms = 600000;
+    j.search = sj;
+    ply_msg_t m = PLY__MESSAGE__INIT;
+    m.body_case = PLY__MESSAGE__BODY_JOB;
+    m.job = &j;
+    send_msg(&m);
+    return j.job_id;
+}
+
+/* The worker's answer to job @id: a RESULT or an ERROR (fails the test after @timeout_ms). */
+static ply_msg_t *answer(uint64_t id, int timeout_ms)
+{
+    for (uint64_t t0 = th_now_ms(); th_now_ms() - t0 < (uint64_t)timeout_ms * th_slowdown();) {
+        ply_msg_t *m = NULL;
+        if (ply_msg_recv_from(g.router, NULL, &m, NULL, 0) != 0) continue;
+        if (m->body_case == PLY__MESSAGE__BODY_RESULT && m->result->job_id == id) return m;
+        if (m->body_case == PLY__MESSAGE__BODY_ERROR && m->error->job_id == id) return m;
+        ply_msg_free(&m);
+    }
+    char *log = th_slurp(g.log);
+    fail_msg("no answer to job %" PRIu64 "; worker log:\n%s", id, log);
+    free(log);
+    return NULL;
+}
+
+static void test_hello(void **state)
+{
+    (void)state;
+    const Ply__Hello *h = g.hello->hello;
+    assert_int_equal(h->n_kinds, 2);
+    assert_int_equal(h->kinds[0], PLY__JOB_KIND__JOB_KIND_PERFT);
+    assert_int_equal(h->kinds[1], PLY__JOB_KIND__JOB_KIND_SEARCH);
+    assert_non_null(h->engine);
+    assert_string_equal(h->engine, "builtin");
+}
+
+static void test_mate(void **state)
+{
+    (void)state;
+    Ply__SearchJob sj = PLY__SEARCH_JOB__INIT;
+    sj.fen = MATE2_FEN;
+    sj.has_depth = 1, sj.depth = 6;
+    ply_msg_t *m = answer(send_job(&sj), 120000);
+    if (m->body_case != PLY__MESSAGE__BODY_RESULT) fail_msg("error: %s", m->error->message);
+    const Ply__SearchResult *r = m->result->search;
+    assert_non_null(r);
+    assert_int_equal(r->n_lines, 1);
+    const Ply__SearchLine *l = r->lines[0];
+    if (!l->has_mate || l->mate != 2) fail_msg(MATE2_ID ": not mate 2 (mate %d)", l->mate);
+    assert_int_equal(l->bound, 0);
+    assert_int_equal(l->n_pv, 3);
+    assert_true(r->has_nodes && r->nodes > 0);
+    assert_string_equal(r->engine, "ply " PLY_VERSION " builtin");
+    /* the rule engine replays the line: every move legal, and checkmate at its end */
+    ply_arb_pos_t pos;
+    char why[160];
+    assert_int_equal(ply_arb_from_fen(&pos, MATE2_FEN, 0, why, sizeof why), 0);
+    for (size_t i = 0; i < l->n_pv; i++) {
+        ply_arb_move_t mv;
+        if (ply_arb_move_from_uci(&pos, l->pv[i], &mv) != 0)
+            fail_msg(MATE2_ID ": PV move %zu (%s) is not legal", i + 1, l->pv[i]);
+        ply_arb_make(&pos, mv);
+    }
+    ply_arb_move_t legal[PLY_ARB_MAX_MOVES];
+    assert_int_equal(ply_arb_legal_moves(&pos, legal), 0);
+    assert_true(ply_arb_in_check(&pos));
+    ply_msg_free(&m);
+}
+
+static void test_multipv(void **state)
+{
+    (void)state;
+    char *only[] = {"e2e4", "d2d4", "g1f3"};
+    Ply__SearchJob sj = PLY__SEARCH_JOB__INIT;
+    sj.fen = "startpos";
+    sj.has_depth = 1, sj.depth = 6;
+    sj.has_multipv = 1, sj.multipv = 3;
+    sj.n_searchmoves = 3, sj.searchmoves = only;
+    ply_msg_t *m = answer(send_job(&sj), 120000);
+    if (m->body_case != PLY__MESSAGE__BODY_RESULT) fail_msg("error: %s", m->error->message);
+    const Ply__SearchResult *r = m->result->search;
+    assert_int_equal(r->n_lines, 3);
+    int seen[3] = {0};
+    for (size_t i = 0; i < 3; i++) {
+        const Ply__SearchLine *l = r->lines[i];
+        assert_int_equal(l->multipv, i + 1);
+        assert_true(l->has_score_cp && !l->has_mate);
+        assert_int_equal(l->depth, 6);
+        assert_true(l->n_pv >= 1);
+        int k = 0;
+        while (k < 3 && strcmp(l->pv[0], only[k])) k++;
+        if (k == 3) fail_msg("line %zu starts with %s, not a searchmove", i + 1, l->pv[0]);
+        seen[k]++;
+    }
+    assert_true(seen[0] == 1 && seen[1] == 1 && seen[2] == 1);
+    ply_msg_free(&m);
+}
+
+static void test_illegal(void **state)
+{
+    (void)state;
+    char *history[] = {"e2e4", "e7e5", "e1e3"};
+    Ply__SearchJob sj = PLY__SEARCH_JOB__INIT;
+    sj.fen = "startpos";
+    sj.n_moves = 3, sj.moves = history;
+    sj.has_depth = 1, sj.depth = 4;
+    uint64_t id = send_job(&sj);
+    ply_msg_t *m = answer(id, 30000);
+    assert_int_equal(m->body_case, PLY__MESSAGE__BODY_ERROR);
+    assert_int_equal(m->error->attempt, 1);
+    assert_int_equal(m->error->code, PLY_EILLEGAL);
+    if (!strstr(m->error->message, "move 3") || !strstr(m->error->message, "e1e3"))
+        fail_msg("the error does not name move 3 (e1e3): %s", m->error->message);
+    ply_msg_free(&m);
+
+    char *only[] = {"d2d4", "d2d5"};
+    sj.n_moves = 2;
+    sj.n_searchmoves = 2, sj.searchmoves = only;
+    m = answer(send_job(&sj), 30000);
+    assert_int_equal(m->body_case, PLY__MESSAGE__BODY_ERROR);
+    if (!strstr(m->error->message, "searchmoves 2") || !strstr(m->error->message, "d2d5"))
+        fail_msg("the error does not name searchmove 2 (d2d5): %s", m->error->message);
+    ply_msg_free(&m);
+}
+
+static void test_cancel(void **state)
+{
+    (void)state;
+    Ply__SearchJob sj = PLY__SEARCH_JOB__INIT;
+    sj.fen = "startpos";
+    sj.has_depth = 1, sj.depth = 60; /* hours on one thread */
+    uint64_t id = send_job(&sj);
+    /* running: a heartbeat names it */
+    ply_msg_t *hb = NULL;
+    for (uint64_t t0 = th_now_ms(); th_now_ms() - t0 < 10000u * th_slowdown();) {
+        hb = recv_type(PLY__MESSAGE__BODY_HEARTBEAT, 2000);
+        if (hb && hb->heartbeat->has_job_id && hb->heartbeat->job_id == id) break;
+        ply_msg_free(&hb);
+    }
+    assert_non_null(hb);
+    ply_msg_free(&hb);
+    usleep(500000);
+    Ply__Cancel c = PLY__CANCEL__INIT;
+    c.has_run_id = 1, c.run_id = 1;
+    c.has_job_id = 1, c.job_id = id;
+    c.has_attempt = 1, c.attempt = 1;
+    ply_msg_t m = PLY__MESSAGE__INIT;
+    m.body_case = PLY__MESSAGE__BODY_CANCEL;
+    m.cancel = &c;
+    send_msg(&m);
+    uint64_t t0 = th_now_ms();
+    /* idle within a few seconds: a heartbeat without a job, and no RESULT on the way */
+    int idle = 0;
+    while (!idle && th_now_ms() - t0 < 5000u * th_slowdown()) {
+        ply_msg_t *x = NULL;
+        if (ply_msg_recv_from(g.router, NULL, &x, NULL, 0) != 0) continue;
+        if (x->body_case == PLY__MESSAGE__BODY_RESULT || x->body_case == PLY__MESSAGE__BODY_ERROR)
+            fail_msg("an answer came for a cancelled job (%s)", ply_msg_type_name(x));
+        if (x->body_case == PLY__MESSAGE__BODY_HEARTBEAT && !x->heartbeat->has_job_id) idle = 1;
+        ply_msg_free(&x);
+    }
+    if (!idle) fail_msg("the worker still searched 5 s after the Cancel");
+    print_message("cancel: idle %" PRIu64 " ms after the Cancel\n", th_now_ms() - t0);
+    /* the next job runs in full (the stop was not left pending for it) */
+    sj.depth = 5;
+    ply_msg_t *r = answer(send_job(&sj), 60000);
+    assert_int_equal(r->body_case, PLY__MESSAGE__BODY_RESULT);
+    assert_int_equal(r->result->search->lines[0]->depth, 5);
+    ply_msg_free(&r);
+}
+
+static void test_coordinator(void **state)
+{
+    (void)state;
+    char ep[64], log[256];
+    snprintf(ep, sizeof ep, "tcp://127.0.0.1:%d", th_free_port());
+    const char *dir = th_tmpdir("search-coord");
+    snprintf(log, sizeof log, "%s/coordinator.log", dir);
+    pid_t coord = th_spawn(log, "exec ply-coordinator --bind %s -v", ep);
+    snprintf(log, sizeof log, "%s/worker.log", dir);
+    pid_t worker = th_spawn(log, "exec ply-worker --connect %s --threads 1 --hash 16 -v", ep);
+    th_run_t r = th_run(120, "ply perft --coordinator %s -d 4", ep);
+    th_stop(worker);
+    th_stop(coord);
+    th_expect_status(&r, 0, "ply perft on a worker that announces the search kind");
+    if (!strstr(r.out, "Nodes searched: 197281\n")) fail_msg("perft(4): %s", r.out);
+    th_run_free(&r);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_hello),   cmocka_unit_test(test_mate),
+        cmocka_unit_test(test_multipv), cmocka_unit_test(test_illegal),
+        cmocka_unit_test(test_cancel),  cmocka_unit_test(test_coordinator),
+    };
+    return cmocka_run_group_tests_name("search_jobs", tests, setup, teardown);
+}

@@ -23,8 +23,8 @@
  * move fails the search, quoting the line), because a figure we report must
  * be what the engine said.
  */
-#ifndef PLY_CLI_UCI_ENGINE_H
-#define PLY_CLI_UCI_ENGINE_H
+#ifndef PLY_UCI_CLIENT_UCI_ENGINE_H
+#define PLY_UCI_CLIENT_UCI_ENGINE_H
 
 #include <stddef.h>
 #include <stdatomic.h>

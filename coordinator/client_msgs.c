@@ -1,9 +1,9 @@
 /*
- * Messages from clients: SUBMIT (a new run, split on the thread pool and
- * stored with its plan before Accepted is sent; or, the same request again,
- * a restored run resumed), STATUS, RESULT_REQUEST (an answer again, or
- * attaching to a run) and CANCEL. A run's answer and its cancellation belong
- * to its owner or an admin key (ply__may_read).
+ * Messages from clients: SUBMIT (a new run, planned by its kind on the
+ * thread pool and stored with its plan before Accepted is sent; or, the
+ * same request again, a restored run resumed), STATUS, RESULT_REQUEST (an
+ * answer again, or attaching to a run) and CANCEL. A run's answer and its
+ * cancellation belong to its owner or an admin key (ply__may_read).
  */
 #include <inttypes.h>
 #include <stdatomic.h>
@@ -12,7 +12,7 @@
 #include <string.h>
 #include <sys/time.h>
 
-#include "internal.h"
+#include "kind.h"
 #include "util/error.h"
 #include "util/log.h"
 #include "util/random.h"
@@ -28,35 +28,29 @@ static int64_t unix_ms(void)
     return (int64_t)tv.tv_sec * 1000 + tv.tv_usec / 1000;
 }
 
-static void split_work(uv_work_t *w)
+/* The run's plan, on the thread pool (its kind's). */
+static void plan_work(uv_work_t *w)
 {
     run_t *run = w->data;
-    run->split_rc = ply_split_plan(&run->root, run->depth, run->want_split, &run->cancel,
-                                   &run->split_out, run->split_why, sizeof run->split_why);
+    run->kind->plan(run);
 }
 
 static int run_setup(ply_coordinator_t *c, run_t *run)
 {
-    const ply_split_t *plan = run->plan;
-    run->divide = calloc((size_t)plan->nroot + 1, sizeof *run->divide);
-    run->divide_stats = calloc((size_t)plan->nroot + 1, sizeof *run->divide_stats);
-    if (!run->divide || !run->divide_stats || ply__verify_setup(run) < 0) return PLY_ENOMEM;
+    if (run->kind->setup(run) < 0) return PLY_ENOMEM;
     run->job_base = c->next_job_base;
     c->next_job_base += run->ntasks;
     run->accepted_ms = ply_time_ms();
-    run->state = plan->njobs ? RUN_ACTIVE : RUN_DONE;
+    run->state = run->njobs ? RUN_ACTIVE : RUN_DONE;
     return 0;
 }
 
 static void send_accepted(ply_coordinator_t *c, zframe_t *rid, const run_t *run)
 {
-    const ply_split_t *plan = run->plan;
     Ply__Accepted a = PLY__ACCEPTED__INIT;
     a.has_run_id = 1, a.run_id = run->id;
-    a.has_jobs = 1, a.jobs = (uint32_t)plan->njobs;
-    a.has_split_depth = 1, a.split_depth = plan->split_depth;
-    a.has_paths = 1, a.paths = plan->paths;
-    a.fen = (char *)run->fen;
+    a.has_jobs = 1, a.jobs = (uint32_t)run->njobs;
+    run->kind->fill_accepted(run, &a);
     Ply__RunAsked asked;
     ply__run_asked(&asked, run);
     a.asked = &asked;
@@ -88,41 +82,38 @@ static int store_run(ply_coordinator_t *c, const run_t *run, char *why, size_t w
     sr.slots = run->slots;
     sr.submitted_unix_ms = run->submitted_unix_ms;
     snprintf(sr.owner, sizeof sr.owner, "%s", run->owner);
-    sr.kind = PLY_STORE_KIND_PERFT;
+    sr.kind = run->kind->id;
     uint64_t t0 = ply_time_ns();
     int r = ply_store_add_run(c->store, &sr, run->plan, why, why_len);
     if (r == 0)
-        ply_info("run %" PRIu64 ": %zu jobs stored in %.1f ms", run->id, run->plan->njobs,
+        ply_info("run %" PRIu64 ": %zu jobs stored in %.1f ms", run->id, run->njobs,
                  (double)(ply_time_ns() - t0) / 1e6);
     return r;
 }
 
-static void split_done(uv_work_t *w, int status)
+static void plan_done(uv_work_t *w, int status)
 {
     run_t *run = w->data;
     ply_coordinator_t *c = run->c;
-    char why[PLY__WHY_LEN] = "";
+    char why[PLY__WHY_LEN] = "", plan_why[PLY__WHY_LEN] = "";
     c->pending_work--;
-    run->plan = run->split_out; /* the split thread is done with it (see internal.h) */
-    run->split_out = NULL;
+    int planned = run->kind->planned(run, plan_why, sizeof plan_why); /* the run owns the plan */
     if (status == UV_ECANCELED || c->state != C_RUNNING) {
         ply__run_fail(run, PLY_ECANCELED, "coordinator stopping");
     } else if (run->canceled) {
         ply__run_fail(run, PLY_ECANCELED, "run %" PRIu64 " canceled", run->id);
-    } else if (run->split_rc < 0) {
-        ply__run_fail(run, run->split_rc, "cannot split perft(%u) of %s: %s", run->depth, run->fen,
-                      run->split_why);
+    } else if (planned < 0) {
+        ply__run_fail(run, planned, "%s", plan_why);
     } else if (run_setup(c, run) < 0) {
         ply__run_fail(run, PLY_ENOMEM, "out of memory setting up run %" PRIu64, run->id);
     } else if (store_run(c, run, why, sizeof why) < 0) {
         ply__run_fail(run, PLY_EDB, "run %" PRIu64 " not accepted: %s", run->id, why);
         run->interrupted = 1; /* nothing of it is in the state file to finish */
     } else {
-        const ply_split_t *plan = run->plan;
-        ply_info("run %" PRIu64 ": perft(%u) of %s: split %u plies, %" PRIu64
-                 " paths, %zu jobs, estimate %" PRIu64 " nodes, verify %s",
-                 run->id, run->depth, run->fen, plan->split_depth, plan->paths, plan->njobs,
-                 plan->estimate, run->verify_text);
+        char what[PLY__WHY_LEN], plan[PLY__WHY_LEN];
+        run->kind->describe_run(run, what, sizeof what);
+        run->kind->describe_plan(run, plan, sizeof plan);
+        ply_info("run %" PRIu64 ": %s: %s, verify %s", run->id, what, plan, run->verify_text);
         send_accepted(c, run->client, run);
     }
     ply__pump(c);
@@ -180,6 +171,7 @@ static void on_submit(ply_coordinator_t *c, zframe_t *rid, const char *who, cons
         return;
     }
     run->c = c;
+    run->kind = &ply__kind_perft; /* the only kind a Submit asks for so far */
     snprintf(run->owner, sizeof run->owner, "%s", who);
     run->root = root;
     run->depth = s->depth;
@@ -203,7 +195,7 @@ static void on_submit(ply_coordinator_t *c, zframe_t *rid, const char *who, cons
         run->client = NULL;
         ply__run_free(run);
         ply_info("run %" PRIu64 ": the same request again: resuming it (%zu of %zu jobs done)",
-                 old->id, old->done, old->plan->njobs);
+                 old->id, old->done, old->njobs);
         send_accepted(c, old->client, old);
         return;
     }
@@ -215,7 +207,7 @@ static void on_submit(ply_coordinator_t *c, zframe_t *rid, const char *who, cons
         return;
     }
     run->work.data = run;
-    if (uv_queue_work(&c->loop, &run->work, split_work, split_done) != 0) {
+    if (uv_queue_work(&c->loop, &run->work, plan_work, plan_done) != 0) {
         ply__send_error(c, rid, PLY_ENOMEM, 0, "cannot start the split");
         ply__run_free(run);
         return;
@@ -224,8 +216,10 @@ static void on_submit(ply_coordinator_t *c, zframe_t *rid, const char *who, cons
     run_t **pp = &c->runs;
     while (*pp) pp = &(*pp)->next;
     *pp = run;
-    ply_info("run %" PRIu64 ": perft(%u) of %s submitted%s%s", run->id, run->depth, run->fen,
-             s->client_id ? " by " : "", s->client_id ? s->client_id : "");
+    char what[PLY__WHY_LEN];
+    run->kind->describe_run(run, what, sizeof what);
+    ply_info("run %" PRIu64 ": %s submitted%s%s", run->id, what, s->client_id ? " by " : "",
+             s->client_id ? s->client_id : "");
 }
 
 typedef struct recent {
@@ -395,7 +389,7 @@ static void on_cancel(ply_coordinator_t *c, zframe_t *rid, const char *who, cons
     }
     run->canceled = 1;
     if (run->state == RUN_SPLITTING) {
-        atomic_store(&run->cancel, 1); /* split_done answers */
+        atomic_store(&run->cancel, 1); /* plan_done answers */
     } else {
         ply__run_fail(run, PLY_ECANCELED, "run %" PRIu64 " canceled", run->id);
     }

@@ -24,7 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
+#include "kind.h"
 #include "util/error.h"
 #include "util/log.h"
 #include "util/time.h"
@@ -134,11 +134,11 @@ static void store_failure(ply_coordinator_t *c, const run_t *run, size_t idx)
 void ply__job_requeue(ply_coordinator_t *c, run_t *run, size_t idx, int failure, const char *reason)
 {
     job_state_t *j = &run->jobs[idx];
-    size_t job = idx % run->plan->njobs;
+    size_t job = ply__job_of(run, idx);
     peer_t *was = j->worker;
     j->state = JOB_PENDING;
     j->worker = NULL;
-    if (idx / run->plan->njobs == PLY__DRILL) {
+    if (ply__role_of(run, idx) == PLY__DRILL) {
         ply__drill_give_up(c, run, idx, reason);
         return;
     }
@@ -148,12 +148,12 @@ void ply__job_requeue(ply_coordinator_t *c, run_t *run, size_t idx, int failure,
         note_failure(j, reason);
         store_failure(c, run, idx);
     }
-    const char *fen = run->plan->jobs[job].fen;
     if (failure && j->failures >= c->cfg.max_attempts) {
+        char what[PLY__WHY_LEN];
+        run->kind->describe_job(run, job, what, sizeof what);
         ply__run_fail(run, PLY_EWORKER,
-                      "job %" PRIu64 " (%s, %u plies) quarantined after %u failed attempts: %s",
-                      run->job_base + idx, fen, run->plan->job_depth, j->failures,
-                      j->history ? j->history : reason);
+                      "job %" PRIu64 " (%s) quarantined after %u failed attempts: %s",
+                      run->job_base + idx, what, j->failures, j->history ? j->history : reason);
         return;
     }
     j->queued_ms = ply_time_ms();
@@ -196,7 +196,7 @@ void ply__withdraw(ply_coordinator_t *c, run_t *run, const char *identity)
             int64_t tw = ply__task_of_wire(run, p->inflight[i]);
             size_t t = tw < 0 ? 0 : (size_t)tw;
             if (tw < 0 || run->jobs[t].state != JOB_INFLIGHT || run->jobs[t].worker != p ||
-                t / run->plan->njobs == PLY__DRILL) {
+                ply__role_of(run, t) == PLY__DRILL) {
                 i++;
                 continue;
             }
@@ -255,7 +255,7 @@ static int next_job(ply_coordinator_t *c, peer_t *p, run_t **out, size_t *idx, i
             }
             k++;
         }
-        while (run->next_pending < run->plan->njobs) {
+        while (run->next_pending < run->njobs) {
             size_t t = run->next_pending++;
             if (run->jobs[t].state != JOB_PENDING) continue; /* restored from the state file */
             if (ply__eligible(c, run, t, p, no_hash)) {
@@ -267,20 +267,6 @@ static int next_job(ply_coordinator_t *c, peer_t *p, run_t **out, size_t *idx, i
         }
     }
     return 0;
-}
-
-/* The estimated nodes of job @k of @run's plan: its share of the plan's estimate. */
-static double job_estimate(run_t *run, size_t k)
-{
-    const ply_split_t *plan = run->plan;
-    if (run->lease_weight <= 0) {
-        for (size_t i = 0; i < plan->njobs; i++)
-            run->lease_weight +=
-                (double)(plan->jobs[i].multiplicity ? plan->jobs[i].multiplicity : 1) *
-                (double)(plan->jobs[i].cost ? plan->jobs[i].cost : 1);
-    }
-    double cost = (double)(plan->jobs[k].cost ? plan->jobs[k].cost : 1);
-    return (double)plan->estimate * cost / run->lease_weight;
 }
 
 /*
@@ -304,7 +290,8 @@ static uint64_t lease_for(ply_coordinator_t *c, const peer_t *p, run_t *run, siz
     double rate = p->busy_us ? (double)p->nodes * 1e6 / (double)p->busy_us : PLY__LEASE_MIN_RATE;
     double ceiling = PLY__LEASE_MAX_THREAD_RATE * (p->threads ? p->threads : 1);
     rate = rate < PLY__LEASE_MIN_RATE ? PLY__LEASE_MIN_RATE : rate > ceiling ? ceiling : rate;
-    double ms = job_estimate(run, idx % run->plan->njobs) / rate * 1000.0 * PLY__LEASE_FACTOR;
+    double ms =
+        run->kind->job_estimate(run, ply__job_of(run, idx)) / rate * 1000.0 * PLY__LEASE_FACTOR;
     double floor = (double)PLY__LEASE_FLOOR_DEATHS * c->cfg.liveness * c->cfg.heartbeat_ms;
     if (ms < floor) ms = floor;
     ms *= (double)(1u << (j->failures < PLY__LEASE_MAX_DOUBLINGS ? j->failures
@@ -321,10 +308,8 @@ static uint64_t lease_for(ply_coordinator_t *c, const peer_t *p, run_t *run, siz
 
 static int handout(ply_coordinator_t *c, peer_t *p, run_t *run, size_t idx, int no_hash)
 {
-    const ply_split_t *plan = run->plan;
     job_state_t *j = &run->jobs[idx];
-    size_t job_idx = idx % plan->njobs;
-    int role = (int)(idx / plan->njobs);
+    int role = (int)ply__role_of(run, idx);
     uint64_t job_id = ply__wire_id(run, idx); /* what the worker sees */
     int was_idle = p->ninflight == 0;
     uint64_t lease, deadline = lease_for(c, p, run, idx, &lease);
@@ -332,13 +317,7 @@ static int handout(ply_coordinator_t *c, peer_t *p, run_t *run, size_t idx, int 
     Ply__Job job = PLY__JOB__INIT;
     job.has_job_id = 1, job.job_id = job_id;
     job.has_attempt = 1, job.attempt = j->attempt + 1;
-    job.has_kind = 1, job.kind = PLY__JOB_KIND__JOB_KIND_PERFT;
-    job.fen = plan->jobs[job_idx].fen;
-    job.has_depth = 1, job.depth = plan->job_depth;
-    job.has_chess960 = 1, job.chess960 = run->chess960 != 0;
-    /* a drill-down asks for the divide of the job alone */
-    job.has_stats = 1, job.stats = run->want_stats && role != PLY__DRILL;
-    job.has_divide = 1, job.divide = plan->split_depth == 0 || role == PLY__DRILL;
+    run->kind->fill_job(run, idx, &job); /* what to compute */
     job.has_run_id = 1, job.run_id = run->id;
     if (no_hash) job.has_no_hash = 1, job.no_hash = 1;
     uint64_t left = deadline - ply_time_ms(); /* from now: its queue ahead included */
@@ -365,7 +344,7 @@ static int handout(ply_coordinator_t *c, peer_t *p, run_t *run, size_t idx, int 
     ply__count(c, CNT_JOBS_SENT);
     ply_debug("run %" PRIu64 ": job %" PRIu64 " attempt %u -> %s%s", run->id, job_id, j->attempt,
               p->name, no_hash ? " (no hash table)" : "");
-    ply__on_handout(c, run, idx);
+    run->kind->handed_out(c, run, idx);
     return 0;
 }
 

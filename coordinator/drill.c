@@ -1,4 +1,6 @@
 /*
+ * Kind 1 (perft)'s module (settle.c calls it).
+ *
  * The rule engine's counts and the drill-downs of verification (verify.c's
  * header has the rules). The rule engine counts a sample's check, a
  * tie-break or a drill-down's reference divide on libuv's thread pool

@@ -10,6 +10,17 @@
  *                  quarantine
  *   worker_msgs.c  HELLO, READY, RESULT, ERROR, BYE and HEARTBEAT from workers
  *   client_msgs.c  SUBMIT (and the split), STATUS, RESULT_REQUEST, CANCEL
+ *   restore.c      runs read back from the state file
+ *   kind.h, kind.c the job-kind seam: what a kind of job does (plan a run,
+ *                  fill a job, take a result, restore it, describe, answer),
+ *                  and the registry of kinds; the files above call a run's
+ *                  kind through run->kind and know nothing of chess
+ * Kind 1, perft (its modules). The generic files still call verify.c and
+ * drill.c for what the task roles (below) mean to the scheduler: wire ids,
+ * which worker may take a role, the bounded waits, exclusion, giving up a
+ * drill-down; those are to move with the roles when a second kind needs them.
+ *   kind_perft.c   perft behind the seam
+ *   split.c        the split of a run into jobs (on the thread pool)
  *   verify.c       verification's plan: the modes, the sample, wire ids,
  *                  identities, who may take a check, the bounded waits,
  *                  storing a computation, the Verification report
@@ -17,7 +28,6 @@
  *                  of a job, excluding an identity caught wrong
  *   drill.c        the rule engine's counts (on the thread pool) and the
  *                  drill-downs of a mismatch
- *   restore.c      runs read back from the state file
  * Nothing here is public API: names are ply__ (STYLE.md, libuv's convention
  * for internal cross-file names).
  *
@@ -183,15 +193,19 @@ typedef struct ply__ident {
 } ply__ident_t;
 
 typedef struct ply_coordinator ply_coordinator_t;
+struct ply__kind; /* kind.h */
 
 typedef struct run {
     struct run *next;
     ply_coordinator_t *c;
+    const struct ply__kind *kind; /* what its jobs are (set at submit and at restore) */
     uint64_t id;
     char owner[PLY__IDENT_LEN]; /* whose it is (ply__principal), "" for a run stored before */
     zframe_t *client;
     int state;
-    int detach, want_stats, chess960;
+    int detach;
+    /* what it asks: perft's request (kind 1), also what the state file and RunAsked say */
+    int want_stats, chess960;
     unsigned depth;
     int want_split;
     char fen[PLY_ARB_FEN_MAX];
@@ -199,19 +213,19 @@ typedef struct run {
     int verify_mode;     /* a Ply__VerifyMode */
     uint32_t verify_ppm; /* VERIFY_MODE_SAMPLE: parts per million */
     char verify_text[32];
-    /* the split, on the thread pool */
+    /* the plan, on the thread pool (kind->plan) */
     uv_work_t work;
     atomic_int cancel;
     int canceled;    /* by a client: report "canceled" */
     int interrupted; /* the coordinator stopped: the state file keeps the run */
-    /* written by the split thread only; split_done (on the loop, after libuv's
-     * hand-back) moves split_out into plan, so the loop never reads a plan being written */
+    /* kind 1 (perft): written by the split thread only; kind->planned (on the loop, after
+     * libuv's hand-back) moves split_out into plan, so the loop never reads a plan being
+     * written */
     int split_rc;
     char split_why[PLY__WHY_LEN];
     ply_split_t *split_out;
     /* the tasks */
-    ply_split_t *plan;
-    double lease_weight; /* sum over the plan's jobs of multiplicity x cost (0: not yet) */
+    size_t njobs;        /* jobs in the run's plan (0 until it is planned) */
     uint32_t slots;      /* tasks per job */
     size_t ntasks;       /* slots x njobs */
     job_state_t *jobs;   /* one per task */
@@ -223,6 +237,10 @@ typedef struct run {
     size_t rq_head, rq_len, rq_cap;
     size_t done, started;
     size_t drills_pending;
+    /* ---- kind 1 (perft): its plan, sums, statistics and verification (kind_perft.c,
+     * settle.c, verify.c, drill.c); the generic files only read what they name here ---- */
+    ply_split_t *plan;
+    double lease_weight; /* sum over the plan's jobs of multiplicity x cost (0: not yet) */
     /* the sums: multiplicity x job count, exact (settle.c; a sum past 2^128 fails the run) */
     ply_u128_t nodes;
     uint64_t worker_time_us;
@@ -252,6 +270,7 @@ typedef struct run {
     size_t nmm, capmm;
     uint32_t used_ids[64], used_seeds[64]; /* distinct workers and seeds whose counts were used */
     unsigned nused_ids, nused_seeds;
+    /* ---- end of kind 1 (perft) ---- */
     /* restarts */
     int restored;              /* read back from the state file */
     uint32_t results_restored; /* computations read back */
@@ -472,6 +491,14 @@ void ply__finished_from_store(finished_t *f, const ply_store_finished_t *sf);
  * tmp->reply). NULL when unknown.
  */
 finished_t *ply__finished_lookup(ply_coordinator_t *c, uint64_t id, finished_t *tmp);
+/** ply__run_queued_ms - how long @run waited from its acceptance (or restore) for its first job to
+ * go out, ms, at @now (ms, monotonic). */
+uint64_t ply__run_queued_ms(const run_t *run, uint64_t now);
+/**
+ * ply__run_time_ms - the run's time, ms: from its submission (a resumed run: from its restore,
+ * as its counted nodes are this session's) to @now, less the time it waited in the queue.
+ */
+uint64_t ply__run_time_ms(const run_t *run, uint64_t now);
 /** ply__run_asked - what @run computes, as every answer about it says (strings point into it). */
 void ply__run_asked(Ply__RunAsked *a, const run_t *run);
 /**
@@ -580,19 +607,19 @@ void ply__pump(ply_coordinator_t *c);
 /** ply__role_of - the computation role (PLY__FIRST...PLY__DRILL) of task @t of @run. */
 static inline size_t ply__role_of(const run_t *run, size_t t)
 {
-    return t / run->plan->njobs;
+    return t / run->njobs;
 }
 
 /** ply__job_of - the job (index in the plan) of task @t of @run. */
 static inline size_t ply__job_of(const run_t *run, size_t t)
 {
-    return t % run->plan->njobs;
+    return t % run->njobs;
 }
 
 /** ply__task_of - the task of computation @role of job @idx of @run. */
 static inline size_t ply__task_of(const run_t *run, size_t idx, int role)
 {
-    return (size_t)role * run->plan->njobs + idx;
+    return (size_t)role * run->njobs + idx;
 }
 
 /** ply__verify_setup - size the run's tasks for its mode (slots, ntasks, jobs, settled, v). */

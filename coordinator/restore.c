@@ -19,7 +19,7 @@
 #include <string.h>
 #include <sys/time.h>
 
-#include "internal.h"
+#include "kind.h"
 #include "util/error.h"
 #include "util/log.h"
 #include "util/time.h"
@@ -44,6 +44,7 @@ static int on_run(void *arg, const ply_store_run_t *sr, ply_split_t **plan)
     run_t *run = calloc(1, sizeof *run);
     if (!run) return PLY_ENOMEM;
     run->c = c;
+    run->kind = ply__kind_of(sr->kind); /* perft (above) */
     run->id = sr->id;
     run->restored = 1;
     run->depth = sr->depth;
@@ -57,6 +58,7 @@ static int on_run(void *arg, const ply_store_run_t *sr, ply_split_t **plan)
     snprintf(run->fen, sizeof run->fen, "%s", sr->fen);
     run->plan = *plan;
     *plan = NULL;
+    run->njobs = run->plan->njobs;
     run->root = run->plan->root;
     run->job_base = sr->job_base;
     run->submitted_unix_ms = sr->submitted_unix_ms;
@@ -69,9 +71,7 @@ static int on_run(void *arg, const ply_store_run_t *sr, ply_split_t **plan)
     run->submitted_ms = age > 0 && (uint64_t)age < now ? now - (uint64_t)age : now;
     run->accepted_ms = now;
     atomic_init(&run->cancel, 0);
-    run->divide = calloc((size_t)run->plan->nroot + 1, sizeof *run->divide);
-    run->divide_stats = calloc((size_t)run->plan->nroot + 1, sizeof *run->divide_stats);
-    int r = run->divide && run->divide_stats ? ply__verify_setup(run) : PLY_ENOMEM;
+    int r = run->kind->setup(run);
     if (r == 0 && run->slots != sr->slots) {
         snprintf(rs->why, rs->why_len,
                  "state file %s: run %" PRIu64 " has %u task slots per job, verify %s needs %u",
@@ -97,53 +97,13 @@ static run_t *find(restore_t *rs, uint64_t id)
     return NULL;
 }
 
-/* One stored computation, taken as if it had just arrived (no drill-down). */
+/* One stored computation, taken by its run's kind as if it had just arrived (no drill-down). */
 static int on_result(void *arg, const ply_store_result_t *r)
 {
     restore_t *rs = arg;
     run_t *run = find(rs, r->run_id);
     if (!run) return 0; /* a run that could not be restored: it failed above */
-    size_t njobs = run->plan->njobs;
-    if (r->job >= njobs || r->role >= run->slots || r->role > PLY__TIE ||
-        (r->ndivide && r->ndivide != (uint32_t)run->plan->nroot) ||
-        (run->want_stats && !r->stats) || r->payload) { /* a perft result has no payload */
-        snprintf(rs->why, rs->why_len,
-                 "state file %s: run %" PRIu64 ": a result for job %u (computation %u) that the "
-                 "run cannot have",
-                 rs->c->state_path, run->id, r->job, r->role);
-        return PLY_EDB;
-    }
-    size_t t = (size_t)r->role * njobs + r->job;
-    if (run->jobs[t].state == JOB_DONE) return 0;
-    ply__comp_t k;
-    memset(&k, 0, sizeof k);
-    k.have = 1;
-    k.arbiter = r->arbiter;
-    k.no_hash = r->no_hash;
-    k.seed = r->seed;
-    k.attempt = r->attempt;
-    k.nodes = r->nodes;
-    k.time_us = r->time_us;
-    snprintf(k.worker, sizeof k.worker, "%s", r->worker_id);
-    /* a result an older ply stored names no identity: its worker id stands for one (a live
-     * peer's identity never looks like it) */
-    if (r->identity || r->arbiter)
-        snprintf(k.identity, sizeof k.identity, "%s", r->arbiter ? "arbiter" : r->identity);
-    else
-        snprintf(k.identity, sizeof k.identity, "worker:%.*s", (int)sizeof k.identity - 8,
-                 r->worker_id);
-    if (r->stats) k.has_stats = 1, k.stats = *r->stats;
-    if (r->ndivide) {
-        k.divide = calloc(r->ndivide, sizeof *k.divide);
-        if (!k.divide) return PLY_ENOMEM;
-        memcpy(k.divide, r->divide, r->ndivide * sizeof *k.divide);
-        if (r->divide_stats && (k.divide_stats = calloc(r->ndivide, sizeof *k.divide_stats)))
-            memcpy(k.divide_stats, r->divide_stats, r->ndivide * sizeof *k.divide_stats);
-    }
-    run->results_restored++;
-    rs->c->results_restored++;
-    ply__take(rs->c, run, t, &k, 0);
-    return 0;
+    return run->kind->restore_result(rs->c, run, r, rs->why, rs->why_len);
 }
 
 /* A task's failed attempts: they keep counting towards max_attempts. */
@@ -175,12 +135,13 @@ int ply__restore(ply_coordinator_t *c, char *why, size_t why_len)
     }
     size_t pending = 0;
     for (run_t *run = c->runs; run; run = run->next) {
-        ply__settle_all(c, run);
+        run->kind->resumed(c, run);
         run->started = run->done; /* "running" once any job is done, as before the restart */
-        pending += run->plan->njobs - run->done;
-        ply_info("run %" PRIu64 " restored: perft(%u) of %s, %zu of %zu jobs done, %u results "
-                 "read back",
-                 run->id, run->depth, run->fen, run->done, run->plan->njobs, run->results_restored);
+        pending += run->njobs - run->done;
+        char what[PLY__WHY_LEN];
+        run->kind->describe_run(run, what, sizeof what);
+        ply_info("run %" PRIu64 " restored: %s, %zu of %zu jobs done, %u results read back",
+                 run->id, what, run->done, run->njobs, run->results_restored);
     }
     if (c->runs_restored)
         ply_info("restored %u unfinished run(s) from %s: %u results read back, %zu jobs to go "

@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
+#include "kind.h"
 #include "util/error.h"
 #include "util/log.h"
 #include "util/time.h"
@@ -56,13 +56,10 @@ run_t *ply__run_find(ply_coordinator_t *c, uint64_t id)
 void ply__run_free(run_t *run)
 {
     zframe_destroy(&run->client);
-    ply__verify_free(run);
+    if (run->kind) run->kind->free_run(run);
     for (size_t t = 0; run->jobs && t < run->ntasks; t++) free(run->jobs[t].history);
-    ply_split_destroy(&run->plan);
     free(run->jobs);
     free(run->requeue);
-    free(run->divide);
-    free(run->divide_stats);
     free(run);
 }
 
@@ -76,7 +73,7 @@ static void finished_add(ply_coordinator_t *c, run_t *run, const char *state, zm
     f->id = run->id;
     snprintf(f->owner, sizeof f->owner, "%s", run->owner);
     f->state = state;
-    f->jobs_total = run->plan ? (uint32_t)run->plan->njobs : 0;
+    f->jobs_total = (uint32_t)run->njobs;
     f->jobs_done = (uint32_t)run->done;
     f->nodes = run->nodes;
     f->elapsed_ms = ply_time_ms() - run->submitted_ms;
@@ -158,13 +155,6 @@ finished_t *ply__finished_lookup(ply_coordinator_t *c, uint64_t id, finished_t *
 
 /* ---------------------------------------------------- answers and progress */
 
-/* @st from the sums @in, their high words in @hi (PLY_STATS_N, owned by the caller). */
-static void stats_proto_array(Ply__Stats *st, uint64_t *hi, const ply_stats128_t *in)
-{
-    *st = (Ply__Stats)PLY__STATS__INIT;
-    ply_msg_stats128_to_proto(st, hi, in);
-}
-
 /* What a run computes, as every answer about it says (strings point into @fen). */
 static void fill_asked(Ply__RunAsked *a, const char *fen, unsigned depth, int chess960, int stats,
                        int want_split, int verify_mode, uint32_t verify_ppm)
@@ -186,94 +176,17 @@ void ply__run_asked(Ply__RunAsked *a, const run_t *run)
                run->verify_mode, run->verify_ppm);
 }
 
-/* How long @run waited from its acceptance (or restore) for its first job to go out, ms. */
-static uint64_t queued_ms(const run_t *run, uint64_t now)
+uint64_t ply__run_queued_ms(const run_t *run, uint64_t now)
 {
     uint64_t until = run->started_ms ? run->started_ms : now;
     return run->accepted_ms ? ply_elapsed_ms(until, run->accepted_ms) : 0;
 }
 
-/* The run's time, ms: from its submission (a resumed run: from its restore, as its counted
- * nodes are this session's) to @now, less the time it waited in the queue. */
-static uint64_t run_time_ms(const run_t *run, uint64_t now)
+uint64_t ply__run_time_ms(const run_t *run, uint64_t now)
 {
     uint64_t from = run->restored ? run->accepted_ms : run->submitted_ms;
-    uint64_t t = ply_elapsed_ms(now, from), q = queued_ms(run, now);
+    uint64_t t = ply_elapsed_ms(now, from), q = ply__run_queued_ms(run, now);
     return t > q ? t - q : 0;
-}
-
-/* The RunResult of a finished run, encoded (caller owns), or NULL. */
-static zmsg_t *build_result(ply_coordinator_t *c, run_t *run)
-{
-    const ply_split_t *plan = run->plan;
-    int n = plan->nroot;
-    Ply__DivideEntry *ent = calloc((size_t)n + 1, sizeof *ent);
-    Ply__DivideEntry **ptr = calloc((size_t)n + 1, sizeof *ptr);
-    Ply__Stats *dst = calloc((size_t)n + 1, sizeof *dst);
-    uint64_t(*hi)[PLY_STATS_N] = calloc((size_t)n + 2, sizeof *hi); /* the divide's, the total's */
-    zmsg_t *z = NULL;
-    if (ent && ptr && dst && hi) {
-        for (int i = 0; i < n; i++) {
-            ent[i] = (Ply__DivideEntry)PLY__DIVIDE_ENTRY__INIT;
-            ent[i].move = (char *)plan->root_uci[i];
-            ent[i].has_nodes = 1;
-            ent[i].nodes = ply_u128_lo(run->divide[i]);
-            ent[i].has_nodes_hi = ply_u128_hi(run->divide[i]) != 0;
-            ent[i].nodes_hi = ply_u128_hi(run->divide[i]);
-            if (run->want_stats && run->divide_has_stats) {
-                stats_proto_array(&dst[i], hi[i], &run->divide_stats[i]);
-                ent[i].stats = &dst[i];
-            }
-            ptr[i] = &ent[i];
-        }
-        Ply__Stats total;
-        stats_proto_array(&total, hi[n], &run->stats);
-        Ply__Verification ver = PLY__VERIFICATION__INIT;
-        ply__vreport_t *report = ply__verification(run, &ver);
-        Ply__RunResult rr = PLY__RUN_RESULT__INIT;
-        rr.has_run_id = 1, rr.run_id = run->id;
-        rr.fen = run->fen;
-        rr.has_depth = 1, rr.depth = run->depth;
-        rr.has_nodes = 1, rr.nodes = ply_u128_lo(run->nodes);
-        rr.has_nodes_hi = ply_u128_hi(run->nodes) != 0, rr.nodes_hi = ply_u128_hi(run->nodes);
-        if (run->want_stats) rr.stats = &total;
-        rr.n_divide = (size_t)n;
-        rr.divide = ptr;
-        rr.has_jobs = 1, rr.jobs = (uint32_t)plan->njobs;
-        rr.has_split_depth = 1, rr.split_depth = plan->split_depth;
-        uint64_t now = ply_time_ms();
-        rr.has_time_ms = 1, rr.time_ms = run_time_ms(run, now);
-        rr.has_queued_ms = 1, rr.queued_ms = queued_ms(run, now);
-        rr.has_counted_nodes = 1, rr.counted_nodes = run->counted_nodes;
-        rr.has_tt_nodes = 1, rr.tt_nodes = run->tt_nodes;
-        rr.verification = &ver;
-        rr.has_chess960 = 1, rr.chess960 = run->chess960 != 0;
-        rr.has_worker_time_us = 1, rr.worker_time_us = run->worker_time_us;
-        rr.has_tt_probes = 1, rr.tt_probes = run->tt_probes;
-        rr.has_tt_hits = 1, rr.tt_hits = run->tt_hits;
-        rr.has_results_restored = 1, rr.results_restored = run->results_restored;
-        rr.has_results_computed = 1, rr.results_computed = run->results_computed;
-        Ply__RunAsked asked;
-        ply__run_asked(&asked, run);
-        rr.asked = &asked;
-        ply_msg_t m = PLY__MESSAGE__INIT;
-        m.body_case = PLY__MESSAGE__BODY_RUN_RESULT;
-        m.run_result = &rr;
-        char reason[256];
-        /* the report carries text from workers: check it as a client will */
-        if (report && ply_msg_validate(&m, reason, sizeof reason) == 0)
-            z = ply_msg_encode(&m);
-        else
-            ply_warn("run %" PRIu64 ": cannot encode the result: %s", run->id,
-                     report ? reason : "out of memory");
-        ply__vreport_free(&report);
-    }
-    free(ent);
-    free(ptr);
-    free(dst);
-    free(hi);
-    (void)c;
-    return z;
 }
 
 static zmsg_t *build_error(int code, const char *message, uint64_t run_id)
@@ -322,18 +235,14 @@ void ply__fill_progress(ply_coordinator_t *c, Ply__RunProgress *rp, Ply__RunAske
     if (run) {
         rp->run_id = run->id;
         rp->state = (char *)run_state_name(run);
-        rp->has_jobs_total = 1, rp->jobs_total = run->plan ? (uint32_t)run->plan->njobs : 0;
+        rp->has_jobs_total = 1, rp->jobs_total = (uint32_t)run->njobs;
         rp->has_jobs_done = 1, rp->jobs_done = (uint32_t)run->done;
-        rp->has_nodes = 1, rp->nodes = ply_u128_lo(run->nodes);
-        rp->has_nodes_hi = ply_u128_hi(run->nodes) != 0, rp->nodes_hi = ply_u128_hi(run->nodes);
+        run->kind->fill_progress(run, rp); /* its count, what it computes */
         rp->has_elapsed_ms = 1, rp->elapsed_ms = ply_time_ms() - run->submitted_ms;
-        rp->fen = (char *)run->fen;
-        rp->has_depth = 1, rp->depth = run->depth;
         rp->verify = (char *)run->verify_text;
         rp->has_results_restored = 1, rp->results_restored = run->results_restored;
         rp->has_jobs_in_flight = 1, rp->jobs_in_flight = tasks_in_flight(c, run);
-        rp->has_queued_ms = 1, rp->queued_ms = queued_ms(run, ply_time_ms());
-        rp->has_counted_nodes = 1, rp->counted_nodes = run->counted_nodes;
+        rp->has_queued_ms = 1, rp->queued_ms = ply__run_queued_ms(run, ply_time_ms());
         if (run->state == RUN_ACTIVE && !run->started) { /* "queued": say behind what */
             rp->has_runs_ahead = 1;
             for (const run_t *q = c->runs; q && q != run; q = q->next)
@@ -396,7 +305,7 @@ void ply__send_progress(ply_coordinator_t *c, zframe_t *rid, const run_t *run, c
  * and stops them on the workers. */
 static void withdraw_jobs(ply_coordinator_t *c, const run_t *run)
 {
-    if (!run->plan || !run->plan->njobs) return;
+    if (!run->njobs) return;
     for (peer_t *p = c->peers; p; p = p->next) {
         for (size_t i = 0; i < p->ninflight;) {
             if (ply__task_of_wire(run, p->inflight[i]) >= 0) {
@@ -420,7 +329,7 @@ static void store_finish(ply_coordinator_t *c, const run_t *run, const char *sta
     snprintf(f.state, sizeof f.state, "%s", state);
     snprintf(f.fen, sizeof f.fen, "%s", run->fen);
     f.depth = run->depth;
-    f.jobs_total = (uint32_t)run->plan->njobs;
+    f.jobs_total = (uint32_t)run->njobs;
     f.jobs_done = (uint32_t)run->done;
     f.nodes = run->nodes;
     f.elapsed_ms = ply_time_ms() - run->submitted_ms;
@@ -467,13 +376,9 @@ void ply__reap_runs(ply_coordinator_t *c)
         zmsg_t *reply;
         const char *state;
         if (run->state == RUN_DONE) {
-            reply = build_result(c, run);
+            reply = run->kind->answer(c, run);
             state = "done";
             ply__count(c, CNT_RUNS_DONE);
-            char total[PLY_U128_DEC_LEN];
-            ply_info("run %" PRIu64 ": perft(%u) = %s (%zu jobs, split %u, %" PRIu64 " ms)",
-                     run->id, run->depth, ply_u128_to_dec(run->nodes, total, sizeof total),
-                     run->plan->njobs, run->plan->split_depth, ply_time_ms() - run->submitted_ms);
             if (!reply) {
                 reply = build_error(PLY_ENOMEM, "cannot encode the result", run->id);
                 state = "failed";

@@ -12,9 +12,9 @@
  *               -> finished (the last FINISHED_KEEP answers, for RESULT_REQUEST;
  *                           older ones come from the state file)
  *               -> store   (store.h: the state file, when configured)
- *   run -> plan (split.h), one job_state_t per task (a computation of a job,
- *          internal.h), the queue, the running sums (nodes, stats, divide per
- *          root move), the verification record (verify.c).
+ *   run -> its kind (kind.h), one job_state_t per task (a computation of a
+ *          job, internal.h), the queue; its kind's state (perft: the plan,
+ *          split.h, the running sums, the verification record, verify.c).
  *   worker peer -> the ids of the tasks it holds (inflight).
  *
  * Durability: a run is stored with its plan before Accepted is sent, a

@@ -1,4 +1,6 @@
 /*
+ * Kind 1 (perft)'s module (kind_perft.c calls it).
+ *
  * Comparing and settling the computations of a job (verify.c's header has
  * the rules): the run's exact sums (apply, and unapply for counts taken out
  * again), starting a check or a tie-break, settle() and ply__take, and

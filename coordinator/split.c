@@ -1,4 +1,6 @@
 /*
+ * Kind 1 (perft)'s module (kind_perft.c plans with it).
+ *
  * The split planner (split.h): level-by-level expansion of the first plies
  * with the arbiter, transposition merging by identity string in an
  * open-addressing hash table, per-root-move multiplicities, the automatic

@@ -1,4 +1,6 @@
 /*
+ * Kind 1 (perft)'s module (kind_perft.c calls it).
+ *
  * Verification of a run (DESIGN.md step 5): which jobs are computed twice,
  * by whom, how the computations are compared and a disagreement settled, and
  * the Verification report that says exactly what was done.

@@ -1,15 +1,15 @@
 /*
  * Messages from workers: HELLO (a worker joins; which worker id belongs to
- * which identity), READY (credit), RESULT (checked against the rule engine's
- * plan, stored, then counted or kept for comparison by settle.c), ERROR, BYE
- * and HEARTBEAT (its node count is the proof of progress).
+ * which identity), READY (credit), RESULT (its generic checks, then the
+ * run's kind takes it: kind.h), ERROR, BYE and HEARTBEAT (its node count is
+ * the proof of progress).
  */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
+#include "kind.h"
 #include "util/error.h"
 #include "util/log.h"
 #include "util/time.h"
@@ -111,83 +111,10 @@ static void ignore_result(ply_coordinator_t *c, peer_t *p, const Ply__Result *r,
 }
 
 /*
- * s = 0: the worker's divide, checked against the arbiter's root moves, into
- * the computation's per-root-move arrays (plan order).
- */
-static int take_divide(const run_t *run, const Ply__Result *r, ply__comp_t *k, char *why,
-                       size_t why_len)
-{
-    const ply_split_t *plan = run->plan;
-    if ((int)r->n_divide != plan->nroot) {
-        ply_why(why, why_len, 0, "divide has %zu moves, the arbiter has %d", r->n_divide,
-                plan->nroot);
-        return PLY_EMISMATCH;
-    }
-    k->divide = calloc((size_t)plan->nroot + 1, sizeof *k->divide);
-    k->divide_stats =
-        run->want_stats ? calloc((size_t)plan->nroot + 1, sizeof *k->divide_stats) : NULL;
-    if (!k->divide || (run->want_stats && !k->divide_stats)) return PLY_ENOMEM;
-    uint64_t sum = 0; /* one job's: it fits in 64 bits, or the divide is wrong */
-    int have_stats = 1;
-    uint8_t seen[PLY_ARB_MAX_MOVES] = {0};
-    for (size_t i = 0; i < r->n_divide; i++) {
-        const Ply__DivideEntry *e = r->divide[i];
-        ply_arb_move_t mv;
-        int k_ = -1;
-        if (ply_arb_move_from_uci(&plan->root, e->move, &mv) == 0)
-            for (int m = 0; m < plan->nroot; m++)
-                if (plan->root_moves[m].from == mv.from && plan->root_moves[m].to == mv.to &&
-                    plan->root_moves[m].promo == mv.promo &&
-                    /* Chess960: a king step and a castle may share from and to */
-                    ((plan->root_moves[m].flags ^ mv.flags) & PLY_ARB_MOVE_CASTLE) == 0)
-                    k_ = m;
-        if (k_ < 0) {
-            ply_why(why, why_len, 0, "divide move %s is not legal", e->move);
-            return PLY_EMISMATCH;
-        }
-        if (seen[k_]++) {
-            ply_why(why, why_len, 0, "divide move %s appears twice", e->move);
-            return PLY_EMISMATCH;
-        }
-        k->divide[k_] = e->nodes;
-        if (__builtin_add_overflow(sum, e->nodes, &sum)) {
-            ply_why(why, why_len, 0, "divide sums past 2^64 but nodes = %" PRIu64, r->nodes);
-            return PLY_EMISMATCH;
-        }
-        if (run->want_stats && e->stats)
-            ply_msg_stats_from_proto(&k->divide_stats[k_], e->stats);
-        else
-            have_stats = 0;
-    }
-    if (sum != r->nodes) {
-        ply_why(why, why_len, 0, "divide sums to %" PRIu64 " but nodes = %" PRIu64, sum, r->nodes);
-        return PLY_EMISMATCH;
-    }
-    if (!have_stats) {
-        free(k->divide_stats);
-        k->divide_stats = NULL;
-    }
-    return 0;
-}
-
-/*
- * A result of worker @p for task @t failed a check against the rule engine
- * (perft(1), statistics, divide): that attempt is over (counted towards
- * max_attempts, the task goes to another worker) and @p's identity is caught
- * wrong: excluded from the run, its other results in it recomputed. Never
- * the run: it fails only when no other worker can settle the task.
- */
-static void check_failed(ply_coordinator_t *c, run_t *run, size_t t, peer_t *p, const char *why)
-{
-    ply_warn("run %" PRIu64 ": %s", run->id, why);
-    ply__job_requeue(c, run, t, 1, why);
-    if (run->state == RUN_ACTIVE) ply__exclude(c, run, p->identity, p->worker_id, why);
-}
-
-/*
- * A worker's RESULT: checked (attempt, perft(1), statistics, divide), stored,
- * then counted or kept for comparison (settle.c). A result from a superseded
- * attempt or for an unknown task is ignored and logged.
+ * A worker's RESULT: the generic checks (a known task, its current attempt,
+ * from the worker that holds it), the worker's figures, then the run's kind
+ * takes it (checks it, stores it, folds it into the answer). A result from a
+ * superseded attempt or for an unknown task is ignored and logged.
  */
 static void on_result(ply_coordinator_t *c, peer_t *p, const Ply__Result *r)
 {
@@ -212,77 +139,7 @@ static void on_result(ply_coordinator_t *c, peer_t *p, const Ply__Result *r)
         p->nodes_mixed = 1;
     p->busy_us += r->time_us;
     p->progress_ms = ply_time_ms();
-    if (idx / run->plan->njobs == PLY__DRILL) {
-        ply__task_done(run, idx);
-        ply__drill_result(c, run, idx, r);
-        return;
-    }
-    const ply_split_job_t *sj = &run->plan->jobs[idx % run->plan->njobs];
-    char why[PLY__WHY_LEN];
-    if (r->perft1 != sj->perft1) {
-        snprintf(why, sizeof why,
-                 "perft(1) mismatch at %s: %s says %u, the arbiter says %u (job %" PRIu64
-                 ", attempt %u)",
-                 sj->fen, p->name, r->perft1, sj->perft1, run->job_base + idx, r->attempt);
-        check_failed(c, run, idx, p, why);
-        return;
-    }
-    ply__comp_t k;
-    memset(&k, 0, sizeof k);
-    k.have = 1;
-    k.nodes = r->nodes;
-    k.seed = p->seed;
-    k.attempt = r->attempt;
-    k.no_hash = j->no_hash;
-    k.time_us = r->time_us;
-    k.tt_probes = r->tt_probes;
-    k.tt_hits = r->tt_hits;
-    snprintf(k.worker, sizeof k.worker, "%.*s", (int)sizeof k.worker - 1, p->worker_id);
-    snprintf(k.identity, sizeof k.identity, "%s", p->identity);
-    if (run->want_stats) {
-        if (!r->stats) {
-            ply__job_requeue(c, run, idx, 1, "the worker returned no statistics");
-            return;
-        }
-        k.has_stats = 1;
-        ply_msg_stats_from_proto(&k.stats, r->stats);
-        if (k.stats.v[PLY_STAT_nodes] != r->nodes) {
-            snprintf(why, sizeof why,
-                     "%s at %s: stats.nodes = %" PRIu64 " but nodes = %" PRIu64 " (job %" PRIu64
-                     ")",
-                     p->name, sj->fen, k.stats.v[PLY_STAT_nodes], r->nodes, run->job_base + idx);
-            check_failed(c, run, idx, p, why);
-            return;
-        }
-    }
-    int rc = run->plan->split_depth == 0 ? take_divide(run, r, &k, why, sizeof why) : 0;
-    if (rc == PLY_ENOMEM) {
-        ply__comp_free(&k);
-        ply__task_done(run, idx);
-        ply__run_fail(run, rc, "%s at %s: out of memory (job %" PRIu64 ")", p->name, sj->fen,
-                      run->job_base + idx);
-        return;
-    }
-    if (rc < 0) {
-        ply__comp_free(&k);
-        char line[2 * PLY__WHY_LEN];
-        snprintf(line, sizeof line, "%s at %s: %s (job %" PRIu64 ")", p->name, sj->fen, why,
-                 run->job_base + idx);
-        check_failed(c, run, idx, p, line);
-        return;
-    }
-    /* stored before it counts: a restart never loses nor recomputes it */
-    if (ply__comp_store(c, run, idx, &k, why, sizeof why) < 0) {
-        ply__comp_free(&k);
-        ply__task_done(run, idx);
-        ply__run_fail(run, PLY_EDB, "%s", why);
-        return;
-    }
-    ply__count(c, CNT_RESULTS_COMPUTED);
-    run->results_computed++;
-    k.live = 1;
-    k.tt_nodes = r->has_tt_nodes ? r->tt_nodes : 0;
-    ply__take(c, run, idx, &k, 1);
+    run->kind->take_result(c, run, idx, p, r); /* checked, stored, folded into the answer */
 }
 
 static void on_worker_error(ply_coordinator_t *c, peer_t *p, const Ply__Error *e)

@@ -1,0 +1,434 @@
+/*
+ * Kind 1, perft, behind the job-kind seam (kind.h): a run is perft(depth) of
+ * a position, split into jobs by split.c on the thread pool; a job is the
+ * count of one position of the split (with its statistics, or its divide at
+ * split 0); a result is checked against the rule engine's plan (perft(1),
+ * statistics, divide), stored, and settled into the run's exact sums by
+ * verify.c, settle.c and drill.c, perft's modules; the answer is the
+ * RunResult with the total, the divide and the Verification report.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kind.h"
+#include "util/error.h"
+#include "util/log.h"
+#include "util/time.h"
+
+/* ------------------------------------------------------------- planning */
+
+static void perft_plan(run_t *run)
+{
+    run->split_rc = ply_split_plan(&run->root, run->depth, run->want_split, &run->cancel,
+                                   &run->split_out, run->split_why, sizeof run->split_why);
+}
+
+static int perft_planned(run_t *run, char *why, size_t why_len)
+{
+    run->plan = run->split_out; /* the split thread is done with it (see internal.h) */
+    run->split_out = NULL;
+    run->njobs = run->plan ? run->plan->njobs : 0;
+    if (run->split_rc >= 0) return 0;
+    snprintf(why, why_len, "cannot split perft(%u) of %s: %s", run->depth, run->fen,
+             run->split_why);
+    return run->split_rc;
+}
+
+static int perft_setup(run_t *run)
+{
+    const ply_split_t *plan = run->plan;
+    run->divide = calloc((size_t)plan->nroot + 1, sizeof *run->divide);
+    run->divide_stats = calloc((size_t)plan->nroot + 1, sizeof *run->divide_stats);
+    if (!run->divide || !run->divide_stats) return PLY_ENOMEM;
+    return ply__verify_setup(run);
+}
+
+static void perft_free_run(run_t *run)
+{
+    ply__verify_free(run);
+    ply_split_destroy(&run->plan);
+    free(run->divide);
+    free(run->divide_stats);
+    run->divide = NULL;
+    run->divide_stats = NULL;
+}
+
+/* ------------------------------------------------------------ hand-out */
+
+/* The estimated nodes of job @k of @run's plan: its share of the plan's estimate. */
+static double perft_job_estimate(run_t *run, size_t k)
+{
+    const ply_split_t *plan = run->plan;
+    if (run->lease_weight <= 0) {
+        for (size_t i = 0; i < plan->njobs; i++)
+            run->lease_weight +=
+                (double)(plan->jobs[i].multiplicity ? plan->jobs[i].multiplicity : 1) *
+                (double)(plan->jobs[i].cost ? plan->jobs[i].cost : 1);
+    }
+    double cost = (double)(plan->jobs[k].cost ? plan->jobs[k].cost : 1);
+    return (double)plan->estimate * cost / run->lease_weight;
+}
+
+static void perft_fill_job(const run_t *run, size_t t, Ply__Job *job)
+{
+    const ply_split_t *plan = run->plan;
+    int role = (int)ply__role_of(run, t);
+    job->has_kind = 1, job->kind = PLY__JOB_KIND__JOB_KIND_PERFT;
+    job->fen = plan->jobs[ply__job_of(run, t)].fen;
+    job->has_depth = 1, job->depth = plan->job_depth;
+    job->has_chess960 = 1, job->chess960 = run->chess960 != 0;
+    /* a drill-down asks for the divide of the job alone */
+    job->has_stats = 1, job->stats = run->want_stats && role != PLY__DRILL;
+    job->has_divide = 1, job->divide = plan->split_depth == 0 || role == PLY__DRILL;
+}
+
+/* ------------------------------------------------------------- results */
+
+/*
+ * s = 0: the worker's divide, checked against the arbiter's root moves, into
+ * the computation's per-root-move arrays (plan order).
+ */
+static int take_divide(const run_t *run, const Ply__Result *r, ply__comp_t *k, char *why,
+                       size_t why_len)
+{
+    const ply_split_t *plan = run->plan;
+    if ((int)r->n_divide != plan->nroot) {
+        ply_why(why, why_len, 0, "divide has %zu moves, the arbiter has %d", r->n_divide,
+                plan->nroot);
+        return PLY_EMISMATCH;
+    }
+    k->divide = calloc((size_t)plan->nroot + 1, sizeof *k->divide);
+    k->divide_stats =
+        run->want_stats ? calloc((size_t)plan->nroot + 1, sizeof *k->divide_stats) : NULL;
+    if (!k->divide || (run->want_stats && !k->divide_stats)) return PLY_ENOMEM;
+    uint64_t sum = 0; /* one job's: it fits in 64 bits, or the divide is wrong */
+    int have_stats = 1;
+    uint8_t seen[PLY_ARB_MAX_MOVES] = {0};
+    for (size_t i = 0; i < r->n_divide; i++) {
+        const Ply__DivideEntry *e = r->divide[i];
+        ply_arb_move_t mv;
+        int k_ = -1;
+        if (ply_arb_move_from_uci(&plan->root, e->move, &mv) == 0)
+            for (int m = 0; m < plan->nroot; m++)
+                if (plan->root_moves[m].from == mv.from && plan->root_moves[m].to == mv.to &&
+                    plan->root_moves[m].promo == mv.promo &&
+                    /* Chess960: a king step and a castle may share from and to */
+                    ((plan->root_moves[m].flags ^ mv.flags) & PLY_ARB_MOVE_CASTLE) == 0)
+                    k_ = m;
+        if (k_ < 0) {
+            ply_why(why, why_len, 0, "divide move %s is not legal", e->move);
+            return PLY_EMISMATCH;
+        }
+        if (seen[k_]++) {
+            ply_why(why, why_len, 0, "divide move %s appears twice", e->move);
+            return PLY_EMISMATCH;
+        }
+        k->divide[k_] = e->nodes;
+        if (__builtin_add_overflow(sum, e->nodes, &sum)) {
+            ply_why(why, why_len, 0, "divide sums past 2^64 but nodes = %" PRIu64, r->nodes);
+            return PLY_EMISMATCH;
+        }
+        if (run->want_stats && e->stats)
+            ply_msg_stats_from_proto(&k->divide_stats[k_], e->stats);
+        else
+            have_stats = 0;
+    }
+    if (sum != r->nodes) {
+        ply_why(why, why_len, 0, "divide sums to %" PRIu64 " but nodes = %" PRIu64, sum, r->nodes);
+        return PLY_EMISMATCH;
+    }
+    if (!have_stats) {
+        free(k->divide_stats);
+        k->divide_stats = NULL;
+    }
+    return 0;
+}
+
+/*
+ * A result of worker @p for task @t failed a check against the rule engine
+ * (perft(1), statistics, divide): that attempt is over (counted towards
+ * max_attempts, the task goes to another worker) and @p's identity is caught
+ * wrong: excluded from the run, its other results in it recomputed. Never
+ * the run: it fails only when no other worker can settle the task.
+ */
+static void check_failed(ply_coordinator_t *c, run_t *run, size_t t, peer_t *p, const char *why)
+{
+    ply_warn("run %" PRIu64 ": %s", run->id, why);
+    ply__job_requeue(c, run, t, 1, why);
+    if (run->state == RUN_ACTIVE) ply__exclude(c, run, p->identity, p->worker_id, why);
+}
+
+/*
+ * A worker's RESULT: checked (perft(1), statistics, divide), stored, then
+ * counted or kept for comparison (settle.c); a drill-down's divide goes to
+ * drill.c.
+ */
+static void perft_take_result(ply_coordinator_t *c, run_t *run, size_t idx, peer_t *p,
+                              const Ply__Result *r)
+{
+    const job_state_t *j = &run->jobs[idx];
+    if (ply__role_of(run, idx) == PLY__DRILL) {
+        ply__task_done(run, idx);
+        ply__drill_result(c, run, idx, r);
+        return;
+    }
+    const ply_split_job_t *sj = &run->plan->jobs[ply__job_of(run, idx)];
+    char why[PLY__WHY_LEN];
+    if (r->perft1 != sj->perft1) {
+        snprintf(why, sizeof why,
+                 "perft(1) mismatch at %s: %s says %u, the arbiter says %u (job %" PRIu64
+                 ", attempt %u)",
+                 sj->fen, p->name, r->perft1, sj->perft1, run->job_base + idx, r->attempt);
+        check_failed(c, run, idx, p, why);
+        return;
+    }
+    ply__comp_t k;
+    memset(&k, 0, sizeof k);
+    k.have = 1;
+    k.nodes = r->nodes;
+    k.seed = p->seed;
+    k.attempt = r->attempt;
+    k.no_hash = j->no_hash;
+    k.time_us = r->time_us;
+    k.tt_probes = r->tt_probes;
+    k.tt_hits = r->tt_hits;
+    snprintf(k.worker, sizeof k.worker, "%.*s", (int)sizeof k.worker - 1, p->worker_id);
+    snprintf(k.identity, sizeof k.identity, "%s", p->identity);
+    if (run->want_stats) {
+        if (!r->stats) {
+            ply__job_requeue(c, run, idx, 1, "the worker returned no statistics");
+            return;
+        }
+        k.has_stats = 1;
+        ply_msg_stats_from_proto(&k.stats, r->stats);
+        if (k.stats.v[PLY_STAT_nodes] != r->nodes) {
+            snprintf(why, sizeof why,
+                     "%s at %s: stats.nodes = %" PRIu64 " but nodes = %" PRIu64 " (job %" PRIu64
+                     ")",
+                     p->name, sj->fen, k.stats.v[PLY_STAT_nodes], r->nodes, run->job_base + idx);
+            check_failed(c, run, idx, p, why);
+            return;
+        }
+    }
+    int rc = run->plan->split_depth == 0 ? take_divide(run, r, &k, why, sizeof why) : 0;
+    if (rc == PLY_ENOMEM) {
+        ply__comp_free(&k);
+        ply__task_done(run, idx);
+        ply__run_fail(run, rc, "%s at %s: out of memory (job %" PRIu64 ")", p->name, sj->fen,
+                      run->job_base + idx);
+        return;
+    }
+    if (rc < 0) {
+        ply__comp_free(&k);
+        char line[2 * PLY__WHY_LEN];
+        snprintf(line, sizeof line, "%s at %s: %s (job %" PRIu64 ")", p->name, sj->fen, why,
+                 run->job_base + idx);
+        check_failed(c, run, idx, p, line);
+        return;
+    }
+    /* stored before it counts: a restart never loses nor recomputes it */
+    if (ply__comp_store(c, run, idx, &k, why, sizeof why) < 0) {
+        ply__comp_free(&k);
+        ply__task_done(run, idx);
+        ply__run_fail(run, PLY_EDB, "%s", why);
+        return;
+    }
+    ply__count(c, CNT_RESULTS_COMPUTED);
+    run->results_computed++;
+    k.live = 1;
+    k.tt_nodes = r->has_tt_nodes ? r->tt_nodes : 0;
+    ply__take(c, run, idx, &k, 1);
+}
+
+/* One stored computation, taken as if it had just arrived (no drill-down). */
+static int perft_restore_result(ply_coordinator_t *c, run_t *run, const ply_store_result_t *r,
+                                char *why, size_t why_len)
+{
+    size_t njobs = run->njobs;
+    if (r->job >= njobs || r->role >= run->slots || r->role > PLY__TIE ||
+        (r->ndivide && r->ndivide != (uint32_t)run->plan->nroot) ||
+        (run->want_stats && !r->stats) || r->payload) { /* a perft result has no payload */
+        snprintf(why, why_len,
+                 "state file %s: run %" PRIu64 ": a result for job %u (computation %u) that the "
+                 "run cannot have",
+                 c->state_path, run->id, r->job, r->role);
+        return PLY_EDB;
+    }
+    size_t t = (size_t)r->role * njobs + r->job;
+    if (run->jobs[t].state == JOB_DONE) return 0;
+    ply__comp_t k;
+    memset(&k, 0, sizeof k);
+    k.have = 1;
+    k.arbiter = r->arbiter;
+    k.no_hash = r->no_hash;
+    k.seed = r->seed;
+    k.attempt = r->attempt;
+    k.nodes = r->nodes;
+    k.time_us = r->time_us;
+    snprintf(k.worker, sizeof k.worker, "%s", r->worker_id);
+    /* a result an older ply stored names no identity: its worker id stands for one (a live
+     * peer's identity never looks like it) */
+    if (r->identity || r->arbiter)
+        snprintf(k.identity, sizeof k.identity, "%s", r->arbiter ? "arbiter" : r->identity);
+    else
+        snprintf(k.identity, sizeof k.identity, "worker:%.*s", (int)sizeof k.identity - 8,
+                 r->worker_id);
+    if (r->stats) k.has_stats = 1, k.stats = *r->stats;
+    if (r->ndivide) {
+        k.divide = calloc(r->ndivide, sizeof *k.divide);
+        if (!k.divide) return PLY_ENOMEM;
+        memcpy(k.divide, r->divide, r->ndivide * sizeof *k.divide);
+        if (r->divide_stats && (k.divide_stats = calloc(r->ndivide, sizeof *k.divide_stats)))
+            memcpy(k.divide_stats, r->divide_stats, r->ndivide * sizeof *k.divide_stats);
+    }
+    run->results_restored++;
+    c->results_restored++;
+    ply__take(c, run, t, &k, 0);
+    return 0;
+}
+
+/* ------------------------------------------------------------- describing */
+
+static void perft_describe_run(const run_t *run, char *buf, size_t len)
+{
+    snprintf(buf, len, "perft(%u) of %s", run->depth, run->fen);
+}
+
+static void perft_describe_plan(const run_t *run, char *buf, size_t len)
+{
+    const ply_split_t *plan = run->plan;
+    snprintf(buf, len, "split %u plies, %" PRIu64 " paths, %zu jobs, estimate %" PRIu64 " nodes",
+             plan->split_depth, plan->paths, plan->njobs, plan->estimate);
+}
+
+static void perft_describe_job(const run_t *run, size_t job, char *buf, size_t len)
+{
+    snprintf(buf, len, "%s, %u plies", run->plan->jobs[job].fen, run->plan->job_depth);
+}
+
+/* ---------------------------------------------------- answers and progress */
+
+static void perft_fill_accepted(const run_t *run, Ply__Accepted *a)
+{
+    const ply_split_t *plan = run->plan;
+    a->has_split_depth = 1, a->split_depth = plan->split_depth;
+    a->has_paths = 1, a->paths = plan->paths;
+    a->fen = (char *)run->fen;
+}
+
+static void perft_fill_progress(const run_t *run, Ply__RunProgress *rp)
+{
+    rp->has_nodes = 1, rp->nodes = ply_u128_lo(run->nodes);
+    rp->has_nodes_hi = ply_u128_hi(run->nodes) != 0, rp->nodes_hi = ply_u128_hi(run->nodes);
+    rp->fen = (char *)run->fen;
+    rp->has_depth = 1, rp->depth = run->depth;
+    rp->has_counted_nodes = 1, rp->counted_nodes = run->counted_nodes;
+}
+
+/* @st from the sums @in, their high words in @hi (PLY_STATS_N, owned by the caller). */
+static void stats_proto_array(Ply__Stats *st, uint64_t *hi, const ply_stats128_t *in)
+{
+    *st = (Ply__Stats)PLY__STATS__INIT;
+    ply_msg_stats128_to_proto(st, hi, in);
+}
+
+/* The RunResult of a finished run, encoded (caller owns), or NULL. */
+static zmsg_t *perft_answer(ply_coordinator_t *c, run_t *run)
+{
+    const ply_split_t *plan = run->plan;
+    int n = plan->nroot;
+    Ply__DivideEntry *ent = calloc((size_t)n + 1, sizeof *ent);
+    Ply__DivideEntry **ptr = calloc((size_t)n + 1, sizeof *ptr);
+    Ply__Stats *dst = calloc((size_t)n + 1, sizeof *dst);
+    uint64_t(*hi)[PLY_STATS_N] = calloc((size_t)n + 2, sizeof *hi); /* the divide's, the total's */
+    zmsg_t *z = NULL;
+    if (ent && ptr && dst && hi) {
+        for (int i = 0; i < n; i++) {
+            ent[i] = (Ply__DivideEntry)PLY__DIVIDE_ENTRY__INIT;
+            ent[i].move = (char *)plan->root_uci[i];
+            ent[i].has_nodes = 1;
+            ent[i].nodes = ply_u128_lo(run->divide[i]);
+            ent[i].has_nodes_hi = ply_u128_hi(run->divide[i]) != 0;
+            ent[i].nodes_hi = ply_u128_hi(run->divide[i]);
+            if (run->want_stats && run->divide_has_stats) {
+                stats_proto_array(&dst[i], hi[i], &run->divide_stats[i]);
+                ent[i].stats = &dst[i];
+            }
+            ptr[i] = &ent[i];
+        }
+        Ply__Stats total;
+        stats_proto_array(&total, hi[n], &run->stats);
+        Ply__Verification ver = PLY__VERIFICATION__INIT;
+        ply__vreport_t *report = ply__verification(run, &ver);
+        Ply__RunResult rr = PLY__RUN_RESULT__INIT;
+        rr.has_run_id = 1, rr.run_id = run->id;
+        rr.fen = run->fen;
+        rr.has_depth = 1, rr.depth = run->depth;
+        rr.has_nodes = 1, rr.nodes = ply_u128_lo(run->nodes);
+        rr.has_nodes_hi = ply_u128_hi(run->nodes) != 0, rr.nodes_hi = ply_u128_hi(run->nodes);
+        if (run->want_stats) rr.stats = &total;
+        rr.n_divide = (size_t)n;
+        rr.divide = ptr;
+        rr.has_jobs = 1, rr.jobs = (uint32_t)plan->njobs;
+        rr.has_split_depth = 1, rr.split_depth = plan->split_depth;
+        uint64_t now = ply_time_ms();
+        rr.has_time_ms = 1, rr.time_ms = ply__run_time_ms(run, now);
+        rr.has_queued_ms = 1, rr.queued_ms = ply__run_queued_ms(run, now);
+        rr.has_counted_nodes = 1, rr.counted_nodes = run->counted_nodes;
+        rr.has_tt_nodes = 1, rr.tt_nodes = run->tt_nodes;
+        rr.verification = &ver;
+        rr.has_chess960 = 1, rr.chess960 = run->chess960 != 0;
+        rr.has_worker_time_us = 1, rr.worker_time_us = run->worker_time_us;
+        rr.has_tt_probes = 1, rr.tt_probes = run->tt_probes;
+        rr.has_tt_hits = 1, rr.tt_hits = run->tt_hits;
+        rr.has_results_restored = 1, rr.results_restored = run->results_restored;
+        rr.has_results_computed = 1, rr.results_computed = run->results_computed;
+        Ply__RunAsked asked;
+        ply__run_asked(&asked, run);
+        rr.asked = &asked;
+        ply_msg_t m = PLY__MESSAGE__INIT;
+        m.body_case = PLY__MESSAGE__BODY_RUN_RESULT;
+        m.run_result = &rr;
+        char reason[256];
+        /* the report carries text from workers: check it as a client will */
+        if (report && ply_msg_validate(&m, reason, sizeof reason) == 0)
+            z = ply_msg_encode(&m);
+        else
+            ply_warn("run %" PRIu64 ": cannot encode the result: %s", run->id,
+                     report ? reason : "out of memory");
+        ply__vreport_free(&report);
+    }
+    free(ent);
+    free(ptr);
+    free(dst);
+    free(hi);
+    (void)c;
+    char total[PLY_U128_DEC_LEN];
+    ply_info("run %" PRIu64 ": perft(%u) = %s (%zu jobs, split %u, %" PRIu64 " ms)", run->id,
+             run->depth, ply_u128_to_dec(run->nodes, total, sizeof total), plan->njobs,
+             plan->split_depth, ply_time_ms() - run->submitted_ms);
+    return z;
+}
+
+const ply__kind_t ply__kind_perft = {
+    .id = PLY__JOB_KIND__JOB_KIND_PERFT,
+    .name = "perft",
+    .plan = perft_plan,
+    .planned = perft_planned,
+    .setup = perft_setup,
+    .free_run = perft_free_run,
+    .job_estimate = perft_job_estimate,
+    .fill_job = perft_fill_job,
+    .handed_out = ply__on_handout,
+    .take_result = perft_take_result,
+    .restore_result = perft_restore_result,
+    .resumed = ply__settle_all,
+    .describe_run = perft_describe_run,
+    .describe_plan = perft_describe_plan,
+    .describe_job = perft_describe_job,
+    .fill_accepted = perft_fill_accepted,
+    .fill_progress = perft_fill_progress,
+    .answer = perft_answer,
+};

@@ -47,7 +47,7 @@ typedef struct fake_coord {
     zsock_t *router;
     zframe_t *worker; /* routing id of the worker's connection */
     pid_t pid;
-    char log[256];
+    char dir[128], log[256];
     uint64_t next_job;
     ply_msg_t *hello; /* its first HELLO */
 } fake_coord_t;
@@ -93,7 +93,8 @@ static int setup(void **state)
         if (zsock_bind(g.router, "tcp://127.0.0.1:%d", p) >= 0) port = p;
     }
     if (port < 0) return -1;
-    snprintf(g.log, sizeof g.log, "%s/worker.log", th_tmpdir("search-jobs"));
+    snprintf(g.dir, sizeof g.dir, "%s", th_tmpdir("search-jobs"));
+    snprintf(g.log, sizeof g.log, "%s/worker.log", g.dir);
     g.pid = th_spawn(g.log, "exec ply-worker --connect tcp://127.0.0.1:%d --threads 1 --hash 16 -v",
                      port);
     g.hello = recv_type(PLY__MESSAGE__BODY_HELLO, 30000 * (int)th_slowdown());
@@ -112,6 +113,8 @@ static int teardown(void **state)
 {
     (void)state;
     th_stop(g.pid);
+    th_run_t r = th_run(30, "rm -rf '%s'", g.dir);
+    th_run_free(&r);
     ply_msg_free(&g.hello);
     zframe_destroy(&g.worker);
     zsock_destroy(&g.router);
@@ -310,6 +313,8 @@ static void test_coordinator(void **state)
     th_run_t r = th_run(120, "ply perft --coordinator %s -d 4", ep);
     th_stop(worker);
     th_stop(coord);
+    th_run_t rm = th_run(30, "rm -rf '%s'", dir);
+    th_run_free(&rm);
     th_expect_status(&r, 0, "ply perft on a worker that announces the search kind");
     if (!strstr(r.out, "Nodes searched: 197281\n")) fail_msg("perft(4): %s", r.out);
     th_run_free(&r);

@@ -943,7 +943,18 @@ static int go_command(const ply_uci_limits_t *lim, char *buf, size_t len)
     if (lim->depth > 0) o += snprintf(buf + o, len - (size_t)o, " depth %d", lim->depth);
     if (lim->nodes > 0)
         o += snprintf(buf + o, len - (size_t)o, " nodes %llu", (unsigned long long)lim->nodes);
-    return o > 2 ? 0 : -1;
+    if (o <= 2) return -1;
+    if (lim->n_searchmoves < 0 || lim->n_searchmoves > PLY_UCI_MAX_DIVIDE ||
+        (lim->n_searchmoves && !lim->searchmoves))
+        return -1;
+    if (lim->n_searchmoves) o += snprintf(buf + o, len - (size_t)o, " searchmoves");
+    for (int i = 0; i < lim->n_searchmoves; i++) {
+        const char *m = lim->searchmoves[i];
+        /* one word of UCI text, so that no second command rides along */
+        if (!m || !is_uci_move(m, strlen(m))) return -1;
+        o += snprintf(buf + o, len - (size_t)o, " %s", m);
+    }
+    return o < (int)len ? 0 : -1;
 }
 
 /* "bestmove M [ponder P]" into @out; 0 or PLY_EPARSE. */
@@ -969,12 +980,13 @@ static int parse_bestmove(ply_uci_t *e, const char *line, ply_uci_search_t *out,
 int ply_uci_go(ply_uci_t *e, const char *position, const ply_uci_limits_t *lim,
                ply_uci_info_fn on_info, void *ctx, ply_uci_search_t *out, char *why, size_t why_len)
 {
-    char go[256], line[LINE_MAX_BYTES + 1];
+    char go[256 + PLY_UCI_MAX_DIVIDE * 6], line[LINE_MAX_BYTES + 1];
     if (!e || !position || !lim || !out || go_command(lim, go, sizeof go) < 0)
-        return ply_why(why, why_len, PLY_EINVAL, "a search needs a position and a limit");
+        return ply_why(why, why_len, PLY_EINVAL,
+                       "a search needs a position and a limit (and UCI searchmoves)");
     memset(out, 0, sizeof *out);
     char doing[300];
-    snprintf(doing, sizeof doing, "while answering '%s'", go);
+    snprintf(doing, sizeof doing, "while answering '%.200s'", go);
     int r = send_line(e, position, why, why_len);
     uint64_t t0 = ply_time_ns();
     if (r == 0) r = send_line(e, go, why, why_len);

@@ -152,6 +152,14 @@ typedef struct ply_uci_limits {
     int depth;            /* plies, 0: none */
     uint64_t nodes;       /* 0: none */
     /*
+     * Root moves to search ("go ... searchmoves M1 M2 ..."), UCI text, or
+     * NULL with n_searchmoves 0 for all of them. At most PLY_UCI_MAX_DIVIDE,
+     * each 4 or 5 characters of UCI notation (PLY_EINVAL otherwise); their
+     * legality is the engine's and the caller's business.
+     */
+    const char *const *searchmoves;
+    int n_searchmoves;
+    /*
      * The longest we wait for "bestmove", ms from sending "go": past it the
      * search fails with PLY_ETIMEDOUT and the engine is still thinking (send
      * ply_uci_stop, or destroy it). 0: no deadline, only the silence limit

@@ -8,10 +8,11 @@
 # verification tests only: ply-worker's own sources compiled with
 # PLY_FAULT_INJECTION. Never installed; ply-worker itself has no such code.
 add_executable(ply-worker-faulty ${PROJECT_SOURCE_DIR}/worker/main.c
-  ${PROJECT_SOURCE_DIR}/worker/service.c ${PROJECT_SOURCE_DIR}/worker/analysis.c)
+  ${PROJECT_SOURCE_DIR}/worker/service.c ${PROJECT_SOURCE_DIR}/worker/analysis.c
+  ${PROJECT_SOURCE_DIR}/worker/analysis_uci.c)
 target_compile_definitions(ply-worker-faulty PRIVATE PLY_FAULT_INJECTION)
 target_include_directories(ply-worker-faulty PRIVATE ${PROJECT_SOURCE_DIR}/worker)
-target_link_libraries(ply-worker-faulty PRIVATE ply_perft ply_proto ply_uci ply_flags)
+target_link_libraries(ply-worker-faulty PRIVATE ply_perft ply_proto ply_uci ply_uci_client ply_flags)
 
 # The state file: write, read back, refuse foreign, damaged, newer or shared files.
 ply_unit_test(test_store

@@ -4,8 +4,8 @@
  * and give back every line as text (UCI moves), ready for a Result.
  *
  * Backends implement ply_analysis_ops_t: ply's own engine in-process
- * ("builtin", worker/search.h, OpenMP threads on one shared table) and,
- * later, an external UCI engine driven as a child process. The worker's
+ * ("builtin", worker/search.h, OpenMP threads on one shared table) and an
+ * external UCI engine driven as a child process ("uci", analysis_uci.c). The worker's
  * compute loop sees only this interface.
  *
  * Threads: one controlling thread calls ply_analysis_run (it blocks);
@@ -108,6 +108,29 @@ void ply_analysis_clear_stop(ply_analysis_t *a);
 
 /** ply_analysis_name - the backend's name ("builtin"); static string. */
 const char *ply_analysis_name(const ply_analysis_t *a);
+
+/**
+ * ply_analysis_uci_new - an external UCI engine as a backend
+ * (worker/analysis_uci.c): start @cmdline (a program and its arguments,
+ * split as ply_uci_start does, no shell), shake hands, and apply @options
+ * (@n_options of "NAME=VALUE", or "NAME" for a button, 0..64; copied), each
+ * one the engine must offer. Its runs set MultiPV (refused with PLY_EINVAL
+ * when multipv > 1 and the engine offers no MultiPV) and UCI_Chess960 as a
+ * job asks; the PVs are passed on as the engine wrote them (the coordinator
+ * replays them). When the engine dies, a run fails with PLY_EIO and the
+ * reason (exit status, last stderr line); the next run starts it again,
+ * once. Returns NULL with a one-line reason in @why when the program
+ * cannot be started, does not speak UCI, or refuses an option. Destroy with
+ * ply_analysis_destroy.
+ */
+ply_analysis_t *ply_analysis_uci_new(const char *cmdline, const char *const *options,
+                                     int n_options, char *why, size_t why_len);
+
+/**
+ * ply_analysis_engine_name - who computes: the UCI engine's "id name" (as at
+ * its start) for the UCI backend, else the backend's name; owned by @a.
+ */
+const char *ply_analysis_engine_name(const ply_analysis_t *a);
 
 /** ply_analysis_destroy - free @*a and NULL it; idempotent. Not during a run. */
 void ply_analysis_destroy(ply_analysis_t **a);

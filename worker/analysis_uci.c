@@ -1,0 +1,320 @@
+/*
+ * The UCI backend of analysis jobs (analysis.h): an external engine, such as
+ * Stockfish, run as a child process through common/uci_client. One engine
+ * per backend, driven by the controlling thread only; ply_analysis_stop from
+ * another thread raises an atomic flag that the client's waits poll (about
+ * every 50 ms), then the controlling thread sends "stop" and reads up to
+ * "bestmove" so that the engine can be used again.
+ *
+ * The engine is untrusted: every line it prints is parsed strictly by the
+ * client, and what it claims (scores, PVs) is checked later by the
+ * coordinator, which replays every PV with the rule engine. So the PV is
+ * passed on as the engine wrote it, not cut here: a lie must reach the
+ * check that reports it. The position and the searchmoves are ours and are
+ * checked here, with the fast board, before the engine sees them.
+ *
+ * An engine that dies fails its job (PLY_EIO, with its exit status and last
+ * stderr line); the next job starts it again, once: an engine that dies
+ * again before it has answered one job stays dead.
+ */
+#include "analysis.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "board/movegen.h"
+#include "uci_engine.h"
+#include "util/error.h"
+#include "util/time.h"
+
+#define UCI_SILENCE_MS    10000 /* the longest an engine may stay silent outside a search */
+#define UCI_STOP_GRACE_MS 5000  /* from "stop" to "bestmove" */
+#define UCI_SLACK_MS      10000 /* past a job's movetime before it counts as hung */
+#define UCI_MAX_OPTIONS   64
+#define UCI_CMD_MAX       1024
+#define UCI_NO_LIMIT_MS   (24u * 3600 * 1000) /* "no deadline" for a depth or node search */
+
+typedef struct uci_backend {
+    ply_analysis_t base; /* first: a ply_analysis_t * is a uci_backend_t * */
+    ply_uci_t *engine;   /* NULL after the engine died */
+    atomic_int stop;     /* raised by ply_analysis_stop, from any thread */
+    int restarted;       /* 1: restarted and no job answered since */
+    int multipv;         /* the MultiPV in force (1 when never set) */
+    int chess960;        /* UCI_Chess960 in force */
+    char cmdline[UCI_CMD_MAX];
+    int n_options;
+    char *options[UCI_MAX_OPTIONS]; /* NAME=VALUE, owned */
+    char name[128];                 /* "id name" at the first start */
+    ply_search_pos_t pos;           /* for checking the job's position (large: kept here) */
+    ply_analysis_line_t best[PLY_SEARCH_MAX_MULTIPV]; /* per multipv, the line kept so far */
+    int have[PLY_SEARCH_MAX_MULTIPV];
+    char *position; /* the "position ..." command, grown as needed */
+    size_t position_cap;
+} uci_backend_t;
+
+/* Starts the engine of @u and applies its options; 0, or an error with its reason. */
+static int engine_start(uci_backend_t *u, char *why, size_t why_len)
+{
+    u->engine = ply_uci_start(u->cmdline, UCI_SILENCE_MS, why, why_len);
+    if (!u->engine) return PLY_EIO;
+    ply_uci_set_cancel(u->engine, &u->stop);
+    u->multipv = 1;
+    u->chess960 = 0;
+    int rc = 0;
+    for (int i = 0; i < u->n_options && rc == 0; i++)
+        rc = ply_uci_setoption_arg(u->engine, u->options[i], why, why_len);
+    if (rc == 0) rc = ply_uci_sync(u->engine, why, why_len);
+    if (rc < 0) ply_uci_destroy(&u->engine);
+    return rc;
+}
+
+/* The job's position as a UCI "position" command in u->position; 0 or PLY_ENOMEM. */
+static int position_command(uci_backend_t *u, const ply_analysis_job_t *job)
+{
+    size_t need = strlen(job->fen) + 32;
+    for (int i = 0; i < job->n_moves; i++) need += strlen(job->moves[i]) + 1;
+    if (need > u->position_cap) {
+        char *p = realloc(u->position, need);
+        if (!p) return PLY_ENOMEM;
+        u->position = p, u->position_cap = need;
+    }
+    int startpos = strcmp(job->fen, "startpos") == 0;
+    size_t o =
+        (size_t)snprintf(u->position, need, "position %s%s", startpos ? "" : "fen ", job->fen);
+    if (job->n_moves) o += (size_t)snprintf(u->position + o, need - o, " moves");
+    for (int i = 0; i < job->n_moves; i++)
+        o += (size_t)snprintf(u->position + o, need - o, " %s", job->moves[i]);
+    return 0;
+}
+
+/* The job's position, history and searchmoves, checked with the fast board. */
+static int check_job(uci_backend_t *u, const ply_analysis_job_t *job, char *why, size_t why_len)
+{
+    char how[160];
+    int rc = ply_search_pos_set(&u->pos, job->fen, job->chess960, job->moves, job->n_moves, how,
+                                sizeof how);
+    if (rc < 0) {
+        snprintf(why, why_len, "%s%s",
+                 job->n_moves && strncmp(how, "move ", 5) == 0 ? "history " : "", how);
+        return rc;
+    }
+    if (job->n_searchmoves > PLY_MAX_MOVES) {
+        snprintf(why, why_len, "%d searchmoves, at most %d", job->n_searchmoves, PLY_MAX_MOVES);
+        return PLY_EINVAL;
+    }
+    for (int i = 0; i < job->n_searchmoves; i++) {
+        const char *s = job->searchmoves[i];
+        ply_move_t m;
+        rc = s ? ply_board_move_from_uci(&u->pos.root, s, &m) : PLY_EPARSE;
+        if (rc < 0) {
+            snprintf(why, why_len, "searchmoves %d (%s): %s", i + 1, s ? s : "(null)",
+                     rc == PLY_EPARSE ? "not UCI notation" : "illegal in this position");
+            return rc;
+        }
+    }
+    int multipv = job->multipv > 0 ? job->multipv : 1;
+    if (multipv > PLY_SEARCH_MAX_MULTIPV) {
+        snprintf(why, why_len, "multipv %d, at most %d", multipv, PLY_SEARCH_MAX_MULTIPV);
+        return PLY_EINVAL;
+    }
+    return 0;
+}
+
+/* MultiPV and UCI_Chess960 as @job wants them; 0, or an error with its reason. */
+static int set_options(uci_backend_t *u, const ply_analysis_job_t *job, char *why, size_t why_len)
+{
+    int multipv = job->multipv > 0 ? job->multipv : 1, chess960 = job->chess960 != 0, rc = 0;
+    if (multipv != u->multipv) {
+        if (!ply_uci_has_option(u->engine, "MultiPV")) {
+            snprintf(why, why_len, "engine '%s' offers no MultiPV option: multipv %d refused",
+                     u->name, multipv);
+            return PLY_EINVAL;
+        }
+        char value[16];
+        snprintf(value, sizeof value, "%d", multipv);
+        rc = ply_uci_setoption(u->engine, "MultiPV", value, why, why_len);
+        if (rc == 0) rc = ply_uci_sync(u->engine, why, why_len);
+        if (rc < 0) return rc;
+        u->multipv = multipv;
+    }
+    if (chess960 != u->chess960) {
+        if (!ply_uci_has_option(u->engine, "UCI_Chess960")) {
+            snprintf(why, why_len, "engine '%s' offers no UCI_Chess960 option", u->name);
+            return PLY_EINVAL;
+        }
+        if ((rc = ply_uci_set_chess960(u->engine, chess960, why, why_len)) < 0) return rc;
+        u->chess960 = chess960;
+    }
+    return 0;
+}
+
+typedef struct collect {
+    uci_backend_t *u;
+    int multipv;
+    _Atomic uint64_t *progress;
+} collect_t;
+
+/* Keeps, per multipv index, the last scored info line of the deepest depth so far. */
+static void on_info(void *ctx, const ply_uci_info_t *in, double elapsed_ms)
+{
+    (void)elapsed_ms;
+    collect_t *c = ctx;
+    if (c->progress && in->nodes) atomic_store(c->progress, in->nodes);
+    int k = in->multipv > 0 ? in->multipv : 1;
+    if (in->score_kind == PLY_UCI_SCORE_NONE || k > c->multipv) return;
+    ply_analysis_line_t *l = &c->u->best[k - 1];
+    if (c->u->have[k - 1] && in->depth < l->depth) return;
+    c->u->have[k - 1] = 1;
+    l->multipv = k;
+    l->is_mate = in->score_kind == PLY_UCI_SCORE_MATE;
+    l->score = in->score;
+    l->bound = in->bound > 0 ? PLY_BOUND_LOWER : in->bound < 0 ? PLY_BOUND_UPPER : PLY_BOUND_EXACT;
+    l->depth = in->depth;
+    l->seldepth = in->seldepth;
+    l->n_pv = in->npv < PLY_SEARCH_MAX_PLY ? in->npv : PLY_SEARCH_MAX_PLY;
+    for (int i = 0; i < l->n_pv; i++) memcpy(l->pv[i], in->pv[i], PLY_ANALYSIS_MOVE_LEN);
+}
+
+/* The lines collected into @out: 1..K without a gap; PLY_EPARSE when the first is missing. */
+static int lines_out(uci_backend_t *u, int multipv, ply_analysis_result_t *out, char *why,
+                     size_t why_len)
+{
+    int n = 0;
+    while (n < multipv && u->have[n]) {
+        out->lines[n] = u->best[n];
+        n++;
+    }
+    if (n == 0) {
+        snprintf(why, why_len, "engine '%s' gave bestmove without a scored info line", u->name);
+        return PLY_EPARSE;
+    }
+    out->n_lines = n;
+    return 0;
+}
+
+/* The search itself, on a running engine whose options are set. */
+static int search(uci_backend_t *u, const ply_analysis_job_t *job, ply_analysis_result_t *out,
+                  char *why, size_t why_len)
+{
+    ply_uci_limits_t lim = {0};
+    lim.depth = job->depth;
+    lim.nodes = job->nodes;
+    lim.movetime = job->movetime_ms;
+    lim.searchmoves = job->searchmoves;
+    lim.n_searchmoves = job->n_searchmoves;
+    /* A movetime search must end near its time. A depth or node search may think in
+     * silence for longer than the client's silence limit (which would take it for a
+     * hang): it gets a day, and the coordinator's lease, which cancels the job (stop),
+     * is what ends a hung engine's search sooner. */
+    lim.deadline_ms =
+        job->movetime_ms > 0 ? (uint64_t)job->movetime_ms + UCI_SLACK_MS : UCI_NO_LIMIT_MS;
+    collect_t c = {u, job->multipv > 0 ? job->multipv : 1, job->progress};
+    memset(u->have, 0, sizeof u->have);
+    ply_uci_search_t s;
+    uint64_t t0 = ply_time_ns();
+    int rc = ply_uci_go(u->engine, u->position, &lim, on_info, &c, &s, why, why_len);
+    if (rc == PLY_ECANCELED || rc == PLY_ETIMEDOUT) {
+        char how[256];
+        int r = ply_uci_stop(u->engine, UCI_STOP_GRACE_MS, how, sizeof how);
+        if (r < 0) ply_uci_destroy(&u->engine); /* not usable again: restart next time */
+        if (rc == PLY_ECANCELED) snprintf(why, why_len, "stopped");
+        return rc;
+    }
+    if (rc < 0) return rc;
+    if ((rc = lines_out(u, c.multipv, out, why, why_len)) < 0) return rc;
+    out->nodes = s.nodes;
+    out->time_us = (ply_time_ns() - t0) / 1000;
+    return 0;
+}
+
+static int uci_run(ply_analysis_t *a, const ply_analysis_job_t *job, ply_analysis_result_t *out,
+                   char *why, size_t why_len)
+{
+    uci_backend_t *u = (uci_backend_t *)a;
+    int rc = check_job(u, job, why, why_len);
+    if (rc < 0) return rc;
+    if ((rc = position_command(u, job)) < 0) return rc;
+    if (atomic_load(&u->stop)) { /* a stop before the run applies to it */
+        snprintf(why, why_len, "stopped");
+        return PLY_ECANCELED;
+    }
+    if (!u->engine) {
+        if (u->restarted) {
+            snprintf(why, why_len, "engine '%s' died again after a restart: not restarted",
+                     u->name);
+            return PLY_EIO;
+        }
+        u->restarted = 1;
+        if ((rc = engine_start(u, why, why_len)) < 0) return rc;
+    }
+    rc = set_options(u, job, why, why_len);
+    if (rc == 0) rc = search(u, job, out, why, why_len);
+    if (rc == 0) u->restarted = 0;
+    if (rc == PLY_EIO || rc == PLY_EPARSE)
+        ply_uci_destroy(&u->engine); /* dead, or in an unknown state: a fresh one next time */
+    return rc;
+}
+
+static void uci_stop(ply_analysis_t *a)
+{
+    atomic_store(&((uci_backend_t *)a)->stop, 1);
+}
+
+static void uci_clear_stop(ply_analysis_t *a)
+{
+    atomic_store(&((uci_backend_t *)a)->stop, 0);
+}
+
+static void uci_destroy(ply_analysis_t *a)
+{
+    uci_backend_t *u = (uci_backend_t *)a;
+    ply_uci_destroy(&u->engine);
+    for (int i = 0; i < u->n_options; i++) free(u->options[i]);
+    free(u->position);
+    free(u);
+}
+
+static const ply_analysis_ops_t UCI = {"uci", uci_run, uci_stop, uci_clear_stop, uci_destroy};
+
+ply_analysis_t *ply_analysis_uci_new(const char *cmdline, const char *const *options, int n_options,
+                                     char *why, size_t why_len)
+{
+    char scratch[8];
+    if (!why || !why_len) why = scratch, why_len = sizeof scratch;
+    if (!cmdline || !*cmdline || strlen(cmdline) >= UCI_CMD_MAX || n_options < 0 ||
+        n_options > UCI_MAX_OPTIONS || (n_options && !options)) {
+        snprintf(why, why_len, "an engine command line (under %d bytes) and at most %d options",
+                 UCI_CMD_MAX, UCI_MAX_OPTIONS);
+        return NULL;
+    }
+    uci_backend_t *u = calloc(1, sizeof *u);
+    if (!u) {
+        snprintf(why, why_len, "out of memory");
+        return NULL;
+    }
+    u->base.ops = &UCI;
+    atomic_init(&u->stop, 0);
+    snprintf(u->cmdline, sizeof u->cmdline, "%s", cmdline);
+    for (int i = 0; i < n_options; i++) {
+        if (!options[i] || !(u->options[i] = strdup(options[i]))) {
+            snprintf(why, why_len, "option %d: %s", i + 1, options[i] ? "out of memory" : "NULL");
+            uci_destroy(&u->base);
+            return NULL;
+        }
+        u->n_options = i + 1;
+    }
+    if (engine_start(u, why, why_len) < 0) {
+        uci_destroy(&u->base);
+        return NULL;
+    }
+    snprintf(u->name, sizeof u->name, "%s", ply_uci_name(u->engine));
+    return &u->base;
+}
+
+const char *ply_analysis_engine_name(const ply_analysis_t *a)
+{
+    if (!a) return "none";
+    if (a->ops == &UCI) return ((const uci_backend_t *)a)->name;
+    return a->ops->name;
+}

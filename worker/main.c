@@ -1,6 +1,7 @@
 /*
  * ply-worker: the compute node. Connects to a coordinator and counts perft
- * jobs on all its cores until stopped (SIGINT/SIGTERM) or told Bye. With
+ * jobs on all its cores, and runs search jobs on ply's engine or on an
+ * external UCI engine (--engine), until stopped (SIGINT/SIGTERM) or told Bye. With
  * --uci it is instead the analysis engine on stdin/stdout (worker/uci.h).
  */
 #include <getopt.h>
@@ -11,6 +12,7 @@
 
 #include <czmq.h>
 
+#include "analysis.h"
 #include "board/zobrist.h"
 #include "security.h"
 #include "service.h"
@@ -41,6 +43,13 @@ static void usage(FILE *out)
             "  -c, --connect ENDPOINT  coordinator to connect to, e.g. tcp://host:5555 (required)\n"
             "  -t, --threads N         OpenMP threads per job (default: one per core)\n"
             "      --hash MIB          transposition table size in MiB, 0 for none (default 256)\n"
+            "      --engine CMD        run search jobs on this external UCI engine (a program and\n"
+            "                          its arguments, no shell), e.g. /usr/games/stockfish; it is\n"
+            "                          started at once (exit 2 when it cannot be, or is not UCI).\n"
+            "                          Default: ply's own engine (--threads, --hash)\n"
+            "      --engine-option NAME=VALUE\n"
+            "                          a UCI option for --engine, e.g. Threads=2 or Hash=256\n"
+            "                          (repeatable; NAME alone for a button option)\n"
             "      --id NAME           worker id shown by the coordinator (default host:pid)\n"
             "      --heartbeat-ms N    heartbeat period before the coordinator sets one (default 1000)\n"
             "      --liveness N        coordinator heartbeats missed before giving up (default 5)\n"
@@ -76,7 +85,8 @@ static int parse_uint(const char *s, unsigned long max, unsigned long *out)
 int main(int argc, char **argv)
 {
     enum { OPT_HASH = 256, OPT_ID, OPT_HB, OPT_LIVENESS, OPT_RECONNECT, OPT_MAXJOBS, OPT_SEED, OPT_VERSION,
-           OPT_CURVE, OPT_CERT, OPT_SERVER_KEY, OPT_EXIT_ON_BYE, OPT_FAULT, OPT_UCI };
+           OPT_CURVE, OPT_CERT, OPT_SERVER_KEY, OPT_EXIT_ON_BYE, OPT_FAULT, OPT_UCI, OPT_ENGINE,
+           OPT_ENGINE_OPTION };
     static const struct option longopts[] = {
         {"connect", required_argument, NULL, 'c'},   {"threads", required_argument, NULL, 't'},
         {"hash", required_argument, NULL, OPT_HASH}, {"id", required_argument, NULL, OPT_ID},
@@ -93,6 +103,8 @@ int main(int argc, char **argv)
         {"cert", required_argument, NULL, OPT_CERT},
         {"server-key", required_argument, NULL, OPT_SERVER_KEY},
         {"uci", no_argument, NULL, OPT_UCI},
+        {"engine", required_argument, NULL, OPT_ENGINE},
+        {"engine-option", required_argument, NULL, OPT_ENGINE_OPTION},
         {"verbose", no_argument, NULL, 'v'},         {"quiet", no_argument, NULL, 'q'},
         {"help", no_argument, NULL, 'h'},            {"version", no_argument, NULL, OPT_VERSION},
         {NULL, 0, NULL, 0}};
@@ -104,7 +116,9 @@ int main(int argc, char **argv)
     int verbose = 0, quiet = 0, c, curve = 0;
     int stay_or_go = 0; /* 1: --reconnect given, 2: --exit-on-bye given */
     int uci = 0, n_opts = 0;
-    const char *cert = NULL, *server_key = NULL;
+    const char *cert = NULL, *server_key = NULL, *engine = NULL;
+    const char *engine_opts[64];
+    int n_engine_opts = 0;
     unsigned long v;
     ply_log_set_tag("ply-worker");
     while ((c = getopt_long(argc, argv, "c:t:vqh", longopts, NULL)) != -1) {
@@ -152,6 +166,11 @@ int main(int argc, char **argv)
             if (parse_uint(optarg, 0xFFFFFFFFul, &v)) bad = "--zobrist-seed needs 0..4294967295";
             ply_zobrist_init((uint32_t)v);
             break;
+        case OPT_ENGINE: engine = optarg; break;
+        case OPT_ENGINE_OPTION:
+            if (n_engine_opts == 64) bad = "--engine-option: at most 64 of them";
+            else engine_opts[n_engine_opts++] = optarg;
+            break;
         case OPT_CURVE: curve = 1; break;
         case OPT_CERT: cert = optarg; break;
         case OPT_SERVER_KEY: server_key = optarg; break;
@@ -193,10 +212,23 @@ int main(int argc, char **argv)
         fprintf(stderr, "ply-worker: --curve needs --cert FILE and --server-key FILE, and they need --curve\n");
         return 2;
     }
+    if (n_engine_opts && !engine) {
+        fprintf(stderr, "ply-worker: --engine-option needs --engine CMD (see --help)\n");
+        return 2;
+    }
     char why[512];
+    /* started now, so that a bad --engine is a usage error here, not a failed job later */
+    ply_analysis_t *backend =
+        engine ? ply_analysis_uci_new(engine, engine_opts, n_engine_opts, why, sizeof why) : NULL;
+    if (engine && !backend) {
+        fprintf(stderr, "ply-worker: --engine %s: %s\n", engine, why);
+        return 2;
+    }
+    cfg.search_backend = backend;
     ply_curve_client_t *keys = curve ? ply_curve_client_new(cert, server_key, why, sizeof why) : NULL;
     if (curve && !keys) {
         fprintf(stderr, "ply-worker: %s\n", why);
+        ply_analysis_destroy(&backend);
         return 1;
     }
     cfg.curve = keys;
@@ -211,6 +243,7 @@ int main(int argc, char **argv)
 
     int rc = ply_worker_run(&cfg, &stop_flag);
     ply_curve_client_destroy(&keys);
+    ply_analysis_destroy(&backend);
     if (rc < 0) {
         if (rc == PLY_ENOMEM) /* the table, mapped before connecting, is what is large */
             fprintf(stderr, "ply-worker: out of memory (the --hash table is %u MiB)\n",

@@ -13,8 +13,8 @@
  * attempt if it is the running one; the compute side drops a listed job
  * instead of starting it.
  * Job kinds: PERFT on ply_perft_run, SEARCH on an analysis backend
- * (analysis.h, ply's engine: "builtin"), created when the first search job
- * comes; the perft table and the search table do not both exist at once (a
+ * (analysis.h): ply's engine ("builtin"), created when the first search job
+ * comes, or the one the config gives (an external UCI engine); the perft table and the search table do not both exist at once (a
  * change of kind rebuilds the other at the same size). A search is stopped
  * by the actor itself (ply_analysis_stop), under the cancel lock.
  */
@@ -101,7 +101,11 @@ static int send_hello(zsock_t *dealer, const shared_t *sh)
     Ply__JobKind kinds[] = {PLY__JOB_KIND__JOB_KIND_PERFT, PLY__JOB_KIND__JOB_KIND_SEARCH};
     hello.n_kinds = sizeof kinds / sizeof kinds[0];
     hello.kinds = kinds;
-    hello.engine = "builtin"; /* the one search backend so far (analysis.h) */
+    char engine[160] = "builtin";
+    const ply_analysis_t *backend = sh->cfg->search_backend;
+    if (backend) snprintf(engine, sizeof engine, "%s:%s", ply_analysis_name(backend),
+                          ply_analysis_engine_name(backend));
+    hello.engine = engine;
     msg.body_case = PLY__MESSAGE__BODY_HELLO;
     msg.hello = &hello;
     return ply_msg_send(dealer, &msg);
@@ -506,8 +510,8 @@ static int ensure_table(ply_tt_t **tt, unsigned hash_mib, int stats)
 }
 
 /* A search job's answer: the lines as the backend gave them (UCI text), in a Result. */
-static int send_search_result(zactor_t *actor, const Ply__Job *job, const ply_analysis_result_t *r,
-                              uint64_t time_us)
+static int send_search_result(zactor_t *actor, const Ply__Job *job, const ply_analysis_t *an,
+                              const ply_analysis_result_t *r, uint64_t time_us)
 {
     struct out {
         Ply__SearchLine lines[PLY_SEARCH_MAX_MULTIPV];
@@ -515,8 +519,11 @@ static int send_search_result(zactor_t *actor, const Ply__Job *job, const ply_an
         char *pv[PLY_SEARCH_MAX_MULTIPV][PLY_SEARCH_MAX_PLY];
     } *o = malloc(sizeof *o);
     if (!o) return PLY_ENOMEM;
-    char engine[64];
-    snprintf(engine, sizeof engine, "ply %s builtin", PLY_VERSION);
+    char engine[160];
+    if (strcmp(ply_analysis_name(an), "builtin") == 0)
+        snprintf(engine, sizeof engine, "ply %s builtin", PLY_VERSION);
+    else
+        snprintf(engine, sizeof engine, "%s:%s", ply_analysis_name(an), ply_analysis_engine_name(an));
     Ply__SearchResult sr = PLY__SEARCH_RESULT__INIT;
     for (int i = 0; i < r->n_lines; i++) {
         const ply_analysis_line_t *l = &r->lines[i];
@@ -558,6 +565,8 @@ static int run_search(zactor_t *actor, shared_t *sh, ply_tt_t **tt, ply_analysis
                       const Ply__Job *job, unsigned epoch)
 {
     const Ply__SearchJob *sj = job->search; /* present: envelope.c checked the kind's shape */
+    ply_analysis_t *given = sh->cfg->search_backend; /* --engine's: never freed here */
+    if (given) an = &given;
     if (!*an) {
         ply_tt_destroy(tt);
         unsigned mib = sh->cfg->hash_mib ? sh->cfg->hash_mib : 1; /* --hash 0: the least */
@@ -601,7 +610,7 @@ static int run_search(zactor_t *actor, shared_t *sh, ply_tt_t **tt, ply_analysis
         atomic_fetch_add(&sh->done, r->nodes);
         ply_debug("job %llu: search, %llu nodes in %.3f s", (unsigned long long)job->job_id,
                   (unsigned long long)r->nodes, time_us / 1e6);
-        rc = send_search_result(actor, job, r, time_us);
+        rc = send_search_result(actor, job, *an, r, time_us);
     } else if (canceled) {
         rc = PLY_ECANCELED; /* stopped early: its lines are not the job's answer */
     } else {

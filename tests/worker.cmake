@@ -28,3 +28,17 @@ target_compile_definitions(test_search_jobs PRIVATE PLY_BIN_DIR="${CMAKE_RUNTIME
 add_dependencies(test_search_jobs ply ply-worker ply-coordinator)
 add_test(NAME worker_search_jobs COMMAND test_search_jobs)
 set_tests_properties(worker_search_jobs PROPERTIES TIMEOUT 300 LABELS "net" SKIP_RETURN_CODE 77)
+# The same on an external UCI engine (ply-worker --engine; tests/integration/test_search_jobs_uci.c):
+# Debian's Stockfish (a mate in 2 replayed by the arbiter, searchmoves, a Cancel; skipped
+# without /usr/games/stockfish), and the fake engine (no MultiPV, dying mid-search, a bad --engine).
+add_executable(test_search_jobs_uci ${CMAKE_CURRENT_SOURCE_DIR}/integration/test_search_jobs_uci.c
+  ${CMAKE_CURRENT_SOURCE_DIR}/integration/harness.c)
+target_link_libraries(test_search_jobs_uci PRIVATE ply_flags ply_proto ply_arbiter PkgConfig::CMOCKA
+  PkgConfig::JANSSON)
+target_compile_definitions(test_search_jobs_uci PRIVATE PLY_BIN_DIR="${CMAKE_RUNTIME_OUTPUT_DIRECTORY}"
+  PLY_TEST_DATA="${PLY_TEST_DATA}")
+add_dependencies(test_search_jobs_uci ply-worker ply_fake_uci)
+add_test(NAME worker_search_jobs_stockfish COMMAND test_search_jobs_uci stockfish)
+add_test(NAME worker_search_jobs_fake_uci COMMAND test_search_jobs_uci fake)
+set_tests_properties(worker_search_jobs_stockfish worker_search_jobs_fake_uci PROPERTIES TIMEOUT 300
+  LABELS "net" SKIP_RETURN_CODE 77)

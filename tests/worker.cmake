@@ -40,5 +40,7 @@ target_compile_definitions(test_search_jobs_uci PRIVATE PLY_BIN_DIR="${CMAKE_RUN
 add_dependencies(test_search_jobs_uci ply-worker ply_fake_uci)
 add_test(NAME worker_search_jobs_stockfish COMMAND test_search_jobs_uci stockfish)
 add_test(NAME worker_search_jobs_fake_uci COMMAND test_search_jobs_uci fake)
-set_tests_properties(worker_search_jobs_stockfish worker_search_jobs_fake_uci PROPERTIES TIMEOUT 300
+add_test(NAME worker_search_jobs_fake_garbage COMMAND test_search_jobs_uci fake-garbage)
+set_tests_properties(worker_search_jobs_stockfish worker_search_jobs_fake_uci
+  worker_search_jobs_fake_garbage PROPERTIES TIMEOUT 300
   LABELS "net" SKIP_RETURN_CODE 77)

@@ -19,6 +19,9 @@
  *   dies      the engine exits mid-search: an Error (PLY_EIO) for that job
  *             naming its exit status, the worker stays up, and the next job
  *             runs on a restarted engine;
+ *   garbage   (a second worker, "fake-garbage": the engine prints "info depth
+ *             x" on its second search) an Error (PLY_EPARSE) quoting it, the
+ *             worker stays up, and the next job runs on a restarted engine;
  *   bad engine  ply-worker --engine on a program that is not there, or not
  *             UCI, exits 2 at start with the reason.
  */
@@ -318,6 +321,27 @@ static void test_fake_dies(void **state)
     ply_msg_free(&m);
 }
 
+/* The engine prints a malformed info line on its second search: an Error quoting it. */
+static void test_fake_garbage(void **state)
+{
+    (void)state;
+    Ply__SearchJob sj = PLY__SEARCH_JOB__INIT;
+    sj.fen = "startpos";
+    sj.has_depth = 1, sj.depth = 1;
+    ply_msg_t *m = answer(send_job(&sj), 30000);
+    result_of(m);
+    ply_msg_free(&m);
+    m = answer(send_job(&sj), 30000);
+    assert_int_equal(m->body_case, PLY__MESSAGE__BODY_ERROR);
+    assert_int_equal(m->error->code, PLY_EPARSE);
+    if (!strstr(m->error->message, "depth x")) fail_msg("error: %s", m->error->message);
+    ply_msg_free(&m);
+    assert_true(th_alive(g.pid));
+    m = answer(send_job(&sj), 30000); /* a restarted engine's first search */
+    result_of(m);
+    ply_msg_free(&m);
+}
+
 static void test_bad_engine(void **state)
 {
     (void)state;
@@ -347,6 +371,11 @@ int main(int argc, char **argv)
             cmocka_unit_test(test_sf_cancel),
         };
         return cmocka_run_group_tests_name("search_jobs_stockfish", tests, setup, teardown);
+    }
+    if (argc > 1 && !strcmp(argv[1], "fake-garbage")) {
+        g.engine = "ply_fake_uci --mode garbage --after 1";
+        const struct CMUnitTest tests[] = {cmocka_unit_test(test_fake_garbage)};
+        return cmocka_run_group_tests_name("search_jobs_fake_garbage", tests, setup, teardown);
     }
     g.engine = "ply_fake_uci --mode die --after 1";
     const struct CMUnitTest tests[] = {

@@ -57,10 +57,11 @@ static int builtin_setup(builtin_t *b, const ply_analysis_job_t *job, char *why,
     return 0;
 }
 
-/* One engine line as text: the PV replayed from @root, cut at the first move that is not
- * legal (an engine bug must not reach the coordinator as a claimed line). */
-static void line_out(ply_analysis_line_t *o, int rank, const ply_search_line_t *l,
-                     const ply_board_t *root)
+/* One engine line as text: the PV replayed from @root. A move that is not legal there is
+ * an engine bug: the job fails with PLY_EWORKER and the move named in @why, rather than
+ * sending a shortened line that would hide it (the coordinator replays every PV too). */
+static int line_out(ply_analysis_line_t *o, int rank, const ply_search_line_t *l,
+                    const ply_board_t *root, char *why, size_t why_len)
 {
     o->multipv = rank;
     o->is_mate = ply_score_is_mate(l->score);
@@ -74,10 +75,17 @@ static void line_out(ply_analysis_line_t *o, int rank, const ply_search_line_t *
     for (int i = 0; i < l->n_pv && i < PLY_SEARCH_MAX_PLY; i++) {
         int n = ply_board_legal_moves(&pos, legal), ok = 0;
         for (int k = 0; k < n && !ok; k++) ok = legal[k] == l->pv[i];
-        if (!ok) break;
+        if (!ok) {
+            char uci[PLY_ANALYSIS_MOVE_LEN];
+            ply_board_move_to_uci(&pos, l->pv[i], uci);
+            snprintf(why, why_len, "the engine's line %d has an illegal move at ply %d (%s)",
+                     rank, i + 1, uci);
+            return PLY_EWORKER;
+        }
         ply_board_move_to_uci(&pos, l->pv[i], o->pv[o->n_pv++]);
         ply_board_play(&pos, l->pv[i]);
     }
+    return 0;
 }
 
 /* The reporting thread's news after each iteration: only the node count is wanted. */
@@ -102,7 +110,8 @@ static int builtin_run(ply_analysis_t *a, const ply_analysis_job_t *job, ply_ana
     }
     out->n_lines = b->res.n_lines;
     for (int i = 0; i < b->res.n_lines; i++)
-        line_out(&out->lines[i], i + 1, &b->res.lines[i], &b->pos.root);
+        if ((rc = line_out(&out->lines[i], i + 1, &b->res.lines[i], &b->pos.root, why, why_len)))
+            return rc;
     out->nodes = b->res.nodes;
     out->time_us = (t1 - t0) / 1000;
     return 0;

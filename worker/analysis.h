@@ -95,7 +95,9 @@ ply_analysis_t *ply_analysis_builtin_new(size_t hash_mib, int threads);
  * @why: PLY_EFEN / PLY_EILLEGAL for a bad FEN, PLY_EPARSE / PLY_EILLEGAL for
  * a history move ("history move 3 (e7e9): ...", 1-based) or a searchmove
  * ("searchmoves 2 (d2d5): ...") that is not legal, PLY_EINVAL for no limit
- * or too many searchmoves, or the backend's error.
+ * or too many searchmoves, PLY_EWORKER when the engine's own line holds a
+ * move that is not legal (an engine bug, named in @why: never sent as a
+ * shortened line), or the backend's error.
  */
 int ply_analysis_run(ply_analysis_t *a, const ply_analysis_job_t *job, ply_analysis_result_t *out,
                      char *why, size_t why_len);

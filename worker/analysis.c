@@ -22,11 +22,11 @@ typedef struct builtin {
     ply_search_result_t res;
 } builtin_t;
 
-/* The position and limits of @job into @b; 0 or an error with its reason. */
-static int builtin_setup(builtin_t *b, const ply_analysis_job_t *job, char *why, size_t why_len)
+int ply_analysis_job_position(const ply_analysis_job_t *job, ply_search_pos_t *pos,
+                              ply_move_t *searchmoves, char *why, size_t why_len)
 {
     char how[160];
-    int rc = ply_search_pos_set(&b->pos, job->fen, job->chess960, job->moves, job->n_moves, how,
+    int rc = ply_search_pos_set(pos, job->fen, job->chess960, job->moves, job->n_moves, how,
                                 sizeof how);
     if (rc < 0) {
         /* the FEN's own reason, or "move N (m): ..." of the history */
@@ -34,25 +34,33 @@ static int builtin_setup(builtin_t *b, const ply_analysis_job_t *job, char *why,
                  job->n_moves && strncmp(how, "move ", 5) == 0 ? "history " : "", how);
         return rc;
     }
-    ply_search_limits_t *l = &b->lim;
-    ply_search_limits_init(l);
-    l->depth = job->depth;
-    l->nodes = job->nodes;
-    l->movetime_ms = job->movetime_ms;
-    l->multipv = job->multipv > 0 ? job->multipv : 1;
     if (job->n_searchmoves > PLY_MAX_MOVES) {
         snprintf(why, why_len, "%d searchmoves, at most %d", job->n_searchmoves, PLY_MAX_MOVES);
         return PLY_EINVAL;
     }
     for (int i = 0; i < job->n_searchmoves; i++) {
         const char *s = job->searchmoves[i];
-        rc = s ? ply_board_move_from_uci(&b->pos.root, s, &l->searchmoves[i]) : PLY_EPARSE;
+        rc = s ? ply_board_move_from_uci(&pos->root, s, &searchmoves[i]) : PLY_EPARSE;
         if (rc < 0) {
             snprintf(why, why_len, "searchmoves %d (%s): %s", i + 1, s ? s : "(null)",
                      rc == PLY_EPARSE ? "not UCI notation" : "illegal in this position");
             return rc;
         }
     }
+    return 0;
+}
+
+/* The position and limits of @job into @b; 0 or an error with its reason. */
+static int builtin_setup(builtin_t *b, const ply_analysis_job_t *job, char *why, size_t why_len)
+{
+    ply_search_limits_t *l = &b->lim;
+    ply_search_limits_init(l);
+    int rc = ply_analysis_job_position(job, &b->pos, l->searchmoves, why, why_len);
+    if (rc < 0) return rc;
+    l->depth = job->depth;
+    l->nodes = job->nodes;
+    l->movetime_ms = job->movetime_ms;
+    l->multipv = job->multipv > 0 ? job->multipv : 1;
     l->n_searchmoves = job->n_searchmoves;
     return 0;
 }

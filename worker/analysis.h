@@ -102,6 +102,19 @@ ply_analysis_t *ply_analysis_builtin_new(size_t hash_mib, int threads);
 int ply_analysis_run(ply_analysis_t *a, const ply_analysis_job_t *job, ply_analysis_result_t *out,
                      char *why, size_t why_len);
 
+/**
+ * ply_analysis_job_position - what every backend checks before it searches:
+ * @job's position (fen, then its history moves) into @pos, and its
+ * searchmoves as legal root moves into @searchmoves (room for PLY_MAX_MOVES;
+ * job->n_searchmoves of them are written). Returns 0, or as ply_analysis_run
+ * with the reason in @why: PLY_EFEN / PLY_EILLEGAL for the FEN, PLY_EPARSE /
+ * PLY_EILLEGAL for a history move ("history move 3 (e7e9): ...") or a
+ * searchmove ("searchmoves 2 (d2d5): ..."), PLY_EINVAL for more than
+ * PLY_MAX_MOVES searchmoves.
+ */
+int ply_analysis_job_position(const ply_analysis_job_t *job, ply_search_pos_t *pos,
+                              ply_move_t *searchmoves, char *why, size_t why_len);
+
 /** ply_analysis_stop - end the running search at once (see the top); any thread; NULL ignored. */
 void ply_analysis_stop(ply_analysis_t *a);
 

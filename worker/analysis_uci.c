@@ -91,28 +91,9 @@ static int position_command(uci_backend_t *u, const ply_analysis_job_t *job)
 /* The job's position, history and searchmoves, checked with the fast board. */
 static int check_job(uci_backend_t *u, const ply_analysis_job_t *job, char *why, size_t why_len)
 {
-    char how[160];
-    int rc = ply_search_pos_set(&u->pos, job->fen, job->chess960, job->moves, job->n_moves, how,
-                                sizeof how);
-    if (rc < 0) {
-        snprintf(why, why_len, "%s%s",
-                 job->n_moves && strncmp(how, "move ", 5) == 0 ? "history " : "", how);
-        return rc;
-    }
-    if (job->n_searchmoves > PLY_MAX_MOVES) {
-        snprintf(why, why_len, "%d searchmoves, at most %d", job->n_searchmoves, PLY_MAX_MOVES);
-        return PLY_EINVAL;
-    }
-    for (int i = 0; i < job->n_searchmoves; i++) {
-        const char *s = job->searchmoves[i];
-        ply_move_t m;
-        rc = s ? ply_board_move_from_uci(&u->pos.root, s, &m) : PLY_EPARSE;
-        if (rc < 0) {
-            snprintf(why, why_len, "searchmoves %d (%s): %s", i + 1, s ? s : "(null)",
-                     rc == PLY_EPARSE ? "not UCI notation" : "illegal in this position");
-            return rc;
-        }
-    }
+    ply_move_t searchmoves[PLY_MAX_MOVES]; /* checked only: the engine gets the text */
+    int rc = ply_analysis_job_position(job, &u->pos, searchmoves, why, why_len);
+    if (rc < 0) return rc;
     int multipv = job->multipv > 0 ? job->multipv : 1;
     if (multipv > PLY_SEARCH_MAX_MULTIPV) {
         snprintf(why, why_len, "multipv %d, at most %d", multipv, PLY_SEARCH_MAX_MULTIPV);

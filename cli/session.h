@@ -24,6 +24,13 @@ typedef struct ply_session_config {
      * temporary file. With a file, an interrupted `ply perft --state FILE ...` run again
      * with the same arguments resumes where it stopped. Ignored with a remote coordinator. */
     const char *state_path;
+    /* The local workers' search backend (embedded or --workers N): NULL for ply's own
+     * engine, else the command line of an external UCI engine (e.g. "/usr/games/stockfish")
+     * that each worker drives, with engine_options[0..nengine_options) ("NAME=VALUE") set on
+     * it. Ignored with a remote coordinator (its workers chose theirs). */
+    const char *engine_cmd;
+    const char *const *engine_options;
+    size_t nengine_options;
 } ply_session_config_t;
 
 typedef struct ply_session ply_session_t;
@@ -46,6 +53,16 @@ ply_session_t *ply_session_new(const ply_session_config_t *cfg, char *why, size_
 int ply_session_perft(ply_session_t *s, const ply_perft_request_t *req,
                       ply_client_progress_fn progress, void *arg, Ply__Accepted **accepted,
                       Ply__RunResult **result, char *why, size_t why_len);
+
+/**
+ * ply_session_search - submit one search run (`ply analyse`) and wait for its result,
+ * calling @progress (may be NULL) for each progress report (RunProgress.search holds the
+ * root moves done so far). Returns as ply_session_perft does; *result->search is the
+ * answer.
+ */
+int ply_session_search(ply_session_t *s, const ply_search_request_t *req,
+                       ply_client_progress_fn progress, void *arg, Ply__Accepted **accepted,
+                       Ply__RunResult **result, char *why, size_t why_len);
 
 /**
  * ply_session_submit - submit one run without waiting for it (for --detach):

@@ -25,6 +25,25 @@ typedef struct ply_perft_request {
     int detach;          /* do not stream progress: the client leaves after Accepted */
 } ply_perft_request_t;
 
+/**
+ * What `ply analyse` asks (a search run, Ply__SearchRequest): every root move of the
+ * position fen + moves searched as its own job, with the same limits. At least one of
+ * depth, nodes, movetime_ms is non-zero.
+ */
+typedef struct ply_search_request {
+    const char *fen;                 /* FEN, X-FEN, Shredder-FEN or "startpos" */
+    const char *const *moves;        /* UCI, the game history played from fen */
+    size_t nmoves;                   /* 0..PLY_SEARCH_JOB_MAX_MOVES */
+    const char *const *searchmoves;  /* UCI, the root moves analysed; NULL/0: every legal one */
+    size_t nsearchmoves;             /* 0..PLY_MAX_DIVIDE */
+    unsigned depth;                  /* plies, 0 (none) or 1..PLY_SEARCH_JOB_MAX_DEPTH */
+    uint64_t nodes;                  /* node budget of each root move's job; 0: none */
+    unsigned movetime_ms;            /* search time of each root move's job, ms; 0: none */
+    int chess960;                    /* read castling as X-FEN/Shredder-FEN, Chess960 rules */
+    const char *engine;              /* "builtin", "uci", or NULL: any worker that searches */
+    int detach;                      /* do not stream progress: the client leaves after Accepted */
+} ply_search_request_t;
+
 /** Called for every RunProgress the coordinator streams; may be NULL. */
 typedef void (*ply_client_progress_fn)(const Ply__RunProgress *progress, void *arg);
 
@@ -62,6 +81,15 @@ void ply_client_destroy(ply_client_t **c);
  */
 int ply_client_submit(ply_client_t *c, const ply_perft_request_t *req, int timeout_ms,
                       Ply__Accepted **accepted, char *why, size_t why_len);
+
+/**
+ * ply_client_submit_search - ply_client_submit for a search run (Submit.kind SEARCH):
+ * returns as it does. The Accepted must say it analyses what @req asks (RunAsked.kind
+ * SEARCH and its SearchRequest: the position, the moves, the limits, the engine), else
+ * PLY_EMISMATCH naming the difference.
+ */
+int ply_client_submit_search(ply_client_t *c, const ply_search_request_t *req, int timeout_ms,
+                             Ply__Accepted **accepted, char *why, size_t why_len);
 
 /**
  * ply_client_wait - wait for the RunResult of @run_id, calling @progress for

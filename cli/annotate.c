@@ -81,20 +81,28 @@ int ply_annot_cp_loss(ply_annot_eval_t before, ply_annot_eval_t after, int white
 const char *ply_annot_nag_text(ply_annot_judgement_t j)
 {
     switch (j) {
-    case PLY_ANNOT_INACCURACY: return "?!";
-    case PLY_ANNOT_MISTAKE: return "?";
-    case PLY_ANNOT_BLUNDER: return "??";
-    default: return "";
+    case PLY_ANNOT_INACCURACY:
+        return "?!";
+    case PLY_ANNOT_MISTAKE:
+        return "?";
+    case PLY_ANNOT_BLUNDER:
+        return "??";
+    default:
+        return "";
     }
 }
 
 const char *ply_annot_name(ply_annot_judgement_t j)
 {
     switch (j) {
-    case PLY_ANNOT_INACCURACY: return "Inaccuracy";
-    case PLY_ANNOT_MISTAKE: return "Mistake";
-    case PLY_ANNOT_BLUNDER: return "Blunder";
-    default: return "";
+    case PLY_ANNOT_INACCURACY:
+        return "Inaccuracy";
+    case PLY_ANNOT_MISTAKE:
+        return "Mistake";
+    case PLY_ANNOT_BLUNDER:
+        return "Blunder";
+    default:
+        return "";
     }
 }
 

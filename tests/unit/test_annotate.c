@@ -127,8 +127,8 @@ static void test_texts(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_winning_chances),  cmocka_unit_test(test_judge_by_chances),
-        cmocka_unit_test(test_judge_mates),      cmocka_unit_test(test_accuracy_and_loss),
+        cmocka_unit_test(test_winning_chances), cmocka_unit_test(test_judge_by_chances),
+        cmocka_unit_test(test_judge_mates),     cmocka_unit_test(test_accuracy_and_loss),
         cmocka_unit_test(test_texts),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

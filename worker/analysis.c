@@ -26,8 +26,8 @@ int ply_analysis_job_position(const ply_analysis_job_t *job, ply_search_pos_t *p
                               ply_move_t *searchmoves, char *why, size_t why_len)
 {
     char how[160];
-    int rc = ply_search_pos_set(pos, job->fen, job->chess960, job->moves, job->n_moves, how,
-                                sizeof how);
+    int rc =
+        ply_search_pos_set(pos, job->fen, job->chess960, job->moves, job->n_moves, how, sizeof how);
     if (rc < 0) {
         /* the FEN's own reason, or "move N (m): ..." of the history */
         snprintf(why, why_len, "%s%s",
@@ -86,8 +86,8 @@ static int line_out(ply_analysis_line_t *o, int rank, const ply_search_line_t *l
         if (!ok) {
             char uci[PLY_ANALYSIS_MOVE_LEN];
             ply_board_move_to_uci(&pos, l->pv[i], uci);
-            snprintf(why, why_len, "the engine's line %d has an illegal move at ply %d (%s)",
-                     rank, i + 1, uci);
+            snprintf(why, why_len, "the engine's line %d has an illegal move at ply %d (%s)", rank,
+                     i + 1, uci);
             return PLY_EWORKER;
         }
         ply_board_move_to_uci(&pos, l->pv[i], o->pv[o->n_pv++]);
@@ -159,6 +159,53 @@ ply_analysis_t *ply_analysis_builtin_new(size_t hash_mib, int threads)
     return &b->base;
 }
 
+/*
+ * A chunk of a game: each position of job->plies searched in turn by the backend, as a
+ * job of its own (the history up to that ply, one line), on the backend's one table, so
+ * that what the search of a later position learnt carries over to the earlier ones that
+ * the coordinator asks for after it (it orders them backwards). A stop ends the chunk.
+ */
+static int run_chunk(ply_analysis_t *a, const ply_analysis_job_t *job, ply_analysis_result_t *out,
+                     char *why, size_t why_len)
+{
+    if (job->n_plies > PLY_SEARCH_MAX_MULTIPV || job->n_searchmoves || job->multipv > 1) {
+        snprintf(why, why_len,
+                 "a chunk of %d positions (at most %d), with %d searchmoves and "
+                 "multipv %d (a chunk has none, and 1)",
+                 job->n_plies, PLY_SEARCH_MAX_MULTIPV, job->n_searchmoves, job->multipv);
+        return PLY_EINVAL;
+    }
+    for (int i = 0; i < job->n_plies; i++)
+        if (job->plies[i] < 0 || job->plies[i] > job->n_moves) {
+            snprintf(why, why_len, "plies %d (%d): not in 0..%d, the game's moves", i + 1,
+                     job->plies[i], job->n_moves);
+            return PLY_EINVAL;
+        }
+    ply_analysis_result_t *one = malloc(sizeof *one);
+    if (!one) return PLY_ENOMEM;
+    int rc = 0;
+    for (int i = 0; i < job->n_plies && rc == 0; i++) {
+        ply_analysis_job_t pj = *job;
+        pj.n_moves = job->plies[i];
+        pj.plies = NULL, pj.n_plies = 0;
+        pj.multipv = 1;
+        memset(one, 0, sizeof *one);
+        char how[200];
+        rc = a->ops->run(a, &pj, one, how, sizeof how);
+        if (rc < 0) {
+            snprintf(why, why_len, "position after ply %d: %s", job->plies[i], how);
+            break;
+        }
+        out->lines[out->n_lines] = one->lines[0];
+        out->lines[out->n_lines].multipv = 1;
+        out->lines[out->n_lines++].ply = job->plies[i];
+        out->nodes += one->nodes;
+        out->time_us += one->time_us;
+    }
+    free(one);
+    return rc;
+}
+
 int ply_analysis_run(ply_analysis_t *a, const ply_analysis_job_t *job, ply_analysis_result_t *out,
                      char *why, size_t why_len)
 {
@@ -174,7 +221,10 @@ int ply_analysis_run(ply_analysis_t *a, const ply_analysis_job_t *job, ply_analy
         return PLY_EINVAL;
     }
     memset(out, 0, sizeof *out);
-    return a->ops->run(a, job, out, why, why_len);
+    if (job->n_plies > 0) return run_chunk(a, job, out, why, why_len);
+    int rc = a->ops->run(a, job, out, why, why_len);
+    for (int i = 0; i < out->n_lines; i++) out->lines[i].ply = -1;
+    return rc;
 }
 
 void ply_analysis_stop(ply_analysis_t *a)

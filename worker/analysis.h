@@ -37,6 +37,12 @@ typedef struct ply_analysis_job {
     int multipv;                /* lines, 1..PLY_SEARCH_MAX_MULTIPV (0 means 1) */
     _Atomic uint64_t *progress; /* NULL, or where the backend stores the nodes searched so
                                    far (at least once an iteration): the worker's heartbeat */
+    /* A chunk of a game (SearchJob.plies): search the positions after plies[i] of the
+     * moves (each 0..n_moves), in this order, on the same table, one line each (multipv 1,
+     * no searchmoves), the limits applying to each. n_plies 0..PLY_SEARCH_MAX_MULTIPV;
+     * 0: the one position after all the moves. */
+    const int *plies;
+    int n_plies;
 } ply_analysis_job_t;
 
 /** Longest UCI move text with its NUL ("e7e8q"). */
@@ -52,11 +58,13 @@ typedef struct ply_analysis_line {
     int seldepth; /* plies */
     int n_pv;
     char pv[PLY_SEARCH_MAX_PLY][PLY_ANALYSIS_MOVE_LEN]; /* UCI, each legal in turn */
+    int ply; /* a chunk's line: the position after this many of the job's moves; else -1 */
 } ply_analysis_line_t;
 
 /** The answer of one search job. */
 typedef struct ply_analysis_result {
-    int n_lines; /* best first; at least 1 (a root without moves: mate 0 or 0 cp, no PV) */
+    int n_lines; /* best first; at least 1 (a root without moves: mate 0 or 0 cp, no PV);
+                    a chunk: one per position, in the job's order */
     ply_analysis_line_t lines[PLY_SEARCH_MAX_MULTIPV];
     uint64_t nodes;   /* all threads */
     uint64_t time_us; /* the search's wall time, microseconds */
@@ -89,7 +97,10 @@ ply_analysis_t *ply_analysis_builtin_new(size_t hash_mib, int threads);
 
 /**
  * ply_analysis_run - set up @job's position (fen, then moves; searchmoves
- * checked legal at the root), search it within its limits and fill *@out.
+ * checked legal at the root), search it within its limits and fill *@out; a
+ * chunk (job->n_plies > 0) searches each of its positions in turn, and a ply
+ * out of 0..n_moves, too many plies, or plies with searchmoves or multipv > 1
+ * are PLY_EINVAL.
  * Blocks until a limit or ply_analysis_stop; a job without any limit is
  * refused (it would never end). Returns 0, or with a one-line reason in
  * @why: PLY_EFEN / PLY_EILLEGAL for a bad FEN, PLY_EPARSE / PLY_EILLEGAL for
@@ -138,8 +149,8 @@ const char *ply_analysis_name(const ply_analysis_t *a);
  * cannot be started, does not speak UCI, or refuses an option. Destroy with
  * ply_analysis_destroy.
  */
-ply_analysis_t *ply_analysis_uci_new(const char *cmdline, const char *const *options,
-                                     int n_options, char *why, size_t why_len);
+ply_analysis_t *ply_analysis_uci_new(const char *cmdline, const char *const *options, int n_options,
+                                     char *why, size_t why_len);
 
 /**
  * ply_analysis_engine_name - who computes: the UCI engine's "id name" (as at

@@ -14,12 +14,13 @@
  * instead of starting it.
  * Job kinds: PERFT on ply_perft_run, SEARCH on an analysis backend
  * (analysis.h): ply's engine ("builtin"), created when the first search job
- * comes, or the one the config gives (an external UCI engine); the perft table and the search table do not both exist at once (a
- * change of kind rebuilds the other at the same size). A search is stopped
- * by the actor itself (ply_analysis_stop), under the cancel lock.
+ * comes, or the one the config gives (an external UCI engine); the perft table and the search table
+ * do not both exist at once (a change of kind rebuilds the other at the same size). A search is
+ * stopped by the actor itself (ply_analysis_stop), under the cancel lock.
  */
 #include "service.h"
 
+#include <limits.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -62,7 +63,7 @@ typedef struct shared {
         uint64_t job_id;
         uint32_t attempt;
     } canceled[CANCELED_KEEP];
-    unsigned next_canceled; /* the ring's next slot; empty slots hold job 0, never a job id */
+    unsigned next_canceled;    /* the ring's next slot; empty slots hold job 0, never a job id */
     ply_analysis_t *searching; /* under cancel_lock: the backend of the running search job */
 #ifdef PLY_FAULT_INJECTION
     unsigned results; /* jobs finished, for fault_every */
@@ -103,8 +104,9 @@ static int send_hello(zsock_t *dealer, const shared_t *sh)
     hello.kinds = kinds;
     char engine[160] = "builtin";
     const ply_analysis_t *backend = sh->cfg->search_backend;
-    if (backend) snprintf(engine, sizeof engine, "%s:%s", ply_analysis_name(backend),
-                          ply_analysis_engine_name(backend));
+    if (backend)
+        snprintf(engine, sizeof engine, "%s:%s", ply_analysis_name(backend),
+                 ply_analysis_engine_name(backend));
     hello.engine = engine;
     msg.body_case = PLY__MESSAGE__BODY_HELLO;
     msg.hello = &hello;
@@ -523,7 +525,8 @@ static int send_search_result(zactor_t *actor, const Ply__Job *job, const ply_an
     if (strcmp(ply_analysis_name(an), "builtin") == 0)
         snprintf(engine, sizeof engine, "ply %s builtin", PLY_VERSION);
     else
-        snprintf(engine, sizeof engine, "%s:%s", ply_analysis_name(an), ply_analysis_engine_name(an));
+        snprintf(engine, sizeof engine, "%s:%s", ply_analysis_name(an),
+                 ply_analysis_engine_name(an));
     Ply__SearchResult sr = PLY__SEARCH_RESULT__INIT;
     for (int i = 0; i < r->n_lines; i++) {
         const ply_analysis_line_t *l = &r->lines[i];
@@ -535,6 +538,7 @@ static int send_search_result(zactor_t *actor, const Ply__Job *job, const ply_an
         p->has_bound = 1, p->bound = (uint32_t)l->bound;
         p->has_depth = 1, p->depth = (uint32_t)l->depth;
         p->has_seldepth = 1, p->seldepth = (uint32_t)l->seldepth;
+        p->has_ply = l->ply >= 0, p->ply = l->ply >= 0 ? (uint32_t)l->ply : 0;
         for (int k = 0; k < l->n_pv; k++) o->pv[i][k] = (char *)l->pv[k];
         p->n_pv = (size_t)l->n_pv, p->pv = o->pv[i];
         o->line_ptrs[i] = p;
@@ -587,6 +591,11 @@ static int run_search(zactor_t *actor, shared_t *sh, ply_tt_t **tt, ply_analysis
     aj.movetime_ms = sj->has_movetime_ms ? sj->movetime_ms : 0;
     aj.multipv = sj->has_multipv ? (int)sj->multipv : 1;
     aj.progress = &sh->progress;
+    int plies[PLY_SEARCH_MAX_MULTIPV];
+    aj.plies = plies;
+    aj.n_plies = (int)sj->n_plies; /* > PLY_SEARCH_MAX_MULTIPV: refused by ply_analysis_run */
+    for (size_t i = 0; i < sj->n_plies && i < PLY_SEARCH_MAX_MULTIPV; i++)
+        plies[i] = sj->plies[i] > INT_MAX ? INT_MAX : (int)sj->plies[i]; /* checked there */
     ply_analysis_result_t *r = malloc(sizeof *r);
     if (!r) return PLY_ENOMEM;
     if (atomic_load(&sh->cancel)) {
@@ -650,7 +659,7 @@ static int run_job(zactor_t *actor, shared_t *sh, ply_tt_t **tt, ply_analysis_t 
     if (atomic_load(&sh->cancel)) return PLY_ECANCELED;
     atomic_store(&sh->progress, 0);
     if (job_begin(sh, job, NULL) < 0) return PLY_ECANCELED; /* taken back while it was queued */
-    if (epoch != atomic_load(&sh->epoch)) {           /* a new session began */
+    if (epoch != atomic_load(&sh->epoch)) {                 /* a new session began */
         atomic_store(&sh->job_id, 0);
         return PLY_ECANCELED;
     }

@@ -12,6 +12,11 @@
  *             for the job naming the move;
  *   cancel    a Cancel during a depth 60 search: the worker is idle again
  *             within seconds, no Result comes for it, and its next job runs;
+ *   chunk     a chunk of a game (SearchJob.plies, for ply analyse-pgn): the positions
+ *             after 3, 2 and 0 plies of 1. f3 e5 2. g4, searched in that order: three
+ *             lines tagged with their plies, each PV legal from its own position (the
+ *             rule engine replays it), the first "mate 1" by 2... Qh4# (Fool's mate);
+ *             a ply beyond the game, and a chunk with multipv 2: an Error naming it;
  *   coordinator  ply-coordinator accepts the worker's HELLO with kinds and
  *             the worker counts perft as before (startpos perft(4) = 197,281,
  *             chessprogramming wiki "Perft Results").
@@ -254,6 +259,74 @@ static void test_illegal(void **state)
     ply_msg_free(&m);
 }
 
+/* Replays @l's PV with the rule engine from the position after @ply moves of @game. */
+static void replay_from(const char *const *game, int ply, const Ply__SearchLine *l,
+                        ply_arb_pos_t *end)
+{
+    char why[160];
+    assert_int_equal(ply_arb_from_fen(end, "startpos", 0, why, sizeof why), 0);
+    for (int i = 0; i < ply; i++) {
+        ply_arb_move_t mv;
+        assert_int_equal(ply_arb_move_from_uci(end, game[i], &mv), 0);
+        ply_arb_make(end, mv);
+    }
+    for (size_t i = 0; i < l->n_pv; i++) {
+        ply_arb_move_t mv;
+        if (ply_arb_move_from_uci(end, l->pv[i], &mv) != 0)
+            fail_msg("ply %d: PV move %zu (%s) is not legal", ply, i + 1, l->pv[i]);
+        ply_arb_make(end, mv);
+    }
+}
+
+static void test_chunk(void **state)
+{
+    (void)state;
+    char *game[] = {"f2f3", "e7e5", "g2g4"};
+    uint32_t plies[] = {3, 2, 0};
+    Ply__SearchJob sj = PLY__SEARCH_JOB__INIT;
+    sj.fen = "startpos";
+    sj.n_moves = 3, sj.moves = game;
+    sj.n_plies = 3, sj.plies = plies;
+    sj.has_depth = 1, sj.depth = 5;
+    ply_msg_t *m = answer(send_job(&sj), 120000);
+    if (m->body_case != PLY__MESSAGE__BODY_RESULT) fail_msg("error: %s", m->error->message);
+    const Ply__SearchResult *r = m->result->search;
+    assert_int_equal(r->n_lines, 3);
+    for (size_t i = 0; i < 3; i++) {
+        const Ply__SearchLine *l = r->lines[i];
+        assert_true(l->has_ply);
+        assert_int_equal(l->ply, plies[i]);
+        assert_int_equal(l->multipv, 1);
+        assert_true(l->n_pv >= 1);
+        ply_arb_pos_t end;
+        replay_from((const char *const *)game, (int)plies[i], l, &end);
+        if (i == 0) { /* 2... Qh4#: the rule engine agrees that it is mate */
+            if (!l->has_mate || l->mate != 1) fail_msg("ply 3: not mate 1 (mate %d)", l->mate);
+            assert_string_equal(l->pv[0], "d8h4");
+            ply_arb_move_t legal[PLY_ARB_MAX_MOVES];
+            assert_int_equal(ply_arb_legal_moves(&end, legal), 0);
+            assert_true(ply_arb_in_check(&end));
+        }
+    }
+    ply_msg_free(&m);
+
+    uint32_t beyond[] = {2, 4};
+    sj.plies = beyond;
+    sj.n_plies = 2;
+    m = answer(send_job(&sj), 30000);
+    assert_int_equal(m->body_case, PLY__MESSAGE__BODY_ERROR);
+    if (!strstr(m->error->message, "plies 2 (4)"))
+        fail_msg("the error does not name plies 2 (4): %s", m->error->message);
+    ply_msg_free(&m);
+
+    sj.n_plies = 1;
+    sj.has_multipv = 1, sj.multipv = 2;
+    m = answer(send_job(&sj), 30000);
+    assert_int_equal(m->body_case, PLY__MESSAGE__BODY_ERROR);
+    if (!strstr(m->error->message, "multipv 2")) fail_msg("not refused: %s", m->error->message);
+    ply_msg_free(&m);
+}
+
 static void test_cancel(void **state)
 {
     (void)state;
@@ -323,9 +396,10 @@ static void test_coordinator(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_hello),   cmocka_unit_test(test_mate),
-        cmocka_unit_test(test_multipv), cmocka_unit_test(test_illegal),
-        cmocka_unit_test(test_cancel),  cmocka_unit_test(test_coordinator),
+        cmocka_unit_test(test_hello),       cmocka_unit_test(test_mate),
+        cmocka_unit_test(test_multipv),     cmocka_unit_test(test_illegal),
+        cmocka_unit_test(test_chunk),       cmocka_unit_test(test_cancel),
+        cmocka_unit_test(test_coordinator),
     };
     return cmocka_run_group_tests_name("search_jobs", tests, setup, teardown);
 }

@@ -38,9 +38,11 @@ static int quiet_score(const ply__order_t *o, ply_move_t m)
 int ply__picker_init(ply__picker_t *p, const ply_board_t *b, const ply__order_t *o, int noisy_only)
 {
     ply_move_t all[PLY_MAX_MOVES];
-    const int n = ply_board_legal_moves(b, all);
+    /* quiescence: the generator leaves the quiet moves out, in the same order for the rest */
+    const int n = noisy_only ? ply_board_noisy_moves(b, all) : ply_board_legal_moves(b, all);
     p->n = 0;
     p->next = 0;
+    if (n == 0 && noisy_only) return ply_board_count_legal(b); /* mate or stalemate, or not */
     for (int i = 0; i < n; i++) {
         const ply_move_t m = all[i];
         const int noisy = ply__move_is_capture(b, m) || ply_move_kind(m) == PLY_MOVE_PROMO_Q;

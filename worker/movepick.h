@@ -52,9 +52,10 @@ typedef struct ply__order {
 
 /**
  * ply__picker_init - generate and score the legal moves of @b. @noisy_only:
- * keep only captures and queen promotions (quiescence search). Returns the
- * number of legal moves (all of them, also when @noisy_only dropped some):
- * 0 is mate or stalemate.
+ * keep only captures and queen promotions (quiescence search: the quiet moves
+ * are not even generated). Returns 0 when the side to move has no legal move
+ * (mate or stalemate), else a positive number: the legal moves, or with
+ * @noisy_only those that capture or promote when there are any.
  */
 int ply__picker_init(ply__picker_t *p, const ply_board_t *b, const ply__order_t *o, int noisy_only);
 

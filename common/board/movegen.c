@@ -12,6 +12,8 @@
 
 int ply_board_legal_moves(const ply_board_t *b, ply_move_t *moves) { return ply__generate(b, moves, PLY__GEN_LIST); }
 
+int ply_board_noisy_moves(const ply_board_t *b, ply_move_t *moves) { return ply__generate(b, moves, PLY__GEN_NOISY); }
+
 int ply_board_count_legal(const ply_board_t *b) { return ply__generate(b, NULL, PLY__GEN_COUNT); }
 
 int ply_board_move_to_uci(const ply_board_t *b, ply_move_t m, char *buf)

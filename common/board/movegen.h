@@ -25,6 +25,14 @@
 int ply_board_legal_moves(const ply_board_t *b, ply_move_t *moves);
 
 /**
+ * ply_board_noisy_moves - the legal moves of the side to move that capture (en passant
+ * included) or promote (all four pieces), into @moves (room for PLY_MAX_MOVES), in the order
+ * ply_board_legal_moves gives them; their number. The quiet moves are never generated, so
+ * quiescence search pays only for what it searches; 0 does not mean mate or stalemate.
+ */
+int ply_board_noisy_moves(const ply_board_t *b, ply_move_t *moves);
+
+/**
  * ply_board_count_legal - the number of legal moves, i.e. perft(1), computed
  * with popcounts without writing a list (bulk counting).
  */

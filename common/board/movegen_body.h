@@ -26,6 +26,8 @@ enum {
     PLY__GEN_COUNT = 1,    /* count it (popcounts where possible): perft(1) */
     PLY__GEN_CHILDREN = 2, /* play it and count the replies: perft(2), no list at all */
     PLY__GEN_STATS = 3,    /* add its leaf to the statistics of util/stats.h */
+    PLY__GEN_NOISY = 4,    /* as LIST, but only the captures (en passant too) and the
+                              promotions: the others are never generated */
 };
 
 typedef struct ply__gen {
@@ -51,7 +53,7 @@ static void ply__classify(const ply_board_t *b, ply_move_t m, ply_stats_t *s);
  * at each call site, so the inlined play has no branches on them. */
 static PLY__INLINE void ply__emit(ply__gen_t *g, ply_move_t m, const int mode)
 {
-    if (mode == PLY__GEN_LIST) {
+    if (mode == PLY__GEN_LIST || mode == PLY__GEN_NOISY) {
         *g->out++ = m;
     } else if (mode == PLY__GEN_COUNT) {
         g->n++;
@@ -133,6 +135,9 @@ static PLY__INLINE int ply__generate_side(const ply_board_t *b, ply_move_t *out,
     ply__gen_t g = {b, out, 0, NULL, 0, {0}, 0, 0};
     const int them = us ^ 1, ksq = b->king[us];
     const ply_bb_t own = b->colour[us], enemy = b->colour[them], occ = own | enemy;
+    /* PLY__GEN_NOISY: only captures land anywhere but the last rank (a constant mask) */
+    const int noisy = mode == PLY__GEN_NOISY;
+    const ply_bb_t landing = noisy ? enemy : ~0ull;
     const ply_bb_t *p = b->pieces;
     const ply_bb_t enemy_rq = enemy & (p[PLY_ROOK] | p[PLY_QUEEN]);
     const ply_bb_t enemy_bq = enemy & (p[PLY_BISHOP] | p[PLY_QUEEN]);
@@ -164,7 +169,7 @@ static PLY__INLINE int ply__generate_side(const ply_board_t *b, ply_move_t *out,
     /* King moves: the king must not step onto an attacked square, judged
      * with the king off the board so that it cannot hide behind itself. */
     {
-        ply_bb_t to = ply__king_attacks[ksq] & ~own, safe = 0;
+        ply_bb_t to = ply__king_attacks[ksq] & ~own & landing, safe = 0;
         const ply_bb_t occ_no_king = occ ^ ply_bb(ksq);
         while (to) {
             int sq = ply_pop_lsb(&to);
@@ -172,7 +177,7 @@ static PLY__INLINE int ply__generate_side(const ply_board_t *b, ply_move_t *out,
         }
         ply__emit_set(&g, ksq, safe, PLY_MOVE_NORMAL, PLY_KING, mode);
     }
-    if (ply_more_than_one(checkers)) return mode != PLY__GEN_LIST ? g.n : (int)(g.out - out);
+    if (ply_more_than_one(checkers)) return mode == PLY__GEN_LIST || noisy ? (int)(g.out - out) : g.n;
 
     /* Pinned pieces: own pieces alone between the king and an enemy slider. */
     ply_bb_t pinned = 0;
@@ -188,7 +193,7 @@ static PLY__INLINE int ply__generate_side(const ply_board_t *b, ply_move_t *out,
 
     /* Non-king moves must capture the checker or block its line. */
     const ply_bb_t check_mask = checkers ? (ply__between[ksq][ply_lsb(checkers)] | checkers) : ~0ull;
-    const ply_bb_t target = ~own & check_mask;
+    const ply_bb_t target = ~own & check_mask & landing;
     /* A pinned piece can never answer a check: its line and the check line
      * meet only on the king's square. */
     const ply_bb_t movable = checkers ? own & ~pinned : own;
@@ -203,8 +208,8 @@ static PLY__INLINE int ply__generate_side(const ply_board_t *b, ply_move_t *out,
         const ply_bb_t empty = ~occ;
 
         ply_bb_t push1 = ply__pawn_push(free, us) & empty;
-        ply_bb_t push2 = ply__pawn_push(push1 & third, us) & empty & check_mask;
-        push1 &= check_mask;
+        ply_bb_t push2 = noisy ? 0 : ply__pawn_push(push1 & third, us) & empty & check_mask;
+        push1 &= check_mask & (noisy ? promo_rank : ~0ull);
         /* West captures (toward the a-file) and east captures. */
         ply_bb_t west = (us == PLY_WHITE ? (free & ~PLY_BB_FILE_A) << 7 : (free & ~PLY_BB_FILE_A) >> 9);
         ply_bb_t east = (us == PLY_WHITE ? (free & ~PLY_BB_FILE_H) << 9 : (free & ~PLY_BB_FILE_H) >> 7);
@@ -221,7 +226,8 @@ static PLY__INLINE int ply__generate_side(const ply_board_t *b, ply_move_t *out,
             int from = ply_pop_lsb(&pin_pawns);
             ply_bb_t line = ply__line[ksq][from];
             ply_bb_t one = ply__pawn_push(ply_bb(from), us) & empty & line;
-            ply_bb_t two = ply__pawn_push(one & third, us) & empty;
+            ply_bb_t two = noisy ? 0 : ply__pawn_push(one & third, us) & empty;
+            if (noisy) one &= promo_rank;
             ply_bb_t caps = ply__pawn_attacks[us][from] & enemy & line;
             ply__emit_pawns(&g, one, up, PLY_MOVE_NORMAL, promo_rank, mode);
             ply__emit_pawns(&g, two, 2 * up, PLY_MOVE_DOUBLE, 0, mode);
@@ -277,7 +283,7 @@ static PLY__INLINE int ply__generate_side(const ply_board_t *b, ply_move_t *out,
     /* Castling, standard and Chess960 alike (paths in ply__castle_paths): no
      * square the king crosses or lands on may be attacked, judged with king
      * and rook lifted, so that neither hides an attack (RULES.md art. 3.8). */
-    if (!checkers && (b->castling & (us == PLY_WHITE ? 3 : 12))) {
+    if (!noisy && !checkers && (b->castling & (us == PLY_WHITE ? 3 : 12))) {
         for (int side = 0; side < 2; side++) {
             const int right = us * 2 + side;
             if (!(b->castling & (1 << right))) continue;
@@ -293,14 +299,15 @@ static PLY__INLINE int ply__generate_side(const ply_board_t *b, ply_move_t *out,
             ply__emit(&g, PLY_MOVE(ksq, rsq, PLY_MOVE_CASTLE, PLY_KING), mode);
         }
     }
-    return mode != PLY__GEN_LIST ? g.n : (int)(g.out - out);
+    return mode == PLY__GEN_LIST || noisy ? (int)(g.out - out) : g.n;
 }
 
 /*
  * ply__generate - the generator for the side to move: each colour gets its
  * own instantiation, so pawn directions and ranks are constants.
  * @mode: a PLY__GEN_* mode: PLY__GEN_LIST writes the moves into @out (room
- * for PLY_MAX_MOVES) and returns their number; PLY__GEN_COUNT returns the
+ * for PLY_MAX_MOVES) and returns their number (PLY__GEN_NOISY: those of them that
+ * capture or promote, in the same order); PLY__GEN_COUNT returns the
  * number of legal moves (perft(1)); PLY__GEN_CHILDREN returns perft(2).
  */
 static PLY__INLINE int ply__generate(const ply_board_t *b, ply_move_t *out, const int mode)

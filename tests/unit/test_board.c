@@ -141,9 +141,36 @@ static void test_fen_errors(void **state)
     }
 }
 
+/* The noisy moves (quiescence's) of @b are exactly its legal moves of @n that capture (en
+ * passant too; a Chess960 castle "takes" its own rook and is no capture) or promote, in the
+ * same order. */
+static void check_noisy(const ply_board_t *b, const ply_move_t *legal, int n)
+{
+    ply_move_t noisy[PLY_MAX_MOVES];
+    const int k = ply_board_noisy_moves(b, noisy);
+    int j = 0;
+    for (int i = 0; i < n; i++) {
+        const ply_move_t m = legal[i];
+        const int kind = ply_move_kind(m);
+        const int capture =
+            kind == PLY_MOVE_EP ||
+            (kind != PLY_MOVE_CASTLE && (b->colour[b->side ^ 1] & ply_bb(ply_move_to(m))));
+        if (!capture && !ply_move_is_promo(m)) continue;
+        if (j >= k || noisy[j] != m) {
+            char fen[128], uci[6];
+            ply_board_to_fen(b, fen, sizeof fen);
+            ply_board_move_to_uci(b, m, uci);
+            fail_msg("%s: noisy move %d should be %s", fen, j + 1, uci);
+        }
+        j++;
+    }
+    assert_int_equal(j, k);
+}
+
 /* Random games: after every move the invariants hold (incrementally updated
- * key included), generated and counted move numbers agree, and every move
- * survives UCI notation both ways. */
+ * key included), generated and counted move numbers agree, the noisy moves are
+ * the legal ones that capture or promote, and every move survives UCI notation
+ * both ways. */
 static void test_random_games(void **state)
 {
     (void)state;
@@ -160,6 +187,7 @@ static void test_random_games(void **state)
             ply_move_t moves[PLY_MAX_MOVES];
             int n = ply_board_legal_moves(&b, moves);
             assert_int_equal(n, ply_board_count_legal(&b));
+            check_noisy(&b, moves, n);
             if (n == 0) break;
             for (int i = 0; i < n; i++) {
                 char uci[6];
@@ -180,6 +208,7 @@ static uint64_t perft(const ply_board_t *b, int depth)
     if (depth == 1) return (uint64_t)ply_board_count_legal(b);
     ply_move_t moves[PLY_MAX_MOVES];
     int n = ply_board_legal_moves(b, moves);
+    check_noisy(b, moves, n);
     uint64_t total = 0;
     for (int i = 0; i < n; i++) {
         ply_board_t child = *b;

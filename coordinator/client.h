@@ -41,6 +41,10 @@ typedef struct ply_search_request {
     unsigned movetime_ms;            /* search time of each root move's job, ms; 0: none */
     int chess960;                    /* read castling as X-FEN/Shredder-FEN, Chess960 rules */
     const char *engine;              /* "builtin", "uci", or NULL: any worker that searches */
+    /* game analysis (SearchRequest.plies): the positions after plies[i] of the moves, one
+     * line each, instead of the root moves; NULL/0: the root moves */
+    const uint32_t *plies;
+    size_t nplies; /* 0..PLY_SEARCH_JOB_MAX_MOVES + 1 */
     int detach;                      /* do not stream progress: the client leaves after Accepted */
 } ply_search_request_t;
 

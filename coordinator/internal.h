@@ -523,6 +523,13 @@ void ply__send_progress(ply_coordinator_t *c, zframe_t *rid, const run_t *run, c
  * their runs. Idempotent.
  */
 void ply__batch_flush(ply_coordinator_t *c);
+/**
+ * ply__result_store - store result @r of @run in the open group-commit transaction (opened
+ * when none is: see ply__batch_flush), flushed once PLY__BATCH_MAX results wait. 0 without a
+ * state file; PLY_EDB or PLY_EINVAL (ply_store_add_result's) with the reason in @why.
+ */
+int ply__result_store(ply_coordinator_t *c, const run_t *run, const ply_store_result_t *r,
+                      char *why, size_t why_len);
 /** ply__reap_runs - answer, record in the state file and free every run that is done or failed. */
 void ply__reap_runs(ply_coordinator_t *c);
 

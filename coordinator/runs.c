@@ -341,6 +341,27 @@ static void store_finish(ply_coordinator_t *c, const run_t *run, const char *sta
                          body ? zframe_size(body) : 0);
 }
 
+int ply__result_store(ply_coordinator_t *c, const run_t *run, const ply_store_result_t *r,
+                      char *why, size_t why_len)
+{
+    if (!c->store) return 0;
+    /* group commit: results that arrive together share one transaction; nothing is made
+     * known (answer, progress, status) before ply__batch_flush commits them */
+    if (!c->batch_open) {
+        if (ply_store_begin(c->store) < 0) {
+            snprintf(why, why_len, "cannot write to %s", ply_store_path(c->store));
+            return PLY_EDB;
+        }
+        c->batch_open = 1;
+    }
+    unsigned i = 0;
+    while (i < c->batch_nruns && c->batch_runs[i] != run->id) i++;
+    if (i == c->batch_nruns && i < PLY__BATCH_MAX) c->batch_runs[c->batch_nruns++] = run->id;
+    int rc = ply_store_add_result(c->store, r, why, why_len);
+    if (rc == 0 && ++c->batch_n >= PLY__BATCH_MAX) ply__batch_flush(c);
+    return rc;
+}
+
 void ply__batch_flush(ply_coordinator_t *c)
 {
     if (!c->batch_open) return;

@@ -60,6 +60,7 @@ void ply__run_free(run_t *run)
     for (size_t t = 0; run->jobs && t < run->ntasks; t++) free(run->jobs[t].history);
     free(run->jobs);
     free(run->requeue);
+    free(run->request);
     free(run);
 }
 
@@ -82,6 +83,7 @@ static void finished_add(ply_coordinator_t *c, run_t *run, const char *state, zm
     snprintf(f->verify, sizeof f->verify, "%s", run->verify_text);
     f->chess960 = run->chess960, f->stats = run->want_stats, f->want_split = run->want_split;
     f->verify_mode = run->verify_mode, f->verify_ppm = run->verify_ppm;
+    f->kind = run->kind ? run->kind->id : PLY__JOB_KIND__JOB_KIND_PERFT;
     if (run->state == RUN_FAILED) snprintf(f->error, sizeof f->error, "%s", run->fail_msg);
     f->reply = reply;
     f->next = c->finished;
@@ -130,6 +132,7 @@ void ply__finished_from_store(finished_t *f, const ply_store_finished_t *sf)
     snprintf(f->error, sizeof f->error, "%s", sf->error);
     f->chess960 = sf->chess960, f->stats = sf->stats, f->want_split = sf->want_split;
     f->verify_mode = sf->verify_mode, f->verify_ppm = sf->verify_ppm;
+    f->kind = sf->kind ? sf->kind : PLY__JOB_KIND__JOB_KIND_PERFT;
 }
 
 /*
@@ -172,6 +175,10 @@ static void fill_asked(Ply__RunAsked *a, const char *fen, unsigned depth, int ch
 
 void ply__run_asked(Ply__RunAsked *a, const run_t *run)
 {
+    if (run->kind && run->kind->fill_asked) {
+        run->kind->fill_asked(run, a);
+        return;
+    }
     fill_asked(a, run->fen, run->depth, run->chess960, run->want_stats, run->want_split,
                run->verify_mode, run->verify_ppm);
 }
@@ -264,7 +271,8 @@ void ply__fill_progress(ply_coordinator_t *c, Ply__RunProgress *rp, Ply__RunAske
         if (f->error[0]) rp->error = (char *)f->error;
         fill_asked(asked, f->fen, f->depth, f->chess960, f->stats, f->want_split, f->verify_mode,
                    f->verify_ppm);
-        if (!f->fen[0] || !f->depth) rp->asked = NULL; /* not known: no claim */
+        /* not known (a search run's request is not in the summary): no claim */
+        if (!f->fen[0] || !f->depth || f->kind != PLY__JOB_KIND__JOB_KIND_PERFT) rp->asked = NULL;
     }
     rp->has_workers = 1, rp->workers = c->nworkers;
     rp->has_threads = 1, rp->threads = threads;
@@ -272,6 +280,7 @@ void ply__fill_progress(ply_coordinator_t *c, Ply__RunProgress *rp, Ply__RunAske
         rp->has_nodes = 0, rp->nodes = 0;
         rp->has_nodes_hi = 0, rp->nodes_hi = 0;
         rp->has_counted_nodes = 0, rp->counted_nodes = 0;
+        rp->search = NULL; /* a search run's lines are its answer */
         rp->has_answer_hidden = 1, rp->answer_hidden = 1;
     }
 }
@@ -412,7 +421,7 @@ void ply__reap_runs(ply_coordinator_t *c)
                     state, run->fail_msg);
         }
         if (reply && run->client) ply__send_raw(c, run->client, reply);
-        if (reply && c->store && !run->interrupted && run->plan) {
+        if (reply && c->store && !run->interrupted && (run->plan || run->request)) {
             store_finish(c, run, state, reply);
             stored = 1;
         }

@@ -54,7 +54,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
+#include "kind.h"
 #include "util/error.h"
 #include "util/log.h"
 #include "util/random.h"
@@ -302,7 +302,7 @@ int ply__eligible(ply_coordinator_t *c, const run_t *run, size_t t, const peer_t
     int min = role == PLY__TIE ? 2 : 1; /* a tie-break must come from a third worker */
     int g = grade(p, o, n), best = 0, best_others = 0;
     for (const peer_t *w = c->peers; w; w = w->next) {
-        if (w->kind != PEER_WORKER || w->probation ||
+        if (w->kind != PEER_WORKER || w->probation || !run->kind->worker_fits(run, w) ||
             (run->nexcluded && ply__excluded(run, w->identity)))
             continue;
         int wg = grade(w, o, n);

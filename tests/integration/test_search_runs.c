@@ -43,7 +43,7 @@
 #include "harness.h"
 #include "util/error.h"
 
-#define MATE2_FEN "7k/pp4np/2p3p1/3pN1q1/3P4/Q7/1r3rPP/2R2RK1 w - - 0 1"
+#define MATE2_FEN  "7k/pp4np/2p3p1/3pN1q1/3P4/Q7/1r3rPP/2R2RK1 w - - 0 1"
 #define FOOLS_MATE "rnb1kbnr/pppp1ppp/8/4p3/6Pq/5P2/PPPPP2P/RNBQKBNR w KQkq - 1 3"
 
 typedef struct cluster {
@@ -65,8 +65,8 @@ static void start_worker(cluster_t *k, int i)
 {
     char log[256];
     snprintf(log, sizeof log, "%s/worker%d.log", k->dir, i);
-    k->worker[i] = th_spawn(log, "exec ply-worker --connect %s --threads 1 --hash 16 --id w%d -v",
-                            k->ep, i);
+    k->worker[i] =
+        th_spawn(log, "exec ply-worker --connect %s --threads 1 --hash 16 --id w%d -v", k->ep, i);
 }
 
 static void cluster_start(cluster_t *k, const char *tag, int workers, const char *extra)
@@ -97,8 +97,8 @@ static ply_client_t *client_of(const cluster_t *k)
 }
 
 /* Submits @req and waits for its answer; *out the result, or NULL with the error in @why. */
-static int run_search(const cluster_t *k, const ply_search_request_t *req,
-                      Ply__RunResult **out, char *why, size_t why_len)
+static int run_search(const cluster_t *k, const ply_search_request_t *req, Ply__RunResult **out,
+                      char *why, size_t why_len)
 {
     ply_client_t *c = client_of(k);
     Ply__Accepted *a = NULL;
@@ -163,9 +163,9 @@ static void check_answer(const Ply__RunResult *res, const ply_arb_pos_t *pos, in
         for (size_t k = 0; k < i; k++) assert_string_not_equal(s->moves[k]->move, a->move);
         if (i) {
             const Ply__SearchLine *b = s->moves[i - 1]->line;
-            assert_true(order_key(b) < order_key(l) ||
-                        (order_key(b) == order_key(l) &&
-                         strcmp(s->moves[i - 1]->move, a->move) < 0));
+            assert_true(
+                order_key(b) < order_key(l) ||
+                (order_key(b) == order_key(l) && strcmp(s->moves[i - 1]->move, a->move) < 0));
         }
         nodes += a->nodes;
     }
@@ -187,14 +187,18 @@ static void test_startpos(void **state)
     assert_true(res->asked && res->asked->kind == PLY__JOB_KIND__JOB_KIND_SEARCH);
     assert_int_equal(res->search->rejected, 0);
     print_message("startpos depth 4: best %s (%d cp), %" PRIu64 " nodes, %" PRIu64 " ms\n",
-                  res->search->moves[0]->move, res->search->moves[0]->line->score_cp,
-                  res->nodes, res->time_ms);
+                  res->search->moves[0]->move, res->search->moves[0]->line->score_cp, res->nodes,
+                  res->time_ms);
     ply__run_result__free_unpacked(res, NULL);
 
     /* with a history and searchmoves: after 1. e4, only the two moves asked */
     const char *hist[] = {"e2e4"}, *sm[] = {"c7c5", "e7e5"};
-    ply_search_request_t two = {.fen = "startpos", .moves = hist, .nmoves = 1,
-                                .searchmoves = sm, .nsearchmoves = 2, .depth = 3};
+    ply_search_request_t two = {.fen = "startpos",
+                                .moves = hist,
+                                .nmoves = 1,
+                                .searchmoves = sm,
+                                .nsearchmoves = 2,
+                                .depth = 3};
     if (run_search(&k, &two, &res, why, sizeof why) != 0) fail_msg("searchmoves: %s", why);
     assert_int_equal(res->search->n_moves, 2);
     /* the rule engine writes the en-passant square of a double step (FEN standard) */
@@ -255,12 +259,12 @@ static void test_errors(void **state)
     ply_search_request_t a = {.fen = "startpos", .moves = bad_hist, .nmoves = 3, .depth = 2};
     expect_refused(&k, &a, "history move 3", "e4e5", NULL);
     const char *bad_sm[] = {"e2e4", "e2e5"};
-    ply_search_request_t b = {.fen = "startpos", .searchmoves = bad_sm, .nsearchmoves = 2,
-                              .depth = 2};
+    ply_search_request_t b = {
+        .fen = "startpos", .searchmoves = bad_sm, .nsearchmoves = 2, .depth = 2};
     expect_refused(&k, &b, "searchmove e2e5", "not a legal move", NULL);
     const char *twice[] = {"e2e4", "e2e4"};
-    ply_search_request_t c = {.fen = "startpos", .searchmoves = twice, .nsearchmoves = 2,
-                              .depth = 2};
+    ply_search_request_t c = {
+        .fen = "startpos", .searchmoves = twice, .nsearchmoves = 2, .depth = 2};
     expect_refused(&k, &c, "searchmove e2e4", "twice", NULL);
     ply_search_request_t d = {.fen = "startpos", .depth = 2, .engine = "stockfish"};
     expect_refused(&k, &d, "search.engine", "stockfish", NULL);
@@ -359,8 +363,8 @@ static void liar_actor(zsock_t *pipe, void *arg)
         if (which == pipe) break;
         if (which == l->d) {
             ply_msg_t *msg = NULL;
-            if (ply_msg_recv(l->d, &msg, NULL, 0) == 0 && msg->body_case == PLY__MESSAGE__BODY_JOB &&
-                l->lies < LIES)
+            if (ply_msg_recv(l->d, &msg, NULL, 0) == 0 &&
+                msg->body_case == PLY__MESSAGE__BODY_JOB && l->lies < LIES)
                 send_lie(l->d, msg->job, l->lies++);
             ply_msg_free(&msg);
         }
@@ -474,8 +478,7 @@ static void test_restart(void **state)
     ply_client_destroy(&c);
     if (!kl.killed) fail_msg("the run ended before 3 moves were done: %d %s", r, why);
     assert_null(res);
-    print_message("killed after %u moves (%" PRIu64 " ms)\n", kl.done_at_kill,
-                  th_now_ms() - t0);
+    print_message("killed after %u moves (%" PRIu64 " ms)\n", kl.done_at_kill, th_now_ms() - t0);
     start_coordinator(&k, NULL); /* the worker reconnects */
     c = client_of(&k);
     if (ply_client_submit_search(c, &req, 20000, &a, why, sizeof why) != 0)

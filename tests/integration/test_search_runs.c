@@ -16,7 +16,9 @@
  *             (shortened) worker wait, naming the engine asked and the workers connected;
  *   restart   the coordinator SIGKILLed mid-run and restarted on its state file: the same
  *             request resumes the run, which finishes with every root move, recomputing
- *             only the missing ones.
+ *             only the missing ones;
+ *   perft-liar  a search's answer to a perft job: a failed check (the liar excluded), never
+ *             a count; perft(4) exact.
  * Expected values: the start position has 20 legal moves (FIDE art. 3; perft(1) = 20,
  * OEIS A048987); WAC.027 is mate in 2 (1. Qf8+ Rxf8 2. Rxf8#, Reinfeld's Win at Chess;
  * Stockfish 15.1 "go depth 10": score mate 2, pv a3f8 f2f8 f1f8); the fool's mate position
@@ -298,9 +300,10 @@ static void test_errors(void **state)
 
 enum { LIE_ILLEGAL, LIE_MATE, LIE_ROOT, LIE_PERFT, LIES };
 
-static void send_hello(zsock_t *d)
+/* HELLO as worker "liar" running @kind, with credit for LIES jobs. */
+static void send_hello(zsock_t *d, Ply__JobKind kind)
 {
-    Ply__JobKind kinds[] = {PLY__JOB_KIND__JOB_KIND_SEARCH};
+    Ply__JobKind kinds[] = {kind};
     Ply__Hello h = PLY__HELLO__INIT;
     h.worker_id = "liar";
     h.has_protocol = 1, h.protocol = PLY_PROTOCOL_VERSION;
@@ -320,11 +323,13 @@ static void send_hello(zsock_t *d)
 /* The liar's answer to @job: lie number @lie. */
 static void send_lie(zsock_t *d, const Ply__Job *job, int lie)
 {
-    const char *move = job->search->searchmoves[0];
+    /* a perft job gets a search's answer (lie LIE_ILLEGAL's shape, from "e2e4") */
+    const char *move = job->search ? job->search->searchmoves[0] : "e2e4";
     char *pv[2] = {(char *)move, "a1h8"}; /* a1h8: UCI by its shape, never legal here */
     Ply__SearchLine l = PLY__SEARCH_LINE__INIT, *lp[] = {&l};
     l.has_multipv = 1, l.multipv = 1;
-    l.has_bound = 1, l.has_depth = 1, l.depth = job->search->depth, l.has_seldepth = 1;
+    l.has_bound = 1, l.has_depth = 1, l.has_seldepth = 1;
+    l.depth = job->search ? job->search->depth : 1;
     l.has_score_cp = 1, l.score_cp = 55;
     l.n_pv = 2, l.pv = pv;
     if (lie == LIE_MATE) l.n_pv = 1, l.has_score_cp = 0, l.has_mate = 1, l.mate = 1;
@@ -388,7 +393,7 @@ static void test_liar(void **state)
     liar_t l = {0};
     l.d = zsock_new_dealer(k.ep);
     assert_non_null(l.d);
-    send_hello(l.d);
+    send_hello(l.d, PLY__JOB_KIND__JOB_KIND_SEARCH);
     l.actor = zactor_new(liar_actor, &l);
     usleep(300000); /* the liar is welcomed with its credit before the honest worker comes */
     start_worker(&k, 0);
@@ -415,6 +420,45 @@ static void test_liar(void **state)
     for (size_t i = 0; i < s->n_moves; i++) assert_string_equal(s->moves[i]->worker_id, "w0");
     print_message("rejections: %s | %s\n", s->rejection[0], s->rejection[LIES - 1]);
     ply__run_result__free_unpacked(res, NULL);
+    assert_true(th_alive(k.coord));
+    zsock_destroy(&l.d);
+    cluster_stop(&k);
+}
+
+/*
+ * A search's answer to a perft job is a failed check of that attempt (never a count): the
+ * liar is excluded from the run, its jobs counted by the honest worker, the total exact
+ * (perft(4) of the start position, 197281: OEIS A048987).
+ */
+static void test_perft_liar(void **state)
+{
+    (void)state;
+    cluster_t k;
+    cluster_start(&k, "search-perft-liar", 0, NULL);
+    liar_t l = {0};
+    l.d = zsock_new_dealer(k.ep);
+    assert_non_null(l.d);
+    send_hello(l.d, PLY__JOB_KIND__JOB_KIND_PERFT);
+    l.actor = zactor_new(liar_actor, &l);
+    usleep(300000);
+    start_worker(&k, 0);
+    ply_client_t *c = client_of(&k);
+    ply_perft_request_t req = {.fen = "startpos", .depth = 4, .split_depth = 2};
+    Ply__Accepted *a = NULL;
+    Ply__RunResult *res = NULL;
+    char why[512];
+    if (ply_client_submit(c, &req, 20000, &a, why, sizeof why) != 0 ||
+        ply_client_wait(c, a->run_id, NULL, NULL, 60000, &res, why, sizeof why) != 0)
+        fail_msg("perft: %s", why);
+    zactor_destroy(&l.actor);
+    assert_true(l.lies >= 1);
+    assert_true(res->nodes == 197281);
+    assert_non_null(res->verification);
+    assert_true(res->verification->n_exclusion >= 1);
+    assert_non_null(strstr(res->verification->exclusion[0], "a search result for a perft job"));
+    ply__run_result__free_unpacked(res, NULL);
+    ply__accepted__free_unpacked(a, NULL);
+    ply_client_destroy(&c);
     assert_true(th_alive(k.coord));
     zsock_destroy(&l.d);
     cluster_stop(&k);
@@ -505,13 +549,16 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_startpos), cmocka_unit_test(test_mate),
         cmocka_unit_test(test_errors),   cmocka_unit_test(test_liar),
         cmocka_unit_test(test_engine),   cmocka_unit_test(test_restart),
+        cmocka_unit_test(test_perft_liar),
     };
-    static const char *const names[] = {"startpos", "mate", "errors", "liar", "engine", "restart"};
+    static const char *const names[] = {"startpos", "mate",    "errors",    "liar",
+                                        "engine",   "restart", "perft-liar"};
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
         if (strcmp(which, names[i]) == 0)
             return _cmocka_run_group_tests(names[i], &all[i], 1, NULL, NULL);
     if (strcmp(which, "all") != 0) {
-        fprintf(stderr, "usage: %s [all|startpos|mate|errors|liar|engine|restart]\n", argv[0]);
+        fprintf(stderr, "usage: %s [all|startpos|mate|errors|liar|engine|restart|perft-liar]\n",
+                argv[0]);
         return 2;
     }
     return cmocka_run_group_tests(all, NULL, NULL);

@@ -302,6 +302,7 @@ static void send_status_reply(ply_coordinator_t *c, zframe_t *rid, const char *w
     for (run_t *run = c->runs; run && n < nrun; run = run->next) {
         ids[n] = run->id;
         ply__fill_progress(c, &rp[n], &asked[n], run, NULL, who);
+        rp[n].search = NULL; /* a list of runs, not their lines: ask a run for those */
         n++;
     }
     size_t nfin = 0;

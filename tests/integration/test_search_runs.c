@@ -18,7 +18,9 @@
  *             request resumes the run, which finishes with every root move, recomputing
  *             only the missing ones;
  *   perft-liar  a search's answer to a perft job: a failed check (the liar excluded), never
- *             a count; perft(4) exact.
+ *             a count; perft(4) exact;
+ *   uci       engine "uci" goes to the worker on Debian's Stockfish only (skipped without
+ *             /usr/games/stockfish): WAC.027's lines replayed, mate 2 on top.
  * Expected values: the start position has 20 legal moves (FIDE art. 3; perft(1) = 20,
  * OEIS A048987); WAC.027 is mate in 2 (1. Qf8+ Rxf8 2. Rxf8#, Reinfeld's Win at Chess;
  * Stockfish 15.1 "go depth 10": score mate 2, pv a3f8 f2f8 f1f8); the fool's mate position
@@ -69,6 +71,17 @@ static void start_worker(cluster_t *k, int i)
     snprintf(log, sizeof log, "%s/worker%d.log", k->dir, i);
     k->worker[i] =
         th_spawn(log, "exec ply-worker --connect %s --threads 1 --hash 16 --id w%d -v", k->ep, i);
+}
+
+/* Worker @i on Debian's Stockfish (ply-worker --engine). */
+static void start_uci_worker(cluster_t *k, int i)
+{
+    char log[256];
+    snprintf(log, sizeof log, "%s/worker%d.log", k->dir, i);
+    k->worker[i] = th_spawn(log,
+                            "exec ply-worker --connect %s --engine /usr/games/stockfish "
+                            "--engine-option Threads=1 --engine-option Hash=16 --id sf%d -v",
+                            k->ep, i);
 }
 
 static void cluster_start(cluster_t *k, const char *tag, int workers, const char *extra)
@@ -464,6 +477,37 @@ static void test_perft_liar(void **state)
     cluster_stop(&k);
 }
 
+/*
+ * A run asking engine "uci" goes to the Stockfish worker, not to the builtin one: WAC.027's
+ * lines from Stockfish, each replayed by the rule engine, mate 2 on top.
+ */
+static void test_uci(void **state)
+{
+    (void)state;
+    if (access("/usr/games/stockfish", X_OK) != 0) skip();
+    cluster_t k;
+    cluster_start(&k, "search-uci", 1, NULL);
+    start_uci_worker(&k, 1);
+    ply_search_request_t req = {.fen = MATE2_FEN, .depth = 8, .engine = "uci"};
+    Ply__RunResult *res;
+    char why[512];
+    if (run_search(&k, &req, &res, why, sizeof why) != 0) fail_msg("uci: %s", why);
+    ply_arb_pos_t pos = analysed(MATE2_FEN, NULL, 0);
+    ply_arb_move_t legal[PLY_ARB_MAX_MOVES];
+    check_answer(res, &pos, ply_arb_legal_moves(&pos, legal));
+    const Ply__AnalysedMove *top = res->search->moves[0];
+    assert_true(top->line->has_mate && top->line->mate == 2);
+    assert_string_equal(top->move, "a3f8");
+    for (size_t i = 0; i < res->search->n_moves; i++) {
+        assert_string_equal(res->search->moves[i]->worker_id, "sf1");
+        assert_non_null(res->search->moves[i]->engine);
+    }
+    print_message("uci: %s by %s, %u lines refused\n", top->move, top->engine,
+                  res->search->rejected);
+    ply__run_result__free_unpacked(res, NULL);
+    cluster_stop(&k);
+}
+
 static void test_engine(void **state)
 {
     (void)state;
@@ -549,15 +593,15 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_startpos), cmocka_unit_test(test_mate),
         cmocka_unit_test(test_errors),   cmocka_unit_test(test_liar),
         cmocka_unit_test(test_engine),   cmocka_unit_test(test_restart),
-        cmocka_unit_test(test_perft_liar),
+        cmocka_unit_test(test_perft_liar), cmocka_unit_test(test_uci),
     };
     static const char *const names[] = {"startpos", "mate",    "errors",    "liar",
-                                        "engine",   "restart", "perft-liar"};
+                                        "engine",   "restart", "perft-liar", "uci"};
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
         if (strcmp(which, names[i]) == 0)
             return _cmocka_run_group_tests(names[i], &all[i], 1, NULL, NULL);
     if (strcmp(which, "all") != 0) {
-        fprintf(stderr, "usage: %s [all|startpos|mate|errors|liar|engine|restart|perft-liar]\n",
+        fprintf(stderr, "usage: %s [all|startpos|mate|errors|liar|engine|restart|perft-liar|uci]\n",
                 argv[0]);
         return 2;
     }

@@ -222,6 +222,19 @@ static void test_startpos(void **state)
     cluster_stop(&k);
 }
 
+/* WAC.027's answer: every line checked, mate 2 by 1. Qf8+ on top; the top line returned. */
+static const Ply__AnalysedMove *check_mate2(const Ply__RunResult *res)
+{
+    ply_arb_pos_t pos = analysed(MATE2_FEN, NULL, 0);
+    ply_arb_move_t legal[PLY_ARB_MAX_MOVES];
+    check_answer(res, &pos, ply_arb_legal_moves(&pos, legal));
+    const Ply__AnalysedMove *top = res->search->moves[0];
+    assert_true(top->line->has_mate && top->line->mate == 2);
+    assert_string_equal(top->move, "a3f8");
+    assert_string_equal(top->san, "Qf8+");
+    return top;
+}
+
 static void test_mate(void **state)
 {
     (void)state;
@@ -231,13 +244,7 @@ static void test_mate(void **state)
     Ply__RunResult *res;
     char why[512];
     if (run_search(&k, &req, &res, why, sizeof why) != 0) fail_msg("mate: %s", why);
-    ply_arb_pos_t pos = analysed(MATE2_FEN, NULL, 0);
-    ply_arb_move_t legal[PLY_ARB_MAX_MOVES];
-    check_answer(res, &pos, ply_arb_legal_moves(&pos, legal));
-    const Ply__AnalysedMove *top = res->search->moves[0];
-    assert_true(top->line->has_mate && top->line->mate == 2);
-    assert_string_equal(top->move, "a3f8");
-    assert_string_equal(top->san, "Qf8+");
+    const Ply__AnalysedMove *top = check_mate2(res);
     assert_string_equal(top->pv_san[top->n_pv_san - 1], "Rxf8#");
     ply__run_result__free_unpacked(res, NULL);
 
@@ -492,12 +499,7 @@ static void test_uci(void **state)
     Ply__RunResult *res;
     char why[512];
     if (run_search(&k, &req, &res, why, sizeof why) != 0) fail_msg("uci: %s", why);
-    ply_arb_pos_t pos = analysed(MATE2_FEN, NULL, 0);
-    ply_arb_move_t legal[PLY_ARB_MAX_MOVES];
-    check_answer(res, &pos, ply_arb_legal_moves(&pos, legal));
-    const Ply__AnalysedMove *top = res->search->moves[0];
-    assert_true(top->line->has_mate && top->line->mate == 2);
-    assert_string_equal(top->move, "a3f8");
+    const Ply__AnalysedMove *top = check_mate2(res);
     for (size_t i = 0; i < res->search->n_moves; i++) {
         assert_string_equal(res->search->moves[i]->worker_id, "sf1");
         assert_non_null(res->search->moves[i]->engine);

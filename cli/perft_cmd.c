@@ -21,6 +21,7 @@
 #include "envelope.h"
 #include "epd.h"
 #include "json_exact.h"
+#include "position.h"
 #include "report.h"
 #include "session.h"
 #include "util/error.h"
@@ -45,13 +46,15 @@ static void usage(FILE *out)
 {
     fprintf(
         out,
-        "usage: ply perft [--fen FEN | startpos | FEN] -d N [options]\n"
+        "usage: ply perft [--fen FEN | startpos | FEN] [moves M...] -d N [options]\n"
         "       ply perft --epd FILE [--max-depth D] [options]\n"
         "\n"
         "Counts the leaf nodes of the legal move tree (perft), split into jobs by a\n"
         "coordinator, counted by workers, cross-checked by the rule engine.\n"
         "\n"
         "  -f, --fen FEN           position as FEN, X-FEN or Shredder-FEN (default: startpos)\n"
+        "      --moves \"M ...\"     UCI moves played from it first (as 'moves M...' after the\n"
+        "                          position); perft counts the position they reach\n"
         "  -d, --depth N           plies to count, 1..%d\n"
         "      --chess960          read KQkq as X-FEN and castle by Chess960 rules\n"
         "                          (Shredder-FEN letters such as HAha imply it)\n"
@@ -545,7 +548,8 @@ int ply_cmd_perft(int argc, char **argv)
         OPT_PLY,
         OPT_VERIFY,
         OPT_DETACH,
-        OPT_STATE
+        OPT_STATE,
+        OPT_MOVES
     };
     static const struct option longopts[] = {{"fen", required_argument, NULL, 'f'},
                                              {"depth", required_argument, NULL, 'd'},
@@ -568,12 +572,14 @@ int ply_cmd_perft(int argc, char **argv)
                                              {"verify", required_argument, NULL, OPT_VERIFY},
                                              {"detach", no_argument, NULL, OPT_DETACH},
                                              {"state", required_argument, NULL, OPT_STATE},
+                                             {"moves", required_argument, NULL, OPT_MOVES},
                                              PLY_CLI_CURVE_LONGOPTS,
                                              {"help", no_argument, NULL, 'h'},
                                              {NULL, 0, NULL, 0}};
     perft_args_t a = {0};
     pgn_start_t pgn = {NULL, 0, -1, ""}; /* 0 and -1: not given */
     int hash_given = 0;
+    const char *moves = NULL; /* --moves "e2e4 e7e5" */
     a.split_depth = -1;
     a.session.hash_mib = 256;
     long v;
@@ -678,6 +684,9 @@ int ply_cmd_perft(int argc, char **argv)
         case OPT_STATE:
             a.session.state_path = optarg;
             break;
+        case OPT_MOVES:
+            moves = optarg;
+            break;
         case 'h':
             usage(stdout);
             return 0;
@@ -688,34 +697,24 @@ int ply_cmd_perft(int argc, char **argv)
             return ply_usage_error("perft", "unknown option '%s'", argv[optind - 1]);
         }
     }
-    /* A positional argument is the position: "startpos" or a FEN (quoted, or
-     * its fields as separate words). */
-    char positional[512] = "";
-    for (int i = optind; i < argc; i++) {
-        if (strlen(positional) + strlen(argv[i]) + 2 > sizeof positional)
-            return ply_usage_error("perft", "%s", "position too long");
-        if (positional[0]) strcat(positional, " ");
-        strcat(positional, argv[i]);
-    }
-    if (positional[0]) {
-        if (a.fen)
-            return ply_usage_error("perft", "two positions given: --fen and '%s'", positional);
-        a.fen = positional;
-    }
+    /* Positional arguments are the position: "startpos" or a FEN (quoted, or its fields as
+     * separate words), then optionally "moves e2e4 e7e5 ..." played from it. */
+    int nwords = argc - optind;
     if (!pgn.path && (pgn.game || pgn.ply >= 0))
         return ply_usage_error("perft", "%s", "--game and --ply need --pgn FILE");
-    if (pgn.path && (a.fen || a.epd))
-        return ply_usage_error(
-            "perft", "%s", "--pgn gives the position; it cannot be combined with a FEN or --epd");
-    if (pgn.path && pgn_position(&pgn, &a)) return 2;
-    if (!a.fen) a.fen = "startpos";
-    char fen[PLY_ARB_FEN_MAX];
-    if (!a.epd) {
-        if (ply_cli_read_fen("perft", a.fen, a.chess960, fen, sizeof fen)) return 2;
-        a.fen = fen;
-    }
-    if (a.epd && (a.depth || positional[0]))
+    if (pgn.path && (a.fen || a.epd || nwords || moves))
+        return ply_usage_error("perft", "%s",
+                               "--pgn gives the position; it cannot be combined with a FEN, "
+                               "moves or --epd");
+    if (a.epd && (a.depth || nwords || a.fen || moves))
         return ply_usage_error("perft", "%s", "--epd takes its positions and depths from the file");
+    if (pgn.path && pgn_position(&pgn, &a)) return 2;
+    ply_cli_position_t pos;
+    if (!a.epd) {
+        if (ply_cli_read_position("perft", a.fen, argv + optind, nwords, moves, a.chess960, &pos))
+            return 2;
+        a.fen = pos.fen; /* the position reached: perft counts its tree */
+    }
     if (!a.epd && !a.depth) return ply_usage_error("perft", "%s", "-d N (the depth) is required");
     if (a.split_depth >= 0 && a.depth && a.split_depth >= a.depth)
         return ply_usage_error("perft", "--split-depth must be below the depth%s", "");

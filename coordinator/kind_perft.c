@@ -57,6 +57,13 @@ static void perft_free_run(run_t *run)
 
 /* ------------------------------------------------------------ hand-out */
 
+/* A perft job goes to any worker that counts perft (every worker before job kinds did). */
+static int perft_worker_fits(const run_t *run, const peer_t *p)
+{
+    (void)run;
+    return (p->kinds & (1u << PLY__JOB_KIND__JOB_KIND_PERFT)) != 0;
+}
+
 /* The estimated nodes of job @k of @run's plan: its share of the plan's estimate. */
 static double perft_job_estimate(run_t *run, size_t k)
 {
@@ -419,6 +426,7 @@ const ply__kind_t ply__kind_perft = {
     .planned = perft_planned,
     .setup = perft_setup,
     .free_run = perft_free_run,
+    .worker_fits = perft_worker_fits,
     .job_estimate = perft_job_estimate,
     .fill_job = perft_fill_job,
     .handed_out = ply__on_handout,

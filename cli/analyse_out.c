@@ -67,8 +67,8 @@ int64_t ply_analyse_key(const Ply__SearchLine *l)
 
 void ply_analyse_print_header(FILE *out)
 {
-    fprintf(out, "%4s  %-8s %-20s %-7s %12s %9s  %s\n", "rank", "move", "score", "depth",
-            "nodes", "time", "pv");
+    fprintf(out, "%4s  %-8s %-20s %-7s %12s %9s  %s\n", "rank", "move", "score", "depth", "nodes",
+            "time", "pv");
 }
 
 void ply_analyse_print_row(FILE *out, unsigned rank, const Ply__AnalysedMove *m, const char *fen)
@@ -128,8 +128,10 @@ void ply_analyse_print_text(FILE *out, const Ply__RunResult *r, const ply_analys
         ply_analyse_print_header(out);
     }
     size_t shown = a->multipv && a->multipv < n ? a->multipv : n;
-    for (size_t i = 0; i < shown; i++) ply_analyse_print_row(out, (unsigned)i + 1, s->moves[i], fen);
-    if (shown < n) fprintf(out, "  ... %zu more root moves (--multipv all shows them)\n", n - shown);
+    for (size_t i = 0; i < shown; i++)
+        ply_analyse_print_row(out, (unsigned)i + 1, s->moves[i], fen);
+    if (shown < n)
+        fprintf(out, "  ... %zu more root moves (--multipv all shows them)\n", n - shown);
     char engines[512];
     if (s) engines_text(s, engines, sizeof engines);
     uint64_t nodes = answer_nodes(r);
@@ -159,9 +161,10 @@ static json_t *score_json(const Ply__SearchLine *l)
         json_object_set_new(o, "mate", json_integer(l->mate));
     else
         json_object_set_new(o, "cp", json_integer(l->score_cp));
-    json_object_set_new(o, "bound", json_string(l->bound == 1   ? "lower"
-                                                : l->bound == 2 ? "upper"
-                                                                : "exact"));
+    json_object_set_new(o, "bound",
+                        json_string(l->bound == 1   ? "lower"
+                                    : l->bound == 2 ? "upper"
+                                                    : "exact"));
     return o;
 }
 
@@ -196,8 +199,7 @@ json_t *ply_analyse_json(const Ply__RunResult *r, const ply_analyse_asked_t *a)
     json_object_set_new(o, "movetime_ms",
                         a->movetime_ms ? json_integer(a->movetime_ms) : json_null());
     json_object_set_new(o, "engine", json_string(a->engine ? a->engine : "any"));
-    json_object_set_new(o, "status",
-                        json_string(s && s->status && *s->status ? s->status : "ok"));
+    json_object_set_new(o, "status", json_string(s && s->status && *s->status ? s->status : "ok"));
     json_t *lines = json_array();
     size_t n = s ? s->n_moves : 0;
     size_t shown = a->multipv && a->multipv < n ? a->multipv : n;

@@ -17,14 +17,14 @@
 
 /** What was asked, for the report (the answer holds what was computed). */
 typedef struct ply_analyse_asked {
-    const char *root;                /* the root FEN, canonical */
-    const char *const *moves;        /* UCI history played from it */
+    const char *root;         /* the root FEN, canonical */
+    const char *const *moves; /* UCI history played from it */
     size_t nmoves;
-    unsigned depth;                  /* 0: none */
-    uint64_t nodes;                  /* per root move; 0: none */
-    unsigned movetime_ms;            /* per root move; 0: none */
-    const char *engine;              /* "builtin", "uci", or NULL: any */
-    unsigned multipv;                /* root moves printed; 0: all */
+    unsigned depth;       /* 0: none */
+    uint64_t nodes;       /* per root move; 0: none */
+    unsigned movetime_ms; /* per root move; 0: none */
+    const char *engine;   /* "builtin", "uci", or NULL: any */
+    unsigned multipv;     /* root moves printed; 0: all */
 } ply_analyse_asked_t;
 
 /**

@@ -19,8 +19,8 @@
 /** A record's position and expectations. */
 typedef struct ply_epd_expect {
     ply_arb_pos_t pos;
-    char fen[PLY_ARB_FEN_MAX];               /* canonical, with the record's clocks */
-    const char *id, *bm_text, *am_text;      /* the operands as written (the record's), or NULL */
+    char fen[PLY_ARB_FEN_MAX];          /* canonical, with the record's clocks */
+    const char *id, *bm_text, *am_text; /* the operands as written (the record's), or NULL */
     int nbm, nam;
     ply_arb_move_t bm[PLY_EPD_EXPECT_MAX], am[PLY_EPD_EXPECT_MAX];
 } ply_epd_expect_t;

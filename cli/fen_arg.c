@@ -86,13 +86,14 @@ int ply_cli_read_position(const char *cmd, const char *fen_opt, char *const *wor
         if (dst[0]) strcat(dst, " ");
         strcat(dst, words[i]);
     }
-    if (fen[0] && fen_opt)
-        return ply_usage_error(cmd, "two positions given: --fen and '%s'", fen);
+    if (fen[0] && fen_opt) return ply_usage_error(cmd, "two positions given: --fen and '%s'", fen);
     if (in_moves && !moves[0]) return ply_usage_error(cmd, "%s", "'moves' without a move");
     if (in_moves && moves_opt)
         return ply_usage_error(cmd, "%s", "moves given twice: 'moves ...' and --moves");
     char why[512];
-    int rc = ply_cli_position(fen[0] ? fen : fen_opt ? fen_opt : "startpos",
+    int rc = ply_cli_position(fen[0]    ? fen
+                              : fen_opt ? fen_opt
+                                        : "startpos",
                               in_moves ? moves : moves_opt, chess960, out, why, sizeof why);
     if (rc == 0) return 0;
     fprintf(stderr, "ply %s: bad position: %s\n", cmd, why);

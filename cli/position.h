@@ -23,7 +23,7 @@ typedef struct ply_cli_position {
     ply_arb_pos_t pos;          /* the same, for the rule engine */
     int chess960;               /* Chess960 rules: asked, or implied by Shredder letters */
     size_t nmoves;
-    char moves[PLY_CLI_MAX_MOVES][6];          /* UCI as the rule engine writes it */
+    char moves[PLY_CLI_MAX_MOVES][6];         /* UCI as the rule engine writes it */
     const char *move_ptrs[PLY_CLI_MAX_MOVES]; /* moves[i], for a request's array */
 } ply_cli_position_t;
 

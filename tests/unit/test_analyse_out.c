@@ -184,8 +184,8 @@ static void test_json(void **state)
     json_t *l0 = json_array_get(lines, 0);
     assert_string_equal(json_string_value(json_object_get(l0, "san")), "e4");
     assert_int_equal(json_integer_value(json_object_get(json_object_get(l0, "score"), "cp")), 35);
-    assert_string_equal(
-        json_string_value(json_object_get(json_object_get(l0, "score"), "bound")), "exact");
+    assert_string_equal(json_string_value(json_object_get(json_object_get(l0, "score"), "bound")),
+                        "exact");
     assert_string_equal(json_string_value(json_array_get(json_object_get(l0, "pv_san"), 1)), "e5");
     assert_string_equal(json_string_value(json_object_get(l0, "worker")), "w1");
     assert_string_equal(json_string_value(json_object_get(json_object_get(o, "best"), "move")),
@@ -200,7 +200,7 @@ static void test_json(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_scores),    cmocka_unit_test(test_keys),
+        cmocka_unit_test(test_scores),     cmocka_unit_test(test_keys),
         cmocka_unit_test(test_pv_numbers), cmocka_unit_test(test_text),
         cmocka_unit_test(test_json),
     };

@@ -24,6 +24,7 @@
 #include "json_exact.h"
 #include "position.h"
 #include "session.h"
+#include "session_opts.h"
 #include "util/error.h"
 #include "util/time.h"
 
@@ -39,8 +40,8 @@ typedef struct analyse_args {
     const char *options[PLY_SESSION_ENGINE_OPTIONS_MAX];
     size_t noptions;
     char threads_opt[32], hash_opt[32]; /* "Threads=T", "Hash=MIB" for a UCI engine */
-    int chess960, json, quiet, hash_given;
-    ply_session_config_t session;
+    int chess960, json, quiet;
+    ply_cli_session_opts_t session; /* --threads, --hash, --workers, --coordinator, ... */
 } analyse_args_t;
 
 static void usage(FILE *out)
@@ -262,7 +263,7 @@ static int run_single(const analyse_args_t *a, const ply_cli_position_t *pos,
         return 0;
     }
     char why[512];
-    ply_session_t *s = ply_session_new(&a->session, why, sizeof why);
+    ply_session_t *s = ply_session_new(&a->session.cfg, why, sizeof why);
     if (!s) {
         fprintf(stderr, "ply analyse: %s\n", why);
         return 1;
@@ -357,7 +358,7 @@ static int run_epd(const analyse_args_t *a)
             fprintf(stderr, "ply analyse: %s:%d: %s\n", a->epd, suite->recs[i].line_no, why);
             rc = 2;
         }
-    ply_session_t *s = rc ? NULL : ply_session_new(&a->session, why, sizeof why);
+    ply_session_t *s = rc ? NULL : ply_session_new(&a->session.cfg, why, sizeof why);
     if (!rc && !s) {
         fprintf(stderr, "ply analyse: %s\n", why);
         rc = 1;
@@ -424,12 +425,7 @@ enum {
     OPT_ENGINE_OPTION,
     OPT_CHESS960,
     OPT_EPD,
-    OPT_JSON,
-    OPT_HASH,
-    OPT_WORKERS,
-    OPT_COORD,
-    OPT_TIMEOUT,
-    OPT_STATE
+    OPT_JSON
 };
 
 /* One option's value into @a; 0, or the usage error's exit status. */
@@ -504,36 +500,11 @@ static int take_option(analyse_args_t *a, int c, const char *arg)
     case 'q':
         a->quiet = 1;
         return 0;
-    case 't':
-        if (ply_cli_parse_long(arg, 1, 4096, &v))
-            return ply_usage_error("analyse", "--threads '%s' must be 1..4096", arg);
-        a->session.threads = (int)v;
-        return 0;
-    case OPT_HASH:
-        if (ply_cli_parse_long(arg, 0, 1 << 20, &v))
-            return ply_usage_error("analyse", "--hash '%s' must be 0..1048576 MiB", arg);
-        a->session.hash_mib = (unsigned)v;
-        a->hash_given = 1;
-        return 0;
-    case OPT_WORKERS:
-        if (ply_cli_parse_long(arg, 1, 256, &v))
-            return ply_usage_error("analyse", "--workers '%s' must be 1..256", arg);
-        a->session.workers = (unsigned)v;
-        return 0;
-    case OPT_COORD:
-        a->session.coordinator = arg;
-        return 0;
-    case OPT_TIMEOUT:
-        if (ply_cli_parse_long(arg, 1, 86400, &v))
-            return ply_usage_error("analyse", "--timeout '%s' must be 1..86400 seconds", arg);
-        a->session.timeout_ms = (unsigned)v * 1000u;
-        return 0;
-    case OPT_STATE:
-        a->session.state_path = arg;
-        return 0;
-    default:
-        if (ply_cli_curve_option(c, arg)) return 0; /* --curve, --cert, --server-key */
-        return -1;
+    default: {
+        int r = ply_cli_session_option("analyse", &a->session, c, arg);
+        if (r >= 0) return r;
+        return ply_cli_curve_option(c, arg) ? 0 : -1; /* --curve, --cert, ... */
+    }
     }
 }
 
@@ -550,7 +521,7 @@ static int has_option(const analyse_args_t *a, const char *name)
 static int choose_engine(analyse_args_t *a)
 {
     if (a->uci_engine && !a->engine) a->engine = "uci"; /* naming one asks for it */
-    int local = !a->session.coordinator;
+    int local = !a->session.cfg.coordinator;
     int uci = a->engine && !strcmp(a->engine, "uci");
     if (!local && (a->uci_engine || a->noptions))
         return ply_usage_error("analyse",
@@ -573,17 +544,17 @@ static int choose_engine(analyse_args_t *a)
     if (strchr(prog, '/') && access(prog, X_OK) != 0) /* a path that cannot run, before any work */
         return ply_usage_error("analyse", "--uci-engine: %s is not an executable program", prog);
     /* the engine's own threads and table are what --threads and --hash mean for it */
-    if (a->session.threads && !has_option(a, "Threads")) {
-        snprintf(a->threads_opt, sizeof a->threads_opt, "Threads=%d", a->session.threads);
+    if (a->session.cfg.threads && !has_option(a, "Threads")) {
+        snprintf(a->threads_opt, sizeof a->threads_opt, "Threads=%d", a->session.cfg.threads);
         a->options[a->noptions++] = a->threads_opt;
     }
-    if (a->hash_given && a->session.hash_mib && !has_option(a, "Hash")) {
-        snprintf(a->hash_opt, sizeof a->hash_opt, "Hash=%u", a->session.hash_mib);
+    if (a->session.hash_given && a->session.cfg.hash_mib && !has_option(a, "Hash")) {
+        snprintf(a->hash_opt, sizeof a->hash_opt, "Hash=%u", a->session.cfg.hash_mib);
         a->options[a->noptions++] = a->hash_opt;
     }
-    a->session.engine_cmd = a->uci_engine;
-    a->session.engine_options = a->options;
-    a->session.nengine_options = a->noptions;
+    a->session.cfg.engine_cmd = a->uci_engine;
+    a->session.cfg.engine_options = a->options;
+    a->session.cfg.nengine_options = a->noptions;
     return 0;
 }
 
@@ -597,17 +568,7 @@ static int check_combinations(const analyse_args_t *a, int nwords)
         return ply_usage_error("analyse", "%s",
                                "--epd takes its positions from the file (no position, moves or "
                                "--searchmoves)");
-    if (a->session.coordinator && a->session.workers)
-        return ply_usage_error("analyse", "%s", "--workers cannot be combined with --coordinator");
-    if (a->session.coordinator && a->session.state_path)
-        return ply_usage_error("analyse", "%s", "--state is for the embedded coordinator");
-    if (a->session.coordinator && (a->session.threads || a->hash_given))
-        return ply_usage_error("analyse", "%s does not apply with --coordinator",
-                               a->session.threads ? "--threads" : "--hash");
-    if (!a->session.coordinator && ply_cli_curve_given())
-        return ply_usage_error("analyse", "%s does not apply without --coordinator",
-                               ply_cli_curve_given());
-    return 0;
+    return ply_cli_session_check("analyse", &a->session);
 }
 
 /* --searchmoves as legal root moves of @pos, in the rule engine's UCI; 0 or 2. */
@@ -650,18 +611,13 @@ int ply_cmd_analyse(int argc, char **argv)
         {"epd", required_argument, NULL, OPT_EPD},
         {"json", no_argument, NULL, OPT_JSON},
         {"quiet", no_argument, NULL, 'q'},
-        {"threads", required_argument, NULL, 't'},
-        {"hash", required_argument, NULL, OPT_HASH},
-        {"workers", required_argument, NULL, OPT_WORKERS},
-        {"coordinator", required_argument, NULL, OPT_COORD},
-        {"timeout", required_argument, NULL, OPT_TIMEOUT},
-        {"state", required_argument, NULL, OPT_STATE},
+        PLY_CLI_SESSION_LONGOPTS,
         PLY_CLI_CURVE_LONGOPTS,
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0}};
     static analyse_args_t a; /* large (the engine options); one command per process */
     memset(&a, 0, sizeof a);
-    a.session.hash_mib = 256;
+    ply_cli_session_opts_init(&a.session);
     int c;
     optind = 1;
     opterr = 0; /* our own one-line messages */

@@ -247,8 +247,8 @@ static void search_diff(const char *want, const char *got, char *buf, size_t len
     }
     const char *w = want + start, *g = got + start;
     int wn = (int)strcspn(w, ";"), gn = (int)strcspn(g, ";");
-    snprintf(buf, len, "search \"%.*s\", not \"%.*s\"", gn > 200 ? 200 : gn, g,
-             wn > 200 ? 200 : wn, w);
+    snprintf(buf, len, "search \"%.*s\", not \"%.*s\"", gn > 200 ? 200 : gn, g, wn > 200 ? 200 : wn,
+             w);
 }
 
 /* The first difference between what @want and @got compute, as "depth 6, not 5", or "". */
@@ -433,8 +433,7 @@ static int asked_of_search(asked_t *out, const ply_search_request_t *req,
     out->kind = PLY__JOB_KIND__JOB_KIND_SEARCH;
     ply_arb_pos_t pos;
     char why[256];
-    if (ply_arb_from_fen(&pos, req->fen, req->chess960 ? PLY_ARB_CHESS960 : 0, why, sizeof why) <
-        0)
+    if (ply_arb_from_fen(&pos, req->fen, req->chess960 ? PLY_ARB_CHESS960 : 0, why, sizeof why) < 0)
         return PLY_EFEN;
     for (size_t i = 0; i < req->nmoves; i++) {
         ply_arb_move_t mv;

@@ -130,8 +130,8 @@ static void plan_done(uv_work_t *w, int status)
 static run_t *restored_match(ply_coordinator_t *c, const run_t *want)
 {
     for (run_t *run = c->runs; run; run = run->next)
-        if (run->restored && !run->client && run->state == RUN_ACTIVE &&
-            run->kind == want->kind && run->request_len == want->request_len &&
+        if (run->restored && !run->client && run->state == RUN_ACTIVE && run->kind == want->kind &&
+            run->request_len == want->request_len &&
             (!run->request_len || memcmp(run->request, want->request, run->request_len) == 0) &&
             run->depth == want->depth && run->chess960 == want->chess960 &&
             run->want_stats == want->want_stats && run->want_split == want->want_split &&
@@ -165,8 +165,8 @@ static int submit_perft(run_t *run, const Ply__Submit *s, char *why, size_t why_
 {
     ply_arb_pos_t root;
     char reason[PLY__WHY_LEN];
-    int r = ply_arb_from_fen(&root, s->fen, s->chess960 ? PLY_ARB_CHESS960 : 0, reason,
-                             sizeof reason);
+    int r =
+        ply_arb_from_fen(&root, s->fen, s->chess960 ? PLY_ARB_CHESS960 : 0, reason, sizeof reason);
     if (r < 0) return ply_why(why, why_len, r, "bad position \"%s\": %s", s->fen, reason);
     run->kind = &ply__kind_perft;
     run->root = root;
@@ -302,6 +302,7 @@ static void send_status_reply(ply_coordinator_t *c, zframe_t *rid, const char *w
     for (run_t *run = c->runs; run && n < nrun; run = run->next) {
         ids[n] = run->id;
         ply__fill_progress(c, &rp[n], &asked[n], run, NULL, who);
+        rp[n].search = NULL; /* a list of runs, not their lines: ask a run for those */
         n++;
     }
     size_t nfin = 0;

@@ -104,8 +104,8 @@ typedef struct peer {
     uint64_t last_seen_ms;
     /* workers */
     uint32_t threads, hash_mib, seed;
-    uint32_t kinds;                    /* the job kinds it runs: bit 1 << Ply__JobKind (HELLO) */
-    char engine[PLY__ENGINE_LEN];      /* its search backend ("builtin", "uci:<name>"), or "" */
+    uint32_t kinds;               /* the job kinds it runs: bit 1 << Ply__JobKind (HELLO) */
+    char engine[PLY__ENGINE_LEN]; /* its search backend ("builtin", "uci:<name>"), or "" */
     uint32_t credit;
     uint64_t *inflight;
     size_t ninflight, capinflight;

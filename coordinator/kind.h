@@ -138,7 +138,6 @@ extern const ply__kind_t ply__kind_search;
  * given twice), PLY_EPROTO (@request does not decode) or PLY_ENOMEM. On error what was set
  * is freed with the run (ply__run_free).
  */
-int ply__search_prepare(run_t *run, const uint8_t *request, size_t len, char *why,
-                        size_t why_len);
+int ply__search_prepare(run_t *run, const uint8_t *request, size_t len, char *why, size_t why_len);
 
 #endif

@@ -183,6 +183,12 @@ static void perft_take_result(ply_coordinator_t *c, run_t *run, size_t idx, peer
     }
     const ply_split_job_t *sj = &run->plan->jobs[ply__job_of(run, idx)];
     char why[PLY__WHY_LEN];
+    if (r->search) { /* never read a search's answer as a count (a job of 0 perft(1) would) */
+        snprintf(why, sizeof why, "%s at %s: a search result for a perft job (job %" PRIu64
+                 ", attempt %u)", p->name, sj->fen, run->job_base + idx, r->attempt);
+        check_failed(c, run, idx, p, why);
+        return;
+    }
     if (r->perft1 != sj->perft1) {
         snprintf(why, sizeof why,
                  "perft(1) mismatch at %s: %s says %u, the arbiter says %u (job %" PRIu64

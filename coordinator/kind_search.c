@@ -51,7 +51,7 @@ enum { STATUS_NONE = 0, STATUS_CHECKMATE, STATUS_STALEMATE };
 typedef struct sjob {
     ply_arb_move_t move;
     char uci[8];
-    char *one[1]; /* the job's searchmoves: uci */
+    char *one[1];           /* the job's searchmoves: uci */
     Ply__SearchResult *res; /* the accepted result (owned), or NULL */
     Ply__AnalysedMove am;   /* its part of the answer (points into res and here) */
     char san[PLY_ARB_SAN_MAX];
@@ -61,19 +61,19 @@ typedef struct sjob {
 } sjob_t;
 
 struct ply__search_run {
-    Ply__SearchRequest *req;         /* decoded from run->request (owned) */
-    char root_fen[PLY_ARB_FEN_MAX];  /* the game root, normalised: every job's fen */
-    int status;                      /* STATUS_*: the position analysed has no legal move */
-    size_t njobs;                    /* written by plan (thread pool), read after planned */
-    sjob_t *jobs;                    /* one per root move analysed, arbiter order */
-    Ply__SearchJob sj;               /* the SearchJob of the task being handed out */
-    Ply__AnalysedMove **done;        /* accepted lines in the order they came (progress) */
+    Ply__SearchRequest *req;        /* decoded from run->request (owned) */
+    char root_fen[PLY_ARB_FEN_MAX]; /* the game root, normalised: every job's fen */
+    int status;                     /* STATUS_*: the position analysed has no legal move */
+    size_t njobs;                   /* written by plan (thread pool), read after planned */
+    sjob_t *jobs;                   /* one per root move analysed, arbiter order */
+    Ply__SearchJob sj;              /* the SearchJob of the task being handed out */
+    Ply__AnalysedMove **done;       /* accepted lines in the order they came (progress) */
     size_t ndone;
-    uint64_t nodes;                  /* of the accepted lines' jobs */
+    uint64_t nodes; /* of the accepted lines' jobs */
     uint32_t replayed, rejected;
     char *rejection[PLY_MAX_MISMATCHES];
     uint32_t nrejection;
-    Ply__SearchAnswer progress;      /* what fill_progress shows (points into the above) */
+    Ply__SearchAnswer progress; /* what fill_progress shows (points into the above) */
 };
 
 /* ------------------------------------------------------------- the request */
@@ -85,8 +85,8 @@ static int play_history(ply_arb_pos_t *pos, size_t i, const char *uci, char *why
     if (ply_arb_move_from_uci(pos, uci, &mv) < 0) {
         char fen[PLY_ARB_FEN_MAX];
         ply_arb_to_fen(pos, fen, sizeof fen);
-        return ply_why(why, why_len, PLY_EILLEGAL,
-                       "history move %zu (%s) is not legal in %s", i + 1, uci, fen);
+        return ply_why(why, why_len, PLY_EILLEGAL, "history move %zu (%s) is not legal in %s",
+                       i + 1, uci, fen);
     }
     ply_arb_make(pos, mv);
     return 0;
@@ -111,8 +111,7 @@ static int check_searchmoves(const ply_arb_pos_t *pos, const Ply__SearchRequest 
     return 0;
 }
 
-int ply__search_prepare(run_t *run, const uint8_t *request, size_t len, char *why,
-                        size_t why_len)
+int ply__search_prepare(run_t *run, const uint8_t *request, size_t len, char *why, size_t why_len)
 {
     struct ply__search_run *s = calloc(1, sizeof *s);
     if (!s) return PLY_ENOMEM;
@@ -122,14 +121,13 @@ int ply__search_prepare(run_t *run, const uint8_t *request, size_t len, char *wh
     memcpy(run->request, request, len);
     run->request_len = len;
     s->req = ply__search_request__unpack(NULL, len, request);
-    if (!s->req)
-        return ply_why(why, why_len, PLY_EPROTO, "the search request does not decode");
+    if (!s->req) return ply_why(why, why_len, PLY_EPROTO, "the search request does not decode");
     const Ply__SearchRequest *q = s->req;
     if (!q->fen) return ply_why(why, why_len, PLY_EPROTO, "the search request has no position");
     ply_arb_pos_t pos;
     char reason[256];
-    int r = ply_arb_from_fen(&pos, q->fen, q->chess960 ? PLY_ARB_CHESS960 : 0, reason,
-                             sizeof reason);
+    int r =
+        ply_arb_from_fen(&pos, q->fen, q->chess960 ? PLY_ARB_CHESS960 : 0, reason, sizeof reason);
     if (r < 0) return ply_why(why, why_len, r, "bad position \"%s\": %s", q->fen, reason);
     run->chess960 = q->chess960 || pos.chess960;
     if (ply_arb_to_fen(&pos, s->root_fen, sizeof s->root_fen) < 0)
@@ -196,8 +194,7 @@ static int search_setup(run_t *run)
     s->progress = (Ply__SearchAnswer)PLY__SEARCH_ANSWER__INIT;
     s->progress.fen = run->fen;
     s->progress.moves = s->done;
-    if (s->status)
-        s->progress.status = s->status == STATUS_CHECKMATE ? "checkmate" : "stalemate";
+    if (s->status) s->progress.status = s->status == STATUS_CHECKMATE ? "checkmate" : "stalemate";
     return 0;
 }
 
@@ -296,8 +293,8 @@ static int check_line(const run_t *run, const sjob_t *j, const Ply__SearchLine *
     if (ply_arb_move_from_uci(&pos, l->pv[0], &mv) < 0 || mv.from != j->move.from ||
         mv.to != j->move.to || mv.promo != j->move.promo ||
         ((mv.flags ^ j->move.flags) & PLY_ARB_MOVE_CASTLE))
-        return ply_why(why, why_len, PLY_EMISMATCH, "%s: the line starts with %s, not the job's move",
-                       j->uci, l->pv[0]);
+        return ply_why(why, why_len, PLY_EMISMATCH,
+                       "%s: the line starts with %s, not the job's move", j->uci, l->pv[0]);
     for (size_t i = 0; i < l->n_pv; i++) {
         if (ply_arb_move_from_uci(&pos, l->pv[i], &mv) < 0)
             return ply_why(why, why_len, PLY_EMISMATCH, "%s: PV move %zu %s is not legal", j->uci,
@@ -309,9 +306,9 @@ static int check_line(const run_t *run, const sjob_t *j, const Ply__SearchLine *
     if (l->has_mate) {
         int64_t n = l->mate, plies = n > 0 ? 2 * n - 1 : -2 * n;
         if (n == 0 || !mated || (int64_t)l->n_pv != plies)
-            return ply_why(why, why_len, PLY_EMISMATCH,
-                           "%s: claims mate in %" PRId32 " but %s", j->uci, l->mate,
-                           !mated ? "the line ends without checkmate"
+            return ply_why(why, why_len, PLY_EMISMATCH, "%s: claims mate in %" PRId32 " but %s",
+                           j->uci, l->mate,
+                           !mated   ? "the line ends without checkmate"
                            : n == 0 ? "the position analysed has legal moves"
                                     : "the checkmate is not at that distance");
         return 0;
@@ -323,8 +320,8 @@ static int check_line(const run_t *run, const sjob_t *j, const Ply__SearchLine *
 }
 
 /* Result @res for job @j: one line, checked by the rule engine. 0 or PLY_EMISMATCH (@why). */
-static int check_result(const run_t *run, const sjob_t *j, const Ply__SearchResult *res,
-                        char *why, size_t why_len)
+static int check_result(const run_t *run, const sjob_t *j, const Ply__SearchResult *res, char *why,
+                        size_t why_len)
 {
     if (res->n_lines != 1)
         return ply_why(why, why_len, PLY_EMISMATCH, "%s: %zu lines, the job asks for one", j->uci,
@@ -382,7 +379,7 @@ static int fill_analysed(const run_t *run, sjob_t *j)
 
 /* Takes checked result @res (owned from here) of job @job into the answer; 0 or PLY_ENOMEM. */
 static int accept_line(run_t *run, size_t job, Ply__SearchResult *res, const char *worker,
-                  const char *identity)
+                       const char *identity)
 {
     struct ply__search_run *s = run->search;
     sjob_t *j = &s->jobs[job];

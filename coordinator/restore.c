@@ -51,8 +51,8 @@ static int restore_search(ply_coordinator_t *c, run_t *run, const ply_store_run_
                  sr->njobs),
             r = PLY_EDB;
     if (r < 0)
-        return ply_why(why, why_len, PLY_EDB, "state file %s: run %" PRIu64 ": %s",
-                       c->state_path, run->id, reason);
+        return ply_why(why, why_len, PLY_EDB, "state file %s: run %" PRIu64 ": %s", c->state_path,
+                       run->id, reason);
     return 0;
 }
 

@@ -241,16 +241,16 @@ static void check_worker_fit(ply_coordinator_t *c, run_t *run, uint64_t now)
         if (n < sizeof have)
             n += (size_t)snprintf(have + n, sizeof have - n, "%s%s (%s)", n ? ", " : "", p->name,
                                   p->engine[0] ? p->engine
-                                  : p->kinds & (1u << PLY__JOB_KIND__JOB_KIND_SEARCH) ? "search"
-                                                                                      : "perft only");
+                                  : p->kinds & (1u << PLY__JOB_KIND__JOB_KIND_SEARCH)
+                                      ? "search"
+                                      : "perft only");
     }
     if (!run->no_fit_since_ms) run->no_fit_since_ms = now;
     if (!c->cfg.worker_wait_ms || ply_elapsed_ms(now, run->no_fit_since_ms) < c->cfg.worker_wait_ms)
         return;
     char what[PLY__WHY_LEN / 2], s[32];
     run->kind->describe_run(run, what, sizeof what);
-    ply__run_fail(run, PLY_EWORKER,
-                  "no connected worker runs %s within %s s; connected: %s", what,
+    ply__run_fail(run, PLY_EWORKER, "no connected worker runs %s within %s s; connected: %s", what,
                   seconds(c->cfg.worker_wait_ms, s, sizeof s), have);
 }
 

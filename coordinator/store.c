@@ -205,60 +205,54 @@ static int has_column(ply_store_t *s, const char *table, const char *column, cha
     return n > 0;
 }
 
+/* A column a format step adds: to @table, named @name, declared @decl. */
+typedef struct added_column {
+    const char *table, *name, *decl;
+} added_column_t;
+
 /*
- * Format 2 -> 3: job kinds (see the schema above). A column already there is
- * kept (a file that a test or a hand made from a newer one), so the step
- * only adds what is missing.
+ * Format @from -> @from + 1 by adding @n columns (see the schema above), in one transaction,
+ * logged with @what. A column already there is kept (a file that a test or a hand made from a
+ * newer one), so the step only adds what is missing.
  */
-static int migrate_2_to_3(ply_store_t *s, char *why, size_t why_len)
+static int migrate_columns(ply_store_t *s, int from, const added_column_t *cols, size_t n,
+                           const char *what, char *why, size_t why_len)
 {
-    char reason[256] = "";
-    int kind = -1, payload = -1;
+    char reason[256] = "", sql[256];
     int r = exec(s, "BEGIN IMMEDIATE", reason, sizeof reason);
-    if (r == 0 && (kind = has_column(s, "runs", "kind", reason, sizeof reason)) < 0) r = PLY_EDB;
-    if (r == 0 && (payload = has_column(s, "results", "payload", reason, sizeof reason)) < 0)
-        r = PLY_EDB;
-    if (r == 0 && !kind)
-        r = exec(s, "ALTER TABLE runs ADD COLUMN kind INTEGER NOT NULL DEFAULT 1", reason,
-                 sizeof reason);
-    if (r == 0 && !payload)
-        r = exec(s, "ALTER TABLE results ADD COLUMN payload BLOB", reason, sizeof reason);
-    if (r == 0)
-        r = exec(s,
-                 "PRAGMA user_version=3; UPDATE meta SET value='ply-state 3' WHERE key='format';",
-                 reason, sizeof reason);
+    for (size_t i = 0; r == 0 && i < n; i++) {
+        int have = has_column(s, cols[i].table, cols[i].name, reason, sizeof reason);
+        snprintf(sql, sizeof sql, "ALTER TABLE %s ADD COLUMN %s %s", cols[i].table, cols[i].name,
+                 cols[i].decl);
+        r = have < 0 ? PLY_EDB : have ? 0 : exec(s, sql, reason, sizeof reason);
+    }
+    snprintf(sql, sizeof sql,
+             "PRAGMA user_version=%d; UPDATE meta SET value='ply-state %d' WHERE key='format';",
+             from + 1, from + 1);
+    if (r == 0) r = exec(s, sql, reason, sizeof reason);
     if (r == 0) r = exec(s, "COMMIT", reason, sizeof reason);
     if (r < 0) {
         exec(s, "ROLLBACK", NULL, 0);
-        return ply_why(why, why_len, PLY_EDB, "cannot migrate state format 2 to 3: %s", reason);
+        return ply_why(why, why_len, PLY_EDB, "cannot migrate state format %d to %d: %s", from,
+                       from + 1, reason);
     }
-    ply_info("state file %s: migrated from format 2 to 3 (job kinds; its runs are perft runs)",
-             s->path);
+    ply_info("state file %s: migrated from format %d to %d (%s)", s->path, from, from + 1, what);
     return 0;
 }
 
-/* Format 3 -> 4: a run's request (see the schema above); a column already there is kept. */
+/* Format 2 -> 3: job kinds. */
+static int migrate_2_to_3(ply_store_t *s, char *why, size_t why_len)
+{
+    static const added_column_t cols[] = {{"runs", "kind", "INTEGER NOT NULL DEFAULT 1"},
+                                          {"results", "payload", "BLOB"}};
+    return migrate_columns(s, 2, cols, 2, "job kinds; its runs are perft runs", why, why_len);
+}
+
+/* Format 3 -> 4: a run's request. */
 static int migrate_3_to_4(ply_store_t *s, char *why, size_t why_len)
 {
-    char reason[256] = "";
-    int request = -1;
-    int r = exec(s, "BEGIN IMMEDIATE", reason, sizeof reason);
-    if (r == 0 && (request = has_column(s, "runs", "request", reason, sizeof reason)) < 0)
-        r = PLY_EDB;
-    if (r == 0 && !request)
-        r = exec(s, "ALTER TABLE runs ADD COLUMN request BLOB", reason, sizeof reason);
-    if (r == 0)
-        r = exec(s,
-                 "PRAGMA user_version=4; UPDATE meta SET value='ply-state 4' WHERE key='format';",
-                 reason, sizeof reason);
-    if (r == 0) r = exec(s, "COMMIT", reason, sizeof reason);
-    if (r < 0) {
-        exec(s, "ROLLBACK", NULL, 0);
-        return ply_why(why, why_len, PLY_EDB, "cannot migrate state format 3 to 4: %s", reason);
-    }
-    ply_info("state file %s: migrated from format 3 to 4 (run requests; its runs are perft runs)",
-             s->path);
-    return 0;
+    static const added_column_t cols[] = {{"runs", "request", "BLOB"}};
+    return migrate_columns(s, 3, cols, 1, "run requests; its runs are perft runs", why, why_len);
 }
 
 /* Decides whether the file is ours, empty (new), foreign, newer or damaged. */

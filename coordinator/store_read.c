@@ -231,9 +231,8 @@ static int load_runs(ply_store_t *s, ply_store_run_fn on_run, void *arg, char *w
                     " ply's run?)",
                     kind, PLY_STORE_KIND_MAX);
             r = PLY_EDB;
-        } else if (!has_request &&
-                   (depth < 1 || depth > PLY_SPLIT_MAX_DEPTH || slots < 1 || slots > 8 ||
-                    run.job_base < 1)) {
+        } else if (!has_request && (depth < 1 || depth > PLY_SPLIT_MAX_DEPTH || slots < 1 ||
+                                    slots > 8 || run.job_base < 1)) {
             ply_why(reason, sizeof reason, 0, "depth, slots or job ids out of range");
             r = PLY_EDB;
         } else if (has_request &&

@@ -407,9 +407,8 @@ static int submit_verify(ply__vctx_t *c, const Ply__Submit *m)
 static int check_submit(ply__vctx_t *c, const void *body)
 {
     const Ply__Submit *m = body;
-    if (m->has_kind &&
-        in_u64(c, "kind", (uint64_t)(uint32_t)m->kind, PLY__JOB_KIND__JOB_KIND_PERFT,
-               PLY__JOB_KIND__JOB_KIND_SEARCH))
+    if (m->has_kind && in_u64(c, "kind", (uint64_t)(uint32_t)m->kind, PLY__JOB_KIND__JOB_KIND_PERFT,
+                              PLY__JOB_KIND__JOB_KIND_SEARCH))
         return PLY_EPROTO;
     if (m->has_kind && m->kind == PLY__JOB_KIND__JOB_KIND_SEARCH) {
         if (ply__env_search_submit(c, m) || opt_text(c, "client_id", m->client_id) ||
@@ -432,9 +431,8 @@ static int check_submit(ply__vctx_t *c, const void *body)
 static int run_asked(ply__vctx_t *c, const Ply__RunAsked *a)
 {
     if (!a) return 0;
-    if (a->has_kind &&
-        in_u64(c, "asked.kind", (uint64_t)(uint32_t)a->kind, PLY__JOB_KIND__JOB_KIND_PERFT,
-               PLY__JOB_KIND__JOB_KIND_SEARCH))
+    if (a->has_kind && in_u64(c, "asked.kind", (uint64_t)(uint32_t)a->kind,
+                              PLY__JOB_KIND__JOB_KIND_PERFT, PLY__JOB_KIND__JOB_KIND_SEARCH))
         return PLY_EPROTO;
     if (a->has_kind && a->kind == PLY__JOB_KIND__JOB_KIND_SEARCH) {
         /* fen: the position analysed; depth: the request's limit, when it has one */

@@ -16,7 +16,11 @@
  *             (shortened) worker wait, naming the engine asked and the workers connected;
  *   restart   the coordinator SIGKILLed mid-run and restarted on its state file: the same
  *             request resumes the run, which finishes with every root move, recomputing
- *             only the missing ones.
+ *             only the missing ones;
+ *   perft-liar  a search's answer to a perft job: a failed check (the liar excluded), never
+ *             a count; perft(4) exact;
+ *   uci       engine "uci" goes to the worker on Debian's Stockfish only (skipped without
+ *             /usr/games/stockfish): WAC.027's lines replayed, mate 2 on top.
  * Expected values: the start position has 20 legal moves (FIDE art. 3; perft(1) = 20,
  * OEIS A048987); WAC.027 is mate in 2 (1. Qf8+ Rxf8 2. Rxf8#, Reinfeld's Win at Chess;
  * Stockfish 15.1 "go depth 10": score mate 2, pv a3f8 f2f8 f1f8); the fool's mate position
@@ -43,7 +47,7 @@
 #include "harness.h"
 #include "util/error.h"
 
-#define MATE2_FEN "7k/pp4np/2p3p1/3pN1q1/3P4/Q7/1r3rPP/2R2RK1 w - - 0 1"
+#define MATE2_FEN  "7k/pp4np/2p3p1/3pN1q1/3P4/Q7/1r3rPP/2R2RK1 w - - 0 1"
 #define FOOLS_MATE "rnb1kbnr/pppp1ppp/8/4p3/6Pq/5P2/PPPPP2P/RNBQKBNR w KQkq - 1 3"
 
 typedef struct cluster {
@@ -65,7 +69,18 @@ static void start_worker(cluster_t *k, int i)
 {
     char log[256];
     snprintf(log, sizeof log, "%s/worker%d.log", k->dir, i);
-    k->worker[i] = th_spawn(log, "exec ply-worker --connect %s --threads 1 --hash 16 --id w%d -v",
+    k->worker[i] =
+        th_spawn(log, "exec ply-worker --connect %s --threads 1 --hash 16 --id w%d -v", k->ep, i);
+}
+
+/* Worker @i on Debian's Stockfish (ply-worker --engine). */
+static void start_uci_worker(cluster_t *k, int i)
+{
+    char log[256];
+    snprintf(log, sizeof log, "%s/worker%d.log", k->dir, i);
+    k->worker[i] = th_spawn(log,
+                            "exec ply-worker --connect %s --engine /usr/games/stockfish "
+                            "--engine-option Threads=1 --engine-option Hash=16 --id sf%d -v",
                             k->ep, i);
 }
 
@@ -97,8 +112,8 @@ static ply_client_t *client_of(const cluster_t *k)
 }
 
 /* Submits @req and waits for its answer; *out the result, or NULL with the error in @why. */
-static int run_search(const cluster_t *k, const ply_search_request_t *req,
-                      Ply__RunResult **out, char *why, size_t why_len)
+static int run_search(const cluster_t *k, const ply_search_request_t *req, Ply__RunResult **out,
+                      char *why, size_t why_len)
 {
     ply_client_t *c = client_of(k);
     Ply__Accepted *a = NULL;
@@ -163,9 +178,9 @@ static void check_answer(const Ply__RunResult *res, const ply_arb_pos_t *pos, in
         for (size_t k = 0; k < i; k++) assert_string_not_equal(s->moves[k]->move, a->move);
         if (i) {
             const Ply__SearchLine *b = s->moves[i - 1]->line;
-            assert_true(order_key(b) < order_key(l) ||
-                        (order_key(b) == order_key(l) &&
-                         strcmp(s->moves[i - 1]->move, a->move) < 0));
+            assert_true(
+                order_key(b) < order_key(l) ||
+                (order_key(b) == order_key(l) && strcmp(s->moves[i - 1]->move, a->move) < 0));
         }
         nodes += a->nodes;
     }
@@ -187,20 +202,37 @@ static void test_startpos(void **state)
     assert_true(res->asked && res->asked->kind == PLY__JOB_KIND__JOB_KIND_SEARCH);
     assert_int_equal(res->search->rejected, 0);
     print_message("startpos depth 4: best %s (%d cp), %" PRIu64 " nodes, %" PRIu64 " ms\n",
-                  res->search->moves[0]->move, res->search->moves[0]->line->score_cp,
-                  res->nodes, res->time_ms);
+                  res->search->moves[0]->move, res->search->moves[0]->line->score_cp, res->nodes,
+                  res->time_ms);
     ply__run_result__free_unpacked(res, NULL);
 
     /* with a history and searchmoves: after 1. e4, only the two moves asked */
     const char *hist[] = {"e2e4"}, *sm[] = {"c7c5", "e7e5"};
-    ply_search_request_t two = {.fen = "startpos", .moves = hist, .nmoves = 1,
-                                .searchmoves = sm, .nsearchmoves = 2, .depth = 3};
+    ply_search_request_t two = {.fen = "startpos",
+                                .moves = hist,
+                                .nmoves = 1,
+                                .searchmoves = sm,
+                                .nsearchmoves = 2,
+                                .depth = 3};
     if (run_search(&k, &two, &res, why, sizeof why) != 0) fail_msg("searchmoves: %s", why);
     assert_int_equal(res->search->n_moves, 2);
     /* the rule engine writes the en-passant square of a double step (FEN standard) */
     assert_string_equal(res->fen, "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq e3 0 1");
     ply__run_result__free_unpacked(res, NULL);
     cluster_stop(&k);
+}
+
+/* WAC.027's answer: every line checked, mate 2 by 1. Qf8+ on top; the top line returned. */
+static const Ply__AnalysedMove *check_mate2(const Ply__RunResult *res)
+{
+    ply_arb_pos_t pos = analysed(MATE2_FEN, NULL, 0);
+    ply_arb_move_t legal[PLY_ARB_MAX_MOVES];
+    check_answer(res, &pos, ply_arb_legal_moves(&pos, legal));
+    const Ply__AnalysedMove *top = res->search->moves[0];
+    assert_true(top->line->has_mate && top->line->mate == 2);
+    assert_string_equal(top->move, "a3f8");
+    assert_string_equal(top->san, "Qf8+");
+    return top;
 }
 
 static void test_mate(void **state)
@@ -212,13 +244,7 @@ static void test_mate(void **state)
     Ply__RunResult *res;
     char why[512];
     if (run_search(&k, &req, &res, why, sizeof why) != 0) fail_msg("mate: %s", why);
-    ply_arb_pos_t pos = analysed(MATE2_FEN, NULL, 0);
-    ply_arb_move_t legal[PLY_ARB_MAX_MOVES];
-    check_answer(res, &pos, ply_arb_legal_moves(&pos, legal));
-    const Ply__AnalysedMove *top = res->search->moves[0];
-    assert_true(top->line->has_mate && top->line->mate == 2);
-    assert_string_equal(top->move, "a3f8");
-    assert_string_equal(top->san, "Qf8+");
+    const Ply__AnalysedMove *top = check_mate2(res);
     assert_string_equal(top->pv_san[top->n_pv_san - 1], "Rxf8#");
     ply__run_result__free_unpacked(res, NULL);
 
@@ -255,12 +281,12 @@ static void test_errors(void **state)
     ply_search_request_t a = {.fen = "startpos", .moves = bad_hist, .nmoves = 3, .depth = 2};
     expect_refused(&k, &a, "history move 3", "e4e5", NULL);
     const char *bad_sm[] = {"e2e4", "e2e5"};
-    ply_search_request_t b = {.fen = "startpos", .searchmoves = bad_sm, .nsearchmoves = 2,
-                              .depth = 2};
+    ply_search_request_t b = {
+        .fen = "startpos", .searchmoves = bad_sm, .nsearchmoves = 2, .depth = 2};
     expect_refused(&k, &b, "searchmove e2e5", "not a legal move", NULL);
     const char *twice[] = {"e2e4", "e2e4"};
-    ply_search_request_t c = {.fen = "startpos", .searchmoves = twice, .nsearchmoves = 2,
-                              .depth = 2};
+    ply_search_request_t c = {
+        .fen = "startpos", .searchmoves = twice, .nsearchmoves = 2, .depth = 2};
     expect_refused(&k, &c, "searchmove e2e4", "twice", NULL);
     ply_search_request_t d = {.fen = "startpos", .depth = 2, .engine = "stockfish"};
     expect_refused(&k, &d, "search.engine", "stockfish", NULL);
@@ -294,9 +320,10 @@ static void test_errors(void **state)
 
 enum { LIE_ILLEGAL, LIE_MATE, LIE_ROOT, LIE_PERFT, LIES };
 
-static void send_hello(zsock_t *d)
+/* HELLO as worker "liar" running @kind, with credit for LIES jobs. */
+static void send_hello(zsock_t *d, Ply__JobKind kind)
 {
-    Ply__JobKind kinds[] = {PLY__JOB_KIND__JOB_KIND_SEARCH};
+    Ply__JobKind kinds[] = {kind};
     Ply__Hello h = PLY__HELLO__INIT;
     h.worker_id = "liar";
     h.has_protocol = 1, h.protocol = PLY_PROTOCOL_VERSION;
@@ -316,11 +343,13 @@ static void send_hello(zsock_t *d)
 /* The liar's answer to @job: lie number @lie. */
 static void send_lie(zsock_t *d, const Ply__Job *job, int lie)
 {
-    const char *move = job->search->searchmoves[0];
+    /* a perft job gets a search's answer (lie LIE_ILLEGAL's shape, from "e2e4") */
+    const char *move = job->search ? job->search->searchmoves[0] : "e2e4";
     char *pv[2] = {(char *)move, "a1h8"}; /* a1h8: UCI by its shape, never legal here */
     Ply__SearchLine l = PLY__SEARCH_LINE__INIT, *lp[] = {&l};
     l.has_multipv = 1, l.multipv = 1;
-    l.has_bound = 1, l.has_depth = 1, l.depth = job->search->depth, l.has_seldepth = 1;
+    l.has_bound = 1, l.has_depth = 1, l.has_seldepth = 1;
+    l.depth = job->search ? job->search->depth : 1;
     l.has_score_cp = 1, l.score_cp = 55;
     l.n_pv = 2, l.pv = pv;
     if (lie == LIE_MATE) l.n_pv = 1, l.has_score_cp = 0, l.has_mate = 1, l.mate = 1;
@@ -359,8 +388,8 @@ static void liar_actor(zsock_t *pipe, void *arg)
         if (which == pipe) break;
         if (which == l->d) {
             ply_msg_t *msg = NULL;
-            if (ply_msg_recv(l->d, &msg, NULL, 0) == 0 && msg->body_case == PLY__MESSAGE__BODY_JOB &&
-                l->lies < LIES)
+            if (ply_msg_recv(l->d, &msg, NULL, 0) == 0 &&
+                msg->body_case == PLY__MESSAGE__BODY_JOB && l->lies < LIES)
                 send_lie(l->d, msg->job, l->lies++);
             ply_msg_free(&msg);
         }
@@ -384,7 +413,7 @@ static void test_liar(void **state)
     liar_t l = {0};
     l.d = zsock_new_dealer(k.ep);
     assert_non_null(l.d);
-    send_hello(l.d);
+    send_hello(l.d, PLY__JOB_KIND__JOB_KIND_SEARCH);
     l.actor = zactor_new(liar_actor, &l);
     usleep(300000); /* the liar is welcomed with its credit before the honest worker comes */
     start_worker(&k, 0);
@@ -413,6 +442,71 @@ static void test_liar(void **state)
     ply__run_result__free_unpacked(res, NULL);
     assert_true(th_alive(k.coord));
     zsock_destroy(&l.d);
+    cluster_stop(&k);
+}
+
+/*
+ * A search's answer to a perft job is a failed check of that attempt (never a count): the
+ * liar is excluded from the run, its jobs counted by the honest worker, the total exact
+ * (perft(4) of the start position, 197281: OEIS A048987).
+ */
+static void test_perft_liar(void **state)
+{
+    (void)state;
+    cluster_t k;
+    cluster_start(&k, "search-perft-liar", 0, NULL);
+    liar_t l = {0};
+    l.d = zsock_new_dealer(k.ep);
+    assert_non_null(l.d);
+    send_hello(l.d, PLY__JOB_KIND__JOB_KIND_PERFT);
+    l.actor = zactor_new(liar_actor, &l);
+    usleep(300000);
+    start_worker(&k, 0);
+    ply_client_t *c = client_of(&k);
+    ply_perft_request_t req = {.fen = "startpos", .depth = 4, .split_depth = 2};
+    Ply__Accepted *a = NULL;
+    Ply__RunResult *res = NULL;
+    char why[512];
+    if (ply_client_submit(c, &req, 20000, &a, why, sizeof why) != 0 ||
+        ply_client_wait(c, a->run_id, NULL, NULL, 60000, &res, why, sizeof why) != 0)
+        fail_msg("perft: %s", why);
+    zactor_destroy(&l.actor);
+    assert_true(l.lies >= 1);
+    assert_true(res->nodes == 197281);
+    assert_non_null(res->verification);
+    assert_true(res->verification->n_exclusion >= 1);
+    assert_non_null(strstr(res->verification->exclusion[0], "a search result for a perft job"));
+    ply__run_result__free_unpacked(res, NULL);
+    ply__accepted__free_unpacked(a, NULL);
+    ply_client_destroy(&c);
+    assert_true(th_alive(k.coord));
+    zsock_destroy(&l.d);
+    cluster_stop(&k);
+}
+
+/*
+ * A run asking engine "uci" goes to the Stockfish worker, not to the builtin one: WAC.027's
+ * lines from Stockfish, each replayed by the rule engine, mate 2 on top.
+ */
+static void test_uci(void **state)
+{
+    (void)state;
+    if (access("/usr/games/stockfish", X_OK) != 0) skip();
+    cluster_t k;
+    cluster_start(&k, "search-uci", 1, NULL);
+    start_uci_worker(&k, 1);
+    ply_search_request_t req = {.fen = MATE2_FEN, .depth = 8, .engine = "uci"};
+    Ply__RunResult *res;
+    char why[512];
+    if (run_search(&k, &req, &res, why, sizeof why) != 0) fail_msg("uci: %s", why);
+    const Ply__AnalysedMove *top = check_mate2(res);
+    for (size_t i = 0; i < res->search->n_moves; i++) {
+        assert_string_equal(res->search->moves[i]->worker_id, "sf1");
+        assert_non_null(res->search->moves[i]->engine);
+    }
+    print_message("uci: %s by %s, %u lines refused\n", top->move, top->engine,
+                  res->search->rejected);
+    ply__run_result__free_unpacked(res, NULL);
     cluster_stop(&k);
 }
 
@@ -474,14 +568,17 @@ static void test_restart(void **state)
     ply_client_destroy(&c);
     if (!kl.killed) fail_msg("the run ended before 3 moves were done: %d %s", r, why);
     assert_null(res);
-    print_message("killed after %u moves (%" PRIu64 " ms)\n", kl.done_at_kill,
-                  th_now_ms() - t0);
-    start_coordinator(&k, NULL); /* the worker reconnects */
+    print_message("killed after %u moves (%" PRIu64 " ms)\n", kl.done_at_kill, th_now_ms() - t0);
+    /* the same request again before a worker comes (a restored run is computed without its
+     * client, and could end before it is asked for): the same run, resumed */
+    th_stop(k.worker[0]);
+    start_coordinator(&k, NULL);
     c = client_of(&k);
     if (ply_client_submit_search(c, &req, 20000, &a, why, sizeof why) != 0)
         fail_msg("resubmit: %s", why);
-    assert_true(a->run_id == run_id); /* the same request: the same run, resumed */
+    assert_true(a->run_id == run_id);
     ply__accepted__free_unpacked(a, NULL);
+    start_worker(&k, 0);
     if (ply_client_wait(c, run_id, NULL, NULL, 60000, &res, why, sizeof why) != 0)
         fail_msg("resumed: %s", why);
     ply_client_destroy(&c);
@@ -502,13 +599,16 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_startpos), cmocka_unit_test(test_mate),
         cmocka_unit_test(test_errors),   cmocka_unit_test(test_liar),
         cmocka_unit_test(test_engine),   cmocka_unit_test(test_restart),
+        cmocka_unit_test(test_perft_liar), cmocka_unit_test(test_uci),
     };
-    static const char *const names[] = {"startpos", "mate", "errors", "liar", "engine", "restart"};
+    static const char *const names[] = {"startpos", "mate",    "errors",    "liar",
+                                        "engine",   "restart", "perft-liar", "uci"};
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
         if (strcmp(which, names[i]) == 0)
             return _cmocka_run_group_tests(names[i], &all[i], 1, NULL, NULL);
     if (strcmp(which, "all") != 0) {
-        fprintf(stderr, "usage: %s [all|startpos|mate|errors|liar|engine|restart]\n", argv[0]);
+        fprintf(stderr, "usage: %s [all|startpos|mate|errors|liar|engine|restart|perft-liar|uci]\n",
+                argv[0]);
         return 2;
     }
     return cmocka_run_group_tests(all, NULL, NULL);

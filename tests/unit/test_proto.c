@@ -2289,10 +2289,11 @@ static void srr_too_many_moves(ply_msg_t *m)
     for (size_t i = 0; i <= PLY_MAX_DIVIDE; i++) g_many_moves[i] = a->moves[0];
     a->n_moves = PLY_MAX_DIVIDE + 1, a->moves = g_many_moves;
 }
-EDIT(srr_divide, (g_one_entry.move = "e2e4", g_one_entry.has_nodes = 1,
-                  m->run_result->n_divide = 1, m->run_result->divide = g_one_divide))
+EDIT(srr_divide, (g_one_entry.move = "e2e4", g_one_entry.has_nodes = 1, m->run_result->n_divide = 1,
+                  m->run_result->divide = g_one_divide))
 EDIT(srr_bad_status, m->run_result->search->status = "won")
-EDIT(srr_checkmate, (m->run_result->search->status = "checkmate", m->run_result->search->n_moves = 0))
+EDIT(srr_checkmate,
+     (m->run_result->search->status = "checkmate", m->run_result->search->n_moves = 0))
 EDIT(srr_bad_move, m->run_result->search->moves[1]->move = "c7c9")
 EDIT(srr_bad_pv, m->run_result->search->moves[0]->line->pv[1] = "g1")
 EDIT(srr_long_pv, (m->run_result->search->moves[0]->line->n_pv = PLY_SEARCH_JOB_MAX_PV + 1,
@@ -2414,8 +2415,7 @@ static const scase_t SCASES[] = {
      "SUBMIT: field search.moves has 1025 moves, must be at most 1024"},
     {build_search_submit, ss_too_many_searchmoves, PLY_EPROTO,
      "SUBMIT: field search.searchmoves has 257 moves, must be at most 256"},
-    {build_search_submit, ss_depth_0, PLY_EPROTO,
-     "SUBMIT: field search.depth = 0, must be 1..100"},
+    {build_search_submit, ss_depth_0, PLY_EPROTO, "SUBMIT: field search.depth = 0, must be 1..100"},
     {build_search_submit, ss_depth_over, PLY_EPROTO,
      "SUBMIT: field search.depth = 101, must be 1..100"},
     {build_search_submit, ss_nodes_0, PLY_EPROTO,

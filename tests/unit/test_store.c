@@ -529,7 +529,8 @@ static void test_exact_counts(void **state)
     sqlite3_stmt *q;
     assert_int_equal(sqlite3_prepare_v2(db, "PRAGMA user_version", -1, &q, NULL), SQLITE_OK);
     assert_int_equal(sqlite3_step(q), SQLITE_ROW);
-    assert_int_equal(sqlite3_column_int(q, 0), 4); /* 1 -> 2 -> 3 -> 4: the format this ply writes */
+    assert_int_equal(sqlite3_column_int(q, 0),
+                     4); /* 1 -> 2 -> 3 -> 4: the format this ply writes */
     sqlite3_finalize(q);
     sqlite3_close(db);
     ply_split_destroy(&plan);

@@ -325,10 +325,17 @@ static void expected_text(const ply_epd_expect_t *x, char *buf, size_t len)
     if (!buf[0]) snprintf(buf, len, "nothing");
 }
 
-static json_t *epd_json(const ply_epd_expect_t *x, const epd_outcome_t *o, int rc)
+static json_t *epd_json(const ply_epd_rec_t *rec, const ply_epd_expect_t *x, const epd_outcome_t *o,
+                        int rc)
 {
-    json_t *j = json_object();
+    json_t *j = json_object(), *comments = json_object();
     json_object_set_new(j, "id", x->id ? json_string(x->id) : json_null());
+    for (int k = 0; k < 10; k++) { /* c0..c9, kept as written */
+        char name[4] = {'c', (char)('0' + k), '\0'};
+        const char *c = ply_epd_op(rec, name);
+        if (c) json_object_set_new(comments, name, json_string(c));
+    }
+    json_object_set_new(j, "comments", comments);
     json_object_set_new(j, "fen", json_string(x->fen));
     json_object_set_new(j, "bm", x->bm_text ? json_string(x->bm_text) : json_null());
     json_object_set_new(j, "am", x->am_text ? json_string(x->am_text) : json_null());
@@ -376,7 +383,7 @@ static int run_epd(const analyse_args_t *a)
         if (!id[0]) snprintf(id, sizeof id, "line %d", suite->recs[i].line_no);
         expected_text(&xs[i], want, sizeof want);
         if (list)
-            json_array_append_new(list, epd_json(&xs[i], &o, r));
+            json_array_append_new(list, epd_json(&suite->recs[i], &xs[i], &o, r));
         else if (r < 0)
             printf("%s: error: %s\n", id, o.why);
         else

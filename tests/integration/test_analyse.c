@@ -387,7 +387,8 @@ static void test_worker_killed(void **state)
 }
 
 /* Stockfish as the local workers' engine: the start position at depth 10 over two workers,
- * every root move, every line legal (the coordinator and this test both replay them). */
+ * every root move, every line legal (the coordinator and this test both replay them); and
+ * as the in-process worker's, on the mate in 2. */
 static void test_stockfish_workers(void **state)
 {
     (void)state;
@@ -398,6 +399,16 @@ static void test_stockfish_workers(void **state)
     assert_string_equal(th_jstr(o, "engine"), "uci");
     const char *engine = th_jstr(json_array_get(th_jget(o, "lines"), 0), "engine");
     assert_non_null(strstr(engine, "Stockfish"));
+    json_decref(o);
+    /* the in-process worker drives it too (the default --uci-engine), and finds the mate */
+    o = analyse_json("ply analyse --fen '" MATE_IN_2 "' -d 8 --engine uci --threads 1 "
+                     "--hash 16 --json");
+    int mate = 0;
+    check_lines(o, &mate);
+    json_t *top = json_array_get(th_jget(o, "lines"), 0);
+    assert_int_equal(json_integer_value(json_object_get(th_jget(top, "score"), "mate")), 2);
+    assert_true(mate);
+    assert_non_null(strstr(th_jstr(top, "engine"), "Stockfish"));
     json_decref(o);
 }
 

@@ -69,7 +69,7 @@ struct ply__search_run {
     Ply__SearchJob sj;              /* the SearchJob of the task being handed out */
     Ply__AnalysedMove **done;       /* accepted lines in the order they came (progress) */
     size_t ndone;
-    uint64_t nodes; /* of the accepted lines' jobs */
+
     uint32_t replayed, rejected;
     char *rejection[PLY_MAX_MISMATCHES];
     uint32_t nrejection;
@@ -388,12 +388,14 @@ static int accept_line(run_t *run, size_t job, Ply__SearchResult *res, const cha
     snprintf(j->identity, sizeof j->identity, "%s", identity);
     if (fill_analysed(run, j) < 0) return PLY_ENOMEM;
     s->done[s->ndone++] = &j->am;
-    s->nodes += res->nodes;
+    /* exact in 128 bits (run->nodes): one worker's absurd count never wraps the total */
+    ply_u128_add(&run->nodes, ply_u128_make(0, res->nodes));
     s->replayed++;
     s->progress.n_moves = s->ndone;
     s->progress.has_replayed = 1, s->progress.replayed = s->replayed;
-    s->progress.has_nodes = 1, s->progress.nodes = s->nodes;
-    run->nodes = ply_u128_make(0, s->nodes);
+    /* SearchAnswer.nodes has no high word: exact, or absent */
+    s->progress.has_nodes = ply_u128_hi(run->nodes) == 0;
+    s->progress.nodes = ply_u128_lo(run->nodes);
     run->settled[job] = 1;
     run->done++;
     ply__task_done(run, job);
@@ -535,7 +537,8 @@ static void search_fill_accepted(const run_t *run, Ply__Accepted *a)
 static void search_fill_progress(const run_t *run, Ply__RunProgress *rp)
 {
     const struct ply__search_run *s = run->search;
-    rp->has_nodes = 1, rp->nodes = s->nodes;
+    rp->has_nodes = 1, rp->nodes = ply_u128_lo(run->nodes);
+    rp->has_nodes_hi = ply_u128_hi(run->nodes) != 0, rp->nodes_hi = ply_u128_hi(run->nodes);
     rp->fen = (char *)run->fen;
     if (run->depth) rp->has_depth = 1, rp->depth = run->depth;
     if (s->done) rp->search = (Ply__SearchAnswer *)&s->progress;
@@ -571,14 +574,15 @@ static zmsg_t *search_answer(ply_coordinator_t *c, run_t *run)
     qsort(sorted, s->ndone, sizeof *sorted, cmp_analysed);
     Ply__SearchAnswer ans = s->progress;
     ans.moves = sorted;
-    ans.has_replayed = 1, ans.has_rejected = 1, ans.has_nodes = 1;
+    ans.has_replayed = 1, ans.has_rejected = 1;
     Ply__RunAsked asked;
     search_fill_asked(run, &asked);
     Ply__RunResult rr = PLY__RUN_RESULT__INIT;
     rr.has_run_id = 1, rr.run_id = run->id;
     rr.fen = run->fen;
     if (run->depth) rr.has_depth = 1, rr.depth = run->depth;
-    rr.has_nodes = 1, rr.nodes = s->nodes;
+    rr.has_nodes = 1, rr.nodes = ply_u128_lo(run->nodes);
+    rr.has_nodes_hi = ply_u128_hi(run->nodes) != 0, rr.nodes_hi = ply_u128_hi(run->nodes);
     rr.has_jobs = 1, rr.jobs = (uint32_t)run->njobs;
     uint64_t now = ply_time_ms();
     rr.has_time_ms = 1, rr.time_ms = ply__run_time_ms(run, now);
@@ -599,16 +603,17 @@ static zmsg_t *search_answer(ply_coordinator_t *c, run_t *run)
         z = ply_msg_encode(&m);
     else
         ply_warn("run %" PRIu64 ": cannot encode the result: %s", run->id, reason);
+    char total[PLY_U128_DEC_LEN], best[32] = "";
+    ply_u128_to_dec(run->nodes, total, sizeof total);
     if (s->ndone && sorted[0]->line->has_mate)
-        ply_info("run %" PRIu64 ": search of %s: best %s (mate %d), %zu moves, %u lines refused, "
-                 "%" PRIu64 " nodes, %" PRIu64 " ms",
-                 run->id, run->fen, sorted[0]->move, sorted[0]->line->mate, s->ndone, s->rejected,
-                 s->nodes, ply_time_ms() - run->submitted_ms);
+        snprintf(best, sizeof best, "mate %d", sorted[0]->line->mate);
     else if (s->ndone)
-        ply_info("run %" PRIu64 ": search of %s: best %s (%d cp), %zu moves, %u lines refused, "
-                 "%" PRIu64 " nodes, %" PRIu64 " ms",
-                 run->id, run->fen, sorted[0]->move, sorted[0]->line->score_cp, s->ndone,
-                 s->rejected, s->nodes, ply_time_ms() - run->submitted_ms);
+        snprintf(best, sizeof best, "%d cp", sorted[0]->line->score_cp);
+    if (s->ndone)
+        ply_info("run %" PRIu64 ": search of %s: best %s (%s), %zu moves, %u lines refused, %s "
+                 "nodes, %" PRIu64 " ms",
+                 run->id, run->fen, sorted[0]->move, best, s->ndone, s->rejected, total,
+                 ply_time_ms() - run->submitted_ms);
     else
         ply_info("run %" PRIu64 ": search of %s: %s, no moves", run->id, run->fen,
                  s->progress.status ? s->progress.status : "no root move");

@@ -7,6 +7,7 @@
  * independent sort here.
  *   answer   startpos depth 3: 20 lines, sorted by score, SAN by the rule engine, nodes the
  *            sum of the jobs';
+ *   huge_nodes  a worker's count of 2^64 - 1: the run's total exact in 128 bits;
  *   restore  the worker answers 5 jobs and holds the rest: the run's RunProgress.search
  *            shows those 5 to its owner, a StatusReply lists the run without lines; the
  *            coordinator stops (the run stays in its state file) and starts again on it;
@@ -40,7 +41,8 @@ static int score_of(const char *uci)
 
 typedef struct sworker {
     char endpoint[256];
-    int answer_max; /* answer this many jobs, hold the rest */
+    int answer_max;       /* answer this many jobs, hold the rest */
+    uint64_t first_nodes; /* the node count of its first answer (0: 100, as the others) */
     _Atomic int answered;
     zactor_t *actor;
 } sworker_t;
@@ -50,7 +52,7 @@ static void send_msg(zsock_t *d, ply_msg_t *m)
     assert_int_equal(ply_msg_send(d, m), 0);
 }
 
-static void answer(zsock_t *d, const Ply__Job *job)
+static void answer(zsock_t *d, const Ply__Job *job, uint64_t nodes)
 {
     char *pv[1] = {job->search->searchmoves[0]};
     Ply__SearchLine l = PLY__SEARCH_LINE__INIT, *lp[] = {&l};
@@ -60,7 +62,7 @@ static void answer(zsock_t *d, const Ply__Job *job)
     l.n_pv = 1, l.pv = pv;
     Ply__SearchResult sr = PLY__SEARCH_RESULT__INIT;
     sr.n_lines = 1, sr.lines = lp;
-    sr.has_nodes = 1, sr.nodes = 100, sr.has_time_us = 1, sr.time_us = 10;
+    sr.has_nodes = 1, sr.nodes = nodes, sr.has_time_us = 1, sr.time_us = 10;
     sr.engine = "scripted";
     Ply__Result r = PLY__RESULT__INIT;
     r.has_job_id = 1, r.job_id = job->job_id;
@@ -100,7 +102,7 @@ static void sworker_actor(zsock_t *pipe, void *arg)
             ply_msg_t *msg = NULL;
             if (ply_msg_recv(d, &msg, NULL, 0) == 0 && msg->body_case == PLY__MESSAGE__BODY_JOB &&
                 w->answered < w->answer_max) {
-                answer(d, msg->job);
+                answer(d, msg->job, !w->answered && w->first_nodes ? w->first_nodes : 100);
                 w->answered++;
             }
             ply_msg_free(&msg);
@@ -114,11 +116,12 @@ static void sworker_actor(zsock_t *pipe, void *arg)
     zsock_destroy(&d);
 }
 
-static void sworker_start(sworker_t *w, const char *endpoint, int answer_max)
+static void sworker_start(sworker_t *w, const char *endpoint, int answer_max, uint64_t first_nodes)
 {
     memset(w, 0, sizeof *w);
     snprintf(w->endpoint, sizeof w->endpoint, "%s", endpoint);
     w->answer_max = answer_max;
+    w->first_nodes = first_nodes;
     w->actor = zactor_new(sworker_actor, w);
     assert_non_null(w->actor);
 }
@@ -179,10 +182,31 @@ static void test_answer(void **state)
     (void)state;
     coord_t *t = coord_start("inproc", NULL, NULL);
     sworker_t w;
-    sworker_start(&w, t->endpoint, 1000);
+    sworker_start(&w, t->endpoint, 1000, 0);
     coord_wait_joined(t, 1);
     Ply__RunResult *res = search_startpos(t->endpoint);
     check_startpos(res);
+    ply__run_result__free_unpacked(res, NULL);
+    zactor_destroy(&w.actor);
+    coord_stop(&t);
+}
+
+/*
+ * A worker's node count is its word, but the run's total stays exact: 2^64 - 1 and 19 x 100
+ * is 2^64 + 1899, in nodes and nodes_hi (the SearchAnswer, which has no high word, leaves
+ * its total out rather than wrap it).
+ */
+static void test_huge_nodes(void **state)
+{
+    (void)state;
+    coord_t *t = coord_start("inproc", NULL, NULL);
+    sworker_t w;
+    sworker_start(&w, t->endpoint, 1000, UINT64_MAX);
+    coord_wait_joined(t, 1);
+    Ply__RunResult *res = search_startpos(t->endpoint);
+    assert_int_equal(res->search->n_moves, 20);
+    assert_true(res->nodes == 1899 && res->has_nodes_hi && res->nodes_hi == 1);
+    assert_false(res->search->has_nodes);
     ply__run_result__free_unpacked(res, NULL);
     zactor_destroy(&w.actor);
     coord_stop(&t);
@@ -198,7 +222,7 @@ static void test_restore(void **state)
     unlink(path);
     coord_t *t = coord_start("inproc", NULL, path);
     sworker_t w;
-    sworker_start(&w, t->endpoint, 5);
+    sworker_start(&w, t->endpoint, 5, 0);
     coord_wait_joined(t, 1);
     /* submit, let 5 lines in, and stop the coordinator under the waiting client */
     ply_client_t *c = ply_client_new(t->endpoint, NULL, 0);
@@ -242,7 +266,7 @@ static void test_restore(void **state)
     assert_int_equal(ply_client_submit_search(c, &req, 10000, &a, why, sizeof why), 0);
     assert_true(a->run_id == id);
     ply__accepted__free_unpacked(a, NULL);
-    sworker_start(&w, t->endpoint, 1000);
+    sworker_start(&w, t->endpoint, 1000, 0);
     Ply__RunResult *res = NULL;
     if (ply_client_wait(c, id, NULL, NULL, 20000, &res, why, sizeof why) != 0)
         fail_msg("resumed: %s", why);
@@ -266,6 +290,7 @@ int main(void)
     ply_log_set_level(getenv("PLY_TEST_LOG") ? PLY_LOG_INFO : PLY_LOG_ERROR);
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_answer),
+        cmocka_unit_test(test_huge_nodes),
         cmocka_unit_test(test_restore),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

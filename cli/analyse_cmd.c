@@ -133,10 +133,11 @@ static void on_progress(const Ply__RunProgress *p, void *arg)
     progress_t *ps = arg;
     uint64_t now = ply_time_ms();
     size_t done = p->search ? p->search->n_moves : 0;
-    char status[256];
-    snprintf(status, sizeof status, "%u/%u root moves  %" PRIu64 " nodes  %.0f s", p->jobs_done,
-             p->jobs_total, p->search && p->search->has_nodes ? p->search->nodes : p->nodes,
-             (double)(now - ps->start_ms) / 1000.0);
+    char status[256], count[PLY_U128_DEC_LEN];
+    snprintf(
+        status, sizeof status, "%u/%u root moves  %s nodes  %.0f s", p->jobs_done, p->jobs_total,
+        ply_u128_to_dec(ply_msg_count(p->nodes, p->has_nodes_hi, p->nodes_hi), count, sizeof count),
+        (double)(now - ps->start_ms) / 1000.0);
     if (!isatty(STDERR_FILENO)) {
         if (now - ps->last_ms < PROGRESS_LOG_MS) return;
         ps->last_ms = now;

@@ -9,7 +9,9 @@
 #include <inttypes.h>
 #include <string.h>
 
+#include "envelope.h"
 #include "json_exact.h"
+#include "util/u128.h"
 
 void ply_analyse_score_text(const Ply__SearchLine *l, int bounds, char *buf, size_t len)
 {
@@ -99,9 +101,11 @@ static void engines_text(const Ply__SearchAnswer *s, char *buf, size_t len)
     if (!buf[0]) snprintf(buf, len, "?");
 }
 
-static uint64_t answer_nodes(const Ply__RunResult *r)
+/* The run's total: 128-bit on the wire (nodes, nodes_hi), as perft's is, so that no
+ * worker's claim can wrap it; SearchAnswer.nodes has no high word and is not used. */
+static ply_u128_t answer_nodes(const Ply__RunResult *r)
 {
-    return r->search && r->search->has_nodes ? r->search->nodes : r->nodes;
+    return ply_msg_count(r->nodes, r->has_nodes_hi, r->nodes_hi);
 }
 
 void ply_analyse_print_text(FILE *out, const Ply__RunResult *r, const ply_analyse_asked_t *a)
@@ -134,9 +138,10 @@ void ply_analyse_print_text(FILE *out, const Ply__RunResult *r, const ply_analys
         fprintf(out, "  ... %zu more root moves (--multipv all shows them)\n", n - shown);
     char engines[512];
     if (s) engines_text(s, engines, sizeof engines);
-    uint64_t nodes = answer_nodes(r);
-    fprintf(out, "\n%u jobs, %" PRIu64 " nodes in %.3f s (%.0f knodes/s); engine: %s\n", r->jobs,
-            nodes, (double)r->time_ms / 1000.0,
+    ply_u128_t nodes = answer_nodes(r);
+    char count[PLY_U128_DEC_LEN];
+    fprintf(out, "\n%u jobs, %s nodes in %.3f s (%.0f knodes/s); engine: %s\n", r->jobs,
+            ply_u128_to_dec(nodes, count, sizeof count), (double)r->time_ms / 1000.0,
             r->time_ms ? (double)nodes / (double)r->time_ms : 0.0, s ? engines : "?");
     unsigned replayed = s ? s->replayed : 0, rejected = s ? s->rejected : 0;
     fprintf(out, "Checked: %u lines replayed by the rule engine", replayed);

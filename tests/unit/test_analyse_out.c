@@ -2,7 +2,8 @@
  * ply analyse's output (cli/analyse_out.c) on synthetic answers: scores as users read them
  * (engines' and GUIs' "+0.31", "#3", "#-2"), PVs numbered as in PGN movetext (PGN standard
  * 8.2.2: "1. e4 e5", "1... e5" for a black move first), the coordinator's order kept, the
- * rule engine's rejections shown with the worker, and the JSON fields.
+ * rule engine's rejections shown with the worker, the run's 128-bit node total, and the
+ * JSON fields.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -135,6 +136,8 @@ static void fill(fixture_t *f)
     f->s.n_rejection = 1;
     f->s.rejection = rej;
     f->r.search = &f->s;
+    f->r.has_nodes = 1;
+    f->r.nodes = 3000;
     f->r.jobs = 2;
     f->r.time_ms = 10;
 }
@@ -164,6 +167,13 @@ static void test_text(void **state)
     assert_non_null(strstr(t, "Checked: 2 lines replayed by the rule engine; 1 rejected"));
     assert_non_null(strstr(t, "rejected: worker w2: d2d4"));
     free(t);
+    /* the run's total is 128-bit (nodes_hi): 2^64 + 3000 */
+    f.r.has_nodes_hi = 1;
+    f.r.nodes_hi = 1;
+    t = text_of(&f.r, &a);
+    assert_non_null(strstr(t, "2 jobs, 18446744073709554616 nodes"));
+    free(t);
+    f.r.has_nodes_hi = 0;
     a.multipv = 1;
     t = text_of(&f.r, &a);
     assert_null(strstr(t, "   2  d4 "));

@@ -221,3 +221,27 @@ json_t *ply_analyse_json(const Ply__RunResult *r, const ply_analyse_asked_t *a)
     json_object_set_new(o, "run", ply_json_count(r->run_id));
     return o;
 }
+
+int ply_analyse_print_result(const Ply__RunResult *r, int json)
+{
+    const Ply__SearchRequest *q = r->asked ? r->asked->search : NULL;
+    ply_analyse_asked_t a = {0};
+    a.root = q && q->fen ? q->fen : r->search->fen ? r->search->fen : "?";
+    if (q) {
+        a.moves = (const char *const *)q->moves;
+        a.nmoves = q->n_moves;
+        a.depth = q->depth;
+        a.nodes = q->nodes;
+        a.movetime_ms = q->movetime_ms;
+        a.engine = q->engine && *q->engine ? q->engine : NULL;
+    }
+    if (json) {
+        json_t *o = ply_analyse_json(r, &a);
+        ply_json_dumpf(o, stdout, JSON_INDENT(2));
+        printf("\n");
+        json_decref(o);
+    } else {
+        ply_analyse_print_text(stdout, r, &a);
+    }
+    return 0;
+}

@@ -73,4 +73,12 @@ void ply_analyse_print_text(FILE *out, const Ply__RunResult *r, const ply_analys
  */
 json_t *ply_analyse_json(const Ply__RunResult *r, const ply_analyse_asked_t *a);
 
+/**
+ * ply_analyse_print_result - print the answer of a search run @r (r->search set) as ply
+ * analyse does, text or JSON (@json), what was asked read from r->asked (for `ply result`).
+ * Returns the exit status, 0, as ply analyse's: a rejected line was run again elsewhere,
+ * and the answer holds only lines the rule engine accepted.
+ */
+int ply_analyse_print_result(const Ply__RunResult *r, int json);
+
 #endif

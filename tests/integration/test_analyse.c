@@ -7,7 +7,7 @@
  * the perft reference, the FIDE Laws for the repetition draw (art. 9.2).
  *
  * Groups (argv[1]): "quick" (the embedded default), "cluster" (--workers 2, a worker
- * killed mid-run, Stockfish as the workers' engine).
+ * killed mid-run, Stockfish as the workers' engine, a running coordinator and ply result).
  */
 #define _GNU_SOURCE
 #include <setjmp.h>
@@ -412,6 +412,38 @@ static void test_stockfish_workers(void **state)
     json_decref(o);
 }
 
+/* A run on a running coordinator (--coordinator, a ply-worker of its own): the same answer,
+ * and `ply result RUN` prints it again as ply analyse does. */
+static void test_coordinator_result(void **state)
+{
+    (void)state;
+    int port = th_free_port();
+    pid_t coord = th_spawn(NULL, "exec ply-coordinator --bind tcp://127.0.0.1:%d -q", port);
+    pid_t worker = th_spawn(NULL,
+                            "exec ply-worker --connect tcp://127.0.0.1:%d --threads 1 "
+                            "--hash 16 -q",
+                            port);
+    json_t *o = analyse_json("ply analyse --coordinator tcp://127.0.0.1:%d -d 4 --json", port);
+    assert_int_equal(check_lines(o, NULL), 20);
+    long run = th_jint(o, "run");
+    th_run_t r = th_run(RUN_S, "ply result --coordinator tcp://127.0.0.1:%d %ld --json", port, run);
+    th_expect_status(&r, 0, "ply result of a search run");
+    json_t *again = th_json(&r);
+    assert_int_equal(check_lines(again, NULL), 20);
+    assert_string_equal(th_jstr(th_jget(again, "best"), "move"),
+                        th_jstr(th_jget(o, "best"), "move"));
+    assert_int_equal(th_jint(again, "depth"), 4);
+    json_decref(again);
+    json_decref(o);
+    th_run_free(&r);
+    r = th_run(RUN_S, "ply result --coordinator tcp://127.0.0.1:%d %ld", port, run);
+    th_expect_status(&r, 0, "ply result, text");
+    assert_non_null(strstr(r.out, "Checked: 20 lines replayed by the rule engine"));
+    th_run_free(&r);
+    th_stop(worker);
+    th_stop(coord);
+}
+
 int main(int argc, char **argv)
 {
     const char *group = argc > 1 ? argv[1] : "quick";
@@ -425,6 +457,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_workers),
         cmocka_unit_test(test_worker_killed),
         cmocka_unit_test(test_stockfish_workers),
+        cmocka_unit_test(test_coordinator_result),
     };
     if (!strcmp(group, "cluster"))
         return ply_test_exit(cmocka_run_group_tests_name("cluster", cluster, NULL, NULL));

@@ -6,6 +6,9 @@
 /** ply_cmd_perft - `ply perft`: perft of one position or an EPD suite. */
 int ply_cmd_perft(int argc, char **argv);
 
+/** ply_cmd_analyse - `ply analyse`: every root move of a position searched, or an EPD suite. */
+int ply_cmd_analyse(int argc, char **argv);
+
 /** ply_cmd_arbiter - `ply arbiter`: adjudicate PGN game records, or validate a FEN. */
 int ply_cmd_arbiter(int argc, char **argv);
 

@@ -21,8 +21,10 @@
 #include "envelope.h"
 #include "epd.h"
 #include "json_exact.h"
+#include "position.h"
 #include "report.h"
 #include "session.h"
+#include "session_opts.h"
 #include "util/error.h"
 #include "util/stats.h"
 #include "util/time.h"
@@ -35,23 +37,25 @@ typedef struct perft_args {
     const char *epd;
     int max_depth;
     uint64_t max_nodes;
-    ply_session_config_t session;
-    int verify;          /* --verify: a Ply__VerifyMode */
-    uint32_t verify_ppm; /* --verify sample=P, parts per million */
-    int detach;          /* --detach: print the run id and leave */
+    ply_cli_session_opts_t session; /* --threads, --hash, --workers, --coordinator, ... */
+    int verify;                     /* --verify: a Ply__VerifyMode */
+    uint32_t verify_ppm;            /* --verify sample=P, parts per million */
+    int detach;                     /* --detach: print the run id and leave */
 } perft_args_t;
 
 static void usage(FILE *out)
 {
     fprintf(
         out,
-        "usage: ply perft [--fen FEN | startpos | FEN] -d N [options]\n"
+        "usage: ply perft [--fen FEN | startpos | FEN] [moves M...] -d N [options]\n"
         "       ply perft --epd FILE [--max-depth D] [options]\n"
         "\n"
         "Counts the leaf nodes of the legal move tree (perft), split into jobs by a\n"
         "coordinator, counted by workers, cross-checked by the rule engine.\n"
         "\n"
         "  -f, --fen FEN           position as FEN, X-FEN or Shredder-FEN (default: startpos)\n"
+        "      --moves \"M ...\"     UCI moves played from it first (as 'moves M...' after the\n"
+        "                          position); perft counts the position they reach\n"
         "  -d, --depth N           plies to count, 1..%d\n"
         "      --chess960          read KQkq as X-FEN and castle by Chess960 rules\n"
         "                          (Shredder-FEN letters such as HAha imply it)\n"
@@ -199,15 +203,15 @@ static void on_interrupt(int sig)
 static void explain_interruption(const perft_args_t *a)
 {
     const char *clear = isatty(STDERR_FILENO) ? "\r\033[K" : "";
-    if (a->session.state_path)
+    if (a->session.cfg.state_path)
         snprintf(interrupt_note, sizeof interrupt_note,
                  "%sply perft: interrupted; %s keeps the run: the same command resumes it "
                  "without recounting a finished job\n",
-                 clear, a->session.state_path);
-    else if (a->session.coordinator)
+                 clear, a->session.cfg.state_path);
+    else if (a->session.cfg.coordinator)
         snprintf(interrupt_note, sizeof interrupt_note,
                  "%sply perft: interrupted; the run goes on at %s (ply status --coordinator %s)\n",
-                 clear, a->session.coordinator, a->session.coordinator);
+                 clear, a->session.cfg.coordinator, a->session.cfg.coordinator);
     else
         return;
     interrupt_note_len = strlen(interrupt_note);
@@ -408,8 +412,8 @@ static int run_detached(ply_session_t *s, const ply_perft_request_t *req, const 
                 "ply perft: run %llu accepted (%u jobs at split depth %u); follow it with 'ply "
                 "status --coordinator %s %llu', get it with 'ply result --coordinator %s %llu'\n",
                 (unsigned long long)acc->run_id, acc->jobs, acc->split_depth,
-                a->session.coordinator, (unsigned long long)acc->run_id, a->session.coordinator,
-                (unsigned long long)acc->run_id);
+                a->session.cfg.coordinator, (unsigned long long)acc->run_id,
+                a->session.cfg.coordinator, (unsigned long long)acc->run_id);
     }
     ply_session_free_reply(&acc, NULL);
     return 0;
@@ -532,11 +536,7 @@ int ply_cmd_perft(int argc, char **argv)
         OPT_DIVIDE,
         OPT_STATS,
         OPT_JSON,
-        OPT_HASH,
         OPT_SPLIT,
-        OPT_WORKERS,
-        OPT_COORD,
-        OPT_TIMEOUT,
         OPT_EPD,
         OPT_MAXDEPTH,
         OPT_MAXNODES,
@@ -545,7 +545,7 @@ int ply_cmd_perft(int argc, char **argv)
         OPT_PLY,
         OPT_VERIFY,
         OPT_DETACH,
-        OPT_STATE
+        OPT_MOVES
     };
     static const struct option longopts[] = {{"fen", required_argument, NULL, 'f'},
                                              {"depth", required_argument, NULL, 'd'},
@@ -553,12 +553,7 @@ int ply_cmd_perft(int argc, char **argv)
                                              {"divide", no_argument, NULL, OPT_DIVIDE},
                                              {"stats", no_argument, NULL, OPT_STATS},
                                              {"json", no_argument, NULL, OPT_JSON},
-                                             {"threads", required_argument, NULL, 't'},
-                                             {"hash", required_argument, NULL, OPT_HASH},
                                              {"split-depth", required_argument, NULL, OPT_SPLIT},
-                                             {"workers", required_argument, NULL, OPT_WORKERS},
-                                             {"coordinator", required_argument, NULL, OPT_COORD},
-                                             {"timeout", required_argument, NULL, OPT_TIMEOUT},
                                              {"epd", required_argument, NULL, OPT_EPD},
                                              {"max-depth", required_argument, NULL, OPT_MAXDEPTH},
                                              {"max-nodes", required_argument, NULL, OPT_MAXNODES},
@@ -567,15 +562,16 @@ int ply_cmd_perft(int argc, char **argv)
                                              {"ply", required_argument, NULL, OPT_PLY},
                                              {"verify", required_argument, NULL, OPT_VERIFY},
                                              {"detach", no_argument, NULL, OPT_DETACH},
-                                             {"state", required_argument, NULL, OPT_STATE},
+                                             {"moves", required_argument, NULL, OPT_MOVES},
+                                             PLY_CLI_SESSION_LONGOPTS,
                                              PLY_CLI_CURVE_LONGOPTS,
                                              {"help", no_argument, NULL, 'h'},
                                              {NULL, 0, NULL, 0}};
     perft_args_t a = {0};
     pgn_start_t pgn = {NULL, 0, -1, ""}; /* 0 and -1: not given */
-    int hash_given = 0;
+    const char *moves = NULL;            /* --moves "e2e4 e7e5" */
     a.split_depth = -1;
-    a.session.hash_mib = 256;
+    ply_cli_session_opts_init(&a.session);
     long v;
     int c;
     optind = 1;
@@ -605,35 +601,11 @@ int ply_cmd_perft(int argc, char **argv)
         case OPT_JSON:
             a.json = 1;
             break;
-        case 't':
-            if (parse_int(optarg, 1, 4096, &v))
-                return ply_usage_error("perft", "--threads '%s' must be 1..4096", optarg);
-            a.session.threads = (int)v;
-            break;
-        case OPT_HASH:
-            if (parse_int(optarg, 0, 1 << 20, &v))
-                return ply_usage_error("perft", "--hash '%s' must be 0..1048576 MiB", optarg);
-            a.session.hash_mib = (unsigned)v;
-            hash_given = 1;
-            break;
         case OPT_SPLIT:
             if (parse_int(optarg, 0, PLY_MAX_DEPTH - 1, &v))
                 return ply_usage_error("perft", "--split-depth '%s' must be 0..%d", optarg,
                                        PLY_MAX_DEPTH - 1);
             a.split_depth = (int)v;
-            break;
-        case OPT_WORKERS:
-            if (parse_int(optarg, 1, 256, &v))
-                return ply_usage_error("perft", "--workers '%s' must be 1..256", optarg);
-            a.session.workers = (unsigned)v;
-            break;
-        case OPT_COORD:
-            a.session.coordinator = optarg;
-            break;
-        case OPT_TIMEOUT:
-            if (parse_int(optarg, 1, 86400, &v))
-                return ply_usage_error("perft", "--timeout '%s' must be 1..86400 seconds", optarg);
-            a.session.timeout_ms = (unsigned)v * 1000u;
             break;
         case OPT_EPD:
             a.epd = optarg;
@@ -675,78 +647,60 @@ int ply_cmd_perft(int argc, char **argv)
         case OPT_DETACH:
             a.detach = 1;
             break;
-        case OPT_STATE:
-            a.session.state_path = optarg;
+        case OPT_MOVES:
+            moves = optarg;
             break;
         case 'h':
             usage(stdout);
             return 0;
         case ':':
             return ply_usage_error("perft", "option '%s' needs a value", argv[optind - 1]);
-        default:
-            if (ply_cli_curve_option(c, optarg)) break; /* --curve, --cert, --server-key */
+        default: {
+            int r = ply_cli_session_option("perft", &a.session, c, optarg);
+            if (r > 0) return r;
+            if (r == 0 || ply_cli_curve_option(c, optarg)) break; /* --curve, --cert, ... */
             return ply_usage_error("perft", "unknown option '%s'", argv[optind - 1]);
         }
+        }
     }
-    /* A positional argument is the position: "startpos" or a FEN (quoted, or
-     * its fields as separate words). */
-    char positional[512] = "";
-    for (int i = optind; i < argc; i++) {
-        if (strlen(positional) + strlen(argv[i]) + 2 > sizeof positional)
-            return ply_usage_error("perft", "%s", "position too long");
-        if (positional[0]) strcat(positional, " ");
-        strcat(positional, argv[i]);
-    }
-    if (positional[0]) {
-        if (a.fen)
-            return ply_usage_error("perft", "two positions given: --fen and '%s'", positional);
-        a.fen = positional;
-    }
+    /* Positional arguments are the position: "startpos" or a FEN (quoted, or its fields as
+     * separate words), then optionally "moves e2e4 e7e5 ..." played from it. */
+    int nwords = argc - optind;
     if (!pgn.path && (pgn.game || pgn.ply >= 0))
         return ply_usage_error("perft", "%s", "--game and --ply need --pgn FILE");
-    if (pgn.path && (a.fen || a.epd))
-        return ply_usage_error(
-            "perft", "%s", "--pgn gives the position; it cannot be combined with a FEN or --epd");
-    if (pgn.path && pgn_position(&pgn, &a)) return 2;
-    if (!a.fen) a.fen = "startpos";
-    char fen[PLY_ARB_FEN_MAX];
-    if (!a.epd) {
-        if (ply_cli_read_fen("perft", a.fen, a.chess960, fen, sizeof fen)) return 2;
-        a.fen = fen;
-    }
-    if (a.epd && (a.depth || positional[0]))
+    if (pgn.path && (a.fen || a.epd || nwords || moves))
+        return ply_usage_error("perft", "%s",
+                               "--pgn gives the position; it cannot be combined with a FEN, "
+                               "moves or --epd");
+    if (a.epd && (a.depth || nwords || a.fen || moves))
         return ply_usage_error("perft", "%s", "--epd takes its positions and depths from the file");
+    if (pgn.path && pgn_position(&pgn, &a)) return 2;
+    ply_cli_position_t pos;
+    if (!a.epd) {
+        if (ply_cli_read_position("perft", a.fen, argv + optind, nwords, moves, a.chess960, &pos))
+            return 2;
+        a.fen = pos.fen; /* the position reached: perft counts its tree */
+    }
     if (!a.epd && !a.depth) return ply_usage_error("perft", "%s", "-d N (the depth) is required");
     if (a.split_depth >= 0 && a.depth && a.split_depth >= a.depth)
         return ply_usage_error("perft", "--split-depth must be below the depth%s", "");
-    if (a.detach && (!a.session.coordinator || a.epd))
+    if (a.detach && (!a.session.cfg.coordinator || a.epd))
         return ply_usage_error("perft", "%s",
                                "--detach needs --coordinator E (the embedded coordinator ends with "
                                "ply) and one position");
-    if (a.session.state_path && a.session.coordinator)
-        return ply_usage_error("perft", "%s",
-                               "--state is for the embedded coordinator; a remote one has its own "
-                               "(ply-coordinator --state)");
-    if (a.session.coordinator && a.session.workers)
-        return ply_usage_error("perft", "%s",
-                               "--workers starts local workers for the embedded coordinator; it "
-                               "cannot be combined with --coordinator");
     /* An option that cannot act on this run is refused, never silently dropped. */
     const char *idle = NULL, *where = NULL;
     if (a.epd && (a.divide || a.stats)) /* a suite compares totals only */
         idle = a.divide ? "--divide" : "--stats", where = "to an EPD suite (--epd)";
     else if (!a.epd && (a.max_depth || a.max_nodes))
         idle = a.max_depth ? "--max-depth" : "--max-nodes", where = "without --epd";
-    else if (a.session.coordinator && (a.session.threads || hash_given)) /* its workers' own */
-        idle = a.session.threads ? "--threads" : "--hash", where = "with --coordinator";
-    else if (!a.session.coordinator && ply_cli_curve_given()) /* the embedded one is in-process */
-        idle = ply_cli_curve_given(), where = "without --coordinator";
     if (idle) return ply_usage_error("perft", "%s does not apply %s", idle, where);
+    if (ply_cli_session_check("perft", &a.session)) return 2;
     int curve_rc = ply_cli_curve_setup("ply perft");
     if (curve_rc) return curve_rc;
 
     char why[512];
-    ply_session_t *s = ply_session_new(&a.session, why, sizeof why);
+    ply_session_t *s = ply_session_new(&a.session.cfg, why, sizeof why);
     if (!s) {
         fprintf(stderr, "ply perft: %s\n", why);
         return 1;

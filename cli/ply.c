@@ -22,6 +22,8 @@ static void usage(FILE *out)
         "Commands:\n"
         "  perft     count the legal move tree of a position (perft, divide, statistics),\n"
         "            or check an EPD suite; on the embedded default or a cluster\n"
+        "  analyse   score every root move of a position (one job each), best line in SAN;\n"
+        "            or an EPD suite (bm/am)\n"
         "  arbiter   replay PGN games by the FIDE Laws (illegal moves, results, draws), or check a "
         "FEN\n"
         "  bench     the fixed perft workload of this machine: nodes per second and the signature\n"
@@ -82,6 +84,7 @@ int main(int argc, char **argv)
         return 0;
     }
     if (!strcmp(cmd, "perft")) return ply_cmd_perft(argc - 1, argv + 1);
+    if (!strcmp(cmd, "analyse")) return ply_cmd_analyse(argc - 1, argv + 1);
     if (!strcmp(cmd, "bench")) return ply_cmd_bench(argc - 1, argv + 1);
     if (!strcmp(cmd, "arbiter")) return ply_cmd_arbiter(argc - 1, argv + 1);
     if (!strcmp(cmd, "uci")) return ply_cmd_uci(argc - 1, argv + 1);

@@ -14,6 +14,7 @@
 
 #include <jansson.h>
 
+#include "analyse_out.h"
 #include "client.h"
 #include "client_opts.h"
 #include "commands.h"
@@ -87,6 +88,8 @@ int ply_cmd_result(int argc, char **argv)
     if (rc < 0) {
         fprintf(stderr, "ply result: %s\n", why[0] ? why : ply_strerror(rc));
         status = 1;
+    } else if (res && res->search) { /* a search run (ply analyse) */
+        status = ply_analyse_print_result(res, json);
     } else if (res) {
         status = ply_perft_print_result(res, divide, stats, json);
     } else {

@@ -13,6 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "analysis.h"
 #include "coordinator.h"
 #include "service.h"
 #include "tt.h"
@@ -30,6 +31,10 @@ struct ply_session {
     char endpoint[256];
     char worker_exe[PATH_MAX];
     ply_client_t *client;
+    ply_analysis_t *backend; /* the in-process worker's UCI engine (engine_cmd), or NULL */
+    /* --workers N with engine_cmd: "--engine CMD --engine-option N=V ..." for each */
+    const char *worker_args[2 + 2 * PLY_SESSION_ENGINE_OPTIONS_MAX];
+    size_t nworker_args;
 };
 
 static void *coordinator_main(void *arg)
@@ -89,6 +94,37 @@ static int check_table(unsigned hash_mib, char *why, size_t why_len)
     return PLY_ENOMEM;
 }
 
+/*
+ * The local workers' search backend. Spawned workers are told on their command line, as
+ * ply-worker --engine is; the in-process worker gets the same backend ply-worker makes from
+ * it, started now so that an engine that cannot start is an error before any run.
+ */
+static int set_engine(ply_session_t *s, ply_coordinator_config_t *cc, char *why, size_t why_len)
+{
+    const ply_session_config_t *cfg = &s->cfg;
+    if (!cfg->engine_cmd) return 0;
+    if (cfg->nengine_options > PLY_SESSION_ENGINE_OPTIONS_MAX) {
+        snprintf(why, why_len, "at most %d engine options", PLY_SESSION_ENGINE_OPTIONS_MAX);
+        return PLY_EINVAL;
+    }
+    if (!cfg->workers) {
+        char err[400];
+        s->backend = ply_analysis_uci_new(cfg->engine_cmd, cfg->engine_options,
+                                          (int)cfg->nengine_options, err, sizeof err);
+        if (!s->backend) snprintf(why, why_len, "engine %s: %s", cfg->engine_cmd, err);
+        return s->backend ? 0 : PLY_EWORKER;
+    }
+    s->worker_args[s->nworker_args++] = "--engine";
+    s->worker_args[s->nworker_args++] = cfg->engine_cmd;
+    for (size_t i = 0; i < cfg->nengine_options; i++) {
+        s->worker_args[s->nworker_args++] = "--engine-option";
+        s->worker_args[s->nworker_args++] = cfg->engine_options[i];
+    }
+    cc->worker_args = s->worker_args;
+    cc->nworker_args = s->nworker_args;
+    return 0;
+}
+
 static int start_embedded(ply_session_t *s, char *why, size_t why_len)
 {
     static _Atomic int instance;
@@ -115,6 +151,8 @@ static int start_embedded(ply_session_t *s, char *why, size_t why_len)
         cc.worker_threads = (unsigned)s->cfg.threads;
         cc.worker_hash_mib = s->cfg.hash_mib;
     }
+    rc = set_engine(s, &cc, why, why_len);
+    if (rc < 0) return rc;
     s->coordinator = ply_coordinator_new(&cc, why, why_len);
     if (!s->coordinator) return PLY_ECONNECT;
     snprintf(s->endpoint, sizeof s->endpoint, "%s", ply_coordinator_endpoint(s->coordinator));
@@ -129,6 +167,7 @@ static int start_embedded(ply_session_t *s, char *why, size_t why_len)
         s->worker_cfg.threads = s->cfg.threads;
         s->worker_cfg.hash_mib = s->cfg.hash_mib;
         s->worker_cfg.worker_id = "embedded";
+        s->worker_cfg.search_backend = s->backend;
         if (pthread_create(&s->worker_thread, NULL, worker_main, s) != 0) {
             snprintf(why, why_len, "cannot start the worker thread");
             return PLY_ENOMEM;
@@ -155,6 +194,17 @@ ply_session_t *ply_session_new(const ply_session_config_t *cfg, char *why, size_
     return s;
 }
 
+/* After a submit (@rc, *@accepted): wait for the run's result. */
+static int wait_run(ply_session_t *s, int rc, ply_client_progress_fn progress, void *arg,
+                    Ply__Accepted **accepted, Ply__RunResult **result, char *why, size_t why_len)
+{
+    if (rc < 0) return rc;
+    rc = ply_client_wait(s->client, (*accepted)->run_id, progress, arg, (int)s->cfg.timeout_ms,
+                         result, why, why_len);
+    if (rc < 0) ply_session_free_reply(accepted, result);
+    return rc;
+}
+
 int ply_session_perft(ply_session_t *s, const ply_perft_request_t *req,
                       ply_client_progress_fn progress, void *arg, Ply__Accepted **accepted,
                       Ply__RunResult **result, char *why, size_t why_len)
@@ -164,11 +214,18 @@ int ply_session_perft(ply_session_t *s, const ply_perft_request_t *req,
     /* Planning happens before Accepted: a deep automatic split can take the
      * arbiter a few seconds, so the submit timeout is the session's. */
     int rc = ply_client_submit(s->client, req, (int)s->cfg.timeout_ms, accepted, why, why_len);
-    if (rc < 0) return rc;
-    rc = ply_client_wait(s->client, (*accepted)->run_id, progress, arg, (int)s->cfg.timeout_ms,
-                         result, why, why_len);
-    if (rc < 0) ply_session_free_reply(accepted, result);
-    return rc;
+    return wait_run(s, rc, progress, arg, accepted, result, why, why_len);
+}
+
+int ply_session_search(ply_session_t *s, const ply_search_request_t *req,
+                       ply_client_progress_fn progress, void *arg, Ply__Accepted **accepted,
+                       Ply__RunResult **result, char *why, size_t why_len)
+{
+    *accepted = NULL;
+    *result = NULL;
+    int rc =
+        ply_client_submit_search(s->client, req, (int)s->cfg.timeout_ms, accepted, why, why_len);
+    return wait_run(s, rc, progress, arg, accepted, result, why, why_len);
 }
 
 int ply_session_submit(ply_session_t *s, const ply_perft_request_t *req, Ply__Accepted **accepted,
@@ -210,6 +267,7 @@ void ply_session_destroy(ply_session_t **sp)
         pthread_join(s->coordinator_thread, NULL);
     }
     ply_coordinator_destroy(&s->coordinator);
+    ply_analysis_destroy(&s->backend); /* after the worker that used it */
     free(s);
     *sp = NULL;
 }

@@ -29,16 +29,20 @@ typedef struct ply_session_config {
      * that each worker drives, with engine_options[0..nengine_options) ("NAME=VALUE") set on
      * it. Ignored with a remote coordinator (its workers chose theirs). */
     const char *engine_cmd;
-    const char *const *engine_options;
-    size_t nengine_options;
+    const char *const *engine_options; /* not copied: they outlive the session */
+    size_t nengine_options;            /* 0..PLY_SESSION_ENGINE_OPTIONS_MAX */
 } ply_session_config_t;
+
+/** Most engine_options a session passes on (ply-worker --engine-option's limit). */
+#define PLY_SESSION_ENGINE_OPTIONS_MAX 64
 
 typedef struct ply_session ply_session_t;
 
 /**
  * ply_session_new - start the embedded coordinator and worker(s), or connect
  * to the remote coordinator. Returns NULL with a one-line reason in @why
- * (e.g. "cannot find ply-worker next to ply").
+ * (e.g. "cannot find ply-worker next to ply"; with engine_cmd and the in-process
+ * worker, "engine CMD: ..." when the engine cannot be started or refuses an option).
  */
 ply_session_t *ply_session_new(const ply_session_config_t *cfg, char *why, size_t why_len);
 

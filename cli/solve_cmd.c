@@ -33,12 +33,13 @@
 #include "arbiter/san.h"
 #include "commands.h"
 #include "engine_opts.h"
+#include "epd_expect.h"
 #include "epd_ops.h"
 #include "uci_engine.h"
 #include "util/error.h"
 #include "util/time.h"
 
-#define MOVES_MAX 32
+#define MOVES_MAX PLY_EPD_EXPECT_MAX
 
 typedef struct solve_args {
     ply_cli_engine_opts_t u; /* the engine, the limits, --timeout, --json, --quiet */
@@ -48,13 +49,11 @@ typedef struct solve_args {
     long limit, from;
 } solve_args_t;
 
-/* What a position expects, as moves of its position. */
+/* What a position expects, as moves of its position: bm/am (epd_expect.h), STS points. */
 typedef struct expect {
-    ply_arb_pos_t pos;
-    char fen[PLY_ARB_FEN_MAX];
-    const char *id, *bm_text, *am_text;
-    int nbm, nam, npts, max_points;
-    ply_arb_move_t bm[MOVES_MAX], am[MOVES_MAX], pts_move[MOVES_MAX];
+    ply_epd_expect_t e;
+    int npts, max_points;
+    ply_arb_move_t pts_move[MOVES_MAX];
     int pts[MOVES_MAX];
 } expect_t;
 
@@ -179,38 +178,6 @@ static int parse_args(int argc, char **argv, solve_args_t *a)
 
 /* ---- the suite --------------------------------------------------------------------- */
 
-static int same_move(ply_arb_move_t a, ply_arb_move_t b)
-{
-    return a.from == b.from && a.to == b.to && a.promo == b.promo &&
-           (a.flags & PLY_ARB_MOVE_CASTLE) == (b.flags & PLY_ARB_MOVE_CASTLE);
-}
-
-static int in_list(const ply_arb_move_t *list, int n, ply_arb_move_t m)
-{
-    for (int i = 0; i < n; i++)
-        if (same_move(list[i], m)) return i;
-    return -1;
-}
-
-/* Reads blank-separated SAN moves of @text into @out; 0 or -1 with a reason. */
-static int read_moves(const ply_arb_pos_t *pos, const char *op, const char *text,
-                      ply_arb_move_t *out, int *n, char *why, size_t why_len)
-{
-    char buf[512], err[200];
-    snprintf(buf, sizeof buf, "%s", text);
-    *n = 0;
-    for (char *save = NULL, *t = strtok_r(buf, " \t,", &save); t;
-         t = strtok_r(NULL, " \t,", &save)) {
-        if (*n == MOVES_MAX)
-            return ply_why(why, why_len, -1, "%s: more than %d moves", op, MOVES_MAX);
-        if (ply_arb_move_from_san(pos, t, &out[*n], err, sizeof err) < 0)
-            return ply_why(why, why_len, -1, "%s '%s': %s", op, t, err);
-        (*n)++;
-    }
-    if (!*n) return ply_why(why, why_len, -1, "%s without a move", op);
-    return 0;
-}
-
 /* STS's c0 "f5=10, Be5+=2, Bf2=3": moves with points. */
 static int read_points(expect_t *x, const char *text, char *why, size_t why_len)
 {
@@ -225,7 +192,7 @@ static int read_points(expect_t *x, const char *text, char *why, size_t why_len)
         *eq = '\0';
         if (x->npts == MOVES_MAX)
             return ply_why(why, why_len, -1, "c0: more than %d moves", MOVES_MAX);
-        if (ply_arb_move_from_san(&x->pos, t, &x->pts_move[x->npts], err, sizeof err) < 0)
+        if (ply_arb_move_from_san(&x->e.pos, t, &x->pts_move[x->npts], err, sizeof err) < 0)
             return ply_why(why, why_len, -1, "c0 '%s': %s", t, err);
         x->pts[x->npts] = (int)p;
         if (p > x->max_points) x->max_points = (int)p;
@@ -252,18 +219,8 @@ static int is_stsc0(const char *c0)
 static int read_expect(const ply_epd_rec_t *r, expect_t *x, char *why, size_t why_len)
 {
     memset(x, 0, sizeof *x);
-    char err[256];
-    if (ply_cli_fen(r->fen, 0, x->fen, sizeof x->fen, err, sizeof err) < 0 ||
-        ply_arb_from_fen(&x->pos, x->fen, 0, err, sizeof err) < 0)
-        return ply_why(why, why_len, -1, "bad position: %s", err);
-    x->id = ply_epd_op(r, "id");
-    x->bm_text = ply_epd_op(r, "bm");
-    x->am_text = ply_epd_op(r, "am");
+    if (ply_epd_expect_read(r, &x->e, why, why_len) < 0) return -1;
     const char *c0 = ply_epd_op(r, "c0");
-    if (x->bm_text && read_moves(&x->pos, "bm", x->bm_text, x->bm, &x->nbm, why, why_len) < 0)
-        return -1;
-    if (x->am_text && read_moves(&x->pos, "am", x->am_text, x->am, &x->nam, why, why_len) < 0)
-        return -1;
     if (is_stsc0(c0) && read_points(x, c0, why, why_len) < 0) return -1;
     return 0;
 }
@@ -277,10 +234,8 @@ typedef struct track {
 
 static int solves(const expect_t *x, ply_arb_move_t m)
 {
-    if (in_list(x->am, x->nam, m) >= 0) return 0;
-    if (x->nbm) return in_list(x->bm, x->nbm, m) >= 0;
-    if (x->nam) return 1;
-    int i = in_list(x->pts_move, x->npts, m);
+    if (ply_epd_expect_scored(&x->e)) return ply_epd_expect_solves(&x->e, m);
+    int i = ply_epd_move_index(x->pts_move, x->npts, m);
     return i >= 0 && x->pts[i] == x->max_points;
 }
 
@@ -289,7 +244,7 @@ static void on_info(void *ctx, const ply_uci_info_t *in, double elapsed_ms)
     track_t *t = ctx;
     if (in->multipv > 1 || in->npv == 0) return;
     ply_arb_move_t m;
-    int good = ply_arb_move_from_uci(&t->x->pos, in->pv[0], &m) == 0 && solves(t->x, m);
+    int good = ply_arb_move_from_uci(&t->x->e.pos, in->pv[0], &m) == 0 && solves(t->x, m);
     if (good && !t->o->streak) {
         t->o->streak = 1;
         t->o->found_ms = in->time_ms >= 0 ? (double)in->time_ms : elapsed_ms;
@@ -308,7 +263,7 @@ static ply_uci_t *start_engine(const solve_args_t *a, char *why, size_t why_len)
 static int run_position(ply_uci_t *e, const solve_args_t *a, const expect_t *x, outcome_t *o)
 {
     char cmd[PLY_ARB_FEN_MAX + 16];
-    snprintf(cmd, sizeof cmd, "position fen %s", x->fen);
+    snprintf(cmd, sizeof cmd, "position fen %s", x->e.fen);
     ply_uci_limits_t lim = {0};
     lim.movetime = a->u.movetime;
     lim.depth = a->u.depth;
@@ -325,16 +280,16 @@ static int run_position(ply_uci_t *e, const solve_args_t *a, const expect_t *x, 
                  a->u.eng[0].cmd);
         return PLY_EILLEGAL;
     }
-    if (ply_arb_move_from_uci(&x->pos, o->s.bestmove, &m) < 0) {
+    if (ply_arb_move_from_uci(&x->e.pos, o->s.bestmove, &m) < 0) {
         snprintf(o->got, sizeof o->got, "%s", o->s.bestmove);
         snprintf(o->why, sizeof o->why, "engine '%s' played %s, which is not a legal move here",
                  a->u.eng[0].cmd, o->s.bestmove);
         return PLY_EILLEGAL;
     }
-    ply_arb_move_to_san(&x->pos, m, o->got, sizeof o->got);
-    o->scored = x->nbm || x->nam || x->npts;
+    ply_arb_move_to_san(&x->e.pos, m, o->got, sizeof o->got);
+    o->scored = x->e.nbm || x->e.nam || x->npts;
     o->solved = o->scored && solves(x, m);
-    int i = in_list(x->pts_move, x->npts, m);
+    int i = ply_epd_move_index(x->pts_move, x->npts, m);
     o->points = i >= 0 ? x->pts[i] : 0;
     if (!o->solved || !o->streak) o->found_ms = -1; /* its pvs did not end on a solution */
     return 0;
@@ -355,14 +310,14 @@ static void score_text(const ply_uci_info_t *in, char *buf, size_t len)
 static void print_line(size_t idx, const expect_t *x, const outcome_t *o)
 {
     char sc[32], want[160];
-    if (x->nbm)
-        snprintf(want, sizeof want, "bm %s%s%s", x->bm_text, x->nam ? " am " : "",
-                 x->nam ? x->am_text : "");
-    else if (x->nam)
-        snprintf(want, sizeof want, "am %s", x->am_text);
+    if (x->e.nbm)
+        snprintf(want, sizeof want, "bm %s%s%s", x->e.bm_text, x->e.nam ? " am " : "",
+                 x->e.nam ? x->e.am_text : "");
+    else if (x->e.nam)
+        snprintf(want, sizeof want, "am %s", x->e.am_text);
     else
         snprintf(want, sizeof want, "-");
-    printf("%5zu %-26s %-16s ", idx, x->id ? x->id : "", want);
+    printf("%5zu %-26s %-16s ", idx, x->e.id ? x->e.id : "", want);
     if (o->error) {
         printf("error: %s\n", o->why);
         return;
@@ -380,10 +335,10 @@ static json_t *line_json(size_t idx, const expect_t *x, const outcome_t *o)
 {
     json_t *j = json_object();
     json_object_set_new(j, "index", json_integer((json_int_t)idx));
-    if (x->id) json_object_set_new(j, "id", json_string(x->id));
-    json_object_set_new(j, "fen", json_string(x->fen));
-    if (x->bm_text) json_object_set_new(j, "bm", json_string(x->bm_text));
-    if (x->am_text) json_object_set_new(j, "am", json_string(x->am_text));
+    if (x->e.id) json_object_set_new(j, "id", json_string(x->e.id));
+    json_object_set_new(j, "fen", json_string(x->e.fen));
+    if (x->e.bm_text) json_object_set_new(j, "bm", json_string(x->e.bm_text));
+    if (x->e.am_text) json_object_set_new(j, "am", json_string(x->e.am_text));
     if (o->error) {
         json_object_set_new(j, "error", json_string(o->why));
         if (o->got[0]) json_object_set_new(j, "got", json_string(o->got));
@@ -497,7 +452,7 @@ int ply_cmd_solve(int argc, char **argv)
         if (r < 0) { /* a position the engine failed on counts as not solved */
             o->error = 1;
             t.errors++;
-            t.scored += x->nbm || x->nam || x->npts;
+            t.scored += x->e.nbm || x->e.nam || x->npts;
             t.max_points += x->max_points;
             if (r != PLY_EILLEGAL) { /* the engine is in an unknown state: a fresh one */
                 ply_uci_destroy(&e);

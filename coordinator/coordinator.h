@@ -38,6 +38,11 @@ typedef struct ply_coordinator_config {
     const char *worker_exe;   /* path of the ply-worker executable */
     unsigned worker_threads;  /* their --threads (0: their default) */
     unsigned worker_hash_mib; /* their --hash, MiB; 0 = no table (config_init: 256) */
+    /* More arguments for their command line, after the others (e.g. "--engine", CMD,
+     * "--engine-option", "Hash=64"), at most PLY_COORDINATOR_WORKER_ARGS_MAX; not copied:
+     * they must outlive the coordinator (a worker that dies is started again). NULL/0: none. */
+    const char *const *worker_args;
+    size_t nworker_args;
     /* Transport security (proto/security.h): CURVE keys and the ZAP handler, not owned, or
      * NULL. Without it only loopback, inproc and ipc endpoints are bound unless insecure. */
     const struct ply_curve_server *curve;
@@ -58,6 +63,9 @@ typedef struct ply_coordinator_config {
      * and tie-breaks (~28 million nodes a second on one core); 0 = never. */
     uint64_t arbiter_budget;
 } ply_coordinator_config_t;
+
+/** Most worker_args a coordinator passes to its local workers. */
+#define PLY_COORDINATOR_WORKER_ARGS_MAX 160
 
 /** Default arbiter_budget: about a second of the rule engine's time per check. */
 #define PLY_COORDINATOR_ARBITER_BUDGET 30000000ull

@@ -417,7 +417,7 @@ static void on_proc_exit(uv_process_t *h, int64_t status, int signum)
 static int spawn_one(ply_coordinator_t *c, unsigned i, char *why, size_t why_len)
 {
     char threads[16], hash[16], seed[16];
-    char *args[16];
+    char *args[16 + PLY_COORDINATOR_WORKER_ARGS_MAX];
     int n = 0;
     proc_t *pr = &c->procs[i];
     args[n++] = c->worker_exe;
@@ -442,6 +442,7 @@ static int spawn_one(ply_coordinator_t *c, unsigned i, char *why, size_t why_len
     snprintf(hash, sizeof hash, "%u", c->cfg.worker_hash_mib);
     args[n++] = "--hash";
     args[n++] = hash;
+    for (size_t k = 0; k < c->cfg.nworker_args; k++) args[n++] = (char *)c->cfg.worker_args[k];
     args[n] = NULL;
     uv_stdio_container_t stdio[3] = {
         {.flags = UV_IGNORE}, {.flags = UV_IGNORE}, {.flags = UV_INHERIT_FD, .data.fd = 2}};
@@ -632,6 +633,11 @@ ply_coordinator_t *ply_coordinator_new(const ply_coordinator_config_t *cfg, char
     }
     if (cfg->spawn_workers && (!cfg->worker_exe || !cfg->worker_exe[0])) {
         ply_why(why, why_len, 0, "local workers need the path of the worker executable");
+        return NULL;
+    }
+    if (cfg->nworker_args > PLY_COORDINATOR_WORKER_ARGS_MAX) {
+        ply_why(why, why_len, 0, "more than %d arguments for the local workers",
+                PLY_COORDINATOR_WORKER_ARGS_MAX);
         return NULL;
     }
     ply_coordinator_t *c = calloc(1, sizeof *c);

@@ -406,6 +406,34 @@ int th_procs_gone(const char *tag, const char *except, unsigned ms)
     return n;
 }
 
+pid_t th_worker_child(pid_t parent, const char *text)
+{
+    DIR *d = opendir("/proc");
+    struct dirent *e;
+    pid_t found = 0;
+    while (d && !found && (e = readdir(d))) {
+        char path[300], buf[1024];
+        snprintf(path, sizeof path, "/proc/%s/stat", e->d_name);
+        FILE *f = fopen(path, "r");
+        if (!f) continue;
+        int ppid = 0;
+        char comm[64] = "";
+        if (fscanf(f, "%*d (%63[^)]) %*c %d", comm, &ppid) != 2) ppid = 0;
+        fclose(f);
+        if (ppid != parent || strcmp(comm, "ply-worker")) continue;
+        snprintf(path, sizeof path, "/proc/%s/cmdline", e->d_name);
+        f = fopen(path, "r");
+        size_t n = f ? fread(buf, 1, sizeof buf - 1, f) : 0;
+        if (f) fclose(f);
+        for (size_t i = 0; i < n; i++)
+            if (!buf[i]) buf[i] = ' ';
+        buf[n] = '\0';
+        if (strstr(buf, text)) found = (pid_t)atoi(e->d_name);
+    }
+    if (d) closedir(d);
+    return found;
+}
+
 /* ---- conversations ------------------------------------------------------------------ */
 
 void th_chat_start(th_chat_t *c, const char *fmt, ...)

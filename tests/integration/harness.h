@@ -144,6 +144,12 @@ int th_procs_with(const char *tag, const char *except);
  */
 int th_procs_gone(const char *tag, const char *except, unsigned ms);
 
+/**
+ * th_worker_child - the pid of a ply-worker process whose parent is @parent and whose
+ * command line holds @text (e.g. "--id local-0.0": a local worker of ply --workers N), or 0.
+ */
+pid_t th_worker_child(pid_t parent, const char *text);
+
 /** th_slurp - the whole file (NUL-terminated; "" when unreadable); caller frees. */
 char *th_slurp(const char *path);
 

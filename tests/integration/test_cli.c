@@ -16,7 +16,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <dirent.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -496,35 +495,6 @@ static void test_local_workers(void **state)
     th_run_free(&r);
 }
 
-/* The pid of a ply-worker child of @parent whose command line holds @text, or 0. */
-static pid_t worker_child(pid_t parent, const char *text)
-{
-    DIR *d = opendir("/proc");
-    struct dirent *e;
-    pid_t found = 0;
-    while (d && !found && (e = readdir(d))) {
-        char path[300], buf[1024];
-        snprintf(path, sizeof path, "/proc/%s/stat", e->d_name);
-        FILE *f = fopen(path, "r");
-        if (!f) continue;
-        int ppid = 0;
-        char comm[64] = "";
-        if (fscanf(f, "%*d (%63[^)]) %*c %d", comm, &ppid) != 2) ppid = 0;
-        fclose(f);
-        if (ppid != parent || strcmp(comm, "ply-worker")) continue;
-        snprintf(path, sizeof path, "/proc/%s/cmdline", e->d_name);
-        f = fopen(path, "r");
-        size_t n = f ? fread(buf, 1, sizeof buf - 1, f) : 0;
-        if (f) fclose(f);
-        for (size_t i = 0; i < n; i++)
-            if (!buf[i]) buf[i] = ' ';
-        buf[n] = '\0';
-        if (strstr(buf, text)) found = (pid_t)atoi(e->d_name);
-    }
-    if (d) closedir(d);
-    return found;
-}
-
 /* --workers N survives a local worker killed mid-run (issue 9, item 8): its jobs are
  * re-queued at once, its slot is started again, and the answer is exact with exit 0.
  * Before, the SIGCHLD of the dead worker ended the client's wait ("interrupted") and
@@ -541,7 +511,7 @@ static void test_local_worker_killed(void **state)
     pid_t victim = 0;
     for (int i = 0; i < 200 && !victim; i++) {
         usleep(50000);
-        victim = worker_child(ply, "--id local-0.0");
+        victim = th_worker_child(ply, "--id local-0.0");
     }
     assert_true(victim > 0);
     usleep(1000000); /* both workers are counting (the run takes several seconds) */
@@ -549,7 +519,7 @@ static void test_local_worker_killed(void **state)
     pid_t again = 0; /* the slot is started again */
     for (int i = 0; i < 100 && !again && th_alive(ply); i++) {
         usleep(50000);
-        again = worker_child(ply, "--id local-0.1");
+        again = th_worker_child(ply, "--id local-0.1");
     }
     int status = th_wait(ply, (RUN_S - 60) * 1000);
     char *out = th_slurp(log);

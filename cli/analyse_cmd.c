@@ -1,0 +1,658 @@
+/*
+ * `ply analyse`: every root move of one position (a FEN or startpos, with the moves of the
+ * game that led to it) searched to the same limit as its own job, on the embedded default
+ * or a named coordinator (session.h); or an EPD suite (--epd) judged by its bm/am moves
+ * (epd_expect.h), one run per record on one session. The coordinator sorts the answer and
+ * the rule engine replays every line; analyse_out.h prints it.
+ */
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+#include <jansson.h>
+
+#include "analyse_out.h"
+#include "arbiter/san.h"
+#include "commands.h"
+#include "curve_opts.h"
+#include "envelope.h"
+#include "epd_expect.h"
+#include "json_exact.h"
+#include "position.h"
+#include "session.h"
+#include "session_opts.h"
+#include "util/error.h"
+#include "util/time.h"
+
+/* The UCI engine local workers drive with --engine uci when --uci-engine is not given. */
+#define DEFAULT_UCI_ENGINE "/usr/games/stockfish"
+
+typedef struct analyse_args {
+    const char *fen, *moves, *searchmoves, *epd;
+    unsigned depth, movetime_ms, multipv;
+    uint64_t nodes;
+    const char *engine;     /* --engine: "builtin", "uci", or NULL (any) */
+    const char *uci_engine; /* --uci-engine CMD */
+    const char *options[PLY_SESSION_ENGINE_OPTIONS_MAX];
+    size_t noptions;
+    char threads_opt[32], hash_opt[32]; /* "Threads=T", "Hash=MIB" for a UCI engine */
+    int chess960, json, quiet;
+    ply_cli_session_opts_t session; /* --threads, --hash, --workers, --coordinator, ... */
+} analyse_args_t;
+
+static void usage(FILE *out)
+{
+    fprintf(
+        out,
+        "usage: ply analyse [--fen FEN | startpos | FEN] [moves M...] (-d N | --nodes N |\n"
+        "                   --movetime MS) [options]\n"
+        "       ply analyse --epd FILE (-d N | --nodes N | --movetime MS) [options]\n"
+        "\n"
+        "Searches every root move of a position as its own job (the same position and game\n"
+        "history, full window), so that every score is exact and comparable; prints them best\n"
+        "first with their lines in SAN, each line replayed by the rule engine.\n"
+        "\n"
+        "  -f, --fen FEN           position as FEN, X-FEN or Shredder-FEN (default: startpos)\n"
+        "      --moves \"M ...\"     UCI moves played from it (as 'moves M...' after the\n"
+        "                          position): the game history, for repetitions (default none)\n"
+        "  -d, --depth N           search each root move to depth N, 1..%d\n"
+        "      --nodes N           search each root move N nodes\n"
+        "      --movetime MS       search each root move MS milliseconds\n"
+        "                          (at least one limit; with several, the first reached)\n"
+        "      --searchmoves \"M ...\" analyse only these root moves (UCI; default: all)\n"
+        "      --multipv K|all     print the best K root moves (default: all)\n"
+        "      --engine KIND       builtin (ply's engine) or uci (an external engine); with\n"
+        "                          --coordinator, the kind of worker asked for (default: any)\n"
+        "      --uci-engine CMD    the UCI engine local workers drive with --engine uci\n"
+        "                          (default " DEFAULT_UCI_ENGINE " when it exists)\n"
+        "      --engine-option N=V a UCI option for it (repeatable), e.g. Hash=64\n"
+        "      --chess960          read KQkq as X-FEN and castle by Chess960 rules\n"
+        "      --epd FILE          analyse every record of FILE (bm/am moves, id): a record is\n"
+        "                          solved when the top move is a bm and none of am\n"
+        "      --json              print one JSON object instead of text\n"
+        "  -q, --quiet             no progress on stderr\n"
+        "  -t, --threads N         worker threads (default: one per core; with --engine uci\n"
+        "                          also the engine's Threads)\n"
+        "      --hash MIB          worker table, MiB (default 256; with --engine uci also the\n"
+        "                          engine's Hash)\n"
+        "      --workers N         run N local ply-worker processes instead of the in-process "
+        "worker\n"
+        "      --coordinator E     submit to the coordinator at endpoint E (e.g. tcp://host:5555)\n"
+        "      --timeout S         give up when the coordinator is silent for S seconds (default "
+        "30)\n"
+        "      --state FILE        the embedded coordinator keeps its runs in FILE "
+        "(SQLite)\n" PLY_CLI_CURVE_HELP "  -h, --help              this text\n"
+        "\n"
+        "Exit status: 0 ok (with --epd, however many are solved), 1 failure, 2 usage or bad\n"
+        "position.\n",
+        PLY_SEARCH_JOB_MAX_DEPTH);
+}
+
+/* ---- progress ------------------------------------------------------------------------ */
+
+typedef struct progress {
+    uint64_t start_ms, last_ms;
+    int drawn; /* terminal lines drawn by the last redraw */
+} progress_t;
+
+/* How often a run whose stderr is not a terminal logs a progress line, ms. */
+#define PROGRESS_LOG_MS 5000
+/* Rows of the live table (the best so far): it must fit a terminal to redraw in place. */
+#define LIVE_ROWS 10
+
+static void erase_live(progress_t *ps)
+{
+    if (ps->drawn) fprintf(stderr, "\033[%dA\033[J", ps->drawn);
+    ps->drawn = 0;
+}
+
+static int by_key(const void *x, const void *y)
+{
+    int64_t a = ply_analyse_key((*(Ply__AnalysedMove *const *)x)->line);
+    int64_t b = ply_analyse_key((*(Ply__AnalysedMove *const *)y)->line);
+    return (a < b) - (a > b);
+}
+
+/* One line of the live table, cut to the terminal's width so that no line wraps. */
+static void live_line(const char *text, int width)
+{
+    int n = (int)strcspn(text, "\n");
+    fprintf(stderr, "%.*s\n", n < width ? n : width - 1, text);
+}
+
+/*
+ * On a terminal: the best root moves so far and a status line, redrawn in place as moves
+ * finish; elsewhere (a log): a status line every few seconds.
+ */
+static void on_progress(const Ply__RunProgress *p, void *arg)
+{
+    progress_t *ps = arg;
+    uint64_t now = ply_time_ms();
+    size_t done = p->search ? p->search->n_moves : 0;
+    char status[256], count[PLY_U128_DEC_LEN];
+    snprintf(
+        status, sizeof status, "%u/%u root moves  %s nodes  %.0f s", p->jobs_done, p->jobs_total,
+        ply_u128_to_dec(ply_msg_count(p->nodes, p->has_nodes_hi, p->nodes_hi), count, sizeof count),
+        (double)(now - ps->start_ms) / 1000.0);
+    if (!isatty(STDERR_FILENO)) {
+        if (now - ps->last_ms < PROGRESS_LOG_MS) return;
+        ps->last_ms = now;
+        fprintf(stderr, "ply analyse: %s\n", status);
+        return;
+    }
+    struct winsize ws;
+    int width = ioctl(STDERR_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 20 ? ws.ws_col : 80;
+    Ply__AnalysedMove **sorted = calloc(done + 1, sizeof *sorted);
+    if (!sorted) return;
+    if (done) memcpy(sorted, p->search->moves, done * sizeof *sorted);
+    qsort(sorted, done, sizeof *sorted, by_key);
+    erase_live(ps);
+    for (size_t i = 0; i < done && i < LIVE_ROWS; i++) {
+        char *row = NULL;
+        size_t len = 0;
+        FILE *mem = open_memstream(&row, &len);
+        if (!mem) break;
+        if (i == 0) ply_analyse_print_header(mem);
+        ply_analyse_print_row(mem, (unsigned)i + 1, sorted[i], p->search->fen);
+        fclose(mem);
+        for (char *l = row; l && *l; l += strcspn(l, "\n") + (l[strcspn(l, "\n")] != 0)) {
+            live_line(l, width);
+            ps->drawn++;
+        }
+        free(row);
+    }
+    live_line(status, width);
+    ps->drawn++;
+    fflush(stderr);
+    free(sorted);
+}
+
+/* ---- one run ------------------------------------------------------------------------- */
+
+static int exit_code_for(int rc)
+{
+    return rc == PLY_EFEN || rc == PLY_EILLEGAL || rc == PLY_ERANGE || rc == PLY_EUSAGE ? 2 : 1;
+}
+
+/* A root without legal moves is answered here: there is nothing to search. */
+static int terminal_status(const ply_arb_pos_t *pos, const char **status)
+{
+    ply_arb_move_t moves[PLY_ARB_MAX_MOVES];
+    if (ply_arb_legal_moves(pos, moves) > 0) return 0;
+    *status = ply_arb_in_check(pos) ? "checkmate" : "stalemate";
+    return 1;
+}
+
+static void print_answer(const Ply__RunResult *r, const ply_analyse_asked_t *asked, int json)
+{
+    if (json) {
+        json_t *o = ply_analyse_json(r, asked);
+        ply_json_dumpf(o, stdout, JSON_INDENT(2));
+        printf("\n");
+        json_decref(o);
+    } else {
+        ply_analyse_print_text(stdout, r, asked);
+    }
+}
+
+/*
+ * Runs the search of @req on @s; 0 with *@res (free with ply_session_free_reply), or the
+ * exit status after printing why not.
+ */
+static int search(ply_session_t *s, const analyse_args_t *a, const ply_search_request_t *req,
+                  Ply__RunResult **res)
+{
+    Ply__Accepted *acc = NULL;
+    char why[512] = "";
+    progress_t ps = {.start_ms = ply_time_ms(), .last_ms = ply_time_ms()};
+    int rc = ply_session_search(s, req, a->quiet || a->epd ? NULL : on_progress, &ps, &acc, res,
+                                why, sizeof why);
+    erase_live(&ps);
+    ply_session_free_reply(&acc, NULL);
+    if (rc == 0 && !(*res)->search) {
+        ply_session_free_reply(NULL, res);
+        snprintf(why, sizeof why, "the coordinator's answer has no search result");
+        rc = PLY_EPROTO;
+    }
+    if (rc == 0) return 0;
+    fprintf(stderr, "ply analyse: %s\n", why[0] ? why : ply_strerror(rc));
+    return exit_code_for(rc);
+}
+
+static void fill_request(ply_search_request_t *req, const analyse_args_t *a, const char *fen)
+{
+    memset(req, 0, sizeof *req);
+    req->fen = fen;
+    req->depth = a->depth;
+    req->nodes = a->nodes;
+    req->movetime_ms = a->movetime_ms;
+    req->chess960 = a->chess960;
+    req->engine = a->engine;
+}
+
+static void fill_asked(ply_analyse_asked_t *asked, const analyse_args_t *a,
+                       const ply_cli_position_t *pos)
+{
+    memset(asked, 0, sizeof *asked);
+    asked->root = pos->root;
+    asked->moves = pos->move_ptrs;
+    asked->nmoves = pos->nmoves;
+    asked->depth = a->depth;
+    asked->nodes = a->nodes;
+    asked->movetime_ms = a->movetime_ms;
+    asked->engine = a->engine;
+    asked->multipv = a->multipv;
+}
+
+static int run_single(const analyse_args_t *a, const ply_cli_position_t *pos,
+                      char *const *searchmoves, size_t nsearchmoves)
+{
+    ply_analyse_asked_t asked;
+    fill_asked(&asked, a, pos);
+    const char *status = NULL;
+    if (terminal_status(&pos->pos, &status)) {
+        Ply__RunResult r = PLY__RUN_RESULT__INIT;
+        Ply__SearchAnswer s = PLY__SEARCH_ANSWER__INIT;
+        s.fen = (char *)pos->fen;
+        s.status = (char *)status;
+        r.search = &s;
+        print_answer(&r, &asked, a->json);
+        return 0;
+    }
+    char why[512];
+    ply_session_t *s = ply_session_new(&a->session.cfg, why, sizeof why);
+    if (!s) {
+        fprintf(stderr, "ply analyse: %s\n", why);
+        return 1;
+    }
+    ply_search_request_t req;
+    fill_request(&req, a, pos->root);
+    req.moves = pos->move_ptrs;
+    req.nmoves = pos->nmoves;
+    req.searchmoves = (const char *const *)searchmoves;
+    req.nsearchmoves = nsearchmoves;
+    Ply__RunResult *res = NULL;
+    int rc = search(s, a, &req, &res);
+    if (rc == 0) print_answer(res, &asked, a->json);
+    ply_session_free_reply(NULL, &res);
+    ply_session_destroy(&s);
+    return rc;
+}
+
+/* ---- --epd FILE ---------------------------------------------------------------------- */
+
+/* What one record gave: its top move judged against its bm/am. */
+typedef struct epd_outcome {
+    int scored, solved;
+    char best[PLY_ARB_SAN_MAX], best_uci[8], score[48];
+    char why[512];
+} epd_outcome_t;
+
+static int epd_record(ply_session_t *s, const analyse_args_t *a, const ply_epd_expect_t *x,
+                      epd_outcome_t *o)
+{
+    const char *status = NULL;
+    if (terminal_status(&x->pos, &status))
+        return ply_why(o->why, sizeof o->why, -1, "the position is %s", status);
+    ply_search_request_t req;
+    fill_request(&req, a, x->fen);
+    Ply__RunResult *res = NULL;
+    int rc = search(s, a, &req, &res);
+    if (rc) return ply_why(o->why, sizeof o->why, -1, "the run failed (see above)");
+    const Ply__AnalysedMove *top = res->search->n_moves ? res->search->moves[0] : NULL;
+    ply_arb_move_t m;
+    if (!top || ply_arb_move_from_uci(&x->pos, top->move, &m) < 0) {
+        ply_session_free_reply(NULL, &res);
+        return ply_why(o->why, sizeof o->why, -1, "the answer has no legal top move");
+    }
+    ply_arb_move_to_san(&x->pos, m, o->best, sizeof o->best);
+    snprintf(o->best_uci, sizeof o->best_uci, "%s", top->move);
+    ply_analyse_score_text(top->line, 0, o->score, sizeof o->score);
+    o->scored = ply_epd_expect_scored(x);
+    o->solved = o->scored && ply_epd_expect_solves(x, m);
+    ply_session_free_reply(NULL, &res);
+    return 0;
+}
+
+static void expected_text(const ply_epd_expect_t *x, char *buf, size_t len)
+{
+    snprintf(buf, len, "%s%s%s%s%s", x->bm_text ? "bm " : "", x->bm_text ? x->bm_text : "",
+             x->bm_text && x->am_text ? ", " : "", x->am_text ? "am " : "",
+             x->am_text ? x->am_text : "");
+    if (!buf[0]) snprintf(buf, len, "nothing");
+}
+
+static json_t *epd_json(const ply_epd_rec_t *rec, const ply_epd_expect_t *x, const epd_outcome_t *o,
+                        int rc)
+{
+    json_t *j = json_object(), *comments = json_object();
+    json_object_set_new(j, "id", x->id ? json_string(x->id) : json_null());
+    for (int k = 0; k < 10; k++) { /* c0..c9, kept as written */
+        char name[4] = {'c', (char)('0' + k), '\0'};
+        const char *c = ply_epd_op(rec, name);
+        if (c) json_object_set_new(comments, name, json_string(c));
+    }
+    json_object_set_new(j, "comments", comments);
+    json_object_set_new(j, "fen", json_string(x->fen));
+    json_object_set_new(j, "bm", x->bm_text ? json_string(x->bm_text) : json_null());
+    json_object_set_new(j, "am", x->am_text ? json_string(x->am_text) : json_null());
+    if (rc < 0) {
+        json_object_set_new(j, "error", json_string(o->why));
+        return j;
+    }
+    json_object_set_new(j, "best", json_string(o->best));
+    json_object_set_new(j, "best_uci", json_string(o->best_uci));
+    json_object_set_new(j, "score", json_string(o->score));
+    json_object_set_new(j, "solved", o->scored ? json_boolean(o->solved) : json_null());
+    return j;
+}
+
+static int run_epd(const analyse_args_t *a)
+{
+    char why[1024];
+    ply_epd_file_t *suite = ply_epd_file_load(a->epd, why, sizeof why);
+    if (!suite) {
+        fprintf(stderr, "ply analyse: %s\n", why);
+        return 2;
+    }
+    ply_epd_expect_t *xs = calloc(suite->n, sizeof *xs);
+    int rc = xs ? 0 : 1;
+    for (size_t i = 0; rc == 0 && i < suite->n; i++) /* a broken suite costs no search */
+        if (ply_epd_expect_read(&suite->recs[i], &xs[i], why, sizeof why) < 0) {
+            fprintf(stderr, "ply analyse: %s:%d: %s\n", a->epd, suite->recs[i].line_no, why);
+            rc = 2;
+        }
+    ply_session_t *s = rc ? NULL : ply_session_new(&a->session.cfg, why, sizeof why);
+    if (!rc && !s) {
+        fprintf(stderr, "ply analyse: %s\n", why);
+        rc = 1;
+    }
+    json_t *list = a->json ? json_array() : NULL;
+    long solved = 0, scored = 0, errors = 0;
+    for (size_t i = 0; s && i < suite->n; i++) {
+        epd_outcome_t o = {0};
+        int r = epd_record(s, a, &xs[i], &o);
+        errors += r < 0;
+        scored += o.scored;
+        solved += o.solved;
+        char id[64], want[256];
+        snprintf(id, sizeof id, "%s", xs[i].id ? xs[i].id : "");
+        if (!id[0]) snprintf(id, sizeof id, "line %d", suite->recs[i].line_no);
+        expected_text(&xs[i], want, sizeof want);
+        if (list)
+            json_array_append_new(list, epd_json(&suite->recs[i], &xs[i], &o, r));
+        else if (r < 0)
+            printf("%s: error: %s\n", id, o.why);
+        else
+            printf("%s: %s (best %s %s, expected %s)\n", id,
+                   !o.scored  ? "not scored"
+                   : o.solved ? "solved"
+                              : "failed",
+                   o.best, o.score, want);
+        fflush(stdout);
+    }
+    if (s && list) {
+        json_t *j = json_object();
+        json_object_set_new(j, "file", json_string(a->epd));
+        json_object_set_new(j, "positions", json_integer((json_int_t)suite->n));
+        json_object_set_new(j, "scored", json_integer(scored));
+        json_object_set_new(j, "solved", json_integer(solved));
+        json_object_set_new(j, "errors", json_integer(errors));
+        json_object_set_new(j, "results", list);
+        list = NULL;
+        ply_json_dumpf(j, stdout, JSON_INDENT(2));
+        printf("\n");
+        json_decref(j);
+    } else if (s) {
+        printf("%s: %zu positions, %ld solved", a->epd, suite->n, solved);
+        if (scored != (long)suite->n) printf(" of %ld with bm/am", scored);
+        if (errors) printf(", %ld errors", errors);
+        printf("\n");
+    }
+    json_decref(list);
+    ply_session_destroy(&s);
+    free(xs);
+    ply_epd_file_free(&suite);
+    return rc ? rc : errors ? 1 : 0;
+}
+
+/* ---- the command line ---------------------------------------------------------------- */
+
+enum {
+    OPT_MOVES = 256,
+    OPT_NODES,
+    OPT_MOVETIME,
+    OPT_SEARCHMOVES,
+    OPT_MULTIPV,
+    OPT_ENGINE,
+    OPT_UCI_ENGINE,
+    OPT_ENGINE_OPTION,
+    OPT_CHESS960,
+    OPT_EPD,
+    OPT_JSON
+};
+
+/* One option's value into @a; 0, or the usage error's exit status. */
+static int take_option(analyse_args_t *a, int c, const char *arg)
+{
+    long v;
+    switch (c) {
+    case 'f':
+        a->fen = arg;
+        return 0;
+    case OPT_MOVES:
+        a->moves = arg;
+        return 0;
+    case 'd':
+        if (ply_cli_parse_long(arg, 1, PLY_SEARCH_JOB_MAX_DEPTH, &v))
+            return ply_usage_error("analyse", "depth '%s' must be 1..%d", arg,
+                                   PLY_SEARCH_JOB_MAX_DEPTH);
+        a->depth = (unsigned)v;
+        return 0;
+    case OPT_NODES: {
+        char *end;
+        double d = strtod(arg, &end); /* 1e6 is the natural way to write it */
+        if (*end || !(d >= 1) || d > 4.6e18)
+            return ply_usage_error("analyse", "--nodes '%s' must be a positive count", arg);
+        a->nodes = (uint64_t)d;
+        return 0;
+    }
+    case OPT_MOVETIME:
+        if (ply_cli_parse_long(arg, 1, PLY_SEARCH_JOB_MAX_MOVETIME_MS, &v))
+            return ply_usage_error("analyse", "--movetime '%s' must be 1..%u ms", arg,
+                                   PLY_SEARCH_JOB_MAX_MOVETIME_MS);
+        a->movetime_ms = (unsigned)v;
+        return 0;
+    case OPT_SEARCHMOVES:
+        a->searchmoves = arg;
+        return 0;
+    case OPT_MULTIPV:
+        if (!strcmp(arg, "all")) {
+            a->multipv = 0;
+            return 0;
+        }
+        if (ply_cli_parse_long(arg, 1, PLY_MAX_DIVIDE, &v))
+            return ply_usage_error("analyse", "--multipv '%s' must be 1..%d or all", arg,
+                                   PLY_MAX_DIVIDE);
+        a->multipv = (unsigned)v;
+        return 0;
+    case OPT_ENGINE:
+        if (strcmp(arg, "builtin") && strcmp(arg, "uci"))
+            return ply_usage_error("analyse", "--engine '%s' must be builtin or uci", arg);
+        a->engine = arg;
+        return 0;
+    case OPT_UCI_ENGINE:
+        a->uci_engine = arg;
+        return 0;
+    case OPT_ENGINE_OPTION:
+        if (!strchr(arg, '=') || arg[0] == '=')
+            return ply_usage_error("analyse", "--engine-option '%s' must be NAME=VALUE", arg);
+        if (a->noptions == PLY_SESSION_ENGINE_OPTIONS_MAX - 2)
+            return ply_usage_error("analyse", "at most %d --engine-option",
+                                   PLY_SESSION_ENGINE_OPTIONS_MAX - 2);
+        a->options[a->noptions++] = arg;
+        return 0;
+    case OPT_CHESS960:
+        a->chess960 = 1;
+        return 0;
+    case OPT_EPD:
+        a->epd = arg;
+        return 0;
+    case OPT_JSON:
+        a->json = 1;
+        return 0;
+    case 'q':
+        a->quiet = 1;
+        return 0;
+    default: {
+        int r = ply_cli_session_option("analyse", &a->session, c, arg);
+        if (r >= 0) return r;
+        return ply_cli_curve_option(c, arg) ? 0 : -1; /* --curve, --cert, ... */
+    }
+    }
+}
+
+/* An option has a NAME=... in @a's engine options already. */
+static int has_option(const analyse_args_t *a, const char *name)
+{
+    size_t n = strlen(name);
+    for (size_t i = 0; i < a->noptions; i++)
+        if (!strncasecmp(a->options[i], name, n) && a->options[i][n] == '=') return 1;
+    return 0;
+}
+
+/* Which engine the local workers drive, and with what; 0 or the usage error's status. */
+static int choose_engine(analyse_args_t *a)
+{
+    if (a->uci_engine && !a->engine) a->engine = "uci"; /* naming one asks for it */
+    int local = !a->session.cfg.coordinator;
+    int uci = a->engine && !strcmp(a->engine, "uci");
+    if (!local && (a->uci_engine || a->noptions))
+        return ply_usage_error("analyse",
+                               "%s does not apply with --coordinator (its workers "
+                               "chose their engines)",
+                               a->uci_engine ? "--uci-engine" : "--engine-option");
+    if (!uci && (a->uci_engine || a->noptions))
+        return ply_usage_error("analyse", "%s needs --engine uci",
+                               a->uci_engine ? "--uci-engine" : "--engine-option");
+    if (!local || !uci) return 0;
+    if (!a->uci_engine) {
+        if (access(DEFAULT_UCI_ENGINE, X_OK) != 0)
+            return ply_usage_error("analyse", "--engine uci needs a UCI engine for the local "
+                                              "workers: --uci-engine CMD (" DEFAULT_UCI_ENGINE
+                                              " is not installed)");
+        a->uci_engine = DEFAULT_UCI_ENGINE;
+    }
+    char prog[1024];
+    snprintf(prog, sizeof prog, "%.*s", (int)strcspn(a->uci_engine, " \t"), a->uci_engine);
+    if (strchr(prog, '/') && access(prog, X_OK) != 0) /* a path that cannot run, before any work */
+        return ply_usage_error("analyse", "--uci-engine: %s is not an executable program", prog);
+    /* the engine's own threads and table are what --threads and --hash mean for it */
+    if (a->session.cfg.threads && !has_option(a, "Threads")) {
+        snprintf(a->threads_opt, sizeof a->threads_opt, "Threads=%d", a->session.cfg.threads);
+        a->options[a->noptions++] = a->threads_opt;
+    }
+    if (a->session.hash_given && a->session.cfg.hash_mib && !has_option(a, "Hash")) {
+        snprintf(a->hash_opt, sizeof a->hash_opt, "Hash=%u", a->session.cfg.hash_mib);
+        a->options[a->noptions++] = a->hash_opt;
+    }
+    a->session.cfg.engine_cmd = a->uci_engine;
+    a->session.cfg.engine_options = a->options;
+    a->session.cfg.nengine_options = a->noptions;
+    return 0;
+}
+
+/* The options that cannot act on this run are refused, never dropped; 0 or 2. */
+static int check_combinations(const analyse_args_t *a, int nwords)
+{
+    if (!a->depth && !a->nodes && !a->movetime_ms)
+        return ply_usage_error("analyse", "%s",
+                               "give a limit: -d N, --nodes N or --movetime MS (per root move)");
+    if (a->epd && (nwords || a->fen || a->moves || a->searchmoves))
+        return ply_usage_error("analyse", "%s",
+                               "--epd takes its positions from the file (no position, moves or "
+                               "--searchmoves)");
+    return ply_cli_session_check("analyse", &a->session);
+}
+
+/* --searchmoves as legal root moves of @pos, in the rule engine's UCI; 0 or 2. */
+static int read_searchmoves(const char *text, const ply_cli_position_t *pos, char (*out)[6],
+                            char **ptrs, size_t *n)
+{
+    char buf[4096];
+    snprintf(buf, sizeof buf, "%s", text);
+    *n = 0;
+    for (char *save = NULL, *t = strtok_r(buf, " \t,", &save); t;
+         t = strtok_r(NULL, " \t,", &save)) {
+        ply_arb_move_t m;
+        if (*n == PLY_MAX_DIVIDE)
+            return ply_usage_error("analyse", "--searchmoves: more than %d moves", PLY_MAX_DIVIDE);
+        if (ply_arb_move_from_uci(&pos->pos, t, &m) < 0)
+            return ply_usage_error("analyse", "--searchmoves %zu (%s): not a legal move in %s",
+                                   *n + 1, t, pos->fen);
+        ply_arb_move_to_uci(&pos->pos, m, out[*n]);
+        ptrs[*n] = out[*n];
+        (*n)++;
+    }
+    if (!*n) return ply_usage_error("analyse", "%s", "--searchmoves without a move");
+    return 0;
+}
+
+int ply_cmd_analyse(int argc, char **argv)
+{
+    static const struct option longopts[] = {
+        {"fen", required_argument, NULL, 'f'},
+        {"moves", required_argument, NULL, OPT_MOVES},
+        {"depth", required_argument, NULL, 'd'},
+        {"nodes", required_argument, NULL, OPT_NODES},
+        {"movetime", required_argument, NULL, OPT_MOVETIME},
+        {"searchmoves", required_argument, NULL, OPT_SEARCHMOVES},
+        {"multipv", required_argument, NULL, OPT_MULTIPV},
+        {"engine", required_argument, NULL, OPT_ENGINE},
+        {"uci-engine", required_argument, NULL, OPT_UCI_ENGINE},
+        {"engine-option", required_argument, NULL, OPT_ENGINE_OPTION},
+        {"chess960", no_argument, NULL, OPT_CHESS960},
+        {"epd", required_argument, NULL, OPT_EPD},
+        {"json", no_argument, NULL, OPT_JSON},
+        {"quiet", no_argument, NULL, 'q'},
+        PLY_CLI_SESSION_LONGOPTS,
+        PLY_CLI_CURVE_LONGOPTS,
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0}};
+    static analyse_args_t a; /* large (the engine options); one command per process */
+    memset(&a, 0, sizeof a);
+    ply_cli_session_opts_init(&a.session);
+    int c;
+    optind = 1;
+    opterr = 0; /* our own one-line messages */
+    while ((c = getopt_long(argc, argv, ":f:d:t:qh", longopts, NULL)) != -1) {
+        if (c == 'h') {
+            usage(stdout);
+            return 0;
+        }
+        if (c == ':')
+            return ply_usage_error("analyse", "option '%s' needs a value", argv[optind - 1]);
+        int r = c == '?' ? -1 : take_option(&a, c, optarg);
+        if (r < 0) return ply_usage_error("analyse", "unknown option '%s'", argv[optind - 1]);
+        if (r) return r;
+    }
+    int nwords = argc - optind;
+    int rc = check_combinations(&a, nwords);
+    if (!rc) rc = choose_engine(&a);
+    if (!rc) rc = ply_cli_curve_setup("ply analyse");
+    if (rc) return rc;
+    if (a.epd) return run_epd(&a);
+    static ply_cli_position_t pos;
+    if (ply_cli_read_position("analyse", a.fen, argv + optind, nwords, a.moves, a.chess960, &pos))
+        return 2;
+    a.chess960 = pos.chess960;
+    static char sm[PLY_MAX_DIVIDE][6];
+    char *smp[PLY_MAX_DIVIDE];
+    size_t nsm = 0;
+    if (a.searchmoves && read_searchmoves(a.searchmoves, &pos, sm, smp, &nsm)) return 2;
+    return run_single(&a, &pos, smp, nsm);
+}

@@ -1,0 +1,247 @@
+/*
+ * The text and JSON of `ply analyse` (analyse_out.h). The coordinator sorts the root moves
+ * and the rule engine has replayed every line; this file only says so, in the forms users
+ * know from GUIs and engines: scores in pawns from the side to move, "#N" for mates, PVs in
+ * SAN with move numbers.
+ */
+#include "analyse_out.h"
+
+#include <inttypes.h>
+#include <string.h>
+
+#include "envelope.h"
+#include "json_exact.h"
+#include "util/u128.h"
+
+void ply_analyse_score_text(const Ply__SearchLine *l, int bounds, char *buf, size_t len)
+{
+    if (!l) {
+        snprintf(buf, len, "-");
+        return;
+    }
+    const char *bound = !bounds || !l->bound ? ""
+                        : l->bound == 1      ? " (lower bound)"
+                                             : " (upper bound)";
+    if (l->has_mate)
+        snprintf(buf, len, "#%d%s", l->mate, bound);
+    else if (l->score_cp == 0)
+        snprintf(buf, len, "0.00%s", bound);
+    else
+        snprintf(buf, len, "%c%d.%02d%s", l->score_cp < 0 ? '-' : '+', abs(l->score_cp) / 100,
+                 abs(l->score_cp) % 100, bound);
+}
+
+void ply_analyse_pv_text(const char *fen, char *const *san, size_t n, char *buf, size_t len)
+{
+    char side = 'w';
+    unsigned move_no = 1;
+    if (fen && sscanf(fen, "%*s %c %*s %*s %*s %u", &side, &move_no) != 2) move_no = 1;
+    if (!move_no) move_no = 1;
+    int black = side == 'b';
+    size_t at = 0;
+    buf[0] = '\0';
+    for (size_t i = 0; i < n; i++) {
+        char item[48];
+        if (!black)
+            snprintf(item, sizeof item, "%s%u. %s", i ? " " : "", move_no, san[i]);
+        else if (i == 0)
+            snprintf(item, sizeof item, "%u... %s", move_no, san[i]);
+        else
+            snprintf(item, sizeof item, " %s", san[i]);
+        if (black) move_no++;
+        black = !black;
+        size_t k = strlen(item);
+        if (at + k + 5 > len) { /* room for " ..." and the NUL */
+            snprintf(buf + at, len - at, " ...");
+            return;
+        }
+        memcpy(buf + at, item, k + 1);
+        at += k;
+    }
+}
+
+int64_t ply_analyse_key(const Ply__SearchLine *l)
+{
+    if (!l) return INT64_MIN;
+    if (l->has_mate) return l->mate > 0 ? 1000000000 - l->mate : -1000000000 - l->mate;
+    return l->score_cp;
+}
+
+void ply_analyse_print_header(FILE *out)
+{
+    fprintf(out, "%4s  %-8s %-20s %-7s %12s %9s  %s\n", "rank", "move", "score", "depth", "nodes",
+            "time", "pv");
+}
+
+void ply_analyse_print_row(FILE *out, unsigned rank, const Ply__AnalysedMove *m, const char *fen)
+{
+    char score[48], depth[24] = "-", pv[4096];
+    const Ply__SearchLine *l = m->line;
+    ply_analyse_score_text(l, 1, score, sizeof score);
+    if (l) snprintf(depth, sizeof depth, "%u/%u", l->depth, l->seldepth);
+    ply_analyse_pv_text(fen, m->pv_san, m->n_pv_san, pv, sizeof pv);
+    fprintf(out, "%4u  %-8s %-20s %-7s %12" PRIu64 " %7.2f s  %s\n", rank,
+            m->san ? m->san : m->move, score, depth, m->nodes, (double)m->time_us / 1e6, pv);
+}
+
+/* The engines that answered, once each ("ply 0.1.0 builtin, Stockfish 15.1"). */
+static void engines_text(const Ply__SearchAnswer *s, char *buf, size_t len)
+{
+    buf[0] = '\0';
+    for (size_t i = 0; i < s->n_moves; i++) {
+        const char *e = s->moves[i]->engine;
+        if (!e || !*e) continue;
+        int seen = 0;
+        for (size_t j = 0; j < i && !seen; j++)
+            seen = s->moves[j]->engine && !strcmp(s->moves[j]->engine, e);
+        if (seen) continue;
+        size_t at = strlen(buf);
+        snprintf(buf + at, len - at, "%s%s", at ? ", " : "", e);
+    }
+    if (!buf[0]) snprintf(buf, len, "?");
+}
+
+/* The run's total: 128-bit on the wire (nodes, nodes_hi), as perft's is, so that no
+ * worker's claim can wrap it; SearchAnswer.nodes has no high word and is not used. */
+static ply_u128_t answer_nodes(const Ply__RunResult *r)
+{
+    return ply_msg_count(r->nodes, r->has_nodes_hi, r->nodes_hi);
+}
+
+void ply_analyse_print_text(FILE *out, const Ply__RunResult *r, const ply_analyse_asked_t *a)
+{
+    const Ply__SearchAnswer *s = r->search;
+    const char *fen = s && s->fen ? s->fen : a->root;
+    fprintf(out, "Position: %s", fen);
+    if (a->nmoves) fprintf(out, " (after %zu moves from %s)", a->nmoves, a->root);
+    fprintf(out, "\n");
+    if (s && s->status && *s->status) {
+        const char *side = strstr(fen, " b ") ? "black" : "white";
+        if (!strcmp(s->status, "checkmate"))
+            fprintf(out, "Checkmate: %s is mated, no move to analyse\n", side);
+        else
+            fprintf(out, "Stalemate: %s has no legal move (a draw), no move to analyse\n", side);
+        return;
+    }
+    size_t n = s ? s->n_moves : 0;
+    if (n) {
+        char score[48], pv[4096];
+        ply_analyse_score_text(s->moves[0]->line, 1, score, sizeof score);
+        ply_analyse_pv_text(fen, s->moves[0]->pv_san, s->moves[0]->n_pv_san, pv, sizeof pv);
+        fprintf(out, "Best: %s %s  %s\n\n", s->moves[0]->san, score, pv);
+        ply_analyse_print_header(out);
+    }
+    size_t shown = a->multipv && a->multipv < n ? a->multipv : n;
+    for (size_t i = 0; i < shown; i++)
+        ply_analyse_print_row(out, (unsigned)i + 1, s->moves[i], fen);
+    if (shown < n)
+        fprintf(out, "  ... %zu more root moves (--multipv all shows them)\n", n - shown);
+    char engines[512];
+    if (s) engines_text(s, engines, sizeof engines);
+    ply_u128_t nodes = answer_nodes(r);
+    char count[PLY_U128_DEC_LEN];
+    fprintf(out, "\n%u jobs, %s nodes in %.3f s (%.0f knodes/s); engine: %s\n", r->jobs,
+            ply_u128_to_dec(nodes, count, sizeof count), (double)r->time_ms / 1000.0,
+            r->time_ms ? (double)nodes / (double)r->time_ms : 0.0, s ? engines : "?");
+    unsigned replayed = s ? s->replayed : 0, rejected = s ? s->rejected : 0;
+    fprintf(out, "Checked: %u lines replayed by the rule engine", replayed);
+    if (rejected) fprintf(out, "; %u rejected and run again elsewhere:", rejected);
+    fprintf(out, "\n");
+    for (size_t i = 0; s && i < s->n_rejection; i++)
+        fprintf(out, "  rejected: %s\n", s->rejection[i]);
+}
+
+static json_t *strings_json(char *const *v, size_t n)
+{
+    json_t *arr = json_array();
+    for (size_t i = 0; i < n; i++) json_array_append_new(arr, json_string(v[i]));
+    return arr;
+}
+
+static json_t *score_json(const Ply__SearchLine *l)
+{
+    json_t *o = json_object();
+    if (!l) return o;
+    if (l->has_mate)
+        json_object_set_new(o, "mate", json_integer(l->mate));
+    else
+        json_object_set_new(o, "cp", json_integer(l->score_cp));
+    json_object_set_new(o, "bound",
+                        json_string(l->bound == 1   ? "lower"
+                                    : l->bound == 2 ? "upper"
+                                                    : "exact"));
+    return o;
+}
+
+static json_t *line_json(const Ply__AnalysedMove *m)
+{
+    json_t *o = json_object();
+    const Ply__SearchLine *l = m->line;
+    json_object_set_new(o, "move", json_string(m->move ? m->move : ""));
+    json_object_set_new(o, "san", json_string(m->san ? m->san : ""));
+    json_object_set_new(o, "score", score_json(l));
+    json_object_set_new(o, "depth", json_integer(l ? l->depth : 0));
+    json_object_set_new(o, "seldepth", json_integer(l ? l->seldepth : 0));
+    json_object_set_new(o, "pv", l ? strings_json(l->pv, l->n_pv) : json_array());
+    json_object_set_new(o, "pv_san", strings_json(m->pv_san, m->n_pv_san));
+    json_object_set_new(o, "nodes", ply_json_count(m->nodes));
+    json_object_set_new(o, "time_ms", json_real((double)m->time_us / 1000.0));
+    json_object_set_new(o, "engine", m->engine ? json_string(m->engine) : json_null());
+    json_object_set_new(o, "worker", m->worker_id ? json_string(m->worker_id) : json_null());
+    return o;
+}
+
+json_t *ply_analyse_json(const Ply__RunResult *r, const ply_analyse_asked_t *a)
+{
+    const Ply__SearchAnswer *s = r->search;
+    json_t *o = json_object();
+    if (!o) return NULL;
+    json_object_set_new(o, "fen", json_string(s && s->fen ? s->fen : a->root));
+    json_object_set_new(o, "root", json_string(a->root));
+    json_object_set_new(o, "moves", strings_json((char *const *)a->moves, a->nmoves));
+    json_object_set_new(o, "depth", a->depth ? json_integer(a->depth) : json_null());
+    json_object_set_new(o, "nodes_asked", a->nodes ? ply_json_count(a->nodes) : json_null());
+    json_object_set_new(o, "movetime_ms",
+                        a->movetime_ms ? json_integer(a->movetime_ms) : json_null());
+    json_object_set_new(o, "engine", json_string(a->engine ? a->engine : "any"));
+    json_object_set_new(o, "status", json_string(s && s->status && *s->status ? s->status : "ok"));
+    json_t *lines = json_array();
+    size_t n = s ? s->n_moves : 0;
+    size_t shown = a->multipv && a->multipv < n ? a->multipv : n;
+    for (size_t i = 0; i < shown; i++) json_array_append_new(lines, line_json(s->moves[i]));
+    json_object_set_new(o, "lines", lines);
+    json_object_set_new(o, "best", n ? line_json(s->moves[0]) : json_null());
+    json_object_set_new(o, "nodes", ply_json_count(answer_nodes(r)));
+    json_object_set_new(o, "time_ms", ply_json_count(r->time_ms));
+    json_object_set_new(o, "jobs", json_integer(r->jobs));
+    json_object_set_new(o, "replayed", json_integer(s ? s->replayed : 0));
+    json_object_set_new(o, "rejected", json_integer(s ? s->rejected : 0));
+    json_object_set_new(o, "rejections",
+                        s ? strings_json(s->rejection, s->n_rejection) : json_array());
+    json_object_set_new(o, "run", ply_json_count(r->run_id));
+    return o;
+}
+
+int ply_analyse_print_result(const Ply__RunResult *r, int json)
+{
+    const Ply__SearchRequest *q = r->asked ? r->asked->search : NULL;
+    ply_analyse_asked_t a = {0};
+    a.root = q && q->fen ? q->fen : r->search->fen ? r->search->fen : "?";
+    if (q) {
+        a.moves = (const char *const *)q->moves;
+        a.nmoves = q->n_moves;
+        a.depth = q->depth;
+        a.nodes = q->nodes;
+        a.movetime_ms = q->movetime_ms;
+        a.engine = q->engine && *q->engine ? q->engine : NULL;
+    }
+    if (json) {
+        json_t *o = ply_analyse_json(r, &a);
+        ply_json_dumpf(o, stdout, JSON_INDENT(2));
+        printf("\n");
+        json_decref(o);
+    } else {
+        ply_analyse_print_text(stdout, r, &a);
+    }
+    return 0;
+}

@@ -1,0 +1,19 @@
+# ply analyse: its output on synthetic answers (unit), and the command end to end
+# (tests/integration/test_analyse.c).
+ply_unit_test(test_analyse_out
+  SOURCES unit/test_analyse_out.c ${PROJECT_SOURCE_DIR}/cli/analyse_out.c
+          ${PROJECT_SOURCE_DIR}/cli/json_exact.c
+  LIBS ply_proto ply_util PkgConfig::JANSSON)
+target_include_directories(test_analyse_out PRIVATE ${PROJECT_SOURCE_DIR}/cli)
+
+add_executable(test_analyse integration/test_analyse.c integration/harness.c)
+target_link_libraries(test_analyse PRIVATE ply_flags ply_arbiter PkgConfig::CMOCKA
+  PkgConfig::JANSSON)
+target_compile_definitions(test_analyse PRIVATE PLY_TEST_DATA="${PLY_TEST_DATA}"
+  PLY_BIN_DIR="${CMAKE_RUNTIME_OUTPUT_DIRECTORY}")
+add_dependencies(test_analyse ply ply-worker)
+add_test(NAME analyse_quick COMMAND test_analyse quick)
+add_test(NAME analyse_cluster COMMAND test_analyse cluster)
+set_tests_properties(analyse_quick PROPERTIES TIMEOUT 300 LABELS quick SKIP_RETURN_CODE 77)
+set_tests_properties(analyse_cluster PROPERTIES TIMEOUT 600 LABELS "slow;net"
+  SKIP_RETURN_CODE 77)

@@ -1,0 +1,465 @@
+/*
+ * `ply analyse` end to end, run as a user runs it (the built ply, ply-worker and their
+ * sockets). Every line a run returns is replayed here with the rule engine (legal moves,
+ * the claimed mate is mate), independently of the coordinator's own replay. Expected
+ * values come from independent sources, cited where used: ply's own UCI engine at the same
+ * depth (`ply uci`, one thread: deterministic), Debian's Stockfish for the mate in 2 and
+ * the perft reference, the FIDE Laws for the repetition draw (art. 9.2).
+ *
+ * Groups (argv[1]): "quick" (the embedded default), "cluster" (--workers 2, a worker
+ * killed mid-run, Stockfish as the workers' engine, a running coordinator and ply result).
+ */
+#define _GNU_SOURCE
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "../unit/test_skip.h"
+#include <jansson.h>
+
+#include "arbiter/arbiter.h"
+#include "harness.h"
+
+#define RUN_S     600
+#define STOCKFISH "/usr/games/stockfish"
+#define STARTPOS  "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1"
+/* Mate in 2 for white: 1. Nf6+ gxf6 2. Bxf7# (Stockfish 15.1: "score mate 2 ... pv d5f6
+ * g7f6 c4f7" at depth 12). */
+#define MATE_IN_2 "r2qkb1r/pp2nppp/3p4/2pNN1B1/2BnP3/3P4/PPP2PPP/R2bK2R w KQkq - 1 1"
+/* A middlegame (after 1. e4 e5 2. Nf3 Nc6 3. Bb5 a6 4. Ba4 Nf6 5. O-O Be7) for runs long
+ * enough to kill a worker in. */
+#define RUY_LOPEZ "r1bqk2r/1pppbppp/p1n2n2/4p3/B3P3/5N2/PPPP1PPP/RNBQ1RK1 w kq - 4 6"
+
+/* A line's score as one comparable number (higher is better for the side to move). */
+static long score_key(json_t *line)
+{
+    json_t *sc = th_jget(line, "score");
+    json_t *mate = json_object_get(sc, "mate");
+    if (mate) {
+        long m = (long)json_integer_value(mate);
+        return m > 0 ? 1000000 - m : -1000000 - m;
+    }
+    return th_jint(sc, "cp");
+}
+
+/*
+ * Replays every line of @o (a ply analyse --json object) from its fen with the rule
+ * engine: the PV starts with the line's move, every move is legal in turn, and the lines
+ * are sorted best first. Returns the number of lines; *@mate_end (may be NULL) is set when
+ * the best line ends in checkmate.
+ */
+static size_t check_lines(json_t *o, int *mate_end)
+{
+    json_t *lines = th_jget(o, "lines");
+    const char *fen = th_jstr(o, "fen");
+    size_t n = json_array_size(lines);
+    for (size_t i = 0; i < n; i++) {
+        json_t *l = json_array_get(lines, i);
+        json_t *pv = th_jget(l, "pv");
+        ply_arb_pos_t pos;
+        assert_int_equal(ply_arb_from_fen(&pos, fen, 0, NULL, 0), 0);
+        assert_true(json_array_size(pv) >= 1);
+        assert_string_equal(json_string_value(json_array_get(pv, 0)), th_jstr(l, "move"));
+        assert_int_equal(json_array_size(pv), json_array_size(th_jget(l, "pv_san")));
+        for (size_t k = 0; k < json_array_size(pv); k++) {
+            ply_arb_move_t m;
+            const char *uci = json_string_value(json_array_get(pv, k));
+            if (ply_arb_move_from_uci(&pos, uci, &m) != 0)
+                fail_msg("line %zu (%s): pv move %zu (%s) is not legal", i + 1, th_jstr(l, "move"),
+                         k + 1, uci);
+            ply_arb_make(&pos, m);
+        }
+        if (i == 0 && mate_end) {
+            ply_arb_move_t moves[PLY_ARB_MAX_MOVES];
+            *mate_end = ply_arb_legal_moves(&pos, moves) == 0 && ply_arb_in_check(&pos);
+        }
+        if (i + 1 < n && score_key(l) < score_key(json_array_get(lines, i + 1)))
+            fail_msg("lines %zu and %zu are not sorted best first", i + 1, i + 2);
+    }
+    return n;
+}
+
+/* Runs a ply analyse --json command (printf-style) to exit 0 and returns its object. */
+static json_t *analyse_json(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static json_t *analyse_json(const char *fmt, ...)
+{
+    char cmd[2048];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(cmd, sizeof cmd, fmt, ap);
+    va_end(ap);
+    th_run_t r = th_run(RUN_S, "%s", cmd);
+    th_expect_status(&r, 0, cmd);
+    json_t *o = th_json(&r);
+    th_run_free(&r);
+    return o;
+}
+
+/* The line of root move @uci in @o, or NULL. */
+static json_t *line_of(json_t *o, const char *uci)
+{
+    json_t *lines = th_jget(o, "lines");
+    for (size_t i = 0; i < json_array_size(lines); i++)
+        if (!strcmp(th_jstr(json_array_get(lines, i), "move"), uci))
+            return json_array_get(lines, i);
+    return NULL;
+}
+
+/* `ply uci` (one thread) on the start position at depth 4: its bestmove. */
+static void uci_bestmove(char *out, size_t len)
+{
+    th_chat_t c;
+    th_chat_start(&c, "exec ply uci");
+    th_chat_send(&c, "uci");
+    th_chat_until(&c, "uciok", 10000);
+    th_chat_send(&c, "setoption name Threads value 1");
+    th_chat_send(&c, "position startpos");
+    th_chat_send(&c, "go depth 4");
+    const char *b = th_chat_until(&c, "bestmove", 60000);
+    snprintf(out, len, "%.*s", (int)strcspn(b + 9, " "), b + 9);
+    th_chat_send(&c, "quit");
+    th_chat_close(&c, 5000);
+}
+
+/*
+ * The start position at depth 4: every root move (20), every line legal and sorted, and
+ * the best move ply uci's bestmove at the same depth. The two searches are not the same
+ * search (one per root move with searchmoves, against one with all of them, whose
+ * pruning and move ordering differ), so when the bests differ the scores must be equal:
+ * ply uci's move is then scored as well as the best here.
+ */
+static void check_startpos_d4(const char *where)
+{
+    json_t *o = analyse_json("ply analyse -d 4 --threads 1 --hash 16 --json %s", where);
+    assert_int_equal(check_lines(o, NULL), 20);
+    assert_string_equal(th_jstr(o, "fen"), STARTPOS);
+    assert_int_equal(th_jint(o, "jobs"), 20);
+    assert_int_equal(th_jint(o, "replayed"), 20);
+    assert_int_equal(th_jint(o, "rejected"), 0);
+    char best[8];
+    uci_bestmove(best, sizeof best);
+    json_t *top = json_array_get(th_jget(o, "lines"), 0);
+    json_t *theirs = line_of(o, best);
+    assert_non_null(theirs);
+    if (strcmp(th_jstr(top, "move"), best) && score_key(top) != score_key(theirs))
+        fail_msg("best %s (%ld) here, ply uci's %s scores %ld", th_jstr(top, "move"),
+                 score_key(top), best, score_key(theirs));
+    assert_string_equal(th_jstr(th_jget(o, "best"), "move"), th_jstr(top, "move"));
+    json_decref(o);
+}
+
+static void test_startpos(void **state)
+{
+    (void)state;
+    check_startpos_d4("");
+}
+
+static void test_text_output(void **state)
+{
+    (void)state;
+    th_run_t r = th_run(RUN_S, "ply analyse startpos moves e2e4 -d 3 --threads 1 --hash 16 "
+                               "--multipv 3 --quiet");
+    th_expect_status(&r, 0, "text output");
+    assert_non_null(strstr(r.out, "Best: "));
+    assert_non_null(strstr(r.out, "1... "));              /* black to move: PVs numbered so */
+    assert_non_null(strstr(r.out, "17 more root moves")); /* --multipv 3 of 20 */
+    assert_non_null(strstr(r.out, "Checked: 20 lines replayed by the rule engine"));
+    assert_string_equal(r.err, ""); /* --quiet */
+    th_run_free(&r);
+}
+
+static void test_mate_in_2(void **state)
+{
+    (void)state;
+    json_t *o = analyse_json("ply analyse --fen '" MATE_IN_2 "' -d 5 --threads 1 --hash 16 --json");
+    int mate = 0;
+    check_lines(o, &mate);
+    json_t *top = json_array_get(th_jget(o, "lines"), 0);
+    assert_int_equal(json_integer_value(json_object_get(th_jget(top, "score"), "mate")), 2);
+    assert_true(mate); /* the arbiter agrees: the line ends in checkmate */
+    json_decref(o);
+    th_run_t r = th_run(RUN_S, "ply analyse --fen '" MATE_IN_2 "' -d 5 --threads 1 --multipv 1");
+    th_expect_status(&r, 0, "mate in 2, text");
+    assert_non_null(strstr(r.out, "Best: Nf6+ #2  1. Nf6+ gxf6 2. Bxf7#"));
+    th_run_free(&r);
+}
+
+static void test_no_moves(void **state)
+{
+    (void)state;
+    th_run_t r = th_run(RUN_S, "ply analyse startpos moves f2f3 e7e5 g2g4 d8h4 -d 3");
+    th_expect_status(&r, 0, "checkmated root");
+    assert_non_null(strstr(r.out, "Checkmate: white is mated"));
+    th_run_free(&r);
+    r = th_run(RUN_S, "ply analyse --fen '7k/5Q2/6K1/8/8/8/8/8 b - - 0 1' -d 3 --json");
+    th_expect_status(&r, 0, "stalemated root");
+    json_t *o = th_json(&r);
+    assert_string_equal(th_jstr(o, "status"), "stalemate");
+    assert_int_equal(json_array_size(th_jget(o, "lines")), 0);
+    json_decref(o);
+    th_run_free(&r);
+}
+
+/* After 1. Nf3 Nf6 2. Ng1 Ng8 3. Nf3 Nf6 4. Ng1, 4... Ng8 repeats the start position a
+ * third time: a draw (FIDE Laws, art. 9.2), which the history sent with every job lets
+ * the engine see; ply uci with the same history scores it 0 too. */
+static void test_repetition(void **state)
+{
+    (void)state;
+    json_t *o = analyse_json("ply analyse startpos moves g1f3 g8f6 f3g1 f6g8 g1f3 g8f6 f3g1 "
+                             "-d 5 --threads 1 --hash 16 --json");
+    check_lines(o, NULL);
+    assert_int_equal(json_array_size(th_jget(o, "moves")), 7);
+    json_t *l = line_of(o, "f6g8");
+    assert_non_null(l);
+    assert_int_equal(json_integer_value(json_object_get(th_jget(l, "score"), "cp")), 0);
+    json_decref(o);
+}
+
+/* perft of the position a history reaches is perft of its FEN: 13,160 after 1. e4
+ * (Stockfish 15.1: position startpos moves e2e4, go perft 3). */
+static void test_perft_moves(void **state)
+{
+    (void)state;
+    th_run_t r = th_run(RUN_S, "ply perft startpos moves e2e4 -d 3");
+    th_expect_status(&r, 0, "perft startpos moves e2e4");
+    assert_non_null(strstr(r.out, "Nodes searched: 13160\n"));
+    th_run_free(&r);
+    r = th_run(RUN_S, "ply perft --fen 'rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 "
+                      "1' -d 3");
+    assert_non_null(strstr(r.out, "Nodes searched: 13160\n"));
+    th_run_free(&r);
+    r = th_run(RUN_S, "ply perft --moves 'e2e4 e7e5' -d 2 --json");
+    th_expect_status(&r, 0, "perft --moves");
+    json_t *o = th_json(&r);
+    assert_string_equal(th_jstr(o, "fen"),
+                        "rnbqkbnr/pppp1ppp/8/4p3/4P3/8/PPPP1PPP/RNBQKBNR w KQkq e6 0 2");
+    json_decref(o);
+    th_run_free(&r);
+    r = th_run(RUN_S, "ply perft startpos moves e2e4 e2e4 -d 3");
+    th_expect_status(&r, 2, "illegal history move");
+    assert_non_null(strstr(r.err, "history move 2 (e2e4)"));
+    th_run_free(&r);
+}
+
+static void test_bad_input(void **state)
+{
+    (void)state;
+    const char *cases[][2] = {
+        {"ply analyse", "give a limit"},
+        {"ply analyse -d 0", "depth '0'"},
+        {"ply analyse -d 3 --fen 'rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq e3 0 1'",
+         "bad position"},
+        {"ply analyse -d 3 startpos moves e2e4 e7e9", "history move 2 (e7e9)"},
+        {"ply analyse -d 3 startpos --fen startpos", "two positions"},
+        {"ply analyse -d 3 --engine frob", "--engine 'frob'"},
+        {"ply analyse -d 3 --searchmoves e2e5", "--searchmoves 1 (e2e5)"},
+        {"ply analyse -d 3 --uci-engine /nonexistent/engine", "not an executable"},
+        {"ply analyse -d 3 --engine-option Hash=1", "needs --engine uci"},
+        {"ply analyse -d 3 --multipv 0", "--multipv"},
+        {"ply analyse -d 3 --coordinator tcp://127.0.0.1:9 --workers 2", "--workers"},
+        {"ply analyse -d 3 --epd /dev/null startpos", "--epd"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        th_run_t r = th_run(RUN_S, "%s", cases[i][0]);
+        th_expect_status(&r, 2, cases[i][0]);
+        if (!strstr(r.err, cases[i][1])) fail_msg("%s: stderr '%s'", cases[i][0], r.err);
+        assert_string_equal(r.out, "");
+        th_run_free(&r);
+    }
+    th_run_t r = th_run(RUN_S, "ply analyse --help");
+    th_expect_status(&r, 0, "--help");
+    const char *opts[] = {"--fen",        "--moves",         "--depth",    "--nodes",
+                          "--movetime",   "--searchmoves",   "--multipv",  "--engine ",
+                          "--uci-engine", "--engine-option", "--chess960", "--epd",
+                          "--json",       "--quiet",         "--threads",  "--hash",
+                          "--workers",    "--coordinator",   "--timeout",  "--state"};
+    for (size_t i = 0; i < sizeof opts / sizeof *opts; i++)
+        if (!strstr(r.out, opts[i])) fail_msg("--help does not list %s", opts[i]);
+    th_run_free(&r);
+}
+
+/* The first @n records of Win At Chess (tests/data/analysis/wacnew.epd) as a file. */
+static const char *wac_subset(int n)
+{
+    char *all = th_slurp(PLY_TEST_DATA "/analysis/wacnew.epd");
+    char *end = all;
+    for (int i = 0; i < n && end && *end; i++)
+        end = strchr(end, '\n') ? strchr(end, '\n') + 1 : NULL;
+    if (end) *end = '\0';
+    const char *path = th_write_file("analyse", "wac.epd", all);
+    free(all);
+    return path;
+}
+
+/* An EPD suite at a fixed node budget per root move. Measured with ply's engine on one
+ * thread (--hash 16; the session's table carries over from record to record, in file
+ * order) at the commit that added this test: WAC.001-012 at --nodes 20000, 11 solved
+ * (WAC.002, bm Rxb2, is not: c3 +1.66 at this budget); WAC.001-003, 2 solved. The same
+ * budget solves 19 of WAC.001-020. */
+#define EPD_RECORDS 12
+#define EPD_NODES   20000
+#define EPD_SOLVED  11
+
+static void test_epd(void **state)
+{
+    (void)state;
+    const char *path = wac_subset(EPD_RECORDS);
+    th_run_t r = th_run(RUN_S, "ply analyse --epd %s --nodes %d --threads 1 --hash 16 --json", path,
+                        EPD_NODES);
+    th_expect_status(&r, 0, "--epd --json");
+    json_t *o = th_json(&r);
+    assert_int_equal(th_jint(o, "positions"), EPD_RECORDS);
+    json_t *results = th_jget(o, "results");
+    assert_int_equal(json_array_size(results), EPD_RECORDS);
+    assert_string_equal(th_jstr(json_array_get(results, 0), "id"), "WAC.001");
+    assert_string_equal(th_jstr(json_array_get(results, 0), "best"), "Qg6");
+    assert_false(json_is_true(th_jget(json_array_get(results, 1), "solved"))); /* WAC.002 */
+    assert_int_equal(th_jint(o, "solved"), EPD_SOLVED);
+    json_decref(o);
+    th_run_free(&r);
+    path = wac_subset(3);
+    r = th_run(RUN_S, "ply analyse --epd %s --nodes %d --threads 1 --hash 16", path, EPD_NODES);
+    th_expect_status(&r, 0, "--epd text");
+    char want[256];
+    snprintf(want, sizeof want, "%s: 3 positions, 2 solved\n", path);
+    if (!strstr(r.out, want)) fail_msg("no '%s' in '%s'", want, r.out);
+    assert_non_null(strstr(r.out, "WAC.001: solved (best Qg6 #2, expected bm Qg6)\n"));
+    assert_non_null(strstr(r.out, "WAC.002: failed (best c3 +1.66, expected bm Rxb2)\n"));
+    th_run_free(&r);
+}
+
+/* ---- cluster ----------------------------------------------------------------------- */
+
+static void test_workers(void **state)
+{
+    (void)state;
+    check_startpos_d4("--workers 2");
+}
+
+/* A local worker killed mid-run loses nothing: its job goes to the other worker, and the
+ * answer has every root move of the position (the Ruy Lopez above: 25 legal moves, as the
+ * rule engine counts them here), each line legal. Depth 18 takes about 11 s on two
+ * one-thread workers (measured on the loaded 2-core development machine), so the kill at
+ * 2 s lands mid-run with room to spare. */
+static void test_worker_killed(void **state)
+{
+    (void)state;
+    char log[512], out[512];
+    const char *dir = th_tmpdir("analyse-killed");
+    snprintf(log, sizeof log, "%s/ply.err", dir);
+    snprintf(out, sizeof out, "%s/ply.json", dir);
+    pid_t ply = th_spawn(log,
+                         "exec ply analyse --fen '" RUY_LOPEZ "' -d 18 --workers 2 "
+                         "--threads 1 --hash 16 --json > %s",
+                         out);
+    pid_t victim = 0;
+    for (int i = 0; i < 200 && !victim; i++) {
+        usleep(50000);
+        victim = th_worker_child(ply, "--id local-0.0");
+    }
+    assert_true(victim > 0);
+    usleep(2000000 * th_slowdown()); /* both workers are searching */
+    assert_true(th_alive(ply));      /* the kill lands mid-run */
+    assert_int_equal(kill(victim, SIGKILL), 0);
+    int status = th_wait(ply, (RUN_S - 60) * 1000);
+    char *err = th_slurp(log), *text = th_slurp(out);
+    if (status != 0) fail_msg("ply analyse with a worker killed: status %d: %s", status, err);
+    assert_non_null(strstr(err, "killed by signal 9"));
+    json_error_t je;
+    json_t *o = json_loads(text, 0, &je);
+    if (!o) fail_msg("not JSON: %s: %s", je.text, text);
+    ply_arb_pos_t pos;
+    ply_arb_move_t moves[PLY_ARB_MAX_MOVES];
+    assert_int_equal(ply_arb_from_fen(&pos, RUY_LOPEZ, 0, NULL, 0), 0);
+    assert_int_equal(check_lines(o, NULL), (size_t)ply_arb_legal_moves(&pos, moves));
+    json_decref(o);
+    free(err);
+    free(text);
+}
+
+/* Stockfish as the local workers' engine: the start position at depth 10 over two workers,
+ * every root move, every line legal (the coordinator and this test both replay them); and
+ * as the in-process worker's, on the mate in 2. */
+static void test_stockfish_workers(void **state)
+{
+    (void)state;
+    if (access(STOCKFISH, X_OK) != 0) PLY_SKIP(STOCKFISH " is not installed");
+    json_t *o = analyse_json("ply analyse -d 10 --engine uci --workers 2 --engine-option "
+                             "Threads=1 --engine-option Hash=16 --hash 16 --json");
+    assert_int_equal(check_lines(o, NULL), 20);
+    assert_string_equal(th_jstr(o, "engine"), "uci");
+    const char *engine = th_jstr(json_array_get(th_jget(o, "lines"), 0), "engine");
+    assert_non_null(strstr(engine, "Stockfish"));
+    json_decref(o);
+    /* the in-process worker drives it too (the default --uci-engine), and finds the mate */
+    o = analyse_json("ply analyse --fen '" MATE_IN_2 "' -d 8 --engine uci --threads 1 "
+                     "--hash 16 --json");
+    int mate = 0;
+    check_lines(o, &mate);
+    json_t *top = json_array_get(th_jget(o, "lines"), 0);
+    assert_int_equal(json_integer_value(json_object_get(th_jget(top, "score"), "mate")), 2);
+    assert_true(mate);
+    assert_non_null(strstr(th_jstr(top, "engine"), "Stockfish"));
+    json_decref(o);
+}
+
+/* A run on a running coordinator (--coordinator, a ply-worker of its own): the same answer,
+ * and `ply result RUN` prints it again as ply analyse does. */
+static void test_coordinator_result(void **state)
+{
+    (void)state;
+    int port = th_free_port();
+    pid_t coord = th_spawn(NULL, "exec ply-coordinator --bind tcp://127.0.0.1:%d -q", port);
+    pid_t worker = th_spawn(NULL,
+                            "exec ply-worker --connect tcp://127.0.0.1:%d --threads 1 "
+                            "--hash 16 -q",
+                            port);
+    json_t *o = analyse_json("ply analyse --coordinator tcp://127.0.0.1:%d -d 4 --json", port);
+    assert_int_equal(check_lines(o, NULL), 20);
+    long run = th_jint(o, "run");
+    th_run_t r = th_run(RUN_S, "ply result --coordinator tcp://127.0.0.1:%d %ld --json", port, run);
+    th_expect_status(&r, 0, "ply result of a search run");
+    json_t *again = th_json(&r);
+    assert_int_equal(check_lines(again, NULL), 20);
+    assert_string_equal(th_jstr(th_jget(again, "best"), "move"),
+                        th_jstr(th_jget(o, "best"), "move"));
+    assert_int_equal(th_jint(again, "depth"), 4);
+    json_decref(again);
+    json_decref(o);
+    th_run_free(&r);
+    r = th_run(RUN_S, "ply result --coordinator tcp://127.0.0.1:%d %ld", port, run);
+    th_expect_status(&r, 0, "ply result, text");
+    assert_non_null(strstr(r.out, "Checked: 20 lines replayed by the rule engine"));
+    th_run_free(&r);
+    th_stop(worker);
+    th_stop(coord);
+}
+
+int main(int argc, char **argv)
+{
+    const char *group = argc > 1 ? argv[1] : "quick";
+    const struct CMUnitTest quick[] = {
+        cmocka_unit_test(test_bad_input),   cmocka_unit_test(test_startpos),
+        cmocka_unit_test(test_text_output), cmocka_unit_test(test_mate_in_2),
+        cmocka_unit_test(test_no_moves),    cmocka_unit_test(test_repetition),
+        cmocka_unit_test(test_perft_moves), cmocka_unit_test(test_epd),
+    };
+    const struct CMUnitTest cluster[] = {
+        cmocka_unit_test(test_workers),
+        cmocka_unit_test(test_worker_killed),
+        cmocka_unit_test(test_stockfish_workers),
+        cmocka_unit_test(test_coordinator_result),
+    };
+    if (!strcmp(group, "cluster"))
+        return ply_test_exit(cmocka_run_group_tests_name("cluster", cluster, NULL, NULL));
+    return ply_test_exit(cmocka_run_group_tests_name("quick", quick, NULL, NULL));
+}

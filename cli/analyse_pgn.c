@@ -19,6 +19,7 @@
 #include "json_exact.h"
 #include "pgn_annotate.h"
 #include "pos_cache.h"
+#include "run_journal.h"
 #include "util/error.h"
 #include "util/time.h"
 
@@ -28,7 +29,8 @@ typedef struct apgn {
     const ply_apgn_args_t *a;
     ply_session_t *s;
     ply_pos_cache_t *cache;
-    FILE *pgn_out; /* NULL: no PGN (--json without -o) */
+    ply_run_journal_t *journal; /* --state: which run answered which request */
+    FILE *pgn_out;              /* NULL: no PGN (--json without -o) */
     ply_pgn_game_t *annotated;
     size_t games_total; /* tag sections of the file; 0 when unknown (stdin) */
     size_t analysed, skipped, json_games;
@@ -47,6 +49,7 @@ typedef struct game_work {
     size_t nredone;
     unsigned positions, searched, from_cache;
     uint32_t jobs_restored, jobs_computed;
+    unsigned runs_from_state; /* runs answered by the state file (--state, run again) */
 } game_work_t;
 
 /* ---- searching ----------------------------------------------------------------------- */
@@ -62,6 +65,38 @@ static void line_from_msg(const Ply__SearchLine *m, ply_pa_line_t *l)
         if (strlen(m->pv[i]) >= PLY_PA_UCI_MAX) break;
         snprintf(l->pv[l->npv++], PLY_PA_UCI_MAX, "%s", m->pv[i]);
     }
+}
+
+/* Whether @res answers @req: its plies, moves and root as asked (a run id is only a key). */
+static int answers(const Ply__RunResult *res, const ply_search_request_t *req)
+{
+    const Ply__SearchRequest *q = res->asked ? res->asked->search : NULL;
+    if (!q || !res->search || q->n_plies != req->nplies || q->n_moves != req->nmoves) return 0;
+    for (size_t i = 0; i < req->nplies; i++)
+        if (q->plies[i] != req->plies[i]) return 0;
+    for (size_t i = 0; i < req->nmoves; i++)
+        if (strcmp(q->moves[i], req->moves[i]) != 0) return 0;
+    return 1;
+}
+
+/*
+ * With --state: the answer of the finished run the journal names for @key, read from the
+ * state file as `ply result` reads it, into *@res; 0 when there is none (then search).
+ */
+static int from_state(apgn_t *ap, const char *key, const ply_search_request_t *req,
+                      Ply__RunResult **res)
+{
+    uint64_t id = ap->journal ? ply_run_journal_find(ap->journal, key) : 0;
+    if (!id) return 0;
+    Ply__RunProgress *prog = NULL;
+    char why[256];
+    int rc = ply_client_result(ply_session_client(ap->s), id, 0, (int)ply_session_timeout_ms(ap->s),
+                               res, &prog, why, sizeof why);
+    if (prog) ply__run_progress__free_unpacked(prog, NULL);
+    if (rc == 0 && *res && answers(*res, req)) return 1;
+    if (*res) ply__run_result__free_unpacked(*res, NULL);
+    *res = NULL;
+    return 0;
 }
 
 /*
@@ -88,7 +123,17 @@ static int search_plies(apgn_t *ap, game_work_t *w, const unsigned *plies, size_
     Ply__Accepted *acc = NULL;
     Ply__RunResult *res = NULL;
     char why[512];
-    int rc = ply_session_search(ap->s, &req, NULL, NULL, &acc, &res, why, sizeof why);
+    char key[PLY_RUN_JOURNAL_KEY] = "";
+    if (ap->journal) ply_run_journal_key(&req, key);
+    int rc = 0;
+    if (from_state(ap, key, &req, &res)) {
+        w->runs_from_state++;
+    } else {
+        rc = ply_session_search(ap->s, &req, NULL, NULL, &acc, &res, why, sizeof why);
+        if (rc == 0 && ap->journal && ply_run_journal_add(ap->journal, key, res->run_id) < 0)
+            fprintf(stderr, "%s: cannot write the run journal (%s.runs)\n", CMD,
+                    ap->a->session.state_path);
+    }
     free(moves);
     ap->runs++;
     if (rc == 0 && !res->search) rc = ply_why(why, sizeof why, PLY_EPROTO, "no search answer");
@@ -246,6 +291,7 @@ static json_t *game_json(const game_work_t *w, const ply_pgn_game_t *src,
     json_object_set_new(o, "researched", redone);
     json_object_set_new(o, "jobs_computed", json_integer(w->jobs_computed));
     json_object_set_new(o, "jobs_restored", json_integer(w->jobs_restored));
+    json_object_set_new(o, "runs_from_state", json_integer(w->runs_from_state));
     static const char *const side[2] = {"white", "black"};
     for (int s = 0; s < 2; s++)
         json_object_set_new(o, side[s],
@@ -469,6 +515,14 @@ int ply_apgn_run(const ply_apgn_args_t *a)
         fprintf(stderr, "%s: out of memory\n", CMD);
         goto out;
     }
+    if (a->session.state_path) {
+        char path[4096];
+        snprintf(path, sizeof path, "%s.runs", a->session.state_path);
+        if (!(ap.journal = ply_run_journal_open(path, why, sizeof why))) {
+            fprintf(stderr, "%s: %s\n", CMD, why);
+            goto out;
+        }
+    }
     ap.s = ply_session_new(&a->session, why, sizeof why);
     if (!ap.s) {
         fprintf(stderr, "%s: %s\n", CMD, why);
@@ -488,6 +542,7 @@ out:
     ply_session_destroy(&ap.s);
     ply_pgn_game_destroy(&ap.annotated);
     ply_pos_cache_destroy(&ap.cache);
+    ply_run_journal_close(&ap.journal);
     ply_pgn_reader_destroy(&r);
     return status;
 }

@@ -50,6 +50,7 @@ typedef struct game_work {
     unsigned positions, searched, from_cache;
     uint32_t jobs_restored, jobs_computed;
     unsigned runs_from_state; /* runs answered by the state file (--state, run again) */
+    unsigned from_state;      /* positions of those runs: not searched by this command */
 } game_work_t;
 
 /* ---- searching ----------------------------------------------------------------------- */
@@ -126,8 +127,10 @@ static int search_plies(apgn_t *ap, game_work_t *w, const unsigned *plies, size_
     char key[PLY_RUN_JOURNAL_KEY] = "";
     if (ap->journal) ply_run_journal_key(&req, key);
     int rc = 0;
-    if (from_state(ap, key, &req, &res)) {
+    int stored = from_state(ap, key, &req, &res);
+    if (stored) {
         w->runs_from_state++;
+        w->from_state += (unsigned)n;
     } else {
         rc = ply_session_search(ap->s, &req, NULL, NULL, &acc, &res, why, sizeof why);
         if (rc == 0 && ap->journal && ply_run_journal_add(ap->journal, key, res->run_id) < 0)
@@ -147,13 +150,26 @@ static int search_plies(apgn_t *ap, game_work_t *w, const unsigned *plies, size_
     for (size_t i = 0; rc == 0 && i < n; i++)
         if (!w->g.lines[plies[i]].have)
             rc = ply_why(why, sizeof why, PLY_EPROTO, "the answer lacks ply %u", plies[i]);
-    if (rc == 0) {
+    if (rc == 0 && !stored) { /* a stored answer's counts are of the run that computed it */
         w->jobs_restored += res->results_restored;
         w->jobs_computed += res->results_computed;
-    } else {
+    } else if (rc != 0) {
         fprintf(stderr, "%s: game %zu: %s\n", CMD, w->number, why);
     }
     ply_session_free_reply(&acc, &res);
+    return rc;
+}
+
+/*
+ * search_plies in runs of at most PLY_MAX_DIVIDE positions: a run's answer holds one line
+ * per position, and the envelope takes at most that many (a longer game is several runs).
+ */
+static int search_batches(apgn_t *ap, game_work_t *w, const unsigned *plies, size_t n, int again)
+{
+    int rc = 0;
+    for (size_t at = 0; at < n && rc == 0; at += PLY_MAX_DIVIDE)
+        rc = search_plies(ap, w, plies + at, n - at < PLY_MAX_DIVIDE ? n - at : PLY_MAX_DIVIDE,
+                          again);
     return rc;
 }
 
@@ -197,7 +213,7 @@ static int recheck(apgn_t *ap, game_work_t *w)
     ply_pa_line_t *first = malloc(n * sizeof *first);
     if (!first) return PLY_ENOMEM;
     for (size_t i = 0; i < n; i++) first[i] = w->g.lines[w->redone[i]];
-    int rc = search_plies(ap, w, w->redone, n, 1);
+    int rc = search_batches(ap, w, w->redone, n, 1);
     for (size_t i = 0; rc == 0 && i < n; i++) {
         ply_pa_line_t *l = &w->g.lines[w->redone[i]];
         l->researched = 1;
@@ -216,7 +232,7 @@ static int analyse(apgn_t *ap, game_work_t *w)
 {
     size_t n = plan(ap, w);
     if (n > 0) {
-        int rc = search_plies(ap, w, w->plies, n, 0);
+        int rc = search_batches(ap, w, w->plies, n, 0);
         if (rc) return rc;
         remember(ap, w, w->plies, n);
     }
@@ -292,6 +308,7 @@ static json_t *game_json(const game_work_t *w, const ply_pgn_game_t *src,
     json_object_set_new(o, "jobs_computed", json_integer(w->jobs_computed));
     json_object_set_new(o, "jobs_restored", json_integer(w->jobs_restored));
     json_object_set_new(o, "runs_from_state", json_integer(w->runs_from_state));
+    json_object_set_new(o, "from_state", json_integer(w->from_state));
     static const char *const side[2] = {"white", "black"};
     for (int s = 0; s < 2; s++)
         json_object_set_new(o, side[s],
@@ -321,10 +338,10 @@ static void progress(apgn_t *ap, const game_work_t *w)
     char total[32] = "";
     if (ap->games_total) snprintf(total, sizeof total, "/%zu", ap->games_total);
     fprintf(stderr,
-            "%sgame %zu%s: %u positions, %u searched, %u known, %zu re-searched; %.0f "
-            "positions/s%s",
+            "%sgame %zu%s: %u positions, %u searched, %u known, %zu re-searched, %u from the "
+            "state file; %.0f positions/s%s",
             ap->tty ? "\r\033[K" : "", w->number, total, w->positions, w->searched, w->from_cache,
-            w->nredone, s > 0 ? (double)ap->searched / s : 0.0, ap->tty ? "" : "\n");
+            w->nredone, w->from_state, s > 0 ? (double)ap->searched / s : 0.0, ap->tty ? "" : "\n");
 }
 
 static char *annotator(const ply_apgn_args_t *a, char *buf, size_t len)
@@ -414,7 +431,7 @@ static int one_game(apgn_t *ap, const ply_pgn_game_t *src)
     if (rc == 0) {
         ap->analysed++;
         ap->positions += w.positions;
-        ap->searched += w.searched + w.nredone;
+        ap->searched += w.searched + w.nredone - w.from_state;
         ap->from_cache += w.from_cache;
         progress(ap, &w);
     }
@@ -457,8 +474,9 @@ static void summary(apgn_t *ap, int failed)
             "positions_per_s", round(rate), "complete", !failed);
         char *text = ply_json_dumps(o, JSON_INDENT(2));
         json_decref(o);
-        /* the object's members, after "games" */
-        if (text) printf("\n  ],\n  \"summary\": %s\n}\n", text);
+        printf("\n  ],\n  \"summary\": "); /* after "games", indented one level */
+        for (const char *p = text ? text : "null"; *p; p++) printf(*p == '\n' ? "\n  " : "%c", *p);
+        printf("\n}\n");
         free(text);
     }
     if (ap->a->quiet) return;

@@ -207,8 +207,9 @@ static int add_comment(ply_pgn_game_t *out, const ply_pa_game_t *g, int k, const
         char first[48];
         ply_pa_line_t was = {.is_mate = l->first_is_mate, .value = l->first_value};
         eval_text(ply_pa_line_eval(g, k + 1, &was), l->first_depth, first, sizeof first);
-        snprintf(part, sizeof part, "%sRe-searched: %s contradicted ply %d.", text[0] ? " " : "",
-                 first, k);
+        snprintf(part, sizeof part,
+                 "%sRe-searched with twice the budget: the first search (%s) contradicted ply %d.",
+                 text[0] ? " " : "", first, k);
         strncat(text, part, sizeof text - strlen(text) - 1);
     }
     return text[0] ? ply_pgn_game_add(out, PLY_PGN_COMMENT, text, 0) : 0;

@@ -137,7 +137,8 @@ size_t ply_pa_contradictions(const ply_pa_game_t *g, unsigned *plies, size_t max
  * @annotator (may be NULL); the main line in the rule engine's SAN, each move followed
  * by its judgement's NAG ($6 ?!, $2 ?, $4 ??), one comment ("[%eval 0.17,22]", then for
  * a judged error "Mistake. Nf3 was best." with lichess's mate texts before the best
- * move, then for a re-searched position "Re-searched: 0.35,4 contradicted ply K.") and
+ * move, then for a re-searched position "Re-searched with twice the budget: the first
+ * search (0.35,4) contradicted ply K.") and
  * the engine's best line as a variation when it differs from the move played; @src's
  * termination marker. @moves and @sum are ply_pa_judge's. Comments, NAGs and variations
  * of @src are not copied (their [%eval] would contradict ours). Returns 0, PLY_ENOMEM or

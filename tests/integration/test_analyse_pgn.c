@@ -87,7 +87,7 @@ static void check_pgn(const char *path, int games)
     char *text = th_slurp(path);
     long evals = 0;
     for (int i = 0; i < games; i++) evals += PLIES[i] - 1;
-    assert_int_equal(th_count(text, "[%eval "), evals);
+    assert_int_equal(th_count(text, "[%eval"), evals);
     assert_int_equal(th_count(text, "[WhiteAccuracy \""), games);
     assert_int_equal(th_count(text, "[BlackACPL \""), games);
     free(text);

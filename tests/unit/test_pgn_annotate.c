@@ -118,9 +118,10 @@ static void test_scholar(void **state)
         "[WhiteACPL \"10\"]\n[BlackAccuracy \"65.3\"]\n[BlackACPL \"337\"]\n"
         "[Annotator \"ply analyse-pgn\"]\n\n"
         "1. e4 {[%eval 0.25,10]} 1... e5 {[%eval 0.35,10]} 2. Qh5 {[%eval 0.10,10]} (2.\n"
-        "Nf3 Nc6) 2... Nc6 {[%eval 0.40,10] Re-searched: -1.50,6 contradicted ply 3.} 3.\n"
-        "Bc4 {[%eval 0.30,10]} 3... Nf6 $4 {[%eval #1,2] Blunder. Checkmate is now\n"
-        "unavoidable. g6 was best.} (3... g6 4. Qf3 Nf6) 4. Qxf7# 1-0\n\n";
+        "Nf3 Nc6) 2... Nc6 {[%eval 0.40,10] Re-searched with twice the budget: the first\n"
+        "search (-1.50,6) contradicted ply 3.} 3. Bc4 {[%eval 0.30,10]} 3... Nf6 $4\n"
+        "{[%eval #1,2] Blunder. Checkmate is now unavoidable. g6 was best.} (3... g6 4.\n"
+        "Qf3 Nf6) 4. Qxf7# 1-0\n\n";
     if (strcmp(text, want) != 0) fail_msg("got:\n%s\nwant:\n%s", text, want);
     free(text);
     ply_pgn_game_destroy(&out);

@@ -81,20 +81,27 @@ static void scholar_lines(ply_pa_game_t *g)
     set_line(&g->lines[6], 1, 1, 2, "h5f7");
 }
 
+/* The scholar's mate read, replayed into *@g and given its lines; the reader in *@f, *@r. */
+static const ply_pgn_game_t *scholar(ply_pa_game_t *g, FILE **f, ply_pgn_reader_t **r)
+{
+    const ply_pgn_game_t *src = read_game(SCHOLAR, f, r);
+    long line;
+    char why[200];
+    assert_int_equal(ply_pa_game_read(g, src, &line, why, sizeof why), 0);
+    scholar_lines(g);
+    return src;
+}
+
 static void test_scholar(void **state)
 {
     (void)state;
     FILE *f;
     ply_pgn_reader_t *r;
-    const ply_pgn_game_t *src = read_game(SCHOLAR, &f, &r);
     ply_pa_game_t g;
-    long line;
-    char why[200];
-    assert_int_equal(ply_pa_game_read(&g, src, &line, why, sizeof why), 0);
+    const ply_pgn_game_t *src = scholar(&g, &f, &r);
     assert_int_equal(g.end[7], PLY_PA_MATED);
     assert_string_equal(g.uci[2], "d1h5");
     assert_string_equal(g.san[6], "Qxf7#");
-    scholar_lines(&g);
 
     ply_pa_move_t moves[7];
     ply_pa_summary_t sum;
@@ -137,12 +144,8 @@ static void test_contradictions(void **state)
     (void)state;
     FILE *f;
     ply_pgn_reader_t *r;
-    const ply_pgn_game_t *src = read_game(SCHOLAR, &f, &r);
     ply_pa_game_t g;
-    long line;
-    char why[200];
-    assert_int_equal(ply_pa_game_read(&g, src, &line, why, sizeof why), 0);
-    scholar_lines(&g);
+    scholar(&g, &f, &r);
     unsigned plies[8];
     assert_int_equal(ply_pa_contradictions(&g, plies, 8), 0);
     /* ply 0 chose e4, and the position after e4 is now -0.50 for White: wc(30) - wc(-50)

@@ -34,6 +34,7 @@ typedef struct apgn {
     ply_pgn_game_t *annotated;
     size_t games_total; /* tag sections of the file; 0 when unknown (stdin) */
     size_t analysed, skipped, json_games;
+    size_t last_game; /* the number of the last game read (also a broken one) */
     uint64_t positions, searched, from_cache, researched, runs, start_ms;
     int tty; /* progress overwrites one line */
 } apgn_t;
@@ -496,6 +497,7 @@ static int read_games(apgn_t *ap, ply_pgn_reader_t *r)
         int rc = ply_pgn_read(r, &src, &err);
         if (rc == 0) return 0;
         if (rc == PLY_EPARSE) {
+            ap->last_game = err.game;
             if (!ap->a->game || err.game == ap->a->game) skip(ap, err.game, err.line, err.why);
             continue;
         }
@@ -503,6 +505,7 @@ static int read_games(apgn_t *ap, ply_pgn_reader_t *r)
             fprintf(stderr, "%s: %s: read error\n", CMD, ap->a->file);
             return rc;
         }
+        ap->last_game = src->number;
         if (ap->a->game && src->number != ap->a->game) {
             if (src->number > ap->a->game) return 0;
             continue;
@@ -521,7 +524,7 @@ int ply_apgn_run(const ply_apgn_args_t *a)
         return 2;
     }
     int status = 1;
-    ap.games_total = a->game ? 1 : count_games(a->file);
+    ap.games_total = a->game ? 0 : count_games(a->file);
     ap.pgn_out = a->output ? fopen(a->output, "w") : a->json ? NULL : stdout;
     if (a->output && !ap.pgn_out) {
         fprintf(stderr, "%s: cannot write %s\n", CMD, a->output);
@@ -548,6 +551,10 @@ int ply_apgn_run(const ply_apgn_args_t *a)
     }
     if (a->json) printf("{\n  \"games\": [\n");
     int rc = read_games(&ap, r);
+    if (rc == 0 && a->game && ap.last_game < a->game) {
+        fprintf(stderr, "%s: no game %zu: %s has %zu\n", CMD, a->game, a->file, ap.last_game);
+        rc = PLY_ENOTFOUND;
+    }
     summary(&ap, rc != 0);
     status = rc != 0 || ap.skipped ? 1 : 0;
     if (ap.pgn_out && ap.pgn_out != stdout && fclose(ap.pgn_out) != 0) {

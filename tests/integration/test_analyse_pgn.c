@@ -205,7 +205,8 @@ static void test_state_resume(void **state)
     check_pgn(out, 3);
 }
 
-/* --help names every option with its default; a budget is required. */
+/* --help names every option with its default; a budget is required; a game the file does
+ * not have is an error. */
 static void test_usage(void **state)
 {
     (void)state;
@@ -223,6 +224,10 @@ static void test_usage(void **state)
     th_run_free(&r);
     r = th_run(RUN_S, "ply analyse-pgn /nonexistent.pgn -d 2");
     th_expect_status(&r, 2, "unreadable file");
+    th_run_free(&r);
+    r = th_run(RUN_S, "ply analyse-pgn '" GAMES "' -d 2 --game 9 -q");
+    th_expect_status(&r, 1, "--game beyond the file");
+    if (!strstr(r.err, "no game 9")) fail_msg("stderr: %s", r.err);
     th_run_free(&r);
 }
 

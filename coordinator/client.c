@@ -25,12 +25,17 @@
 #include "util/random.h"
 #include "util/time.h"
 
+/* A search run's request as text (search_text): its longest moves lists and the rest. */
+#define ASKED_SEARCH_LEN ((PLY_SEARCH_JOB_MAX_MOVES + PLY_MAX_DIVIDE) * 6 + PLY_MAX_FEN_LEN + 256)
+
 /* What a run computes (RunAsked), as the client compares it. */
 typedef struct asked {
     char fen[PLY_MAX_FEN_LEN + 1];
     unsigned depth;
     int chess960, stats, split_depth, verify;
     uint32_t verify_ppm;
+    int kind;                      /* a Ply__JobKind: PERFT or SEARCH */
+    char search[ASKED_SEARCH_LEN]; /* kind SEARCH: the request, as search_text writes it */
 } asked_t;
 
 struct ply_client {
@@ -178,12 +183,50 @@ static int take_error(const Ply__Error *e, char *why, size_t why_len)
     return e->code < 0 ? e->code : PLY_EIO;
 }
 
+/* Appends the @n moves @list as " name m1 m2...;" to @buf (@len bytes, @k used). */
+static size_t text_moves(char *buf, size_t len, size_t k, const char *name, char *const *list,
+                         size_t n)
+{
+    if (!n || k >= len) return k;
+    k += (size_t)snprintf(buf + k, len - k, " %s", name);
+    for (size_t i = 0; i < n && k < len; i++)
+        k += (size_t)snprintf(buf + k, len - k, " %s", list[i]);
+    if (k < len) k += (size_t)snprintf(buf + k, len - k, ";");
+    return k;
+}
+
+/* A search request as "fen F; moves a b; searchmoves c; depth D; ..." (what it asks, field by
+ * field; an absent or empty engine is the same request), into @buf (@len bytes). */
+static void search_text(const Ply__SearchRequest *q, char *buf, size_t len)
+{
+    size_t k = (size_t)snprintf(buf, len, "fen %s;", q->fen ? q->fen : "");
+    k = text_moves(buf, len, k, "moves", q->moves, q->n_moves);
+    k = text_moves(buf, len, k, "searchmoves", q->searchmoves, q->n_searchmoves);
+    if (q->has_depth && k < len) k += (size_t)snprintf(buf + k, len - k, " depth %u;", q->depth);
+    if (q->has_nodes && k < len)
+        k += (size_t)snprintf(buf + k, len - k, " nodes %" PRIu64 ";", q->nodes);
+    if (q->has_movetime_ms && k < len)
+        k += (size_t)snprintf(buf + k, len - k, " movetime_ms %u;", q->movetime_ms);
+    if (k < len)
+        snprintf(buf + k, len - k, " chess960 %d; engine %s;", q->chess960 != 0,
+                 q->engine && q->engine[0] ? q->engine : "any");
+}
+
 /* @a as an asked_t; PLY_EPROTO when the coordinator did not say. */
 static int asked_from(asked_t *out, const Ply__RunAsked *a)
 {
     memset(out, 0, sizeof *out);
     if (!a || !a->fen) return PLY_EPROTO; /* the decoder checked the rest */
+    out->kind = a->has_kind ? (int)a->kind : PLY__JOB_KIND__JOB_KIND_PERFT;
     snprintf(out->fen, sizeof out->fen, "%s", a->fen);
+    if (out->kind == PLY__JOB_KIND__JOB_KIND_SEARCH) {
+        if (!a->search) return PLY_EPROTO;
+        search_text(a->search, out->search, sizeof out->search);
+        out->depth = a->has_depth ? a->depth : 0;
+        out->chess960 = a->chess960;
+        out->split_depth = -1;
+        return 0;
+    }
     out->depth = a->depth;
     out->chess960 = a->chess960;
     out->stats = a->stats;
@@ -193,11 +236,32 @@ static int asked_from(asked_t *out, const Ply__RunAsked *a)
     return 0;
 }
 
+/* The first field (";"-separated) where search texts @want and @got differ, as
+ * "\"depth 6\", not \"depth 5\"" into @buf (@len bytes). */
+static void search_diff(const char *want, const char *got, char *buf, size_t len)
+{
+    size_t i = 0, start = 0;
+    while (want[i] && want[i] == got[i]) {
+        if (want[i] == ';') start = i + 1;
+        i++;
+    }
+    const char *w = want + start, *g = got + start;
+    int wn = (int)strcspn(w, ";"), gn = (int)strcspn(g, ";");
+    snprintf(buf, len, "search \"%.*s\", not \"%.*s\"", gn > 200 ? 200 : gn, g, wn > 200 ? 200 : wn,
+             w);
+}
+
 /* The first difference between what @want and @got compute, as "depth 6, not 5", or "". */
 static void asked_diff(const asked_t *want, const asked_t *got, char *buf, size_t len)
 {
     buf[0] = '\0';
-    if (strcmp(want->fen, got->fen))
+    if (want->kind != got->kind)
+        snprintf(buf, len, "a %s run, not a %s run",
+                 got->kind == PLY__JOB_KIND__JOB_KIND_SEARCH ? "search" : "perft",
+                 want->kind == PLY__JOB_KIND__JOB_KIND_SEARCH ? "search" : "perft");
+    else if (strcmp(want->search, got->search))
+        search_diff(want->search, got->search, buf, len);
+    else if (strcmp(want->fen, got->fen))
         snprintf(buf, len, "position \"%s\", not \"%s\"", got->fen, want->fen);
     else if (want->depth != got->depth)
         snprintf(buf, len, "depth %u, not %u", got->depth, want->depth);
@@ -249,6 +313,7 @@ static int check_asked(ply_client_t *c, uint64_t run_id, const Ply__RunAsked *a,
 static int asked_of_request(asked_t *out, const ply_perft_request_t *req)
 {
     memset(out, 0, sizeof *out);
+    out->kind = PLY__JOB_KIND__JOB_KIND_PERFT;
     ply_arb_pos_t pos;
     char why[256], fen[PLY_ARB_FEN_MAX];
     if (ply_arb_from_fen(&pos, req->fen, req->chess960 ? PLY_ARB_CHESS960 : 0, why, sizeof why) <
@@ -265,28 +330,19 @@ static int asked_of_request(asked_t *out, const ply_perft_request_t *req)
     return 0;
 }
 
-int ply_client_submit(ply_client_t *c, const ply_perft_request_t *req, int timeout_ms,
-                      Ply__Accepted **accepted, char *why, size_t why_len)
+/*
+ * Sends Submit @s and waits up to @timeout_ms for its Accepted (as ply_client_submit says),
+ * which must say it computes @want (@want_rc < 0: this client cannot read its own request's
+ * @fen, so no Accepted is believed).
+ */
+static int submit_wait(ply_client_t *c, Ply__Submit *s, const asked_t *want, int want_rc,
+                       const char *fen, int timeout_ms, Ply__Accepted **accepted, char *why,
+                       size_t why_len)
 {
-    if (accepted) *accepted = NULL;
-    if (!c || !req || !req->fen || !accepted) return PLY_EINVAL;
-    Ply__Submit s = PLY__SUBMIT__INIT;
-    s.fen = (char *)req->fen;
-    s.has_depth = 1, s.depth = req->depth;
-    s.has_chess960 = 1, s.chess960 = req->chess960 != 0;
-    s.has_stats = 1, s.stats = req->stats != 0;
-    s.has_divide = 1, s.divide = req->divide != 0;
-    s.has_split_depth = 1, s.split_depth = req->split_depth < 0 ? -1 : req->split_depth;
-    if (req->verify) {
-        s.has_verify = 1, s.verify = (Ply__VerifyMode)req->verify;
-        if (req->verify == PLY__VERIFY_MODE__VERIFY_MODE_SAMPLE)
-            s.has_verify_ppm = 1, s.verify_ppm = req->verify_ppm;
-    }
-    if (req->detach) s.has_detach = 1, s.detach = 1;
-    s.owner_token = owner();
+    s->owner_token = owner();
     ply_msg_t m = PLY__MESSAGE__INIT;
     m.body_case = PLY__MESSAGE__BODY_SUBMIT;
-    m.submit = &s;
+    m.submit = s;
     char reason[512];
     if (ply_msg_validate(&m, reason, sizeof reason) != 0) {
         ply_why(why, why_len, 0, "invalid request: %s", reason);
@@ -314,11 +370,12 @@ int ply_client_submit(ply_client_t *c, const ply_perft_request_t *req, int timeo
         if (msg->body_case == PLY__MESSAGE__BODY_ACCEPTED) {
             /* an Accepted for an earlier Submit that timed out must not pass for this one */
             c->expect_run = msg->accepted->run_id;
-            if (asked_of_request(&c->expect, req) < 0)
+            if (want_rc < 0)
                 r = ply_why(why, why_len, PLY_EFEN,
                             "coordinator %s accepted a position this client cannot read: %s",
-                            c->endpoint, req->fen);
+                            c->endpoint, fen);
             else
+                c->expect = *want,
                 r = check_asked(c, msg->accepted->run_id, msg->accepted->asked, why, why_len);
             if (r < 0) {
                 c->expect_run = 0;
@@ -338,6 +395,85 @@ int ply_client_submit(ply_client_t *c, const ply_perft_request_t *req, int timeo
         }
         ply_msg_free(&msg); /* heartbeats, progress of earlier runs */
     }
+}
+
+int ply_client_submit(ply_client_t *c, const ply_perft_request_t *req, int timeout_ms,
+                      Ply__Accepted **accepted, char *why, size_t why_len)
+{
+    if (accepted) *accepted = NULL;
+    if (!c || !req || !req->fen || !accepted) return PLY_EINVAL;
+    Ply__Submit s = PLY__SUBMIT__INIT;
+    s.fen = (char *)req->fen;
+    s.has_depth = 1, s.depth = req->depth;
+    s.has_chess960 = 1, s.chess960 = req->chess960 != 0;
+    s.has_stats = 1, s.stats = req->stats != 0;
+    s.has_divide = 1, s.divide = req->divide != 0;
+    s.has_split_depth = 1, s.split_depth = req->split_depth < 0 ? -1 : req->split_depth;
+    if (req->verify) {
+        s.has_verify = 1, s.verify = (Ply__VerifyMode)req->verify;
+        if (req->verify == PLY__VERIFY_MODE__VERIFY_MODE_SAMPLE)
+            s.has_verify_ppm = 1, s.verify_ppm = req->verify_ppm;
+    }
+    if (req->detach) s.has_detach = 1, s.detach = 1;
+    asked_t *want = malloc(sizeof *want);
+    if (!want) return PLY_ENOMEM;
+    int want_rc = asked_of_request(want, req);
+    int r = submit_wait(c, &s, want, want_rc, req->fen, timeout_ms, accepted, why, why_len);
+    free(want);
+    return r;
+}
+
+/* What search request @req computes, as the coordinator's RunAsked says it: the position
+ * analysed (the root with the history played) normalised; PLY_EFEN when this client cannot
+ * read it (the coordinator then refuses it too). */
+static int asked_of_search(asked_t *out, const ply_search_request_t *req,
+                           const Ply__SearchRequest *q)
+{
+    memset(out, 0, sizeof *out);
+    out->kind = PLY__JOB_KIND__JOB_KIND_SEARCH;
+    ply_arb_pos_t pos;
+    char why[256];
+    if (ply_arb_from_fen(&pos, req->fen, req->chess960 ? PLY_ARB_CHESS960 : 0, why, sizeof why) < 0)
+        return PLY_EFEN;
+    for (size_t i = 0; i < req->nmoves; i++) {
+        ply_arb_move_t mv;
+        if (ply_arb_move_from_uci(&pos, req->moves[i], &mv) < 0) return PLY_EFEN;
+        ply_arb_make(&pos, mv);
+    }
+    if (ply_arb_to_fen(&pos, out->fen, sizeof out->fen) < 0) return PLY_EFEN;
+    out->depth = req->depth;
+    out->chess960 = req->chess960 || pos.chess960;
+    out->split_depth = -1;
+    search_text(q, out->search, sizeof out->search);
+    return 0;
+}
+
+int ply_client_submit_search(ply_client_t *c, const ply_search_request_t *req, int timeout_ms,
+                             Ply__Accepted **accepted, char *why, size_t why_len)
+{
+    if (accepted) *accepted = NULL;
+    if (!c || !req || !req->fen || !accepted || (req->nmoves && !req->moves) ||
+        (req->nsearchmoves && !req->searchmoves))
+        return PLY_EINVAL;
+    Ply__SearchRequest q = PLY__SEARCH_REQUEST__INIT;
+    q.fen = (char *)req->fen;
+    q.n_moves = req->nmoves, q.moves = (char **)req->moves;
+    q.n_searchmoves = req->nsearchmoves, q.searchmoves = (char **)req->searchmoves;
+    if (req->depth) q.has_depth = 1, q.depth = req->depth;
+    if (req->nodes) q.has_nodes = 1, q.nodes = req->nodes;
+    if (req->movetime_ms) q.has_movetime_ms = 1, q.movetime_ms = req->movetime_ms;
+    if (req->chess960) q.has_chess960 = 1, q.chess960 = 1;
+    if (req->engine && req->engine[0]) q.engine = (char *)req->engine;
+    Ply__Submit s = PLY__SUBMIT__INIT;
+    s.has_kind = 1, s.kind = PLY__JOB_KIND__JOB_KIND_SEARCH;
+    s.search = &q;
+    if (req->detach) s.has_detach = 1, s.detach = 1;
+    asked_t *want = malloc(sizeof *want);
+    if (!want) return PLY_ENOMEM;
+    int want_rc = asked_of_search(want, req, &q);
+    int r = submit_wait(c, &s, want, want_rc, req->fen, timeout_ms, accepted, why, why_len);
+    free(want);
+    return r;
 }
 
 /* Sends ResultRequest{run_id, attach}; 0 or PLY_EIO. */

@@ -60,7 +60,8 @@ static void send_accepted(ply_coordinator_t *c, zframe_t *rid, const run_t *run)
     ply__send_msg(c, rid, &m);
 }
 
-_Static_assert(PLY_STORE_KIND_PERFT == PLY__JOB_KIND__JOB_KIND_PERFT,
+_Static_assert(PLY_STORE_KIND_PERFT == PLY__JOB_KIND__JOB_KIND_PERFT &&
+                   PLY_STORE_KIND_SEARCH == PLY__JOB_KIND__JOB_KIND_SEARCH,
                "the state file numbers job kinds as proto/ply.proto does");
 
 /* The run and its plan into the state file (one transaction), before anyone hears "accepted". */
@@ -83,6 +84,8 @@ static int store_run(ply_coordinator_t *c, const run_t *run, char *why, size_t w
     sr.submitted_unix_ms = run->submitted_unix_ms;
     snprintf(sr.owner, sizeof sr.owner, "%s", run->owner);
     sr.kind = run->kind->id;
+    sr.request = run->request, sr.request_len = run->request_len;
+    sr.njobs = (uint32_t)run->njobs;
     uint64_t t0 = ply_time_ns();
     int r = ply_store_add_run(c->store, &sr, run->plan, why, why_len);
     if (r == 0)
@@ -121,13 +124,15 @@ static void plan_done(uv_work_t *w, int status)
 
 /*
  * A run read back from the state file that nobody has claimed, that asks
- * exactly what @want asks and that its owner may read: `ply perft --state
- * FILE ...` run again resumes it.
+ * exactly what @want asks (its kind, its request) and that its owner may
+ * read: `ply perft --state FILE ...` (or `ply analyse`) run again resumes it.
  */
 static run_t *restored_match(ply_coordinator_t *c, const run_t *want)
 {
     for (run_t *run = c->runs; run; run = run->next)
-        if (run->restored && !run->client && run->state == RUN_ACTIVE &&
+        if (run->restored && !run->client && run->state == RUN_ACTIVE && run->kind == want->kind &&
+            run->request_len == want->request_len &&
+            (!run->request_len || memcmp(run->request, want->request, run->request_len) == 0) &&
             run->depth == want->depth && run->chess960 == want->chess960 &&
             run->want_stats == want->want_stats && run->want_split == want->want_split &&
             run->verify_mode == want->verify_mode && run->verify_ppm == want->verify_ppm &&
@@ -155,13 +160,45 @@ static uint64_t new_run_id(ply_coordinator_t *c)
     return 0;
 }
 
-static void on_submit(ply_coordinator_t *c, zframe_t *rid, const char *who, const Ply__Submit *s)
+/* What a perft Submit asks, validated by the rule engine, into @run. 0 or the error (@why). */
+static int submit_perft(run_t *run, const Ply__Submit *s, char *why, size_t why_len)
 {
     ply_arb_pos_t root;
+    char reason[PLY__WHY_LEN];
+    int r =
+        ply_arb_from_fen(&root, s->fen, s->chess960 ? PLY_ARB_CHESS960 : 0, reason, sizeof reason);
+    if (r < 0) return ply_why(why, why_len, r, "bad position \"%s\": %s", s->fen, reason);
+    run->kind = &ply__kind_perft;
+    run->root = root;
+    run->depth = s->depth;
+    run->want_split = s->has_split_depth ? s->split_depth : -1;
+    run->want_stats = s->stats;
+    run->chess960 = s->chess960 || root.chess960;
+    if (ply_arb_to_fen(&root, run->fen, sizeof run->fen) < 0)
+        snprintf(run->fen, sizeof run->fen, "%s", s->fen);
+    return 0;
+}
+
+/* What a search Submit asks, validated by the rule engine (kind_search.c), into @run. */
+static int submit_search(run_t *run, const Ply__Submit *s, char *why, size_t why_len)
+{
+    run->kind = &ply__kind_search;
+    run->want_split = -1;
+    size_t len = ply__search_request__get_packed_size(s->search);
+    uint8_t *buf = malloc(len ? len : 1);
+    if (!buf) return PLY_ENOMEM;
+    ply__search_request__pack(s->search, buf);
+    int r = ply__search_prepare(run, buf, len, why, why_len);
+    free(buf);
+    return r;
+}
+
+static void on_submit(ply_coordinator_t *c, zframe_t *rid, const char *who, const Ply__Submit *s)
+{
     char why[PLY__WHY_LEN];
-    int r = ply_arb_from_fen(&root, s->fen, s->chess960 ? PLY_ARB_CHESS960 : 0, why, sizeof why);
-    if (r < 0) {
-        ply__send_error(c, rid, r, 0, "bad position \"%s\": %s", s->fen, why);
+    int search = s->has_kind && s->kind == PLY__JOB_KIND__JOB_KIND_SEARCH;
+    if (search && s->has_verify && s->verify != PLY__VERIFY_MODE__VERIFY_MODE_NONE) {
+        ply__send_error(c, rid, PLY_EINVAL, 0, "--verify is not supported for search runs yet");
         return;
     }
     run_t *run = calloc(1, sizeof *run);
@@ -171,13 +208,13 @@ static void on_submit(ply_coordinator_t *c, zframe_t *rid, const char *who, cons
         return;
     }
     run->c = c;
-    run->kind = &ply__kind_perft; /* the only kind a Submit asks for so far */
     snprintf(run->owner, sizeof run->owner, "%s", who);
-    run->root = root;
-    run->depth = s->depth;
-    run->want_split = s->has_split_depth ? s->split_depth : -1;
-    run->want_stats = s->stats;
-    run->chess960 = s->chess960 || root.chess960;
+    int r = search ? submit_search(run, s, why, sizeof why) : submit_perft(run, s, why, sizeof why);
+    if (r < 0) {
+        ply__send_error(c, rid, r, 0, "%s", r == PLY_ENOMEM ? "coordinator out of memory" : why);
+        ply__run_free(run);
+        return;
+    }
     run->detach = s->detach;
     run->verify_mode = s->has_verify ? (int)s->verify : PLY__VERIFY_MODE__VERIFY_MODE_NONE;
     run->verify_ppm = run->verify_mode == PLY__VERIFY_MODE__VERIFY_MODE_SAMPLE ? s->verify_ppm : 0;
@@ -186,8 +223,6 @@ static void on_submit(ply_coordinator_t *c, zframe_t *rid, const char *who, cons
     run->submitted_ms = ply_time_ms();
     run->submitted_unix_ms = unix_ms();
     atomic_init(&run->cancel, 0);
-    if (ply_arb_to_fen(&root, run->fen, sizeof run->fen) < 0)
-        snprintf(run->fen, sizeof run->fen, "%s", s->fen);
     run_t *old = restored_match(c, run);
     if (old) {
         old->client = run->client;
@@ -267,6 +302,7 @@ static void send_status_reply(ply_coordinator_t *c, zframe_t *rid, const char *w
     for (run_t *run = c->runs; run && n < nrun; run = run->next) {
         ids[n] = run->id;
         ply__fill_progress(c, &rp[n], &asked[n], run, NULL, who);
+        rp[n].search = NULL; /* a list of runs, not their lines: ask a run for those */
         n++;
     }
     size_t nfin = 0;

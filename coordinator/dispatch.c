@@ -7,7 +7,8 @@
  * (credit-based flow control, never above PLY_MAX_CREDIT with the jobs it
  * holds), each JOB takes one. Jobs go out round-robin over the workers with
  * credit, runs FIFO, each run's queue (re-queued tasks, checks, tie-breaks)
- * ahead of its first computations, biggest job first. A queued task goes to
+ * ahead of its first computations, biggest job first. A run's tasks go only
+ * to workers that run its kind (kind->worker_fits). A queued task goes to
  * the first worker that may take it (verify.c: a check prefers another
  * worker with another Zobrist seed; a failed task prefers another worker).
  *
@@ -241,7 +242,7 @@ void ply__check_leases(ply_coordinator_t *c, uint64_t now)
 static int next_job(ply_coordinator_t *c, peer_t *p, run_t **out, size_t *idx, int *no_hash)
 {
     for (run_t *run = c->runs; run; run = run->next) {
-        if (run->state != RUN_ACTIVE) continue;
+        if (run->state != RUN_ACTIVE || !run->kind->worker_fits(run, p)) continue;
         for (size_t k = 0; k < run->rq_len && k < QUEUE_SCAN;) {
             size_t t = run->requeue[run->rq_head + k];
             if (t >= run->ntasks || run->jobs[t].state != JOB_PENDING) {

@@ -28,6 +28,9 @@
  *                  of a job, excluding an identity caught wrong
  *   drill.c        the rule engine's counts (on the thread pool) and the
  *                  drill-downs of a mismatch
+ * Kind 2, search:
+ *   kind_search.c  one job per root move of the position analysed, each
+ *                  line replayed by the rule engine, the sorted answer
  * Nothing here is public API: names are ply__ (STYLE.md, libuv's convention
  * for internal cross-file names).
  *
@@ -68,6 +71,9 @@
 /* An identity: "curve:" and a 40-character Z85 key, or "conn:" and a routing id in hex (one
  * longer than fits is "conn:#" and a 64-bit hash of it). */
 #define PLY__IDENT_LEN 48
+/* A worker's search backend as HELLO names it ("builtin", "uci:<engine name>"; longer ones are
+ * cut: only the part before ':' decides which runs it may take). */
+#define PLY__ENGINE_LEN 64
 
 enum { PEER_WORKER = 1, PEER_CLIENT = 2 };
 /* task states; JOB_UNUSED: a check, tie-break or drill-down not (yet) needed */
@@ -98,6 +104,8 @@ typedef struct peer {
     uint64_t last_seen_ms;
     /* workers */
     uint32_t threads, hash_mib, seed;
+    uint32_t kinds;               /* the job kinds it runs: bit 1 << Ply__JobKind (HELLO) */
+    char engine[PLY__ENGINE_LEN]; /* its search backend ("builtin", "uci:<name>"), or "" */
     uint32_t credit;
     uint64_t *inflight;
     size_t ninflight, capinflight;
@@ -193,7 +201,8 @@ typedef struct ply__ident {
 } ply__ident_t;
 
 typedef struct ply_coordinator ply_coordinator_t;
-struct ply__kind; /* kind.h */
+struct ply__kind;       /* kind.h */
+struct ply__search_run; /* kind_search.c */
 
 typedef struct run {
     struct run *next;
@@ -264,6 +273,8 @@ typedef struct run {
     uint32_t nexcluded;  /* identities caught wrong */
     uint32_t recomputed; /* settled jobs re-opened because an excluded identity had counted them */
     uint64_t no_honest_ms; /* since when only excluded workers are connected, or 0 */
+    uint64_t no_fit_since_ms; /* since when workers are connected but none may take its jobs
+                                 (kind->worker_fits), or 0 */
     /* what was verified (verify.c) */
     uint32_t selected, by_worker, same_seed, same_worker, by_arbiter, mismatches, resolved;
     uint32_t *mm; /* jobs with a mismatch, in the order found */
@@ -271,6 +282,11 @@ typedef struct run {
     uint32_t used_ids[64], used_seeds[64]; /* distinct workers and seeds whose counts were used */
     unsigned nused_ids, nused_seeds;
     /* ---- end of kind 1 (perft) ---- */
+    /* kinds whose request is not the perft fields above: it encoded (kind 2: a
+     * Ply__SearchRequest), as the state file keeps it, or NULL for perft */
+    uint8_t *request;
+    size_t request_len;
+    struct ply__search_run *search; /* kind 2 (search): its run state (kind_search.c) */
     /* restarts */
     int restored;              /* read back from the state file */
     uint32_t results_restored; /* computations read back */
@@ -293,6 +309,7 @@ typedef struct finished {
     unsigned depth;
     char verify[32];
     int chess960, stats, want_split, verify_mode; /* what it computed (RunAsked) */
+    int kind; /* its job kind (a Ply__JobKind); only perft's RunAsked is rebuilt from this */
     uint32_t verify_ppm;
     char error[PLY__WHY_LEN];
     zmsg_t *reply; /* the RunResult or the Error the client got */
@@ -523,6 +540,13 @@ void ply__send_progress(ply_coordinator_t *c, zframe_t *rid, const run_t *run, c
  * their runs. Idempotent.
  */
 void ply__batch_flush(ply_coordinator_t *c);
+/**
+ * ply__result_store - store result @r of @run in the open group-commit transaction (opened
+ * when none is: see ply__batch_flush), flushed once PLY__BATCH_MAX results wait. 0 without a
+ * state file; PLY_EDB or PLY_EINVAL (ply_store_add_result's) with the reason in @why.
+ */
+int ply__result_store(ply_coordinator_t *c, const run_t *run, const ply_store_result_t *r,
+                      char *why, size_t why_len);
 /** ply__reap_runs - answer, record in the state file and free every run that is done or failed. */
 void ply__reap_runs(ply_coordinator_t *c);
 

@@ -6,5 +6,7 @@
 
 const ply__kind_t *ply__kind_of(int kind)
 {
-    return kind == PLY__JOB_KIND__JOB_KIND_PERFT ? &ply__kind_perft : NULL;
+    return kind == PLY__JOB_KIND__JOB_KIND_PERFT    ? &ply__kind_perft
+           : kind == PLY__JOB_KIND__JOB_KIND_SEARCH ? &ply__kind_search
+                                                    : NULL;
 }

@@ -6,7 +6,7 @@
  * the run's answer, stores and restores it, and builds the answer and its
  * part of the progress. Each kind is one module: kind 1, perft, is
  * kind_perft.c (on split.c, verify.c, settle.c and drill.c); kind 2, search,
- * is to come.
+ * is kind_search.c.
  *
  * Every member is called on the loop thread, except plan (libuv's thread
  * pool). Task t of a run is computation role t / run->njobs of job
@@ -48,6 +48,12 @@ typedef struct ply__kind {
     /** free_run - free the kind's run state and its plan (NULL-safe, from any run state). */
     void (*free_run)(run_t *run);
 
+    /**
+     * worker_fits - 1 when worker @p runs what @run's jobs need (its kind, and for search the
+     * engine asked), else 0: dispatch hands it none of the run's tasks, and a run that no
+     * connected worker fits fails after the coordinator's worker wait (service.c).
+     */
+    int (*worker_fits)(const run_t *run, const peer_t *p);
     /**
      * job_estimate - the estimated work of job @job in nodes (sizes the
      * lease of its attempts, dispatch.c); > 0.
@@ -94,6 +100,11 @@ typedef struct ply__kind {
      */
     void (*describe_job)(const run_t *run, size_t job, char *buf, size_t len);
 
+    /**
+     * fill_asked - what @run computes (RunAsked, every answer about it says it), strings
+     * pointing into @run; NULL: the perft fields of run_t (ply__run_asked).
+     */
+    void (*fill_asked)(const run_t *run, Ply__RunAsked *a);
     /** fill_accepted - the kind's part of the Accepted message (strings point into @run). */
     void (*fill_accepted)(const run_t *run, Ply__Accepted *a);
     /**
@@ -113,5 +124,20 @@ const ply__kind_t *ply__kind_of(int kind);
 
 /** Kind 1: perft (kind_perft.c). */
 extern const ply__kind_t ply__kind_perft;
+/** Kind 2: search, one job per root move of the position analysed (kind_search.c). */
+extern const ply__kind_t ply__kind_search;
+
+/**
+ * ply__search_prepare - make @run (zeroed but for what client_msgs.c and restore.c set) a
+ * search run of the encoded Ply__SearchRequest @request (@len bytes, copied): decoded, and
+ * validated by the rule engine (the root position, each history move legal in turn, each
+ * searchmove legal in the position analysed and given once); sets run->search, request,
+ * fen (the position analysed, normalised), root, depth (0: no depth limit) and chess960.
+ * 0; PLY_EFEN or PLY_EILLEGAL (a bad position or move: the reason in @why, @why_len bytes,
+ * names the history move's number and text, or the searchmove), PLY_EINVAL (a searchmove
+ * given twice), PLY_EPROTO (@request does not decode) or PLY_ENOMEM. On error what was set
+ * is freed with the run (ply__run_free).
+ */
+int ply__search_prepare(run_t *run, const uint8_t *request, size_t len, char *why, size_t why_len);
 
 #endif

@@ -57,6 +57,13 @@ static void perft_free_run(run_t *run)
 
 /* ------------------------------------------------------------ hand-out */
 
+/* A perft job goes to any worker that counts perft (every worker before job kinds did). */
+static int perft_worker_fits(const run_t *run, const peer_t *p)
+{
+    (void)run;
+    return (p->kinds & (1u << PLY__JOB_KIND__JOB_KIND_PERFT)) != 0;
+}
+
 /* The estimated nodes of job @k of @run's plan: its share of the plan's estimate. */
 static double perft_job_estimate(run_t *run, size_t k)
 {
@@ -176,6 +183,12 @@ static void perft_take_result(ply_coordinator_t *c, run_t *run, size_t idx, peer
     }
     const ply_split_job_t *sj = &run->plan->jobs[ply__job_of(run, idx)];
     char why[PLY__WHY_LEN];
+    if (r->search) { /* never read a search's answer as a count (a job of 0 perft(1) would) */
+        snprintf(why, sizeof why, "%s at %s: a search result for a perft job (job %" PRIu64
+                 ", attempt %u)", p->name, sj->fen, run->job_base + idx, r->attempt);
+        check_failed(c, run, idx, p, why);
+        return;
+    }
     if (r->perft1 != sj->perft1) {
         snprintf(why, sizeof why,
                  "perft(1) mismatch at %s: %s says %u, the arbiter says %u (job %" PRIu64
@@ -419,6 +432,7 @@ const ply__kind_t ply__kind_perft = {
     .planned = perft_planned,
     .setup = perft_setup,
     .free_run = perft_free_run,
+    .worker_fits = perft_worker_fits,
     .job_estimate = perft_job_estimate,
     .fill_job = perft_fill_job,
     .handed_out = ply__on_handout,

@@ -60,6 +60,7 @@ void ply__run_free(run_t *run)
     for (size_t t = 0; run->jobs && t < run->ntasks; t++) free(run->jobs[t].history);
     free(run->jobs);
     free(run->requeue);
+    free(run->request);
     free(run);
 }
 
@@ -82,6 +83,7 @@ static void finished_add(ply_coordinator_t *c, run_t *run, const char *state, zm
     snprintf(f->verify, sizeof f->verify, "%s", run->verify_text);
     f->chess960 = run->chess960, f->stats = run->want_stats, f->want_split = run->want_split;
     f->verify_mode = run->verify_mode, f->verify_ppm = run->verify_ppm;
+    f->kind = run->kind ? run->kind->id : PLY__JOB_KIND__JOB_KIND_PERFT;
     if (run->state == RUN_FAILED) snprintf(f->error, sizeof f->error, "%s", run->fail_msg);
     f->reply = reply;
     f->next = c->finished;
@@ -130,6 +132,7 @@ void ply__finished_from_store(finished_t *f, const ply_store_finished_t *sf)
     snprintf(f->error, sizeof f->error, "%s", sf->error);
     f->chess960 = sf->chess960, f->stats = sf->stats, f->want_split = sf->want_split;
     f->verify_mode = sf->verify_mode, f->verify_ppm = sf->verify_ppm;
+    f->kind = sf->kind ? sf->kind : PLY__JOB_KIND__JOB_KIND_PERFT;
 }
 
 /*
@@ -172,6 +175,10 @@ static void fill_asked(Ply__RunAsked *a, const char *fen, unsigned depth, int ch
 
 void ply__run_asked(Ply__RunAsked *a, const run_t *run)
 {
+    if (run->kind && run->kind->fill_asked) {
+        run->kind->fill_asked(run, a);
+        return;
+    }
     fill_asked(a, run->fen, run->depth, run->chess960, run->want_stats, run->want_split,
                run->verify_mode, run->verify_ppm);
 }
@@ -264,7 +271,8 @@ void ply__fill_progress(ply_coordinator_t *c, Ply__RunProgress *rp, Ply__RunAske
         if (f->error[0]) rp->error = (char *)f->error;
         fill_asked(asked, f->fen, f->depth, f->chess960, f->stats, f->want_split, f->verify_mode,
                    f->verify_ppm);
-        if (!f->fen[0] || !f->depth) rp->asked = NULL; /* not known: no claim */
+        /* not known (a search run's request is not in the summary): no claim */
+        if (!f->fen[0] || !f->depth || f->kind != PLY__JOB_KIND__JOB_KIND_PERFT) rp->asked = NULL;
     }
     rp->has_workers = 1, rp->workers = c->nworkers;
     rp->has_threads = 1, rp->threads = threads;
@@ -272,6 +280,7 @@ void ply__fill_progress(ply_coordinator_t *c, Ply__RunProgress *rp, Ply__RunAske
         rp->has_nodes = 0, rp->nodes = 0;
         rp->has_nodes_hi = 0, rp->nodes_hi = 0;
         rp->has_counted_nodes = 0, rp->counted_nodes = 0;
+        rp->search = NULL; /* a search run's lines are its answer */
         rp->has_answer_hidden = 1, rp->answer_hidden = 1;
     }
 }
@@ -341,6 +350,27 @@ static void store_finish(ply_coordinator_t *c, const run_t *run, const char *sta
                          body ? zframe_size(body) : 0);
 }
 
+int ply__result_store(ply_coordinator_t *c, const run_t *run, const ply_store_result_t *r,
+                      char *why, size_t why_len)
+{
+    if (!c->store) return 0;
+    /* group commit: results that arrive together share one transaction; nothing is made
+     * known (answer, progress, status) before ply__batch_flush commits them */
+    if (!c->batch_open) {
+        if (ply_store_begin(c->store) < 0) {
+            snprintf(why, why_len, "cannot write to %s", ply_store_path(c->store));
+            return PLY_EDB;
+        }
+        c->batch_open = 1;
+    }
+    unsigned i = 0;
+    while (i < c->batch_nruns && c->batch_runs[i] != run->id) i++;
+    if (i == c->batch_nruns && i < PLY__BATCH_MAX) c->batch_runs[c->batch_nruns++] = run->id;
+    int rc = ply_store_add_result(c->store, r, why, why_len);
+    if (rc == 0 && ++c->batch_n >= PLY__BATCH_MAX) ply__batch_flush(c);
+    return rc;
+}
+
 void ply__batch_flush(ply_coordinator_t *c)
 {
     if (!c->batch_open) return;
@@ -391,7 +421,7 @@ void ply__reap_runs(ply_coordinator_t *c)
                     state, run->fail_msg);
         }
         if (reply && run->client) ply__send_raw(c, run->client, reply);
-        if (reply && c->store && !run->interrupted && run->plan) {
+        if (reply && c->store && !run->interrupted && (run->plan || run->request)) {
             store_finish(c, run, state, reply);
             stored = 1;
         }

@@ -43,7 +43,7 @@
 #include <czmq.h>
 #include <uv.h>
 
-#include "internal.h"
+#include "kind.h"
 #include "util/error.h"
 #include "util/log.h"
 #include "util/time.h"
@@ -223,12 +223,50 @@ static void check_peers(ply_coordinator_t *c, uint64_t now)
 
 static unsigned slots_left(const ply_coordinator_t *c);
 
+/*
+ * Workers are connected but none runs what @run needs (its kind, the engine it asks): it
+ * fails after worker_wait_ms like a run without workers, naming what it asks and what the
+ * connected workers run.
+ */
+static void check_worker_fit(ply_coordinator_t *c, run_t *run, uint64_t now)
+{
+    char have[PLY__WHY_LEN] = "";
+    size_t n = 0;
+    for (peer_t *p = c->peers; p; p = p->next) {
+        if (p->kind != PEER_WORKER) continue;
+        if (run->kind->worker_fits(run, p)) {
+            run->no_fit_since_ms = 0;
+            return;
+        }
+        if (n < sizeof have)
+            n += (size_t)snprintf(have + n, sizeof have - n, "%s%s (%s)", n ? ", " : "", p->name,
+                                  p->engine[0] ? p->engine
+                                  : p->kinds & (1u << PLY__JOB_KIND__JOB_KIND_SEARCH)
+                                      ? "search"
+                                      : "perft only");
+    }
+    if (!run->no_fit_since_ms) run->no_fit_since_ms = now;
+    if (!c->cfg.worker_wait_ms || ply_elapsed_ms(now, run->no_fit_since_ms) < c->cfg.worker_wait_ms)
+        return;
+    char what[PLY__WHY_LEN / 2], s[32];
+    run->kind->describe_run(run, what, sizeof what);
+    ply__run_fail(run, PLY_EWORKER, "no connected worker runs %s within %s s; connected: %s", what,
+                  seconds(c->cfg.worker_wait_ms, s, sizeof s), have);
+}
+
 /* No worker: the runs fail after worker_wait_ms, or at once when the local workers were
- * all that could come and every slot has been given up. */
+ * all that could come and every slot has been given up; a run that no connected worker
+ * runs fails after worker_wait_ms too (check_worker_fit). */
 static void check_worker_wait(ply_coordinator_t *c, uint64_t now)
 {
     const proc_t *dead = c->nprocs && !slots_left(c) ? c->proc_lost : NULL;
-    if (c->nworkers || (!c->cfg.worker_wait_ms && !dead)) return;
+    if (c->nworkers) {
+        for (run_t *run = c->runs; run; run = run->next)
+            if (run->state == RUN_ACTIVE && !(run->restored && !run->client))
+                check_worker_fit(c, run, now);
+        return;
+    }
+    if (!c->cfg.worker_wait_ms && !dead) return;
     for (run_t *run = c->runs; run; run = run->next) {
         /* a run read back from the state file, with nobody waiting for it, waits for
          * workers as long as it takes: failing it would end it for good */

@@ -2,7 +2,7 @@
  * The durable state of the coordinator in SQLite (see store.h for the
  * workload, the durability choice and the invariants).
  *
- * Schema (format 3; PRAGMA application_id marks the file as ply's, PRAGMA
+ * Schema (format 4; PRAGMA application_id marks the file as ply's, PRAGMA
  * user_version holds the format):
  *   runs     one row per accepted run (id: random, see envelope.h
  *            PLY_MAX_RUN_ID; listed in submission order, never by id): the
@@ -13,7 +13,11 @@
  *            every uint64, in SQLite's signed integer by two's complement),
  *            nodes_hi the high 64 bits; kind is the job kind (store.h
  *            PLY_STORE_KIND_..., proto/ply.proto's JobKind numbering): what
- *            its jobs compute and what its results' payload holds;
+ *            its jobs compute and what its results' payload holds; request
+ *            is the kind's request as it encodes it (kind 2: a SearchRequest;
+ *            NULL for perft, whose request is the columns and whose plan is
+ *            the jobs rows: a search run has no jobs rows, it is planned again
+ *            from its request);
  *   jobs     one row per job: position, perft(1), cost, total multiplicity,
  *            and the multiplicity per root move as a blob of (u32 root index,
  *            u64 count) little-endian pairs;
@@ -21,7 +25,7 @@
  *            tie-break): counts, statistics and divide as little-endian u64
  *            blobs, who computed it and how; payload is the result as its
  *            run's kind encodes it (NULL for perft, whose result is the other
- *            columns; a search result will be an encoded protobuf).
+ *            columns; a search result is an encoded SearchResult).
  *   result_identity  who computed each result (the worker's identity: its
  *            CURVE key or its connection, see coordinator/internal.h), added
  *            after format 1 shipped like failures; a result without a row
@@ -34,9 +38,11 @@
  * Format 2 (before job kinds) lacks runs.kind and results.payload; such a
  * file (or a format-1 file, after the step above) is migrated in place: the
  * columns are added, every run it holds reads as kind 1 (perft, the only kind
- * there was) and every result has no payload. Each step is one transaction
- * and is logged; an older ply refuses a format-3 file ("written by a newer
- * ply"), it does not misread it.
+ * there was) and every result has no payload.
+ * Format 3 (before search runs) lacks runs.request; the column is added (NULL:
+ * every run such a file holds is perft, whose request is the other columns).
+ * Each step is one transaction and is logged; an older ply refuses a newer
+ * format ("written by a newer ply"), it does not misread it.
  *
  * This file: the schema, opening (with the checks and the migration), and
  * every write; store_read.c reads runs, results, failures and finished runs
@@ -58,7 +64,7 @@
 #include "util/error.h"
 #include "util/log.h"
 
-#define STORE_FORMAT 3
+#define STORE_FORMAT 4
 /* "ply1" as a big-endian 32-bit number: SQLite's application_id for our files. */
 #define STORE_APP_ID 0x706c7931
 
@@ -73,7 +79,7 @@ static const char SCHEMA[] =
     " job_base INTEGER NOT NULL, slots INTEGER NOT NULL, submitted_at INTEGER NOT NULL,"
     " state TEXT NOT NULL DEFAULT 'active', finished_at INTEGER, jobs_done INTEGER,"
     " nodes INTEGER, elapsed_ms INTEGER, error_code INTEGER, error TEXT, verify TEXT,"
-    " reply BLOB, nodes_hi INTEGER, kind INTEGER NOT NULL DEFAULT 1);"
+    " reply BLOB, nodes_hi INTEGER, kind INTEGER NOT NULL DEFAULT 1, request BLOB);"
     "CREATE INDEX runs_state ON runs(state);"
     "CREATE TABLE jobs("
     " run_id INTEGER NOT NULL, idx INTEGER NOT NULL, fen TEXT NOT NULL,"
@@ -199,36 +205,54 @@ static int has_column(ply_store_t *s, const char *table, const char *column, cha
     return n > 0;
 }
 
+/* A column a format step adds: to @table, named @name, declared @decl. */
+typedef struct added_column {
+    const char *table, *name, *decl;
+} added_column_t;
+
 /*
- * Format 2 -> 3: job kinds (see the schema above). A column already there is
- * kept (a file that a test or a hand made from a newer one), so the step
- * only adds what is missing.
+ * Format @from -> @from + 1 by adding @n columns (see the schema above), in one transaction,
+ * logged with @what. A column already there is kept (a file that a test or a hand made from a
+ * newer one), so the step only adds what is missing.
  */
-static int migrate_2_to_3(ply_store_t *s, char *why, size_t why_len)
+static int migrate_columns(ply_store_t *s, int from, const added_column_t *cols, size_t n,
+                           const char *what, char *why, size_t why_len)
 {
-    char reason[256] = "";
-    int kind = -1, payload = -1;
+    char reason[256] = "", sql[256];
     int r = exec(s, "BEGIN IMMEDIATE", reason, sizeof reason);
-    if (r == 0 && (kind = has_column(s, "runs", "kind", reason, sizeof reason)) < 0) r = PLY_EDB;
-    if (r == 0 && (payload = has_column(s, "results", "payload", reason, sizeof reason)) < 0)
-        r = PLY_EDB;
-    if (r == 0 && !kind)
-        r = exec(s, "ALTER TABLE runs ADD COLUMN kind INTEGER NOT NULL DEFAULT 1", reason,
-                 sizeof reason);
-    if (r == 0 && !payload)
-        r = exec(s, "ALTER TABLE results ADD COLUMN payload BLOB", reason, sizeof reason);
-    if (r == 0)
-        r = exec(s,
-                 "PRAGMA user_version=3; UPDATE meta SET value='ply-state 3' WHERE key='format';",
-                 reason, sizeof reason);
+    for (size_t i = 0; r == 0 && i < n; i++) {
+        int have = has_column(s, cols[i].table, cols[i].name, reason, sizeof reason);
+        snprintf(sql, sizeof sql, "ALTER TABLE %s ADD COLUMN %s %s", cols[i].table, cols[i].name,
+                 cols[i].decl);
+        r = have < 0 ? PLY_EDB : have ? 0 : exec(s, sql, reason, sizeof reason);
+    }
+    snprintf(sql, sizeof sql,
+             "PRAGMA user_version=%d; UPDATE meta SET value='ply-state %d' WHERE key='format';",
+             from + 1, from + 1);
+    if (r == 0) r = exec(s, sql, reason, sizeof reason);
     if (r == 0) r = exec(s, "COMMIT", reason, sizeof reason);
     if (r < 0) {
         exec(s, "ROLLBACK", NULL, 0);
-        return ply_why(why, why_len, PLY_EDB, "cannot migrate state format 2 to 3: %s", reason);
+        return ply_why(why, why_len, PLY_EDB, "cannot migrate state format %d to %d: %s", from,
+                       from + 1, reason);
     }
-    ply_info("state file %s: migrated from format 2 to 3 (job kinds; its runs are perft runs)",
-             s->path);
+    ply_info("state file %s: migrated from format %d to %d (%s)", s->path, from, from + 1, what);
     return 0;
+}
+
+/* Format 2 -> 3: job kinds. */
+static int migrate_2_to_3(ply_store_t *s, char *why, size_t why_len)
+{
+    static const added_column_t cols[] = {{"runs", "kind", "INTEGER NOT NULL DEFAULT 1"},
+                                          {"results", "payload", "BLOB"}};
+    return migrate_columns(s, 2, cols, 2, "job kinds; its runs are perft runs", why, why_len);
+}
+
+/* Format 3 -> 4: a run's request. */
+static int migrate_3_to_4(ply_store_t *s, char *why, size_t why_len)
+{
+    static const added_column_t cols[] = {{"runs", "request", "BLOB"}};
+    return migrate_columns(s, 3, cols, 1, "run requests; its runs are perft runs", why, why_len);
 }
 
 /* Decides whether the file is ours, empty (new), foreign, newer or damaged. */
@@ -256,11 +280,13 @@ static int check_identity(ply_store_t *s, char *why, size_t why_len)
                 s->path, (uint64_t)(uint32_t)app);
         return PLY_EDB;
     }
-    /* one step at a time, each in its own transaction: 1 -> 2 -> 3 */
+    /* one step at a time, each in its own transaction: 1 -> 2 -> 3 -> 4 */
     if (version == 1 && migrate_1_to_2(s, why, why_len) < 0) return PLY_EDB;
     if (version == 1) version = 2;
     if (version == 2 && migrate_2_to_3(s, why, why_len) < 0) return PLY_EDB;
     if (version == 2) version = 3;
+    if (version == 3 && migrate_3_to_4(s, why, why_len) < 0) return PLY_EDB;
+    if (version == 3) version = 4;
     if (version != STORE_FORMAT) {
         ply_why(why, why_len, 0, "%s has state format %" PRId64 "; this ply reads format %d%s",
                 s->path, version, STORE_FORMAT,
@@ -415,16 +441,22 @@ static int bind_run(sqlite3_stmt *st, const ply_store_run_t *run, const ply_spli
     rc |= sqlite3_bind_int(st, 6, run->want_split);
     rc |= sqlite3_bind_int(st, 7, run->verify_mode);
     rc |= sqlite3_bind_int64(st, 8, run->verify_ppm);
-    rc |= sqlite3_bind_int(st, 9, (int)plan->split_depth);
-    rc |= sqlite3_bind_int64(st, 10, (int64_t)plan->njobs);
-    rc |= sqlite3_bind_int64(st, 11, (int64_t)plan->paths);
-    rc |= sqlite3_bind_int64(st, 12, (int64_t)plan->estimate);
+    rc |= sqlite3_bind_int(st, 9, plan ? (int)plan->split_depth : 0);
+    rc |= sqlite3_bind_int64(st, 10, (int64_t)(plan ? plan->njobs : run->njobs));
+    rc |= sqlite3_bind_int64(st, 11, plan ? (int64_t)plan->paths : 0);
+    rc |= sqlite3_bind_int64(st, 12, plan ? (int64_t)plan->estimate : 0);
     rc |= sqlite3_bind_text(st, 13, root_moves, -1, SQLITE_STATIC);
     rc |= sqlite3_bind_int64(st, 14, (int64_t)run->job_base);
     rc |= sqlite3_bind_int64(st, 15, run->slots);
     rc |= sqlite3_bind_int64(st, 16, run->submitted_unix_ms);
     rc |= sqlite3_bind_text(st, 17, run->owner, -1, SQLITE_STATIC);
     rc |= sqlite3_bind_int(st, 18, run->kind ? run->kind : PLY_STORE_KIND_PERFT);
+    if (!run->request)
+        rc |= sqlite3_bind_null(st, 19);
+    else if (!run->request_len) /* an empty request is still one: a blob, not NULL */
+        rc |= sqlite3_bind_zeroblob(st, 19, 0);
+    else
+        rc |= sqlite3_bind_blob(st, 19, run->request, (int)run->request_len, SQLITE_STATIC);
     return rc;
 }
 
@@ -462,15 +494,16 @@ static int insert_jobs(ply_store_t *s, uint64_t run_id, const ply_split_t *plan)
 int ply_store_add_run(ply_store_t *s, const ply_store_run_t *run, const ply_split_t *plan,
                       char *why, size_t why_len)
 {
-    if (!s || !run || !plan || s->in_txn) return PLY_EINVAL;
+    if (!s || !run || (!plan && !run->request) || s->in_txn || run->request_len > INT_MAX)
+        return PLY_EINVAL;
     if (run->kind < 0 || run->kind > PLY_STORE_KIND_MAX)
         return ply_why(why, why_len, PLY_EINVAL,
                        "cannot store run %" PRIu64 ": job kind %d is not one this ply knows",
                        run->id, run->kind);
-    char *moves = malloc((size_t)plan->nroot * 6 + 1);
+    char *moves = malloc((size_t)(plan ? plan->nroot : 0) * 6 + 1);
     if (!moves) return PLY_ENOMEM;
     moves[0] = '\0';
-    for (int i = 0; i < plan->nroot; i++) {
+    for (int i = 0; plan && i < plan->nroot; i++) {
         if (i) strcat(moves, " ");
         strcat(moves, plan->root_uci[i]);
     }
@@ -479,14 +512,15 @@ int ply_store_add_run(ply_store_t *s, const ply_store_run_t *run, const ply_spli
     if (r == 0 && (sqlite3_prepare_v2(s->db,
                                       "INSERT INTO runs(id,fen,depth,chess960,stats,want_split,"
                                       "verify_mode,verify_ppm,split_depth,njobs,paths,estimate,"
-                                      "root_moves,job_base,slots,submitted_at,owner,kind) VALUES"
+                                      "root_moves,job_base,slots,submitted_at,owner,kind,"
+                                      "request) VALUES"
                                       "(?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13,?14,?15,?16,"
-                                      "?17,?18)",
+                                      "?17,?18,?19)",
                                       -1, &st, NULL) != SQLITE_OK ||
                    bind_run(st, run, plan, moves) != SQLITE_OK || sqlite3_step(st) != SQLITE_DONE))
         r = PLY_EDB;
     sqlite3_finalize(st);
-    if (r == 0) r = insert_jobs(s, run->id, plan);
+    if (r == 0 && plan) r = insert_jobs(s, run->id, plan);
     if (r == 0) r = exec(s, "COMMIT", why, why_len);
     if (r < 0) {
         if (why && why_len && !why[0])

@@ -46,7 +46,7 @@ typedef struct ply_store ply_store_t;
 /* Job kinds as the state file numbers them: Ply__JobKind's numbering in proto/ply.proto
  * (client_msgs.c asserts that they agree). A kind owns what its results' payload holds. */
 #define PLY_STORE_KIND_PERFT  1 /* the result is the counting columns; no payload */
-#define PLY_STORE_KIND_SEARCH 2 /* analysis: the payload will be an encoded protobuf */
+#define PLY_STORE_KIND_SEARCH 2 /* analysis: the payload is an encoded Ply__SearchResult */
 #define PLY_STORE_KIND_MAX    2 /* the highest kind this build reads */
 
 /** What a run is, as accepted: enough to plan, check and answer it again. */
@@ -68,7 +68,18 @@ typedef struct ply_store_run {
     /* a PLY_STORE_KIND_... (1 for a run stored before runs had kinds); ply_store_add_run stores
      * 0 (unspecified, what a zeroed struct says) as 1, perft */
     int kind;
+    /* the kind's request as it encodes it (kind 2: a Ply__SearchRequest), request_len bytes;
+     * NULL for perft, whose request is the fields above and whose plan is stored. When read
+     * back, owned by the store and valid only during the ply_store_run_fn call */
+    const uint8_t *request;
+    size_t request_len;
+    /* jobs of a run without a stored plan (kinds other than perft): what ply_store_add_run
+     * stores and ply_store_load reads back; perft: the plan's, not read */
+    uint32_t njobs;
 } ply_store_run_t;
+
+/* Largest depth a stored run of a kind other than perft may have (a search's limit). */
+#define PLY_STORE_MAX_KIND_DEPTH 1000
 
 /** One computation of a job: by a worker, or by the rule engine. */
 typedef struct ply_store_result {
@@ -112,6 +123,7 @@ typedef struct ply_store_finished {
     int chess960, stats, want_split, verify_mode;
     uint32_t verify_ppm;
     char owner[48]; /* as ply_store_run_t.owner */
+    int kind;       /* as ply_store_run_t.kind */
 } ply_store_finished_t;
 
 /**
@@ -119,8 +131,8 @@ typedef struct ply_store_finished {
  * when it does not exist or is empty, and take it for this process alone.
  * Returns NULL with a one-line reason in @why when the file cannot be opened
  * or created, is not an SQLite database, is another program's database, was
- * written by a newer ply (a format-1 or format-2 file of an older ply is migrated to format 3 in
- * place, logged), fails SQLite's quick_check,
+ * written by a newer ply (a format-1, -2 or -3 file of an older ply is migrated to format 4 in
+ * place, one logged transaction per step), fails SQLite's quick_check,
  * or is in use by another coordinator. Close with ply_store_close.
  */
 ply_store_t *ply_store_open(const char *path, char *why, size_t why_len);
@@ -146,9 +158,12 @@ int ply_store_has_run(ply_store_t *s, uint64_t id);
 /**
  * ply_store_add_run - store an accepted run and every job of its plan in one
  * transaction (committed and on disk when this returns 0). The run's state is
- * "active" until ply_store_finish_run. Returns 0, PLY_EDB (nothing stored;
- * reason in @why) or PLY_EINVAL (also for a kind above PLY_STORE_KIND_MAX or
- * negative; nothing stored, reason in @why).
+ * "active" until ply_store_finish_run. A perft run stores its @plan; a run
+ * with a request (another kind's) may have none (NULL: its request and njobs
+ * are stored, and its kind plans it again from the request when it is read
+ * back). Returns 0, PLY_EDB (nothing stored; reason in @why) or PLY_EINVAL
+ * (also for a kind above PLY_STORE_KIND_MAX or negative, a run with neither
+ * plan nor request; nothing stored, reason in @why).
  */
 int ply_store_add_run(ply_store_t *s, const ply_store_run_t *run, const ply_split_t *plan,
                       char *why, size_t why_len);
@@ -243,7 +258,8 @@ typedef int (*ply_store_result_fn)(void *arg, const ply_store_result_t *r);
 
 /**
  * ply_store_load - read back every unfinished run: @on_run once per run with
- * its plan rebuilt (root moves from the rule engine, jobs from the file), then
+ * its plan rebuilt (root moves from the rule engine, jobs from the file), or
+ * for a run stored with a request, *plan NULL and its request and njobs, then
  * @on_result for every computation of those runs. A callback returning a
  * negative code stops the load with that code. Returns 0, PLY_EDB when the
  * file's content is inconsistent (a run without all its jobs, a blob of the

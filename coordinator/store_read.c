@@ -198,7 +198,8 @@ static int load_runs(ply_store_t *s, ply_store_run_fn on_run, void *arg, char *w
                            "SELECT id, fen, depth, chess960, stats, want_split, verify_mode,"
                            " verify_ppm, job_base, split_depth, njobs, paths, estimate,"
                            " root_moves, slots, submitted_at,"
-                           " (SELECT count(*) FROM results WHERE run_id=runs.id), owner, kind"
+                           " (SELECT count(*) FROM results WHERE run_id=runs.id), owner, kind,"
+                           " request"
                            " FROM runs WHERE state='active' ORDER BY submitted_at, id",
                            -1, &st, NULL) != SQLITE_OK) {
         ply_why(why, why_len, 0, "%s", sqlite3_errmsg(s->db));
@@ -221,6 +222,7 @@ static int load_runs(ply_store_t *s, ply_store_run_fn on_run, void *arg, char *w
         run.results = (uint32_t)sqlite3_column_int64(st, 16);
         snprintf(run.owner, sizeof run.owner, "%s", col_text(st, 17));
         int64_t kind = sqlite3_column_int64(st, 18);
+        int has_request = sqlite3_column_type(st, 19) != SQLITE_NULL;
         char reason[256] = "";
         /* never read as perft: a kind this ply does not know is a run it cannot plan or check */
         if (kind < 1 || kind > PLY_STORE_KIND_MAX) {
@@ -229,17 +231,34 @@ static int load_runs(ply_store_t *s, ply_store_run_fn on_run, void *arg, char *w
                     " ply's run?)",
                     kind, PLY_STORE_KIND_MAX);
             r = PLY_EDB;
-        } else if (depth < 1 || depth > PLY_SPLIT_MAX_DEPTH || slots < 1 || slots > 8 ||
-                   run.job_base < 1) {
+        } else if (!has_request && (depth < 1 || depth > PLY_SPLIT_MAX_DEPTH || slots < 1 ||
+                                    slots > 8 || run.job_base < 1)) {
             ply_why(reason, sizeof reason, 0, "depth, slots or job ids out of range");
+            r = PLY_EDB;
+        } else if (has_request &&
+                   (depth < 0 || depth > PLY_STORE_MAX_KIND_DEPTH || slots < 1 || slots > 8 ||
+                    run.job_base < 1 || sqlite3_column_int64(st, 10) < 0 ||
+                    sqlite3_column_int64(st, 10) > PLY_SPLIT_MAX_JOBS)) {
+            ply_why(reason, sizeof reason, 0, "depth, slots, job ids or job count out of range");
             r = PLY_EDB;
         } else {
             run.kind = (int)kind;
             run.depth = (unsigned)depth;
             run.slots = (uint32_t)slots;
+            run.njobs = (uint32_t)sqlite3_column_int64(st, 10);
+        }
+        if (r == 0 && has_request) {
+            /* an empty blob reads as a NULL pointer: it is still a request, of 0 bytes */
+            static const uint8_t empty[1];
+            const uint8_t *p = sqlite3_column_blob(st, 19);
+            int n = sqlite3_column_bytes(st, 19);
+            run.request = p ? p : empty;
+            run.request_len = p && n > 0 ? (size_t)n : 0;
         }
         ply_split_t *plan = NULL;
-        if (r == 0) r = load_plan(s, st, &run, &plan, reason, sizeof reason);
+        /* a run stored with its plan (perft) gets it back; one stored with its request is
+         * planned again from it by its kind */
+        if (r == 0 && !has_request) r = load_plan(s, st, &run, &plan, reason, sizeof reason);
         if (r == 0) r = on_run(arg, &run, &plan);
         ply_split_destroy(&plan);
         if (r < 0 && reason[0])
@@ -364,8 +383,8 @@ int ply_store_load_failures(ply_store_t *s, ply_store_failure_fn fn, void *arg, 
 
 #define FINISHED_COLUMNS                                                                           \
     "id, state, fen, depth, njobs, jobs_done, nodes, elapsed_ms, error_code, error, verify,"       \
-    " chess960, stats, want_split, verify_mode, verify_ppm, nodes_hi, owner"
-#define FINISHED_NCOLUMNS 18
+    " chess960, stats, want_split, verify_mode, verify_ppm, nodes_hi, owner, kind"
+#define FINISHED_NCOLUMNS 19
 
 static void read_finished(sqlite3_stmt *st, ply_store_finished_t *f)
 {
@@ -388,6 +407,7 @@ static void read_finished(sqlite3_stmt *st, ply_store_finished_t *f)
     f->verify_mode = sqlite3_column_int(st, 14);
     f->verify_ppm = (uint32_t)sqlite3_column_int64(st, 15);
     snprintf(f->owner, sizeof f->owner, "%s", col_text(st, 17));
+    f->kind = sqlite3_column_int(st, 18);
 }
 
 int ply_store_finished(ply_store_t *s, uint64_t id, ply_store_finished_t *f, void **reply,

@@ -54,7 +54,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
+#include "kind.h"
 #include "util/error.h"
 #include "util/log.h"
 #include "util/random.h"
@@ -302,7 +302,7 @@ int ply__eligible(ply_coordinator_t *c, const run_t *run, size_t t, const peer_t
     int min = role == PLY__TIE ? 2 : 1; /* a tie-break must come from a third worker */
     int g = grade(p, o, n), best = 0, best_others = 0;
     for (const peer_t *w = c->peers; w; w = w->next) {
-        if (w->kind != PEER_WORKER || w->probation ||
+        if (w->kind != PEER_WORKER || w->probation || !run->kind->worker_fits(run, w) ||
             (run->nexcluded && ply__excluded(run, w->identity)))
             continue;
         int wg = grade(w, o, n);
@@ -411,18 +411,6 @@ int ply__comp_store(ply_coordinator_t *c, const run_t *run, size_t t, const ply_
                     char *why, size_t why_len)
 {
     if (!c->store) return 0;
-    /* group commit: results that arrive together share one transaction; nothing is made
-     * known (answer, progress, status) before ply__batch_flush commits them */
-    if (!c->batch_open) {
-        if (ply_store_begin(c->store) < 0) {
-            snprintf(why, why_len, "cannot write to %s", ply_store_path(c->store));
-            return PLY_EDB;
-        }
-        c->batch_open = 1;
-    }
-    unsigned i = 0;
-    while (i < c->batch_nruns && c->batch_runs[i] != run->id) i++;
-    if (i == c->batch_nruns && i < PLY__BATCH_MAX) c->batch_runs[c->batch_nruns++] = run->id;
     ply_store_result_t r;
     memset(&r, 0, sizeof r);
     r.run_id = run->id;
@@ -440,9 +428,7 @@ int ply__comp_store(ply_coordinator_t *c, const run_t *run, size_t t, const ply_
     r.no_hash = comp->no_hash;
     r.time_us = comp->time_us;
     r.identity = comp->identity[0] ? comp->identity : NULL;
-    int rc = ply_store_add_result(c->store, &r, why, why_len);
-    if (rc == 0 && ++c->batch_n >= PLY__BATCH_MAX) ply__batch_flush(c);
-    return rc;
+    return ply__result_store(c, run, &r, why, why_len);
 }
 
 /* ------------------------------------------------------------------ report */

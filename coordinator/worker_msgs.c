@@ -70,6 +70,10 @@ void ply__on_hello(ply_coordinator_t *c, zframe_t *rid, const char *identity, pe
     p->threads = h->threads;
     p->hash_mib = h->hash_mib;
     p->seed = h->has_zobrist_seed ? h->zobrist_seed : 0;
+    /* what it runs: a worker that does not say is an older one, perft only */
+    p->kinds = h->n_kinds ? 0 : 1u << PLY__JOB_KIND__JOB_KIND_PERFT;
+    for (size_t i = 0; i < h->n_kinds; i++) p->kinds |= 1u << (unsigned)h->kinds[i];
+    snprintf(p->engine, sizeof p->engine, "%s", h->engine ? h->engine : "");
     p->id_hash = ply__hash_id(p->worker_id);
     p->progress_ms = ply_time_ms();
     p->hb_nodes = 0;
@@ -82,9 +86,12 @@ void ply__on_hello(ply_coordinator_t *c, zframe_t *rid, const char *identity, pe
         }
     ply__count(c, CNT_WORKERS_JOINED);
     ply_info("%s joined as %s: %u threads, %u MiB hash, build %s, zobrist seed %u, checksum "
-             "%016" PRIx64 "%s",
+             "%016" PRIx64 "%s; runs%s%s%s%s",
              p->name, p->identity, h->threads, h->hash_mib, h->build ? h->build : "?", p->seed,
-             h->zobrist_checksum, p->probation ? " (hung before: on probation)" : "");
+             h->zobrist_checksum, p->probation ? " (hung before: on probation)" : "",
+             p->kinds & (1u << PLY__JOB_KIND__JOB_KIND_PERFT) ? " perft" : "",
+             p->kinds & (1u << PLY__JOB_KIND__JOB_KIND_SEARCH) ? " search" : "",
+             p->engine[0] ? ", engine " : "", p->engine);
     Ply__Welcome w = PLY__WELCOME__INIT;
     w.has_heartbeat_ms = 1, w.heartbeat_ms = c->cfg.heartbeat_ms;
     w.has_liveness = 1, w.liveness = c->cfg.liveness;
@@ -132,7 +139,8 @@ static void on_result(ply_coordinator_t *c, peer_t *p, const Ply__Result *r)
     }
     ply__inflight_remove(p, r->job_id);
     p->jobs_done++;
-    p->nodes += r->nodes; /* 128-bit: it cannot wrap for 2^64 results */
+    /* a search's nodes are in its SearchResult (the envelope checked it has them) */
+    p->nodes += r->search ? r->search->nodes : r->nodes; /* 128-bit: cannot wrap */
     if (!p->nodes_owner[0] && !p->nodes_mixed)
         snprintf(p->nodes_owner, sizeof p->nodes_owner, "%s", run->owner[0] ? run->owner : "-");
     else if (strcmp(p->nodes_owner, run->owner[0] ? run->owner : "-") != 0)
@@ -201,15 +209,7 @@ void ply__on_worker_message(ply_coordinator_t *c, zframe_t *rid, peer_t *p, ply_
         on_ready(p, msg->ready);
         break;
     case PLY__MESSAGE__BODY_RESULT:
-        if (msg->result->search) { /* no search jobs are handed out yet (issue 11): never
-                                    * read a search's answer as a perft count */
-            ply__count(c, CNT_MALFORMED);
-            ply_warn("%s: a search RESULT for job %" PRIu64 " attempt %u, but no search job was "
-                     "sent: ignored",
-                     p->name, msg->result->job_id, msg->result->attempt);
-            break;
-        }
-        on_result(c, p, msg->result);
+        on_result(c, p, msg->result); /* its shape is the run's kind's to check */
         break;
     case PLY__MESSAGE__BODY_ERROR:
         on_worker_error(c, p, msg->error);

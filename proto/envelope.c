@@ -390,16 +390,9 @@ static int check_bye(ply__vctx_t *c, const void *body)
     return opt_text(c, "reason", m->reason);
 }
 
-static int check_submit(ply__vctx_t *c, const void *body)
+/* A Submit's verify mode (any kind: the coordinator says which kinds can be verified). */
+static int submit_verify(ply__vctx_t *c, const Ply__Submit *m)
 {
-    const Ply__Submit *m = body;
-    if (ply__env_fen(c, "fen", m->fen) ||
-        ply__env_need_u64(c, "depth", m->has_depth, m->depth, 1, PLY_MAX_DEPTH) ||
-        opt_text(c, "client_id", m->client_id) || owner_token(c, m->owner_token))
-        return PLY_EPROTO;
-    if (m->has_split_depth && (m->split_depth < -1 || m->split_depth >= (int64_t)m->depth))
-        return ply__env_bad(c, "field split_depth = %" PRId32 ", must be -1..%" PRIu32,
-                            m->split_depth, m->depth - 1);
     if (m->has_verify &&
         in_u64(c, "verify", (uint64_t)(uint32_t)m->verify, PLY__VERIFY_MODE__VERIFY_MODE_NONE,
                PLY__VERIFY_MODE__VERIFY_MODE_ALL))
@@ -411,10 +404,46 @@ static int check_submit(ply__vctx_t *c, const void *body)
     return 0;
 }
 
+static int check_submit(ply__vctx_t *c, const void *body)
+{
+    const Ply__Submit *m = body;
+    if (m->has_kind && in_u64(c, "kind", (uint64_t)(uint32_t)m->kind, PLY__JOB_KIND__JOB_KIND_PERFT,
+                              PLY__JOB_KIND__JOB_KIND_SEARCH))
+        return PLY_EPROTO;
+    if (m->has_kind && m->kind == PLY__JOB_KIND__JOB_KIND_SEARCH) {
+        if (ply__env_search_submit(c, m) || opt_text(c, "client_id", m->client_id) ||
+            owner_token(c, m->owner_token))
+            return PLY_EPROTO;
+        return submit_verify(c, m);
+    }
+    if (m->search) return ply__env_bad(c, "field search present in a PERFT submit");
+    if (ply__env_fen(c, "fen", m->fen) ||
+        ply__env_need_u64(c, "depth", m->has_depth, m->depth, 1, PLY_MAX_DEPTH) ||
+        opt_text(c, "client_id", m->client_id) || owner_token(c, m->owner_token))
+        return PLY_EPROTO;
+    if (m->has_split_depth && (m->split_depth < -1 || m->split_depth >= (int64_t)m->depth))
+        return ply__env_bad(c, "field split_depth = %" PRId32 ", must be -1..%" PRIu32,
+                            m->split_depth, m->depth - 1);
+    return submit_verify(c, m);
+}
+
 /* What a run computes (RunAsked): the same bounds as the Submit it came from. */
 static int run_asked(ply__vctx_t *c, const Ply__RunAsked *a)
 {
     if (!a) return 0;
+    if (a->has_kind && in_u64(c, "asked.kind", (uint64_t)(uint32_t)a->kind,
+                              PLY__JOB_KIND__JOB_KIND_PERFT, PLY__JOB_KIND__JOB_KIND_SEARCH))
+        return PLY_EPROTO;
+    if (a->has_kind && a->kind == PLY__JOB_KIND__JOB_KIND_SEARCH) {
+        /* fen: the position analysed; depth: the request's limit, when it has one */
+        if (ply__env_fen(c, "asked.fen", a->fen) ||
+            (a->has_depth &&
+             ply__env_need_u64(c, "asked.depth", 1, a->depth, 1, PLY_SEARCH_JOB_MAX_DEPTH)) ||
+            ply__env_search_request(c, "asked.search", a->search))
+            return PLY_EPROTO;
+        return 0;
+    }
+    if (a->search) return ply__env_bad(c, "field asked.search present in a PERFT run's asked");
     if (ply__env_fen(c, "asked.fen", a->fen) ||
         ply__env_need_u64(c, "asked.depth", a->has_depth, a->depth, 1, PLY_MAX_DEPTH) ||
         ply__env_need(c, "asked.split_depth", a->has_split_depth))
@@ -462,7 +491,8 @@ static int check_run_progress(ply__vctx_t *c, const void *body)
         if (opt_text(c, f, m->worker[i]->identity)) return PLY_EPROTO;
     }
     if ((m->fen && ply__env_fen(c, "fen", m->fen)) || opt_text(c, "verify", m->verify) ||
-        opt_text(c, "error", m->error) || run_asked(c, m->asked))
+        opt_text(c, "error", m->error) || run_asked(c, m->asked) ||
+        ply__env_search_answer(c, "search", m->search))
         return PLY_EPROTO;
     return 0;
 }
@@ -527,6 +557,20 @@ static int check_verification(ply__vctx_t *c, const Ply__Verification *v)
 static int check_run_result(ply__vctx_t *c, const void *body)
 {
     const Ply__RunResult *m = body;
+    /* a search run's answer: depth is its limit (absent without one), nodes those searched */
+    if (m->search) {
+        if (ply__env_need_u64(c, "run_id", m->has_run_id, m->run_id, 1, NO_MAX) ||
+            ply__env_fen(c, "fen", m->fen) ||
+            (m->has_depth &&
+             ply__env_need_u64(c, "depth", 1, m->depth, 1, PLY_SEARCH_JOB_MAX_DEPTH)) ||
+            ply__env_need(c, "nodes", m->has_nodes) ||
+            ply__env_search_answer(c, "search", m->search) || run_asked(c, m->asked))
+            return PLY_EPROTO;
+        if (m->n_divide || m->stats)
+            return ply__env_bad(c, "field %s present beside search (perft only)",
+                                m->n_divide ? "divide" : "stats");
+        return 0;
+    }
     if (ply__env_need_u64(c, "run_id", m->has_run_id, m->run_id, 1, NO_MAX) ||
         ply__env_fen(c, "fen", m->fen) ||
         ply__env_need_u64(c, "depth", m->has_depth, m->depth, 1, PLY_MAX_DEPTH) ||

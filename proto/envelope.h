@@ -145,12 +145,26 @@ int ply_msg_decode(zmsg_t *zmsg, ply_msg_t **out, char *why, size_t why_len);
  *              depth, seldepth, at most PLY_SEARCH_JOB_MAX_PV UCI moves; nodes,
  *              time_us) and none of nodes, perft1, stats, divide, tt_nodes
  *   ERROR      code < 0, message
- *   SUBMIT     fen, depth 1..PLY_MAX_DEPTH, split_depth (if present) -1..depth-1,
- *              verify (if present) a VerifyMode, verify_ppm 1..PLY_PPM exactly when
- *              verify = SAMPLE
- *   ACCEPTED   run_id, jobs, split_depth 0..PLY_MAX_DEPTH; fen if present
- *   RUN_PROGRESS  run_id, state; fen (if present) as a FEN
- *   RUN_RESULT run_id, fen, depth 1..PLY_MAX_DEPTH, nodes; divide entries as RESULT
+ *   SUBMIT     kind (if present) PERFT or SEARCH; PERFT: fen, depth 1..PLY_MAX_DEPTH,
+ *              split_depth (if present) -1..depth-1, no search; SEARCH: search
+ *              (envelope_check.h, ply__env_search_request: fen, moves, searchmoves,
+ *              limits, at least one of depth, nodes, movetime_ms, engine absent, "",
+ *              "builtin" or "uci") and none of fen, depth, chess960, stats, divide,
+ *              split_depth; either kind: verify (if present) a VerifyMode,
+ *              verify_ppm 1..PLY_PPM exactly when verify = SAMPLE
+ *   ACCEPTED   run_id, jobs, split_depth 0..PLY_MAX_DEPTH; fen if present; asked
+ *              as below
+ *   RUN_PROGRESS  run_id, state; fen (if present) as a FEN; asked as below; search
+ *              (if present) as RUN_RESULT's
+ *   asked      (RunAsked) kind SEARCH: fen, depth (if present) 1..PLY_SEARCH_JOB_MAX_DEPTH,
+ *              search as SUBMIT's; else fen, depth 1..PLY_MAX_DEPTH, split_depth, no search
+ *   RUN_RESULT with search (a search run's): run_id, fen, depth (if present)
+ *              1..PLY_SEARCH_JOB_MAX_DEPTH, nodes, no divide nor stats, search: at most
+ *              PLY_MAX_DIVIDE moves (UCI move, text fields, PV of at most
+ *              PLY_SEARCH_JOB_MAX_PV UCI moves with one of score_cp and mate, at most as
+ *              many pv_san), status absent, "checkmate" or "stalemate", at most
+ *              PLY_MAX_MISMATCHES rejection lines. Otherwise (perft):
+ *              run_id, fen, depth 1..PLY_MAX_DEPTH, nodes; divide entries as RESULT
  *              but with any hi words; stats.hi (here and in divide entries)
  *              absent or exactly PLY_STATS_N words;
  *              verification: at most PLY_MAX_MISMATCHES mismatches of at most

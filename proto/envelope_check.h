@@ -61,4 +61,30 @@ int ply__env_search_job(ply__vctx_t *c, const Ply__Job *m);
  */
 int ply__env_search_result(ply__vctx_t *c, const Ply__Result *m);
 
+/**
+ * ply__env_search_request - a SearchRequest named @prefix ("search", "asked.search"): present;
+ * fen as a FEN; at most PLY_SEARCH_JOB_MAX_MOVES moves and PLY_MAX_DIVIDE searchmoves of UCI
+ * shape; depth 1..PLY_SEARCH_JOB_MAX_DEPTH, nodes >= 1, movetime_ms
+ * 1..PLY_SEARCH_JOB_MAX_MOVETIME_MS when present, at least one of the three; engine absent,
+ * "", "builtin" or "uci". 0 or PLY_EPROTO.
+ */
+int ply__env_search_request(ply__vctx_t *c, const char *prefix, const Ply__SearchRequest *r);
+
+/**
+ * ply__env_search_submit - a SUBMIT of kind SEARCH: none of the perft fields (fen, depth,
+ * chess960, stats, divide, split_depth; the rejection names the first) and a SearchRequest
+ * (ply__env_search_request, "search"). 0 or PLY_EPROTO.
+ */
+int ply__env_search_submit(ply__vctx_t *c, const Ply__Submit *m);
+
+/**
+ * ply__env_search_answer - a SearchAnswer named @prefix ("search"; NULL passes): fen a FEN
+ * when present; at most PLY_MAX_DIVIDE moves, each a UCI move with optional text (san,
+ * engine, worker_id, identity), a line (when present) of at most PLY_SEARCH_JOB_MAX_PV UCI
+ * moves with exactly one of score_cp and mate, at most PLY_SEARCH_JOB_MAX_PV pv_san texts;
+ * status absent, "checkmate" or "stalemate"; at most PLY_MAX_MISMATCHES rejection lines of
+ * text. 0 or PLY_EPROTO.
+ */
+int ply__env_search_answer(ply__vctx_t *c, const char *prefix, const Ply__SearchAnswer *a);
+
 #endif

@@ -7,6 +7,7 @@
  */
 #include <inttypes.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "envelope.h"
 #include "envelope_check.h"
@@ -113,5 +114,130 @@ int ply__env_search_result(ply__vctx_t *c, const Ply__Result *m)
         ply__env_need(c, "search.time_us", r->has_time_us) ||
         ply__env_text(c, "search.engine", r->engine, 0))
         return PLY_EPROTO;
+    return 0;
+}
+
+/* ------------------------------------------------------------ search runs */
+
+/* The name of the first perft field a Submit of kind SEARCH carries, or NULL (verify is
+ * checked as for perft: the coordinator refuses it with its own reason). */
+static const char *perft_submit_field(const Ply__Submit *m)
+{
+    if (m->fen) return "fen";
+    if (m->has_depth) return "depth";
+    if (m->has_chess960) return "chess960";
+    if (m->has_stats) return "stats";
+    if (m->has_divide) return "divide";
+    if (m->has_split_depth) return "split_depth";
+    return NULL;
+}
+
+int ply__env_search_request(ply__vctx_t *c, const char *prefix, const Ply__SearchRequest *r)
+{
+    char f[96];
+    if (!r) return ply__env_bad(c, "field %s missing", prefix);
+    snprintf(f, sizeof f, "%s.fen", prefix);
+    if (ply__env_fen(c, f, r->fen)) return PLY_EPROTO;
+    snprintf(f, sizeof f, "%s.moves", prefix);
+    if (move_list(c, f, r->n_moves, r->moves, PLY_SEARCH_JOB_MAX_MOVES)) return PLY_EPROTO;
+    snprintf(f, sizeof f, "%s.searchmoves", prefix);
+    if (move_list(c, f, r->n_searchmoves, r->searchmoves, PLY_MAX_DIVIDE)) return PLY_EPROTO;
+    snprintf(f, sizeof f, "%s.depth", prefix);
+    if (r->has_depth && ply__env_need_u64(c, f, 1, r->depth, 1, PLY_SEARCH_JOB_MAX_DEPTH))
+        return PLY_EPROTO;
+    snprintf(f, sizeof f, "%s.nodes", prefix);
+    if (r->has_nodes && ply__env_need_u64(c, f, 1, r->nodes, 1, UINT64_MAX)) return PLY_EPROTO;
+    snprintf(f, sizeof f, "%s.movetime_ms", prefix);
+    if (r->has_movetime_ms &&
+        ply__env_need_u64(c, f, 1, r->movetime_ms, 1, PLY_SEARCH_JOB_MAX_MOVETIME_MS))
+        return PLY_EPROTO;
+    /* every job of the run gets these limits: an unlimited one would never end */
+    if (!r->has_depth && !r->has_nodes && !r->has_movetime_ms)
+        return ply__env_bad(c,
+                            "field %s.depth, %s.nodes or %s.movetime_ms missing: a search run "
+                            "needs a limit",
+                            prefix, prefix, prefix);
+    if (r->engine && r->engine[0] && strcmp(r->engine, "builtin") != 0 &&
+        strcmp(r->engine, "uci") != 0) {
+        snprintf(f, sizeof f, "%s.engine", prefix);
+        if (ply__env_text(c, f, r->engine, 0)) return PLY_EPROTO;
+        return ply__env_bad(c, "field %s = \"%s\", must be \"builtin\", \"uci\" or absent", f,
+                            r->engine);
+    }
+    return 0;
+}
+
+int ply__env_search_submit(ply__vctx_t *c, const Ply__Submit *m)
+{
+    const char *perft = perft_submit_field(m);
+    if (perft) return ply__env_bad(c, "field %s present in a SEARCH submit (perft only)", perft);
+    return ply__env_search_request(c, "search", m->search);
+}
+
+/* One line of text of a list @field[@i] (NULL refused). */
+static int text_item(ply__vctx_t *c, const char *field, size_t i, const char *s, size_t min)
+{
+    char f[160];
+    snprintf(f, sizeof f, "%.128s[%zu]", field, i);
+    if (!s) return ply__env_bad(c, "field %s missing", f);
+    return ply__env_text(c, f, s, min);
+}
+
+static int analysed_move(ply__vctx_t *c, const char *prefix, size_t i, const Ply__AnalysedMove *a)
+{
+    char f[64], g[128];
+    snprintf(f, sizeof f, "%.32s.moves[%zu]", prefix, i);
+    if (!a) return ply__env_bad(c, "field %s missing", f);
+    snprintf(g, sizeof g, "%s.move", f);
+    if (ply__env_uci_move(c, g, a->move)) return PLY_EPROTO;
+    snprintf(g, sizeof g, "%s.san", f);
+    if (ply__env_text(c, g, a->san, 0)) return PLY_EPROTO;
+    if (a->line) {
+        snprintf(g, sizeof g, "%s.line.pv", f);
+        if (move_list(c, g, a->line->n_pv, a->line->pv, PLY_SEARCH_JOB_MAX_PV)) return PLY_EPROTO;
+        if (a->line->has_score_cp == a->line->has_mate)
+            return ply__env_bad(c, "field %s.line: %s of score_cp and mate, must be one", f,
+                                a->line->has_mate ? "both" : "neither");
+    }
+    snprintf(g, sizeof g, "%s.pv_san", f);
+    if (a->n_pv_san > PLY_SEARCH_JOB_MAX_PV)
+        return ply__env_bad(c, "field %s has %zu moves, must be at most %d", g, a->n_pv_san,
+                            PLY_SEARCH_JOB_MAX_PV);
+    if (a->n_pv_san && !a->pv_san) return ply__env_bad(c, "field %s missing", g);
+    for (size_t k = 0; k < a->n_pv_san; k++)
+        if (text_item(c, g, k, a->pv_san[k], 1)) return PLY_EPROTO;
+    snprintf(g, sizeof g, "%s.engine", f);
+    if (ply__env_text(c, g, a->engine, 0)) return PLY_EPROTO;
+    snprintf(g, sizeof g, "%s.worker_id", f);
+    if (ply__env_text(c, g, a->worker_id, 0)) return PLY_EPROTO;
+    snprintf(g, sizeof g, "%s.identity", f);
+    return ply__env_text(c, g, a->identity, 0);
+}
+
+int ply__env_search_answer(ply__vctx_t *c, const char *prefix, const Ply__SearchAnswer *a)
+{
+    char f[96];
+    if (!a) return 0;
+    snprintf(f, sizeof f, "%s.fen", prefix);
+    if (a->fen && ply__env_fen(c, f, a->fen)) return PLY_EPROTO;
+    if (a->n_moves > PLY_MAX_DIVIDE)
+        return ply__env_bad(c, "field %s.moves has %zu entries, must be at most %d", prefix,
+                            a->n_moves, PLY_MAX_DIVIDE);
+    if (a->n_moves && !a->moves) return ply__env_bad(c, "field %s.moves missing", prefix);
+    for (size_t i = 0; i < a->n_moves; i++)
+        if (analysed_move(c, prefix, i, a->moves[i])) return PLY_EPROTO;
+    if (a->status && strcmp(a->status, "checkmate") != 0 && strcmp(a->status, "stalemate") != 0) {
+        snprintf(f, sizeof f, "%s.status", prefix);
+        if (ply__env_text(c, f, a->status, 0)) return PLY_EPROTO;
+        return ply__env_bad(c, "field %s = \"%s\", must be \"checkmate\", \"stalemate\" or absent",
+                            f, a->status);
+    }
+    snprintf(f, sizeof f, "%s.rejection", prefix);
+    if (a->n_rejection > PLY_MAX_MISMATCHES)
+        return ply__env_bad(c, "field %s has %zu entries, must be at most %d", f, a->n_rejection,
+                            PLY_MAX_MISMATCHES);
+    if (a->n_rejection && !a->rejection) return ply__env_bad(c, "field %s missing", f);
+    for (size_t i = 0; i < a->n_rejection; i++)
+        if (text_item(c, f, i, a->rejection[i], 1)) return PLY_EPROTO;
     return 0;
 }

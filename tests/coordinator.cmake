@@ -34,3 +34,11 @@ add_test(NAME ply_coordinator_bind_failure
           $<TARGET_FILE:ply-coordinator>)
 set_tests_properties(ply_coordinator_help ply_coordinator_usage ply_coordinator_bind_failure
   PROPERTIES TIMEOUT 30 LABELS quick)
+# The search kind in process (tests/unit/test_search_kind.c): a scripted search worker, the
+# sorted answer, progress, and a restore from the state file, under the sanitizers' eyes.
+ply_unit_test(test_search_kind
+  SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/unit/test_search_kind.c
+          ${CMAKE_CURRENT_SOURCE_DIR}/unit/coord_fixture.c
+  LIBS ply_coordinator ply_client Threads::Threads
+  LABELS quick net
+  TIMEOUT 120)

@@ -44,3 +44,19 @@ add_test(NAME worker_search_jobs_fake_garbage COMMAND test_search_jobs_uci fake-
 set_tests_properties(worker_search_jobs_stockfish worker_search_jobs_fake_uci
   worker_search_jobs_fake_garbage PROPERTIES TIMEOUT 300
   LABELS "net" SKIP_RETURN_CODE 77)
+# Search runs end to end (tests/integration/test_search_runs.c): a real coordinator and
+# ply-worker processes through the client library: every root move's line replayed, a mate
+# in 2 on top, refusals naming what was wrong, a lying worker's lines refused and re-run, an
+# engine no worker has, a coordinator SIGKILLed mid-run and resumed from its state file.
+add_executable(test_search_runs ${CMAKE_CURRENT_SOURCE_DIR}/integration/test_search_runs.c
+  ${CMAKE_CURRENT_SOURCE_DIR}/integration/harness.c)
+target_link_libraries(test_search_runs PRIVATE ply_flags ply_client ply_proto ply_arbiter
+  PkgConfig::CMOCKA PkgConfig::JANSSON)
+target_compile_definitions(test_search_runs PRIVATE PLY_BIN_DIR="${CMAKE_RUNTIME_OUTPUT_DIRECTORY}")
+add_dependencies(test_search_runs ply-worker ply-coordinator)
+foreach(t startpos mate errors liar engine restart perft-liar uci)
+  add_test(NAME search_runs_${t} COMMAND test_search_runs ${t})
+endforeach()
+set_tests_properties(search_runs_startpos search_runs_mate search_runs_errors search_runs_liar
+  search_runs_engine search_runs_restart search_runs_perft-liar search_runs_uci PROPERTIES TIMEOUT 120 LABELS "net"
+  SKIP_RETURN_CODE 77)

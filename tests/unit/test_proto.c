@@ -2083,6 +2083,7 @@ static void test_search_round_trip(void **state)
     (void)state;
     round_trip(build_search_job());
     round_trip(build_search_result());
+
     round_trip(build_hello_kinds());
     /* an older worker's HELLO (no kinds) and a perft job still pass unchanged */
     round_trip(build_hello());
@@ -2151,6 +2152,167 @@ EDIT(sr_line_long_pv, (m->result->search->lines[0]->n_pv = PLY_SEARCH_JOB_MAX_PV
                        m->result->search->lines[0]->pv = g_search_moves))
 EDIT(sr_no_nodes, m->result->search->has_nodes = 0)
 EDIT(sr_no_search_time, m->result->search->has_time_us = 0)
+/* A SEARCH request (Submit.search, RunAsked.search): after 1. e4, depth 8, two root moves. */
+static Ply__SearchRequest *search_request(void)
+{
+    static Ply__SearchRequest q;
+    static char *history[1], *sm[2];
+    history[0] = "e2e4";
+    sm[0] = "e7e5", sm[1] = "c7c5";
+    q = (Ply__SearchRequest)PLY__SEARCH_REQUEST__INIT;
+    q.fen = "startpos";
+    q.n_moves = 1, q.moves = history;
+    q.n_searchmoves = 2, q.searchmoves = sm;
+    q.has_depth = 1, q.depth = 8;
+    q.engine = "builtin";
+    return &q;
+}
+
+static ply_msg_t *build_search_submit(void)
+{
+    static Ply__Submit m;
+    m = (Ply__Submit)PLY__SUBMIT__INIT;
+    m.has_kind = 1, m.kind = PLY__JOB_KIND__JOB_KIND_SEARCH;
+    m.search = search_request();
+    m.client_id = "test";
+    ply_msg_t *msg = wrap(PLY__MESSAGE__BODY_SUBMIT);
+    msg->submit = &m;
+    return msg;
+}
+
+static Ply__RunAsked *search_asked(void)
+{
+    static Ply__RunAsked a;
+    a = (Ply__RunAsked)PLY__RUN_ASKED__INIT;
+    a.has_kind = 1, a.kind = PLY__JOB_KIND__JOB_KIND_SEARCH;
+    a.fen = "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1";
+    a.has_depth = 1, a.depth = 8;
+    a.search = search_request();
+    return &a;
+}
+
+/* A search answer: two root moves with their lines, one rejection. */
+static Ply__SearchAnswer *search_answer(void)
+{
+    static Ply__SearchAnswer a;
+    static Ply__AnalysedMove am[2], *amp[2];
+    static Ply__SearchLine l[2];
+    static char *pv[2][2], *pv_san[2][2], *rej[1];
+    pv[0][0] = "e7e5", pv[0][1] = "g1f3", pv[1][0] = "c7c5", pv[1][1] = "g1f3";
+    pv_san[0][0] = "e5", pv_san[0][1] = "Nf3", pv_san[1][0] = "c5", pv_san[1][1] = "Nf3";
+    rej[0] = "worker w (identity conn:00): e7e5: PV move 2 g1f9 is not legal";
+    for (int i = 0; i < 2; i++) {
+        l[i] = (Ply__SearchLine)PLY__SEARCH_LINE__INIT;
+        l[i].has_multipv = 1, l[i].multipv = 1;
+        l[i].has_score_cp = 1, l[i].score_cp = -20 - i;
+        l[i].has_depth = 1, l[i].depth = 8;
+        l[i].n_pv = 2, l[i].pv = pv[i];
+        am[i] = (Ply__AnalysedMove)PLY__ANALYSED_MOVE__INIT;
+        am[i].move = pv[i][0];
+        am[i].san = pv_san[i][0];
+        am[i].line = &l[i];
+        am[i].n_pv_san = 2, am[i].pv_san = pv_san[i];
+        am[i].worker_id = "w";
+        amp[i] = &am[i];
+    }
+    a = (Ply__SearchAnswer)PLY__SEARCH_ANSWER__INIT;
+    a.fen = "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1";
+    a.n_moves = 2, a.moves = amp;
+    a.has_rejected = 1, a.rejected = 1;
+    a.n_rejection = 1, a.rejection = rej;
+    return &a;
+}
+
+static ply_msg_t *build_search_run_result(void)
+{
+    static Ply__RunResult r;
+    r = (Ply__RunResult)PLY__RUN_RESULT__INIT;
+    r.has_run_id = 1, r.run_id = 9;
+    r.fen = "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1";
+    r.has_depth = 1, r.depth = 8;
+    r.has_nodes = 1, r.nodes = 1000;
+    r.has_jobs = 1, r.jobs = 2;
+    r.asked = search_asked();
+    r.search = search_answer();
+    ply_msg_t *msg = wrap(PLY__MESSAGE__BODY_RUN_RESULT);
+    msg->run_result = &r;
+    return msg;
+}
+
+static ply_msg_t *build_search_progress(void)
+{
+    static Ply__RunProgress p;
+    p = (Ply__RunProgress)PLY__RUN_PROGRESS__INIT;
+    p.has_run_id = 1, p.run_id = 9;
+    p.state = "running";
+    p.asked = search_asked();
+    p.search = search_answer();
+    ply_msg_t *msg = wrap(PLY__MESSAGE__BODY_RUN_PROGRESS);
+    msg->run_progress = &p;
+    return msg;
+}
+
+EDIT(ss_perft_fen, m->submit->fen = "startpos")
+EDIT(ss_perft_depth, (m->submit->has_depth = 1, m->submit->depth = 3))
+EDIT(ss_perft_split, (m->submit->has_split_depth = 1, m->submit->split_depth = -1))
+EDIT(ss_perft_divide, (m->submit->has_divide = 1, m->submit->divide = 1))
+EDIT(ss_no_search, m->submit->search = NULL)
+EDIT(ss_bad_fen, m->submit->search->fen = long_fen)
+EDIT(ss_bad_move, m->submit->search->moves[0] = "e2e9")
+EDIT(ss_bad_searchmove, m->submit->search->searchmoves[1] = "c7")
+EDIT(ss_too_many_moves, (m->submit->search->n_moves = PLY_SEARCH_JOB_MAX_MOVES + 1,
+                         m->submit->search->moves = g_search_moves))
+EDIT(ss_too_many_searchmoves, (m->submit->search->n_searchmoves = PLY_MAX_DIVIDE + 1,
+                               m->submit->search->searchmoves = g_search_moves))
+EDIT(ss_depth_0, m->submit->search->depth = 0)
+EDIT(ss_depth_over, m->submit->search->depth = PLY_SEARCH_JOB_MAX_DEPTH + 1)
+EDIT(ss_nodes_0, (m->submit->search->has_nodes = 1, m->submit->search->nodes = 0))
+EDIT(ss_movetime_over, (m->submit->search->has_movetime_ms = 1,
+                        m->submit->search->movetime_ms = PLY_SEARCH_JOB_MAX_MOVETIME_MS + 1))
+EDIT(ss_unlimited, m->submit->search->has_depth = 0)
+EDIT(ss_movetime_only, (m->submit->search->has_depth = 0, m->submit->search->has_movetime_ms = 1,
+                        m->submit->search->movetime_ms = 100))
+EDIT(ss_engine_uci, m->submit->search->engine = "uci")
+EDIT(ss_engine_empty, m->submit->search->engine = "")
+EDIT(ss_engine_none, m->submit->search->engine = NULL)
+EDIT(ss_engine_other, m->submit->search->engine = "stockfish")
+EDIT(ss_verify, (m->submit->has_verify = 1, m->submit->verify = PLY__VERIFY_MODE__VERIFY_MODE_ALL))
+EDIT(ss_kind_3, m->submit->kind = 3)
+EDIT(ps_with_search, m->submit->search = search_request())
+EDIT(srr_no_nodes, m->run_result->has_nodes = 0)
+EDIT(srr_no_depth, m->run_result->has_depth = 0)
+static Ply__DivideEntry g_one_entry = PLY__DIVIDE_ENTRY__INIT, *g_one_divide[1] = {&g_one_entry};
+static Ply__AnalysedMove *g_many_moves[PLY_MAX_DIVIDE + 1];
+static void srr_too_many_moves(ply_msg_t *m)
+{
+    Ply__SearchAnswer *a = m->run_result->search;
+    for (size_t i = 0; i <= PLY_MAX_DIVIDE; i++) g_many_moves[i] = a->moves[0];
+    a->n_moves = PLY_MAX_DIVIDE + 1, a->moves = g_many_moves;
+}
+EDIT(srr_divide, (g_one_entry.move = "e2e4", g_one_entry.has_nodes = 1, m->run_result->n_divide = 1,
+                  m->run_result->divide = g_one_divide))
+EDIT(srr_bad_status, m->run_result->search->status = "won")
+EDIT(srr_checkmate,
+     (m->run_result->search->status = "checkmate", m->run_result->search->n_moves = 0))
+EDIT(srr_bad_move, m->run_result->search->moves[1]->move = "c7c9")
+EDIT(srr_bad_pv, m->run_result->search->moves[0]->line->pv[1] = "g1")
+EDIT(srr_long_pv, (m->run_result->search->moves[0]->line->n_pv = PLY_SEARCH_JOB_MAX_PV + 1,
+                   m->run_result->search->moves[0]->line->pv = g_search_moves))
+EDIT(srr_two_scores, (m->run_result->search->moves[0]->line->has_mate = 1,
+                      m->run_result->search->moves[0]->line->mate = 2))
+EDIT(srr_long_pv_san, (m->run_result->search->moves[0]->n_pv_san = PLY_SEARCH_JOB_MAX_PV + 1,
+                       m->run_result->search->moves[0]->pv_san = g_search_moves))
+EDIT(srr_bad_san, m->run_result->search->moves[0]->pv_san[1] = "N\nf3")
+EDIT(srr_long_worker, m->run_result->search->moves[1]->worker_id = long_text)
+EDIT(srr_bad_rejection, m->run_result->search->rejection[0] = "")
+EDIT(srr_many_rejections, (m->run_result->search->n_rejection = PLY_MAX_MISMATCHES + 1,
+                           m->run_result->search->rejection = g_search_moves))
+EDIT(srr_asked_no_search, m->run_result->asked->search = NULL)
+EDIT(srr_asked_perft_search, m->run_result->asked->has_kind = 0)
+EDIT(srr_asked_bad_engine, m->run_result->asked->search->engine = "gnuchess")
+EDIT(srp_bad_pv, m->run_progress->search->moves[1]->line->pv[0] = "c7c5x")
+EDIT(srp_asked_unlimited, m->run_progress->asked->search->has_depth = 0)
+
 EDIT(sr_bad_engine, m->result->search->engine = "ply\nFAKE")
 EDIT(sr_no_engine, m->result->search->engine = NULL)
 EDIT(hk_kind_0, m->hello->kinds[1] = PLY__JOB_KIND__JOB_KIND_UNSPECIFIED)
@@ -2235,6 +2397,78 @@ static const scase_t SCASES[] = {
     {build_hello_kinds, hk_kind_twice, PLY_EPROTO, "HELLO: field kinds[1] = 1 listed twice"},
     {build_hello_kinds, hk_search_only, 0, NULL},
     {build_hello_kinds, hk_bad_engine, PLY_EPROTO, "HELLO: field engine is over 512 bytes"},
+    {build_search_submit, ss_engine_none, 0, NULL},
+    {build_search_submit, ss_perft_fen, PLY_EPROTO, "SUBMIT: field fen present in a SEARCH submit"},
+    {build_search_submit, ss_perft_depth, PLY_EPROTO,
+     "SUBMIT: field depth present in a SEARCH submit"},
+    {build_search_submit, ss_perft_split, PLY_EPROTO,
+     "SUBMIT: field split_depth present in a SEARCH submit"},
+    {build_search_submit, ss_perft_divide, PLY_EPROTO,
+     "SUBMIT: field divide present in a SEARCH submit"},
+    {build_search_submit, ss_no_search, PLY_EPROTO, "SUBMIT: field search missing"},
+    {build_search_submit, ss_bad_fen, PLY_EPROTO, "SUBMIT: field search.fen is over 128 bytes"},
+    {build_search_submit, ss_bad_move, PLY_EPROTO,
+     "SUBMIT: field search.moves[0] is not a UCI move"},
+    {build_search_submit, ss_bad_searchmove, PLY_EPROTO,
+     "SUBMIT: field search.searchmoves[1] is not a UCI move"},
+    {build_search_submit, ss_too_many_moves, PLY_EPROTO,
+     "SUBMIT: field search.moves has 1025 moves, must be at most 1024"},
+    {build_search_submit, ss_too_many_searchmoves, PLY_EPROTO,
+     "SUBMIT: field search.searchmoves has 257 moves, must be at most 256"},
+    {build_search_submit, ss_depth_0, PLY_EPROTO, "SUBMIT: field search.depth = 0, must be 1..100"},
+    {build_search_submit, ss_depth_over, PLY_EPROTO,
+     "SUBMIT: field search.depth = 101, must be 1..100"},
+    {build_search_submit, ss_nodes_0, PLY_EPROTO,
+     "SUBMIT: field search.nodes = 0, must be at least 1"},
+    {build_search_submit, ss_movetime_over, PLY_EPROTO,
+     "SUBMIT: field search.movetime_ms = 86400001, must be 1..86400000"},
+    {build_search_submit, ss_unlimited, PLY_EPROTO,
+     "SUBMIT: field search.depth, search.nodes or search.movetime_ms missing"},
+    {build_search_submit, ss_movetime_only, 0, NULL},
+    {build_search_submit, ss_engine_uci, 0, NULL},
+    {build_search_submit, ss_engine_empty, 0, NULL},
+    {build_search_submit, ss_engine_other, PLY_EPROTO,
+     "SUBMIT: field search.engine = \"stockfish\", must be \"builtin\", \"uci\" or absent"},
+    {build_search_submit, ss_verify, 0, NULL}, /* refused by the coordinator, with its reason */
+    {build_search_submit, ss_kind_3, PLY_EPROTO, "SUBMIT: field kind = 3, must be 1..2"},
+    {build_submit, ps_with_search, PLY_EPROTO, "SUBMIT: field search present in a PERFT submit"},
+    {build_search_run_result, srr_no_nodes, PLY_EPROTO, "RUN_RESULT: field nodes missing"},
+    {build_search_run_result, srr_no_depth, 0, NULL},
+    {build_search_run_result, srr_divide, PLY_EPROTO,
+     "RUN_RESULT: field divide present beside search"},
+    {build_search_run_result, srr_bad_status, PLY_EPROTO,
+     "RUN_RESULT: field search.status = \"won\", must be"},
+    {build_search_run_result, srr_checkmate, 0, NULL},
+    {build_search_run_result, srr_bad_move, PLY_EPROTO,
+     "RUN_RESULT: field search.moves[1].move is not a UCI move"},
+    {build_search_run_result, srr_too_many_moves, PLY_EPROTO,
+     "RUN_RESULT: field search.moves has 257 entries, must be at most 256"},
+    {build_search_run_result, srr_bad_pv, PLY_EPROTO,
+     "RUN_RESULT: field search.moves[0].line.pv[1] is not a UCI move"},
+    {build_search_run_result, srr_long_pv, PLY_EPROTO,
+     "RUN_RESULT: field search.moves[0].line.pv has 129 moves, must be at most 128"},
+    {build_search_run_result, srr_two_scores, PLY_EPROTO,
+     "RUN_RESULT: field search.moves[0].line: both of score_cp and mate"},
+    {build_search_run_result, srr_long_pv_san, PLY_EPROTO,
+     "RUN_RESULT: field search.moves[0].pv_san has 129 moves, must be at most 128"},
+    {build_search_run_result, srr_bad_san, PLY_EPROTO,
+     "RUN_RESULT: field search.moves[0].pv_san[1] has a control character"},
+    {build_search_run_result, srr_long_worker, PLY_EPROTO,
+     "RUN_RESULT: field search.moves[1].worker_id is over 512 bytes"},
+    {build_search_run_result, srr_bad_rejection, PLY_EPROTO,
+     "RUN_RESULT: field search.rejection[0] is 0 bytes, must be 1..512"},
+    {build_search_run_result, srr_many_rejections, PLY_EPROTO,
+     "RUN_RESULT: field search.rejection has 65 entries, must be at most 64"},
+    {build_search_run_result, srr_asked_no_search, PLY_EPROTO,
+     "RUN_RESULT: field asked.search missing"},
+    {build_search_run_result, srr_asked_perft_search, PLY_EPROTO,
+     "RUN_RESULT: field asked.search present in a PERFT run's asked"},
+    {build_search_run_result, srr_asked_bad_engine, PLY_EPROTO,
+     "RUN_RESULT: field asked.search.engine = \"gnuchess\""},
+    {build_search_progress, srp_bad_pv, PLY_EPROTO,
+     "RUN_PROGRESS: field search.moves[1].line.pv[0] is not a UCI move"},
+    {build_search_progress, srp_asked_unlimited, PLY_EPROTO,
+     "RUN_PROGRESS: field asked.search.depth, asked.search.nodes or asked.search.movetime_ms"},
 };
 
 /* Each rule of the search kind, one case each, through ply_msg_validate and the wire. */
@@ -2243,6 +2477,9 @@ static void test_search_validation(void **state)
     (void)state;
     init_texts();
     for (size_t i = 0; i <= PLY_SEARCH_JOB_MAX_MOVES; i++) g_search_moves[i] = long_moves_text;
+    round_trip(build_search_submit()); /* search runs: the client's and the answers' */
+    round_trip(build_search_run_result());
+    round_trip(build_search_progress());
     for (size_t i = 0; i < sizeof SCASES / sizeof SCASES[0]; i++) {
         const scase_t *v = &SCASES[i];
         ply_msg_t *m = v->build();

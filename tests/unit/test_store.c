@@ -11,6 +11,9 @@
  * Job kinds (format 3): files of formats 1 and 2, written with their own
  * schema, migrated with every value kept and their runs read as perft; a
  * search run's result payloads round-trip; an unknown kind is refused.
+ * Run requests (format 4): a format-3 file migrated in place; a search run
+ * stored with its request and no plan reads back with them, and its task ids
+ * count in the next job base.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -526,7 +529,8 @@ static void test_exact_counts(void **state)
     sqlite3_stmt *q;
     assert_int_equal(sqlite3_prepare_v2(db, "PRAGMA user_version", -1, &q, NULL), SQLITE_OK);
     assert_int_equal(sqlite3_step(q), SQLITE_ROW);
-    assert_int_equal(sqlite3_column_int(q, 0), 3); /* 1 -> 2 -> 3: the format this ply writes */
+    assert_int_equal(sqlite3_column_int(q, 0),
+                     4); /* 1 -> 2 -> 3 -> 4: the format this ply writes */
     sqlite3_finalize(q);
     sqlite3_close(db);
     ply_split_destroy(&plan);
@@ -912,10 +916,10 @@ static void check_old_file(int later, const ply_split_t *plan)
     assert_int_equal(ply_store_add_result(s, &nr, why, sizeof why), 0);
     ply_store_close(&s);
     ply_split_destroy(&k.plan);
-    assert_int_equal(format_of(meta, sizeof meta), 3);
-    assert_string_equal(meta, "ply-state 3");
+    assert_int_equal(format_of(meta, sizeof meta), 4);
+    assert_string_equal(meta, "ply-state 4");
 
-    s = ply_store_open(path, why, sizeof why); /* format 3 now: opened as it is */
+    s = ply_store_open(path, why, sizeof why); /* format 4 now: opened as it is */
     if (!s) fail_msg("%s", why);
     kept_t k2 = {0};
     assert_int_equal(ply_store_load(s, on_run_kept, on_result_kept, &k2, why, sizeof why), 0);
@@ -923,9 +927,20 @@ static void check_old_file(int later, const ply_split_t *plan)
     assert_int_equal(k2.nresults, 3);
     assert_true(k2.r[2].job == 4 && k2.r[2].has_payload && k2.r[2].payload_len == sizeof bytes);
     assert_memory_equal(k2.r[2].payload, bytes, sizeof bytes);
+    assert_null(k2.run.request); /* a perft run: its request is its columns */
     ply_split_destroy(&k2.plan);
     ply_store_close(&s);
-    assert_int_equal(format_of(meta, sizeof meta), 3);
+    assert_int_equal(format_of(meta, sizeof meta), 4);
+}
+
+/* The format-3 file (job kinds, before run requests) that format 3 left: a format-2 file as
+ * format 3 migrated it (coordinator/store.c at commit bd8a6f1, migrate_2_to_3). */
+static void write_format3_file(const ply_split_t *plan)
+{
+    write_old_file(2, 1, plan);
+    sql("ALTER TABLE runs ADD COLUMN kind INTEGER NOT NULL DEFAULT 1;"
+        "ALTER TABLE results ADD COLUMN payload BLOB;"
+        "PRAGMA user_version=3; UPDATE meta SET value='ply-state 3' WHERE key='format';");
 }
 
 /*
@@ -944,7 +959,85 @@ static void test_old_formats_migrate(void **state)
     check_old_file(1, plan);
     write_old_file(1, 0, plan);
     check_old_file(0, plan);
+    write_format3_file(plan); /* 3 -> 4: run requests */
+    check_old_file(1, plan);
     ply_split_destroy(&plan);
+}
+
+typedef struct search_seen {
+    int n, had_plan;
+    uint64_t id[2];
+    uint32_t njobs[2];
+    unsigned depth[2];
+    int had_request[2];
+    size_t len[2];
+    uint8_t bytes[2][16];
+} search_seen_t;
+
+static int on_result_none(void *arg, const ply_store_result_t *r)
+{
+    (void)arg, (void)r;
+    fail_msg("no result was stored");
+    return 0;
+}
+
+static int on_run_search(void *arg, const ply_store_run_t *r, ply_split_t **plan)
+{
+    search_seen_t *k = arg;
+    assert_true(k->n < 2);
+    k->had_plan |= *plan != NULL;
+    k->id[k->n] = r->id, k->njobs[k->n] = r->njobs, k->depth[k->n] = r->depth;
+    k->had_request[k->n] = r->request != NULL;
+    assert_true(r->request_len <= sizeof k->bytes[0]);
+    k->len[k->n] = r->request_len;
+    if (r->request_len) memcpy(k->bytes[k->n], r->request, r->request_len);
+    k->n++;
+    return 0;
+}
+
+/*
+ * A search run stored with its request (bytes as given, a 0 and a 255 among them) and no plan
+ * reads back with its request, its job count and a depth of 0 (no depth limit); its task ids
+ * count in the next job base; an empty request is one (not NULL); a run with neither plan nor
+ * request is refused.
+ */
+static void test_search_request(void **state)
+{
+    (void)state;
+    char why[512] = "";
+    unlink(path);
+    ply_store_t *s = ply_store_open(path, why, sizeof why);
+    if (!s) fail_msg("%s", why);
+    static const uint8_t req[] = {0x0a, 0x08, 's', 't', 'a', 'r', 't', 'p', 'o', 's', 0x00, 0xff};
+    ply_store_run_t run = run_of(5151, START, 0, 100);
+    run.kind = PLY_STORE_KIND_SEARCH;
+    run.njobs = 20;
+    assert_int_equal(ply_store_add_run(s, &run, NULL, why, sizeof why), PLY_EINVAL);
+    run.request = req, run.request_len = sizeof req;
+    assert_int_equal(ply_store_add_run(s, &run, NULL, why, sizeof why), 0);
+    ply_store_run_t empty = run_of(5152, START, 4, 200);
+    empty.kind = PLY_STORE_KIND_SEARCH;
+    empty.njobs = 1;
+    empty.request = req, empty.request_len = 0;
+    empty.submitted_unix_ms++;
+    assert_int_equal(ply_store_add_run(s, &empty, NULL, why, sizeof why), 0);
+    ply_store_close(&s);
+
+    s = ply_store_open(path, why, sizeof why);
+    if (!s) fail_msg("%s", why);
+    search_seen_t seen = {0};
+    assert_int_equal(ply_store_load(s, on_run_search, on_result_none, &seen, why, sizeof why), 0);
+    assert_int_equal(seen.n, 2);
+    assert_false(seen.had_plan);
+    assert_true(seen.id[0] == 5151 && seen.njobs[0] == 20 && seen.depth[0] == 0);
+    assert_int_equal(seen.len[0], sizeof req);
+    assert_memory_equal(seen.bytes[0], req, sizeof req);
+    assert_true(seen.id[1] == 5152 && seen.njobs[1] == 1 && seen.depth[1] == 4);
+    assert_true(seen.had_request[1] && seen.len[1] == 0);
+    uint64_t jb = 0;
+    assert_int_equal(ply_store_next_job_base(s, &jb), 0);
+    assert_true(jb == 200 + 1); /* the highest: job_base + slots * njobs */
+    ply_store_close(&s);
 }
 
 /*
@@ -1034,6 +1127,7 @@ int main(void)
         cmocka_unit_test(test_exact_counts),
         cmocka_unit_test(test_old_formats_migrate),
         cmocka_unit_test(test_kinds),
+        cmocka_unit_test(test_search_request),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

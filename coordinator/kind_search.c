@@ -1,0 +1,645 @@
+/*
+ * Kind 2, search (`ply analyse`), behind the job-kind seam (kind.h): a run
+ * scores every root move of one position, the game root with its history
+ * played (DESIGN.md, "Game-tree analysis"). This file owns the search run's
+ * request (validated by the rule engine at submit and again at restore), its
+ * plan (one job per root move analysed: the same root, history and limits,
+ * restricted to that move with searchmoves, multipv 1, so that every score is
+ * exact and comparable), the checks of every returned line, the accepted
+ * lines and the answer.
+ *
+ * Trust (DESIGN.md, "Trust"): a worker's line is believed only once the rule
+ * engine replayed it from the position analysed: it answers the job's move,
+ * every move is legal, a mate score ends in checkmate at exactly the claimed
+ * distance, and with a depth limit it reached that depth. A line that fails
+ * costs that attempt (the task prefers another worker, and is quarantined
+ * after max_attempts), is counted and described in SearchAnswer.rejected and
+ * .rejection, and is never part of the answer. An accepted line is stored
+ * (the encoded SearchResult as the result's payload) before it counts, and a
+ * restarted coordinator takes stored lines back through the same checks.
+ *
+ * The request is kept encoded (run->request, the state file's runs.request)
+ * and decoded (struct ply__search_run.req); the plan is rebuilt from it at
+ * restore, so that nothing but the request and the accepted lines is stored.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "arbiter/san.h"
+#include "kind.h"
+#include "util/error.h"
+#include "util/log.h"
+#include "util/time.h"
+
+/* A job's node estimate (the lease, dispatch.c's lease_for) from its depth limit: a generous
+ * 2e4 x 3^depth, above what ply's engine and Stockfish search on one thread (an effective
+ * branching factor near 2 in BENCHMARKS.md's search ladder), capped where the lease reaches
+ * its own cap; from a node limit: 100 times it, as a search node costs far more than the
+ * perft nodes the lease's rate floor assumes; from a movetime: that time at the lease's
+ * highest rate per thread, so that the lease is at least PLY__LEASE_FACTOR x the movetime
+ * on a worker of up to 16 threads. A job stops at the first limit it reaches: the smallest. */
+#define SEARCH_DEPTH_BASE   2e4
+#define SEARCH_DEPTH_GROWTH 3.0
+#define SEARCH_EST_MAX      1e16
+#define SEARCH_NODE_WEIGHT  100.0
+
+enum { STATUS_NONE = 0, STATUS_CHECKMATE, STATUS_STALEMATE };
+
+/* One job: its root move and, once accepted, its line. */
+typedef struct sjob {
+    ply_arb_move_t move;
+    char uci[8];
+    char *one[1];           /* the job's searchmoves: uci */
+    Ply__SearchResult *res; /* the accepted result (owned), or NULL */
+    Ply__AnalysedMove am;   /* its part of the answer (points into res and here) */
+    char san[PLY_ARB_SAN_MAX];
+    char **pv_san; /* res->lines[0]->n_pv texts, each owned */
+    char worker[PLY__ID_LEN];
+    char identity[PLY__IDENT_LEN];
+} sjob_t;
+
+struct ply__search_run {
+    Ply__SearchRequest *req;        /* decoded from run->request (owned) */
+    char root_fen[PLY_ARB_FEN_MAX]; /* the game root, normalised: every job's fen */
+    int status;                     /* STATUS_*: the position analysed has no legal move */
+    size_t njobs;                   /* written by plan (thread pool), read after planned */
+    sjob_t *jobs;                   /* one per root move analysed, arbiter order */
+    Ply__SearchJob sj;              /* the SearchJob of the task being handed out */
+    Ply__AnalysedMove **done;       /* accepted lines in the order they came (progress) */
+    size_t ndone;
+
+    uint32_t replayed, rejected;
+    char *rejection[PLY_MAX_MISMATCHES];
+    uint32_t nrejection;
+    Ply__SearchAnswer progress; /* what fill_progress shows (points into the above) */
+};
+
+/* ------------------------------------------------------------- the request */
+
+/* Plays history move @i (@uci) on @pos, or says why it cannot be played. */
+static int play_history(ply_arb_pos_t *pos, size_t i, const char *uci, char *why, size_t why_len)
+{
+    ply_arb_move_t mv;
+    if (ply_arb_move_from_uci(pos, uci, &mv) < 0) {
+        char fen[PLY_ARB_FEN_MAX];
+        ply_arb_to_fen(pos, fen, sizeof fen);
+        return ply_why(why, why_len, PLY_EILLEGAL, "history move %zu (%s) is not legal in %s",
+                       i + 1, uci, fen);
+    }
+    ply_arb_make(pos, mv);
+    return 0;
+}
+
+/* The searchmoves: each legal in the position analysed, none twice. */
+static int check_searchmoves(const ply_arb_pos_t *pos, const Ply__SearchRequest *q, char *why,
+                             size_t why_len)
+{
+    ply_arb_move_t seen[PLY_MAX_DIVIDE];
+    for (size_t i = 0; i < q->n_searchmoves; i++) {
+        if (ply_arb_move_from_uci(pos, q->searchmoves[i], &seen[i]) < 0)
+            return ply_why(why, why_len, PLY_EILLEGAL,
+                           "searchmove %s is not a legal move of the position analysed",
+                           q->searchmoves[i]);
+        for (size_t k = 0; k < i; k++)
+            if (seen[k].from == seen[i].from && seen[k].to == seen[i].to &&
+                seen[k].promo == seen[i].promo && seen[k].flags == seen[i].flags)
+                return ply_why(why, why_len, PLY_EINVAL, "searchmove %s is given twice",
+                               q->searchmoves[i]);
+    }
+    return 0;
+}
+
+int ply__search_prepare(run_t *run, const uint8_t *request, size_t len, char *why, size_t why_len)
+{
+    struct ply__search_run *s = calloc(1, sizeof *s);
+    if (!s) return PLY_ENOMEM;
+    run->search = s;
+    run->request = malloc(len ? len : 1);
+    if (!run->request) return PLY_ENOMEM;
+    memcpy(run->request, request, len);
+    run->request_len = len;
+    s->req = ply__search_request__unpack(NULL, len, request);
+    if (!s->req) return ply_why(why, why_len, PLY_EPROTO, "the search request does not decode");
+    const Ply__SearchRequest *q = s->req;
+    if (!q->fen) return ply_why(why, why_len, PLY_EPROTO, "the search request has no position");
+    ply_arb_pos_t pos;
+    char reason[256];
+    int r =
+        ply_arb_from_fen(&pos, q->fen, q->chess960 ? PLY_ARB_CHESS960 : 0, reason, sizeof reason);
+    if (r < 0) return ply_why(why, why_len, r, "bad position \"%s\": %s", q->fen, reason);
+    run->chess960 = q->chess960 || pos.chess960;
+    if (ply_arb_to_fen(&pos, s->root_fen, sizeof s->root_fen) < 0)
+        return ply_why(why, why_len, PLY_EFEN, "bad position \"%s\"", q->fen);
+    for (size_t i = 0; i < q->n_moves; i++)
+        if ((r = play_history(&pos, i, q->moves[i], why, why_len)) < 0) return r;
+    if ((r = check_searchmoves(&pos, q, why, why_len)) < 0) return r;
+    run->root = pos;
+    run->depth = q->has_depth ? q->depth : 0;
+    if (ply_arb_to_fen(&pos, run->fen, sizeof run->fen) < 0)
+        return ply_why(why, why_len, PLY_EFEN, "the position analysed cannot be written");
+    return 0;
+}
+
+/* ------------------------------------------------------------- planning */
+
+/* On the thread pool: the root moves analysed (the arbiter's order, filtered by searchmoves). */
+static void search_plan(run_t *run)
+{
+    struct ply__search_run *s = run->search;
+    ply_arb_move_t moves[PLY_ARB_MAX_MOVES];
+    int n = ply_arb_legal_moves(&run->root, moves);
+    if (n == 0) s->status = ply_arb_in_check(&run->root) ? STATUS_CHECKMATE : STATUS_STALEMATE;
+    s->jobs = calloc((size_t)n + 1, sizeof *s->jobs);
+    if (!s->jobs) return;
+    size_t k = 0;
+    for (int i = 0; i < n; i++) {
+        char uci[8];
+        ply_arb_move_to_uci(&run->root, moves[i], uci);
+        int wanted = s->req->n_searchmoves == 0;
+        for (size_t m = 0; !wanted && m < s->req->n_searchmoves; m++) {
+            ply_arb_move_t mv;
+            wanted = ply_arb_move_from_uci(&run->root, s->req->searchmoves[m], &mv) == 0 &&
+                     mv.from == moves[i].from && mv.to == moves[i].to &&
+                     mv.promo == moves[i].promo &&
+                     ((mv.flags ^ moves[i].flags) & PLY_ARB_MOVE_CASTLE) == 0;
+        }
+        if (!wanted) continue;
+        s->jobs[k].move = moves[i];
+        memcpy(s->jobs[k].uci, uci, sizeof uci);
+        s->jobs[k].one[0] = s->jobs[k].uci;
+        k++;
+    }
+    s->njobs = k;
+}
+
+static int search_planned(run_t *run, char *why, size_t why_len)
+{
+    struct ply__search_run *s = run->search;
+    run->njobs = s->jobs ? s->njobs : 0;
+    if (!s->jobs) return ply_why(why, why_len, PLY_ENOMEM, "out of memory planning the search");
+    return 0;
+}
+
+static int search_setup(run_t *run)
+{
+    struct ply__search_run *s = run->search;
+    run->slots = 1; /* no verification of search runs yet: first computations only */
+    run->ntasks = run->njobs;
+    run->jobs = calloc(run->ntasks ? run->ntasks : 1, sizeof *run->jobs);
+    run->settled = calloc(run->njobs ? run->njobs : 1, 1);
+    s->done = calloc(run->njobs ? run->njobs : 1, sizeof *s->done);
+    if (!run->jobs || !run->settled || !s->done) return PLY_ENOMEM;
+    s->progress = (Ply__SearchAnswer)PLY__SEARCH_ANSWER__INIT;
+    s->progress.fen = run->fen;
+    s->progress.moves = s->done;
+    if (s->status) s->progress.status = s->status == STATUS_CHECKMATE ? "checkmate" : "stalemate";
+    return 0;
+}
+
+static void sjob_free(sjob_t *j)
+{
+    if (j->pv_san && j->res)
+        for (size_t i = 0; i < j->res->lines[0]->n_pv; i++) free(j->pv_san[i]);
+    free(j->pv_san);
+    j->pv_san = NULL;
+    if (j->res) ply__search_result__free_unpacked(j->res, NULL);
+    j->res = NULL;
+}
+
+static void search_free_run(run_t *run)
+{
+    struct ply__search_run *s = run->search;
+    free(run->settled);
+    run->settled = NULL;
+    if (!s) return;
+    for (size_t i = 0; s->jobs && i < s->njobs; i++) sjob_free(&s->jobs[i]);
+    for (uint32_t i = 0; i < s->nrejection; i++) free(s->rejection[i]);
+    if (s->req) ply__search_request__free_unpacked(s->req, NULL);
+    free(s->jobs);
+    free(s->done);
+    free(s);
+    run->search = NULL;
+}
+
+/* ------------------------------------------------------------ hand-out */
+
+/* A search job goes to a worker that searches, with the engine the run asks (any when none). */
+static int search_worker_fits(const run_t *run, const peer_t *p)
+{
+    if (!(p->kinds & (1u << PLY__JOB_KIND__JOB_KIND_SEARCH))) return 0;
+    const char *want = run->search->req->engine;
+    if (!want || !want[0]) return 1;
+    if (strcmp(want, "builtin") == 0) return strcmp(p->engine, "builtin") == 0;
+    return strcmp(p->engine, "uci") == 0 || strncmp(p->engine, "uci:", 4) == 0; /* "uci" */
+}
+
+static double search_job_estimate(run_t *run, size_t job)
+{
+    (void)job;
+    const Ply__SearchRequest *q = run->search->req;
+    double est = SEARCH_EST_MAX, e;
+    if (q->has_depth) {
+        e = SEARCH_DEPTH_BASE;
+        for (uint32_t d = 0; d < q->depth && e < SEARCH_EST_MAX; d++) e *= SEARCH_DEPTH_GROWTH;
+        if (e < est) est = e;
+    }
+    if (q->has_nodes && (e = (double)q->nodes * SEARCH_NODE_WEIGHT) < est) est = e;
+    if (q->has_movetime_ms &&
+        (e = (double)q->movetime_ms / 1000.0 * PLY__LEASE_MAX_THREAD_RATE) < est)
+        est = e;
+    return est > 1 ? est : 1;
+}
+
+static void search_fill_job(const run_t *run, size_t t, Ply__Job *job)
+{
+    struct ply__search_run *s = run->search;
+    const Ply__SearchRequest *q = s->req;
+    sjob_t *j = &s->jobs[ply__job_of(run, t)];
+    Ply__SearchJob *sj = &s->sj;
+    *sj = (Ply__SearchJob)PLY__SEARCH_JOB__INIT;
+    sj->fen = s->root_fen;
+    sj->n_moves = q->n_moves, sj->moves = q->moves;
+    sj->n_searchmoves = 1, sj->searchmoves = j->one;
+    sj->has_depth = q->has_depth, sj->depth = q->depth;
+    sj->has_nodes = q->has_nodes, sj->nodes = q->nodes;
+    sj->has_movetime_ms = q->has_movetime_ms, sj->movetime_ms = q->movetime_ms;
+    sj->has_multipv = 1, sj->multipv = 1;
+    sj->has_chess960 = 1, sj->chess960 = run->chess960 != 0;
+    job->has_kind = 1, job->kind = PLY__JOB_KIND__JOB_KIND_SEARCH;
+    job->search = sj;
+}
+
+static void search_handed_out(ply_coordinator_t *c, run_t *run, size_t t)
+{
+    (void)c, (void)run, (void)t; /* nothing goes with it: no check computation yet */
+}
+
+/* ------------------------------------------------------------- checks */
+
+/*
+ * The rule engine's check of line @l for job @j of @run: its first move is the job's, every
+ * move is legal from the position analysed, a mate ends in checkmate at exactly the claimed
+ * distance, and with a depth limit it reached that depth (a mate may be found sooner).
+ * 0, or PLY_EMISMATCH with why (the line's move first) in @why.
+ */
+static int check_line(const run_t *run, const sjob_t *j, const Ply__SearchLine *l, char *why,
+                      size_t why_len)
+{
+    if (l->n_pv == 0) return ply_why(why, why_len, PLY_EMISMATCH, "%s: the line is empty", j->uci);
+    ply_arb_pos_t pos = run->root;
+    ply_arb_move_t mv;
+    if (ply_arb_move_from_uci(&pos, l->pv[0], &mv) < 0 || mv.from != j->move.from ||
+        mv.to != j->move.to || mv.promo != j->move.promo ||
+        ((mv.flags ^ j->move.flags) & PLY_ARB_MOVE_CASTLE))
+        return ply_why(why, why_len, PLY_EMISMATCH,
+                       "%s: the line starts with %s, not the job's move", j->uci, l->pv[0]);
+    for (size_t i = 0; i < l->n_pv; i++) {
+        if (ply_arb_move_from_uci(&pos, l->pv[i], &mv) < 0)
+            return ply_why(why, why_len, PLY_EMISMATCH, "%s: PV move %zu %s is not legal", j->uci,
+                           i + 1, l->pv[i]);
+        ply_arb_make(&pos, mv);
+    }
+    ply_arb_move_t none[PLY_ARB_MAX_MOVES];
+    int mated = ply_arb_legal_moves(&pos, none) == 0 && ply_arb_in_check(&pos);
+    if (l->has_mate) {
+        int64_t n = l->mate, plies = n > 0 ? 2 * n - 1 : -2 * n;
+        if (n == 0 || !mated || (int64_t)l->n_pv != plies)
+            return ply_why(why, why_len, PLY_EMISMATCH, "%s: claims mate in %" PRId32 " but %s",
+                           j->uci, l->mate,
+                           !mated   ? "the line ends without checkmate"
+                           : n == 0 ? "the position analysed has legal moves"
+                                    : "the checkmate is not at that distance");
+        return 0;
+    }
+    if (run->search->req->has_depth && l->depth < run->search->req->depth)
+        return ply_why(why, why_len, PLY_EMISMATCH, "%s: searched to depth %u, the run asks %u",
+                       j->uci, l->depth, run->search->req->depth);
+    return 0;
+}
+
+/* Result @res for job @j: one line, checked by the rule engine. 0 or PLY_EMISMATCH (@why). */
+static int check_result(const run_t *run, const sjob_t *j, const Ply__SearchResult *res, char *why,
+                        size_t why_len)
+{
+    if (res->n_lines != 1)
+        return ply_why(why, why_len, PLY_EMISMATCH, "%s: %zu lines, the job asks for one", j->uci,
+                       res->n_lines);
+    return check_line(run, j, res->lines[0], why, why_len);
+}
+
+/* Notes a refused line: counted, described (the first PLY_MAX_MISMATCHES), logged. */
+static void note_rejection(run_t *run, const char *line)
+{
+    struct ply__search_run *s = run->search;
+    s->rejected++;
+    if (s->nrejection < PLY_MAX_MISMATCHES) {
+        char *copy = malloc(PLY_MAX_TEXT + 1);
+        if (copy) {
+            ply_msg_text_sanitize(copy, PLY_MAX_TEXT + 1, line);
+            s->rejection[s->nrejection++] = copy;
+        }
+    }
+    s->progress.has_rejected = 1, s->progress.rejected = s->rejected;
+    s->progress.n_rejection = s->nrejection, s->progress.rejection = s->rejection;
+    ply_warn("run %" PRIu64 ": line refused: %s", run->id, line);
+}
+
+/* Fills job @j's part of the answer from its accepted result (SAN by the rule engine). */
+static int fill_analysed(const run_t *run, sjob_t *j)
+{
+    const Ply__SearchLine *l = j->res->lines[0];
+    j->pv_san = calloc(l->n_pv, sizeof *j->pv_san);
+    if (!j->pv_san) return PLY_ENOMEM;
+    ply_arb_pos_t pos = run->root;
+    for (size_t i = 0; i < l->n_pv; i++) {
+        ply_arb_move_t mv;
+        char san[PLY_ARB_SAN_MAX] = "?";
+        if (ply_arb_move_from_uci(&pos, l->pv[i], &mv) == 0) { /* checked already */
+            ply_arb_move_to_san(&pos, mv, san, sizeof san);
+            ply_arb_make(&pos, mv);
+        }
+        if (!(j->pv_san[i] = strdup(san))) return PLY_ENOMEM;
+    }
+    snprintf(j->san, sizeof j->san, "%s", j->pv_san[0]);
+    Ply__AnalysedMove *a = &j->am;
+    *a = (Ply__AnalysedMove)PLY__ANALYSED_MOVE__INIT;
+    a->move = j->uci;
+    a->san = j->san;
+    a->line = j->res->lines[0];
+    a->n_pv_san = l->n_pv, a->pv_san = j->pv_san;
+    a->has_nodes = 1, a->nodes = j->res->nodes;
+    a->has_time_us = 1, a->time_us = j->res->time_us;
+    a->engine = j->res->engine;
+    a->worker_id = j->worker;
+    a->identity = j->identity;
+    return 0;
+}
+
+/* Takes checked result @res (owned from here) of job @job into the answer; 0 or PLY_ENOMEM. */
+static int accept_line(run_t *run, size_t job, Ply__SearchResult *res, const char *worker,
+                       const char *identity)
+{
+    struct ply__search_run *s = run->search;
+    sjob_t *j = &s->jobs[job];
+    j->res = res;
+    snprintf(j->worker, sizeof j->worker, "%.*s", (int)sizeof j->worker - 1, worker);
+    snprintf(j->identity, sizeof j->identity, "%s", identity);
+    if (fill_analysed(run, j) < 0) return PLY_ENOMEM;
+    s->done[s->ndone++] = &j->am;
+    /* exact in 128 bits (run->nodes): one worker's absurd count never wraps the total */
+    ply_u128_add(&run->nodes, ply_u128_make(0, res->nodes));
+    s->replayed++;
+    s->progress.n_moves = s->ndone;
+    s->progress.has_replayed = 1, s->progress.replayed = s->replayed;
+    /* SearchAnswer.nodes has no high word: exact, or absent */
+    s->progress.has_nodes = ply_u128_hi(run->nodes) == 0;
+    s->progress.nodes = ply_u128_lo(run->nodes);
+    run->settled[job] = 1;
+    run->done++;
+    ply__task_done(run, job);
+    if (run->state == RUN_ACTIVE && run->done == run->njobs) run->state = RUN_DONE;
+    return 0;
+}
+
+static void search_take_result(ply_coordinator_t *c, run_t *run, size_t t, peer_t *p,
+                               const Ply__Result *r)
+{
+    struct ply__search_run *s = run->search;
+    sjob_t *j = &s->jobs[ply__job_of(run, t)];
+    char why[PLY__WHY_LEN], line[2 * PLY__WHY_LEN];
+    int rc = r->search ? check_result(run, j, r->search, why, sizeof why)
+                       : ply_why(why, sizeof why, PLY_EMISMATCH,
+                                 "%s: a perft count for a search job", j->uci);
+    if (rc < 0) {
+        snprintf(line, sizeof line, "%s (identity %s): %s (job %" PRIu64 ", attempt %u)", p->name,
+                 p->identity, why, run->job_base + t, r->attempt);
+        note_rejection(run, line);
+        ply__job_requeue(c, run, t, 1, line);
+        return;
+    }
+    /* stored before it counts (the encoded SearchResult): a restart never loses it */
+    size_t len = ply__search_result__get_packed_size(r->search);
+    uint8_t *buf = malloc(len ? len : 1);
+    Ply__SearchResult *own = NULL;
+    if (buf) {
+        ply__search_result__pack(r->search, buf);
+        own = ply__search_result__unpack(NULL, len, buf);
+    }
+    ply_store_result_t sr;
+    memset(&sr, 0, sizeof sr);
+    sr.run_id = run->id, sr.job = (uint32_t)ply__job_of(run, t), sr.attempt = r->attempt;
+    sr.nodes = r->search->nodes, sr.time_us = r->search->time_us;
+    sr.worker_id = p->worker_id, sr.seed = p->seed, sr.identity = p->identity;
+    sr.payload = buf, sr.payload_len = len;
+    rc = !own ? PLY_ENOMEM : ply__result_store(c, run, &sr, why, sizeof why);
+    free(buf);
+    if (rc == 0) {
+        ply__count(c, CNT_RESULTS_COMPUTED);
+        run->results_computed++;
+        run->worker_time_us += r->search->time_us;
+        if (!run->started_ms) run->started_ms = ply_time_ms();
+        rc = accept_line(run, ply__job_of(run, t), own, p->worker_id, p->identity);
+        own = NULL;
+    }
+    if (own) ply__search_result__free_unpacked(own, NULL);
+    if (rc < 0) {
+        ply__task_done(run, t);
+        ply__run_fail(run, rc, "run %" PRIu64 ": %s", run->id,
+                      rc == PLY_ENOMEM ? "out of memory" : why);
+    }
+}
+
+/* A stored line, taken back through the same checks; one that fails them is computed again. */
+static int search_restore_result(ply_coordinator_t *c, run_t *run, const ply_store_result_t *r,
+                                 char *why, size_t why_len)
+{
+    if (r->job >= run->njobs || r->role != 0 || !r->payload)
+        return ply_why(why, why_len, PLY_EDB,
+                       "state file %s: run %" PRIu64 ": a result for job %u (computation %u) "
+                       "that the run cannot have",
+                       c->state_path, run->id, r->job, r->role);
+    if (run->jobs[r->job].state == JOB_DONE) return 0;
+    sjob_t *j = &run->search->jobs[r->job];
+    char reason[PLY__WHY_LEN];
+    Ply__SearchResult *res = ply__search_result__unpack(NULL, r->payload_len, r->payload);
+    int rc = res ? check_result(run, j, res, reason, sizeof reason)
+                 : ply_why(reason, sizeof reason, PLY_EPROTO, "%s: the stored line does not decode",
+                           j->uci);
+    if (rc < 0) {
+        ply_warn("run %" PRIu64 ": stored line of job %u refused, computed again: %s", run->id,
+                 r->job, reason);
+        if (res) ply__search_result__free_unpacked(res, NULL);
+        return 0;
+    }
+    run->results_restored++;
+    c->results_restored++;
+    return accept_line(run, r->job, res, r->worker_id, r->identity ? r->identity : "");
+}
+
+static void search_resumed(ply_coordinator_t *c, run_t *run)
+{
+    (void)c;
+    if (run->state == RUN_ACTIVE && run->done == run->njobs) run->state = RUN_DONE;
+}
+
+/* ------------------------------------------------------------- describing */
+
+static void search_describe_run(const run_t *run, char *buf, size_t len)
+{
+    const Ply__SearchRequest *q = run->search->req;
+    char lim[96] = "";
+    size_t k = 0;
+    if (q->has_depth) k += (size_t)snprintf(lim + k, sizeof lim - k, ", depth %u", q->depth);
+    if (q->has_nodes && k < sizeof lim)
+        k += (size_t)snprintf(lim + k, sizeof lim - k, ", nodes %" PRIu64, q->nodes);
+    if (q->has_movetime_ms && k < sizeof lim)
+        snprintf(lim + k, sizeof lim - k, ", movetime %u ms", q->movetime_ms);
+    snprintf(buf, len, "search (engine \"%s\"%s) of %s",
+             q->engine && q->engine[0] ? q->engine : "any", lim, run->fen);
+}
+
+static void search_describe_plan(const run_t *run, char *buf, size_t len)
+{
+    const struct ply__search_run *s = run->search;
+    if (s->status)
+        snprintf(buf, len, "no legal move (%s): no jobs",
+                 s->status == STATUS_CHECKMATE ? "checkmate" : "stalemate");
+    else
+        snprintf(buf, len, "%zu root moves, one job each", run->njobs);
+}
+
+static void search_describe_job(const run_t *run, size_t job, char *buf, size_t len)
+{
+    snprintf(buf, len, "%s, root move %s", run->fen, run->search->jobs[job].uci);
+}
+
+/* ---------------------------------------------------- answers and progress */
+
+static void search_fill_asked(const run_t *run, Ply__RunAsked *a)
+{
+    *a = (Ply__RunAsked)PLY__RUN_ASKED__INIT;
+    a->has_kind = 1, a->kind = PLY__JOB_KIND__JOB_KIND_SEARCH;
+    a->fen = (char *)run->fen;
+    if (run->depth) a->has_depth = 1, a->depth = run->depth;
+    a->has_chess960 = 1, a->chess960 = run->chess960 != 0;
+    a->search = run->search->req;
+}
+
+static void search_fill_accepted(const run_t *run, Ply__Accepted *a)
+{
+    a->has_split_depth = 1, a->split_depth = 0;
+    a->has_paths = 1, a->paths = run->njobs;
+    a->fen = (char *)run->fen;
+}
+
+static void search_fill_progress(const run_t *run, Ply__RunProgress *rp)
+{
+    const struct ply__search_run *s = run->search;
+    rp->has_nodes = 1, rp->nodes = ply_u128_lo(run->nodes);
+    rp->has_nodes_hi = ply_u128_hi(run->nodes) != 0, rp->nodes_hi = ply_u128_hi(run->nodes);
+    rp->fen = (char *)run->fen;
+    if (run->depth) rp->has_depth = 1, rp->depth = run->depth;
+    if (s->done) rp->search = (Ply__SearchAnswer *)&s->progress;
+}
+
+/* Sort class of a line: 0 a mate for the side to move, 1 a score, 2 a mate against it. */
+static int line_class(const Ply__SearchLine *l)
+{
+    return !l->has_mate ? 1 : l->mate > 0 ? 0 : 2;
+}
+
+/* Best first: mates for the side to move (shortest first), scores (highest first), mates
+ * against it (longest first); ties by the move's UCI text, so that answers are reproducible. */
+static int cmp_analysed(const void *pa, const void *pb)
+{
+    const Ply__AnalysedMove *a = *(Ply__AnalysedMove *const *)pa;
+    const Ply__AnalysedMove *b = *(Ply__AnalysedMove *const *)pb;
+    int ca = line_class(a->line), cb = line_class(b->line);
+    if (ca != cb) return ca - cb;
+    int64_t ka = ca == 1 ? -(int64_t)a->line->score_cp : a->line->mate;
+    int64_t kb = cb == 1 ? -(int64_t)b->line->score_cp : b->line->mate;
+    if (ka != kb) return ka < kb ? -1 : 1;
+    return strcmp(a->move, b->move);
+}
+
+static zmsg_t *search_answer(ply_coordinator_t *c, run_t *run)
+{
+    (void)c;
+    struct ply__search_run *s = run->search;
+    Ply__AnalysedMove **sorted = calloc(s->ndone + 1, sizeof *sorted);
+    if (!sorted) return NULL;
+    memcpy(sorted, s->done, s->ndone * sizeof *sorted);
+    qsort(sorted, s->ndone, sizeof *sorted, cmp_analysed);
+    Ply__SearchAnswer ans = s->progress;
+    ans.moves = sorted;
+    ans.has_replayed = 1, ans.has_rejected = 1;
+    Ply__RunAsked asked;
+    search_fill_asked(run, &asked);
+    Ply__RunResult rr = PLY__RUN_RESULT__INIT;
+    rr.has_run_id = 1, rr.run_id = run->id;
+    rr.fen = run->fen;
+    if (run->depth) rr.has_depth = 1, rr.depth = run->depth;
+    rr.has_nodes = 1, rr.nodes = ply_u128_lo(run->nodes);
+    rr.has_nodes_hi = ply_u128_hi(run->nodes) != 0, rr.nodes_hi = ply_u128_hi(run->nodes);
+    rr.has_jobs = 1, rr.jobs = (uint32_t)run->njobs;
+    uint64_t now = ply_time_ms();
+    rr.has_time_ms = 1, rr.time_ms = ply__run_time_ms(run, now);
+    rr.has_queued_ms = 1, rr.queued_ms = ply__run_queued_ms(run, now);
+    rr.has_chess960 = 1, rr.chess960 = run->chess960 != 0;
+    rr.has_worker_time_us = 1, rr.worker_time_us = run->worker_time_us;
+    rr.has_results_restored = 1, rr.results_restored = run->results_restored;
+    rr.has_results_computed = 1, rr.results_computed = run->results_computed;
+    rr.asked = &asked;
+    rr.search = &ans;
+    ply_msg_t m = PLY__MESSAGE__INIT;
+    m.body_case = PLY__MESSAGE__BODY_RUN_RESULT;
+    m.run_result = &rr;
+    char reason[256];
+    zmsg_t *z = NULL;
+    /* the lines carry text from workers: check the answer as a client will */
+    if (ply_msg_validate(&m, reason, sizeof reason) == 0)
+        z = ply_msg_encode(&m);
+    else
+        ply_warn("run %" PRIu64 ": cannot encode the result: %s", run->id, reason);
+    char total[PLY_U128_DEC_LEN], best[32] = "";
+    ply_u128_to_dec(run->nodes, total, sizeof total);
+    if (s->ndone && sorted[0]->line->has_mate)
+        snprintf(best, sizeof best, "mate %d", sorted[0]->line->mate);
+    else if (s->ndone)
+        snprintf(best, sizeof best, "%d cp", sorted[0]->line->score_cp);
+    if (s->ndone)
+        ply_info("run %" PRIu64 ": search of %s: best %s (%s), %zu moves, %u lines refused, %s "
+                 "nodes, %" PRIu64 " ms",
+                 run->id, run->fen, sorted[0]->move, best, s->ndone, s->rejected, total,
+                 ply_time_ms() - run->submitted_ms);
+    else
+        ply_info("run %" PRIu64 ": search of %s: %s, no moves", run->id, run->fen,
+                 s->progress.status ? s->progress.status : "no root move");
+    free(sorted);
+    return z;
+}
+
+const ply__kind_t ply__kind_search = {
+    .id = PLY__JOB_KIND__JOB_KIND_SEARCH,
+    .name = "search",
+    .plan = search_plan,
+    .planned = search_planned,
+    .setup = search_setup,
+    .free_run = search_free_run,
+    .worker_fits = search_worker_fits,
+    .job_estimate = search_job_estimate,
+    .fill_job = search_fill_job,
+    .handed_out = search_handed_out,
+    .take_result = search_take_result,
+    .restore_result = search_restore_result,
+    .resumed = search_resumed,
+    .describe_run = search_describe_run,
+    .describe_plan = search_describe_plan,
+    .describe_job = search_describe_job,
+    .fill_asked = search_fill_asked,
+    .fill_accepted = search_fill_accepted,
+    .fill_progress = search_fill_progress,
+    .answer = search_answer,
+};

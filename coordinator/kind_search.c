@@ -383,18 +383,7 @@ static void note_rejection(run_t *run, const char *line)
 static int fill_analysed(const run_t *run, sjob_t *j)
 {
     const Ply__SearchLine *l = j->res->lines[0];
-    j->pv_san = calloc(l->n_pv, sizeof *j->pv_san);
-    if (!j->pv_san) return PLY_ENOMEM;
-    ply_arb_pos_t pos = run->root;
-    for (size_t i = 0; i < l->n_pv; i++) {
-        ply_arb_move_t mv;
-        char san[PLY_ARB_SAN_MAX] = "?";
-        if (ply_arb_move_from_uci(&pos, l->pv[i], &mv) == 0) { /* checked already */
-            ply_arb_move_to_san(&pos, mv, san, sizeof san);
-            ply_arb_make(&pos, mv);
-        }
-        if (!(j->pv_san[i] = strdup(san))) return PLY_ENOMEM;
-    }
+    if (ply__search_pv_san(&run->root, l, &j->pv_san) < 0) return PLY_ENOMEM;
     snprintf(j->san, sizeof j->san, "%s", j->pv_san[0]);
     Ply__AnalysedMove *a = &j->am;
     *a = (Ply__AnalysedMove)PLY__ANALYSED_MOVE__INIT;

@@ -195,13 +195,11 @@ int ply__game_check(const ply__game_t *g, size_t job, const Ply__SearchResult *r
     return 0;
 }
 
-/* Keeps line @l of chunk @job as the answer of requested ply @at. */
-static int keep(ply__game_t *g, size_t job, size_t at, const Ply__SearchLine *l)
+int ply__search_pv_san(const ply_arb_pos_t *from, const Ply__SearchLine *l, char ***out)
 {
-    kept_t *k = &g->kept[at];
     char **pv_san = calloc(l->n_pv ? l->n_pv : 1, sizeof *pv_san);
     if (!pv_san) return PLY_ENOMEM;
-    ply_arb_pos_t pos = g->pos[at];
+    ply_arb_pos_t pos = *from;
     for (size_t i = 0; i < l->n_pv; i++) {
         ply_arb_move_t mv;
         char san[PLY_ARB_SAN_MAX] = "?";
@@ -215,6 +213,16 @@ static int keep(ply__game_t *g, size_t job, size_t at, const Ply__SearchLine *l)
             return PLY_ENOMEM;
         }
     }
+    *out = pv_san;
+    return 0;
+}
+
+/* Keeps line @l of chunk @job as the answer of requested ply @at. */
+static int keep(ply__game_t *g, size_t job, size_t at, const Ply__SearchLine *l)
+{
+    kept_t *k = &g->kept[at];
+    char **pv_san;
+    if (ply__search_pv_san(&g->pos[at], l, &pv_san) < 0) return PLY_ENOMEM;
     free_kept(k);
     const chunk_t *c = &g->chunks[job];
     k->chunk = job;

@@ -86,6 +86,13 @@ Ply__AnalysedMove **ply__game_answer(const ply__game_t *g, size_t *n);
 void ply__game_describe_job(const ply__game_t *g, size_t job, char *buf, size_t len);
 
 /**
+ * ply__search_pv_san - line @l (checked: every move legal from @from) in SAN by the rule
+ * engine, into *@out: l->n_pv strings (at least one slot allocated), each and the array
+ * owned by the caller (free each, then the array). 0 or PLY_ENOMEM (nothing to free).
+ */
+int ply__search_pv_san(const ply_arb_pos_t *from, const Ply__SearchLine *l, char ***out);
+
+/**
  * ply__search_replay_line - kind_search.c's check of one line (the one check of every
  * line a worker returns): every move of @l legal from @from, a mate ending in checkmate
  * at exactly the claimed distance, and with @want_depth (0: none) that depth reached

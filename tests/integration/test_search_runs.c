@@ -448,18 +448,25 @@ static void liar_actor(zsock_t *pipe, void *arg)
     zpoller_destroy(&poller);
 }
 
+/* A cluster (@tag, coordinator options @extra) with the liar @l connected first, then one
+ * honest worker (w0). */
+static void liar_start(cluster_t *k, liar_t *l, const char *tag, const char *extra)
+{
+    cluster_start(k, tag, 0, extra);
+    l->d = zsock_new_dealer(k->ep);
+    assert_non_null(l->d);
+    send_hello(l->d, PLY__JOB_KIND__JOB_KIND_SEARCH);
+    l->actor = zactor_new(liar_actor, l);
+    usleep(300000); /* the liar is welcomed with its credit before the honest worker comes */
+    start_worker(k, 0);
+}
+
 static void test_liar(void **state)
 {
     (void)state;
     cluster_t k;
-    cluster_start(&k, "search-liar", 0, "--max-attempts 3");
     liar_t l = {0};
-    l.d = zsock_new_dealer(k.ep);
-    assert_non_null(l.d);
-    send_hello(l.d, PLY__JOB_KIND__JOB_KIND_SEARCH);
-    l.actor = zactor_new(liar_actor, &l);
-    usleep(300000); /* the liar is welcomed with its credit before the honest worker comes */
-    start_worker(&k, 0);
+    liar_start(&k, &l, "search-liar", "--max-attempts 3");
     ply_search_request_t req = {.fen = "startpos", .depth = 3};
     Ply__RunResult *res;
     char why[512];
@@ -720,14 +727,8 @@ static void test_game_liar(void **state)
 {
     (void)state;
     cluster_t k;
-    cluster_start(&k, "search-game-liar", 0, "--max-attempts 5");
     liar_t l = {.chunks = 1};
-    l.d = zsock_new_dealer(k.ep);
-    assert_non_null(l.d);
-    send_hello(l.d, PLY__JOB_KIND__JOB_KIND_SEARCH);
-    l.actor = zactor_new(liar_actor, &l);
-    usleep(300000); /* the liar is welcomed with its credit before the honest worker comes */
-    start_worker(&k, 0);
+    liar_start(&k, &l, "search-game-liar", "--max-attempts 5");
     uint32_t plies[12];
     for (uint32_t i = 0; i < 12; i++) plies[i] = i;
     ply_search_request_t req = {

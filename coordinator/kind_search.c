@@ -18,6 +18,10 @@
  * (the encoded SearchResult as the result's payload) before it counts, and a
  * restarted coordinator takes stored lines back through the same checks.
  *
+ * A game analysis (SearchRequest.plies, `ply analyse-pgn`) plans chunks of the game's
+ * positions instead of root moves, checks every line of a chunk from its own position
+ * with the same line check and answers one line per position, by ply: search_game.c.
+ *
  * The request is kept encoded (run->request, the state file's runs.request)
  * and decoded (struct ply__search_run.req); the plan is rebuilt from it at
  * restore, so that nothing but the request and the accepted lines is stored.

@@ -217,7 +217,7 @@ static int recheck(apgn_t *ap, game_work_t *w)
     int rc = search_batches(ap, w, w->redone, n, 1);
     for (size_t i = 0; rc == 0 && i < n; i++) {
         ply_pa_line_t *l = &w->g.lines[w->redone[i]];
-        l->researched = 1;
+        l->researched = l->doubled = 1;
         l->first_is_mate = first[i].is_mate;
         l->first_value = first[i].value;
         l->first_depth = first[i].depth;

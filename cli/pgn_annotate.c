@@ -164,7 +164,7 @@ size_t ply_pa_contradictions(const ply_pa_game_t *g, unsigned *plies, size_t max
     size_t found = 0;
     for (int k = 0; k < g->nplies; k++) {
         const ply_pa_line_t *b = &g->lines[k], *a = &g->lines[k + 1];
-        if (!b->have || !a->have || a->researched || b->npv == 0 ||
+        if (!b->have || !a->have || a->researched || a->doubled || b->npv == 0 ||
             strcmp(b->pv[0], g->uci[k]) != 0)
             continue;
         ply_annot_eval_t eb = ply_pa_line_eval(g, k, b), ea = ply_pa_line_eval(g, k + 1, a);

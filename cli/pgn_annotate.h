@@ -53,9 +53,12 @@ typedef struct ply_pa_line {
     unsigned depth; /* iteration depth, plies */
     int npv;        /* moves of @pv, 0..PLY_PA_PV_MAX */
     char pv[PLY_PA_PV_MAX][PLY_PA_UCI_MAX]; /* UCI, from this position */
-    /* the consistency pass: 1 when this line replaced a contradicted one, whose score
-     * and depth follow (side to move, as above) */
+    /* the consistency pass: 1 when this line replaced a contradicted one of this game,
+     * whose score and depth follow (side to move, as above) */
     int researched;
+    /* searched with twice the budget (by a consistency pass, of this game or an earlier
+     * one: the cache keeps it): never searched again */
+    int doubled;
     int first_is_mate, first_value;
     unsigned first_depth;
 } ply_pa_line_t;
@@ -124,9 +127,9 @@ void ply_pa_judge(const ply_pa_game_t *g, ply_pa_move_t *moves, ply_pa_summary_t
  * other judgement: a mate for the mover at ply k gone at ply k+1 (MateLost), a mate
  * against the mover appearing (MateCreated), or a drop of the mover's winning chances of
  * 0.1 or more. The later ply is the one searched again: its search saw less than the
- * earlier one, which had it at a deeper ply of its own line. Lines already re-searched
- * are not reported again. Writes up to @max plies into @plies, ascending; returns how
- * many there are (may exceed @max).
+ * earlier one, which had it at a deeper ply of its own line. A line searched with twice
+ * the budget already (researched or doubled) is not reported again. Writes up to @max plies into
+ * @plies, ascending; returns how many there are (may exceed @max).
  */
 size_t ply_pa_contradictions(const ply_pa_game_t *g, unsigned *plies, size_t max);
 

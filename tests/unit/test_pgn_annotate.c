@@ -162,6 +162,10 @@ static void test_contradictions(void **state)
     /* a line already searched again is not reported twice; @max bounds what is written */
     g.lines[1].researched = 1;
     assert_int_equal(ply_pa_contradictions(&g, plies, 0), 1);
+    /* nor one the cache says was searched with twice the budget in an earlier game */
+    g.lines[4].doubled = 1;
+    assert_int_equal(ply_pa_contradictions(&g, plies, 8), 0);
+    g.lines[4].doubled = 0;
     /* the move played is not the engine's: an ordinary error, not a contradiction */
     set_line(&g.lines[3], 0, -10, 10, "a7a6");
     assert_int_equal(ply_pa_contradictions(&g, plies, 8), 0);

@@ -14,7 +14,9 @@
  *   - a move is judged by the evaluations of ply k (before) and ply k+1 (after);
  *   - a position without a legal move has no engine line (UCI's "mate 0" has no sign):
  *     a move that checkmates gets no [%eval] and is never an error (lichess writes none
- *     there either: fishnet does not analyse a finished position); a move that
+ *     there either, the final position being game over: lila issue #11207); ply counts it
+ *     in its side's accuracy and ACPL as a perfect move (100%, 0 cp lost), as that issue
+ *     asks, where lichess leaves it out; a move that
  *     stalemates gets no [%eval] either and is judged as if the position after it
  *     were 0.00 (a stalemate is a draw by art. 5.2(a)), so stalemating away a won game
  *     is a blunder;

@@ -174,6 +174,37 @@ static void test_contradictions(void **state)
     fclose(f);
 }
 
+/* A move that stalemates has no [%eval] and is judged against 0.00 (a draw, art. 5.2(a)):
+ * thrown away from +9.00 it is a blunder (wc(900) = 0.9294 down to 0). The game is Sam
+ * Loyd's ten-move stalemate, 10. Qe6 leaving Black no legal move and not in check. */
+static void test_stalemate(void **state)
+{
+    (void)state;
+    FILE *f;
+    ply_pgn_reader_t *r;
+    const ply_pgn_game_t *src = read_game(
+        "[Result \"1/2-1/2\"]\n\n1. e3 a5 2. Qh5 Ra6 3. Qxa5 h5 4. h4 Rah6 5. Qxc7 f6 6. Qxd7+ Kf7 "
+        "7. Qxb7 Qd3 8. Qxb8 Qh7 9. Qxc8 Kg6 10. Qe6 1/2-1/2\n",
+        &f, &r);
+    ply_pa_game_t g;
+    long line;
+    char why[200];
+    assert_int_equal(ply_pa_game_read(&g, src, &line, why, sizeof why), 0);
+    assert_int_equal(g.nplies, 19);
+    assert_int_equal(g.end[19], PLY_PA_STALEMATE);
+    set_line(&g.lines[18], 0, 900, 10, "c8e6"); /* pv[0] is Qe6 itself: no best move named */
+    ply_pa_move_t moves[19];
+    ply_pa_judge(&g, moves, NULL);
+    assert_false(moves[18].has_eval);
+    assert_true(moves[18].judged);
+    assert_int_equal(moves[18].judgement, PLY_ANNOT_BLUNDER);
+    assert_int_equal(moves[18].cp_loss, 900);
+    assert_string_equal(moves[18].best, "");
+    ply_pa_game_free(&g);
+    ply_pgn_reader_destroy(&r);
+    fclose(f);
+}
+
 /* A bad move is reported with its ply, the move as written and its line. */
 static void test_illegal_move(void **state)
 {
@@ -197,6 +228,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_scholar),
         cmocka_unit_test(test_contradictions),
+        cmocka_unit_test(test_stalemate),
         cmocka_unit_test(test_illegal_move),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

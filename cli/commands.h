@@ -27,6 +27,9 @@ int ply_cmd_solve(int argc, char **argv);
 /** ply_cmd_match - `ply match`: games between two UCI engines, refereed by the arbiter; Elo. */
 int ply_cmd_match(int argc, char **argv);
 
+/** ply_cmd_analyse_pgn - `ply analyse-pgn`: annotate every move of PGN games (lichess's rules). */
+int ply_cmd_analyse_pgn(int argc, char **argv);
+
 /** ply_cmd_keygen - `ply keygen`: write a CURVE key pair for --curve. */
 int ply_cmd_keygen(int argc, char **argv);
 

@@ -32,6 +32,8 @@ static void usage(FILE *out)
         "position\n"
         "  solve     run a UCI engine over an EPD test suite (bm/am moves, STS points)\n"
         "  match     play games between two UCI engines (the arbiter referees): score, Elo\n"
+        "  analyse-pgn  annotate every move of PGN games ([%%eval], ?! ? ??, best lines, "
+        "accuracy)\n"
         "  keygen    write a CURVE key pair for --curve (coordinator, workers, clients)\n"
         "  status    a coordinator's runs and workers, or one run's progress\n"
         "  result    the answer of a run (e.g. one started with ply perft --detach)\n"
@@ -87,6 +89,7 @@ int main(int argc, char **argv)
     if (!strcmp(cmd, "analyse")) return ply_cmd_analyse(argc - 1, argv + 1);
     if (!strcmp(cmd, "bench")) return ply_cmd_bench(argc - 1, argv + 1);
     if (!strcmp(cmd, "arbiter")) return ply_cmd_arbiter(argc - 1, argv + 1);
+    if (!strcmp(cmd, "analyse-pgn")) return ply_cmd_analyse_pgn(argc - 1, argv + 1);
     if (!strcmp(cmd, "uci")) return ply_cmd_uci(argc - 1, argv + 1);
     if (!strcmp(cmd, "perft-diff")) return ply_cmd_perft_diff(argc - 1, argv + 1);
     if (!strcmp(cmd, "solve")) return ply_cmd_solve(argc - 1, argv + 1);

@@ -202,6 +202,10 @@ static void search_text(const Ply__SearchRequest *q, char *buf, size_t len)
     size_t k = (size_t)snprintf(buf, len, "fen %s;", q->fen ? q->fen : "");
     k = text_moves(buf, len, k, "moves", q->moves, q->n_moves);
     k = text_moves(buf, len, k, "searchmoves", q->searchmoves, q->n_searchmoves);
+    if (q->n_plies && k < len) k += (size_t)snprintf(buf + k, len - k, " plies");
+    for (size_t i = 0; i < q->n_plies && k < len; i++)
+        k += (size_t)snprintf(buf + k, len - k, " %u", q->plies[i]);
+    if (q->n_plies && k < len) k += (size_t)snprintf(buf + k, len - k, ";");
     if (q->has_depth && k < len) k += (size_t)snprintf(buf + k, len - k, " depth %u;", q->depth);
     if (q->has_nodes && k < len)
         k += (size_t)snprintf(buf + k, len - k, " nodes %" PRIu64 ";", q->nodes);
@@ -453,12 +457,13 @@ int ply_client_submit_search(ply_client_t *c, const ply_search_request_t *req, i
 {
     if (accepted) *accepted = NULL;
     if (!c || !req || !req->fen || !accepted || (req->nmoves && !req->moves) ||
-        (req->nsearchmoves && !req->searchmoves))
+        (req->nsearchmoves && !req->searchmoves) || (req->nplies && !req->plies))
         return PLY_EINVAL;
     Ply__SearchRequest q = PLY__SEARCH_REQUEST__INIT;
     q.fen = (char *)req->fen;
     q.n_moves = req->nmoves, q.moves = (char **)req->moves;
     q.n_searchmoves = req->nsearchmoves, q.searchmoves = (char **)req->searchmoves;
+    q.n_plies = req->nplies, q.plies = (uint32_t *)req->plies;
     if (req->depth) q.has_depth = 1, q.depth = req->depth;
     if (req->nodes) q.has_nodes = 1, q.nodes = req->nodes;
     if (req->movetime_ms) q.has_movetime_ms = 1, q.movetime_ms = req->movetime_ms;

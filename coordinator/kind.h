@@ -124,7 +124,8 @@ const ply__kind_t *ply__kind_of(int kind);
 
 /** Kind 1: perft (kind_perft.c). */
 extern const ply__kind_t ply__kind_perft;
-/** Kind 2: search, one job per root move of the position analysed (kind_search.c). */
+/** Kind 2: search, one job per root move of the position analysed, or one per chunk of a
+ * game's positions (SearchRequest.plies: search_game.h) (kind_search.c). */
 extern const ply__kind_t ply__kind_search;
 
 /**
@@ -135,7 +136,9 @@ extern const ply__kind_t ply__kind_search;
  * fen (the position analysed, normalised), root, depth (0: no depth limit) and chess960.
  * 0; PLY_EFEN or PLY_EILLEGAL (a bad position or move: the reason in @why, @why_len bytes,
  * names the history move's number and text, or the searchmove), PLY_EINVAL (a searchmove
- * given twice), PLY_EPROTO (@request does not decode) or PLY_ENOMEM. On error what was set
+ * given twice), PLY_EPROTO (@request does not decode) or PLY_ENOMEM. A game analysis
+ * (plies) is planned here too (search_game.h's ply__game_new and its errors, the ply
+ * named; searchmoves beside plies are PLY_EINVAL). On error what was set
  * is freed with the run (ply__run_free).
  */
 int ply__search_prepare(run_t *run, const uint8_t *request, size_t len, char *why, size_t why_len);

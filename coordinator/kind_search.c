@@ -18,6 +18,10 @@
  * (the encoded SearchResult as the result's payload) before it counts, and a
  * restarted coordinator takes stored lines back through the same checks.
  *
+ * A game analysis (SearchRequest.plies, `ply analyse-pgn`) plans chunks of the game's
+ * positions instead of root moves, checks every line of a chunk from its own position
+ * with the same line check and answers one line per position, by ply: search_game.c.
+ *
  * The request is kept encoded (run->request, the state file's runs.request)
  * and decoded (struct ply__search_run.req); the plan is rebuilt from it at
  * restore, so that nothing but the request and the accepted lines is stored.
@@ -29,6 +33,7 @@
 
 #include "arbiter/san.h"
 #include "kind.h"
+#include "search_game.h"
 #include "util/error.h"
 #include "util/log.h"
 #include "util/time.h"
@@ -74,6 +79,9 @@ struct ply__search_run {
     char *rejection[PLY_MAX_MISMATCHES];
     uint32_t nrejection;
     Ply__SearchAnswer progress; /* what fill_progress shows (points into the above) */
+    /* game analysis (SearchRequest.plies, search_game.h): its chunks are the jobs, and
+     * jobs, done and status above are unused; NULL for a root-move analysis */
+    ply__game_t *game;
 };
 
 /* ------------------------------------------------------------- the request */
@@ -130,11 +138,15 @@ int ply__search_prepare(run_t *run, const uint8_t *request, size_t len, char *wh
         ply_arb_from_fen(&pos, q->fen, q->chess960 ? PLY_ARB_CHESS960 : 0, reason, sizeof reason);
     if (r < 0) return ply_why(why, why_len, r, "bad position \"%s\": %s", q->fen, reason);
     run->chess960 = q->chess960 || pos.chess960;
+    ply_arb_pos_t start = pos; /* the game's root: a game analysis's positions are from it */
     if (ply_arb_to_fen(&pos, s->root_fen, sizeof s->root_fen) < 0)
         return ply_why(why, why_len, PLY_EFEN, "bad position \"%s\"", q->fen);
     for (size_t i = 0; i < q->n_moves; i++)
         if ((r = play_history(&pos, i, q->moves[i], why, why_len)) < 0) return r;
     if ((r = check_searchmoves(&pos, q, why, why_len)) < 0) return r;
+    if (q->n_plies && q->n_searchmoves)
+        return ply_why(why, why_len, PLY_EINVAL, "a game analysis (plies) takes no searchmoves");
+    if (q->n_plies && (r = ply__game_new(q, &start, &s->game, why, why_len)) < 0) return r;
     run->root = pos;
     run->depth = q->has_depth ? q->depth : 0;
     if (ply_arb_to_fen(&pos, run->fen, sizeof run->fen) < 0)
@@ -148,6 +160,10 @@ int ply__search_prepare(run_t *run, const uint8_t *request, size_t len, char *wh
 static void search_plan(run_t *run)
 {
     struct ply__search_run *s = run->search;
+    if (s->game) { /* planned at prepare: its chunks */
+        s->njobs = ply__game_njobs(s->game);
+        return;
+    }
     ply_arb_move_t moves[PLY_ARB_MAX_MOVES];
     int n = ply_arb_legal_moves(&run->root, moves);
     if (n == 0) s->status = ply_arb_in_check(&run->root) ? STATUS_CHECKMATE : STATUS_STALEMATE;
@@ -177,8 +193,9 @@ static void search_plan(run_t *run)
 static int search_planned(run_t *run, char *why, size_t why_len)
 {
     struct ply__search_run *s = run->search;
-    run->njobs = s->jobs ? s->njobs : 0;
-    if (!s->jobs) return ply_why(why, why_len, PLY_ENOMEM, "out of memory planning the search");
+    run->njobs = s->jobs || s->game ? s->njobs : 0;
+    if (!s->jobs && !s->game)
+        return ply_why(why, why_len, PLY_ENOMEM, "out of memory planning the search");
     return 0;
 }
 
@@ -216,6 +233,7 @@ static void search_free_run(run_t *run)
     if (!s) return;
     for (size_t i = 0; s->jobs && i < s->njobs; i++) sjob_free(&s->jobs[i]);
     for (uint32_t i = 0; i < s->nrejection; i++) free(s->rejection[i]);
+    ply__game_free(&s->game);
     if (s->req) ply__search_request__free_unpacked(s->req, NULL);
     free(s->jobs);
     free(s->done);
@@ -237,7 +255,6 @@ static int search_worker_fits(const run_t *run, const peer_t *p)
 
 static double search_job_estimate(run_t *run, size_t job)
 {
-    (void)job;
     const Ply__SearchRequest *q = run->search->req;
     double est = SEARCH_EST_MAX, e;
     if (q->has_depth) {
@@ -249,6 +266,7 @@ static double search_job_estimate(run_t *run, size_t job)
     if (q->has_movetime_ms &&
         (e = (double)q->movetime_ms / 1000.0 * PLY__LEASE_MAX_THREAD_RATE) < est)
         est = e;
+    if (run->search->game) est *= (double)ply__game_positions(run->search->game, job);
     return est > 1 ? est : 1;
 }
 
@@ -256,17 +274,18 @@ static void search_fill_job(const run_t *run, size_t t, Ply__Job *job)
 {
     struct ply__search_run *s = run->search;
     const Ply__SearchRequest *q = s->req;
-    sjob_t *j = &s->jobs[ply__job_of(run, t)];
+    size_t job_index = ply__job_of(run, t);
     Ply__SearchJob *sj = &s->sj;
     *sj = (Ply__SearchJob)PLY__SEARCH_JOB__INIT;
     sj->fen = s->root_fen;
     sj->n_moves = q->n_moves, sj->moves = q->moves;
-    sj->n_searchmoves = 1, sj->searchmoves = j->one;
+    if (!s->game) sj->n_searchmoves = 1, sj->searchmoves = s->jobs[job_index].one;
     sj->has_depth = q->has_depth, sj->depth = q->depth;
     sj->has_nodes = q->has_nodes, sj->nodes = q->nodes;
     sj->has_movetime_ms = q->has_movetime_ms, sj->movetime_ms = q->movetime_ms;
     sj->has_multipv = 1, sj->multipv = 1;
     sj->has_chess960 = 1, sj->chess960 = run->chess960 != 0;
+    if (s->game) ply__game_fill_job(s->game, job_index, q, sj);
     job->has_kind = 1, job->kind = PLY__JOB_KIND__JOB_KIND_SEARCH;
     job->search = sj;
 }
@@ -278,11 +297,46 @@ static void search_handed_out(ply_coordinator_t *c, run_t *run, size_t t)
 
 /* ------------------------------------------------------------- checks */
 
+int ply__search_replay_line(const ply_arb_pos_t *from, const Ply__SearchLine *l,
+                            uint32_t want_depth, const char *label, char *why, size_t why_len)
+{
+    if (l->n_pv == 0) return ply_why(why, why_len, PLY_EMISMATCH, "%s: the line is empty", label);
+    ply_arb_pos_t pos = *from;
+    ply_arb_move_t mv;
+    for (size_t i = 0; i < l->n_pv; i++) {
+        if (ply_arb_move_from_uci(&pos, l->pv[i], &mv) < 0)
+            return ply_why(why, why_len, PLY_EMISMATCH, "%s: PV move %zu %s is not legal", label,
+                           i + 1, l->pv[i]);
+        ply_arb_make(&pos, mv);
+    }
+    ply_arb_move_t none[PLY_ARB_MAX_MOVES];
+    int mated = ply_arb_legal_moves(&pos, none) == 0 && ply_arb_in_check(&pos);
+    if (l->has_mate) {
+        int64_t n = l->mate, plies = n > 0 ? 2 * n - 1 : -2 * n;
+        if (n == 0 || !mated || (int64_t)l->n_pv != plies)
+            return ply_why(why, why_len, PLY_EMISMATCH, "%s: claims mate in %" PRId32 " but %s",
+                           label, l->mate,
+                           !mated   ? "the line ends without checkmate"
+                           : n == 0 ? "the position analysed has legal moves"
+                                    : "the checkmate is not at that distance");
+        return 0;
+    }
+    if (want_depth && l->depth < want_depth)
+        return ply_why(why, why_len, PLY_EMISMATCH, "%s: searched to depth %u, the run asks %u",
+                       label, l->depth, want_depth);
+    return 0;
+}
+
+/* The run's depth limit, 0 for none: what every line must reach unless it is a mate. */
+static uint32_t want_depth(const run_t *run)
+{
+    return run->search->req->has_depth ? run->search->req->depth : 0;
+}
+
 /*
- * The rule engine's check of line @l for job @j of @run: its first move is the job's, every
- * move is legal from the position analysed, a mate ends in checkmate at exactly the claimed
- * distance, and with a depth limit it reached that depth (a mate may be found sooner).
- * 0, or PLY_EMISMATCH with why (the line's move first) in @why.
+ * The rule engine's check of line @l for job @j of @run: its first move is the job's, and
+ * ply__search_replay_line from the position analysed (legal, a mate at exactly its
+ * distance, the depth asked). 0, or PLY_EMISMATCH with why (the line's move first) in @why.
  */
 static int check_line(const run_t *run, const sjob_t *j, const Ply__SearchLine *l, char *why,
                       size_t why_len)
@@ -295,34 +349,17 @@ static int check_line(const run_t *run, const sjob_t *j, const Ply__SearchLine *
         ((mv.flags ^ j->move.flags) & PLY_ARB_MOVE_CASTLE))
         return ply_why(why, why_len, PLY_EMISMATCH,
                        "%s: the line starts with %s, not the job's move", j->uci, l->pv[0]);
-    for (size_t i = 0; i < l->n_pv; i++) {
-        if (ply_arb_move_from_uci(&pos, l->pv[i], &mv) < 0)
-            return ply_why(why, why_len, PLY_EMISMATCH, "%s: PV move %zu %s is not legal", j->uci,
-                           i + 1, l->pv[i]);
-        ply_arb_make(&pos, mv);
-    }
-    ply_arb_move_t none[PLY_ARB_MAX_MOVES];
-    int mated = ply_arb_legal_moves(&pos, none) == 0 && ply_arb_in_check(&pos);
-    if (l->has_mate) {
-        int64_t n = l->mate, plies = n > 0 ? 2 * n - 1 : -2 * n;
-        if (n == 0 || !mated || (int64_t)l->n_pv != plies)
-            return ply_why(why, why_len, PLY_EMISMATCH, "%s: claims mate in %" PRId32 " but %s",
-                           j->uci, l->mate,
-                           !mated   ? "the line ends without checkmate"
-                           : n == 0 ? "the position analysed has legal moves"
-                                    : "the checkmate is not at that distance");
-        return 0;
-    }
-    if (run->search->req->has_depth && l->depth < run->search->req->depth)
-        return ply_why(why, why_len, PLY_EMISMATCH, "%s: searched to depth %u, the run asks %u",
-                       j->uci, l->depth, run->search->req->depth);
-    return 0;
+    return ply__search_replay_line(&run->root, l, want_depth(run), j->uci, why, why_len);
 }
 
-/* Result @res for job @j: one line, checked by the rule engine. 0 or PLY_EMISMATCH (@why). */
-static int check_result(const run_t *run, const sjob_t *j, const Ply__SearchResult *res, char *why,
+/* Result @res for job @job: one line (a chunk of a game: one per position), checked by the
+ * rule engine. 0 or PLY_EMISMATCH (@why). */
+static int check_result(const run_t *run, size_t job, const Ply__SearchResult *res, char *why,
                         size_t why_len)
 {
+    if (run->search->game)
+        return ply__game_check(run->search->game, job, res, want_depth(run), why, why_len);
+    const sjob_t *j = &run->search->jobs[job];
     if (res->n_lines != 1)
         return ply_why(why, why_len, PLY_EMISMATCH, "%s: %zu lines, the job asks for one", j->uci,
                        res->n_lines);
@@ -350,18 +387,7 @@ static void note_rejection(run_t *run, const char *line)
 static int fill_analysed(const run_t *run, sjob_t *j)
 {
     const Ply__SearchLine *l = j->res->lines[0];
-    j->pv_san = calloc(l->n_pv, sizeof *j->pv_san);
-    if (!j->pv_san) return PLY_ENOMEM;
-    ply_arb_pos_t pos = run->root;
-    for (size_t i = 0; i < l->n_pv; i++) {
-        ply_arb_move_t mv;
-        char san[PLY_ARB_SAN_MAX] = "?";
-        if (ply_arb_move_from_uci(&pos, l->pv[i], &mv) == 0) { /* checked already */
-            ply_arb_move_to_san(&pos, mv, san, sizeof san);
-            ply_arb_make(&pos, mv);
-        }
-        if (!(j->pv_san[i] = strdup(san))) return PLY_ENOMEM;
-    }
+    if (ply__search_pv_san(&run->root, l, &j->pv_san) < 0) return PLY_ENOMEM;
     snprintf(j->san, sizeof j->san, "%s", j->pv_san[0]);
     Ply__AnalysedMove *a = &j->am;
     *a = (Ply__AnalysedMove)PLY__ANALYSED_MOVE__INIT;
@@ -377,9 +403,9 @@ static int fill_analysed(const run_t *run, sjob_t *j)
     return 0;
 }
 
-/* Takes checked result @res (owned from here) of job @job into the answer; 0 or PLY_ENOMEM. */
-static int accept_line(run_t *run, size_t job, Ply__SearchResult *res, const char *worker,
-                       const char *identity)
+/* A root move's line (@res, owned from here) into the answer; 0 or PLY_ENOMEM. */
+static int accept_root_move(run_t *run, size_t job, Ply__SearchResult *res, const char *worker,
+                            const char *identity)
 {
     struct ply__search_run *s = run->search;
     sjob_t *j = &s->jobs[job];
@@ -388,10 +414,24 @@ static int accept_line(run_t *run, size_t job, Ply__SearchResult *res, const cha
     snprintf(j->identity, sizeof j->identity, "%s", identity);
     if (fill_analysed(run, j) < 0) return PLY_ENOMEM;
     s->done[s->ndone++] = &j->am;
+    s->progress.n_moves = s->ndone;
+    return 0;
+}
+
+/* Takes checked result @res (owned from here) of job @job into the answer: a root move's
+ * line, or a chunk's lines of a game; 0 or PLY_ENOMEM. */
+static int accept_line(run_t *run, size_t job, Ply__SearchResult *res, const char *worker,
+                       const char *identity)
+{
+    struct ply__search_run *s = run->search;
+    uint32_t lines = (uint32_t)res->n_lines;
+    int rc = s->game ? ply__game_accept(s->game, job, res, worker, identity)
+                     : accept_root_move(run, job, res, worker, identity);
+    if (rc < 0) return rc;
+    if (s->game) s->progress.moves = ply__game_answer(s->game, &s->progress.n_moves);
     /* exact in 128 bits (run->nodes): one worker's absurd count never wraps the total */
     ply_u128_add(&run->nodes, ply_u128_make(0, res->nodes));
-    s->replayed++;
-    s->progress.n_moves = s->ndone;
+    s->replayed += lines;
     s->progress.has_replayed = 1, s->progress.replayed = s->replayed;
     /* SearchAnswer.nodes has no high word: exact, or absent */
     s->progress.has_nodes = ply_u128_hi(run->nodes) == 0;
@@ -403,15 +443,24 @@ static int accept_line(run_t *run, size_t job, Ply__SearchResult *res, const cha
     return 0;
 }
 
+/* Job @job in a few words for messages: its root move, or its chunk of the game. */
+static const char *job_label(const run_t *run, size_t job, char *buf, size_t len)
+{
+    if (run->search->game)
+        ply__game_describe_job(run->search->game, job, buf, len);
+    else
+        snprintf(buf, len, "%s", run->search->jobs[job].uci);
+    return buf;
+}
+
 static void search_take_result(ply_coordinator_t *c, run_t *run, size_t t, peer_t *p,
                                const Ply__Result *r)
 {
-    struct ply__search_run *s = run->search;
-    sjob_t *j = &s->jobs[ply__job_of(run, t)];
-    char why[PLY__WHY_LEN], line[2 * PLY__WHY_LEN];
-    int rc = r->search ? check_result(run, j, r->search, why, sizeof why)
-                       : ply_why(why, sizeof why, PLY_EMISMATCH,
-                                 "%s: a perft count for a search job", j->uci);
+    char why[PLY__WHY_LEN], line[2 * PLY__WHY_LEN], what[PLY__WHY_LEN];
+    int rc = r->search
+                 ? check_result(run, ply__job_of(run, t), r->search, why, sizeof why)
+                 : ply_why(why, sizeof why, PLY_EMISMATCH, "%s: a perft count for a search job",
+                           job_label(run, ply__job_of(run, t), what, sizeof what));
     if (rc < 0) {
         snprintf(line, sizeof line, "%s (identity %s): %s (job %" PRIu64 ", attempt %u)", p->name,
                  p->identity, why, run->job_base + t, r->attempt);
@@ -461,12 +510,11 @@ static int search_restore_result(ply_coordinator_t *c, run_t *run, const ply_sto
                        "that the run cannot have",
                        c->state_path, run->id, r->job, r->role);
     if (run->jobs[r->job].state == JOB_DONE) return 0;
-    sjob_t *j = &run->search->jobs[r->job];
-    char reason[PLY__WHY_LEN];
+    char reason[PLY__WHY_LEN], what[PLY__WHY_LEN];
     Ply__SearchResult *res = ply__search_result__unpack(NULL, r->payload_len, r->payload);
-    int rc = res ? check_result(run, j, res, reason, sizeof reason)
+    int rc = res ? check_result(run, r->job, res, reason, sizeof reason)
                  : ply_why(reason, sizeof reason, PLY_EPROTO, "%s: the stored line does not decode",
-                           j->uci);
+                           job_label(run, r->job, what, sizeof what));
     if (rc < 0) {
         ply_warn("run %" PRIu64 ": stored line of job %u refused, computed again: %s", run->id,
                  r->job, reason);
@@ -503,7 +551,11 @@ static void search_describe_run(const run_t *run, char *buf, size_t len)
 static void search_describe_plan(const run_t *run, char *buf, size_t len)
 {
     const struct ply__search_run *s = run->search;
-    if (s->status)
+    if (s->game)
+        snprintf(buf, len,
+                 "%zu positions of a game in %zu chunks of up to %d, each searched backwards",
+                 s->req->n_plies, run->njobs, PLY__GAME_CHUNK);
+    else if (s->status)
         snprintf(buf, len, "no legal move (%s): no jobs",
                  s->status == STATUS_CHECKMATE ? "checkmate" : "stalemate");
     else
@@ -512,7 +564,10 @@ static void search_describe_plan(const run_t *run, char *buf, size_t len)
 
 static void search_describe_job(const run_t *run, size_t job, char *buf, size_t len)
 {
-    snprintf(buf, len, "%s, root move %s", run->fen, run->search->jobs[job].uci);
+    if (run->search->game)
+        ply__game_describe_job(run->search->game, job, buf, len);
+    else
+        snprintf(buf, len, "%s, root move %s", run->fen, run->search->jobs[job].uci);
 }
 
 /* ---------------------------------------------------- answers and progress */
@@ -570,10 +625,18 @@ static zmsg_t *search_answer(ply_coordinator_t *c, run_t *run)
     struct ply__search_run *s = run->search;
     Ply__AnalysedMove **sorted = calloc(s->ndone + 1, sizeof *sorted);
     if (!sorted) return NULL;
-    memcpy(sorted, s->done, s->ndone * sizeof *sorted);
-    qsort(sorted, s->ndone, sizeof *sorted, cmp_analysed);
+    size_t nsorted = s->ndone;
+    if (s->game) { /* one line per position, by ply */
+        Ply__AnalysedMove **kept = ply__game_answer(s->game, &nsorted);
+        free(sorted);
+        if (!(sorted = calloc(nsorted + 1, sizeof *sorted))) return NULL;
+        memcpy(sorted, kept, nsorted * sizeof *sorted);
+    } else {
+        memcpy(sorted, s->done, s->ndone * sizeof *sorted);
+        qsort(sorted, s->ndone, sizeof *sorted, cmp_analysed);
+    }
     Ply__SearchAnswer ans = s->progress;
-    ans.moves = sorted;
+    ans.moves = sorted, ans.n_moves = nsorted;
     ans.has_replayed = 1, ans.has_rejected = 1;
     Ply__RunAsked asked;
     search_fill_asked(run, &asked);
@@ -609,7 +672,12 @@ static zmsg_t *search_answer(ply_coordinator_t *c, run_t *run)
         snprintf(best, sizeof best, "mate %d", sorted[0]->line->mate);
     else if (s->ndone)
         snprintf(best, sizeof best, "%d cp", sorted[0]->line->score_cp);
-    if (s->ndone)
+    if (s->game)
+        ply_info("run %" PRIu64 ": game analysis: %zu positions in %zu chunks, %u lines refused, "
+                 "%s nodes, %" PRIu64 " ms",
+                 run->id, nsorted, run->njobs, s->rejected, total,
+                 ply_time_ms() - run->submitted_ms);
+    else if (s->ndone)
         ply_info("run %" PRIu64 ": search of %s: best %s (%s), %zu moves, %u lines refused, %s "
                  "nodes, %" PRIu64 " ms",
                  run->id, run->fen, sorted[0]->move, best, s->ndone, s->rejected, total,

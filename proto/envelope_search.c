@@ -58,6 +58,12 @@ int ply__env_search_job(ply__vctx_t *c, const Ply__Job *m)
         (j->has_multipv &&
          ply__env_need_u64(c, "search.multipv", 1, j->multipv, 1, PLY_SEARCH_JOB_MAX_MULTIPV)))
         return PLY_EPROTO;
+    /* a chunk of a game: at most one line per position the result may carry */
+    if (j->n_plies > PLY_SEARCH_JOB_MAX_MULTIPV || (j->n_plies && !j->plies))
+        return ply__env_bad(c, "field search.plies has %zu entries, must be at most %d", j->n_plies,
+                            PLY_SEARCH_JOB_MAX_MULTIPV);
+    if (j->n_plies && j->n_searchmoves)
+        return ply__env_bad(c, "field search.searchmoves present beside search.plies");
     /* a worker holds a job only as long as its lease: an unlimited search never ends */
     if (!j->has_depth && !j->has_nodes && !j->has_movetime_ms)
         return ply__env_bad(c, "field search.depth, search.nodes or search.movetime_ms missing: "
@@ -142,6 +148,15 @@ int ply__env_search_request(ply__vctx_t *c, const char *prefix, const Ply__Searc
     if (move_list(c, f, r->n_moves, r->moves, PLY_SEARCH_JOB_MAX_MOVES)) return PLY_EPROTO;
     snprintf(f, sizeof f, "%s.searchmoves", prefix);
     if (move_list(c, f, r->n_searchmoves, r->searchmoves, PLY_MAX_DIVIDE)) return PLY_EPROTO;
+    /* a game analysis: its answer has one line per position, at most PLY_MAX_DIVIDE */
+    snprintf(f, sizeof f, "%s.plies", prefix);
+    if (r->n_plies > PLY_MAX_DIVIDE || (r->n_plies && !r->plies))
+        return ply__env_bad(c, "field %s has %zu entries, must be at most %d", f, r->n_plies,
+                            PLY_MAX_DIVIDE);
+    for (size_t i = 0; i < r->n_plies; i++)
+        if (r->plies[i] > PLY_SEARCH_JOB_MAX_MOVES)
+            return ply__env_bad(c, "field %s[%zu] = %u, must be at most %d", f, i, r->plies[i],
+                                PLY_SEARCH_JOB_MAX_MOVES);
     snprintf(f, sizeof f, "%s.depth", prefix);
     if (r->has_depth && ply__env_need_u64(c, f, 1, r->depth, 1, PLY_SEARCH_JOB_MAX_DEPTH))
         return PLY_EPROTO;

@@ -20,7 +20,14 @@
  *   perft-liar  a search's answer to a perft job: a failed check (the liar excluded), never
  *             a count; perft(4) exact;
  *   uci       engine "uci" goes to the worker on Debian's Stockfish only (skipped without
- *             /usr/games/stockfish): WAC.027's lines replayed, mate 2 on top.
+ *             /usr/games/stockfish): WAC.027's lines replayed, mate 2 on top;
+ *   game      a game analysis (SearchRequest.plies, `ply analyse-pgn`) of the Opera game's
+ *             first 20 plies on two workers: chunks of 6 positions sharing one (4 jobs),
+ *             one line per position by ply, each replayed from its position; plies beyond
+ *             the game, twice, or at a checkmate refused with the ply named;
+ *   game-liar a worker answering each chunk with one illegal line among good ones: the
+ *             whole chunk refused (named in the rejections) and computed again by the
+ *             honest worker, none of the liar's good lines kept.
  * Expected values: the start position has 20 legal moves (FIDE art. 3; perft(1) = 20,
  * OEIS A048987); WAC.027 is mate in 2 (1. Qf8+ Rxf8 2. Rxf8#, Reinfeld's Win at Chess;
  * Stockfish 15.1 "go depth 10": score mate 2, pv a3f8 f2f8 f1f8); the fool's mate position
@@ -374,7 +381,39 @@ typedef struct liar {
     zsock_t *d;
     zactor_t *actor;
     int lies;
+    int chunks; /* answer chunks of a game (send_chunk_lie) */
 } liar_t;
+
+/* A chunk's answer: each position's line is the game's next move (legal), but the first
+ * one's (the highest ply, which has no next move in the job) is a1h8, never legal. */
+static void send_chunk_lie(zsock_t *d, const Ply__Job *job)
+{
+    const Ply__SearchJob *sj = job->search;
+    Ply__SearchLine lines[PLY_SEARCH_JOB_MAX_MULTIPV], *lp[PLY_SEARCH_JOB_MAX_MULTIPV];
+    char *pv[PLY_SEARCH_JOB_MAX_MULTIPV];
+    for (size_t i = 0; i < sj->n_plies; i++) {
+        Ply__SearchLine *l = &lines[i];
+        *l = (Ply__SearchLine)PLY__SEARCH_LINE__INIT;
+        l->has_multipv = 1, l->multipv = 1;
+        l->has_bound = 1, l->has_depth = 1, l->depth = sj->depth, l->has_seldepth = 1;
+        l->has_score_cp = 1, l->score_cp = 10;
+        l->has_ply = 1, l->ply = sj->plies[i];
+        pv[i] = sj->plies[i] < sj->n_moves ? sj->moves[sj->plies[i]] : "a1h8";
+        l->n_pv = 1, l->pv = &pv[i];
+        lp[i] = l;
+    }
+    Ply__SearchResult sr = PLY__SEARCH_RESULT__INIT;
+    sr.n_lines = sj->n_plies, sr.lines = lp;
+    sr.has_nodes = 1, sr.nodes = 1000, sr.has_time_us = 1, sr.time_us = 100;
+    Ply__Result r = PLY__RESULT__INIT;
+    r.has_job_id = 1, r.job_id = job->job_id;
+    r.has_attempt = 1, r.attempt = job->attempt;
+    r.has_time_us = 1, r.time_us = 100;
+    r.search = &sr;
+    ply_msg_t m = PLY__MESSAGE__INIT;
+    m.body_case = PLY__MESSAGE__BODY_RESULT, m.result = &r;
+    assert_int_equal(ply_msg_send(d, &m), 0);
+}
 
 /* The liar's loop (a czmq actor): answers its first LIES jobs with a lie each, heartbeats. */
 static void liar_actor(zsock_t *pipe, void *arg)
@@ -389,8 +428,12 @@ static void liar_actor(zsock_t *pipe, void *arg)
         if (which == l->d) {
             ply_msg_t *msg = NULL;
             if (ply_msg_recv(l->d, &msg, NULL, 0) == 0 &&
-                msg->body_case == PLY__MESSAGE__BODY_JOB && l->lies < LIES)
-                send_lie(l->d, msg->job, l->lies++);
+                msg->body_case == PLY__MESSAGE__BODY_JOB && l->lies < LIES) {
+                if (l->chunks && msg->job->search && msg->job->search->n_plies)
+                    send_chunk_lie(l->d, msg->job), l->lies++;
+                else
+                    send_lie(l->d, msg->job, l->lies++);
+            }
             ply_msg_free(&msg);
         }
         if (th_now_ms() - last_hb >= 150) {
@@ -405,18 +448,25 @@ static void liar_actor(zsock_t *pipe, void *arg)
     zpoller_destroy(&poller);
 }
 
+/* A cluster (@tag, coordinator options @extra) with the liar @l connected first, then one
+ * honest worker (w0). */
+static void liar_start(cluster_t *k, liar_t *l, const char *tag, const char *extra)
+{
+    cluster_start(k, tag, 0, extra);
+    l->d = zsock_new_dealer(k->ep);
+    assert_non_null(l->d);
+    send_hello(l->d, PLY__JOB_KIND__JOB_KIND_SEARCH);
+    l->actor = zactor_new(liar_actor, l);
+    usleep(300000); /* the liar is welcomed with its credit before the honest worker comes */
+    start_worker(k, 0);
+}
+
 static void test_liar(void **state)
 {
     (void)state;
     cluster_t k;
-    cluster_start(&k, "search-liar", 0, "--max-attempts 3");
     liar_t l = {0};
-    l.d = zsock_new_dealer(k.ep);
-    assert_non_null(l.d);
-    send_hello(l.d, PLY__JOB_KIND__JOB_KIND_SEARCH);
-    l.actor = zactor_new(liar_actor, &l);
-    usleep(300000); /* the liar is welcomed with its credit before the honest worker comes */
-    start_worker(&k, 0);
+    liar_start(&k, &l, "search-liar", "--max-attempts 3");
     ply_search_request_t req = {.fen = "startpos", .depth = 3};
     Ply__RunResult *res;
     char why[512];
@@ -592,22 +642,135 @@ static void test_restart(void **state)
     cluster_stop(&k);
 }
 
+/* ------------------------------------------------------------ game analysis */
+
+/* The Opera game (Morphy v Duke Karl / Count Isouard, Paris 1858; tests/data/pgn/opera.pgn),
+ * its first 20 plies in UCI (replayed by the rule engine in analysed()). */
+static const char *const OPERA[] = {"e2e4", "e7e5", "g1f3", "d7d6", "d2d4", "c8g4", "d4e5",
+                                    "g4f3", "d1f3", "d6e5", "f1c4", "g8f6", "f3b3", "d8e7",
+                                    "b1c3", "c7c6", "c1g5", "b7b5", "c3b5", "c6b5"};
+#define OPERA_N (sizeof OPERA / sizeof *OPERA)
+
+/* Every line of a game analysis @res of plies 0..@n of @moves: one per ply in order, its
+ * move its pv[0], replayed from its own position (a mate ends in checkmate). */
+static void check_game_answer(const Ply__RunResult *res, const char *const *moves, size_t n)
+{
+    assert_non_null(res->search);
+    const Ply__SearchAnswer *s = res->search;
+    assert_int_equal(s->n_moves, n + 1);
+    for (size_t i = 0; i < s->n_moves; i++) {
+        const Ply__AnalysedMove *a = s->moves[i];
+        assert_true(a->has_ply);
+        assert_int_equal(a->ply, i);
+        const Ply__SearchLine *l = a->line;
+        assert_non_null(l);
+        assert_true(l->n_pv >= 1);
+        assert_string_equal(l->pv[0], a->move);
+        ply_arb_pos_t p = analysed("startpos", moves, i);
+        for (size_t k = 0; k < l->n_pv; k++) {
+            ply_arb_move_t mv;
+            if (ply_arb_move_from_uci(&p, l->pv[k], &mv) != 0)
+                fail_msg("ply %zu: PV move %zu %s is not legal", i, k + 1, l->pv[k]);
+            ply_arb_make(&p, mv);
+        }
+        ply_arb_move_t legal[PLY_ARB_MAX_MOVES];
+        if (l->has_mate) assert_true(ply_arb_legal_moves(&p, legal) == 0 && ply_arb_in_check(&p));
+    }
+}
+
+static void test_game(void **state)
+{
+    (void)state;
+    cluster_t k;
+    cluster_start(&k, "search-game", 2, NULL);
+    uint32_t plies[OPERA_N + 1];
+    for (uint32_t i = 0; i <= OPERA_N; i++) plies[i] = (uint32_t)OPERA_N - i; /* any order */
+    ply_search_request_t req = {.fen = "startpos",
+                                .moves = OPERA,
+                                .nmoves = OPERA_N,
+                                .depth = 4,
+                                .plies = plies,
+                                .nplies = OPERA_N + 1};
+    Ply__RunResult *res;
+    char why[512];
+    if (run_search(&k, &req, &res, why, sizeof why) != 0) fail_msg("game: %s", why);
+    assert_int_equal(res->jobs, 4); /* 21 positions: 0-5, 5-10, 10-15, 15-20 */
+    check_game_answer(res, OPERA, OPERA_N);
+    assert_int_equal(res->search->rejected, 0);
+    ply__run_result__free_unpacked(res, NULL);
+    /* refused, the ply named: beyond the game, twice, a checkmate (the fool's mate) */
+    static const char *const fools[] = {"f2f3", "e7e5", "g2g4", "d8h4"};
+    uint32_t beyond[] = {3, 21}, twice[] = {4, 2, 4}, mated[] = {0, 4};
+    struct {
+        const char *const *moves;
+        size_t nmoves;
+        const uint32_t *plies;
+        size_t nplies;
+        const char *named;
+    } bad[] = {{OPERA, OPERA_N, beyond, 2, "ply 21 is beyond the game's 20 moves"},
+               {OPERA, OPERA_N, twice, 3, "ply 4 is asked twice"},
+               {fools, 4, mated, 2, "the position after ply 4 has no legal move (checkmate)"}};
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        ply_search_request_t q = {.fen = "startpos",
+                                  .moves = bad[i].moves,
+                                  .nmoves = bad[i].nmoves,
+                                  .depth = 2,
+                                  .plies = bad[i].plies,
+                                  .nplies = bad[i].nplies};
+        if (run_search(&k, &q, &res, why, sizeof why) == 0 || !strstr(why, bad[i].named))
+            fail_msg("refusal %zu: \"%s\", want \"%s\"", i, why, bad[i].named);
+    }
+    cluster_stop(&k);
+}
+
+static void test_game_liar(void **state)
+{
+    (void)state;
+    cluster_t k;
+    liar_t l = {.chunks = 1};
+    liar_start(&k, &l, "search-game-liar", "--max-attempts 5");
+    uint32_t plies[12];
+    for (uint32_t i = 0; i < 12; i++) plies[i] = i;
+    ply_search_request_t req = {
+        .fen = "startpos", .moves = OPERA, .nmoves = 11, .depth = 3, .plies = plies, .nplies = 12};
+    Ply__RunResult *res;
+    char why[512];
+    if (run_search(&k, &req, &res, why, sizeof why) != 0) fail_msg("game-liar: %s", why);
+    zactor_destroy(&l.actor);
+    assert_true(l.lies >= 1);
+    check_game_answer(res, OPERA, 11);
+    const Ply__SearchAnswer *s = res->search;
+    assert_int_equal(s->rejected, l.lies);
+    for (size_t i = 0; i < s->n_rejection; i++)
+        if (!strstr(s->rejection[i], "worker liar") ||
+            !strstr(s->rejection[i], "PV move 1 a1h8 is not legal"))
+            fail_msg("rejection %zu: %s", i, s->rejection[i]);
+    for (size_t i = 0; i < s->n_moves; i++) assert_string_equal(s->moves[i]->worker_id, "w0");
+    ply__run_result__free_unpacked(res, NULL);
+    assert_true(th_alive(k.coord));
+    zsock_destroy(&l.d);
+    cluster_stop(&k);
+}
+
 int main(int argc, char **argv)
 {
     const char *which = argc > 1 ? argv[1] : "all";
     const struct CMUnitTest all[] = {
-        cmocka_unit_test(test_startpos), cmocka_unit_test(test_mate),
-        cmocka_unit_test(test_errors),   cmocka_unit_test(test_liar),
-        cmocka_unit_test(test_engine),   cmocka_unit_test(test_restart),
+        cmocka_unit_test(test_startpos),   cmocka_unit_test(test_mate),
+        cmocka_unit_test(test_errors),     cmocka_unit_test(test_liar),
+        cmocka_unit_test(test_engine),     cmocka_unit_test(test_restart),
         cmocka_unit_test(test_perft_liar), cmocka_unit_test(test_uci),
+        cmocka_unit_test(test_game),       cmocka_unit_test(test_game_liar),
     };
-    static const char *const names[] = {"startpos", "mate",    "errors",    "liar",
-                                        "engine",   "restart", "perft-liar", "uci"};
+    static const char *const names[] = {"startpos", "mate",       "errors", "liar", "engine",
+                                        "restart",  "perft-liar", "uci",    "game", "game-liar"};
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
         if (strcmp(which, names[i]) == 0)
             return _cmocka_run_group_tests(names[i], &all[i], 1, NULL, NULL);
     if (strcmp(which, "all") != 0) {
-        fprintf(stderr, "usage: %s [all|startpos|mate|errors|liar|engine|restart|perft-liar|uci]\n",
+        fprintf(stderr,
+                "usage: %s "
+                "[all|startpos|mate|errors|liar|engine|restart|perft-liar|uci|game|game-liar]\n",
                 argv[0]);
         return 2;
     }

@@ -29,6 +29,7 @@
 #include "commands.h"
 #include "curve_opts.h"
 #include "envelope.h"
+#include "session_opts.h"
 #include "util/error.h"
 #include "util/time.h"
 
@@ -84,11 +85,6 @@ static int parse_args(ply_apgn_args_t *a, int argc, char **argv)
         OPT_GAME,
         OPT_JSON,
         OPT_CACHE,
-        OPT_HASH,
-        OPT_WORKERS,
-        OPT_COORD,
-        OPT_TIMEOUT,
-        OPT_STATE
     };
     static const struct option longopts[] = {{"depth", required_argument, NULL, 'd'},
                                              {"nodes", required_argument, NULL, OPT_NODES},
@@ -97,18 +93,15 @@ static int parse_args(ply_apgn_args_t *a, int argc, char **argv)
                                              {"json", no_argument, NULL, OPT_JSON},
                                              {"cache", required_argument, NULL, OPT_CACHE},
                                              {"quiet", no_argument, NULL, 'q'},
-                                             {"threads", required_argument, NULL, 't'},
-                                             {"hash", required_argument, NULL, OPT_HASH},
-                                             {"workers", required_argument, NULL, OPT_WORKERS},
-                                             {"coordinator", required_argument, NULL, OPT_COORD},
-                                             {"timeout", required_argument, NULL, OPT_TIMEOUT},
-                                             {"state", required_argument, NULL, OPT_STATE},
+                                             PLY_CLI_SESSION_LONGOPTS,
                                              PLY_CLI_CURVE_LONGOPTS,
                                              {"help", no_argument, NULL, 'h'},
                                              {NULL, 0, NULL, 0}};
     const char *cmd = "analyse-pgn";
     long v;
-    int c, hash_given = 0;
+    int c, rc;
+    ply_cli_session_opts_t o;
+    ply_cli_session_opts_init(&o);
     optind = 1;
     opterr = 0;
     while ((c = getopt_long(argc, argv, ":d:o:qt:h", longopts, NULL)) != -1) {
@@ -143,39 +136,16 @@ static int parse_args(ply_apgn_args_t *a, int argc, char **argv)
         case 'q':
             a->quiet = 1;
             break;
-        case 't':
-            if (ply_cli_parse_long(optarg, 1, 4096, &v))
-                return ply_usage_error(cmd, "--threads '%s' must be 1..4096", optarg);
-            a->session.threads = (int)v;
-            break;
-        case OPT_HASH:
-            if (ply_cli_parse_long(optarg, 0, 1 << 20, &v))
-                return ply_usage_error(cmd, "--hash '%s' must be 0..1048576 MiB", optarg);
-            a->session.hash_mib = (unsigned)v;
-            hash_given = 1;
-            break;
-        case OPT_WORKERS:
-            if (ply_cli_parse_long(optarg, 1, 256, &v))
-                return ply_usage_error(cmd, "--workers '%s' must be 1..256", optarg);
-            a->session.workers = (unsigned)v;
-            break;
-        case OPT_COORD:
-            a->session.coordinator = optarg;
-            break;
-        case OPT_TIMEOUT:
-            if (ply_cli_parse_long(optarg, 1, 86400, &v))
-                return ply_usage_error(cmd, "--timeout '%s' must be 1..86400 seconds", optarg);
-            a->session.timeout_ms = (unsigned)v * 1000u;
-            break;
-        case OPT_STATE:
-            a->session.state_path = optarg;
-            break;
         case 'h':
             usage(stdout);
             return -1;
         case ':':
             return ply_usage_error(cmd, "option '%s' needs a value", argv[optind - 1]);
         default:
+            if ((rc = ply_cli_session_option(cmd, &o, c, optarg)) >= 0) {
+                if (rc) return rc;
+                break;
+            }
             if (ply_cli_curve_option(c, optarg)) break;
             return ply_usage_error(cmd, "unknown option '%s'", argv[optind - 1]);
         }
@@ -186,24 +156,14 @@ static int parse_args(ply_apgn_args_t *a, int argc, char **argv)
     a->file = argv[optind];
     if (!a->depth == !a->nodes)
         return ply_usage_error(cmd, "%s", "give one budget: -d N or --nodes N");
-    if (a->session.state_path && a->session.coordinator)
-        return ply_usage_error(cmd, "%s", "--state is for the embedded coordinator");
-    if (a->session.coordinator && a->session.workers)
-        return ply_usage_error(cmd, "%s", "--workers cannot be combined with --coordinator");
-    if (a->session.coordinator && (a->session.threads || hash_given))
-        return ply_usage_error(cmd, "%s does not apply with --coordinator",
-                               a->session.threads ? "--threads" : "--hash");
-    if (!a->session.coordinator && ply_cli_curve_given())
-        return ply_usage_error(cmd, "%s does not apply without --coordinator",
-                               ply_cli_curve_given());
-    return 0;
+    a->session = o.cfg;
+    return ply_cli_session_check(cmd, &o);
 }
 
 int ply_cmd_analyse_pgn(int argc, char **argv)
 {
     ply_apgn_args_t a = {0};
     a.cache = PLY_APGN_CACHE_DEFAULT;
-    a.session.hash_mib = 256;
     int rc = parse_args(&a, argc, argv);
     if (rc) return rc < 0 ? 0 : rc;
     rc = ply_cli_curve_setup("ply analyse-pgn");

@@ -404,7 +404,8 @@ static void work_free(game_work_t *w)
     free(w->redone);
 }
 
-/* One game: 0 done or skipped, < 0 a failure that ends the command (printed). */
+/* One game: 0 done or skipped (a bad game, or one whose jobs no worker could answer with lines
+ * that pass the checks), < 0 a failure that ends the command (printed). */
 static int one_game(apgn_t *ap, const ply_pgn_game_t *src)
 {
     game_work_t w = {.number = src->number};
@@ -425,6 +426,15 @@ static int one_game(apgn_t *ap, const ply_pgn_game_t *src)
         return 0;
     }
     rc = analyse(ap, &w);
+    if (rc == PLY_EWORKER || rc == PLY_EMISMATCH) {
+        /* a job of this game could not be computed (no worker's answer passed the checks,
+         * said above): the game is left out, the others go on */
+        ap->skipped++;
+        fprintf(stderr, "%s: game %zu: not analysed (%s); skipped\n", CMD, w.number,
+                ply_strerror(rc));
+        work_free(&w);
+        return 0;
+    }
     if (rc == 0) {
         rc = emit(ap, &w, src);
         if (rc) fprintf(stderr, "%s: cannot write game %zu: %s\n", CMD, w.number, ply_strerror(rc));

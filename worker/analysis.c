@@ -159,6 +159,77 @@ ply_analysis_t *ply_analysis_builtin_new(size_t hash_mib, int threads)
     return &b->base;
 }
 
+/* Plies from the position searched to the checkmate a mate score in moves claims: mate N
+ * (the side to move mates) is 2N - 1 plies, mate -N (it is mated) 2N. */
+static int mate_plies(int mate_moves)
+{
+    return mate_moves > 0 ? 2 * mate_moves - 1 : -2 * mate_moves;
+}
+
+/*
+ * Completes a mate line whose PV stops short of the checkmate it claims. Engines graft mate
+ * scores from their tables, whose entries carry no line and may be of another distance
+ * (ply's own engine in a chunk, where the table holds the later positions' mates; Stockfish
+ * likewise), and the coordinator refuses a mate that its line does not reach exactly
+ * (DESIGN.md, "Trust"). So the backend searches the position at the end of the line (the
+ * job's history and the line played: repetitions count), at most the remaining plies + 2
+ * deep and, with a node limit, within ten times it. When it finds a mate for the same side,
+ * its line is appended and the score becomes the distance of the whole line: the mate the
+ * engine has shown, which the coordinator then replays. Anything else (no mate, the other
+ * side's) leaves the line as the engine gave it, for the coordinator to judge. Returns 0, or
+ * PLY_ENOMEM.
+ */
+static int complete_mate(ply_analysis_t *a, const ply_analysis_job_t *job,
+                         ply_analysis_line_t *line)
+{
+    if (!line->is_mate || line->n_pv == 0 || line->n_pv >= mate_plies(line->score)) return 0;
+    const char **hist = malloc(((size_t)job->n_moves + PLY_SEARCH_MAX_PLY) * sizeof *hist);
+    ply_analysis_result_t *more = malloc(sizeof *more);
+    if (!hist || !more) {
+        free(hist);
+        free(more);
+        return PLY_ENOMEM;
+    }
+    for (int i = 0; i < job->n_moves; i++) hist[i] = job->moves[i];
+    for (int round = 0; round < 8 && line->n_pv < mate_plies(line->score); round++) {
+        const int done = line->n_pv;
+        for (int i = 0; i < done; i++) hist[job->n_moves + i] = line->pv[i];
+        ply_analysis_job_t sub = *job;
+        sub.moves = hist, sub.n_moves = job->n_moves + done;
+        sub.searchmoves = NULL, sub.n_searchmoves = 0;
+        sub.plies = NULL, sub.n_plies = 0;
+        sub.multipv = 1;
+        sub.depth = mate_plies(line->score) - done + 2;
+        if (sub.depth > PLY_SEARCH_MAX_PLY - 1) sub.depth = PLY_SEARCH_MAX_PLY - 1;
+        sub.nodes = job->nodes ? 10 * job->nodes : 0;
+        memset(more, 0, sizeof *more);
+        char how[200];
+        if (a->ops->run(a, &sub, more, how, sizeof how) < 0 || more->n_lines < 1) break;
+        const ply_analysis_line_t *m = &more->lines[0];
+        /* the side to move at the end of the line is the root's after an even number of plies */
+        const int root_mates = (m->score > 0) == (done % 2 == 0);
+        const int total = done + (m->is_mate ? mate_plies(m->score) : 0);
+        if (!m->is_mate || m->n_pv == 0 || root_mates != (line->score > 0) ||
+            total > PLY_SEARCH_MAX_PLY)
+            break;
+        line->score = total % 2 ? (total + 1) / 2 : -(total / 2); /* odd: the root side mates */
+        for (int i = 0; i < m->n_pv && line->n_pv < total; i++)
+            memcpy(line->pv[line->n_pv++], m->pv[i], PLY_ANALYSIS_MOVE_LEN);
+    }
+    free(hist);
+    free(more);
+    return 0;
+}
+
+/* complete_mate for every line of @out, the answer to @job. */
+static int complete_mates(ply_analysis_t *a, const ply_analysis_job_t *job,
+                          ply_analysis_result_t *out)
+{
+    int rc = 0;
+    for (int i = 0; i < out->n_lines && rc == 0; i++) rc = complete_mate(a, job, &out->lines[i]);
+    return rc;
+}
+
 /*
  * A chunk of a game: each position of job->plies searched in turn by the backend, as a
  * job of its own (the history up to that ply, one line), on the backend's one table, so
@@ -196,6 +267,7 @@ static int run_chunk(ply_analysis_t *a, const ply_analysis_job_t *job, ply_analy
             snprintf(why, why_len, "position after ply %d: %s", job->plies[i], how);
             break;
         }
+        if ((rc = complete_mates(a, &pj, one)) < 0) break;
         out->lines[out->n_lines] = one->lines[0];
         out->lines[out->n_lines].multipv = 1;
         out->lines[out->n_lines++].ply = job->plies[i];
@@ -223,6 +295,7 @@ int ply_analysis_run(ply_analysis_t *a, const ply_analysis_job_t *job, ply_analy
     memset(out, 0, sizeof *out);
     if (job->n_plies > 0) return run_chunk(a, job, out, why, why_len);
     int rc = a->ops->run(a, job, out, why, why_len);
+    if (rc == 0) rc = complete_mates(a, job, out);
     for (int i = 0; i < out->n_lines; i++) out->lines[i].ply = -1;
     return rc;
 }

@@ -207,6 +207,33 @@ static void test_state_resume(void **state)
 
 /* --help names every option with its default; a budget is required; a game the file does
  * not have is an error. */
+/*
+ * Regression: mate scores that ply's engine grafts from its table (a chunk is searched
+ * backwards, so the table holds the later positions' mates) came with lines that stop short
+ * of the checkmate, or claim another distance. The coordinator refused them; three refusals
+ * of one chunk quarantined it and the game went unanalysed. tests/data/pgn/mate-lines.pgn
+ * (a rook endgame, see PROVENANCE.md) at 5,000 nodes a position on one thread gave 4 refused
+ * lines and an unanalysed game; the worker now completes such a line from the position at
+ * its end (worker/analysis.c, complete_mate), and none is refused.
+ */
+static void test_mate_lines(void **state)
+{
+    (void)state;
+    const char *out = th_tmp_path(TAG, "mate-lines.pgn");
+    th_run_t r = th_run(RUN_S,
+                        "ply analyse-pgn '" PLY_TEST_DATA "/pgn/mate-lines.pgn' --nodes 5000 "
+                        "--threads 1 --hash 64 -q -o '%s'",
+                        out);
+    th_expect_status(&r, 0, "mate-lines.pgn");
+    if (strstr(r.err, "refused") || strstr(r.err, "skipped"))
+        fail_msg("a mate line was refused:\n%s", r.err);
+    th_run_free(&r);
+    r = th_run(RUN_S, "ply arbiter '%s'", out);
+    th_expect_status(&r, 0, "ply arbiter on the annotated game");
+    if (!strstr(r.out, "1 game, 1 consistent")) fail_msg("ply arbiter: %s", r.out);
+    th_run_free(&r);
+}
+
 static void test_usage(void **state)
 {
     (void)state;
@@ -237,6 +264,7 @@ int main(int argc, char **argv)
     const struct CMUnitTest quick[] = {
         cmocka_unit_test(test_usage),
         cmocka_unit_test(test_embedded),
+        cmocka_unit_test(test_mate_lines),
         cmocka_unit_test(test_broken),
         cmocka_unit_test(test_state_resume),
     };

@@ -85,7 +85,7 @@ static int search_line(ply__vctx_t *c, size_t i, const Ply__SearchLine *l)
     snprintf(f, sizeof f, "search.lines[%zu].bound", i);
     if (ply__env_need_u64(c, f, l->has_bound, l->bound, 0, 2)) return PLY_EPROTO;
     snprintf(f, sizeof f, "search.lines[%zu].depth", i);
-    if (ply__env_need_u64(c, f, l->has_depth, l->depth, 0, PLY_SEARCH_JOB_MAX_DEPTH))
+    if (ply__env_need_u64(c, f, l->has_depth, l->depth, 0, PLY_SEARCH_LINE_MAX_DEPTH))
         return PLY_EPROTO;
     snprintf(f, sizeof f, "search.lines[%zu].seldepth", i);
     if (ply__env_need(c, f, l->has_seldepth)) return PLY_EPROTO;

@@ -2145,7 +2145,10 @@ EDIT(sr_line_no_bound, m->result->search->lines[0]->has_bound = 0)
 EDIT(sr_line_bound_3, m->result->search->lines[0]->bound = 3)
 EDIT(sr_line_bound_2, m->result->search->lines[0]->bound = 2)
 EDIT(sr_line_no_depth, m->result->search->lines[0]->has_depth = 0)
-EDIT(sr_line_depth_over, m->result->search->lines[0]->depth = PLY_SEARCH_JOB_MAX_DEPTH + 1)
+/* an engine's iteration past what a job may ask: Stockfish 15.1 said depth 146 at 10,000
+ * nodes on a resolved WAC position, and such a result was dropped as malformed */
+EDIT(sr_line_depth_146, m->result->search->lines[0]->depth = 146)
+EDIT(sr_line_depth_over, m->result->search->lines[0]->depth = PLY_SEARCH_LINE_MAX_DEPTH + 1)
 EDIT(sr_line_no_seldepth, m->result->search->lines[1]->has_seldepth = 0)
 EDIT(sr_line_bad_pv, m->result->search->lines[0]->pv[2] = "h5g0")
 EDIT(sr_line_long_pv, (m->result->search->lines[0]->n_pv = PLY_SEARCH_JOB_MAX_PV + 1,
@@ -2380,8 +2383,9 @@ static const scase_t SCASES[] = {
     {build_search_result, sr_line_bound_2, 0, NULL},
     {build_search_result, sr_line_no_depth, PLY_EPROTO,
      "RESULT: field search.lines[0].depth missing"},
+    {build_search_result, sr_line_depth_146, 0, NULL},
     {build_search_result, sr_line_depth_over, PLY_EPROTO,
-     "RESULT: field search.lines[0].depth = 101, must be 0..100"},
+     "RESULT: field search.lines[0].depth = 1025, must be 0..1024"},
     {build_search_result, sr_line_no_seldepth, PLY_EPROTO,
      "RESULT: field search.lines[1].seldepth missing"},
     {build_search_result, sr_line_bad_pv, PLY_EPROTO,

@@ -159,6 +159,10 @@ ply_analysis_t *ply_analysis_builtin_new(size_t hash_mib, int threads)
     return &b->base;
 }
 
+/* The searches that may complete one mate line, and their node limit when the job has none. */
+#define COMPLETE_ROUNDS 4
+#define COMPLETE_NODES  2000000
+
 /* Plies from the position searched to the checkmate a mate score in moves claims: mate N
  * (the side to move mates) is 2N - 1 plies, mate -N (it is mated) 2N. */
 static int mate_plies(int mate_moves)
@@ -173,7 +177,8 @@ static int mate_plies(int mate_moves)
  * likewise), and the coordinator refuses a mate that its line does not reach exactly
  * (DESIGN.md, "Trust"). So the backend searches the position at the end of the line (the
  * job's history and the line played: repetitions count), at most the remaining plies + 2
- * deep and, with a node limit, within ten times it. When it finds a mate for the same side,
+ * deep, within ten times the job's node limit (or COMPLETE_NODES without one), a quarter of its
+ * movetime, at most COMPLETE_ROUNDS times. When it finds a mate for the same side,
  * its line is appended and the score becomes the distance of the whole line: the mate the
  * engine has shown, which the coordinator then replays. Anything else (no mate, the other
  * side's) leaves the line as the engine gave it, for the coordinator to judge. Returns 0, or
@@ -191,7 +196,7 @@ static int complete_mate(ply_analysis_t *a, const ply_analysis_job_t *job,
         return PLY_ENOMEM;
     }
     for (int i = 0; i < job->n_moves; i++) hist[i] = job->moves[i];
-    for (int round = 0; round < 8 && line->n_pv < mate_plies(line->score); round++) {
+    for (int round = 0; round < COMPLETE_ROUNDS && line->n_pv < mate_plies(line->score); round++) {
         const int done = line->n_pv;
         for (int i = 0; i < done; i++) hist[job->n_moves + i] = line->pv[i];
         ply_analysis_job_t sub = *job;
@@ -201,7 +206,9 @@ static int complete_mate(ply_analysis_t *a, const ply_analysis_job_t *job,
         sub.multipv = 1;
         sub.depth = mate_plies(line->score) - done + 2;
         if (sub.depth > PLY_SEARCH_MAX_PLY - 1) sub.depth = PLY_SEARCH_MAX_PLY - 1;
-        sub.nodes = job->nodes ? 10 * job->nodes : 0;
+        /* bounded whatever the job's limits, so that a long mate cannot outlast the lease */
+        sub.nodes = job->nodes ? 10 * job->nodes : COMPLETE_NODES;
+        sub.movetime_ms = job->movetime_ms ? job->movetime_ms / COMPLETE_ROUNDS + 1 : 0;
         memset(more, 0, sizeof *more);
         char how[200];
         if (a->ops->run(a, &sub, more, how, sizeof how) < 0 || more->n_lines < 1) break;

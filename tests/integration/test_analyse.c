@@ -127,6 +127,7 @@ static void uci_bestmove(char *out, size_t len)
     snprintf(out, len, "%.*s", (int)strcspn(b + 9, " "), b + 9);
     th_chat_send(&c, "quit");
     th_chat_close(&c, 5000);
+    free(th_chat_take(&c)); /* the transcript is the caller's to free */
 }
 
 /*

@@ -5,11 +5,13 @@
 #   make asan     the quick and net tests built with AddressSanitizer + UndefinedBehaviorSanitizer
 #   make tsan     the quick and net tests built with ThreadSanitizer (clang, LLVM OpenMP + Archer)
 #   make pgo      a profile-guided build in build/pgo (trained on ply bench)
+#   make deb      the Debian package build/deb/ply_VERSION_ARCH.deb (cpack; install: apt install ./FILE)
+#   make install  cmake --install of the release build (PREFIX=/usr/local by default)
 # scripts/bootstrap.sh installs the Debian packages first, then runs one of these.
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 CMAKE ?= cmake
 
-.PHONY: all build build-ci demo test test-release asan tsan quick pgo clean
+.PHONY: all build build-ci demo test test-release asan tsan quick pgo deb install clean
 
 all: build
 
@@ -54,6 +56,19 @@ pgo:
 	$(CMAKE) -S . -B build/pgo -DPLY_PGO=use >/dev/null
 	$(CMAKE) --build build/pgo -j $(JOBS) --clean-first
 	./build/pgo/bin/ply bench | tail -3
+
+# The Debian package, from its own Release tree with /usr as the prefix (so the
+# paths the man pages name are the installed ones) and without the tests.
+# Depends comes from dpkg-shlibdeps (dpkg-dev); CPack needs `file` to find the programs.
+deb:
+	$(CMAKE) -S . -B build/deb -DCMAKE_BUILD_TYPE=Release -DPLY_TESTS=OFF -DCMAKE_INSTALL_PREFIX=/usr >/dev/null
+	$(CMAKE) --build build/deb -j $(JOBS)
+	cd build/deb && cpack -G DEB >/dev/null
+	@ls build/deb/*.deb
+
+PREFIX ?= /usr/local
+install: build
+	$(CMAKE) --install build/release --prefix $(PREFIX)
 
 clean:
 	rm -rf build

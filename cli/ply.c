@@ -12,6 +12,7 @@
 #include "perft.h"
 #include "util/log.h"
 #include "util/process.h"
+#include "util/version.h"
 
 static void usage(FILE *out)
 {
@@ -39,7 +40,8 @@ static void usage(FILE *out)
         "  result    the answer of a run (e.g. one started with ply perft --detach)\n"
         "  cancel    stop a run of yours\n"
         "\n"
-        "Run 'ply <command> --help' for a command's options.\n"
+        "Run 'ply <command> --help' for a command's options; 'ply --version' prints the\n"
+        "version, the git commit, the slider kernel and OpenMP. The manual: man ply.\n"
         "Related programs: ply-coordinator (the cluster's coordinator), ply-worker (a compute "
         "node).\n");
 }
@@ -82,7 +84,13 @@ int main(int argc, char **argv)
         return 0;
     }
     if (!strcmp(cmd, "--version") || !strcmp(cmd, "version")) {
-        printf("ply %s (%s sliders)\n", PLY_VERSION, ply_perft_kernel_name());
+        char line[256];
+#ifdef _OPENMP
+        const long openmp = _OPENMP; /* ply links the worker's OpenMP perft in-process */
+#else
+        const long openmp = 0;
+#endif
+        puts(ply_version_line(line, sizeof line, "ply", ply_perft_kernel_name(), openmp));
         return 0;
     }
     if (!strcmp(cmd, "perft")) return ply_cmd_perft(argc - 1, argv + 1);

@@ -17,6 +17,7 @@
 #include "util/error.h"
 #include "util/log.h"
 #include "util/process.h"
+#include "util/version.h"
 
 static void usage(FILE *out)
 {
@@ -64,6 +65,7 @@ static void usage(FILE *out)
         "  -v, --verbose         log runs and workers (twice: every job)\n"
         "  -q, --quiet           log errors only\n"
         "  -h, --help            this text\n"
+        "      --version         print the version and git commit\n"
         "\n"
         "Exit status: 0 stopped by SIGINT/SIGTERM, 1 failure (e.g. cannot bind), 2 usage.\n");
 }
@@ -104,7 +106,8 @@ int main(int argc, char **argv)
         O_STATE,
         O_ARB_BUDGET,
         O_KEEP,
-        O_ADMIN
+        O_ADMIN,
+        O_VERSION
     };
     static const struct option opts[] = {
         {"bind", required_argument, NULL, O_BIND},
@@ -130,6 +133,7 @@ int main(int argc, char **argv)
         {"verbose", no_argument, NULL, 'v'},
         {"quiet", no_argument, NULL, 'q'},
         {"help", no_argument, NULL, 'h'},
+        {"version", no_argument, NULL, O_VERSION},
         {NULL, 0, NULL, 0},
     };
     if (ply_process_init("ply-coordinator") < 0) return 1;
@@ -217,6 +221,12 @@ int main(int argc, char **argv)
         case 'h':
             usage(stdout);
             return 0;
+        case O_VERSION: {
+            /* the coordinator links neither the fast engine nor OpenMP (DESIGN.md) */
+            char line[256];
+            puts(ply_version_line(line, sizeof line, "ply-coordinator", NULL, 0));
+            return 0;
+        }
         default:
             fprintf(stderr, "ply-coordinator: unknown or incomplete option \"%s\" (see --help)\n",
                     argv[optind - 1]);

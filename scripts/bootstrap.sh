@@ -6,12 +6,14 @@
 # stockfish is an independent reference in tests; iproute2 gives the multi-host test its
 # network namespaces (the test is skipped where they cannot be made); clang, its
 # sanitizer runtimes and LLVM's OpenMP (with the Archer tool) build the
-# ThreadSanitizer run of the tests (make tsan).
+# ThreadSanitizer run of the tests (make tsan). groff-base and man-db check the man
+# pages, bash-completion the completion script; dpkg-dev (dpkg-shlibdeps) and file
+# build the Debian package (make deb) and its test.
 set -eu
 
 PACKAGES="build-essential cmake pkg-config libzmq3-dev libczmq-dev libuv1-dev \
 libprotobuf-c-dev protobuf-c-compiler libsqlite3-dev libjansson-dev libcmocka-dev stockfish iproute2 \
-clang libclang-rt-14-dev libomp-14-dev"
+clang libclang-rt-14-dev libomp-14-dev groff-base man-db bash-completion dpkg-dev file"
 
 missing=""
 for p in $PACKAGES; do

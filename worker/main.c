@@ -14,12 +14,14 @@
 
 #include "analysis.h"
 #include "board/zobrist.h"
+#include "perft.h"
 #include "security.h"
 #include "service.h"
 #include "uci.h"
 #include "util/error.h"
 #include "util/log.h"
 #include "util/process.h"
+#include "util/version.h"
 
 static _Atomic int stop_flag;
 
@@ -67,7 +69,7 @@ static void usage(FILE *out)
             "  -v, --verbose           log progress to stderr (twice: debug)\n"
             "  -q, --quiet             log errors only\n"
             "  -h, --help              this text\n"
-            "      --version           print the version\n"
+            "      --version           print the version, git commit, slider kernel and OpenMP\n"
             "\n"
             "Exit status: 0 on an orderly stop, 1 on failure, 2 on bad usage.\n");
 }
@@ -177,7 +179,11 @@ int main(int argc, char **argv)
         case 'v': verbose++; break;
         case 'q': quiet = 1; break;
         case 'h': usage(stdout); return 0;
-        case OPT_VERSION: printf("ply-worker %s\n", PLY_VERSION); return 0;
+        case OPT_VERSION: {
+            char line[256];
+            puts(ply_version_line(line, sizeof line, "ply-worker", ply_perft_kernel_name(), _OPENMP));
+            return 0;
+        }
         default: usage(stderr); return 2;
         }
         if (bad) {

@@ -201,7 +201,7 @@ static int authorized(const conn_t *k)
     int ok = 0;
     if (ch) { /* "user:password": the password is the token */
         const char *s = (const char *)zchunk_data(ch);
-        size_t n = zchunk_size(ch);
+        size_t n = strnlen(s, zchunk_size(ch)); /* the chunk holds a terminating NUL too */
         const char *colon = memchr(s, ':', n);
         if (colon) ok = same_secret(colon + 1, n - (size_t)(colon + 1 - s), tok);
         zchunk_destroy(&ch);
@@ -211,11 +211,21 @@ static int authorized(const conn_t *k)
 
 /* ---------------------------------------------------------------- routing */
 
+static void refuse(conn_t *k);
+
 static void route(conn_t *k)
 {
+    if (k->status) { /* a limit was passed on the way (a body of its size is still read) */
+        refuse(k);
+        return;
+    }
     static const char challenge[] = "WWW-Authenticate: Basic realm=\"ply\", charset=\"UTF-8\"\r\n";
     if (!authorized(k)) {
         respond_text(k, 401, "401 unauthorized: send Authorization: Bearer TOKEN\n", challenge);
+        return;
+    }
+    if (k->parser.http_major != 1) { /* http_parser takes any one-digit version */
+        respond_text(k, 400, "400 bad request: HTTP/1.0 or HTTP/1.1 only\n", NULL);
         return;
     }
     int m = k->parser.method;
@@ -308,7 +318,7 @@ static int on_headers_complete(http_parser *p)
     k->headers_done = 1;
     if (p->content_length != ULLONG_MAX && p->content_length > PLY__HTTP_BODY_MAX) {
         k->status = 413;
-        return 2; /* stop: the error is answered below */
+        return -1; /* an error for http_parser (0, 1 and 2 go on): answered in on_read */
     }
     return 0;
 }

@@ -66,7 +66,6 @@ struct ply__http {
     unsigned nconns;
 };
 
-
 /* ------------------------------------------------------------ connections */
 
 static void on_handle_closed(uv_handle_t *h)
@@ -82,8 +81,10 @@ static void conn_close(conn_t *k)
     if (k->closing) return;
     k->closing = 1;
     struct ply__http *srv = k->srv;
-    if (k->prev) k->prev->next = k->next;
-    else srv->conns = k->next;
+    if (k->prev)
+        k->prev->next = k->next;
+    else
+        srv->conns = k->next;
     if (k->next) k->next->prev = k->prev;
     srv->nconns--;
     uv_timer_stop(&k->timer);
@@ -122,14 +123,22 @@ static void on_written(uv_write_t *req, int status)
 static const char *reason_of(int status)
 {
     switch (status) {
-    case 200: return "OK";
-    case 400: return "Bad Request";
-    case 401: return "Unauthorized";
-    case 404: return "Not Found";
-    case 405: return "Method Not Allowed";
-    case 413: return "Content Too Large";
-    case 500: return "Internal Server Error";
-    default: return "Error";
+    case 200:
+        return "OK";
+    case 400:
+        return "Bad Request";
+    case 401:
+        return "Unauthorized";
+    case 404:
+        return "Not Found";
+    case 405:
+        return "Method Not Allowed";
+    case 413:
+        return "Content Too Large";
+    case 500:
+        return "Internal Server Error";
+    default:
+        return "Error";
     }
 }
 
@@ -278,8 +287,10 @@ static int on_url(http_parser *p, const char *at, size_t n)
 {
     conn_t *k = p->data;
     if (head_add(k, n)) return 1;
-    if (k->url_len + n > URL_MAX) k->url_long = 1;
-    else memcpy(k->url + k->url_len, at, n), k->url_len += n, k->url[k->url_len] = 0;
+    if (k->url_len + n > URL_MAX)
+        k->url_long = 1;
+    else
+        memcpy(k->url + k->url_len, at, n), k->url_len += n, k->url[k->url_len] = 0;
     return 0;
 }
 
@@ -307,8 +318,10 @@ static int on_header_value(http_parser *p, const char *at, size_t n)
         if (k->in_auth && k->auth_len) k->auth_long = 1; /* given twice: refused */
     }
     if (!k->in_auth) return 0;
-    if (k->auth_len + n > AUTH_MAX) k->auth_long = 1;
-    else memcpy(k->auth + k->auth_len, at, n), k->auth_len += n, k->auth[k->auth_len] = 0;
+    if (k->auth_len + n > AUTH_MAX)
+        k->auth_long = 1;
+    else
+        memcpy(k->auth + k->auth_len, at, n), k->auth_len += n, k->auth[k->auth_len] = 0;
     return 0;
 }
 
@@ -371,8 +384,10 @@ static void on_read(uv_stream_t *s, ssize_t nread, const uv_buf_t *buf)
     if (nread < 0) { /* EOF or error */
         if (nread == UV_EOF && !k->answered && k->raw_bytes) {
             http_parser_execute(&k->parser, &settings, NULL, 0);
-            if (k->complete) route(k);
-            else refuse(k); /* a truncated request */
+            if (k->complete)
+                route(k);
+            else
+                refuse(k); /* a truncated request */
             return;
         }
         conn_close(k);
@@ -381,10 +396,13 @@ static void on_read(uv_stream_t *s, ssize_t nread, const uv_buf_t *buf)
     if (k->answered || !nread) return; /* drained */
     k->raw_bytes += (size_t)nread;
     if (!k->headers_done && k->raw_bytes > 2 * PLY__HTTP_HEAD_MAX) k->status = 413;
-    size_t used = k->status ? 0 : http_parser_execute(&k->parser, &settings, buf->base, (size_t)nread);
+    size_t used =
+        k->status ? 0 : http_parser_execute(&k->parser, &settings, buf->base, (size_t)nread);
     enum http_errno e = HTTP_PARSER_ERRNO(&k->parser);
-    if (k->complete) route(k);
-    else if (k->status || (e != HPE_OK && e != HPE_PAUSED) || used != (size_t)nread) refuse(k);
+    if (k->complete)
+        route(k);
+    else if (k->status || (e != HPE_OK && e != HPE_PAUSED) || used != (size_t)nread)
+        refuse(k);
 }
 
 /* -------------------------------------------------------------- listening */
@@ -436,8 +454,7 @@ static int parse_addr(const char *text, struct sockaddr_storage *sa, int *loopba
     host[hlen] = 0;
     char *end = NULL;
     unsigned long port = strtoul(colon + 1, &end, 10);
-    if (!colon[1] || *end || port > 65535 || colon[1] == '-' || colon[1] == '+')
-        return PLY_EINVAL;
+    if (!colon[1] || *end || port > 65535 || colon[1] == '-' || colon[1] == '+') return PLY_EINVAL;
     struct sockaddr_in *a4 = (struct sockaddr_in *)sa;
     struct sockaddr_in6 *a6 = (struct sockaddr_in6 *)sa;
     memset(sa, 0, sizeof *sa);
@@ -501,7 +518,8 @@ int ply__http_start(ply_coordinator_t *c, char *why, size_t why_len)
         port = ntohs(((struct sockaddr_in *)&got)->sin_port);
         snprintf(srv->endpoint, sizeof srv->endpoint, "%s:%d", ip, port);
     }
-    ply_info("status over HTTP on http://%s/%s", srv->endpoint, srv->token ? " (token required)" : "");
+    ply_info("status over HTTP on http://%s/%s", srv->endpoint,
+             srv->token ? " (token required)" : "");
     return 0;
 }
 

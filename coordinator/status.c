@@ -102,10 +102,10 @@ static void take_worker(ply_coordinator_t *c, const peer_t *p, ply__status_worke
     w->jobs_done = p->jobs_done;
     w->nodes = p->nodes;
     /* a rate older than two samples' spacing and a heartbeat is stale: it stopped counting */
-    w->nodes_per_second = p->hb_ms && ply_elapsed_ms(now, p->rate_ms) <= 2 * c->cfg.heartbeat_ms +
-                                                                               PLY__RATE_MIN_MS
-                              ? p->nps
-                              : 0;
+    w->nodes_per_second =
+        p->hb_ms && ply_elapsed_ms(now, p->rate_ms) <= 2 * c->cfg.heartbeat_ms + PLY__RATE_MIN_MS
+            ? p->nps
+            : 0;
     w->heartbeat_age_ms = (int64_t)ply_elapsed_ms(now, p->hb_ms ? p->hb_ms : p->last_seen_ms);
     for (const run_t *run = c->runs; run; run = run->next)
         w->excluded_runs += run->state == RUN_ACTIVE && ply__excluded(run, p->identity);

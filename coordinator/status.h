@@ -27,9 +27,9 @@ typedef struct ply__status_run {
     char state[16]; /* "splitting", "queued", "running", "done", "failed", "canceled" */
     int finished;   /* answered already (from the finished runs kept in memory) */
     char fen[PLY_ARB_FEN_MAX];
-    unsigned depth;         /* plies; 0: none asked (a search by nodes or time) */
-    uint64_t nodes_limit;   /* search: node budget per root move, 0: none */
-    uint32_t movetime_ms;   /* search: time per root move, 0: none */
+    unsigned depth;       /* plies; 0: none asked (a search by nodes or time) */
+    uint64_t nodes_limit; /* search: node budget per root move, 0: none */
+    uint32_t movetime_ms; /* search: time per root move, 0: none */
     uint32_t jobs_total, jobs_done, jobs_in_flight, jobs_queued;
     ply_u128_t nodes;       /* perft: the count so far (multiplicity x job counts); search:
                                nodes searched */
@@ -37,8 +37,8 @@ typedef struct ply__status_run {
     uint64_t time_ms;       /* computing time: from the first job out, without the queue */
     uint64_t queued_ms;     /* time it waited for its first job to go out */
     double nodes_per_second;
-    int64_t eta_ms;         /* -1: unknown; 0 once finished */
-    char verify[32];        /* "none", "sample=P", "all" */
+    int64_t eta_ms;  /* -1: unknown; 0 once finished */
+    char verify[32]; /* "none", "sample=P", "all" */
     uint32_t mismatches;
     char error[PLY__WHY_LEN]; /* why it failed or was canceled, "" */
 } ply__status_run_t;
@@ -48,7 +48,7 @@ typedef struct ply__status_worker {
     char identity[PLY__IDENT_LEN];
     char engine[PLY__ENGINE_LEN]; /* "builtin", "uci:<name>", "" (perft only) */
     uint32_t threads, hash_mib, zobrist_seed;
-    int perft, search;            /* the job kinds it runs */
+    int perft, search; /* the job kinds it runs */
     uint32_t jobs_in_flight;
     uint64_t jobs_done;
     ply_u128_t nodes; /* the counts of its results */
@@ -60,8 +60,8 @@ typedef struct ply__status_worker {
 typedef struct ply__status {
     uint64_t uptime_ms;
     ply_coordinator_counters_t counters;
-    ply_u128_t nodes_total; /* runs answered since start, plus the runs in memory now */
-    uint32_t threads;       /* of the connected workers */
+    ply_u128_t nodes_total;    /* runs answered since start, plus the runs in memory now */
+    uint32_t threads;          /* of the connected workers */
     uint32_t runs_by_state[6]; /* splitting, queued, running, done, failed, canceled (in memory) */
     size_t nruns;
     ply__status_run_t *runs; /* the runs in memory, then the finished ones, newest first */

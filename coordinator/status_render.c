@@ -31,7 +31,8 @@ static json_t *run_json(const ply__status_run_t *r)
     json_object_set_new(j, "depth", r->depth ? json_integer(r->depth) : json_null());
     json_object_set_new(j, "nodes_limit",
                         r->nodes_limit ? json_integer((json_int_t)r->nodes_limit) : json_null());
-    json_object_set_new(j, "movetime_ms", r->movetime_ms ? json_integer(r->movetime_ms) : json_null());
+    json_object_set_new(j, "movetime_ms",
+                        r->movetime_ms ? json_integer(r->movetime_ms) : json_null());
     json_t *jobs = json_object();
     json_object_set_new(jobs, "total", json_integer(r->jobs_total));
     json_object_set_new(jobs, "done", json_integer(r->jobs_done));
@@ -145,9 +146,12 @@ static const char *esc(const char *in, char *out, size_t len)
 {
     size_t w = 0;
     for (; *in && w + 3 < len; in++) {
-        if (*in == '\\' || *in == '"') out[w++] = '\\', out[w++] = *in;
-        else if (*in == '\n') out[w++] = '\\', out[w++] = 'n';
-        else out[w++] = *in;
+        if (*in == '\\' || *in == '"')
+            out[w++] = '\\', out[w++] = *in;
+        else if (*in == '\n')
+            out[w++] = '\\', out[w++] = 'n';
+        else
+            out[w++] = *in;
     }
     out[w] = 0;
     return out;
@@ -169,8 +173,9 @@ char *ply__status_metrics(const ply__status_t *s, size_t *len)
     sbuf_t b = {0};
     char n128[PLY_U128_DEC_LEN], e1[2 * PLY_MAX_TEXT + 8], e2[2 * PLY__IDENT_LEN + 8];
     const ply_coordinator_counters_t *k = &s->counters;
-    family(&b, "ply_nodes_total", "counter",
-           "Nodes of the runs since start: perft counts (multiplicity x job counts), search nodes.");
+    family(
+        &b, "ply_nodes_total", "counter",
+        "Nodes of the runs since start: perft counts (multiplicity x job counts), search nodes.");
     put(&b, "ply_nodes_total %s\n", ply_u128_to_dec(s->nodes_total, n128, sizeof n128));
     family(&b, "ply_jobs", "gauge", "Tasks of the runs in memory by state.");
     uint64_t jq = 0, jf = 0, jd = 0;
@@ -178,8 +183,9 @@ char *ply__status_metrics(const ply__status_t *s, size_t *len)
         if (!s->runs[i].finished)
             jq += s->runs[i].jobs_queued, jf += s->runs[i].jobs_in_flight,
                 jd += s->runs[i].jobs_done;
-    put(&b, "ply_jobs{state=\"queued\"} %" PRIu64 "\nply_jobs{state=\"in_flight\"} %" PRIu64
-            "\nply_jobs{state=\"done\"} %" PRIu64 "\n",
+    put(&b,
+        "ply_jobs{state=\"queued\"} %" PRIu64 "\nply_jobs{state=\"in_flight\"} %" PRIu64
+        "\nply_jobs{state=\"done\"} %" PRIu64 "\n",
         jq, jf, jd);
     family(&b, "ply_runs", "gauge",
            "Runs by state: those in memory, and the last finished ones the coordinator keeps.");
@@ -222,14 +228,13 @@ char *ply__status_metrics(const ply__status_t *s, size_t *len)
            "A worker's counting rate between its last two heartbeats.");
     for (size_t i = 0; i < s->nworkers; i++)
         put(&b, "ply_worker_nodes_per_second{worker=\"%s\",identity=\"%s\"} %.0f\n",
-            esc(s->workers[i].worker_id, e1, sizeof e1),
-            esc(s->workers[i].identity, e2, sizeof e2), s->workers[i].nodes_per_second);
+            esc(s->workers[i].worker_id, e1, sizeof e1), esc(s->workers[i].identity, e2, sizeof e2),
+            s->workers[i].nodes_per_second);
     family(&b, "ply_worker_heartbeat_age_seconds", "gauge",
            "Seconds since a worker's last heartbeat.");
     for (size_t i = 0; i < s->nworkers; i++)
         put(&b, "ply_worker_heartbeat_age_seconds{worker=\"%s\",identity=\"%s\"} %.3f\n",
-            esc(s->workers[i].worker_id, e1, sizeof e1),
-            esc(s->workers[i].identity, e2, sizeof e2),
+            esc(s->workers[i].worker_id, e1, sizeof e1), esc(s->workers[i].identity, e2, sizeof e2),
             (double)s->workers[i].heartbeat_age_ms / 1000.0);
     if (b.failed) {
         free(b.buf);

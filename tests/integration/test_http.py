@@ -9,7 +9,7 @@ process, then:
            independent parser (Debian's python3-prometheus-client) and that
            ply_nodes_total is the same count, and that / is one HTML page
            with no reference to another host;
-  abuse    sends raw bytes: garbage, random binary, a truncated request, a
+  abuse    while a perft(6) runs (119,060,324), sends raw bytes: garbage, random binary, a truncated request, a
            huge header, a large and a chunked body, other methods, unknown
            paths, slow and idle clients, many connections at once; each gets
            its 400/404/405/413 or is closed after the timeout, and then the
@@ -42,6 +42,7 @@ BIN = sys.argv[1]
 START_FEN = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1"
 PERFT5 = 4865609  # chessprogramming.org/Perft_Results, initial position, depth 5
 PERFT4 = 197281   # same table, depth 4
+PERFT6 = 119060324  # same table, depth 6
 TIMEOUT_MS = 1500  # --http-timeout-ms for these tests
 
 
@@ -239,6 +240,9 @@ def test_abuse():
         p = co.http
         get(p, "/status")
         rss0 = rss_kib(co.proc.pid)
+        # a run goes on meanwhile: its answer must be right
+        run = subprocess.Popen([os.path.join(BIN, "ply"), "perft", "-d", "6", "--coordinator",
+                                co.endpoint, "--json"], stdout=subprocess.PIPE, text=True)
         expect(p, b"garbage\r\n\r\n", 400, "garbage")
         expect(p, b"\x00\x01\x02\xff" * 64, 400, "binary")
         expect(p, b"GET /status HTTP/9.9\r\n\r\n", 400, "bad version")
@@ -293,15 +297,16 @@ def test_abuse():
         assert code == 200 and json.loads(body)["workers"], code
         assert perft(co, 4) == PERFT4
         fams, _ = metrics(p)
-        assert sample(fams, "ply_nodes", "ply_nodes_total") == PERFT4
+        assert sample(fams, "ply_nodes", "ply_nodes_total") == PERFT6 + PERFT4
         assert co.alive()
+        assert run.wait(120) == 0 and json.loads(run.stdout.read())["nodes"] == PERFT6
         rss1 = rss_kib(co.proc.pid)
         # bounded: nothing of the ~400 connections stays (a generous bound for the allocator)
         assert rss1 - rss0 < 16 * 1024, "resident memory grew from %d to %d KiB" % (rss0, rss1)
         print("abuse: resident memory %d KiB before, %d KiB after" % (rss0, rss1))
         print("abuse: 400/404/405/413 as expected, slow and idle clients closed after %.1f s, "
-              "%d of 40 connections past the cap closed at once; perft(4) = %d after" %
-              (took, refused, PERFT4))
+              "%d of 40 connections past the cap closed at once; perft(6) = %d meanwhile, "
+              "perft(4) = %d after" % (took, refused, PERFT6, PERFT4))
     finally:
         co.stop()
 

@@ -43,7 +43,8 @@ static json_t *run_json(const ply__status_run_t *r)
     json_object_set_new(j, "counted_nodes", json_integer((json_int_t)r->counted_nodes));
     json_object_set_new(j, "time_ms", json_integer((json_int_t)r->time_ms));
     json_object_set_new(j, "queued_ms", json_integer((json_int_t)r->queued_ms));
-    json_object_set_new(j, "nodes_per_second", json_integer((json_int_t)r->nodes_per_second));
+    json_object_set_new(j, "nodes_per_second",
+                        json_integer((json_int_t)(r->nodes_per_second + 0.5)));
     json_object_set_new(j, "eta_ms", r->eta_ms >= 0 ? json_integer(r->eta_ms) : json_null());
     json_object_set_new(j, "verify", json_string(r->verify[0] ? r->verify : "none"));
     json_object_set_new(j, "mismatches", json_integer(r->mismatches));
@@ -68,7 +69,8 @@ static json_t *worker_json(const ply__status_worker_t *w)
     json_object_set_new(j, "jobs_in_flight", json_integer(w->jobs_in_flight));
     json_object_set_new(j, "jobs_done", json_integer((json_int_t)w->jobs_done));
     json_object_set_new(j, "nodes", ply_json_count(w->nodes));
-    json_object_set_new(j, "nodes_per_second", json_integer((json_int_t)w->nodes_per_second));
+    json_object_set_new(j, "nodes_per_second",
+                        json_integer((json_int_t)(w->nodes_per_second + 0.5)));
     json_object_set_new(j, "heartbeat_age_ms", json_integer(w->heartbeat_age_ms));
     json_object_set_new(j, "excluded", json_boolean(w->excluded_runs > 0));
     json_object_set_new(j, "excluded_runs", json_integer(w->excluded_runs));

@@ -4,7 +4,7 @@
 Starts ply-coordinator with --http on a free loopback port and a ply-worker
 process, then:
   status   submits perft(5) of the start position with `ply perft`, polls
-           /status until the run is done with 4,865,609 nodes (the published
+           /status (each answer valid by coordinator/status.schema.json) until the run is done with 4,865,609 nodes (the published
            count: chessprogramming.org/Perft_Results), checks /metrics with an
            independent parser (Debian's python3-prometheus-client) and that
            ply_nodes_total is the same count, and that / is one HTML page
@@ -18,7 +18,7 @@ process, then:
            (Bearer or Basic); a non-loopback address is refused without
            --insecure or without a token.
 Usage: test_http.py BIN_DIR [status|abuse|token]  (all three by default)
-Exit 77 when python3-prometheus-client is missing.
+Exit 77 when python3-prometheus-client or python3-jsonschema is missing.
 """
 import base64
 import json
@@ -33,9 +33,10 @@ import tempfile
 import time
 
 try:
+    import jsonschema
     from prometheus_client.parser import text_string_to_metric_families
-except ImportError:
-    print("python3-prometheus-client is not installed: skipped")
+except ImportError as e:
+    print("%s (python3-prometheus-client, python3-jsonschema): skipped" % e)
     sys.exit(77)
 
 BIN = sys.argv[1]
@@ -44,6 +45,8 @@ PERFT5 = 4865609  # chessprogramming.org/Perft_Results, initial position, depth 
 PERFT4 = 197281   # same table, depth 4
 PERFT6 = 119060324  # same table, depth 6
 TIMEOUT_MS = 1500  # --http-timeout-ms for these tests
+SCHEMA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "coordinator",
+                      "status.schema.json")
 
 
 class Coordinator:
@@ -158,6 +161,12 @@ def sample(fams, family, name, **labels):
 
 def test_status():
     wid = 'w"http\\1'  # a quote and a backslash: escaped in /metrics label values
+    with open(SCHEMA) as f:
+        schema = json.load(f)
+    jsonschema.Draft202012Validator.check_schema(schema)
+    validator = jsonschema.Draft202012Validator(schema)
+    # the schema refuses what it should: a negative count, an unknown state, a missing field
+    assert not validator.is_valid({"coordinator": {}, "runs": [], "workers": []})
     co = Coordinator(worker_id=wid)
     try:
         wait_workers(co)
@@ -169,6 +178,7 @@ def test_status():
             code, head, body = get(co.http, "/status")
             assert code == 200 and "application/json" in head, (code, head)
             st = json.loads(body)
+            validator.validate(st)  # the schema kept in the repo
             for r in st["runs"]:
                 seen.add(r["state"])
                 if r["state"] == "done":

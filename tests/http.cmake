@@ -7,3 +7,10 @@ foreach(part status abuse token)
             ${CMAKE_RUNTIME_OUTPUT_DIRECTORY} ${part})
   set_tests_properties(http_${part} PROPERTIES TIMEOUT 180 LABELS "net" SKIP_RETURN_CODE 77)
 endforeach()
+# The snapshot's rendering alone (tests/unit/test_status_render.c): exact counts past 2^64,
+# escaped label values, HELP and TYPE before every family.
+ply_unit_test(test_status_render
+  SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/unit/test_status_render.c
+  LIBS ply_coordinator
+  LABELS quick
+  TIMEOUT 60)

@@ -62,6 +62,7 @@ static void take_run(ply_coordinator_t *c, run_t *run, ply__status_run_t *r, uin
     r->queued_ms = ply__run_queued_ms(run, now);
     r->nodes_per_second = r->time_ms ? (double)r->counted_nodes * 1000.0 / (double)r->time_ms : 0;
     double f = done_share(run);
+    r->progress = run->state == RUN_DONE ? 1 : f;
     r->eta_ms = f > 0 && f < 1 && r->time_ms ? (int64_t)((double)r->time_ms * (1 - f) / f) : -1;
     snprintf(r->verify, sizeof r->verify, "%s", run->verify_text);
     r->mismatches = run->mismatches;
@@ -84,6 +85,7 @@ static void take_finished(const finished_t *f, ply__status_run_t *r)
     r->time_ms = f->time_ms;
     r->nodes_per_second = f->time_ms ? (double)f->counted_nodes * 1000.0 / (double)f->time_ms : 0;
     r->eta_ms = 0;
+    r->progress = f->jobs_total ? (double)f->jobs_done / f->jobs_total : -1;
     snprintf(r->verify, sizeof r->verify, "%s", f->verify);
     r->mismatches = f->mismatches;
     snprintf(r->error, sizeof r->error, "%s", f->error);

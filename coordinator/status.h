@@ -38,6 +38,8 @@ typedef struct ply__status_run {
     uint64_t queued_ms;     /* time it waited for its first job to go out */
     double nodes_per_second;
     int64_t eta_ms;  /* -1: unknown; 0 once finished */
+    double progress; /* estimated work done, 0 to 1 (jobs weighted by their estimates);
+                        -1: not planned yet */
     char verify[32]; /* "none", "sample=P", "all" */
     uint32_t mismatches;
     char error[PLY__WHY_LEN]; /* why it failed or was canceled, "" */

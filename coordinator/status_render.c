@@ -45,6 +45,7 @@ static json_t *run_json(const ply__status_run_t *r)
     json_object_set_new(j, "queued_ms", json_integer((json_int_t)r->queued_ms));
     json_object_set_new(j, "nodes_per_second",
                         json_integer((json_int_t)(r->nodes_per_second + 0.5)));
+    json_object_set_new(j, "progress", r->progress >= 0 ? json_real(r->progress) : json_null());
     json_object_set_new(j, "eta_ms", r->eta_ms >= 0 ? json_integer(r->eta_ms) : json_null());
     json_object_set_new(j, "verify", json_string(r->verify[0] ? r->verify : "none"));
     json_object_set_new(j, "mismatches", json_integer(r->mismatches));
@@ -98,7 +99,7 @@ char *ply__status_json(const ply__status_t *s, size_t *len)
         json_array_append_new(workers, worker_json(&s->workers[i]));
     json_object_set(root, "runs", runs);
     json_object_set(root, "workers", workers);
-    text = ply_json_dumps(root, JSON_INDENT(1) | JSON_PRESERVE_ORDER);
+    text = ply_json_dumps(root, JSON_INDENT(1) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(6));
     if (text) *len = strlen(text);
 out:
     json_decref(co);

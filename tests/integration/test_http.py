@@ -191,6 +191,7 @@ def test_status():
         assert done["nodes"] == PERFT5, done["nodes"]
         assert done["jobs"]["done"] == done["jobs"]["total"] > 0, done["jobs"]
         assert done["jobs"]["in_flight"] == 0 and done["jobs"]["queued"] == 0, done["jobs"]
+        assert done["progress"] == 1 and done["eta_ms"] == 0, done
         assert st["coordinator"]["nodes_total"] == PERFT5
         w = st["workers"][0]
         assert w["worker_id"] == wid and w["threads"] == 1 and w["hash_mib"] == 16, w

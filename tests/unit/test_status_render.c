@@ -34,6 +34,7 @@ static void fill(ply__status_t *s, ply__status_run_t *run, ply__status_worker_t 
     run->nodes = ply_u128_make(109, 4404846019023345816ull);
     run->nodes_per_second = 1234.6;
     run->eta_ms = -1;
+    run->progress = 0.25;
     strcpy(w->worker_id, "a\"b\\c");
     strcpy(w->identity, "conn:00ab");
     w->threads = 8, w->hash_mib = 256, w->perft = 1;
@@ -100,6 +101,7 @@ static void test_json(void **state)
     assert_non_null(strstr(j, "\"nodes\": 2015099950053364471960,"));
     assert_non_null(strstr(j, "\"nodes_total\": 2015099950053364471960,"));
     assert_non_null(strstr(j, "\"eta_ms\": null,"));
+    assert_non_null(strstr(j, "\"progress\": 0.25,"));
     assert_non_null(strstr(j, "\"nodes_per_second\": 1235,"));
     assert_non_null(strstr(j, "\"worker_id\": \"a\\\"b\\\\c\","));
     assert_non_null(strstr(j, "\"excluded\": false,"));

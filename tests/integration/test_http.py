@@ -354,6 +354,12 @@ def test_token():
     assert "not ADDR:PORT" in refused("--http", "localhost")
     assert "not ADDR:PORT" in refused("--http", "127.0.0.1:99999")
     assert "needs --http" in refused("--http-token-file", tok)
+    busy = socket.socket()
+    busy.bind(("127.0.0.1", 0))
+    busy.listen(1)
+    err = refused("--http", "127.0.0.1:%d" % busy.getsockname()[1])
+    busy.close()
+    assert "cannot serve HTTP on" in err and "address already in use" in err, err
     with open(tok, "w") as f:
         f.write("\n")
     assert "is empty" in refused("--http", "127.0.0.1:0", "--http-token-file", tok)

@@ -62,6 +62,17 @@ typedef struct ply_coordinator_config {
     /* Largest job (estimated nodes) the rule engine recounts itself for --verify sample
      * and tie-breaks (~28 million nodes a second on one core); 0 = never. */
     uint64_t arbiter_budget;
+    /* Status over HTTP (http.h): "ADDR:PORT" to serve GET /status, /metrics and / on
+     * ("127.0.0.1:8080", "[::1]:0"; port 0: an ephemeral one, see
+     * ply_coordinator_http_endpoint), or NULL for none. A non-loopback address needs
+     * insecure or curve, and http_token. */
+    const char *http;
+    /* The bearer token every HTTP request must carry (copied), or NULL: then only a
+     * loopback address is served, and without a token. */
+    const char *http_token;
+    /* An HTTP connection that has not sent a whole request, or not taken its answer, within
+     * this many milliseconds is closed; config_init: 10000 (0: the default). */
+    unsigned http_timeout_ms;
 } ply_coordinator_config_t;
 
 /** Most worker_args a coordinator passes to its local workers. */
@@ -119,6 +130,7 @@ typedef struct ply_coordinator_counters {
     uint64_t results_computed; /* job results received from workers since start */
     uint64_t runs_restored;    /* unfinished runs read back from the state file at start */
     uint64_t results_restored; /* job results read back with them (never recomputed) */
+    uint64_t verify_mismatches; /* computations of a job found to disagree (verification) */
 } ply_coordinator_counters_t;
 
 /**
@@ -136,6 +148,13 @@ void ply_coordinator_counters(const ply_coordinator_t *c, ply_coordinator_counte
  * owned by the coordinator.
  */
 const char *ply_coordinator_worker_endpoint(const ply_coordinator_t *c);
+
+/**
+ * ply_coordinator_http_endpoint - the address the HTTP status server listens on, its port
+ * resolved ("127.0.0.1:41233", "[::1]:8080"), or NULL when there is none. Static storage
+ * owned by the coordinator.
+ */
+const char *ply_coordinator_http_endpoint(const ply_coordinator_t *c);
 
 /** ply_coordinator_destroy - free everything (stops spawned workers); NULLs *c; idempotent. */
 void ply_coordinator_destroy(ply_coordinator_t **c);

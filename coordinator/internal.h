@@ -118,6 +118,10 @@ typedef struct peer {
     uint64_t busy_us;     /* sum of its results' time_us: its own speed is nodes / busy_us */
     uint64_t hb_nodes;    /* the node count its last heartbeat carried */
     uint64_t progress_ms; /* when that count last advanced, or it last became busy */
+    /* its live rate (status.c): heartbeat node counts sampled at least PLY__RATE_MIN_MS apart */
+    uint64_t hb_ms;               /* when its last heartbeat came, or 0 */
+    uint64_t rate_nodes, rate_ms; /* the sample the rate is measured from */
+    double nps;                   /* nodes a second between its last two samples */
     int probation;        /* dropped as hung before: no jobs until its count advances */
     uint64_t probation_nodes, probation_until_ms;
 } peer_t;
@@ -311,6 +315,8 @@ typedef struct finished {
     int chess960, stats, want_split, verify_mode; /* what it computed (RunAsked) */
     int kind; /* its job kind (a Ply__JobKind); only perft's RunAsked is rebuilt from this */
     uint32_t verify_ppm;
+    uint64_t counted_nodes, time_ms; /* its rate's nodes and time (0 when read from the store) */
+    uint32_t mismatches;             /* verification mismatches found in it */
     char error[PLY__WHY_LEN];
     zmsg_t *reply; /* the RunResult or the Error the client got */
 } finished_t;
@@ -344,6 +350,7 @@ enum {
     CNT_RUNS_FAILED,
     CNT_WORKERS_HUNG,
     CNT_RESULTS_COMPUTED,
+    CNT_VERIFY_MISMATCHES,
     CNT_N
 };
 
@@ -372,6 +379,8 @@ enum {
 
 /* Remembers workers dropped as hung, so that a reconnect does not hand them jobs at once. */
 #define PLY__HUNG_KEEP 16
+/* A worker's live rate is measured over heartbeats at least this far apart (ms). */
+#define PLY__RATE_MIN_MS 500
 /* Results stored in one transaction at most (group commit, see ply__batch_flush). */
 #define PLY__BATCH_MAX 256
 
@@ -413,6 +422,8 @@ struct ply_coordinator {
     uint64_t hung_nodes[PLY__HUNG_KEEP];
     unsigned nhung;
     atomic_uint_fast64_t cnt[CNT_N];
+    ply_u128_t nodes_reaped; /* the nodes of every run answered since start (status.c) */
+    struct ply__http *http;  /* the HTTP status server (http.h), or NULL */
 };
 
 /** ply__count - add one to counter @which (a CNT_*) of @c. */
@@ -547,6 +558,10 @@ void ply__batch_flush(ply_coordinator_t *c);
  */
 int ply__result_store(ply_coordinator_t *c, const run_t *run, const ply_store_result_t *r,
                       char *why, size_t why_len);
+/** ply__run_state_name - "splitting", "queued", "running", "done", "failed" or "canceled". */
+const char *ply__run_state_name(const run_t *run);
+/** ply__run_in_flight - the tasks of @run that workers hold now. */
+uint32_t ply__run_in_flight(ply_coordinator_t *c, const run_t *run);
 /** ply__reap_runs - answer, record in the state file and free every run that is done or failed. */
 void ply__reap_runs(ply_coordinator_t *c);
 

@@ -62,6 +62,16 @@ static void usage(FILE *out)
         "  --admin-keys DIR      client keys (NAME.key) that may read and cancel every run;\n"
         "                        others only their own (needs --curve)\n"
         "  --insecure            without --curve, bind more than loopback (plaintext, anyone)\n"
+        "  --http ADDR:PORT      serve the status over HTTP: GET /status (JSON), /metrics\n"
+        "                        (Prometheus text), / (a live page), e.g. 127.0.0.1:8080,\n"
+        "                        [::1]:8080, port 0 for a free one (printed at start-up);\n"
+        "                        an address other than loopback needs --insecure or --curve\n"
+        "                        and --http-token-file\n"
+        "  --http-token-file FILE  every HTTP request must carry the token on FILE's first\n"
+        "                        line: Authorization: Bearer TOKEN (or Basic, any user,\n"
+        "                        the token as password)\n"
+        "  --http-timeout-ms N   close an HTTP connection that has not sent its request and\n"
+        "                        taken the answer within N ms (default 10000)\n"
         "  -v, --verbose         log runs and workers (twice: every job)\n"
         "  -q, --quiet           log errors only\n"
         "  -h, --help            this text\n"
@@ -81,6 +91,33 @@ static int parse_uint(const char *opt, const char *s, unsigned *out)
         return 2;
     }
     *out = (unsigned)v;
+    return 0;
+}
+
+/*
+ * Reads the HTTP token: the first line of @path, without its line end. 0, or -1 after
+ * printing why (unreadable, empty, longer than @len - 1 bytes, a control character).
+ */
+static int read_token(const char *path, char *buf, size_t len)
+{
+    FILE *f = fopen(path, "r");
+    if (!f) {
+        fprintf(stderr, "ply-coordinator: --http-token-file %s: %s\n", path, strerror(errno));
+        return -1;
+    }
+    int ok = fgets(buf, (int)len, f) != NULL;
+    fclose(f);
+    size_t n = ok ? strlen(buf) : 0;
+    while (n && (buf[n - 1] == '\n' || buf[n - 1] == '\r')) buf[--n] = 0;
+    const char *why = !n                ? "is empty"
+                      : n >= len - 1    ? "holds a token longer than 510 bytes"
+                      : NULL;
+    for (size_t i = 0; !why && i < n; i++)
+        if ((unsigned char)buf[i] < 0x21 || buf[i] == 0x7f) why = "holds a space or a control character";
+    if (why) {
+        fprintf(stderr, "ply-coordinator: --http-token-file %s %s\n", path, why);
+        return -1;
+    }
     return 0;
 }
 
@@ -107,7 +144,10 @@ int main(int argc, char **argv)
         O_ARB_BUDGET,
         O_KEEP,
         O_ADMIN,
-        O_VERSION
+        O_VERSION,
+        O_HTTP,
+        O_HTTP_TOKEN,
+        O_HTTP_TIMEOUT
     };
     static const struct option opts[] = {
         {"bind", required_argument, NULL, O_BIND},
@@ -130,6 +170,9 @@ int main(int argc, char **argv)
         {"state", required_argument, NULL, O_STATE},
         {"arbiter-budget", required_argument, NULL, O_ARB_BUDGET},
         {"keep-runs", required_argument, NULL, O_KEEP},
+        {"http", required_argument, NULL, O_HTTP},
+        {"http-token-file", required_argument, NULL, O_HTTP_TOKEN},
+        {"http-timeout-ms", required_argument, NULL, O_HTTP_TIMEOUT},
         {"verbose", no_argument, NULL, 'v'},
         {"quiet", no_argument, NULL, 'q'},
         {"help", no_argument, NULL, 'h'},
@@ -142,7 +185,8 @@ int main(int argc, char **argv)
     cfg.handle_signals = 1;
     int verbose = 0, quiet = 0, opt, rc = 0, curve = 0;
     const char *local_opt = NULL; /* the last option given for local workers */
-    const char *cert = NULL, *allow = NULL, *allow_clients = NULL;
+    const char *cert = NULL, *allow = NULL, *allow_clients = NULL, *token_file = NULL;
+    char token[512];
     opterr = 0;
     while (rc == 0 && (opt = getopt_long(argc, argv, "vqh", opts, NULL)) != -1) {
         switch (opt) {
@@ -212,6 +256,19 @@ int main(int argc, char **argv)
         case O_KEEP:
             rc = parse_uint("--keep-runs", optarg, &cfg.keep_runs);
             break;
+        case O_HTTP:
+            cfg.http = optarg;
+            break;
+        case O_HTTP_TOKEN:
+            token_file = optarg;
+            break;
+        case O_HTTP_TIMEOUT:
+            rc = parse_uint("--http-timeout-ms", optarg, &cfg.http_timeout_ms);
+            if (rc == 0 && !cfg.http_timeout_ms) {
+                fprintf(stderr, "ply-coordinator: --http-timeout-ms must be at least 1\n");
+                rc = 2;
+            }
+            break;
         case 'v':
             verbose++;
             break;
@@ -264,6 +321,14 @@ int main(int argc, char **argv)
                         "(and --admin-keys) need --curve (see --help)\n");
         return 2;
     }
+    if (token_file && !cfg.http) {
+        fprintf(stderr, "ply-coordinator: --http-token-file needs --http ADDR:PORT\n");
+        return 2;
+    }
+    if (token_file) {
+        if (read_token(token_file, token, sizeof token) < 0) return 1;
+        cfg.http_token = token;
+    }
     if (curve && cfg.spawn_workers) {
         fprintf(stderr, "ply-coordinator: --local-workers cannot be combined with --curve (local "
                         "workers have no keys); start ply-worker --curve instead\n");
@@ -301,6 +366,9 @@ int main(int argc, char **argv)
         fprintf(stderr, "ply-coordinator: listening on %s\n", ply_coordinator_endpoint(c));
     ply_coordinator_counters_t k;
     ply_coordinator_counters(c, &k);
+    if (!quiet && cfg.http)
+        fprintf(stderr, "ply-coordinator: status over HTTP on http://%s/\n",
+                ply_coordinator_http_endpoint(c));
     if (!quiet && k.runs_restored)
         fprintf(stderr,
                 "ply-coordinator: resuming %llu unfinished run(s) from %s (%llu job results read "

@@ -78,6 +78,9 @@ static void finished_add(ply_coordinator_t *c, run_t *run, const char *state, zm
     f->jobs_done = (uint32_t)run->done;
     f->nodes = run->nodes;
     f->elapsed_ms = ply_time_ms() - run->submitted_ms;
+    f->counted_nodes = run->counted_nodes;
+    f->time_ms = ply__run_time_ms(run, ply_time_ms());
+    f->mismatches = run->mismatches;
     f->depth = run->depth;
     snprintf(f->fen, sizeof f->fen, "%s", run->fen);
     snprintf(f->verify, sizeof f->verify, "%s", run->verify_text);
@@ -210,7 +213,7 @@ static zmsg_t *build_error(int code, const char *message, uint64_t run_id)
     return ply_msg_encode(&m);
 }
 
-static const char *run_state_name(const run_t *run)
+const char *ply__run_state_name(const run_t *run)
 {
     if (run->state == RUN_SPLITTING) return "splitting";
     if (run->state == RUN_DONE) return "done";
@@ -218,8 +221,7 @@ static const char *run_state_name(const run_t *run)
     return run->started ? "running" : "queued";
 }
 
-/* Tasks of @run held by workers right now. */
-static uint32_t tasks_in_flight(ply_coordinator_t *c, const run_t *run)
+uint32_t ply__run_in_flight(ply_coordinator_t *c, const run_t *run)
 {
     uint32_t n = 0;
     for (peer_t *p = c->peers; p; p = p->next)
@@ -241,14 +243,14 @@ void ply__fill_progress(ply_coordinator_t *c, Ply__RunProgress *rp, Ply__RunAske
     rp->has_run_id = 1;
     if (run) {
         rp->run_id = run->id;
-        rp->state = (char *)run_state_name(run);
+        rp->state = (char *)ply__run_state_name(run);
         rp->has_jobs_total = 1, rp->jobs_total = (uint32_t)run->njobs;
         rp->has_jobs_done = 1, rp->jobs_done = (uint32_t)run->done;
         run->kind->fill_progress(run, rp); /* its count, what it computes */
         rp->has_elapsed_ms = 1, rp->elapsed_ms = ply_time_ms() - run->submitted_ms;
         rp->verify = (char *)run->verify_text;
         rp->has_results_restored = 1, rp->results_restored = run->results_restored;
-        rp->has_jobs_in_flight = 1, rp->jobs_in_flight = tasks_in_flight(c, run);
+        rp->has_jobs_in_flight = 1, rp->jobs_in_flight = ply__run_in_flight(c, run);
         rp->has_queued_ms = 1, rp->queued_ms = ply__run_queued_ms(run, ply_time_ms());
         if (run->state == RUN_ACTIVE && !run->started) { /* "queued": say behind what */
             rp->has_runs_ahead = 1;
@@ -403,6 +405,7 @@ void ply__reap_runs(ply_coordinator_t *c)
         }
         *pp = run->next;
         withdraw_jobs(c, run);
+        ply_u128_add(&c->nodes_reaped, run->nodes); /* ply_nodes_total never goes back */
         zmsg_t *reply;
         const char *state;
         if (run->state == RUN_DONE) {

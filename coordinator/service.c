@@ -43,6 +43,7 @@
 #include <czmq.h>
 #include <uv.h>
 
+#include "http.h"
 #include "kind.h"
 #include "util/error.h"
 #include "util/log.h"
@@ -501,6 +502,7 @@ static void begin_shutdown(ply_coordinator_t *c, const char *why)
     m.bye = &bye;
     for (peer_t *p = c->peers; p; p = p->next)
         if (p->kind == PEER_WORKER) ply__send_msg(c, p->rid, &m);
+    ply__http_close(c);
     if (c->handles_ok) {
         uv_poll_stop(&c->poll);
         uv_close((uv_handle_t *)&c->poll, NULL);
@@ -530,6 +532,7 @@ void ply_coordinator_config_init(ply_coordinator_config_t *cfg)
     cfg->arbiter_budget = PLY_COORDINATOR_ARBITER_BUDGET;
     cfg->worker_hash_mib = 256; /* ply-worker's own default */
     cfg->keep_runs = 20;
+    cfg->http_timeout_ms = 10000;
 }
 
 /* Binds every comma-separated endpoint; records the first and the first tcp one. */
@@ -693,6 +696,7 @@ ply_coordinator_t *ply_coordinator_new(const ply_coordinator_config_t *cfg, char
         r = bind_all(c, why, why_len);
     }
     if (r == 0) r = init_handles(c, why, why_len);
+    if (r == 0 && cfg->http) r = ply__http_start(c, why, why_len);
     if (r == 0) r = start_workers(c, why, why_len);
     if (r < 0) {
         ply_coordinator_destroy(&c);
@@ -729,6 +733,7 @@ void ply_coordinator_counters(const ply_coordinator_t *c, ply_coordinator_counte
     out->runs_failed = LOAD(CNT_RUNS_FAILED);
     out->workers_hung = LOAD(CNT_WORKERS_HUNG);
     out->results_computed = LOAD(CNT_RESULTS_COMPUTED);
+    out->verify_mismatches = LOAD(CNT_VERIFY_MISMATCHES);
 #undef LOAD
     out->runs_restored = c->runs_restored;
     out->results_restored = c->results_restored;
@@ -790,6 +795,7 @@ void ply_coordinator_destroy(ply_coordinator_t **cp)
     zsock_destroy(&c->router);
     ply_store_close(&c->store);
     ply_keydir_destroy(&c->admins);
+    ply__http_free(c);
     free(c->procs);
     free(c->bind);
     free(c->worker_exe);

@@ -264,6 +264,7 @@ static void settle(ply_coordinator_t *c, run_t *run, size_t idx, int live)
         v->mismatch = 1;
         v->dissent = -1;
         run->mismatches++;
+        ply__count(run->c, CNT_VERIFY_MISMATCHES);
         mm_add(run, idx);
         ply_warn("run %" PRIu64 ": job %" PRIu64 " (%s): %s, %s: %s", run->id, run->job_base + idx,
                  fen, a, b,

@@ -223,6 +223,14 @@ void ply__on_worker_message(ply_coordinator_t *c, zframe_t *rid, peer_t *p, ply_
     case PLY__MESSAGE__BODY_HEARTBEAT: {
         /* the node count is the worker's proof of progress (hang detection) */
         const Ply__Heartbeat *hb = msg->heartbeat;
+        uint64_t now = ply_time_ms();
+        p->hb_ms = now;
+        if (hb->has_nodes && (!p->rate_ms || hb->nodes < p->rate_nodes)) { /* first, or restarted */
+            p->rate_nodes = hb->nodes, p->rate_ms = now;
+        } else if (hb->has_nodes && now - p->rate_ms >= PLY__RATE_MIN_MS) {
+            p->nps = (double)(hb->nodes - p->rate_nodes) * 1000.0 / (double)(now - p->rate_ms);
+            p->rate_nodes = hb->nodes, p->rate_ms = now;
+        }
         if (hb->has_nodes && hb->nodes != p->hb_nodes) {
             p->hb_nodes = hb->nodes;
             p->progress_ms = ply_time_ms();

@@ -3,7 +3,9 @@
 #   scripts/bootstrap.sh demo   install what is missing, build, run the main job
 #   scripts/bootstrap.sh test   install what is missing, build, run the whole test suite
 # Installs Debian packages with apt-get (as root, or through sudo), never anything else.
-# stockfish is an independent reference in tests; iproute2 gives the multi-host test its
+# stockfish is an independent reference in tests; libhttp-parser-dev parses the
+# coordinator's HTTP requests, and python3-prometheus-client and python3-jsonschema
+# check its /metrics and /status in a test; iproute2 gives the multi-host test its
 # network namespaces (the test is skipped where they cannot be made); clang, its
 # sanitizer runtimes and LLVM's OpenMP (with the Archer tool) build the
 # ThreadSanitizer run of the tests (make tsan). groff-base and man-db check the man
@@ -12,7 +14,8 @@
 set -eu
 
 PACKAGES="build-essential cmake pkg-config libzmq3-dev libczmq-dev libuv1-dev \
-libprotobuf-c-dev protobuf-c-compiler libsqlite3-dev libjansson-dev libcmocka-dev stockfish iproute2 \
+libprotobuf-c-dev protobuf-c-compiler libsqlite3-dev libjansson-dev libcmocka-dev libhttp-parser-dev \
+stockfish iproute2 python3 python3-prometheus-client python3-jsonschema \
 clang libclang-rt-14-dev libomp-14-dev groff-base man-db bash-completion dpkg-dev file"
 
 missing=""

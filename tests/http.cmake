@@ -1,0 +1,16 @@
+# Status over HTTP (coordinator/http.h), through ply-coordinator --http with a real worker:
+# /status and /metrics after a perft run (the metrics read by Debian's python3-prometheus-client),
+# the page, malformed, oversized, slow and many requests, and the token (tests/integration/test_http.py).
+foreach(part status abuse token)
+  add_test(NAME http_${part}
+    COMMAND /usr/bin/python3 ${CMAKE_CURRENT_SOURCE_DIR}/integration/test_http.py
+            ${CMAKE_RUNTIME_OUTPUT_DIRECTORY} ${part})
+  set_tests_properties(http_${part} PROPERTIES TIMEOUT 180 LABELS "net" SKIP_RETURN_CODE 77)
+endforeach()
+# The snapshot's rendering alone (tests/unit/test_status_render.c): exact counts past 2^64,
+# escaped label values, HELP and TYPE before every family.
+ply_unit_test(test_status_render
+  SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/unit/test_status_render.c
+  LIBS ply_coordinator
+  LABELS quick
+  TIMEOUT 60)

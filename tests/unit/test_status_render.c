@@ -1,0 +1,137 @@
+/*
+ * coordinator/status_render.c: a hand-made status snapshot as /status JSON and
+ * /metrics text. Expected values: the start position's perft(15) =
+ * 2015099950053364471960 (OEIS A048987; its 64-bit words 109 and
+ * 4404846019023345816 computed with Python's integers) must print with every
+ * digit in both; label values escape \ as \\, " as \" and a newline as \n
+ * (prometheus.io/docs/instrumenting/exposition_formats, "Text format
+ * details"); every metric family has one HELP and one TYPE line before its
+ * samples.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "status.h"
+
+static void fill(ply__status_t *s, ply__status_run_t *run, ply__status_worker_t *w)
+{
+    memset(s, 0, sizeof *s);
+    memset(run, 0, sizeof *run);
+    memset(w, 0, sizeof *w);
+    run->id = 42;
+    strcpy(run->kind, "perft");
+    strcpy(run->state, "running");
+    strcpy(run->fen, "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1");
+    run->depth = 15;
+    run->jobs_total = 10, run->jobs_done = 4, run->jobs_in_flight = 2, run->jobs_queued = 4;
+    run->nodes = ply_u128_make(109, 4404846019023345816ull);
+    run->nodes_per_second = 1234.6;
+    run->eta_ms = -1;
+    run->progress = 0.25;
+    strcpy(w->worker_id, "a\"b\\c");
+    strcpy(w->identity, "conn:00ab");
+    w->threads = 8, w->hash_mib = 256, w->perft = 1;
+    w->nodes_per_second = 5e8;
+    w->heartbeat_age_ms = 250;
+    s->runs = run, s->nruns = 1;
+    s->workers = w, s->nworkers = 1;
+    s->nodes_total = run->nodes;
+    s->threads = 8;
+    s->runs_by_state[2] = 1; /* running */
+    s->counters.verify_mismatches = 3;
+}
+
+static void test_metrics(void **state)
+{
+    (void)state;
+    ply__status_t s;
+    ply__status_run_t run;
+    ply__status_worker_t w;
+    fill(&s, &run, &w);
+    size_t len = 0;
+    char *m = ply__status_metrics(&s, &len);
+    assert_non_null(m);
+    assert_int_equal(strlen(m), len);
+    assert_non_null(strstr(m, "\nply_nodes_total 2015099950053364471960\n"));
+    assert_non_null(strstr(m, "\nply_jobs{state=\"in_flight\"} 2\n"));
+    assert_non_null(strstr(m, "\nply_jobs{state=\"queued\"} 4\n"));
+    assert_non_null(strstr(m, "\nply_runs{state=\"running\"} 1\n"));
+    assert_non_null(strstr(m, "\nply_verify_mismatches_total 3\n"));
+    assert_non_null(strstr(m, "\nply_workers_connected 1\n"));
+    assert_non_null(
+        strstr(m, "\nply_worker_nodes_per_second{worker=\"a\\\"b\\\\c\",identity=\"conn:00ab\"} "
+                  "500000000\n"));
+    assert_non_null(strstr(m, "\nply_run_nodes_per_second{run=\"42\",kind=\"perft\"} 1235\n"));
+    /* every sample's family was announced by a HELP and a TYPE line just before */
+    int families = 0;
+    for (char *line = m; *line; line = strchr(line, '\n') + 1) {
+        if (strncmp(line, "# HELP ", 7) == 0) {
+            char name[96];
+            assert_int_equal(sscanf(line + 7, "%95s", name), 1);
+            char *next = strchr(line, '\n') + 1;
+            char type[128];
+            snprintf(type, sizeof type, "# TYPE %s ", name);
+            assert_memory_equal(next, type, strlen(type));
+            families++;
+        }
+        assert_non_null(strchr(line, '\n')); /* the text ends with a line end */
+    }
+    assert_true(families >= 15);
+    free(m);
+}
+
+static void test_json(void **state)
+{
+    (void)state;
+    ply__status_t s;
+    ply__status_run_t run;
+    ply__status_worker_t w;
+    fill(&s, &run, &w);
+    size_t len = 0;
+    char *j = ply__status_json(&s, &len);
+    assert_non_null(j);
+    assert_int_equal(strlen(j), len);
+    assert_non_null(strstr(j, "\"nodes\": 2015099950053364471960,"));
+    assert_non_null(strstr(j, "\"nodes_total\": 2015099950053364471960,"));
+    assert_non_null(strstr(j, "\"eta_ms\": null,"));
+    assert_non_null(strstr(j, "\"progress\": 0.25,"));
+    assert_non_null(strstr(j, "\"nodes_per_second\": 1235,"));
+    assert_non_null(strstr(j, "\"worker_id\": \"a\\\"b\\\\c\","));
+    assert_non_null(strstr(j, "\"excluded\": false,"));
+    assert_non_null(strstr(j, "\"in_flight\": 2,"));
+    free(j);
+}
+
+static void test_empty(void **state)
+{
+    (void)state;
+    ply__status_t s;
+    memset(&s, 0, sizeof s);
+    size_t len = 0;
+    char *j = ply__status_json(&s, &len);
+    assert_non_null(j);
+    assert_non_null(strstr(j, "\"runs\": []"));
+    assert_non_null(strstr(j, "\"workers\": []"));
+    free(j);
+    char *m = ply__status_metrics(&s, &len);
+    assert_non_null(m);
+    assert_non_null(strstr(m, "\nply_nodes_total 0\n"));
+    free(m);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_metrics),
+        cmocka_unit_test(test_json),
+        cmocka_unit_test(test_empty),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -33,3 +33,12 @@ target_compile_definitions(test_progress_cli PRIVATE
 add_dependencies(test_progress_cli ply)
 add_test(NAME progress_cli COMMAND test_progress_cli)
 set_tests_properties(progress_cli PROPERTIES TIMEOUT 600 LABELS net SKIP_RETURN_CODE 77)
+
+# Connection problems told apart at once: bad endpoint, unknown host, refused, wrong CURVE
+# server key (tests/integration/test_connect.c).
+add_executable(test_connect integration/test_connect.c integration/harness.c)
+target_link_libraries(test_connect PRIVATE ply_flags PkgConfig::CMOCKA PkgConfig::JANSSON)
+target_compile_definitions(test_connect PRIVATE PLY_BIN_DIR="${CMAKE_RUNTIME_OUTPUT_DIRECTORY}")
+add_dependencies(test_connect ply ply-worker ply-coordinator)
+add_test(NAME connect_errors COMMAND test_connect)
+set_tests_properties(connect_errors PROPERTIES TIMEOUT 300 LABELS net SKIP_RETURN_CODE 77)

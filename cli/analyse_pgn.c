@@ -374,6 +374,7 @@ static char *annotator(const ply_apgn_args_t *a, char *buf, size_t len)
 /* Writes the annotated game and its JSON. Returns 0 or PLY_EIO / PLY_ENOMEM. */
 static int emit(apgn_t *ap, game_work_t *w, const ply_pgn_game_t *src)
 {
+    ply_progress_clear(&ap->bar); /* the game may go to the same terminal */
     ply_pa_move_t *moves = calloc((size_t)w->g.nplies + 1, sizeof *moves);
     if (!moves) return PLY_ENOMEM;
     ply_pa_summary_t sum;

@@ -45,6 +45,7 @@ static void test_bad_endpoint(void **state)
     expect("ply perft --coordinator tcp://::1:5555 -d 3", 2, "an IPv6 address goes in brackets");
     expect("ply analyse startpos -d 3 --coordinator udp://coord:5555", 2, "bad endpoint");
     expect("ply status --coordinator coord:5555", 2, "bad endpoint 'coord:5555'");
+    expect("ply bench --cluster --coordinator coord:5555", 2, "bad endpoint 'coord:5555'");
     expect("ply-worker --connect localhost:5555", 2, "bad endpoint 'localhost:5555'");
 }
 

@@ -93,8 +93,8 @@ static int parse_uint(const char *s, unsigned long max, unsigned long *out)
 static int connect_probe(const ply_worker_config_t *cfg)
 {
     char why[512];
-    int rc = ply_endpoint_probe_wait(cfg->endpoint, 3000, cfg->exit_on_bye ? 1500 : 0, why,
-                                     sizeof why);
+    int rc =
+        ply_endpoint_probe_wait(cfg->endpoint, 3000, cfg->exit_on_bye ? 1500 : 0, why, sizeof why);
     if (rc == 0) return 0;
     if (rc == PLY_ECONNECT && !cfg->exit_on_bye) {
         fprintf(stderr, "ply-worker: %s; trying again until it answers\n", why);

@@ -15,16 +15,23 @@ CMAKE ?= cmake
 
 all: build
 
+# Quiet builds: one progress line, any warnings, "built N targets"; the whole output is
+# in build/PRESET.log, and printed (without make's progress lines) when the build fails.
+# VERBOSE=1 shows everything as it comes.
+QUIET_BUILD = CMAKE="$(CMAKE)" ./scripts/quiet-build.sh
+ifdef VERBOSE
+QUIET_BUILD = verbose_build() { $(CMAKE) --preset $$1 && $(CMAKE) --build --preset $$1 -j $$2; }; verbose_build
+endif
+
 build:
-	$(CMAKE) --preset release >/dev/null
-	$(CMAKE) --build --preset release -j $(JOBS)
+	@$(QUIET_BUILD) release $(JOBS)
 
 demo: build
-	./build/release/bin/ply perft -d 6
+	@echo '$$ ply perft -d 6'
+	@./build/release/bin/ply perft -d 6
 
 build-ci:
-	$(CMAKE) --preset ci >/dev/null
-	$(CMAKE) --build --preset ci -j $(JOBS)
+	@$(QUIET_BUILD) ci $(JOBS)
 
 test: test-release asan tsan
 
@@ -34,13 +41,11 @@ test-release: build-ci
 # Sanitizer runs: the same sources, the quick and net tests (the presets filter
 # by label and scale the time limits). Any report fails the test that showed it.
 asan:
-	$(CMAKE) --preset asan-ubsan >/dev/null
-	$(CMAKE) --build --preset asan-ubsan -j $(JOBS) >/dev/null
+	@$(QUIET_BUILD) asan-ubsan $(JOBS)
 	ctest --preset asan-ubsan -j $(JOBS)
 
 tsan:
-	$(CMAKE) --preset tsan >/dev/null
-	$(CMAKE) --build --preset tsan -j $(JOBS) >/dev/null
+	@$(QUIET_BUILD) tsan $(JOBS)
 	ctest --preset tsan -j $(JOBS)
 
 quick: build-ci

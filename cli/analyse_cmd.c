@@ -23,6 +23,7 @@
 #include "epd_expect.h"
 #include "json_exact.h"
 #include "position.h"
+#include "progress.h"
 #include "session.h"
 #include "session_opts.h"
 #include "util/error.h"
@@ -74,7 +75,8 @@ static void usage(FILE *out)
         "      --epd FILE          analyse every record of FILE (bm/am moves, id): a record is\n"
         "                          solved when the top move is a bm and none of am\n"
         "      --json              print one JSON object instead of text\n"
-        "  -q, --quiet             no progress on stderr\n"
+        "  -q, --quiet             no progress on stderr (by default: the live table on a\n"
+        "                          terminal, a plain line every 5 s in a log)\n"
         "  -t, --threads N         worker threads (default: one per core; with --engine uci\n"
         "                          also the engine's Threads)\n"
         "      --hash MIB          worker table, MiB (default 256; with --engine uci also the\n"
@@ -95,12 +97,13 @@ static void usage(FILE *out)
 /* ---- progress ------------------------------------------------------------------------ */
 
 typedef struct progress {
-    uint64_t start_ms, last_ms;
-    int drawn; /* terminal lines drawn by the last redraw */
+    ply_progress_t bar; /* the shared display (progress.h) */
+    int drawn;          /* terminal lines drawn by the last redraw of the live table */
+    int epd;            /* a suite: the bar counts its positions, not one run's moves */
+    uint64_t epd_done, epd_total;
+    ply_u128_t nodes_done; /* a suite: nodes of the records done */
 } progress_t;
 
-/* How often a run whose stderr is not a terminal logs a progress line, ms. */
-#define PROGRESS_LOG_MS 5000
 /* Rows of the live table (the best so far): it must fit a terminal to redraw in place. */
 #define LIVE_ROWS 10
 
@@ -108,6 +111,7 @@ static void erase_live(progress_t *ps)
 {
     if (ps->drawn) fprintf(stderr, "\033[%dA\033[J", ps->drawn);
     ps->drawn = 0;
+    ply_progress_clear(&ps->bar);
 }
 
 static int by_key(const void *x, const void *y)
@@ -126,26 +130,34 @@ static void live_line(const char *text, int width)
 
 /*
  * On a terminal: the best root moves so far and a status line, redrawn in place as moves
- * finish; elsewhere (a log): a status line every few seconds.
+ * finish; elsewhere (a log): a status line every few seconds (progress.h). A suite shows
+ * only the bar of its positions.
  */
 static void on_progress(const Ply__RunProgress *p, void *arg)
 {
     progress_t *ps = arg;
-    uint64_t now = ply_time_ms();
-    size_t done = p->search ? p->search->n_moves : 0;
-    char status[256], count[PLY_U128_DEC_LEN];
-    snprintf(
-        status, sizeof status, "%u/%u root moves  %s nodes  %.0f s", p->jobs_done, p->jobs_total,
-        ply_u128_to_dec(ply_msg_count(p->nodes, p->has_nodes_hi, p->nodes_hi), count, sizeof count),
-        (double)(now - ps->start_ms) / 1000.0);
-    if (!isatty(STDERR_FILENO)) {
-        if (now - ps->last_ms < PROGRESS_LOG_MS) return;
-        ps->last_ms = now;
-        fprintf(stderr, "ply analyse: %s\n", status);
+    if (ps->bar.mode == PLY_PROGRESS_OFF || (p->state && !strcmp(p->state, "queued"))) return;
+    ply_u128_t nodes = ply_msg_count(p->nodes, p->has_nodes_hi, p->nodes_hi);
+    int have_nodes = p->has_nodes;
+    if (ps->epd) {
+        double part = p->jobs_total ? (double)p->jobs_done / p->jobs_total : 0;
+        ply_progress_update(&ps->bar, ps->epd_done, ps->epd_total, "positions",
+                            (double)ps->epd_done + part, (double)ps->epd_total,
+                            ps->nodes_done + nodes, have_nodes, NULL);
         return;
     }
-    struct winsize ws;
-    int width = ioctl(STDERR_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 20 ? ws.ws_col : 80;
+    if (ps->bar.mode == PLY_PROGRESS_LOG) {
+        ply_progress_update(&ps->bar, p->jobs_done, p->jobs_total, "root moves", 0, 0, nodes,
+                            have_nodes, NULL);
+        return;
+    }
+    ply_progress_view_t v;
+    ply_progress_view(&ps->bar, p->jobs_done, p->jobs_total, "root moves", 0, 0, nodes, have_nodes,
+                      NULL, &v);
+    char status[256];
+    ply_progress_format(&v, 0, status, sizeof status);
+    size_t done = p->search ? p->search->n_moves : 0;
+    int width = ply_progress_width();
     Ply__AnalysedMove **sorted = calloc(done + 1, sizeof *sorted);
     if (!sorted) return;
     if (done) memcpy(sorted, p->search->moves, done * sizeof *sorted);
@@ -203,15 +215,15 @@ static void print_answer(const Ply__RunResult *r, const ply_analyse_asked_t *ask
  * Runs the search of @req on @s; 0 with *@res (free with ply_session_free_reply), or the
  * exit status after printing why not.
  */
-static int search(ply_session_t *s, const analyse_args_t *a, const ply_search_request_t *req,
+static int search(ply_session_t *s, const ply_search_request_t *req, progress_t *ps,
                   Ply__RunResult **res)
 {
     Ply__Accepted *acc = NULL;
     char why[512] = "";
-    progress_t ps = {.start_ms = ply_time_ms(), .last_ms = ply_time_ms()};
-    int rc = ply_session_search(s, req, a->quiet || a->epd ? NULL : on_progress, &ps, &acc, res,
-                                why, sizeof why);
-    erase_live(&ps);
+    int rc = ply_session_search(s, req, on_progress, ps, &acc, res, why, sizeof why);
+    erase_live(ps);
+    if (rc == 0 && ps->epd && (*res)->search)
+        ps->nodes_done += (*res)->search->nodes; /* the suite's rate */
     ply_session_free_reply(&acc, NULL);
     if (rc == 0 && !(*res)->search) {
         ply_session_free_reply(NULL, res);
@@ -276,7 +288,9 @@ static int run_single(const analyse_args_t *a, const ply_cli_position_t *pos,
     req.searchmoves = (const char *const *)searchmoves;
     req.nsearchmoves = nsearchmoves;
     Ply__RunResult *res = NULL;
-    int rc = search(s, a, &req, &res);
+    progress_t ps = {0};
+    ply_progress_init(&ps.bar, "ply analyse", a->quiet);
+    int rc = search(s, &req, &ps, &res);
     if (rc == 0) print_answer(res, &asked, a->json);
     ply_session_free_reply(NULL, &res);
     ply_session_destroy(&s);
@@ -293,7 +307,7 @@ typedef struct epd_outcome {
 } epd_outcome_t;
 
 static int epd_record(ply_session_t *s, const analyse_args_t *a, const ply_epd_expect_t *x,
-                      epd_outcome_t *o)
+                      progress_t *ps, epd_outcome_t *o)
 {
     const char *status = NULL;
     if (terminal_status(&x->pos, &status))
@@ -301,7 +315,7 @@ static int epd_record(ply_session_t *s, const analyse_args_t *a, const ply_epd_e
     ply_search_request_t req;
     fill_request(&req, a, x->fen);
     Ply__RunResult *res = NULL;
-    int rc = search(s, a, &req, &res);
+    int rc = search(s, &req, ps, &res);
     if (rc) return ply_why(o->why, sizeof o->why, -1, "the run failed (see above)");
     const Ply__AnalysedMove *top = res->search->n_moves ? res->search->moves[0] : NULL;
     ply_arb_move_t m;
@@ -373,9 +387,12 @@ static int run_epd(const analyse_args_t *a)
     }
     json_t *list = a->json ? json_array() : NULL;
     long solved = 0, scored = 0, errors = 0;
+    progress_t ps = {.epd = 1, .epd_total = suite->n};
+    ply_progress_init(&ps.bar, "ply analyse", a->quiet);
     for (size_t i = 0; s && i < suite->n; i++) {
         epd_outcome_t o = {0};
-        int r = epd_record(s, a, &xs[i], &o);
+        ps.epd_done = i;
+        int r = epd_record(s, a, &xs[i], &ps, &o);
         errors += r < 0;
         scored += o.scored;
         solved += o.solved;

@@ -19,6 +19,7 @@
 #include "json_exact.h"
 #include "pgn_annotate.h"
 #include "pos_cache.h"
+#include "progress.h"
 #include "run_journal.h"
 #include "util/error.h"
 #include "util/time.h"
@@ -36,7 +37,8 @@ typedef struct apgn {
     size_t analysed, skipped, json_games;
     size_t last_game; /* the number of the last game read (also a broken one) */
     uint64_t positions, searched, from_cache, researched, runs, start_ms;
-    int tty; /* progress overwrites one line */
+    ply_progress_t bar;    /* the live bar or the log's lines (progress.h) */
+    ply_u128_t nodes_done; /* nodes of the runs finished (the bar's rate) */
 } apgn_t;
 
 /* One game's work: the replay, each position's identity, what to search. */
@@ -101,6 +103,18 @@ static int from_state(apgn_t *ap, const char *key, const ply_search_request_t *r
     return 0;
 }
 
+/* The bar: games done of the file's, the running game's run counting as its jobs done. */
+static void on_run_progress(const Ply__RunProgress *p, void *arg)
+{
+    apgn_t *ap = arg;
+    if (ap->bar.mode == PLY_PROGRESS_OFF || (p->state && !strcmp(p->state, "queued"))) return;
+    double part = p->jobs_total ? (double)p->jobs_done / p->jobs_total : 0;
+    uint64_t done = ap->analysed + ap->skipped;
+    ply_progress_update(
+        &ap->bar, done, ap->games_total, "games", (double)done + part, (double)ap->games_total,
+        ap->nodes_done + ply_msg_count(p->nodes, p->has_nodes_hi, p->nodes_hi), p->has_nodes, NULL);
+}
+
 /*
  * Search the positions after @plies[0..n) of @w's game in one run, with twice the
  * budget when @again; their lines replace @w->g.lines[ply]. Returns 0, or the session's
@@ -133,7 +147,8 @@ static int search_plies(apgn_t *ap, game_work_t *w, const unsigned *plies, size_
         w->runs_from_state++;
         w->from_state += (unsigned)n;
     } else {
-        rc = ply_session_search(ap->s, &req, NULL, NULL, &acc, &res, why, sizeof why);
+        rc = ply_session_search(ap->s, &req, on_run_progress, ap, &acc, &res, why, sizeof why);
+        if (rc == 0 && res->search) ap->nodes_done += res->search->nodes;
         if (rc == 0 && ap->journal && ply_run_journal_add(ap->journal, key, res->run_id) < 0)
             fprintf(stderr, "%s: cannot write the run journal (%s.runs)\n", CMD,
                     ap->a->session.state_path);
@@ -155,6 +170,7 @@ static int search_plies(apgn_t *ap, game_work_t *w, const unsigned *plies, size_
         w->jobs_restored += res->results_restored;
         w->jobs_computed += res->results_computed;
     } else if (rc != 0) {
+        ply_progress_clear(&ap->bar);
         fprintf(stderr, "%s: game %zu: %s\n", CMD, w->number, why);
     }
     ply_session_free_reply(&acc, &res);
@@ -335,14 +351,15 @@ static void json_game(apgn_t *ap, json_t *o)
 static void progress(apgn_t *ap, const game_work_t *w)
 {
     if (ap->a->quiet) return;
+    ply_progress_clear(&ap->bar);
     double s = (double)ply_elapsed_ms(ply_time_ms(), ap->start_ms) / 1000.0;
     char total[32] = "";
     if (ap->games_total) snprintf(total, sizeof total, "/%zu", ap->games_total);
     fprintf(stderr,
-            "%sgame %zu%s: %u positions, %u searched, %u known, %zu re-searched, %u from the "
-            "state file; %.0f positions/s%s",
-            ap->tty ? "\r\033[K" : "", w->number, total, w->positions, w->searched, w->from_cache,
-            w->nredone, w->from_state, s > 0 ? (double)ap->searched / s : 0.0, ap->tty ? "" : "\n");
+            "game %zu%s: %u positions, %u searched, %u known, %zu re-searched, %u from the "
+            "state file; %.0f positions/s\n",
+            w->number, total, w->positions, w->searched, w->from_cache, w->nredone, w->from_state,
+            s > 0 ? (double)ap->searched / s : 0.0);
 }
 
 static char *annotator(const ply_apgn_args_t *a, char *buf, size_t len)
@@ -357,6 +374,7 @@ static char *annotator(const ply_apgn_args_t *a, char *buf, size_t len)
 /* Writes the annotated game and its JSON. Returns 0 or PLY_EIO / PLY_ENOMEM. */
 static int emit(apgn_t *ap, game_work_t *w, const ply_pgn_game_t *src)
 {
+    ply_progress_clear(&ap->bar); /* the game may go to the same terminal */
     ply_pa_move_t *moves = calloc((size_t)w->g.nplies + 1, sizeof *moves);
     if (!moves) return PLY_ENOMEM;
     ply_pa_summary_t sum;
@@ -378,7 +396,7 @@ static int emit(apgn_t *ap, game_work_t *w, const ply_pgn_game_t *src)
 static void skip(apgn_t *ap, size_t number, long line, const char *why)
 {
     ap->skipped++;
-    if (ap->tty && !ap->a->quiet) fprintf(stderr, "\r\033[K");
+    ply_progress_clear(&ap->bar);
     fprintf(stderr, "%s: game %zu (line %ld): %s; skipped\n", CMD, number, line, why);
     if (ap->a->json)
         json_game(ap, json_pack("{s:I,s:I,s:s}", "game", (json_int_t)number, "line",
@@ -491,7 +509,7 @@ static void summary(apgn_t *ap, int failed)
         free(text);
     }
     if (ap->a->quiet) return;
-    if (ap->tty) fprintf(stderr, "\r\033[K");
+    ply_progress_clear(&ap->bar);
     fprintf(stderr,
             "%s: %zu game%s analysed, %zu skipped: %" PRIu64 " positions, %" PRIu64
             " searched (%" PRIu64 " re-searched), %" PRIu64 " known; %.1f s, %.0f positions/s\n",
@@ -526,7 +544,8 @@ static int read_games(apgn_t *ap, ply_pgn_reader_t *r)
 
 int ply_apgn_run(const ply_apgn_args_t *a)
 {
-    apgn_t ap = {.a = a, .start_ms = ply_time_ms(), .tty = isatty(STDERR_FILENO)};
+    apgn_t ap = {.a = a, .start_ms = ply_time_ms()};
+    ply_progress_init(&ap.bar, CMD, a->quiet);
     char why[512];
     ply_pgn_reader_t *r = ply_pgn_reader_open(a->file, why, sizeof why);
     if (!r) {

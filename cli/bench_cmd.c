@@ -34,6 +34,7 @@
 #include "client.h"
 #include "commands.h"
 #include "curve_opts.h"
+#include "endpoint.h"
 #include "envelope.h"
 #include "json_exact.h"
 #include "perft.h"
@@ -461,6 +462,9 @@ int ply_cmd_bench(int argc, char **argv)
             fprintf(stderr, "ply bench: --cluster needs --coordinator E (or PLY_COORDINATOR)\n");
             return 2;
         }
+        char why[256];
+        if (ply_endpoint_check(ep, why, sizeof why) < 0)
+            return ply_usage_error("bench", "--coordinator: %s", why);
         int curve_rc = ply_cli_curve_setup("ply bench");
         if (curve_rc) return curve_rc;
         return bench_cluster(ep, (unsigned)depth, json);

@@ -8,6 +8,7 @@
 #include "client.h"
 #include "commands.h"
 #include "curve_opts.h"
+#include "endpoint.h"
 
 #define MAX_FLAGS 8
 
@@ -87,6 +88,9 @@ int ply_cli_client_parse(ply_cli_client_t *o, int argc, char **argv, const ply_c
     if (!o->endpoint || !o->endpoint[0])
         return ply_usage_error(o->cmd, "--coordinator E is required (or set PLY_COORDINATOR)%s",
                                o->endpoint_hint ? o->endpoint_hint : "");
+    char why[256];
+    if (ply_endpoint_check(o->endpoint, why, sizeof why) < 0)
+        return ply_usage_error(o->cmd, "--coordinator: %s", why);
     char prog[64];
     snprintf(prog, sizeof prog, "ply %s", o->cmd);
     return ply_cli_curve_setup(prog);

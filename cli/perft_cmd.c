@@ -22,6 +22,7 @@
 #include "epd.h"
 #include "json_exact.h"
 #include "position.h"
+#include "progress.h"
 #include "report.h"
 #include "session.h"
 #include "session_opts.h"
@@ -41,6 +42,7 @@ typedef struct perft_args {
     int verify;                     /* --verify: a Ply__VerifyMode */
     uint32_t verify_ppm;            /* --verify sample=P, parts per million */
     int detach;                     /* --detach: print the run id and leave */
+    int quiet;                      /* --quiet: no progress on stderr */
 } perft_args_t;
 
 static void usage(FILE *out)
@@ -63,6 +65,8 @@ static void usage(FILE *out)
         "      --stats             also count captures, en passant, castles, promotions,\n"
         "                          checks and mates by kind (the Grand Chess Tree columns)\n"
         "      --json              print one JSON object instead of text\n"
+        "  -q, --quiet             no progress on stderr (by default: a bar on a terminal, a\n"
+        "                          plain line every 5 s in a log; runs under 1 s show none)\n"
         "  -t, --threads N         worker threads (default: one per core)\n"
         "      --hash MIB          worker transposition table, MiB; 0 for none (default 256)\n"
         "      --split-depth S     plies expanded by the coordinator, 0..N-1 (default: automatic)\n"
@@ -105,40 +109,25 @@ static int parse_int(const char *s, long lo, long hi, long *out)
 
 /* ---- progress ------------------------------------------------------------------ */
 
-typedef struct progress_state {
-    uint64_t start_ms;
-    uint64_t last_ms;      /* when the last line went to a log (stderr not a terminal) */
-    int shown;             /* a terminal line is on screen */
-    int have_base;         /* base_nodes/base_ms hold the first report's */
-    int queued_said;       /* the run was said to be queued */
-    ply_u128_t base_nodes; /* nodes already counted then (a resumed run's) */
-    uint64_t base_ms;      /* and when */
-} progress_state_t;
-
-/* How often a run whose stderr is a file or pipe logs a progress line, ms. */
-#define PROGRESS_LOG_MS 60000
-
-static void clear_progress(progress_state_t *ps)
-{
-    if (ps->shown) fprintf(stderr, "\r\033[K");
-    ps->shown = 0;
-}
+typedef struct perft_progress {
+    ply_progress_t bar; /* the shared display (progress.h) */
+    int queued_said;    /* the run was said to be queued */
+    int rebased;        /* the rate starts after the results read back on resume */
+} perft_progress_t;
 
 /*
- * Progress of runs longer than a second: on a terminal, one line rewritten in
- * place; into a log (hours-long runs under nohup or systemd), a full line a
- * minute, so that the log says how far the run got and when it should end.
+ * Progress of a run (progress.h: a bar on a terminal, a plain line every few seconds in a
+ * log). The rate is of the nodes the workers counted (not of table answers), and of this
+ * run's, not of those read back on resume; a queued run says so once, and its wait is
+ * not computing time.
  */
 static void show_progress(const Ply__RunProgress *p, void *arg)
 {
-    progress_state_t *ps = arg;
-    uint64_t now = ply_time_ms(), elapsed = now - ps->start_ms;
-    int tty = isatty(STDERR_FILENO);
-    ply_u128_t nodes = ply_msg_count(p->nodes, p->has_nodes_hi, p->nodes_hi);
+    perft_progress_t *ps = arg;
+    if (ps->bar.mode == PLY_PROGRESS_OFF) return;
     if (p->state && !strcmp(p->state, "queued")) {
-        /* waiting is not computing: say so once, and start the rate when it runs */
         if (!ps->queued_said) {
-            clear_progress(ps);
+            ply_progress_clear(&ps->bar);
             if (p->runs_ahead)
                 fprintf(stderr,
                         "ply perft: run %" PRIu64 " is queued: %u run%s ahead of it (see "
@@ -149,35 +138,16 @@ static void show_progress(const Ply__RunProgress *p, void *arg)
                         p->run_id);
             ps->queued_said = 1;
         }
-        ps->have_base = 0;
-        ps->start_ms = now;
+        ply_progress_restart(&ps->bar);
         return;
     }
-    /* the rate is of nodes counted (not of table answers), and of this run's, not of those
-     * read back on resume */
+    if (p->results_restored && !ps->rebased) ply_progress_rebase(&ps->bar), ps->rebased = 1;
+    ply_u128_t nodes = ply_msg_count(p->nodes, p->has_nodes_hi, p->nodes_hi);
     ply_u128_t rated = p->has_counted_nodes ? p->counted_nodes : nodes;
-    if (!ps->have_base) {
-        ps->have_base = 1;
-        ps->base_nodes = rated;
-        ps->base_ms = now;
-    }
-    if (elapsed < 1000) return;
-    if (!tty && now - ps->last_ms < PROGRESS_LOG_MS) return;
-    ps->last_ms = now;
-    double secs = (double)elapsed / 1000.0;
-    double since = (double)(now - ps->base_ms) / 1000.0;
-    double rate =
-        since > 0 && rated >= ps->base_nodes ? (double)(rated - ps->base_nodes) / since : 0;
-    char count[PLY_U128_DEC_LEN];
-    char eta[32] = "?";
-    if (p->jobs_done > 0 && p->jobs_total >= p->jobs_done)
-        snprintf(eta, sizeof eta, "%.0f s", secs * (p->jobs_total - p->jobs_done) / p->jobs_done);
-    fprintf(stderr, "%s%u/%u jobs  %s nodes  %.3g Mnodes/s counted  %u worker%s  %.0f s  ETA %s%s",
-            tty ? "\r\033[K" : "ply perft: ", p->jobs_done, p->jobs_total,
-            ply_u128_to_dec(nodes, count, sizeof count), rate / 1e6, p->workers,
-            p->workers == 1 ? "" : "s", secs, eta, tty ? "" : "\n");
-    fflush(stderr);
-    ps->shown = tty;
+    char workers[32];
+    snprintf(workers, sizeof workers, "%u worker%s", p->workers, p->workers == 1 ? "" : "s");
+    ply_progress_update(&ps->bar, p->jobs_done, p->jobs_total, "jobs", 0, 0, rated,
+                        p->has_nodes || p->has_counted_nodes, workers);
 }
 
 /* ---- interruption ---------------------------------------------------------------- */
@@ -427,10 +397,11 @@ static int run_single(ply_session_t *s, const perft_args_t *a)
     Ply__RunResult *res = NULL;
     char why[512] = "";
     if (a->detach) return run_detached(s, &req, a);
-    progress_state_t ps = {.start_ms = ply_time_ms(), .last_ms = ply_time_ms()};
+    perft_progress_t ps = {0};
+    ply_progress_init(&ps.bar, "ply perft", a->quiet);
     explain_interruption(a);
     int rc = ply_session_perft(s, &req, show_progress, &ps, &acc, &res, why, sizeof why);
-    clear_progress(&ps);
+    ply_progress_clear(&ps.bar);
     if (rc < 0) {
         fprintf(stderr, "ply perft: %s\n", why[0] ? why : ply_strerror(rc));
         return exit_code_for(rc);
@@ -450,6 +421,47 @@ static int run_single(ply_session_t *s, const perft_args_t *a)
     return failed ? 1 : 0;
 }
 
+/* Index of the one depth of EPD line @l that --max-nodes runs, -1 for none or without it. */
+static int epd_only(const perft_args_t *a, const ply_epd_line_t *l)
+{
+    int only = -1;
+    for (int k = 0; a->max_nodes && k < l->ndepths; k++)
+        if (l->depths[k].nodes <= (ply_u128_t)a->max_nodes &&
+            (!a->max_depth || l->depths[k].depth <= a->max_depth) &&
+            (only < 0 || l->depths[k].depth > l->depths[only].depth))
+            only = k;
+    return only;
+}
+
+/* Whether depth @k of EPD line @l is checked (--max-depth, --max-nodes). */
+static int epd_runs(const perft_args_t *a, const ply_epd_line_t *l, int k, int only)
+{
+    if (a->max_depth && l->depths[k].depth > a->max_depth) return 0;
+    return !a->max_nodes || k == only;
+}
+
+/* A suite's progress: its checks, weighted by their expected counts for the ETA. */
+typedef struct epd_progress {
+    ply_progress_t bar;
+    uint64_t checks_done, checks_total;
+    double work_done, work_total; /* expected nodes of the checks done, of all */
+    double work_now;              /* of the check running */
+    ply_u128_t nodes_done;        /* counted by the finished checks */
+    char failed[32];              /* "N failed", shown after the rate */
+} epd_progress_t;
+
+static void epd_show(const Ply__RunProgress *p, void *arg)
+{
+    epd_progress_t *e = arg;
+    if (e->bar.mode == PLY_PROGRESS_OFF || (p->state && !strcmp(p->state, "queued"))) return;
+    double part = p->jobs_total ? (double)p->jobs_done / p->jobs_total : 0;
+    ply_u128_t nodes = p->has_counted_nodes ? p->counted_nodes
+                                            : ply_msg_count(p->nodes, p->has_nodes_hi, p->nodes_hi);
+    ply_progress_update(&e->bar, e->checks_done, e->checks_total, "checks",
+                        e->work_done + part * e->work_now, e->work_total, e->nodes_done + nodes, 1,
+                        e->failed);
+}
+
 static int run_epd(ply_session_t *s, const perft_args_t *a)
 {
     char why[512];
@@ -460,18 +472,21 @@ static int run_epd(ply_session_t *s, const perft_args_t *a)
     }
     json_t *lines = a->json ? json_array() : NULL;
     int checks = 0, failures = 0;
+    epd_progress_t ep = {.failed = "0 failed"};
+    ply_progress_init(&ep.bar, "ply perft", a->quiet);
     for (size_t i = 0; i < suite->n; i++) {
         const ply_epd_line_t *l = &suite->lines[i];
-        int only = -1; /* with --max-nodes: the one depth to run */
-        for (int k = 0; a->max_nodes && k < l->ndepths; k++)
-            if (l->depths[k].nodes <= (ply_u128_t)a->max_nodes &&
-                (!a->max_depth || l->depths[k].depth <= a->max_depth) &&
-                (only < 0 || l->depths[k].depth > l->depths[only].depth))
-                only = k;
+        int only = epd_only(a, l);
+        for (int k = 0; k < l->ndepths; k++)
+            if (epd_runs(a, l, k, only))
+                ep.checks_total++, ep.work_total += (double)l->depths[k].nodes;
+    }
+    for (size_t i = 0; i < suite->n; i++) {
+        const ply_epd_line_t *l = &suite->lines[i];
+        int only = epd_only(a, l);
         for (int k = 0; k < l->ndepths; k++) {
             int depth = l->depths[k].depth;
-            if (a->max_depth && depth > a->max_depth) continue;
-            if (a->max_nodes && k != only) continue;
+            if (!epd_runs(a, l, k, only)) continue;
             char fen[PLY_ARB_FEN_MAX];
             ply_perft_request_t req = {fen, (unsigned)depth, a->chess960, 0,
                                        0,   a->split_depth,  a->verify,   a->verify_ppm,
@@ -479,12 +494,17 @@ static int run_epd(ply_session_t *s, const perft_args_t *a)
             Ply__Accepted *acc = NULL;
             Ply__RunResult *res = NULL;
             why[0] = '\0';
+            ep.work_now = (double)l->depths[k].nodes;
             int rc = ply_cli_fen(l->fen, a->chess960, fen, sizeof fen, why, sizeof why);
-            if (rc == 0) rc = ply_session_perft(s, &req, NULL, NULL, &acc, &res, why, sizeof why);
+            if (rc == 0)
+                rc = ply_session_perft(s, &req, epd_show, &ep, &acc, &res, why, sizeof why);
             int ok = rc == 0 && run_nodes(res) == l->depths[k].nodes &&
                      !(res->verification && res->verification->mismatches);
             checks++;
             failures += !ok;
+            ep.checks_done++;
+            ep.work_done += ep.work_now;
+            if (rc == 0) ep.nodes_done += res->counted_nodes ? res->counted_nodes : run_nodes(res);
             if (lines) {
                 json_t *o = json_object();
                 json_object_set_new(o, "line", json_integer(l->line_no));
@@ -497,6 +517,7 @@ static int run_epd(ply_session_t *s, const perft_args_t *a)
                 if (rc < 0) json_object_set_new(o, "error", json_string(why));
                 json_array_append_new(lines, o);
             } else if (!ok) {
+                ply_progress_clear(&ep.bar);
                 if (rc < 0)
                     printf("FAIL line %d D%d: %s: %s\n", l->line_no, depth, l->fen, why);
                 else {
@@ -505,13 +526,15 @@ static int run_epd(ply_session_t *s, const perft_args_t *a)
                            l->fen, ply_u128_to_dec(l->depths[k].nodes, want, sizeof want),
                            ply_u128_to_dec(run_nodes(res), got, sizeof got));
                 }
+                fflush(stdout);
             }
             ply_session_free_reply(&acc, &res);
+            snprintf(ep.failed, sizeof ep.failed, "%d failed", failures);
+            ply_progress_update(&ep.bar, ep.checks_done, ep.checks_total, "checks", ep.work_done,
+                                ep.work_total, ep.nodes_done, 1, ep.failed);
         }
-        if (!lines && isatty(STDERR_FILENO))
-            fprintf(stderr, "\r\033[K%zu/%zu positions, %d failed", i + 1, suite->n, failures);
     }
-    if (!lines && isatty(STDERR_FILENO)) fprintf(stderr, "\r\033[K");
+    ply_progress_clear(&ep.bar);
     if (lines) {
         json_t *o = json_object();
         json_object_set_new(o, "file", json_string(a->epd));
@@ -563,6 +586,7 @@ int ply_cmd_perft(int argc, char **argv)
                                              {"verify", required_argument, NULL, OPT_VERIFY},
                                              {"detach", no_argument, NULL, OPT_DETACH},
                                              {"moves", required_argument, NULL, OPT_MOVES},
+                                             {"quiet", no_argument, NULL, 'q'},
                                              PLY_CLI_SESSION_LONGOPTS,
                                              PLY_CLI_CURVE_LONGOPTS,
                                              {"help", no_argument, NULL, 'h'},
@@ -576,7 +600,7 @@ int ply_cmd_perft(int argc, char **argv)
     int c;
     optind = 1;
     opterr = 0; /* our own one-line messages */
-    while ((c = getopt_long(argc, argv, ":f:d:t:h", longopts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, ":f:d:t:qh", longopts, NULL)) != -1) {
         switch (c) {
         case 'f':
             a.fen = optarg;
@@ -649,6 +673,9 @@ int ply_cmd_perft(int argc, char **argv)
             break;
         case OPT_MOVES:
             moves = optarg;
+            break;
+        case 'q':
+            a.quiet = 1;
             break;
         case 'h':
             usage(stdout);

@@ -7,6 +7,7 @@
 
 #include "commands.h"
 #include "curve_opts.h"
+#include "endpoint.h"
 
 void ply_cli_session_opts_init(ply_cli_session_opts_t *o)
 {
@@ -34,9 +35,13 @@ int ply_cli_session_option(const char *cmd, ply_cli_session_opts_t *o, int c, co
             return ply_usage_error(cmd, "--workers '%s' must be 1..256", arg);
         o->cfg.workers = (unsigned)v;
         return 0;
-    case PLY_CLI_SESSION_OPT + 2:
+    case PLY_CLI_SESSION_OPT + 2: {
+        char why[256];
+        if (ply_endpoint_check(arg, why, sizeof why) < 0)
+            return ply_usage_error(cmd, "--coordinator: %s", why);
         o->cfg.coordinator = arg;
         return 0;
+    }
     case PLY_CLI_SESSION_OPT + 3:
         if (ply_cli_parse_long(arg, 1, 86400, &v))
             return ply_usage_error(cmd, "--timeout '%s' must be 1..86400 seconds", arg);

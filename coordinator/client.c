@@ -18,6 +18,7 @@
 #include <czmq.h>
 
 #include "arbiter/arbiter.h"
+#include "endpoint.h"
 #include "envelope.h"
 #include "security.h"
 #include "util/error.h"
@@ -84,6 +85,10 @@ ply_client_t *ply_client_new(const char *endpoint, char *why, size_t why_len)
         ply_why(why, why_len, 0, "no coordinator endpoint");
         return NULL;
     }
+    /* ZeroMQ would retry a refused or unresolvable endpoint in silence until the timeout */
+    if (ply_endpoint_probe_wait(endpoint, PLY_CLIENT_PROBE_MS, PLY_CLIENT_PROBE_GRACE_MS, why,
+                                why_len) < 0)
+        return NULL;
     ply_client_t *c = calloc(1, sizeof *c);
     if (!c || !(c->sock = zsock_new(ZMQ_DEALER))) {
         ply_why(why, why_len, 0, "cannot create a socket: %s", zmq_strerror(zmq_errno()));

@@ -48,6 +48,11 @@ typedef struct ply_search_request {
     int detach;                      /* do not stream progress: the client leaves after Accepted */
 } ply_search_request_t;
 
+/** How long the probe of ply_client_new waits for a TCP connection, ms. */
+#define PLY_CLIENT_PROBE_MS 3000
+/** How long ply_client_new tries again a connection refused, ms. */
+#define PLY_CLIENT_PROBE_GRACE_MS 1500
+
 /** Called for every RunProgress the coordinator streams; may be NULL. */
 typedef void (*ply_client_progress_fn)(const Ply__RunProgress *progress, void *arg);
 
@@ -64,9 +69,13 @@ typedef void (*ply_client_progress_fn)(const Ply__RunProgress *progress, void *a
 int ply_client_set_owner_token(const char *token);
 
 /**
- * ply_client_new - connect a DEALER to @endpoint. ZeroMQ connects lazily, so
- * an unreachable coordinator shows up as a timeout in the calls below.
- * Returns NULL with a reason in @why on a malformed endpoint.
+ * ply_client_new - connect a DEALER to @endpoint. ZeroMQ connects lazily and
+ * retries in silence, so the endpoint is probed first (proto/endpoint.h): a
+ * malformed endpoint, an unknown host and a connection refused (tried again for
+ * PLY_CLIENT_PROBE_GRACE_MS, a coordinator just started) return NULL at once
+ * with the reason in @why. A coordinator that accepts the connection but never
+ * answers (a wrong --server-key under CURVE, a process that hangs) shows up as
+ * a timeout in the calls below.
  */
 ply_client_t *ply_client_new(const char *endpoint, char *why, size_t why_len);
 

@@ -655,11 +655,20 @@ zactor_t *ply_curve_watch(const ply_curve_client_t *k, zsock_t *sock)
     if (!k || !sock) return NULL;
     zactor_t *watch = zactor_new(zmonitor, sock);
     if (!watch) return NULL;
-    zstr_sendx(watch, "LISTEN", "HANDSHAKE_FAILED_AUTH", "HANDSHAKE_FAILED_PROTOCOL", NULL);
+    zstr_sendx(watch, "LISTEN", "HANDSHAKE_FAILED_AUTH", "HANDSHAKE_FAILED_PROTOCOL",
+               "HANDSHAKE_FAILED_NO_DETAIL", "HANDSHAKE_SUCCEEDED", NULL);
     zstr_send(watch, "START");
     zsock_wait(watch);
     return watch;
 }
+
+/* Handshakes in a row that the server ended without a word, before one succeeded: a CURVE
+ * server that cannot open our HELLO (we hold another server key) closes the connection
+ * (HANDSHAKE_FAILED_NO_DETAIL, EPIPE), and ZeroMQ tries again every ~150 ms. A socket and its
+ * watch belong to one thread, so the count is the thread's, for the watch it was read from. */
+#define PLY_CURVE_SILENT_FAILS 3
+static __thread const zactor_t *silent_watch;
+static __thread int silent_fails;
 
 int ply_curve_watch_read(zactor_t *watch, const ply_curve_client_t *k, char *why, size_t why_len)
 {
@@ -670,7 +679,17 @@ int ply_curve_watch_read(zactor_t *watch, const ply_curve_client_t *k, char *why
     char *name = zmsg_popstr(ev), *value = zmsg_popstr(ev), *endpoint = zmsg_popstr(ev);
     const char *key = ply_curve_client_public_key(k);
     int r = 0;
-    if (name && streq(name, "HANDSHAKE_FAILED_AUTH"))
+    if (silent_watch != watch) silent_watch = watch, silent_fails = 0;
+    if (name && streq(name, "HANDSHAKE_SUCCEEDED"))
+        silent_fails = 0;
+    else if (name && streq(name, "HANDSHAKE_FAILED_NO_DETAIL") &&
+             ++silent_fails >= PLY_CURVE_SILENT_FAILS)
+        r = ply_why(why, why_len, PLY_EAUTH,
+                    "%s closed the connection during the CURVE handshake %d times in a row "
+                    "(a CURVE server cannot read a client that expects another server key): is "
+                    "--server-key the coordinator's public key?",
+                    endpoint ? endpoint : "the server", silent_fails);
+    else if (name && streq(name, "HANDSHAKE_FAILED_AUTH"))
         r = ply_why(why, why_len, PLY_EAUTH,
                     "%s refused our CURVE public key %s (ZAP status %s): copy our public key "
                     "file (NAME.key) into the coordinator's allow directory",

@@ -132,8 +132,8 @@ int ply_curve_client_apply(const ply_curve_client_t *k, zsock_t *sock);
 
 /**
  * ply_curve_watch - when @k is not NULL, start watching the CURVE handshakes
- * of @sock (a czmq zmonitor actor on libzmq >= 4.3's HANDSHAKE_FAILED_AUTH
- * and HANDSHAKE_FAILED_PROTOCOL events), so that a refused key is known at
+ * of @sock (a czmq zmonitor actor on libzmq >= 4.3's HANDSHAKE_FAILED_* and
+ * HANDSHAKE_SUCCEEDED events), so that a refused or wrong key is known at
  * once instead of looking like a silent server. Call before connect; poll
  * the actor with the socket, read it with ply_curve_watch_read, destroy it
  * (zactor_destroy) before the socket. Returns NULL when @k is NULL or the
@@ -144,9 +144,13 @@ zactor_t *ply_curve_watch(const ply_curve_client_t *k, zsock_t *sock);
 /**
  * ply_curve_watch_read - read one event from @watch. Returns PLY_EAUTH when
  * the server refused our public key (its ZAP handler answered, status 400:
- * the key is not in its allow directory) or when the handshake failed
- * otherwise (typically a wrong server key), with a one-line reason in @why
- * (naming our public key @k when it was refused); 0 for any other event.
+ * the key is not in its allow directory), when the handshake failed with a
+ * protocol error, or when the server closed the connection during the
+ * handshake 3 times in a row with no handshake succeeding in between (what a
+ * wrong server key looks like: the server cannot read our HELLO and hangs
+ * up, about 150 ms per attempt), with a one-line reason in @why (naming our
+ * public key @k when it was refused); 0 for any other event. Call from the
+ * thread that owns the socket.
  */
 int ply_curve_watch_read(zactor_t *watch, const ply_curve_client_t *k, char *why, size_t why_len);
 

@@ -18,3 +18,27 @@ target_compile_definitions(test_uci PRIVATE PLY_BIN_DIR="${CMAKE_RUNTIME_OUTPUT_
 add_dependencies(test_uci ply ply-worker)
 add_test(NAME uci_conversation COMMAND test_uci)
 set_tests_properties(uci_conversation PROPERTIES TIMEOUT 600 LABELS quick SKIP_RETURN_CODE 77)
+
+# The progress display of the long commands (cli/progress.c): ETA arithmetic and text.
+ply_unit_test(test_progress
+  SOURCES unit/test_progress.c ${PROJECT_SOURCE_DIR}/cli/progress.c
+  LIBS ply_util m)
+target_include_directories(test_progress PRIVATE ${PROJECT_SOURCE_DIR}/cli)
+
+# Progress lines in a log (stderr not a terminal) and none with --quiet, end to end.
+add_executable(test_progress_cli integration/test_progress_cli.c integration/harness.c)
+target_link_libraries(test_progress_cli PRIVATE ply_flags PkgConfig::CMOCKA PkgConfig::JANSSON)
+target_compile_definitions(test_progress_cli PRIVATE
+  PLY_BIN_DIR="${CMAKE_RUNTIME_OUTPUT_DIRECTORY}")
+add_dependencies(test_progress_cli ply)
+add_test(NAME progress_cli COMMAND test_progress_cli)
+set_tests_properties(progress_cli PROPERTIES TIMEOUT 600 LABELS net SKIP_RETURN_CODE 77)
+
+# Connection problems told apart at once: bad endpoint, unknown host, refused, wrong CURVE
+# server key (tests/integration/test_connect.c).
+add_executable(test_connect integration/test_connect.c integration/harness.c)
+target_link_libraries(test_connect PRIVATE ply_flags PkgConfig::CMOCKA PkgConfig::JANSSON)
+target_compile_definitions(test_connect PRIVATE PLY_BIN_DIR="${CMAKE_RUNTIME_OUTPUT_DIRECTORY}")
+add_dependencies(test_connect ply ply-worker ply-coordinator)
+add_test(NAME connect_errors COMMAND test_connect)
+set_tests_properties(connect_errors PROPERTIES TIMEOUT 300 LABELS net SKIP_RETURN_CODE 77)

@@ -15,6 +15,7 @@
 #include "analysis.h"
 #include "board/zobrist.h"
 #include "perft.h"
+#include "endpoint.h"
 #include "security.h"
 #include "service.h"
 #include "uci.h"
@@ -82,6 +83,27 @@ static int parse_uint(const char *s, unsigned long max, unsigned long *out)
     if (*end || v > max) return -1;
     *out = v;
     return 0;
+}
+
+/*
+ * ZeroMQ retries a connection in silence: say at once what is wrong with the coordinator's
+ * endpoint. An unknown host ends the worker (exit 1). A connection refused does too with
+ * --exit-on-bye; by default the worker says so and keeps trying, as it does when its
+ * coordinator restarts (a worker started before its coordinator, by systemd or Slurm,
+ * then joins it when it comes up). Returns 0 to go on, -1 to exit 1.
+ */
+static int connect_probe(const ply_worker_config_t *cfg)
+{
+    char why[512];
+    int rc =
+        ply_endpoint_probe_wait(cfg->endpoint, 3000, cfg->exit_on_bye ? 1500 : 0, why, sizeof why);
+    if (rc == 0) return 0;
+    if (rc == PLY_ECONNECT && !cfg->exit_on_bye) {
+        fprintf(stderr, "ply-worker: %s; trying again until it answers\n", why);
+        return 0;
+    }
+    fprintf(stderr, "ply-worker: %s\n", why);
+    return -1;
 }
 
 int main(int argc, char **argv)
@@ -209,6 +231,11 @@ int main(int argc, char **argv)
         fprintf(stderr, "ply-worker: --connect ENDPOINT is required (see --help)\n");
         return 2;
     }
+    char why[512];
+    if (ply_endpoint_check(cfg.endpoint, why, sizeof why) < 0) {
+        fprintf(stderr, "ply-worker: --connect: %s\n", why);
+        return 2;
+    }
     if (stay_or_go == 3) { /* one would be silently dropped */
         fprintf(stderr, "ply-worker: --reconnect and --exit-on-bye contradict each other: give "
                         "one (see --help)\n");
@@ -222,7 +249,6 @@ int main(int argc, char **argv)
         fprintf(stderr, "ply-worker: --engine-option needs --engine CMD (see --help)\n");
         return 2;
     }
-    char why[512];
     /* started now, so that a bad --engine is a usage error here, not a failed job later */
     ply_analysis_t *backend =
         engine ? ply_analysis_uci_new(engine, engine_opts, n_engine_opts, why, sizeof why) : NULL;
@@ -239,6 +265,12 @@ int main(int argc, char **argv)
     }
     cfg.curve = keys;
     ply_log_set_level(quiet ? PLY_LOG_ERROR : verbose >= 2 ? PLY_LOG_DEBUG : verbose ? PLY_LOG_INFO : PLY_LOG_WARN);
+
+    if (connect_probe(&cfg) != 0) {
+        ply_curve_client_destroy(&keys);
+        ply_analysis_destroy(&backend);
+        return 1;
+    }
 
     zsys_handler_set(NULL); /* this program owns its signals, not czmq */
     struct sigaction sa;

@@ -575,26 +575,53 @@ static void test_no_worker(void **state)
 }
 
 
+/* A loopback TCP port that accepts connections (the kernel completes them into the
+ * backlog) and never says a word: a hung coordinator. Returns the listening fd. */
+static int silent_listener(int *port)
+{
+    int fd = socket(AF_INET, SOCK_STREAM, 0);
+    assert_true(fd >= 0);
+    struct sockaddr_in sa = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+    socklen_t len = sizeof sa;
+    assert_int_equal(bind(fd, (struct sockaddr *)&sa, sizeof sa), 0);
+    assert_int_equal(listen(fd, 16), 0);
+    assert_int_equal(getsockname(fd, (struct sockaddr *)&sa, &len), 0);
+    *port = ntohs(sa.sin_port);
+    return fd;
+}
+
 static void test_unreachable(void **state)
 {
     (void)state;
     char ep[64];
-    snprintf(ep, sizeof ep, "tcp://127.0.0.1:%d", th_free_port());
     char why[512] = "";
+    /* nothing listening: refused, said by ply_client_new after its grace of 1.5 s */
+    snprintf(ep, sizeof ep, "tcp://127.0.0.1:%d", th_free_port());
+    uint64_t t0 = ply_time_ms();
+    assert_null(ply_client_new(ep, why, sizeof why));
+    uint64_t ms = ply_time_ms() - t0;
+    assert_true(ms >= PLY_CLIENT_PROBE_GRACE_MS - 10 && ms < PLY_CLIENT_PROBE_GRACE_MS + 2000);
+    char want[128];
+    snprintf(want, sizeof want, "connection refused by %s: nothing is listening on port", ep);
+    assert_non_null(strstr(why, want));
+
+    /* listening and silent: connected, and no answer within the submit's timeout */
+    int port, fd = silent_listener(&port);
+    snprintf(ep, sizeof ep, "tcp://127.0.0.1:%d", port);
     ply_client_t *cl = ply_client_new(ep, why, sizeof why);
     assert_non_null(cl);
     ply_perft_request_t req = {.fen = START, .depth = 3, .split_depth = -1};
     Ply__Accepted *acc = (Ply__Accepted *)&req;
-    uint64_t t0 = ply_time_ms();
+    t0 = ply_time_ms();
     assert_int_equal(ply_client_submit(cl, &req, 300, &acc, why, sizeof why), PLY_ETIMEDOUT);
     assert_null(acc);
     assert_true(ply_time_ms() - t0 >= 290);
-    char want[128];
     snprintf(want, sizeof want, "no answer from coordinator %s within 300 ms", ep);
     assert_string_equal(why, want);
     ply_client_destroy(&cl);
+    close(fd);
     assert_null(ply_client_new("nonsense://x", why, sizeof why));
-    assert_non_null(strstr(why, "nonsense://x"));
+    assert_non_null(strstr(why, "bad endpoint 'nonsense://x'"));
 }
 
 static void test_bad_request(void **state)

@@ -1,0 +1,6 @@
+# deploy/: the systemd units (systemd-analyze verify and security), the Slurm batch
+# scripts (run under stand-in srun/scontrol, a real perft answer in the output file)
+# and the Kubernetes manifests (an offline schema check). Scripts in tests/deploy/.
+add_test(NAME deploy_systemd COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/deploy/systemd.sh
+  ${PROJECT_SOURCE_DIR} ${CMAKE_RUNTIME_OUTPUT_DIRECTORY})
+set_tests_properties(deploy_systemd PROPERTIES TIMEOUT 120 LABELS quick SKIP_RETURN_CODE 77)

@@ -4,8 +4,8 @@
 # tasks run on this machine with their SLURM_* variables), with the real ply programs:
 #   ply.sbatch on 2 "nodes": perft(4) of the start position is 197281 (Chess Programming
 #     Wiki, Perft Results), in the JSON answer file; both workers joined with the hash
-#     sized from scontrol's RealMemory, and left by themselves (no stray process, well
-#     within the script's 30 s grace); and an analysis whose best move is the mate Ra8#;
+#     sized from scontrol's RealMemory, and left by themselves (no stray process, and not
+#     ended by the script after its 30 s grace); and an analysis whose best move is the mate Ra8#;
 #   ply-array.sbatch, 3 tasks of an EPD perft suite (one line with a wrong count, 1198
 #     for 1197) and 1 analysis task, then gather.sh: 2 ok, 1 failed, the counts right.
 # Usage: slurm.sh SOURCE_DIR BIN_DIR
@@ -44,7 +44,7 @@ expect perft.log '2 worker\(s\) x 1 threads, --hash 384 MiB'
 expect ply-101.d/coordinator.log 'worker [^ ]*-0 joined .*384 MiB hash'
 expect ply-101.d/coordinator.log 'worker [^ ]*-1 joined .*384 MiB hash'
 expect ply-101.d/coordinator.log 'perft\(4\) = 197281'
-[ "$took" -lt 15 ] || fail "ply.sbatch took $took s: the workers did not leave when told"
+! grep -q 'workers still running' perft.log || fail "the workers did not leave when told (ended after 30 s)"
 if pgrep -f "ply-101.d/keys" >/dev/null; then pgrep -af "ply-101.d/keys"; fail "a worker is left running"; fi
 echo "ply.sbatch perft -d 4: 197281 in ply-101.json, 2 workers, ${took} s"
 
@@ -54,7 +54,7 @@ SLURM_JOB_ID=102 SLURM_NNODES=1 SLURM_JOB_NUM_NODES=1 SLURM_MEM_PER_NODE=1024 \
     >analyse.log 2>&1 || { cat analyse.log; fail "ply.sbatch analyse"; }
 took=$(($(date +%s) - start))
 expect ply-102.json '"Ra8#"'
-[ "$took" -lt 15 ] || fail "ply.sbatch analyse took $took s: the worker did not leave when told"
+! grep -q 'workers still running' analyse.log || fail "the worker did not leave when told (ended after 30 s)"
 echo "ply.sbatch analyse: Ra8# in ply-102.json, ${took} s"
 
 # A job array: perft counts from the Chess Programming Wiki (Perft Results, positions

@@ -6,14 +6,14 @@
 # stockfish is an independent reference in tests; iproute2 gives the multi-host test its
 # network namespaces (the test is skipped where they cannot be made); clang, its
 # sanitizer runtimes and LLVM's OpenMP (with the Archer tool) build the
-# ThreadSanitizer run of the tests (make tsan); systemd (systemd-analyze), shellcheck,
+# ThreadSanitizer run of the tests (make tsan); systemd (systemd-analyze), strace, shellcheck,
 # python3-yaml and python3-kubernetes (the API models) check deploy/ offline.
 set -eu
 
 PACKAGES="build-essential cmake pkg-config libzmq3-dev libczmq-dev libuv1-dev \
 libprotobuf-c-dev protobuf-c-compiler libsqlite3-dev libjansson-dev libcmocka-dev stockfish iproute2 \
 clang libclang-rt-14-dev libomp-14-dev \
-systemd shellcheck python3-yaml python3-kubernetes"
+systemd strace shellcheck python3-yaml python3-kubernetes"
 
 missing=""
 for p in $PACKAGES; do

@@ -3,7 +3,7 @@
 # and the Kubernetes manifests (an offline schema check). Scripts in tests/deploy/.
 add_test(NAME deploy_systemd COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/deploy/systemd.sh
   ${PROJECT_SOURCE_DIR} ${CMAKE_RUNTIME_OUTPUT_DIRECTORY})
-set_tests_properties(deploy_systemd PROPERTIES TIMEOUT 120 LABELS quick SKIP_RETURN_CODE 77)
+set_tests_properties(deploy_systemd PROPERTIES TIMEOUT 120 LABELS "quick;net" SKIP_RETURN_CODE 77)
 add_test(NAME deploy_slurm COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/deploy/slurm.sh
   ${PROJECT_SOURCE_DIR} ${CMAKE_RUNTIME_OUTPUT_DIRECTORY})
 set_tests_properties(deploy_slurm PROPERTIES TIMEOUT 180 LABELS "quick;net" SKIP_RETURN_CODE 77)

@@ -1,8 +1,9 @@
 # deploy/: the systemd units (systemd-analyze verify and security), the Slurm batch
 # scripts (run under stand-in srun/scontrol, a real perft answer in the output file)
 # and the Kubernetes manifests (an offline schema check). Scripts in tests/deploy/.
+# A sanitizer's runtime makes system calls of its own: the trace is of release builds only.
 add_test(NAME deploy_systemd COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/deploy/systemd.sh
-  ${PROJECT_SOURCE_DIR} ${CMAKE_RUNTIME_OUTPUT_DIRECTORY})
+  ${PROJECT_SOURCE_DIR} ${CMAKE_RUNTIME_OUTPUT_DIRECTORY} "${PLY_SANITIZER}")
 set_tests_properties(deploy_systemd PROPERTIES TIMEOUT 120 LABELS "quick;net" SKIP_RETURN_CODE 77)
 add_test(NAME deploy_slurm COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/deploy/slurm.sh
   ${PROJECT_SOURCE_DIR} ${CMAKE_RUNTIME_OUTPUT_DIRECTORY})

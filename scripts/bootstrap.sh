@@ -7,13 +7,15 @@
 # network namespaces (the test is skipped where they cannot be made); clang, its
 # sanitizer runtimes and LLVM's OpenMP (with the Archer tool) build the
 # ThreadSanitizer run of the tests (make tsan); systemd (systemd-analyze), strace, shellcheck,
-# python3-yaml and python3-kubernetes (the API models) check deploy/ offline.
+# python3-yaml and python3-kubernetes (the API models) check deploy/ offline; slurmctld,
+# slurmd, slurm-client and munge run deploy/slurm on a real one-node Slurm (the test
+# starts and stops its own daemons; the packages' own services are not used).
 set -eu
 
 PACKAGES="build-essential cmake pkg-config libzmq3-dev libczmq-dev libuv1-dev \
 libprotobuf-c-dev protobuf-c-compiler libsqlite3-dev libjansson-dev libcmocka-dev stockfish iproute2 \
 clang libclang-rt-14-dev libomp-14-dev \
-systemd strace shellcheck python3-yaml python3-kubernetes"
+systemd strace shellcheck python3-yaml python3-kubernetes slurmctld slurmd slurm-client munge"
 
 missing=""
 for p in $PACKAGES; do

@@ -49,7 +49,7 @@ if pgrep -f "ply-101.d/keys" >/dev/null; then pgrep -af "ply-101.d/keys"; fail "
 echo "ply.sbatch perft -d 4: 197281 in ply-101.json, 2 workers, ${took} s"
 
 start=$(date +%s)
-SLURM_JOB_ID=102 SLURM_NNODES=1 SLURM_JOB_NUM_NODES=1 SLURM_MEM_PER_NODE=1024 \
+SLURM_JOB_ID=102 SLURM_NNODES=1 SLURM_JOB_NUM_NODES=1 SLURM_MEM_PER_NODE=1024 PLY_COORDINATOR_ARGS="--worker-wait-ms 20000 --keep-runs 5" \
     bash "$slurm/ply.sbatch" analyse --fen '6k1/5ppp/8/8/8/8/5PPP/R5K1 w - - 0 1' -d 3 \
     >analyse.log 2>&1 || { cat analyse.log; fail "ply.sbatch analyse"; }
 took=$(($(date +%s) - start))

@@ -10,7 +10,7 @@ add_test(NAME deploy_slurm COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/deploy/slurm.sh
   ${PROJECT_SOURCE_DIR} ${CMAKE_RUNTIME_OUTPUT_DIRECTORY})
 set_tests_properties(deploy_slurm PROPERTIES TIMEOUT 180 LABELS "quick;net" SKIP_RETURN_CODE 77)
 add_test(NAME deploy_kubernetes COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/deploy/kubernetes.sh
-  ${PROJECT_SOURCE_DIR})
+  ${PROJECT_SOURCE_DIR} ${CMAKE_RUNTIME_OUTPUT_DIRECTORY})
 set_tests_properties(deploy_kubernetes PROPERTIES TIMEOUT 120 LABELS quick SKIP_RETURN_CODE 77)
 # A real one-node Slurm (slurmctld, slurmd, munged started and stopped by the test, as
 # root): label slurm, not in the sanitizer runs; exit 77 where Slurm cannot start.

@@ -55,6 +55,19 @@ for u in $units; do
     fi
 done
 
+# The options of each ExecStart= (with its continuation lines) are the program's.
+for pair in ply-coordinator.service:ply-coordinator ply-worker@.service:ply-worker; do
+    unit=$src/deploy/systemd/${pair%%:*} prog=${pair#*:}
+    "$bin/$prog" --help >"$root/help" 2>&1 || true
+    sed -n '/^ExecStart=/,/[^\\]$/p' "$unit" | grep -o -- ' --[a-z][a-z-]*' | sed 's/^ //' >"$root/opts"
+    [ -s "$root/opts" ] || { echo "FAIL: no options read from $unit's ExecStart="; fail=1; }
+    while read -r opt; do
+        grep -Eq -- "${opt}([ =,]|\$)" "$root/help" ||
+            { echo "FAIL: ${pair%%:*} gives $prog $opt, which its --help does not list"; fail=1; }
+    done <"$root/opts"
+    echo "${pair%%:*}: ExecStart's options $(tr '\n' ' ' <"$root/opts")are $prog's"
+done
+
 # The negative case: a misspelt key is reported, so the check above can fail.
 sed 's/^Restart=/Restrat=/' "$src/deploy/systemd/ply-coordinator.service" \
     >"$root/etc/systemd/system/ply-coordinator.service"

@@ -146,7 +146,10 @@ static void show_progress(const Ply__RunProgress *p, void *arg)
     ply_u128_t rated = p->has_counted_nodes ? p->counted_nodes : nodes;
     char workers[32];
     snprintf(workers, sizeof workers, "%u worker%s", p->workers, p->workers == 1 ? "" : "s");
-    ply_progress_update(&ps->bar, p->jobs_done, p->jobs_total, "jobs", 0, 0, rated,
+    /* the ETA from the jobs' estimated sizes when the coordinator sends them, else by count */
+    double wd = p->has_work_done_ppm ? (double)p->work_done_ppm : 0;
+    double wt = p->has_work_done_ppm ? 1e6 : 0;
+    ply_progress_update(&ps->bar, p->jobs_done, p->jobs_total, "jobs", wd, wt, rated,
                         p->has_nodes || p->has_counted_nodes, workers);
 }
 

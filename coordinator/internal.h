@@ -560,6 +560,12 @@ int ply__result_store(ply_coordinator_t *c, const run_t *run, const ply_store_re
                       char *why, size_t why_len);
 /** ply__run_state_name - "splitting", "queued", "running", "done", "failed" or "canceled". */
 const char *ply__run_state_name(const run_t *run);
+/**
+ * ply__run_work_done - the part of @run's estimated work done, 0 to 1: its jobs whose first
+ * computation is in, weighted by the kind's job_estimate (nodes). -1 before it is planned
+ * (no jobs yet). What /status's progress and RunProgress.work_done_ppm report.
+ */
+double ply__run_work_done(const run_t *run);
 /** ply__run_in_flight - the tasks of @run that workers hold now. */
 uint32_t ply__run_in_flight(ply_coordinator_t *c, const run_t *run);
 /** ply__reap_runs - answer, record in the state file and free every run that is done or failed. */

@@ -230,6 +230,18 @@ uint32_t ply__run_in_flight(ply_coordinator_t *c, const run_t *run)
     return n;
 }
 
+double ply__run_work_done(const run_t *run)
+{
+    if (!run->njobs || !run->jobs || run->state == RUN_SPLITTING) return -1;
+    double all = 0, done = 0;
+    for (size_t j = 0; j < run->njobs; j++) {
+        double e = run->kind->job_estimate((run_t *)run, j);
+        all += e;
+        if (run->jobs[j].state == JOB_DONE) done += e; /* its first computation is in */
+    }
+    return all > 0 ? done / all : -1;
+}
+
 /* Fills @rp about @run, or about the finished record @f (strings point into them; rp->asked
  * to @asked), as @who may see it: the count only for its owner (or an admin). */
 void ply__fill_progress(ply_coordinator_t *c, Ply__RunProgress *rp, Ply__RunAsked *asked,
@@ -247,6 +259,8 @@ void ply__fill_progress(ply_coordinator_t *c, Ply__RunProgress *rp, Ply__RunAske
         rp->has_jobs_total = 1, rp->jobs_total = (uint32_t)run->njobs;
         rp->has_jobs_done = 1, rp->jobs_done = (uint32_t)run->done;
         run->kind->fill_progress(run, rp); /* its count, what it computes */
+        double w = run->state == RUN_DONE ? 1 : ply__run_work_done(run);
+        if (w >= 0) rp->has_work_done_ppm = 1, rp->work_done_ppm = (uint32_t)(w * 1e6 + 0.5);
         rp->has_elapsed_ms = 1, rp->elapsed_ms = ply_time_ms() - run->submitted_ms;
         rp->verify = (char *)run->verify_text;
         rp->has_results_restored = 1, rp->results_restored = run->results_restored;

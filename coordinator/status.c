@@ -23,19 +23,6 @@ static void count_state(ply__status_t *s, const char *state)
         if (strcmp(state, ply__status_run_states[i]) == 0) s->runs_by_state[i]++;
 }
 
-/* Part of @run's estimated work done, from 0 to 1 (-1 before it is planned). */
-static double done_share(run_t *run)
-{
-    if (!run->njobs || !run->jobs || run->state == RUN_SPLITTING) return -1;
-    double all = 0, done = 0;
-    for (size_t j = 0; j < run->njobs; j++) {
-        double e = run->kind->job_estimate(run, j);
-        all += e;
-        if (run->jobs[j].state == JOB_DONE) done += e; /* its first computation is in */
-    }
-    return all > 0 ? done / all : -1;
-}
-
 static void take_run(ply_coordinator_t *c, run_t *run, ply__status_run_t *r, uint64_t now)
 {
     r->id = run->id;
@@ -61,7 +48,7 @@ static void take_run(ply_coordinator_t *c, run_t *run, ply__status_run_t *r, uin
     r->time_ms = run->started_ms ? ply__run_time_ms(run, now) : 0;
     r->queued_ms = ply__run_queued_ms(run, now);
     r->nodes_per_second = r->time_ms ? (double)r->counted_nodes * 1000.0 / (double)r->time_ms : 0;
-    double f = done_share(run);
+    double f = ply__run_work_done(run);
     r->progress = run->state == RUN_DONE ? 1 : f;
     r->eta_ms = f > 0 && f < 1 && r->time_ms ? (int64_t)((double)r->time_ms * (1 - f) / f) : -1;
     snprintf(r->verify, sizeof r->verify, "%s", run->verify_text);

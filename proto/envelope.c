@@ -291,7 +291,7 @@ static int check_hello(ply__vctx_t *c, const void *body)
         ply__env_need_u64(c, "threads", m->has_threads, m->threads, 1, PLY_MAX_THREADS) ||
         ply__env_need(c, "hash_mib", m->has_hash_mib) ||
         ply__env_need(c, "zobrist_checksum", m->has_zobrist_checksum) ||
-        opt_text(c, "engine", m->engine))
+        opt_text(c, "engine", m->engine) || opt_text(c, "engine_id", m->engine_id))
         return PLY_EPROTO;
     /* what the worker runs: known kinds, each once (absent: perft only, as older workers) */
     unsigned seen = 0;
@@ -564,7 +564,8 @@ static int check_run_result(ply__vctx_t *c, const void *body)
             (m->has_depth &&
              ply__env_need_u64(c, "depth", 1, m->depth, 1, PLY_SEARCH_JOB_MAX_DEPTH)) ||
             ply__env_need(c, "nodes", m->has_nodes) ||
-            ply__env_search_answer(c, "search", m->search) || run_asked(c, m->asked))
+            ply__env_search_answer(c, "search", m->search) ||
+            (m->verification && check_verification(c, m->verification)) || run_asked(c, m->asked))
             return PLY_EPROTO;
         if (m->n_divide || m->stats)
             return ply__env_bad(c, "field %s present beside search (perft only)",

@@ -77,6 +77,10 @@
  * iterates on to its own limit (Stockfish 15.1 reported depth 146 at 10,000 nodes on a WAC
  * position; its MAX_PLY is 246). A job asks for at most PLY_SEARCH_JOB_MAX_DEPTH. */
 #define PLY_SEARCH_LINE_MAX_DEPTH 1024
+/** The private table of a reproducible search job (SearchJob.reproducible), MiB: a fixed size,
+ * cleared before the job, so that its answer does not depend on the worker's --hash or on the
+ * jobs it ran before. */
+#define PLY_SEARCH_REPRO_HASH_MIB 16
 /** Most lines of a search job (multipv), and of its result (PLY_SEARCH_MAX_MULTIPV). */
 #define PLY_SEARCH_JOB_MAX_MULTIPV 64
 /** Most game-history moves of a search job (worker/search.h, PLY_SEARCH_MAX_HISTORY). */

@@ -55,6 +55,18 @@ typedef struct ply__kind {
      */
     int (*worker_fits)(const run_t *run, const peer_t *p);
     /**
+     * eligible - whether worker @p (it fits the run) may take task @t of @run now, and
+     * whether without its hash table (*no_hash); NULL: verify.c's rule (ply__eligible, perft's
+     * roles: checks by another identity and seed, tie-breaks by a third, drill-downs).
+     */
+    int (*eligible)(ply_coordinator_t *c, const run_t *run, size_t t, const peer_t *p,
+                    int *no_hash);
+    /**
+     * verify_tick - at every tick, for an active run with checks (slots > 1): the kind's
+     * bounded waits (a tie-break that no worker can take); NULL: verify.c's (perft's).
+     */
+    void (*verify_tick)(ply_coordinator_t *c, run_t *run, uint64_t now);
+    /**
      * job_estimate - the estimated work of job @job in nodes (sizes the
      * lease of its attempts, dispatch.c); > 0.
      */

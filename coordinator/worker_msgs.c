@@ -74,6 +74,7 @@ void ply__on_hello(ply_coordinator_t *c, zframe_t *rid, const char *identity, pe
     p->kinds = h->n_kinds ? 0 : 1u << PLY__JOB_KIND__JOB_KIND_PERFT;
     for (size_t i = 0; i < h->n_kinds; i++) p->kinds |= 1u << (unsigned)h->kinds[i];
     snprintf(p->engine, sizeof p->engine, "%s", h->engine ? h->engine : "");
+    snprintf(p->engine_id, sizeof p->engine_id, "%s", h->engine_id ? h->engine_id : "");
     p->id_hash = ply__hash_id(p->worker_id);
     p->progress_ms = ply_time_ms();
     p->hb_nodes = 0;

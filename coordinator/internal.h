@@ -609,6 +609,15 @@ void ply__on_hello(ply_coordinator_t *c, zframe_t *rid, const char *identity, pe
 /** ply__on_worker_message - READY, PROGRESS, RESULT, HEARTBEAT, ERROR or BYE (peer @p, or NULL). */
 void ply__on_worker_message(ply_coordinator_t *c, zframe_t *rid, peer_t *p, ply_msg_t *msg);
 
+/**
+ * ply__on_refused_result - worker @p sent a Result for the task of wire id @job_id, attempt
+ * @attempt, that the envelope refused (@why): when @p holds that attempt and the run's kind
+ * takes refused results (kind->refused_result), the attempt fails at once; else it is only
+ * logged (the lease ends it).
+ */
+void ply__on_refused_result(ply_coordinator_t *c, peer_t *p, uint64_t job_id, uint32_t attempt,
+                            const char *why);
+
 /* ---- client_msgs.c ---- */
 
 /** ply__on_client_message - SUBMIT, STATUS, RESULT_REQUEST or CANCEL (peer @p, or NULL). */

@@ -93,6 +93,14 @@ typedef struct ply__kind {
     void (*take_result)(ply_coordinator_t *c, run_t *run, size_t t, peer_t *p,
                         const Ply__Result *r);
     /**
+     * refused_result - worker @p's Result for in-flight task @t of @run did not pass the
+     * envelope (@why: malformed, cut short); @p held that attempt and no longer does. The
+     * kind fails the attempt (ply__job_requeue) and reports it. NULL: the message is only
+     * dropped, and the attempt ends with its lease (perft, as before).
+     */
+    void (*refused_result)(ply_coordinator_t *c, run_t *run, size_t t, peer_t *p,
+                           const char *why);
+    /**
      * restore_result - a result read back from the state file, taken as if
      * it had just arrived (no drill-down). 0; PLY_EDB (why in @why, at most
      * @why_len bytes) when the run cannot have it; PLY_ENOMEM.

@@ -564,6 +564,20 @@ static void search_take_result(ply_coordinator_t *c, run_t *run, size_t t, peer_
     }
 }
 
+/* A Result the envelope refused (malformed or cut short): that attempt fails now, as a line
+ * the rule engine refuses does, and is reported; the job goes to another worker. */
+static void search_refused_result(ply_coordinator_t *c, run_t *run, size_t t, peer_t *p,
+                                  const char *why)
+{
+    char line[2 * PLY__WHY_LEN], what[PLY__WHY_LEN];
+    snprintf(line, sizeof line, "%s (identity %s): %s: a malformed result (%s) (job %" PRIu64
+             ", attempt %u)", p->name, p->identity,
+             ply__search_job_label(run, ply__job_of(run, t), what, sizeof what), why,
+             run->job_base + t, run->jobs[t].attempt);
+    note_rejection(run, line);
+    ply__job_requeue(c, run, t, 1, line);
+}
+
 /* A stored line, taken back through the same checks; one that fails them is computed again. */
 static int search_restore_result(ply_coordinator_t *c, run_t *run, const ply_store_result_t *r,
                                  char *why, size_t why_len)
@@ -783,6 +797,7 @@ const ply__kind_t ply__kind_search = {
     .eligible = search_eligible,
     .verify_tick = ply__sv_tick,
     .take_result = search_take_result,
+    .refused_result = search_refused_result,
     .restore_result = search_restore_result,
     .resumed = search_resumed,
     .describe_run = search_describe_run,

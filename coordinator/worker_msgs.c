@@ -151,6 +151,19 @@ static void on_result(ply_coordinator_t *c, peer_t *p, const Ply__Result *r)
     run->kind->take_result(c, run, idx, p, r); /* checked, stored, folded into the answer */
 }
 
+void ply__on_refused_result(ply_coordinator_t *c, peer_t *p, uint64_t job_id, uint32_t attempt,
+                            const char *why)
+{
+    size_t idx;
+    run_t *run = p->kind == PEER_WORKER ? ply__job_find(c, job_id, &idx) : NULL;
+    if (!run || !run->kind->refused_result || run->jobs[idx].state != JOB_INFLIGHT ||
+        run->jobs[idx].worker != p || run->jobs[idx].attempt != attempt)
+        return;
+    ply__inflight_remove(p, job_id);
+    p->progress_ms = ply_time_ms();
+    run->kind->refused_result(c, run, idx, p, why);
+}
+
 static void on_worker_error(ply_coordinator_t *c, peer_t *p, const Ply__Error *e)
 {
     size_t idx;

@@ -245,6 +245,15 @@ int ply_msg_recv_from(zsock_t *sock, zframe_t **routing_id, ply_msg_t **out, cha
                       size_t why_len);
 
 /**
+ * ply_msg_refused_result - for a two-frame message (routing id removed) that ply_msg_decode
+ * refused: when frame 1 carries a Result (Message.result) whose job_id and attempt can be
+ * read, even from a body cut short or with another field out of range, stores them and
+ * returns 1; else 0 (*job_id and *attempt 0). Only those two numbers are read
+ * (envelope_refused.c): the caller checks that the sender holds that attempt.
+ */
+int ply_msg_refused_result(zmsg_t *zmsg, uint64_t *job_id, uint32_t *attempt);
+
+/**
  * ply_msg_send_error - convenience: send an Error{code, message, job_id,
  * attempt, run_id} (0 ids and a 0 attempt are left out), to @routing_id when
  * it is non-NULL (ROUTER), else on a DEALER. The "supported" field is set to

@@ -78,7 +78,8 @@ static void usage(FILE *out)
         "                          search those jobs again on another worker of the same\n"
         "                          engine and compare exactly; every job then runs\n"
         "                          reproducibly (one thread, a fresh 16 MiB table). Needs -d\n"
-        "                          or --nodes, not --movetime (default none)\n"
+        "                          or --nodes (not --movetime) and --workers N >= 2 or\n"
+        "                          --coordinator (default none)\n"
         "      --epd FILE          analyse every record of FILE (bm/am moves, id): a record is\n"
         "                          solved when the top move is a bm and none of am\n"
         "      --json              print one JSON object instead of text\n"
@@ -592,6 +593,11 @@ static int check_combinations(const analyse_args_t *a, int nwords)
                                "--verify needs -d or --nodes, not --movetime: a search stopped "
                                "by a clock is not reproducible, so two honest workers would not "
                                "return the same line");
+    /* a check is a search by another worker: the one in-process worker has no other */
+    if (a->verify && !a->session.cfg.coordinator && a->session.cfg.workers < 2)
+        return ply_usage_error("analyse", "%s",
+                               "--verify needs a second worker to search again: --workers N "
+                               "(N >= 2) or --coordinator");
     if (a->epd && (nwords || a->fen || a->moves || a->searchmoves))
         return ply_usage_error("analyse", "%s",
                                "--epd takes its positions from the file (no position, moves or "

@@ -31,6 +31,9 @@
  * Kind 2, search:
  *   kind_search.c  one job per root move of the position analysed, each
  *                  line replayed by the rule engine, the sorted answer
+ *   search_game.c  a game's positions as chunks; the replay of a line
+ *   search_verify.c --verify: reproducible searches compared on two
+ *                  identities of one engine, a tie-break, exclusion
  * Nothing here is public API: names are ply__ (STYLE.md, libuv's convention
  * for internal cross-file names).
  *

@@ -320,36 +320,6 @@ ply__sv_t *ply__search_sv(const run_t *run)
 
 /* ------------------------------------------------------------- checks */
 
-int ply__search_replay_line(const ply_arb_pos_t *from, const Ply__SearchLine *l,
-                            uint32_t want_depth, const char *label, char *why, size_t why_len)
-{
-    if (l->n_pv == 0) return ply_why(why, why_len, PLY_EMISMATCH, "%s: the line is empty", label);
-    ply_arb_pos_t pos = *from;
-    ply_arb_move_t mv;
-    for (size_t i = 0; i < l->n_pv; i++) {
-        if (ply_arb_move_from_uci(&pos, l->pv[i], &mv) < 0)
-            return ply_why(why, why_len, PLY_EMISMATCH, "%s: PV move %zu %s is not legal", label,
-                           i + 1, l->pv[i]);
-        ply_arb_make(&pos, mv);
-    }
-    ply_arb_move_t none[PLY_ARB_MAX_MOVES];
-    int mated = ply_arb_legal_moves(&pos, none) == 0 && ply_arb_in_check(&pos);
-    if (l->has_mate) {
-        int64_t n = l->mate, plies = n > 0 ? 2 * n - 1 : -2 * n;
-        if (n == 0 || !mated || (int64_t)l->n_pv != plies)
-            return ply_why(why, why_len, PLY_EMISMATCH, "%s: claims mate in %" PRId32 " but %s",
-                           label, l->mate,
-                           !mated   ? "the line ends without checkmate"
-                           : n == 0 ? "the position analysed has legal moves"
-                                    : "the checkmate is not at that distance");
-        return 0;
-    }
-    if (want_depth && l->depth < want_depth)
-        return ply_why(why, why_len, PLY_EMISMATCH, "%s: searched to depth %u, the run asks %u",
-                       label, l->depth, want_depth);
-    return 0;
-}
-
 /* The run's depth limit, 0 for none: what every line must reach unless it is a mate. */
 static uint32_t want_depth(const run_t *run)
 {
@@ -499,6 +469,9 @@ void ply__search_unaccept(run_t *run, size_t job)
     progress_totals(run);
     run->settled[job] = 0;
     run->done--;
+    /* its last job settled and caught a liar in the same step: not done after all (the run
+     * is answered only when the loop reaps it, after this) */
+    if (run->state == RUN_DONE) run->state = RUN_ACTIVE;
 }
 
 const char *ply__search_job_label(const run_t *run, size_t job, char *buf, size_t len);

@@ -133,7 +133,8 @@ int ply_msg_decode(zmsg_t *zmsg, ply_msg_t **out, char *why, size_t why_len);
  * Per type (a field not listed is optional and unchecked unless it is text):
  *   HELLO      worker_id, protocol == PLY_PROTOCOL_VERSION,
  *              threads 1..PLY_MAX_THREADS, hash_mib, zobrist_checksum; kinds (if
- *              any) each PERFT or SEARCH, at most one entry per kind; engine text
+ *              any) each PERFT or SEARCH, at most one entry per kind; engine and
+ *              engine_id text
  *   WELCOME    heartbeat_ms 1..PLY_MAX_HEARTBEAT_MS, liveness 1..PLY_MAX_LIVENESS
  *   READY      credit 1..PLY_MAX_CREDIT
  *   JOB        job_id, attempt >= 1, kind PERFT or SEARCH, run_id; PERFT: fen,
@@ -141,8 +142,9 @@ int ply_msg_decode(zmsg_t *zmsg, ply_msg_t **out, char *why, size_t why_len);
  *              envelope_check.h: fen, at most PLY_SEARCH_JOB_MAX_MOVES moves and
  *              PLY_MAX_DIVIDE searchmoves of UCI shape, depth
  *              1..PLY_SEARCH_JOB_MAX_DEPTH, nodes, movetime_ms, at least one of
- *              the three, multipv 1..PLY_SEARCH_JOB_MAX_MULTIPV) and none of fen,
- *              depth, chess960, stats, divide, no_hash
+ *              the three, multipv 1..PLY_SEARCH_JOB_MAX_MULTIPV, no movetime_ms
+ *              when reproducible) and none of fen, depth, chess960, stats, divide,
+ *              no_hash
  *   PROGRESS   job_id, attempt >= 1, nodes
  *   RESULT     job_id, attempt >= 1, nodes, perft1 <= PLY_MAX_DIVIDE, time_us;
  *              each divide entry: move, nodes; no hi word but 0 (one job's

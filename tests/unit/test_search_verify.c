@@ -8,6 +8,9 @@
  * tell.
  *   liar        verify all, two honest workers and a liar: every line in the answer is the
  *               honest score, the liar is excluded and named, no line is its own;
+ *   half_liar   verify all, a worker that lies on every second answer: lines it matched
+ *               (told the truth) before it was caught are taken out and searched again,
+ *               and the answer is still every honest line;
  *   sample      verify sample=0.5, two honest workers: selected jobs all matched;
  *   no_checker  verify all, one worker: the run fails saying that it is not verified;
  *   malformed   a worker answers its first job with a Result cut short and its second with
@@ -41,7 +44,7 @@ static int score_of(const char *uci)
            100;
 }
 
-enum { HONEST = 0, LIAR, MALFORMED };
+enum { HONEST = 0, LIAR, MALFORMED, HALF_LIAR };
 
 typedef struct sworker {
     char endpoint[256];
@@ -93,7 +96,9 @@ static void answer(sworker_t *w, zsock_t *d, const Ply__Job *job)
 {
     int n = w->answered++;
     size_t len;
-    int how = w->mode == LIAR ? 1 : w->mode == MALFORMED && n == 1 ? 2 : 0;
+    int how = w->mode == LIAR || (w->mode == HALF_LIAR && n % 2) ? 1
+              : w->mode == MALFORMED && n == 1                    ? 2
+                                                                  : 0;
     uint8_t *buf = pack_answer(job, how, &len);
     /* the malformed worker's first answer stops in the middle of its line */
     send_body(d, buf, w->mode == MALFORMED && n == 0 ? len - 12 : len);
@@ -224,6 +229,36 @@ static void test_liar(void **state)
     coord_stop(&t);
 }
 
+static void test_half_liar(void **state)
+{
+    (void)state;
+    coord_t *t = coord_start("inproc", NULL, NULL);
+    sworker_t a, b, l;
+    sworker_start(&l, t->endpoint, "half-liar", HALF_LIAR);
+    sworker_start(&a, t->endpoint, "honest-a", HONEST);
+    sworker_start(&b, t->endpoint, "honest-b", HONEST);
+    coord_wait_joined(t, 3);
+    Ply__RunResult *res = NULL;
+    char why[512];
+    if (search_startpos(t->endpoint, PLY__VERIFY_MODE__VERIFY_MODE_ALL, 0, &res, why, sizeof why))
+        fail_msg("verify all: %s", why);
+    check_honest(res, "half-liar");
+    const Ply__Verification *v = res->verification;
+    assert_int_equal(v->excluded, 1);
+    assert_int_equal(v->checked_by_worker, 20);
+    assert_non_null(strstr(v->exclusion[0], "half-liar"));
+    /* every line it had confirmed (who or who2) was searched again without it */
+    print_message("recomputed %u, mismatches %u\n", v->recomputed, v->mismatches);
+    /* 20 first searches and 20 checks at least, and a new first search for each line taken
+     * out again */
+    assert_true(a.jobs + b.jobs + l.jobs >= 40 + (int)v->recomputed);
+    ply__run_result__free_unpacked(res, NULL);
+    zactor_destroy(&a.actor);
+    zactor_destroy(&b.actor);
+    zactor_destroy(&l.actor);
+    coord_stop(&t);
+}
+
 static void test_sample(void **state)
 {
     (void)state;
@@ -321,6 +356,7 @@ int main(void)
     ply_log_set_level(getenv("PLY_TEST_LOG") ? PLY_LOG_INFO : PLY_LOG_ERROR);
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_liar),
+        cmocka_unit_test(test_half_liar),
         cmocka_unit_test(test_sample),
         cmocka_unit_test(test_no_checker),
         cmocka_unit_test(test_malformed),

@@ -42,8 +42,8 @@ typedef struct analyse_args {
     size_t noptions;
     char threads_opt[32], hash_opt[32]; /* "Threads=T", "Hash=MIB" for a UCI engine */
     int chess960, json, quiet;
-    int verify;          /* --verify: a Ply__VerifyMode */
-    uint32_t verify_ppm; /* its sample, parts per million */
+    int verify;                     /* --verify: a Ply__VerifyMode */
+    uint32_t verify_ppm;            /* its sample, parts per million */
     ply_cli_session_opts_t session; /* --threads, --hash, --workers, --coordinator, ... */
 } analyse_args_t;
 

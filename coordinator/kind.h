@@ -98,8 +98,7 @@ typedef struct ply__kind {
      * kind fails the attempt (ply__job_requeue) and reports it. NULL: the message is only
      * dropped, and the attempt ends with its lease (perft, as before).
      */
-    void (*refused_result)(ply_coordinator_t *c, run_t *run, size_t t, peer_t *p,
-                           const char *why);
+    void (*refused_result)(ply_coordinator_t *c, run_t *run, size_t t, peer_t *p, const char *why);
     /**
      * restore_result - a result read back from the state file, taken as if
      * it had just arrived (no drill-down). 0; PLY_EDB (why in @why, at most

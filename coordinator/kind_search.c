@@ -543,9 +543,9 @@ static void search_refused_result(ply_coordinator_t *c, run_t *run, size_t t, pe
                                   const char *why)
 {
     char line[2 * PLY__WHY_LEN], what[PLY__WHY_LEN];
-    snprintf(line, sizeof line, "%s (identity %s): %s: a malformed result (%s) (job %" PRIu64
-             ", attempt %u)", p->name, p->identity,
-             ply__search_job_label(run, ply__job_of(run, t), what, sizeof what), why,
+    snprintf(line, sizeof line,
+             "%s (identity %s): %s: a malformed result (%s) (job %" PRIu64 ", attempt %u)", p->name,
+             p->identity, ply__search_job_label(run, ply__job_of(run, t), what, sizeof what), why,
              run->job_base + t, run->jobs[t].attempt);
     note_rejection(run, line);
     ply__job_requeue(c, run, t, 1, line);

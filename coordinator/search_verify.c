@@ -213,7 +213,9 @@ static void describe(char *buf, size_t len, const svcomp_t *k)
         snprintf(score, sizeof score, "mate %d", l->mate);
     else if (l)
         snprintf(score, sizeof score, "%d cp%s", l->score_cp,
-                 l->bound == 1 ? " (lower bound)" : l->bound == 2 ? " (upper bound)" : "");
+                 l->bound == 1   ? " (lower bound)"
+                 : l->bound == 2 ? " (upper bound)"
+                                 : "");
     for (size_t i = 0; l && i < l->n_pv && i < 8; i++) {
         size_t o = strlen(pv);
         snprintf(pv + o, sizeof pv - o, "%s%s", i ? " " : "", l->pv[i]);
@@ -420,8 +422,8 @@ static void exclude(ply_coordinator_t *c, run_t *run, ply__sv_t *sv, const char 
 }
 
 void ply__sv_take(ply_coordinator_t *c, run_t *run, size_t t, Ply__SearchResult *res,
-                  const char *worker, const char *identity, const char *engine_id,
-                  uint32_t attempt, int live)
+                  const char *worker, const char *identity, const char *engine_id, uint32_t attempt,
+                  int live)
 {
     ply__sv_t *sv = ply__search_sv(run);
     size_t idx = ply__job_of(run, t);
@@ -498,8 +500,8 @@ void ply__sv_tick(ply_coordinator_t *c, run_t *run, uint64_t now)
                           "second worker of the same engine (engine id \"%s\") came within %u "
                           "ms: the run is not reported as verified%s%s",
                           run->job_base + idx, label, run->verify_text,
-                          k[0].have ? k[0].engine_id : "?", c->cfg.worker_wait_ms,
-                          a[0] ? "; " : "", a);
+                          k[0].have ? k[0].engine_id : "?", c->cfg.worker_wait_ms, a[0] ? "; " : "",
+                          a);
         else
             ply__run_fail(run, PLY_EMISMATCH,
                           "job %" PRIu64 " (root move %s) quarantined: %s; %s; no third worker "
@@ -558,9 +560,11 @@ void ply__sv_report(const run_t *run, ply__sv_t *sv, Ply__Verification *v)
                       "; %u mismatch%s, %u settled by a majority of three identities",
                       sv->mismatches, sv->mismatches == 1 ? "" : "es", sv->resolved);
     if (run->nexcluded && o > 0 && (size_t)o < sizeof s)
-        snprintf(s + o, sizeof s - (size_t)o, "; %u worker%s caught wrong and excluded, %u job%s "
-                 "searched again", run->nexcluded, run->nexcluded == 1 ? "" : "s",
-                 run->recomputed, run->recomputed == 1 ? "" : "s");
+        snprintf(s + o, sizeof s - (size_t)o,
+                 "; %u worker%s caught wrong and excluded, %u job%s "
+                 "searched again",
+                 run->nexcluded, run->nexcluded == 1 ? "" : "s", run->recomputed,
+                 run->recomputed == 1 ? "" : "s");
     ply_msg_text_sanitize(sv->summary, sizeof sv->summary, s);
     v->mode = sv->mode;
     v->has_jobs = 1, v->jobs = (uint32_t)run->njobs;

@@ -39,8 +39,8 @@ void ply__sv_handed_out(ply_coordinator_t *c, run_t *run, size_t t);
  * selected. @live 0 while restoring (ply__sv_resumed settles).
  */
 void ply__sv_take(ply_coordinator_t *c, run_t *run, size_t t, Ply__SearchResult *res,
-                  const char *worker, const char *identity, const char *engine_id,
-                  uint32_t attempt, int live);
+                  const char *worker, const char *identity, const char *engine_id, uint32_t attempt,
+                  int live);
 /** ply__sv_resumed - after a restore: settle every job, search again what cannot be settled. */
 void ply__sv_resumed(ply_coordinator_t *c, run_t *run);
 /**

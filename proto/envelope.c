@@ -136,7 +136,8 @@ void ply_msg_text_sanitize(char *dst, size_t dst_len, const char *src)
 
 zmsg_t *ply_msg_encode(const ply_msg_t *msg)
 {
-    if (!msg || msg->base.descriptor != &ply__message__descriptor || !ply__env_body_of(msg)) return NULL;
+    if (!msg || msg->base.descriptor != &ply__message__descriptor || !ply__env_body_of(msg))
+        return NULL;
     size_t size = ply__message__get_packed_size(msg);
     if (size == 0 || size > PLY_MAX_MESSAGE_BYTES) return NULL;
     zmsg_t *zmsg = zmsg_new();
@@ -167,19 +168,20 @@ static int check_envelope(zmsg_t *zmsg, zframe_t **body, char *why, size_t why_l
     if (idn != strlen(PLY_PROTOCOL_ID) || memcmp(zframe_data(id), PLY_PROTOCOL_ID, idn) != 0) {
         char quoted[4 * PLY__ID_QUOTE_MAX + 8];
         quote_bytes(quoted, sizeof quoted, zframe_data(id), idn);
-        ply__env_say(why, why_len, "frame 0: protocol id \"%s\" (%zu bytes), supported \"%s\"", quoted, idn,
-            PLY_PROTOCOL_ID);
+        ply__env_say(why, why_len, "frame 0: protocol id \"%s\" (%zu bytes), supported \"%s\"",
+                     quoted, idn, PLY_PROTOCOL_ID);
         return PLY_EVERSION;
     }
     if (frames != 2) {
-        ply__env_say(why, why_len, "envelope has %zu frames, must be 2 (protocol id, body)", frames);
+        ply__env_say(why, why_len, "envelope has %zu frames, must be 2 (protocol id, body)",
+                     frames);
         return PLY_EPROTO;
     }
     *body = zmsg_next(zmsg);
     size_t n = zframe_size(*body);
     if (n == 0 || n > PLY_MAX_MESSAGE_BYTES) {
         ply__env_say(why, why_len, "frame 1: body is %zu bytes, must be 1..%u", n,
-            (unsigned)PLY_MAX_MESSAGE_BYTES);
+                     (unsigned)PLY_MAX_MESSAGE_BYTES);
         return PLY_EPROTO;
     }
     return 0;
@@ -229,9 +231,9 @@ int ply_msg_decode(zmsg_t *zmsg, ply_msg_t **out, char *why, size_t why_len)
         msg = unpack(zframe_data(body), zframe_size(body));
         if (!msg) {
             ply__env_say(why, why_len,
-                "frame 1: %zu bytes that are not a ply.Message (or would unpack into more "
-                "than %u times that in memory)",
-                zframe_size(body), PLY__UNPACK_FACTOR);
+                         "frame 1: %zu bytes that are not a ply.Message (or would unpack into more "
+                         "than %u times that in memory)",
+                         zframe_size(body), PLY__UNPACK_FACTOR);
             rc = PLY_EPROTO;
         }
     }

@@ -1,7 +1,8 @@
 /*
  * The field checks of proto/envelope_validate.c (and envelope.c's text and reason
  * helpers), shared with the checks of the search kind (proto/envelope_search.c) so that
- * every rejection reads the same way: "TYPE: field NAME reason". Internal to proto/: not installed, not for callers of envelope.h.
+ * every rejection reads the same way: "TYPE: field NAME reason". Internal to proto/: not installed,
+ * not for callers of envelope.h.
  */
 #ifndef PLY_PROTO_ENVELOPE_CHECK_H
 #define PLY_PROTO_ENVELOPE_CHECK_H
@@ -11,7 +12,8 @@
 
 #include "ply.pb-c.h"
 
-/** ply__env_say - the printf-style reason @fmt into @why (@why_len bytes; nothing when NULL or 0). */
+/** ply__env_say - the printf-style reason @fmt into @why (@why_len bytes; nothing when NULL or 0).
+ */
 void ply__env_say(char *why, size_t why_len, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 

@@ -570,7 +570,7 @@ int ply_msg_validate(const ply_msg_t *msg, char *why, size_t why_len)
     const struct body_type *t = body_type(msg);
     if (!t) {
         ply__env_say(why, why_len, "message has no body (unknown or missing type, case %d)",
-            (int)msg->body_case);
+                     (int)msg->body_case);
         return PLY_EPROTO;
     }
     ply__vctx_t c = {why, why_len, t->name};
@@ -587,4 +587,3 @@ const char *ply_msg_type_name(const ply_msg_t *msg)
     const struct body_type *t = body_type(msg);
     return t ? t->name : "UNKNOWN";
 }
-

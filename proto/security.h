@@ -107,8 +107,8 @@ int ply_curve_recv_from(zsock_t *sock, zframe_t **routing_id, ply_msg_t **out, c
 
 /** What a refused message still says (ply_msg_refused_result): a Result's job and attempt. */
 typedef struct ply_msg_refused {
-    int result;      /* 1: a Result whose ids were read */
-    uint64_t job_id; /* then its job_id */
+    int result;       /* 1: a Result whose ids were read */
+    uint64_t job_id;  /* then its job_id */
     uint32_t attempt; /* and its attempt */
 } ply_msg_refused_t;
 

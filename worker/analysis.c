@@ -17,8 +17,8 @@
 typedef struct builtin {
     ply_analysis_t base; /* first: a ply_analysis_t * is a builtin_t * */
     ply_engine_t *engine;
-    ply_engine_t *repro; /* one thread, PLY_ANALYSIS_REPRO_HASH_MIB: reproducible jobs */
-    ply_engine_t *now;   /* the engine of the job running: engine or repro */
+    ply_engine_t *repro;  /* one thread, PLY_ANALYSIS_REPRO_HASH_MIB: reproducible jobs */
+    ply_engine_t *now;    /* the engine of the job running: engine or repro */
     ply_search_pos_t pos; /* large (the history): kept here, not on a stack */
     ply_search_limits_t lim;
     ply_search_result_t res;
@@ -111,8 +111,8 @@ static int builtin_run(ply_analysis_t *a, const ply_analysis_job_t *job, ply_ana
     int rc = builtin_setup(b, job, why, why_len);
     if (rc < 0) return rc;
     uint64_t t0 = ply_time_ns();
-    rc = ply_engine_search(b->now ? b->now : b->engine, &b->pos, &b->lim, job->progress ? on_info : NULL,
-                           (void *)job->progress, &b->res);
+    rc = ply_engine_search(b->now ? b->now : b->engine, &b->pos, &b->lim,
+                           job->progress ? on_info : NULL, (void *)job->progress, &b->res);
     uint64_t t1 = ply_time_ns();
     if (rc < 0) {
         snprintf(why, why_len, "the search failed: %s", ply_strerror(rc));
@@ -167,7 +167,7 @@ static int builtin_prepare(ply_analysis_t *a, int reproducible, char *why, size_
     return 0;
 }
 
-static const ply_analysis_ops_t BUILTIN = {"builtin",       builtin_run,     builtin_stop,
+static const ply_analysis_ops_t BUILTIN = {"builtin",          builtin_run,     builtin_stop,
                                            builtin_clear_stop, builtin_destroy, builtin_prepare};
 
 ply_analysis_t *ply_analysis_builtin_new(size_t hash_mib, int threads)

@@ -812,8 +812,9 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_game),       cmocka_unit_test(test_game_liar),
         cmocka_unit_test(test_verify),
     };
-    static const char *const names[] = {"startpos", "mate",       "errors", "liar", "engine",
-                                        "restart",  "perft-liar", "uci",    "game", "game-liar", "verify"};
+    static const char *const names[] = {"startpos", "mate",      "errors",     "liar",
+                                        "engine",   "restart",   "perft-liar", "uci",
+                                        "game",     "game-liar", "verify"};
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
         if (strcmp(which, names[i]) == 0)
             return _cmocka_run_group_tests(names[i], &all[i], 1, NULL, NULL);

@@ -97,8 +97,8 @@ static void answer(sworker_t *w, zsock_t *d, const Ply__Job *job)
     int n = w->answered++;
     size_t len;
     int how = w->mode == LIAR || (w->mode == HALF_LIAR && n % 2) ? 1
-              : w->mode == MALFORMED && n == 1                    ? 2
-                                                                  : 0;
+              : w->mode == MALFORMED && n == 1                   ? 2
+                                                                 : 0;
     uint8_t *buf = pack_answer(job, how, &len);
     /* the malformed worker's first answer stops in the middle of its line */
     send_body(d, buf, w->mode == MALFORMED && n == 0 ? len - 12 : len);
@@ -134,7 +134,8 @@ static void sworker_actor(zsock_t *pipe, void *arg)
             ply_msg_t *msg = NULL;
             if (ply_msg_recv(d, &msg, NULL, 0) == 0 && msg->body_case == PLY__MESSAGE__BODY_JOB) {
                 w->jobs++;
-                w->reproducible += msg->job->search->has_reproducible && msg->job->search->reproducible;
+                w->reproducible +=
+                    msg->job->search->has_reproducible && msg->job->search->reproducible;
                 answer(w, d, msg->job);
                 /* one more credit for each answer: the worker never runs dry */
                 m.body_case = PLY__MESSAGE__BODY_READY, m.ready = &ready;
@@ -180,7 +181,7 @@ static int search_startpos(const char *endpoint, int verify, uint32_t ppm, Ply__
 }
 
 /* Every root move once, with the honest score, from none of the workers named @not. */
-static void check_honest(const Ply__RunResult *res, const char *not)
+static void check_honest(const Ply__RunResult *res, const char * not )
 {
     const Ply__SearchAnswer *s = res->search;
     assert_non_null(s);
@@ -188,7 +189,7 @@ static void check_honest(const Ply__RunResult *res, const char *not)
     for (size_t i = 0; i < s->n_moves; i++) {
         const Ply__AnalysedMove *m = s->moves[i];
         assert_int_equal(m->line->score_cp, score_of(m->move));
-        if (not) assert_string_not_equal(m->worker_id, not);
+        if (not ) assert_string_not_equal(m->worker_id, not );
     }
 }
 
@@ -303,8 +304,8 @@ static void test_no_checker(void **state)
     coord_wait_joined(t, 1);
     Ply__RunResult *res = NULL;
     char why[1024];
-    int rc = search_startpos(t->endpoint, PLY__VERIFY_MODE__VERIFY_MODE_ALL, 0, &res, why,
-                             sizeof why);
+    int rc =
+        search_startpos(t->endpoint, PLY__VERIFY_MODE__VERIFY_MODE_ALL, 0, &res, why, sizeof why);
     assert_int_not_equal(rc, 0);
     assert_null(res);
     assert_non_null(strstr(why, "no second worker of the same engine"));
@@ -328,8 +329,7 @@ static void test_malformed(void **state)
     Ply__RunResult *res = NULL;
     char why[512];
     uint64_t t0 = ply_time_ms();
-    if (search_startpos(t->endpoint, PLY__VERIFY_MODE__VERIFY_MODE_NONE, 0, &res, why,
-                        sizeof why))
+    if (search_startpos(t->endpoint, PLY__VERIFY_MODE__VERIFY_MODE_NONE, 0, &res, why, sizeof why))
         fail_msg("malformed: %s", why);
     uint64_t ms = ply_time_ms() - t0;
     check_honest(res, NULL);
@@ -355,10 +355,8 @@ int main(void)
 {
     ply_log_set_level(getenv("PLY_TEST_LOG") ? PLY_LOG_INFO : PLY_LOG_ERROR);
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_liar),
-        cmocka_unit_test(test_half_liar),
-        cmocka_unit_test(test_sample),
-        cmocka_unit_test(test_no_checker),
+        cmocka_unit_test(test_liar),      cmocka_unit_test(test_half_liar),
+        cmocka_unit_test(test_sample),    cmocka_unit_test(test_no_checker),
         cmocka_unit_test(test_malformed),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

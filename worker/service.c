@@ -33,6 +33,7 @@
 #include "board/movegen.h"
 #include "envelope.h"
 #include "perft.h"
+#include "search_msg.h"
 #include "security.h"
 #include "util/error.h"
 #include "util/log.h"
@@ -527,48 +528,14 @@ static int ensure_table(ply_tt_t **tt, unsigned hash_mib, int stats)
 static int send_search_result(zactor_t *actor, const Ply__Job *job, const ply_analysis_t *an,
                               const ply_analysis_result_t *r, uint64_t time_us)
 {
-    struct out {
-        Ply__SearchLine lines[PLY_SEARCH_MAX_MULTIPV];
-        Ply__SearchLine *line_ptrs[PLY_SEARCH_MAX_MULTIPV];
-        char *pv[PLY_SEARCH_MAX_MULTIPV][PLY_SEARCH_MAX_PLY];
-    } *o = malloc(sizeof *o);
-    if (!o) return PLY_ENOMEM;
-    char engine[160];
-    if (strcmp(ply_analysis_name(an), "builtin") == 0)
-        snprintf(engine, sizeof engine, "ply %s builtin", PLY_VERSION);
-    else
-        snprintf(engine, sizeof engine, "%s:%s", ply_analysis_name(an),
-                 ply_analysis_engine_name(an));
-    Ply__SearchResult sr = PLY__SEARCH_RESULT__INIT;
-    for (int i = 0; i < r->n_lines; i++) {
-        const ply_analysis_line_t *l = &r->lines[i];
-        Ply__SearchLine *p = &o->lines[i];
-        ply__search_line__init(p);
-        p->has_multipv = 1, p->multipv = (uint32_t)l->multipv;
-        p->has_mate = l->is_mate, p->mate = l->score;
-        p->has_score_cp = !l->is_mate, p->score_cp = l->score;
-        p->has_bound = 1, p->bound = (uint32_t)l->bound;
-        p->has_depth = 1, p->depth = (uint32_t)l->depth;
-        p->has_seldepth = 1, p->seldepth = (uint32_t)l->seldepth;
-        p->has_ply = l->ply >= 0, p->ply = l->ply >= 0 ? (uint32_t)l->ply : 0;
-        for (int k = 0; k < l->n_pv; k++) o->pv[i][k] = (char *)l->pv[k];
-        p->n_pv = (size_t)l->n_pv, p->pv = o->pv[i];
-        o->line_ptrs[i] = p;
-    }
-    sr.n_lines = (size_t)r->n_lines, sr.lines = o->line_ptrs;
-    sr.has_nodes = 1, sr.nodes = r->nodes;
-    sr.has_time_us = 1, sr.time_us = r->time_us;
-    sr.engine = engine;
-    Ply__Result res = PLY__RESULT__INIT;
-    res.has_job_id = 1, res.job_id = job->job_id;
-    res.has_attempt = 1, res.attempt = job->attempt;
-    res.has_time_us = 1, res.time_us = time_us;
-    res.search = &sr;
+    ply_search_msg_t *m = malloc(sizeof *m);
+    if (!m) return PLY_ENOMEM;
+    ply_search_msg_fill(m, job, an, r, time_us);
     Ply__Message msg = PLY__MESSAGE__INIT;
     msg.body_case = PLY__MESSAGE__BODY_RESULT;
-    msg.result = &res;
+    msg.result = &m->res;
     hand_over(actor, &msg);
-    free(o);
+    free(m);
     return 0;
 }
 

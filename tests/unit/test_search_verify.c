@@ -13,6 +13,10 @@
  *               and the answer is still every honest line;
  *   sample      verify sample=0.5, two honest workers: selected jobs all matched;
  *   no_checker  verify all, one worker: the run fails saying that it is not verified;
+ *   restore     verify all with a state file: two workers answer 11 jobs and hold the
+ *               rest, the coordinator stops and starts again on the file, the same request
+ *               resumes the run: what was settled is read back, the rest searched again,
+ *               every line matched and honest;
  *   malformed   a worker answers its first job with a Result cut short and its second with
  *               one that has both a score and a mate: both attempts fail at once (the lease
  *               is 60 s) and are reported with the worker's name; the run completes.
@@ -50,6 +54,7 @@ typedef struct sworker {
     char endpoint[256];
     char id[32];
     int mode;
+    int max; /* answer this many jobs, hold the rest (0: all) */
     _Atomic int answered, jobs, reproducible;
     zactor_t *actor;
 } sworker_t;
@@ -132,7 +137,8 @@ static void sworker_actor(zsock_t *pipe, void *arg)
         if (which == pipe) break;
         if (which == d) {
             ply_msg_t *msg = NULL;
-            if (ply_msg_recv(d, &msg, NULL, 0) == 0 && msg->body_case == PLY__MESSAGE__BODY_JOB) {
+            if (ply_msg_recv(d, &msg, NULL, 0) == 0 && msg->body_case == PLY__MESSAGE__BODY_JOB &&
+                (!w->max || w->answered < w->max)) {
                 w->jobs++;
                 w->reproducible +=
                     msg->job->search->has_reproducible && msg->job->search->reproducible;
@@ -314,6 +320,69 @@ static void test_no_checker(void **state)
     coord_stop(&t);
 }
 
+static void test_restore(void **state)
+{
+    (void)state;
+    char path[] = "/tmp/ply-test-search-verify-XXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    close(fd);
+    unlink(path);
+    coord_t *t = coord_start("inproc", NULL, path);
+    sworker_t a, b;
+    sworker_start(&a, t->endpoint, "honest-a", HONEST);
+    sworker_start(&b, t->endpoint, "honest-b", HONEST);
+    a.max = 6, b.max = 5; /* an odd count: at least one job has its first search alone */
+    coord_wait_joined(t, 2);
+    ply_client_t *c = ply_client_new(t->endpoint, NULL, 0);
+    ply_search_request_t req = {.fen = "startpos", .depth = 3, .engine = "builtin"};
+    req.verify = PLY__VERIFY_MODE__VERIFY_MODE_ALL;
+    Ply__Accepted *acc = NULL;
+    char why[512];
+    assert_int_equal(ply_client_submit_search(c, &req, 10000, &acc, why, sizeof why), 0);
+    uint64_t id = acc->run_id;
+    ply__accepted__free_unpacked(acc, NULL);
+    for (int i = 0; i < 300 && a.answered + b.answered < 11; i++) usleep(10000);
+    assert_int_equal(a.answered + b.answered, 11);
+    usleep(300000); /* a tick: the results are committed */
+    zactor_destroy(&a.actor);
+    zactor_destroy(&b.actor);
+    coord_stop(&t);
+    ply_client_destroy(&c);
+
+    t = coord_start("inproc", NULL, path);
+    c = ply_client_new(t->endpoint, NULL, 0);
+    assert_int_equal(ply_client_submit_search(c, &req, 10000, &acc, why, sizeof why), 0);
+    assert_true(acc->run_id == id); /* resumed, not a new run */
+    ply__accepted__free_unpacked(acc, NULL);
+    sworker_start(&a, t->endpoint, "honest-c", HONEST);
+    sworker_start(&b, t->endpoint, "honest-d", HONEST);
+    Ply__RunResult *res = NULL;
+    if (ply_client_wait(c, id, NULL, NULL, 20000, &res, why, sizeof why) != 0)
+        fail_msg("resumed: %s", why);
+    ply_client_destroy(&c);
+    check_honest(res, NULL);
+    const Ply__Verification *v = res->verification;
+    assert_non_null(v);
+    assert_int_equal(v->jobs_selected, 20);
+    assert_int_equal(v->checked_by_worker, 20);
+    assert_int_equal(v->excluded, 0);
+    assert_int_equal(res->results_restored, 11);
+    /* the pairs read back settled their jobs; a lone search read back is searched again */
+    print_message("after the restart: %d searches\n", a.jobs + b.jobs);
+    assert_true(a.jobs + b.jobs >= 40 - 11 + 1 && a.jobs + b.jobs < 40);
+    ply__run_result__free_unpacked(res, NULL);
+    zactor_destroy(&a.actor);
+    zactor_destroy(&b.actor);
+    coord_stop(&t);
+    unlink(path);
+    char side[64];
+    snprintf(side, sizeof side, "%s-wal", path);
+    unlink(side);
+    snprintf(side, sizeof side, "%s-shm", path);
+    unlink(side);
+}
+
 static void long_lease(ply_coordinator_config_t *cfg)
 {
     cfg->lease_ms = 60000;
@@ -357,7 +426,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_liar),      cmocka_unit_test(test_half_liar),
         cmocka_unit_test(test_sample),    cmocka_unit_test(test_no_checker),
-        cmocka_unit_test(test_malformed),
+        cmocka_unit_test(test_malformed), cmocka_unit_test(test_restore),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

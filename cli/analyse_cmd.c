@@ -24,6 +24,7 @@
 #include "json_exact.h"
 #include "position.h"
 #include "progress.h"
+#include "report.h"
 #include "session.h"
 #include "session_opts.h"
 #include "util/error.h"
@@ -42,6 +43,8 @@ typedef struct analyse_args {
     size_t noptions;
     char threads_opt[32], hash_opt[32]; /* "Threads=T", "Hash=MIB" for a UCI engine */
     int chess960, json, quiet;
+    int verify;                     /* --verify: a Ply__VerifyMode */
+    uint32_t verify_ppm;            /* its sample, parts per million */
     ply_cli_session_opts_t session; /* --threads, --hash, --workers, --coordinator, ... */
 } analyse_args_t;
 
@@ -72,6 +75,12 @@ static void usage(FILE *out)
         "                          (default " DEFAULT_UCI_ENGINE " when it exists)\n"
         "      --engine-option N=V a UCI option for it (repeatable), e.g. Hash=64\n"
         "      --chess960          read KQkq as X-FEN and castle by Chess960 rules\n"
+        "      --verify MODE       none, sample=P (e.g. sample=0.1 or sample=10%%) or all:\n"
+        "                          search those jobs again on another worker of the same\n"
+        "                          engine and compare exactly; every job then runs\n"
+        "                          reproducibly (one thread, a fresh 16 MiB table). Needs -d\n"
+        "                          or --nodes (not --movetime) and --workers N >= 2 or\n"
+        "                          --coordinator (default none)\n"
         "      --epd FILE          analyse every record of FILE (bm/am moves, id): a record is\n"
         "                          solved when the top move is a bm and none of am\n"
         "      --json              print one JSON object instead of text\n"
@@ -244,6 +253,8 @@ static void fill_request(ply_search_request_t *req, const analyse_args_t *a, con
     req->movetime_ms = a->movetime_ms;
     req->chess960 = a->chess960;
     req->engine = a->engine;
+    req->verify = a->verify;
+    req->verify_ppm = a->verify_ppm;
 }
 
 static void fill_asked(ply_analyse_asked_t *asked, const analyse_args_t *a,
@@ -450,7 +461,8 @@ enum {
     OPT_ENGINE_OPTION,
     OPT_CHESS960,
     OPT_EPD,
-    OPT_JSON
+    OPT_JSON,
+    OPT_VERIFY
 };
 
 /* One option's value into @a; 0, or the usage error's exit status. */
@@ -522,6 +534,10 @@ static int take_option(analyse_args_t *a, int c, const char *arg)
     case OPT_JSON:
         a->json = 1;
         return 0;
+    case OPT_VERIFY:
+        if (ply_report_parse_verify(arg, &a->verify, &a->verify_ppm))
+            return ply_usage_error("analyse", "--verify '%s' must be none, all or sample=P", arg);
+        return 0;
     case 'q':
         a->quiet = 1;
         return 0;
@@ -589,6 +605,16 @@ static int check_combinations(const analyse_args_t *a, int nwords)
     if (!a->depth && !a->nodes && !a->movetime_ms)
         return ply_usage_error("analyse", "%s",
                                "give a limit: -d N, --nodes N or --movetime MS (per root move)");
+    if (a->verify && a->movetime_ms)
+        return ply_usage_error("analyse", "%s",
+                               "--verify needs -d or --nodes, not --movetime: a search stopped "
+                               "by a clock is not reproducible, so two honest workers would not "
+                               "return the same line");
+    /* a check is a search by another worker: the one in-process worker has no other */
+    if (a->verify && !a->session.cfg.coordinator && a->session.cfg.workers < 2)
+        return ply_usage_error("analyse", "%s",
+                               "--verify needs a second worker to search again: --workers N "
+                               "(N >= 2) or --coordinator");
     if (a->epd && (nwords || a->fen || a->moves || a->searchmoves))
         return ply_usage_error("analyse", "%s",
                                "--epd takes its positions from the file (no position, moves or "
@@ -635,6 +661,7 @@ int ply_cmd_analyse(int argc, char **argv)
         {"chess960", no_argument, NULL, OPT_CHESS960},
         {"epd", required_argument, NULL, OPT_EPD},
         {"json", no_argument, NULL, OPT_JSON},
+        {"verify", required_argument, NULL, OPT_VERIFY},
         {"quiet", no_argument, NULL, 'q'},
         PLY_CLI_SESSION_LONGOPTS,
         PLY_CLI_CURVE_LONGOPTS,

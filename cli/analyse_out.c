@@ -149,6 +149,33 @@ void ply_analyse_print_text(FILE *out, const Ply__RunResult *r, const ply_analys
     fprintf(out, "\n");
     for (size_t i = 0; s && i < s->n_rejection; i++)
         fprintf(out, "  rejected: %s\n", s->rejection[i]);
+    const Ply__Verification *v = r->verification;
+    if (!v) return;
+    fprintf(out, "Verified (%s): %s\n", v->mode ? v->mode : "?", v->summary ? v->summary : "");
+    for (size_t i = 0; i < v->n_exclusion; i++) fprintf(out, "  %s\n", v->exclusion[i]);
+    for (size_t i = 0; i < v->n_detail; i++) fprintf(out, "  mismatch: %s\n", v->detail[i]);
+}
+
+static json_t *strings_json(char *const *v, size_t n);
+
+/* What --verify checked (RunResult.verification), or JSON null for a run without it. */
+static json_t *verification_json(const Ply__Verification *v)
+{
+    if (!v) return json_null();
+    json_t *o = json_object();
+    json_object_set_new(o, "mode", json_string(v->mode ? v->mode : ""));
+    json_object_set_new(o, "jobs", json_integer(v->jobs));
+    json_object_set_new(o, "selected", json_integer(v->jobs_selected));
+    json_object_set_new(o, "matched", json_integer(v->checked_by_worker));
+    json_object_set_new(o, "mismatches", json_integer(v->mismatches));
+    json_object_set_new(o, "resolved", json_integer(v->resolved));
+    json_object_set_new(o, "identities", json_integer(v->identities));
+    json_object_set_new(o, "excluded", json_integer(v->excluded));
+    json_object_set_new(o, "recomputed", json_integer(v->recomputed));
+    json_object_set_new(o, "summary", json_string(v->summary ? v->summary : ""));
+    json_object_set_new(o, "exclusions", strings_json(v->exclusion, v->n_exclusion));
+    json_object_set_new(o, "details", strings_json(v->detail, v->n_detail));
+    return o;
 }
 
 static json_t *strings_json(char *const *v, size_t n)
@@ -218,6 +245,7 @@ json_t *ply_analyse_json(const Ply__RunResult *r, const ply_analyse_asked_t *a)
     json_object_set_new(o, "rejected", json_integer(s ? s->rejected : 0));
     json_object_set_new(o, "rejections",
                         s ? strings_json(s->rejection, s->n_rejection) : json_array());
+    json_object_set_new(o, "verification", verification_json(r->verification));
     json_object_set_new(o, "run", ply_json_count(r->run_id));
     return o;
 }

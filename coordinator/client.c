@@ -234,6 +234,8 @@ static int asked_from(asked_t *out, const Ply__RunAsked *a)
         out->depth = a->has_depth ? a->depth : 0;
         out->chess960 = a->chess960;
         out->split_depth = -1;
+        out->verify = a->has_verify ? (int)a->verify : PLY__VERIFY_MODE__VERIFY_MODE_NONE;
+        out->verify_ppm = a->has_verify_ppm ? a->verify_ppm : 0;
         return 0;
     }
     out->depth = a->depth;
@@ -453,6 +455,8 @@ static int asked_of_search(asked_t *out, const ply_search_request_t *req,
     out->depth = req->depth;
     out->chess960 = req->chess960 || pos.chess960;
     out->split_depth = -1;
+    out->verify = req->verify;
+    out->verify_ppm = req->verify == PLY__VERIFY_MODE__VERIFY_MODE_SAMPLE ? req->verify_ppm : 0;
     search_text(q, out->search, sizeof out->search);
     return 0;
 }
@@ -478,6 +482,11 @@ int ply_client_submit_search(ply_client_t *c, const ply_search_request_t *req, i
     s.has_kind = 1, s.kind = PLY__JOB_KIND__JOB_KIND_SEARCH;
     s.search = &q;
     if (req->detach) s.has_detach = 1, s.detach = 1;
+    if (req->verify) {
+        s.has_verify = 1, s.verify = (Ply__VerifyMode)req->verify;
+        if (req->verify == PLY__VERIFY_MODE__VERIFY_MODE_SAMPLE)
+            s.has_verify_ppm = 1, s.verify_ppm = req->verify_ppm;
+    }
     asked_t *want = malloc(sizeof *want);
     if (!want) return PLY_ENOMEM;
     int want_rc = asked_of_search(want, req, &q);

@@ -46,6 +46,8 @@ typedef struct ply_search_request {
     const uint32_t *plies;
     size_t nplies; /* 0..PLY_SEARCH_JOB_MAX_MOVES + 1 */
     int detach;                      /* do not stream progress: the client leaves after Accepted */
+    int verify;          /* a Ply__VerifyMode (0: none); not with movetime_ms or plies */
+    uint32_t verify_ppm; /* with VERIFY_MODE_SAMPLE: the fraction of jobs, parts per million */
 } ply_search_request_t;
 
 /** How long the probe of ply_client_new waits for a TCP connection, ms. */

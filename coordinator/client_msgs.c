@@ -197,9 +197,20 @@ static void on_submit(ply_coordinator_t *c, zframe_t *rid, const char *who, cons
 {
     char why[PLY__WHY_LEN];
     int search = s->has_kind && s->kind == PLY__JOB_KIND__JOB_KIND_SEARCH;
+    /* a verified search is compared exactly with a second one: only a reproducible search
+     * (search_verify.c) can be, and a clock is not reproducible */
     if (search && s->has_verify && s->verify != PLY__VERIFY_MODE__VERIFY_MODE_NONE) {
-        ply__send_error(c, rid, PLY_EINVAL, 0, "--verify is not supported for search runs yet");
-        return;
+        const Ply__SearchRequest *q = s->search;
+        const char *no = q->has_movetime_ms
+                             ? "--verify needs -d or --nodes, not --movetime: a search stopped "
+                               "by a clock is not reproducible, so two honest workers would not "
+                               "return the same line"
+                         : q->n_plies ? "--verify is not supported for game analysis yet"
+                                      : NULL;
+        if (no) {
+            ply__send_error(c, rid, PLY_EINVAL, 0, "%s", no);
+            return;
+        }
     }
     run_t *run = calloc(1, sizeof *run);
     if (!run || !(run->client = zframe_dup(rid))) {

@@ -249,7 +249,7 @@ static int next_job(ply_coordinator_t *c, peer_t *p, run_t **out, size_t *idx, i
                 queue_remove(run, k); /* settled or given up meanwhile */
                 continue;
             }
-            if (ply__eligible(c, run, t, p, no_hash)) {
+            if (ply__may_take(c, run, t, p, no_hash)) {
                 queue_remove(run, k);
                 *out = run, *idx = t;
                 return 1;
@@ -259,7 +259,7 @@ static int next_job(ply_coordinator_t *c, peer_t *p, run_t **out, size_t *idx, i
         while (run->next_pending < run->njobs) {
             size_t t = run->next_pending++;
             if (run->jobs[t].state != JOB_PENDING) continue; /* restored from the state file */
-            if (ply__eligible(c, run, t, p, no_hash)) {
+            if (ply__may_take(c, run, t, p, no_hash)) {
                 *out = run, *idx = t;
                 return 1;
             }

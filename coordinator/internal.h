@@ -31,6 +31,9 @@
  * Kind 2, search:
  *   kind_search.c  one job per root move of the position analysed, each
  *                  line replayed by the rule engine, the sorted answer
+ *   search_game.c  a game's positions as chunks; the replay of a line
+ *   search_verify.c --verify: reproducible searches compared on two
+ *                  identities of one engine, a tie-break, exclusion
  * Nothing here is public API: names are ply__ (STYLE.md, libuv's convention
  * for internal cross-file names).
  *
@@ -106,6 +109,7 @@ typedef struct peer {
     uint32_t threads, hash_mib, seed;
     uint32_t kinds;               /* the job kinds it runs: bit 1 << Ply__JobKind (HELLO) */
     char engine[PLY__ENGINE_LEN]; /* its search backend ("builtin", "uci:<name>"), or "" */
+    char engine_id[PLY_MAX_TEXT + 1]; /* who answers a reproducible search alike (HELLO), or "" */
     uint32_t credit;
     uint64_t *inflight;
     size_t ninflight, capinflight;
@@ -629,6 +633,15 @@ void ply__on_hello(ply_coordinator_t *c, zframe_t *rid, const char *identity, pe
 /** ply__on_worker_message - READY, PROGRESS, RESULT, HEARTBEAT, ERROR or BYE (peer @p, or NULL). */
 void ply__on_worker_message(ply_coordinator_t *c, zframe_t *rid, peer_t *p, ply_msg_t *msg);
 
+/**
+ * ply__on_refused_result - worker @p sent a Result for the task of wire id @job_id, attempt
+ * @attempt, that the envelope refused (@why): when @p holds that attempt and the run's kind
+ * takes refused results (kind->refused_result), the attempt fails at once; else it is only
+ * logged (the lease ends it).
+ */
+void ply__on_refused_result(ply_coordinator_t *c, peer_t *p, uint64_t job_id, uint32_t attempt,
+                            const char *why);
+
 /* ---- client_msgs.c ---- */
 
 /** ply__on_client_message - SUBMIT, STATUS, RESULT_REQUEST or CANCEL (peer @p, or NULL). */
@@ -669,6 +682,12 @@ static inline size_t ply__task_of(const run_t *run, size_t idx, int role)
 
 /** ply__verify_setup - size the run's tasks for its mode (slots, ntasks, jobs, settled, v). */
 int ply__verify_setup(run_t *run);
+/**
+ * ply__verify_draw - the draws of a run whose tasks are sized (slots, ntasks, jobs, select):
+ * every task past the first computations unused, the wire ids permuted (slots > 1), the sample
+ * chosen (mode sample), run->selected counted. 0 or PLY_ENOMEM / PLY_EIO (no random bytes).
+ */
+int ply__verify_draw(run_t *run);
 /** ply__verify_free - free what ply__verify_setup and the computations allocated. */
 void ply__verify_free(run_t *run);
 /** ply__verify_selected - 1 when job @idx needs a second computation in this run's mode. */
@@ -690,6 +709,12 @@ void ply__verify_mode_text(int mode, uint32_t ppm, char *buf, size_t len);
  * hash table (*no_hash).
  */
 int ply__eligible(ply_coordinator_t *c, const run_t *run, size_t t, const peer_t *p, int *no_hash);
+/** ply__may_take - ply__eligible, or the run's kind's own rule (kind->eligible) when it has one. */
+int ply__may_take(ply_coordinator_t *c, const run_t *run, size_t t, const peer_t *p, int *no_hash);
+/** ply__anyone_eligible - 1 when some connected worker may take task @t of @run now. */
+int ply__anyone_eligible(ply_coordinator_t *c, const run_t *run, size_t t);
+/** ply__excluded_text - the identities excluded from @run and why, "; "-separated, into @buf. */
+void ply__excluded_text(const run_t *run, char *buf, size_t len);
 /** ply__verify_tick - bounded waits: tie-breaks without a third worker, drill-down targets gone. */
 void ply__verify_tick(ply_coordinator_t *c, uint64_t now);
 /** ply__verification - fill @v (and its arrays in @buf) with what was verified; free with _free. */

@@ -55,6 +55,18 @@ typedef struct ply__kind {
      */
     int (*worker_fits)(const run_t *run, const peer_t *p);
     /**
+     * eligible - whether worker @p (it fits the run) may take task @t of @run now, and
+     * whether without its hash table (*no_hash); NULL: verify.c's rule (ply__eligible, perft's
+     * roles: checks by another identity and seed, tie-breaks by a third, drill-downs).
+     */
+    int (*eligible)(ply_coordinator_t *c, const run_t *run, size_t t, const peer_t *p,
+                    int *no_hash);
+    /**
+     * verify_tick - at every tick, for an active run with checks (slots > 1): the kind's
+     * bounded waits (a tie-break that no worker can take); NULL: verify.c's (perft's).
+     */
+    void (*verify_tick)(ply_coordinator_t *c, run_t *run, uint64_t now);
+    /**
      * job_estimate - the estimated work of job @job in nodes (sizes the
      * lease of its attempts, dispatch.c); > 0.
      */
@@ -80,6 +92,13 @@ typedef struct ply__kind {
      */
     void (*take_result)(ply_coordinator_t *c, run_t *run, size_t t, peer_t *p,
                         const Ply__Result *r);
+    /**
+     * refused_result - worker @p's Result for in-flight task @t of @run did not pass the
+     * envelope (@why: malformed, cut short); @p held that attempt and no longer does. The
+     * kind fails the attempt (ply__job_requeue) and reports it. NULL: the message is only
+     * dropped, and the attempt ends with its lease (perft, as before).
+     */
+    void (*refused_result)(ply_coordinator_t *c, run_t *run, size_t t, peer_t *p, const char *why);
     /**
      * restore_result - a result read back from the state file, taken as if
      * it had just arrived (no drill-down). 0; PLY_EDB (why in @why, at most

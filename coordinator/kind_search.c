@@ -34,6 +34,7 @@
 #include "arbiter/san.h"
 #include "kind.h"
 #include "search_game.h"
+#include "search_verify.h"
 #include "util/error.h"
 #include "util/log.h"
 #include "util/time.h"
@@ -82,6 +83,7 @@ struct ply__search_run {
     /* game analysis (SearchRequest.plies, search_game.h): its chunks are the jobs, and
      * jobs, done and status above are unused; NULL for a root-move analysis */
     ply__game_t *game;
+    ply__sv_t *sv; /* a verified run's checks (search_verify.c), or NULL */
 };
 
 /* ------------------------------------------------------------- the request */
@@ -202,12 +204,19 @@ static int search_planned(run_t *run, char *why, size_t why_len)
 static int search_setup(run_t *run)
 {
     struct ply__search_run *s = run->search;
-    run->slots = 1; /* no verification of search runs yet: first computations only */
-    run->ntasks = run->njobs;
-    run->jobs = calloc(run->ntasks ? run->ntasks : 1, sizeof *run->jobs);
-    run->settled = calloc(run->njobs ? run->njobs : 1, 1);
     s->done = calloc(run->njobs ? run->njobs : 1, sizeof *s->done);
-    if (!run->jobs || !run->settled || !s->done) return PLY_ENOMEM;
+    if (!s->done) return PLY_ENOMEM;
+    if (run->verify_mode != PLY__VERIFY_MODE__VERIFY_MODE_NONE) { /* search_verify.c */
+        if (!(s->sv = ply__sv_new(run->njobs))) return PLY_ENOMEM;
+        int rc = ply__sv_setup(run);
+        if (rc < 0) return rc;
+    } else {
+        run->slots = 1; /* first computations only */
+        run->ntasks = run->njobs;
+        run->jobs = calloc(run->ntasks ? run->ntasks : 1, sizeof *run->jobs);
+        run->settled = calloc(run->njobs ? run->njobs : 1, 1);
+        if (!run->jobs || !run->settled) return PLY_ENOMEM;
+    }
     s->progress = (Ply__SearchAnswer)PLY__SEARCH_ANSWER__INIT;
     s->progress.fen = run->fen;
     s->progress.moves = s->done;
@@ -228,9 +237,9 @@ static void sjob_free(sjob_t *j)
 static void search_free_run(run_t *run)
 {
     struct ply__search_run *s = run->search;
-    free(run->settled);
-    run->settled = NULL;
+    ply__verify_free(run); /* settled, and a verified run's sample, wire ids, identities */
     if (!s) return;
+    ply__sv_free(&s->sv);
     for (size_t i = 0; s->jobs && i < s->njobs; i++) sjob_free(&s->jobs[i]);
     for (uint32_t i = 0; i < s->nrejection; i++) free(s->rejection[i]);
     ply__game_free(&s->game);
@@ -285,6 +294,8 @@ static void search_fill_job(const run_t *run, size_t t, Ply__Job *job)
     sj->has_movetime_ms = q->has_movetime_ms, sj->movetime_ms = q->movetime_ms;
     sj->has_multipv = 1, sj->multipv = 1;
     sj->has_chess960 = 1, sj->chess960 = run->chess960 != 0;
+    /* every job of a verified run, checked or not: nothing tells a worker which is checked */
+    if (s->sv) sj->has_reproducible = 1, sj->reproducible = 1;
     if (s->game) ply__game_fill_job(s->game, job_index, q, sj);
     job->has_kind = 1, job->kind = PLY__JOB_KIND__JOB_KIND_SEARCH;
     job->search = sj;
@@ -292,40 +303,22 @@ static void search_fill_job(const run_t *run, size_t t, Ply__Job *job)
 
 static void search_handed_out(ply_coordinator_t *c, run_t *run, size_t t)
 {
-    (void)c, (void)run, (void)t; /* nothing goes with it: no check computation yet */
+    if (run->search->sv) ply__sv_handed_out(c, run, t); /* a selected job's check */
+}
+
+static int search_eligible(ply_coordinator_t *c, const run_t *run, size_t t, const peer_t *p,
+                           int *no_hash)
+{
+    return run->search->sv ? ply__sv_eligible(c, run, t, p, no_hash)
+                           : ply__eligible(c, run, t, p, no_hash);
+}
+
+ply__sv_t *ply__search_sv(const run_t *run)
+{
+    return run->search ? run->search->sv : NULL;
 }
 
 /* ------------------------------------------------------------- checks */
-
-int ply__search_replay_line(const ply_arb_pos_t *from, const Ply__SearchLine *l,
-                            uint32_t want_depth, const char *label, char *why, size_t why_len)
-{
-    if (l->n_pv == 0) return ply_why(why, why_len, PLY_EMISMATCH, "%s: the line is empty", label);
-    ply_arb_pos_t pos = *from;
-    ply_arb_move_t mv;
-    for (size_t i = 0; i < l->n_pv; i++) {
-        if (ply_arb_move_from_uci(&pos, l->pv[i], &mv) < 0)
-            return ply_why(why, why_len, PLY_EMISMATCH, "%s: PV move %zu %s is not legal", label,
-                           i + 1, l->pv[i]);
-        ply_arb_make(&pos, mv);
-    }
-    ply_arb_move_t none[PLY_ARB_MAX_MOVES];
-    int mated = ply_arb_legal_moves(&pos, none) == 0 && ply_arb_in_check(&pos);
-    if (l->has_mate) {
-        int64_t n = l->mate, plies = n > 0 ? 2 * n - 1 : -2 * n;
-        if (n == 0 || !mated || (int64_t)l->n_pv != plies)
-            return ply_why(why, why_len, PLY_EMISMATCH, "%s: claims mate in %" PRId32 " but %s",
-                           label, l->mate,
-                           !mated   ? "the line ends without checkmate"
-                           : n == 0 ? "the position analysed has legal moves"
-                                    : "the checkmate is not at that distance");
-        return 0;
-    }
-    if (want_depth && l->depth < want_depth)
-        return ply_why(why, why_len, PLY_EMISMATCH, "%s: searched to depth %u, the run asks %u",
-                       label, l->depth, want_depth);
-    return 0;
-}
 
 /* The run's depth limit, 0 for none: what every line must reach unless it is a mate. */
 static uint32_t want_depth(const run_t *run)
@@ -438,13 +431,53 @@ static int accept_line(run_t *run, size_t job, Ply__SearchResult *res, const cha
     s->progress.nodes = ply_u128_lo(run->nodes);
     run->settled[job] = 1;
     run->done++;
-    ply__task_done(run, job);
+    if (run->slots == 1) ply__task_done(run, job); /* else search_verify.c ends its tasks */
     if (run->state == RUN_ACTIVE && run->done == run->njobs) run->state = RUN_DONE;
     return 0;
 }
 
+int ply__search_accept(run_t *run, size_t job, Ply__SearchResult *res, const char *worker,
+                       const char *identity)
+{
+    return accept_line(run, job, res, worker, identity);
+}
+
+/* The answer's figures from the lines in it (after one left). */
+static void progress_totals(run_t *run)
+{
+    struct ply__search_run *s = run->search;
+    s->progress.n_moves = s->ndone;
+    s->progress.has_replayed = 1, s->progress.replayed = s->replayed;
+    s->progress.has_nodes = ply_u128_hi(run->nodes) == 0;
+    s->progress.nodes = ply_u128_lo(run->nodes);
+}
+
+void ply__search_unaccept(run_t *run, size_t job)
+{
+    struct ply__search_run *s = run->search;
+    sjob_t *j = s->game ? NULL : &s->jobs[job];
+    if (!j || !run->settled[job] || !j->res) return; /* verified runs analyse root moves only */
+    for (size_t i = 0; i < s->ndone; i++)
+        if (s->done[i] == &j->am) {
+            memmove(s->done + i, s->done + i + 1, (s->ndone - i - 1) * sizeof *s->done);
+            s->ndone--;
+            break;
+        }
+    run->nodes -= (ply_u128_t)j->res->nodes; /* the exact inverse of accept_line's add */
+    s->replayed -= (uint32_t)j->res->n_lines;
+    sjob_free(j);
+    progress_totals(run);
+    run->settled[job] = 0;
+    run->done--;
+    /* its last job settled and caught a liar in the same step: not done after all (the run
+     * is answered only when the loop reaps it, after this) */
+    if (run->state == RUN_DONE) run->state = RUN_ACTIVE;
+}
+
+const char *ply__search_job_label(const run_t *run, size_t job, char *buf, size_t len);
+
 /* Job @job in a few words for messages: its root move, or its chunk of the game. */
-static const char *job_label(const run_t *run, size_t job, char *buf, size_t len)
+const char *ply__search_job_label(const run_t *run, size_t job, char *buf, size_t len)
 {
     if (run->search->game)
         ply__game_describe_job(run->search->game, job, buf, len);
@@ -460,7 +493,7 @@ static void search_take_result(ply_coordinator_t *c, run_t *run, size_t t, peer_
     int rc = r->search
                  ? check_result(run, ply__job_of(run, t), r->search, why, sizeof why)
                  : ply_why(why, sizeof why, PLY_EMISMATCH, "%s: a perft count for a search job",
-                           job_label(run, ply__job_of(run, t), what, sizeof what));
+                           ply__search_job_label(run, ply__job_of(run, t), what, sizeof what));
     if (rc < 0) {
         snprintf(line, sizeof line, "%s (identity %s): %s (job %" PRIu64 ", attempt %u)", p->name,
                  p->identity, why, run->job_base + t, r->attempt);
@@ -479,6 +512,7 @@ static void search_take_result(ply_coordinator_t *c, run_t *run, size_t t, peer_
     ply_store_result_t sr;
     memset(&sr, 0, sizeof sr);
     sr.run_id = run->id, sr.job = (uint32_t)ply__job_of(run, t), sr.attempt = r->attempt;
+    sr.role = (uint32_t)ply__role_of(run, t); /* a verified run's check or tie-break */
     sr.nodes = r->search->nodes, sr.time_us = r->search->time_us;
     sr.worker_id = p->worker_id, sr.seed = p->seed, sr.identity = p->identity;
     sr.payload = buf, sr.payload_len = len;
@@ -489,7 +523,10 @@ static void search_take_result(ply_coordinator_t *c, run_t *run, size_t t, peer_
         run->results_computed++;
         run->worker_time_us += r->search->time_us;
         if (!run->started_ms) run->started_ms = ply_time_ms();
-        rc = accept_line(run, ply__job_of(run, t), own, p->worker_id, p->identity);
+        if (run->search->sv) /* compared with the job's other searches first */
+            ply__sv_take(c, run, t, own, p->worker_id, p->identity, p->engine_id, r->attempt, 1);
+        else
+            rc = accept_line(run, ply__job_of(run, t), own, p->worker_id, p->identity);
         own = NULL;
     }
     if (own) ply__search_result__free_unpacked(own, NULL);
@@ -500,21 +537,36 @@ static void search_take_result(ply_coordinator_t *c, run_t *run, size_t t, peer_
     }
 }
 
+/* A Result the envelope refused (malformed or cut short): that attempt fails now, as a line
+ * the rule engine refuses does, and is reported; the job goes to another worker. */
+static void search_refused_result(ply_coordinator_t *c, run_t *run, size_t t, peer_t *p,
+                                  const char *why)
+{
+    char line[2 * PLY__WHY_LEN], what[PLY__WHY_LEN];
+    snprintf(line, sizeof line,
+             "%s (identity %s): %s: a malformed result (%s) (job %" PRIu64 ", attempt %u)", p->name,
+             p->identity, ply__search_job_label(run, ply__job_of(run, t), what, sizeof what), why,
+             run->job_base + t, run->jobs[t].attempt);
+    note_rejection(run, line);
+    ply__job_requeue(c, run, t, 1, line);
+}
+
 /* A stored line, taken back through the same checks; one that fails them is computed again. */
 static int search_restore_result(ply_coordinator_t *c, run_t *run, const ply_store_result_t *r,
                                  char *why, size_t why_len)
 {
-    if (r->job >= run->njobs || r->role != 0 || !r->payload)
+    if (r->job >= run->njobs || r->role >= run->slots || !r->payload)
         return ply_why(why, why_len, PLY_EDB,
                        "state file %s: run %" PRIu64 ": a result for job %u (computation %u) "
                        "that the run cannot have",
                        c->state_path, run->id, r->job, r->role);
-    if (run->jobs[r->job].state == JOB_DONE) return 0;
+    size_t t = ply__task_of(run, r->job, (int)r->role);
+    if (run->jobs[t].state == JOB_DONE) return 0;
     char reason[PLY__WHY_LEN], what[PLY__WHY_LEN];
     Ply__SearchResult *res = ply__search_result__unpack(NULL, r->payload_len, r->payload);
     int rc = res ? check_result(run, r->job, res, reason, sizeof reason)
                  : ply_why(reason, sizeof reason, PLY_EPROTO, "%s: the stored line does not decode",
-                           job_label(run, r->job, what, sizeof what));
+                           ply__search_job_label(run, r->job, what, sizeof what));
     if (rc < 0) {
         ply_warn("run %" PRIu64 ": stored line of job %u refused, computed again: %s", run->id,
                  r->job, reason);
@@ -523,12 +575,17 @@ static int search_restore_result(ply_coordinator_t *c, run_t *run, const ply_sto
     }
     run->results_restored++;
     c->results_restored++;
+    if (run->search->sv) { /* kept for comparison: search_resumed settles */
+        ply__sv_take(c, run, t, res, r->worker_id, r->identity ? r->identity : "", "", r->attempt,
+                     0);
+        return 0;
+    }
     return accept_line(run, r->job, res, r->worker_id, r->identity ? r->identity : "");
 }
 
 static void search_resumed(ply_coordinator_t *c, run_t *run)
 {
-    (void)c;
+    if (run->search->sv) ply__sv_resumed(c, run);
     if (run->state == RUN_ACTIVE && run->done == run->njobs) run->state = RUN_DONE;
 }
 
@@ -580,6 +637,10 @@ static void search_fill_asked(const run_t *run, Ply__RunAsked *a)
     if (run->depth) a->has_depth = 1, a->depth = run->depth;
     a->has_chess960 = 1, a->chess960 = run->chess960 != 0;
     a->search = run->search->req;
+    if (run->verify_mode != PLY__VERIFY_MODE__VERIFY_MODE_NONE) a->has_verify = 1;
+    a->verify = (Ply__VerifyMode)run->verify_mode;
+    a->has_verify_ppm = run->verify_mode == PLY__VERIFY_MODE__VERIFY_MODE_SAMPLE;
+    a->verify_ppm = run->verify_ppm;
 }
 
 static void search_fill_accepted(const run_t *run, Ply__Accepted *a)
@@ -656,6 +717,12 @@ static zmsg_t *search_answer(ply_coordinator_t *c, run_t *run)
     rr.has_results_computed = 1, rr.results_computed = run->results_computed;
     rr.asked = &asked;
     rr.search = &ans;
+    Ply__Verification ver;
+    if (s->sv) {
+        ply__sv_report(run, s->sv, &ver);
+        rr.verification = &ver;
+        ply_info("run %" PRIu64 ": verification: %s", run->id, ver.summary);
+    }
     ply_msg_t m = PLY__MESSAGE__INIT;
     m.body_case = PLY__MESSAGE__BODY_RUN_RESULT;
     m.run_result = &rr;
@@ -700,7 +767,10 @@ const ply__kind_t ply__kind_search = {
     .job_estimate = search_job_estimate,
     .fill_job = search_fill_job,
     .handed_out = search_handed_out,
+    .eligible = search_eligible,
+    .verify_tick = ply__sv_tick,
     .take_result = search_take_result,
+    .refused_result = search_refused_result,
     .restore_result = search_restore_result,
     .resumed = search_resumed,
     .describe_run = search_describe_run,

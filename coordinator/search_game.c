@@ -1,9 +1,11 @@
 /*
  * Game analysis in a search run: chunks of a game's positions, their checks and the one
- * line kept per position (search_game.h says what and why).
+ * line kept per position (search_game.h says what and why); and the rule engine's replay of
+ * any search line and its SAN, which kind_search.c's root moves use too.
  */
 #include "search_game.h"
 
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -192,6 +194,36 @@ int ply__game_check(const ply__game_t *g, size_t job, const Ply__SearchResult *r
         int rc = ply__search_replay_line(&g->pos[at], l, want_depth, label, why, why_len);
         if (rc < 0) return rc;
     }
+    return 0;
+}
+
+int ply__search_replay_line(const ply_arb_pos_t *from, const Ply__SearchLine *l,
+                            uint32_t want_depth, const char *label, char *why, size_t why_len)
+{
+    if (l->n_pv == 0) return ply_why(why, why_len, PLY_EMISMATCH, "%s: the line is empty", label);
+    ply_arb_pos_t pos = *from;
+    ply_arb_move_t mv;
+    for (size_t i = 0; i < l->n_pv; i++) {
+        if (ply_arb_move_from_uci(&pos, l->pv[i], &mv) < 0)
+            return ply_why(why, why_len, PLY_EMISMATCH, "%s: PV move %zu %s is not legal", label,
+                           i + 1, l->pv[i]);
+        ply_arb_make(&pos, mv);
+    }
+    ply_arb_move_t none[PLY_ARB_MAX_MOVES];
+    int mated = ply_arb_legal_moves(&pos, none) == 0 && ply_arb_in_check(&pos);
+    if (l->has_mate) {
+        int64_t n = l->mate, plies = n > 0 ? 2 * n - 1 : -2 * n;
+        if (n == 0 || !mated || (int64_t)l->n_pv != plies)
+            return ply_why(why, why_len, PLY_EMISMATCH, "%s: claims mate in %" PRId32 " but %s",
+                           label, l->mate,
+                           !mated   ? "the line ends without checkmate"
+                           : n == 0 ? "the position analysed has legal moves"
+                                    : "the checkmate is not at that distance");
+        return 0;
+    }
+    if (want_depth && l->depth < want_depth)
+        return ply_why(why, why_len, PLY_EMISMATCH, "%s: searched to depth %u, the run asks %u",
+                       label, l->depth, want_depth);
     return 0;
 }
 

@@ -66,7 +66,9 @@ static void handle_one(ply_coordinator_t *c)
     zframe_t *rid = NULL;
     ply_msg_t *msg = NULL;
     char why[PLY__WHY_LEN], peer_key[128]; /* peer_key: its CURVE identity (security.h), or "" */
-    int r = ply_curve_recv_from(c->router, &rid, &msg, peer_key, sizeof peer_key, why, sizeof why);
+    ply_msg_refused_t refused;
+    int r = ply_curve_recv_from_ex(c->router, &rid, &msg, peer_key, sizeof peer_key, why,
+                                   sizeof why, &refused);
     if (r == PLY_EIO && !rid) return;
     ply__count(c, CNT_MESSAGES);
     peer_t *p = rid ? ply__peer_find(c, rid) : NULL;
@@ -78,6 +80,8 @@ static void handle_one(ply_coordinator_t *c)
         ply_warn("malformed message from %s: %s", p ? p->name : hex, why);
         if (rid)
             ply__send_error(c, rid, r, 0, "%s (this coordinator speaks %s)", why, PLY_PROTOCOL_ID);
+        /* a worker's Result that does not decode: its attempt may fail now, not at its lease */
+        if (p && refused.result) ply__on_refused_result(c, p, refused.job_id, refused.attempt, why);
         zframe_destroy(&rid);
         return;
     }

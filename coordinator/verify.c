@@ -91,7 +91,7 @@ int ply__verify_selected(const run_t *run, size_t idx)
  */
 static int choose_sample(run_t *run)
 {
-    size_t njobs = run->plan->njobs;
+    size_t njobs = run->njobs;
     uint32_t *r = malloc((njobs ? njobs : 1) * sizeof *r);
     if (!r) return PLY_ENOMEM;
     int rc = ply_random_bytes(r, njobs * sizeof *r);
@@ -156,7 +156,12 @@ int ply__verify_setup(run_t *run)
     if (!run->jobs || !run->settled || (run->slots > 1 && !run->v) || !run->select || !run->acc ||
         (run->want_stats && !run->acc_stats))
         return PLY_ENOMEM;
-    for (size_t t = njobs; t < run->ntasks; t++) ply__task_unused(run, t);
+    return ply__verify_draw(run);
+}
+
+int ply__verify_draw(run_t *run)
+{
+    for (size_t t = run->njobs; t < run->ntasks; t++) ply__task_unused(run, t);
     if (run->slots > 1) {
         int rc = permute_tasks(run);
         if (rc < 0) return rc;
@@ -166,7 +171,7 @@ int ply__verify_setup(run_t *run)
         if (rc < 0) return rc;
     }
     run->selected = 0;
-    for (size_t i = 0; i < njobs; i++) run->selected += (uint32_t)ply__verify_selected(run, i);
+    for (size_t i = 0; i < run->njobs; i++) run->selected += (uint32_t)ply__verify_selected(run, i);
     return 0;
 }
 
@@ -327,12 +332,18 @@ int ply__eligible(ply_coordinator_t *c, const run_t *run, size_t t, const peer_t
 /* ------------------------------------------------------------ bounded waits */
 
 /* 1 when some connected worker may take task @t. */
-static int anyone_eligible(ply_coordinator_t *c, const run_t *run, size_t t)
+int ply__anyone_eligible(ply_coordinator_t *c, const run_t *run, size_t t)
 {
     int no_hash;
     for (const peer_t *p = c->peers; p; p = p->next)
-        if (p->kind == PEER_WORKER && ply__eligible(c, run, t, p, &no_hash)) return 1;
+        if (p->kind == PEER_WORKER && ply__may_take(c, run, t, p, &no_hash)) return 1;
     return 0;
+}
+
+int ply__may_take(ply_coordinator_t *c, const run_t *run, size_t t, const peer_t *p, int *no_hash)
+{
+    if (run->kind->eligible) return run->kind->eligible(c, run, t, p, no_hash);
+    return ply__eligible(c, run, t, p, no_hash);
 }
 
 /* 1 when a worker that may compute for @run (not excluded from it) is connected. */
@@ -344,7 +355,7 @@ static int honest_connected(ply_coordinator_t *c, const run_t *run)
 }
 
 /* The identities excluded from @run and why, "; "-separated, into @buf. */
-static void excluded_text(const run_t *run, char *buf, size_t len)
+void ply__excluded_text(const run_t *run, char *buf, size_t len)
 {
     buf[0] = '\0';
     for (unsigned i = 0; i < run->nidents; i++) {
@@ -365,7 +376,7 @@ void ply__verify_tick(ply_coordinator_t *c, uint64_t now)
             if (!run->no_honest_ms) run->no_honest_ms = now;
             if (c->cfg.worker_wait_ms && ply_elapsed_ms(now, run->no_honest_ms) > c->cfg.worker_wait_ms) {
                 char text[PLY__WHY_LEN];
-                excluded_text(run, text, sizeof text);
+                ply__excluded_text(run, text, sizeof text);
                 ply__run_fail(run, PLY_EMISMATCH,
                               "no worker that was not caught wrong came within %u ms to finish "
                               "the run; excluded: %s",
@@ -374,6 +385,10 @@ void ply__verify_tick(ply_coordinator_t *c, uint64_t now)
             }
         } else {
             run->no_honest_ms = 0;
+        }
+        if (run->kind->verify_tick) { /* a kind with its own checks (search_verify.c) */
+            if (run->slots > 1) run->kind->verify_tick(c, run, now);
+            continue;
         }
         if (run->slots == 1) continue;
         for (size_t k = 0; k < run->rq_len && run->state == RUN_ACTIVE; k++) {
@@ -389,7 +404,7 @@ void ply__verify_tick(ply_coordinator_t *c, uint64_t now)
                 }
             } else if (role == PLY__TIE && c->cfg.worker_wait_ms &&
                        ply_elapsed_ms(now, run->jobs[t].queued_ms) > c->cfg.worker_wait_ms &&
-                       !anyone_eligible(c, run, t)) {
+                       !ply__anyone_eligible(c, run, t)) {
                 const ply__vjob_t *v = run->v[idx];
                 char a[192], b[192];
                 ply__describe(a, sizeof a, &v->comp[0]);

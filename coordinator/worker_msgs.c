@@ -74,6 +74,7 @@ void ply__on_hello(ply_coordinator_t *c, zframe_t *rid, const char *identity, pe
     p->kinds = h->n_kinds ? 0 : 1u << PLY__JOB_KIND__JOB_KIND_PERFT;
     for (size_t i = 0; i < h->n_kinds; i++) p->kinds |= 1u << (unsigned)h->kinds[i];
     snprintf(p->engine, sizeof p->engine, "%s", h->engine ? h->engine : "");
+    snprintf(p->engine_id, sizeof p->engine_id, "%s", h->engine_id ? h->engine_id : "");
     p->id_hash = ply__hash_id(p->worker_id);
     p->progress_ms = ply_time_ms();
     p->hb_nodes = 0;
@@ -148,6 +149,19 @@ static void on_result(ply_coordinator_t *c, peer_t *p, const Ply__Result *r)
     p->busy_us += r->time_us;
     p->progress_ms = ply_time_ms();
     run->kind->take_result(c, run, idx, p, r); /* checked, stored, folded into the answer */
+}
+
+void ply__on_refused_result(ply_coordinator_t *c, peer_t *p, uint64_t job_id, uint32_t attempt,
+                            const char *why)
+{
+    size_t idx;
+    run_t *run = p->kind == PEER_WORKER ? ply__job_find(c, job_id, &idx) : NULL;
+    if (!run || !run->kind->refused_result || run->jobs[idx].state != JOB_INFLIGHT ||
+        run->jobs[idx].worker != p || run->jobs[idx].attempt != attempt)
+        return;
+    ply__inflight_remove(p, job_id);
+    p->progress_ms = ply_time_ms();
+    run->kind->refused_result(c, run, idx, p, why);
 }
 
 static void on_worker_error(ply_coordinator_t *c, peer_t *p, const Ply__Error *e)

@@ -77,6 +77,10 @@
  * iterates on to its own limit (Stockfish 15.1 reported depth 146 at 10,000 nodes on a WAC
  * position; its MAX_PLY is 246). A job asks for at most PLY_SEARCH_JOB_MAX_DEPTH. */
 #define PLY_SEARCH_LINE_MAX_DEPTH 1024
+/** The private table of a reproducible search job (SearchJob.reproducible), MiB: a fixed size,
+ * cleared before the job, so that its answer does not depend on the worker's --hash or on the
+ * jobs it ran before. */
+#define PLY_SEARCH_REPRO_HASH_MIB 16
 /** Most lines of a search job (multipv), and of its result (PLY_SEARCH_MAX_MULTIPV). */
 #define PLY_SEARCH_JOB_MAX_MULTIPV 64
 /** Most game-history moves of a search job (worker/search.h, PLY_SEARCH_MAX_HISTORY). */
@@ -129,7 +133,8 @@ int ply_msg_decode(zmsg_t *zmsg, ply_msg_t **out, char *why, size_t why_len);
  * Per type (a field not listed is optional and unchecked unless it is text):
  *   HELLO      worker_id, protocol == PLY_PROTOCOL_VERSION,
  *              threads 1..PLY_MAX_THREADS, hash_mib, zobrist_checksum; kinds (if
- *              any) each PERFT or SEARCH, at most one entry per kind; engine text
+ *              any) each PERFT or SEARCH, at most one entry per kind; engine and
+ *              engine_id text
  *   WELCOME    heartbeat_ms 1..PLY_MAX_HEARTBEAT_MS, liveness 1..PLY_MAX_LIVENESS
  *   READY      credit 1..PLY_MAX_CREDIT
  *   JOB        job_id, attempt >= 1, kind PERFT or SEARCH, run_id; PERFT: fen,
@@ -137,8 +142,9 @@ int ply_msg_decode(zmsg_t *zmsg, ply_msg_t **out, char *why, size_t why_len);
  *              envelope_check.h: fen, at most PLY_SEARCH_JOB_MAX_MOVES moves and
  *              PLY_MAX_DIVIDE searchmoves of UCI shape, depth
  *              1..PLY_SEARCH_JOB_MAX_DEPTH, nodes, movetime_ms, at least one of
- *              the three, multipv 1..PLY_SEARCH_JOB_MAX_MULTIPV) and none of fen,
- *              depth, chess960, stats, divide, no_hash
+ *              the three, multipv 1..PLY_SEARCH_JOB_MAX_MULTIPV, no movetime_ms
+ *              when reproducible) and none of fen, depth, chess960, stats, divide,
+ *              no_hash
  *   PROGRESS   job_id, attempt >= 1, nodes
  *   RESULT     job_id, attempt >= 1, nodes, perft1 <= PLY_MAX_DIVIDE, time_us;
  *              each divide entry: move, nodes; no hi word but 0 (one job's
@@ -239,6 +245,15 @@ int ply_msg_recv(zsock_t *sock, ply_msg_t **out, char *why, size_t why_len);
  */
 int ply_msg_recv_from(zsock_t *sock, zframe_t **routing_id, ply_msg_t **out, char *why,
                       size_t why_len);
+
+/**
+ * ply_msg_refused_result - for a two-frame message (routing id removed) that ply_msg_decode
+ * refused: when frame 1 carries a Result (Message.result) whose job_id and attempt can be
+ * read, even from a body cut short or with another field out of range, stores them and
+ * returns 1; else 0 (*job_id and *attempt 0). Only those two numbers are read
+ * (envelope_refused.c): the caller checks that the sender holds that attempt.
+ */
+int ply_msg_refused_result(zmsg_t *zmsg, uint64_t *job_id, uint32_t *attempt);
 
 /**
  * ply_msg_send_error - convenience: send an Error{code, message, job_id,

@@ -1,7 +1,8 @@
 /*
- * The field checks of proto/envelope.c, shared with the checks of the search kind
- * (proto/envelope_search.c) so that every rejection reads the same way: "TYPE: field
- * NAME reason". Internal to proto/: not installed, not for callers of envelope.h.
+ * The field checks of proto/envelope_validate.c (and envelope.c's text and reason
+ * helpers), shared with the checks of the search kind (proto/envelope_search.c) so that
+ * every rejection reads the same way: "TYPE: field NAME reason". Internal to proto/: not installed,
+ * not for callers of envelope.h.
  */
 #ifndef PLY_PROTO_ENVELOPE_CHECK_H
 #define PLY_PROTO_ENVELOPE_CHECK_H
@@ -10,6 +11,19 @@
 #include <stdint.h>
 
 #include "ply.pb-c.h"
+
+/** ply__env_say - the printf-style reason @fmt into @why (@why_len bytes; nothing when NULL or 0).
+ */
+void ply__env_say(char *why, size_t why_len, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/** ply__env_text_clean - 1 when @s (@n bytes) is one line of valid UTF-8 (RFC 3629) without
+ * control characters, else 0 (envelope.c). */
+int ply__env_text_clean(const char *s, size_t n);
+
+/** ply__env_body_of - the body sub-message of @msg, or NULL when it has none or an unknown
+ * type (envelope_validate.c). */
+const void *ply__env_body_of(const Ply__Message *msg);
 
 /** The message type being checked, so that every reason starts with it. */
 typedef struct ply__vctx {

@@ -64,6 +64,9 @@ int ply__env_search_job(ply__vctx_t *c, const Ply__Job *m)
                             PLY_SEARCH_JOB_MAX_MULTIPV);
     if (j->n_plies && j->n_searchmoves)
         return ply__env_bad(c, "field search.searchmoves present beside search.plies");
+    /* a reproducible search is two workers' identical answer: a clock is not reproducible */
+    if (j->has_reproducible && j->reproducible && j->has_movetime_ms)
+        return ply__env_bad(c, "field search.movetime_ms present in a reproducible job");
     /* a worker holds a job only as long as its lease: an unlimited search never ends */
     if (!j->has_depth && !j->has_nodes && !j->has_movetime_ms)
         return ply__env_bad(c, "field search.depth, search.nodes or search.movetime_ms missing: "

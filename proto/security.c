@@ -547,6 +547,13 @@ void ply_curve_server_destroy(ply_curve_server_t **sp)
 int ply_curve_recv_from(zsock_t *sock, zframe_t **routing_id, ply_msg_t **out, char *peer,
                         size_t peer_len, char *why, size_t why_len)
 {
+    return ply_curve_recv_from_ex(sock, routing_id, out, peer, peer_len, why, why_len, NULL);
+}
+
+int ply_curve_recv_from_ex(zsock_t *sock, zframe_t **routing_id, ply_msg_t **out, char *peer,
+                           size_t peer_len, char *why, size_t why_len, ply_msg_refused_t *refused)
+{
+    if (refused) memset(refused, 0, sizeof *refused);
     if (out) *out = NULL;
     if (routing_id) *routing_id = NULL;
     if (peer && peer_len) peer[0] = '\0';
@@ -560,6 +567,8 @@ int ply_curve_recv_from(zsock_t *sock, zframe_t **routing_id, ply_msg_t **out, c
     const char *user = first ? zframe_meta(first, "User-Id") : NULL;
     if (user && peer && peer_len) snprintf(peer, peer_len, "%s", user);
     int rc = ply_msg_decode(zmsg, out, why, why_len);
+    if (rc < 0 && refused)
+        refused->result = ply_msg_refused_result(zmsg, &refused->job_id, &refused->attempt);
     if (routing_id)
         *routing_id = rid;
     else

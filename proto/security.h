@@ -105,6 +105,20 @@ void ply_keydir_destroy(ply_keydir_t **k);
 int ply_curve_recv_from(zsock_t *sock, zframe_t **routing_id, ply_msg_t **out, char *peer,
                         size_t peer_len, char *why, size_t why_len);
 
+/** What a refused message still says (ply_msg_refused_result): a Result's job and attempt. */
+typedef struct ply_msg_refused {
+    int result;       /* 1: a Result whose ids were read */
+    uint64_t job_id;  /* then its job_id */
+    uint32_t attempt; /* and its attempt */
+} ply_msg_refused_t;
+
+/**
+ * ply_curve_recv_from_ex - ply_curve_recv_from, and when the message is refused (< 0 but
+ * PLY_EIO) what it still says into *@refused (NULL: not asked; zeroed first).
+ */
+int ply_curve_recv_from_ex(zsock_t *sock, zframe_t **routing_id, ply_msg_t **out, char *peer,
+                           size_t peer_len, char *why, size_t why_len, ply_msg_refused_t *refused);
+
 /**
  * ply_curve_role_check - may the peer with CURVE identity @peer (from
  * ply_curve_recv_from) send @msg? Peers without CURVE ("": a coordinator

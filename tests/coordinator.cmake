@@ -42,3 +42,12 @@ ply_unit_test(test_search_kind
   LIBS ply_coordinator ply_client Threads::Threads
   LABELS quick net
   TIMEOUT 120)
+# Search runs under --verify and refused search results (tests/unit/test_search_verify.c):
+# a liar among scripted workers caught and excluded, a sample, no second worker, a worker
+# whose malformed results fail their attempts at once.
+ply_unit_test(test_search_verify
+  SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/unit/test_search_verify.c
+          ${CMAKE_CURRENT_SOURCE_DIR}/unit/coord_fixture.c
+  LIBS ply_coordinator ply_client Threads::Threads
+  LABELS quick net
+  TIMEOUT 120)

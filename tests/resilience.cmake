@@ -8,7 +8,8 @@
 # verification tests only: ply-worker's own sources compiled with
 # PLY_FAULT_INJECTION. Never installed; ply-worker itself has no such code.
 add_executable(ply-worker-faulty ${PROJECT_SOURCE_DIR}/worker/main.c
-  ${PROJECT_SOURCE_DIR}/worker/service.c ${PROJECT_SOURCE_DIR}/worker/analysis.c
+  ${PROJECT_SOURCE_DIR}/worker/service.c ${PROJECT_SOURCE_DIR}/worker/search_msg.c
+  ${PROJECT_SOURCE_DIR}/worker/analysis.c
   ${PROJECT_SOURCE_DIR}/worker/analysis_uci.c)
 target_compile_definitions(ply-worker-faulty PRIVATE PLY_FAULT_INJECTION)
 target_include_directories(ply-worker-faulty PRIVATE ${PROJECT_SOURCE_DIR}/worker)

@@ -53,11 +53,11 @@ add_executable(test_search_runs ${CMAKE_CURRENT_SOURCE_DIR}/integration/test_sea
 target_link_libraries(test_search_runs PRIVATE ply_flags ply_client ply_proto ply_arbiter
   PkgConfig::CMOCKA PkgConfig::JANSSON)
 target_compile_definitions(test_search_runs PRIVATE PLY_BIN_DIR="${CMAKE_RUNTIME_OUTPUT_DIRECTORY}")
-add_dependencies(test_search_runs ply-worker ply-coordinator)
-foreach(t startpos mate errors liar engine restart perft-liar uci game game-liar)
+add_dependencies(test_search_runs ply-worker ply-worker-faulty ply-coordinator)
+foreach(t startpos mate errors liar engine restart perft-liar uci game game-liar verify)
   add_test(NAME search_runs_${t} COMMAND test_search_runs ${t})
 endforeach()
 set_tests_properties(search_runs_startpos search_runs_mate search_runs_errors search_runs_liar
   search_runs_engine search_runs_restart search_runs_perft-liar search_runs_uci
-  search_runs_game search_runs_game-liar PROPERTIES TIMEOUT 120 LABELS "net"
+  search_runs_game search_runs_game-liar search_runs_verify PROPERTIES TIMEOUT 120 LABELS "net"
   SKIP_RETURN_CODE 77)

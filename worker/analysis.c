@@ -17,6 +17,8 @@
 typedef struct builtin {
     ply_analysis_t base; /* first: a ply_analysis_t * is a builtin_t * */
     ply_engine_t *engine;
+    ply_engine_t *repro;  /* one thread, PLY_ANALYSIS_REPRO_HASH_MIB: reproducible jobs */
+    ply_engine_t *now;    /* the engine of the job running: engine or repro */
     ply_search_pos_t pos; /* large (the history): kept here, not on a stack */
     ply_search_limits_t lim;
     ply_search_result_t res;
@@ -109,8 +111,8 @@ static int builtin_run(ply_analysis_t *a, const ply_analysis_job_t *job, ply_ana
     int rc = builtin_setup(b, job, why, why_len);
     if (rc < 0) return rc;
     uint64_t t0 = ply_time_ns();
-    rc = ply_engine_search(b->engine, &b->pos, &b->lim, job->progress ? on_info : NULL,
-                           (void *)job->progress, &b->res);
+    rc = ply_engine_search(b->now ? b->now : b->engine, &b->pos, &b->lim,
+                           job->progress ? on_info : NULL, (void *)job->progress, &b->res);
     uint64_t t1 = ply_time_ns();
     if (rc < 0) {
         snprintf(why, why_len, "the search failed: %s", ply_strerror(rc));
@@ -125,25 +127,48 @@ static int builtin_run(ply_analysis_t *a, const ply_analysis_job_t *job, ply_ana
     return 0;
 }
 
+/* Both engines hear a stop: the reproducible one may be the one searching. */
 static void builtin_stop(ply_analysis_t *a)
 {
-    ply_engine_stop(((builtin_t *)a)->engine);
+    builtin_t *b = (builtin_t *)a;
+    ply_engine_stop(b->engine);
+    if (b->repro) ply_engine_stop(b->repro);
 }
 
 static void builtin_clear_stop(ply_analysis_t *a)
 {
-    ply_engine_clear_stop(((builtin_t *)a)->engine);
+    builtin_t *b = (builtin_t *)a;
+    ply_engine_clear_stop(b->engine);
+    if (b->repro) ply_engine_clear_stop(b->repro);
 }
 
 static void builtin_destroy(ply_analysis_t *a)
 {
     builtin_t *b = (builtin_t *)a;
     ply_engine_destroy(&b->engine);
+    ply_engine_destroy(&b->repro);
     free(b);
 }
 
-static const ply_analysis_ops_t BUILTIN = {"builtin", builtin_run, builtin_stop, builtin_clear_stop,
-                                           builtin_destroy};
+/* A reproducible job searches on its own engine (one thread, its own table, cleared), never on
+ * the shared table of the worker's threads, whose contents depend on the jobs before. */
+static int builtin_prepare(ply_analysis_t *a, int reproducible, char *why, size_t why_len)
+{
+    builtin_t *b = (builtin_t *)a;
+    b->now = b->engine;
+    if (!reproducible) return 0;
+    if (!b->repro && !(b->repro = ply_engine_new(PLY_ANALYSIS_REPRO_HASH_MIB, 1))) {
+        snprintf(why, why_len, "cannot allocate the %d MiB table of a reproducible search",
+                 PLY_ANALYSIS_REPRO_HASH_MIB);
+        return PLY_ENOMEM;
+    }
+    ply_engine_clear(b->repro);
+    b->now = b->repro;
+    return 0;
+}
+
+static const ply_analysis_ops_t BUILTIN = {"builtin",          builtin_run,     builtin_stop,
+                                           builtin_clear_stop, builtin_destroy, builtin_prepare};
 
 ply_analysis_t *ply_analysis_builtin_new(size_t hash_mib, int threads)
 {
@@ -299,9 +324,15 @@ int ply_analysis_run(ply_analysis_t *a, const ply_analysis_job_t *job, ply_analy
         snprintf(why, why_len, "a search job needs a depth, node or time limit");
         return PLY_EINVAL;
     }
+    if (job->reproducible && job->movetime_ms > 0) {
+        snprintf(why, why_len, "a reproducible search job cannot have a movetime");
+        return PLY_EINVAL;
+    }
     memset(out, 0, sizeof *out);
+    int rc = a->ops->prepare ? a->ops->prepare(a, job->reproducible, why, why_len) : 0;
+    if (rc < 0) return rc;
     if (job->n_plies > 0) return run_chunk(a, job, out, why, why_len);
-    int rc = a->ops->run(a, job, out, why, why_len);
+    rc = a->ops->run(a, job, out, why, why_len);
     if (rc == 0) rc = complete_mates(a, job, out);
     for (int i = 0; i < out->n_lines; i++) out->lines[i].ply = -1;
     return rc;

@@ -43,7 +43,15 @@ typedef struct ply_analysis_job {
      * 0: the one position after all the moves. */
     const int *plies;
     int n_plies;
+    /* Reproducible (SearchJob.reproducible, a verified run's job): one thread and a fresh
+     * private table of PLY_ANALYSIS_REPRO_HASH_MIB MiB, cleared when the job starts (the
+     * UCI backend: Threads 1, Hash PLY_ANALYSIS_REPRO_HASH_MIB, ucinewgame), so that two
+     * runs of one engine give identical lines and node counts. Refused with a movetime. */
+    int reproducible;
 } ply_analysis_job_t;
+
+/** The private table of a reproducible job, MiB (proto's PLY_SEARCH_REPRO_HASH_MIB). */
+#define PLY_ANALYSIS_REPRO_HASH_MIB 16
 
 /** Longest UCI move text with its NUL ("e7e8q"). */
 #define PLY_ANALYSIS_MOVE_LEN 6
@@ -80,6 +88,9 @@ typedef struct ply_analysis_ops {
     void (*stop)(ply_analysis_t *a);
     void (*clear_stop)(ply_analysis_t *a);
     void (*destroy)(ply_analysis_t *a);
+    /* before a job (not its inner searches): @reproducible 1, a fresh reproducible state
+     * (see ply_analysis_job_t); 0, the backend's own configuration again. 0 or an error. */
+    int (*prepare)(ply_analysis_t *a, int reproducible, char *why, size_t why_len);
 } ply_analysis_ops_t;
 
 /** A backend: its ops first, its state after (each backend's own struct starts with this). */
@@ -157,6 +168,15 @@ ply_analysis_t *ply_analysis_uci_new(const char *cmdline, const char *const *opt
  * its start) for the UCI backend, else the backend's name; owned by @a.
  */
 const char *ply_analysis_engine_name(const ply_analysis_t *a);
+
+/**
+ * ply_analysis_repro_id - what decides the answer of a reproducible job on @a, into @buf
+ * (@len bytes, cut to fit): the UCI backend's "uci:<id name>" and the options it was given
+ * (but Threads and Hash, which a reproducible job sets); "builtin" for ply's engine or NULL
+ * (the worker adds its version and Zobrist keys). Two workers with the same text (HELLO's
+ * engine_id) answer a reproducible job alike.
+ */
+void ply_analysis_repro_id(const ply_analysis_t *a, char *buf, size_t len);
 
 /** ply_analysis_destroy - free @*a and NULL it; idempotent. Not during a run. */
 void ply_analysis_destroy(ply_analysis_t **a);

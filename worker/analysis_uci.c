@@ -22,6 +22,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "board/movegen.h"
 #include "uci_engine.h"
@@ -42,6 +43,7 @@ typedef struct uci_backend {
     int restarted;       /* 1: restarted and no job answered since */
     int multipv;         /* the MultiPV in force (1 when never set) */
     int chess960;        /* UCI_Chess960 in force */
+    int repro;           /* Threads and Hash set for reproducible jobs (not the user's options) */
     char cmdline[UCI_CMD_MAX];
     int n_options;
     char *options[UCI_MAX_OPTIONS]; /* NAME=VALUE, owned */
@@ -256,7 +258,60 @@ static void uci_destroy(ply_analysis_t *a)
     free(u);
 }
 
-static const ply_analysis_ops_t UCI = {"uci", uci_run, uci_stop, uci_clear_stop, uci_destroy};
+/* 1 when option text @opt ("NAME=VALUE" or "NAME") names @name (UCI option names ignore case). */
+static int option_is(const char *opt, const char *name)
+{
+    size_t n = strlen(name);
+    return strncasecmp(opt, name, n) == 0 && (opt[n] == '=' || opt[n] == '\0');
+}
+
+/*
+ * A reproducible job: one thread, a table of PLY_ANALYSIS_REPRO_HASH_MIB MiB, and
+ * "ucinewgame", so that the engine forgets the jobs before. Back to an ordinary job, the
+ * engine is started again with the user's options (Threads and Hash among them, or the
+ * engine's defaults).
+ */
+static int uci_prepare(ply_analysis_t *a, int reproducible, char *why, size_t why_len)
+{
+    uci_backend_t *u = (uci_backend_t *)a;
+    int rc = 0;
+    if (!reproducible) {
+        if (!u->repro) return 0;
+        ply_uci_destroy(&u->engine);
+        u->repro = 0;
+        return engine_start(u, why, why_len);
+    }
+    if (!u->engine && (rc = engine_start(u, why, why_len)) < 0) return rc;
+    char mib[16];
+    snprintf(mib, sizeof mib, "%d", PLY_ANALYSIS_REPRO_HASH_MIB);
+    if (rc == 0 && ply_uci_has_option(u->engine, "Threads"))
+        rc = ply_uci_setoption(u->engine, "Threads", "1", why, why_len);
+    if (rc == 0 && ply_uci_has_option(u->engine, "Hash"))
+        rc = ply_uci_setoption(u->engine, "Hash", mib, why, why_len);
+    if (rc == 0) rc = ply_uci_newgame(u->engine, why, why_len);
+    if (rc < 0) {
+        ply_uci_destroy(&u->engine);
+        return rc;
+    }
+    u->repro = 1;
+    return 0;
+}
+
+static const ply_analysis_ops_t UCI = {"uci",          uci_run,     uci_stop,
+                                       uci_clear_stop, uci_destroy, uci_prepare};
+
+void ply_analysis_repro_id(const ply_analysis_t *a, char *buf, size_t len)
+{
+    if (!a || a->ops != &UCI) {
+        snprintf(buf, len, "%s", a ? a->ops->name : "builtin");
+        return;
+    }
+    const uci_backend_t *u = (const uci_backend_t *)a;
+    size_t o = (size_t)snprintf(buf, len, "uci:%s", u->name);
+    for (int i = 0; i < u->n_options && o < len; i++)
+        if (!option_is(u->options[i], "Threads") && !option_is(u->options[i], "Hash"))
+            o += (size_t)snprintf(buf + o, len - o, " %s", u->options[i]);
+}
 
 ply_analysis_t *ply_analysis_uci_new(const char *cmdline, const char *const *options, int n_options,
                                      char *why, size_t why_len)

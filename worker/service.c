@@ -33,6 +33,7 @@
 #include "board/movegen.h"
 #include "envelope.h"
 #include "perft.h"
+#include "search_msg.h"
 #include "security.h"
 #include "util/error.h"
 #include "util/log.h"
@@ -65,6 +66,10 @@ typedef struct shared {
     } canceled[CANCELED_KEEP];
     unsigned next_canceled;    /* the ring's next slot; empty slots hold job 0, never a job id */
     ply_analysis_t *searching; /* under cancel_lock: the backend of the running search job */
+    /* the worker's own Zobrist keys (HELLO): read once, as a reproducible search job of the
+     * builtin engine runs on the default seed's keys for its time (run_search) */
+    uint32_t zobrist_seed;
+    uint64_t zobrist_checksum;
 #ifdef PLY_FAULT_INJECTION
     unsigned results; /* jobs finished, for fault_every */
 #endif
@@ -96,9 +101,9 @@ static int send_hello(zsock_t *dealer, const shared_t *sh)
     hello.has_hash_mib = 1;
     hello.hash_mib = sh->cfg->hash_mib;
     hello.has_zobrist_checksum = 1;
-    hello.zobrist_checksum = ply_zobrist_checksum();
+    hello.zobrist_checksum = sh->zobrist_checksum;
     hello.has_zobrist_seed = 1;
-    hello.zobrist_seed = ply_zobrist_seed();
+    hello.zobrist_seed = sh->zobrist_seed;
     Ply__JobKind kinds[] = {PLY__JOB_KIND__JOB_KIND_PERFT, PLY__JOB_KIND__JOB_KIND_SEARCH};
     hello.n_kinds = sizeof kinds / sizeof kinds[0];
     hello.kinds = kinds;
@@ -108,6 +113,14 @@ static int send_hello(zsock_t *dealer, const shared_t *sh)
         snprintf(engine, sizeof engine, "%s:%s", ply_analysis_name(backend),
                  ply_analysis_engine_name(backend));
     hello.engine = engine;
+    /* who answers a reproducible job alike: the engine, and for ply's its build and keys */
+    char id[PLY_MAX_TEXT + 1], repro[PLY_MAX_TEXT - 64];
+    ply_analysis_repro_id(backend, repro, sizeof repro);
+    snprintf(id, sizeof id, "%s", repro);
+    if (!backend) /* whatever its own seed: reproducible jobs use the default seed's keys */
+        snprintf(id, sizeof id, "ply %s builtin, zobrist seed %u", PLY_VERSION,
+                 PLY_ZOBRIST_DEFAULT_SEED);
+    hello.engine_id = id;
     msg.body_case = PLY__MESSAGE__BODY_HELLO;
     msg.hello = &hello;
     return ply_msg_send(dealer, &msg);
@@ -515,48 +528,14 @@ static int ensure_table(ply_tt_t **tt, unsigned hash_mib, int stats)
 static int send_search_result(zactor_t *actor, const Ply__Job *job, const ply_analysis_t *an,
                               const ply_analysis_result_t *r, uint64_t time_us)
 {
-    struct out {
-        Ply__SearchLine lines[PLY_SEARCH_MAX_MULTIPV];
-        Ply__SearchLine *line_ptrs[PLY_SEARCH_MAX_MULTIPV];
-        char *pv[PLY_SEARCH_MAX_MULTIPV][PLY_SEARCH_MAX_PLY];
-    } *o = malloc(sizeof *o);
-    if (!o) return PLY_ENOMEM;
-    char engine[160];
-    if (strcmp(ply_analysis_name(an), "builtin") == 0)
-        snprintf(engine, sizeof engine, "ply %s builtin", PLY_VERSION);
-    else
-        snprintf(engine, sizeof engine, "%s:%s", ply_analysis_name(an),
-                 ply_analysis_engine_name(an));
-    Ply__SearchResult sr = PLY__SEARCH_RESULT__INIT;
-    for (int i = 0; i < r->n_lines; i++) {
-        const ply_analysis_line_t *l = &r->lines[i];
-        Ply__SearchLine *p = &o->lines[i];
-        ply__search_line__init(p);
-        p->has_multipv = 1, p->multipv = (uint32_t)l->multipv;
-        p->has_mate = l->is_mate, p->mate = l->score;
-        p->has_score_cp = !l->is_mate, p->score_cp = l->score;
-        p->has_bound = 1, p->bound = (uint32_t)l->bound;
-        p->has_depth = 1, p->depth = (uint32_t)l->depth;
-        p->has_seldepth = 1, p->seldepth = (uint32_t)l->seldepth;
-        p->has_ply = l->ply >= 0, p->ply = l->ply >= 0 ? (uint32_t)l->ply : 0;
-        for (int k = 0; k < l->n_pv; k++) o->pv[i][k] = (char *)l->pv[k];
-        p->n_pv = (size_t)l->n_pv, p->pv = o->pv[i];
-        o->line_ptrs[i] = p;
-    }
-    sr.n_lines = (size_t)r->n_lines, sr.lines = o->line_ptrs;
-    sr.has_nodes = 1, sr.nodes = r->nodes;
-    sr.has_time_us = 1, sr.time_us = r->time_us;
-    sr.engine = engine;
-    Ply__Result res = PLY__RESULT__INIT;
-    res.has_job_id = 1, res.job_id = job->job_id;
-    res.has_attempt = 1, res.attempt = job->attempt;
-    res.has_time_us = 1, res.time_us = time_us;
-    res.search = &sr;
+    ply_search_msg_t *m = malloc(sizeof *m);
+    if (!m) return PLY_ENOMEM;
+    ply_search_msg_fill(m, job, an, r, time_us);
     Ply__Message msg = PLY__MESSAGE__INIT;
     msg.body_case = PLY__MESSAGE__BODY_RESULT;
-    msg.result = &res;
+    msg.result = &m->res;
     hand_over(actor, &msg);
-    free(o);
+    free(m);
     return 0;
 }
 
@@ -590,6 +569,7 @@ static int run_search(zactor_t *actor, shared_t *sh, ply_tt_t **tt, ply_analysis
     aj.nodes = sj->has_nodes ? sj->nodes : 0;
     aj.movetime_ms = sj->has_movetime_ms ? sj->movetime_ms : 0;
     aj.multipv = sj->has_multipv ? (int)sj->multipv : 1;
+    aj.reproducible = sj->has_reproducible && sj->reproducible;
     aj.progress = &sh->progress;
     int plies[PLY_SEARCH_MAX_MULTIPV];
     aj.plies = plies;
@@ -609,8 +589,14 @@ static int run_search(zactor_t *actor, shared_t *sh, ply_tt_t **tt, ply_analysis
     }
     char why[256];
     uint64_t t0 = ply_time_ns();
+    /* A reproducible job of ply's engine searches with the default seed's keys, so that
+     * workers of other seeds (perft's checks) give the same answer: table indices follow the
+     * keys. The keys are the worker's again before any other job. */
+    int keys = aj.reproducible && !given && sh->zobrist_seed != PLY_ZOBRIST_DEFAULT_SEED;
+    if (keys) ply_zobrist_init(PLY_ZOBRIST_DEFAULT_SEED);
     int rc = epoch == atomic_load(&sh->epoch) ? ply_analysis_run(*an, &aj, r, why, sizeof why)
                                               : PLY_ECANCELED;
+    if (keys) ply_zobrist_init(sh->zobrist_seed);
     uint64_t time_us = (ply_time_ns() - t0) / 1000;
     int canceled = atomic_load(&sh->job_cancel) || epoch != atomic_load(&sh->epoch);
     job_end(sh);
@@ -619,6 +605,13 @@ static int run_search(zactor_t *actor, shared_t *sh, ply_tt_t **tt, ply_analysis
         atomic_fetch_add(&sh->done, r->nodes);
         ply_debug("job %llu: search, %llu nodes in %.3f s", (unsigned long long)job->job_id,
                   (unsigned long long)r->nodes, time_us / 1e6);
+#ifdef PLY_FAULT_INJECTION
+        /* test builds only: a lying worker, the score of every Nth search off by 7 cp (its
+         * line legal: only a second search can tell) */
+        if (sh->cfg->fault_every && ++sh->results % sh->cfg->fault_every == 0 && r->n_lines &&
+            !r->lines[0].is_mate)
+            r->lines[0].score += 7;
+#endif
         rc = send_search_result(actor, job, *an, r, time_us);
     } else if (canceled) {
         rc = PLY_ECANCELED; /* stopped early: its lines are not the job's answer */
@@ -717,6 +710,8 @@ int ply_worker_run(const ply_worker_config_t *cfg, const _Atomic int *stop)
         return PLY_ENOMEM;
     }
     sh->cfg = cfg;
+    sh->zobrist_seed = ply_zobrist_seed();
+    sh->zobrist_checksum = ply_zobrist_checksum();
     sh->stop = stop;
     pthread_mutex_init(&sh->cancel_lock, NULL);
     sh->threads = cfg->threads > 0 ? cfg->threads : omp_get_num_procs();

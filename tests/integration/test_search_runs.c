@@ -7,7 +7,7 @@
  *   mate      WAC.027 at depth 6: mate 2 on top, its line ending in checkmate; a
  *             checkmated root: status "checkmate" and no jobs;
  *   errors    a bad history move, a bad searchmove, a searchmove twice, an unknown engine
- *             and --verify: each refused with what was wrong named;
+ *             and --verify with a movetime: each refused with what was wrong named;
  *   liar      a worker (a raw DEALER here) that returns an illegal PV, a false mate, the
  *             wrong root move and a perft count: each line refused, counted and named in
  *             the answer's rejections, its job computed again by the honest worker, the
@@ -25,6 +25,10 @@
  *             first 20 plies on two workers: chunks of 6 positions sharing one (4 jobs),
  *             one line per position by ply, each replayed from its position; plies beyond
  *             the game, twice, or at a checkmate refused with the ply named;
+ *   verify    --verify all on two honest workers and ply-worker-faulty (--fault-every 1:
+ *             every search score off by 7 cp, its line legal, and another Zobrist seed): every
+ *             root move matched by a second identity, the faulty worker excluded and named,
+ *             none of its lines in the answer;
  *   game-liar a worker answering each chunk with one illegal line among good ones: the
  *             whole chunk refused (named in the rejections) and computed again by the
  *             honest worker, none of the liar's good lines kept.
@@ -302,12 +306,13 @@ static void test_errors(void **state)
     ply_search_request_t f = {.fen = "startpos"};
     expect_refused(&k, &f, "needs a limit", NULL);
 
-    /* --verify: the coordinator says it is not supported for search runs (a raw Submit) */
+    /* --verify with a movetime: the coordinator says why it cannot be verified (a raw
+     * Submit: the client library would send it as well) */
     zsock_t *s = zsock_new_dealer(k.ep);
     assert_non_null(s);
     zsock_set_rcvtimeo(s, 10000);
     Ply__SearchRequest q = PLY__SEARCH_REQUEST__INIT;
-    q.fen = "startpos", q.has_depth = 1, q.depth = 2;
+    q.fen = "startpos", q.has_movetime_ms = 1, q.movetime_ms = 50;
     Ply__Submit sub = PLY__SUBMIT__INIT;
     sub.has_kind = 1, sub.kind = PLY__JOB_KIND__JOB_KIND_SEARCH, sub.search = &q;
     sub.has_verify = 1, sub.verify = PLY__VERIFY_MODE__VERIFY_MODE_ALL;
@@ -317,7 +322,7 @@ static void test_errors(void **state)
     ply_msg_t *got = NULL;
     assert_int_equal(ply_msg_recv(s, &got, NULL, 0), 0);
     assert_int_equal(got->body_case, PLY__MESSAGE__BODY_ERROR);
-    assert_string_equal(got->error->message, "--verify is not supported for search runs yet");
+    assert_non_null(strstr(got->error->message, "--verify needs -d or --nodes, not --movetime"));
     ply_msg_free(&got);
     zsock_destroy(&s);
     cluster_stop(&k);
@@ -752,6 +757,50 @@ static void test_game_liar(void **state)
     cluster_stop(&k);
 }
 
+static void test_verify(void **state)
+{
+    (void)state;
+    cluster_t k;
+    cluster_start(&k, "search-verify", 2, NULL);
+    char log[256];
+    snprintf(log, sizeof log, "%s/faulty.log", k.dir);
+    pid_t faulty = th_spawn(log,
+                            "exec ply-worker-faulty --connect %s --threads 1 --hash 16 --id faulty "
+                            "--zobrist-seed 7 --fault-every 1 -v",
+                            k.ep);
+    char clog[256];
+    snprintf(clog, sizeof clog, "%s/coordinator.log", k.dir);
+    for (int i = 0; i < 2; i++) {
+        char joined[32];
+        snprintf(joined, sizeof joined, "worker w%d joined", i);
+        assert_true(th_wait_text(clog, joined, 20000));
+    }
+    assert_true(th_wait_text(clog, "worker faulty joined", 20000));
+    ply_search_request_t req = {.fen = "startpos", .depth = 5};
+    req.verify = PLY__VERIFY_MODE__VERIFY_MODE_ALL;
+    Ply__RunResult *res = NULL;
+    char why[1024];
+    if (run_search(&k, &req, &res, why, sizeof why) < 0) fail_msg("verify all: %s", why);
+    ply_arb_pos_t pos = analysed("startpos", NULL, 0);
+    check_answer(res, &pos, 20);
+    for (size_t i = 0; i < res->search->n_moves; i++)
+        assert_string_not_equal(res->search->moves[i]->worker_id, "faulty");
+    const Ply__Verification *v = res->verification;
+    assert_non_null(v);
+    print_message("%s\n", v->summary);
+    for (size_t i = 0; i < v->n_exclusion; i++) print_message("%s\n", v->exclusion[i]);
+    assert_int_equal(v->jobs_selected, 20);
+    assert_int_equal(v->checked_by_worker, 20);
+    /* it joined before the run (below), so it took jobs: each a lie that two honest
+     * workers outvote */
+    assert_int_equal(v->excluded, 1);
+    assert_non_null(strstr(v->exclusion[0], "faulty"));
+    assert_true(v->mismatches >= 1 && v->resolved >= 1);
+    ply__run_result__free_unpacked(res, NULL);
+    th_stop(faulty);
+    cluster_stop(&k);
+}
+
 int main(int argc, char **argv)
 {
     const char *which = argc > 1 ? argv[1] : "all";
@@ -761,16 +810,19 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_engine),     cmocka_unit_test(test_restart),
         cmocka_unit_test(test_perft_liar), cmocka_unit_test(test_uci),
         cmocka_unit_test(test_game),       cmocka_unit_test(test_game_liar),
+        cmocka_unit_test(test_verify),
     };
-    static const char *const names[] = {"startpos", "mate",       "errors", "liar", "engine",
-                                        "restart",  "perft-liar", "uci",    "game", "game-liar"};
+    static const char *const names[] = {"startpos", "mate",      "errors",     "liar",
+                                        "engine",   "restart",   "perft-liar", "uci",
+                                        "game",     "game-liar", "verify"};
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
         if (strcmp(which, names[i]) == 0)
             return _cmocka_run_group_tests(names[i], &all[i], 1, NULL, NULL);
     if (strcmp(which, "all") != 0) {
         fprintf(stderr,
                 "usage: %s "
-                "[all|startpos|mate|errors|liar|engine|restart|perft-liar|uci|game|game-liar]\n",
+                "[all|startpos|mate|errors|liar|engine|restart|perft-liar|uci|game|game-liar|"
+                "verify]\n",
                 argv[0]);
         return 2;
     }

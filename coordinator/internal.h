@@ -570,6 +570,23 @@ const char *ply__run_state_name(const run_t *run);
  * (no jobs yet). What /status's progress and RunProgress.work_done_ppm report.
  */
 double ply__run_work_done(const run_t *run);
+/**
+ * ply__check_worker_wait - fails the active runs that waited worker_wait_ms for a worker (or
+ * for one that runs what they ask), or at once when every local worker slot was given up
+ * (service.c).
+ */
+void ply__check_worker_wait(ply_coordinator_t *c, uint64_t now);
+/* local_workers.c: the worker processes a coordinator starts. */
+/**
+ * ply__local_workers_start - binds a loopback tcp endpoint when only inproc/ipc ones are
+ * bound, then starts cfg.spawn_workers local workers. 0, PLY_ENOMEM, PLY_ECONNECT or
+ * PLY_EWORKER (a worker could not be started) with the reason in @why.
+ */
+int ply__local_workers_start(ply_coordinator_t *c, char *why, size_t why_len);
+/** ply__local_slots_left - local worker slots still running or to be started again. */
+unsigned ply__local_slots_left(const ply_coordinator_t *c);
+/** ply__local_workers_stop - SIGTERM to every local worker, SIGKILL after a grace period. */
+void ply__local_workers_stop(ply_coordinator_t *c);
 /** ply__run_in_flight - the tasks of @run that workers hold now. */
 uint32_t ply__run_in_flight(ply_coordinator_t *c, const run_t *run);
 /** ply__reap_runs - answer, record in the state file and free every run that is done or failed. */

@@ -465,9 +465,17 @@ int ply__arb_move_from_san_list(const ply_arb_pos_t *pos, const ply_arb_move_t *
 
     int cand[PLY_ARB_MAX_MOVES], nc = 0, wrong_promo = 0;
     int missing[PLY_ARB_MAX_MOVES], nm = 0;
+    int fileless[PLY_ARB_MAX_MOVES], nf = 0;
     for (int i = 0; i < n; i++) {
         if ((mv[i].flags & PLY_ARB_MOVE_CASTLE) || !fits(pos, &t, mv[i].from, mv[i].to, 1))
             continue;
+        /* Appendix E.8/E.10: a pawn capture names its file of departure ("exd6"); "d6",
+         * "xd6" or "Pxd6" cannot be told from a push by a reader that follows the rules,
+         * so they never match a capture. */
+        if (t.piece == ARB_P && t.from_file < 0 && (mv[i].flags & PLY_ARB_MOVE_CAPTURE)) {
+            fileless[nf++] = i;
+            continue;
+        }
         if (mv[i].promo && !t.promo)
             missing[nm++] = i;
         else if (mv[i].promo == t.promo)
@@ -481,5 +489,13 @@ int ply__arb_move_from_san_list(const ply_arb_pos_t *pos, const ply_arb_move_t *
     }
     if (nc > 1) return list_moves(pos, mv, n, cand, nc, why, why_len);
     if (nm) return list_moves(pos, mv, n, missing, nm, why, why_len);
+    if (nf) {
+        char a[PLY_ARB_SAN_MAX], b[PLY_ARB_SAN_MAX];
+        write_san(pos, mv, n, fileless[0], 0, a);
+        if (nf > 1) write_san(pos, mv, n, fileless[1], 0, b);
+        return ply_why(why, why_len, PLY_EPARSE,
+                       "malformed: a pawn capture names its file (FIDE Laws, Appendix E.8): %s%s%s",
+                       a, nf > 1 ? " or " : "", nf > 1 ? b : "");
+    }
     return explain(pos, &t, wrong_promo, why, why_len);
 }

@@ -56,9 +56,14 @@ int ply_arb_move_to_san(const ply_arb_pos_t *pos, ply_arb_move_t move, char *buf
  *     piece letter, the suffix "e.p." after an en-passant capture, and
  *     trailing "+", "++", "#", "!", "?", "(=)" (E.12, a draw offer), which
  *     are ignored: the check marks are not compared with the position.
- * A capture mark on a move that captures nothing is tolerated too.
+ * A capture mark on a move that captures nothing is tolerated too. A pawn capture
+ * must name its file of departure (Appendix E.8: "exd6", "ed6", "e5xd6"): "d6",
+ * "xd6" or "Pxd6" never match a capture, since a reader that follows the rules
+ * cannot tell them from a push.
  * @why receives a one-line reason on failure (may be NULL), one of:
  *   "malformed: ..." (PLY_EPARSE): not a move in any accepted notation;
+ *   "malformed: a pawn capture names its file (FIDE Laws, Appendix E.8): exd6"
+ *       (PLY_EPARSE): a pawn capture without its file, the capture(s) it could be;
  *   "ambiguous: Nbd2 or Nfd2" (PLY_EILLEGAL): several legal moves match, listed
  *       in SAN (also when a promotion does not name its piece);
  *   "illegal: king would be in check" (PLY_EILLEGAL): a piece of that kind can

@@ -263,9 +263,7 @@ static void test_reader_accepts(void **state)
                           "ed5",
                           "e:d5",
                           "e4xd5",
-                          "e4d5",
-                          "Pxd5",
-                          "xd5"};
+                          "e4d5"};
     for (size_t i = 0; i < sizeof exd5 / sizeof *exd5; i++) expect_read(cap, 0, exd5[i], "e4d5");
     const char *bxe5[] = {"Bxe5",
                           "B\xc3\x97"
@@ -359,6 +357,22 @@ static void test_reader_rejects(void **state)
                   "illegal: O-O with a piece between the king and the rook");
 
     /* Malformed text. */
+    /* Appendix E.8: a pawn capture names its file; without it, it reads as a push (issue 14:
+     * "d6" and "xf6" were taken as captures). */
+    const char *cap = "rnbqkbnr/ppp1pppp/8/3p4/4P3/8/PPPP1PPP/RNBQKBNR w KQkq d6 0 2";
+    expect_reject(cap, "d5", PLY_EPARSE,
+                  "malformed: a pawn capture names its file (FIDE Laws, Appendix E.8): exd5");
+    expect_reject(cap, "xd5", PLY_EPARSE,
+                  "malformed: a pawn capture names its file (FIDE Laws, Appendix E.8): exd5");
+    expect_reject(cap, "Pxd5", PLY_EPARSE,
+                  "malformed: a pawn capture names its file (FIDE Laws, Appendix E.8): exd5");
+    /* two pawns can take on d5: both named */
+    expect_reject(
+        "4k3/8/8/3p4/2P1P3/8/8/4K3 w - - 0 1", "xd5", PLY_EPARSE,
+        "malformed: a pawn capture names its file (FIDE Laws, Appendix E.8): cxd5 or exd5");
+    /* en passant too */
+    expect_reject("4k3/8/8/3pP3/8/8/8/4K3 w - d6 0 2", "d6", PLY_EPARSE,
+                  "malformed: a pawn capture names its file (FIDE Laws, Appendix E.8): exd6");
     expect_reject(START, "", PLY_EPARSE, "malformed: empty move");
     expect_reject(START, "+!?", PLY_EPARSE, "malformed: empty move");
     expect_reject(START, "Nz9", PLY_EPARSE, "malformed: 'Nz9' does not end with a square");

@@ -122,6 +122,13 @@ static int parse_placement(ply_arb_pos_t *p, field_t f, char *why, size_t wl)
             rank--;
             file = 0;
         } else if (c >= '1' && c <= '8') {
+            /* one digit is the whole run of empty squares (the FEN standard): "44" is no
+             * spelling of 8 that another program reads */
+            if (i > 0 && f.s[i - 1] >= '1' && f.s[i - 1] <= '8')
+                return ply_why(why, wl, PLY_EFEN,
+                               "field 1 (placement): rank %d has two digits in a row ('%c%c'): "
+                               "one digit counts a whole run of empty squares",
+                               rank + 1, f.s[i - 1], c);
             file += c - '0';
         } else {
             if (file < 8) p->sq[rank * 16 + file] = (int8_t)piece_code(c);

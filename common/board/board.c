@@ -74,7 +74,7 @@ void ply_board_startpos(ply_board_t *b)
 static int parse_placement(ply_board_t *b, const char *s, char *why, size_t why_len)
 {
     int rank = 7, file = 0;
-    for (; *s; s++) {
+    for (char prev = 0; *s; prev = *s++) {
         char c = *s;
         if (c == '/') {
             if (file != 8)
@@ -84,6 +84,12 @@ static int parse_placement(ply_board_t *b, const char *s, char *why, size_t why_
                 return ply_why(why, why_len, PLY_EFEN, "field 1 (placement): more than 8 ranks");
             file = 0;
         } else if (c >= '1' && c <= '8') {
+            /* one digit is the whole run of empty squares (the FEN standard) */
+            if (prev >= '1' && prev <= '8')
+                return ply_why(why, why_len, PLY_EFEN,
+                               "field 1 (placement): rank %d has two digits in a row ('%c%c'): "
+                               "one digit counts a whole run of empty squares",
+                               rank + 1, prev, c);
             file += c - '0';
             if (file > 8)
                 return ply_why(why, why_len, PLY_EFEN,

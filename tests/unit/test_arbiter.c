@@ -534,7 +534,11 @@ static void test_fen_syntax_errors(void **state)
          "field 1 (placement): rank 7 has 7 squares"},
         {"rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBN w KQkq - 0 1", 0, PLY_EFEN,
          "rank 1 has 7 squares"},
-        {"rnbqkbnr/pppppppp/8/44/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1", 0, 0, ""},
+        /* issue 14: "44" was silently merged into one run of 8 */
+        {"rnbqkbnr/pppppppp/8/44/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1", 0, PLY_EFEN,
+         "field 1 (placement): rank 5 has two digits in a row ('44')"},
+        {"rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNB1Q11R w KQkq - 0 1", 0, PLY_EFEN,
+         "field 1 (placement): rank 1 has two digits in a row ('11')"},
         {"rnbqkbnr/pppppppp/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1", 0, PLY_EFEN,
          "field 1 (placement): 7 ranks (expected 8)"},
         {"rnbqkbnr/pppppppp/8/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1", 0, PLY_EFEN,

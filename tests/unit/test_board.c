@@ -88,11 +88,16 @@ static void test_fen_round_trip(void **state)
     /* An en-passant square no pawn can use is dropped: it cannot change the tree. */
     ply_board_t b;
     char out[PLY_BOARD_FEN_MAX];
-    assert_int_equal(ply_board_from_fen(&b, "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq e3 0 1", 0, NULL, 0), 0);
+    assert_int_equal(
+        ply_board_from_fen(&b, "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq e3 0 1", 0,
+                           NULL, 0),
+        0);
     ply_board_to_fen(&b, out, sizeof out);
     assert_string_equal(out, "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1");
     /* X-FEN: KQkq on a Chess960 position means the outermost rooks */
-    assert_int_equal(ply_board_from_fen(&b, "rk2r3/8/8/8/8/8/8/RK2R3 w KQkq - 0 1", PLY_BOARD_CHESS960, NULL, 0), 0);
+    assert_int_equal(
+        ply_board_from_fen(&b, "rk2r3/8/8/8/8/8/8/RK2R3 w KQkq - 0 1", PLY_BOARD_CHESS960, NULL, 0),
+        0);
     ply_board_to_fen(&b, out, sizeof out);
     assert_string_equal(out, "rk2r3/8/8/8/8/8/8/RK2R3 w EAea - 0 1");
 }
@@ -108,11 +113,14 @@ static void test_fen_errors(void **state)
         {"", PLY_EFEN, "fields"},
         {"rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq", PLY_EFEN, "fields"},
         {"rnbqkbnr/pppppppp/9/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1", PLY_EFEN, "bad character '9'"},
-        {"rnbqkbnr/pppppppp/54/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1", PLY_EFEN, "rank 6 has 9"},
+        {"rnbqkbnr/pppppppp/71/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1", PLY_EFEN,
+         "rank 6 has two digits in a row ('71')"},
+        {"rnbqkbnr/pppppppp/p8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1", PLY_EFEN, "rank 6 has 9"},
         {"rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP w KQkq - 0 1", PLY_EFEN, "8 ranks"},
         {"rnbqkbnr/ppppxppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1", PLY_EFEN, "bad character"},
         {"rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR x KQkq - 0 1", PLY_EFEN, "side to move"},
-        {"rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQQBNR w KQkq - 0 1", PLY_EILLEGAL, "white has 0 kings"},
+        {"rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQQBNR w KQkq - 0 1", PLY_EILLEGAL,
+         "white has 0 kings"},
         {"rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - x 1", PLY_EFEN, "halfmove"},
         {"rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq e9 0 1", PLY_EFEN, "en passant"},
         {"rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq e6 0 1", PLY_EILLEGAL, "impossible"},
@@ -126,7 +134,8 @@ static void test_fen_errors(void **state)
         ply_board_t b;
         char why[256] = "";
         int rc = ply_board_from_fen(&b, bad[i].fen, 0, why, sizeof why);
-        if (rc != bad[i].code) fail_msg("'%s': got %d (%s), want %d", bad[i].fen, rc, why, bad[i].code);
+        if (rc != bad[i].code)
+            fail_msg("'%s': got %d (%s), want %d", bad[i].fen, rc, why, bad[i].code);
         if (bad[i].words && !strstr(why, bad[i].words))
             fail_msg("'%s': reason '%s' lacks '%s'", bad[i].fen, why, bad[i].words);
     }
@@ -134,7 +143,8 @@ static void test_fen_errors(void **state)
     for (int i = 0; i < 20000; i++) {
         char junk[96];
         int len = (int)(next_rand() % sizeof junk);
-        for (int k = 0; k < len; k++) junk[k] = " /pnbrqkPNBRQK12345678wb-KQkqabcdefgh"[next_rand() % 37];
+        for (int k = 0; k < len; k++)
+            junk[k] = " /pnbrqkPNBRQK12345678wb-KQkqabcdefgh"[next_rand() % 37];
         junk[len] = '\0';
         ply_board_t b;
         if (ply_board_from_fen(&b, junk, 0, NULL, 0) == 0) assert_true(ply_board_ok(&b, NULL, 0));
@@ -182,7 +192,9 @@ static void test_random_games(void **state)
     };
     for (int game = 0; game < 400; game++) {
         ply_board_t b;
-        assert_int_equal(ply_board_from_fen(&b, starts[game % 4], game % 4 == 3 ? PLY_BOARD_CHESS960 : 0, NULL, 0), 0);
+        assert_int_equal(ply_board_from_fen(&b, starts[game % 4],
+                                            game % 4 == 3 ? PLY_BOARD_CHESS960 : 0, NULL, 0),
+                         0);
         for (int ply = 0; ply < 200; ply++) {
             ply_move_t moves[PLY_MAX_MOVES];
             int n = ply_board_legal_moves(&b, moves);
@@ -232,14 +244,17 @@ static void check_suite(const char *file, int max_depth)
         *semi = '\0';
         ply_board_t b;
         char why[256];
-        if (ply_board_from_fen(&b, line, 0, why, sizeof why)) fail_msg("%s: %s: %s", file, line, why);
+        if (ply_board_from_fen(&b, line, 0, why, sizeof why))
+            fail_msg("%s: %s: %s", file, line, why);
         for (char *p = semi + 1; p; p = strchr(p, ';') ? strchr(p, ';') + 1 : NULL) {
             int d;
             unsigned long long want;
             while (*p == ' ') p++;
             if (sscanf(p, "D%d %llu", &d, &want) != 2 || d > max_depth) continue;
             uint64_t got = perft(&b, d);
-            if (got != want) fail_msg("%s: %s D%d: %llu, expected %llu", file, line, d, (unsigned long long)got, want);
+            if (got != want)
+                fail_msg("%s: %s D%d: %llu, expected %llu", file, line, d, (unsigned long long)got,
+                         want);
             checks++;
         }
     }

@@ -33,6 +33,12 @@ trap 'rm -rf "$work"' EXIT
 cd "$work"
 export PATH="$src/tests/deploy/slurm-shims:$PATH" PLY_BIN="$bin" SLURM_SUBMIT_DIR="$work"
 export SLURM_CPUS_PER_TASK=1 FAKE_SLURM_REAL_MEMORY=1024
+# A machine whose own name does not resolve (a fresh chroot without /etc/hosts): the
+# workers reach the batch host by its address instead, as PLY_COORDINATOR_HOST allows.
+if ! getent hosts "$(hostname)" >/dev/null 2>&1; then
+    echo "note: $(hostname) does not resolve here: PLY_COORDINATOR_HOST=127.0.0.1"
+    export PLY_COORDINATOR_HOST=127.0.0.1
+fi
 
 # One allocation of 2 nodes; no --mem, so the hash comes from scontrol: (1024-512)*3/4.
 start=$(date +%s)

@@ -149,11 +149,11 @@ if [ -z "$port" ]; then
     echo "FAIL: the traced coordinator did not start"; exit 1
 fi
 # shellcheck disable=SC2086
-$nobody strace -f -qq -o "$run/worker.trace" "$bin/ply-worker" --connect "tcp://localhost:$port" \
+$nobody strace -f -qq -o "$run/worker.trace" "$bin/ply-worker" --connect "tcp://127.0.0.1:$port" \
     --reconnect --threads 2 --hash 16 --curve --cert "$run/worker.key_secret" \
     --server-key "$run/coord.key" >"$run/worker.log" 2>&1 &
 wpid=$!
-client="--coordinator tcp://localhost:$port --curve --cert $run/client.key_secret --server-key $run/coord.key"
+client="--coordinator tcp://127.0.0.1:$port --curve --cert $run/client.key_secret --server-key $run/coord.key"
 # shellcheck disable=SC2086 # $client is a list of words without spaces inside
 perft=$(timeout 60 "$bin/ply" perft $client -d 4 2>&1 | head -n 1) || true
 # shellcheck disable=SC2086

@@ -21,6 +21,7 @@
 #include "arbiter/pgn.h"
 #include "commands.h"
 #include "json_exact.h"
+#include "notation.h"
 #include "util/error.h"
 
 typedef struct arbiter_args {
@@ -30,12 +31,14 @@ typedef struct arbiter_args {
     int flag; /* -1, 0 white, 1 black */
     int chess960;
     int json;
+    int export; /* --export: the games re-written as clean PGN on standard output */
 } arbiter_args_t;
 
 static void usage(FILE *out)
 {
     fprintf(out,
             "usage: ply arbiter FILE.pgn [--laws fide2000|fide2023] [--flag white|black] [--json]\n"
+            "       ply arbiter FILE.pgn --export\n"
             "       ply arbiter --fen FEN [--chess960] [--laws fide2000|fide2023] [--json]\n"
             "\n"
             "Replays every game of a PGN file by the FIDE Laws of Chess and reports per game:\n"
@@ -54,7 +57,12 @@ static void usage(FILE *out)
             "      --fen FEN     validate a position (FEN, X-FEN or Shredder-FEN) and print\n"
             "                    its state\n"
             "      --chess960    with --fen: read KQkq as X-FEN, castle by Chess960 rules\n"
-            "      --json        print one JSON object instead of text\n"
+            "      --json        print one JSON object instead of text (each game's main\n"
+            "                    line too: per ply its SAN, UCI and the FEN after it)\n"
+            "      --export      re-write the games as clean PGN on standard output: the\n"
+            "                    Seven Tag Roster first, every move in SAN with check marks,\n"
+            "                    comments, NAGs and variations kept; a game with a move that\n"
+            "                    is not legal is left out and named on standard error\n"
             "  -h, --help        this text\n"
             "\n"
             "Exit status: 0 every game consistent (or the FEN valid), 1 otherwise,\n"
@@ -296,19 +304,37 @@ static int run_file(const arbiter_args_t *a)
             }
             continue;
         }
+        if (a->export) {
+            char ewhy[512];
+            if (ply_notation_export(stdout, g, ewhy, sizeof ewhy)) {
+                fprintf(stderr, "ply arbiter: game %zu (line %ld) left out: %s\n", g->number,
+                        g->line, ewhy);
+                status = 1;
+            } else {
+                consistent++;
+            }
+            continue;
+        }
         if (ply_arb_adjudicate(g, a->laws, a->flag, work, rep)) {
             fprintf(stderr, "ply arbiter: out of memory\n");
             status = 1;
             break;
         }
         consistent += rep->consistent;
-        if (games)
-            json_array_append_new(games, report_json(rep, a->laws));
-        else
+        if (games) {
+            json_t *o = report_json(rep, a->laws);
+            json_t *plies = ply_notation_plies_json(g);
+            json_object_set_new(o, "plies", plies ? plies : json_null());
+            json_array_append_new(games, o);
+        } else
             print_report_text(rep, a->laws);
     }
     size_t inconsistent = total - consistent - broken;
-    if (games) {
+    if (a->export) {
+        if (broken)
+            fprintf(stderr, "ply arbiter: %zu of %zu game%s could not be read\n", broken, total,
+                    total == 1 ? "" : "s");
+    } else if (games) {
         json_t *o = json_object();
         json_object_set_new(o, "file", json_string(a->file));
         json_object_set_new(o, "laws", json_string(ply_arb_laws_name(a->laws)));
@@ -418,15 +444,16 @@ static int run_fen(const arbiter_args_t *a)
 
 int ply_cmd_arbiter(int argc, char **argv)
 {
-    enum { OPT_LAWS = 256, OPT_FLAG, OPT_FEN, OPT_JSON, OPT_CHESS960 };
+    enum { OPT_LAWS = 256, OPT_FLAG, OPT_FEN, OPT_JSON, OPT_CHESS960, OPT_EXPORT };
     static const struct option longopts[] = {{"laws", required_argument, NULL, OPT_LAWS},
                                              {"flag", required_argument, NULL, OPT_FLAG},
                                              {"fen", required_argument, NULL, OPT_FEN},
                                              {"json", no_argument, NULL, OPT_JSON},
                                              {"chess960", no_argument, NULL, OPT_CHESS960},
+                                             {"export", no_argument, NULL, OPT_EXPORT},
                                              {"help", no_argument, NULL, 'h'},
                                              {NULL, 0, NULL, 0}};
-    arbiter_args_t a = {NULL, NULL, PLY_ARB_FIDE2000, -1, 0, 0};
+    arbiter_args_t a = {NULL, NULL, PLY_ARB_FIDE2000, -1, 0, 0, 0};
     int c;
     optind = 1;
     opterr = 0;
@@ -454,6 +481,9 @@ int ply_cmd_arbiter(int argc, char **argv)
         case OPT_CHESS960:
             a.chess960 = 1;
             break;
+        case OPT_EXPORT:
+            a.export = 1;
+            break;
         case 'h':
             usage(stdout);
             return 0;
@@ -470,6 +500,9 @@ int ply_cmd_arbiter(int argc, char **argv)
         return ply_usage_error("arbiter", "give a file or --fen, not both ('%s')", a.file);
     if (!a.fen && !a.file)
         return ply_usage_error("arbiter", "%s", "a PGN file or --fen FEN is required");
+    if (a.export && (a.fen || a.json || a.flag >= 0))
+        return ply_usage_error("arbiter", "%s",
+                               "--export re-writes a PGN file: not with --fen, --json or --flag");
     if (a.fen && a.flag >= 0)
         return ply_usage_error("arbiter", "%s", "--flag applies to games, not to --fen");
     if (a.file && a.chess960)

@@ -41,6 +41,8 @@ int ply_cmd_result(int argc, char **argv);
 
 /** ply_cmd_cancel - `ply cancel RUN`: stop a run (its owner's or an admin key's right). */
 int ply_cmd_cancel(int argc, char **argv);
+/** ply_cmd_san - `ply san`: moves converted between UCI and SAN (notation.c). */
+int ply_cmd_san(int argc, char **argv);
 
 struct Ply__RunResult;
 /**

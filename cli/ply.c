@@ -35,6 +35,7 @@ static void usage(FILE *out)
         "  match     play games between two UCI engines (the arbiter referees): score, Elo\n"
         "  analyse-pgn  annotate every move of PGN games ([%%eval], ?! ? ??, best lines, "
         "accuracy)\n"
+        "  san       convert moves between UCI and SAN (the rule engine reads and writes them)\n"
         "  keygen    write a CURVE key pair for --curve (coordinator, workers, clients)\n"
         "  status    a coordinator's runs and workers, or one run's progress\n"
         "  result    the answer of a run (e.g. one started with ply perft --detach)\n"
@@ -106,6 +107,7 @@ int main(int argc, char **argv)
     if (!strcmp(cmd, "status")) return ply_cmd_status(argc - 1, argv + 1);
     if (!strcmp(cmd, "result")) return ply_cmd_result(argc - 1, argv + 1);
     if (!strcmp(cmd, "cancel")) return ply_cmd_cancel(argc - 1, argv + 1);
+    if (!strcmp(cmd, "san")) return ply_cmd_san(argc - 1, argv + 1);
     fprintf(stderr, "ply: unknown command '%s' (see ply --help)\n", cmd);
     return 2;
 }

@@ -67,6 +67,73 @@ static void expect_plies(json_t *arr, const int *want, size_t n)
 
 /* ------------------------------------------------------------------- tests */
 
+/* Notation out (issue 14): `ply arbiter --export` re-writes lax spellings as clean SAN with
+ * check marks and keeps comments, NAGs and variations; the export is read back consistent
+ * and exports to itself; `--json` gives every ply's SAN, UCI and FEN; `ply san` converts
+ * either way and refuses a pawn capture without its file. Expected values: chess.js
+ * (Scholar's mate, its FEN), Appendix E (SAN), the UCI protocol (castling e1g1). */
+static void test_notation(void **state)
+{
+    (void)state;
+    th_run_t r =
+        th_run(RUN_S, "ply arbiter --export %s > notation-out.pgn", PGN("lax-notation.pgn"));
+    th_expect_status(&r, 1, "--export with an illegal game");
+    assert_non_null(strstr(r.err, "game 2 (line 8) left out: game 2, ply 3 (line 13): 'Ke3'"));
+    th_run_free(&r);
+    r = th_run(RUN_S, "cat notation-out.pgn");
+    assert_non_null(strstr(r.out, "[Event \"lax notation"));
+    assert_non_null(strstr(r.out, "[Site \"?\"]\n[Date \"????.??.??\"]"));
+    assert_non_null(strstr(r.out, "1. e4 e5 2. Bc4 Nc6 3. Qh5 (3. Nf3 Nf6 4. O-O {castles} (4. "
+                                  "Nc3)) 3... Nf6 $4\n4. Qxf7# 1-0"));
+    assert_null(strstr(r.out, "Ke3"));
+    th_run_free(&r);
+    r = th_run(RUN_S, "ply arbiter notation-out.pgn");
+    th_expect_status(&r, 0, "the export read back");
+    th_run_free(&r);
+    r = th_run(
+        RUN_S,
+        "ply arbiter --export notation-out.pgn | cmp - notation-out.pgn && rm notation-out.pgn");
+    th_expect_status(&r, 0, "the export of the export is the same");
+    th_run_free(&r);
+    r = th_run(RUN_S, "ply arbiter --json %s", PGN("lax-notation.pgn"));
+    json_t *o = th_json(&r);
+    json_t *plies = json_object_get(json_array_get(json_object_get(o, "results"), 0), "plies");
+    assert_int_equal(json_array_size(plies), 7);
+    json_t *last = json_array_get(plies, 6);
+    assert_int_equal(int_at(last, "ply"), 7);
+    assert_string_equal(str_at(last, "san"), "Qxf7#");
+    assert_string_equal(str_at(last, "uci"), "h5f7");
+    assert_string_equal(str_at(last, "fen"),
+                        "r1bqkb1r/pppp1Qpp/2n2n2/4p3/2B1P3/8/PPPP1PPP/RNB1K1NR b KQkq - 0 4");
+    assert_string_equal(str_at(json_array_get(plies, 0), "san"), "e4");
+    /* the illegal game's plies stop before its illegal move */
+    plies = json_object_get(json_array_get(json_object_get(o, "results"), 1), "plies");
+    assert_int_equal(json_array_size(plies), 2);
+    json_decref(o);
+    th_run_free(&r);
+    r = th_run(RUN_S, "ply san e2e4 e5 Qh5 Nc6 Bc4 Nf6 h5f7");
+    th_expect_status(&r, 0, "ply san");
+    assert_non_null(strstr(r.out, "1.      e4       e2e4\n"));
+    assert_non_null(strstr(r.out, "4.      Qxf7#    h5f7\n"));
+    th_run_free(&r);
+    r = th_run(RUN_S, "ply san --to uci --fen 'r3k2r/8/8/8/8/8/8/R3K2R w KQkq - 0 1' O-O-O O-O");
+    th_expect_status(&r, 0, "ply san --to uci");
+    assert_string_equal(r.out, "e1c1\ne8g8\n");
+    th_run_free(&r);
+    r = th_run(RUN_S, "ply san --fen '4k3/8/8/3pP3/8/8/8/4K3 w - d6 0 2' d6");
+    th_expect_status(&r, 1, "a pawn capture without its file");
+    assert_non_null(strstr(r.err, "a pawn capture names its file (FIDE Laws, Appendix E.8): exd6"));
+    th_run_free(&r);
+    r = th_run(RUN_S,
+               "ply san --fen 'rnbqkbnr/pppppppp/8/44/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1' e4");
+    th_expect_status(&r, 2, "a FEN with two digits in a row");
+    assert_non_null(strstr(r.err, "rank 5 has two digits in a row ('44')"));
+    th_run_free(&r);
+    r = th_run(RUN_S, "ply arbiter --export --json %s", PGN("lax-notation.pgn"));
+    th_expect_status(&r, 2, "--export with --json");
+    th_run_free(&r);
+}
+
 static void test_help_and_usage(void **state)
 {
     (void)state;
@@ -359,6 +426,7 @@ int main(void)
         cmocka_unit_test(test_consistent_and_broken_files),
         cmocka_unit_test(test_flag_and_laws),
         cmocka_unit_test(test_fen),
+        cmocka_unit_test(test_notation),
         cmocka_unit_test(test_perft_from_pgn),
     };
     return cmocka_run_group_tests_name("arbiter_cli", tests, NULL, NULL);

@@ -211,6 +211,72 @@ static int search(uci_backend_t *u, const ply_analysis_job_t *job, ply_analysis_
     return 0;
 }
 
+/*
+ * One root move (a `ply analyse` job): the position after it searched one ply less, and
+ * the line turned back to the root (the move first, the score negated, a mate one move
+ * further, the bounds swapped, depth and seldepth + 1). Not "go searchmoves": Stockfish
+ * 15.1 answers "go depth 8 searchmoves g1h3" from the start position with cp 384 and the
+ * one-move line "g1h3" at depth 8, after cp -60 at depth 7; a search of the position after
+ * g1h3 gives no such score. A move that mates or stalemates is answered here, as the Laws
+ * say (art. 5.1(a), 5.2(a)). The depth-1 job keeps searchmoves (no depth 0 to ask for).
+ */
+static int search_root_move(uci_backend_t *u, const ply_analysis_job_t *job,
+                            ply_analysis_result_t *out, char *why, size_t why_len)
+{
+    const char *text = job->searchmoves[0];
+    ply_move_t m;
+    if (ply_board_move_from_uci(&u->pos.root, text, &m) < 0) { /* check_job took it */
+        snprintf(why, why_len, "searchmoves 1 (%s): not a legal move", text);
+        return PLY_EILLEGAL;
+    }
+    ply_board_t child = u->pos.root;
+    ply_board_play(&child, m);
+    ply_analysis_line_t *l = &out->lines[0];
+    if (ply_board_count_legal(&child) == 0) {
+        memset(l, 0, sizeof *l);
+        l->multipv = 1;
+        l->is_mate = ply_board_checkers(&child) != 0;
+        l->score = l->is_mate ? 1 : 0; /* checkmate: mate in 1; stalemate: a draw */
+        l->bound = PLY_BOUND_EXACT;
+        l->depth = job->depth > 0 ? job->depth : 1;
+        l->seldepth = 1;
+        l->n_pv = 1;
+        snprintf(l->pv[0], PLY_ANALYSIS_MOVE_LEN, "%s", text);
+        out->n_lines = 1;
+        out->nodes = 1;
+        out->time_us = 0;
+        return 0;
+    }
+    const char **moves = malloc(((size_t)job->n_moves + 1) * sizeof *moves);
+    if (!moves) return PLY_ENOMEM;
+    for (int i = 0; i < job->n_moves; i++) moves[i] = job->moves[i];
+    moves[job->n_moves] = text;
+    ply_analysis_job_t cj = *job;
+    cj.moves = moves;
+    cj.n_moves = job->n_moves + 1;
+    cj.searchmoves = NULL;
+    cj.n_searchmoves = 0;
+    cj.depth = job->depth > 1 ? job->depth - 1 : job->depth;
+    int rc = position_command(u, &cj);
+    free(moves);
+    if (rc == 0) rc = search(u, &cj, out, why, why_len);
+    if (rc < 0) return rc;
+    if (l->is_mate) /* mate in N for the side to move after the move: mated in N here */
+        l->score = l->score > 0 ? -l->score : -l->score + 1;
+    else
+        l->score = -l->score;
+    l->bound = l->bound == PLY_BOUND_LOWER   ? PLY_BOUND_UPPER
+               : l->bound == PLY_BOUND_UPPER ? PLY_BOUND_LOWER
+                                             : PLY_BOUND_EXACT;
+    l->depth++;
+    l->seldepth++;
+    if (l->n_pv == PLY_SEARCH_MAX_PLY) l->n_pv--;
+    memmove(l->pv[1], l->pv[0], (size_t)l->n_pv * sizeof l->pv[0]);
+    snprintf(l->pv[0], PLY_ANALYSIS_MOVE_LEN, "%s", text);
+    l->n_pv++;
+    return 0;
+}
+
 static int uci_run(ply_analysis_t *a, const ply_analysis_job_t *job, ply_analysis_result_t *out,
                    char *why, size_t why_len)
 {
@@ -232,7 +298,11 @@ static int uci_run(ply_analysis_t *a, const ply_analysis_job_t *job, ply_analysi
         if ((rc = engine_start(u, why, why_len)) < 0) return rc;
     }
     rc = set_options(u, job, why, why_len);
-    if (rc == 0) rc = search(u, job, out, why, why_len);
+    int one_root_move =
+        job->n_searchmoves == 1 && (job->multipv <= 1) && job->n_plies == 0 && job->depth != 1;
+    if (rc == 0)
+        rc = one_root_move ? search_root_move(u, job, out, why, why_len)
+                           : search(u, job, out, why, why_len);
     if (rc == 0) u->restarted = 0;
     if (rc == PLY_EIO || rc == PLY_EPARSE)
         ply_uci_destroy(&u->engine); /* dead, or in an unknown state: a fresh one next time */

@@ -240,6 +240,42 @@ static void test_sf_multipv(void **state)
     ply_msg_free(&m);
 }
 
+/* One root move (a ply analyse job) is searched as the position after it. Stockfish 15.1
+ * answers "go depth 8 searchmoves g1h3" from the start position with cp 384 and the
+ * one-move line g1h3 (found by a new user's trial); searched as the position after g1h3,
+ * Nh3 is no winning move (Stockfish's own go depth 7 there gives about +0.6 for Black)
+ * and its line goes on. A root move that mates is mate 1 without a search. */
+static void test_sf_one_root_move(void **state)
+{
+    (void)state;
+    char *nh3[] = {"g1h3"};
+    Ply__SearchJob sj = PLY__SEARCH_JOB__INIT;
+    sj.fen = "startpos";
+    sj.has_depth = 1, sj.depth = 8;
+    sj.n_searchmoves = 1, sj.searchmoves = nh3;
+    ply_msg_t *m = answer(send_job(&sj), 120000);
+    const Ply__SearchResult *r = result_of(m);
+    assert_int_equal(r->n_lines, 1);
+    const Ply__SearchLine *l = r->lines[0];
+    assert_string_equal(l->pv[0], "g1h3");
+    if (!l->has_score_cp || l->score_cp > 100)
+        fail_msg("Nh3 scored %d cp, mate %d: Stockfish's searchmoves answer leaked through",
+                 l->score_cp, l->mate);
+    assert_true(l->n_pv >= 3);
+    assert_int_equal(l->depth, 8);
+    ply_msg_free(&m);
+
+    char *qxf7[] = {"h5f7"};
+    sj.fen = "r1bqkb1r/pppp1ppp/2n2n2/4p2Q/2B1P3/8/PPPP1PPP/RNB1K1NR w KQkq - 4 4";
+    sj.searchmoves = qxf7;
+    m = answer(send_job(&sj), 120000);
+    r = result_of(m);
+    l = r->lines[0];
+    if (!l->has_mate || l->mate != 1) fail_msg("Qxf7# not mate 1 (mate %d)", l->mate);
+    assert_int_equal(l->n_pv, 1);
+    ply_msg_free(&m);
+}
+
 static void test_sf_cancel(void **state)
 {
     (void)state;
@@ -365,9 +401,8 @@ int main(int argc, char **argv)
         }
         g.engine = STOCKFISH;
         const struct CMUnitTest tests[] = {
-            cmocka_unit_test(test_sf_hello),
-            cmocka_unit_test(test_sf_mate),
-            cmocka_unit_test(test_sf_multipv),
+            cmocka_unit_test(test_sf_hello),   cmocka_unit_test(test_sf_mate),
+            cmocka_unit_test(test_sf_multipv), cmocka_unit_test(test_sf_one_root_move),
             cmocka_unit_test(test_sf_cancel),
         };
         return cmocka_run_group_tests_name("search_jobs_stockfish", tests, setup, teardown);

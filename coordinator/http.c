@@ -112,6 +112,7 @@ static void on_written(uv_write_t *req, int status)
     free(k->out);
     k->out = NULL;
     if (k->closing) return;
+    k->sd.data = k; /* on_shutdown's: a failed shutdown (a client gone) closes the connection */
     if (status < 0 || uv_shutdown(&k->sd, (uv_stream_t *)&k->tcp, on_shutdown) < 0) {
         conn_close(k);
         return;

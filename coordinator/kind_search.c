@@ -424,6 +424,9 @@ static int accept_line(run_t *run, size_t job, Ply__SearchResult *res, const cha
     if (s->game) s->progress.moves = ply__game_answer(s->game, &s->progress.n_moves);
     /* exact in 128 bits (run->nodes): one worker's absurd count never wraps the total */
     ply_u128_add(&run->nodes, ply_u128_make(0, res->nodes));
+    /* the rate's nodes (/status, /metrics): every searched node counts, saturating */
+    run->counted_nodes =
+        run->counted_nodes + res->nodes < res->nodes ? UINT64_MAX : run->counted_nodes + res->nodes;
     s->replayed += lines;
     s->progress.has_replayed = 1, s->progress.replayed = s->replayed;
     /* SearchAnswer.nodes has no high word: exact, or absent */
@@ -464,6 +467,9 @@ void ply__search_unaccept(run_t *run, size_t job)
             break;
         }
     run->nodes -= (ply_u128_t)j->res->nodes; /* the exact inverse of accept_line's add */
+    if (run->counted_nodes != UINT64_MAX)
+        run->counted_nodes -=
+            run->counted_nodes < j->res->nodes ? run->counted_nodes : j->res->nodes;
     s->replayed -= (uint32_t)j->res->n_lines;
     sjob_free(j);
     progress_totals(run);

@@ -11,16 +11,19 @@
 # ThreadSanitizer run of the tests (make tsan). groff-base and man-db check the man
 # pages, bash-completion the completion script; dpkg-dev (dpkg-shlibdeps) and file
 # build the Debian package (make deb) and its test. systemd (systemd-analyze), strace,
-# shellcheck, python3-yaml and python3-kubernetes (the API models) check deploy/ offline;
+# ShellCheck, python3-yaml and python3-kubernetes (the API models) check deploy/ offline;
 # slurmctld, slurmd, slurm-client and munge run deploy/slurm on a real one-node Slurm (the
 # test starts and stops its own daemons; the packages' own services are not used).
+# chromium, chromium-driver and python3-selenium open the coordinator's live page in a
+# headless browser in a test (the progress bar moves, screenshots, no outside request).
 set -eu
 
 PACKAGES="build-essential cmake pkg-config libzmq3-dev libczmq-dev libuv1-dev \
 libprotobuf-c-dev protobuf-c-compiler libsqlite3-dev libjansson-dev libcmocka-dev libhttp-parser-dev \
 stockfish iproute2 python3 python3-prometheus-client python3-jsonschema \
 clang libclang-rt-14-dev libomp-14-dev groff-base man-db bash-completion dpkg-dev file \
-systemd strace shellcheck python3-yaml python3-kubernetes slurmctld slurmd slurm-client munge"
+systemd strace shellcheck python3-yaml python3-kubernetes slurmctld slurmd slurm-client munge \
+chromium chromium-driver python3-selenium"
 
 missing=""
 for p in $PACKAGES; do

@@ -14,3 +14,11 @@ ply_unit_test(test_status_render
   LIBS ply_coordinator
   LABELS quick
   TIMEOUT 60)
+# The live page in headless Chromium (Debian's chromium, chromium-driver, python3-selenium)
+# during a perft run: the bar advances, the worker is listed, two screenshots kept in
+# tests/artifacts/ of the build tree, no request to another host, the right answer
+# (tests/integration/test_dashboard_browser.py).
+add_test(NAME http_browser
+  COMMAND /usr/bin/python3 ${CMAKE_CURRENT_SOURCE_DIR}/integration/test_dashboard_browser.py
+          ${CMAKE_RUNTIME_OUTPUT_DIRECTORY} ${CMAKE_BINARY_DIR}/tests/artifacts)
+set_tests_properties(http_browser PROPERTIES TIMEOUT 180 LABELS "net" SKIP_RETURN_CODE 77)

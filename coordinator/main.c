@@ -13,6 +13,7 @@
 #include <czmq.h>
 
 #include "coordinator.h"
+#include "endpoint.h"
 #include "security.h"
 #include "util/error.h"
 #include "util/log.h"
@@ -29,7 +30,7 @@ static void usage(FILE *out)
         "to ply-worker processes over ZeroMQ (protocol PLY/1).\n"
         "\n"
         "  --bind ENDPOINT       where to listen, e.g. tcp://0.0.0.0:5555, tcp://127.0.0.1:*\n"
-        "                        (ephemeral port, printed at start-up), inproc://NAME\n"
+        "                        or :0 (a free port, printed at start-up), inproc://NAME\n"
         "  --heartbeat-ms N      heartbeat period in milliseconds (default 1000)\n"
         "  --liveness N          missed heartbeats before a worker is dead (default 5)\n"
         "  --lease-ms N          re-queue a job not finished in N ms (default 0: a lease\n"
@@ -299,6 +300,24 @@ int main(int argc, char **argv)
         fprintf(stderr, "ply-coordinator: --bind ENDPOINT is required (see --help)\n");
         return 2;
     }
+    /* ZeroMQ would take port 99999 as 34463 and report a host that does not resolve as
+     * "No such device": check each endpoint as ply and ply-worker do */
+    char *binds = strdup(cfg.bind), *save = NULL;
+    if (!binds) return 1;
+    for (char *ep = strtok_r(binds, ",", &save); ep && rc == 0; ep = strtok_r(NULL, ",", &save)) {
+        while (*ep == ' ') ep++;
+        size_t n = strlen(ep);
+        while (n && ep[n - 1] == ' ') ep[--n] = '\0';
+        if (!n) continue;
+        char why[512];
+        int r = ply_endpoint_check_bind(ep, why, sizeof why);
+        if (r < 0) {
+            fprintf(stderr, "ply-coordinator: --bind: %s\n", why);
+            rc = r == PLY_EUSAGE ? 2 : 1;
+        }
+    }
+    free(binds);
+    if (rc) return rc;
     if (!cfg.spawn_workers && local_opt) {
         fprintf(stderr,
                 "ply-coordinator: %s is for the workers of --local-workers N; it does "

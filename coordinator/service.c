@@ -406,7 +406,9 @@ static int bind_all(ply_coordinator_t *c, char *why, size_t why_len)
             r = PLY_ECONNECT;
             break;
         }
-        const char *bound = zsock_endpoint(c->router);
+        /* czmq records "tcp://...:0" as given; ZeroMQ's last endpoint has the real port */
+        char *last = zsock_last_endpoint(c->router);
+        const char *bound = last && last[0] ? last : zsock_endpoint(c->router);
         if (!bound) bound = ep;
         zlist_append(c->bound, (void *)bound);
         if (!c->endpoint[0]) snprintf(c->endpoint, sizeof c->endpoint, "%s", bound);
@@ -418,6 +420,7 @@ static int bind_all(ply_coordinator_t *c, char *why, size_t why_len)
                 snprintf(c->worker_endpoint, sizeof c->worker_endpoint, "%s", bound);
         }
         ply_info("listening on %s", bound);
+        freen(last);
     }
     free(list);
     if (r == 0 && !c->endpoint[0]) {

@@ -26,6 +26,26 @@ expect 2 "bad endpoint 'coord:5555'" --bind coord:5555
 expect 2 "bad endpoint 'tcp://127.0.0.1'" --bind tcp://127.0.0.1
 expect 2 "port '99999'" --bind tcp://127.0.0.1:5,tcp://127.0.0.1:99999
 expect 1 "unknown host 'nonexistent.invalid'" --bind tcp://nonexistent.invalid:5555 --insecure
+expect 2 "--http 127.0.0.1: not ADDR:PORT" --bind tcp://127.0.0.1:0 --http 127.0.0.1
+expect 2 "--http localhost:58181: not ADDR:PORT" --bind tcp://127.0.0.1:0 --http localhost:58181
+printf 'ab\n' >"$tmp/token"
+expect 1 "shorter than 16 characters" --bind tcp://127.0.0.1:0 --http 127.0.0.1:0 \
+    --http-token-file "$tmp/token"
+"$C" --help | grep -q "perft and analysis runs" || { echo "FAIL: --help names only perft runs" >&2; fail=1; }
+
+# -v: the HTTP line once (it was printed by the log and by main)
+"$C" -v --bind tcp://127.0.0.1:0 --http 127.0.0.1:0 2>"$tmp/errv" &
+pid=$!
+for _ in $(seq 50); do
+    grep -q "status over HTTP" "$tmp/errv" && break
+    sleep 0.1
+done
+sleep 0.3
+kill "$pid"
+wait "$pid" 2>/dev/null
+pid=
+n=$(grep -c "status over HTTP" "$tmp/errv")
+[ "$n" -eq 1 ] || { echo "FAIL: -v printed the HTTP line $n times" >&2; cat "$tmp/errv" >&2; fail=1; }
 
 # port 0: the port printed is the one that accepts connections
 "$C" --bind tcp://127.0.0.1:0 2>"$tmp/err0" &

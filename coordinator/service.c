@@ -298,6 +298,8 @@ static void on_tick(uv_timer_t *t)
     ply__check_leases(c, now);
     ply__check_worker_wait(c, now);
     ply__verify_tick(c, now);
+    for (run_t *run = c->runs; run; run = run->next)
+        if (run->state == RUN_ACTIVE) ply__run_update_waiting(c, run);
     if (now - c->last_hb_ms >= c->cfg.heartbeat_ms) {
         c->last_hb_ms = now;
         send_heartbeats(c);

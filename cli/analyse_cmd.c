@@ -556,7 +556,10 @@ static int take_option(analyse_args_t *a, int c, const char *arg)
         return 0;
     case OPT_VERIFY:
         if (ply_report_parse_verify(arg, &a->verify, &a->verify_ppm))
-            return ply_usage_error("analyse", "--verify '%s' must be none, all or sample=P", arg);
+            return ply_usage_error("analyse",
+                                   "--verify '%s' must be none, all, or sample=P with 0 < P <= 1 "
+                                   "(a fraction of the jobs, e.g. sample=0.1 or sample=10%%)",
+                                   arg);
         return 0;
     case 'q':
         a->quiet = 1;

@@ -111,6 +111,7 @@ typedef struct progress {
     int epd;            /* a suite: the bar counts its positions, not one run's moves */
     uint64_t epd_done, epd_total;
     ply_u128_t nodes_done; /* a suite: nodes of the records done */
+    char waiting[320];     /* what the run waited for at the last report (a log says it once) */
 } progress_t;
 
 /* Rows of the live table (the best so far): it must fit a terminal to redraw in place. */
@@ -145,7 +146,26 @@ static void live_line(const char *text, int width)
 static void on_progress(const Ply__RunProgress *p, void *arg)
 {
     progress_t *ps = arg;
-    if (ps->bar.mode == PLY_PROGRESS_OFF || (p->state && !strcmp(p->state, "queued"))) return;
+    if (ps->bar.mode == PLY_PROGRESS_OFF) return;
+    /* what the coordinator waits for (no worker may take the run's jobs), in a word: the
+     * ETA stays "--" meanwhile */
+    char waiting[sizeof ps->waiting] = "";
+    if (p->waiting && p->waiting[0]) snprintf(waiting, sizeof waiting, "waiting for %s", p->waiting);
+    if (strcmp(waiting, ps->waiting) != 0) {
+        /* a log gets it at once, not with the next status line seconds later */
+        if (waiting[0] && ps->bar.mode == PLY_PROGRESS_LOG)
+            fprintf(stderr, "run %" PRIu64 ": %s\n", p->run_id, waiting);
+        snprintf(ps->waiting, sizeof ps->waiting, "%s", waiting);
+    }
+    if (p->state && !strcmp(p->state, "queued")) {
+        /* not started: a wait for a worker that runs its engine is said above */
+        if (waiting[0] && ps->bar.mode == PLY_PROGRESS_TTY) {
+            erase_live(ps);
+            live_line(waiting, ply_progress_width());
+            ps->drawn++;
+        }
+        return;
+    }
     ply_u128_t nodes = ply_msg_count(p->nodes, p->has_nodes_hi, p->nodes_hi);
     int have_nodes = p->has_nodes;
     if (ps->epd) {
@@ -157,12 +177,12 @@ static void on_progress(const Ply__RunProgress *p, void *arg)
     }
     if (ps->bar.mode == PLY_PROGRESS_LOG) {
         ply_progress_update(&ps->bar, p->jobs_done, p->jobs_total, "root moves", 0, 0, nodes,
-                            have_nodes, NULL);
+                            have_nodes, waiting);
         return;
     }
     ply_progress_view_t v;
     ply_progress_view(&ps->bar, p->jobs_done, p->jobs_total, "root moves", 0, 0, nodes, have_nodes,
-                      NULL, &v);
+                      waiting, &v);
     char status[256];
     ply_progress_format(&v, 0, status, sizeof status);
     size_t done = p->search ? p->search->n_moves : 0;
@@ -536,7 +556,10 @@ static int take_option(analyse_args_t *a, int c, const char *arg)
         return 0;
     case OPT_VERIFY:
         if (ply_report_parse_verify(arg, &a->verify, &a->verify_ppm))
-            return ply_usage_error("analyse", "--verify '%s' must be none, all or sample=P", arg);
+            return ply_usage_error("analyse",
+                                   "--verify '%s' must be none, all, or sample=P with 0 < P <= 1 "
+                                   "(a fraction of the jobs, e.g. sample=0.1 or sample=10%%)",
+                                   arg);
         return 0;
     case 'q':
         a->quiet = 1;

@@ -24,7 +24,7 @@
  * PGN unfinished (Result "*", PGN standard 8.2.6; Termination
  * "unterminated", 9.8.1) and not counted, and the result so far is
  * printed. Exit status: 0 the match was played, 1 an engine cannot be
- * started or the PGN cannot be written, 2 usage, 130 interrupted.
+ * started or the PGN cannot be written, 2 usage, 130 interrupted (SIGINT), 143 (SIGTERM).
  */
 #include <getopt.h>
 #include <math.h>
@@ -166,8 +166,9 @@ static void usage(FILE *out)
                  "PGN: the Seven Tag Roster, TimeControl, Termination and Opening tags, SAN\n"
                  "moves with {score/depth time} comments, and the reason a game ended.\n"
                  "Exit status: 0 played, 1 an engine cannot start or the PGN cannot be\n"
-                 "written, 2 usage, 130 interrupted (the result so far is printed; the games\n"
-                 "in progress are written to the PGN unfinished, with result *).\n");
+                 "written, 2 usage, 130 interrupted by SIGINT, 143 by SIGTERM (the result so\n"
+                 "far is printed; the games in progress are written to the PGN unfinished,\n"
+                 "with result *).\n");
 }
 
 /* Seconds with up to three decimals, into ms; -1 when malformed. */
@@ -829,7 +830,7 @@ int ply_cmd_match(int argc, char **argv)
             print_json(&m);
         else
             print_summary(&m);
-        rc = interrupted ? 130 : m.pgn_error ? 1 : 0;
+        rc = interrupted ? 128 + interrupted : m.pgn_error ? 1 : 0; /* 130 SIGINT, 143 SIGTERM */
         if (m.pgn_error) fprintf(stderr, "ply match: writing %s failed\n", a.pgn);
     }
     ply_uci_destroy(&m.first[0]);

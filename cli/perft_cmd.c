@@ -162,10 +162,9 @@ static size_t interrupt_note_len;
 
 static void on_interrupt(int sig)
 {
-    (void)sig;
     ssize_t n = write(STDERR_FILENO, interrupt_note, interrupt_note_len);
     (void)n;
-    _exit(130);
+    _exit(128 + sig); /* the shell's convention: 130 for SIGINT, 143 for SIGTERM */
 }
 
 /*

@@ -18,7 +18,7 @@
  * not help the next. An engine that fails (dies, hangs past the deadline,
  * prints nonsense) fails that position with the reason and is restarted.
  * Exit status: 0 the suite ran, 1 an engine failed on some position (or
- * could not be started), 2 usage or a broken suite, 130 interrupted.
+ * could not be started), 2 usage or a broken suite, 130 interrupted (SIGINT), 143 (SIGTERM).
  */
 #include <ctype.h>
 #include <getopt.h>
@@ -68,12 +68,12 @@ typedef struct outcome {
     double found_ms;
 } outcome_t;
 
-static atomic_int interrupted; /* set by the SIGINT handler (lock-free, so async-signal-safe) */
+static atomic_int interrupted; /* the signal that stopped the suite, set by its handler
+                                  (lock-free, so async-signal-safe) */
 
 static void on_sigint(int sig)
 {
-    (void)sig;
-    interrupted = 1;
+    interrupted = sig;
 }
 
 static void usage(FILE *out)
@@ -105,7 +105,8 @@ static void usage(FILE *out)
         "  -h, --help           this text\n"
         "\n"
         "Exit status: 0 the suite ran, 1 an engine failure on some position,\n"
-        "2 usage or a broken suite, 130 interrupted (the result so far is printed).\n");
+        "2 usage or a broken suite, 130 interrupted by SIGINT, 143 by SIGTERM (the result\n"
+        "so far is printed).\n");
 }
 
 enum { OPT_EPD = 256, OPT_HASH, OPT_FROM, OPT_LIMIT };
@@ -514,7 +515,7 @@ int ply_cmd_solve(int argc, char **argv)
         if (interrupted) printf("; interrupted");
         printf("\n");
     }
-    rc = interrupted ? 130 : t.errors ? 1 : 0;
+    rc = interrupted ? 128 + interrupted : t.errors ? 1 : 0; /* 130 SIGINT, 143 SIGTERM */
 done:
     free(t.times);
     free(xs);

@@ -157,15 +157,18 @@ static int recv_one(ply_client_t *c, int timeout_ms, ply_msg_t **msg, char *why,
     }
 }
 
-/* PLY_ETIMEDOUT, saying so. Under CURVE a wrong server key looks exactly like this: the
- * coordinator drops a handshake it cannot decrypt without a word. */
+/* PLY_ETIMEDOUT, saying so and why it is likely. Under CURVE a wrong server key looks
+ * exactly like this: the coordinator drops a handshake it cannot decrypt without a word;
+ * so does a CURVE coordinator to a plaintext client, whose greeting it cannot take. */
 static int no_answer(const ply_client_t *c, int timeout_ms, char *why, size_t why_len)
 {
     return ply_why(why, why_len, PLY_ETIMEDOUT, "no answer from coordinator %s within %d ms%s",
                    c->endpoint, timeout_ms,
                    ply_curve_client_default()
                        ? " (with --curve: is --server-key the coordinator's public key?)"
-                       : "");
+                       : " (a coordinator started with --curve answers only clients with "
+                         "--curve --cert FILE --server-key FILE; or it is not running there, "
+                         "or too busy)");
 }
 
 /*

@@ -150,6 +150,14 @@ void ply_coordinator_counters(const ply_coordinator_t *c, ply_coordinator_counte
 const char *ply_coordinator_worker_endpoint(const ply_coordinator_t *c);
 
 /**
+ * ply_coordinator_http_check - whether @addr is an address the HTTP status server can
+ * take: "ADDR:PORT" with a numeric IPv4 address or a bracketed IPv6 one, PORT 0..65535.
+ * Returns 0, or PLY_EUSAGE with the reason and the expected form in @why (a usage error:
+ * the coordinator has not started).
+ */
+int ply_coordinator_http_check(const char *addr, char *why, size_t why_len);
+
+/**
  * ply_coordinator_http_endpoint - the address the HTTP status server listens on, its port
  * resolved ("127.0.0.1:41233", "[::1]:8080"), or NULL when there is none. Static storage
  * owned by the coordinator.

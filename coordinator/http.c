@@ -470,16 +470,27 @@ static int parse_addr(const char *text, struct sockaddr_storage *sa, int *loopba
     return PLY_EINVAL;
 }
 
+int ply_coordinator_http_check(const char *addr, char *why, size_t why_len)
+{
+    struct sockaddr_storage sa;
+    int loopback = 0;
+    if (!addr || parse_addr(addr, &sa, &loopback) < 0)
+        return ply_why(why, why_len, PLY_EUSAGE,
+                       "--http %s: not ADDR:PORT (a numeric address: 127.0.0.1:8080, "
+                       "[::1]:8080; port 0 for any free one)",
+                       addr ? addr : "(null)");
+    return 0;
+}
+
 int ply__http_start(ply_coordinator_t *c, char *why, size_t why_len)
 {
     const ply_coordinator_config_t *cfg = &c->cfg;
     struct sockaddr_storage sa;
     int loopback = 0;
-    if (parse_addr(cfg->http, &sa, &loopback) < 0)
-        return ply_why(why, why_len, PLY_EINVAL,
-                       "--http %s: not ADDR:PORT (a numeric address: 127.0.0.1:8080, "
-                       "[::1]:8080; port 0 for any free one)",
-                       cfg->http);
+    if (parse_addr(cfg->http, &sa, &loopback) < 0) {
+        ply_coordinator_http_check(cfg->http, why, why_len);
+        return PLY_EINVAL;
+    }
     if (!loopback && !cfg->insecure && !cfg->curve)
         return ply_why(why, why_len, PLY_EINVAL,
                        "--http %s is not a loopback address: that needs --insecure or --curve, "

@@ -303,6 +303,9 @@ typedef struct run {
     uint64_t submitted_ms, accepted_ms;
     int fail_code;
     char fail_msg[PLY__WHY_LEN];
+    /* what it waits for when no connected worker may take its tasks ("" when it does not):
+     * RunProgress.waiting, logged when it changes (ply__run_update_waiting) */
+    char waiting[PLY__WHY_LEN / 2];
 } run_t;
 
 typedef struct finished {
@@ -587,6 +590,15 @@ int ply__local_workers_start(ply_coordinator_t *c, char *why, size_t why_len);
 unsigned ply__local_slots_left(const ply_coordinator_t *c);
 /** ply__local_workers_stop - SIGTERM to every local worker, SIGKILL after a grace period. */
 void ply__local_workers_stop(ply_coordinator_t *c);
+/**
+ * ply__run_update_waiting - at every tick, for an active run: what it waits for when
+ * workers are connected but none may take any of its tasks (none runs the engine or kind
+ * it asks; its checks need another worker of the same engine) into run->waiting, logged
+ * once when it changes; "" when a worker holds or may take a task, or none is connected
+ * (that wait has its own message).
+ */
+void ply__run_update_waiting(ply_coordinator_t *c, run_t *run);
+
 /** ply__run_in_flight - the tasks of @run that workers hold now. */
 uint32_t ply__run_in_flight(ply_coordinator_t *c, const run_t *run);
 /** ply__reap_runs - answer, record in the state file and free every run that is done or failed. */

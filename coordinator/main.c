@@ -13,6 +13,7 @@
 #include <czmq.h>
 
 #include "coordinator.h"
+#include "endpoint.h"
 #include "security.h"
 #include "util/error.h"
 #include "util/log.h"
@@ -25,11 +26,11 @@ static void usage(FILE *out)
         out,
         "usage: ply-coordinator --bind ENDPOINT[,ENDPOINT...] [options]\n"
         "\n"
-        "Accepts perft runs from `ply` clients, splits them into jobs and hands the jobs\n"
-        "to ply-worker processes over ZeroMQ (protocol PLY/1).\n"
+        "Accepts perft and analysis runs from `ply` clients, splits them into jobs and\n"
+        "hands the jobs to ply-worker processes over ZeroMQ (protocol PLY/1).\n"
         "\n"
         "  --bind ENDPOINT       where to listen, e.g. tcp://0.0.0.0:5555, tcp://127.0.0.1:*\n"
-        "                        (ephemeral port, printed at start-up), inproc://NAME\n"
+        "                        or :0 (a free port, printed at start-up), inproc://NAME\n"
         "  --heartbeat-ms N      heartbeat period in milliseconds (default 1000)\n"
         "  --liveness N          missed heartbeats before a worker is dead (default 5)\n"
         "  --lease-ms N          re-queue a job not finished in N ms (default 0: a lease\n"
@@ -68,8 +69,8 @@ static void usage(FILE *out)
         "                        an address other than loopback needs --insecure or --curve\n"
         "                        and --http-token-file\n"
         "  --http-token-file FILE  every HTTP request must carry the token on FILE's first\n"
-        "                        line: Authorization: Bearer TOKEN (or Basic, any user,\n"
-        "                        the token as password)\n"
+        "                        line (16 characters at least): Authorization: Bearer TOKEN\n"
+        "                        (or Basic, any user, the token as password)\n"
         "  --http-timeout-ms N   close an HTTP connection that has not sent its request and\n"
         "                        taken the answer within N ms (default 10000)\n"
         "  -v, --verbose         log runs and workers (twice: every job)\n"
@@ -94,9 +95,14 @@ static int parse_uint(const char *opt, const char *s, unsigned *out)
     return 0;
 }
 
+/* The shortest HTTP token taken: 16 characters from a 64-letter alphabet are 96 bits, out
+ * of reach of guessing over HTTP; a short one is a password anyone can try. */
+#define TOKEN_MIN 16
+
 /*
  * Reads the HTTP token: the first line of @path, without its line end. 0, or -1 after
- * printing why (unreadable, empty, longer than @len - 1 bytes, a control character).
+ * printing why (unreadable, empty, shorter than TOKEN_MIN or longer than @len - 1 bytes,
+ * a control character).
  */
 static int read_token(const char *path, char *buf, size_t len)
 {
@@ -111,6 +117,8 @@ static int read_token(const char *path, char *buf, size_t len)
     while (n && (buf[n - 1] == '\n' || buf[n - 1] == '\r')) buf[--n] = 0;
     const char *why = !n                ? "is empty"
                       : n >= len - 1    ? "holds a token longer than 510 bytes"
+                      : n < TOKEN_MIN   ? "holds a token shorter than 16 characters, which could be "
+                                          "guessed (e.g. openssl rand -hex 16)"
                       : NULL;
     for (size_t i = 0; !why && i < n; i++)
         if ((unsigned char)buf[i] < 0x21 || buf[i] == 0x7f) why = "holds a space or a control character";
@@ -299,6 +307,24 @@ int main(int argc, char **argv)
         fprintf(stderr, "ply-coordinator: --bind ENDPOINT is required (see --help)\n");
         return 2;
     }
+    /* ZeroMQ would take port 99999 as 34463 and report a host that does not resolve as
+     * "No such device": check each endpoint as ply and ply-worker do */
+    char *binds = strdup(cfg.bind), *save = NULL;
+    if (!binds) return 1;
+    for (char *ep = strtok_r(binds, ",", &save); ep && rc == 0; ep = strtok_r(NULL, ",", &save)) {
+        while (*ep == ' ') ep++;
+        size_t n = strlen(ep);
+        while (n && ep[n - 1] == ' ') ep[--n] = '\0';
+        if (!n) continue;
+        char why[512];
+        int r = ply_endpoint_check_bind(ep, why, sizeof why);
+        if (r < 0) {
+            fprintf(stderr, "ply-coordinator: --bind: %s\n", why);
+            rc = r == PLY_EUSAGE ? 2 : 1;
+        }
+    }
+    free(binds);
+    if (rc) return rc;
     if (!cfg.spawn_workers && local_opt) {
         fprintf(stderr,
                 "ply-coordinator: %s is for the workers of --local-workers N; it does "
@@ -320,6 +346,13 @@ int main(int argc, char **argv)
         fprintf(stderr, "ply-coordinator: --curve needs --cert FILE and --allow DIR, and they "
                         "(and --admin-keys) need --curve (see --help)\n");
         return 2;
+    }
+    if (cfg.http) {
+        char why[512];
+        if (ply_coordinator_http_check(cfg.http, why, sizeof why) < 0) {
+            fprintf(stderr, "ply-coordinator: %s\n", why);
+            return 2;
+        }
     }
     if (token_file && !cfg.http) {
         fprintf(stderr, "ply-coordinator: --http-token-file needs --http ADDR:PORT\n");
@@ -366,7 +399,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "ply-coordinator: listening on %s\n", ply_coordinator_endpoint(c));
     ply_coordinator_counters_t k;
     ply_coordinator_counters(c, &k);
-    if (!quiet && cfg.http)
+    if (!quiet && !verbose && cfg.http) /* -v logs it already */
         fprintf(stderr, "ply-coordinator: status over HTTP on http://%s/\n",
                 ply_coordinator_http_endpoint(c));
     if (!quiet && k.runs_restored)

@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "kind.h"
+#include "search_verify.h"
 #include "util/error.h"
 #include "util/log.h"
 #include "util/time.h"
@@ -242,6 +243,58 @@ double ply__run_work_done(const run_t *run)
     return all > 0 ? done / all : -1;
 }
 
+/* Sets what @run waits for, logging a change. */
+static void set_waiting(run_t *run, const char *w)
+{
+    if (!strcmp(run->waiting, w)) return;
+    if (w[0])
+        ply_warn("run %" PRIu64 " waits for %s", run->id, w);
+    else
+        ply_info("run %" PRIu64 " no longer waits for %s", run->id, run->waiting);
+    snprintf(run->waiting, sizeof run->waiting, "%s", w);
+}
+
+void ply__run_update_waiting(ply_coordinator_t *c, run_t *run)
+{
+    char w[sizeof run->waiting] = "";
+    size_t fit = 0;
+    for (const peer_t *p = c->peers; p; p = p->next)
+        fit += p->kind == PEER_WORKER && run->kind->worker_fits(run, p);
+    if (run->state != RUN_ACTIVE || !c->nworkers) {
+        /* no worker at all: the client says so itself (RunProgress.workers) */
+    } else if (!fit) {
+        char what[sizeof w / 2];
+        run->kind->describe_run(run, what, sizeof what);
+        snprintf(w, sizeof w, "a worker that runs %s (none of the %u connected does)", what,
+                 c->nworkers);
+    } else if (run->rq_len && !ply__run_in_flight(c, run)) {
+        size_t first = SIZE_MAX;
+        for (size_t k = 0; k < run->rq_len; k++) {
+            size_t t = run->requeue[run->rq_head + k];
+            if (t >= run->ntasks || run->jobs[t].state != JOB_PENDING) continue;
+            if (ply__anyone_eligible(c, run, t)) {
+                set_waiting(run, "");
+                return;
+            }
+            if (first == SIZE_MAX) first = t;
+        }
+        if (first != SIZE_MAX) {
+            size_t role = ply__role_of(run, first), idx = ply__job_of(run, first);
+            if (ply__search_sv(run)) ply__sv_waiting(run, first, w, sizeof w);
+            if (!w[0])
+                snprintf(w, sizeof w, "%s to %s job %" PRIu64 " (--verify %s)",
+                         role == PLY__CHECK ? "another worker (another identity and seed)"
+                         : role == PLY__TIE ? "a third worker"
+                                            : "a worker that may take it",
+                         role == PLY__CHECK ? "check"
+                         : role == PLY__TIE ? "settle"
+                                            : "compute",
+                         run->job_base + idx, run->verify_text);
+        }
+    }
+    set_waiting(run, w);
+}
+
 /* Fills @rp about @run, or about the finished record @f (strings point into them; rp->asked
  * to @asked), as @who may see it: the count only for its owner (or an admin). */
 void ply__fill_progress(ply_coordinator_t *c, Ply__RunProgress *rp, Ply__RunAsked *asked,
@@ -272,6 +325,7 @@ void ply__fill_progress(ply_coordinator_t *c, Ply__RunProgress *rp, Ply__RunAske
                 rp->runs_ahead += q->state == RUN_ACTIVE || q->state == RUN_SPLITTING;
         }
         if (run->state == RUN_FAILED) rp->error = (char *)run->fail_msg;
+        if (run->state == RUN_ACTIVE && run->waiting[0]) rp->waiting = (char *)run->waiting;
         ply__run_asked(asked, run);
     } else {
         rp->run_id = f->id;

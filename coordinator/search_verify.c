@@ -510,6 +510,23 @@ void ply__sv_tick(ply_coordinator_t *c, run_t *run, uint64_t now)
     }
 }
 
+void ply__sv_waiting(const run_t *run, size_t t, char *buf, size_t len)
+{
+    ply__sv_t *sv = ply__search_sv(run);
+    size_t role = ply__role_of(run, t), idx = ply__job_of(run, t);
+    buf[0] = '\0';
+    if (!sv || idx >= sv->njobs || (role != PLY__CHECK && role != PLY__TIE)) return;
+    const svcomp_t *k = sv->jobs[idx].comp;
+    char label[64];
+    ply__search_job_label(run, idx, label, sizeof label);
+    snprintf(buf, len,
+             "a %s worker of engine \"%s\" (another identity than the one%s that searched it) "
+             "to %s job %" PRIu64 " (root move %s; --verify %s)",
+             role == PLY__CHECK ? "second" : "third", k[0].have ? k[0].engine_id : "?",
+             role == PLY__CHECK ? "" : "s", role == PLY__CHECK ? "check" : "settle",
+             run->job_base + idx, label, run->verify_text);
+}
+
 /* -------------------------------------------------------------------- report */
 
 /* Distinct identities, not excluded, whose lines were used or matched them. */

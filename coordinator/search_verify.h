@@ -51,6 +51,13 @@ void ply__sv_report(const run_t *run, ply__sv_t *sv, Ply__Verification *v);
 
 /* ---- from kind_search.c ---- */
 
+/**
+ * ply__sv_waiting - what pending task @t of verified search run @run (no connected worker
+ * may take it) waits for, into @buf: "a second worker of engine E to check job N (root move
+ * M; --verify all)" for a check, "a third worker ..." for a tie-break; "" for another role.
+ */
+void ply__sv_waiting(const run_t *run, size_t t, char *buf, size_t len);
+
 /** ply__search_sv - the verification state of search run @run (NULL: not verified). */
 ply__sv_t *ply__search_sv(const run_t *run);
 /**

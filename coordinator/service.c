@@ -298,6 +298,8 @@ static void on_tick(uv_timer_t *t)
     ply__check_leases(c, now);
     ply__check_worker_wait(c, now);
     ply__verify_tick(c, now);
+    for (run_t *run = c->runs; run; run = run->next)
+        if (run->state == RUN_ACTIVE) ply__run_update_waiting(c, run);
     if (now - c->last_hb_ms >= c->cfg.heartbeat_ms) {
         c->last_hb_ms = now;
         send_heartbeats(c);
@@ -406,7 +408,9 @@ static int bind_all(ply_coordinator_t *c, char *why, size_t why_len)
             r = PLY_ECONNECT;
             break;
         }
-        const char *bound = zsock_endpoint(c->router);
+        /* czmq records "tcp://...:0" as given; ZeroMQ's last endpoint has the real port */
+        char *last = zsock_last_endpoint(c->router);
+        const char *bound = last && last[0] ? last : zsock_endpoint(c->router);
         if (!bound) bound = ep;
         zlist_append(c->bound, (void *)bound);
         if (!c->endpoint[0]) snprintf(c->endpoint, sizeof c->endpoint, "%s", bound);
@@ -418,6 +422,7 @@ static int bind_all(ply_coordinator_t *c, char *why, size_t why_len)
                 snprintf(c->worker_endpoint, sizeof c->worker_endpoint, "%s", bound);
         }
         ply_info("listening on %s", bound);
+        freen(last);
     }
     free(list);
     if (r == 0 && !c->endpoint[0]) {

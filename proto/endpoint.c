@@ -7,6 +7,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <net/if.h>
 #include <netdb.h>
 #include <poll.h>
 #include <stdio.h>
@@ -22,9 +23,13 @@
 
 #define FORMS "tcp://HOST:PORT (e.g. tcp://coord:5555) or ipc://PATH"
 
-/* Splits "HOST:PORT" (HOST possibly "[v6]", after any "source;") into @host and @port. */
-static int split_tcp(const char *ep, char *host, size_t hlen, char *port, size_t plen, char *why,
-                     size_t why_len)
+/*
+ * Splits "HOST:PORT" (HOST possibly "[v6]", after any "source;") into @host and @port.
+ * With @bind, PORT may also be 0 or ZeroMQ's ephemeral forms ("*", "!", "*[A-B]"),
+ * copied as they are.
+ */
+static int split_tcp(const char *ep, int bind, char *host, size_t hlen, char *port, size_t plen,
+                     char *why, size_t why_len)
 {
     const char *hp = ep + strlen("tcp://");
     const char *semi = strchr(hp, ';'); /* ZeroMQ's "tcp://source;host:port" */
@@ -49,11 +54,16 @@ static int split_tcp(const char *ep, char *host, size_t hlen, char *port, size_t
         return ply_why(why, why_len, PLY_EUSAGE, "bad endpoint '%s': expected %s", ep, FORMS);
     memcpy(host, h, n);
     host[n] = '\0';
+    if (bind && (colon[1] == '*' || colon[1] == '!')) {
+        snprintf(port, plen, "0"); /* the host alone is resolved */
+        return 0;
+    }
     char *end;
     long p = strtol(colon + 1, &end, 10);
-    if (!colon[1] || *end || p < 1 || p > 65535)
-        return ply_why(why, why_len, PLY_EUSAGE,
-                       "bad endpoint '%s': the port '%s' must be a number 1..65535", ep, colon + 1);
+    if (!colon[1] || *end || colon[1] == '-' || colon[1] == '+' || p < !bind || p > 65535)
+        return ply_why(why, why_len, PLY_EUSAGE, "bad endpoint '%s': the port '%s' must be %s", ep,
+                       colon + 1,
+                       bind ? "a number 0..65535 (0 or * for a free one)" : "a number 1..65535");
     snprintf(port, plen, "%ld", p);
     return 0;
 }
@@ -63,10 +73,34 @@ int ply_endpoint_check(const char *ep, char *why, size_t why_len)
     if (!ep || !ep[0]) return ply_why(why, why_len, PLY_EUSAGE, "no endpoint: expected %s", FORMS);
     if (!strncmp(ep, "tcp://", 6)) {
         char host[256], port[8];
-        return split_tcp(ep, host, sizeof host, port, sizeof port, why, why_len);
+        return split_tcp(ep, 0, host, sizeof host, port, sizeof port, why, why_len);
     }
     if ((!strncmp(ep, "ipc://", 6) && ep[6]) || (!strncmp(ep, "inproc://", 9) && ep[9])) return 0;
     return ply_why(why, why_len, PLY_EUSAGE, "bad endpoint '%s': expected %s", ep, FORMS);
+}
+
+int ply_endpoint_check_bind(const char *ep, char *why, size_t why_len)
+{
+    if (!ep || !ep[0]) return ply_why(why, why_len, PLY_EUSAGE, "no endpoint: expected %s", FORMS);
+    if ((!strncmp(ep, "ipc://", 6) && ep[6]) || (!strncmp(ep, "inproc://", 9) && ep[9])) return 0;
+    if (strncmp(ep, "tcp://", 6) != 0)
+        return ply_why(why, why_len, PLY_EUSAGE,
+                       "bad endpoint '%s': expected tcp://ADDRESS:PORT (e.g. tcp://0.0.0.0:5555, "
+                       "tcp://127.0.0.1:*), ipc://PATH or inproc://NAME",
+                       ep);
+    char host[256], port[8];
+    int rc = split_tcp(ep, 1, host, sizeof host, port, sizeof port, why, why_len);
+    if (rc) return rc;
+    if (!strcmp(host, "*") || if_nametoindex(host)) return 0; /* every address, an interface */
+    struct addrinfo hints = {.ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM,
+                             .ai_flags = AI_PASSIVE};
+    struct addrinfo *res = NULL;
+    int g = getaddrinfo(host, NULL, &hints, &res);
+    if (g != 0)
+        return ply_why(why, why_len, PLY_ENOTFOUND, "unknown host '%s' in %s (%s)", host, ep,
+                       g == EAI_SYSTEM ? strerror(errno) : gai_strerror(g));
+    freeaddrinfo(res);
+    return 0;
 }
 
 /* Connects the non-blocking socket @fd to @sa within @timeout_ms: 0, an errno, or
@@ -96,7 +130,7 @@ static int connect_within(int fd, const struct sockaddr *sa, socklen_t len, int 
 static int probe_tcp(const char *ep, int timeout_ms, char *why, size_t why_len)
 {
     char host[256], port[8];
-    int rc = split_tcp(ep, host, sizeof host, port, sizeof port, why, why_len);
+    int rc = split_tcp(ep, 0, host, sizeof host, port, sizeof port, why, why_len);
     if (rc) return rc;
     struct addrinfo hints = {.ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM};
     struct addrinfo *res = NULL;

@@ -19,6 +19,17 @@
 int ply_endpoint_check(const char *endpoint, char *why, size_t why_len);
 
 /**
+ * ply_endpoint_check_bind - whether @endpoint is one the coordinator can bind:
+ * tcp://ADDRESS:PORT (ADDRESS "*", a name, an IPv4 address, a bracketed IPv6 address or
+ * an interface name; PORT 0..65535, 0 or ZeroMQ's "*" / "!" forms for a free one),
+ * ipc://PATH or inproc://NAME (non-empty). ZeroMQ itself takes a port above 65535
+ * modulo 65536 and reports a host that does not resolve as "No such device". Returns 0;
+ * PLY_EUSAGE for a malformed endpoint or port; PLY_ENOTFOUND for an ADDRESS that neither
+ * resolves (getaddrinfo) nor names an interface; each with the reason in @why.
+ */
+int ply_endpoint_check_bind(const char *endpoint, char *why, size_t why_len);
+
+/**
  * ply_endpoint_probe - try what ZeroMQ will do with @endpoint (already checked), with a
  * plain connect: tcp:// resolves the host (getaddrinfo) and connects to each address
  * within @timeout_ms milliseconds, then closes; ipc:// connects to the socket file.

@@ -32,8 +32,11 @@ add_test(NAME ply_coordinator_usage
 add_test(NAME ply_coordinator_bind_failure
   COMMAND sh -c "out=$(\"$0\" --bind tcp://1.2.3.4:5 --insecure 2>&1); test $? -eq 1 && echo \"$out\" | grep -q 'cannot bind tcp://1.2.3.4:5'"
           $<TARGET_FILE:ply-coordinator>)
+# bad --bind, --http and token values (2 or 1, with the reason), the real port for :0
+add_test(NAME ply_coordinator_cli
+  COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/integration/coordinator_cli.sh $<TARGET_FILE:ply-coordinator>)
 set_tests_properties(ply_coordinator_help ply_coordinator_usage ply_coordinator_bind_failure
-  PROPERTIES TIMEOUT 30 LABELS quick)
+  ply_coordinator_cli PROPERTIES TIMEOUT 30 LABELS quick)
 # The search kind in process (tests/unit/test_search_kind.c): a scripted search worker, the
 # sorted answer, progress, and a restore from the state file, under the sanitizers' eyes.
 ply_unit_test(test_search_kind

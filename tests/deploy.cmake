@@ -17,3 +17,8 @@ set_tests_properties(deploy_kubernetes PROPERTIES TIMEOUT 120 LABELS quick SKIP_
 add_test(NAME deploy_slurm_real COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/deploy/slurm_real.sh
   ${PROJECT_SOURCE_DIR} ${CMAKE_RUNTIME_OUTPUT_DIRECTORY})
 set_tests_properties(deploy_slurm_real PROPERTIES TIMEOUT 300 LABELS slurm SKIP_RETURN_CODE 77)
+# deploy/local-cluster.sh installed and with the programs on PATH: found, said, workers
+# started once the coordinator listens, perft(3) = 8902 through it.
+add_test(NAME deploy_local_cluster COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/deploy/local_cluster.sh
+  ${PROJECT_SOURCE_DIR} ${CMAKE_RUNTIME_OUTPUT_DIRECTORY})
+set_tests_properties(deploy_local_cluster PROPERTIES TIMEOUT 120 LABELS "quick;net")

@@ -16,6 +16,7 @@
 #include "board/zobrist.h"
 #include "perft.h"
 #include "endpoint.h"
+#include "envelope.h"
 #include "security.h"
 #include "service.h"
 #include "uci.h"
@@ -145,6 +146,7 @@ int main(int argc, char **argv)
     int n_engine_opts = 0;
     unsigned long v;
     ply_log_set_tag("ply-worker");
+    opterr = 0; /* main says what is wrong, in one line */
     while ((c = getopt_long(argc, argv, "c:t:vqh", longopts, NULL)) != -1) {
         const char *bad = NULL;
         n_opts++;
@@ -159,7 +161,15 @@ int main(int argc, char **argv)
             if (parse_uint(optarg, 1u << 20, &v)) bad = "--hash needs a size in MiB (0..1048576)";
             cfg.hash_mib = (unsigned)v;
             break;
-        case OPT_ID: cfg.worker_id = optarg; break;
+        case OPT_ID:
+            /* the coordinator refuses a HELLO whose worker_id is not one line of text
+             * (envelope.h): refused now, not retried forever */
+            if (!optarg[0] || strlen(optarg) > PLY_MAX_TEXT) bad = "--id needs 1..512 bytes";
+            for (const char *p = optarg; !bad && *p; p++)
+                if ((unsigned char)*p < 0x20 || *p == 0x7f)
+                    bad = "--id must be one line without control characters";
+            cfg.worker_id = optarg;
+            break;
         case OPT_HB:
             if (parse_uint(optarg, 600000, &v) || v == 0) bad = "--heartbeat-ms needs 1..600000";
             cfg.heartbeat_ms = (unsigned)v;
@@ -206,7 +216,25 @@ int main(int argc, char **argv)
             puts(ply_version_line(line, sizeof line, "ply-worker", ply_perft_kernel_name(), _OPENMP));
             return 0;
         }
-        default: usage(stderr); return 2;
+        default: {
+            /* one line, as ply and ply-coordinator say it, not the whole --help */
+            const char *arg = argv[optind - 1];
+            char name[64];
+            if (optopt && !(arg[0] == '-' && arg[1] == '-'))
+                snprintf(name, sizeof name, "-%c", optopt);
+            else
+                snprintf(name, sizeof name, "%.*s", (int)strcspn(arg, "="), arg);
+            int known = 0;
+            for (const struct option *o = longopts; o->name && !known; o++)
+                known = (optopt && o->val == optopt) ||
+                        (name[0] == '-' && name[1] == '-' && !strcmp(o->name, name + 2));
+            if (known)
+                fprintf(stderr, "ply-worker: option '%s' needs a value (see ply-worker --help)\n",
+                        name);
+            else
+                fprintf(stderr, "ply-worker: unknown option '%s' (see ply-worker --help)\n", name);
+            return 2;
+        }
         }
         if (bad) {
             fprintf(stderr, "ply-worker: %s (got '%s')\n", bad, optarg);

@@ -818,9 +818,9 @@ int ply_uci_loop(FILE *in, FILE *out)
         if (n < 0) say(u, "info string out of memory reading a line; ignored");
         if (n > 0) quit = execute(u, tok, n);
     }
-    /* quit or end of input: a running search stops, writing its bestmove; at the
-     * end of input a perft finishes (Stockfish 15.1 counts it before reading on) */
-    finish(u, !quit && u->started && u->job.kind == JOB_PERFT);
+    /* quit or end of input: a running search stops, writing its bestmove; a perft
+     * finishes first (Stockfish 15.1 counts it before it reads the quit) */
+    finish(u, u->started && u->job.kind == JOB_PERFT);
     free(tok);
     free(line);
     ply_engine_destroy(&u->engine);

@@ -37,7 +37,8 @@
  *   - end of input is `quit`, as in Stockfish: a running search stops (any
  *     limit) and writes its bestmove; a script that wants the whole search
  *     keeps the input open until the bestmove. A `go perft` is counted to
- *     the end first (Stockfish counts it before it reads on); `quit` stops it.
+ *     the end first, before `quit` too (Stockfish counts it before it reads
+ *     on); only `stop` ends it early, with no count.
  *   - `go infinite` and `go ponder` write their bestmove only after `stop`
  *     (or, pondering, after `ponderhit` and the end of the search), even
  *     when the root is mated or stalemated, as the specification requires.

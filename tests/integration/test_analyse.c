@@ -268,6 +268,9 @@ static void test_bad_input(void **state)
         {"ply analyse -d 3 --multipv 0", "--multipv"},
         {"ply analyse -d 3 --coordinator tcp://127.0.0.1:9 --workers 2", "--workers"},
         {"ply analyse -d 3 --epd /dev/null startpos", "--epd"},
+        /* the range of P, not only the form */
+        {"ply analyse -d 3 --verify sample=1.5", "sample=P with 0 < P <= 1"},
+        {"ply analyse -d 3 --verify sample=0", "sample=P with 0 < P <= 1"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         th_run_t r = th_run(RUN_S, "%s", cases[i][0]);

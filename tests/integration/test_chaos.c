@@ -545,7 +545,7 @@ static void test_detach_status_result(void **state)
 
 /*
  * The embedded coordinator with --state: interrupted (Ctrl-C: exit status 130
- * and how to resume), resumed and killed (SIGKILL), the same command then
+ * and how to resume; SIGTERM: 143, 128 + 15), resumed and killed (SIGKILL), the same command then
  * finishes with the exact count and no job counted twice.
  */
 static void test_embedded_state_resume(void **state)
@@ -553,8 +553,8 @@ static void test_embedded_state_resume(void **state)
     (void)state;
     char dir[128];
     snprintf(dir, sizeof dir, "%s", th_tmpdir("embedded-state"));
-    const int sigs[] = {SIGINT, SIGKILL};
-    for (int i = 0; i < 2; i++) {
+    const int sigs[] = {SIGINT, SIGTERM, SIGKILL};
+    for (int i = 0; i < 3; i++) {
         char log[256];
         snprintf(log, sizeof log, "%s/run%d.log", dir, i);
         pid_t pid = th_spawn(log,
@@ -563,15 +563,16 @@ static void test_embedded_state_resume(void **state)
                              dir);
         /* the first long enough for results to be stored; the second short, so that it
          * cannot finish the run before it is killed (it resumes with those results) */
-        usleep((i == 0 ? 2500000u : 500000u) * th_slowdown());
+        usleep((i < 2 ? 2500000u : 500000u) * th_slowdown());
         kill(pid, sigs[i]);
         int status = 0;
         waitpid(pid, &status, 0);
-        if (sigs[i] == SIGINT) {
+        if (sigs[i] != SIGKILL) {
             char *text = th_slurp(log);
             int told = strstr(text, "the same command resumes it") != NULL;
-            if (!WIFEXITED(status) || WEXITSTATUS(status) != 130 || !told)
-                fail_msg("Ctrl-C: status 0x%x, said: %s", status, text);
+            if (!WIFEXITED(status) || WEXITSTATUS(status) != 128 + sigs[i] || !told)
+                fail_msg("signal %d: status 0x%x (expected exit %d), said: %s", sigs[i], status,
+                         128 + sigs[i], text);
             free(text);
         }
     }

@@ -69,6 +69,28 @@ static void test_help(void **state)
         if (!strstr(r.err, idle[i][1])) fail_msg("%s: stderr '%s'", idle[i][0], r.err);
         th_run_free(&r);
     }
+    /* ply-worker's usage errors: one line each, as ply's and ply-coordinator's, not the
+     * whole --help; an --id the coordinator would refuse is refused at start, not retried */
+    const char *worker[][2] = {
+        {"ply-worker --coordinator tcp://127.0.0.1:9",
+         "ply-worker: unknown option '--coordinator' (see ply-worker --help)\n"},
+        {"ply-worker -x", "ply-worker: unknown option '-x' (see ply-worker --help)\n"},
+        {"ply-worker --connect", "ply-worker: option '--connect' needs a value (see ply-worker "
+                                 "--help)\n"},
+        {"ply-worker --connect tcp://127.0.0.1:9 --id \"$(printf 'a\\nb')\"",
+         "--id must be one line without control characters"},
+        {"ply-worker --connect tcp://127.0.0.1:9 --id \"$(printf 'a\\tb')\"",
+         "--id must be one line without control characters"},
+        {"ply-worker --connect tcp://127.0.0.1:9 --id ''", "--id needs 1..512 bytes"},
+    };
+    for (size_t i = 0; i < sizeof worker / sizeof *worker; i++) {
+        r = th_run(30, "%s", worker[i][0]); /* before: --id retried forever */
+        th_expect_status(&r, 2, worker[i][0]);
+        if (worker[i][1][strlen(worker[i][1]) - 1] == '\n' ? strcmp(r.err, worker[i][1]) != 0
+                                                           : !strstr(r.err, worker[i][1]))
+            fail_msg("%s: stderr '%s'", worker[i][0], r.err);
+        th_run_free(&r);
+    }
 }
 
 static void test_startpos(void **state)

@@ -337,16 +337,16 @@ def test_token():
     d = tempfile.mkdtemp(prefix="ply-http-token-")
     tok = os.path.join(d, "token")
     with open(tok, "w") as f:
-        f.write("s3cret-token\n")
+        f.write("s3cret-token-0123\n")
     co = Coordinator(extra=("--http-token-file", tok), worker=False)
     try:
         p = co.http
         code, head, _ = get(p, "/status")
         assert code == 401 and "WWW-Authenticate: Basic" in head, (code, head)
         assert get(p, "/metrics", "Authorization: Bearer wrong\r\n")[0] == 401
-        assert get(p, "/", "Authorization: Bearer s3cret-token-and-more\r\n")[0] == 401
-        assert get(p, "/status", "Authorization: Bearer s3cret-token\r\n")[0] == 200
-        basic = base64.b64encode(b"anyone:s3cret-token").decode()
+        assert get(p, "/", "Authorization: Bearer s3cret-token-0123-and-more\r\n")[0] == 401
+        assert get(p, "/status", "Authorization: Bearer s3cret-token-0123\r\n")[0] == 200
+        basic = base64.b64encode(b"anyone:s3cret-token-0123").decode()
         assert get(p, "/", "Authorization: Basic %s\r\n" % basic)[0] == 200
         bad = base64.b64encode(b"anyone:s3cret").decode()
         assert get(p, "/", "Authorization: Basic %s\r\n" % bad)[0] == 401
@@ -354,16 +354,20 @@ def test_token():
         co.stop()
     coord = os.path.join(BIN, "ply-coordinator")
 
-    def refused(*args):
+    def refused(*args, code=None):
         out = subprocess.run([coord, "--bind", "tcp://127.0.0.1:*", *args], capture_output=True,
                              text=True, timeout=30)
         assert out.returncode != 0, args
+        assert code is None or out.returncode == code, (args, out.returncode, out.stderr)
         return out.stderr
 
     assert "needs --insecure or --curve" in refused("--http", "0.0.0.0:0")
     assert "token" in refused("--http", "0.0.0.0:0", "--insecure")
-    assert "not ADDR:PORT" in refused("--http", "localhost")
-    assert "not ADDR:PORT" in refused("--http", "127.0.0.1:99999")
+    # a malformed address is a usage error, as --http-timeout-ms 0
+    assert "not ADDR:PORT" in refused("--http", "localhost", code=2)
+    assert "not ADDR:PORT" in refused("--http", "127.0.0.1", code=2)
+    assert "not ADDR:PORT" in refused("--http", "localhost:58181", code=2)
+    assert "not ADDR:PORT" in refused("--http", "127.0.0.1:99999", code=2)
     assert "needs --http" in refused("--http-token-file", tok)
     busy = socket.socket()
     busy.bind(("127.0.0.1", 0))
@@ -374,6 +378,9 @@ def test_token():
     with open(tok, "w") as f:
         f.write("\n")
     assert "is empty" in refused("--http", "127.0.0.1:0", "--http-token-file", tok)
+    with open(tok, "w") as f:
+        f.write("ab\n")
+    assert "shorter than 16 characters" in refused("--http", "127.0.0.1:0", "--http-token-file", tok)
     print("token: 401 without or with a wrong token, 200 with it (Bearer, Basic); "
           "non-loopback refused without --insecure and a token")
 

@@ -373,7 +373,8 @@ static void test_curve_unknown_then_known(void **state)
      * key was refused; expecting another server key, no answer and a hint */
     const char *clients[] = {"", CLIENT("w2"),
                              "--curve --cert %s/keys/cli.key_secret --server-key %s/keys/w1.key"};
-    const char *says[] = {"no answer from coordinator", "refused our CURVE public key",
+    const char *says[] = {"answers only clients with --curve --cert FILE --server-key FILE",
+                          "refused our CURVE public key",
                           "is --server-key the coordinator's public key?"};
     for (size_t i = 0; i < 3; i++) {
         char opts[512];

@@ -935,6 +935,12 @@ static void test_quit_and_eof_during_search(void **state)
     th_expect_status(&r, 0, "go perft 4 then EOF");
     assert_non_null(strstr(r.out, "Nodes searched: 197281"));
     th_run_free(&r);
+    /* and before quit: 8902 (Stockfish 15.1 go perft 3), not "stopped before the end" */
+    r = th_run(wait_ms() / 1000, "printf 'position startpos\\ngo perft 3\\nquit\\n' | ply uci");
+    th_expect_status(&r, 0, "go perft 3 then quit");
+    assert_non_null(strstr(r.out, "Nodes searched: 8902"));
+    assert_null(strstr(r.out, "stopped before the end"));
+    th_run_free(&r);
     /* a script that wants the whole search waits for its bestmove before the end */
     th_chat_t c;
     start(&c, "ply uci");

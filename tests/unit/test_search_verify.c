@@ -12,7 +12,10 @@
  *               (told the truth) before it was caught are taken out and searched again,
  *               and the answer is still every honest line;
  *   sample      verify sample=0.5, two honest workers: selected jobs all matched;
- *   no_checker  verify all, one worker: the run fails saying that it is not verified;
+ *   no_checker  verify all, one worker: the run fails saying that it is not verified, and
+ *               its progress said meanwhile that it waited for a second worker;
+ *   no_engine   --engine uci with only a builtin worker: the progress says it waits for a
+ *               worker that runs it;
  *   restore     verify all with a state file: two workers answer 11 jobs and hold the
  *               rest, the coordinator stops and starts again on the file, the same request
  *               resumes the run: what was settled is read back, the rest searched again,
@@ -170,6 +173,30 @@ static void sworker_start(sworker_t *w, const char *endpoint, const char *id, in
 }
 
 /* Submits startpos depth 3 with @verify (@ppm); 0 with *res, or the client's error (@why). */
+/* Progress callback: keeps the last RunProgress.waiting seen (into a char[512]). */
+static void keep_waiting(const Ply__RunProgress *p, void *arg)
+{
+    if (p->waiting && p->waiting[0]) snprintf(arg, 512, "%s", p->waiting);
+}
+
+static int search_engine(const char *endpoint, const char *engine, int verify, uint32_t ppm,
+                         Ply__RunResult **res, char *waiting, char *why, size_t why_len)
+{
+    ply_client_t *c = ply_client_new(endpoint, NULL, 0);
+    assert_non_null(c);
+    ply_search_request_t req = {.fen = "startpos", .depth = 3, .engine = engine};
+    req.verify = verify, req.verify_ppm = ppm;
+    Ply__Accepted *a = NULL;
+    *res = NULL;
+    int rc = ply_client_submit_search(c, &req, 10000, &a, why, why_len);
+    if (rc == 0)
+        rc = ply_client_wait(c, a->run_id, waiting ? keep_waiting : NULL, waiting, 20000, res,
+                             why, why_len);
+    if (a) ply__accepted__free_unpacked(a, NULL);
+    ply_client_destroy(&c);
+    return rc;
+}
+
 static int search_startpos(const char *endpoint, int verify, uint32_t ppm, Ply__RunResult **res,
                            char *why, size_t why_len)
 {
@@ -296,26 +323,51 @@ static void test_sample(void **state)
     coord_stop(&t);
 }
 
-static void short_wait(ply_coordinator_config_t *cfg)
+/* Long enough for a progress report (one a second) to show what the run waits for. */
+static void wait_2500(ply_coordinator_config_t *cfg)
 {
-    cfg->worker_wait_ms = 500;
+    cfg->worker_wait_ms = 2500;
 }
 
 static void test_no_checker(void **state)
 {
     (void)state;
-    coord_t *t = coord_start("inproc", short_wait, NULL);
+    coord_t *t = coord_start("inproc", wait_2500, NULL);
     sworker_t a;
     sworker_start(&a, t->endpoint, "alone", HONEST);
     coord_wait_joined(t, 1);
     Ply__RunResult *res = NULL;
-    char why[1024];
-    int rc =
-        search_startpos(t->endpoint, PLY__VERIFY_MODE__VERIFY_MODE_ALL, 0, &res, why, sizeof why);
+    char why[1024], waiting[512] = "";
+    int rc = search_engine(t->endpoint, "builtin", PLY__VERIFY_MODE__VERIFY_MODE_ALL, 0, &res,
+                           waiting, why, sizeof why);
     assert_int_not_equal(rc, 0);
     assert_null(res);
     assert_non_null(strstr(why, "no second worker of the same engine"));
     assert_non_null(strstr(why, "not reported as verified"));
+    /* meanwhile the progress said what it waited for, not only "0/20 ... ETA --" */
+    if (!strstr(waiting, "a second worker of engine \"") || !strstr(waiting, "to check job") ||
+        !strstr(waiting, "--verify all"))
+        fail_msg("RunProgress.waiting: \"%s\"", waiting);
+    zactor_destroy(&a.actor);
+    coord_stop(&t);
+}
+
+/* A run asking an engine that no connected worker runs says so while it waits. */
+static void test_no_engine(void **state)
+{
+    (void)state;
+    coord_t *t = coord_start("inproc", wait_2500, NULL);
+    sworker_t a;
+    sworker_start(&a, t->endpoint, "builtin-only", HONEST);
+    coord_wait_joined(t, 1);
+    Ply__RunResult *res = NULL;
+    char why[1024], waiting[512] = "";
+    int rc = search_engine(t->endpoint, "uci", PLY__VERIFY_MODE__VERIFY_MODE_NONE, 0, &res,
+                           waiting, why, sizeof why);
+    assert_int_not_equal(rc, 0);
+    assert_null(res);
+    if (!strstr(waiting, "a worker that runs") || !strstr(waiting, "none of the 1 connected"))
+        fail_msg("RunProgress.waiting: \"%s\" (the run failed: %s)", waiting, why);
     zactor_destroy(&a.actor);
     coord_stop(&t);
 }
@@ -426,6 +478,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_liar),      cmocka_unit_test(test_half_liar),
         cmocka_unit_test(test_sample),    cmocka_unit_test(test_no_checker),
+        cmocka_unit_test(test_no_engine),
         cmocka_unit_test(test_malformed), cmocka_unit_test(test_restore),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

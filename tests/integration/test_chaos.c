@@ -576,7 +576,9 @@ static void test_embedded_state_resume(void **state)
             free(text);
         }
     }
-    th_run_t again = th_run(120,
+    /* the rest of Kiwipete's perft(6) on one thread with no table: about a minute here, a
+     * few under a sanitizer on a loaded machine (it ran out of 120 s under ASan there) */
+    th_run_t again = th_run(120 * (int)th_slowdown(),
                             "ply perft --state %s/s.db --fen '" KIWIPETE
                             "' -d 6 --split-depth 2 --threads 1 --hash 0 --json",
                             dir);

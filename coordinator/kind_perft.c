@@ -21,8 +21,9 @@
 
 static void perft_plan(run_t *run)
 {
-    run->split_rc = ply_split_plan(&run->root, run->depth, run->want_split, &run->cancel,
-                                   &run->split_out, run->split_why, sizeof run->split_why);
+    run->split_rc = ply_split_plan_fit(&run->root, run->depth, run->want_split,
+                                       run->plan_threads, run->plan_min_nodes, &run->cancel,
+                                       &run->split_out, run->split_why, sizeof run->split_why);
 }
 
 static int perft_planned(run_t *run, char *why, size_t why_len)
@@ -389,6 +390,8 @@ static zmsg_t *perft_answer(ply_coordinator_t *c, run_t *run)
         uint64_t now = ply_time_ms();
         rr.has_time_ms = 1, rr.time_ms = ply__run_time_ms(run, now);
         rr.has_queued_ms = 1, rr.queued_ms = ply__run_queued_ms(run, now);
+        if (run->tail_start_ms && !run->tail_ms) run->tail_ms = ply_elapsed_ms(now, run->tail_start_ms);
+        rr.has_tail_ms = 1, rr.tail_ms = run->tail_ms < rr.time_ms ? run->tail_ms : rr.time_ms;
         rr.has_counted_nodes = 1, rr.counted_nodes = run->counted_nodes;
         rr.has_tt_nodes = 1, rr.tt_nodes = run->tt_nodes;
         rr.verification = &ver;
@@ -419,9 +422,10 @@ static zmsg_t *perft_answer(ply_coordinator_t *c, run_t *run)
     free(hi);
     (void)c;
     char total[PLY_U128_DEC_LEN];
-    ply_info("run %" PRIu64 ": perft(%u) = %s (%zu jobs, split %u, %" PRIu64 " ms)", run->id,
-             run->depth, ply_u128_to_dec(run->nodes, total, sizeof total), plan->njobs,
-             plan->split_depth, ply_time_ms() - run->submitted_ms);
+    ply_info("run %" PRIu64 ": perft(%u) = %s (%zu jobs, split %u, %" PRIu64
+             " ms, idle tail %" PRIu64 " ms)",
+             run->id, run->depth, ply_u128_to_dec(run->nodes, total, sizeof total), plan->njobs,
+             plan->split_depth, ply_time_ms() - run->submitted_ms, run->tail_ms);
     return z;
 }
 

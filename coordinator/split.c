@@ -4,7 +4,7 @@
  * The split planner (split.h): level-by-level expansion of the first plies
  * with the arbiter, transposition merging by identity string in an
  * open-addressing hash table, per-root-move multiplicities, the automatic
- * split rule and the biggest-first job order.
+ * split rule (fitted to the cluster's threads) and the biggest-first job order.
  *
  * Invariant of a level: every node is one unique identity; node.mult is
  * sorted by root index with non-zero counts, and the counts of all nodes sum
@@ -309,8 +309,9 @@ static int root_job(ply_split_t *plan)
  * and turn that level into jobs. @prev and @cur rotate so that the automatic
  * rule can step back one ply without recomputing it.
  */
-static int expand_and_choose(ply_split_t *plan, int want, const growth_t *g,
-                             const atomic_int *cancel, char *why, size_t why_len)
+static int expand_and_choose(ply_split_t *plan, int want, const growth_t *g, double target,
+                             double min_nodes, const atomic_int *cancel, char *why,
+                             size_t why_len)
 {
     level_t prev = {0}, cur = {0};
     int r = expand_root(plan, &cur);
@@ -320,9 +321,9 @@ static int expand_and_choose(ply_split_t *plan, int want, const growth_t *g,
         double mean = cur.paths ? total / (double)cur.paths : 0.0;
         if (want >= 0) {
             if (s == (unsigned)want) chosen = s;
-        } else if (s > 1 && mean < (double)PLY_SPLIT_MIN_JOB_NODES) {
+        } else if (s > 1 && mean < min_nodes) {
             chosen = s - 1;
-        } else if (cur.n >= PLY_SPLIT_TARGET_JOBS && mean <= (double)PLY_SPLIT_MAX_JOB_NODES) {
+        } else if ((double)cur.n >= target && mean <= (double)PLY_SPLIT_MAX_JOB_NODES) {
             chosen = s;
         } else if (s + 1 >= plan->depth || cur.n == 0 ||
                    (double)cur.n * ((s + 1) % 2 ? g->r_odd : g->r_even) >
@@ -358,6 +359,13 @@ static int expand_and_choose(ply_split_t *plan, int want, const growth_t *g,
 int ply_split_plan(const ply_arb_pos_t *root, unsigned depth, int split_depth,
                    const atomic_int *cancel, ply_split_t **out, char *why, size_t why_len)
 {
+    return ply_split_plan_fit(root, depth, split_depth, 0, 0, cancel, out, why, why_len);
+}
+
+int ply_split_plan_fit(const ply_arb_pos_t *root, unsigned depth, int split_depth,
+                       unsigned threads, uint64_t min_job_nodes, const atomic_int *cancel,
+                       ply_split_t **out, char *why, size_t why_len)
+{
     if (!out) return PLY_EINVAL;
     *out = NULL;
     if (!root) return PLY_EINVAL;
@@ -389,7 +397,10 @@ int ply_split_plan(const ply_arb_pos_t *root, unsigned depth, int split_depth,
         r = root_job(plan);
         if (r < 0) ply_why(why, why_len, 0, "out of memory");
     } else {
-        r = expand_and_choose(plan, split_depth, &g, cancel, why, why_len);
+        double target = (double)PLY_SPLIT_JOBS_PER_THREAD *
+                        (double)(threads ? threads : PLY_SPLIT_DEFAULT_THREADS);
+        double min_nodes = (double)(min_job_nodes ? min_job_nodes : PLY_SPLIT_MIN_JOB_NODES);
+        r = expand_and_choose(plan, split_depth, &g, target, min_nodes, cancel, why, why_len);
     }
     if (r < 0) {
         ply_split_destroy(&plan);

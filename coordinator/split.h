@@ -23,7 +23,11 @@
  * after 1-5 plies (OEIS A083276); a split of 5 plies takes seconds and a few
  * hundred MB, which is why PLY_SPLIT_MAX_JOBS bounds it.
  *
- * The automatic split depth (split_depth < 0) follows these rules, in order:
+ * The automatic split depth (split_depth < 0) fits the cluster: T worker
+ * threads (the sum of the connected workers' HELLO threads; 0: unknown, taken
+ * as PLY_SPLIT_DEFAULT_THREADS) and a lower bound B on a job's estimated nodes
+ * (PLY_SPLIT_MIN_JOB_NODES unless the coordinator is told otherwise). Rules,
+ * in order:
  *   1. d = 1, or a root without legal moves: s = 0 (one job with divide).
  *   2. Estimate perft(d) as E from the arbiter's exact perft(1..3) of the
  *      root: beyond ply 3 each ply multiplies by the ratio measured two plies
@@ -32,13 +36,13 @@
  *      (start position: 1.8e9 for perft(7) = 3.2e9).
  *   3. For s = 1, 2, ... d-1, with U(s) unique positions and P(s) paths
  *      (= perft(s)), the mean job is about M(s) = E / P(s) nodes:
- *        - if s > 1 and M(s) < PLY_SPLIT_MIN_JOB_NODES (2e8: ~0.2 s for one
- *          thread at the ~1e9 nodes/s of a fast worker), use s - 1: fewer,
- *          bigger jobs rather than jobs that cost milliseconds;
- *        - else if U(s) >= PLY_SPLIT_TARGET_JOBS (128 = 8 jobs for each of
- *          16 worker threads, so the tail is short) and M(s) <=
- *          PLY_SPLIT_MAX_JOB_NODES (1e12: about a minute for a 16-thread
- *          worker), use s;
+ *        - if s > 1 and M(s) < B, use s - 1: a job must stay worth its
+ *          message (B = 1e6 nodes is a few ms of one thread at the 2-5e8
+ *          nodes/s of ply's kernel, against ~0.1 ms for a job's round trip);
+ *        - else if U(s) >= 8 T (PLY_SPLIT_JOBS_PER_THREAD: with the biggest
+ *          jobs first, the last ones handed out are small, so the idle tail
+ *          is short) and M(s) <= PLY_SPLIT_MAX_JOB_NODES (1e12: about a
+ *          minute for a 16-thread worker), use s;
  *        - else go one ply deeper, unless s = d - 1 or the next level could
  *          exceed PLY_SPLIT_AUTO_MAX_JOBS (250,000, estimated as this
  *          level's unique positions times the branching ratio; the start
@@ -46,8 +50,12 @@
  *          s. Deeper splits cost the coordinator seconds and hundreds of
  *          MB, and any client may ask for a huge depth: they must be asked
  *          for with an explicit split depth.
- *   Start position: perft(2..8) split at 1 (20 jobs), perft(9..11) at 2
- *   (400 jobs), perft(12) at 3 (5,362 jobs), perft(13) at 4 (72,078 jobs).
+ *   Start position, 16 threads (128 jobs wanted): perft(2..6) split at 1 (20
+ *   jobs: a deeper split would make jobs below B), perft(7..11) at 2 (400
+ *   jobs), perft(12) at 3 (5,362 jobs), perft(13) at 4 (72,078 jobs).
+ *   64 threads (512 wanted): perft(7) stays at 2 (400 jobs: ply 3 would make
+ *   jobs of ~2e5 nodes), perft(8..12) at 3 (5,362 jobs). 2 threads (16
+ *   wanted): perft(2..10) at 1 (20 jobs).
  *
  * Jobs are ordered biggest first by an estimated cost (arbiter perft(2) of
  * the job position when the plan has at most PLY_SPLIT_P2_MAX_JOBS jobs,
@@ -68,10 +76,12 @@
 
 /** Deepest run the planner accepts, plies (the protocol's PLY_MAX_DEPTH is lower). */
 #define PLY_SPLIT_MAX_DEPTH 64u
-/** Jobs wanted by the automatic split: 8 per worker thread for 16 threads. */
-#define PLY_SPLIT_TARGET_JOBS 128u
-/** Smallest mean job (estimated nodes) the automatic split accepts beyond s = 1. */
-#define PLY_SPLIT_MIN_JOB_NODES 200000000ull
+/** Jobs wanted by the automatic split for each worker thread. */
+#define PLY_SPLIT_JOBS_PER_THREAD 8u
+/** Worker threads assumed when none is connected (8 x 16 = 128 jobs wanted). */
+#define PLY_SPLIT_DEFAULT_THREADS 16u
+/** Smallest mean job (estimated nodes) the automatic split accepts beyond s = 1 (B). */
+#define PLY_SPLIT_MIN_JOB_NODES 1000000ull
 /** Largest mean job (estimated nodes) the automatic split settles for. */
 #define PLY_SPLIT_MAX_JOB_NODES 1000000000000ull
 /** Most unique positions a plan may have (explicit or automatic split). */
@@ -115,7 +125,8 @@ typedef struct ply_split {
 /**
  * ply_split_plan - plan perft(@depth) of @root (already validated by
  * ply_arb_from_fen) with @split_depth plies expanded, or the automatic rule
- * of the header comment when @split_depth < 0.
+ * of the header comment when @split_depth < 0 (for PLY_SPLIT_DEFAULT_THREADS
+ * threads and PLY_SPLIT_MIN_JOB_NODES: see ply_split_plan_fit).
  * @depth: 1..PLY_SPLIT_MAX_DEPTH plies. @split_depth: -1 (auto) or 0..depth-1.
  * @cancel: when non-NULL and it becomes non-zero, the planner stops early.
  * On success returns 0 and stores a plan in *out (caller frees with
@@ -130,6 +141,16 @@ typedef struct ply_split {
  */
 int ply_split_plan(const ply_arb_pos_t *root, unsigned depth, int split_depth,
                    const atomic_int *cancel, ply_split_t **out, char *why, size_t why_len);
+
+/**
+ * ply_split_plan_fit - ply_split_plan for a cluster of @threads worker
+ * threads (0: PLY_SPLIT_DEFAULT_THREADS) with jobs of at least
+ * @min_job_nodes estimated nodes (0: PLY_SPLIT_MIN_JOB_NODES); both matter
+ * only to the automatic rule (@split_depth < 0). Same results and errors.
+ */
+int ply_split_plan_fit(const ply_arb_pos_t *root, unsigned depth, int split_depth,
+                       unsigned threads, uint64_t min_job_nodes, const atomic_int *cancel,
+                       ply_split_t **out, char *why, size_t why_len);
 
 /**
  * ply_split_estimate - rule 2 of the header comment: the estimated perft(@depth)

@@ -271,6 +271,7 @@ static json_t *result_json(const Ply__Accepted *acc, const Ply__RunResult *r, in
      * when the run did (queued_ms is the wait before) */
     json_object_set_new(o, "time_ms", ply_json_count(r->time_ms));
     json_object_set_new(o, "queued_ms", ply_json_count(r->queued_ms));
+    json_object_set_new(o, "tail_ms", ply_json_count(r->tail_ms)); /* idle tail, in time_ms */
     json_object_set_new(o, "counted_nodes", ply_json_count(r->counted_nodes));
     json_object_set_new(o, "tt_nodes", ply_json_count(r->tt_nodes));
     json_object_set_new(o, "nps",
@@ -318,6 +319,10 @@ static void print_result_text(const Ply__RunResult *r, const perft_args_t *a)
     printf("Counted: %s leaf nodes by the workers, %s more answered from their tables%s\n", counted,
            tables,
            r->results_restored ? " (results read back from the state file not included)" : "");
+    if (r->jobs > 1 && r->time_ms >= 1000) /* how long the end waited on the last jobs */
+        printf("Idle tail: %.3f s (%.1f%% of the time) from the first worker left without a "
+               "job to the end\n",
+               (double)r->tail_ms / 1000.0, 100.0 * (double)r->tail_ms / (double)r->time_ms);
     if (r->queued_ms >= 1000) /* a wait worth saying (shorter ones are message latency) */
         printf("Queued: %.1f s before its first job went out\n", (double)r->queued_ms / 1000.0);
     printf("Cross-checked: %s\n", text);

@@ -57,12 +57,13 @@ static int cancelled(const atomic_int *cancel)
 
 /* ---- growth estimate ---------------------------------------------------- */
 
-static void growth_init(growth_t *g, const ply_arb_pos_t *pos, unsigned depth)
+/* Exact counts up to min(3, @upto); @upto = depth for ply_split_estimate. */
+static void growth_init(growth_t *g, const ply_arb_pos_t *pos, unsigned upto)
 {
     memset(g, 0, sizeof *g);
     g->p[0] = 1;
     g->known = 0;
-    for (unsigned k = 1; k <= 3 && k <= depth; k++) {
+    for (unsigned k = 1; k <= 3 && k <= upto; k++) {
         /* perft(3) only when it stays around a million arbiter nodes */
         if (k == 3 && g->p[2] > 20000) break;
         g->p[k] = ply_arb_perft(pos, (int)k);
@@ -385,8 +386,11 @@ int ply_split_plan_fit(const ply_arb_pos_t *root, unsigned depth, int split_dept
     for (int i = 0; i < plan->nroot; i++)
         ply_arb_move_to_uci(root, plan->root_moves[i], plan->root_uci[i]);
 
+    /* A plan counts perft(k) of the root only below its depth: perft(3) of a 3-ply run is
+     * the whole run again in the rule engine (half the coordinator's time in an EPD suite
+     * of 3-ply checks), for an estimate that only sizes leases and the ETA. */
     growth_t g;
-    growth_init(&g, root, depth);
+    growth_init(&g, root, depth > 1 ? depth - 1 : 1);
     double est = growth_nodes(&g, depth);
     plan->estimate = est >= 18446744073709551615.0 ? UINT64_MAX : (uint64_t)est;
 

@@ -30,7 +30,9 @@
  * in order:
  *   1. d = 1, or a root without legal moves: s = 0 (one job with divide).
  *   2. Estimate perft(d) as E from the arbiter's exact perft(1..3) of the
- *      root: beyond ply 3 each ply multiplies by the ratio measured two plies
+ *      root (below d: perft(d-1) at most, so a run of 3 plies is not counted
+ *      twice; perft(2) = perft(1)^2 when only perft(1) is known): beyond the
+ *      last exact ply each ply multiplies by the ratio measured two plies
  *      earlier (p3/p2 for the plies of the side to move, p2/p1 for the other
  *      side). Branching grows with depth, so E is usually an underestimate
  *      (start position: 1.8e9 for perft(7) = 3.2e9).

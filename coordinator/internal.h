@@ -325,6 +325,7 @@ typedef struct finished {
     int kind; /* its job kind (a Ply__JobKind); only perft's RunAsked is rebuilt from this */
     uint32_t verify_ppm;
     uint64_t counted_nodes, time_ms; /* its rate's nodes and time (0 when read from the store) */
+    uint64_t tail_ms;                /* its idle tail (dispatch.c; 0 when read from the store) */
     uint32_t mismatches;             /* verification mismatches found in it */
     char error[PLY__WHY_LEN];
     zmsg_t *reply; /* the RunResult or the Error the client got */

@@ -95,6 +95,16 @@ static void perft_fill_job(const run_t *run, size_t t, Ply__Job *job)
 /* ------------------------------------------------------------- results */
 
 /*
+ * A run counted in one job (split depth 0) and estimated at most this many
+ * nodes has every divide entry recounted by the rule engine on the loop (at
+ * most tens of ms at its ~2.8e7 nodes a second; estimates are low by up to a
+ * few times): the checks a split would have made
+ * (perft(1) after each first move), and more. The EPD suites of ply perft
+ * --epd send their small checks so (cli/perft_cmd.c).
+ */
+#define ARBITER_DIVIDE_NODES 1000000u
+
+/*
  * s = 0: the worker's divide, checked against the arbiter's root moves, into
  * the computation's per-root-move arrays (plan order).
  */
@@ -147,6 +157,20 @@ static int take_divide(const run_t *run, const Ply__Result *r, ply__comp_t *k, c
         ply_why(why, why_len, 0, "divide sums to %" PRIu64 " but nodes = %" PRIu64, sum, r->nodes);
         return PLY_EMISMATCH;
     }
+    /* a small run in one job: the rule engine recounts every move's subtree (no split checks
+     * the positions after the first move's perft(1) here, so this check stands for it) */
+    if (plan->depth >= 2 && plan->estimate <= ARBITER_DIVIDE_NODES)
+        for (int m = 0; m < plan->nroot; m++) {
+            ply_arb_pos_t child = plan->root;
+            ply_arb_make(&child, plan->root_moves[m]);
+            uint64_t want = ply_arb_perft(&child, (int)plan->depth - 1);
+            if (k->divide[m] != want) {
+                ply_why(why, why_len, 0,
+                        "divide move %s has %" PRIu64 " nodes, the arbiter counts %" PRIu64,
+                        plan->root_uci[m], k->divide[m], want);
+                return PLY_EMISMATCH;
+            }
+        }
     if (!have_stats) {
         free(k->divide_stats);
         k->divide_stats = NULL;

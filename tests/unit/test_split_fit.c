@@ -180,6 +180,46 @@ static void test_restored_keeps_plan(void **state)
     unlink_state(path, dir);
 }
 
+/*
+ * A small run in one job (split depth 0, as ply perft --epd sends its small
+ * checks) has each move's subtree recounted by the rule engine: a liar whose
+ * counts agree with themselves (perft(1), divide, total: +1 on one move) is
+ * caught at its first result and excluded, and an honest worker gives the
+ * published 8,902.
+ */
+static void test_small_run_recounted(void **state)
+{
+    (void)state;
+    coord_t *t = coord_start("inproc", NULL, NULL);
+    fake_worker_opts_t lo = {.id = "liar", .seed = 1, .lie_permille = 1000};
+    fake_worker_t *liar = fake_worker_start_opts(t->endpoint, FW_NORMAL, 1, &lo);
+    coord_wait_joined(t, 1);
+    ply_client_t *cl = ply_client_new(t->endpoint, NULL, 0);
+    ply_perft_request_t req = {.fen = START, .depth = 3, .divide = 1, .split_depth = 0};
+    Ply__Accepted *acc = NULL;
+    char why[512];
+    assert_int_equal(ply_client_submit(cl, &req, 10000, &acc, why, sizeof why), 0);
+    uint64_t run = acc->run_id;
+    ply__accepted__free_unpacked(acc, NULL);
+    for (int i = 0; i < 500 && fake_worker_lies(liar) < 1; i++) usleep(10000);
+    assert_int_equal(fake_worker_lies(liar), 1);
+    fake_worker_opts_t ho = {.id = "honest", .seed = 2};
+    fake_worker_t *honest = fake_worker_start_opts(t->endpoint, FW_NORMAL, 1, &ho);
+    Ply__RunResult *res = NULL;
+    if (ply_client_wait(cl, run, NULL, NULL, 20000, &res, why, sizeof why) != 0)
+        fail_msg("%s", why);
+    assert_int_equal(res->nodes, 8902);
+    assert_int_equal(res->split_depth, 0);
+    assert_non_null(res->verification);
+    assert_int_equal(res->verification->excluded, 1);
+    assert_int_equal(fake_worker_jobs(liar), 1);
+    ply__run_result__free_unpacked(res, NULL);
+    ply_client_destroy(&cl);
+    fake_worker_stop(&liar);
+    fake_worker_stop(&honest);
+    coord_stop(&t);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -187,6 +227,7 @@ int main(void)
         cmocka_unit_test(test_sixteen_threads),
         cmocka_unit_test(test_sixty_four_threads),
         cmocka_unit_test(test_restored_keeps_plan),
+        cmocka_unit_test(test_small_run_recounted),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -480,13 +480,13 @@ static void epd_show(const Ply__RunProgress *p, void *arg)
  * are taken in the file's order; and without --split-depth a check of fewer
  * than EPD_ONE_JOB_NODES expected nodes is one job (split depth 0): jobs
  * that small are not worth their messages. The rule engine then recounts
- * each move's subtree (kind_perft.c, runs estimated at most 1e6 nodes): more
+ * each move's subtree (split.c, runs estimated at most 1e6 nodes): more
  * than the perft(1) after each first move that split 1 would check; the
  * total is checked against the file's count as always.
  * The 6,838 positions of gct-perft-marcel.epd at depths 1-3 (20,514 checks)
  * went from 300 s to under 10 s on the development machine.
  */
-#define EPD_WINDOW 4
+#define EPD_WINDOW        4
 #define EPD_ONE_JOB_NODES 200000u
 
 typedef struct epd_check {
@@ -505,8 +505,9 @@ static void epd_submit(epd_check_t *c, const perft_args_t *a, unsigned timeout_m
     const ply_epd_line_t *l = c->l;
     int split = a->split_depth;
     if (split < 0 && l->depths[c->k].nodes < (ply_u128_t)EPD_ONE_JOB_NODES) split = 0;
-    ply_perft_request_t req = {fen, (unsigned)l->depths[c->k].depth, a->chess960, 0, 0, split,
-                               a->verify, a->verify_ppm, 0};
+    ply_perft_request_t req = {
+        fen, (unsigned)l->depths[c->k].depth, a->chess960, 0, 0, split, a->verify, a->verify_ppm,
+        0};
     c->why[0] = '\0';
     c->acc = NULL;
     c->rc = ply_cli_fen(l->fen, a->chess960, fen, sizeof fen, c->why, sizeof c->why);
@@ -596,8 +597,8 @@ static int run_epd(ply_session_t *s, const perft_args_t *a)
                 printf("FAIL line %d D%d: %s: %s\n", l->line_no, depth, l->fen, why);
             else {
                 char want[PLY_U128_DEC_LEN], got[PLY_U128_DEC_LEN];
-                printf("FAIL line %d D%d: %s: expected %s, counted %s\n", l->line_no, depth,
-                       l->fen, ply_u128_to_dec(l->depths[k].nodes, want, sizeof want),
+                printf("FAIL line %d D%d: %s: expected %s, counted %s\n", l->line_no, depth, l->fen,
+                       ply_u128_to_dec(l->depths[k].nodes, want, sizeof want),
                        ply_u128_to_dec(run_nodes(res), got, sizeof got));
             }
             fflush(stdout);

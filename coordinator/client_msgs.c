@@ -259,7 +259,9 @@ static void on_submit(ply_coordinator_t *c, zframe_t *rid, const char *who, cons
             run->plan_threads += p->threads;
     if (!run->plan_threads && c->cfg.spawn_workers) { /* its local workers, still starting */
         long cores = sysconf(_SC_NPROCESSORS_ONLN);
-        unsigned each = c->cfg.worker_threads ? c->cfg.worker_threads : cores > 0 ? (unsigned)cores : 1;
+        unsigned each = c->cfg.worker_threads ? c->cfg.worker_threads
+                        : cores > 0           ? (unsigned)cores
+                                              : 1;
         run->plan_threads = c->cfg.spawn_workers * each;
     }
     run->plan_min_nodes = c->cfg.min_job_nodes;

@@ -311,8 +311,7 @@ static int root_job(ply_split_t *plan)
  * rule can step back one ply without recomputing it.
  */
 static int expand_and_choose(ply_split_t *plan, int want, const growth_t *g, double target,
-                             double min_nodes, const atomic_int *cancel, char *why,
-                             size_t why_len)
+                             double min_nodes, const atomic_int *cancel, char *why, size_t why_len)
 {
     level_t prev = {0}, cur = {0};
     int r = expand_root(plan, &cur);
@@ -363,9 +362,9 @@ int ply_split_plan(const ply_arb_pos_t *root, unsigned depth, int split_depth,
     return ply_split_plan_fit(root, depth, split_depth, 0, 0, cancel, out, why, why_len);
 }
 
-int ply_split_plan_fit(const ply_arb_pos_t *root, unsigned depth, int split_depth,
-                       unsigned threads, uint64_t min_job_nodes, const atomic_int *cancel,
-                       ply_split_t **out, char *why, size_t why_len)
+int ply_split_plan_fit(const ply_arb_pos_t *root, unsigned depth, int split_depth, unsigned threads,
+                       uint64_t min_job_nodes, const atomic_int *cancel, ply_split_t **out,
+                       char *why, size_t why_len)
 {
     if (!out) return PLY_EINVAL;
     *out = NULL;
@@ -399,6 +398,11 @@ int ply_split_plan_fit(const ply_arb_pos_t *root, unsigned depth, int split_dept
         plan->split_depth = 0;
         plan->job_depth = depth;
         r = root_job(plan);
+        if (r == 0) r = ply_split_recount(plan); /* here, on the thread pool */
+        if (r == 0 && plan->arb_divide) {        /* then the estimate is the count */
+            plan->estimate = 0;
+            for (int m = 0; m < plan->nroot; m++) plan->estimate += plan->arb_divide[m];
+        }
         if (r < 0) ply_why(why, why_len, 0, "out of memory");
     } else {
         double target = (double)PLY_SPLIT_JOBS_PER_THREAD *
@@ -414,10 +418,27 @@ int ply_split_plan_fit(const ply_arb_pos_t *root, unsigned depth, int split_dept
     return 0;
 }
 
+int ply_split_recount(ply_split_t *plan)
+{
+    if (!plan || plan->arb_divide || plan->split_depth != 0 || plan->depth < 2 ||
+        plan->nroot <= 0 || plan->estimate > PLY_SPLIT_RECOUNT_NODES)
+        return 0;
+    uint64_t *d = calloc((size_t)plan->nroot, sizeof *d);
+    if (!d) return PLY_ENOMEM;
+    for (int m = 0; m < plan->nroot; m++) {
+        ply_arb_pos_t child = plan->root;
+        ply_arb_make(&child, plan->root_moves[m]);
+        d[m] = ply_arb_perft(&child, (int)plan->depth - 1);
+    }
+    plan->arb_divide = d;
+    return 0;
+}
+
 void ply_split_destroy(ply_split_t **plan)
 {
     if (!plan || !*plan) return;
     ply_split_t *p = *plan;
+    free(p->arb_divide);
     for (size_t i = 0; i < p->njobs; i++) {
         free(p->jobs[i].fen);
         free(p->jobs[i].mult);

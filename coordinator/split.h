@@ -90,6 +90,9 @@
 #define PLY_SPLIT_MAX_JOBS 2000000u
 /** The automatic split stops before a level that could exceed this many positions. */
 #define PLY_SPLIT_AUTO_MAX_JOBS 250000u
+/** A one-job plan (s = 0) of 2 plies or more estimated at most this many nodes carries the
+ *  arbiter's count under each root move (ply_split_t.arb_divide, ply_split_recount). */
+#define PLY_SPLIT_RECOUNT_NODES 1000000ull
 /** Plans with at most this many jobs estimate job cost with arbiter perft(2). */
 #define PLY_SPLIT_P2_MAX_JOBS 50000u
 
@@ -122,6 +125,10 @@ typedef struct ply_split {
     uint64_t estimate;                   /* estimated perft(d) (rule 2), 0 if not computed */
     size_t njobs;
     ply_split_job_t *jobs; /* biggest estimated cost first */
+    /* s = 0, depth >= 2, estimate <= PLY_SPLIT_RECOUNT_NODES: the arbiter's perft(d-1)
+     * under each root move (root_moves order), to check the worker's divide; else NULL.
+     * Not stored: a plan read back from the state file gets it from ply_split_recount. */
+    uint64_t *arb_divide;
 } ply_split_t;
 
 /**
@@ -160,6 +167,15 @@ int ply_split_plan_fit(const ply_arb_pos_t *root, unsigned depth, int split_dept
  * Exact for depth <= 2, and for depth 3 when perft(2) <= 20000.
  */
 uint64_t ply_split_estimate(const ply_arb_pos_t *pos, unsigned depth);
+
+/**
+ * ply_split_recount - fill @plan->arb_divide when the plan qualifies (see
+ * ply_split_t) and it is not there yet: the arbiter counts perft(d-1) after
+ * each root move, what split 1 would check with perft(1) and more. Costs up
+ * to PLY_SPLIT_RECOUNT_NODES-ish arbiter nodes (~2e7 a second). Returns 0
+ * (filled, already there, or the plan does not qualify) or PLY_ENOMEM.
+ */
+int ply_split_recount(ply_split_t *plan);
 
 /** ply_split_destroy - free a plan and its jobs; NULLs *plan; idempotent. */
 void ply_split_destroy(ply_split_t **plan);

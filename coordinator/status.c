@@ -47,7 +47,7 @@ static void take_run(ply_coordinator_t *c, run_t *run, ply__status_run_t *r, uin
     r->counted_nodes = run->counted_nodes;
     r->time_ms = run->started_ms ? ply__run_time_ms(run, now) : 0;
     r->queued_ms = ply__run_queued_ms(run, now);
-    r->tail_ms = run->tail_ms          ? run->tail_ms
+    r->tail_ms = run->tail_ms         ? run->tail_ms
                  : run->tail_start_ms ? ply_elapsed_ms(now, run->tail_start_ms)
                                       : 0;
     r->nodes_per_second = r->time_ms ? (double)r->counted_nodes * 1000.0 / (double)r->time_ms : 0;

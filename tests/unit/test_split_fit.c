@@ -22,8 +22,8 @@
 #include "coord_fixture.h"
 #include "fake_worker.h"
 
-#define START "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1"
-#define START5 4865609ull /* perft(5), published (chessprogramming.org "Perft Results") */
+#define START       "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1"
+#define START5      4865609ull /* perft(5), published (chessprogramming.org "Perft Results") */
 #define MAX_WORKERS 64
 
 static void fine_jobs(ply_coordinator_config_t *cfg)
@@ -168,7 +168,8 @@ static void test_restored_keeps_plan(void **state)
     Ply__RunProgress *prog = NULL;
     assert_int_equal(ply_client_result(cl, run, 1, 5000, &res, &prog, why, sizeof why), 0);
     if (prog) ply__run_progress__free_unpacked(prog, NULL);
-    if (!res) assert_int_equal(ply_client_wait(cl, run, NULL, NULL, 60000, &res, why, sizeof why), 0);
+    if (!res)
+        assert_int_equal(ply_client_wait(cl, run, NULL, NULL, 60000, &res, why, sizeof why), 0);
     assert_int_equal(res->split_depth, 3);
     assert_int_equal(res->jobs, 5362);
     assert_int_equal(res->nodes, START5);
@@ -223,10 +224,8 @@ static void test_small_run_recounted(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_no_worker_yet),
-        cmocka_unit_test(test_sixteen_threads),
-        cmocka_unit_test(test_sixty_four_threads),
-        cmocka_unit_test(test_restored_keeps_plan),
+        cmocka_unit_test(test_no_worker_yet),       cmocka_unit_test(test_sixteen_threads),
+        cmocka_unit_test(test_sixty_four_threads),  cmocka_unit_test(test_restored_keeps_plan),
         cmocka_unit_test(test_small_run_recounted),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

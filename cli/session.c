@@ -151,6 +151,12 @@ static int start_embedded(ply_session_t *s, char *why, size_t why_len)
         cc.worker_threads = (unsigned)s->cfg.threads;
         cc.worker_hash_mib = s->cfg.hash_mib;
     }
+    if (!s->cfg.workers) { /* the in-process worker's threads, for the automatic split */
+        long cores = sysconf(_SC_NPROCESSORS_ONLN);
+        cc.local_threads = s->cfg.threads > 0 ? (unsigned)s->cfg.threads
+                           : cores > 0        ? (unsigned)cores
+                                              : 1;
+    }
     rc = set_engine(s, &cc, why, why_len);
     if (rc < 0) return rc;
     s->coordinator = ply_coordinator_new(&cc, why, why_len);

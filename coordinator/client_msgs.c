@@ -257,13 +257,14 @@ static void on_submit(ply_coordinator_t *c, zframe_t *rid, const char *who, cons
     for (const peer_t *p = c->peers; p; p = p->next)
         if (p->kind == PEER_WORKER && !p->probation && run->kind->worker_fits(run, p))
             run->plan_threads += p->threads;
-    if (!run->plan_threads && c->cfg.spawn_workers) { /* its local workers, still starting */
+    if (!run->plan_threads && c->cfg.spawn_workers) { /* its local workers, starting */
         long cores = sysconf(_SC_NPROCESSORS_ONLN);
         unsigned each = c->cfg.worker_threads ? c->cfg.worker_threads
                         : cores > 0           ? (unsigned)cores
                                               : 1;
         run->plan_threads = c->cfg.spawn_workers * each;
     }
+    if (!run->plan_threads) run->plan_threads = c->cfg.local_threads; /* joining now */
     run->plan_min_nodes = c->cfg.min_job_nodes;
     run->work.data = run;
     if (uv_queue_work(&c->loop, &run->work, plan_work, plan_done) != 0) {

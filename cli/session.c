@@ -151,6 +151,12 @@ static int start_embedded(ply_session_t *s, char *why, size_t why_len)
         cc.worker_threads = (unsigned)s->cfg.threads;
         cc.worker_hash_mib = s->cfg.hash_mib;
     }
+    if (!s->cfg.workers) { /* the in-process worker's threads, for the automatic split */
+        long cores = sysconf(_SC_NPROCESSORS_ONLN);
+        cc.local_threads = s->cfg.threads > 0 ? (unsigned)s->cfg.threads
+                           : cores > 0        ? (unsigned)cores
+                                              : 1;
+    }
     rc = set_engine(s, &cc, why, why_len);
     if (rc < 0) return rc;
     s->coordinator = ply_coordinator_new(&cc, why, why_len);
@@ -235,6 +241,11 @@ int ply_session_submit(ply_session_t *s, const ply_perft_request_t *req, Ply__Ac
     return ply_client_submit(s->client, req, (int)s->cfg.timeout_ms, accepted, why, why_len);
 }
 
+const char *ply_session_endpoint(const ply_session_t *s)
+{
+    return s ? s->endpoint : NULL;
+}
+
 ply_client_t *ply_session_client(ply_session_t *s)
 {
     return s ? s->client : NULL;
@@ -258,14 +269,14 @@ void ply_session_destroy(ply_session_t **sp)
     if (!sp || !*sp) return;
     ply_session_t *s = *sp;
     ply_client_destroy(&s->client);
-    if (s->worker_running) {
-        atomic_store(&s->worker_stop, 1);
-        pthread_join(s->worker_thread, NULL);
-    }
+    /* The coordinator stops first: its Bye wakes the in-process worker, which ends on it
+     * when told to stop (else it would notice the flag at its next 100 ms poll). */
+    atomic_store(&s->worker_stop, 1);
     if (s->coordinator_running) {
         ply_coordinator_stop(s->coordinator);
         pthread_join(s->coordinator_thread, NULL);
     }
+    if (s->worker_running) pthread_join(s->worker_thread, NULL);
     ply_coordinator_destroy(&s->coordinator);
     ply_analysis_destroy(&s->backend); /* after the worker that used it */
     free(s);

@@ -76,6 +76,10 @@ int ply_session_search(ply_session_t *s, const ply_search_request_t *req,
 int ply_session_submit(ply_session_t *s, const ply_perft_request_t *req, Ply__Accepted **accepted,
                        char *why, size_t why_len);
 
+/** ply_session_endpoint - the coordinator endpoint the session's client talks to (owned by @s):
+ * more clients may connect to it (ply perft --epd keeps several checks in flight). */
+const char *ply_session_endpoint(const ply_session_t *s);
+
 /** ply_session_client - the session's client, for status and result requests (owned by @s). */
 ply_client_t *ply_session_client(ply_session_t *s);
 

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <sys/time.h>
 
 #include "kind.h"
@@ -252,6 +253,19 @@ static void on_submit(ply_coordinator_t *c, zframe_t *rid, const char *who, cons
         ply__run_free(run);
         return;
     }
+    /* the automatic split fits the cluster connected now (split.h) */
+    for (const peer_t *p = c->peers; p; p = p->next)
+        if (p->kind == PEER_WORKER && !p->probation && run->kind->worker_fits(run, p))
+            run->plan_threads += p->threads;
+    if (!run->plan_threads && c->cfg.spawn_workers) { /* its local workers, starting */
+        long cores = sysconf(_SC_NPROCESSORS_ONLN);
+        unsigned each = c->cfg.worker_threads ? c->cfg.worker_threads
+                        : cores > 0           ? (unsigned)cores
+                                              : 1;
+        run->plan_threads = c->cfg.spawn_workers * each;
+    }
+    if (!run->plan_threads) run->plan_threads = c->cfg.local_threads; /* joining now */
+    run->plan_min_nodes = c->cfg.min_job_nodes;
     run->work.data = run;
     if (uv_queue_work(&c->loop, &run->work, plan_work, plan_done) != 0) {
         ply__send_error(c, rid, PLY_ENOMEM, 0, "cannot start the split");

@@ -62,6 +62,13 @@ typedef struct ply_coordinator_config {
     /* Largest job (estimated nodes) the rule engine recounts itself for --verify sample
      * and tie-breaks (~28 million nodes a second on one core); 0 = never. */
     uint64_t arbiter_budget;
+    /* The automatic split's smallest job, estimated nodes (split.h, rule 3); 0: the default
+     * PLY_SPLIT_MIN_JOB_NODES (1e6). Tests lower it to split small runs finely. */
+    uint64_t min_job_nodes;
+    /* Threads of an in-process worker the caller starts beside the coordinator (ply's
+     * embedded default): the automatic split counts them while no worker has joined yet.
+     * 0: none. */
+    unsigned local_threads;
     /* Status over HTTP (http.h): "ADDR:PORT" to serve GET /status, /metrics and / on
      * ("127.0.0.1:8080", "[::1]:0"; port 0: an ephemeral one, see
      * ply_coordinator_http_endpoint), or NULL for none. A non-loopback address needs

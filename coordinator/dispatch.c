@@ -17,6 +17,8 @@
  * and a task that fails max_attempts times is quarantined: its run fails
  * with the position and every failure.
  *
+ * It also clocks each run's idle tail (note_tails).
+ *
  * This file is the only writer of task state (job_state_t): the others read
  * it and change it through ply__task_* and ply__job_requeue (internal.h).
  */
@@ -339,6 +341,7 @@ static int handout(ply_coordinator_t *c, peer_t *p, run_t *run, size_t idx, int 
     j->deadline_ms = deadline;
     j->lease_ms = lease;
     if (j->attempt == 1 && role == PLY__FIRST) run->started++;
+    run->tail_start_ms = 0; /* it had a task to hand out: not in its tail */
     if (!run->started_ms) run->started_ms = ply_time_ms(); /* its time starts: no more queued */
     if (was_idle) p->progress_ms = ply_time_ms(); /* the hang clock starts with its first job */
     p->credit--;
@@ -347,6 +350,28 @@ static int handout(ply_coordinator_t *c, peer_t *p, run_t *run, size_t idx, int 
               p->name, no_hash ? " (no hash table)" : "");
     run->kind->handed_out(c, run, idx);
     return 0;
+}
+
+/*
+ * The idle tail of each active run: it starts when the run has no task left
+ * to hand out (all first computations gone, its queue empty) while a worker
+ * that may take its tasks holds none; a hand-out ends it (handout). The run's
+ * answer reports how long the last one lasted (perft: RunResult.tail_ms).
+ */
+static void note_tails(ply_coordinator_t *c)
+{
+    uint64_t now = ply_time_ms();
+    for (run_t *run = c->runs; run; run = run->next) {
+        if (run->state != RUN_ACTIVE || run->tail_start_ms || !run->started ||
+            run->next_pending < run->njobs || run->rq_len)
+            continue;
+        for (const peer_t *p = c->peers; p; p = p->next)
+            if (p->kind == PEER_WORKER && !p->probation && p->ninflight == 0 &&
+                run->kind->worker_fits(run, p)) {
+                run->tail_start_ms = now;
+                break;
+            }
+    }
 }
 
 /* Hands out tasks one per worker per round, while workers have credit and may take a task. */
@@ -368,4 +393,5 @@ void ply__dispatch(ply_coordinator_t *c)
             }
         }
     }
+    note_tails(c);
 }

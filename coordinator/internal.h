@@ -241,6 +241,8 @@ typedef struct run {
     int split_rc;
     char split_why[PLY__WHY_LEN];
     ply_split_t *split_out;
+    unsigned plan_threads;   /* the automatic split's cluster: worker threads at submit (0: none) */
+    uint64_t plan_min_nodes; /* and its smallest job (the config's min_job_nodes; 0: default) */
     /* the tasks */
     size_t njobs;        /* jobs in the run's plan (0 until it is planned) */
     uint32_t slots;      /* tasks per job */
@@ -254,6 +256,9 @@ typedef struct run {
     size_t rq_head, rq_len, rq_cap;
     size_t done, started;
     size_t drills_pending;
+    /* the idle tail (dispatch.c): since when a worker that may take the run's tasks has had
+     * none while the run had none left to hand out (0: not now); its length once the run ends */
+    uint64_t tail_start_ms, tail_ms;
     /* ---- kind 1 (perft): its plan, sums, statistics and verification (kind_perft.c,
      * settle.c, verify.c, drill.c); the generic files only read what they name here ---- */
     ply_split_t *plan;
@@ -323,6 +328,7 @@ typedef struct finished {
     int kind; /* its job kind (a Ply__JobKind); only perft's RunAsked is rebuilt from this */
     uint32_t verify_ppm;
     uint64_t counted_nodes, time_ms; /* its rate's nodes and time (0 when read from the store) */
+    uint64_t tail_ms;                /* its idle tail (dispatch.c; 0 when read from the store) */
     uint32_t mismatches;             /* verification mismatches found in it */
     char error[PLY__WHY_LEN];
     zmsg_t *reply; /* the RunResult or the Error the client got */

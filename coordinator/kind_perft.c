@@ -21,8 +21,9 @@
 
 static void perft_plan(run_t *run)
 {
-    run->split_rc = ply_split_plan(&run->root, run->depth, run->want_split, &run->cancel,
-                                   &run->split_out, run->split_why, sizeof run->split_why);
+    run->split_rc = ply_split_plan_fit(&run->root, run->depth, run->want_split, run->plan_threads,
+                                       run->plan_min_nodes, &run->cancel, &run->split_out,
+                                       run->split_why, sizeof run->split_why);
 }
 
 static int perft_planned(run_t *run, char *why, size_t why_len)
@@ -146,6 +147,17 @@ static int take_divide(const run_t *run, const Ply__Result *r, ply__comp_t *k, c
         ply_why(why, why_len, 0, "divide sums to %" PRIu64 " but nodes = %" PRIu64, sum, r->nodes);
         return PLY_EMISMATCH;
     }
+    /* a small run in one job: the rule engine's count under each move (split.c, planned on
+     * the thread pool; a plan read back from the state file counts it here) stands for the
+     * perft(1) after each first move that a split would check, and more */
+    if (ply_split_recount(run->plan) < 0) return PLY_ENOMEM;
+    for (int m = 0; plan->arb_divide && m < plan->nroot; m++)
+        if (k->divide[m] != plan->arb_divide[m]) {
+            ply_why(why, why_len, 0,
+                    "divide move %s has %" PRIu64 " nodes, the arbiter counts %" PRIu64,
+                    plan->root_uci[m], k->divide[m], plan->arb_divide[m]);
+            return PLY_EMISMATCH;
+        }
     if (!have_stats) {
         free(k->divide_stats);
         k->divide_stats = NULL;
@@ -184,8 +196,9 @@ static void perft_take_result(ply_coordinator_t *c, run_t *run, size_t idx, peer
     const ply_split_job_t *sj = &run->plan->jobs[ply__job_of(run, idx)];
     char why[PLY__WHY_LEN];
     if (r->search) { /* never read a search's answer as a count (a job of 0 perft(1) would) */
-        snprintf(why, sizeof why, "%s at %s: a search result for a perft job (job %" PRIu64
-                 ", attempt %u)", p->name, sj->fen, run->job_base + idx, r->attempt);
+        snprintf(why, sizeof why,
+                 "%s at %s: a search result for a perft job (job %" PRIu64 ", attempt %u)", p->name,
+                 sj->fen, run->job_base + idx, r->attempt);
         check_failed(c, run, idx, p, why);
         return;
     }
@@ -389,6 +402,9 @@ static zmsg_t *perft_answer(ply_coordinator_t *c, run_t *run)
         uint64_t now = ply_time_ms();
         rr.has_time_ms = 1, rr.time_ms = ply__run_time_ms(run, now);
         rr.has_queued_ms = 1, rr.queued_ms = ply__run_queued_ms(run, now);
+        if (run->tail_start_ms && !run->tail_ms)
+            run->tail_ms = ply_elapsed_ms(now, run->tail_start_ms);
+        rr.has_tail_ms = 1, rr.tail_ms = run->tail_ms < rr.time_ms ? run->tail_ms : rr.time_ms;
         rr.has_counted_nodes = 1, rr.counted_nodes = run->counted_nodes;
         rr.has_tt_nodes = 1, rr.tt_nodes = run->tt_nodes;
         rr.verification = &ver;
@@ -419,9 +435,10 @@ static zmsg_t *perft_answer(ply_coordinator_t *c, run_t *run)
     free(hi);
     (void)c;
     char total[PLY_U128_DEC_LEN];
-    ply_info("run %" PRIu64 ": perft(%u) = %s (%zu jobs, split %u, %" PRIu64 " ms)", run->id,
-             run->depth, ply_u128_to_dec(run->nodes, total, sizeof total), plan->njobs,
-             plan->split_depth, ply_time_ms() - run->submitted_ms);
+    ply_info("run %" PRIu64 ": perft(%u) = %s (%zu jobs, split %u, %" PRIu64
+             " ms, idle tail %" PRIu64 " ms)",
+             run->id, run->depth, ply_u128_to_dec(run->nodes, total, sizeof total), plan->njobs,
+             plan->split_depth, ply_time_ms() - run->submitted_ms, run->tail_ms);
     return z;
 }
 

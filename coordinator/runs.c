@@ -81,6 +81,7 @@ static void finished_add(ply_coordinator_t *c, run_t *run, const char *state, zm
     f->elapsed_ms = ply_time_ms() - run->submitted_ms;
     f->counted_nodes = run->counted_nodes;
     f->time_ms = ply__run_time_ms(run, ply_time_ms());
+    f->tail_ms = run->tail_ms;
     f->mismatches = run->mismatches;
     f->depth = run->depth;
     snprintf(f->fen, sizeof f->fen, "%s", run->fen);

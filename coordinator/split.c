@@ -4,7 +4,7 @@
  * The split planner (split.h): level-by-level expansion of the first plies
  * with the arbiter, transposition merging by identity string in an
  * open-addressing hash table, per-root-move multiplicities, the automatic
- * split rule and the biggest-first job order.
+ * split rule (fitted to the cluster's threads) and the biggest-first job order.
  *
  * Invariant of a level: every node is one unique identity; node.mult is
  * sorted by root index with non-zero counts, and the counts of all nodes sum
@@ -57,12 +57,13 @@ static int cancelled(const atomic_int *cancel)
 
 /* ---- growth estimate ---------------------------------------------------- */
 
-static void growth_init(growth_t *g, const ply_arb_pos_t *pos, unsigned depth)
+/* Exact counts up to min(3, @upto); @upto = depth for ply_split_estimate. */
+static void growth_init(growth_t *g, const ply_arb_pos_t *pos, unsigned upto)
 {
     memset(g, 0, sizeof *g);
     g->p[0] = 1;
     g->known = 0;
-    for (unsigned k = 1; k <= 3 && k <= depth; k++) {
+    for (unsigned k = 1; k <= 3 && k <= upto; k++) {
         /* perft(3) only when it stays around a million arbiter nodes */
         if (k == 3 && g->p[2] > 20000) break;
         g->p[k] = ply_arb_perft(pos, (int)k);
@@ -309,8 +310,8 @@ static int root_job(ply_split_t *plan)
  * and turn that level into jobs. @prev and @cur rotate so that the automatic
  * rule can step back one ply without recomputing it.
  */
-static int expand_and_choose(ply_split_t *plan, int want, const growth_t *g,
-                             const atomic_int *cancel, char *why, size_t why_len)
+static int expand_and_choose(ply_split_t *plan, int want, const growth_t *g, double target,
+                             double min_nodes, const atomic_int *cancel, char *why, size_t why_len)
 {
     level_t prev = {0}, cur = {0};
     int r = expand_root(plan, &cur);
@@ -320,9 +321,9 @@ static int expand_and_choose(ply_split_t *plan, int want, const growth_t *g,
         double mean = cur.paths ? total / (double)cur.paths : 0.0;
         if (want >= 0) {
             if (s == (unsigned)want) chosen = s;
-        } else if (s > 1 && mean < (double)PLY_SPLIT_MIN_JOB_NODES) {
+        } else if (s > 1 && mean < min_nodes) {
             chosen = s - 1;
-        } else if (cur.n >= PLY_SPLIT_TARGET_JOBS && mean <= (double)PLY_SPLIT_MAX_JOB_NODES) {
+        } else if ((double)cur.n >= target && mean <= (double)PLY_SPLIT_MAX_JOB_NODES) {
             chosen = s;
         } else if (s + 1 >= plan->depth || cur.n == 0 ||
                    (double)cur.n * ((s + 1) % 2 ? g->r_odd : g->r_even) >
@@ -358,6 +359,13 @@ static int expand_and_choose(ply_split_t *plan, int want, const growth_t *g,
 int ply_split_plan(const ply_arb_pos_t *root, unsigned depth, int split_depth,
                    const atomic_int *cancel, ply_split_t **out, char *why, size_t why_len)
 {
+    return ply_split_plan_fit(root, depth, split_depth, 0, 0, cancel, out, why, why_len);
+}
+
+int ply_split_plan_fit(const ply_arb_pos_t *root, unsigned depth, int split_depth, unsigned threads,
+                       uint64_t min_job_nodes, const atomic_int *cancel, ply_split_t **out,
+                       char *why, size_t why_len)
+{
     if (!out) return PLY_EINVAL;
     *out = NULL;
     if (!root) return PLY_EINVAL;
@@ -377,8 +385,11 @@ int ply_split_plan(const ply_arb_pos_t *root, unsigned depth, int split_depth,
     for (int i = 0; i < plan->nroot; i++)
         ply_arb_move_to_uci(root, plan->root_moves[i], plan->root_uci[i]);
 
+    /* A plan counts perft(k) of the root only below its depth: perft(3) of a 3-ply run is
+     * the whole run again in the rule engine (half the coordinator's time in an EPD suite
+     * of 3-ply checks), for an estimate that only sizes leases and the ETA. */
     growth_t g;
-    growth_init(&g, root, depth);
+    growth_init(&g, root, depth > 1 ? depth - 1 : 1);
     double est = growth_nodes(&g, depth);
     plan->estimate = est >= 18446744073709551615.0 ? UINT64_MAX : (uint64_t)est;
 
@@ -387,9 +398,17 @@ int ply_split_plan(const ply_arb_pos_t *root, unsigned depth, int split_depth,
         plan->split_depth = 0;
         plan->job_depth = depth;
         r = root_job(plan);
+        if (r == 0) r = ply_split_recount(plan); /* here, on the thread pool */
+        if (r == 0 && plan->arb_divide) {        /* then the estimate is the count */
+            plan->estimate = 0;
+            for (int m = 0; m < plan->nroot; m++) plan->estimate += plan->arb_divide[m];
+        }
         if (r < 0) ply_why(why, why_len, 0, "out of memory");
     } else {
-        r = expand_and_choose(plan, split_depth, &g, cancel, why, why_len);
+        double target = (double)PLY_SPLIT_JOBS_PER_THREAD *
+                        (double)(threads ? threads : PLY_SPLIT_DEFAULT_THREADS);
+        double min_nodes = (double)(min_job_nodes ? min_job_nodes : PLY_SPLIT_MIN_JOB_NODES);
+        r = expand_and_choose(plan, split_depth, &g, target, min_nodes, cancel, why, why_len);
     }
     if (r < 0) {
         ply_split_destroy(&plan);
@@ -399,10 +418,27 @@ int ply_split_plan(const ply_arb_pos_t *root, unsigned depth, int split_depth,
     return 0;
 }
 
+int ply_split_recount(ply_split_t *plan)
+{
+    if (!plan || plan->arb_divide || plan->split_depth != 0 || plan->depth < 2 ||
+        plan->nroot <= 0 || plan->estimate > PLY_SPLIT_RECOUNT_NODES)
+        return 0;
+    uint64_t *d = calloc((size_t)plan->nroot, sizeof *d);
+    if (!d) return PLY_ENOMEM;
+    for (int m = 0; m < plan->nroot; m++) {
+        ply_arb_pos_t child = plan->root;
+        ply_arb_make(&child, plan->root_moves[m]);
+        d[m] = ply_arb_perft(&child, (int)plan->depth - 1);
+    }
+    plan->arb_divide = d;
+    return 0;
+}
+
 void ply_split_destroy(ply_split_t **plan)
 {
     if (!plan || !*plan) return;
     ply_split_t *p = *plan;
+    free(p->arb_divide);
     for (size_t i = 0; i < p->njobs; i++) {
         free(p->jobs[i].fen);
         free(p->jobs[i].mult);

@@ -23,22 +23,28 @@
  * after 1-5 plies (OEIS A083276); a split of 5 plies takes seconds and a few
  * hundred MB, which is why PLY_SPLIT_MAX_JOBS bounds it.
  *
- * The automatic split depth (split_depth < 0) follows these rules, in order:
+ * The automatic split depth (split_depth < 0) fits the cluster: T worker
+ * threads (the sum of the connected workers' HELLO threads; 0: unknown, taken
+ * as PLY_SPLIT_DEFAULT_THREADS) and a lower bound B on a job's estimated nodes
+ * (PLY_SPLIT_MIN_JOB_NODES unless the coordinator is told otherwise). Rules,
+ * in order:
  *   1. d = 1, or a root without legal moves: s = 0 (one job with divide).
  *   2. Estimate perft(d) as E from the arbiter's exact perft(1..3) of the
- *      root: beyond ply 3 each ply multiplies by the ratio measured two plies
+ *      root (below d: perft(d-1) at most, so a run of 3 plies is not counted
+ *      twice; perft(2) = perft(1)^2 when only perft(1) is known): beyond the
+ *      last exact ply each ply multiplies by the ratio measured two plies
  *      earlier (p3/p2 for the plies of the side to move, p2/p1 for the other
  *      side). Branching grows with depth, so E is usually an underestimate
  *      (start position: 1.8e9 for perft(7) = 3.2e9).
  *   3. For s = 1, 2, ... d-1, with U(s) unique positions and P(s) paths
  *      (= perft(s)), the mean job is about M(s) = E / P(s) nodes:
- *        - if s > 1 and M(s) < PLY_SPLIT_MIN_JOB_NODES (2e8: ~0.2 s for one
- *          thread at the ~1e9 nodes/s of a fast worker), use s - 1: fewer,
- *          bigger jobs rather than jobs that cost milliseconds;
- *        - else if U(s) >= PLY_SPLIT_TARGET_JOBS (128 = 8 jobs for each of
- *          16 worker threads, so the tail is short) and M(s) <=
- *          PLY_SPLIT_MAX_JOB_NODES (1e12: about a minute for a 16-thread
- *          worker), use s;
+ *        - if s > 1 and M(s) < B, use s - 1: a job must stay worth its
+ *          message (B = 1e6 nodes is a few ms of one thread at the 2-5e8
+ *          nodes/s of ply's kernel, against ~0.1 ms for a job's round trip);
+ *        - else if U(s) >= 8 T (PLY_SPLIT_JOBS_PER_THREAD: with the biggest
+ *          jobs first, the last ones handed out are small, so the idle tail
+ *          is short) and M(s) <= PLY_SPLIT_MAX_JOB_NODES (1e12: about a
+ *          minute for a 16-thread worker), use s;
  *        - else go one ply deeper, unless s = d - 1 or the next level could
  *          exceed PLY_SPLIT_AUTO_MAX_JOBS (250,000, estimated as this
  *          level's unique positions times the branching ratio; the start
@@ -46,8 +52,12 @@
  *          s. Deeper splits cost the coordinator seconds and hundreds of
  *          MB, and any client may ask for a huge depth: they must be asked
  *          for with an explicit split depth.
- *   Start position: perft(2..8) split at 1 (20 jobs), perft(9..11) at 2
- *   (400 jobs), perft(12) at 3 (5,362 jobs), perft(13) at 4 (72,078 jobs).
+ *   Start position, 16 threads (128 jobs wanted): perft(2..6) split at 1 (20
+ *   jobs: a deeper split would make jobs below B), perft(7..11) at 2 (400
+ *   jobs), perft(12) at 3 (5,362 jobs), perft(13) at 4 (72,078 jobs).
+ *   64 threads (512 wanted): perft(7) stays at 2 (400 jobs: ply 3 would make
+ *   jobs of ~2e5 nodes), perft(8..12) at 3 (5,362 jobs). 2 threads (16
+ *   wanted): perft(2..10) at 1 (20 jobs).
  *
  * Jobs are ordered biggest first by an estimated cost (arbiter perft(2) of
  * the job position when the plan has at most PLY_SPLIT_P2_MAX_JOBS jobs,
@@ -68,16 +78,21 @@
 
 /** Deepest run the planner accepts, plies (the protocol's PLY_MAX_DEPTH is lower). */
 #define PLY_SPLIT_MAX_DEPTH 64u
-/** Jobs wanted by the automatic split: 8 per worker thread for 16 threads. */
-#define PLY_SPLIT_TARGET_JOBS 128u
-/** Smallest mean job (estimated nodes) the automatic split accepts beyond s = 1. */
-#define PLY_SPLIT_MIN_JOB_NODES 200000000ull
+/** Jobs wanted by the automatic split for each worker thread. */
+#define PLY_SPLIT_JOBS_PER_THREAD 8u
+/** Worker threads assumed when none is connected (8 x 16 = 128 jobs wanted). */
+#define PLY_SPLIT_DEFAULT_THREADS 16u
+/** Smallest mean job (estimated nodes) the automatic split accepts beyond s = 1 (B). */
+#define PLY_SPLIT_MIN_JOB_NODES 1000000ull
 /** Largest mean job (estimated nodes) the automatic split settles for. */
 #define PLY_SPLIT_MAX_JOB_NODES 1000000000000ull
 /** Most unique positions a plan may have (explicit or automatic split). */
 #define PLY_SPLIT_MAX_JOBS 2000000u
 /** The automatic split stops before a level that could exceed this many positions. */
 #define PLY_SPLIT_AUTO_MAX_JOBS 250000u
+/** A one-job plan (s = 0) of 2 plies or more estimated at most this many nodes carries the
+ *  arbiter's count under each root move (ply_split_t.arb_divide, ply_split_recount). */
+#define PLY_SPLIT_RECOUNT_NODES 1000000ull
 /** Plans with at most this many jobs estimate job cost with arbiter perft(2). */
 #define PLY_SPLIT_P2_MAX_JOBS 50000u
 
@@ -110,12 +125,17 @@ typedef struct ply_split {
     uint64_t estimate;                   /* estimated perft(d) (rule 2), 0 if not computed */
     size_t njobs;
     ply_split_job_t *jobs; /* biggest estimated cost first */
+    /* s = 0, depth >= 2, estimate <= PLY_SPLIT_RECOUNT_NODES: the arbiter's perft(d-1)
+     * under each root move (root_moves order), to check the worker's divide; else NULL.
+     * Not stored: a plan read back from the state file gets it from ply_split_recount. */
+    uint64_t *arb_divide;
 } ply_split_t;
 
 /**
  * ply_split_plan - plan perft(@depth) of @root (already validated by
  * ply_arb_from_fen) with @split_depth plies expanded, or the automatic rule
- * of the header comment when @split_depth < 0.
+ * of the header comment when @split_depth < 0 (for PLY_SPLIT_DEFAULT_THREADS
+ * threads and PLY_SPLIT_MIN_JOB_NODES: see ply_split_plan_fit).
  * @depth: 1..PLY_SPLIT_MAX_DEPTH plies. @split_depth: -1 (auto) or 0..depth-1.
  * @cancel: when non-NULL and it becomes non-zero, the planner stops early.
  * On success returns 0 and stores a plan in *out (caller frees with
@@ -132,11 +152,30 @@ int ply_split_plan(const ply_arb_pos_t *root, unsigned depth, int split_depth,
                    const atomic_int *cancel, ply_split_t **out, char *why, size_t why_len);
 
 /**
+ * ply_split_plan_fit - ply_split_plan for a cluster of @threads worker
+ * threads (0: PLY_SPLIT_DEFAULT_THREADS) with jobs of at least
+ * @min_job_nodes estimated nodes (0: PLY_SPLIT_MIN_JOB_NODES); both matter
+ * only to the automatic rule (@split_depth < 0). Same results and errors.
+ */
+int ply_split_plan_fit(const ply_arb_pos_t *root, unsigned depth, int split_depth,
+                       unsigned threads, uint64_t min_job_nodes, const atomic_int *cancel,
+                       ply_split_t **out, char *why, size_t why_len);
+
+/**
  * ply_split_estimate - rule 2 of the header comment: the estimated perft(@depth)
  * of @pos (nodes, saturating at UINT64_MAX) from the arbiter's exact perft(1..3).
  * Exact for depth <= 2, and for depth 3 when perft(2) <= 20000.
  */
 uint64_t ply_split_estimate(const ply_arb_pos_t *pos, unsigned depth);
+
+/**
+ * ply_split_recount - fill @plan->arb_divide when the plan qualifies (see
+ * ply_split_t) and it is not there yet: the arbiter counts perft(d-1) after
+ * each root move, what split 1 would check with perft(1) and more. Costs up
+ * to PLY_SPLIT_RECOUNT_NODES-ish arbiter nodes (~2e7 a second). Returns 0
+ * (filled, already there, or the plan does not qualify) or PLY_ENOMEM.
+ */
+int ply_split_recount(ply_split_t *plan);
 
 /** ply_split_destroy - free a plan and its jobs; NULLs *plan; idempotent. */
 void ply_split_destroy(ply_split_t **plan);

@@ -47,6 +47,9 @@ static void take_run(ply_coordinator_t *c, run_t *run, ply__status_run_t *r, uin
     r->counted_nodes = run->counted_nodes;
     r->time_ms = run->started_ms ? ply__run_time_ms(run, now) : 0;
     r->queued_ms = ply__run_queued_ms(run, now);
+    r->tail_ms = run->tail_ms         ? run->tail_ms
+                 : run->tail_start_ms ? ply_elapsed_ms(now, run->tail_start_ms)
+                                      : 0;
     r->nodes_per_second = r->time_ms ? (double)r->counted_nodes * 1000.0 / (double)r->time_ms : 0;
     double f = ply__run_work_done(run);
     r->progress = run->state == RUN_DONE ? 1 : f;
@@ -70,6 +73,7 @@ static void take_finished(const finished_t *f, ply__status_run_t *r)
     r->nodes = f->nodes;
     r->counted_nodes = f->counted_nodes;
     r->time_ms = f->time_ms;
+    r->tail_ms = f->tail_ms;
     r->nodes_per_second = f->time_ms ? (double)f->counted_nodes * 1000.0 / (double)f->time_ms : 0;
     r->eta_ms = 0;
     r->progress = f->jobs_total ? (double)f->jobs_done / f->jobs_total : -1;

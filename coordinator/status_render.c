@@ -43,6 +43,7 @@ static json_t *run_json(const ply__status_run_t *r)
     json_object_set_new(j, "counted_nodes", json_integer((json_int_t)r->counted_nodes));
     json_object_set_new(j, "time_ms", json_integer((json_int_t)r->time_ms));
     json_object_set_new(j, "queued_ms", json_integer((json_int_t)r->queued_ms));
+    json_object_set_new(j, "tail_ms", json_integer((json_int_t)r->tail_ms));
     json_object_set_new(j, "nodes_per_second",
                         json_integer((json_int_t)(r->nodes_per_second + 0.5)));
     json_object_set_new(j, "progress", r->progress >= 0 ? json_real(r->progress) : json_null());

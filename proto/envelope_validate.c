@@ -461,6 +461,9 @@ static int check_run_result(ply__vctx_t *c, const void *body)
         divide_list(c, m->n_divide, m->divide, 0) ||
         (m->verification && check_verification(c, m->verification)) || run_asked(c, m->asked))
         return PLY_EPROTO;
+    if (m->has_tail_ms && ply__env_need_u64(c, "tail_ms", 1, m->tail_ms, 0,
+                                            m->has_time_ms ? m->time_ms : 0))
+        return PLY_EPROTO;
     return 0;
 }
 

@@ -54,3 +54,12 @@ ply_unit_test(test_search_verify
   LIBS ply_coordinator ply_client Threads::Threads
   LABELS quick net
   TIMEOUT 120)
+
+# the automatic split on simulated clusters of 16 and 64 worker threads (issue 13)
+ply_unit_test(test_split_fit
+  SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/unit/test_split_fit.c
+          ${CMAKE_CURRENT_SOURCE_DIR}/unit/fake_worker.c
+          ${CMAKE_CURRENT_SOURCE_DIR}/unit/coord_fixture.c
+  LIBS ply_coordinator ply_client Threads::Threads
+  LABELS net
+  TIMEOUT 240)

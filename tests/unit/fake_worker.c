@@ -85,7 +85,7 @@ static void send_heartbeat(zsock_t *s, uint64_t nodes)
 
 /* Counts the job with the arbiter and sends the RESULT (off by @offset when faulty). */
 static uint64_t do_job(zsock_t *s, const Ply__Job *job, fake_worker_mode_t mode, long offset,
-                       int bad_perft1)
+                       int bad_perft1, unsigned ns_per_node)
 {
     uint64_t t0 = ply_time_ns();
     ply_arb_pos_t pos;
@@ -137,6 +137,10 @@ static uint64_t do_job(zsock_t *s, const Ply__Job *job, fake_worker_mode_t mode,
         r.divide = ptr;
     }
     if (mode == FW_SLOW) usleep(150000); /* below the tests' 300 ms liveness: it cannot heartbeat */
+    if (ns_per_node) { /* the time a kernel would take: proportional to the job's size */
+        uint64_t until = t0 + nodes * ns_per_node, now = ply_time_ns();
+        if (until > now) usleep((useconds_t)((until - now) / 1000));
+    }
     r.has_time_us = 1, r.time_us = (ply_time_ns() - t0) / 1000;
     ply_msg_t m = PLY__MESSAGE__INIT;
     m.body_case = PLY__MESSAGE__BODY_RESULT;
@@ -168,7 +172,7 @@ static void *fw_main(void *arg)
     h.has_zobrist_seed = 1, h.zobrist_seed = w->opts.seed;
     h.has_protocol = 1, h.protocol = PLY_PROTOCOL_VERSION;
     h.build = "fake worker (arbiter)";
-    h.has_threads = 1, h.threads = 1;
+    h.has_threads = 1, h.threads = w->opts.threads ? w->opts.threads : 1;
     h.has_hash_mib = 1, h.hash_mib = 0;
     h.has_zobrist_checksum = 1, h.zobrist_checksum = 0;
     ply_msg_t m = PLY__MESSAGE__INIT;
@@ -213,7 +217,8 @@ static void *fw_main(void *arg)
                 } else {
                     long off = w->opts.offset + lies_on(w, in->job, received);
                     w->nodes +=
-                        do_job(s, in->job, w->mode, off, w->opts.bad_perft1_at == results + 1);
+                        do_job(s, in->job, w->mode, off, w->opts.bad_perft1_at == results + 1,
+                               w->opts.ns_per_node);
                     results++;
                 }
                 received++;

@@ -44,6 +44,9 @@ typedef struct fake_worker_opts {
     unsigned lie_seed;
     unsigned lie_skip_every; /* never lie on the 1st, (n+1)th, (2n+1)th... job it receives */
     unsigned bad_perft1_at;  /* its result number N (1-based) reports perft(1) + 1 (0: never) */
+    unsigned threads;     /* threads announced in HELLO (0: 1); it still counts one job at a time */
+    unsigned ns_per_node; /* a simulated kernel: a result goes out no sooner than this many
+                             ns per node counted after its job arrived (0: at once) */
     /* CURVE: its secret certificate and the coordinator's public key (both NULL: none) */
     const char *curve_cert, *curve_server;
 } fake_worker_opts_t;

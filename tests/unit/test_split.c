@@ -210,17 +210,26 @@ static void test_ep_identity(void **state)
     ply_split_destroy(&plan);
 }
 
-static unsigned auto_split(const char *fen, unsigned depth, size_t *njobs)
+static unsigned auto_split_fit(const char *fen, unsigned depth, unsigned threads, size_t *njobs)
 {
     ply_arb_pos_t root;
     parse(&root, fen, 0);
-    ply_split_t *plan = plan_or_fail(&root, depth, -1);
+    ply_split_t *plan = NULL;
+    char why[256] = "";
+    if (ply_split_plan_fit(&root, depth, -1, threads, 0, NULL, &plan, why, sizeof why) != 0)
+        fail_msg("ply_split_plan_fit(depth %u, %u threads): %s", depth, threads, why);
     unsigned s = plan->split_depth;
     if (njobs) *njobs = plan->njobs;
     for (size_t i = 1; i < plan->njobs; i++)
         assert_true(plan->jobs[i - 1].cost >= plan->jobs[i].cost);
     ply_split_destroy(&plan);
     return s;
+}
+
+/* The automatic rule for the default cluster (PLY_SPLIT_DEFAULT_THREADS = 16 threads). */
+static unsigned auto_split(const char *fen, unsigned depth, size_t *njobs)
+{
+    return auto_split_fit(fen, depth, 0, njobs);
 }
 
 /* The numbers promised in split.h's header comment. */
@@ -233,7 +242,11 @@ static void test_auto_rule(void **state)
     assert_int_equal(auto_split(START, 2, &n), 1);
     assert_int_equal(auto_split(START, 4, &n), 1);
     assert_int_equal(n, 20);
-    assert_int_equal(auto_split(START, 8, &n), 1);
+    assert_int_equal(auto_split(START, 6, &n), 1); /* ply 2 would make jobs of ~2e5 nodes */
+    assert_int_equal(n, 20);
+    assert_int_equal(auto_split(START, 7, &n), 2);
+    assert_int_equal(n, 400);
+    assert_int_equal(auto_split(START, 8, &n), 2);
     assert_int_equal(auto_split(START, 9, &n), 2);
     assert_int_equal(n, 400);
     assert_int_equal(auto_split(START, 11, &n), 2);
@@ -244,13 +257,44 @@ static void test_auto_rule(void **state)
     /* A huge depth from any client does not make the coordinator expand
      * 822,518 positions (0.7 GB): the automatic split stops at ply 4. */
     assert_int_equal(auto_split(START, 20, &n), 4);
-    /* Kiwipete perft(6) ~ 8e9: 48 jobs of ~1.7e8 rather than 2039 of ~4e6 */
-    assert_int_equal(auto_split(KIWIPETE, 6, &n), 1);
-    assert_int_equal(n, 48);
+    /* Kiwipete perft(6) ~ 8e9: 48 jobs are too few for 16 threads; 2038 of ~4e6 */
+    assert_int_equal(auto_split(KIWIPETE, 6, &n), 2);
+    assert_int_equal(n, 2038);
     /* a checkmated root (fool's mate): one job, counted by a worker with divide */
     assert_int_equal(
         auto_split("rnb1kbnr/pppp1ppp/8/4p3/6Pq/5P2/PPPPP2P/RNBQKBNR w KQkq - 1 3", 3, &n), 0);
     assert_int_equal(n, 1);
+}
+
+/* The split follows the cluster: 8 jobs a thread while a job stays above 1e6 estimated nodes. */
+static void test_auto_rule_threads(void **state)
+{
+    (void)state;
+    size_t n;
+    assert_int_equal(auto_split_fit(START, 7, 2, &n), 1); /* 16 wanted: 20 jobs */
+    assert_int_equal(n, 20);
+    assert_int_equal(auto_split_fit(START, 10, 2, &n), 1);
+    assert_int_equal(auto_split_fit(START, 7, 16, &n), 2); /* 128 wanted: 400 jobs */
+    assert_int_equal(n, 400);
+    assert_int_equal(auto_split_fit(START, 7, 64, &n), 2); /* ply 3: jobs of ~2e5 < 1e6 */
+    assert_int_equal(n, 400);
+    assert_int_equal(auto_split_fit(START, 8, 64, &n), 3); /* 512 wanted: 5,362 jobs */
+    assert_int_equal(n, 5362);
+    assert_int_equal(auto_split_fit(START, 5, 64, &n), 1); /* small: jobs stay worth a message */
+    assert_int_equal(n, 20);
+    /* a smaller bound on a job splits small runs finely (the coordinator's min_job_nodes) */
+    ply_arb_pos_t root;
+    parse(&root, START, 0);
+    ply_split_t *plan = NULL;
+    char why[256];
+    assert_int_equal(ply_split_plan_fit(&root, 5, -1, 64, 250, NULL, &plan, why, sizeof why), 0);
+    assert_int_equal(plan->split_depth, 3);
+    assert_int_equal(plan->njobs, 5362);
+    ply_split_destroy(&plan);
+    assert_int_equal(ply_split_plan_fit(&root, 5, -1, 16, 250, NULL, &plan, why, sizeof why), 0);
+    assert_int_equal(plan->split_depth, 2);
+    assert_int_equal(plan->njobs, 400);
+    ply_split_destroy(&plan);
 }
 
 static void test_estimate(void **state)
@@ -313,6 +357,7 @@ int main(void)
         cmocka_unit_test(test_exact_chess960), cmocka_unit_test(test_ep_identity),
         cmocka_unit_test(test_root_moves),     cmocka_unit_test(test_errors),
         cmocka_unit_test(test_estimate),       cmocka_unit_test(test_auto_rule),
+        cmocka_unit_test(test_auto_rule_threads),
         cmocka_unit_test(test_oeis_a083276),   cmocka_unit_test(test_castling_rook_identity),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

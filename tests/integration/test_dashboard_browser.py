@@ -29,6 +29,7 @@ import os
 import re
 import shutil
 import struct
+import socket
 import subprocess
 import sys
 import tempfile
@@ -40,7 +41,6 @@ CHROMIUM = "/usr/bin/chromium"
 CHROMEDRIVER = "/usr/bin/chromedriver"
 try:
     from selenium import webdriver
-    from selenium.webdriver.chrome.service import Service
 except ImportError as e:
     print("%s (python3-selenium): skipped" % e)
     sys.exit(77)
@@ -74,6 +74,12 @@ RESOURCES = """
 return performance.getEntriesByType('navigation').concat(
        performance.getEntriesByType('resource')).map(e => e.name);
 """
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
 
 
 def start_coordinator(tmp):
@@ -200,7 +206,7 @@ def main():
     worker = subprocess.Popen([os.path.join(BIN, "ply-worker"), "--connect", endpoint,
                                "--threads", "1", "--hash", "0", "--id", WORKER_ID],
                               stderr=subprocess.DEVNULL)
-    driver = run = None
+    driver = run = chromedriver = None
     browser_pids = set()
     try:
         profile = os.path.join(tmp, "profile")  # our browser's processes name it
@@ -212,12 +218,24 @@ def main():
                   "--disable-component-update", "--disable-sync"):
             opts.add_argument(a)
         opts.set_capability("goog:loggingPrefs", {"performance": "ALL", "browser": "ALL"})
-        service = Service(executable_path=CHROMEDRIVER,
-                          log_path=os.path.join(tmp, "chromedriver.log"))
-        driver = webdriver.Chrome(service=service, options=opts)
+        # chromedriver started here and reached at 127.0.0.1: selenium's own Service talks
+        # to "localhost", which a machine without /etc/hosts (a fresh chroot) cannot resolve
+        cd_port = free_port()
+        chromedriver = subprocess.Popen([CHROMEDRIVER, "--port=%d" % cd_port,
+                                         "--log-path=" + os.path.join(tmp, "chromedriver.log")],
+                                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        deadline = time.time() + 30
+        while True:
+            try:
+                socket.create_connection(("127.0.0.1", cd_port), 1).close()
+                break
+            except OSError:
+                if time.time() > deadline or chromedriver.poll() is not None:
+                    raise AssertionError("chromedriver does not listen on 127.0.0.1:%d" % cd_port)
+                time.sleep(0.1)
+        driver = webdriver.Remote(command_executor="http://127.0.0.1:%d" % cd_port, options=opts)
         driver.set_page_load_timeout(30)
-        browser_pids = {service.process.pid} | descendants(service.process.pid) | mentioning(
-            profile)
+        browser_pids = {chromedriver.pid} | descendants(chromedriver.pid) | mentioning(profile)
 
         driver.get_log("performance")  # drops what the browser's first tab did
         driver.get(origin)
@@ -296,8 +314,15 @@ def main():
               (PERFT6, s1["width"], s2["width"], t2 - t1, WORKER_ID, origin, len(urls), *shots))
     finally:
         if driver:
-            browser_pids |= descendants(driver.service.process.pid) | mentioning(profile)
+            browser_pids |= descendants(chromedriver.pid) | mentioning(profile)
             driver.quit()
+        if chromedriver and chromedriver.poll() is None:
+            chromedriver.terminate()
+            try:
+                chromedriver.wait(10)
+            except subprocess.TimeoutExpired:
+                chromedriver.kill()
+                chromedriver.wait()
         if run and run.poll() is None:
             run.kill()
             run.wait()

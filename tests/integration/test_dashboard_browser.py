@@ -206,36 +206,43 @@ def main():
     worker = subprocess.Popen([os.path.join(BIN, "ply-worker"), "--connect", endpoint,
                                "--threads", "1", "--hash", "0", "--id", WORKER_ID],
                               stderr=subprocess.DEVNULL)
-    driver = run = chromedriver = None
+    driver = run = chromedriver = browser = None
     browser_pids = set()
     try:
         profile = os.path.join(tmp, "profile")  # our browser's processes name it
-        opts = webdriver.ChromeOptions()
-        opts.binary_location = CHROMIUM
-        for a in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-                  "--window-size=1200,900", "--user-data-dir=" + profile,
-                  "--no-first-run", "--disable-extensions", "--disable-background-networking",
-                  "--disable-component-update", "--disable-sync"):
-            opts.add_argument(a)
-        opts.set_capability("goog:loggingPrefs", {"performance": "ALL", "browser": "ALL"})
-        # chromedriver started here and reached at 127.0.0.1: selenium's own Service talks
-        # to "localhost", which a machine without /etc/hosts (a fresh chroot) cannot resolve
-        cd_port = free_port()
+        # Chromium and chromedriver are started here and reached at 127.0.0.1 only: selenium's
+        # Service and chromedriver's own launch of the browser talk to "localhost", which a
+        # machine without /etc/hosts (a fresh Debian chroot) cannot resolve ("Can not connect
+        # to the Service", "unable to connect to renderer").
+        dbg_port, cd_port = free_port(), free_port()
+        browser = subprocess.Popen(
+            [CHROMIUM, "--headless=new", "--no-sandbox", "--disable-gpu",
+             "--disable-dev-shm-usage", "--window-size=1200,900", "--user-data-dir=" + profile,
+             "--no-first-run", "--disable-extensions", "--disable-background-networking",
+             "--disable-component-update", "--disable-sync",
+             "--remote-debugging-address=127.0.0.1", "--remote-debugging-port=%d" % dbg_port,
+             "about:blank"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         chromedriver = subprocess.Popen([CHROMEDRIVER, "--port=%d" % cd_port,
                                          "--log-path=" + os.path.join(tmp, "chromedriver.log")],
                                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        deadline = time.time() + 30
-        while True:
-            try:
-                socket.create_connection(("127.0.0.1", cd_port), 1).close()
-                break
-            except OSError:
-                if time.time() > deadline or chromedriver.poll() is not None:
-                    raise AssertionError("chromedriver does not listen on 127.0.0.1:%d" % cd_port)
-                time.sleep(0.1)
+        for what, proc, p in (("chromium", browser, dbg_port), ("chromedriver", chromedriver,
+                                                               cd_port)):
+            deadline = time.time() + 60
+            while True:
+                try:
+                    socket.create_connection(("127.0.0.1", p), 1).close()
+                    break
+                except OSError:
+                    if time.time() > deadline or proc.poll() is not None:
+                        raise AssertionError("%s does not listen on 127.0.0.1:%d" % (what, p))
+                    time.sleep(0.1)
+        opts = webdriver.ChromeOptions()
+        opts.debugger_address = "127.0.0.1:%d" % dbg_port
+        opts.set_capability("goog:loggingPrefs", {"performance": "ALL", "browser": "ALL"})
         driver = webdriver.Remote(command_executor="http://127.0.0.1:%d" % cd_port, options=opts)
         driver.set_page_load_timeout(30)
-        browser_pids = {chromedriver.pid} | descendants(chromedriver.pid) | mentioning(profile)
+        browser_pids = ({chromedriver.pid, browser.pid} | descendants(chromedriver.pid) |
+                        descendants(browser.pid) | mentioning(profile))
 
         driver.get_log("performance")  # drops what the browser's first tab did
         driver.get(origin)
@@ -314,15 +321,16 @@ def main():
               (PERFT6, s1["width"], s2["width"], t2 - t1, WORKER_ID, origin, len(urls), *shots))
     finally:
         if driver:
-            browser_pids |= descendants(chromedriver.pid) | mentioning(profile)
+            browser_pids |= descendants(browser.pid) | mentioning(profile)
             driver.quit()
-        if chromedriver and chromedriver.poll() is None:
-            chromedriver.terminate()
-            try:
-                chromedriver.wait(10)
-            except subprocess.TimeoutExpired:
-                chromedriver.kill()
-                chromedriver.wait()
+        for proc in (browser, chromedriver):  # attached, not launched: quit leaves them
+            if proc and proc.poll() is None:
+                proc.terminate()
+                try:
+                    proc.wait(10)
+                except subprocess.TimeoutExpired:
+                    proc.kill()
+                    proc.wait()
         if run and run.poll() is None:
             run.kill()
             run.wait()

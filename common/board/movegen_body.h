@@ -319,6 +319,20 @@ static PLY__INLINE int ply__generate_side(const ply_board_t *b, ply_move_t *out,
  * Must count exactly what ply__generate_side lists (tests/unit/test_board.c
  * compares the two; every perft suite checks the counts).
  */
+/* 1 when a piece of @them (pieces @enemy, diagonal sliders @bq, orthogonal
+ * @rq) attacks @sq with occupancy @occ: ply_board_attackers as a yes/no,
+ * leaving at the first attacker found, with the sets the counter has. */
+static PLY__INLINE int ply__attacked(const ply_board_t *b, int sq, const int them, ply_bb_t enemy,
+                                     ply_bb_t bq, ply_bb_t rq, ply_bb_t occ)
+{
+    const ply_bb_t *p = b->pieces;
+    if (enemy & ((ply__pawn_attacks[them ^ 1][sq] & p[PLY_PAWN]) | (ply__knight_attacks[sq] & p[PLY_KNIGHT]) |
+                 (ply__king_attacks[sq] & p[PLY_KING])))
+        return 1;
+    if ((ply__bishop_rays[sq] & bq) && (ply_bishop_attacks(sq, occ) & bq)) return 1;
+    return (ply__rook_rays[sq] & rq) && (ply_rook_attacks(sq, occ) & rq);
+}
+
 static PLY__INLINE int ply__count_side(const ply_board_t *b, const int us)
 {
     const int them = us ^ 1, ksq = b->king[us];
@@ -347,7 +361,7 @@ static PLY__INLINE int ply__count_side(const ply_board_t *b, const int us)
 
     {
         const ply_bb_t to = ply__king_attacks[ksq] & ~own, occ_no_king = occ ^ ply_bb(ksq);
-        for (ply_bb_t t = to; t;) n += !ply_board_attackers(b, ply_pop_lsb(&t), them, occ_no_king);
+        for (ply_bb_t t = to; t;) n += !ply__attacked(b, ply_pop_lsb(&t), them, enemy, enemy_bq, enemy_rq, occ_no_king);
     }
     if (ply_more_than_one(checkers)) return n;
 

@@ -9,7 +9,8 @@
 #             same size (Stockfish's perft does not use its table: the row shows what ply's buys)
 #   dist      2 local ply-worker processes x 1 thread vs one ply process with 2 threads
 # Usage: bench/compare.sh [ROUNDS]   (env: PLY=path/to/ply, SF=path/to/stockfish, HASH=MiB,
-#        HASH_ROUNDS=rounds of the perft(8) row, default 1). About 9 minutes with 3 rounds.
+#        HASH_ROUNDS=rounds of the perft(8) row, default 1; ROWS="raw-1t raw-2t hash-1t dist",
+#        the rows to run, default all). About 9 minutes with 3 rounds.
 set -eu
 ROUNDS=${1:-3}
 cd "$(dirname "$0")/.."
@@ -17,6 +18,7 @@ PLY=${PLY:-./build/release/bin/ply}
 SF=${SF:-$(command -v stockfish || echo /usr/games/stockfish)}
 HASH=${HASH:-1024}
 HASH_ROUNDS=${HASH_ROUNDS:-1} # Stockfish's perft(8) alone takes about five minutes
+ROWS=${ROWS:-raw-1t raw-2t hash-1t dist}
 [ -x "$PLY" ] || { echo "compare: no ply at $PLY (build first: make)" >&2; exit 1; }
 [ -x "$SF" ] || { echo "compare: no Stockfish at $SF (apt-get install stockfish)" >&2; exit 1; }
 
@@ -39,6 +41,7 @@ sf_perft() { # fen depth hash
 median() { tr ' ' '\n' | grep . | sort -n | awk '{a[NR]=$1} END {if (NR%2) print a[(NR+1)/2]; else print int((a[NR/2]+a[NR/2+1])/2)}'; }
 
 row() { # name want ply-function reference-function label [rounds]
+    case " $ROWS " in *" $1 "*) ;; *) return 0 ;; esac
     name=$1 want=$2 a=$3 b=$4 ta="" tb="" i=0 n=${6:-$ROUNDS}
     while [ "$i" -lt "$n" ]; do
         ta="$ta $(timed "$want" "$a")"

@@ -32,6 +32,7 @@ enum {
 
 typedef struct ply__gen {
     const ply_board_t *b; /* the position (PLY__GEN_CHILDREN plays moves on copies) */
+    int us;               /* its side to move (a constant once inlined) */
     ply_move_t *out;      /* next free slot (listing only) */
     int n;                /* moves, or replies, counted */
     /* PLY__GEN_STATS only: */
@@ -42,9 +43,12 @@ typedef struct ply__gen {
     int eksq;             /* the enemy king's square */
 } ply__gen_t;
 
-/* perft(1) of a child, out of line: each PLY__GEN_CHILDREN emit site would
- * otherwise inline a whole counting generator. */
-static int ply__count_child(const ply_board_t *b);
+/* perft(1) of a child with White (Black) to move, out of line: each
+ * PLY__GEN_CHILDREN emit site would otherwise inline a whole counting
+ * generator. One function per side: the parent knows the child's side, so
+ * the child neither tests it nor carries the other side's code. */
+static int ply__count_white(const ply_board_t *b);
+static int ply__count_black(const ply_board_t *b);
 
 /* The full classification of one leaf (util/stats.h): plays the move. */
 static void ply__classify(const ply_board_t *b, ply_move_t m, ply_stats_t *s);
@@ -62,7 +66,7 @@ static PLY__INLINE void ply__emit(ply__gen_t *g, ply_move_t m, const int mode)
     } else {
         ply_board_t child = *g->b;
         ply__board_play(&child, m, 0);
-        g->n += ply__count_child(&child);
+        g->n += g->us == PLY_WHITE ? ply__count_black(&child) : ply__count_white(&child);
     }
 }
 
@@ -132,7 +136,7 @@ static PLY__INLINE ply_bb_t ply__pawn_push(ply_bb_t b, int us) { return us == PL
 static PLY__INLINE int ply__generate_side(const ply_board_t *b, ply_move_t *out, const int mode,
                                             const int us)
 {
-    ply__gen_t g = {b, out, 0, NULL, 0, {0}, 0, 0};
+    ply__gen_t g = {b, us, out, 0, NULL, 0, {0}, 0, 0};
     const int them = us ^ 1, ksq = b->king[us];
     const ply_bb_t own = b->colour[us], enemy = b->colour[them], occ = own | enemy;
     /* PLY__GEN_NOISY: only captures land anywhere but the last rank (a constant mask) */
@@ -464,9 +468,14 @@ static PLY__INLINE int ply__generate(const ply_board_t *b, ply_move_t *out, cons
                                 : ply__generate_side(b, out, mode, PLY_BLACK);
 }
 
-static __attribute__((noinline, unused)) int ply__count_child(const ply_board_t *b)
+static __attribute__((noinline, unused)) int ply__count_white(const ply_board_t *b)
 {
-    return ply__generate(b, NULL, PLY__GEN_COUNT);
+    return ply__count_side(b, PLY_WHITE);
+}
+
+static __attribute__((noinline, unused)) int ply__count_black(const ply_board_t *b)
+{
+    return ply__count_side(b, PLY_BLACK);
 }
 
 /*

@@ -27,11 +27,11 @@
  * per-square structure to step over (the perft counter does about ten
  * lookups a position). */
 typedef struct ply__sliders {
-    ply_bb_t mask[64];           /* relevant occupancy: the rays without their last square */
-    ply_bb_t magic[64];          /* magic multiplier */
-    const ply_bb_t *table[64];   /* attacks indexed by the magic product */
-    const ply_bb_t *ptable[64];  /* attacks indexed by pext(occ, mask); NULL when PEXT is unused */
-    unsigned char shift[64];     /* 64 - popcount(mask) */
+    ply_bb_t mask[64];          /* relevant occupancy: the rays without their last square */
+    ply_bb_t magic[64];         /* magic multiplier */
+    const ply_bb_t *table[64];  /* attacks indexed by the magic product */
+    const ply_bb_t *ptable[64]; /* attacks indexed by pext(occ, mask); NULL when PEXT is unused */
+    unsigned char shift[64];    /* 64 - popcount(mask) */
 } ply__sliders_t;
 
 extern ply__sliders_t ply__bishop;
@@ -50,7 +50,7 @@ typedef struct ply__castle_path {
     ply_bb_t king_path;
 } ply__castle_path_t;
 extern ply__castle_path_t ply__castle_paths[2][8][8]; /* [colour][king file][rook file] */
-extern ply_bb_t ply__rook_rays[64];       /* rook attacks on an empty board */
+extern ply_bb_t ply__rook_rays[64];                   /* rook attacks on an empty board */
 
 static inline ply_bb_t ply_slider_index_(const ply__sliders_t *s, int sq, ply_bb_t occ)
 {
@@ -61,11 +61,17 @@ static inline ply_bb_t ply_slider_index_(const ply__sliders_t *s, int sq, ply_bb
 #endif
 }
 
-/** ply_bishop_attacks - squares a bishop on @sq attacks given occupancy @occ (blockers included). */
-static inline ply_bb_t ply_bishop_attacks(int sq, ply_bb_t occ) { return ply_slider_index_(&ply__bishop, sq, occ); }
+/** ply_bishop_attacks - squares a bishop on @sq attacks with occupancy @occ (blockers included). */
+static inline ply_bb_t ply_bishop_attacks(int sq, ply_bb_t occ)
+{
+    return ply_slider_index_(&ply__bishop, sq, occ);
+}
 
 /** ply_rook_attacks - squares a rook on @sq attacks given occupancy @occ (blockers included). */
-static inline ply_bb_t ply_rook_attacks(int sq, ply_bb_t occ) { return ply_slider_index_(&ply__rook, sq, occ); }
+static inline ply_bb_t ply_rook_attacks(int sq, ply_bb_t occ)
+{
+    return ply_slider_index_(&ply__rook, sq, occ);
+}
 
 static inline ply_bb_t ply_queen_attacks(int sq, ply_bb_t occ)
 {

@@ -9,8 +9,9 @@
  * x-ray lookup from the king), then per piece kind a target set masked by
  * "not own pieces", "on the checking line" (single check) and "on the pin
  * line" (pinned pieces). Double check skips straight to the king. When
- * counting, every "emit" is a popcount of a target set; when listing, it
- * writes moves.
+ * listing, every "emit" writes moves. Counting (perft(1), the leaves of
+ * perft) has its own, leaner body, ply__count_side, out of line once per
+ * side (ply__count_white, ply__count_black).
  */
 #ifndef PLY_BOARD_MOVEGEN_BODY_H
 #define PLY_BOARD_MOVEGEN_BODY_H
@@ -330,8 +331,8 @@ static PLY__INLINE int ply__attacked(const ply_board_t *b, int sq, const int the
                                      ply_bb_t bq, ply_bb_t rq, ply_bb_t occ)
 {
     const ply_bb_t *p = b->pieces;
-    if (enemy & ((ply__pawn_attacks[them ^ 1][sq] & p[PLY_PAWN]) | (ply__knight_attacks[sq] & p[PLY_KNIGHT]) |
-                 (ply__king_attacks[sq] & p[PLY_KING])))
+    if (enemy & ((ply__pawn_attacks[them ^ 1][sq] & p[PLY_PAWN]) |
+                 (ply__knight_attacks[sq] & p[PLY_KNIGHT]) | (ply__king_attacks[sq] & p[PLY_KING])))
         return 1;
     if ((ply__bishop_rays[sq] & bq) && (ply_bishop_attacks(sq, occ) & bq)) return 1;
     return (ply__rook_rays[sq] & rq) && (ply_rook_attacks(sq, occ) & rq);
@@ -357,19 +358,23 @@ static PLY__INLINE int ply__count_side(const ply_board_t *b, const int us)
         while (snipers) {
             const int s = ply_pop_lsb(&snipers);
             const ply_bb_t between = ply__between[ksq][s] & occ;
-            if (!between) checkers |= ply_bb(s);
-            else if (!ply_more_than_one(between)) pinned |= between;
+            if (!between)
+                checkers |= ply_bb(s);
+            else if (!ply_more_than_one(between))
+                pinned |= between;
         }
     }
     int n = 0;
 
     {
         const ply_bb_t to = ply__king_attacks[ksq] & ~own, occ_no_king = occ ^ ply_bb(ksq);
-        for (ply_bb_t t = to; t;) n += !ply__attacked(b, ply_pop_lsb(&t), them, enemy, enemy_bq, enemy_rq, occ_no_king);
+        for (ply_bb_t t = to; t;)
+            n += !ply__attacked(b, ply_pop_lsb(&t), them, enemy, enemy_bq, enemy_rq, occ_no_king);
     }
     if (ply_more_than_one(checkers)) return n;
 
-    const ply_bb_t check_mask = checkers ? (ply__between[ksq][ply_lsb(checkers)] | checkers) : ~0ull;
+    const ply_bb_t check_mask =
+        checkers ? (ply__between[ksq][ply_lsb(checkers)] | checkers) : ~0ull;
     const ply_bb_t target = ~own & check_mask;
     const ply_bb_t movable = checkers ? own & ~pinned : own;
 
@@ -383,8 +388,10 @@ static PLY__INLINE int ply__count_side(const ply_board_t *b, const int us)
         ply_bb_t push1 = ply__pawn_push(free, us) & empty;
         const ply_bb_t push2 = ply__pawn_push(push1 & third, us) & empty & check_mask;
         push1 &= check_mask;
-        const ply_bb_t west = (us == PLY_WHITE ? ply_shift_nw(free) : ply_shift_sw(free)) & enemy & check_mask;
-        const ply_bb_t east = (us == PLY_WHITE ? ply_shift_ne(free) : ply_shift_se(free)) & enemy & check_mask;
+        const ply_bb_t west =
+            (us == PLY_WHITE ? ply_shift_nw(free) : ply_shift_sw(free)) & enemy & check_mask;
+        const ply_bb_t east =
+            (us == PLY_WHITE ? ply_shift_ne(free) : ply_shift_se(free)) & enemy & check_mask;
         n += ply_popcount(push1) + ply_popcount(push2) + ply_popcount(west) + ply_popcount(east);
         if ((push1 | west | east) & promo_rank)
             n += 3 * (ply_popcount(push1 & promo_rank) + ply_popcount(west & promo_rank) +
@@ -406,7 +413,8 @@ static PLY__INLINE int ply__count_side(const ply_board_t *b, const int us)
             while (cands) {
                 const int from = ply_pop_lsb(&cands);
                 const ply_bb_t occ2 = (occ ^ ply_bb(from) ^ ply_bb(capsq)) | ply_bb(ep);
-                if ((ply_rook_attacks(ksq, occ2) & enemy_rq) || (ply_bishop_attacks(ksq, occ2) & enemy_bq))
+                if ((ply_rook_attacks(ksq, occ2) & enemy_rq) ||
+                    (ply_bishop_attacks(ksq, occ2) & enemy_bq))
                     continue;
                 if (checkers & ~ply_bb(capsq) & (p[PLY_KNIGHT] | p[PLY_PAWN])) continue;
                 n++;
@@ -420,8 +428,10 @@ static PLY__INLINE int ply__count_side(const ply_board_t *b, const int us)
     {
         const ply_bb_t bq = own & (p[PLY_BISHOP] | p[PLY_QUEEN]) & movable;
         const ply_bb_t rq = own & (p[PLY_ROOK] | p[PLY_QUEEN]) & movable;
-        for (ply_bb_t set = bq & ~pinned; set;) n += ply_popcount(ply_bishop_attacks(ply_pop_lsb(&set), occ) & target);
-        for (ply_bb_t set = rq & ~pinned; set;) n += ply_popcount(ply_rook_attacks(ply_pop_lsb(&set), occ) & target);
+        for (ply_bb_t set = bq & ~pinned; set;)
+            n += ply_popcount(ply_bishop_attacks(ply_pop_lsb(&set), occ) & target);
+        for (ply_bb_t set = rq & ~pinned; set;)
+            n += ply_popcount(ply_rook_attacks(ply_pop_lsb(&set), occ) & target);
         if (pinned & (bq | rq)) {
             for (ply_bb_t set = bq & pinned; set;) {
                 const int from = ply_pop_lsb(&set);
@@ -463,7 +473,8 @@ static PLY__INLINE int ply__count_side(const ply_board_t *b, const int us)
  */
 static PLY__INLINE int ply__generate(const ply_board_t *b, ply_move_t *out, const int mode)
 {
-    if (mode == PLY__GEN_COUNT) return b->side == PLY_WHITE ? ply__count_side(b, PLY_WHITE) : ply__count_side(b, PLY_BLACK);
+    if (mode == PLY__GEN_COUNT)
+        return b->side == PLY_WHITE ? ply__count_side(b, PLY_WHITE) : ply__count_side(b, PLY_BLACK);
     return b->side == PLY_WHITE ? ply__generate_side(b, out, mode, PLY_WHITE)
                                 : ply__generate_side(b, out, mode, PLY_BLACK);
 }

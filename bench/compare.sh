@@ -9,7 +9,10 @@
 #             same size (Stockfish's perft does not use its table: the row shows what ply's buys)
 #   dist      2 local ply-worker processes x 1 thread vs one ply process with 2 threads
 # Usage: bench/compare.sh [ROUNDS]   (env: PLY=path/to/ply, SF=path/to/stockfish, HASH=MiB,
-#        HASH_ROUNDS=rounds of the perft(8) row, default 1). About 9 minutes with 3 rounds.
+#        HASH_ROUNDS=rounds of the perft(8) row, default 1; ROWS="raw-1t raw-2t hash-1t dist",
+#        the rows to run, default all; BASE=path/to/another/ply, e.g. the build before a
+#        change: its time and ratio are measured in the same alternation, as two more
+#        columns). About 9 minutes with 3 rounds.
 set -eu
 ROUNDS=${1:-3}
 cd "$(dirname "$0")/.."
@@ -17,6 +20,9 @@ PLY=${PLY:-./build/release/bin/ply}
 SF=${SF:-$(command -v stockfish || echo /usr/games/stockfish)}
 HASH=${HASH:-1024}
 HASH_ROUNDS=${HASH_ROUNDS:-1} # Stockfish's perft(8) alone takes about five minutes
+ROWS=${ROWS:-raw-1t raw-2t hash-1t dist}
+BASE=${BASE:-}
+[ -z "$BASE" ] || [ -x "$BASE" ] || { echo "compare: no ply at BASE=$BASE" >&2; exit 1; }
 [ -x "$PLY" ] || { echo "compare: no ply at $PLY (build first: make)" >&2; exit 1; }
 [ -x "$SF" ] || { echo "compare: no Stockfish at $SF (apt-get install stockfish)" >&2; exit 1; }
 
@@ -39,16 +45,23 @@ sf_perft() { # fen depth hash
 median() { tr ' ' '\n' | grep . | sort -n | awk '{a[NR]=$1} END {if (NR%2) print a[(NR+1)/2]; else print int((a[NR/2]+a[NR/2+1])/2)}'; }
 
 row() { # name want ply-function reference-function label [rounds]
-    name=$1 want=$2 a=$3 b=$4 ta="" tb="" i=0 n=${6:-$ROUNDS}
+    case " $ROWS " in *" $1 "*) ;; *) return 0 ;; esac
+    name=$1 want=$2 a=$3 b=$4 ta="" tb="" tc="" i=0 n=${6:-$ROUNDS}
     while [ "$i" -lt "$n" ]; do
         ta="$ta $(timed "$want" "$a")"
         tb="$tb $(timed "$want" "$b")"
+        [ -z "$BASE" ] || tc="$tc $(PLY=$BASE; timed "$want" "$a")"
         i=$((i + 1))
     done
     ma=$(echo "$ta" | median) mb=$(echo "$tb" | median)
-    printf '| %-8s | %-42s | %9.3f | %9.3f | %6.2f |\n' "$name" "$5" \
+    printf '| %-8s | %-42s | %9.3f | %9.3f | %6.2f |' "$name" "$5" \
         "$(awk -v a="$ma" 'BEGIN{print a/1000}')" "$(awk -v b="$mb" 'BEGIN{print b/1000}')" \
         "$(awk -v a="$ma" -v b="$mb" 'BEGIN{print b/a}')"
+    if [ -n "$BASE" ]; then
+        mc=$(echo "$tc" | median)
+        printf ' %9.3f | %6.2f |' "$(awk -v c="$mc" 'BEGIN{print c/1000}')" "$(awk -v c="$mc" -v b="$mb" 'BEGIN{print b/c}')"
+    fi
+    echo
 }
 
 ply_start7_1t() { "$PLY" perft --fen "$START" -d 7 -t 1 --hash 0; }
@@ -64,9 +77,16 @@ echo "# ply vs reference, $(date -u +%Y-%m-%d), $ROUNDS rounds, medians"
 echo "# machine: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $(nproc) cores;" \
     "$("$PLY" --version) at $(git rev-parse --short HEAD 2>/dev/null || echo '?');" \
     "$("$SF" </dev/null | head -1 | cut -d' ' -f1-2)"
-echo
-echo "| row      | workload                                   |   ply (s) |   ref (s) |  ratio |"
-echo "|----------|--------------------------------------------|-----------|-----------|--------|"
+if [ -n "$BASE" ]; then
+    echo "# base: $("$BASE" --version)"
+    echo
+    echo "| row      | workload                                   |   ply (s) |   ref (s) |  ratio |  base (s) |  ratio |"
+    echo "|----------|--------------------------------------------|-----------|-----------|--------|-----------|--------|"
+else
+    echo
+    echo "| row      | workload                                   |   ply (s) |   ref (s) |  ratio |"
+    echo "|----------|--------------------------------------------|-----------|-----------|--------|"
+fi
 row raw-1t 3195901860 ply_start7_1t sf_start7 "startpos perft(7), 1 thread, no table"
 row raw-1t 8031647685 ply_kiwi6_1t sf_kiwi6 "kiwipete perft(6), 1 thread, no table"
 row raw-2t 3195901860 ply_start7_2t sf_start7 "startpos perft(7), ply 2 threads"

@@ -16,8 +16,8 @@
 #include <cpuid.h>
 #endif
 
-ply__slider_t ply__bishop[64];
-ply__slider_t ply__rook[64];
+ply__sliders_t ply__bishop;
+ply__sliders_t ply__rook;
 ply_bb_t ply__knight_attacks[64];
 ply_bb_t ply__king_attacks[64];
 ply_bb_t ply__pawn_attacks[2][64];
@@ -154,21 +154,23 @@ static size_t soft_pext(ply_bb_t x, ply_bb_t mask)
 
 /* Fills one square's magic table and, when @ptable is given, its PEXT
  * table, from ray walking; returns the next free slots through the pointers. */
-static void init_slider(ply__slider_t *s, int sq, const int dirs[4][2], ply_bb_t magic,
+static void init_slider(ply__sliders_t *s, int sq, const int dirs[4][2], ply_bb_t magic,
                         ply_bb_t **table, ply_bb_t **ptable)
 {
-    s->mask = slider_mask(sq, dirs);
-    s->shift = (unsigned)(64 - ply_popcount(s->mask));
-    s->magic = magic;
-    s->table = *table;
-    s->ptable = *ptable;
-    size_t size = (size_t)1 << ply_popcount(s->mask);
+    const ply_bb_t mask = slider_mask(sq, dirs);
+    const unsigned shift = (unsigned)(64 - ply_popcount(mask));
+    s->mask[sq] = mask;
+    s->shift[sq] = (unsigned char)shift;
+    s->magic[sq] = magic;
+    s->table[sq] = *table;
+    s->ptable[sq] = *ptable;
+    size_t size = (size_t)1 << ply_popcount(mask);
     static unsigned char filled[4096];
     memset(filled, 0, size);
     ply_bb_t occ = 0;
     do { /* Carry-Rippler: every subset of the mask */
         ply_bb_t att = slow_slider(sq, occ, dirs);
-        size_t idx = (size_t)(((occ & s->mask) * magic) >> s->shift);
+        size_t idx = (size_t)(((occ & mask) * magic) >> shift);
         if (filled[idx] && (*table)[idx] != att) {
             /* A wrong constant above: a programming error, caught on every start. */
             fprintf(stderr, "ply: attack table: bad magic for square %d\n", sq);
@@ -176,8 +178,8 @@ static void init_slider(ply__slider_t *s, int sq, const int dirs[4][2], ply_bb_t
         }
         filled[idx] = 1;
         (*table)[idx] = att;
-        if (*ptable) (*ptable)[soft_pext(occ, s->mask)] = att;
-        occ = (occ - s->mask) & s->mask;
+        if (*ptable) (*ptable)[soft_pext(occ, mask)] = att;
+        occ = (occ - mask) & mask;
     } while (occ);
     *table += size;
     if (*ptable) *ptable += size;
@@ -276,8 +278,8 @@ __attribute__((constructor)) static void ply_attacks_init(void)
     use_pext = 0;
 #endif
     ply_bb_t *t = slider_table, *pt = use_pext ? pext_table : NULL;
-    for (int sq = 0; sq < 64; sq++) init_slider(&ply__bishop[sq], sq, bishop_dirs, bishop_magics[sq], &t, &pt);
-    for (int sq = 0; sq < 64; sq++) init_slider(&ply__rook[sq], sq, rook_dirs, rook_magics[sq], &t, &pt);
+    for (int sq = 0; sq < 64; sq++) init_slider(&ply__bishop, sq, bishop_dirs, bishop_magics[sq], &t, &pt);
+    for (int sq = 0; sq < 64; sq++) init_slider(&ply__rook, sq, rook_dirs, rook_magics[sq], &t, &pt);
 }
 
 int ply_attacks_use_pext(void) { return use_pext; }

@@ -22,16 +22,20 @@
 #include <immintrin.h>
 #endif
 
-typedef struct ply__slider {
-    ply_bb_t mask;          /* relevant occupancy: the rays without their last square */
-    ply_bb_t magic;         /* magic multiplier */
-    const ply_bb_t *table;  /* attacks indexed by the magic product */
-    const ply_bb_t *ptable; /* attacks indexed by pext(occ, mask); NULL when PEXT is unused */
-    unsigned shift;         /* 64 - popcount(mask) */
-} ply__slider_t;
+/* One slider kind's lookup tables, flat arrays by square (structure of
+ * arrays): a lookup indexes each array with the square directly, with no
+ * per-square structure to step over (the perft counter does about ten
+ * lookups a position). */
+typedef struct ply__sliders {
+    ply_bb_t mask[64];          /* relevant occupancy: the rays without their last square */
+    ply_bb_t magic[64];         /* magic multiplier */
+    const ply_bb_t *table[64];  /* attacks indexed by the magic product */
+    const ply_bb_t *ptable[64]; /* attacks indexed by pext(occ, mask); NULL when PEXT is unused */
+    unsigned char shift[64];    /* 64 - popcount(mask) */
+} ply__sliders_t;
 
-extern ply__slider_t ply__bishop[64];
-extern ply__slider_t ply__rook[64];
+extern ply__sliders_t ply__bishop;
+extern ply__sliders_t ply__rook;
 extern ply_bb_t ply__knight_attacks[64];
 extern ply_bb_t ply__king_attacks[64];
 extern ply_bb_t ply__pawn_attacks[2][64]; /* [colour][square]: squares a pawn there attacks */
@@ -46,27 +50,27 @@ typedef struct ply__castle_path {
     ply_bb_t king_path;
 } ply__castle_path_t;
 extern ply__castle_path_t ply__castle_paths[2][8][8]; /* [colour][king file][rook file] */
-extern ply_bb_t ply__rook_rays[64];       /* rook attacks on an empty board */
+extern ply_bb_t ply__rook_rays[64];                   /* rook attacks on an empty board */
 
-static inline ply_bb_t ply_slider_index_(const ply__slider_t *s, ply_bb_t occ)
+static inline ply_bb_t ply_slider_index_(const ply__sliders_t *s, int sq, ply_bb_t occ)
 {
 #if defined(PLY_KERNEL_PEXT)
-    return s->ptable[_pext_u64(occ, s->mask)];
+    return s->ptable[sq][_pext_u64(occ, s->mask[sq])];
 #else
-    return s->table[((occ & s->mask) * s->magic) >> s->shift];
+    return s->table[sq][((occ & s->mask[sq]) * s->magic[sq]) >> s->shift[sq]];
 #endif
 }
 
-/** ply_bishop_attacks - squares a bishop on @sq attacks given occupancy @occ (blockers included). */
+/** ply_bishop_attacks - squares a bishop on @sq attacks with occupancy @occ (blockers included). */
 static inline ply_bb_t ply_bishop_attacks(int sq, ply_bb_t occ)
 {
-    return ply_slider_index_(&ply__bishop[sq], occ);
+    return ply_slider_index_(&ply__bishop, sq, occ);
 }
 
 /** ply_rook_attacks - squares a rook on @sq attacks given occupancy @occ (blockers included). */
 static inline ply_bb_t ply_rook_attacks(int sq, ply_bb_t occ)
 {
-    return ply_slider_index_(&ply__rook[sq], occ);
+    return ply_slider_index_(&ply__rook, sq, occ);
 }
 
 static inline ply_bb_t ply_queen_attacks(int sq, ply_bb_t occ)

@@ -565,6 +565,12 @@ void ply__send_progress(ply_coordinator_t *c, zframe_t *rid, const run_t *run, c
  */
 void ply__batch_flush(ply_coordinator_t *c);
 /**
+ * ply__result_drop - delete the stored computation @role (PLY__FIRST, PLY__CHECK, PLY__TIE)
+ * of job @idx of @run, in the open group-commit transaction (opened when none is): it is
+ * computed again. Nothing without a state file; a store error fails @run (PLY_EDB).
+ */
+void ply__result_drop(ply_coordinator_t *c, run_t *run, size_t idx, int role);
+/**
  * ply__result_store - store result @r of @run in the open group-commit transaction (opened
  * when none is: see ply__batch_flush), flushed once PLY__BATCH_MAX results wait. 0 without a
  * state file; PLY_EDB or PLY_EINVAL (ply_store_add_result's) with the reason in @why.

@@ -421,6 +421,22 @@ static void store_finish(ply_coordinator_t *c, const run_t *run, const char *sta
                          body ? zframe_size(body) : 0);
 }
 
+void ply__result_drop(ply_coordinator_t *c, run_t *run, size_t idx, int role)
+{
+    char why[PLY__WHY_LEN] = "";
+    if (!c->store) return;
+    if (!c->batch_open) {
+        if (ply_store_begin(c->store) < 0) {
+            ply__run_fail(run, PLY_EDB, "cannot write to %s", ply_store_path(c->store));
+            return;
+        }
+        c->batch_open = 1;
+    }
+    if (ply_store_drop_result(c->store, run->id, (uint32_t)idx, (uint32_t)role, why, sizeof why) <
+        0)
+        ply__run_fail(run, PLY_EDB, "%s", why);
+}
+
 int ply__result_store(ply_coordinator_t *c, const run_t *run, const ply_store_result_t *r,
                       char *why, size_t why_len)
 {

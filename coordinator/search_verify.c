@@ -253,22 +253,6 @@ static void accept_job(run_t *run, ply__sv_t *sv, size_t idx, int role, int conf
     if (rc < 0) ply__run_fail(run, rc, "run %" PRIu64 ": out of memory", run->id);
 }
 
-/* Deletes the stored computation @role of job @idx (it is searched again). */
-static void drop_stored(ply_coordinator_t *c, run_t *run, size_t idx, int role)
-{
-    char why[PLY__WHY_LEN] = "";
-    if (!c->store) return;
-    if (!c->batch_open) {
-        if (ply_store_begin(c->store) < 0) {
-            ply__run_fail(run, PLY_EDB, "cannot write to %s", ply_store_path(c->store));
-            return;
-        }
-        c->batch_open = 1;
-    }
-    if (ply_store_drop_result(c->store, run->id, (uint32_t)idx, (uint32_t)role, why, sizeof why) <
-        0)
-        ply__run_fail(run, PLY_EDB, "%s", why);
-}
 
 /* Drops computation @role of unsettled job @idx; @again: search it again (else not needed). */
 static void drop_comp(ply_coordinator_t *c, run_t *run, ply__sv_t *sv, size_t idx, int role,
@@ -276,7 +260,7 @@ static void drop_comp(ply_coordinator_t *c, run_t *run, ply__sv_t *sv, size_t id
 {
     size_t t = ply__task_of(run, idx, role);
     comp_clear(&sv->jobs[idx].comp[role]);
-    drop_stored(c, run, idx, role);
+    ply__result_drop(c, run, idx, role);
     if (run->jobs[t].state == JOB_DONE || (!again && run->jobs[t].state == JOB_PENDING)) {
         if (again)
             ply__task_queue(run, t);
@@ -445,7 +429,7 @@ void ply__sv_take(ply_coordinator_t *c, run_t *run, size_t t, Ply__SearchResult 
         ply__search_result__free_unpacked(res, NULL);
         if (role == PLY__TIE && !v->mismatch) {
             ply__task_unused(run, t);
-            drop_stored(c, run, idx, PLY__TIE);
+            ply__result_drop(c, run, idx, PLY__TIE);
         }
         return;
     }

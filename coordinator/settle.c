@@ -227,7 +227,6 @@ void ply__describe(char *buf, size_t len, const ply__comp_t *k)
                  k->no_hash ? ", no hash table" : "", k->nodes);
 }
 
-static void drop_stored(ply_coordinator_t *c, run_t *run, size_t idx, int role);
 
 /*
  * Settles job @idx when its computations allow. The first two agree: done.
@@ -357,7 +356,7 @@ void ply__take(ply_coordinator_t *c, run_t *run, size_t t, ply__comp_t *comp, in
          * job's new computation disagrees too) */
         ply__comp_free(comp);
         ply__task_unused(run, t);
-        drop_stored(c, run, idx, PLY__TIE);
+        ply__result_drop(c, run, idx, PLY__TIE);
         return;
     }
     if (v->comp[role].have) { /* a second result for one role: keep the first */
@@ -387,28 +386,12 @@ static void mm_remove(run_t *run, size_t idx)
         }
 }
 
-/* Deletes the stored computation @role of job @idx (it is computed again). */
-static void drop_stored(ply_coordinator_t *c, run_t *run, size_t idx, int role)
-{
-    char why[PLY__WHY_LEN] = "";
-    if (!c->store) return;
-    if (!c->batch_open) {
-        if (ply_store_begin(c->store) < 0) {
-            ply__run_fail(run, PLY_EDB, "cannot write to %s", ply_store_path(c->store));
-            return;
-        }
-        c->batch_open = 1;
-    }
-    if (ply_store_drop_result(c->store, run->id, (uint32_t)idx, (uint32_t)role, why, sizeof why) <
-        0)
-        ply__run_fail(run, PLY_EDB, "%s", why);
-}
 
 /* Puts computation @role of job @idx back in the queue (its last attempt's result is void). */
 static void recompute(ply_coordinator_t *c, run_t *run, size_t idx, int role)
 {
     size_t t = ply__task_of(run, idx, role);
-    drop_stored(c, run, idx, role);
+    ply__result_drop(c, run, idx, role);
     if (run->jobs[t].state == JOB_DONE) ply__task_queue(run, t);
 }
 
@@ -430,7 +413,7 @@ static void reopen(ply_coordinator_t *c, run_t *run, size_t idx)
     for (int r = PLY__CHECK; r <= PLY__TIE && r < (int)run->slots; r++) {
         size_t t = ply__task_of(run, idx, r);
         if (run->jobs[t].state != JOB_DONE) continue;
-        drop_stored(c, run, idx, r);
+        ply__result_drop(c, run, idx, r);
         ply__task_unused(run, t);
     }
     if (v) {
@@ -488,7 +471,7 @@ void ply__exclude(ply_coordinator_t *c, run_t *run, const char *identity, const 
             ply__comp_free(&v->comp[r]);
             memset(&v->comp[r], 0, sizeof v->comp[r]);
             if (r == PLY__TIE) { /* a tie-break still needed is asked again by settle() */
-                drop_stored(c, run, j, r);
+                ply__result_drop(c, run, j, r);
                 ply__task_unused(run, ply__task_of(run, j, r));
             } else {
                 recompute(c, run, j, r);
@@ -504,7 +487,7 @@ void ply__exclude(ply_coordinator_t *c, run_t *run, const char *identity, const 
             if (v->comp[PLY__TIE].have) {
                 ply__comp_free(&v->comp[PLY__TIE]);
                 memset(&v->comp[PLY__TIE], 0, sizeof v->comp[PLY__TIE]);
-                drop_stored(c, run, j, PLY__TIE);
+                ply__result_drop(c, run, j, PLY__TIE);
             }
             if (run->jobs[tt].state == JOB_PENDING || run->jobs[tt].state == JOB_DONE)
                 ply__task_unused(run, tt); /* one in flight comes back and is dropped */

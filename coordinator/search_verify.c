@@ -253,7 +253,6 @@ static void accept_job(run_t *run, ply__sv_t *sv, size_t idx, int role, int conf
     if (rc < 0) ply__run_fail(run, rc, "run %" PRIu64 ": out of memory", run->id);
 }
 
-
 /* Drops computation @role of unsettled job @idx; @again: search it again (else not needed). */
 static void drop_comp(ply_coordinator_t *c, run_t *run, ply__sv_t *sv, size_t idx, int role,
                       int again)

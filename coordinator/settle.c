@@ -227,7 +227,6 @@ void ply__describe(char *buf, size_t len, const ply__comp_t *k)
                  k->no_hash ? ", no hash table" : "", k->nodes);
 }
 
-
 /*
  * Settles job @idx when its computations allow. The first two agree: done.
  * They disagree: the rule engine, when it counted one of them or the
@@ -385,7 +384,6 @@ static void mm_remove(run_t *run, size_t idx)
             return;
         }
 }
-
 
 /* Puts computation @role of job @idx back in the queue (its last attempt's result is void). */
 static void recompute(ply_coordinator_t *c, run_t *run, size_t idx, int role)

@@ -772,6 +772,14 @@ void ply__comp_free(ply__comp_t *comp);
 /** ply__vjob_free - free the computations of a job (*@vp, which may be NULL); NULLs *@vp. */
 void ply__vjob_free(ply__vjob_t **vp);
 /**
+ * ply__ident_exclude - marks @identity (its worker @worker, for the report) caught wrong in
+ * @run with the reason @why, logs it and withdraws its tasks (ply__withdraw). Returns 1 when
+ * newly excluded: the caller then re-opens what rested on it (perft: ply__exclude; search:
+ * search_verify.c). 0 when it already was, or when out of memory (the run then fails).
+ */
+int ply__ident_exclude(ply_coordinator_t *c, run_t *run, const char *identity, const char *worker,
+                       const char *why);
+/**
  * ply__ident_of - the index of @identity in run->idents (added when new;
  * @worker, when not NULL, noted as the worker id it last used), or
  * PLY__WHO_NONE when there is no room or memory.

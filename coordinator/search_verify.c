@@ -364,20 +364,8 @@ static void reopen(ply_coordinator_t *c, run_t *run, ply__sv_t *sv, size_t idx)
 static void exclude(ply_coordinator_t *c, run_t *run, ply__sv_t *sv, const char *identity,
                     const char *worker, const char *why)
 {
-    unsigned i = ply__ident_of(run, identity, worker);
-    if (i == PLY__WHO_NONE) {
-        ply__run_fail(run, PLY_ENOMEM, "out of memory excluding %s (%s): %s", worker, identity,
-                      why);
-        return;
-    }
-    ply__ident_t *id = &run->idents[i];
-    if (id->excluded) return;
-    id->excluded = 1;
-    id->why = strdup(why);
-    run->nexcluded++;
-    ply_warn("run %" PRIu64 ": worker %s (%s) excluded from the run: %s", run->id, worker, identity,
-             why);
-    ply__withdraw(c, run, identity);
+    if (!ply__ident_exclude(c, run, identity, worker, why)) return;
+    unsigned i = ply__ident_of(run, identity, worker); /* known now: its computations' index */
     size_t again = 0;
     for (size_t j = 0; j < run->njobs; j++) {
         const ply__acc_t *a = &run->acc[j];

@@ -429,20 +429,8 @@ void ply__exclude(ply_coordinator_t *c, run_t *run, const char *identity, const 
                   const char *why)
 {
     if (!identity[0] || strcmp(identity, PLY__ARBITER_ID) == 0) return; /* the authority */
-    unsigned i = ply__ident_of(run, identity, worker);
-    if (i == PLY__WHO_NONE) {
-        ply__run_fail(run, PLY_ENOMEM, "out of memory excluding %s (%s): %s", worker, identity,
-                      why);
-        return;
-    }
-    ply__ident_t *id = &run->idents[i];
-    if (id->excluded) return;
-    id->excluded = 1;
-    id->why = strdup(why);
-    run->nexcluded++;
-    ply_warn("run %" PRIu64 ": worker %s (%s) excluded from the run: %s", run->id, worker, identity,
-             why);
-    ply__withdraw(c, run, identity);
+    if (!ply__ident_exclude(c, run, identity, worker, why)) return;
+    unsigned i = ply__ident_of(run, identity, worker); /* known now: its computations' index */
     size_t njobs = run->plan->njobs, again = 0;
     /* first every settled job resting on it leaves the sums: until then the run cannot end */
     for (size_t j = 0; j < njobs; j++) {

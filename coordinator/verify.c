@@ -242,6 +242,26 @@ unsigned ply__ident_of(run_t *run, const char *identity, const char *worker)
     return i;
 }
 
+int ply__ident_exclude(ply_coordinator_t *c, run_t *run, const char *identity, const char *worker,
+                       const char *why)
+{
+    unsigned i = ply__ident_of(run, identity, worker);
+    if (i == PLY__WHO_NONE) {
+        ply__run_fail(run, PLY_ENOMEM, "out of memory excluding %s (%s): %s", worker, identity,
+                      why);
+        return 0;
+    }
+    ply__ident_t *id = &run->idents[i];
+    if (id->excluded) return 0;
+    id->excluded = 1;
+    id->why = strdup(why);
+    run->nexcluded++;
+    ply_warn("run %" PRIu64 ": worker %s (%s) excluded from the run: %s", run->id, worker, identity,
+             why);
+    ply__withdraw(c, run, identity);
+    return 1;
+}
+
 int ply__excluded(const run_t *run, const char *identity)
 {
     for (unsigned i = 0; run->nexcluded && i < run->nidents; i++)

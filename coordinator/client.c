@@ -48,6 +48,11 @@ struct ply_client {
      * checked against this before it is believed (client.h, ply_client_wait). */
     uint64_t expect_run;
     asked_t expect;
+    /* A Submit sent whose Accepted is not read yet (ply_client_submit_send): what it asks,
+     * or pend_rc < 0 when this client cannot read its position (pend_fen, for the error). */
+    int pending, pend_rc;
+    asked_t pend;
+    char pend_fen[PLY_MAX_FEN_LEN + 1];
 };
 
 /* The owner token of this process's clients (client.h): set once, else random. */
@@ -349,10 +354,14 @@ static int asked_of_request(asked_t *out, const ply_perft_request_t *req)
  * which must say it computes @want (@want_rc < 0: this client cannot read its own request's
  * @fen, so no Accepted is believed).
  */
-static int submit_wait(ply_client_t *c, Ply__Submit *s, const asked_t *want, int want_rc,
-                       const char *fen, int timeout_ms, Ply__Accepted **accepted, char *why,
-                       size_t why_len)
+/* Sends Submit @s and keeps what it asks (@want, or @want_rc < 0) for accepted_wait. */
+static int submit_send(ply_client_t *c, Ply__Submit *s, const asked_t *want, int want_rc,
+                       const char *fen, char *why, size_t why_len)
 {
+    if (c->pending) {
+        ply_why(why, why_len, 0, "a Submit to %s is still waiting for its Accepted", c->endpoint);
+        return PLY_EINVAL;
+    }
     s->owner_token = owner();
     ply_msg_t m = PLY__MESSAGE__INIT;
     m.body_case = PLY__MESSAGE__BODY_SUBMIT;
@@ -366,6 +375,22 @@ static int submit_wait(ply_client_t *c, Ply__Submit *s, const asked_t *want, int
         ply_why(why, why_len, 0, "cannot send to %s", c->endpoint);
         return PLY_EIO;
     }
+    c->pending = 1;
+    c->pend_rc = want_rc;
+    c->pend = *want;
+    snprintf(c->pend_fen, sizeof c->pend_fen, "%s", fen);
+    return 0;
+}
+
+/* Waits up to @timeout_ms for the Accepted (or Error) of the Submit submit_send sent. */
+static int accepted_wait(ply_client_t *c, int timeout_ms, Ply__Accepted **accepted, char *why,
+                         size_t why_len)
+{
+    char reason[512];
+    if (!c->pending) {
+        ply_why(why, why_len, 0, "no Submit to %s waits for an Accepted", c->endpoint);
+        return PLY_EINVAL;
+    }
     uint64_t deadline = ply_time_ms() + (uint64_t)(timeout_ms < 0 ? 0 : timeout_ms);
     for (;;) {
         int left = -1;
@@ -376,20 +401,24 @@ static int submit_wait(ply_client_t *c, Ply__Submit *s, const asked_t *want, int
         ply_msg_t *msg = NULL;
         int r = recv_one(c, left, &msg, reason, sizeof reason);
         int end = give_up(c, r, timeout_ms, reason, why, why_len);
-        if (end) return end;
+        if (end) {
+            c->pending = 0;
+            return end;
+        }
         if (r < 0) {
             ply_warn("client: skipping a malformed message from %s: %s", c->endpoint, reason);
             continue;
         }
         if (msg->body_case == PLY__MESSAGE__BODY_ACCEPTED) {
+            c->pending = 0;
             /* an Accepted for an earlier Submit that timed out must not pass for this one */
             c->expect_run = msg->accepted->run_id;
-            if (want_rc < 0)
+            if (c->pend_rc < 0)
                 r = ply_why(why, why_len, PLY_EFEN,
                             "coordinator %s accepted a position this client cannot read: %s",
-                            c->endpoint, fen);
+                            c->endpoint, c->pend_fen);
             else
-                c->expect = *want,
+                c->expect = c->pend,
                 r = check_asked(c, msg->accepted->run_id, msg->accepted->asked, why, why_len);
             if (r < 0) {
                 c->expect_run = 0;
@@ -403,6 +432,7 @@ static int submit_wait(ply_client_t *c, Ply__Submit *s, const asked_t *want, int
             return 0;
         }
         if (msg->body_case == PLY__MESSAGE__BODY_ERROR) {
+            c->pending = 0;
             r = take_error(msg->error, why, why_len);
             ply_msg_free(&msg);
             return r;
@@ -411,11 +441,10 @@ static int submit_wait(ply_client_t *c, Ply__Submit *s, const asked_t *want, int
     }
 }
 
-int ply_client_submit(ply_client_t *c, const ply_perft_request_t *req, int timeout_ms,
-                      Ply__Accepted **accepted, char *why, size_t why_len)
+int ply_client_submit_send(ply_client_t *c, const ply_perft_request_t *req, char *why,
+                           size_t why_len)
 {
-    if (accepted) *accepted = NULL;
-    if (!c || !req || !req->fen || !accepted) return PLY_EINVAL;
+    if (!c || !req || !req->fen) return PLY_EINVAL;
     Ply__Submit s = PLY__SUBMIT__INIT;
     s.fen = (char *)req->fen;
     s.has_depth = 1, s.depth = req->depth;
@@ -432,9 +461,26 @@ int ply_client_submit(ply_client_t *c, const ply_perft_request_t *req, int timeo
     asked_t *want = malloc(sizeof *want);
     if (!want) return PLY_ENOMEM;
     int want_rc = asked_of_request(want, req);
-    int r = submit_wait(c, &s, want, want_rc, req->fen, timeout_ms, accepted, why, why_len);
+    int r = submit_send(c, &s, want, want_rc, req->fen, why, why_len);
     free(want);
     return r;
+}
+
+int ply_client_accepted(ply_client_t *c, int timeout_ms, Ply__Accepted **accepted, char *why,
+                        size_t why_len)
+{
+    if (accepted) *accepted = NULL;
+    if (!c || !accepted) return PLY_EINVAL;
+    return accepted_wait(c, timeout_ms, accepted, why, why_len);
+}
+
+int ply_client_submit(ply_client_t *c, const ply_perft_request_t *req, int timeout_ms,
+                      Ply__Accepted **accepted, char *why, size_t why_len)
+{
+    if (accepted) *accepted = NULL;
+    if (!accepted) return PLY_EINVAL;
+    int r = ply_client_submit_send(c, req, why, why_len);
+    return r < 0 ? r : accepted_wait(c, timeout_ms, accepted, why, why_len);
 }
 
 /* What search request @req computes, as the coordinator's RunAsked says it: the position
@@ -493,9 +539,9 @@ int ply_client_submit_search(ply_client_t *c, const ply_search_request_t *req, i
     asked_t *want = malloc(sizeof *want);
     if (!want) return PLY_ENOMEM;
     int want_rc = asked_of_search(want, req, &q);
-    int r = submit_wait(c, &s, want, want_rc, req->fen, timeout_ms, accepted, why, why_len);
+    int r = submit_send(c, &s, want, want_rc, req->fen, why, why_len);
     free(want);
-    return r;
+    return r < 0 ? r : accepted_wait(c, timeout_ms, accepted, why, why_len);
 }
 
 /* Sends ResultRequest{run_id, attach}; 0 or PLY_EIO. */

@@ -98,6 +98,19 @@ int ply_client_submit(ply_client_t *c, const ply_perft_request_t *req, int timeo
                       Ply__Accepted **accepted, char *why, size_t why_len);
 
 /**
+ * ply_client_submit_send, ply_client_accepted - ply_client_submit in two halves,
+ * so that a caller with several clients (an EPD suite, one client per check in
+ * flight) has the coordinator plan their runs at the same time: send the Submit
+ * (0, PLY_EINVAL when this client already waits for an Accepted or the request
+ * is invalid, PLY_EIO), then later wait up to @timeout_ms milliseconds for its
+ * Accepted, with ply_client_submit's answers and checks.
+ */
+int ply_client_submit_send(ply_client_t *c, const ply_perft_request_t *req, char *why,
+                           size_t why_len);
+int ply_client_accepted(ply_client_t *c, int timeout_ms, Ply__Accepted **accepted, char *why,
+                        size_t why_len);
+
+/**
  * ply_client_submit_search - ply_client_submit for a search run (Submit.kind SEARCH):
  * returns as it does. The Accepted must say it analyses what @req asks (RunAsked.kind
  * SEARCH and its SearchRequest: the position, the moves, the limits, the engine), else

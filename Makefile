@@ -1,17 +1,16 @@
 # Convenience targets over CMake (the build itself is CMakeLists.txt).
-#   make          build (Release)            make demo   build, then ply perft -d 6
+#   make          build (Release, clang)     make demo   build, then ply perft -d 6
 #   make test     build with -Werror, run every ctest test, then the sanitizer runs (what CI runs)
 #   make quick    only the tests labelled quick
 #   make asan     the quick and net tests built with AddressSanitizer + UndefinedBehaviorSanitizer
 #   make tsan     the quick and net tests built with ThreadSanitizer (clang, LLVM OpenMP + Archer)
-#   make pgo      a profile-guided build in build/pgo (trained on ply bench)
 #   make deb      the Debian package build/deb/ply_VERSION_ARCH.deb (cpack; install: apt install ./FILE)
 #   make install  cmake --install of the release build (PREFIX=/usr/local by default)
 # scripts/bootstrap.sh installs the Debian packages first, then runs one of these.
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 CMAKE ?= cmake
 
-.PHONY: all build build-ci demo test test-release asan tsan quick pgo deb install clean
+.PHONY: all build build-ci demo test test-release asan tsan quick deb install clean
 
 all: build
 
@@ -51,22 +50,11 @@ tsan:
 quick: build-ci
 	ctest --preset ci -j $(JOBS) -L quick
 
-# Profile-guided build in build/pgo: instrument, train on `ply bench`, rebuild.
-pgo:
-	$(CMAKE) -S . -B build/pgo -DCMAKE_BUILD_TYPE=Release -DPLY_TESTS=OFF -DPLY_PGO=generate >/dev/null
-	rm -rf build/pgo/pgo-data
-	$(CMAKE) --build build/pgo -j $(JOBS)
-	./build/pgo/bin/ply bench >/dev/null
-	./build/pgo/bin/ply bench --threads 2 --hash 64 >/dev/null
-	$(CMAKE) -S . -B build/pgo -DPLY_PGO=use >/dev/null
-	$(CMAKE) --build build/pgo -j $(JOBS) --clean-first
-	./build/pgo/bin/ply bench | tail -3
-
 # The Debian package, from its own Release tree with /usr as the prefix (so the
 # paths the man pages name are the installed ones) and without the tests.
 # Depends comes from dpkg-shlibdeps (dpkg-dev); CPack needs `file` to find the programs.
 deb:
-	$(CMAKE) -S . -B build/deb -DCMAKE_BUILD_TYPE=Release -DPLY_TESTS=OFF -DCMAKE_INSTALL_PREFIX=/usr >/dev/null
+	$(CMAKE) -S . -B build/deb -DCMAKE_BUILD_TYPE=Release -DCMAKE_C_COMPILER=clang -DPLY_TESTS=OFF -DCMAKE_INSTALL_PREFIX=/usr >/dev/null
 	$(CMAKE) --build build/deb -j $(JOBS)
 	cd build/deb && cpack -G DEB >/dev/null
 	@ls build/deb/*.deb

@@ -6,6 +6,11 @@
  * The board is a 0x88 mailbox scanned square by square; there are no piece
  * lists, bitboards or incremental attack data to get out of sync, which is
  * the point: this code is the yardstick the fast engine is measured with.
+ * What makes it less slow changes how the squares are visited, never which
+ * rule is applied: the knight and king squares of each square come from
+ * tables built at start-up, the enemy king (whose square the position keeps)
+ * is found by the 0x88 difference, and each side and each direction gets its
+ * own inlined copy of the scans.
  */
 #include <assert.h>
 #include <stdlib.h>
@@ -20,15 +25,79 @@ static const int diag_off[4] = {17, 15, -15, -17};
 static const int orth_off[4] = {16, 1, -1, -16};
 
 /*
- * Attackers of @sq belonging to side @by. With @out == NULL it returns 1 at
- * the first attacker found (the hot path of every legality test); otherwise
- * it lists them all. Being static inline with a constant NULL, the compiler
- * specialises it, so both uses share one body of rules.
+ * Per-square lists of the on-board squares a knight (art. 3.6) or a king
+ * (art. 3.8(a)) reaches from each 0x88 square, ending at ARB_END, so that the
+ * attack test and the generator step through them with no boundary test.
+ * Built from the offsets above at start-up (constructor), read-only after.
  */
-static inline int scan_attackers(const ply_arb_pos_t *pos, int sq, int by, int *out)
+enum { ARB_END = 0x88 };
+static uint8_t knight_to[128][9];
+static uint8_t king_to[128][9];
+
+static void fill_steps(uint8_t (*to)[9], const int *off)
+{
+    for (int s = 0; s < 128; s++) {
+        int n = 0;
+        for (int i = 0; i < 8 && !(s & 0x88); i++)
+            if (!((s + off[i]) & 0x88)) to[s][n++] = (uint8_t)(s + off[i]);
+        to[s][n] = ARB_END;
+    }
+}
+
+__attribute__((constructor)) static void arb_tables_init(void)
+{
+    fill_steps(knight_to, knight_off);
+    fill_steps(king_to, king_off);
+}
+
+/* Forces inlining where the caller passes a constant side, so that each side
+ * gets its own copy of the rules with the piece codes folded in. */
+#define ARB_INLINE inline __attribute__((always_inline))
+
+/*
+ * The 0x88 difference of two on-board squares names the vector between them
+ * uniquely, so the enemy king (whose square the position keeps) attacks @sq,
+ * art. 3.8(a), exactly when sq - king is one of the eight king steps. Bit
+ * (d + 17) of this mask is set for d = -17, -16, -15, -1, 1, 15, 16, 17.
+ */
+#define ARB_KING_STEP_MASK 0x0000000700050007ull
+
+static ARB_INLINE int king_adjacent(int sq, int king)
+{
+    unsigned d = (unsigned)(sq - king + 17);
+    return d <= 34 && ((ARB_KING_STEP_MASK >> d) & 1);
+}
+
+/*
+ * The first piece from @sq along step @d (art. 3.5: sliders stop at the first
+ * piece, of either colour): when it is @slider or @queen, it is appended to
+ * @out (if not NULL) and the count @n grows by one. Returns the new count.
+ */
+static ARB_INLINE int ray_attacker(const int8_t *b, int sq, int d, int slider, int queen, int *out,
+                                   int n)
+{
+    for (int s = sq + d; !(s & 0x88); s += d) {
+        int p = b[s];
+        if (!p) continue;
+        if (p == slider || p == queen) {
+            if (out) out[n] = s;
+            return n + 1;
+        }
+        break;
+    }
+    return n;
+}
+
+/*
+ * Attackers of @sq belonging to side @by, whose pieces carry sign @sg (+1
+ * white, -1 black; the callers pass a constant). With @out == NULL it returns
+ * 1 at the first attacker found (the hot path of every legality test);
+ * otherwise it lists them all. Inlined with constant arguments, both uses
+ * share one body of rules.
+ */
+static ARB_INLINE int scan_attackers(const ply_arb_pos_t *pos, int sq, int by, int sg, int *out)
 {
     const int8_t *b = pos->sq;
-    const int sg = by == 0 ? 1 : -1;
     int n = 0;
 
     /* Art. 3.7(c): a pawn attacks the two squares diagonally in front of it, so
@@ -40,54 +109,45 @@ static inline int scan_attackers(const ply_arb_pos_t *pos, int sq, int by, int *
             out[n++] = s;
         }
     }
-    for (int i = 0; i < 8; i++) {
-        int s = sq + knight_off[i];
-        if (!(s & 0x88) && b[s] == sg * ARB_N) {
+    for (const uint8_t *t = knight_to[sq]; *t != ARB_END; t++) {
+        int s = *t;
+        if (b[s] == sg * ARB_N) {
             if (!out) return 1;
             out[n++] = s;
         }
     }
-    for (int i = 0; i < 8; i++) {
-        int s = sq + king_off[i];
-        if (!(s & 0x88) && b[s] == sg * ARB_K) {
-            if (!out) return 1;
-            out[n++] = s;
-        }
+    if (king_adjacent(sq, pos->king[by])) {
+        if (!out) return 1;
+        out[n++] = pos->king[by];
     }
-    /* Art. 3.5: sliders stop at the first piece, of either colour. */
+    /* Art. 3.5: sliders stop at the first piece, of either colour. The loops
+     * are unrolled so that each direction's step is a constant. */
+#pragma GCC unroll 4
     for (int i = 0; i < 4; i++) {
-        for (int s = sq + diag_off[i]; !(s & 0x88); s += diag_off[i]) {
-            int p = b[s];
-            if (!p) continue;
-            if (p == sg * ARB_B || p == sg * ARB_Q) {
-                if (!out) return 1;
-                out[n++] = s;
-            }
-            break;
-        }
+        n = ray_attacker(b, sq, diag_off[i], sg * ARB_B, sg * ARB_Q, out, n);
+        if (n && !out) return 1;
     }
+#pragma GCC unroll 4
     for (int i = 0; i < 4; i++) {
-        for (int s = sq + orth_off[i]; !(s & 0x88); s += orth_off[i]) {
-            int p = b[s];
-            if (!p) continue;
-            if (p == sg * ARB_R || p == sg * ARB_Q) {
-                if (!out) return 1;
-                out[n++] = s;
-            }
-            break;
-        }
+        n = ray_attacker(b, sq, orth_off[i], sg * ARB_R, sg * ARB_Q, out, n);
+        if (n && !out) return 1;
     }
     return n;
 }
 
+static ARB_INLINE int attacked(const ply_arb_pos_t *pos, int sq, int by)
+{
+    return by == 0 ? scan_attackers(pos, sq, 0, 1, NULL) : scan_attackers(pos, sq, 1, -1, NULL);
+}
+
 int ply__arb_attacked(const ply_arb_pos_t *pos, int sq, int by)
 {
-    return scan_attackers(pos, sq, by, NULL);
+    return attacked(pos, sq, by);
 }
 
 int ply__arb_attackers(const ply_arb_pos_t *pos, int sq, int by, int *out)
 {
-    return scan_attackers(pos, sq, by, out);
+    return by == 0 ? scan_attackers(pos, sq, 0, 1, out) : scan_attackers(pos, sq, 1, -1, out);
 }
 
 static inline int add(ply__arb_mv_t *mv, int n, int from, int to, int promo, int flags)
@@ -135,12 +195,11 @@ static int gen_pawn(const ply_arb_pos_t *pos, int s, int sg, ply__arb_mv_t *mv, 
     return n;
 }
 
-static int gen_steps(const ply_arb_pos_t *pos, int s, int sg, const int *off, ply__arb_mv_t *mv,
+static int gen_steps(const ply_arb_pos_t *pos, int s, int sg, const uint8_t *to, ply__arb_mv_t *mv,
                      int n)
 {
-    for (int i = 0; i < 8; i++) {
-        int t = s + off[i];
-        if (t & 0x88) continue;
+    for (; *to != ARB_END; to++) {
+        int t = *to;
         int p = pos->sq[t] * sg;
         if (p > 0) continue; /* art. 3.1(a): never onto one's own piece */
         n = add(mv, n, s, t, 0, p < 0 ? PLY_ARB_MOVE_CAPTURE : 0);
@@ -215,7 +274,7 @@ int ply__arb_gen(const ply_arb_pos_t *pos, ply__arb_mv_t *mv)
             n = gen_pawn(pos, s, sg, mv, n);
             break;
         case ARB_N:
-            n = gen_steps(pos, s, sg, knight_off, mv, n);
+            n = gen_steps(pos, s, sg, knight_to[s], mv, n);
             break;
         case ARB_B:
             n = gen_slides(pos, s, sg, diag_off, 4, mv, n);
@@ -227,7 +286,7 @@ int ply__arb_gen(const ply_arb_pos_t *pos, ply__arb_mv_t *mv)
             n = gen_slides(pos, s, sg, king_off, 8, mv, n);
             break;
         case ARB_K:
-            n = gen_steps(pos, s, sg, king_off, mv, n);
+            n = gen_steps(pos, s, sg, king_to[s], mv, n);
             break;
         default:
             break;

@@ -10,10 +10,12 @@
  * rule is applied: the knight and king squares of each square come from
  * tables built at start-up, the enemy king (whose square the position keeps)
  * is found by the 0x88 difference, and each side and each direction gets its
- * own inlined copy of the scans.
+ * own inlined copy of the scans. Perft's hot loop calls ply__arb_child, which
+ * copies, makes and tests in one body.
  */
 #include <assert.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "arbiter/arbiter_private.h"
 
@@ -319,44 +321,74 @@ static int pos_ok(const ply_arb_pos_t *p)
 }
 #endif
 
-void ply__arb_make(ply_arb_pos_t *pos, ply__arb_mv_t m)
+/* 1 when 0x88 square @sq is on the first or the last rank. */
+static ARB_INLINE int back_rank(int sq)
 {
-    const int us = pos->side, sg = us ? -1 : 1;
-    const int from = m.from, to = m.to;
-    const int piece = pos->sq[from];
+    return sq < 0x10 || sq >= 0x70;
+}
 
-    pos->ep = -1;
-    pos->halfmove++;
+/*
+ * Plays @m from @src into @dst, which is either @src itself or a fresh copy
+ * of it. Every field is read from @src before it is written to @dst, so that
+ * the copy is only ever stored to: reading back bytes the copy just wrote
+ * would wait on the store (the hot path copies, then makes).
+ */
+static ARB_INLINE void make_move(ply_arb_pos_t *dst, const ply_arb_pos_t *src, ply__arb_mv_t m)
+{
+    const int us = src->side, sg = us ? -1 : 1;
+    const int from = m.from, to = m.to;
+    const int piece = src->sq[from];
+    int halfmove = src->halfmove + 1, ep = -1;
+    int8_t rook[4];
+
+    memcpy(rook, src->castle_rook, sizeof rook);
     if (m.flags & PLY_ARB_MOVE_CASTLE) {
         /* Clear both squares before placing, so that Chess960 castles where
          * the king or rook lands on the other's start square (or stays) work. */
-        int idx = ply__arb_castle_index(us, to);
-        int rs = pos->castle_rook[idx];
-        pos->sq[from] = 0;
-        pos->sq[rs] = 0;
-        pos->sq[to] = (int8_t)(sg * ARB_K);
-        pos->sq[ply__arb_castle_rook_to(to)] = (int8_t)(sg * ARB_R);
-        pos->king[us] = (uint8_t)to;
-        pos->castle_rook[us * 2] = pos->castle_rook[us * 2 + 1] = -1;
+        int rs = rook[ply__arb_castle_index(us, to)];
+        dst->sq[from] = 0;
+        dst->sq[rs] = 0;
+        dst->sq[to] = (int8_t)(sg * ARB_K);
+        dst->sq[ply__arb_castle_rook_to(to)] = (int8_t)(sg * ARB_R);
+        dst->king[us] = (uint8_t)to;
+        rook[us * 2] = rook[us * 2 + 1] = -1;
     } else {
-        if (pos->sq[to] || piece * sg == ARB_P) pos->halfmove = 0; /* art. 9.3 */
-        pos->sq[to] = m.promo ? (int8_t)(sg * m.promo) : (int8_t)piece;
-        pos->sq[from] = 0;
-        if (m.flags & PLY_ARB_MOVE_EP) pos->sq[to - 16 * sg] = 0; /* art. 3.7(d) */
-        if (m.flags & PLY_ARB_MOVE_DOUBLE) pos->ep = (int16_t)(from + 16 * sg);
+        if (src->sq[to] || piece * sg == ARB_P) halfmove = 0; /* art. 9.3 */
+        dst->sq[to] = m.promo ? (int8_t)(sg * m.promo) : (int8_t)piece;
+        dst->sq[from] = 0;
+        if (m.flags & PLY_ARB_MOVE_EP) dst->sq[to - 16 * sg] = 0; /* art. 3.7(d) */
+        if (m.flags & PLY_ARB_MOVE_DOUBLE) ep = from + 16 * sg;
         if (piece * sg == ARB_K) {
             /* Art. 3.8(b)(1)(a): the right to castle is lost once the king moved. */
-            pos->king[us] = (uint8_t)to;
-            pos->castle_rook[us * 2] = pos->castle_rook[us * 2 + 1] = -1;
+            dst->king[us] = (uint8_t)to;
+            rook[us * 2] = rook[us * 2 + 1] = -1;
         }
         /* Art. 3.8(b)(1)(b): ... or once that rook moved. A rook captured on its
-         * castling square is gone too, so the opponent's right dies with it. */
-        for (int i = 0; i < 4; i++)
-            if (pos->castle_rook[i] == from || pos->castle_rook[i] == to) pos->castle_rook[i] = -1;
+         * castling square is gone too, so the opponent's right dies with it.
+         * Castling rooks stand on the first or last rank, so only a move from
+         * or to one of those can touch a right. */
+        if (back_rank(from) || back_rank(to))
+            for (int i = 0; i < 4; i++)
+                if (rook[i] == from || rook[i] == to) rook[i] = -1;
     }
-    if (us == 1) pos->fullmove++;
-    pos->side = (uint8_t)(us ^ 1);
-    assert(pos_ok(pos));
+    memcpy(dst->castle_rook, rook, sizeof rook);
+    dst->ep = (int16_t)ep;
+    dst->halfmove = (uint16_t)halfmove;
+    dst->fullmove = (uint16_t)(src->fullmove + us);
+    dst->side = (uint8_t)(us ^ 1);
+    assert(pos_ok(dst));
+}
+
+void ply__arb_make(ply_arb_pos_t *pos, ply__arb_mv_t m)
+{
+    make_move(pos, pos, m);
+}
+
+int ply__arb_child(const ply_arb_pos_t *pos, ply__arb_mv_t m, ply_arb_pos_t *child)
+{
+    *child = *pos;
+    make_move(child, pos, m);
+    return !attacked(child, child->king[pos->side], pos->side ^ 1);
 }
 
 int ply__arb_has_legal_move(const ply_arb_pos_t *pos)
@@ -364,9 +396,8 @@ int ply__arb_has_legal_move(const ply_arb_pos_t *pos)
     ply__arb_mv_t mv[PLY__ARB_MAX_PSEUDO];
     int n = ply__arb_gen(pos, mv);
     for (int i = 0; i < n; i++) {
-        ply_arb_pos_t child = *pos;
-        ply__arb_make(&child, mv[i]);
-        if (!ply__arb_left_in_check(&child)) return 1;
+        ply_arb_pos_t child;
+        if (ply__arb_child(pos, mv[i], &child)) return 1;
     }
     return 0;
 }

@@ -79,6 +79,15 @@ int ply__arb_gen(const ply_arb_pos_t *pos, ply__arb_mv_t *mv);
 void ply__arb_make(ply_arb_pos_t *pos, ply__arb_mv_t m);
 
 /**
+ * ply__arb_child - copy @pos to @child and play @m (from ply__arb_gen) there;
+ * returns 1 when the move is legal, 0 when it leaves the mover's king
+ * attacked (art. 3.9). The make and the attack test are the same as
+ * ply__arb_make and ply__arb_left_in_check, compiled into one body for the
+ * hot loops of perft.
+ */
+int ply__arb_child(const ply_arb_pos_t *pos, ply__arb_mv_t m, ply_arb_pos_t *child);
+
+/**
  * ply__arb_left_in_check - 1 when, after ply__arb_make, the side that just
  * moved has its king attacked: the move was illegal (art. 3.9).
  */

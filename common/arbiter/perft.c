@@ -18,9 +18,8 @@ static uint64_t perft_rec(const ply_arb_pos_t *pos, int depth)
     uint64_t nodes = 0;
 
     for (int i = 0; i < n; i++) {
-        ply_arb_pos_t child = *pos;
-        ply__arb_make(&child, mv[i]);
-        if (ply__arb_left_in_check(&child)) continue;
+        ply_arb_pos_t child;
+        if (!ply__arb_child(pos, mv[i], &child)) continue;
         nodes += depth > 1 ? perft_rec(&child, depth - 1) : 1;
     }
     return nodes;
@@ -63,9 +62,8 @@ static void stats_rec(const ply_arb_pos_t *pos, int depth, ply_stats_t *out)
     const int n = ply__arb_gen(pos, mv);
 
     for (int i = 0; i < n; i++) {
-        ply_arb_pos_t child = *pos;
-        ply__arb_make(&child, mv[i]);
-        if (ply__arb_left_in_check(&child)) continue;
+        ply_arb_pos_t child;
+        if (!ply__arb_child(pos, mv[i], &child)) continue;
         if (depth > 1)
             stats_rec(&child, depth - 1, out);
         else

@@ -221,6 +221,7 @@ static void signature_of(const ply_arb_pos_t *p, signature_t *sig)
 static int game_dead(ply_arb_game_t *g, int legal_moves, char *proof, size_t len)
 {
     if (ply__arb_dead_material(&g->pos, proof, len)) return 1;
+    if (ply__arb_dead_static(&g->pos, proof, len)) return 1;
     signature_t sig;
     signature_of(&g->pos, &sig);
     if (!g->memo_valid || memcmp(&sig, &g->memo_sig, sizeof sig)) {

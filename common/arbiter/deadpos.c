@@ -484,6 +484,36 @@ static int exhaustive_gate(const ply_arb_pos_t *pos, const material_t *m, int fr
     return frozen || blocked_gate(pos) || m->non_king <= 3;
 }
 
+/* The exhaustive walk for @out->side within @limit positions (and WALK_MAX),
+ * its positions added to @out->nodes and counted in *@visited. */
+static int walk_for(const ply_arb_pos_t *pos, uint64_t limit, ply_arb_unwin_t *out, size_t *visited)
+{
+    size_t cap = limit < WALK_MAX ? (size_t)limit : WALK_MAX;
+    int r = reach(pos, out->side, 0, cap, visited);
+    out->nodes += *visited < cap ? *visited : cap;
+    return r;
+}
+
+/* The answer of a walk that finished (REACH_NONE or REACH_FOUND). */
+static int walked(ply_arb_unwin_t *out, int r, size_t visited, uint64_t t0)
+{
+    const char *who = side_name(out->side);
+    if (r == REACH_NONE) {
+        say(out->proof, sizeof out->proof,
+            "exhaustive: all %zu reachable positions searched, none is a checkmate given by %s",
+            visited, who);
+        finish(out, PLY_ARB_MATE_IMPOSSIBLE, PLY_ARB_METHOD_EXHAUSTIVE, t0);
+    } else {
+        /* The walk keeps no line: the helpmate search missed a mate deeper
+         * than its budget allowed. */
+        say(out->proof, sizeof out->proof,
+            "exhaustive: a checkmate given by %s is among the %zu reachable positions searched",
+            who, visited);
+        finish(out, PLY_ARB_MATE_POSSIBLE, PLY_ARB_METHOD_EXHAUSTIVE, t0);
+    }
+    return 0;
+}
+
 int ply_arb_unwinnable(const ply_arb_pos_t *pos, int side, uint64_t budget, ply_arb_unwin_t *out)
 {
     if (!pos || !out || side < 0 || side > 1) return PLY_EINVAL;
@@ -506,17 +536,35 @@ int ply_arb_unwinnable(const ply_arb_pos_t *pos, int side, uint64_t budget, ply_
         finish(out, PLY_ARB_MATE_POSSIBLE, PLY_ARB_METHOD_HELPMATE, t0);
         return 0;
     }
+    if (!ply__arb_has_legal_move(pos)) {
+        say(out->proof, sizeof out->proof,
+            "exhaustive: %s has no legal move (%s), so this is the only reachable position, and "
+            "it is not a checkmate given by %s",
+            side_name(pos->side), ply_arb_in_check(pos) ? "checkmate" : "stalemate", who);
+        finish(out, PLY_ARB_MATE_IMPOSSIBLE, PLY_ARB_METHOD_EXHAUSTIVE, t0);
+        return 0;
+    }
     const int frozen = ply__arb_frozen(pos, &f);
     if (frozen && ply__arb_frozen_no_mate(pos, &f, side, why, sizeof why)) {
         say(out->proof, sizeof out->proof, "blocked: no pawn can ever move or capture; %s", why);
         finish(out, PLY_ARB_MATE_IMPOSSIBLE, PLY_ARB_METHOD_BLOCKED, t0);
         return 0;
     }
-    /* The helpmate search gets the budget, or half of it when the
-     * exhaustive walk can follow. */
-    const int walk = exhaustive_gate(pos, &m, frozen);
-    uint64_t hm_budget = walk ? out->budget / 2 : out->budget;
-    int n = ply__arb_helpmate(pos, side, hm_budget, &out->nodes, out->moves, PLY_ARB_LINE_MAX);
+    /* On a frozen structure the reachable set is small and the walk proves
+     * "no" far sooner than the helpmate search would exhaust its budget: it
+     * goes first with three quarters of the budget. Elsewhere the helpmate search goes
+     * first (a mate is usually near), with half the budget when the walk can
+     * follow. */
+    int walk = exhaustive_gate(pos, &m, frozen), r = REACH_LIMIT;
+    size_t visited = 0;
+    if (frozen) {
+        r = walk_for(pos, out->budget / 4 * 3, out, &visited);
+        if (r == REACH_NONE) return walked(out, r, visited, t0);
+        walk = 0;
+    }
+    uint64_t left = out->budget - out->nodes;
+    int n = ply__arb_helpmate(pos, side, walk ? left / 2 : left, &out->nodes, out->moves,
+                              PLY_ARB_LINE_MAX);
     if (n > 0) {
         out->nmoves = n;
         line_text(pos, out->moves, n, why, sizeof why);
@@ -524,28 +572,10 @@ int ply_arb_unwinnable(const ply_arb_pos_t *pos, int side, uint64_t budget, ply_
         finish(out, PLY_ARB_MATE_POSSIBLE, PLY_ARB_METHOD_HELPMATE, t0);
         return 0;
     }
+    if (r == REACH_FOUND) return walked(out, r, visited, t0);
     if (n == -1 && walk && out->nodes < out->budget) {
-        size_t visited = 0, limit = (size_t)(out->budget - out->nodes);
-        int r = reach(pos, side, 0, limit < WALK_MAX ? limit : WALK_MAX, &visited);
-        out->nodes += visited < limit ? visited : limit;
-        if (r == REACH_NONE) {
-            say(out->proof, sizeof out->proof,
-                "exhaustive: all %zu reachable positions searched, none is a checkmate given by "
-                "%s",
-                visited, who);
-            finish(out, PLY_ARB_MATE_IMPOSSIBLE, PLY_ARB_METHOD_EXHAUSTIVE, t0);
-            return 0;
-        }
-        if (r == REACH_FOUND) {
-            /* The helpmate search missed a mate the walk found: possible when the
-             * mate lies deeper than its budget allowed. The walk keeps no line. */
-            say(out->proof, sizeof out->proof,
-                "exhaustive: a checkmate given by %s is among the %zu reachable positions "
-                "searched",
-                who, visited);
-            finish(out, PLY_ARB_MATE_POSSIBLE, PLY_ARB_METHOD_EXHAUSTIVE, t0);
-            return 0;
-        }
+        r = walk_for(pos, out->budget - out->nodes, out, &visited);
+        if (r != REACH_LIMIT) return walked(out, r, visited, t0);
     }
     if (n == -2)
         say(out->proof, sizeof out->proof, "undetermined: out of memory");

@@ -85,7 +85,7 @@ const char *ply_arb_method_name(ply_arb_method_t method);
 /** The node budget ply_arb_can_mate and `ply arbiter` use unless told otherwise:
  * measured on the final positions of the games in tests/data/pgn (BENCHMARKS.md,
  * "Unwinnability"), most are decided in a few hundred nodes. */
-#define PLY_ARB_UNWIN_BUDGET 200000
+#define PLY_ARB_UNWIN_BUDGET 1000000
 
 /** Longest helpmate line ply_arb_unwinnable returns, in plies. */
 #define PLY_ARB_LINE_MAX 128

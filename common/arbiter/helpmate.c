@@ -191,21 +191,22 @@ int ply__arb_helpmate(const ply_arb_pos_t *pos, int winner, uint64_t budget, uin
     h->mask = size - 1;
     h->winner = winner;
     /*
-     * Three passes, each deepening from the start: a narrow one (the winner's
-     * two best moves, the loser's best) that finds the usual mates in a few
+     * Four passes, each deepening from the start: full width to three plies
+     * (the short mates, found exactly), a narrow one (the winner's two best
+     * moves, the loser's best) that finds the usual long mates in a few
      * thousand nodes, a wider one, and the full-width search with what is
      * left. The narrow passes prove nothing when they fail (they skip moves),
      * and their table entries are dropped before the next pass.
      */
     static const struct {
-        int width_winner, width_loser, max_depth, share; /* share: of the budget, in 1/8 */
-    } pass[3] = {{2, 1, 61, 1}, {3, 2, 41, 2}, {0, 0, HM_MAX_PLY, 8}};
+        int width_winner, width_loser, max_depth, share; /* share: of the budget, in 1/16 */
+    } pass[4] = {{0, 0, 3, 1}, {2, 1, 61, 2}, {3, 2, 41, 4}, {0, 0, HM_MAX_PLY, 16}};
     int found = -1;
     uint64_t spent = 0;
-    for (int k = 0; k < 3 && found < 0; k++) {
+    for (int k = 0; k < 4 && found < 0; k++) {
         h->width[winner] = pass[k].width_winner;
         h->width[winner ^ 1] = pass[k].width_loser;
-        h->budget = spent + (budget - spent) * (uint64_t)pass[k].share / 8;
+        h->budget = spent + (budget - spent) * (uint64_t)pass[k].share / 16;
         h->stop = 0;
         if (k) memset(h->tt, 0, size * sizeof *h->tt);
         int top = pass[k].max_depth < max ? pass[k].max_depth : max;

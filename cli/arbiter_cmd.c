@@ -181,10 +181,10 @@ static void print_report_text(const ply_arb_report_t *r, ply_arb_laws_t laws)
                r->final.legal_moves == 1 ? "" : "s");
         if (r->end == PLY_ARB_END_NONE && !r->illegal_ply) print_final_claims(&r->final, to_move);
         if (r->flag >= 0 && r->end == PLY_ARB_END_NONE)
-            printf("  flag: %s's flag fell; %s can mate: %s (%s, %s) -> %s (art. 6.10)\n",
+            printf("  flag: %s's flag fell; %s can mate: %s (%s, %s) -> %s (%s)\n",
                    side_name(r->flag), side_name(r->flag ^ 1), mate_word(r->flag_opponent),
                    ply_arb_method_name(r->flag_unwin.method), r->flag_proof,
-                   r->expected[0] ? r->expected : "no verdict");
+                   r->expected[0] ? r->expected : "no verdict", ply_arb_flag_article(laws));
     }
     for (int i = 0; i < r->nnotes; i++) printf("  note: %s\n", r->notes[i]);
     printf("  verdict: %s\n", r->consistent ? "consistent" : "INCONSISTENT");

@@ -98,7 +98,8 @@ static int replay(const ply_pgn_game_t *g, const ply_arb_pos_t *start, ply_arb_g
 
 /* The result a flag fall gives (6.10), with the proof behind it: "" when
  * the answer is undetermined within the budget. */
-static const char *flag_verdict(const ply_arb_pos_t *pos, uint64_t budget, ply_arb_report_t *rep)
+static const char *flag_verdict(const ply_arb_pos_t *pos, ply_arb_laws_t laws, uint64_t budget,
+                                ply_arb_report_t *rep)
 {
     int opp = rep->flag ^ 1;
     ply_arb_unwinnable(pos, opp, budget, &rep->flag_unwin);
@@ -107,9 +108,10 @@ static const char *flag_verdict(const ply_arb_pos_t *pos, uint64_t budget, ply_a
     if (rep->flag_opponent == PLY_ARB_MATE_IMPOSSIBLE) return "1/2-1/2";
     if (rep->flag_opponent == PLY_ARB_MATE_POSSIBLE) return win_for(opp);
     note(rep,
-         "art. 6.10 undetermined: %s's flag fell, and whether %s can still mate was proven "
+         "%s undetermined: %s's flag fell, and whether %s can still mate was proven "
          "neither way within the budget of %llu nodes: the result is not checked",
-         side_name(rep->flag), side_name(opp), (unsigned long long)rep->flag_unwin.budget);
+         ply_arb_flag_article(laws), side_name(rep->flag), side_name(opp),
+         (unsigned long long)rep->flag_unwin.budget);
     return "";
 }
 
@@ -142,7 +144,7 @@ static void verdict(const ply_pgn_game_t *g, ply_arb_laws_t laws, uint64_t budge
         if (rep->flag >= 0 && !rep->flag_from_tag)
             note(rep, "the flag fall does not count: the game had already ended");
     } else if (rep->flag >= 0) {
-        const char *r = flag_verdict(ply_arb_game_pos(game), budget, rep);
+        const char *r = flag_verdict(ply_arb_game_pos(game), laws, budget, rep);
         snprintf(rep->expected, sizeof rep->expected, "%s", r);
     }
     if (!rep->illegal_ply && rep->expected[0] && strcmp(claimed, rep->expected)) {
@@ -150,10 +152,10 @@ static void verdict(const ply_pgn_game_t *g, ply_arb_laws_t laws, uint64_t budge
             note(rep, "the result should be %s: %s at ply %d (%s)", rep->expected,
                  ply_arb_end_name(rep->end), rep->end_ply, ply_arb_end_article(rep->end, laws));
         else
-            note(rep, "the result should be %s: %s's flag fell and %s %s mate (art. 6.10: %s)",
+            note(rep, "the result should be %s: %s's flag fell and %s %s mate (%s: %s)",
                  rep->expected, side_name(rep->flag), side_name(rep->flag ^ 1),
                  rep->flag_opponent == PLY_ARB_MATE_IMPOSSIBLE ? "cannot" : "can still",
-                 rep->flag_proof);
+                 ply_arb_flag_article(laws), rep->flag_proof);
         rep->consistent = 0;
     }
 }
@@ -170,8 +172,8 @@ static void flag_from_termination(const ply_pgn_game_t *g, ply_arb_report_t *rep
 }
 
 /* A drawn time forfeit: one side's flag fell and the other could not mate. */
-static void drawn_time_forfeit(const ply_pgn_game_t *g, ply_arb_game_t *game, uint64_t budget,
-                               ply_arb_report_t *rep)
+static void drawn_time_forfeit(const ply_pgn_game_t *g, ply_arb_laws_t laws, ply_arb_game_t *game,
+                               uint64_t budget, ply_arb_report_t *rep)
 {
     const char *t = ply_pgn_game_tag(g, "Termination");
     const char *claimed = rep->result[0] ? rep->result : rep->marker;
@@ -188,12 +190,13 @@ static void drawn_time_forfeit(const ply_pgn_game_t *g, ply_arb_game_t *game, ui
     }
     if (possible < 2) {
         note(rep,
-             "art. 6.10 undetermined: a draw on time needs a side that cannot mate, and that "
+             "%s undetermined: a draw on time needs a side that cannot mate, and that "
              "was proven neither way within the budget of %llu nodes",
-             (unsigned long long)u.budget);
+             ply_arb_flag_article(laws), (unsigned long long)u.budget);
         return;
     }
-    note(rep, "a draw on time needs a side that cannot mate (art. 6.10), and both sides can");
+    note(rep, "a draw on time needs a side that cannot mate (%s), and both sides can",
+         ply_arb_flag_article(laws));
     rep->consistent = 0;
 }
 
@@ -241,7 +244,7 @@ int ply_arb_adjudicate_budget(const ply_pgn_game_t *g, ply_arb_laws_t laws, int 
     if (rc == 0) {
         flag_from_termination(g, rep);
         verdict(g, laws, budget, game, rep);
-        drawn_time_forfeit(g, game, budget, rep);
+        drawn_time_forfeit(g, laws, game, budget, rep);
     }
     if (game != work) ply_arb_game_destroy(&game);
     return rc;

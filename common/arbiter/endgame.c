@@ -52,6 +52,11 @@ struct ply_arb_game {
     char memo_proof[PLY_ARB_PROOF_MAX];
 };
 
+const char *ply_arb_flag_article(ply_arb_laws_t laws)
+{
+    return laws == PLY_ARB_FIDE2023 ? "art. 6.9" : "art. 6.10";
+}
+
 int ply_arb_laws_parse(const char *name, ply_arb_laws_t *out)
 {
     if (!name || !out) return PLY_EINVAL;

@@ -160,6 +160,11 @@ const char *ply_arb_end_name(ply_arb_end_t end);
 /** ply_arb_end_article - the article text for an end, e.g. "art. 5.1(a)". */
 const char *ply_arb_end_article(ply_arb_end_t end, ply_arb_laws_t laws);
 
+/** ply_arb_flag_article - the flag-fall article: "art. 6.10" in the 2000 Laws,
+ * "art. 6.9" in the 2023 edition (the same text: a flag fall is a draw when
+ * the opponent cannot mate by any series of legal moves). Static strings. */
+const char *ply_arb_flag_article(ply_arb_laws_t laws);
+
 /** How many earlier plies of a repeated position ply_arb_status_t lists. */
 #define PLY_ARB_REP_MAX 8
 

@@ -562,7 +562,7 @@ static void test_claims_sound_in_random_games(void **state)
             if (ply % 25 == 24) { /* the one-sided question, now and then */
                 for (int side = 0; side < 2; side++) {
                     ply_arb_unwin_t u;
-                    assert_int_equal(ply_arb_unwinnable(&pos, side, 4000, &u), 0);
+                    assert_int_equal(ply_arb_unwinnable(&pos, side, 2000, &u), 0);
                     if (u.verdict == PLY_ARB_MATE_POSSIBLE && u.nmoves) {
                         assert_true(line_mates(&pos, u.moves, u.nmoves, side));
                         possible++;

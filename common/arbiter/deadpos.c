@@ -16,6 +16,11 @@
  * Positions that are dead by material are leaves of the walks (nothing below
  * them can mate).
  *
+ * ply_arb_unwinnable puts the proofs together for one side (issue 14): the
+ * material theorems, the static argument of blocked.c, the helpmate search
+ * of helpmate.c for "yes", and the walk for "no" where it can finish, all
+ * within one node budget, with the method and the proof in words.
+ *
  * Positions are kept as 40-byte keys (4 bits a square, side, castling rook
  * squares, en-passant square only when the capture is legal: the identity of
  * art. 9.2), in one array that is also the breadth-first queue, with an

@@ -7,9 +7,11 @@
  * after 75 moves by each player without pawn move or capture.
  *
  * Dead positions and "cannot mate" are claimed only when proven: by material
- * (the insufficient-material cases), or by an exhaustive search that visits
- * every position reachable from the given one and finds no checkmate. When a
- * proof is not found the answer is "not proven", never a guess.
+ * (the insufficient-material cases), by a static argument on a pawn structure
+ * that can never change (blocked.c), or by an exhaustive search that visits
+ * every position reachable from the given one and finds no checkmate; "can
+ * mate" only with a helpmate line that replays (helpmate.c). When no proof is
+ * found within the node budget the answer is "undetermined", never a guess.
  */
 #ifndef PLY_ARBITER_ENDGAME_H
 #define PLY_ARBITER_ENDGAME_H
@@ -46,9 +48,12 @@ const char *ply_arb_laws_name(ply_arb_laws_t laws);
  * bytes, PLY_ARB_PROOF_MAX suffices) names the test that proved it:
  *   "insufficient material: king against king" (also "king and bishop",
  *   "king and knight against king", "only bishops, all on light squares");
+ *   "blocked: no pawn can ever move or capture; white can never give check
+ *     on any of the N squares black's king can reach (...); and black ..."
+ *     (the static argument of ply_arb_unwinnable for both sides, microseconds);
  *   "blocked position: all N reachable positions searched, none is checkmate"
  *     (run when every pawn is blocked head-on by an opposing pawn and only
- *     kings and bishops stand besides);
+ *     kings and bishops stand besides, or the structure is frozen);
  *   "forced: every sequence of legal moves (N positions) leads to
  *     insufficient material or stalemate" (every line within 8 plies, where
  *     no position on the way has more than three legal moves).

@@ -8,6 +8,7 @@
  * JSON object (--json). Exit status: 0 when every game is consistent (or the
  * FEN is valid), 1 otherwise, 2 for usage errors and unreadable files.
  */
+#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,6 +20,7 @@
 #include "arbiter/arbiter.h"
 #include "arbiter/endgame.h"
 #include "arbiter/pgn.h"
+#include "arbiter/san.h"
 #include "commands.h"
 #include "json_exact.h"
 #include "notation.h"
@@ -31,13 +33,15 @@ typedef struct arbiter_args {
     int flag; /* -1, 0 white, 1 black */
     int chess960;
     int json;
-    int export; /* --export: the games re-written as clean PGN on standard output */
+    int export;      /* --export: the games re-written as clean PGN on standard output */
+    uint64_t budget; /* --unwinnable-budget: nodes for each art. 6.10 question, 0 default */
 } arbiter_args_t;
 
 static void usage(FILE *out)
 {
     fprintf(out,
             "usage: ply arbiter FILE.pgn [--laws fide2000|fide2023] [--flag white|black] [--json]\n"
+            "                            [--unwinnable-budget NODES]\n"
             "       ply arbiter FILE.pgn --export\n"
             "       ply arbiter --fen FEN [--chess960] [--laws fide2000|fide2023] [--json]\n"
             "\n"
@@ -57,6 +61,12 @@ static void usage(FILE *out)
             "      --fen FEN     validate a position (FEN, X-FEN or Shredder-FEN) and print\n"
             "                    its state\n"
             "      --chess960    with --fen: read KQkq as X-FEN, castle by Chess960 rules\n"
+            "      --unwinnable-budget NODES\n"
+            "                    positions the question \"can this side still mate?\"\n"
+            "                    (art. 6.10, and each side with --fen) may search before\n"
+            "                    it answers \"undetermined\" (default %d); a \"yes\" is\n"
+            "                    proven by a helpmate line, a \"no\" by material, a\n"
+            "                    blocked pawn structure or an exhaustive search\n"
             "      --json        print one JSON object instead of text (each game's main\n"
             "                    line too: per ply its SAN, UCI and the FEN after it)\n"
             "      --export      re-write the games as clean PGN on standard output: the\n"
@@ -66,7 +76,8 @@ static void usage(FILE *out)
             "  -h, --help        this text\n"
             "\n"
             "Exit status: 0 every game consistent (or the FEN valid), 1 otherwise,\n"
-            "2 usage or a file that cannot be read.\n");
+            "2 usage or a file that cannot be read.\n",
+            PLY_ARB_UNWIN_BUDGET);
 }
 
 static const char *side_name(int side)
@@ -74,15 +85,36 @@ static const char *side_name(int side)
     return side ? "black" : "white";
 }
 
-/* JSON's answer; text adds "presumed" to an unproven yes (6.10 counts it as possible). */
+/* The answer to "can this side still mate?" (art. 6.10), in JSON and text. */
 static const char *mate_word(ply_arb_mate_t m)
 {
-    return m == PLY_ARB_MATE_IMPOSSIBLE ? "no" : m == PLY_ARB_MATE_POSSIBLE ? "yes" : "unknown";
+    return m == PLY_ARB_MATE_IMPOSSIBLE ? "no"
+           : m == PLY_ARB_MATE_POSSIBLE ? "yes"
+                                        : "undetermined";
 }
 
-static const char *mate_text(ply_arb_mate_t m)
+/* The helpmate line of @u in SAN from @pos, as a JSON array (empty when none). */
+static json_t *line_json(const ply_arb_pos_t *pos, const ply_arb_unwin_t *u)
 {
-    return m == PLY_ARB_MATE_UNKNOWN ? "yes, presumed" : mate_word(m);
+    json_t *a = json_array();
+    ply_arb_pos_t p = *pos;
+    for (int i = 0; i < u->nmoves; i++) {
+        char san[PLY_ARB_SAN_MAX];
+        if (ply_arb_move_to_san(&p, u->moves[i], san, sizeof san) < 0) break;
+        json_array_append_new(a, json_string(san));
+        ply_arb_make(&p, u->moves[i]);
+    }
+    return a;
+}
+
+/* The fields of an answer of ply_arb_unwinnable, added to @o. */
+static void unwin_json(json_t *o, const ply_arb_pos_t *pos, const ply_arb_unwin_t *u)
+{
+    json_object_set_new(o, "method", json_string(ply_arb_method_name(u->method)));
+    json_object_set_new(o, "line", line_json(pos, u));
+    json_object_set_new(o, "nodes", ply_json_count(u->nodes));
+    json_object_set_new(o, "budget", ply_json_count(u->budget));
+    json_object_set_new(o, "elapsed_us", ply_json_count(u->elapsed_us));
 }
 
 /* ---- text ------------------------------------------------------------------------ */
@@ -149,9 +181,10 @@ static void print_report_text(const ply_arb_report_t *r, ply_arb_laws_t laws)
                r->final.legal_moves == 1 ? "" : "s");
         if (r->end == PLY_ARB_END_NONE && !r->illegal_ply) print_final_claims(&r->final, to_move);
         if (r->flag >= 0 && r->end == PLY_ARB_END_NONE)
-            printf("  flag: %s's flag fell; %s can mate: %s (%s) -> %s (art. 6.10)\n",
-                   side_name(r->flag), side_name(r->flag ^ 1), mate_text(r->flag_opponent),
-                   r->flag_proof, r->expected);
+            printf("  flag: %s's flag fell; %s can mate: %s (%s, %s) -> %s (%s)\n",
+                   side_name(r->flag), side_name(r->flag ^ 1), mate_word(r->flag_opponent),
+                   ply_arb_method_name(r->flag_unwin.method), r->flag_proof,
+                   r->expected[0] ? r->expected : "no verdict", ply_arb_flag_article(laws));
     }
     for (int i = 0; i < r->nnotes; i++) printf("  note: %s\n", r->notes[i]);
     printf("  verdict: %s\n", r->consistent ? "consistent" : "INCONSISTENT");
@@ -249,6 +282,12 @@ static json_t *report_json(const ply_arb_report_t *r, ply_arb_laws_t laws)
                             r->end == PLY_ARB_END_NONE ? json_string(mate_word(r->flag_opponent))
                                                        : json_null());
         json_object_set_new(flag, "proof", str_or_null(r->flag_proof));
+        if (r->end == PLY_ARB_END_NONE) {
+            ply_arb_pos_t final;
+            if (ply_arb_from_fen(&final, r->final_fen, r->chess960 ? PLY_ARB_CHESS960 : 0, NULL,
+                                 0) == 0)
+                unwin_json(flag, &final, &r->flag_unwin);
+        }
     }
     json_object_set_new(o, "flag", flag);
     json_object_set_new(o, "expected_result", str_or_null(r->expected));
@@ -315,7 +354,7 @@ static int run_file(const arbiter_args_t *a)
             }
             continue;
         }
-        if (ply_arb_adjudicate(g, a->laws, a->flag, work, rep)) {
+        if (ply_arb_adjudicate_budget(g, a->laws, a->flag, a->budget, work, rep)) {
             fprintf(stderr, "ply arbiter: out of memory\n");
             status = 1;
             break;
@@ -382,9 +421,13 @@ static int run_fen(const arbiter_args_t *a)
     }
     ply_arb_status_t st;
     ply_arb_game_status(g, 1, &st);
-    char proof[2][PLY_ARB_PROOF_MAX];
-    ply_arb_mate_t can[2];
-    for (int s = 0; s < 2; s++) can[s] = ply_arb_can_mate(&pos, s, proof[s], sizeof proof[s]);
+    ply_arb_unwin_t *can = calloc(2, sizeof *can);
+    if (!can) {
+        ply_arb_game_destroy(&g);
+        fprintf(stderr, "ply arbiter: out of memory\n");
+        return 1;
+    }
+    for (int s = 0; s < 2; s++) ply_arb_unwinnable(&pos, s, a->budget, &can[s]);
     ply_arb_to_fen(&pos, fen, sizeof fen);
     ply_arb_identity(&pos, id, sizeof id);
     const char *result = st.end == PLY_ARB_END_NONE ? ""
@@ -410,10 +453,12 @@ static int run_fen(const arbiter_args_t *a)
         json_object_set_new(o, "fifty_claim_now", json_boolean(st.fifty_now));
         json_object_set_new(o, "fifty_claim_move", str_or_null(st.fifty_move));
         json_t *cm = json_object();
-        for (int s = 0; s < 2; s++)
-            json_object_set_new(
-                cm, side_name(s),
-                json_pack("{s:s,s:s}", "answer", mate_word(can[s]), "proof", proof[s]));
+        for (int s = 0; s < 2; s++) {
+            json_t *one =
+                json_pack("{s:s,s:s}", "answer", mate_word(can[s].verdict), "proof", can[s].proof);
+            unwin_json(one, &pos, &can[s]);
+            json_object_set_new(cm, side_name(s), one);
+        }
         json_object_set_new(o, "can_mate", cm);
         ply_json_dumpf(o, stdout, JSON_INDENT(2));
         printf("\n");
@@ -436,24 +481,29 @@ static int run_fen(const arbiter_args_t *a)
             printf("fifty-move rule: %s may claim a draw by writing %s (art. 9.3(a))\n",
                    side_name(pos.side), st.fifty_move);
         for (int s = 0; s < 2; s++)
-            printf("%s can still mate: %s (%s)\n", side_name(s), mate_text(can[s]), proof[s]);
+            printf("%s can still mate: %s (%s) [%s, %llu nodes, %.3f ms]\n", side_name(s),
+                   mate_word(can[s].verdict), can[s].proof, ply_arb_method_name(can[s].method),
+                   (unsigned long long)can[s].nodes, can[s].elapsed_us / 1000.0);
     }
+    free(can);
     ply_arb_game_destroy(&g);
     return 0;
 }
 
 int ply_cmd_arbiter(int argc, char **argv)
 {
-    enum { OPT_LAWS = 256, OPT_FLAG, OPT_FEN, OPT_JSON, OPT_CHESS960, OPT_EXPORT };
-    static const struct option longopts[] = {{"laws", required_argument, NULL, OPT_LAWS},
-                                             {"flag", required_argument, NULL, OPT_FLAG},
-                                             {"fen", required_argument, NULL, OPT_FEN},
-                                             {"json", no_argument, NULL, OPT_JSON},
-                                             {"chess960", no_argument, NULL, OPT_CHESS960},
-                                             {"export", no_argument, NULL, OPT_EXPORT},
-                                             {"help", no_argument, NULL, 'h'},
-                                             {NULL, 0, NULL, 0}};
-    arbiter_args_t a = {NULL, NULL, PLY_ARB_FIDE2000, -1, 0, 0, 0};
+    enum { OPT_LAWS = 256, OPT_FLAG, OPT_FEN, OPT_JSON, OPT_CHESS960, OPT_EXPORT, OPT_BUDGET };
+    static const struct option longopts[] = {
+        {"laws", required_argument, NULL, OPT_LAWS},
+        {"flag", required_argument, NULL, OPT_FLAG},
+        {"fen", required_argument, NULL, OPT_FEN},
+        {"json", no_argument, NULL, OPT_JSON},
+        {"chess960", no_argument, NULL, OPT_CHESS960},
+        {"export", no_argument, NULL, OPT_EXPORT},
+        {"unwinnable-budget", required_argument, NULL, OPT_BUDGET},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0}};
+    arbiter_args_t a = {NULL, NULL, PLY_ARB_FIDE2000, -1, 0, 0, 0, 0};
     int c;
     optind = 1;
     opterr = 0;
@@ -484,6 +534,16 @@ int ply_cmd_arbiter(int argc, char **argv)
         case OPT_EXPORT:
             a.export = 1;
             break;
+        case OPT_BUDGET: {
+            char *end;
+            errno = 0;
+            unsigned long long v = strtoull(optarg, &end, 10);
+            if (errno || end == optarg || *end || v == 0 || optarg[0] == '-')
+                return ply_usage_error(
+                    "arbiter", "--unwinnable-budget '%s' must be a number of nodes >= 1", optarg);
+            a.budget = v;
+            break;
+        }
         case 'h':
             usage(stdout);
             return 0;

@@ -12,8 +12,9 @@
  * the draw claims of art. 9.2 (threefold repetition) and 9.3 (fifty moves)
  * are made automatically the moment they can be. A flag fall loses unless
  * the opponent cannot checkmate by any legal series of moves (art. 6.9;
- * ply_arb_can_mate), and when the arbiter cannot prove either way the loss
- * stands as "presumed" and the PGN says so. An illegal move, no move, a
+ * ply_arb_can_mate), and when the arbiter proves neither within its node
+ * budget the loss stands (the rule's default) and the PGN says that the
+ * question was undetermined, naming the budget. An illegal move, no move, a
  * crash, output that is not UCI, or silence past the clock loses, with the
  * reason in the PGN. Each finished game is replayed by ply_arb_adjudicate as
  * a self-check before it is written.
@@ -401,11 +402,13 @@ static void flag_fell(game_t *g, int side, double used_ms, int64_t had_ms)
                "series of legal moves (art. 6.9): %s",
                who, used_ms / 1000.0, had_ms / 1000.0, opp, proof);
     else
-        finish(g, side ? 1 : -1, END_TIME, "%s loses on time (%.3f s used, %.3f s on the clock)%s",
-               who, used_ms / 1000.0, had_ms / 1000.0,
-               can == PLY_ARB_MATE_UNKNOWN ? "; presumed: the arbiter could not prove whether "
-                                             "the opponent can still mate (art. 6.9)"
-                                           : "");
+        finish(g, side ? 1 : -1, END_TIME,
+               "%s loses on time (%.3f s used, %.3f s on the clock); %s (art. 6.9): %s", who,
+               used_ms / 1000.0, had_ms / 1000.0,
+               can == PLY_ARB_MATE_POSSIBLE
+                   ? "the opponent can still mate"
+                   : "undetermined whether the opponent can still mate, the loss stands",
+               proof);
 }
 
 /* "{+0.35/12 0.521s}" for the mover's engine's last score. */

@@ -34,3 +34,10 @@ target_compile_definitions(test_arbiter_cli PRIVATE PLY_TEST_DATA="${PLY_TEST_DA
 add_dependencies(test_arbiter_cli ply)
 add_test(NAME arbiter_cli COMMAND test_arbiter_cli)
 set_tests_properties(arbiter_cli PROPERTIES TIMEOUT 300 LABELS quick SKIP_RETURN_CODE 77)
+# Unwinnability (issue 14): helpmate lines replayed, static and exhaustive
+# "cannot mate" proofs compared with the test's own walk of the reachable set.
+ply_unit_test(test_arbiter_unwinnable
+  SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/unit/test_arbiter_unwinnable.c
+  LIBS ply_arbiter
+  LABELS quick
+  TIMEOUT 300)

@@ -96,17 +96,28 @@ static int replay(const ply_pgn_game_t *g, const ply_arb_pos_t *start, ply_arb_g
     return 0;
 }
 
-/* The result a flag fall gives (6.10), with the proof behind it. */
-static const char *flag_verdict(const ply_arb_pos_t *pos, ply_arb_report_t *rep)
+/* The result a flag fall gives (6.10), with the proof behind it: "" when
+ * the answer is undetermined within the budget. */
+static const char *flag_verdict(const ply_arb_pos_t *pos, ply_arb_laws_t laws, uint64_t budget,
+                                ply_arb_report_t *rep)
 {
     int opp = rep->flag ^ 1;
-    rep->flag_opponent = ply_arb_can_mate(pos, opp, rep->flag_proof, sizeof rep->flag_proof);
-    return rep->flag_opponent == PLY_ARB_MATE_IMPOSSIBLE ? "1/2-1/2" : win_for(opp);
+    ply_arb_unwinnable(pos, opp, budget, &rep->flag_unwin);
+    rep->flag_opponent = rep->flag_unwin.verdict;
+    snprintf(rep->flag_proof, sizeof rep->flag_proof, "%s", rep->flag_unwin.proof);
+    if (rep->flag_opponent == PLY_ARB_MATE_IMPOSSIBLE) return "1/2-1/2";
+    if (rep->flag_opponent == PLY_ARB_MATE_POSSIBLE) return win_for(opp);
+    note(rep,
+         "%s undetermined: %s's flag fell, and whether %s can still mate was proven "
+         "neither way within the budget of %llu nodes: the result is not checked",
+         ply_arb_flag_article(laws), side_name(rep->flag), side_name(opp),
+         (unsigned long long)rep->flag_unwin.budget);
+    return "";
 }
 
 /* Compare the record's result with what the rules give. */
-static void verdict(const ply_pgn_game_t *g, ply_arb_laws_t laws, ply_arb_game_t *game,
-                    ply_arb_report_t *rep)
+static void verdict(const ply_pgn_game_t *g, ply_arb_laws_t laws, uint64_t budget,
+                    ply_arb_game_t *game, ply_arb_report_t *rep)
 {
     const char *claimed = rep->result[0] ? rep->result : rep->marker;
     if (rep->result[0] && rep->marker[0] && strcmp(rep->result, rep->marker)) {
@@ -133,7 +144,7 @@ static void verdict(const ply_pgn_game_t *g, ply_arb_laws_t laws, ply_arb_game_t
         if (rep->flag >= 0 && !rep->flag_from_tag)
             note(rep, "the flag fall does not count: the game had already ended");
     } else if (rep->flag >= 0) {
-        const char *r = flag_verdict(ply_arb_game_pos(game), rep);
+        const char *r = flag_verdict(ply_arb_game_pos(game), laws, budget, rep);
         snprintf(rep->expected, sizeof rep->expected, "%s", r);
     }
     if (!rep->illegal_ply && rep->expected[0] && strcmp(claimed, rep->expected)) {
@@ -141,10 +152,10 @@ static void verdict(const ply_pgn_game_t *g, ply_arb_laws_t laws, ply_arb_game_t
             note(rep, "the result should be %s: %s at ply %d (%s)", rep->expected,
                  ply_arb_end_name(rep->end), rep->end_ply, ply_arb_end_article(rep->end, laws));
         else
-            note(rep, "the result should be %s: %s's flag fell and %s %s mate (art. 6.10: %s)",
+            note(rep, "the result should be %s: %s's flag fell and %s %s mate (%s: %s)",
                  rep->expected, side_name(rep->flag), side_name(rep->flag ^ 1),
                  rep->flag_opponent == PLY_ARB_MATE_IMPOSSIBLE ? "cannot" : "can still",
-                 rep->flag_proof);
+                 ply_arb_flag_article(laws), rep->flag_proof);
         rep->consistent = 0;
     }
 }
@@ -161,7 +172,8 @@ static void flag_from_termination(const ply_pgn_game_t *g, ply_arb_report_t *rep
 }
 
 /* A drawn time forfeit: one side's flag fell and the other could not mate. */
-static void drawn_time_forfeit(const ply_pgn_game_t *g, ply_arb_game_t *game, ply_arb_report_t *rep)
+static void drawn_time_forfeit(const ply_pgn_game_t *g, ply_arb_laws_t laws, ply_arb_game_t *game,
+                               uint64_t budget, ply_arb_report_t *rep)
 {
     const char *t = ply_pgn_game_tag(g, "Termination");
     const char *claimed = rep->result[0] ? rep->result : rep->marker;
@@ -169,16 +181,33 @@ static void drawn_time_forfeit(const ply_pgn_game_t *g, ply_arb_game_t *game, pl
         rep->illegal_ply || rep->end != PLY_ARB_END_NONE)
         return;
     const ply_arb_pos_t *pos = ply_arb_game_pos(game);
-    char proof[PLY_ARB_PROOF_MAX];
-    if (ply_arb_can_mate(pos, 0, proof, sizeof proof) == PLY_ARB_MATE_IMPOSSIBLE ||
-        ply_arb_can_mate(pos, 1, proof, sizeof proof) == PLY_ARB_MATE_IMPOSSIBLE)
+    ply_arb_unwin_t u;
+    int possible = 0;
+    for (int side = 0; side < 2; side++) {
+        ply_arb_unwinnable(pos, side, budget, &u);
+        if (u.verdict == PLY_ARB_MATE_IMPOSSIBLE) return;
+        possible += u.verdict == PLY_ARB_MATE_POSSIBLE;
+    }
+    if (possible < 2) {
+        note(rep,
+             "%s undetermined: a draw on time needs a side that cannot mate, and that "
+             "was proven neither way within the budget of %llu nodes",
+             ply_arb_flag_article(laws), (unsigned long long)u.budget);
         return;
-    note(rep, "a draw on time needs a side that cannot mate (art. 6.10), and both sides can");
+    }
+    note(rep, "a draw on time needs a side that cannot mate (%s), and both sides can",
+         ply_arb_flag_article(laws));
     rep->consistent = 0;
 }
 
 int ply_arb_adjudicate(const ply_pgn_game_t *g, ply_arb_laws_t laws, int flag, ply_arb_game_t *work,
                        ply_arb_report_t *rep)
+{
+    return ply_arb_adjudicate_budget(g, laws, flag, 0, work, rep);
+}
+
+int ply_arb_adjudicate_budget(const ply_pgn_game_t *g, ply_arb_laws_t laws, int flag,
+                              uint64_t budget, ply_arb_game_t *work, ply_arb_report_t *rep)
 {
     if (!g || !rep) return PLY_EINVAL;
     memset(rep, 0, sizeof *rep);
@@ -214,8 +243,8 @@ int ply_arb_adjudicate(const ply_pgn_game_t *g, ply_arb_laws_t laws, int flag, p
     int rc = replay(g, &start, game, rep);
     if (rc == 0) {
         flag_from_termination(g, rep);
-        verdict(g, laws, game, rep);
-        drawn_time_forfeit(g, game, rep);
+        verdict(g, laws, budget, game, rep);
+        drawn_time_forfeit(g, laws, game, budget, rep);
     }
     if (game != work) ply_arb_game_destroy(&game);
     return rc;

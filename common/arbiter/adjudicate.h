@@ -56,27 +56,42 @@ typedef struct ply_arb_report {
     /* The final position (after the last legal move). */
     ply_arb_status_t final;
     char final_fen[PLY_ARB_FEN_MAX];
-    /* Flag fall (6.10): the side whose flag fell, -1 when none. */
+    /* Flag fall (6.10): the side whose flag fell, -1 when none. flag_opponent
+     * and flag_proof repeat flag_unwin's verdict and proof (the former fields). */
     int flag, flag_from_tag;
     ply_arb_mate_t flag_opponent;
     char flag_proof[PLY_ARB_PROOF_MAX];
+    ply_arb_unwin_t flag_unwin; /* the whole answer: method, nodes, time, helpmate line */
     /* Verdict. */
     char expected[16]; /* the result the rules give, "" when any result is possible */
     int consistent;
     int nnotes;
-    char notes[PLY_ARB_NOTES_MAX][240]; /* why not consistent, and remarks, one line each */
+    char notes[PLY_ARB_NOTES_MAX][640]; /* why not consistent, and remarks, one line each */
 } ply_arb_report_t;
 
 /**
  * ply_arb_adjudicate - replay game @g under @laws and fill *@rep.
  * @flag: -1, or the side (0 white, 1 black) whose flag fell at the end of
  * the record (the `--flag` option): the game is then lost by that side
- * unless the opponent cannot mate (ply_arb_can_mate), when it is drawn.
+ * when the opponent is proven able to mate, drawn when proven unable
+ * (ply_arb_unwinnable with the default budget), and left undetermined
+ * otherwise (see ply_arb_adjudicate_budget).
  * @work: a game object to reuse between calls (may be NULL: one is made and
  * freed). Returns 0 (the report says whether the game is consistent),
  * PLY_EINVAL for NULL arguments or PLY_ENOMEM.
  */
 int ply_arb_adjudicate(const ply_pgn_game_t *g, ply_arb_laws_t laws, int flag, ply_arb_game_t *work,
                        ply_arb_report_t *rep);
+
+/**
+ * ply_arb_adjudicate_budget - ply_arb_adjudicate with the node budget of the
+ * art. 6.10 question (ply_arb_unwinnable; 0: PLY_ARB_UNWIN_BUDGET). When the
+ * answer is undetermined within the budget, no result is expected (expected
+ * is "") and a note says so, naming the budget: the flag fall is neither
+ * awarded nor drawn on an unproven answer. A drawn time forfeit is found
+ * inconsistent only when both sides are proven able to mate. Same returns.
+ */
+int ply_arb_adjudicate_budget(const ply_pgn_game_t *g, ply_arb_laws_t laws, int flag,
+                              uint64_t budget, ply_arb_game_t *work, ply_arb_report_t *rep);
 
 #endif

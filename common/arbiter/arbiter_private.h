@@ -107,14 +107,94 @@ int ply__arb_ep_legal(const ply_arb_pos_t *pos);
  * The dead-position tests of deadpos.c, one by one (ply_arb_dead runs them
  * in this order), so that a game replay can skip a search whose answer it
  * already knows. Each returns 1 when it proves @pos dead (with @proof filled,
- * if not NULL), else 0. ply__arb_dead_blocked runs only when every pawn is
- * rammed and only kings and bishops stand besides; ply__arb_dead_forced only
+ * if not NULL), else 0. ply__arb_dead_static is the static argument of
+ * blocked.c for both sides (cheap: it stops at the first pawn that is not
+ * blocked head-on by a pawn); ply__arb_dead_blocked, the exhaustive search,
+ * runs only when every pawn is rammed and only kings and bishops stand
+ * besides, or the structure is frozen (ply__arb_frozen); ply__arb_dead_forced only
  * when the side to move has at most three legal moves (@legal_moves), and it
  * follows every line while each position has at most three.
  */
 int ply__arb_dead_material(const ply_arb_pos_t *pos, char *proof, size_t len);
+int ply__arb_dead_static(const ply_arb_pos_t *pos, char *proof, size_t len);
 int ply__arb_dead_blocked(const ply_arb_pos_t *pos, char *proof, size_t len);
 int ply__arb_dead_forced(const ply_arb_pos_t *pos, int legal_moves, char *proof, size_t len);
+
+/*
+ * Position keys for the searches of deadpos.c and unwin.c: 4 bits a square,
+ * side, castling rook squares, and the en-passant square only when the
+ * capture is legal (the identity of art. 9.2, without clocks), 40 bytes.
+ */
+typedef struct ply__arb_key {
+    uint8_t b[40];
+} ply__arb_key_t;
+
+/** ply__arb_key_encode - the key of @p into *@k. */
+void ply__arb_key_encode(const ply_arb_pos_t *p, ply__arb_key_t *k);
+
+/** ply__arb_key_decode - the position of key @k (clocks 0, fullmove 1). */
+void ply__arb_key_decode(const ply__arb_key_t *k, int chess960, ply_arb_pos_t *p);
+
+/** ply__arb_key_hash - a 64-bit FNV-1a hash of @k. */
+uint64_t ply__arb_key_hash(const ply__arb_key_t *k);
+
+/*
+ * The permanent structure of a position (blocked.c): when no pawn can ever
+ * move or capture, every square each side's king and other pieces can ever
+ * stand on and attack, as 64-bit sets (bit a1 = 0 ... h8 = 63).
+ */
+typedef struct ply__arb_frozen {
+    uint64_t pawns[2];     /* pawn squares of each side: permanent */
+    uint64_t pawn_att[2];  /* squares each side's pawns attack: permanent */
+    uint64_t king[2];      /* squares each king can ever stand on (the start included) */
+    uint64_t king_att[2];  /* squares each king can ever attack */
+    uint64_t pieces[2];    /* squares the other pieces (not pawns) can ever stand on */
+    uint64_t attack[2];    /* squares those pieces can ever attack */
+    int checkers[2][7];    /* each side's pieces, by kind (pawns and king not counted) */
+    int bishop_colours[2]; /* bit 0: a bishop on dark squares, bit 1: on light squares */
+} ply__arb_frozen_t;
+
+/**
+ * ply__arb_frozen - 1 when, whatever legal moves follow, no pawn of @p can
+ * ever move or capture (so no promotion ever happens and pawns are never
+ * taken), with *@f filled; 0 when that is not proven (then *@f is partial).
+ * Sound by over-approximation: a piece's squares are found by its moves
+ * through every square without a pawn, as if the other pieces were gone.
+ */
+int ply__arb_frozen(const ply_arb_pos_t *p, ply__arb_frozen_t *f);
+
+/**
+ * ply__arb_frozen_no_mate - with @f from ply__arb_frozen(@p), 1 when @side
+ * can never checkmate the other king in any position reached after @p (the
+ * caller checks @p itself), with the argument in words in @proof (the part
+ * after "no pawn can ever move or capture; "); 0 when the
+ * test proves nothing. A mate needs the king on a square that @side can
+ * attack with a piece (its pawns can check only in @p: the king never steps
+ * onto a square they attack) and every neighbouring square attacked,
+ * occupied or blocked: the test finds, for every square the king can reach,
+ * a check that can never come or a neighbour that can never be covered.
+ */
+int ply__arb_frozen_no_mate(const ply_arb_pos_t *p, const ply__arb_frozen_t *f, int side,
+                            char *proof, size_t len);
+
+/**
+ * ply__arb_cannot_mate_material - 1 when @side can never mate by material
+ * alone (deadpos.c): it has only its king, the material is insufficient for
+ * both (5.2(b)), or a lone knight or bishop faces a lone queen or rook.
+ */
+int ply__arb_cannot_mate_material(const ply_arb_pos_t *pos, int side);
+
+/**
+ * ply__arb_helpmate - a series of legal moves from @pos after which @winner
+ * checkmates the other side, both sides cooperating (iterative deepening,
+ * transposition table, moves ordered toward the mate; see unwin.c). Spends
+ * at most @budget nodes (positions searched), adding them to *@nodes.
+ * Returns the number of plies of the line written to @line (room for
+ * @max), 0 when @pos is already such a checkmate, or -1 when none was found
+ * within the budget or @max plies (nothing proven), -2 when out of memory.
+ */
+int ply__arb_helpmate(const ply_arb_pos_t *pos, int winner, uint64_t budget, uint64_t *nodes,
+                      ply_arb_move_t *line, int max);
 
 /**
  * ply__arb_move_from_san_list - ply_arb_move_from_san with the legal moves

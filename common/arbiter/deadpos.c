@@ -16,6 +16,11 @@
  * Positions that are dead by material are leaves of the walks (nothing below
  * them can mate).
  *
+ * ply_arb_unwinnable puts the proofs together for one side (issue 14): the
+ * material theorems, the static argument of blocked.c, the helpmate search
+ * of helpmate.c for "yes", and the walk for "no" where it can finish, all
+ * within one node budget, with the method and the proof in words.
+ *
  * Positions are kept as 40-byte keys (4 bits a square, side, castling rook
  * squares, en-passant square only when the capture is legal: the identity of
  * art. 9.2), in one array that is also the breadth-first queue, with an
@@ -28,13 +33,15 @@
 
 #include "arbiter/arbiter_private.h"
 #include "arbiter/endgame.h"
+#include "arbiter/san.h"
+#include "util/error.h"
+#include "util/time.h"
 
 /* Search bounds: positions visited before giving up (no proof). */
 #define BLOCKED_LIMIT 150000
-/* The one-sided search outside blocked positions: enough for forced lines
- * and nearby mates, small enough (a few milliseconds) for a flag verdict on
- * every game of a file. */
-#define MATE_LIMIT 3000
+/* The exhaustive walk of ply_arb_unwinnable keeps about 50 bytes a position:
+ * at most this many whatever the budget (200 MB). */
+#define WALK_MAX 4000000
 /* Forced lines (ply__arb_dead_forced): at most this many moves a position, and plies. */
 #define FORCED_WIDTH 3
 #define FORCED_DEPTH 8
@@ -124,11 +131,9 @@ static int material_dead(const material_t *m, char *proof, size_t len)
 
 /* ------------------------------------------------------------ position keys */
 
-typedef struct reach_key {
-    uint8_t b[40];
-} reach_key_t;
+typedef ply__arb_key_t reach_key_t;
 
-static void encode(const ply_arb_pos_t *p, reach_key_t *k)
+void ply__arb_key_encode(const ply_arb_pos_t *p, ply__arb_key_t *k)
 {
     memset(k, 0, sizeof *k);
     for (int s = 0; s < 64; s++) {
@@ -143,7 +148,7 @@ static void encode(const ply_arb_pos_t *p, reach_key_t *k)
     k->b[37] = p->ep >= 0 && ply__arb_ep_legal(p) ? (uint8_t)ply__arb_to64(p->ep) : 0xFF;
 }
 
-static void decode(const reach_key_t *k, int chess960, ply_arb_pos_t *p)
+void ply__arb_key_decode(const ply__arb_key_t *k, int chess960, ply_arb_pos_t *p)
 {
     memset(p, 0, sizeof *p);
     for (int s = 0; s < 64; s++) {
@@ -162,7 +167,7 @@ static void decode(const reach_key_t *k, int chess960, ply_arb_pos_t *p)
     p->chess960 = (uint8_t)chess960;
 }
 
-static uint64_t key_hash(const reach_key_t *k)
+uint64_t ply__arb_key_hash(const ply__arb_key_t *k)
 {
     uint64_t h = 1469598103934665603ull; /* FNV-1a */
     for (size_t i = 0; i < sizeof k->b; i++) h = (h ^ k->b[i]) * 1099511628211ull;
@@ -190,7 +195,7 @@ static int set_grow(reach_set_t *s)
     s->slot = slot;
     s->nslot = cap * 2;
     for (size_t i = 0; i < s->n; i++) {
-        size_t j = key_hash(&s->keys[i]) & (s->nslot - 1);
+        size_t j = ply__arb_key_hash(&s->keys[i]) & (s->nslot - 1);
         while (s->slot[j]) j = (j + 1) & (s->nslot - 1);
         s->slot[j] = (uint32_t)(i + 1);
     }
@@ -201,7 +206,7 @@ static int set_grow(reach_set_t *s)
 static int set_add(reach_set_t *s, const reach_key_t *k)
 {
     if (s->n == s->cap && set_grow(s)) return -1;
-    size_t j = key_hash(k) & (s->nslot - 1);
+    size_t j = ply__arb_key_hash(k) & (s->nslot - 1);
     while (s->slot[j]) {
         if (!memcmp(&s->keys[s->slot[j] - 1], k, sizeof *k)) return 0;
         j = (j + 1) & (s->nslot - 1);
@@ -210,6 +215,8 @@ static int set_add(reach_set_t *s, const reach_key_t *k)
     s->slot[j] = (uint32_t)++s->n;
     return 1;
 }
+
+static int cannot_mate(const material_t *m, int side, char *proof, size_t len);
 
 /*
  * Breadth-first walk over the positions reachable from @root. @mater: the
@@ -228,15 +235,15 @@ static int reach(const ply_arb_pos_t *root, int mater, int frozen, size_t limit,
     ply_arb_move_t mv[PLY_ARB_MAX_MOVES];
     int verdict = REACH_NONE;
 
-    encode(root, &k);
+    ply__arb_key_encode(root, &k);
     if (set_add(&s, &k) < 0) verdict = REACH_LIMIT;
     for (size_t i = 0; verdict == REACH_NONE && i < s.n; i++) {
         ply_arb_pos_t p;
         material_t m;
-        decode(&s.keys[i], root->chess960, &p);
+        ply__arb_key_decode(&s.keys[i], root->chess960, &p);
         count_material(&p, &m);
-        if (material_dead(&m, NULL, 0)) continue;               /* no mate below: a leaf */
-        if (mater >= 0 && own_pieces(&m, mater) == 0) continue; /* a lone king never checks */
+        if (material_dead(&m, NULL, 0)) continue;                    /* no mate below: a leaf */
+        if (mater >= 0 && cannot_mate(&m, mater, NULL, 0)) continue; /* no mate by it below */
         int n = ply_arb_legal_moves(&p, mv);
         if (n == 0) {
             if (ply_arb_in_check(&p) && (mater < 0 || p.side != mater)) verdict = REACH_FOUND;
@@ -249,7 +256,7 @@ static int reach(const ply_arb_pos_t *root, int mater, int frozen, size_t limit,
             }
             ply_arb_pos_t child = p;
             ply_arb_make(&child, mv[j]);
-            encode(&child, &k);
+            ply__arb_key_encode(&child, &k);
             int added = set_add(&s, &k);
             if (added < 0 || s.n > limit) verdict = REACH_LIMIT;
         }
@@ -287,11 +294,33 @@ int ply__arb_dead_material(const ply_arb_pos_t *pos, char *proof, size_t len)
     return material_dead(&m, proof, len);
 }
 
+/* The side to move is checkmated in @pos itself (the static arguments
+ * speak of the positions after it). */
+static int is_mate_now(const ply_arb_pos_t *pos)
+{
+    return ply_arb_in_check(pos) && !ply__arb_has_legal_move(pos);
+}
+
+int ply__arb_dead_static(const ply_arb_pos_t *pos, char *proof, size_t len)
+{
+    ply__arb_frozen_t f;
+    char why[2][PLY_ARB_PROOF_MAX];
+    if (!ply__arb_frozen(pos, &f) || is_mate_now(pos)) return 0;
+    for (int side = 0; side < 2; side++)
+        if (!ply__arb_frozen_no_mate(pos, &f, side, why[side], sizeof why[side])) return 0;
+    say(proof, len, "blocked: no pawn can ever move or capture; %s; and %s", why[0], why[1]);
+    return 1;
+}
+
 int ply__arb_dead_blocked(const ply_arb_pos_t *pos, char *proof, size_t len)
 {
     size_t visited = 0;
-    if (!blocked_gate(pos)) return 0;
-    if (reach(pos, -1, 1, BLOCKED_LIMIT, &visited) != REACH_NONE) return 0;
+    ply__arb_frozen_t f;
+    int frozen = ply__arb_frozen(pos, &f);
+    if (!frozen && !blocked_gate(pos)) return 0;
+    /* A frozen structure never loses a pawn, so the walk may follow piece
+     * captures; otherwise it stops at the first capture (see reach). */
+    if (reach(pos, -1, !frozen, BLOCKED_LIMIT, &visited) != REACH_NONE) return 0;
     say(proof, len, "blocked position: all %zu reachable positions searched, none is checkmate",
         visited);
     return 1;
@@ -337,6 +366,7 @@ int ply_arb_dead(const ply_arb_pos_t *pos, char *proof, size_t len)
     ply_arb_move_t mv[PLY_ARB_MAX_MOVES];
     if (!pos) return 0;
     if (ply__arb_dead_material(pos, proof, len)) return 1;
+    if (ply__arb_dead_static(pos, proof, len)) return 1;
     if (ply__arb_dead_blocked(pos, proof, len)) return 1;
     return ply__arb_dead_forced(pos, ply_arb_legal_moves(pos, mv), proof, len);
 }
@@ -375,37 +405,207 @@ static int lone_minor_against_major(const material_t *m, int side, char *proof, 
     return 0;
 }
 
-ply_arb_mate_t ply_arb_can_mate(const ply_arb_pos_t *pos, int side, char *proof, size_t len)
+/* Every material theorem for @side (art. 6.10), the proof in words. */
+static int cannot_mate(const material_t *m, int side, char *proof, size_t len)
+{
+    char why[PLY_ARB_PROOF_MAX];
+    if (own_pieces(m, side) == 0) {
+        say(proof, len, "%s has only its king, which can never give check", side_name(side));
+        return 1;
+    }
+    if (lone_minor_against_major(m, side, proof, len)) return 1;
+    if (material_dead(m, why, sizeof why)) {
+        say(proof, len, "dead position (%s)", why);
+        return 1;
+    }
+    return 0;
+}
+
+int ply__arb_cannot_mate_material(const ply_arb_pos_t *pos, int side)
 {
     material_t m;
-    char why[PLY_ARB_PROOF_MAX];
-    size_t visited = 0;
-    if (!pos || side < 0 || side > 1) return PLY_ARB_MATE_UNKNOWN;
-    const char *who = side_name(side);
     count_material(pos, &m);
-    if (own_pieces(&m, side) == 0) {
-        say(proof, len, "%s has only its king, which can never give check", who);
-        return PLY_ARB_MATE_IMPOSSIBLE;
+    return cannot_mate(&m, side, NULL, 0);
+}
+
+const char *ply_arb_method_name(ply_arb_method_t method)
+{
+    switch (method) {
+    case PLY_ARB_METHOD_MATERIAL:
+        return "material";
+    case PLY_ARB_METHOD_HELPMATE:
+        return "helpmate";
+    case PLY_ARB_METHOD_EXHAUSTIVE:
+        return "exhaustive";
+    case PLY_ARB_METHOD_BLOCKED:
+        return "blocked";
+    case PLY_ARB_METHOD_FORCED:
+        return "forced";
+    case PLY_ARB_METHOD_UNDETERMINED:
+        return "undetermined";
     }
-    if (lone_minor_against_major(&m, side, proof, len)) return PLY_ARB_MATE_IMPOSSIBLE;
-    if (ply_arb_dead(pos, why, sizeof why)) {
-        say(proof, len, "dead position (%s)", why);
-        return PLY_ARB_MATE_IMPOSSIBLE;
-    }
-    if (blocked_gate(pos) || m.non_king <= 3) {
-        int blocked = blocked_gate(pos);
-        int r = reach(pos, side, blocked, blocked ? BLOCKED_LIMIT : MATE_LIMIT, &visited);
-        if (r == REACH_NONE) {
-            say(proof, len, "all %zu reachable positions searched, none is a checkmate given by %s",
-                visited, who);
-            return PLY_ARB_MATE_IMPOSSIBLE;
+    return "?";
+}
+
+/* The helpmate line in SAN with move numbers ("1. Kb2 Kd4 2. Qc3#"), cut
+ * at a move with " ..." when @len is too small. */
+static void line_text(const ply_arb_pos_t *pos, const ply_arb_move_t *mv, int n, char *out,
+                      size_t len)
+{
+    ply_arb_pos_t p = *pos;
+    size_t used = 0;
+    out[0] = 0;
+    for (int i = 0; i < n; i++) {
+        char san[PLY_ARB_SAN_MAX], num[24] = "";
+        if (ply_arb_move_to_san(&p, mv[i], san, sizeof san) < 0) snprintf(san, sizeof san, "?");
+        if (p.side == 0)
+            snprintf(num, sizeof num, "%d. ", p.fullmove);
+        else if (i == 0)
+            snprintf(num, sizeof num, "%d... ", p.fullmove);
+        char piece[48];
+        int w = snprintf(piece, sizeof piece, "%s%s%s", i ? " " : "", num, san);
+        if (used + (size_t)w + 5 >= len) {
+            snprintf(out + used, len - used, " ...");
+            return;
         }
-        if (r == REACH_FOUND) {
-            say(proof, len, "a checkmate given by %s is reachable (found among %zu positions)", who,
-                visited);
-            return PLY_ARB_MATE_POSSIBLE;
-        }
+        memcpy(out + used, piece, (size_t)w + 1);
+        used += (size_t)w;
+        ply_arb_make(&p, mv[i]);
     }
-    say(proof, len, "not proven impossible for %s", who);
-    return PLY_ARB_MATE_UNKNOWN;
+}
+
+static void finish(ply_arb_unwin_t *out, ply_arb_mate_t verdict, ply_arb_method_t method,
+                   uint64_t t0)
+{
+    out->verdict = verdict;
+    out->method = method;
+    out->elapsed_us = (ply_time_ns() - t0) / 1000;
+}
+
+/* The exhaustive walk runs only where it can finish: a frozen structure,
+ * rammed pawns with bishops, or very little material. */
+static int exhaustive_gate(const ply_arb_pos_t *pos, const material_t *m, int frozen)
+{
+    return frozen || blocked_gate(pos) || m->non_king <= 3;
+}
+
+/* The exhaustive walk for @out->side within @limit positions (and WALK_MAX),
+ * its positions added to @out->nodes and counted in *@visited. */
+static int walk_for(const ply_arb_pos_t *pos, uint64_t limit, ply_arb_unwin_t *out, size_t *visited)
+{
+    size_t cap = limit < WALK_MAX ? (size_t)limit : WALK_MAX;
+    int r = reach(pos, out->side, 0, cap, visited);
+    out->nodes += *visited < cap ? *visited : cap;
+    return r;
+}
+
+/* The answer of a walk that finished (REACH_NONE or REACH_FOUND). */
+static int walked(ply_arb_unwin_t *out, int r, size_t visited, uint64_t t0)
+{
+    const char *who = side_name(out->side);
+    if (r == REACH_NONE) {
+        say(out->proof, sizeof out->proof,
+            "exhaustive: all %zu reachable positions searched, none is a checkmate given by %s",
+            visited, who);
+        finish(out, PLY_ARB_MATE_IMPOSSIBLE, PLY_ARB_METHOD_EXHAUSTIVE, t0);
+    } else {
+        /* The walk keeps no line: the helpmate search missed a mate deeper
+         * than its budget allowed. */
+        say(out->proof, sizeof out->proof,
+            "exhaustive: a checkmate given by %s is among the %zu reachable positions searched",
+            who, visited);
+        finish(out, PLY_ARB_MATE_POSSIBLE, PLY_ARB_METHOD_EXHAUSTIVE, t0);
+    }
+    return 0;
+}
+
+int ply_arb_unwinnable(const ply_arb_pos_t *pos, int side, uint64_t budget, ply_arb_unwin_t *out)
+{
+    if (!pos || !out || side < 0 || side > 1) return PLY_EINVAL;
+    const uint64_t t0 = ply_time_ns();
+    material_t m;
+    ply__arb_frozen_t f;
+    char why[PLY_ARB_PROOF_MAX];
+    const char *who = side_name(side);
+    memset(out, 0, sizeof *out);
+    out->side = side;
+    out->budget = budget ? budget : PLY_ARB_UNWIN_BUDGET;
+    count_material(pos, &m);
+    if (cannot_mate(&m, side, out->proof, sizeof out->proof)) {
+        finish(out, PLY_ARB_MATE_IMPOSSIBLE, PLY_ARB_METHOD_MATERIAL, t0);
+        return 0;
+    }
+    if (pos->side != side && is_mate_now(pos)) {
+        say(out->proof, sizeof out->proof, "%s is checkmated in this very position",
+            side_name(side ^ 1));
+        finish(out, PLY_ARB_MATE_POSSIBLE, PLY_ARB_METHOD_HELPMATE, t0);
+        return 0;
+    }
+    if (!ply__arb_has_legal_move(pos)) {
+        say(out->proof, sizeof out->proof,
+            "exhaustive: %s has no legal move (%s), so this is the only reachable position, and "
+            "it is not a checkmate given by %s",
+            side_name(pos->side), ply_arb_in_check(pos) ? "checkmate" : "stalemate", who);
+        finish(out, PLY_ARB_MATE_IMPOSSIBLE, PLY_ARB_METHOD_EXHAUSTIVE, t0);
+        return 0;
+    }
+    const int frozen = ply__arb_frozen(pos, &f);
+    if (frozen && ply__arb_frozen_no_mate(pos, &f, side, why, sizeof why)) {
+        say(out->proof, sizeof out->proof, "blocked: no pawn can ever move or capture; %s", why);
+        finish(out, PLY_ARB_MATE_IMPOSSIBLE, PLY_ARB_METHOD_BLOCKED, t0);
+        return 0;
+    }
+    /* On a frozen structure the reachable set is small and the walk proves
+     * "no" far sooner than the helpmate search would exhaust its budget: it
+     * goes first with three quarters of the budget. Elsewhere the helpmate search goes
+     * first (a mate is usually near), with half the budget when the walk can
+     * follow. */
+    int walk = exhaustive_gate(pos, &m, frozen), r = REACH_LIMIT;
+    size_t visited = 0;
+    if (frozen) {
+        r = walk_for(pos, out->budget / 4 * 3, out, &visited);
+        if (r == REACH_NONE) return walked(out, r, visited, t0);
+        walk = 0;
+    }
+    uint64_t left = out->budget - out->nodes;
+    int n = ply__arb_helpmate(pos, side, walk ? left / 2 : left, &out->nodes, out->moves,
+                              PLY_ARB_LINE_MAX);
+    if (n > 0) {
+        out->nmoves = n;
+        line_text(pos, out->moves, n, why, sizeof why);
+        say(out->proof, sizeof out->proof, "helpmate in %d pl%s: %s", n, n == 1 ? "y" : "ies", why);
+        finish(out, PLY_ARB_MATE_POSSIBLE, PLY_ARB_METHOD_HELPMATE, t0);
+        return 0;
+    }
+    if (r == REACH_FOUND) return walked(out, r, visited, t0);
+    if (n == -1 && walk && out->nodes < out->budget) {
+        r = walk_for(pos, out->budget - out->nodes, out, &visited);
+        if (r != REACH_LIMIT) return walked(out, r, visited, t0);
+    }
+    if (n == -2)
+        say(out->proof, sizeof out->proof, "undetermined: out of memory");
+    else
+        say(out->proof, sizeof out->proof,
+            "undetermined: no proof either way for %s within the budget of %llu nodes", who,
+            (unsigned long long)out->budget);
+    finish(out, PLY_ARB_MATE_UNDETERMINED, PLY_ARB_METHOD_UNDETERMINED, t0);
+    return 0;
+}
+
+ply_arb_mate_t ply_arb_can_mate(const ply_arb_pos_t *pos, int side, char *proof, size_t len)
+{
+    ply_arb_unwin_t *u = malloc(sizeof *u);
+    if (!u) {
+        say(proof, len, "undetermined: out of memory");
+        return PLY_ARB_MATE_UNDETERMINED;
+    }
+    if (ply_arb_unwinnable(pos, side, 0, u)) {
+        free(u);
+        say(proof, len, "undetermined: no position or no such side");
+        return PLY_ARB_MATE_UNDETERMINED;
+    }
+    ply_arb_mate_t v = u->verdict;
+    say(proof, len, "%s", u->proof);
+    free(u);
+    return v;
 }

@@ -52,6 +52,11 @@ struct ply_arb_game {
     char memo_proof[PLY_ARB_PROOF_MAX];
 };
 
+const char *ply_arb_flag_article(ply_arb_laws_t laws)
+{
+    return laws == PLY_ARB_FIDE2023 ? "art. 6.9" : "art. 6.10";
+}
+
 int ply_arb_laws_parse(const char *name, ply_arb_laws_t *out)
 {
     if (!name || !out) return PLY_EINVAL;
@@ -221,6 +226,7 @@ static void signature_of(const ply_arb_pos_t *p, signature_t *sig)
 static int game_dead(ply_arb_game_t *g, int legal_moves, char *proof, size_t len)
 {
     if (ply__arb_dead_material(&g->pos, proof, len)) return 1;
+    if (ply__arb_dead_static(&g->pos, proof, len)) return 1;
     signature_t sig;
     signature_of(&g->pos, &sig);
     if (!g->memo_valid || memcmp(&sig, &g->memo_sig, sizeof sig)) {

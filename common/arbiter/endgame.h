@@ -7,14 +7,17 @@
  * after 75 moves by each player without pawn move or capture.
  *
  * Dead positions and "cannot mate" are claimed only when proven: by material
- * (the insufficient-material cases), or by an exhaustive search that visits
- * every position reachable from the given one and finds no checkmate. When a
- * proof is not found the answer is "not proven", never a guess.
+ * (the insufficient-material cases), by a static argument on a pawn structure
+ * that can never change (blocked.c), or by an exhaustive search that visits
+ * every position reachable from the given one and finds no checkmate; "can
+ * mate" only with a helpmate line that replays (helpmate.c). When no proof is
+ * found within the node budget the answer is "undetermined", never a guess.
  */
 #ifndef PLY_ARBITER_ENDGAME_H
 #define PLY_ARBITER_ENDGAME_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "arbiter/arbiter.h"
 #include "arbiter/san.h"
@@ -35,7 +38,7 @@ int ply_arb_laws_parse(const char *name, ply_arb_laws_t *out);
 const char *ply_arb_laws_name(ply_arb_laws_t laws);
 
 /** Buffer size for the proof texts below. */
-#define PLY_ARB_PROOF_MAX 160
+#define PLY_ARB_PROOF_MAX 512
 
 /**
  * ply_arb_dead - is @pos a dead position (art. 5.2(b), 9.6 in the 2000
@@ -45,9 +48,12 @@ const char *ply_arb_laws_name(ply_arb_laws_t laws);
  * bytes, PLY_ARB_PROOF_MAX suffices) names the test that proved it:
  *   "insufficient material: king against king" (also "king and bishop",
  *   "king and knight against king", "only bishops, all on light squares");
+ *   "blocked: no pawn can ever move or capture; white can never give check
+ *     on any of the N squares black's king can reach (...); and black ..."
+ *     (the static argument of ply_arb_unwinnable for both sides, microseconds);
  *   "blocked position: all N reachable positions searched, none is checkmate"
  *     (run when every pawn is blocked head-on by an opposing pawn and only
- *     kings and bishops stand besides);
+ *     kings and bishops stand besides, or the structure is frozen);
  *   "forced: every sequence of legal moves (N positions) leads to
  *     insufficient material or stalemate" (every line within 8 plies, where
  *     no position on the way has more than three legal moves).
@@ -59,33 +65,86 @@ const char *ply_arb_laws_name(ply_arb_laws_t laws);
  */
 int ply_arb_dead(const ply_arb_pos_t *pos, char *proof, size_t len);
 
-/** Answers of ply_arb_can_mate. */
+/** Answers of ply_arb_unwinnable and ply_arb_can_mate. */
 typedef enum ply_arb_mate {
-    PLY_ARB_MATE_IMPOSSIBLE = 0, /* proven: no series of legal moves lets the side mate */
-    PLY_ARB_MATE_POSSIBLE = 1,   /* proven: a mating position is reachable */
-    PLY_ARB_MATE_UNKNOWN = 2,    /* not proven either way: treated as possible (6.10) */
+    PLY_ARB_MATE_IMPOSSIBLE = 0,   /* proven: no series of legal moves lets the side mate */
+    PLY_ARB_MATE_POSSIBLE = 1,     /* proven: a series of legal moves ends in its checkmate */
+    PLY_ARB_MATE_UNDETERMINED = 2, /* not proven either way within the node budget */
+    PLY_ARB_MATE_UNKNOWN = PLY_ARB_MATE_UNDETERMINED, /* the former name */
 } ply_arb_mate_t;
 
+/** How an answer was proven (ply_arb_method_name gives the JSON word). */
+typedef enum ply_arb_method {
+    PLY_ARB_METHOD_MATERIAL = 0,     /* "material": a theorem on the material alone */
+    PLY_ARB_METHOD_HELPMATE = 1,     /* "helpmate": a series of legal moves ending in mate */
+    PLY_ARB_METHOD_EXHAUSTIVE = 2,   /* "exhaustive": every reachable position visited */
+    PLY_ARB_METHOD_BLOCKED = 3,      /* "blocked": the static argument on a frozen structure */
+    PLY_ARB_METHOD_FORCED = 4,       /* "forced": every line ends without mate (dead only) */
+    PLY_ARB_METHOD_UNDETERMINED = 5, /* "undetermined": the budget ran out */
+} ply_arb_method_t;
+
+/** ply_arb_method_name - "material", "helpmate", "exhaustive", "blocked", "forced",
+ * "undetermined" (static strings; "?" for other values). */
+const char *ply_arb_method_name(ply_arb_method_t method);
+
+/** The node budget ply_arb_can_mate and `ply arbiter` use unless told otherwise:
+ * measured on the final positions of the games in tests/data/pgn (BENCHMARKS.md,
+ * "Unwinnability"), most are decided in a few hundred nodes. */
+#define PLY_ARB_UNWIN_BUDGET 1000000
+
+/** Longest helpmate line ply_arb_unwinnable returns, in plies. */
+#define PLY_ARB_LINE_MAX 128
+
+/** The answer of ply_arb_unwinnable, with its proof. */
+typedef struct ply_arb_unwin {
+    ply_arb_mate_t verdict;
+    ply_arb_method_t method;
+    int side;            /* the side asked about: 0 white, 1 black */
+    uint64_t nodes;      /* positions searched (helpmate nodes plus exhaustive positions) */
+    uint64_t budget;     /* the node budget it was given */
+    uint64_t elapsed_us; /* wall time, microseconds (monotonic clock) */
+    int nmoves;          /* plies of @moves: the helpmate line, 0 otherwise */
+    ply_arb_move_t moves[PLY_ARB_LINE_MAX]; /* from the position asked about, replayable */
+    char proof[PLY_ARB_PROOF_MAX];          /* the argument in one line, in words */
+} ply_arb_unwin_t;
+
 /**
- * ply_arb_can_mate - the one-sided question of art. 6.10: can @side (0 white,
- * 1 black) still checkmate the opponent's king by any series of legal moves,
- * even with the most unskilled counterplay? Stricter than the dead-position
- * question: K+N against K+R is not dead and the knight's side can mate (the
- * rook may block its own king: black Ka8 Rb8, white Ka6 Nc7), while K+N
- * against K+Q is not dead either (the queen can mate) but the knight's side
- * can never mate: no such checkmate position exists.
- * Proofs of "impossible": @side has only its king; a lone knight against a
- * lone queen, or a lone bishop against a lone rook or queen (no pawns; no
- * checkmate exists in those classes, see deadpos.c); the position is dead
- * (ply_arb_dead); or an exhaustive search of the reachable positions finds
- * no mate by @side (run with at most three pieces besides the kings, up to
- * 3,000 positions; or in a blocked position, as in ply_arb_dead, giving up at
- * the first possible capture). The same search proves "possible" when it
- * reaches a mate by @side. @proof (may be NULL) receives
- * the reason in one line.
- * Returns a ply_arb_mate_t. The flag-fall verdict: the side whose flag fell
- * loses unless the opponent's answer is PLY_ARB_MATE_IMPOSSIBLE, then it is a
- * draw.
+ * ply_arb_unwinnable - the one-sided question of art. 6.10 (2000 Laws; 6.9
+ * in the 2018 and 2023 editions): can @side (0 white, 1 black) checkmate
+ * the opponent's king by some series of legal moves, with the most unskilled
+ * play by both? Decided with a proof either way, or "undetermined" only when
+ * @budget nodes (positions searched; 0 means PLY_ARB_UNWIN_BUDGET) are
+ * spent. The method is Ambrona's ("A Practical Algorithm for Chess
+ * Unwinnability", FUN 2022): a helpmate search for "yes", static and
+ * exhaustive arguments for "no". In order:
+ *   - material (method "material"): @side has only its king; the material of
+ *     both is insufficient (5.2(b)); a lone knight against a lone queen, a lone
+ *     bishop against a lone rook or queen (no such checkmate exists);
+ *   - the position itself is the checkmate ("helpmate", 0 plies);
+ *   - blocked ("blocked"): no pawn can ever move or capture, and on every square
+ *     the losing king can reach either no check can come or a flight square can
+ *     never be covered (blocked.c);
+ *   - a helpmate search ("helpmate"): the line found is in @out->moves and, in
+ *     SAN with move numbers, in @out->proof;
+ *   - an exhaustive walk of every reachable position ("exhaustive"), run when it
+ *     can finish: the structure is frozen, every pawn is rammed with only
+ *     bishops besides, or at most three pieces stand besides the kings.
+ * Clocks and repetitions are ignored (under the 2000 Laws neither ends the game
+ * by itself; the 2023 automatic draws after 75 moves or a fifth repetition are
+ * not taken into account: a line found is short). Deterministic: the same
+ * position and budget give the same answer, nodes and line on any machine.
+ * Returns 0 with *@out filled, PLY_EINVAL for NULL @pos or @out or @side not
+ * 0 or 1. Out of memory gives PLY_ARB_MATE_UNDETERMINED with a proof saying so.
+ */
+int ply_arb_unwinnable(const ply_arb_pos_t *pos, int side, uint64_t budget, ply_arb_unwin_t *out);
+
+/**
+ * ply_arb_can_mate - ply_arb_unwinnable with the default budget, for callers
+ * that need only the answer and its proof text (@proof, @len bytes, may be
+ * NULL). The flag-fall verdict of art. 6.10: the side whose flag fell loses
+ * when the opponent's answer is PLY_ARB_MATE_POSSIBLE, draws when it is
+ * PLY_ARB_MATE_IMPOSSIBLE, and the verdict is undetermined otherwise.
+ * Returns the verdict (PLY_ARB_MATE_UNDETERMINED for NULL @pos or a bad @side).
  */
 ply_arb_mate_t ply_arb_can_mate(const ply_arb_pos_t *pos, int side, char *proof, size_t len);
 
@@ -105,6 +164,11 @@ const char *ply_arb_end_name(ply_arb_end_t end);
 
 /** ply_arb_end_article - the article text for an end, e.g. "art. 5.1(a)". */
 const char *ply_arb_end_article(ply_arb_end_t end, ply_arb_laws_t laws);
+
+/** ply_arb_flag_article - the flag-fall article: "art. 6.10" in the 2000 Laws,
+ * "art. 6.9" in the 2023 edition (the same text: a flag fall is a draw when
+ * the opponent cannot mate by any series of legal moves). Static strings. */
+const char *ply_arb_flag_article(ply_arb_laws_t laws);
 
 /** How many earlier plies of a repeated position ply_arb_status_t lists. */
 #define PLY_ARB_REP_MAX 8

@@ -33,4 +33,11 @@ expect "$out/a" '2 games, 2 consistent'
 "$src/bench/smp.sh" --depth 4 --games 2 --tc 1+0.01 >"$out/s" 2>&1 || { cat "$out/s"; exit 1; }
 expect "$out/s" 'speed-up t1/t2: median [0-9.]+ over 30 positions'
 expect "$out/s" 'Score of 2 threads vs 1 thread: '
+# The unwinnability timer on the Opera game (checkmate: White has mated,
+# Black has no legal move): both questions decided. It needs jq.
+if command -v jq >/dev/null; then
+    "$src/bench/unwinnable.sh" "$src/tests/data/pgn/opera.pgn" >"$out/u" 2>&1 || { cat "$out/u"; exit 1; }
+    expect "$out/u" '^files: 2 questions \(1 positions, both sides\), 2 decided, 0 undetermined$'
+    expect "$out/u" 'time: median [0-9.]+ ms, worst [0-9.]+ ms'
+fi
 echo "bench scripts: ok"

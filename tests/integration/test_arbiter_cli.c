@@ -418,6 +418,82 @@ static void test_perft_from_pgn(void **state)
     th_run_free(&r);
 }
 
+/*
+ * Issue 14: a flag fall in a locked position. White's dark bishop takes the
+ * knight on d2 and leaves the lattice of the wall: every white pawn on a dark
+ * square, every black pawn on a light one, White's bishop dark and Black's
+ * light, so no pawn can ever move or be taken and no piece crosses the wall
+ * (worked by hand in test_arbiter_unwinnable.c and confirmed there by an
+ * exhaustive walk). The position is dead (5.2(b)): the game was drawn at
+ * that move, whatever the clock said, and the record's 1-0 on time is wrong.
+ * Then an undetermined question: two knights can mate (a helpmate exists)
+ * but not within 10 nodes, and the flag fall is not ruled on.
+ */
+static void test_flag_in_locked_position(void **state)
+{
+    (void)state;
+    char path[] = "/tmp/ply-arbiter-locked-XXXXXX";
+    int fd = mkstemp(path);
+    FILE *f = fdopen(fd, "w");
+    fputs("[White \"A\"]\n[Black \"B\"]\n[Result \"1-0\"]\n[Termination \"Time forfeit\"]\n"
+          "[SetUp \"1\"]\n[FEN \"4k3/5b2/8/1p1p1p1p/pPpPpPpP/P1P1P1P1/3n4/2B1K3 w - - 0 1\"]\n\n"
+          "1. Bxd2 1-0\n\n"
+          "[White \"C\"]\n[Black \"D\"]\n[Result \"1-0\"]\n[SetUp \"1\"]\n"
+          "[FEN \"4k3/8/8/8/8/8/8/4KNN1 w - - 0 1\"]\n\n1. Kf2 Kd7 1-0\n",
+          f);
+    fclose(f);
+    th_run_t r = th_run(RUN_S, "ply arbiter --json %s", path);
+    th_expect_status(&r, 1, "locked flag fall");
+    json_t *o = th_json(&r);
+    json_t *g1 = json_array_get(json_object_get(o, "results"), 0);
+    json_t *end = json_object_get(g1, "end");
+    assert_string_equal(str_at(end, "kind"), "dead position");
+    assert_int_equal(int_at(end, "ply"), 1);
+    assert_non_null(strstr(str_at(end, "proof"), "blocked: no pawn can ever move or capture; "
+                                                 "white can never give check"));
+    assert_string_equal(str_at(g1, "expected_result"), "1/2-1/2");
+    assert_true(json_is_false(json_object_get(g1, "consistent")));
+    json_decref(o);
+    th_run_free(&r);
+    r = th_run(RUN_S, "ply arbiter %s", path);
+    assert_non_null(strstr(r.out, "end: dead position at ply 1 (art. 5.2(b)), 1/2-1/2: blocked:"));
+    th_run_free(&r);
+
+    /* Black's flag falls in game 2: White's helpmate is proven with the
+     * default budget (the line in JSON, replayable), undetermined with 10. */
+    r = th_run(RUN_S, "ply arbiter --json --flag black %s", path);
+    o = th_json(&r);
+    json_t *g2 = json_array_get(json_object_get(o, "results"), 1);
+    json_t *flag = json_object_get(g2, "flag");
+    assert_string_equal(str_at(flag, "opponent_can_mate"), "yes");
+    assert_string_equal(str_at(flag, "method"), "helpmate");
+    assert_true(json_array_size(json_object_get(flag, "line")) > 0);
+    assert_string_equal(str_at(g2, "expected_result"), "1-0");
+    json_decref(o);
+    th_run_free(&r);
+    r = th_run(RUN_S, "ply arbiter --json --flag black --unwinnable-budget 10 %s", path);
+    o = th_json(&r);
+    g2 = json_array_get(json_object_get(o, "results"), 1);
+    flag = json_object_get(g2, "flag");
+    assert_string_equal(str_at(flag, "opponent_can_mate"), "undetermined");
+    assert_string_equal(str_at(flag, "method"), "undetermined");
+    assert_int_equal(int_at(flag, "budget"), 10);
+    assert_true(json_is_null(json_object_get(g2, "expected_result")));
+    assert_true(json_is_true(json_object_get(g2, "consistent")));
+    json_decref(o);
+    th_run_free(&r);
+    r = th_run(RUN_S, "ply arbiter --flag black --unwinnable-budget 10 %s", path);
+    assert_non_null(strstr(r.out, "white can mate: undetermined"));
+    assert_non_null(strstr(r.out, "-> no verdict (art. 6.10)"));
+    assert_non_null(strstr(r.out, "note: art. 6.10 undetermined: black's flag fell"));
+    assert_non_null(strstr(r.out, "within the budget of 10 nodes"));
+    th_run_free(&r);
+    r = th_run(RUN_S, "ply arbiter --unwinnable-budget 0 %s", path);
+    th_expect_status(&r, 2, "budget 0");
+    th_run_free(&r);
+    unlink(path);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -426,6 +502,7 @@ int main(void)
         cmocka_unit_test(test_consistent_and_broken_files),
         cmocka_unit_test(test_flag_and_laws),
         cmocka_unit_test(test_fen),
+        cmocka_unit_test(test_flag_in_locked_position),
         cmocka_unit_test(test_notation),
         cmocka_unit_test(test_perft_from_pgn),
     };

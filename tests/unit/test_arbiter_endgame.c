@@ -164,8 +164,10 @@ static void test_dead_blocked_and_forced(void **state)
      * another and each square in front of the wall attacked by a pawn, kings
      * only besides: no king can cross or take a pawn and no pawn can move, so
      * only king moves remain and no mate is reachable (5.2(b)). */
-    expect_dead("4k3/8/8/1p1p1p1p/pPpPpPpP/P1P1P1P1/8/4K3 w - - 0 1", "blocked position: all ");
-    expect_dead("4k3/8/8/1p1p1p1p/pPpPpPpP/P1P1P1P1/8/4K3 b - - 0 1", "blocked position: all ");
+    expect_dead("4k3/8/8/1p1p1p1p/pPpPpPpP/P1P1P1P1/8/4K3 w - - 0 1",
+                "blocked: no pawn can ever move or capture; white can never give check");
+    expect_dead("4k3/8/8/1p1p1p1p/pPpPpPpP/P1P1P1P1/8/4K3 b - - 0 1",
+                "blocked: no pawn can ever move or capture; white can never give check");
     /* Rammed but not sealed: the white king reaches b5 and takes a5. */
     expect_not_dead("4k3/8/8/p7/P7/8/8/4K3 w - - 0 1");
     /* The wall with a light-squared bishop behind it: it can give itself up on
@@ -173,7 +175,8 @@ static void test_dead_blocked_and_forced(void **state)
     expect_not_dead("4k3/8/8/1p1p1p1p/pPpPpPpP/P1P1P1P1/8/4KB2 w - - 0 1");
     /* ... but a dark-squared one never touches the black pawns (all on light
      * squares) nor leaves ranks 1-2: still dead. */
-    expect_dead("4k3/8/8/1p1p1p1p/pPpPpPpP/P1P1P1P1/8/2B1K3 w - - 0 1", "blocked position: all ");
+    expect_dead("4k3/8/8/1p1p1p1p/pPpPpPpP/P1P1P1P1/8/2B1K3 w - - 0 1",
+                "blocked: no pawn can ever move or capture; white can never give check");
     /* Forced: Black's only legal move (Stockfish: perft 1 = h1g1) takes the
      * knight and leaves K+N v K. */
     expect_dead(
@@ -366,8 +369,9 @@ static void test_can_mate_6_10(void **state)
     /* A bare king never mates. */
     expect_can_mate("8/8/8/4k3/8/8/8/4KQ2 w - - 0 1", 1, PLY_ARB_MATE_IMPOSSIBLE,
                     "black has only its king");
-    /* The queen's side can (not proven here, so presumed, as 6.10 requires). */
-    expect_can_mate("8/8/8/4k3/8/8/8/4KQ2 w - - 0 1", 0, PLY_ARB_MATE_UNKNOWN, "not proven");
+    /* The queen's side can: a helpmate line (K+Q v K is a mate by any book;
+     * the line itself is replayed in test_arbiter_unwinnable.c). */
+    expect_can_mate("8/8/8/4k3/8/8/8/4KQ2 w - - 0 1", 0, PLY_ARB_MATE_POSSIBLE, "helpmate in ");
     /* K+N v K+Q: the knight never mates (no such checkmate exists: chess.js
      * and the hand argument in deadpos.c), though the position is not dead. */
     expect_can_mate("8/8/3q4/4k3/8/8/8/2N1K3 w - - 0 1", 0, PLY_ARB_MATE_IMPOSSIBLE,
@@ -379,10 +383,10 @@ static void test_can_mate_6_10(void **state)
                     "a king and bishop (white) cannot mate a king and queen");
     /* K+N v K+R: the knight can mate (1. Nc7#, Stockfish "go mate 1": d5c7). */
     expect_can_mate("kr6/8/K7/3N4/8/8/8/8 w - - 0 1", 0, PLY_ARB_MATE_POSSIBLE,
-                    "a checkmate given by white is reachable");
+                    "helpmate in 1 ply: 1. Nc7#");
     /* K+N v K+B: 1. Nc2# (Black: Ka1, Ba2 blocking its own king). */
     expect_can_mate("8/8/8/8/8/4N3/b7/k1K5 w - - 0 1", 0, PLY_ARB_MATE_POSSIBLE,
-                    "a checkmate given by white is reachable");
+                    "helpmate in 1 ply: 1. Nc2#");
     /* A dead position: nobody can mate. */
     expect_can_mate("8/8/8/4k3/8/8/8/4KB2 w - - 0 1", 0, PLY_ARB_MATE_IMPOSSIBLE,
                     "dead position (insufficient material");
@@ -391,7 +395,7 @@ static void test_can_mate_6_10(void **state)
     load(&pos, "4k3/8/8/1p1p1p1p/pPpPpPpP/P1P1P1P1/8/4K3 w - - 0 1");
     assert_int_equal(ply_arb_can_mate(&pos, 0, NULL, 0), PLY_ARB_MATE_IMPOSSIBLE);
     assert_int_equal(ply_arb_can_mate(&pos, 1, NULL, 0), PLY_ARB_MATE_IMPOSSIBLE);
-    assert_int_equal(ply_arb_can_mate(NULL, 0, NULL, 0), PLY_ARB_MATE_UNKNOWN);
+    assert_int_equal(ply_arb_can_mate(NULL, 0, NULL, 0), PLY_ARB_MATE_UNDETERMINED);
 }
 
 /* --------------------------------------------- adjudication of game records */
@@ -518,6 +522,23 @@ static int mate_within(const ply_arb_pos_t *pos, int depth, int mater)
     return 0;
 }
 
+/* 1 when the @n moves of @line are legal one after another from @pos and
+ * leave @mater's opponent checkmated (art. 5.1(a)). */
+static int line_mates(const ply_arb_pos_t *pos, const ply_arb_move_t *line, int n, int mater)
+{
+    ply_arb_pos_t p = *pos;
+    ply_arb_move_t mv[PLY_ARB_MAX_MOVES];
+    for (int i = 0; i < n; i++) {
+        int k = ply_arb_legal_moves(&p, mv), found = 0;
+        for (int j = 0; j < k && !found; j++)
+            found = mv[j].from == line[i].from && mv[j].to == line[i].to &&
+                    mv[j].promo == line[i].promo;
+        if (!found) return 0;
+        ply_arb_make(&p, line[i]);
+    }
+    return p.side != mater && ply_arb_in_check(&p) && ply_arb_legal_moves(&p, mv) == 0;
+}
+
 /* Every "dead" and "cannot mate" claimed along random games is checked
  * against a shallow exhaustive search: no mate may be reachable. */
 static void test_claims_sound_in_random_games(void **state)
@@ -525,7 +546,7 @@ static void test_claims_sound_in_random_games(void **state)
     (void)state;
     ply_arb_pos_t start;
     ply_arb_startpos(&start);
-    int dead = 0, impossible = 0, positions = 0;
+    int dead = 0, impossible = 0, possible = 0, positions = 0;
     for (int g = 0; g < 300; g++) {
         ply_arb_pos_t pos = start;
         for (int ply = 0; ply < 400; ply++) {
@@ -540,7 +561,13 @@ static void test_claims_sound_in_random_games(void **state)
             }
             if (ply % 25 == 24) { /* the one-sided question, now and then */
                 for (int side = 0; side < 2; side++) {
-                    if (ply_arb_can_mate(&pos, side, NULL, 0) != PLY_ARB_MATE_IMPOSSIBLE) continue;
+                    ply_arb_unwin_t u;
+                    assert_int_equal(ply_arb_unwinnable(&pos, side, 2000, &u), 0);
+                    if (u.verdict == PLY_ARB_MATE_POSSIBLE && u.nmoves) {
+                        assert_true(line_mates(&pos, u.moves, u.nmoves, side));
+                        possible++;
+                    }
+                    if (u.verdict != PLY_ARB_MATE_IMPOSSIBLE) continue;
                     impossible++;
                     assert_false(mate_within(&pos, 3, side));
                 }
@@ -548,7 +575,8 @@ static void test_claims_sound_in_random_games(void **state)
             ply_arb_make(&pos, mv[rnd((uint32_t)n)]);
         }
     }
-    print_message("%d positions, %d dead, %d 'cannot mate' checked\n", positions, dead, impossible);
+    print_message("%d positions, %d dead, %d 'cannot mate' checked, %d helpmates replayed\n",
+                  positions, dead, impossible, possible);
     assert_true(dead > 20);
 }
 

@@ -1,0 +1,442 @@
+/*
+ * Unit tests of the unwinnability check (common/arbiter: ply_arb_unwinnable,
+ * blocked.c, helpmate.c; issue 14): "can this side still checkmate by some
+ * series of legal moves?" (FIDE Laws art. 6.10 of 2000, 6.9 since 2018;
+ * dead positions art. 5.2(b), 9.6).
+ *
+ * Sources of the expected values, never the code under test:
+ *   - a "yes" is its own proof: every helpmate line returned is replayed here
+ *     move by move with the public move generator (each move must be among
+ *     ply_arb_legal_moves, the last position must be check with no legal
+ *     move, the mated side the other one);
+ *   - a "no" is checked against this file's own breadth-first walk over every
+ *     position reachable from the position (public API only: legal moves,
+ *     make, and ply_arb_identity as the key), where that walk can finish, and
+ *     otherwise against an argument worked by hand in the comment;
+ *   - the material classes of 6.10 as cited in test_arbiter_endgame.c.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "arbiter/arbiter.h"
+#include "arbiter/endgame.h"
+#include "arbiter/san.h"
+#include "util/error.h"
+
+static void load(ply_arb_pos_t *pos, const char *fen)
+{
+    char why[200];
+    int rc = ply_arb_from_fen(pos, fen, 0, why, sizeof why);
+    if (rc) fail_msg("bad test FEN %s: %s", fen, why);
+}
+
+static const char *who(int side)
+{
+    return side ? "black" : "white";
+}
+
+/* ------------------------------------------------ the independent checks */
+
+/* 1 when the @n moves of @line are legal one after another from @pos and
+ * leave @mater's opponent checkmated (art. 5.1(a)). */
+static int line_mates(const ply_arb_pos_t *pos, const ply_arb_move_t *line, int n, int mater)
+{
+    ply_arb_pos_t p = *pos;
+    ply_arb_move_t mv[PLY_ARB_MAX_MOVES];
+    for (int i = 0; i < n; i++) {
+        int k = ply_arb_legal_moves(&p, mv), found = -1;
+        for (int j = 0; j < k && found < 0; j++)
+            if (mv[j].from == line[i].from && mv[j].to == line[i].to &&
+                mv[j].promo == line[i].promo)
+                found = j;
+        if (found < 0) return 0;
+        ply_arb_make(&p, mv[found]);
+    }
+    return p.side != mater && ply_arb_in_check(&p) && ply_arb_legal_moves(&p, mv) == 0;
+}
+
+/* A set of identity strings (open addressing, FNV-1a): this file's own. */
+typedef struct idset {
+    char (*key)[PLY_ARB_FEN_MAX];
+    unsigned char *used;
+    size_t cap, n;
+} idset_t;
+
+static size_t id_hash(const char *s)
+{
+    uint64_t h = 1469598103934665603ull;
+    for (; *s; s++) h = (h ^ (unsigned char)*s) * 1099511628211ull;
+    return (size_t)h;
+}
+
+/* 1 when added, 0 when there already. */
+static int idset_add(idset_t *s, const char *id)
+{
+    if (2 * (s->n + 1) > s->cap) {
+        idset_t bigger = {NULL, NULL, s->cap ? s->cap * 2 : 4096, 0};
+        bigger.key = malloc(bigger.cap * sizeof *bigger.key);
+        bigger.used = calloc(bigger.cap, 1);
+        assert_non_null(bigger.key);
+        assert_non_null(bigger.used);
+        for (size_t i = 0; i < s->cap; i++)
+            if (s->used[i]) idset_add(&bigger, s->key[i]);
+        free(s->key);
+        free(s->used);
+        *s = bigger;
+    }
+    size_t j = id_hash(id) & (s->cap - 1);
+    while (s->used[j]) {
+        if (!strcmp(s->key[j], id)) return 0;
+        j = (j + 1) & (s->cap - 1);
+    }
+    s->used[j] = 1;
+    snprintf(s->key[j], sizeof s->key[j], "%s", id);
+    s->n++;
+    return 1;
+}
+
+/*
+ * Breadth-first over every position reachable from @root by legal moves
+ * (clocks ignored, as the rule's "any possible series of legal moves").
+ * Returns 1 when a checkmate given by @mater (-1: by either side) is
+ * reachable, 0 when every reachable position was visited and none is,
+ * -1 past @limit positions. *@count: positions visited.
+ */
+static int bfs_mate(const ply_arb_pos_t *root, int mater, size_t limit, size_t *count)
+{
+    idset_t seen = {0};
+    ply_arb_pos_t *queue = malloc(limit * sizeof *queue);
+    ply_arb_move_t mv[PLY_ARB_MAX_MOVES];
+    char id[PLY_ARB_FEN_MAX];
+    size_t head = 0, tail = 0;
+    int verdict = 0;
+    assert_non_null(queue);
+    ply_arb_identity(root, id, sizeof id);
+    idset_add(&seen, id);
+    queue[tail++] = *root;
+    while (head < tail && verdict == 0) {
+        ply_arb_pos_t p = queue[head++];
+        int n = ply_arb_legal_moves(&p, mv);
+        if (n == 0 && ply_arb_in_check(&p) && (mater < 0 || p.side != mater)) verdict = 1;
+        for (int i = 0; i < n && verdict == 0; i++) {
+            ply_arb_pos_t c = p;
+            ply_arb_make(&c, mv[i]);
+            ply_arb_identity(&c, id, sizeof id);
+            if (!idset_add(&seen, id)) continue;
+            if (tail == limit) {
+                verdict = -1;
+                break;
+            }
+            queue[tail++] = c;
+        }
+    }
+    *count = seen.n;
+    free(queue);
+    free(seen.key);
+    free(seen.used);
+    return verdict;
+}
+
+/* --------------------------------------------------------------- helpers */
+
+static void unwin(const char *fen, int side, uint64_t budget, ply_arb_unwin_t *u)
+{
+    ply_arb_pos_t pos;
+    load(&pos, fen);
+    assert_int_equal(ply_arb_unwinnable(&pos, side, budget, u), 0);
+    assert_int_equal(u->side, side);
+    assert_true(u->nodes <= u->budget + 1);
+}
+
+/* @side can mate, proven by a helpmate line that replays; @plies > 0: its
+ * length, < 0: its least length. */
+static void expect_helpmate(const char *fen, int side, int plies)
+{
+    ply_arb_pos_t pos;
+    ply_arb_unwin_t u;
+    load(&pos, fen);
+    unwin(fen, side, 0, &u);
+    if (u.verdict != PLY_ARB_MATE_POSSIBLE || u.method != PLY_ARB_METHOD_HELPMATE)
+        fail_msg("%s: %s: verdict %d method %s (%s)", fen, who(side), u.verdict,
+                 ply_arb_method_name(u.method), u.proof);
+    if (!line_mates(&pos, u.moves, u.nmoves, side))
+        fail_msg("%s: the line does not mate: %s", fen, u.proof);
+    if ((plies > 0 && u.nmoves != plies) || (plies < 0 && u.nmoves < -plies))
+        fail_msg("%s: %d plies, expected %d: %s", fen, u.nmoves, plies, u.proof);
+    char head[32];
+    snprintf(head, sizeof head, "helpmate in %d pl", u.nmoves);
+    if (strncmp(u.proof, head, strlen(head))) fail_msg("%s: proof '%s'", fen, u.proof);
+}
+
+static void expect_cannot(const char *fen, int side, ply_arb_method_t method, const char *prefix)
+{
+    ply_arb_unwin_t u;
+    unwin(fen, side, 0, &u);
+    if (u.verdict != PLY_ARB_MATE_IMPOSSIBLE || u.method != method)
+        fail_msg("%s: %s: verdict %d method %s (%s), expected no by %s", fen, who(side), u.verdict,
+                 ply_arb_method_name(u.method), u.proof, ply_arb_method_name(method));
+    if (strncmp(u.proof, prefix, strlen(prefix)))
+        fail_msg("%s: proof '%s', expected '%s...'", fen, u.proof, prefix);
+    assert_int_equal(u.nmoves, 0);
+}
+
+/* ply_arb_unwinnable's answer for each side agrees with the walk above. */
+static void expect_agrees_with_walk(const char *fen, size_t limit)
+{
+    ply_arb_pos_t pos;
+    load(&pos, fen);
+    for (int side = 0; side < 2; side++) {
+        ply_arb_unwin_t u;
+        size_t count = 0;
+        assert_int_equal(ply_arb_unwinnable(&pos, side, 0, &u), 0);
+        int walk = bfs_mate(&pos, side, limit, &count);
+        if (walk < 0) fail_msg("%s: the test's walk passed %zu positions", fen, limit);
+        ply_arb_mate_t want = walk ? PLY_ARB_MATE_POSSIBLE : PLY_ARB_MATE_IMPOSSIBLE;
+        if (u.verdict != want)
+            fail_msg("%s: %s: verdict %d (%s), the walk of %zu positions says %d", fen, who(side),
+                     u.verdict, u.proof, count, want);
+        if (u.verdict == PLY_ARB_MATE_POSSIBLE && u.nmoves)
+            assert_true(line_mates(&pos, u.moves, u.nmoves, side));
+    }
+}
+
+/* ---------------------------------------------------------------- tests */
+
+static void test_helpmates_found_and_replayed(void **state)
+{
+    (void)state;
+    /* The basic mates, each side's helpmate replayed move by move. */
+    expect_helpmate("8/8/8/4k3/8/8/8/4KQ2 w - - 0 1", 0, 0);   /* K+Q v K */
+    expect_helpmate("8/8/8/4k3/8/8/8/4KR2 w - - 0 1", 0, 0);   /* K+R v K */
+    expect_helpmate("4k3/8/8/8/8/8/8/4KNB1 w - - 0 1", 0, 0);  /* K+B+N v K */
+    expect_helpmate("4k3/8/8/8/8/8/8/2B1KB2 w - - 0 1", 0, 0); /* bishops on c1 (dark), f1 */
+    expect_helpmate("4k3/8/8/8/8/8/8/4KNN1 w - - 0 1", 0, 0);  /* two knights: only a helpmate */
+    expect_helpmate("4k3/8/8/8/8/8/4P3/4K3 w - - 0 1", 0, 0);  /* a pawn that promotes */
+    /* The losing side moves first: Black to move, White mates. */
+    expect_helpmate("4k3/8/8/8/8/8/8/4K2R b - - 0 1", 0, 0);
+    /* Black mates from the initial position; no mate comes sooner than
+     * fool's mate (1. f3 e5 2. g4 Qh4#), so the line has at least 4 plies. */
+    expect_helpmate("startpos", 1, -4);
+    /* Only an underpromotion mates: White Kc8, pawn b7; Black Ka6 walled in
+     * by its own pawns a7, b6, a5, b5. 1. b8=N# checks a6 and every flight is
+     * its own pawn or b7, which the king on c8 covers; b8=Q, R or B do not
+     * check (a7 blocks the diagonal). So the line is one ply. */
+    expect_helpmate("2K5/pP6/kp6/pp6/8/8/8/8 w - - 0 1", 0, 1);
+    ply_arb_pos_t pos;
+    ply_arb_unwin_t u;
+    load(&pos, "2K5/pP6/kp6/pp6/8/8/8/8 w - - 0 1");
+    assert_int_equal(ply_arb_unwinnable(&pos, 0, 0, &u), 0);
+    assert_int_equal(u.moves[0].promo, 'n');
+    assert_string_equal(u.proof, "helpmate in 1 ply: 1. b8=N#");
+    /* A position that is already the checkmate: zero plies, no search. */
+    load(&pos, "rnb1kbnr/pppp1ppp/8/4p3/6Pq/5P2/PPPPP2P/RNBQKBNR w KQkq - 1 3");
+    assert_int_equal(ply_arb_unwinnable(&pos, 1, 0, &u), 0);
+    assert_int_equal(u.verdict, PLY_ARB_MATE_POSSIBLE);
+    assert_int_equal(u.nmoves, 0);
+    /* ... and the mated side has no legal move, so it can never mate. */
+    expect_cannot("rnb1kbnr/pppp1ppp/8/4p3/6Pq/5P2/PPPPP2P/RNBQKBNR w KQkq - 1 3", 0,
+                  PLY_ARB_METHOD_EXHAUSTIVE, "exhaustive: white has no legal move (checkmate)");
+}
+
+static void test_blocked_pawn_chains(void **state)
+{
+    (void)state;
+    /* The wall: every pawn rammed and protected by a pawn, each square in
+     * front of it attacked by an enemy pawn, kings only. No pawn can move or
+     * be taken and nobody has a piece to check with: dead (5.2(b)). */
+    const char *wall = "4k3/8/8/1p1p1p1p/pPpPpPpP/P1P1P1P1/8/4K3 w - - 0 1";
+    expect_cannot(wall, 0, PLY_ARB_METHOD_BLOCKED,
+                  "blocked: no pawn can ever move or capture; white can never give check on any "
+                  "of the 24 squares black's king can reach");
+    expect_cannot(wall, 1, PLY_ARB_METHOD_BLOCKED,
+                  "blocked: no pawn can ever move or capture; black can never give check on any "
+                  "of the 16 squares white's king can reach");
+    /* Bishops of one colour each: all white pawns stand on dark squares and
+     * attack dark squares, all black pawns on light ones. White's dark bishop
+     * (c1) and Black's light bishop (f7) can never take a pawn or be taken by
+     * one, and neither crosses the wall: the issue's locked lattice, dead. */
+    const char *lattice = "4k3/5b2/8/1p1p1p1p/pPpPpPpP/P1P1P1P1/8/2B1K3 w - - 0 1";
+    expect_cannot(lattice, 0, PLY_ARB_METHOD_BLOCKED,
+                  "blocked: no pawn can ever move or capture; white can never give check");
+    expect_cannot(lattice, 1, PLY_ARB_METHOD_BLOCKED,
+                  "blocked: no pawn can ever move or capture; black can never give check");
+    ply_arb_pos_t pos;
+    char proof[PLY_ARB_PROOF_MAX];
+    load(&pos, lattice);
+    assert_int_equal(ply_arb_dead(&pos, proof, sizeof proof), 1);
+    assert_non_null(strstr(proof, "white checks only with a bishop on dark squares"));
+    assert_non_null(strstr(proof, "black checks only with a bishop on light squares"));
+    /* The same wall with a light bishop for White is not locked: 1. Bxc4
+     * dxc4 (or Bd3 and ...cxd3) frees a pawn that promotes; each side has a
+     * helpmate, replayed. */
+    expect_helpmate("4k3/8/8/1p1p1p1p/pPpPpPpP/P1P1P1P1/8/4KB2 w - - 0 1", 0, 0);
+    expect_helpmate("4k3/8/8/1p1p1p1p/pPpPpPpP/P1P1P1P1/8/4KB2 w - - 0 1", 1, 0);
+    /* A white dark bishop behind Black's pawns (e7) can check Black's king,
+     * but a mate needs the king on a dark square with its light neighbours
+     * all blocked by Black's own pieces (White has nothing that reaches a
+     * light square there): Black's one light bishop is never enough. The
+     * static test cannot tell (the bishop could block any one square), so
+     * the reachable positions are walked: none is a mate by White. */
+    expect_cannot("4k3/4B3/2b5/1p1p1p1p/pPpPpPpP/P1P1P1P1/8/4K3 w - - 0 1", 0,
+                  PLY_ARB_METHOD_EXHAUSTIVE, "exhaustive: all ");
+}
+
+static void test_king_and_pawn_fortress(void **state)
+{
+    (void)state;
+    /* Rammed pairs on a, c, e, g: White's pawns attack b5, d5, f5, h5 and
+     * Black's attack b4, d4, f4, h4, so neither king can step past rank 3
+     * (White) or rank 6 (Black), nor come next to an enemy pawn; no pawn can
+     * move or take. Kings only: nobody can ever mate. */
+    const char *fortress = "8/8/1k6/p1p1p1p1/P1P1P1P1/8/8/2K5 w - - 0 1";
+    expect_cannot(fortress, 0, PLY_ARB_METHOD_BLOCKED, "blocked: ");
+    expect_cannot(fortress, 1, PLY_ARB_METHOD_BLOCKED, "blocked: ");
+    ply_arb_pos_t pos;
+    load(&pos, fortress);
+    assert_int_equal(ply_arb_dead(&pos, NULL, 0), 1);
+    /* Without White's g-pawn it is no fortress: Black's g-pawn runs and
+     * promotes, and White's king can take it and then the e5 pawn; each side
+     * has a helpmate, replayed. */
+    expect_helpmate("8/8/1k6/p1p1p1p1/P1P1P3/8/8/2K5 w - - 0 1", 0, 0);
+    expect_helpmate("8/8/1k6/p1p1p1p1/P1P1P3/8/8/2K5 w - - 0 1", 1, 0);
+}
+
+static void test_only_one_side_can_mate(void **state)
+{
+    (void)state;
+    /* K+N v K+Q: no checkmate by the knight exists (test_arbiter_endgame.c's
+     * sources); the queen can mate. */
+    const char *nq = "8/8/3q4/4k3/8/8/8/2N1K3 w - - 0 1";
+    expect_cannot(nq, 0, PLY_ARB_METHOD_MATERIAL, "a king and knight (white) cannot mate");
+    expect_helpmate(nq, 1, 0);
+    /* K+B v K+R: the bishop never mates, the rook can. */
+    const char *br = "8/8/3r4/4k3/8/8/8/2B1K3 b - - 0 1";
+    expect_cannot(br, 0, PLY_ARB_METHOD_MATERIAL, "a king and bishop (white) cannot mate");
+    expect_helpmate(br, 1, 0);
+    /* K+N v K+R: the knight mates only because the rook blocks its own king
+     * (1. Nc7#: Ka8, Rb8; Stockfish "go mate 1": d5c7). K+N v K alone is dead. */
+    expect_helpmate("kr6/8/K7/3N4/8/8/8/8 w - - 0 1", 0, 1);
+    expect_helpmate("kr6/8/K7/3N4/8/8/8/8 w - - 0 1", 1, 0);
+    expect_cannot("k7/8/K7/3N4/8/8/8/8 w - - 0 1", 0, PLY_ARB_METHOD_MATERIAL,
+                  "dead position (insufficient material: king and knight against king)");
+}
+
+static void test_undetermined_only_past_the_budget(void **state)
+{
+    (void)state;
+    ply_arb_unwin_t u;
+    /* Two knights: a helpmate exists (test_helpmates_found_and_replayed), but
+     * not within 50 nodes. */
+    unwin("4k3/8/8/8/8/8/8/4KNN1 w - - 0 1", 0, 50, &u);
+    assert_int_equal(u.verdict, PLY_ARB_MATE_UNDETERMINED);
+    assert_int_equal(u.method, PLY_ARB_METHOD_UNDETERMINED);
+    assert_int_equal(u.budget, 50);
+    assert_non_null(strstr(u.proof, "within the budget of 50 nodes"));
+    assert_string_equal(ply_arb_method_name(u.method), "undetermined");
+    /* The frozen wall with a bishop behind the lines needs its whole
+     * reachable set (over 100,000 positions): undetermined on 1,000 nodes,
+     * proven with the default. */
+    unwin("4k3/4B3/2b5/1p1p1p1p/pPpPpPpP/P1P1P1P1/8/4K3 w - - 0 1", 0, 1000, &u);
+    assert_int_equal(u.verdict, PLY_ARB_MATE_UNDETERMINED);
+    unwin("4k3/4B3/2b5/1p1p1p1p/pPpPpPpP/P1P1P1P1/8/4K3 w - - 0 1", 0, 0, &u);
+    assert_int_equal(u.verdict, PLY_ARB_MATE_IMPOSSIBLE);
+    assert_int_equal(u.budget, PLY_ARB_UNWIN_BUDGET);
+    /* Material and blocked proofs cost no node, whatever the budget. */
+    unwin("4k3/8/8/1p1p1p1p/pPpPpPpP/P1P1P1P1/8/4K3 w - - 0 1", 0, 1, &u);
+    assert_int_equal(u.verdict, PLY_ARB_MATE_IMPOSSIBLE);
+    assert_int_equal(u.nodes, 0);
+    /* Bad arguments. */
+    ply_arb_pos_t pos;
+    load(&pos, "startpos");
+    assert_int_equal(ply_arb_unwinnable(&pos, 2, 0, &u), PLY_EINVAL);
+    assert_int_equal(ply_arb_unwinnable(NULL, 0, 0, &u), PLY_EINVAL);
+    assert_int_equal(ply_arb_unwinnable(&pos, 0, 0, NULL), PLY_EINVAL);
+    /* Deterministic: the same question twice, the same nodes and line. */
+    ply_arb_unwin_t v;
+    unwin("8/8/8/4k3/8/8/8/4KQ2 w - - 0 1", 0, 0, &u);
+    unwin("8/8/8/4k3/8/8/8/4KQ2 w - - 0 1", 0, 0, &v);
+    assert_int_equal(u.nodes, v.nodes);
+    assert_int_equal(u.nmoves, v.nmoves);
+    assert_memory_equal(u.moves, v.moves, (size_t)u.nmoves * sizeof u.moves[0]);
+}
+
+static void test_compare_with_exhaustive_walk(void **state)
+{
+    (void)state;
+    /* Positions whose reachable set the walk above can finish. */
+    expect_agrees_with_walk("4k3/8/8/1p1p1p1p/pPpPpPpP/P1P1P1P1/8/4K3 w - - 0 1", 10000);
+    expect_agrees_with_walk("8/8/1k6/p1p1p1p1/P1P1P1P1/8/8/2K5 b - - 0 1", 10000);
+    expect_agrees_with_walk("4k3/5b2/8/1p1p1p1p/pPpPpPpP/P1P1P1P1/8/2B1K3 w - - 0 1", 200000);
+    expect_agrees_with_walk("4k3/4B3/2b5/1p1p1p1p/pPpPpPpP/P1P1P1P1/8/4K3 w - - 0 1", 400000);
+    /* A mate one ply away: the walk meets it at once. */
+    expect_agrees_with_walk("kr6/8/K7/3N4/8/8/8/8 w - - 0 1", 400000);
+    /* The static argument against the walk, square by square: the wall with
+     * one bishop, of either colour and either side, on every square of rank 2
+     * or rank 7 but the kings' file. Every "no" must be confirmed by the walk
+     * (it finishes: the pawns never change), every "yes" by its line. */
+    const char *rows[2] = {"4k3/8/8/1p1p1p1p/pPpPpPpP/P1P1P1P1/%s/4K3 w - - 0 1",
+                           "4k3/%s/8/1p1p1p1p/pPpPpPpP/P1P1P1P1/8/4K3 w - - 0 1"};
+    int checked = 0, confirmed = 0, undetermined = 0;
+    for (int r = 0; r < 2; r++) {
+        for (int file = 0; file < 8; file++) {
+            for (int colour = 0; colour < 2; colour++) {
+                char rank[4], fen[100];
+                int n = 0;
+                if (file == 4) continue;
+                if (file) rank[n++] = (char)('0' + file);
+                rank[n++] = colour ? 'b' : 'B';
+                if (7 - file) rank[n++] = (char)('0' + 7 - file);
+                rank[n] = 0;
+                snprintf(fen, sizeof fen, rows[r], rank);
+                ply_arb_pos_t pos;
+                if (ply_arb_from_fen(&pos, fen, 0, NULL, 0)) continue; /* a check on e8 */
+                for (int side = 0; side < 2; side++) {
+                    ply_arb_unwin_t u;
+                    size_t count = 0;
+                    /* A small budget: the "no" answers here need at most
+                     * the single bishop's walk (about 12,000 positions). */
+                    assert_int_equal(ply_arb_unwinnable(&pos, side, 100000, &u), 0);
+                    checked++;
+                    if (u.verdict == PLY_ARB_MATE_POSSIBLE) {
+                        if (u.nmoves) assert_true(line_mates(&pos, u.moves, u.nmoves, side));
+                        continue;
+                    }
+                    if (u.verdict != PLY_ARB_MATE_IMPOSSIBLE) {
+                        undetermined++;
+                        continue;
+                    }
+                    int walk = bfs_mate(&pos, side, 200000, &count);
+                    if (walk != 0)
+                        fail_msg("%s: %s cannot mate (%s), but the walk says %d after %zu "
+                                 "positions",
+                                 fen, who(side), u.proof, walk, count);
+                    confirmed++;
+                }
+            }
+        }
+    }
+    print_message("%d questions on bishop placements, %d \"no\" confirmed by the walk, %d "
+                  "undetermined within 100,000 nodes\n",
+                  checked, confirmed, undetermined);
+    assert_true(confirmed >= 20);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_helpmates_found_and_replayed),
+        cmocka_unit_test(test_blocked_pawn_chains),
+        cmocka_unit_test(test_king_and_pawn_fortress),
+        cmocka_unit_test(test_only_one_side_can_mate),
+        cmocka_unit_test(test_undetermined_only_past_the_budget),
+        cmocka_unit_test(test_compare_with_exhaustive_walk),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -519,6 +519,23 @@ static int walked(ply_arb_unwin_t *out, int r, size_t visited, uint64_t t0)
     return 0;
 }
 
+/* 1 when @moves (@n plies) replay from @pos, each one of the legal moves there, and end
+ * with @side's checkmate of the other side (art. 5.1(a)): the check every "yes" passes
+ * before it is given, independent of how the helpmate search found the line. */
+static int line_mates(const ply_arb_pos_t *pos, int side, const ply_arb_move_t *moves, int n)
+{
+    ply_arb_pos_t p = *pos;
+    ply_arb_move_t legal[PLY_ARB_MAX_MOVES];
+    for (int i = 0; i < n; i++) {
+        int k = ply_arb_legal_moves(&p, legal), found = 0;
+        for (int j = 0; j < k && !found; j++)
+            found = !memcmp(&legal[j], &moves[i], sizeof legal[j]);
+        if (!found) return 0;
+        ply_arb_make(&p, moves[i]);
+    }
+    return p.side != side && ply_arb_in_check(&p) && ply_arb_legal_moves(&p, legal) == 0;
+}
+
 int ply_arb_unwinnable(const ply_arb_pos_t *pos, int side, uint64_t budget, ply_arb_unwin_t *out)
 {
     if (!pos || !out || side < 0 || side > 1) return PLY_EINVAL;
@@ -570,6 +587,13 @@ int ply_arb_unwinnable(const ply_arb_pos_t *pos, int side, uint64_t budget, ply_
     uint64_t left = out->budget - out->nodes;
     int n = ply__arb_helpmate(pos, side, walk ? left / 2 : left, &out->nodes, out->moves,
                               PLY_ARB_LINE_MAX);
+    if (n > 0 && !line_mates(pos, side, out->moves, n)) {
+        /* never printed as a proof: a line that does not replay is a bug, said as one */
+        say(out->proof, sizeof out->proof,
+            "undetermined: internal error, the helpmate line found for %s does not replay", who);
+        finish(out, PLY_ARB_MATE_UNDETERMINED, PLY_ARB_METHOD_UNDETERMINED, t0);
+        return 0;
+    }
     if (n > 0) {
         out->nmoves = n;
         line_text(pos, out->moves, n, why, sizeof why);

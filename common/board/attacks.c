@@ -141,17 +141,6 @@ static const ply_bb_t rook_magics[64] = {
     0x0888221800813004ull,    0x4000002840840112ull,
 };
 
-/* Parallel bit extract in software (what BMI2's PEXT does in one
- * instruction): fills the PEXT-indexed table without needing the CPU to
- * have it. */
-static size_t soft_pext(ply_bb_t x, ply_bb_t mask)
-{
-    size_t r = 0;
-    for (size_t bit = 1; mask; mask &= mask - 1, bit <<= 1)
-        if (x & mask & -mask) r |= bit;
-    return r;
-}
-
 /* Fills one square's magic table and, when @ptable is given, its PEXT
  * table, from ray walking; returns the next free slots through the pointers. */
 static void init_slider(ply__sliders_t *s, int sq, const int dirs[4][2], ply_bb_t magic,
@@ -168,7 +157,11 @@ static void init_slider(ply__sliders_t *s, int sq, const int dirs[4][2], ply_bb_
     static unsigned char filled[4096];
     memset(filled, 0, size);
     ply_bb_t occ = 0;
-    do { /* Carry-Rippler: every subset of the mask */
+    size_t k = 0;
+    /* Carry-Rippler: every subset of the mask, in increasing order, which is also the
+     * order of their PEXT indices (PEXT keeps the order of subsets of its mask): the
+     * k-th subset's PEXT index is k, with no bit extract to compute. */
+    do {
         ply_bb_t att = slow_slider(sq, occ, dirs);
         size_t idx = (size_t)(((occ & mask) * magic) >> shift);
         if (filled[idx] && (*table)[idx] != att) {
@@ -178,7 +171,8 @@ static void init_slider(ply__sliders_t *s, int sq, const int dirs[4][2], ply_bb_
         }
         filled[idx] = 1;
         (*table)[idx] = att;
-        if (*ptable) (*ptable)[soft_pext(occ, mask)] = att;
+        if (*ptable) (*ptable)[k] = att;
+        k++;
         occ = (occ - mask) & mask;
     } while (occ);
     *table += size;

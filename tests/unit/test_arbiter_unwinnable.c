@@ -328,6 +328,69 @@ static void test_only_one_side_can_mate(void **state)
                   "dead position (insufficient material: king and knight against king)");
 }
 
+static void test_only_the_weaker_side_can_mate(void **state)
+{
+    (void)state;
+    /*
+     * Issue 14's "only the weaker side can mate": White is a whole piece up
+     * (two bishops and seven pawns against one bishop and seven pawns) and
+     * cannot mate; Black can.
+     *
+     *   White: Kh1, Bg1, Bh2 (both dark), pawns a3 b4 c3 d4 e3 f4 g3.
+     *   Black: Ke8, Bb1 (light), pawns a4 b5 c4 d5 e4 f5 g4. Black to move.
+     *
+     * Legal: White is not in check (b1 sees a2 and c2-d3, then its own e4);
+     * seven white pawns and one promoted bishop (the a-pawn, say, by
+     * a6xb7-b8=B: b8 is dark). The pawns only went straight ahead.
+     *
+     * The wall. Every pawn stands right in front of an opposing pawn, and no
+     * pawn can take: White's pawns all stand on dark squares and attack
+     * dark squares (b4 a5 c5 d4 e5 f4 g5 h4), Black's all on light ones
+     * (b3 d3 f3 h3 a4 c4 e4 g4), so no pawn attacks an enemy pawn. White's
+     * king lives on ranks 1-2 (b3, d3, f3, h3 are attacked), Black's on
+     * ranks 6-8 and h5 (a5, c5, e5, g5, h4 attacked): 25 squares, and
+     * neither king ever stands next to an enemy pawn. White's bishops are
+     * dark and shut in on a1 c1 e1 g1 b2 d2 f2 h2 (a3 c3 e3 g3 are White's
+     * own pawns), where no pawn attacks them and they touch no black pawn.
+     * Black's bishop is light and shut in on the light squares of ranks 1-3
+     * (the light squares of rank 4 hold Black's own pawns): no white pawn
+     * ever attacks it or stands where it could take. So no pawn ever moves
+     * or is taken, and the pieces stay in these regions for ever.
+     *
+     * White cannot mate: its only pieces that could give check are the two
+     * bishops, which attack nothing beyond rank 3, and Black's king never
+     * comes below rank 5. White never gives check at all (ply's static
+     * argument, method "blocked"), confirmed by this file's walk over every
+     * reachable position (about 220,000).
+     *
+     * Black can mate, only like this: its checkers are the light bishop (its
+     * pawns attack only b3 d3 f3 h3, where White's king never goes), so the
+     * king must stand on a light square of ranks 1-2 with each dark
+     * neighbour taken by White's own two dark bishops (nothing of Black's
+     * reaches a dark square there). Only h1 (g1, h2) and a2 (a1, b2) have
+     * as few as two such neighbours; on a2 the light flight b1 stays free
+     * (a check from b3 does not cover it, and a bishop checking from b1
+     * itself is unprotected). On h1 the flight g2 must be covered, so the
+     * check comes along h1-a8 from f3 (on g2 the king takes it). From b1
+     * the bishop needs three moves to reach f3 (b1-d3, e2, f3; no two-move
+     * route), Black moving first: at least 5 plies, e.g. 1... Bd3 2. Kg2
+     * Be2 3. Kh1 Bf3#. The line ply returns is replayed.
+     */
+    const char *fen = "4k3/8/8/1p1p1p2/pPpPpPp1/P1P1P1P1/7B/1b4BK b - - 0 1";
+    ply_arb_pos_t pos;
+    size_t count = 0;
+    load(&pos, fen);
+    expect_cannot(fen, 0, PLY_ARB_METHOD_BLOCKED,
+                  "blocked: no pawn can ever move or capture; white can never give check on any "
+                  "of the 25 squares black's king can reach (white checks only with 2 bishops on "
+                  "dark squares)");
+    assert_int_equal(bfs_mate(&pos, 0, 400000, &count), 0);
+    expect_helpmate(fen, 1, -5);
+    assert_int_equal(bfs_mate(&pos, 1, 400000, &count), 1);
+    /* Not dead: Black's mate exists. */
+    assert_int_equal(ply_arb_dead(&pos, NULL, 0), 0);
+}
+
 static void test_undetermined_only_past_the_budget(void **state)
 {
     (void)state;
@@ -435,6 +498,7 @@ int main(void)
         cmocka_unit_test(test_blocked_pawn_chains),
         cmocka_unit_test(test_king_and_pawn_fortress),
         cmocka_unit_test(test_only_one_side_can_mate),
+        cmocka_unit_test(test_only_the_weaker_side_can_mate),
         cmocka_unit_test(test_undetermined_only_past_the_budget),
         cmocka_unit_test(test_compare_with_exhaustive_walk),
     };

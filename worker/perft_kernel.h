@@ -7,8 +7,9 @@
  *   perft_hash   nodes with the shared table: keys updated down to the
  *                last probed ply;
  *   perft_stats  the fifteen statistics, with or without the table.
- * The last ply is always counted without playing it: by popcount for nodes,
- * by classifying each move for statistics.
+ * The last ply is always counted without playing it: by popcount, nodes
+ * and statistics alike; for statistics only the checking moves are played
+ * (to test mate), and the rare en passant, castling and promotions.
  *
  * Include once per translation unit, then define the kernel table with
  * PLY__PERFT_KERNEL(name).
@@ -116,8 +117,8 @@ static inline void add_stats(ply__perft_ctx_t *c, ply_stats_t *out, const ply_st
 static void perft_stats(ply__perft_ctx_t *c, const ply_board_t *b, int depth, ply_stats_t *out)
 {
     ply_stats_t s;
-    if (depth == 1) { /* the last ply: classified straight from the generator */
-        ply__generate_stats(b, out);
+    if (depth == 1) { /* the last ply: counted and classified by the statistics kernel */
+        ply__generate_stats(b, 1, out);
         return;
     }
     if (c->tt) {
@@ -129,11 +130,17 @@ static void perft_stats(ply__perft_ctx_t *c, const ply_board_t *b, int depth, pl
             return;
         }
     }
-    if (stopped(c, depth)) return;
     memset(&s, 0, sizeof s);
+    if (depth == 2) { /* each move played as it is found, its replies counted */
+        ply__generate_stats(b, 2, &s);
+        if (c->tt) ply_tt_store(c->tt, b->key, (unsigned)depth, s.v);
+        add_stats(c, out, &s);
+        return;
+    }
+    if (stopped(c, depth)) return;
     ply_move_t moves[PLY_MAX_MOVES];
     const int n = ply__generate(b, moves, PLY__GEN_LIST);
-    if (depth == 2 || !c->tt) { /* children are not probed: no keys, no prefetch */
+    if (!c->tt) { /* children are not probed: no keys, no prefetch */
         for (int i = 0; i < n; i++) {
             ply_board_t child = *b;
             ply_board_play_nokey(&child, moves[i]);

@@ -463,9 +463,12 @@ static __attribute__((noinline, unused)) int ply__count_black(const ply_board_t 
  *    discoverer leaves its line; it has one checker or, when both, two (a
  *    square lies on one line to the king, so one discoverer at most);
  *  - only the checking moves are played, one by one, to test mate;
- *  - en passant (it removes a second pawn), castling (the rook checks) and
- *    promotions (the new piece checks through the square the pawn left) are
- *    rare: each goes through ply__classify, which plays it.
+ *  - castling gives check only by a slider (the rook, or one the king or
+ *    rook uncovered): two lookups from the enemy king decide, and only a
+ *    castling that checks is played;
+ *  - en passant (it removes a second pawn) and promotions (the new piece
+ *    checks through the square the pawn left) are rare: each goes through
+ *    ply__classify, which plays it.
  * Must give what ply__classify gives for every legal move (the perft suites
  * check the statistics against the Grand Chess Tree's tables, and
  * tests/unit/test_differential.c against the rule engine).
@@ -756,7 +759,21 @@ static PLY__INLINE void ply__stats_side(const ply_board_t *b, const int us, ply_
                 int safe = 1;
                 while (path && safe)
                     if (ply_board_attackers(b, ply_pop_lsb(&path), them, occ2)) safe = 0;
-                if (safe) ply__classify(b, PLY_MOVE(ksq, rsq, PLY_MOVE_CASTLE, PLY_KING), s);
+                if (!safe) continue;
+                /* Only a slider can check after castling (the rook, or one the
+                 * king or rook uncovered): without one, it is counted here. */
+                const int rto = PLY_SQ(rsq > ksq ? 5 : 3, PLY_RANK(ksq));
+                const int kto = PLY_SQ(rsq > ksq ? 6 : 2, PLY_RANK(ksq));
+                const ply_bb_t occ3 = occ2 | ply_bb(kto) | ply_bb(rto);
+                const ply_bb_t rq3 = (own_rq ^ ply_bb(rsq)) | ply_bb(rto);
+                if ((ply_rook_attacks(g.eksq, occ3) & rq3) ||
+                    ((ply__bishop_rays[g.eksq] & own_bq) &&
+                     (ply_bishop_attacks(g.eksq, occ3) & own_bq))) {
+                    ply__classify(b, PLY_MOVE(ksq, rsq, PLY_MOVE_CASTLE, PLY_KING), s);
+                } else {
+                    nodes++;
+                    s->v[PLY_STAT_castles]++;
+                }
             }
         }
     }

@@ -7,8 +7,9 @@
  *   perft_hash   nodes with the shared table: keys updated down to the
  *                last probed ply;
  *   perft_stats  the fifteen statistics, with or without the table.
- * The last ply is always counted without playing it: by popcount for nodes,
- * by classifying each move for statistics.
+ * The last ply is always counted without playing it: by popcount, nodes
+ * and statistics alike; for statistics only the checking moves are played
+ * (to test mate), and the rare en passant, castling and promotions.
  *
  * Include once per translation unit, then define the kernel table with
  * PLY__PERFT_KERNEL(name).
@@ -113,27 +114,64 @@ static inline void add_stats(ply__perft_ctx_t *c, ply_stats_t *out, const ply_st
     if (ply__stats_add_checked(out, s)) c->err = PLY_ERANGE;
 }
 
+/* The table holds each total (total_checks, total_mates) as its difference
+ * from the sum of its four kinds, modulo 2^64: zero, which its compressed
+ * entries store in no bits (tt.h), and exact whatever the counters. */
+static inline void totals_fold(ply_stats_t *s, int sign)
+{
+    const uint64_t *v = s->v;
+    const uint64_t checks = v[PLY_STAT_direct_checks] + v[PLY_STAT_single_discovered_checks] +
+                            v[PLY_STAT_direct_discovered_checks] +
+                            v[PLY_STAT_double_discovered_checks];
+    const uint64_t mates = v[PLY_STAT_direct_mates] + v[PLY_STAT_single_discovered_mates] +
+                           v[PLY_STAT_direct_discovered_mates] +
+                           v[PLY_STAT_double_discovered_mates];
+    s->v[PLY_STAT_total_checks] += sign > 0 ? checks : -checks;
+    s->v[PLY_STAT_total_mates] += sign > 0 ? mates : -mates;
+}
+
+static inline int stats_probe(ply__perft_ctx_t *c, const ply_board_t *b, int depth, ply_stats_t *s)
+{
+    if (!ply_tt_probe(c->tt, b->key, (unsigned)depth, s->v)) return 0;
+    totals_fold(s, +1);
+    return 1;
+}
+
+static inline void stats_store(ply__perft_ctx_t *c, const ply_board_t *b, int depth,
+                               const ply_stats_t *s)
+{
+    ply_stats_t t = *s;
+    totals_fold(&t, -1);
+    ply_tt_store(c->tt, b->key, (unsigned)depth, t.v);
+}
+
 static void perft_stats(ply__perft_ctx_t *c, const ply_board_t *b, int depth, ply_stats_t *out)
 {
     ply_stats_t s;
-    if (depth == 1) { /* the last ply: classified straight from the generator */
-        ply__generate_stats(b, out);
+    if (depth == 1) { /* the last ply: counted and classified by the statistics kernel */
+        ply__generate_stats(b, 1, out);
         return;
     }
     if (c->tt) {
         c->probes++;
-        if (ply_tt_probe(c->tt, b->key, (unsigned)depth, s.v)) {
+        if (stats_probe(c, b, depth, &s)) {
             c->hits++;
             c->tt_nodes += s.v[PLY_STAT_nodes];
             add_stats(c, out, &s);
             return;
         }
     }
-    if (stopped(c, depth)) return;
     memset(&s, 0, sizeof s);
+    if (depth == 2) { /* each move played as it is found, its replies counted */
+        ply__generate_stats(b, 2, &s);
+        if (c->tt) stats_store(c, b, depth, &s);
+        add_stats(c, out, &s);
+        return;
+    }
+    if (stopped(c, depth)) return;
     ply_move_t moves[PLY_MAX_MOVES];
     const int n = ply__generate(b, moves, PLY__GEN_LIST);
-    if (depth == 2 || !c->tt) { /* children are not probed: no keys, no prefetch */
+    if (!c->tt) { /* children are not probed: no keys, no prefetch */
         for (int i = 0; i < n; i++) {
             ply_board_t child = *b;
             ply_board_play_nokey(&child, moves[i]);
@@ -149,7 +187,7 @@ static void perft_stats(ply__perft_ctx_t *c, const ply_board_t *b, int depth, pl
         for (int i = 0; i < n; i++) perft_stats(c, &children[i], depth - 1, &s);
     }
     if (c->err) return; /* a partial sum: never stored */
-    if (c->tt) ply_tt_store(c->tt, b->key, (unsigned)depth, s.v);
+    if (c->tt) stats_store(c, b, depth, &s);
     add_stats(c, out, &s);
 }
 

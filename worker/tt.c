@@ -2,12 +2,29 @@
  * Lockless, xor-verified transposition table (see tt.h for the protocol and
  * its invariants).
  *
- * A bucket holds P entries laid out by field, so that every word is aligned
- * (P = 3 for node counts: one 64-byte cache line; P = 2 for statistics):
- *   check[P]        uint64  key[0] xor H
- *   words[P][N]     uint64  word[0] = payload[0] << 6 | depth, then payload[1..N-1]
- *   check_hi[P]     uint32  (key[1] >> 32) xor (H >> 32)
- * where H is a hash of the N stored words (just word[0] when N = 1).
+ * Node counts (N = 1): a bucket holds 3 entries laid out by field, so that
+ * every word is aligned, in one 64-byte cache line:
+ *   check[3]        uint64  key[0] xor H
+ *   words[3]        uint64  payload << 6 | depth
+ *   check_hi[3]     uint32  (key[1] >> 32) xor (H >> 32)
+ * where H is the stored word itself.
+ *
+ * Larger payloads (N > 1: the statistics) are compressed, since most of
+ * their counters are far smaller than 64 bits: a bucket is one 64-byte cache
+ * line of eight words w[0..7], holding either two narrow entries (w[0..3],
+ * w[4..7]) or one wide entry (all eight). An entry's words:
+ *   w[0]            key[0] xor H
+ *   w[1] bits 0-31  (key[1] >> 32) xor (H >> 32)
+ *   w[1] bits 32-37 depth;  bit 38: wide
+ *   w[1] bits 39-63, then w[2..]: the code of the payload (153 bits in a
+ *                   narrow entry, 409 in a wide one)
+ * where H is a hash of the entry's words from w[1] bit 32 on. The code: L, the
+ * widest value's width in bits (7 bits, 0..64); each value's width in
+ * bits(L) bits; then each nonzero value without its top bit, which its width
+ * implies. A payload whose code fits neither size is not stored (a probe
+ * misses: only speed is lost); perft's statistics need about 90 bits below
+ * depth 3 and 120 at depth 3, so most entries are narrow (32 bytes, two to a
+ * line, against three node counts).
  *
  * Threads read and write entries concurrently by design (the check catches a
  * torn entry). Every access is a relaxed atomic load or store of one aligned
@@ -36,6 +53,7 @@ struct ply_tt {
     size_t bytes; /* entries: whole buckets */
     size_t alloc; /* mapped: bytes rounded up to 2 MiB */
     unsigned payload_words;
+    int compact; /* N > 1: the compressed buckets above */
 };
 
 /* The three arrays of a bucket (see the layout above). */
@@ -50,11 +68,11 @@ ply_tt_t *ply_tt_new(size_t bytes, unsigned payload_words)
     if (payload_words < 1 || payload_words > PLY_TT_MAX_PAYLOAD) return NULL;
     /* Node counts: three 20-byte entries fill a cache line. Larger entries
      * span lines anyway: two to a bucket. */
-    unsigned per_bucket = payload_words == 1 ? 3 : 2;
-    size_t bucket_bytes = (size_t)per_bucket * (8 + 8 * (size_t)payload_words + 4);
-    bucket_bytes = (bucket_bytes + 7) & ~(size_t)7; /* every bucket 8-byte aligned */
+    /* Every bucket is one cache line: three node counts, or two narrow
+     * (one wide) compressed entries. */
+    const unsigned per_bucket = payload_words == 1 ? 3 : 2;
+    const size_t bucket_bytes = 64;
     _Static_assert(3 * (8 + 8 + 4) <= 64, "a node-count bucket fits one cache line");
-    if (payload_words == 1) bucket_bytes = 64;
     size_t nbuckets = bytes / bucket_bytes;
     if (nbuckets == 0) return NULL;
     ply_tt_t *tt = calloc(1, sizeof *tt);
@@ -63,6 +81,7 @@ ply_tt_t *ply_tt_new(size_t bytes, unsigned payload_words)
     tt->per_bucket = per_bucket;
     tt->nbuckets = nbuckets;
     tt->payload_words = payload_words;
+    tt->compact = payload_words > 1;
     tt->bytes = nbuckets * bucket_bytes;
     /* Anonymous pages arrive zeroed and are only faulted in when touched, so
      * a large table costs nothing up front and a short run touches little.
@@ -92,9 +111,15 @@ void ply_tt_clear(ply_tt_t *tt)
     if (madvise(tt->mem, tt->alloc, MADV_DONTNEED) != 0) memset(tt->mem, 0, tt->bytes);
 }
 
-size_t ply_tt_bytes(const ply_tt_t *tt) { return tt->bytes; }
+size_t ply_tt_bytes(const ply_tt_t *tt)
+{
+    return tt->bytes;
+}
 
-unsigned ply_tt_payload_words(const ply_tt_t *tt) { return tt->payload_words; }
+unsigned ply_tt_payload_words(const ply_tt_t *tt)
+{
+    return tt->payload_words;
+}
 
 static inline unsigned char *bucket_mem(const ply_tt_t *tt, const uint64_t key[2])
 {
@@ -125,6 +150,166 @@ static inline uint64_t words_hash(const uint64_t *w, unsigned n)
     return h;
 }
 
+/* ---- compressed entries (N > 1) ---------------------------------------------- */
+
+#define CODE_START  (64 + 39) /* the code's first bit: w[1] bit 39 */
+#define NARROW_BITS (4 * 64 - CODE_START)
+#define WIDE_BITS   (8 * 64 - CODE_START)
+#define WIDE_FLAG   (1ull << 38)
+
+static inline unsigned width_of(uint64_t v)
+{
+    return v ? 64 - (unsigned)__builtin_clzll(v) : 0;
+}
+
+/* Adds the low @n bits of @v (n <= 64, the rest zero) at bit *@pos of @w. */
+static inline void put_bits(uint64_t *w, unsigned *pos, uint64_t v, unsigned n)
+{
+    if (!n) return;
+    const unsigned i = *pos >> 6, o = *pos & 63;
+    w[i] |= v << o;
+    if (o + n > 64) w[i + 1] |= v >> (64 - o);
+    *pos += n;
+}
+
+static inline uint64_t get_bits(const uint64_t *w, unsigned *pos, unsigned n)
+{
+    if (!n) return 0;
+    const unsigned i = *pos >> 6, o = *pos & 63;
+    uint64_t v = w[i] >> o;
+    if (o + n > 64) v |= w[i + 1] << (64 - o);
+    *pos += n;
+    return n < 64 ? v & ((1ull << n) - 1) : v;
+}
+
+/* The code's length in bits for @p (see the layout at the top). */
+static unsigned code_bits(const uint64_t *p, unsigned n, unsigned *widest)
+{
+    unsigned l = 0, bits = 0;
+    for (unsigned k = 0; k < n; k++) {
+        const unsigned w = width_of(p[k]);
+        if (w > l) l = w;
+        bits += w ? w - 1 : 0;
+    }
+    *widest = l;
+    return 7 + n * width_of(l) + bits;
+}
+
+/* Writes the code of @p into @w (zeroed beforehand) from CODE_START on. */
+static void encode(uint64_t *w, const uint64_t *p, unsigned n, unsigned widest)
+{
+    unsigned pos = CODE_START;
+    const unsigned wb = width_of(widest);
+    put_bits(w, &pos, widest, 7);
+    for (unsigned k = 0; k < n; k++) put_bits(w, &pos, width_of(p[k]), wb);
+    for (unsigned k = 0; k < n; k++) {
+        const unsigned wk = width_of(p[k]);
+        if (wk > 1) /* the top bit goes without saying */
+            put_bits(w, &pos, p[k] & ((1ull << (wk - 1)) - 1), wk - 1);
+    }
+}
+
+/* Reads a code written by encode; 0, or -1 when it is malformed (a torn or
+ * foreign entry whose check happened to pass cannot be: this only guards the
+ * reads). */
+static int decode(const uint64_t *w, unsigned nwords, uint64_t *p, unsigned n)
+{
+    unsigned pos = CODE_START, widths[PLY_TT_MAX_PAYLOAD];
+    const unsigned widest = (unsigned)get_bits(w, &pos, 7);
+    const unsigned wb = width_of(widest), end = nwords * 64;
+    if (widest > 64 || pos + n * wb > end) return -1;
+    for (unsigned k = 0; k < n; k++) {
+        widths[k] = (unsigned)get_bits(w, &pos, wb);
+        if (widths[k] > 64) return -1;
+    }
+    for (unsigned k = 0; k < n; k++) {
+        const unsigned wk = widths[k];
+        if (wk > 1 && pos + wk - 1 > end) return -1;
+        p[k] = wk == 0 ? 0 : (1ull << (wk - 1)) | (wk > 1 ? get_bits(w, &pos, wk - 1) : 0);
+    }
+    return 0;
+}
+
+/* H of an entry of @nwords words: everything from w[1] bit 32 on. */
+static inline uint64_t code_hash(const uint64_t *w, unsigned nwords)
+{
+    uint64_t h = w[1] >> 32;
+    for (unsigned k = 2; k < nwords; k++) {
+        h ^= w[k];
+        h *= 0x9E3779B97F4A7C15ull;
+        h ^= h >> 29;
+    }
+    h *= 0x9E3779B97F4A7C15ull;
+    return h ^ (h >> 31);
+}
+
+static inline _Atomic uint64_t *line_of(const ply_tt_t *tt, const uint64_t key[2])
+{
+    return (_Atomic uint64_t *)bucket_mem(tt, key);
+}
+
+/* Reads the entry of @nwords words at @e and checks it against @key. */
+static int compact_read(_Atomic uint64_t *e, unsigned nwords, const uint64_t key[2], uint64_t w1,
+                        uint64_t *w)
+{
+    w[0] = atomic_load_explicit(&e[0], RELAXED);
+    w[1] = w1;
+    for (unsigned k = 2; k < nwords; k++) w[k] = atomic_load_explicit(&e[k], RELAXED);
+    const uint64_t h = code_hash(w, nwords);
+    return (w[0] ^ h) == key[0] &&
+           ((uint32_t)w[1] ^ (uint32_t)(h >> 32)) == (uint32_t)(key[1] >> 32);
+}
+
+static int compact_probe(ply_tt_t *tt, const uint64_t key[2], unsigned depth, uint64_t *payload)
+{
+    _Atomic uint64_t *line = line_of(tt, key);
+    uint64_t w[9] = {0};
+    const uint64_t w1 = atomic_load_explicit(&line[1], RELAXED);
+    const int wide = (w1 & WIDE_FLAG) != 0;
+    if (((w1 >> 32) & DEPTH_MASK) == depth) {
+        if (compact_read(line, wide ? 8 : 4, key, w1, w) &&
+            decode(w, wide ? 8 : 4, payload, tt->payload_words) == 0)
+            return 1;
+    }
+    if (wide) return 0; /* the second half is the wide entry's */
+    const uint64_t w5 = atomic_load_explicit(&line[5], RELAXED);
+    if (((w5 >> 32) & DEPTH_MASK) != depth || (w5 & WIDE_FLAG)) return 0;
+    memset(w, 0, sizeof w);
+    return compact_read(line + 4, 4, key, w5, w) && decode(w, 4, payload, tt->payload_words) == 0;
+}
+
+/* Replacement: a narrow entry replaces the shallower of the two (a wide one
+ * only when at least as deep: it answers for a whole bucket of work); a wide
+ * entry replaces the bucket unless a deeper wide entry is there. */
+static void compact_store(ply_tt_t *tt, const uint64_t key[2], unsigned depth,
+                          const uint64_t *payload)
+{
+    unsigned widest;
+    const unsigned bits = code_bits(payload, tt->payload_words, &widest);
+    if (bits > WIDE_BITS) return;
+    const int wide = bits > NARROW_BITS;
+    _Atomic uint64_t *line = line_of(tt, key);
+    const uint64_t w1 = atomic_load_explicit(&line[1], RELAXED);
+    const unsigned d0 = (unsigned)((w1 >> 32) & DEPTH_MASK);
+    unsigned at = 0;
+    if (w1 & WIDE_FLAG) {
+        if (d0 > depth) return;
+        if (!wide) atomic_store_explicit(&line[5], 0, RELAXED); /* the other half: empty */
+    } else if (!wide) {
+        const unsigned d1 =
+            (unsigned)((atomic_load_explicit(&line[5], RELAXED) >> 32) & DEPTH_MASK);
+        at = d1 < d0 ? 4 : 0;
+    }
+    const unsigned nwords = wide ? 8 : 4;
+    uint64_t w[9] = {0};
+    w[1] = (uint64_t)depth << 32 | (wide ? WIDE_FLAG : 0);
+    encode(w, payload, tt->payload_words, widest);
+    const uint64_t h = code_hash(w, nwords);
+    w[0] = key[0] ^ h;
+    w[1] |= (uint32_t)(key[1] >> 32) ^ (uint32_t)(h >> 32);
+    for (unsigned k = 0; k < nwords; k++) atomic_store_explicit(&line[at + k], w[k], RELAXED);
+}
+
 void ply_tt_prefetch(const ply_tt_t *tt, const uint64_t key[2])
 {
     __builtin_prefetch(bucket_mem(tt, key));
@@ -132,6 +317,7 @@ void ply_tt_prefetch(const ply_tt_t *tt, const uint64_t key[2])
 
 int ply_tt_probe(ply_tt_t *tt, const uint64_t key[2], unsigned depth, uint64_t *payload)
 {
+    if (tt->compact) return compact_probe(tt, key, depth, payload);
     const unsigned n = tt->payload_words;
     const bucket_t b = bucket_of(tt, key);
     for (unsigned i = 0; i < tt->per_bucket; i++) {
@@ -143,7 +329,8 @@ int ply_tt_probe(ply_tt_t *tt, const uint64_t key[2], unsigned depth, uint64_t *
         for (unsigned k = 1; k < n; k++) w[k] = atomic_load_explicit(&e[k], RELAXED);
         const uint64_t h = words_hash(w, n);
         const uint32_t check_hi = atomic_load_explicit(&b.check_hi[i], RELAXED);
-        if ((check ^ h) != key[0] || (check_hi ^ (uint32_t)(h >> 32)) != (uint32_t)(key[1] >> 32)) continue;
+        if ((check ^ h) != key[0] || (check_hi ^ (uint32_t)(h >> 32)) != (uint32_t)(key[1] >> 32))
+            continue;
         payload[0] = w[0] >> DEPTH_BITS;
         for (unsigned k = 1; k < n; k++) payload[k] = w[k];
         return 1;
@@ -153,7 +340,12 @@ int ply_tt_probe(ply_tt_t *tt, const uint64_t key[2], unsigned depth, uint64_t *
 
 void ply_tt_store(ply_tt_t *tt, const uint64_t key[2], unsigned depth, const uint64_t *payload)
 {
-    if (depth < 1 || depth > PLY_TT_MAX_DEPTH || payload[0] > PLY_TT_MAX_VALUE) return;
+    if (depth < 1 || depth > PLY_TT_MAX_DEPTH) return;
+    if (tt->compact) {
+        compact_store(tt, key, depth, payload);
+        return;
+    }
+    if (payload[0] > PLY_TT_MAX_VALUE) return;
     const unsigned n = tt->payload_words;
     const bucket_t b = bucket_of(tt, key);
     unsigned victim = 0, shallowest = DEPTH_MASK + 1;

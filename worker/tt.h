@@ -48,10 +48,17 @@
  * jobs and sessions never answers with a partial count.
  *
  * An entry holds a payload of N 64-bit words chosen at creation: 1 for node
- * counts, 15 for the detailed statistics. The depth rides in the low 6 bits
- * of the first word. Node-count entries are 20 bytes, three to a 64-byte
- * bucket (one cache line); statistics entries go two to a bucket. A store
- * replaces the bucket's shallowest entry: deep subtrees save the most work.
+ * counts, 15 for the detailed statistics. Every bucket is one 64-byte cache
+ * line. Node-count entries are 20 bytes, three to a bucket, the depth in the
+ * low 6 bits of the count. Larger payloads are stored compressed (tt.c: each
+ * value in as many bits as it needs), so that a statistics table holds
+ * nearly as many entries as a node-count one: an entry is 32 bytes, two to a
+ * bucket, when its code fits 153 bits (perft's statistics below depth 4, the
+ * great majority of entries), else 64 bytes, the whole bucket, when it fits
+ * 409 bits; a payload that fits neither is not stored (before this code,
+ * statistics entries took 132 bytes). A store replaces the bucket's
+ * shallowest entry (a wide one only by one at least as deep): deep subtrees
+ * save the most work.
  */
 #ifndef PLY_WORKER_TT_H
 #define PLY_WORKER_TT_H
@@ -65,7 +72,7 @@ typedef struct ply_tt ply_tt_t;
 #define PLY_TT_MAX_PAYLOAD 15
 /** Deepest depth an entry can record (6 bits). */
 #define PLY_TT_MAX_DEPTH 63
-/** Largest first payload word a store keeps (58 bits; perft(12) is 2^56). */
+/** Largest count a node-count store keeps (58 bits; perft(12) is 2^56). */
 #define PLY_TT_MAX_VALUE ((1ull << 58) - 1)
 
 /**
@@ -102,8 +109,9 @@ int ply_tt_probe(ply_tt_t *tt, const uint64_t key[2], unsigned depth, uint64_t *
 void ply_tt_prefetch(const ply_tt_t *tt, const uint64_t key[2]);
 
 /**
- * ply_tt_store - record @payload for (@key, @depth), depth 1..PLY_TT_MAX_DEPTH,
- * payload[0] <= PLY_TT_MAX_VALUE (larger values are not stored). Thread-safe,
+ * ply_tt_store - record @payload for (@key, @depth), depth 1..PLY_TT_MAX_DEPTH;
+ * a node count above PLY_TT_MAX_VALUE, or a larger payload whose code passes
+ * 409 bits, is not stored (a later probe misses). Thread-safe,
  * never blocks: two threads writing one entry at once leave an entry that
  * fails verification (a later probe simply misses).
  */

@@ -26,7 +26,8 @@ enum {
     PLY__GEN_LIST = 0,     /* write it to the list */
     PLY__GEN_COUNT = 1,    /* count it (popcounts where possible): perft(1) */
     PLY__GEN_CHILDREN = 2, /* play it and count the replies: perft(2), no list at all */
-    PLY__GEN_STATS = 3,    /* add its leaf to the statistics of util/stats.h */
+    PLY__GEN_STATS = 3,    /* play it and add its replies' leaves to the statistics of
+                              util/stats.h: perft(2) statistics, no list at all */
     PLY__GEN_NOISY = 4,    /* as LIST, but only the captures (en passant too) and the
                               promotions: the others are never generated */
 };
@@ -36,12 +37,7 @@ typedef struct ply__gen {
     int us;               /* its side to move (a constant once inlined) */
     ply_move_t *out;      /* next free slot (listing only) */
     int n;                /* moves, or replies, counted */
-    /* PLY__GEN_STATS only: */
-    ply_stats_t *stats;
-    ply_bb_t enemy;       /* the side not to move's pieces (captures) */
-    ply_bb_t checks[7];   /* [piece type]: arrival squares that give direct check */
-    ply_bb_t discoverers; /* own pieces alone between an own slider and the enemy king */
-    int eksq;             /* the enemy king's square */
+    ply_stats_t *stats;   /* PLY__GEN_STATS: where the replies' statistics go */
 } ply__gen_t;
 
 /* perft(1) of a child with White (Black) to move, out of line: each
@@ -50,6 +46,9 @@ typedef struct ply__gen {
  * the child neither tests it nor carries the other side's code. */
 static int ply__count_white(const ply_board_t *b);
 static int ply__count_black(const ply_board_t *b);
+/* The same for the statistics of perft(1) (PLY__GEN_STATS). */
+static void ply__stats_white(const ply_board_t *b, ply_stats_t *s);
+static void ply__stats_black(const ply_board_t *b, ply_stats_t *s);
 
 /* The full classification of one leaf (util/stats.h): plays the move. */
 static void ply__classify(const ply_board_t *b, ply_move_t m, ply_stats_t *s);
@@ -63,7 +62,12 @@ static PLY__INLINE void ply__emit(ply__gen_t *g, ply_move_t m, const int mode)
     } else if (mode == PLY__GEN_COUNT) {
         g->n++;
     } else if (mode == PLY__GEN_STATS) {
-        ply__classify(g->b, m, g->stats);
+        ply_board_t child = *g->b;
+        ply__board_play(&child, m, 0);
+        if (g->us == PLY_WHITE)
+            ply__stats_black(&child, g->stats);
+        else
+            ply__stats_white(&child, g->stats);
     } else {
         ply_board_t child = *g->b;
         ply__board_play(&child, m, 0);
@@ -71,31 +75,11 @@ static PLY__INLINE void ply__emit(ply__gen_t *g, ply_move_t m, const int mode)
     }
 }
 
-/* Moves that cannot give check are only counted (nodes, captures); the
- * others are classified one by one: they need the checkers and, for mates,
- * the replies. Only a direct check (arrival on a checking square) or moving
- * a discoverer off its line can give check here; en passant, castling and
- * promotions never come through this path. */
-static PLY__INLINE void ply__emit_stats_set(ply__gen_t *g, int from, ply_bb_t to, ply_bb_t special,
-                                            int kind, int piece)
-{
-    ply_bb_t plain = to & ~special;
-    g->stats->v[PLY_STAT_nodes] += (uint64_t)ply_popcount(plain);
-    g->stats->v[PLY_STAT_captures] += (uint64_t)ply_popcount(plain & g->enemy);
-    for (special &= to; special;) ply__classify(g->b, PLY_MOVE(from, ply_pop_lsb(&special), kind, piece), g->stats);
-}
-
 static PLY__INLINE void ply__emit_set(ply__gen_t *g, int from, ply_bb_t to, int kind, int piece,
                                       const int mode)
 {
     if (mode == PLY__GEN_COUNT) {
         g->n += ply_popcount(to);
-        return;
-    }
-    if (mode == PLY__GEN_STATS) {
-        ply_bb_t special = g->checks[piece];
-        if (g->discoverers & ply_bb(from)) special |= ~ply__line[g->eksq][from];
-        ply__emit_stats_set(g, from, to, special, kind, piece);
         return;
     }
     while (to) ply__emit(g, PLY_MOVE(from, ply_pop_lsb(&to), kind, piece), mode);
@@ -111,15 +95,6 @@ static PLY__INLINE void ply__emit_pawns(ply__gen_t *g, ply_bb_t to, int delta, i
     if (mode == PLY__GEN_COUNT) {
         g->n += ply_popcount(to) + 4 * ply_popcount(promo);
         return;
-    }
-    if (mode == PLY__GEN_STATS) {
-        /* Pawns that are discoverers are classified one by one (the shift
-         * may also flag a few harmless extras: classifying is always exact). */
-        ply_bb_t from_disc = delta > 0 ? g->discoverers << delta : g->discoverers >> -delta;
-        ply_bb_t special = g->checks[PLY_PAWN] | from_disc, plain = to & ~special;
-        g->stats->v[PLY_STAT_nodes] += (uint64_t)ply_popcount(plain);
-        g->stats->v[PLY_STAT_captures] += (uint64_t)ply_popcount(plain & g->enemy);
-        to &= special;
     }
     while (to) {
         int sq = ply_pop_lsb(&to);
@@ -137,7 +112,7 @@ static PLY__INLINE ply_bb_t ply__pawn_push(ply_bb_t b, int us) { return us == PL
 static PLY__INLINE int ply__generate_side(const ply_board_t *b, ply_move_t *out, const int mode,
                                             const int us)
 {
-    ply__gen_t g = {b, us, out, 0, NULL, 0, {0}, 0, 0};
+    ply__gen_t g = {b, us, out, 0, NULL};
     const int them = us ^ 1, ksq = b->king[us];
     const ply_bb_t own = b->colour[us], enemy = b->colour[them], occ = own | enemy;
     /* PLY__GEN_NOISY: only captures land anywhere but the last rank (a constant mask) */
@@ -149,25 +124,7 @@ static PLY__INLINE int ply__generate_side(const ply_board_t *b, ply_move_t *out,
     const ply_bb_t checkers = ply_board_attackers(b, ksq, them, occ);
 
     if (mode == PLY__GEN_STATS) {
-        /* Where each piece kind would give check from, and which own pieces
-         * would discover one by leaving their line. Slider check squares use
-         * today's occupancy: a slider cannot unblock its own line (its start
-         * square cannot lie between its target and the king, or the king
-         * would already be in check). */
         g.stats = (ply_stats_t *)out;
-        g.enemy = enemy;
-        g.eksq = b->king[them];
-        g.checks[PLY_PAWN] = ply__pawn_attacks[them][g.eksq];
-        g.checks[PLY_KNIGHT] = ply__knight_attacks[g.eksq];
-        g.checks[PLY_BISHOP] = ply_bishop_attacks(g.eksq, occ);
-        g.checks[PLY_ROOK] = ply_rook_attacks(g.eksq, occ);
-        g.checks[PLY_QUEEN] = g.checks[PLY_BISHOP] | g.checks[PLY_ROOK];
-        ply_bb_t snipers = (ply__rook_rays[g.eksq] & own & (p[PLY_ROOK] | p[PLY_QUEEN])) |
-                           (ply__bishop_rays[g.eksq] & own & (p[PLY_BISHOP] | p[PLY_QUEEN]));
-        while (snipers) {
-            ply_bb_t between = ply__between[g.eksq][ply_pop_lsb(&snipers)] & occ;
-            if (between && !ply_more_than_one(between) && (between & own)) g.discoverers |= between;
-        }
         out = NULL;
     }
 
@@ -490,13 +447,363 @@ static __attribute__((noinline, unused)) int ply__count_black(const ply_board_t 
 }
 
 /*
- * ply__generate_stats - adds the statistics of perft(1) of @b (one leaf per
- * legal move, definitions in util/stats.h) to *@s. Moves that cannot give
- * check are counted by popcount; the rest are played and classified.
+ * The statistics kernel: perft(1) of a position with its fifteen statistics
+ * (util/stats.h), for one side to move (a constant). Built like
+ * ply__count_side, with the same legality (checkers and pins from one x-ray
+ * pass, sliders masked by their pin line), and what the statistics need on
+ * top, decided from what the generator already knows:
+ *  - nodes and captures by popcount of each target set (& enemy);
+ *  - which arrival squares give direct check, per piece kind (the enemy
+ *    king's pawn, knight, bishop and rook squares with today's occupancy: a
+ *    slider cannot unblock its own line, since its start square cannot lie
+ *    between its target and the king without the king being in check
+ *    already), and which own pieces discover a check by leaving their line
+ *    to the enemy king (alone between it and an own slider). A normal move
+ *    therefore gives check exactly when it lands on a check square or a
+ *    discoverer leaves its line; it has one checker or, when both, two (a
+ *    square lies on one line to the king, so one discoverer at most);
+ *  - only the checking moves are played, one by one, to test mate;
+ *  - castling gives check only by a slider (the rook, or one the king or
+ *    rook uncovered): two lookups from the enemy king decide, and only a
+ *    castling that checks is played;
+ *  - en passant (it removes a second pawn) and promotions (the new piece
+ *    checks through the square the pawn left) are rare: each goes through
+ *    ply__classify, which plays it.
+ * Must give what ply__classify gives for every legal move (the perft suites
+ * check the statistics against the Grand Chess Tree's tables, and
+ * tests/unit/test_differential.c against the rule engine).
  */
-static PLY__INLINE void ply__generate_stats(const ply_board_t *b, ply_stats_t *s)
+
+/* 1 when the side to move's king has a legal move of its own (castling
+ * apart: a king in check never castles). */
+static inline int ply__king_escapes(const ply_board_t *b)
 {
-    ply__generate(b, (ply_move_t *)s, PLY__GEN_STATS);
+    const int us = b->side, them = us ^ 1, ksq = b->king[us];
+    const ply_bb_t *p = b->pieces;
+    const ply_bb_t enemy = b->colour[them], occ = (b->colour[us] | enemy) ^ ply_bb(ksq);
+    const ply_bb_t bq = enemy & (p[PLY_BISHOP] | p[PLY_QUEEN]),
+                   rq = enemy & (p[PLY_ROOK] | p[PLY_QUEEN]);
+    for (ply_bb_t t = ply__king_attacks[ksq] & ~b->colour[us]; t;)
+        if (!ply__attacked(b, ply_pop_lsb(&t), them, enemy, bq, rq, occ)) return 1;
+    return 0;
+}
+
+/* Adds a checking normal move's leaf: @nchk checkers, @direct when the moved
+ * piece is one of them; plays it to test mate. Rare, so out of line. */
+static __attribute__((noinline, unused)) void ply__stats_check(const ply_board_t *b, ply_move_t m,
+                                                               int nchk, int direct, ply_stats_t *s)
+{
+    ply_board_t child = *b;
+    ply_board_play_nokey(&child, m);
+    /* Mate: no legal reply. Most checks leave the king a square to step to,
+     * found without generating anything else; the rest are counted. */
+    const int mate =
+        !ply__king_escapes(&child) &&
+        (child.side == PLY_WHITE ? ply__count_white(&child) : ply__count_black(&child)) == 0;
+    /* util/stats.h's order: direct, single discovered, direct discovered,
+     * double discovered; the mates five counters after the checks. */
+    const int kind = (nchk > 1 ? 2 : 0) + !direct;
+    s->v[PLY_STAT_direct_checks + 5 * mate + kind]++;
+    s->v[mate ? PLY_STAT_total_mates : PLY_STAT_total_checks]++;
+}
+
+/* The check information of one position (the side to move's moves). */
+typedef struct ply__stats_gen {
+    const ply_board_t *b;
+    ply_stats_t *s;
+    ply_bb_t enemy; /* the side not to move's pieces (captures) */
+    ply_bb_t
+        checks[PLY_KING + 1]; /* [piece]: arrival squares that give direct check (king: none) */
+    ply_bb_t disc;            /* own pieces that discover a check by leaving their line */
+    int eksq;                 /* the enemy king's square */
+} ply__stats_gen_t;
+
+/* The checking moves among @to, a piece's normal moves from @from: out of
+ * line, since most sets have none (ply__stats_set tests). */
+static __attribute__((noinline, unused)) void ply__stats_moves(const ply__stats_gen_t *g, int from,
+                                                               ply_bb_t to, int piece)
+{
+    const ply_bb_t direct = piece == PLY_KING ? 0 : g->checks[piece];
+    const ply_bb_t discover = g->disc & ply_bb(from) ? ~ply__line[g->eksq][from] : 0;
+    for (ply_bb_t c = to & (direct | discover); c;) {
+        const ply_bb_t sq = ply_bb(ply_pop_lsb(&c));
+        ply__stats_check(g->b, PLY_MOVE(from, ply_lsb(sq), PLY_MOVE_NORMAL, piece),
+                         !!(direct & sq) + !!(discover & sq), !!(direct & sq), g->s);
+    }
+}
+
+/* A piece's normal moves from @from to @to: nodes and captures by popcount,
+ * the checking ones (if any) classified. */
+static PLY__INLINE void ply__stats_set(const ply__stats_gen_t *g, int from, ply_bb_t to, int piece,
+                                       uint64_t *nodes, uint64_t *caps)
+{
+    *nodes += (uint64_t)ply_popcount(to);
+    *caps += (uint64_t)ply_popcount(to & g->enemy);
+    if ((to & g->checks[piece]) | (g->disc & ply_bb(from))) ply__stats_moves(g, from, to, piece);
+}
+
+/* The sliders of one line kind (a constant), as ply__count_side moves them:
+ * @set bishops and queens for diagonals, rooks and queens for lines; a queen
+ * checks from the other kind's check squares too. A pinned slider keeps the
+ * part of its moves on its pin line. */
+static PLY__INLINE void ply__stats_sliders(const ply__stats_gen_t *g, ply_bb_t set, ply_bb_t pinned,
+                                           ply_bb_t queens, ply_bb_t occ, ply_bb_t target, int ksq,
+                                           const int piece, uint64_t *nodes, uint64_t *caps)
+{
+    const ply_bb_t direct = g->checks[piece],
+                   other = g->checks[piece == PLY_BISHOP ? PLY_ROOK : PLY_BISHOP];
+    for (ply_bb_t free = set & ~pinned; free;) {
+        const int from = ply_pop_lsb(&free);
+        const ply_bb_t to =
+            (piece == PLY_BISHOP ? ply_bishop_attacks(from, occ) : ply_rook_attacks(from, occ)) &
+            target;
+        *nodes += (uint64_t)ply_popcount(to);
+        *caps += (uint64_t)ply_popcount(to & g->enemy);
+        const ply_bb_t q = queens & ply_bb(from);
+        if ((to & (direct | (q ? other : 0))) | (g->disc & ply_bb(from)))
+            ply__stats_moves(g, from, to, q ? PLY_QUEEN : piece);
+    }
+    for (ply_bb_t pin = set & pinned; pin;) {
+        const int from = ply_pop_lsb(&pin);
+        const ply_bb_t to =
+            (piece == PLY_BISHOP ? ply_bishop_attacks(from, occ) : ply_rook_attacks(from, occ)) &
+            target & ply__line[ksq][from];
+        *nodes += (uint64_t)ply_popcount(to);
+        *caps += (uint64_t)ply_popcount(to & g->enemy);
+        const ply_bb_t q = queens & ply_bb(from);
+        if ((to & (direct | (q ? other : 0))) | (g->disc & ply_bb(from)))
+            ply__stats_moves(g, from, to, q ? PLY_QUEEN : piece);
+    }
+}
+
+/* The checking moves among @to, pawn moves each from to - @delta. */
+static PLY__INLINE void ply__stats_pawns(const ply__stats_gen_t *g, ply_bb_t to, int delta,
+                                         int kind)
+{
+    const ply_bb_t from_disc = delta > 0 ? g->disc << delta : g->disc >> -delta;
+    for (ply_bb_t c = to & (g->checks[PLY_PAWN] | from_disc); c;) {
+        const int sq = ply_pop_lsb(&c), from = sq - delta;
+        const int direct = (g->checks[PLY_PAWN] & ply_bb(sq)) != 0;
+        const int discover = (g->disc & ply_bb(from)) && !(ply__line[g->eksq][from] & ply_bb(sq));
+        if (direct || discover)
+            ply__stats_check(g->b, PLY_MOVE(from, sq, kind, PLY_PAWN), direct + discover, direct,
+                             g->s);
+    }
+}
+
+/* Promotions to @to (each from to - @delta): four leaves each, classified. */
+static PLY__INLINE void ply__stats_promos(const ply__stats_gen_t *g, ply_bb_t to, int delta)
+{
+    while (to) {
+        const int sq = ply_pop_lsb(&to);
+        for (int k = PLY_MOVE_PROMO_N; k <= PLY_MOVE_PROMO_Q; k++)
+            ply__classify(g->b, PLY_MOVE(sq - delta, sq, k, PLY_PAWN), g->s);
+    }
+}
+
+static PLY__INLINE void ply__stats_side(const ply_board_t *b, const int us, ply_stats_t *s)
+{
+    const int them = us ^ 1, ksq = b->king[us];
+    const ply_bb_t *p = b->pieces;
+    const ply_bb_t own = b->colour[us], enemy = b->colour[them], occ = own | enemy;
+    const ply_bb_t enemy_rq = enemy & (p[PLY_ROOK] | p[PLY_QUEEN]);
+    const ply_bb_t enemy_bq = enemy & (p[PLY_BISHOP] | p[PLY_QUEEN]);
+    ply_bb_t checkers = enemy & ((ply__knight_attacks[ksq] & p[PLY_KNIGHT]) |
+                                 (ply__pawn_attacks[us][ksq] & p[PLY_PAWN]));
+    ply_bb_t pinned = 0;
+    {
+        ply_bb_t snipers = 0;
+        if (ply__rook_rays[ksq] & enemy_rq) snipers |= ply_rook_attacks(ksq, enemy) & enemy_rq;
+        if (ply__bishop_rays[ksq] & enemy_bq) snipers |= ply_bishop_attacks(ksq, enemy) & enemy_bq;
+        while (snipers) {
+            const int sq = ply_pop_lsb(&snipers);
+            const ply_bb_t between = ply__between[ksq][sq] & occ;
+            if (!between)
+                checkers |= ply_bb(sq);
+            else if (!ply_more_than_one(between))
+                pinned |= between;
+        }
+    }
+
+    /* Check squares and discoverers, as seen from the enemy king. */
+    ply__stats_gen_t g;
+    g.b = b;
+    g.s = s;
+    g.eksq = b->king[them];
+    const ply_bb_t own_rq = own & (p[PLY_ROOK] | p[PLY_QUEEN]);
+    const ply_bb_t own_bq = own & (p[PLY_BISHOP] | p[PLY_QUEEN]);
+    g.checks[PLY_PAWN] = ply__pawn_attacks[them][g.eksq];
+    g.checks[PLY_KNIGHT] = ply__knight_attacks[g.eksq];
+    g.checks[PLY_BISHOP] = ply_bishop_attacks(g.eksq, occ);
+    g.checks[PLY_ROOK] = ply_rook_attacks(g.eksq, occ);
+    g.checks[PLY_QUEEN] = g.checks[PLY_BISHOP] | g.checks[PLY_ROOK];
+    g.checks[PLY_KING] = 0;
+    g.enemy = enemy;
+    g.disc = 0;
+    {
+        ply_bb_t snipers = (ply__rook_rays[g.eksq] & own_rq) | (ply__bishop_rays[g.eksq] & own_bq);
+        while (snipers) {
+            const ply_bb_t between = ply__between[g.eksq][ply_pop_lsb(&snipers)] & occ;
+            if (between && !ply_more_than_one(between) && (between & own)) g.disc |= between;
+        }
+    }
+    uint64_t nodes = 0, caps = 0;
+
+    {
+        ply_bb_t safe = 0;
+        const ply_bb_t occ_no_king = occ ^ ply_bb(ksq);
+        for (ply_bb_t t = ply__king_attacks[ksq] & ~own; t;) {
+            const int sq = ply_pop_lsb(&t);
+            if (!ply__attacked(b, sq, them, enemy, enemy_bq, enemy_rq, occ_no_king))
+                safe |= ply_bb(sq);
+        }
+        ply__stats_set(&g, ksq, safe, PLY_KING, &nodes, &caps);
+    }
+    if (!ply_more_than_one(checkers)) {
+        const ply_bb_t check_mask =
+            checkers ? (ply__between[ksq][ply_lsb(checkers)] | checkers) : ~0ull;
+        const ply_bb_t target = ~own & check_mask;
+        const ply_bb_t movable = checkers ? own & ~pinned : own;
+
+        /* Pawns: promotions apart (classified), then the rest by set. */
+        {
+            const int up = us == PLY_WHITE ? 8 : -8;
+            const int west_d = us == PLY_WHITE ? 7 : -9, east_d = us == PLY_WHITE ? 9 : -7;
+            const ply_bb_t promo_rank = us == PLY_WHITE ? PLY_BB_RANK_8 : PLY_BB_RANK_1;
+            const ply_bb_t third = us == PLY_WHITE ? PLY_BB_RANK_3 : PLY_BB_RANK_6;
+            const ply_bb_t pawns = p[PLY_PAWN] & movable;
+            const ply_bb_t free = pawns & ~pinned;
+            const ply_bb_t empty = ~occ;
+            ply_bb_t push1 = ply__pawn_push(free, us) & empty;
+            const ply_bb_t push2 = ply__pawn_push(push1 & third, us) & empty & check_mask;
+            push1 &= check_mask;
+            ply_bb_t west =
+                (us == PLY_WHITE ? ply_shift_nw(free) : ply_shift_sw(free)) & enemy & check_mask;
+            ply_bb_t east =
+                (us == PLY_WHITE ? ply_shift_ne(free) : ply_shift_se(free)) & enemy & check_mask;
+            if ((push1 | west | east) & promo_rank) {
+                ply__stats_promos(&g, push1 & promo_rank, up);
+                ply__stats_promos(&g, west & promo_rank, west_d);
+                ply__stats_promos(&g, east & promo_rank, east_d);
+                push1 &= ~promo_rank;
+                west &= ~promo_rank;
+                east &= ~promo_rank;
+            }
+            nodes += (uint64_t)(ply_popcount(push1) + ply_popcount(push2) + ply_popcount(west) +
+                                ply_popcount(east));
+            caps += (uint64_t)(ply_popcount(west) + ply_popcount(east));
+            if (((push1 | push2 | west | east) & g.checks[PLY_PAWN]) || (g.disc & free)) {
+                ply__stats_pawns(&g, push1, up, PLY_MOVE_NORMAL);
+                ply__stats_pawns(&g, push2, 2 * up, PLY_MOVE_DOUBLE);
+                ply__stats_pawns(&g, west, west_d, PLY_MOVE_NORMAL);
+                ply__stats_pawns(&g, east, east_d, PLY_MOVE_NORMAL);
+            }
+
+            for (ply_bb_t pin_pawns = pawns & pinned; pin_pawns;) {
+                const int from = ply_pop_lsb(&pin_pawns);
+                const ply_bb_t line = ply__line[ksq][from];
+                ply_bb_t one = ply__pawn_push(ply_bb(from), us) & empty & line;
+                const ply_bb_t two = ply__pawn_push(one & third, us) & empty;
+                ply_bb_t caps_to = ply__pawn_attacks[us][from] & enemy & line;
+                if ((one | caps_to) & promo_rank) {
+                    ply__stats_promos(&g, one & promo_rank, up);
+                    /* at most one capture on the pin line: its delta from the squares */
+                    if (caps_to & promo_rank)
+                        ply__stats_promos(&g, caps_to, ply_lsb(caps_to) - from);
+                    one &= ~promo_rank;
+                    caps_to = 0;
+                }
+                nodes += (uint64_t)(ply_popcount(one) + ply_popcount(two) + ply_popcount(caps_to));
+                caps += (uint64_t)ply_popcount(caps_to);
+                ply__stats_pawns(&g, one, up, PLY_MOVE_NORMAL);
+                ply__stats_pawns(&g, two, 2 * up, PLY_MOVE_DOUBLE);
+                if (caps_to)
+                    ply__stats_pawns(&g, caps_to, ply_lsb(caps_to) - from, PLY_MOVE_NORMAL);
+            }
+
+            if (b->ep != PLY_NO_SQ) {
+                const int ep = b->ep, capsq = ep - up;
+                ply_bb_t cands = ply__pawn_attacks[them][ep] & p[PLY_PAWN] & own;
+                while (cands) {
+                    const int from = ply_pop_lsb(&cands);
+                    const ply_bb_t occ2 = (occ ^ ply_bb(from) ^ ply_bb(capsq)) | ply_bb(ep);
+                    if ((ply_rook_attacks(ksq, occ2) & enemy_rq) ||
+                        (ply_bishop_attacks(ksq, occ2) & enemy_bq))
+                        continue;
+                    if (checkers & ~ply_bb(capsq) & (p[PLY_KNIGHT] | p[PLY_PAWN])) continue;
+                    ply__classify(b, PLY_MOVE(from, ep, PLY_MOVE_EP, PLY_PAWN), s);
+                }
+            }
+        }
+
+        for (ply_bb_t set = p[PLY_KNIGHT] & movable & ~pinned; set;) {
+            const int from = ply_pop_lsb(&set);
+            ply__stats_set(&g, from, ply__knight_attacks[from] & target, PLY_KNIGHT, &nodes, &caps);
+        }
+
+        const ply_bb_t queens = own & p[PLY_QUEEN];
+        ply__stats_sliders(&g, own_bq & movable, pinned, queens, occ, target, ksq, PLY_BISHOP,
+                           &nodes, &caps);
+        ply__stats_sliders(&g, own_rq & movable, pinned, queens, occ, target, ksq, PLY_ROOK, &nodes,
+                           &caps);
+
+        if (!checkers && (b->castling & (us == PLY_WHITE ? 3 : 12))) {
+            for (int side = 0; side < 2; side++) {
+                const int right = us * 2 + side;
+                if (!(b->castling & (1 << right))) continue;
+                const int rsq = b->castle_rook[right];
+                const ply__castle_path_t *cp = &ply__castle_paths[us][PLY_FILE(ksq)][PLY_FILE(rsq)];
+                if (occ & cp->empty) continue;
+                const ply_bb_t occ2 = occ ^ ply_bb(ksq) ^ ply_bb(rsq);
+                ply_bb_t path = cp->king_path;
+                int safe = 1;
+                while (path && safe)
+                    if (ply_board_attackers(b, ply_pop_lsb(&path), them, occ2)) safe = 0;
+                if (!safe) continue;
+                /* Only a slider can check after castling (the rook, or one the
+                 * king or rook uncovered): without one, it is counted here. */
+                const int rto = PLY_SQ(rsq > ksq ? 5 : 3, PLY_RANK(ksq));
+                const int kto = PLY_SQ(rsq > ksq ? 6 : 2, PLY_RANK(ksq));
+                const ply_bb_t occ3 = occ2 | ply_bb(kto) | ply_bb(rto);
+                const ply_bb_t rq3 = (own_rq ^ ply_bb(rsq)) | ply_bb(rto);
+                if ((ply_rook_attacks(g.eksq, occ3) & rq3) ||
+                    ((ply__bishop_rays[g.eksq] & own_bq) &&
+                     (ply_bishop_attacks(g.eksq, occ3) & own_bq))) {
+                    ply__classify(b, PLY_MOVE(ksq, rsq, PLY_MOVE_CASTLE, PLY_KING), s);
+                } else {
+                    nodes++;
+                    s->v[PLY_STAT_castles]++;
+                }
+            }
+        }
+    }
+    s->v[PLY_STAT_nodes] += nodes;
+    s->v[PLY_STAT_captures] += caps;
+}
+
+static __attribute__((noinline, unused)) void ply__stats_white(const ply_board_t *b, ply_stats_t *s)
+{
+    ply__stats_side(b, PLY_WHITE, s);
+}
+
+static __attribute__((noinline, unused)) void ply__stats_black(const ply_board_t *b, ply_stats_t *s)
+{
+    ply__stats_side(b, PLY_BLACK, s);
+}
+
+/*
+ * ply__generate_stats - adds the statistics of perft(@depth) of @b, depth 1
+ * or 2 (one leaf per legal move, or per reply to each; definitions in
+ * util/stats.h), to *@s.
+ */
+static PLY__INLINE void ply__generate_stats(const ply_board_t *b, int depth, ply_stats_t *s)
+{
+    if (depth == 2)
+        ply__generate(b, (ply_move_t *)s, PLY__GEN_STATS);
+    else if (b->side == PLY_WHITE)
+        ply__stats_white(b, s);
+    else
+        ply__stats_black(b, s);
 }
 
 static __attribute__((noinline, unused)) void ply__classify(const ply_board_t *b, ply_move_t m,

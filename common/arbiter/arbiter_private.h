@@ -221,4 +221,13 @@ static inline int ply__arb_castle_index(int side, int king_to)
     return side * 2 + (ply__arb_file(king_to) == 2 ? 1 : 0);
 }
 
+/*
+ * ply__arb_say - writes a proof in words into @proof (@len bytes, NUL-terminated,
+ * cut short if it does not fit), printf-style; nothing when @proof is NULL or
+ * @len is 0. Shared by the dead-position and unwinnability proofs (deadpos.c,
+ * blocked.c).
+ */
+void ply__arb_say(char *proof, size_t len, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
 #endif

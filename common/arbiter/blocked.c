@@ -24,7 +24,6 @@
  * Squares here are 0..63 (a1 = 0) in 64-bit sets; the arbiter's board is
  * read through its own 0x88 helpers, no code is shared with common/board.
  */
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -179,17 +178,6 @@ int ply__arb_frozen(const ply_arb_pos_t *p, ply__arb_frozen_t *f)
     return 1;
 }
 
-static void say(char *proof, size_t len, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-static void say(char *proof, size_t len, const char *fmt, ...)
-{
-    if (!proof || !len) return;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(proof, len, fmt, ap);
-    va_end(ap);
-}
-
 static void square_name(int sq, char *out)
 {
     out[0] = (char)('a' + (sq & 7));
@@ -244,7 +232,8 @@ int ply__arb_frozen_no_mate(const ply_arb_pos_t *p, const ply__arb_frozen_t *f, 
     char pieces[96];
     checkers_text(f, side, pieces, sizeof pieces);
     if (!checkable) {
-        say(proof, len,
+        ply__arb_say(
+            proof, len,
             "%s can never give check on any of the %d squares %s's king can reach (%s checks "
             "only with %s)",
             who, nsq, whom, who, pieces[0] ? pieces : "its pawns, which never move");
@@ -253,7 +242,8 @@ int ply__arb_frozen_no_mate(const ply_arb_pos_t *p, const ply__arb_frozen_t *f, 
     char ks[3], fs[3];
     square_name(example, ks);
     square_name(example_flight, fs);
-    say(proof, len,
+    ply__arb_say(
+        proof, len,
         "%s's king can reach %d squares, and wherever %s (%s) could check it a neighbouring "
         "square stays free, one %s can never attack, occupy or block (e.g. king on %s, %s free)",
         whom, nsq, who, pieces, who, ks, fs);

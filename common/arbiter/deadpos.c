@@ -48,9 +48,7 @@
 
 enum { REACH_NONE = 0, REACH_FOUND = 1, REACH_LIMIT = 2 };
 
-static void say(char *proof, size_t len, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-static void say(char *proof, size_t len, const char *fmt, ...)
+void ply__arb_say(char *proof, size_t len, const char *fmt, ...)
 {
     if (!proof || !len) return;
     va_list ap;
@@ -107,23 +105,23 @@ static int material_dead(const material_t *m, char *proof, size_t len)
         knights += m->count[c][ARB_N];
     }
     if (knights == 0 && bishops == 0) {
-        say(proof, len, "insufficient material: king against king");
+        ply__arb_say(proof, len, "insufficient material: king against king");
         return 1;
     }
     if (knights == 1 && bishops == 0) {
-        say(proof, len, "insufficient material: king and knight against king");
+        ply__arb_say(proof, len, "insufficient material: king and knight against king");
         return 1;
     }
     if (knights == 0 && bishops == 1) {
-        say(proof, len, "insufficient material: king and bishop against king");
+        ply__arb_say(proof, len, "insufficient material: king and bishop against king");
         return 1;
     }
     if (knights == 0 && (m->bishops[0] == 0 || m->bishops[1] == 0)) {
         /* Every square a bishop attacks has its colour, and a king on that
          * colour always has a neighbour of the other colour that no bishop
          * can cover or block: no checkmate is possible. */
-        say(proof, len, "insufficient material: only bishops, all on %s squares",
-            m->bishops[0] ? "light" : "dark");
+        ply__arb_say(proof, len, "insufficient material: only bishops, all on %s squares",
+                     m->bishops[0] ? "light" : "dark");
         return 1;
     }
     return 0;
@@ -308,7 +306,8 @@ int ply__arb_dead_static(const ply_arb_pos_t *pos, char *proof, size_t len)
     if (!ply__arb_frozen(pos, &f) || is_mate_now(pos)) return 0;
     for (int side = 0; side < 2; side++)
         if (!ply__arb_frozen_no_mate(pos, &f, side, why[side], sizeof why[side])) return 0;
-    say(proof, len, "blocked: no pawn can ever move or capture; %s; and %s", why[0], why[1]);
+    ply__arb_say(proof, len, "blocked: no pawn can ever move or capture; %s; and %s", why[0],
+                 why[1]);
     return 1;
 }
 
@@ -321,8 +320,9 @@ int ply__arb_dead_blocked(const ply_arb_pos_t *pos, char *proof, size_t len)
     /* A frozen structure never loses a pawn, so the walk may follow piece
      * captures; otherwise it stops at the first capture (see reach). */
     if (reach(pos, -1, !frozen, BLOCKED_LIMIT, &visited) != REACH_NONE) return 0;
-    say(proof, len, "blocked position: all %zu reachable positions searched, none is checkmate",
-        visited);
+    ply__arb_say(proof, len,
+                 "blocked position: all %zu reachable positions searched, none is checkmate",
+                 visited);
     return 1;
 }
 
@@ -354,7 +354,8 @@ int ply__arb_dead_forced(const ply_arb_pos_t *pos, int legal_moves, char *proof,
     int nodes = 0;
     if (legal_moves > FORCED_WIDTH || legal_moves == 0) return 0;
     if (!forced_rec(pos, FORCED_DEPTH, &nodes)) return 0;
-    say(proof, len,
+    ply__arb_say(
+        proof, len,
         "forced: every sequence of legal moves (%d positions) leads to insufficient material "
         "or stalemate",
         nodes);
@@ -390,16 +391,16 @@ static int lone_minor_against_major(const material_t *m, int side, char *proof, 
         return 0;
     const char *who = side_name(side);
     if (m->count[side][ARB_N] && m->count[them][ARB_Q]) {
-        say(proof, len,
-            "a king and knight (%s) cannot mate a king and queen: no such checkmate "
-            "exists",
-            who);
+        ply__arb_say(proof, len,
+                     "a king and knight (%s) cannot mate a king and queen: no such checkmate "
+                     "exists",
+                     who);
         return 1;
     }
     if (m->count[side][ARB_B] && (m->count[them][ARB_Q] || m->count[them][ARB_R])) {
-        say(proof, len,
-            "a king and bishop (%s) cannot mate a king and %s: no such checkmate exists", who,
-            m->count[them][ARB_Q] ? "queen" : "rook");
+        ply__arb_say(proof, len,
+                     "a king and bishop (%s) cannot mate a king and %s: no such checkmate exists",
+                     who, m->count[them][ARB_Q] ? "queen" : "rook");
         return 1;
     }
     return 0;
@@ -410,12 +411,13 @@ static int cannot_mate(const material_t *m, int side, char *proof, size_t len)
 {
     char why[PLY_ARB_PROOF_MAX];
     if (own_pieces(m, side) == 0) {
-        say(proof, len, "%s has only its king, which can never give check", side_name(side));
+        ply__arb_say(proof, len, "%s has only its king, which can never give check",
+                     side_name(side));
         return 1;
     }
     if (lone_minor_against_major(m, side, proof, len)) return 1;
     if (material_dead(m, why, sizeof why)) {
-        say(proof, len, "dead position (%s)", why);
+        ply__arb_say(proof, len, "dead position (%s)", why);
         return 1;
     }
     return 0;
@@ -504,14 +506,16 @@ static int walked(ply_arb_unwin_t *out, int r, size_t visited, uint64_t t0)
 {
     const char *who = side_name(out->side);
     if (r == REACH_NONE) {
-        say(out->proof, sizeof out->proof,
+        ply__arb_say(
+            out->proof, sizeof out->proof,
             "exhaustive: all %zu reachable positions searched, none is a checkmate given by %s",
             visited, who);
         finish(out, PLY_ARB_MATE_IMPOSSIBLE, PLY_ARB_METHOD_EXHAUSTIVE, t0);
     } else {
         /* The walk keeps no line: the helpmate search missed a mate deeper
          * than its budget allowed. */
-        say(out->proof, sizeof out->proof,
+        ply__arb_say(
+            out->proof, sizeof out->proof,
             "exhaustive: a checkmate given by %s is among the %zu reachable positions searched",
             who, visited);
         finish(out, PLY_ARB_MATE_POSSIBLE, PLY_ARB_METHOD_EXHAUSTIVE, t0);
@@ -553,13 +557,14 @@ int ply_arb_unwinnable(const ply_arb_pos_t *pos, int side, uint64_t budget, ply_
         return 0;
     }
     if (pos->side != side && is_mate_now(pos)) {
-        say(out->proof, sizeof out->proof, "%s is checkmated in this very position",
-            side_name(side ^ 1));
+        ply__arb_say(out->proof, sizeof out->proof, "%s is checkmated in this very position",
+                     side_name(side ^ 1));
         finish(out, PLY_ARB_MATE_POSSIBLE, PLY_ARB_METHOD_HELPMATE, t0);
         return 0;
     }
     if (!ply__arb_has_legal_move(pos)) {
-        say(out->proof, sizeof out->proof,
+        ply__arb_say(
+            out->proof, sizeof out->proof,
             "exhaustive: %s has no legal move (%s), so this is the only reachable position, and "
             "it is not a checkmate given by %s",
             side_name(pos->side), ply_arb_in_check(pos) ? "checkmate" : "stalemate", who);
@@ -568,7 +573,8 @@ int ply_arb_unwinnable(const ply_arb_pos_t *pos, int side, uint64_t budget, ply_
     }
     const int frozen = ply__arb_frozen(pos, &f);
     if (frozen && ply__arb_frozen_no_mate(pos, &f, side, why, sizeof why)) {
-        say(out->proof, sizeof out->proof, "blocked: no pawn can ever move or capture; %s", why);
+        ply__arb_say(out->proof, sizeof out->proof, "blocked: no pawn can ever move or capture; %s",
+                     why);
         finish(out, PLY_ARB_MATE_IMPOSSIBLE, PLY_ARB_METHOD_BLOCKED, t0);
         return 0;
     }
@@ -589,15 +595,17 @@ int ply_arb_unwinnable(const ply_arb_pos_t *pos, int side, uint64_t budget, ply_
                               PLY_ARB_LINE_MAX);
     if (n > 0 && !line_mates(pos, side, out->moves, n)) {
         /* never printed as a proof: a line that does not replay is a bug, said as one */
-        say(out->proof, sizeof out->proof,
-            "undetermined: internal error, the helpmate line found for %s does not replay", who);
+        ply__arb_say(out->proof, sizeof out->proof,
+                     "undetermined: internal error, the helpmate line found for %s does not replay",
+                     who);
         finish(out, PLY_ARB_MATE_UNDETERMINED, PLY_ARB_METHOD_UNDETERMINED, t0);
         return 0;
     }
     if (n > 0) {
         out->nmoves = n;
         line_text(pos, out->moves, n, why, sizeof why);
-        say(out->proof, sizeof out->proof, "helpmate in %d pl%s: %s", n, n == 1 ? "y" : "ies", why);
+        ply__arb_say(out->proof, sizeof out->proof, "helpmate in %d pl%s: %s", n,
+                     n == 1 ? "y" : "ies", why);
         finish(out, PLY_ARB_MATE_POSSIBLE, PLY_ARB_METHOD_HELPMATE, t0);
         return 0;
     }
@@ -607,11 +615,11 @@ int ply_arb_unwinnable(const ply_arb_pos_t *pos, int side, uint64_t budget, ply_
         if (r != REACH_LIMIT) return walked(out, r, visited, t0);
     }
     if (n == -2)
-        say(out->proof, sizeof out->proof, "undetermined: out of memory");
+        ply__arb_say(out->proof, sizeof out->proof, "undetermined: out of memory");
     else
-        say(out->proof, sizeof out->proof,
-            "undetermined: no proof either way for %s within the budget of %llu nodes", who,
-            (unsigned long long)out->budget);
+        ply__arb_say(out->proof, sizeof out->proof,
+                     "undetermined: no proof either way for %s within the budget of %llu nodes",
+                     who, (unsigned long long)out->budget);
     finish(out, PLY_ARB_MATE_UNDETERMINED, PLY_ARB_METHOD_UNDETERMINED, t0);
     return 0;
 }
@@ -620,16 +628,16 @@ ply_arb_mate_t ply_arb_can_mate(const ply_arb_pos_t *pos, int side, char *proof,
 {
     ply_arb_unwin_t *u = malloc(sizeof *u);
     if (!u) {
-        say(proof, len, "undetermined: out of memory");
+        ply__arb_say(proof, len, "undetermined: out of memory");
         return PLY_ARB_MATE_UNDETERMINED;
     }
     if (ply_arb_unwinnable(pos, side, 0, u)) {
         free(u);
-        say(proof, len, "undetermined: no position or no such side");
+        ply__arb_say(proof, len, "undetermined: no position or no such side");
         return PLY_ARB_MATE_UNDETERMINED;
     }
     ply_arb_mate_t v = u->verdict;
-    say(proof, len, "%s", u->proof);
+    ply__arb_say(proof, len, "%s", u->proof);
     free(u);
     return v;
 }

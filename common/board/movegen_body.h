@@ -295,6 +295,34 @@ static PLY__INLINE int ply__attacked(const ply_board_t *b, int sq, const int the
     return (ply__rook_rays[sq] & rq) && (ply_rook_attacks(sq, occ) & rq);
 }
 
+/* The pieces giving check to the king of @us (on @ksq) and, in *@pinned, its
+ * pinned pieces, in one pass: the slider lookups from the king see through own
+ * pieces (occupancy: the enemy's only), so a sniper with nothing between is a
+ * checker and one with a single (own) piece between pins it. @occ: both sides;
+ * @bq, @rq: the enemy's diagonal and orthogonal sliders. Shared by the node and
+ * statistics counters. */
+static PLY__INLINE ply_bb_t ply__checkers_pins(const ply_board_t *b, const int us, int ksq,
+                                               ply_bb_t occ, ply_bb_t bq, ply_bb_t rq,
+                                               ply_bb_t *pinned)
+{
+    const ply_bb_t *p = b->pieces, enemy = b->colour[us ^ 1];
+    ply_bb_t checkers = enemy & ((ply__knight_attacks[ksq] & p[PLY_KNIGHT]) |
+                                 (ply__pawn_attacks[us][ksq] & p[PLY_PAWN]));
+    ply_bb_t snipers = 0, pins = 0;
+    if (ply__rook_rays[ksq] & rq) snipers |= ply_rook_attacks(ksq, enemy) & rq;
+    if (ply__bishop_rays[ksq] & bq) snipers |= ply_bishop_attacks(ksq, enemy) & bq;
+    while (snipers) {
+        const int s = ply_pop_lsb(&snipers);
+        const ply_bb_t between = ply__between[ksq][s] & occ;
+        if (!between)
+            checkers |= ply_bb(s);
+        else if (!ply_more_than_one(between))
+            pins |= between;
+    }
+    *pinned = pins;
+    return checkers;
+}
+
 static PLY__INLINE int ply__count_side(const ply_board_t *b, const int us)
 {
     const int them = us ^ 1, ksq = b->king[us];
@@ -302,25 +330,8 @@ static PLY__INLINE int ply__count_side(const ply_board_t *b, const int us)
     const ply_bb_t own = b->colour[us], enemy = b->colour[them], occ = own | enemy;
     const ply_bb_t enemy_rq = enemy & (p[PLY_ROOK] | p[PLY_QUEEN]);
     const ply_bb_t enemy_bq = enemy & (p[PLY_BISHOP] | p[PLY_QUEEN]);
-    /* Checkers and pins in one pass: the slider lookups from the king see
-     * through own pieces, so a sniper with nothing between is a checker and
-     * one with a single (own) piece between pins it. */
-    ply_bb_t checkers = enemy & ((ply__knight_attacks[ksq] & p[PLY_KNIGHT]) |
-                                 (ply__pawn_attacks[us][ksq] & p[PLY_PAWN]));
-    ply_bb_t pinned = 0;
-    {
-        ply_bb_t snipers = 0;
-        if (ply__rook_rays[ksq] & enemy_rq) snipers |= ply_rook_attacks(ksq, enemy) & enemy_rq;
-        if (ply__bishop_rays[ksq] & enemy_bq) snipers |= ply_bishop_attacks(ksq, enemy) & enemy_bq;
-        while (snipers) {
-            const int s = ply_pop_lsb(&snipers);
-            const ply_bb_t between = ply__between[ksq][s] & occ;
-            if (!between)
-                checkers |= ply_bb(s);
-            else if (!ply_more_than_one(between))
-                pinned |= between;
-        }
-    }
+    ply_bb_t pinned;
+    const ply_bb_t checkers = ply__checkers_pins(b, us, ksq, occ, enemy_bq, enemy_rq, &pinned);
     int n = 0;
 
     {
@@ -608,22 +619,8 @@ static PLY__INLINE void ply__stats_side(const ply_board_t *b, const int us, ply_
     const ply_bb_t own = b->colour[us], enemy = b->colour[them], occ = own | enemy;
     const ply_bb_t enemy_rq = enemy & (p[PLY_ROOK] | p[PLY_QUEEN]);
     const ply_bb_t enemy_bq = enemy & (p[PLY_BISHOP] | p[PLY_QUEEN]);
-    ply_bb_t checkers = enemy & ((ply__knight_attacks[ksq] & p[PLY_KNIGHT]) |
-                                 (ply__pawn_attacks[us][ksq] & p[PLY_PAWN]));
-    ply_bb_t pinned = 0;
-    {
-        ply_bb_t snipers = 0;
-        if (ply__rook_rays[ksq] & enemy_rq) snipers |= ply_rook_attacks(ksq, enemy) & enemy_rq;
-        if (ply__bishop_rays[ksq] & enemy_bq) snipers |= ply_bishop_attacks(ksq, enemy) & enemy_bq;
-        while (snipers) {
-            const int sq = ply_pop_lsb(&snipers);
-            const ply_bb_t between = ply__between[ksq][sq] & occ;
-            if (!between)
-                checkers |= ply_bb(sq);
-            else if (!ply_more_than_one(between))
-                pinned |= between;
-        }
-    }
+    ply_bb_t pinned;
+    const ply_bb_t checkers = ply__checkers_pins(b, us, ksq, occ, enemy_bq, enemy_rq, &pinned);
 
     /* Check squares and discoverers, as seen from the enemy king. */
     ply__stats_gen_t g;

@@ -295,6 +295,23 @@ static PLY__INLINE int ply__attacked(const ply_board_t *b, int sq, const int the
     return (ply__rook_rays[sq] & rq) && (ply_rook_attacks(sq, occ) & rq);
 }
 
+/* 1 when the side @us (king on @ksq, occupancy @occ) may castle with right
+ * @right now, not in check being the caller's test: the squares between king and
+ * rook empty (ply__castle_paths, standard chess and Chess960 alike) and no square
+ * the king crosses or lands on attacked, judged with king and rook lifted (RULES.md
+ * art. 3.8). Shared by the node and statistics counters. */
+static PLY__INLINE int ply__castle_ok(const ply_board_t *b, const int us, int right, int ksq,
+                                      ply_bb_t occ)
+{
+    const int rsq = b->castle_rook[right];
+    const ply__castle_path_t *cp = &ply__castle_paths[us][PLY_FILE(ksq)][PLY_FILE(rsq)];
+    if (occ & cp->empty) return 0;
+    const ply_bb_t occ2 = occ ^ ply_bb(ksq) ^ ply_bb(rsq);
+    for (ply_bb_t path = cp->king_path; path;)
+        if (ply_board_attackers(b, ply_pop_lsb(&path), us ^ 1, occ2)) return 0;
+    return 1;
+}
+
 /* The pieces giving check to the king of @us (on @ksq) and, in *@pinned, its
  * pinned pieces, in one pass: the slider lookups from the king see through own
  * pieces (occupancy: the enemy's only), so a sniper with nothing between is a
@@ -417,15 +434,7 @@ static PLY__INLINE int ply__count_side(const ply_board_t *b, const int us)
         for (int side = 0; side < 2; side++) {
             const int right = us * 2 + side;
             if (!(b->castling & (1 << right))) continue;
-            const int rsq = b->castle_rook[right];
-            const ply__castle_path_t *cp = &ply__castle_paths[us][PLY_FILE(ksq)][PLY_FILE(rsq)];
-            if (occ & cp->empty) continue;
-            const ply_bb_t occ2 = occ ^ ply_bb(ksq) ^ ply_bb(rsq);
-            ply_bb_t path = cp->king_path;
-            int safe = 1;
-            while (path && safe)
-                if (ply_board_attackers(b, ply_pop_lsb(&path), them, occ2)) safe = 0;
-            n += safe;
+            n += ply__castle_ok(b, us, right, ksq, occ);
         }
     }
     return n;
@@ -749,19 +758,12 @@ static PLY__INLINE void ply__stats_side(const ply_board_t *b, const int us, ply_
                 const int right = us * 2 + side;
                 if (!(b->castling & (1 << right))) continue;
                 const int rsq = b->castle_rook[right];
-                const ply__castle_path_t *cp = &ply__castle_paths[us][PLY_FILE(ksq)][PLY_FILE(rsq)];
-                if (occ & cp->empty) continue;
-                const ply_bb_t occ2 = occ ^ ply_bb(ksq) ^ ply_bb(rsq);
-                ply_bb_t path = cp->king_path;
-                int safe = 1;
-                while (path && safe)
-                    if (ply_board_attackers(b, ply_pop_lsb(&path), them, occ2)) safe = 0;
-                if (!safe) continue;
+                if (!ply__castle_ok(b, us, right, ksq, occ)) continue;
                 /* Only a slider can check after castling (the rook, or one the
                  * king or rook uncovered): without one, it is counted here. */
                 const int rto = PLY_SQ(rsq > ksq ? 5 : 3, PLY_RANK(ksq));
                 const int kto = PLY_SQ(rsq > ksq ? 6 : 2, PLY_RANK(ksq));
-                const ply_bb_t occ3 = occ2 | ply_bb(kto) | ply_bb(rto);
+                const ply_bb_t occ3 = (occ ^ ply_bb(ksq) ^ ply_bb(rsq)) | ply_bb(kto) | ply_bb(rto);
                 const ply_bb_t rq3 = (own_rq ^ ply_bb(rsq)) | ply_bb(rto);
                 if ((ply_rook_attacks(g.eksq, occ3) & rq3) ||
                     ((ply__bishop_rays[g.eksq] & own_bq) &&

@@ -24,7 +24,7 @@ ply_bb_t ply__pawn_attacks[2][64];
 ply_bb_t ply__between[64][64];
 ply_bb_t ply__line[64][64];
 ply_bb_t ply__bishop_rays[64];
-ply__castle_path_t ply__castle_paths[2][8][8];
+ply__castle_path_t ply__castle_paths[2][8][8] __attribute__((aligned(64)));
 ply_bb_t ply__rook_rays[64];
 
 /* 5248 bishop + 102400 rook entries: the sums of 2^popcount(mask) over
@@ -250,9 +250,18 @@ static void init_castling(void)
                 int rank = c ? 56 : 0, ksq = rank + kf, rsq = rank + rf;
                 int kto = rank + (rf > kf ? 6 : 2), rto = rank + (rf > kf ? 5 : 3);
                 ply_bb_t kpath = ply__between[ksq][kto] | ply_bb(kto);
-                ply__castle_paths[c][kf][rf].king_path = kpath;
-                ply__castle_paths[c][kf][rf].empty =
+                ply__castle_path_t *cp = &ply__castle_paths[c][kf][rf];
+                cp->king_path = kpath;
+                cp->empty =
                     (kpath | ply__between[rsq][rto] | ply_bb(rto)) & ~(ply_bb(ksq) | ply_bb(rsq));
+                for (ply_bb_t path = kpath; path;) {
+                    int sq = ply_pop_lsb(&path);
+                    cp->knights |= ply__knight_attacks[sq];
+                    cp->pawns |= ply__pawn_attacks[c][sq]; /* where the enemy's pawns hit sq from */
+                    cp->kings |= ply__king_attacks[sq];
+                    cp->diagonal |= ply__bishop_rays[sq];
+                    cp->orthogonal |= ply__rook_rays[sq];
+                }
             }
 }
 

@@ -44,10 +44,19 @@ extern ply_bb_t ply__line[64][64];        /* the whole line through two aligned 
 extern ply_bb_t ply__bishop_rays[64];     /* bishop attacks on an empty board */
 /* Castling with the king on file kf and the rook on file rf of colour c's
  * back rank (standard chess and Chess960): the squares that must be empty,
- * and the squares the king crosses or lands on (which must not be attacked). */
+ * the squares the king crosses or lands on (which must not be attacked), and
+ * where an enemy piece can attack one of those from: the leapers' squares are
+ * exact, the slider rays say only where a lookup is worth making. One cache
+ * line each. */
 typedef struct ply__castle_path {
     ply_bb_t empty;
     ply_bb_t king_path;
+    ply_bb_t knights;    /* a knight here attacks a king_path square */
+    ply_bb_t pawns;      /* an enemy (colour !c) pawn here attacks one */
+    ply_bb_t kings;      /* a king here attacks one */
+    ply_bb_t diagonal;   /* the bishop rays of the king_path squares (empty board) */
+    ply_bb_t orthogonal; /* their rook rays */
+    ply_bb_t unused;
 } ply__castle_path_t;
 extern ply__castle_path_t ply__castle_paths[2][8][8]; /* [colour][king file][rook file] */
 extern ply_bb_t ply__rook_rays[64];                   /* rook attacks on an empty board */

@@ -25,22 +25,13 @@ static void refresh_castle_touch(ply_board_t *b)
             b->castle_touch |= ply_bb(b->castle_rook[r]) | ply_bb(b->king[r >> 1]);
 }
 
-void ply__board_update_castling(ply_board_t *b, int from, int to, int keys)
+void ply__board_lose_castling(ply_board_t *b, int lost, int keys)
 {
-    int rights = b->castling;
-    for (int r = 0; r < 4; r++) {
-        if (!(rights & (1 << r))) continue;
-        int colour = r >> 1;
-        if (from == b->castle_rook[r] || to == b->castle_rook[r] ||
-            (from == b->king[colour] && colour == b->side))
-            rights &= ~(1 << r);
-    }
-    if (rights == b->castling) return;
     if (keys)
         for (int r = 0; r < 4; r++)
-            if ((rights ^ b->castling) & (1 << r))
+            if (lost & (1 << r))
                 ply__key_xor(b, &ply__zobrist.castling[r][PLY_FILE(b->castle_rook[r])]);
-    b->castling = (uint8_t)rights;
+    b->castling ^= (uint8_t)lost;
     refresh_castle_touch(b);
 }
 

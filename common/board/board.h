@@ -128,11 +128,24 @@ static inline void ply__key_xor(ply_board_t *b, const ply_key128_t *k)
     b->key[1] ^= k->k[1];
 }
 
-/* Castling-rights bookkeeping, off the common path: only moves from or to a
- * king or castling-rook square (castle_touch) get here, before the king
- * square is updated. A right goes when its king moves or when its rook
- * moves or is captured on its square. */
-void ply__board_update_castling(ply_board_t *b, int from, int to, int keys);
+/* The rights in @lost (PLY_CASTLE_* bits, all held) go: their key terms are
+ * taken out of @b's key, and castle_touch follows. Off the common path. */
+void ply__board_lose_castling(ply_board_t *b, int lost, int keys);
+
+/* The castling rights a move from @from to @to of @piece by side @us takes
+ * away, held or not: a right goes when its king moves (castling included) or
+ * when its rook moves or is captured on its square (RULES.md art. 3.8).
+ * Without a branch: the four rook squares are compared at once. */
+static inline __attribute__((always_inline)) int
+ply__board_castling_lost(const ply_board_t *b, int from, int to, int piece, int us)
+{
+    const uint8_t *r = b->castle_rook;
+    int lost = ((from == r[0]) | (to == r[0])) | (((from == r[1]) | (to == r[1])) << 1) |
+               (((from == r[2]) | (to == r[2])) << 2) | (((from == r[3]) | (to == r[3])) << 3);
+    if (piece == PLY_KING)
+        lost |= us == PLY_WHITE ? PLY_CASTLE_WH | PLY_CASTLE_WA : PLY_CASTLE_BH | PLY_CASTLE_BA;
+    return lost;
+}
 
 /*
  * The body of ply_board_play, with the key update switchable at compile time
@@ -155,7 +168,11 @@ static inline __attribute__((always_inline)) void ply__board_play(ply_board_t *b
     b->rule50++;
     b->fullmove += (uint16_t)us;
 
-    if ((from_bb | to_bb) & b->castle_touch) ply__board_update_castling(b, from, to, keys);
+    if ((from_bb | to_bb) & b->castle_touch) {
+        /* only moves from or to a king or castling-rook square of a right held */
+        const int lost = ply__board_castling_lost(b, from, to, piece, us) & b->castling;
+        if (lost) ply__board_lose_castling(b, lost, keys);
+    }
 
     if (kind == PLY_MOVE_CASTLE) {
         /* to is the rook's square; king and rook land on the standard squares

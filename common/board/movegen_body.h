@@ -109,6 +109,34 @@ static PLY__INLINE void ply__emit_pawns(ply__gen_t *g, ply_bb_t to, int delta, i
 
 static PLY__INLINE ply_bb_t ply__pawn_push(ply_bb_t b, int us) { return us == PLY_WHITE ? b << 8 : b >> 8; }
 
+/* 1 when the side @us (king on @ksq, occupancy @occ; the enemy's diagonal
+ * sliders @bq, orthogonal @rq) may castle with right @right now, not in check
+ * being the caller's test: the squares between king and rook empty
+ * (ply__castle_paths, standard chess and Chess960 alike) and no square the king
+ * crosses or lands on attacked, judged with king and rook lifted (RULES.md art.
+ * 3.8). The enemy's leapers are tested against the whole path at once; a slider
+ * is looked up only when one stands on a ray of the path. Shared by every
+ * generator. */
+static PLY__INLINE int ply__castle_ok(const ply_board_t *b, const int us, int right, int ksq,
+                                      ply_bb_t occ, ply_bb_t bq, ply_bb_t rq)
+{
+    const int rsq = b->castle_rook[right];
+    const ply__castle_path_t *cp = &ply__castle_paths[us][PLY_FILE(ksq)][PLY_FILE(rsq)];
+    if (occ & cp->empty) return 0;
+    const ply_bb_t *p = b->pieces;
+    if (b->colour[us ^ 1] & ((cp->knights & p[PLY_KNIGHT]) | (cp->pawns & p[PLY_PAWN]) |
+                             (cp->kings & p[PLY_KING])))
+        return 0;
+    const ply_bb_t occ2 = occ ^ ply_bb(ksq) ^ ply_bb(rsq);
+    if (cp->diagonal & bq)
+        for (ply_bb_t path = cp->king_path; path;)
+            if (ply_bishop_attacks(ply_pop_lsb(&path), occ2) & bq) return 0;
+    if (cp->orthogonal & rq)
+        for (ply_bb_t path = cp->king_path; path;)
+            if (ply_rook_attacks(ply_pop_lsb(&path), occ2) & rq) return 0;
+    return 1;
+}
+
 static PLY__INLINE int ply__generate_side(const ply_board_t *b, ply_move_t *out, const int mode,
                                             const int us)
 {
@@ -242,23 +270,12 @@ static PLY__INLINE int ply__generate_side(const ply_board_t *b, ply_move_t *out,
         }
     }
 
-    /* Castling, standard and Chess960 alike (paths in ply__castle_paths): no
-     * square the king crosses or lands on may be attacked, judged with king
-     * and rook lifted, so that neither hides an attack (RULES.md art. 3.8). */
+    /* Castling, standard and Chess960 alike (ply__castle_ok). */
     if (!noisy && !checkers && (b->castling & (us == PLY_WHITE ? 3 : 12))) {
         for (int side = 0; side < 2; side++) {
             const int right = us * 2 + side;
-            if (!(b->castling & (1 << right))) continue;
-            const int rsq = b->castle_rook[right];
-            const ply__castle_path_t *cp = &ply__castle_paths[us][PLY_FILE(ksq)][PLY_FILE(rsq)];
-            if (occ & cp->empty) continue;
-            const ply_bb_t occ2 = occ ^ ply_bb(ksq) ^ ply_bb(rsq);
-            ply_bb_t path = cp->king_path;
-            int safe = 1;
-            while (path && safe)
-                if (ply_board_attackers(b, ply_pop_lsb(&path), them, occ2)) safe = 0;
-            if (!safe) continue;
-            ply__emit(&g, PLY_MOVE(ksq, rsq, PLY_MOVE_CASTLE, PLY_KING), mode);
+            if ((b->castling & (1 << right)) && ply__castle_ok(b, us, right, ksq, occ, enemy_bq, enemy_rq))
+                ply__emit(&g, PLY_MOVE(ksq, b->castle_rook[right], PLY_MOVE_CASTLE, PLY_KING), mode);
         }
     }
     return mode == PLY__GEN_LIST || noisy ? (int)(g.out - out) : g.n;
@@ -291,25 +308,7 @@ static PLY__INLINE int ply__attacked(const ply_board_t *b, int sq, const int the
     if (enemy & ((ply__pawn_attacks[them ^ 1][sq] & p[PLY_PAWN]) |
                  (ply__knight_attacks[sq] & p[PLY_KNIGHT]) | (ply__king_attacks[sq] & p[PLY_KING])))
         return 1;
-    if ((ply__bishop_rays[sq] & bq) && (ply_bishop_attacks(sq, occ) & bq)) return 1;
-    return (ply__rook_rays[sq] & rq) && (ply_rook_attacks(sq, occ) & rq);
-}
-
-/* 1 when the side @us (king on @ksq, occupancy @occ) may castle with right
- * @right now, not in check being the caller's test: the squares between king and
- * rook empty (ply__castle_paths, standard chess and Chess960 alike) and no square
- * the king crosses or lands on attacked, judged with king and rook lifted (RULES.md
- * art. 3.8). Shared by the node and statistics counters. */
-static PLY__INLINE int ply__castle_ok(const ply_board_t *b, const int us, int right, int ksq,
-                                      ply_bb_t occ)
-{
-    const int rsq = b->castle_rook[right];
-    const ply__castle_path_t *cp = &ply__castle_paths[us][PLY_FILE(ksq)][PLY_FILE(rsq)];
-    if (occ & cp->empty) return 0;
-    const ply_bb_t occ2 = occ ^ ply_bb(ksq) ^ ply_bb(rsq);
-    for (ply_bb_t path = cp->king_path; path;)
-        if (ply_board_attackers(b, ply_pop_lsb(&path), us ^ 1, occ2)) return 0;
-    return 1;
+    return ((ply_bishop_attacks(sq, occ) & bq) | (ply_rook_attacks(sq, occ) & rq)) != 0;
 }
 
 /* The pieces giving check to the king of @us (on @ksq) and, in *@pinned, its
@@ -434,7 +433,7 @@ static PLY__INLINE int ply__count_side(const ply_board_t *b, const int us)
         for (int side = 0; side < 2; side++) {
             const int right = us * 2 + side;
             if (!(b->castling & (1 << right))) continue;
-            n += ply__castle_ok(b, us, right, ksq, occ);
+            n += ply__castle_ok(b, us, right, ksq, occ, enemy_bq, enemy_rq);
         }
     }
     return n;
@@ -758,7 +757,7 @@ static PLY__INLINE void ply__stats_side(const ply_board_t *b, const int us, ply_
                 const int right = us * 2 + side;
                 if (!(b->castling & (1 << right))) continue;
                 const int rsq = b->castle_rook[right];
-                if (!ply__castle_ok(b, us, right, ksq, occ)) continue;
+                if (!ply__castle_ok(b, us, right, ksq, occ, enemy_bq, enemy_rq)) continue;
                 /* Only a slider can check after castling (the rook, or one the
                  * king or rook uncovered): without one, it is counted here. */
                 const int rto = PLY_SQ(rsq > ksq ? 5 : 3, PLY_RANK(ksq));

@@ -493,17 +493,29 @@ static __attribute__((noinline, unused)) int ply__count_black(const ply_board_t 
  * tests/unit/test_differential.c against the rule engine).
  */
 
-/* 1 when the side to move's king has a legal move of its own (castling
- * apart: a king in check never castles). */
-static inline int ply__king_escapes(const ply_board_t *b)
+/* 1 when, after the normal move or double push @m of @b's side to move, the
+ * enemy king has a square to step to: judged on the bitboards the move leaves
+ * (the mover's piece set moved, the captured piece gone, the king lifted),
+ * without playing it. A king in check never castles. */
+static inline int ply__king_escapes_after(const ply_board_t *b, ply_move_t m)
 {
-    const int us = b->side, them = us ^ 1, ksq = b->king[us];
+    const int us = b->side, eksq = b->king[us ^ 1];
+    const ply_bb_t moved = ply_bb(ply_move_from(m)) | ply_bb(ply_move_to(m));
     const ply_bb_t *p = b->pieces;
-    const ply_bb_t enemy = b->colour[them], occ = (b->colour[us] | enemy) ^ ply_bb(ksq);
-    const ply_bb_t bq = enemy & (p[PLY_BISHOP] | p[PLY_QUEEN]),
-                   rq = enemy & (p[PLY_ROOK] | p[PLY_QUEEN]);
-    for (ply_bb_t t = ply__king_attacks[ksq] & ~b->colour[us]; t;)
-        if (!ply__attacked(b, ply_pop_lsb(&t), them, enemy, bq, rq, occ)) return 1;
+    const ply_bb_t own = b->colour[us] ^ moved;
+    const ply_bb_t enemy = b->colour[us ^ 1] & ~ply_bb(ply_move_to(m));
+    const ply_bb_t occ = (own | enemy) ^ ply_bb(eksq);
+    ply_bb_t set[PLY_KING + 1];
+    for (int t = PLY_PAWN; t <= PLY_KING; t++) set[t] = p[t] & b->colour[us];
+    set[ply_move_piece(m)] ^= moved;
+    const ply_bb_t bq = set[PLY_BISHOP] | set[PLY_QUEEN], rq = set[PLY_ROOK] | set[PLY_QUEEN];
+    for (ply_bb_t t = ply__king_attacks[eksq] & ~enemy; t;) {
+        const int sq = ply_pop_lsb(&t);
+        if (!((ply__pawn_attacks[us ^ 1][sq] & set[PLY_PAWN]) |
+              (ply__knight_attacks[sq] & set[PLY_KNIGHT]) | (ply__king_attacks[sq] & set[PLY_KING]) |
+              (ply_bishop_attacks(sq, occ) & bq) | (ply_rook_attacks(sq, occ) & rq)))
+            return 1;
+    }
     return 0;
 }
 
@@ -512,13 +524,15 @@ static inline int ply__king_escapes(const ply_board_t *b)
 static __attribute__((noinline, unused)) void ply__stats_check(const ply_board_t *b, ply_move_t m,
                                                                int nchk, int direct, ply_stats_t *s)
 {
-    ply_board_t child = *b;
-    ply_board_play_nokey(&child, m);
     /* Mate: no legal reply. Most checks leave the king a square to step to,
-     * found without generating anything else; the rest are counted. */
-    const int mate =
-        !ply__king_escapes(&child) &&
-        (child.side == PLY_WHITE ? ply__count_white(&child) : ply__count_black(&child)) == 0;
+     * found without playing the move; a double check with none is mate (only
+     * the king can answer it); the rest are played and counted. */
+    int mate = !ply__king_escapes_after(b, m);
+    if (mate && nchk == 1) {
+        ply_board_t child = *b;
+        ply_board_play_nokey(&child, m);
+        mate = (child.side == PLY_WHITE ? ply__count_white(&child) : ply__count_black(&child)) == 0;
+    }
     /* util/stats.h's order: direct, single discovered, direct discovered,
      * double discovered; the mates five counters after the checks. */
     const int kind = (nchk > 1 ? 2 : 0) + !direct;

@@ -575,37 +575,25 @@ static PLY__INLINE void ply__stats_set(const ply__stats_gen_t *g, int from, ply_
     if ((to & g->checks[piece]) | (g->disc & ply_bb(from))) ply__stats_moves(g, from, to, piece);
 }
 
-/* The sliders of one line kind (a constant), as ply__count_side moves them:
- * @set bishops and queens for diagonals, rooks and queens for lines; a queen
- * checks from the other kind's check squares too. A pinned slider keeps the
- * part of its moves on its pin line. */
+/* The sliders of one kind @piece (a constant: bishops, rooks or queens) in
+ * @set: a pinned slider keeps the part of its moves on its pin line. */
 static PLY__INLINE void ply__stats_sliders(const ply__stats_gen_t *g, ply_bb_t set, ply_bb_t pinned,
-                                           ply_bb_t queens, ply_bb_t occ, ply_bb_t target, int ksq,
-                                           const int piece, uint64_t *nodes, uint64_t *caps)
+                                           ply_bb_t occ, ply_bb_t target, int ksq, const int piece,
+                                           uint64_t *nodes, uint64_t *caps)
 {
-    const ply_bb_t direct = g->checks[piece],
-                   other = g->checks[piece == PLY_BISHOP ? PLY_ROOK : PLY_BISHOP];
     for (ply_bb_t free = set & ~pinned; free;) {
         const int from = ply_pop_lsb(&free);
-        const ply_bb_t to =
-            (piece == PLY_BISHOP ? ply_bishop_attacks(from, occ) : ply_rook_attacks(from, occ)) &
-            target;
-        *nodes += (uint64_t)ply_popcount(to);
-        *caps += (uint64_t)ply_popcount(to & g->enemy);
-        const ply_bb_t q = queens & ply_bb(from);
-        if ((to & (direct | (q ? other : 0))) | (g->disc & ply_bb(from)))
-            ply__stats_moves(g, from, to, q ? PLY_QUEEN : piece);
+        const ply_bb_t att = piece == PLY_BISHOP ? ply_bishop_attacks(from, occ)
+                             : piece == PLY_ROOK ? ply_rook_attacks(from, occ)
+                                                 : ply_queen_attacks(from, occ);
+        ply__stats_set(g, from, att & target, piece, nodes, caps);
     }
     for (ply_bb_t pin = set & pinned; pin;) {
         const int from = ply_pop_lsb(&pin);
-        const ply_bb_t to =
-            (piece == PLY_BISHOP ? ply_bishop_attacks(from, occ) : ply_rook_attacks(from, occ)) &
-            target & ply__line[ksq][from];
-        *nodes += (uint64_t)ply_popcount(to);
-        *caps += (uint64_t)ply_popcount(to & g->enemy);
-        const ply_bb_t q = queens & ply_bb(from);
-        if ((to & (direct | (q ? other : 0))) | (g->disc & ply_bb(from)))
-            ply__stats_moves(g, from, to, q ? PLY_QUEEN : piece);
+        const ply_bb_t att = piece == PLY_BISHOP ? ply_bishop_attacks(from, occ)
+                             : piece == PLY_ROOK ? ply_rook_attacks(from, occ)
+                                                 : ply_queen_attacks(from, occ);
+        ply__stats_set(g, from, att & target & ply__line[ksq][from], piece, nodes, caps);
     }
 }
 
@@ -760,11 +748,12 @@ static PLY__INLINE void ply__stats_side(const ply_board_t *b, const int us, ply_
             ply__stats_set(&g, from, ply__knight_attacks[from] & target, PLY_KNIGHT, &nodes, &caps);
         }
 
-        const ply_bb_t queens = own & p[PLY_QUEEN];
-        ply__stats_sliders(&g, own_bq & movable, pinned, queens, occ, target, ksq, PLY_BISHOP,
+        ply__stats_sliders(&g, own & p[PLY_BISHOP] & movable, pinned, occ, target, ksq, PLY_BISHOP,
                            &nodes, &caps);
-        ply__stats_sliders(&g, own_rq & movable, pinned, queens, occ, target, ksq, PLY_ROOK, &nodes,
-                           &caps);
+        ply__stats_sliders(&g, own & p[PLY_ROOK] & movable, pinned, occ, target, ksq, PLY_ROOK,
+                           &nodes, &caps);
+        ply__stats_sliders(&g, own & p[PLY_QUEEN] & movable, pinned, occ, target, ksq, PLY_QUEEN,
+                           &nodes, &caps);
 
         if (!checkers && (b->castling & (us == PLY_WHITE ? 3 : 12))) {
             for (int side = 0; side < 2; side++) {

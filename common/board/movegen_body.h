@@ -308,6 +308,7 @@ static PLY__INLINE int ply__attacked(const ply_board_t *b, int sq, const int the
     if (enemy & ((ply__pawn_attacks[them ^ 1][sq] & p[PLY_PAWN]) |
                  (ply__knight_attacks[sq] & p[PLY_KNIGHT]) | (ply__king_attacks[sq] & p[PLY_KING])))
         return 1;
+    if (!((ply__bishop_rays[sq] & bq) | (ply__rook_rays[sq] & rq))) return 0;
     return ((ply_bishop_attacks(sq, occ) & bq) | (ply_rook_attacks(sq, occ) & rq)) != 0;
 }
 

@@ -165,8 +165,10 @@ static inline __attribute__((always_inline)) void ply__board_play(ply_board_t *b
         ply__key_xor(b, &ply__zobrist.side);
     }
     b->ep = PLY_NO_SQ;
-    b->rule50++;
-    b->fullmove += (uint16_t)us;
+    if (keys) { /* perft without keys never reads the clocks either */
+        b->rule50++;
+        b->fullmove += (uint16_t)us;
+    }
 
     if ((from_bb | to_bb) & b->castle_touch) {
         /* only moves from or to a king or castling-rook square of a right held */
@@ -203,8 +205,10 @@ static inline __attribute__((always_inline)) void ply__board_play(ply_board_t *b
         while (!(b->pieces[cap] & to_bb)) cap++;
         b->pieces[cap] ^= to_bb;
         b->colour[them] ^= to_bb;
-        b->rule50 = 0;
-        if (keys) ply__key_xor(b, &ply__zobrist.psq[them][cap][to]);
+        if (keys) {
+            b->rule50 = 0;
+            ply__key_xor(b, &ply__zobrist.psq[them][cap][to]);
+        }
     }
 
     b->colour[us] ^= from_bb | to_bb;
@@ -220,7 +224,7 @@ static inline __attribute__((always_inline)) void ply__board_play(ply_board_t *b
     if (keys) ply__key_xor(b, &ply__zobrist.psq[us][piece][from]);
 
     if (piece == PLY_PAWN) {
-        b->rule50 = 0;
+        if (keys) b->rule50 = 0;
         if (kind == PLY_MOVE_EP) {
             const int capsq = to ^ 8; /* the pawn that just advanced, behind the target */
             b->pieces[PLY_PAWN] ^= ply_bb(capsq);
@@ -244,7 +248,8 @@ static inline __attribute__((always_inline)) void ply__board_play(ply_board_t *b
 /** ply_board_play - play legal move @m on @b in place, updating the Zobrist key. */
 static inline void ply_board_play(ply_board_t *b, ply_move_t m) { ply__board_play(b, m, 1); }
 
-/** ply_board_play_nokey - as ply_board_play, leaving the key stale (perft without hash). */
+/** ply_board_play_nokey - as ply_board_play, leaving the key, the halfmove clock and the
+ * move number stale (perft without a table reads none of them). */
 static inline void ply_board_play_nokey(ply_board_t *b, ply_move_t m) { ply__board_play(b, m, 0); }
 
 /** ply_board_startpos - the standard initial position. */

@@ -7,7 +7,10 @@
  *     actor's pipe, runs them on OpenMP threads, hands back RESULT or ERROR.
  * Pipe commands, actor -> compute: "JOB" + pointer to a decoded message
  * (ownership passes), "END" + reason code. Compute -> actor: "SEND" + the
- * two frames of an encoded message, "$TERM" (czmq's actor shutdown).
+ * two frames of an encoded message, "$TERM" (shutdown). The actor is a thread
+ * the compute side starts and joins itself (not a czmq zactor, whose detached
+ * thread could still be closing its end of the pipe at exit, which costs every
+ * exit czmq's 200 ms wait for "dangling" sockets).
  * A coordinator's Cancel{job_id, attempt} does not queue behind the jobs in
  * the pipe: the actor records it in the shared cancel list and stops that
  * attempt if it is the running one; the compute side drops a listed job
@@ -427,16 +430,62 @@ static void net_actor(zsock_t *pipe, void *arg)
     zsock_destroy(&dealer);
 }
 
+/* The network actor's thread: its end of the pipe is closed here, before the
+ * compute side's join returns. */
+typedef struct actor_thread {
+    zsock_t *pipe; /* the actor's end */
+    shared_t *sh;
+    pthread_t thread;
+    _Atomic int ended; /* net_actor has returned: nobody reads the pipe any more */
+} actor_thread_t;
+
+static void *actor_main(void *arg)
+{
+    actor_thread_t *t = arg;
+    net_actor(t->pipe, t->sh);
+    atomic_store(&t->ended, 1);
+    zsock_destroy(&t->pipe);
+    return NULL;
+}
+
+/* Starts the actor; returns the compute side's end of its pipe (after the
+ * actor's first signal), or NULL. */
+static zsock_t *actor_start(actor_thread_t *t, shared_t *sh)
+{
+    t->sh = sh;
+    atomic_store(&t->ended, 0);
+    zsock_t *front = zsys_create_pipe(&t->pipe);
+    if (!front) return NULL;
+    if (pthread_create(&t->thread, NULL, actor_main, t) != 0) {
+        zsock_destroy(&t->pipe);
+        zsock_destroy(&front);
+        return NULL;
+    }
+    zsock_wait(front);
+    return front;
+}
+
+/* Tells the actor to end ($TERM: it says BYE and closes), waits for its thread. */
+static void actor_stop(actor_thread_t *t, zsock_t **front)
+{
+    if (!*front) return;
+    /* an actor that has ended (it told END) reads nothing: do not wait on a send to it */
+    zsock_set_sndtimeo(*front, 2000);
+    if (!atomic_load(&t->ended)) zstr_send(*front, "$TERM");
+    pthread_join(t->thread, NULL);
+    zsock_destroy(front);
+}
+
 /* ---- the compute side ------------------------------------------------------- */
 
 /* 1 when @sock has a message within @timeout_ms milliseconds. */
-static int readable(zactor_t *sock, int timeout_ms)
+static int readable(zsock_t *sock, int timeout_ms)
 {
     zmq_pollitem_t item = {zsock_resolve(sock), 0, ZMQ_POLLIN, 0};
     return zmq_poll(&item, 1, timeout_ms) > 0 && (item.revents & ZMQ_POLLIN);
 }
 
-static void hand_over(zactor_t *actor, const Ply__Message *msg)
+static void hand_over(zsock_t *actor, const Ply__Message *msg)
 {
     zmsg_t *z = ply_msg_encode(msg);
     if (!z) return;
@@ -444,7 +493,7 @@ static void hand_over(zactor_t *actor, const Ply__Message *msg)
     zmsg_send(&z, actor);
 }
 
-static void send_job_error(zactor_t *actor, const Ply__Job *job, int code, const char *why)
+static void send_job_error(zsock_t *actor, const Ply__Job *job, int code, const char *why)
 {
     Ply__Message msg = PLY__MESSAGE__INIT;
     Ply__Error err = PLY__ERROR__INIT;
@@ -462,7 +511,7 @@ static void send_job_error(zactor_t *actor, const Ply__Job *job, int code, const
     hand_over(actor, &msg);
 }
 
-static void send_result(zactor_t *actor, const Ply__Job *job, const ply_board_t *b,
+static void send_result(zsock_t *actor, const Ply__Job *job, const ply_board_t *b,
                         const ply_perft_result_t *r)
 {
     Ply__Message msg = PLY__MESSAGE__INIT;
@@ -535,7 +584,7 @@ static int ensure_table(ply_tt_t **tt, unsigned hash_mib, int stats)
 }
 
 /* A search job's answer: the lines as the backend gave them (UCI text), in a Result. */
-static int send_search_result(zactor_t *actor, const Ply__Job *job, const ply_analysis_t *an,
+static int send_search_result(zsock_t *actor, const Ply__Job *job, const ply_analysis_t *an,
                               const ply_analysis_result_t *r, uint64_t time_us)
 {
     ply_search_msg_t *m = malloc(sizeof *m);
@@ -554,7 +603,7 @@ static int send_search_result(zactor_t *actor, const Ply__Job *job, const ply_an
  * table @*tt freed first: the two tables never both hold the worker's --hash). A bad
  * position or move is an Error about the job; a cancelled search sends nothing.
  */
-static int run_search(zactor_t *actor, shared_t *sh, ply_tt_t **tt, ply_analysis_t **an,
+static int run_search(zsock_t *actor, shared_t *sh, ply_tt_t **tt, ply_analysis_t **an,
                       const Ply__Job *job, unsigned epoch)
 {
     const Ply__SearchJob *sj = job->search; /* present: envelope.c checked the kind's shape */
@@ -633,7 +682,7 @@ static int run_search(zactor_t *actor, shared_t *sh, ply_tt_t **tt, ply_analysis
     return rc;
 }
 
-static int run_job(zactor_t *actor, shared_t *sh, ply_tt_t **tt, ply_analysis_t **an,
+static int run_job(zsock_t *actor, shared_t *sh, ply_tt_t **tt, ply_analysis_t **an,
                    ply_perft_result_t *r, const Ply__Job *job, unsigned epoch)
 {
     if (job->kind == PLY__JOB_KIND__JOB_KIND_SEARCH)
@@ -699,7 +748,7 @@ static int run_job(zactor_t *actor, shared_t *sh, ply_tt_t **tt, ply_analysis_t 
     return 0;
 }
 
-static void ask_for_more(zactor_t *actor, unsigned credit)
+static void ask_for_more(zsock_t *actor, unsigned credit)
 {
     Ply__Message msg = PLY__MESSAGE__INIT;
     Ply__Ready ready = PLY__READY__INIT;
@@ -738,7 +787,8 @@ int ply_worker_run(const ply_worker_config_t *cfg, const _Atomic int *stop)
     ply_analysis_t *analysis = NULL; /* made by the first search job */
     int rc = 0;
     if (cfg->hash_mib && !(tt = ply_tt_new((size_t)cfg->hash_mib << 20, 1))) rc = PLY_ENOMEM;
-    zactor_t *actor = rc ? NULL : zactor_new(net_actor, sh);
+    actor_thread_t actor_thread;
+    zsock_t *actor = rc ? NULL : actor_start(&actor_thread, sh);
     if (!rc && !actor) rc = PLY_ECONNECT;
 
     unsigned jobs = 0;
@@ -797,7 +847,7 @@ int ply_worker_run(const ply_worker_config_t *cfg, const _Atomic int *stop)
         free(verb);
         zmsg_destroy(&cmd);
     }
-    zactor_destroy(&actor); /* sends $TERM: the actor says BYE and closes */
+    actor_stop(&actor_thread, &actor); /* $TERM: the actor says BYE and closes */
     ply_tt_destroy(&tt);
     ply_analysis_destroy(&analysis);
     free(result);

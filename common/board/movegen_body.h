@@ -294,7 +294,10 @@ static PLY__INLINE int ply__generate_side(const ply_board_t *b, ply_move_t *out,
  *    diagonal lookup, rooks and queens with the orthogonal one, so a queen
  *    is two lookups and there is no piece-kind dispatch; a pinned slider
  *    keeps the part of its attacks on its pin line (a queen pinned on a
- *    diagonal has no orthogonal move on that line, and vice versa).
+ *    diagonal has no orthogonal move on that line, and vice versa);
+ *  - castling: the enemy's leapers tested against the whole king path with
+ *    one mask each, sliders looked up only when one stands on a ray of the
+ *    path (ply__castle_ok).
  * Must count exactly what ply__generate_side lists (tests/unit/test_board.c
  * compares the two; every perft suite checks the counts).
  */
@@ -482,7 +485,9 @@ static __attribute__((noinline, unused)) int ply__count_black(const ply_board_t 
  *    therefore gives check exactly when it lands on a check square or a
  *    discoverer leaves its line; it has one checker or, when both, two (a
  *    square lies on one line to the king, so one discoverer at most);
- *  - only the checking moves are played, one by one, to test mate;
+ *  - mate is tested only for the checking moves: first the enemy king's
+ *    flight squares on the bitboards the move leaves (most checks have one),
+ *    and a single check without one is played and its replies counted;
  *  - castling gives check only by a slider (the rook, or one the king or
  *    rook uncovered): two lookups from the enemy king decide, and only a
  *    castling that checks is played;

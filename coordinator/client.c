@@ -42,7 +42,7 @@ typedef struct asked {
 struct ply_client {
     zsock_t *sock;
     zpoller_t *poller;
-    zactor_t *watch; /* under CURVE: failed handshakes (a refused key) */
+    zsock_t *watch; /* under CURVE: failed handshakes (a refused key) */
     char endpoint[256];
     /* The run this client waits for and what it computes: every answer about it is
      * checked against this before it is believed (client.h, ply_client_wait). */
@@ -105,7 +105,7 @@ ply_client_t *ply_client_new(const char *endpoint, char *why, size_t why_len)
     zsock_set_linger(c->sock, 0);
     ply_msg_sock_limit(c->sock);
     ply_curve_client_apply(ply_curve_client_default(), c->sock); /* --curve keys, if any */
-    c->watch = ply_curve_watch(ply_curve_client_default(), c->sock);
+    c->watch = ply_conn_watch(c->sock, ply_curve_client_default(), 0);
     if (zsock_connect(c->sock, "%s", endpoint) == -1) {
         ply_why(why, why_len, 0, "cannot connect to %s: %s", endpoint, zmq_strerror(zmq_errno()));
         ply_client_destroy(&c);
@@ -124,7 +124,7 @@ void ply_client_destroy(ply_client_t **cp)
     if (!cp || !*cp) return;
     ply_client_t *c = *cp;
     zpoller_destroy(&c->poller);
-    zactor_destroy(&c->watch);
+    zsock_destroy(&c->watch);
     zsock_destroy(&c->sock);
     free(c);
     *cp = NULL;
@@ -145,7 +145,7 @@ static int recv_one(ply_client_t *c, int timeout_ms, ply_msg_t **msg, char *why,
         void *ready = zpoller_wait(c->poller, left);
         if (ready == c->sock) return ply_msg_recv(c->sock, msg, why, why_len);
         if (ready && ready == c->watch) {
-            int r = ply_curve_watch_read(c->watch, ply_curve_client_default(), why, why_len);
+            int r = ply_conn_watch_read(c->watch, ply_curve_client_default(), why, why_len);
             if (r < 0) return r;
             continue;
         }

@@ -659,15 +659,25 @@ int ply_curve_client_apply(const ply_curve_client_t *k, zsock_t *sock)
     return 0;
 }
 
-zactor_t *ply_curve_watch(const ply_curve_client_t *k, zsock_t *sock)
+zsock_t *ply_conn_watch(zsock_t *sock, const ply_curve_client_t *k, int lost)
 {
-    if (!k || !sock) return NULL;
-    zactor_t *watch = zactor_new(zmonitor, sock);
+    if (!sock || (!k && !lost)) return NULL;
+    int events = 0;
+    if (k)
+        events |= ZMQ_EVENT_HANDSHAKE_FAILED_AUTH | ZMQ_EVENT_HANDSHAKE_FAILED_PROTOCOL |
+                  ZMQ_EVENT_HANDSHAKE_FAILED_NO_DETAIL | ZMQ_EVENT_HANDSHAKE_SUCCEEDED;
+    if (lost)
+        events |= ZMQ_EVENT_DISCONNECTED | ZMQ_EVENT_CONNECTED | ZMQ_EVENT_CONNECT_DELAYED |
+                  ZMQ_EVENT_CONNECT_RETRIED;
+    /* one monitor per socket (libzmq): its PAIR end is bound under a name of its own */
+    static _Atomic unsigned long serial;
+    char endpoint[64];
+    snprintf(endpoint, sizeof endpoint, "inproc://ply-watch-%lu", atomic_fetch_add(&serial, 1));
+    if (zmq_socket_monitor(zsock_resolve(sock), endpoint, events) != 0) return NULL;
+    zsock_t *watch = zsock_new(ZMQ_PAIR);
     if (!watch) return NULL;
-    zstr_sendx(watch, "LISTEN", "HANDSHAKE_FAILED_AUTH", "HANDSHAKE_FAILED_PROTOCOL",
-               "HANDSHAKE_FAILED_NO_DETAIL", "HANDSHAKE_SUCCEEDED", NULL);
-    zstr_send(watch, "START");
-    zsock_wait(watch);
+    zsock_set_linger(watch, 0);
+    if (zsock_connect(watch, "%s", endpoint) != 0) zsock_destroy(&watch);
     return watch;
 }
 
@@ -676,40 +686,60 @@ zactor_t *ply_curve_watch(const ply_curve_client_t *k, zsock_t *sock)
  * (HANDSHAKE_FAILED_NO_DETAIL, EPIPE), and ZeroMQ tries again every ~150 ms. A socket and its
  * watch belong to one thread, so the count is the thread's, for the watch it was read from. */
 #define PLY_CURVE_SILENT_FAILS 3
-static __thread const zactor_t *silent_watch;
+static __thread const zsock_t *silent_watch;
 static __thread int silent_fails;
 
-int ply_curve_watch_read(zactor_t *watch, const ply_curve_client_t *k, char *why, size_t why_len)
+int ply_conn_watch_read(zsock_t *watch, const ply_curve_client_t *k, char *why, size_t why_len)
 {
-    /* zmonitor's events: [name, value, endpoint]; the value of a failed authentication is the
-     * ZAP status code (RFC 27: 300 temporary error, 400 refused, 500 internal error) */
+    /* libzmq's events: [16-bit event, 32-bit value] in host order, then the endpoint; the
+     * value of a failed authentication is the ZAP status code (RFC 27: 300 temporary error,
+     * 400 refused, 500 internal error) */
     zmsg_t *ev = watch ? zmsg_recv(watch) : NULL;
     if (!ev) return 0;
-    char *name = zmsg_popstr(ev), *value = zmsg_popstr(ev), *endpoint = zmsg_popstr(ev);
-    const char *key = ply_curve_client_public_key(k);
+    zframe_t *head = zmsg_first(ev);
+    char *endpoint = zmsg_size(ev) >= 2 ? zframe_strdup(zmsg_next(ev)) : NULL;
+    uint16_t event = 0;
+    uint32_t value = 0;
+    if (head && zframe_size(head) == 6) {
+        memcpy(&event, zframe_data(head), 2);
+        memcpy(&value, zframe_data(head) + 2, 4);
+    }
+    const char *where = endpoint ? endpoint : "the server";
     int r = 0;
     if (silent_watch != watch) silent_watch = watch, silent_fails = 0;
-    if (name && streq(name, "HANDSHAKE_SUCCEEDED"))
+    switch (event) {
+    case ZMQ_EVENT_HANDSHAKE_SUCCEEDED:
         silent_fails = 0;
-    else if (name && streq(name, "HANDSHAKE_FAILED_NO_DETAIL") &&
-             ++silent_fails >= PLY_CURVE_SILENT_FAILS)
+        break;
+    case ZMQ_EVENT_HANDSHAKE_FAILED_NO_DETAIL:
+        if (k && ++silent_fails >= PLY_CURVE_SILENT_FAILS)
+            r = ply_why(why, why_len, PLY_EAUTH,
+                        "%s closed the connection during the CURVE handshake %d times in a row "
+                        "(a CURVE server cannot read a client that expects another server key): "
+                        "is --server-key the coordinator's public key?",
+                        where, silent_fails);
+        break;
+    case ZMQ_EVENT_HANDSHAKE_FAILED_AUTH:
         r = ply_why(why, why_len, PLY_EAUTH,
-                    "%s closed the connection during the CURVE handshake %d times in a row "
-                    "(a CURVE server cannot read a client that expects another server key): is "
-                    "--server-key the coordinator's public key?",
-                    endpoint ? endpoint : "the server", silent_fails);
-    else if (name && streq(name, "HANDSHAKE_FAILED_AUTH"))
-        r = ply_why(why, why_len, PLY_EAUTH,
-                    "%s refused our CURVE public key %s (ZAP status %s): copy our public key "
+                    "%s refused our CURVE public key %s (ZAP status %u): copy our public key "
                     "file (NAME.key) into the coordinator's allow directory",
-                    endpoint ? endpoint : "the server", key, value ? value : "?");
-    else if (name && streq(name, "HANDSHAKE_FAILED_PROTOCOL"))
+                    where, ply_curve_client_public_key(k), (unsigned)value);
+        break;
+    case ZMQ_EVENT_HANDSHAKE_FAILED_PROTOCOL:
         r = ply_why(why, why_len, PLY_EAUTH,
-                    "CURVE handshake with %s failed (protocol error %s): is --server-key the "
+                    "CURVE handshake with %s failed (protocol error 0x%x): is --server-key the "
                     "coordinator's public key?",
-                    endpoint ? endpoint : "the server", value ? value : "?");
-    free(name);
-    free(value);
+                    where, (unsigned)value);
+        break;
+    case ZMQ_EVENT_DISCONNECTED:
+        r = PLY_WATCH_LOST;
+        break;
+    case ZMQ_EVENT_CONNECTED:
+    case ZMQ_EVENT_CONNECT_DELAYED:
+    case ZMQ_EVENT_CONNECT_RETRIED:
+        r = PLY_WATCH_TRYING;
+        break;
+    }
     free(endpoint);
     zmsg_destroy(&ev);
     return r;

@@ -145,28 +145,39 @@ ply_curve_client_t *ply_curve_client_new(const char *cert, const char *server_ke
 int ply_curve_client_apply(const ply_curve_client_t *k, zsock_t *sock);
 
 /**
- * ply_curve_watch - when @k is not NULL, start watching the CURVE handshakes
- * of @sock (a czmq zmonitor actor on libzmq >= 4.3's HANDSHAKE_FAILED_* and
- * HANDSHAKE_SUCCEEDED events), so that a refused or wrong key is known at
- * once instead of looking like a silent server. Call before connect; poll
- * the actor with the socket, read it with ply_curve_watch_read, destroy it
- * (zactor_destroy) before the socket. Returns NULL when @k is NULL or the
- * monitor cannot start (then refusals look like silence, as before).
+ * ply_conn_watch - watch the connections of @sock (a connecting socket) with a
+ * libzmq socket monitor, read in the caller's thread (no thread of its own):
+ * with @k not NULL, its CURVE handshakes (libzmq >= 4.3's HANDSHAKE_FAILED_*
+ * and HANDSHAKE_SUCCEEDED events), so that a refused or wrong key is known at
+ * once instead of looking like a silent server; with @lost, its connection
+ * being lost and libzmq trying again (DISCONNECTED, CONNECTED,
+ * CONNECT_DELAYED, CONNECT_RETRIED), so that a connection libzmq gave up on
+ * (it does not reconnect after a protocol error, such as a frame over
+ * ZMQ_MAXMSGSIZE) is known. Call before connect; poll the returned PAIR
+ * socket with @sock, read it with ply_conn_watch_read, destroy it
+ * (zsock_destroy) before @sock. A socket has one monitor. Returns NULL when
+ * there is nothing to watch (@k NULL and @lost 0) or the monitor cannot start
+ * (then refusals look like silence, as without it).
  */
-zactor_t *ply_curve_watch(const ply_curve_client_t *k, zsock_t *sock);
+zsock_t *ply_conn_watch(zsock_t *sock, const ply_curve_client_t *k, int lost);
+
+/* ply_conn_watch_read's results besides 0 and errors */
+#define PLY_WATCH_LOST   1 /* a connection closed: libzmq tries again, or has given up */
+#define PLY_WATCH_TRYING 2 /* connected, or libzmq is trying to connect again */
 
 /**
- * ply_curve_watch_read - read one event from @watch. Returns PLY_EAUTH when
- * the server refused our public key (its ZAP handler answered, status 400:
- * the key is not in its allow directory), when the handshake failed with a
- * protocol error, or when the server closed the connection during the
+ * ply_conn_watch_read - read one event from @watch. Returns PLY_EAUTH when
+ * the server refused our public key @k (its ZAP handler answered, status
+ * 400: the key is not in its allow directory), when the handshake failed
+ * with a protocol error, or when the server closed the connection during the
  * handshake 3 times in a row with no handshake succeeding in between (what a
  * wrong server key looks like: the server cannot read our HELLO and hangs
  * up, about 150 ms per attempt), with a one-line reason in @why (naming our
- * public key @k when it was refused); 0 for any other event. Call from the
- * thread that owns the socket.
+ * public key when it was refused); PLY_WATCH_LOST or PLY_WATCH_TRYING for
+ * the connection events; 0 for any other event. Call from the thread that
+ * owns the socket.
  */
-int ply_curve_watch_read(zactor_t *watch, const ply_curve_client_t *k, char *why, size_t why_len);
+int ply_conn_watch_read(zsock_t *watch, const ply_curve_client_t *k, char *why, size_t why_len);
 
 /** ply_curve_client_public_key - our public key in Z85; static storage owned by @k. */
 const char *ply_curve_client_public_key(const ply_curve_client_t *k);

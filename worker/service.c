@@ -43,6 +43,9 @@
 #include "util/time.h"
 
 #define CANCELED_KEEP 16 /* Cancels remembered: far more than the credit we ever ask for */
+/* A connection that closed and that libzmq has not tried to reopen after this long
+ * (milliseconds; it tries again at once, ZMQ_RECONNECT_IVL 100 ms) never will. */
+#define PLY_WORKER_REOPEN_MS 2000
 
 typedef struct shared {
     const ply_worker_config_t *cfg;
@@ -169,7 +172,7 @@ static void send_bye(zsock_t *dealer, const char *reason)
 }
 
 /* The DEALER to the coordinator and, under CURVE, the watch on its handshakes (*watch). */
-static zsock_t *connect_dealer(shared_t *sh, zactor_t **watch)
+static zsock_t *connect_dealer(shared_t *sh, zsock_t **watch)
 {
     *watch = NULL;
     zsock_t *dealer = zsock_new(ZMQ_DEALER);
@@ -183,9 +186,10 @@ static zsock_t *connect_dealer(shared_t *sh, zactor_t **watch)
      * SIGTERM could not stop the worker); a message that finds the queue full is dropped,
      * and the coordinator re-queues the jobs it does not hear about */
     zsock_set_sndtimeo(dealer, 0);
-    *watch = ply_curve_watch(sh->cfg->curve, dealer); /* a refused key is known at once */
+    /* a refused key is known at once, and a connection libzmq will not reopen */
+    *watch = ply_conn_watch(dealer, sh->cfg->curve, 1);
     if (zsock_connect(dealer, "%s", sh->cfg->endpoint) != 0) {
-        zactor_destroy(watch);
+        zsock_destroy(watch);
         zsock_destroy(&dealer);
         return NULL;
     }
@@ -282,7 +286,7 @@ static void net_actor(zsock_t *pipe, void *arg)
 {
     shared_t *sh = arg;
     const ply_worker_config_t *cfg = sh->cfg;
-    zactor_t *watch = NULL;
+    zsock_t *watch = NULL;
     zsock_t *dealer = connect_dealer(sh, &watch);
     zsock_signal(pipe, 0);
     if (!dealer) {
@@ -290,8 +294,11 @@ static void net_actor(zsock_t *pipe, void *arg)
         return;
     }
 
-    unsigned heartbeat_ms = cfg->heartbeat_ms ? cfg->heartbeat_ms : 1000;
-    unsigned liveness = cfg->liveness ? cfg->liveness : 5;
+    /* Until a WELCOME says otherwise, and again in each new connection: a WELCOME's
+     * figures hold for its session only. */
+    const unsigned own_heartbeat_ms = cfg->heartbeat_ms ? cfg->heartbeat_ms : 1000;
+    const unsigned own_liveness = cfg->liveness ? cfg->liveness : 5;
+    unsigned heartbeat_ms = own_heartbeat_ms, liveness = own_liveness;
     new_session(dealer, sh, 1);
 
     zpoller_t *poller = zpoller_new(pipe, dealer, NULL);
@@ -299,6 +306,7 @@ static void net_actor(zsock_t *pipe, void *arg)
     uint64_t now = ply_time_ms(), last_seen = now, next_beat = now + heartbeat_ms, hello_at = now;
     int refusal_told = 0; /* a refused HELLO was reported (see the ERROR case) */
     int ended = 0, welcomed = 0;
+    uint64_t lost_at = 0; /* when the connection closed, until libzmq tries to reopen it */
     while (1) {
         now = ply_time_ms();
         int timeout = next_beat > now ? (int)(next_beat - now) : 0;
@@ -316,8 +324,12 @@ static void net_actor(zsock_t *pipe, void *arg)
             if (term) break;
         } else if (which == watch) {
             char why[512];
-            int rc = ply_curve_watch_read(watch, cfg->curve, why, sizeof why);
-            if (rc < 0 && !ended) { /* retrying cannot help: the keys must change */
+            int rc = ply_conn_watch_read(watch, cfg->curve, why, sizeof why);
+            if (rc == PLY_WATCH_LOST && !lost_at)
+                lost_at = now;
+            else if (rc == PLY_WATCH_TRYING)
+                lost_at = 0;
+            else if (rc < 0 && !ended) { /* retrying cannot help: the keys must change */
                 ply_error("%s", why);
                 cancel_all(sh);
                 end_compute(pipe, rc);
@@ -393,22 +405,31 @@ static void net_actor(zsock_t *pipe, void *arg)
             next_beat = now + heartbeat_ms;
         }
         /* Silent: nothing for liveness heartbeat periods, and nothing waiting either (a
-         * thread starved of the CPU may wake to a WELCOME still unread: not silence). */
-        if (!ended && now - last_seen > (uint64_t)liveness * heartbeat_ms &&
-            !(zsock_events(dealer) & ZMQ_POLLIN)) {
+         * thread starved of the CPU may wake to a WELCOME still unread: not silence).
+         * Dropped: the connection closed and libzmq did not try to reopen it (it does not
+         * after a protocol error, such as a frame over the size limit), which would
+         * otherwise look like silence only liveness heartbeat periods later. */
+        int silent = now - last_seen > (uint64_t)liveness * heartbeat_ms &&
+                     !(zsock_events(dealer) & ZMQ_POLLIN);
+        int dropped = lost_at && now - lost_at > PLY_WORKER_REOPEN_MS;
+        if (!ended && (silent || dropped)) {
             /* Under CURVE a refused key looks like a silent coordinator: a worker that was
              * never welcomed gives up (and says why) rather than retry it forever. */
             if (cfg->exit_on_bye || (!welcomed && cfg->curve)) {
-                ply_warn("coordinator %s silent for %llu ms", cfg->endpoint,
-                         (unsigned long long)(now - last_seen));
+                if (dropped)
+                    ply_warn("connection to coordinator %s closed", cfg->endpoint);
+                else
+                    ply_warn("coordinator %s silent for %llu ms", cfg->endpoint,
+                             (unsigned long long)(now - last_seen));
                 cancel_all(sh);
                 end_compute(pipe, PLY_ETIMEDOUT);
                 ended = 1;
             } else { /* start over: a restarted coordinator gets a fresh HELLO */
-                ply_warn("coordinator %s silent; reconnecting", cfg->endpoint);
+                ply_warn("coordinator %s %s; reconnecting", cfg->endpoint,
+                         dropped ? "closed the connection" : "silent");
                 zpoller_remove(poller, dealer);
                 if (watch) zpoller_remove(poller, watch);
-                zactor_destroy(&watch);
+                zsock_destroy(&watch);
                 /* A coordinator that is only slow still lists the old connection under our
                  * id and would refuse the new one until it declares the old one dead: a BYE
                  * frees the id at once. Kept briefly, not waited on if nobody takes it. */
@@ -420,13 +441,16 @@ static void net_actor(zsock_t *pipe, void *arg)
                 zpoller_add(poller, dealer);
                 if (watch) zpoller_add(poller, watch);
                 new_session(dealer, sh, 0);
+                heartbeat_ms = own_heartbeat_ms, liveness = own_liveness;
+                next_beat = now + heartbeat_ms;
                 last_seen = hello_at = now;
+                lost_at = 0;
             }
         }
     }
     if (dealer) send_bye(dealer, "worker stopping");
     zpoller_destroy(&poller);
-    zactor_destroy(&watch);
+    zsock_destroy(&watch);
     zsock_destroy(&dealer);
 }
 

@@ -690,10 +690,12 @@ static void test_fuzz_worker(void **state)
     }
     uint8_t *body = malloc(2 * MAX_BODY);
     uint64_t t0 = th_now_ms();
-    int alive = 1, sent = 0;
-    for (int i = 0; i < FUZZ_N && alive; i++) {
+    int alive = 1, sent = 0, unreachable = 0; /* sends in a row that found no connection */
+    for (int i = 0; i < FUZZ_N && alive && unreachable < 10; i++) {
         zmsg_t *z = fuzz_message(body, 1);
-        sent += send_to_worker(&f, &z);
+        int ok = send_to_worker(&f, &z); /* about 1 s when it fails */
+        sent += ok;
+        unreachable = ok ? 0 : unreachable + 1;
         if (i % 200 == 199) {
             drain_worker(&f, 0);
             alive = th_alive(w);
@@ -707,6 +709,12 @@ static void test_fuzz_worker(void **state)
         }
     }
     free(body);
+    if (unreachable >= 10) { /* a worker that lost its connection must find its way back */
+        th_stop(w);
+        char *log = th_slurp(wlog);
+        fail_msg("the worker has been unreachable for %d messages in a row; its log ends: %s",
+                 unreachable, strlen(log) > 2000 ? log + strlen(log) - 2000 : log);
+    }
     drain_worker(&f, 200);
     print_message("worker: %d messages sent in %llu ms; it sent %d messages (%d HELLO, %d "
                   "RESULT, %d ERROR)\n",

@@ -171,7 +171,8 @@ static void send_bye(zsock_t *dealer, const char *reason)
     ply_msg_send(dealer, &msg);
 }
 
-/* The DEALER to the coordinator and, under CURVE, the watch on its handshakes (*watch). */
+/* The DEALER to the coordinator, and the watch on its connections and, under CURVE, its
+ * handshakes (*watch, NULL when the monitor could not start). */
 static zsock_t *connect_dealer(shared_t *sh, zsock_t **watch)
 {
     *watch = NULL;
@@ -417,7 +418,7 @@ static void net_actor(zsock_t *pipe, void *arg)
              * never welcomed gives up (and says why) rather than retry it forever. */
             if (cfg->exit_on_bye || (!welcomed && cfg->curve)) {
                 if (dropped)
-                    ply_warn("connection to coordinator %s closed", cfg->endpoint);
+                    ply_warn("coordinator %s connection closed for good", cfg->endpoint);
                 else
                     ply_warn("coordinator %s silent for %llu ms", cfg->endpoint,
                              (unsigned long long)(now - last_seen));
@@ -426,7 +427,7 @@ static void net_actor(zsock_t *pipe, void *arg)
                 ended = 1;
             } else { /* start over: a restarted coordinator gets a fresh HELLO */
                 ply_warn("coordinator %s %s; reconnecting", cfg->endpoint,
-                         dropped ? "closed the connection" : "silent");
+                         dropped ? "connection closed for good" : "silent");
                 zpoller_remove(poller, dealer);
                 if (watch) zpoller_remove(poller, watch);
                 zsock_destroy(&watch);

@@ -38,20 +38,39 @@ typedef struct ply__gen {
     ply_move_t *out;      /* next free slot (listing only) */
     int n;                /* moves, or replies, counted */
     ply_stats_t *stats;   /* PLY__GEN_STATS: where the replies' statistics go */
+    /* PLY__GEN_CHILDREN: the replying side's castling, judged once for every
+     * child (ply__castle_hint): the rights ply__castle_ok allows, and the
+     * squares where a move could change that */
+    int castle_ok;
+    ply_bb_t castle_touch[PLY_KING + 1]; /* [piece that moves] */
 } ply__gen_t;
 
 /* perft(1) of a child with White (Black) to move, out of line: each
  * PLY__GEN_CHILDREN emit site would otherwise inline a whole counting
  * generator. One function per side: the parent knows the child's side, so
- * the child neither tests it nor carries the other side's code. */
-static int ply__count_white(const ply_board_t *b);
-static int ply__count_black(const ply_board_t *b);
+ * the child neither tests it nor carries the other side's code.
+ * @castle_hint: -1, or the castling rights (PLY_CASTLE_* bits) of the side to
+ * move that ply__castle_ok allows, known by the parent (ply__castle_hint). */
+static int ply__count_white(const ply_board_t *b, int castle_hint);
+static int ply__count_black(const ply_board_t *b, int castle_hint);
 /* The same for the statistics of perft(1) (PLY__GEN_STATS). */
-static void ply__stats_white(const ply_board_t *b, ply_stats_t *s);
-static void ply__stats_black(const ply_board_t *b, ply_stats_t *s);
+static void ply__stats_white(const ply_board_t *b, int castle_hint, ply_stats_t *s);
+static void ply__stats_black(const ply_board_t *b, int castle_hint, ply_stats_t *s);
 
 /* The full classification of one leaf (util/stats.h): plays the move. */
 static void ply__classify(const ply_board_t *b, ply_move_t m, ply_stats_t *s);
+
+/* The castling hint for the child that move @m reaches (ply__count_side):
+ * the parent's verdict (ply__castle_hint) unless the move touched what it
+ * rests on; castling and en passant change more than two squares, and a
+ * promotion puts another piece on its square. */
+static PLY__INLINE int ply__child_castle_hint(const ply__gen_t *g, ply_move_t m)
+{
+    const int kind = ply_move_kind(m);
+    if (kind != PLY_MOVE_NORMAL && kind != PLY_MOVE_DOUBLE) return -1;
+    const ply_bb_t moved = ply_bb(ply_move_from(m)) | ply_bb(ply_move_to(m));
+    return moved & g->castle_touch[ply_move_piece(m)] ? -1 : g->castle_ok;
+}
 
 /* One move. With PLY__GEN_CHILDREN the move's kind and piece are constants
  * at each call site, so the inlined play has no branches on them. */
@@ -64,14 +83,17 @@ static PLY__INLINE void ply__emit(ply__gen_t *g, ply_move_t m, const int mode)
     } else if (mode == PLY__GEN_STATS) {
         ply_board_t child = *g->b;
         ply__board_play(&child, m, 0);
+        const int hint = ply__child_castle_hint(g, m);
         if (g->us == PLY_WHITE)
-            ply__stats_black(&child, g->stats);
+            ply__stats_black(&child, hint, g->stats);
         else
-            ply__stats_white(&child, g->stats);
+            ply__stats_white(&child, hint, g->stats);
     } else {
         ply_board_t child = *g->b;
         ply__board_play(&child, m, 0);
-        g->n += g->us == PLY_WHITE ? ply__count_black(&child) : ply__count_white(&child);
+        const int hint = ply__child_castle_hint(g, m);
+        g->n +=
+            g->us == PLY_WHITE ? ply__count_black(&child, hint) : ply__count_white(&child, hint);
     }
 }
 
@@ -107,7 +129,10 @@ static PLY__INLINE void ply__emit_pawns(ply__gen_t *g, ply_bb_t to, int delta, i
     }
 }
 
-static PLY__INLINE ply_bb_t ply__pawn_push(ply_bb_t b, int us) { return us == PLY_WHITE ? b << 8 : b >> 8; }
+static PLY__INLINE ply_bb_t ply__pawn_push(ply_bb_t b, int us)
+{
+    return us == PLY_WHITE ? b << 8 : b >> 8;
+}
 
 /* 1 when the side @us (king on @ksq, occupancy @occ; the enemy's diagonal
  * sliders @bq, orthogonal @rq) may castle with right @right now, not in check
@@ -124,8 +149,8 @@ static PLY__INLINE int ply__castle_ok(const ply_board_t *b, const int us, int ri
     const ply__castle_path_t *cp = &ply__castle_paths[us][PLY_FILE(ksq)][PLY_FILE(rsq)];
     if (occ & cp->empty) return 0;
     const ply_bb_t *p = b->pieces;
-    if (b->colour[us ^ 1] & ((cp->knights & p[PLY_KNIGHT]) | (cp->pawns & p[PLY_PAWN]) |
-                             (cp->kings & p[PLY_KING])))
+    if (b->colour[us ^ 1] &
+        ((cp->knights & p[PLY_KNIGHT]) | (cp->pawns & p[PLY_PAWN]) | (cp->kings & p[PLY_KING])))
         return 0;
     const ply_bb_t occ2 = occ ^ ply_bb(ksq) ^ ply_bb(rsq);
     if (cp->diagonal & bq)
@@ -137,11 +162,62 @@ static PLY__INLINE int ply__castle_ok(const ply_board_t *b, const int us, int ri
     return 1;
 }
 
-static PLY__INLINE int ply__generate_side(const ply_board_t *b, ply_move_t *out, const int mode,
-                                            const int us)
+/* The castling of side @c in the children of @b, whose side to move is c's
+ * enemy, judged once in @b: returns the rights of @c that ply__castle_ok
+ * allows in @b, and sets touch[piece] to the squares that verdict rests on
+ * for a move of that piece. A child reached by a normal move or double push
+ * whose from and to squares are both outside touch[its piece] has the same
+ * verdict (its own rights and check still to be tested): a blocked path stays
+ * blocked unless a blocker leaves; an open one depends only on its own
+ * squares, the slider rays from its king squares up to their first blockers
+ * (king and rook lifted), and the squares a knight, pawn or king of the
+ * enemy would attack it from, for a move of that piece. */
+static PLY__INLINE int ply__castle_hint(const ply_board_t *b, const int c, ply_bb_t touch[])
 {
-    ply__gen_t g = {b, us, out, 0, NULL};
+    const int held = b->castling & (c == PLY_WHITE ? 3 : 12);
+    int ok = 0;
+    ply_bb_t t = 0, knights = 0, pawns = 0, kings = 0;
+    if (held) {
+        const ply_bb_t *p = b->pieces, foe = b->colour[c ^ 1];
+        const ply_bb_t occ = b->colour[0] | b->colour[1];
+        const ply_bb_t bq = foe & (p[PLY_BISHOP] | p[PLY_QUEEN]);
+        const ply_bb_t rq = foe & (p[PLY_ROOK] | p[PLY_QUEEN]);
+        const int ksq = b->king[c];
+        for (int side = 0; side < 2; side++) {
+            const int right = c * 2 + side;
+            if (!(held & (1 << right))) continue;
+            const int rsq = b->castle_rook[right];
+            const ply__castle_path_t *cp = &ply__castle_paths[c][PLY_FILE(ksq)][PLY_FILE(rsq)];
+            if (occ & cp->empty) {
+                t |= occ & cp->empty;
+                continue;
+            }
+            t |= cp->empty;
+            knights |= cp->knights;
+            pawns |= cp->pawns;
+            kings |= cp->kings;
+            const ply_bb_t occ2 = occ ^ ply_bb(ksq) ^ ply_bb(rsq);
+            for (ply_bb_t path = cp->king_path; path;) {
+                const int sq = ply_pop_lsb(&path);
+                t |= ply_bishop_attacks(sq, occ2) | ply_rook_attacks(sq, occ2);
+            }
+            ok |= ply__castle_ok(b, c, right, ksq, occ, bq, rq) << right;
+        }
+    }
+    touch[PLY_PAWN] = t | pawns;
+    touch[PLY_KNIGHT] = t | knights;
+    touch[PLY_BISHOP] = touch[PLY_ROOK] = touch[PLY_QUEEN] = t;
+    touch[PLY_KING] = t | kings;
+    return ok;
+}
+
+static PLY__INLINE int ply__generate_side(const ply_board_t *b, ply_move_t *out, const int mode,
+                                          const int us)
+{
+    ply__gen_t g = {b, us, out, 0, NULL, 0, {0}};
     const int them = us ^ 1, ksq = b->king[us];
+    if (mode == PLY__GEN_CHILDREN || mode == PLY__GEN_STATS)
+        g.castle_ok = ply__castle_hint(b, them, g.castle_touch);
     const ply_bb_t own = b->colour[us], enemy = b->colour[them], occ = own | enemy;
     /* PLY__GEN_NOISY: only captures land anywhere but the last rank (a constant mask) */
     const int noisy = mode == PLY__GEN_NOISY;
@@ -167,7 +243,8 @@ static PLY__INLINE int ply__generate_side(const ply_board_t *b, ply_move_t *out,
         }
         ply__emit_set(&g, ksq, safe, PLY_MOVE_NORMAL, PLY_KING, mode);
     }
-    if (ply_more_than_one(checkers)) return mode == PLY__GEN_LIST || noisy ? (int)(g.out - out) : g.n;
+    if (ply_more_than_one(checkers))
+        return mode == PLY__GEN_LIST || noisy ? (int)(g.out - out) : g.n;
 
     /* Pinned pieces: own pieces alone between the king and an enemy slider. */
     ply_bb_t pinned = 0;
@@ -182,7 +259,8 @@ static PLY__INLINE int ply__generate_side(const ply_board_t *b, ply_move_t *out,
     }
 
     /* Non-king moves must capture the checker or block its line. */
-    const ply_bb_t check_mask = checkers ? (ply__between[ksq][ply_lsb(checkers)] | checkers) : ~0ull;
+    const ply_bb_t check_mask =
+        checkers ? (ply__between[ksq][ply_lsb(checkers)] | checkers) : ~0ull;
     const ply_bb_t target = ~own & check_mask & landing;
     /* A pinned piece can never answer a check: its line and the check line
      * meet only on the king's square. */
@@ -201,8 +279,10 @@ static PLY__INLINE int ply__generate_side(const ply_board_t *b, ply_move_t *out,
         ply_bb_t push2 = noisy ? 0 : ply__pawn_push(push1 & third, us) & empty & check_mask;
         push1 &= check_mask & (noisy ? promo_rank : ~0ull);
         /* West captures (toward the a-file) and east captures. */
-        ply_bb_t west = (us == PLY_WHITE ? (free & ~PLY_BB_FILE_A) << 7 : (free & ~PLY_BB_FILE_A) >> 9);
-        ply_bb_t east = (us == PLY_WHITE ? (free & ~PLY_BB_FILE_H) << 9 : (free & ~PLY_BB_FILE_H) >> 7);
+        ply_bb_t west =
+            (us == PLY_WHITE ? (free & ~PLY_BB_FILE_A) << 7 : (free & ~PLY_BB_FILE_A) >> 9);
+        ply_bb_t east =
+            (us == PLY_WHITE ? (free & ~PLY_BB_FILE_H) << 9 : (free & ~PLY_BB_FILE_H) >> 7);
         west &= enemy & check_mask;
         east &= enemy & check_mask;
         ply__emit_pawns(&g, push1, up, PLY_MOVE_NORMAL, promo_rank, mode);
@@ -234,7 +314,8 @@ static PLY__INLINE int ply__generate_side(const ply_board_t *b, ply_move_t *out,
             while (cands) {
                 int from = ply_pop_lsb(&cands);
                 ply_bb_t occ2 = (occ ^ ply_bb(from) ^ ply_bb(capsq)) | ply_bb(ep);
-                if ((ply_rook_attacks(ksq, occ2) & enemy_rq) || (ply_bishop_attacks(ksq, occ2) & enemy_bq))
+                if ((ply_rook_attacks(ksq, occ2) & enemy_rq) ||
+                    (ply_bishop_attacks(ksq, occ2) & enemy_bq))
                     continue;
                 /* A knight or another pawn giving check is not answered by it. */
                 if (checkers & ~ply_bb(capsq) & (p[PLY_KNIGHT] | p[PLY_PAWN])) continue;
@@ -248,7 +329,8 @@ static PLY__INLINE int ply__generate_side(const ply_board_t *b, ply_move_t *out,
         ply_bb_t knights = p[PLY_KNIGHT] & movable & ~pinned;
         while (knights) {
             int from = ply_pop_lsb(&knights);
-            ply__emit_set(&g, from, ply__knight_attacks[from] & target, PLY_MOVE_NORMAL, PLY_KNIGHT, mode);
+            ply__emit_set(&g, from, ply__knight_attacks[from] & target, PLY_MOVE_NORMAL, PLY_KNIGHT,
+                          mode);
         }
     }
 
@@ -266,7 +348,8 @@ static PLY__INLINE int ply__generate_side(const ply_board_t *b, ply_move_t *out,
             ply_bb_t att = piece == PLY_BISHOP ? ply_bishop_attacks(from, occ)
                            : piece == PLY_ROOK ? ply_rook_attacks(from, occ)
                                                : ply_queen_attacks(from, occ);
-            ply__emit_set(&g, from, att & target & ply__line[ksq][from], PLY_MOVE_NORMAL, piece, mode);
+            ply__emit_set(&g, from, att & target & ply__line[ksq][from], PLY_MOVE_NORMAL, piece,
+                          mode);
         }
     }
 
@@ -274,8 +357,10 @@ static PLY__INLINE int ply__generate_side(const ply_board_t *b, ply_move_t *out,
     if (!noisy && !checkers && (b->castling & (us == PLY_WHITE ? 3 : 12))) {
         for (int side = 0; side < 2; side++) {
             const int right = us * 2 + side;
-            if ((b->castling & (1 << right)) && ply__castle_ok(b, us, right, ksq, occ, enemy_bq, enemy_rq))
-                ply__emit(&g, PLY_MOVE(ksq, b->castle_rook[right], PLY_MOVE_CASTLE, PLY_KING), mode);
+            if ((b->castling & (1 << right)) &&
+                ply__castle_ok(b, us, right, ksq, occ, enemy_bq, enemy_rq))
+                ply__emit(&g, PLY_MOVE(ksq, b->castle_rook[right], PLY_MOVE_CASTLE, PLY_KING),
+                          mode);
         }
     }
     return mode == PLY__GEN_LIST || noisy ? (int)(g.out - out) : g.n;
@@ -297,7 +382,9 @@ static PLY__INLINE int ply__generate_side(const ply_board_t *b, ply_move_t *out,
  *    diagonal has no orthogonal move on that line, and vice versa);
  *  - castling: the enemy's leapers tested against the whole king path with
  *    one mask each, sliders looked up only when one stands on a ray of the
- *    path (ply__castle_ok).
+ *    path (ply__castle_ok); in perft(2) the parent judges it once for all its
+ *    children (ply__castle_hint) and each child whose move did not touch
+ *    what that verdict rests on takes it as it is.
  * Must count exactly what ply__generate_side lists (tests/unit/test_board.c
  * compares the two; every perft suite checks the counts).
  */
@@ -343,7 +430,7 @@ static PLY__INLINE ply_bb_t ply__checkers_pins(const ply_board_t *b, const int u
     return checkers;
 }
 
-static PLY__INLINE int ply__count_side(const ply_board_t *b, const int us)
+static PLY__INLINE int ply__count_side(const ply_board_t *b, const int us, int castle_hint)
 {
     const int them = us ^ 1, ksq = b->king[us];
     const ply_bb_t *p = b->pieces;
@@ -432,8 +519,10 @@ static PLY__INLINE int ply__count_side(const ply_board_t *b, const int us)
         }
     }
 
-    /* Castling, as in ply__generate_side (the king and rook are lifted). */
+    /* Castling, as in ply__generate_side (the king and rook are lifted), or
+     * as the parent judged it. */
     if (!checkers && (b->castling & (us == PLY_WHITE ? 3 : 12))) {
+        if (castle_hint >= 0) return n + ply_popcount((ply_bb_t)(castle_hint & b->castling));
         for (int side = 0; side < 2; side++) {
             const int right = us * 2 + side;
             if (!(b->castling & (1 << right))) continue;
@@ -454,19 +543,20 @@ static PLY__INLINE int ply__count_side(const ply_board_t *b, const int us)
 static PLY__INLINE int ply__generate(const ply_board_t *b, ply_move_t *out, const int mode)
 {
     if (mode == PLY__GEN_COUNT)
-        return b->side == PLY_WHITE ? ply__count_side(b, PLY_WHITE) : ply__count_side(b, PLY_BLACK);
+        return b->side == PLY_WHITE ? ply__count_side(b, PLY_WHITE, -1)
+                                    : ply__count_side(b, PLY_BLACK, -1);
     return b->side == PLY_WHITE ? ply__generate_side(b, out, mode, PLY_WHITE)
                                 : ply__generate_side(b, out, mode, PLY_BLACK);
 }
 
-static __attribute__((noinline, unused)) int ply__count_white(const ply_board_t *b)
+static __attribute__((noinline, unused)) int ply__count_white(const ply_board_t *b, int castle_hint)
 {
-    return ply__count_side(b, PLY_WHITE);
+    return ply__count_side(b, PLY_WHITE, castle_hint);
 }
 
-static __attribute__((noinline, unused)) int ply__count_black(const ply_board_t *b)
+static __attribute__((noinline, unused)) int ply__count_black(const ply_board_t *b, int castle_hint)
 {
-    return ply__count_side(b, PLY_BLACK);
+    return ply__count_side(b, PLY_BLACK, castle_hint);
 }
 
 /*
@@ -518,8 +608,9 @@ static inline int ply__king_escapes_after(const ply_board_t *b, ply_move_t m)
     for (ply_bb_t t = ply__king_attacks[eksq] & ~enemy; t;) {
         const int sq = ply_pop_lsb(&t);
         if (!((ply__pawn_attacks[us ^ 1][sq] & set[PLY_PAWN]) |
-              (ply__knight_attacks[sq] & set[PLY_KNIGHT]) | (ply__king_attacks[sq] & set[PLY_KING]) |
-              (ply_bishop_attacks(sq, occ) & bq) | (ply_rook_attacks(sq, occ) & rq)))
+              (ply__knight_attacks[sq] & set[PLY_KNIGHT]) |
+              (ply__king_attacks[sq] & set[PLY_KING]) | (ply_bishop_attacks(sq, occ) & bq) |
+              (ply_rook_attacks(sq, occ) & rq)))
             return 1;
     }
     return 0;
@@ -537,7 +628,8 @@ static __attribute__((noinline, unused)) void ply__stats_check(const ply_board_t
     if (mate && nchk == 1) {
         ply_board_t child = *b;
         ply_board_play_nokey(&child, m);
-        mate = (child.side == PLY_WHITE ? ply__count_white(&child) : ply__count_black(&child)) == 0;
+        mate = (child.side == PLY_WHITE ? ply__count_white(&child, -1)
+                                        : ply__count_black(&child, -1)) == 0;
     }
     /* util/stats.h's order: direct, single discovered, direct discovered,
      * double discovered; the mates five counters after the checks. */
@@ -628,7 +720,8 @@ static PLY__INLINE void ply__stats_promos(const ply__stats_gen_t *g, ply_bb_t to
     }
 }
 
-static PLY__INLINE void ply__stats_side(const ply_board_t *b, const int us, ply_stats_t *s)
+static PLY__INLINE void ply__stats_side(const ply_board_t *b, const int us, int castle_hint,
+                                        ply_stats_t *s)
 {
     const int them = us ^ 1, ksq = b->king[us];
     const ply_bb_t *p = b->pieces;
@@ -766,7 +859,9 @@ static PLY__INLINE void ply__stats_side(const ply_board_t *b, const int us, ply_
                 const int right = us * 2 + side;
                 if (!(b->castling & (1 << right))) continue;
                 const int rsq = b->castle_rook[right];
-                if (!ply__castle_ok(b, us, right, ksq, occ, enemy_bq, enemy_rq)) continue;
+                if (castle_hint >= 0 ? !(castle_hint & (1 << right))
+                                     : !ply__castle_ok(b, us, right, ksq, occ, enemy_bq, enemy_rq))
+                    continue;
                 /* Only a slider can check after castling (the rook, or one the
                  * king or rook uncovered): without one, it is counted here. */
                 const int rto = PLY_SQ(rsq > ksq ? 5 : 3, PLY_RANK(ksq));
@@ -788,14 +883,16 @@ static PLY__INLINE void ply__stats_side(const ply_board_t *b, const int us, ply_
     s->v[PLY_STAT_captures] += caps;
 }
 
-static __attribute__((noinline, unused)) void ply__stats_white(const ply_board_t *b, ply_stats_t *s)
+static __attribute__((noinline, unused)) void ply__stats_white(const ply_board_t *b,
+                                                               int castle_hint, ply_stats_t *s)
 {
-    ply__stats_side(b, PLY_WHITE, s);
+    ply__stats_side(b, PLY_WHITE, castle_hint, s);
 }
 
-static __attribute__((noinline, unused)) void ply__stats_black(const ply_board_t *b, ply_stats_t *s)
+static __attribute__((noinline, unused)) void ply__stats_black(const ply_board_t *b,
+                                                               int castle_hint, ply_stats_t *s)
 {
-    ply__stats_side(b, PLY_BLACK, s);
+    ply__stats_side(b, PLY_BLACK, castle_hint, s);
 }
 
 /*
@@ -808,9 +905,9 @@ static PLY__INLINE void ply__generate_stats(const ply_board_t *b, int depth, ply
     if (depth == 2)
         ply__generate(b, (ply_move_t *)s, PLY__GEN_STATS);
     else if (b->side == PLY_WHITE)
-        ply__stats_white(b, s);
+        ply__stats_white(b, -1, s);
     else
-        ply__stats_black(b, s);
+        ply__stats_black(b, -1, s);
 }
 
 static __attribute__((noinline, unused)) void ply__classify(const ply_board_t *b, ply_move_t m,
@@ -834,8 +931,8 @@ static __attribute__((noinline, unused)) void ply__classify(const ply_board_t *b
     /* The moved piece's arrival square; for castling, the rook's. */
     const int arrival = kind == PLY_MOVE_CASTLE ? PLY_SQ(to > from ? 5 : 3, PLY_RANK(from)) : to;
     const int mate = ply__generate(&child, NULL, PLY__GEN_COUNT) == 0;
-    s->v[ply_stats_check_kind(ply_more_than_one(checkers) ? 2 : 1, (checkers & ply_bb(arrival)) != 0,
-                              mate)]++;
+    s->v[ply_stats_check_kind(ply_more_than_one(checkers) ? 2 : 1,
+                              (checkers & ply_bb(arrival)) != 0, mate)]++;
     s->v[mate ? PLY_STAT_total_mates : PLY_STAT_total_checks]++;
 }
 

@@ -32,44 +32,63 @@ enum {
                               promotions: the others are never generated */
 };
 
+/*
+ * What a perft(2) node knows of its children's replies before it plays its
+ * moves (ply__child_hints): the replying side's pinned pieces (it is not in
+ * check), its king's safe squares and its castling, each judged once in the
+ * parent with the squares it rests on, per piece that moves (touch). A child
+ * whose move, a normal move or double push, left both its from and to squares
+ * outside touch[its piece] has the same verdict; @valid (PLY__HINT_* bits)
+ * tells the child which verdicts hold.
+ */
+typedef struct ply__hints {
+    ply_bb_t pin_touch[PLY_KING + 1];    /* [piece that moves] */
+    ply_bb_t king_touch[PLY_KING + 1];   /* [piece that moves] */
+    ply_bb_t castle_touch[PLY_KING + 1]; /* [piece that moves] */
+    ply_bb_t pinned;                     /* no checker, these pinned (PLY__HINT_PINS) */
+    ply_bb_t king_safe;                  /* the king's legal steps (PLY__HINT_KING) */
+    int castle_ok; /* rights ply__castle_ok allows (PLY_CASTLE_* bits; PLY__HINT_CASTLE) */
+} ply__hints_t;
+
+enum { PLY__HINT_PINS = 1, PLY__HINT_KING = 2, PLY__HINT_CASTLE = 4 };
+
 typedef struct ply__gen {
     const ply_board_t *b; /* the position (PLY__GEN_CHILDREN plays moves on copies) */
     int us;               /* its side to move (a constant once inlined) */
     ply_move_t *out;      /* next free slot (listing only) */
     int n;                /* moves, or replies, counted */
     ply_stats_t *stats;   /* PLY__GEN_STATS: where the replies' statistics go */
-    /* PLY__GEN_CHILDREN: the replying side's castling, judged once for every
-     * child (ply__castle_hint): the rights ply__castle_ok allows, and the
-     * squares where a move could change that */
-    int castle_ok;
-    ply_bb_t castle_touch[PLY_KING + 1]; /* [piece that moves] */
+    ply__hints_t h;       /* PLY__GEN_CHILDREN, PLY__GEN_STATS: of the replies */
 } ply__gen_t;
 
 /* perft(1) of a child with White (Black) to move, out of line: each
  * PLY__GEN_CHILDREN emit site would otherwise inline a whole counting
  * generator. One function per side: the parent knows the child's side, so
  * the child neither tests it nor carries the other side's code.
- * @castle_hint: -1, or the castling rights (PLY_CASTLE_* bits) of the side to
- * move that ply__castle_ok allows, known by the parent (ply__castle_hint). */
-static int ply__count_white(const ply_board_t *b, int castle_hint);
-static int ply__count_black(const ply_board_t *b, int castle_hint);
+ * @h, @valid: what the parent knows (ply__hints_t); NULL and 0 when nothing. */
+static int ply__count_white(const ply_board_t *b, const ply__hints_t *h, unsigned valid);
+static int ply__count_black(const ply_board_t *b, const ply__hints_t *h, unsigned valid);
 /* The same for the statistics of perft(1) (PLY__GEN_STATS). */
-static void ply__stats_white(const ply_board_t *b, int castle_hint, ply_stats_t *s);
-static void ply__stats_black(const ply_board_t *b, int castle_hint, ply_stats_t *s);
+static void ply__stats_white(const ply_board_t *b, const ply__hints_t *h, unsigned valid,
+                             ply_stats_t *s);
+static void ply__stats_black(const ply_board_t *b, const ply__hints_t *h, unsigned valid,
+                             ply_stats_t *s);
 
 /* The full classification of one leaf (util/stats.h): plays the move. */
 static void ply__classify(const ply_board_t *b, ply_move_t m, ply_stats_t *s);
 
-/* The castling hint for the child that move @m reaches (ply__count_side):
- * the parent's verdict (ply__castle_hint) unless the move touched what it
- * rests on; castling and en passant change more than two squares, and a
- * promotion puts another piece on its square. */
-static PLY__INLINE int ply__child_castle_hint(const ply__gen_t *g, ply_move_t m)
+/* Which of the parent's verdicts (ply__hints_t) hold in the child that move
+ * @m reaches: those whose squares it did not touch. Castling and en passant
+ * change more than two squares, and a promotion puts another piece on its
+ * square: none holds after them. */
+static PLY__INLINE unsigned ply__child_valid(const ply__gen_t *g, ply_move_t m)
 {
-    const int kind = ply_move_kind(m);
-    if (kind != PLY_MOVE_NORMAL && kind != PLY_MOVE_DOUBLE) return -1;
+    const int kind = ply_move_kind(m), piece = ply_move_piece(m);
+    if (kind != PLY_MOVE_NORMAL && kind != PLY_MOVE_DOUBLE) return 0;
     const ply_bb_t moved = ply_bb(ply_move_from(m)) | ply_bb(ply_move_to(m));
-    return moved & g->castle_touch[ply_move_piece(m)] ? -1 : g->castle_ok;
+    return (unsigned)!(moved & g->h.pin_touch[piece]) * PLY__HINT_PINS |
+           (unsigned)!(moved & g->h.king_touch[piece]) * PLY__HINT_KING |
+           (unsigned)!(moved & g->h.castle_touch[piece]) * PLY__HINT_CASTLE;
 }
 
 /* One move. With PLY__GEN_CHILDREN the move's kind and piece are constants
@@ -83,17 +102,17 @@ static PLY__INLINE void ply__emit(ply__gen_t *g, ply_move_t m, const int mode)
     } else if (mode == PLY__GEN_STATS) {
         ply_board_t child = *g->b;
         ply__board_play(&child, m, 0);
-        const int hint = ply__child_castle_hint(g, m);
+        const unsigned valid = ply__child_valid(g, m);
         if (g->us == PLY_WHITE)
-            ply__stats_black(&child, hint, g->stats);
+            ply__stats_black(&child, &g->h, valid, g->stats);
         else
-            ply__stats_white(&child, hint, g->stats);
+            ply__stats_white(&child, &g->h, valid, g->stats);
     } else {
         ply_board_t child = *g->b;
         ply__board_play(&child, m, 0);
-        const int hint = ply__child_castle_hint(g, m);
-        g->n +=
-            g->us == PLY_WHITE ? ply__count_black(&child, hint) : ply__count_white(&child, hint);
+        const unsigned valid = ply__child_valid(g, m);
+        g->n += g->us == PLY_WHITE ? ply__count_black(&child, &g->h, valid)
+                                   : ply__count_white(&child, &g->h, valid);
     }
 }
 
@@ -162,62 +181,141 @@ static PLY__INLINE int ply__castle_ok(const ply_board_t *b, const int us, int ri
     return 1;
 }
 
-/* The castling of side @c in the children of @b, whose side to move is c's
- * enemy, judged once in @b: returns the rights of @c that ply__castle_ok
- * allows in @b, and sets touch[piece] to the squares that verdict rests on
- * for a move of that piece. A child reached by a normal move or double push
- * whose from and to squares are both outside touch[its piece] has the same
- * verdict (its own rights and check still to be tested): a blocked path stays
- * blocked unless a blocker leaves; an open one depends only on its own
- * squares, the slider rays from its king squares up to their first blockers
- * (king and rook lifted), and the squares a knight, pawn or king of the
- * enemy would attack it from, for a move of that piece. */
-static PLY__INLINE int ply__castle_hint(const ply_board_t *b, const int c, ply_bb_t touch[])
+/* 1 when a piece of @them (pieces @enemy, diagonal sliders @bq, orthogonal
+ * @rq) attacks @sq with occupancy @occ: ply_board_attackers as a yes/no,
+ * leaving at the first attacker found, with the sets the counter has. */
+static PLY__INLINE int ply__attacked(const ply_board_t *b, int sq, const int them, ply_bb_t enemy,
+                                     ply_bb_t bq, ply_bb_t rq, ply_bb_t occ)
 {
+    const ply_bb_t *p = b->pieces;
+    if (enemy & ((ply__pawn_attacks[them ^ 1][sq] & p[PLY_PAWN]) |
+                 (ply__knight_attacks[sq] & p[PLY_KNIGHT]) | (ply__king_attacks[sq] & p[PLY_KING])))
+        return 1;
+    if (!((ply__bishop_rays[sq] & bq) | (ply__rook_rays[sq] & rq))) return 0;
+    return ((ply_bishop_attacks(sq, occ) & bq) | (ply_rook_attacks(sq, occ) & rq)) != 0;
+}
+
+/* The pieces giving check to the king of @us (on @ksq) and, in *@pinned, its
+ * pinned pieces, in one pass: the slider lookups from the king see through own
+ * pieces (occupancy: the enemy's only), so a sniper with nothing between is a
+ * checker and one with a single (own) piece between pins it. @occ: both sides;
+ * @bq, @rq: the enemy's diagonal and orthogonal sliders. Shared by the node and
+ * statistics counters. */
+static PLY__INLINE ply_bb_t ply__checkers_pins(const ply_board_t *b, const int us, int ksq,
+                                               ply_bb_t occ, ply_bb_t bq, ply_bb_t rq,
+                                               ply_bb_t *pinned)
+{
+    const ply_bb_t *p = b->pieces, enemy = b->colour[us ^ 1];
+    ply_bb_t checkers = enemy & ((ply__knight_attacks[ksq] & p[PLY_KNIGHT]) |
+                                 (ply__pawn_attacks[us][ksq] & p[PLY_PAWN]));
+    ply_bb_t snipers = 0, pins = 0;
+    if (ply__rook_rays[ksq] & rq) snipers |= ply_rook_attacks(ksq, enemy) & rq;
+    if (ply__bishop_rays[ksq] & bq) snipers |= ply_bishop_attacks(ksq, enemy) & bq;
+    while (snipers) {
+        const int s = ply_pop_lsb(&snipers);
+        const ply_bb_t between = ply__between[ksq][s] & occ;
+        if (!between)
+            checkers |= ply_bb(s);
+        else if (!ply_more_than_one(between))
+            pins |= between;
+    }
+    *pinned = pins;
+    return checkers;
+}
+
+/* Fills @h for the children of @b, whose side to move is the enemy of @c:
+ * the replies' verdicts and the squares each rests on (ply__hints_t).
+ *  - pins: the lines from c's king through its own pieces up to the first
+ *    enemy piece (an enemy slider beyond that one is blocked), and the squares
+ *    an enemy knight or pawn would check from; c is not in check in @b;
+ *  - king: every square the king could step to, each with its slider rays up
+ *    to the first blocker (king lifted) and the squares an enemy knight, pawn
+ *    or king would attack it from; and the king's neighbours themselves (a
+ *    capture there adds a square);
+ *  - castling: a blocked path stays blocked unless a blocker leaves; an open
+ *    one depends on its own squares, the slider rays from its king squares up
+ *    to their first blockers (king and rook lifted), and the squares an enemy
+ *    leaper would attack it from. */
+static PLY__INLINE void ply__child_hints(const ply_board_t *b, const int c, ply__hints_t *h)
+{
+    const ply_bb_t *p = b->pieces, foe = b->colour[c ^ 1], own = b->colour[c];
+    const ply_bb_t occ = own | foe;
+    const ply_bb_t bq = foe & (p[PLY_BISHOP] | p[PLY_QUEEN]);
+    const ply_bb_t rq = foe & (p[PLY_ROOK] | p[PLY_QUEEN]);
+    const int ksq = b->king[c];
+
+    {
+        const ply_bb_t rl = ply_rook_attacks(ksq, foe), bl = ply_bishop_attacks(ksq, foe);
+        ply_bb_t pinned = 0;
+        for (ply_bb_t snipers = (rl & rq) | (bl & bq); snipers;) {
+            const ply_bb_t between = ply__between[ksq][ply_pop_lsb(&snipers)] & occ;
+            if (!ply_more_than_one(between)) pinned |= between;
+        }
+        h->pinned = pinned;
+        const ply_bb_t lines = rl | bl;
+        for (int t = PLY_PAWN; t <= PLY_KING; t++) h->pin_touch[t] = lines;
+        h->pin_touch[PLY_PAWN] |= ply__pawn_attacks[c][ksq];
+        h->pin_touch[PLY_KNIGHT] |= ply__knight_attacks[ksq];
+    }
+    {
+        const ply_bb_t occ_no_king = occ ^ ply_bb(ksq);
+        ply_bb_t rays = ply__king_attacks[ksq], knights = 0, pawns = 0, kings = 0, safe = 0;
+        for (ply_bb_t t = ply__king_attacks[ksq] & ~own; t;) {
+            const int sq = ply_pop_lsb(&t);
+            rays |= ply_bishop_attacks(sq, occ_no_king) | ply_rook_attacks(sq, occ_no_king);
+            knights |= ply__knight_attacks[sq];
+            pawns |= ply__pawn_attacks[c][sq];
+            kings |= ply__king_attacks[sq];
+            if (!ply__attacked(b, sq, c ^ 1, foe, bq, rq, occ_no_king)) safe |= ply_bb(sq);
+        }
+        h->king_safe = safe;
+        for (int t = PLY_PAWN; t <= PLY_KING; t++) h->king_touch[t] = rays;
+        h->king_touch[PLY_PAWN] |= pawns;
+        h->king_touch[PLY_KNIGHT] |= knights;
+        h->king_touch[PLY_KING] |= kings;
+    }
+
     const int held = b->castling & (c == PLY_WHITE ? 3 : 12);
     int ok = 0;
     ply_bb_t t = 0, knights = 0, pawns = 0, kings = 0;
-    if (held) {
-        const ply_bb_t *p = b->pieces, foe = b->colour[c ^ 1];
-        const ply_bb_t occ = b->colour[0] | b->colour[1];
-        const ply_bb_t bq = foe & (p[PLY_BISHOP] | p[PLY_QUEEN]);
-        const ply_bb_t rq = foe & (p[PLY_ROOK] | p[PLY_QUEEN]);
-        const int ksq = b->king[c];
-        for (int side = 0; side < 2; side++) {
-            const int right = c * 2 + side;
-            if (!(held & (1 << right))) continue;
-            const int rsq = b->castle_rook[right];
-            const ply__castle_path_t *cp = &ply__castle_paths[c][PLY_FILE(ksq)][PLY_FILE(rsq)];
-            if (occ & cp->empty) {
-                t |= occ & cp->empty;
-                continue;
-            }
-            t |= cp->empty;
-            knights |= cp->knights;
-            pawns |= cp->pawns;
-            kings |= cp->kings;
-            const ply_bb_t occ2 = occ ^ ply_bb(ksq) ^ ply_bb(rsq);
-            for (ply_bb_t path = cp->king_path; path;) {
-                const int sq = ply_pop_lsb(&path);
-                t |= ply_bishop_attacks(sq, occ2) | ply_rook_attacks(sq, occ2);
-            }
-            ok |= ply__castle_ok(b, c, right, ksq, occ, bq, rq) << right;
+    for (int side = 0; held && side < 2; side++) {
+        const int right = c * 2 + side;
+        if (!(held & (1 << right))) continue;
+        const int rsq = b->castle_rook[right];
+        const ply__castle_path_t *cp = &ply__castle_paths[c][PLY_FILE(ksq)][PLY_FILE(rsq)];
+        if (occ & cp->empty) {
+            t |= occ & cp->empty;
+            continue;
         }
+        t |= cp->empty;
+        knights |= cp->knights;
+        pawns |= cp->pawns;
+        kings |= cp->kings;
+        const ply_bb_t occ2 = occ ^ ply_bb(ksq) ^ ply_bb(rsq);
+        for (ply_bb_t path = cp->king_path; path;) {
+            const int sq = ply_pop_lsb(&path);
+            t |= ply_bishop_attacks(sq, occ2) | ply_rook_attacks(sq, occ2);
+        }
+        ok |= ply__castle_ok(b, c, right, ksq, occ, bq, rq) << right;
     }
-    touch[PLY_PAWN] = t | pawns;
-    touch[PLY_KNIGHT] = t | knights;
-    touch[PLY_BISHOP] = touch[PLY_ROOK] = touch[PLY_QUEEN] = t;
-    touch[PLY_KING] = t | kings;
-    return ok;
+    h->castle_ok = ok;
+    for (int k = PLY_PAWN; k <= PLY_KING; k++) h->castle_touch[k] = t;
+    h->castle_touch[PLY_PAWN] |= pawns;
+    h->castle_touch[PLY_KNIGHT] |= knights;
+    h->castle_touch[PLY_KING] |= kings;
 }
 
 static PLY__INLINE int ply__generate_side(const ply_board_t *b, ply_move_t *out, const int mode,
                                           const int us)
 {
-    ply__gen_t g = {b, us, out, 0, NULL, 0, {0}};
+    ply__gen_t g;
+    g.b = b;
+    g.us = us;
+    g.out = out;
+    g.n = 0;
+    g.stats = NULL;
     const int them = us ^ 1, ksq = b->king[us];
-    if (mode == PLY__GEN_CHILDREN || mode == PLY__GEN_STATS)
-        g.castle_ok = ply__castle_hint(b, them, g.castle_touch);
+    if (mode == PLY__GEN_CHILDREN || mode == PLY__GEN_STATS) ply__child_hints(b, them, &g.h);
     const ply_bb_t own = b->colour[us], enemy = b->colour[them], occ = own | enemy;
     /* PLY__GEN_NOISY: only captures land anywhere but the last rank (a constant mask) */
     const int noisy = mode == PLY__GEN_NOISY;
@@ -382,66 +480,33 @@ static PLY__INLINE int ply__generate_side(const ply_board_t *b, ply_move_t *out,
  *    diagonal has no orthogonal move on that line, and vice versa);
  *  - castling: the enemy's leapers tested against the whole king path with
  *    one mask each, sliders looked up only when one stands on a ray of the
- *    path (ply__castle_ok); in perft(2) the parent judges it once for all its
- *    children (ply__castle_hint) and each child whose move did not touch
- *    what that verdict rests on takes it as it is.
+ *    path (ply__castle_ok);
+ *  - in perft(2), pins, king squares and castling come from the parent when
+ *    it could judge them for this child (ply__child_hints): most moves touch
+ *    none of the squares they rest on.
  * Must count exactly what ply__generate_side lists (tests/unit/test_board.c
  * compares the two; every perft suite checks the counts).
  */
-/* 1 when a piece of @them (pieces @enemy, diagonal sliders @bq, orthogonal
- * @rq) attacks @sq with occupancy @occ: ply_board_attackers as a yes/no,
- * leaving at the first attacker found, with the sets the counter has. */
-static PLY__INLINE int ply__attacked(const ply_board_t *b, int sq, const int them, ply_bb_t enemy,
-                                     ply_bb_t bq, ply_bb_t rq, ply_bb_t occ)
-{
-    const ply_bb_t *p = b->pieces;
-    if (enemy & ((ply__pawn_attacks[them ^ 1][sq] & p[PLY_PAWN]) |
-                 (ply__knight_attacks[sq] & p[PLY_KNIGHT]) | (ply__king_attacks[sq] & p[PLY_KING])))
-        return 1;
-    if (!((ply__bishop_rays[sq] & bq) | (ply__rook_rays[sq] & rq))) return 0;
-    return ((ply_bishop_attacks(sq, occ) & bq) | (ply_rook_attacks(sq, occ) & rq)) != 0;
-}
-
-/* The pieces giving check to the king of @us (on @ksq) and, in *@pinned, its
- * pinned pieces, in one pass: the slider lookups from the king see through own
- * pieces (occupancy: the enemy's only), so a sniper with nothing between is a
- * checker and one with a single (own) piece between pins it. @occ: both sides;
- * @bq, @rq: the enemy's diagonal and orthogonal sliders. Shared by the node and
- * statistics counters. */
-static PLY__INLINE ply_bb_t ply__checkers_pins(const ply_board_t *b, const int us, int ksq,
-                                               ply_bb_t occ, ply_bb_t bq, ply_bb_t rq,
-                                               ply_bb_t *pinned)
-{
-    const ply_bb_t *p = b->pieces, enemy = b->colour[us ^ 1];
-    ply_bb_t checkers = enemy & ((ply__knight_attacks[ksq] & p[PLY_KNIGHT]) |
-                                 (ply__pawn_attacks[us][ksq] & p[PLY_PAWN]));
-    ply_bb_t snipers = 0, pins = 0;
-    if (ply__rook_rays[ksq] & rq) snipers |= ply_rook_attacks(ksq, enemy) & rq;
-    if (ply__bishop_rays[ksq] & bq) snipers |= ply_bishop_attacks(ksq, enemy) & bq;
-    while (snipers) {
-        const int s = ply_pop_lsb(&snipers);
-        const ply_bb_t between = ply__between[ksq][s] & occ;
-        if (!between)
-            checkers |= ply_bb(s);
-        else if (!ply_more_than_one(between))
-            pins |= between;
-    }
-    *pinned = pins;
-    return checkers;
-}
-
-static PLY__INLINE int ply__count_side(const ply_board_t *b, const int us, int castle_hint)
+static PLY__INLINE int ply__count_side(const ply_board_t *b, const int us, const ply__hints_t *h,
+                                       unsigned valid)
 {
     const int them = us ^ 1, ksq = b->king[us];
     const ply_bb_t *p = b->pieces;
     const ply_bb_t own = b->colour[us], enemy = b->colour[them], occ = own | enemy;
     const ply_bb_t enemy_rq = enemy & (p[PLY_ROOK] | p[PLY_QUEEN]);
     const ply_bb_t enemy_bq = enemy & (p[PLY_BISHOP] | p[PLY_QUEEN]);
-    ply_bb_t pinned;
-    const ply_bb_t checkers = ply__checkers_pins(b, us, ksq, occ, enemy_bq, enemy_rq, &pinned);
+    ply_bb_t pinned, checkers;
+    if (valid & PLY__HINT_PINS) {
+        checkers = 0;
+        pinned = h->pinned;
+    } else {
+        checkers = ply__checkers_pins(b, us, ksq, occ, enemy_bq, enemy_rq, &pinned);
+    }
     int n = 0;
 
-    {
+    if (valid & PLY__HINT_KING) {
+        n = ply_popcount(h->king_safe);
+    } else {
         const ply_bb_t to = ply__king_attacks[ksq] & ~own, occ_no_king = occ ^ ply_bb(ksq);
         for (ply_bb_t t = to; t;)
             n += !ply__attacked(b, ply_pop_lsb(&t), them, enemy, enemy_bq, enemy_rq, occ_no_king);
@@ -522,7 +587,8 @@ static PLY__INLINE int ply__count_side(const ply_board_t *b, const int us, int c
     /* Castling, as in ply__generate_side (the king and rook are lifted), or
      * as the parent judged it. */
     if (!checkers && (b->castling & (us == PLY_WHITE ? 3 : 12))) {
-        if (castle_hint >= 0) return n + ply_popcount((ply_bb_t)(castle_hint & b->castling));
+        if (valid & PLY__HINT_CASTLE)
+            return n + ply_popcount((ply_bb_t)(h->castle_ok & b->castling));
         for (int side = 0; side < 2; side++) {
             const int right = us * 2 + side;
             if (!(b->castling & (1 << right))) continue;
@@ -543,20 +609,22 @@ static PLY__INLINE int ply__count_side(const ply_board_t *b, const int us, int c
 static PLY__INLINE int ply__generate(const ply_board_t *b, ply_move_t *out, const int mode)
 {
     if (mode == PLY__GEN_COUNT)
-        return b->side == PLY_WHITE ? ply__count_side(b, PLY_WHITE, -1)
-                                    : ply__count_side(b, PLY_BLACK, -1);
+        return b->side == PLY_WHITE ? ply__count_side(b, PLY_WHITE, NULL, 0)
+                                    : ply__count_side(b, PLY_BLACK, NULL, 0);
     return b->side == PLY_WHITE ? ply__generate_side(b, out, mode, PLY_WHITE)
                                 : ply__generate_side(b, out, mode, PLY_BLACK);
 }
 
-static __attribute__((noinline, unused)) int ply__count_white(const ply_board_t *b, int castle_hint)
+static __attribute__((noinline, unused)) int ply__count_white(const ply_board_t *b,
+                                                              const ply__hints_t *h, unsigned valid)
 {
-    return ply__count_side(b, PLY_WHITE, castle_hint);
+    return ply__count_side(b, PLY_WHITE, h, valid);
 }
 
-static __attribute__((noinline, unused)) int ply__count_black(const ply_board_t *b, int castle_hint)
+static __attribute__((noinline, unused)) int ply__count_black(const ply_board_t *b,
+                                                              const ply__hints_t *h, unsigned valid)
 {
-    return ply__count_side(b, PLY_BLACK, castle_hint);
+    return ply__count_side(b, PLY_BLACK, h, valid);
 }
 
 /*
@@ -628,8 +696,8 @@ static __attribute__((noinline, unused)) void ply__stats_check(const ply_board_t
     if (mate && nchk == 1) {
         ply_board_t child = *b;
         ply_board_play_nokey(&child, m);
-        mate = (child.side == PLY_WHITE ? ply__count_white(&child, -1)
-                                        : ply__count_black(&child, -1)) == 0;
+        mate = (child.side == PLY_WHITE ? ply__count_white(&child, NULL, 0)
+                                        : ply__count_black(&child, NULL, 0)) == 0;
     }
     /* util/stats.h's order: direct, single discovered, direct discovered,
      * double discovered; the mates five counters after the checks. */
@@ -720,16 +788,21 @@ static PLY__INLINE void ply__stats_promos(const ply__stats_gen_t *g, ply_bb_t to
     }
 }
 
-static PLY__INLINE void ply__stats_side(const ply_board_t *b, const int us, int castle_hint,
-                                        ply_stats_t *s)
+static PLY__INLINE void ply__stats_side(const ply_board_t *b, const int us, const ply__hints_t *h,
+                                        unsigned valid, ply_stats_t *s)
 {
     const int them = us ^ 1, ksq = b->king[us];
     const ply_bb_t *p = b->pieces;
     const ply_bb_t own = b->colour[us], enemy = b->colour[them], occ = own | enemy;
     const ply_bb_t enemy_rq = enemy & (p[PLY_ROOK] | p[PLY_QUEEN]);
     const ply_bb_t enemy_bq = enemy & (p[PLY_BISHOP] | p[PLY_QUEEN]);
-    ply_bb_t pinned;
-    const ply_bb_t checkers = ply__checkers_pins(b, us, ksq, occ, enemy_bq, enemy_rq, &pinned);
+    ply_bb_t pinned, checkers;
+    if (valid & PLY__HINT_PINS) {
+        checkers = 0;
+        pinned = h->pinned;
+    } else {
+        checkers = ply__checkers_pins(b, us, ksq, occ, enemy_bq, enemy_rq, &pinned);
+    }
 
     /* Check squares and discoverers, as seen from the enemy king. */
     ply__stats_gen_t g;
@@ -757,11 +830,15 @@ static PLY__INLINE void ply__stats_side(const ply_board_t *b, const int us, int 
 
     {
         ply_bb_t safe = 0;
-        const ply_bb_t occ_no_king = occ ^ ply_bb(ksq);
-        for (ply_bb_t t = ply__king_attacks[ksq] & ~own; t;) {
-            const int sq = ply_pop_lsb(&t);
-            if (!ply__attacked(b, sq, them, enemy, enemy_bq, enemy_rq, occ_no_king))
-                safe |= ply_bb(sq);
+        if (valid & PLY__HINT_KING) {
+            safe = h->king_safe;
+        } else {
+            const ply_bb_t occ_no_king = occ ^ ply_bb(ksq);
+            for (ply_bb_t t = ply__king_attacks[ksq] & ~own; t;) {
+                const int sq = ply_pop_lsb(&t);
+                if (!ply__attacked(b, sq, them, enemy, enemy_bq, enemy_rq, occ_no_king))
+                    safe |= ply_bb(sq);
+            }
         }
         ply__stats_set(&g, ksq, safe, PLY_KING, &nodes, &caps);
     }
@@ -859,8 +936,9 @@ static PLY__INLINE void ply__stats_side(const ply_board_t *b, const int us, int 
                 const int right = us * 2 + side;
                 if (!(b->castling & (1 << right))) continue;
                 const int rsq = b->castle_rook[right];
-                if (castle_hint >= 0 ? !(castle_hint & (1 << right))
-                                     : !ply__castle_ok(b, us, right, ksq, occ, enemy_bq, enemy_rq))
+                if ((valid & PLY__HINT_CASTLE)
+                        ? !(h->castle_ok & (1 << right))
+                        : !ply__castle_ok(b, us, right, ksq, occ, enemy_bq, enemy_rq))
                     continue;
                 /* Only a slider can check after castling (the rook, or one the
                  * king or rook uncovered): without one, it is counted here. */
@@ -883,16 +961,16 @@ static PLY__INLINE void ply__stats_side(const ply_board_t *b, const int us, int 
     s->v[PLY_STAT_captures] += caps;
 }
 
-static __attribute__((noinline, unused)) void ply__stats_white(const ply_board_t *b,
-                                                               int castle_hint, ply_stats_t *s)
+static __attribute__((noinline, unused)) void
+ply__stats_white(const ply_board_t *b, const ply__hints_t *h, unsigned valid, ply_stats_t *s)
 {
-    ply__stats_side(b, PLY_WHITE, castle_hint, s);
+    ply__stats_side(b, PLY_WHITE, h, valid, s);
 }
 
-static __attribute__((noinline, unused)) void ply__stats_black(const ply_board_t *b,
-                                                               int castle_hint, ply_stats_t *s)
+static __attribute__((noinline, unused)) void
+ply__stats_black(const ply_board_t *b, const ply__hints_t *h, unsigned valid, ply_stats_t *s)
 {
-    ply__stats_side(b, PLY_BLACK, castle_hint, s);
+    ply__stats_side(b, PLY_BLACK, h, valid, s);
 }
 
 /*
@@ -905,9 +983,9 @@ static PLY__INLINE void ply__generate_stats(const ply_board_t *b, int depth, ply
     if (depth == 2)
         ply__generate(b, (ply_move_t *)s, PLY__GEN_STATS);
     else if (b->side == PLY_WHITE)
-        ply__stats_white(b, -1, s);
+        ply__stats_white(b, NULL, 0, s);
     else
-        ply__stats_black(b, -1, s);
+        ply__stats_black(b, NULL, 0, s);
 }
 
 static __attribute__((noinline, unused)) void ply__classify(const ply_board_t *b, ply_move_t m,

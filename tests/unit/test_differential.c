@@ -126,6 +126,13 @@ static int play_games(const char *fen, int chess960, int games, int plies)
                 uint64_t nb = board_perft(&b, 3), na = ply_arb_perft(&p, 3);
                 if (nb != na) fail_msg("%s: perft(3) board %llu, arbiter %llu", fen_b,
                                        (unsigned long long)nb, (unsigned long long)na);
+                /* and the perft kernel's, whose perft(2) nodes judge their
+                 * children's pins, king squares and castling once for all
+                 * of them (movegen_body.h, ply__child_hints) */
+                uint64_t nk = 0;
+                assert_int_equal(ply_perft(&b, 3, NULL, &nk), 0);
+                if (nk != na) fail_msg("%s: perft(3) kernel %llu, arbiter %llu", fen_b,
+                                       (unsigned long long)nk, (unsigned long long)na);
                 /* and the fifteen statistics of perft(2): the fast engine
                  * classifies most leaves without playing them, the arbiter
                  * plays every one */

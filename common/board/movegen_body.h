@@ -68,11 +68,19 @@ typedef struct ply__gen {
  * @h, @valid: what the parent knows (ply__hints_t); NULL and 0 when nothing. */
 static int ply__count_white(const ply_board_t *b, const ply__hints_t *h, unsigned valid);
 static int ply__count_black(const ply_board_t *b, const ply__hints_t *h, unsigned valid);
+/* The same when the pins and king verdicts hold (the common case): compiled
+ * without the code that computes them. */
+static int ply__count_white_hinted(const ply_board_t *b, const ply__hints_t *h, unsigned valid);
+static int ply__count_black_hinted(const ply_board_t *b, const ply__hints_t *h, unsigned valid);
 /* The same for the statistics of perft(1) (PLY__GEN_STATS). */
 static void ply__stats_white(const ply_board_t *b, const ply__hints_t *h, unsigned valid,
                              ply_stats_t *s);
 static void ply__stats_black(const ply_board_t *b, const ply__hints_t *h, unsigned valid,
                              ply_stats_t *s);
+static void ply__stats_white_hinted(const ply_board_t *b, const ply__hints_t *h, unsigned valid,
+                                    ply_stats_t *s);
+static void ply__stats_black_hinted(const ply_board_t *b, const ply__hints_t *h, unsigned valid,
+                                    ply_stats_t *s);
 
 /* The full classification of one leaf (util/stats.h): plays the move. */
 static void ply__classify(const ply_board_t *b, ply_move_t m, ply_stats_t *s);
@@ -103,16 +111,26 @@ static PLY__INLINE void ply__emit(ply__gen_t *g, ply_move_t m, const int mode)
         ply_board_t child = *g->b;
         ply__board_play(&child, m, 0);
         const unsigned valid = ply__child_valid(g, m);
-        if (g->us == PLY_WHITE)
+        if ((valid & (PLY__HINT_PINS | PLY__HINT_KING)) == (PLY__HINT_PINS | PLY__HINT_KING)) {
+            if (g->us == PLY_WHITE)
+                ply__stats_black_hinted(&child, &g->h, valid, g->stats);
+            else
+                ply__stats_white_hinted(&child, &g->h, valid, g->stats);
+        } else if (g->us == PLY_WHITE) {
             ply__stats_black(&child, &g->h, valid, g->stats);
-        else
+        } else {
             ply__stats_white(&child, &g->h, valid, g->stats);
+        }
     } else {
         ply_board_t child = *g->b;
         ply__board_play(&child, m, 0);
         const unsigned valid = ply__child_valid(g, m);
-        g->n += g->us == PLY_WHITE ? ply__count_black(&child, &g->h, valid)
-                                   : ply__count_white(&child, &g->h, valid);
+        if ((valid & (PLY__HINT_PINS | PLY__HINT_KING)) == (PLY__HINT_PINS | PLY__HINT_KING))
+            g->n += g->us == PLY_WHITE ? ply__count_black_hinted(&child, &g->h, valid)
+                                       : ply__count_white_hinted(&child, &g->h, valid);
+        else
+            g->n += g->us == PLY_WHITE ? ply__count_black(&child, &g->h, valid)
+                                       : ply__count_white(&child, &g->h, valid);
     }
 }
 
@@ -627,6 +645,18 @@ static __attribute__((noinline, unused)) int ply__count_black(const ply_board_t 
     return ply__count_side(b, PLY_BLACK, h, valid);
 }
 
+static __attribute__((noinline, unused)) int
+ply__count_white_hinted(const ply_board_t *b, const ply__hints_t *h, unsigned valid)
+{
+    return ply__count_side(b, PLY_WHITE, h, valid | PLY__HINT_PINS | PLY__HINT_KING);
+}
+
+static __attribute__((noinline, unused)) int
+ply__count_black_hinted(const ply_board_t *b, const ply__hints_t *h, unsigned valid)
+{
+    return ply__count_side(b, PLY_BLACK, h, valid | PLY__HINT_PINS | PLY__HINT_KING);
+}
+
 /*
  * The statistics kernel: perft(1) of a position with its fifteen statistics
  * (util/stats.h), for one side to move (a constant). Built like
@@ -971,6 +1001,18 @@ static __attribute__((noinline, unused)) void
 ply__stats_black(const ply_board_t *b, const ply__hints_t *h, unsigned valid, ply_stats_t *s)
 {
     ply__stats_side(b, PLY_BLACK, h, valid, s);
+}
+
+static __attribute__((noinline, unused)) void
+ply__stats_white_hinted(const ply_board_t *b, const ply__hints_t *h, unsigned valid, ply_stats_t *s)
+{
+    ply__stats_side(b, PLY_WHITE, h, valid | PLY__HINT_PINS | PLY__HINT_KING, s);
+}
+
+static __attribute__((noinline, unused)) void
+ply__stats_black_hinted(const ply_board_t *b, const ply__hints_t *h, unsigned valid, ply_stats_t *s)
+{
+    ply__stats_side(b, PLY_BLACK, h, valid | PLY__HINT_PINS | PLY__HINT_KING, s);
 }
 
 /*

@@ -11,7 +11,10 @@
  * line" (pinned pieces). Double check skips straight to the king. When
  * listing, every "emit" writes moves. Counting (perft(1), the leaves of
  * perft) has its own, leaner body, ply__count_side, out of line once per
- * side (ply__count_white, ply__count_black).
+ * side (ply__count_white, ply__count_black). A perft(2) node judges once
+ * what most of its children's counts would otherwise each recompute (their
+ * pins, king squares and castling: ply__child_hints) and hands each child
+ * the verdicts its move left standing.
  */
 #ifndef PLY_BOARD_MOVEGEN_BODY_H
 #define PLY_BOARD_MOVEGEN_BODY_H

@@ -257,6 +257,18 @@ static PLY__INLINE ply_bb_t ply__checkers_pins(const ply_board_t *b, const int u
  *    one depends on its own squares, the slider rays from its king squares up
  *    to their first blockers (king and rook lifted), and the squares an enemy
  *    leaper would attack it from. */
+/* touch[piece] for a verdict: @all for every moving piece, and for a pawn,
+ * knight or king also the squares from which one would attack what the
+ * verdict rests on. */
+static PLY__INLINE void ply__touch_set(ply_bb_t touch[], ply_bb_t all, ply_bb_t pawns,
+                                       ply_bb_t knights, ply_bb_t kings)
+{
+    touch[PLY_PAWN] = all | pawns;
+    touch[PLY_KNIGHT] = all | knights;
+    touch[PLY_BISHOP] = touch[PLY_ROOK] = touch[PLY_QUEEN] = all;
+    touch[PLY_KING] = all | kings;
+}
+
 static PLY__INLINE void ply__child_hints(const ply_board_t *b, const int c, ply__hints_t *h)
 {
     const ply_bb_t *p = b->pieces, foe = b->colour[c ^ 1], own = b->colour[c];
@@ -273,10 +285,8 @@ static PLY__INLINE void ply__child_hints(const ply_board_t *b, const int c, ply_
             if (!ply_more_than_one(between)) pinned |= between;
         }
         h->pinned = pinned;
-        const ply_bb_t lines = rl | bl;
-        for (int t = PLY_PAWN; t <= PLY_KING; t++) h->pin_touch[t] = lines;
-        h->pin_touch[PLY_PAWN] |= ply__pawn_attacks[c][ksq];
-        h->pin_touch[PLY_KNIGHT] |= ply__knight_attacks[ksq];
+        ply__touch_set(h->pin_touch, rl | bl, ply__pawn_attacks[c][ksq], ply__knight_attacks[ksq],
+                       0);
     }
     {
         const ply_bb_t occ_no_king = occ ^ ply_bb(ksq);
@@ -290,40 +300,34 @@ static PLY__INLINE void ply__child_hints(const ply_board_t *b, const int c, ply_
             if (!ply__attacked(b, sq, c ^ 1, foe, bq, rq, occ_no_king)) safe |= ply_bb(sq);
         }
         h->king_safe = safe;
-        for (int t = PLY_PAWN; t <= PLY_KING; t++) h->king_touch[t] = rays;
-        h->king_touch[PLY_PAWN] |= pawns;
-        h->king_touch[PLY_KNIGHT] |= knights;
-        h->king_touch[PLY_KING] |= kings;
+        ply__touch_set(h->king_touch, rays, pawns, knights, kings);
     }
 
     const int held = b->castling & (c == PLY_WHITE ? 3 : 12);
     int ok = 0;
-    ply_bb_t t = 0, knights = 0, pawns = 0, kings = 0;
+    ply_bb_t paths = 0, knights = 0, pawns = 0, kings = 0;
     for (int side = 0; held && side < 2; side++) {
         const int right = c * 2 + side;
         if (!(held & (1 << right))) continue;
         const int rsq = b->castle_rook[right];
         const ply__castle_path_t *cp = &ply__castle_paths[c][PLY_FILE(ksq)][PLY_FILE(rsq)];
         if (occ & cp->empty) {
-            t |= occ & cp->empty;
+            paths |= occ & cp->empty;
             continue;
         }
-        t |= cp->empty;
+        paths |= cp->empty;
         knights |= cp->knights;
         pawns |= cp->pawns;
         kings |= cp->kings;
         const ply_bb_t occ2 = occ ^ ply_bb(ksq) ^ ply_bb(rsq);
         for (ply_bb_t path = cp->king_path; path;) {
             const int sq = ply_pop_lsb(&path);
-            t |= ply_bishop_attacks(sq, occ2) | ply_rook_attacks(sq, occ2);
+            paths |= ply_bishop_attacks(sq, occ2) | ply_rook_attacks(sq, occ2);
         }
         ok |= ply__castle_ok(b, c, right, ksq, occ, bq, rq) << right;
     }
     h->castle_ok = ok;
-    for (int k = PLY_PAWN; k <= PLY_KING; k++) h->castle_touch[k] = t;
-    h->castle_touch[PLY_PAWN] |= pawns;
-    h->castle_touch[PLY_KNIGHT] |= knights;
-    h->castle_touch[PLY_KING] |= kings;
+    ply__touch_set(h->castle_touch, paths, pawns, knights, kings);
 }
 
 static PLY__INLINE int ply__generate_side(const ply_board_t *b, ply_move_t *out, const int mode,

@@ -44,13 +44,15 @@ sf_perft() { # fen depth hash
 }
 median() { tr ' ' '\n' | grep . | sort -n | awk '{a[NR]=$1} END {if (NR%2) print a[(NR+1)/2]; else print int((a[NR/2]+a[NR/2+1])/2)}'; }
 
-row() { # name want ply-function reference-function label [rounds]
+row() { # name want ply-function reference-function label [rounds [warm-up-function]]
     case " $ROWS " in *" $1 "*) ;; *) return 0 ;; esac
-    name=$1 want=$2 a=$3 b=$4 ta="" tb="" tc="" i=0 n=${6:-$ROUNDS}
+    name=$1 want=$2 a=$3 b=$4 ta="" tb="" tc="" i=0 n=${6:-$ROUNDS} w=${7:-true}
     while [ "$i" -lt "$n" ]; do
+        $w
         ta="$ta $(timed "$want" "$a")"
+        $w
         tb="$tb $(timed "$want" "$b")"
-        [ -z "$BASE" ] || tc="$tc $(PLY=$BASE; timed "$want" "$a")"
+        [ -z "$BASE" ] || { $w; tc="$tc $(PLY=$BASE; timed "$want" "$a")"; }
         i=$((i + 1))
     done
     ma=$(echo "$ta" | median) mb=$(echo "$tb" | median)
@@ -71,6 +73,11 @@ sf_kiwi6() { sf_perft "$KIWI" 6 16; }
 ply_start7_2t() { "$PLY" perft --fen "$START" -d 7 -t 2 --hash 0; }
 ply_start8_hash() { "$PLY" perft --fen "$START" -d 8 -t 1 --hash "$HASH"; }
 sf_start8() { sf_perft "$START" 8 "$HASH"; }
+# Before each timed run with a table: Stockfish clears a table of the same size, so
+# that every program finds that much memory already backed. On a virtual machine
+# whose host takes back memory the guest has freed, the first program to touch
+# $HASH MiB again otherwise pays for it: 5-6 s of a 12 s ply run here (2026-12-03).
+warm_table() { sf_perft "$START" 1 "$HASH" >/dev/null 2>&1; }
 ply_start7_workers() { "$PLY" perft --fen "$START" -d 7 --workers 2 -t 1 --hash 0; }
 
 echo "# ply vs reference, $(date -u +%Y-%m-%d), $ROUNDS rounds, medians"
@@ -90,5 +97,5 @@ fi
 row raw-1t 3195901860 ply_start7_1t sf_start7 "startpos perft(7), 1 thread, no table"
 row raw-1t 8031647685 ply_kiwi6_1t sf_kiwi6 "kiwipete perft(6), 1 thread, no table"
 row raw-2t 3195901860 ply_start7_2t sf_start7 "startpos perft(7), ply 2 threads"
-row hash-1t 84998978956 ply_start8_hash sf_start8 "startpos perft(8), 1 thread, $HASH MiB" "$HASH_ROUNDS"
+row hash-1t 84998978956 ply_start8_hash sf_start8 "startpos perft(8), 1 thread, $HASH MiB" "$HASH_ROUNDS" warm_table
 row dist 3195901860 ply_start7_workers ply_start7_2t "perft(7): 2 workers x 1 thread vs 2 threads"

@@ -257,6 +257,20 @@ static PLY__INLINE ply_bb_t ply__checkers_pins(const ply_board_t *b, const int u
  *    one depends on its own squares, the slider rays from its king squares up
  *    to their first blockers (king and rook lifted), and the squares an enemy
  *    leaper would attack it from. */
+/* ply__checkers_pins, or the parent's verdict when it holds (PLY__HINT_PINS in
+ * @valid: no checker, h->pinned). */
+static PLY__INLINE ply_bb_t ply__checkers_pins_hinted(const ply_board_t *b, const int us, int ksq,
+                                                      ply_bb_t occ, ply_bb_t bq, ply_bb_t rq,
+                                                      const ply__hints_t *h, unsigned valid,
+                                                      ply_bb_t *pinned)
+{
+    if (valid & PLY__HINT_PINS) {
+        *pinned = h->pinned;
+        return 0;
+    }
+    return ply__checkers_pins(b, us, ksq, occ, bq, rq, pinned);
+}
+
 /* touch[piece] for a verdict: @all for every moving piece, and for a pawn,
  * knight or king also the squares from which one would attack what the
  * verdict rests on. */
@@ -520,13 +534,9 @@ static PLY__INLINE int ply__count_side(const ply_board_t *b, const int us, const
     const ply_bb_t own = b->colour[us], enemy = b->colour[them], occ = own | enemy;
     const ply_bb_t enemy_rq = enemy & (p[PLY_ROOK] | p[PLY_QUEEN]);
     const ply_bb_t enemy_bq = enemy & (p[PLY_BISHOP] | p[PLY_QUEEN]);
-    ply_bb_t pinned, checkers;
-    if (valid & PLY__HINT_PINS) {
-        checkers = 0;
-        pinned = h->pinned;
-    } else {
-        checkers = ply__checkers_pins(b, us, ksq, occ, enemy_bq, enemy_rq, &pinned);
-    }
+    ply_bb_t pinned;
+    const ply_bb_t checkers =
+        ply__checkers_pins_hinted(b, us, ksq, occ, enemy_bq, enemy_rq, h, valid, &pinned);
     int n = 0;
 
     if (valid & PLY__HINT_KING) {
@@ -833,13 +843,9 @@ static PLY__INLINE void ply__stats_side(const ply_board_t *b, const int us, cons
     const ply_bb_t own = b->colour[us], enemy = b->colour[them], occ = own | enemy;
     const ply_bb_t enemy_rq = enemy & (p[PLY_ROOK] | p[PLY_QUEEN]);
     const ply_bb_t enemy_bq = enemy & (p[PLY_BISHOP] | p[PLY_QUEEN]);
-    ply_bb_t pinned, checkers;
-    if (valid & PLY__HINT_PINS) {
-        checkers = 0;
-        pinned = h->pinned;
-    } else {
-        checkers = ply__checkers_pins(b, us, ksq, occ, enemy_bq, enemy_rq, &pinned);
-    }
+    ply_bb_t pinned;
+    const ply_bb_t checkers =
+        ply__checkers_pins_hinted(b, us, ksq, occ, enemy_bq, enemy_rq, h, valid, &pinned);
 
     /* Check squares and discoverers, as seen from the enemy king. */
     ply__stats_gen_t g;

@@ -9,7 +9,7 @@
  *   perft_stats  the fifteen statistics, with or without the table.
  * The last ply is always counted without playing it: by popcount, nodes
  * and statistics alike; for statistics only the checking moves are played
- * (to test mate), and the rare en passant, castling and promotions.
+ * (to test mate), the rare en passant, and a castling or promotion that checks.
  *
  * Include once per translation unit, then define the kernel table with
  * PLY__PERFT_KERNEL(name).

@@ -523,11 +523,14 @@ static PLY__INLINE int ply__generate_side(const ply_board_t *b, ply_move_t *out,
  *  - in perft(2), pins, king squares and castling come from the parent when
  *    it could judge them for this child (ply__child_hints): most moves touch
  *    none of the squares they rest on.
+ * With @any (a constant) it stops at the first group of moves (king,
+ * pawns, knights) that has one: a nonzero result then only says that there
+ * is a legal move (ply__has_move).
  * Must count exactly what ply__generate_side lists (tests/unit/test_board.c
  * compares the two; every perft suite checks the counts).
  */
 static PLY__INLINE int ply__count_side(const ply_board_t *b, const int us, const ply__hints_t *h,
-                                       unsigned valid)
+                                       unsigned valid, const int any)
 {
     const int them = us ^ 1, ksq = b->king[us];
     const ply_bb_t *p = b->pieces;
@@ -546,7 +549,7 @@ static PLY__INLINE int ply__count_side(const ply_board_t *b, const int us, const
         for (ply_bb_t t = to; t;)
             n += !ply__attacked(b, ply_pop_lsb(&t), them, enemy, enemy_bq, enemy_rq, occ_no_king);
     }
-    if (ply_more_than_one(checkers)) return n;
+    if (ply_more_than_one(checkers) || (any && n)) return n;
 
     const ply_bb_t check_mask =
         checkers ? (ply__between[ksq][ply_lsb(checkers)] | checkers) : ~0ull;
@@ -596,9 +599,11 @@ static PLY__INLINE int ply__count_side(const ply_board_t *b, const int us, const
             }
         }
     }
+    if (any && n) return n;
 
     for (ply_bb_t set = p[PLY_KNIGHT] & movable & ~pinned; set;)
         n += ply_popcount(ply__knight_attacks[ply_pop_lsb(&set)] & target);
+    if (any && n) return n;
 
     {
         const ply_bb_t bq = own & (p[PLY_BISHOP] | p[PLY_QUEEN]) & movable;
@@ -644,8 +649,8 @@ static PLY__INLINE int ply__count_side(const ply_board_t *b, const int us, const
 static PLY__INLINE int ply__generate(const ply_board_t *b, ply_move_t *out, const int mode)
 {
     if (mode == PLY__GEN_COUNT)
-        return b->side == PLY_WHITE ? ply__count_side(b, PLY_WHITE, NULL, 0)
-                                    : ply__count_side(b, PLY_BLACK, NULL, 0);
+        return b->side == PLY_WHITE ? ply__count_side(b, PLY_WHITE, NULL, 0, 0)
+                                    : ply__count_side(b, PLY_BLACK, NULL, 0, 0);
     return b->side == PLY_WHITE ? ply__generate_side(b, out, mode, PLY_WHITE)
                                 : ply__generate_side(b, out, mode, PLY_BLACK);
 }
@@ -653,33 +658,43 @@ static PLY__INLINE int ply__generate(const ply_board_t *b, ply_move_t *out, cons
 static __attribute__((noinline, unused)) int ply__count_white(const ply_board_t *b,
                                                               const ply__hints_t *h, unsigned valid)
 {
-    return ply__count_side(b, PLY_WHITE, h, valid);
+    return ply__count_side(b, PLY_WHITE, h, valid, 0);
 }
 
 static __attribute__((noinline, unused)) int ply__count_black(const ply_board_t *b,
                                                               const ply__hints_t *h, unsigned valid)
 {
-    return ply__count_side(b, PLY_BLACK, h, valid);
+    return ply__count_side(b, PLY_BLACK, h, valid, 0);
 }
 
 static __attribute__((noinline, unused)) int
 ply__count_white_hinted(const ply_board_t *b, const ply__hints_t *h, unsigned valid)
 {
-    return ply__count_side(b, PLY_WHITE, h, valid | PLY__HINT_PINS | PLY__HINT_KING);
+    return ply__count_side(b, PLY_WHITE, h, valid | PLY__HINT_PINS | PLY__HINT_KING, 0);
 }
 
 static __attribute__((noinline, unused)) int
 ply__count_black_hinted(const ply_board_t *b, const ply__hints_t *h, unsigned valid)
 {
-    return ply__count_side(b, PLY_BLACK, h, valid | PLY__HINT_PINS | PLY__HINT_KING);
+    return ply__count_side(b, PLY_BLACK, h, valid | PLY__HINT_PINS | PLY__HINT_KING, 0);
+}
+
+/* 1 when the side to move in @b has a legal move, 0 when it has none (mate or
+ * stalemate): the counting kernel, stopped at the first group of moves that
+ * has one. */
+static __attribute__((noinline, unused)) int ply__has_move(const ply_board_t *b)
+{
+    return (b->side == PLY_WHITE ? ply__count_side(b, PLY_WHITE, NULL, 0, 1)
+                                 : ply__count_side(b, PLY_BLACK, NULL, 0, 1)) != 0;
 }
 
 /*
  * The statistics kernel: perft(1) of a position with its fifteen statistics
  * (util/stats.h), for one side to move (a constant). Built like
- * ply__count_side, with the same legality (checkers and pins from one x-ray
- * pass, sliders masked by their pin line), and what the statistics need on
- * top, decided from what the generator already knows:
+ * ply__count_side, in the same shape (checkers and pins from one x-ray pass,
+ * the parent's verdicts when it gave them, sliders by line kind rather than
+ * by piece), with what the statistics need on top, decided from what the
+ * generator already knows and kept off the common path:
  *  - nodes and captures by popcount of each target set (& enemy);
  *  - which arrival squares give direct check, per piece kind (the enemy
  *    king's pawn, knight, bishop and rook squares with today's occupancy: a
@@ -689,16 +704,22 @@ ply__count_black_hinted(const ply_board_t *b, const ply__hints_t *h, unsigned va
  *    to the enemy king (alone between it and an own slider). A normal move
  *    therefore gives check exactly when it lands on a check square or a
  *    discoverer leaves its line; it has one checker or, when both, two (a
- *    square lies on one line to the king, so one discoverer at most);
- *  - mate is tested only for the checking moves: first the enemy king's
- *    flight squares on the bitboards the move leaves (most checks have one),
- *    and a single check without one is played and its replies counted;
+ *    square lies on one line to the king, so one discoverer at most). A
+ *    piece that discovers nothing (nearly all) gives only direct checks: one
+ *    test of its target set against its check squares, and out of line
+ *    (ply__stats_direct) only when it has some; the few discoverers and
+ *    pinned pieces go through ply__stats_moves;
+ *  - mate is tested only for the checking moves (ply__mate_after): first a
+ *    square the enemy king can step to today and still after the move, then
+ *    its squares on the bitboards the move leaves, and a single check
+ *    without one is played and a reply looked for (ply__has_move);
  *  - castling gives check only by a slider (the rook, or one the king or
  *    rook uncovered): two lookups from the enemy king decide, and only a
  *    castling that checks is played;
- *  - en passant (it removes a second pawn) and promotions (the new piece
- *    checks through the square the pawn left) are rare: each goes through
- *    ply__classify, which plays it.
+ *  - promotions are counted as the other moves, with the new piece's check
+ *    squares on the board the pawn left; only one that checks is played
+ *    (ply__classify), and every en passant (it removes a second pawn): both
+ *    are rare.
  * Must give what ply__classify gives for every legal move (the perft suites
  * check the statistics against the Grand Chess Tree's tables, and
  * tests/unit/test_differential.c against the rule engine).
@@ -731,114 +752,178 @@ static inline int ply__king_escapes_after(const ply_board_t *b, ply_move_t m)
     return 0;
 }
 
-/* Adds a checking normal move's leaf: @nchk checkers, @direct when the moved
- * piece is one of them; plays it to test mate. Rare, so out of line. */
-static __attribute__((noinline, unused)) void ply__stats_check(const ply_board_t *b, ply_move_t m,
-                                                               int nchk, int direct, ply_stats_t *s)
-{
-    /* Mate: no legal reply. Most checks leave the king a square to step to,
-     * found without playing the move; a double check with none is mate (only
-     * the king can answer it); the rest are played and counted. */
-    int mate = !ply__king_escapes_after(b, m);
-    if (mate && nchk == 1) {
-        ply_board_t child = *b;
-        ply_board_play_nokey(&child, m);
-        mate = (child.side == PLY_WHITE ? ply__count_white(&child, NULL, 0)
-                                        : ply__count_black(&child, NULL, 0)) == 0;
-    }
-    /* util/stats.h's order: direct, single discovered, direct discovered,
-     * double discovered; the mates five counters after the checks. */
-    const int kind = (nchk > 1 ? 2 : 0) + !direct;
-    s->v[PLY_STAT_direct_checks + 5 * mate + kind]++;
-    s->v[mate ? PLY_STAT_total_mates : PLY_STAT_total_checks]++;
-}
-
-/* The check information of one position (the side to move's moves). */
+/* What the statistics kernel's rare paths share about one position. */
 typedef struct ply__stats_gen {
     const ply_board_t *b;
     ply_stats_t *s;
-    ply_bb_t enemy; /* the side not to move's pieces (captures) */
-    ply_bb_t
-        checks[PLY_KING + 1]; /* [piece]: arrival squares that give direct check (king: none) */
-    ply_bb_t disc;            /* own pieces that discover a check by leaving their line */
-    int eksq;                 /* the enemy king's square */
+    ply_bb_t disc;      /* own pieces that discover a check by leaving their line */
+    ply_bb_t free, hit; /* the enemy king's squares found free, attacked today (king lifted) */
+    int eksq;           /* the enemy king's square */
 } ply__stats_gen_t;
 
-/* The checking moves among @to, a piece's normal moves from @from: out of
- * line, since most sets have none (ply__stats_set tests). */
-static __attribute__((noinline, unused)) void ply__stats_moves(const ply__stats_gen_t *g, int from,
+/* The squares a pawn (of colour @us), knight or king @piece on @sq attacks;
+ * none for a slider. Without a branch on @piece. */
+static inline ply_bb_t ply__leaper_attacks(int piece, int us, int sq)
+{
+    return (ply__pawn_attacks[us][sq] & (0 - (ply_bb_t)(piece == PLY_PAWN))) |
+           (ply__knight_attacks[sq] & (0 - (ply_bb_t)(piece == PLY_KNIGHT))) |
+           (ply__king_attacks[sq] & (0 - (ply_bb_t)(piece == PLY_KING)));
+}
+
+/* 1 when, after the checking normal move or double push @m, the enemy king
+ * surely has a square to step to. The move changes our attacks only by the
+ * moved piece's attacks from its arrival square and by the lines of our
+ * sliders through its start square, which it opens: a square outside both
+ * (and not the arrival square, where the king would capture) that the king
+ * can step to today (not its own pieces', attacked by none of ours with the
+ * king lifted) is free after it. What is learnt of a square today is kept
+ * for the position's other checks (g->free, g->hit). 0 says nothing: the
+ * caller decides. */
+static inline int ply__flight_after(ply__stats_gen_t *g, ply_move_t m)
+{
+    const ply_board_t *b = g->b;
+    const int us = b->side, from = ply_move_from(m), to = ply_move_to(m);
+    const ply_bb_t *p = b->pieces, own = b->colour[us], occ = own | b->colour[us ^ 1];
+    const ply_bb_t own_bq = own & (p[PLY_BISHOP] | p[PLY_QUEEN]);
+    const ply_bb_t own_rq = own & (p[PLY_ROOK] | p[PLY_QUEEN]);
+    ply_bb_t cand = ply__king_attacks[g->eksq] & ~b->colour[us ^ 1] & ~g->hit & ~ply_bb(to);
+    if (ply__bishop_rays[from] & own_bq) cand &= ~ply__bishop_rays[from];
+    if (ply__rook_rays[from] & own_rq) cand &= ~ply__rook_rays[from];
+    if (!cand) return 0;
+    /* The moved piece's attacks from its arrival square, without a branch
+     * on its kind (which varies from call to call). */
+    const int piece = ply_move_piece(m);
+    const ply_bb_t occ_after = (occ ^ ply_bb(from) ^ ply_bb(g->eksq)) | ply_bb(to);
+    const ply_bb_t diag = 0 - (ply_bb_t)(piece == PLY_BISHOP || piece == PLY_QUEEN);
+    const ply_bb_t orth = 0 - (ply_bb_t)(piece == PLY_ROOK || piece == PLY_QUEEN);
+    cand &= ~(ply__leaper_attacks(piece, us, to) | (ply_bishop_attacks(to, occ_after) & diag) |
+              (ply_rook_attacks(to, occ_after) & orth));
+    if (cand & g->free) return 1;
+    const ply_bb_t occ_no_king = occ ^ ply_bb(g->eksq);
+    while (cand) {
+        const ply_bb_t sq = ply_bb(ply_pop_lsb(&cand));
+        if (!ply__attacked(b, ply_lsb(sq), us, own, own_bq, own_rq, occ_no_king)) {
+            g->free |= sq;
+            return 1;
+        }
+        g->hit |= sq;
+    }
+    return 0;
+}
+
+/* 1 when the checking normal move or double push @m, giving @nchk checks,
+ * mates: the enemy king has no square to step to (ply__flight_after, then
+ * exactly: ply__king_escapes_after), and, for a single check, no other
+ * reply when the move is played. */
+static inline int ply__mate_after(ply__stats_gen_t *g, ply_move_t m, int nchk)
+{
+    if (ply__flight_after(g, m) || ply__king_escapes_after(g->b, m)) return 0;
+    if (nchk > 1) return 1; /* only the king can answer a double check */
+    ply_board_t child = *g->b;
+    ply_board_play_nokey(&child, m);
+    return !ply__has_move(&child);
+}
+
+/* Adds a checking normal move's leaf: @nchk checkers, @direct when the moved
+ * piece is one of them. */
+static __attribute__((noinline, unused)) void ply__stats_check(ply__stats_gen_t *g, ply_move_t m,
+                                                               int nchk, int direct)
+{
+    const int mate = ply__mate_after(g, m, nchk);
+    /* util/stats.h's order: direct, single discovered, direct discovered,
+     * double discovered; the mates five counters after the checks. */
+    const int kind = (nchk > 1 ? 2 : 0) + !direct;
+    g->s->v[PLY_STAT_direct_checks + 5 * mate + kind]++;
+    g->s->v[mate ? PLY_STAT_total_mates : PLY_STAT_total_checks]++;
+}
+
+/* The direct checks @to (not empty) of a @piece on @from that discovers
+ * nothing: each a single direct check, or mate. Out of line: most target
+ * sets have none. */
+static __attribute__((noinline, unused)) void ply__stats_direct(ply__stats_gen_t *g, int from,
+                                                                ply_bb_t to, int piece)
+{
+    do {
+        const int mate =
+            ply__mate_after(g, PLY_MOVE(from, ply_pop_lsb(&to), PLY_MOVE_NORMAL, piece), 1);
+        g->s->v[mate ? PLY_STAT_direct_mates : PLY_STAT_direct_checks]++;
+        g->s->v[mate ? PLY_STAT_total_mates : PLY_STAT_total_checks]++;
+    } while (to);
+}
+
+/* The checking moves among @to, the normal moves of a @piece (not a pawn) on
+ * @from that may discover a check or is pinned. Out of line: rare. */
+static __attribute__((noinline, unused)) void ply__stats_moves(ply__stats_gen_t *g, int from,
                                                                ply_bb_t to, int piece)
 {
-    const ply_bb_t direct = piece == PLY_KING ? 0 : g->checks[piece];
+    const ply_board_t *b = g->b;
+    const ply_bb_t occ = b->colour[PLY_WHITE] | b->colour[PLY_BLACK];
+    ply_bb_t direct = 0;
+    if (piece == PLY_KNIGHT) direct = ply__knight_attacks[g->eksq];
+    if (piece == PLY_BISHOP || piece == PLY_QUEEN) direct |= ply_bishop_attacks(g->eksq, occ);
+    if (piece == PLY_ROOK || piece == PLY_QUEEN) direct |= ply_rook_attacks(g->eksq, occ);
     const ply_bb_t discover = g->disc & ply_bb(from) ? ~ply__line[g->eksq][from] : 0;
     for (ply_bb_t c = to & (direct | discover); c;) {
         const ply_bb_t sq = ply_bb(ply_pop_lsb(&c));
-        ply__stats_check(g->b, PLY_MOVE(from, ply_lsb(sq), PLY_MOVE_NORMAL, piece),
-                         !!(direct & sq) + !!(discover & sq), !!(direct & sq), g->s);
+        ply__stats_check(g, PLY_MOVE(from, ply_lsb(sq), PLY_MOVE_NORMAL, piece),
+                         !!(direct & sq) + !!(discover & sq), !!(direct & sq));
     }
 }
 
-/* A piece's normal moves from @from to @to: nodes and captures by popcount,
- * the checking ones (if any) classified. */
-static PLY__INLINE void ply__stats_set(const ply__stats_gen_t *g, int from, ply_bb_t to, int piece,
-                                       uint64_t *nodes, uint64_t *caps)
-{
-    *nodes += (uint64_t)ply_popcount(to);
-    *caps += (uint64_t)ply_popcount(to & g->enemy);
-    if ((to & g->checks[piece]) | (g->disc & ply_bb(from))) ply__stats_moves(g, from, to, piece);
-}
-
-/* The sliders of one kind @piece (a constant: bishops, rooks or queens) in
- * @set: a pinned slider keeps the part of its moves on its pin line. */
-static PLY__INLINE void ply__stats_sliders(const ply__stats_gen_t *g, ply_bb_t set, ply_bb_t pinned,
-                                           ply_bb_t occ, ply_bb_t target, int ksq, const int piece,
-                                           uint64_t *nodes, uint64_t *caps)
-{
-    for (ply_bb_t free = set & ~pinned; free;) {
-        const int from = ply_pop_lsb(&free);
-        const ply_bb_t att = piece == PLY_BISHOP ? ply_bishop_attacks(from, occ)
-                             : piece == PLY_ROOK ? ply_rook_attacks(from, occ)
-                                                 : ply_queen_attacks(from, occ);
-        ply__stats_set(g, from, att & target, piece, nodes, caps);
-    }
-    for (ply_bb_t pin = set & pinned; pin;) {
-        const int from = ply_pop_lsb(&pin);
-        const ply_bb_t att = piece == PLY_BISHOP ? ply_bishop_attacks(from, occ)
-                             : piece == PLY_ROOK ? ply_rook_attacks(from, occ)
-                                                 : ply_queen_attacks(from, occ);
-        ply__stats_set(g, from, att & target & ply__line[ksq][from], piece, nodes, caps);
-    }
-}
-
-/* The checking moves among @to, pawn moves each from to - @delta. */
-static PLY__INLINE void ply__stats_pawns(const ply__stats_gen_t *g, ply_bb_t to, int delta,
-                                         int kind)
+/* The checking moves among @to, pawn moves each from to - @delta; @chk: the
+ * squares where a pawn gives check. */
+static PLY__INLINE void ply__stats_pawns(ply__stats_gen_t *g, ply_bb_t to, int delta, int kind,
+                                         ply_bb_t chk)
 {
     const ply_bb_t from_disc = delta > 0 ? g->disc << delta : g->disc >> -delta;
-    for (ply_bb_t c = to & (g->checks[PLY_PAWN] | from_disc); c;) {
+    for (ply_bb_t c = to & (chk | from_disc); c;) {
         const int sq = ply_pop_lsb(&c), from = sq - delta;
-        const int direct = (g->checks[PLY_PAWN] & ply_bb(sq)) != 0;
+        const int direct = (chk & ply_bb(sq)) != 0;
         const int discover = (g->disc & ply_bb(from)) && !(ply__line[g->eksq][from] & ply_bb(sq));
         if (direct || discover)
-            ply__stats_check(g->b, PLY_MOVE(from, sq, kind, PLY_PAWN), direct + discover, direct,
-                             g->s);
+            ply__stats_check(g, PLY_MOVE(from, sq, kind, PLY_PAWN), direct + discover, direct);
     }
 }
 
-/* Promotions to @to (each from to - @delta): four leaves each, classified. */
-static PLY__INLINE void ply__stats_promos(const ply__stats_gen_t *g, ply_bb_t to, int delta)
+/* Promotions to @to (each from to - @delta): four leaves each. The new
+ * piece checks from its square on the board the pawn left (the pawn's start
+ * square may have blocked its line), or the pawn discovers a check; only a
+ * promotion that checks is played (ply__classify), to classify it and test
+ * mate. Out of line: rare. */
+static __attribute__((noinline, unused)) void ply__stats_promos(ply__stats_gen_t *g, ply_bb_t to,
+                                                                int delta)
 {
+    const ply_board_t *b = g->b;
+    const ply_bb_t enemy = b->colour[b->side ^ 1], occ = b->colour[b->side] | enemy;
+    uint64_t *v = g->s->v;
     while (to) {
-        const int sq = ply_pop_lsb(&to);
-        for (int k = PLY_MOVE_PROMO_N; k <= PLY_MOVE_PROMO_Q; k++)
-            ply__classify(g->b, PLY_MOVE(sq - delta, sq, k, PLY_PAWN), g->s);
+        const int sq = ply_pop_lsb(&to), from = sq - delta;
+        const ply_bb_t occ_after = occ ^ ply_bb(from);
+        const int discover = (g->disc & ply_bb(from)) && !(ply__line[g->eksq][from] & ply_bb(sq));
+        const int diag = (ply_bishop_attacks(g->eksq, occ_after) & ply_bb(sq)) != 0;
+        const int orth = (ply_rook_attacks(g->eksq, occ_after) & ply_bb(sq)) != 0;
+        const int checks[4] = {
+            [PLY_MOVE_PROMO_N - PLY_MOVE_PROMO_N] = (ply__knight_attacks[g->eksq] >> sq) & 1,
+            [PLY_MOVE_PROMO_B - PLY_MOVE_PROMO_N] = diag,
+            [PLY_MOVE_PROMO_R - PLY_MOVE_PROMO_N] = orth,
+            [PLY_MOVE_PROMO_Q - PLY_MOVE_PROMO_N] = diag | orth,
+        };
+        for (int k = PLY_MOVE_PROMO_N; k <= PLY_MOVE_PROMO_Q; k++) {
+            if (discover || checks[k - PLY_MOVE_PROMO_N]) {
+                ply__classify(b, PLY_MOVE(from, sq, k, PLY_PAWN), g->s);
+            } else {
+                v[PLY_STAT_nodes]++;
+                v[PLY_STAT_promotions]++;
+                v[PLY_STAT_captures] += (enemy >> sq) & 1;
+            }
+        }
     }
 }
 
 static PLY__INLINE void ply__stats_side(const ply_board_t *b, const int us, const ply__hints_t *h,
                                         unsigned valid, ply_stats_t *s)
 {
-    const int them = us ^ 1, ksq = b->king[us];
+    const int them = us ^ 1, ksq = b->king[us], eksq = b->king[them];
     const ply_bb_t *p = b->pieces;
     const ply_bb_t own = b->colour[us], enemy = b->colour[them], occ = own | enemy;
     const ply_bb_t enemy_rq = enemy & (p[PLY_ROOK] | p[PLY_QUEEN]);
@@ -848,28 +933,22 @@ static PLY__INLINE void ply__stats_side(const ply_board_t *b, const int us, cons
         ply__checkers_pins_hinted(b, us, ksq, occ, enemy_bq, enemy_rq, h, valid, &pinned);
 
     /* Check squares and discoverers, as seen from the enemy king. */
+    const ply_bb_t own_rq = own & (p[PLY_ROOK] | p[PLY_QUEEN]);
+    const ply_bb_t own_bq = own & (p[PLY_BISHOP] | p[PLY_QUEEN]);
+    const ply_bb_t chk_p = ply__pawn_attacks[them][eksq], chk_n = ply__knight_attacks[eksq];
+    const ply_bb_t chk_b = ply_bishop_attacks(eksq, occ), chk_r = ply_rook_attacks(eksq, occ);
     ply__stats_gen_t g;
     g.b = b;
     g.s = s;
-    g.eksq = b->king[them];
-    const ply_bb_t own_rq = own & (p[PLY_ROOK] | p[PLY_QUEEN]);
-    const ply_bb_t own_bq = own & (p[PLY_BISHOP] | p[PLY_QUEEN]);
-    g.checks[PLY_PAWN] = ply__pawn_attacks[them][g.eksq];
-    g.checks[PLY_KNIGHT] = ply__knight_attacks[g.eksq];
-    g.checks[PLY_BISHOP] = ply_bishop_attacks(g.eksq, occ);
-    g.checks[PLY_ROOK] = ply_rook_attacks(g.eksq, occ);
-    g.checks[PLY_QUEEN] = g.checks[PLY_BISHOP] | g.checks[PLY_ROOK];
-    g.checks[PLY_KING] = 0;
-    g.enemy = enemy;
+    g.eksq = eksq;
+    g.free = g.hit = 0;
     g.disc = 0;
-    {
-        ply_bb_t snipers = (ply__rook_rays[g.eksq] & own_rq) | (ply__bishop_rays[g.eksq] & own_bq);
-        while (snipers) {
-            const ply_bb_t between = ply__between[g.eksq][ply_pop_lsb(&snipers)] & occ;
-            if (between && !ply_more_than_one(between) && (between & own)) g.disc |= between;
-        }
+    for (ply_bb_t snipers = (ply__rook_rays[eksq] & own_rq) | (ply__bishop_rays[eksq] & own_bq);
+         snipers;) {
+        const ply_bb_t between = ply__between[eksq][ply_pop_lsb(&snipers)] & occ;
+        if (between && !ply_more_than_one(between) && (between & own)) g.disc |= between;
     }
-    uint64_t nodes = 0, caps = 0;
+    uint64_t nodes, caps;
 
     {
         ply_bb_t safe = 0;
@@ -883,7 +962,9 @@ static PLY__INLINE void ply__stats_side(const ply_board_t *b, const int us, cons
                     safe |= ply_bb(sq);
             }
         }
-        ply__stats_set(&g, ksq, safe, PLY_KING, &nodes, &caps);
+        nodes = (uint64_t)ply_popcount(safe);
+        caps = (uint64_t)ply_popcount(safe & enemy);
+        if (g.disc & ply_bb(ksq)) ply__stats_moves(&g, ksq, safe, PLY_KING);
     }
     if (!ply_more_than_one(checkers)) {
         const ply_bb_t check_mask =
@@ -918,11 +999,11 @@ static PLY__INLINE void ply__stats_side(const ply_board_t *b, const int us, cons
             nodes += (uint64_t)(ply_popcount(push1) + ply_popcount(push2) + ply_popcount(west) +
                                 ply_popcount(east));
             caps += (uint64_t)(ply_popcount(west) + ply_popcount(east));
-            if (((push1 | push2 | west | east) & g.checks[PLY_PAWN]) || (g.disc & free)) {
-                ply__stats_pawns(&g, push1, up, PLY_MOVE_NORMAL);
-                ply__stats_pawns(&g, push2, 2 * up, PLY_MOVE_DOUBLE);
-                ply__stats_pawns(&g, west, west_d, PLY_MOVE_NORMAL);
-                ply__stats_pawns(&g, east, east_d, PLY_MOVE_NORMAL);
+            if (((push1 | push2 | west | east) & chk_p) || (g.disc & free)) {
+                ply__stats_pawns(&g, push1, up, PLY_MOVE_NORMAL, chk_p);
+                ply__stats_pawns(&g, push2, 2 * up, PLY_MOVE_DOUBLE, chk_p);
+                ply__stats_pawns(&g, west, west_d, PLY_MOVE_NORMAL, chk_p);
+                ply__stats_pawns(&g, east, east_d, PLY_MOVE_NORMAL, chk_p);
             }
 
             for (ply_bb_t pin_pawns = pawns & pinned; pin_pawns;) {
@@ -941,10 +1022,10 @@ static PLY__INLINE void ply__stats_side(const ply_board_t *b, const int us, cons
                 }
                 nodes += (uint64_t)(ply_popcount(one) + ply_popcount(two) + ply_popcount(caps_to));
                 caps += (uint64_t)ply_popcount(caps_to);
-                ply__stats_pawns(&g, one, up, PLY_MOVE_NORMAL);
-                ply__stats_pawns(&g, two, 2 * up, PLY_MOVE_DOUBLE);
+                ply__stats_pawns(&g, one, up, PLY_MOVE_NORMAL, chk_p);
+                ply__stats_pawns(&g, two, 2 * up, PLY_MOVE_DOUBLE, chk_p);
                 if (caps_to)
-                    ply__stats_pawns(&g, caps_to, ply_lsb(caps_to) - from, PLY_MOVE_NORMAL);
+                    ply__stats_pawns(&g, caps_to, ply_lsb(caps_to) - from, PLY_MOVE_NORMAL, chk_p);
             }
 
             if (b->ep != PLY_NO_SQ) {
@@ -962,17 +1043,65 @@ static PLY__INLINE void ply__stats_side(const ply_board_t *b, const int us, cons
             }
         }
 
-        for (ply_bb_t set = p[PLY_KNIGHT] & movable & ~pinned; set;) {
-            const int from = ply_pop_lsb(&set);
-            ply__stats_set(&g, from, ply__knight_attacks[from] & target, PLY_KNIGHT, &nodes, &caps);
+        /* Knights: a pinned knight never moves; a discovering one checks
+         * with every move (none stays on a line through its square). */
+        {
+            const ply_bb_t knights = p[PLY_KNIGHT] & movable & ~pinned;
+            for (ply_bb_t set = knights & ~g.disc; set;) {
+                const int from = ply_pop_lsb(&set);
+                const ply_bb_t to = ply__knight_attacks[from] & target;
+                nodes += (uint64_t)ply_popcount(to);
+                caps += (uint64_t)ply_popcount(to & enemy);
+                if (to & chk_n) ply__stats_direct(&g, from, to & chk_n, PLY_KNIGHT);
+            }
+            for (ply_bb_t set = knights & g.disc; set;) {
+                const int from = ply_pop_lsb(&set);
+                const ply_bb_t to = ply__knight_attacks[from] & target;
+                nodes += (uint64_t)ply_popcount(to);
+                caps += (uint64_t)ply_popcount(to & enemy);
+                ply__stats_moves(&g, from, to, PLY_KNIGHT);
+            }
         }
 
-        ply__stats_sliders(&g, own & p[PLY_BISHOP] & movable, pinned, occ, target, ksq, PLY_BISHOP,
-                           &nodes, &caps);
-        ply__stats_sliders(&g, own & p[PLY_ROOK] & movable, pinned, occ, target, ksq, PLY_ROOK,
-                           &nodes, &caps);
-        ply__stats_sliders(&g, own & p[PLY_QUEEN] & movable, pinned, occ, target, ksq, PLY_QUEEN,
-                           &nodes, &caps);
+        /* Sliders that are neither pinned nor discoverers, by line kind: a
+         * queen's moves on either line check on the squares of both. */
+        {
+            const ply_bb_t bq = own_bq & movable, rq = own_rq & movable;
+            const ply_bb_t rare = pinned | g.disc;
+            for (ply_bb_t set = bq & ~rare; set;) {
+                const int from = ply_pop_lsb(&set);
+                const ply_bb_t to = ply_bishop_attacks(from, occ) & target;
+                const ply_bb_t queen = 0 - ((p[PLY_QUEEN] >> from) & 1);
+                const ply_bb_t chk = to & (chk_b | (chk_r & queen));
+                nodes += (uint64_t)ply_popcount(to);
+                caps += (uint64_t)ply_popcount(to & enemy);
+                if (chk) ply__stats_direct(&g, from, chk, queen ? PLY_QUEEN : PLY_BISHOP);
+            }
+            for (ply_bb_t set = rq & ~rare; set;) {
+                const int from = ply_pop_lsb(&set);
+                const ply_bb_t to = ply_rook_attacks(from, occ) & target;
+                const ply_bb_t queen = 0 - ((p[PLY_QUEEN] >> from) & 1);
+                const ply_bb_t chk = to & (chk_r | (chk_b & queen));
+                nodes += (uint64_t)ply_popcount(to);
+                caps += (uint64_t)ply_popcount(to & enemy);
+                if (chk) ply__stats_direct(&g, from, chk, queen ? PLY_QUEEN : PLY_ROOK);
+            }
+            /* The pinned (along their pin line) and the discoverers, by piece. */
+            for (ply_bb_t set = (bq | rq) & rare; set;) {
+                const int from = ply_pop_lsb(&set);
+                const int piece = (p[PLY_QUEEN] >> from) & 1    ? PLY_QUEEN
+                                  : (p[PLY_BISHOP] >> from) & 1 ? PLY_BISHOP
+                                                                : PLY_ROOK;
+                ply_bb_t to = piece == PLY_BISHOP ? ply_bishop_attacks(from, occ)
+                              : piece == PLY_ROOK ? ply_rook_attacks(from, occ)
+                                                  : ply_queen_attacks(from, occ);
+                to &= target;
+                if (pinned & ply_bb(from)) to &= ply__line[ksq][from];
+                nodes += (uint64_t)ply_popcount(to);
+                caps += (uint64_t)ply_popcount(to & enemy);
+                ply__stats_moves(&g, from, to, piece);
+            }
+        }
 
         if (!checkers && (b->castling & (us == PLY_WHITE ? 3 : 12))) {
             for (int side = 0; side < 2; side++) {
@@ -989,9 +1118,9 @@ static PLY__INLINE void ply__stats_side(const ply_board_t *b, const int us, cons
                 const int kto = PLY_SQ(rsq > ksq ? 6 : 2, PLY_RANK(ksq));
                 const ply_bb_t occ3 = (occ ^ ply_bb(ksq) ^ ply_bb(rsq)) | ply_bb(kto) | ply_bb(rto);
                 const ply_bb_t rq3 = (own_rq ^ ply_bb(rsq)) | ply_bb(rto);
-                if ((ply_rook_attacks(g.eksq, occ3) & rq3) ||
-                    ((ply__bishop_rays[g.eksq] & own_bq) &&
-                     (ply_bishop_attacks(g.eksq, occ3) & own_bq))) {
+                if ((ply_rook_attacks(eksq, occ3) & rq3) ||
+                    ((ply__bishop_rays[eksq] & own_bq) &&
+                     (ply_bishop_attacks(eksq, occ3) & own_bq))) {
                     ply__classify(b, PLY_MOVE(ksq, rsq, PLY_MOVE_CASTLE, PLY_KING), s);
                 } else {
                     nodes++;
@@ -1063,7 +1192,7 @@ static __attribute__((noinline, unused)) void ply__classify(const ply_board_t *b
     if (!checkers) return;
     /* The moved piece's arrival square; for castling, the rook's. */
     const int arrival = kind == PLY_MOVE_CASTLE ? PLY_SQ(to > from ? 5 : 3, PLY_RANK(from)) : to;
-    const int mate = ply__generate(&child, NULL, PLY__GEN_COUNT) == 0;
+    const int mate = !ply__has_move(&child);
     s->v[ply_stats_check_kind(ply_more_than_one(checkers) ? 2 : 1,
                               (checkers & ply_bb(arrival)) != 0, mate)]++;
     s->v[mate ? PLY_STAT_total_mates : PLY_STAT_total_checks]++;

@@ -1063,28 +1063,32 @@ static PLY__INLINE void ply__stats_side(const ply_board_t *b, const int us, cons
             }
         }
 
-        /* Sliders that are neither pinned nor discoverers, by line kind: a
-         * queen's moves on either line check on the squares of both. */
+        /* Sliders that are neither pinned nor discoverers, by piece: a
+         * queen's moves check on the squares of both lines. */
         {
             const ply_bb_t bq = own_bq & movable, rq = own_rq & movable;
             const ply_bb_t rare = pinned | g.disc;
-            for (ply_bb_t set = bq & ~rare; set;) {
+            for (ply_bb_t set = bq & ~p[PLY_QUEEN] & ~rare; set;) {
                 const int from = ply_pop_lsb(&set);
                 const ply_bb_t to = ply_bishop_attacks(from, occ) & target;
-                const ply_bb_t queen = 0 - ((p[PLY_QUEEN] >> from) & 1);
-                const ply_bb_t chk = to & (chk_b | (chk_r & queen));
                 nodes += (uint64_t)ply_popcount(to);
                 caps += (uint64_t)ply_popcount(to & enemy);
-                if (chk) ply__stats_direct(&g, from, chk, queen ? PLY_QUEEN : PLY_BISHOP);
+                if (to & chk_b) ply__stats_direct(&g, from, to & chk_b, PLY_BISHOP);
             }
-            for (ply_bb_t set = rq & ~rare; set;) {
+            for (ply_bb_t set = rq & ~p[PLY_QUEEN] & ~rare; set;) {
                 const int from = ply_pop_lsb(&set);
                 const ply_bb_t to = ply_rook_attacks(from, occ) & target;
-                const ply_bb_t queen = 0 - ((p[PLY_QUEEN] >> from) & 1);
-                const ply_bb_t chk = to & (chk_r | (chk_b & queen));
                 nodes += (uint64_t)ply_popcount(to);
                 caps += (uint64_t)ply_popcount(to & enemy);
-                if (chk) ply__stats_direct(&g, from, chk, queen ? PLY_QUEEN : PLY_ROOK);
+                if (to & chk_r) ply__stats_direct(&g, from, to & chk_r, PLY_ROOK);
+            }
+            for (ply_bb_t set = bq & rq & ~rare; set;) {
+                const int from = ply_pop_lsb(&set);
+                const ply_bb_t to = ply_queen_attacks(from, occ) & target;
+                nodes += (uint64_t)ply_popcount(to);
+                caps += (uint64_t)ply_popcount(to & enemy);
+                if (to & (chk_b | chk_r))
+                    ply__stats_direct(&g, from, to & (chk_b | chk_r), PLY_QUEEN);
             }
             /* The pinned (along their pin line) and the discoverers, by piece. */
             for (ply_bb_t set = (bq | rq) & rare; set;) {

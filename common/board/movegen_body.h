@@ -692,9 +692,10 @@ static __attribute__((noinline, unused)) int ply__has_move(const ply_board_t *b)
  * The statistics kernel: perft(1) of a position with its fifteen statistics
  * (util/stats.h), for one side to move (a constant). Built like
  * ply__count_side, in the same shape (checkers and pins from one x-ray pass,
- * the parent's verdicts when it gave them, sliders by line kind rather than
- * by piece), with what the statistics need on top, decided from what the
- * generator already knows and kept off the common path:
+ * the parent's verdicts when it gave them), but with sliders by piece (a
+ * queen's check squares are both lines'), and with what the statistics need
+ * on top, decided from what the generator already knows and kept off the
+ * common path:
  *  - nodes and captures by popcount of each target set (& enemy);
  *  - which arrival squares give direct check, per piece kind (the enemy
  *    king's pawn, knight, bishop and rook squares with today's occupancy: a

@@ -426,9 +426,12 @@ static void faulty_run(const char *tag, const char *coord_extra, int by_rule_eng
 {
     cluster_t k;
     cluster_start(&k, tag, 2, coord_extra);
+    /* Every count the faulty worker returns is off by one: with one in N, a
+     * run where the two honest workers took all but N - 1 of its jobs found
+     * no mismatch (seen once in four runs of the suite on 2 loaded cores). */
     k.worker[2] = th_spawn(NULL,
                            "exec ply-worker-faulty --connect %s --threads 1 --hash 16 "
-                           "--zobrist-seed 3 --id faulty-worker --fault-every 4 -q",
+                           "--zobrist-seed 3 --id faulty-worker --fault-every 1 -q",
                            k.ep);
     k.nworkers = 3;
     long joined = wait_workers(&k, 3, 10000);

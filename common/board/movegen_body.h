@@ -857,8 +857,7 @@ static __attribute__((noinline, unused)) void ply__stats_direct(ply__stats_gen_t
 static __attribute__((noinline, unused)) void ply__stats_moves(ply__stats_gen_t *g, int from,
                                                                ply_bb_t to, int piece)
 {
-    const ply_board_t *b = g->b;
-    const ply_bb_t occ = b->colour[PLY_WHITE] | b->colour[PLY_BLACK];
+    const ply_bb_t occ = ply_board_occ(g->b);
     ply_bb_t direct = 0;
     if (piece == PLY_KNIGHT) direct = ply__knight_attacks[g->eksq];
     if (piece == PLY_BISHOP || piece == PLY_QUEEN) direct |= ply_bishop_attacks(g->eksq, occ);

@@ -310,6 +310,52 @@ int th_wait_text(const char *path, const char *text, int timeout_ms)
     return 0;
 }
 
+/* 1 when @text holds a line starting with @prefix that reads "D/T" with 0 < D < T and
+ * holds @also (NULL: any). */
+static int progress_line_seen(const char *text, const char *prefix, const char *also)
+{
+    const size_t k = strlen(prefix);
+    for (const char *at = text; (at = strstr(at, prefix)) != NULL; at += k) {
+        if (at != text && at[-1] != '\n') continue;
+        char *end;
+        const unsigned long done = strtoul(at + k, &end, 10);
+        if (end == at + k || *end != '/') continue;
+        const char *num = end + 1;
+        const unsigned long total = strtoul(num, &end, 10);
+        if (end == num || done == 0 || done >= total) continue;
+        const char *eol = strchr(at, '\n');
+        if (!eol) continue; /* a line still being written */
+        if (also) {
+            const char *hit = strstr(at, also);
+            if (!hit || hit > eol) continue;
+        }
+        return 1;
+    }
+    return 0;
+}
+
+int th_wait_progress(pid_t pid, const char *log, const char *prefix, const char *also,
+                     unsigned timeout_ms)
+{
+    const uint64_t deadline = th_now_ms() + (uint64_t)timeout_ms * th_slowdown();
+    for (;;) {
+        char *text = th_slurp(log);
+        const int seen = progress_line_seen(text, prefix, also);
+        free(text);
+        if (seen) return 0;
+        if (!th_alive(pid)) {
+            print_message("pid %d exited before a progress line \"%s...%s\" in %s\n", (int)pid,
+                          prefix, also ? also : "", log);
+            return -1;
+        }
+        if (th_now_ms() >= deadline) break;
+        usleep(20000);
+    }
+    print_message("no progress line \"%s...%s\" in %s within %u ms\n", prefix, also ? also : "",
+                  log, timeout_ms * th_slowdown());
+    return -1;
+}
+
 int th_count(const char *hay, const char *needle)
 {
     int n = 0;

@@ -156,6 +156,18 @@ char *th_slurp(const char *path);
 /** th_wait_text - wait up to @timeout_ms for @text to appear in file @path. 1 found, 0 not. */
 int th_wait_text(const char *path, const char *text, int timeout_ms);
 
+/**
+ * th_wait_progress - wait until process @pid, spawned with its stderr in @log and
+ * PLY_PROGRESS_MS set, logs a progress line that starts with @prefix (e.g. "ply perft: "),
+ * reports D/T units done with 0 < D < T (the run is under way and not finished) and holds
+ * @also (e.g. "2 workers"; NULL: any such line). Polls every 20 ms, for up to @timeout_ms
+ * milliseconds scaled by th_slowdown: a signal sent next lands mid-run on a fast machine
+ * and a slow one alike, which a fixed wait does not. Returns 0, or -1 after printing why
+ * (the process exited, or no such line came in time).
+ */
+int th_wait_progress(pid_t pid, const char *log, const char *prefix, const char *also,
+                     unsigned timeout_ms);
+
 /** th_count - occurrences of @needle in @hay. */
 int th_count(const char *hay, const char *needle);
 

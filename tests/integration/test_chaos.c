@@ -547,44 +547,12 @@ static void test_detach_status_result(void **state)
 }
 
 /*
- * Waits until the embedded run logging to `log` (progress every PLY_PROGRESS_MS) reports at
- * least one finished job, so that a signal sent next finds results to keep and a run still
- * going: a fixed wait was too long on a fast machine (the run finished first) and too short
- * under TSan (no job done yet). Returns 0, or -1 (with a message) when the process exits or
- * no job is done within a minute (scaled by th_slowdown).
- */
-static int wait_embedded_job(pid_t pid, const char *log)
-{
-    const uint64_t deadline = th_now_ms() + 60000u * th_slowdown();
-    char tail[32]; /* "ply perft: 164/2038 jobs (8%) ..." */
-    snprintf(tail, sizeof tail, "/%d jobs", KIWI6_JOBS);
-    while (th_now_ms() < deadline) {
-        char *text = th_slurp(log);
-        unsigned long done = 0;
-        for (const char *at = text; (at = strstr(at, "ply perft: ")) != NULL;) {
-            at += strlen("ply perft: ");
-            char *end;
-            unsigned long d = strtoul(at, &end, 10);
-            if (end != at && !strncmp(end, tail, strlen(tail))) done = d;
-        }
-        free(text);
-        if (done > 0) return 0;
-        int status;
-        if (waitpid(pid, &status, WNOHANG) == pid) {
-            print_message("the embedded run exited (status 0x%x) before a job was done\n", status);
-            return -1;
-        }
-        usleep(20000);
-    }
-    print_message("the embedded run did no job in %u s\n", 60u * th_slowdown());
-    return -1;
-}
-
-/*
  * The embedded coordinator with --state: interrupted (Ctrl-C: exit status 130
  * and how to resume; SIGTERM: 143, 128 + 15), resumed and killed (SIGKILL), the same command then
  * finishes with the exact count and no job counted twice. Each signal comes once the run has
- * reported a finished job (its progress every 50 ms), not after a fixed time.
+ * reported a finished job (its progress every 50 ms), not after a fixed time: a fixed wait
+ * was too long on a fast machine (the run finished first) and too short under TSan (no
+ * job done, none to resume).
  */
 static void test_embedded_state_resume(void **state)
 {
@@ -599,7 +567,7 @@ static void test_embedded_state_resume(void **state)
                              "PLY_PROGRESS_MS=50 exec ply perft --state %s/s.db --fen '" KIWIPETE
                              "' -d 6 --split-depth 2 --threads 1 --hash 0 --json",
                              dir);
-        if (wait_embedded_job(pid, log) < 0) {
+        if (th_wait_progress(pid, log, "ply perft: ", NULL, 60000) < 0) {
             kill(pid, SIGKILL);
             waitpid(pid, NULL, 0);
             char *text = th_slurp(log);

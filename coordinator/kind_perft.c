@@ -147,6 +147,25 @@ static int take_divide(const run_t *run, const Ply__Result *r, ply__comp_t *k, c
         ply_why(why, why_len, 0, "divide sums to %" PRIu64 " but nodes = %" PRIu64, sum, r->nodes);
         return PLY_EMISMATCH;
     }
+    if (run->want_stats && have_stats) { /* each move's statistics, and their sum the job's */
+        ply_stats128_t total;
+        memset(&total, 0, sizeof total);
+        for (int m = 0; m < plan->nroot; m++) {
+            char rule[PLY__WHY_LEN / 2];
+            if (ply_stats_consistent(&k->divide_stats[m], rule, sizeof rule) < 0) {
+                ply_why(why, why_len, 0, "divide move %s: statistics that cannot be: %s",
+                        plan->root_uci[m], rule);
+                return PLY_EMISMATCH;
+            }
+            if (ply_stats128_add(&total, &k->divide_stats[m], 1) < 0) return PLY_EMISMATCH;
+        }
+        for (int i = 0; i < PLY_STATS_N; i++)
+            if (total.v[i] != k->stats.v[i]) {
+                ply_why(why, why_len, 0, "the divide's %s sum to other than the job's %" PRIu64,
+                        ply_stats_name(i), k->stats.v[i]);
+                return PLY_EMISMATCH;
+            }
+    }
     /* a small run in one job: the rule engine's count under each move (split.c, planned on
      * the thread pool; a plan read back from the state file counts it here) stands for the
      * perft(1) after each first move that a split would check, and more */
@@ -210,6 +229,16 @@ static void perft_take_result(ply_coordinator_t *c, run_t *run, size_t idx, peer
         check_failed(c, run, idx, p, why);
         return;
     }
+    /* a table answers some of the leaves counted, after probing for them */
+    if (r->tt_hits > r->tt_probes || (r->has_tt_nodes && r->tt_nodes > r->nodes)) {
+        snprintf(why, sizeof why,
+                 "%s at %s: its table figures cannot be: %" PRIu64 " hits of %" PRIu64
+                 " probes, %" PRIu64 " of %" PRIu64 " nodes (job %" PRIu64 ")",
+                 p->name, sj->fen, r->tt_hits, r->tt_probes, r->tt_nodes, r->nodes,
+                 run->job_base + idx);
+        check_failed(c, run, idx, p, why);
+        return;
+    }
     ply__comp_t k;
     memset(&k, 0, sizeof k);
     k.have = 1;
@@ -234,6 +263,13 @@ static void perft_take_result(ply_coordinator_t *c, run_t *run, size_t idx, peer
                      "%s at %s: stats.nodes = %" PRIu64 " but nodes = %" PRIu64 " (job %" PRIu64
                      ")",
                      p->name, sj->fen, k.stats.v[PLY_STAT_nodes], r->nodes, run->job_base + idx);
+            check_failed(c, run, idx, p, why);
+            return;
+        }
+        char rule[PLY__WHY_LEN / 2];
+        if (ply_stats_consistent(&k.stats, rule, sizeof rule) < 0) {
+            snprintf(why, sizeof why, "%s at %s: statistics that cannot be: %s (job %" PRIu64 ")",
+                     p->name, sj->fen, rule, run->job_base + idx);
             check_failed(c, run, idx, p, why);
             return;
         }

@@ -90,8 +90,11 @@ static void apply(run_t *run, size_t idx, const ply__comp_t *k, unsigned who2, i
     a->nodes = k->nodes;
     if (run->acc_stats) run->acc_stats[idx] = k->stats;
     run->worker_time_us += k->time_us;
-    run->tt_probes += k->tt_probes;
-    run->tt_hits += k->tt_hits;
+    /* saturating, as the node sums below: hits <= probes holds for each job (kind_perft.c),
+     * so it holds for the sums */
+    run->tt_probes =
+        run->tt_probes + k->tt_probes < k->tt_probes ? UINT64_MAX : run->tt_probes + k->tt_probes;
+    run->tt_hits = run->tt_hits + k->tt_hits < k->tt_hits ? UINT64_MAX : run->tt_hits + k->tt_hits;
     if (k->live) { /* honest figures: what was counted now, apart from what tables answered */
         uint64_t tt = k->tt_nodes < k->nodes ? k->tt_nodes : k->nodes; /* a worker's word */
         uint64_t n = k->nodes - tt;

@@ -1,6 +1,7 @@
 /* Names and arithmetic for the fifteen perft statistics columns. */
 #include "util/stats.h"
 
+#include <inttypes.h>
 #include <string.h>
 
 #include "util/error.h"
@@ -11,7 +12,10 @@ static const char *const stats_names[PLY_STATS_N] = {
 #undef PLY__STATS_NAME
 };
 
-const char *ply_stats_name(int i) { return (i >= 0 && i < PLY_STATS_N) ? stats_names[i] : NULL; }
+const char *ply_stats_name(int i)
+{
+    return (i >= 0 && i < PLY_STATS_N) ? stats_names[i] : NULL;
+}
 
 int ply_stats_index(const char *name)
 {
@@ -52,4 +56,40 @@ int ply_stats_check_kind(int ncheckers, int on_arrival, int mate)
     else
         kind = on_arrival ? 2 : 3; /* direct discovered, double discovered */
     return (mate ? PLY_STAT_direct_mates : PLY_STAT_direct_checks) + kind;
+}
+
+/* The sum of the four counters from @first (a kind of check or mate), exactly. */
+static ply_u128_t sum4(const ply_stats_t *s, int first)
+{
+    ply_u128_t sum = 0;
+    for (int i = first; i < first + 4; i++) sum += s->v[i];
+    return sum;
+}
+
+int ply_stats_consistent(const ply_stats_t *s, char *why, size_t why_len)
+{
+    const uint64_t *v = s->v, nodes = v[PLY_STAT_nodes];
+    for (int i = 1; i < PLY_STATS_N; i++)
+        if (v[i] > nodes)
+            return ply_why(why, why_len, PLY_EMISMATCH, "%s = %" PRIu64 " exceeds nodes = %" PRIu64,
+                           stats_names[i], v[i], nodes);
+    if (sum4(s, PLY_STAT_direct_checks) != v[PLY_STAT_total_checks])
+        return ply_why(why, why_len, PLY_EMISMATCH,
+                       "total_checks = %" PRIu64 " is not the sum of its four kinds",
+                       v[PLY_STAT_total_checks]);
+    if (sum4(s, PLY_STAT_direct_mates) != v[PLY_STAT_total_mates])
+        return ply_why(why, why_len, PLY_EMISMATCH,
+                       "total_mates = %" PRIu64 " is not the sum of its four kinds",
+                       v[PLY_STAT_total_mates]);
+    if (v[PLY_STAT_enpassants] > v[PLY_STAT_captures])
+        return ply_why(why, why_len, PLY_EMISMATCH,
+                       "enpassants = %" PRIu64 " exceeds captures = %" PRIu64,
+                       v[PLY_STAT_enpassants], v[PLY_STAT_captures]);
+    if ((ply_u128_t)v[PLY_STAT_total_checks] + v[PLY_STAT_total_mates] > nodes)
+        return ply_why(why, why_len, PLY_EMISMATCH,
+                       "total_checks + total_mates exceed nodes = %" PRIu64, nodes);
+    if ((ply_u128_t)v[PLY_STAT_captures] + v[PLY_STAT_castles] > nodes)
+        return ply_why(why, why_len, PLY_EMISMATCH, "captures + castles exceed nodes = %" PRIu64,
+                       nodes);
+    return 0;
 }

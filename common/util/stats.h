@@ -22,6 +22,7 @@
 #ifndef PLY_UTIL_STATS_H
 #define PLY_UTIL_STATS_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "util/u128.h"
@@ -83,6 +84,18 @@ void ply_stats128_from(ply_stats128_t *dst, const ply_stats_t *src);
 
 /** ply_stats_equal - 1 when all fifteen counters are equal, 0 otherwise. */
 int ply_stats_equal(const ply_stats_t *a, const ply_stats_t *b);
+
+/**
+ * ply_stats_consistent - whether @s can be the statistics of one set of leaves, by the
+ * definitions above: total_checks and total_mates are the sums of their four kinds; no
+ * counter exceeds nodes; en passant captures are captures; a leaf is at most one of a
+ * check and a mate, and castling never captures (so checks + mates and captures + castles
+ * are at most nodes). Says nothing about whether the counts are right: a worker's
+ * statistics that fail it are wrong whatever the position (a lie or a fault).
+ * Returns 0, or PLY_EMISMATCH with the first rule broken, naming the columns, in @why
+ * (@why_len bytes, may be 0).
+ */
+int ply_stats_consistent(const ply_stats_t *s, char *why, size_t why_len);
 
 /**
  * ply_stats_check_kind - the counter index for a leaf that gives check.

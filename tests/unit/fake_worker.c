@@ -112,6 +112,8 @@ static uint64_t do_job(zsock_t *s, const Ply__Job *job, fake_worker_mode_t mode,
     if (job->stats) st.v[PLY_STAT_nodes] = nodes, st.v[PLY_STAT_captures] += inflate;
     r.has_nodes = 1, r.nodes = nodes;
     r.has_perft1 = 1, r.perft1 = (uint32_t)n + (mode == FW_WRONG_PERFT1 || bad_perft1);
+    if (mode == FW_BAD_STATS) st.v[PLY_STAT_total_checks]++;
+    if (mode == FW_BAD_TABLE) r.has_tt_probes = r.has_tt_hits = 1, r.tt_probes = 5, r.tt_hits = 6;
     Ply__Stats ps = PLY__STATS__INIT;
     if (job->stats) {
         ply_msg_stats_to_proto(&ps, &st);
@@ -216,9 +218,8 @@ static void *fw_main(void *arg)
                                        in->job->attempt, in->job->run_id);
                 } else {
                     long off = w->opts.offset + lies_on(w, in->job, received);
-                    w->nodes +=
-                        do_job(s, in->job, w->mode, off, w->opts.bad_perft1_at == results + 1,
-                               w->opts.ns_per_node);
+                    w->nodes += do_job(s, in->job, w->mode, off,
+                                       w->opts.bad_perft1_at == results + 1, w->opts.ns_per_node);
                     results++;
                 }
                 received++;

@@ -26,6 +26,8 @@ typedef enum {
     FW_WRAP_DIVIDE,  /* add 2^63 to its first two divide entries: they sum past 2^64 to the
                         right total modulo 2^64 (nodes and perft(1) right) */
     FW_STALL,        /* on its first JOB: never answer, heartbeat a node count that keeps rising */
+    FW_BAD_STATS,    /* counts right, but total_checks one above the sum of its kinds */
+    FW_BAD_TABLE,    /* counts right, but more table hits than probes */
 } fake_worker_mode_t;
 
 /** What FW_INFLATE adds: 2^64 - 2^32, so that counts up to 2^32 stay below 2^64. */

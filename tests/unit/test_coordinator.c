@@ -309,6 +309,36 @@ static void test_wrong_perft1(void **state)
     coord_stop(&t);
 }
 
+/* Figures no honest worker can send, with every count right: statistics that break their
+ * own definitions (total_checks above the sum of its four kinds), more table hits than
+ * probes. Each is a lie (or a fault) caught like a wrong perft(1): alone, the worker leaves
+ * nobody to compute the job and the run fails naming it. Before, both were taken: the
+ * statistics printed as counted, and "92233720368547758080.0% hits". */
+static void test_impossible_figures(void **state)
+{
+    (void)state;
+    static const struct {
+        fake_worker_mode_t mode;
+        const char *says;
+    } liars[] = {
+        {FW_BAD_STATS, "statistics that cannot be: total_checks = "},
+        {FW_BAD_TABLE, "table figures cannot be: 6 hits of 5 probes"},
+    };
+    for (size_t i = 0; i < sizeof liars / sizeof *liars; i++) {
+        coord_t *t = coord_start("inproc", one_second_wait, NULL);
+        fake_worker_t *w = fake_worker_start(t->endpoint, liars[i].mode, 1);
+        Ply__RunResult *res;
+        char why[512] = "";
+        /* the start position's perft(3) with statistics: 12 checks, none at depth 2 */
+        int r = perft(t->endpoint, START, 3, 0, 1, 1, &res, why, sizeof why);
+        assert_int_equal(r, PLY_EMISMATCH);
+        assert_null(res);
+        if (!strstr(why, liars[i].says)) fail_msg("mode %d: %s", (int)liars[i].mode, why);
+        fake_worker_stop(&w);
+        coord_stop(&t);
+    }
+}
+
 static void three_attempts(ply_coordinator_config_t *cfg)
 {
     cfg->max_attempts = 3;
@@ -574,7 +604,6 @@ static void test_no_worker(void **state)
     coord_stop(&t);
 }
 
-
 /* A loopback TCP port that accepts connections (the kernel completes them into the
  * backlog) and never says a word: a hung coordinator. Returns the listening fd. */
 static int silent_listener(int *port)
@@ -812,7 +841,8 @@ static void test_spawn(void **state)
 static void test_daemon(void **state)
 {
     (void)state;
-    if (!coordinator_exe || !fake_worker_exe) PLY_SKIP("no ply-coordinator or fake worker executable given (arguments 1, 2)");
+    if (!coordinator_exe || !fake_worker_exe)
+        PLY_SKIP("no ply-coordinator or fake worker executable given (arguments 1, 2)");
     char bind[64];
     snprintf(bind, sizeof bind, "tcp://127.0.0.1:%d", th_free_port());
     char *args[] = {(char *)coordinator_exe,
@@ -898,6 +928,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_chess960),
         cmocka_unit_test(test_worker_vanishes),
         cmocka_unit_test(test_wrong_perft1),
+        cmocka_unit_test(test_impossible_figures),
         cmocka_unit_test(test_worker_error_requeue),
         cmocka_unit_test(test_lease),
         cmocka_unit_test(test_malformed),

@@ -576,7 +576,9 @@ static int is_go_keyword(const char *s)
 
 /* Parse "go ..." into u->next. A word that is not a parameter, or a bad
  * value, is named in an info string and ignored (its value skipped when it is
- * not a parameter itself); the rest of the go stands. Returns 0, or 1 when
+ * not a parameter itself); the rest of the go stands, but a go whose every
+ * limit was bad searches depth 1: a GUI that sent "go movetime -1" waits for a
+ * bestmove, not for an endless search it never asked for. Returns 0, or 1 when
  * searchmoves left no legal move (the go is then answered with bestmove 0000). */
 static int parse_go(uci_t *u, char **tok, int n)
 {
@@ -589,7 +591,7 @@ static int parse_go(uci_t *u, char **tok, int n)
     j->kind = JOB_SEARCH;
     j->perft_depth = 0;
     j->mate = 0;
-    int perft = 0, other = 0, searchmoves = 0;
+    int perft = 0, other = 0, searchmoves = 0, anybad = 0;
     for (int i = 1; i < n; i++) {
         const char *k = tok[i], *v = i + 1 < n ? tok[i + 1] : NULL;
         int64_t x = 0;
@@ -616,6 +618,7 @@ static int parse_go(uci_t *u, char **tok, int n)
         }
         if (!is_go_keyword(k)) {
             say(u, "info string go: unknown parameter '%s'; ignored", quote(k, q, sizeof q));
+            anybad = 1;
             continue;
         }
         if (!strcmp(k, "depth")) {
@@ -644,6 +647,7 @@ static int parse_go(uci_t *u, char **tok, int n)
             if (!bad) j->perft_depth = (int)x, perft = 1;
         }
         if (bad) {
+            anybad = 1;
             if (!strcmp(k, "nodes")) l->nodes = 0;
             say(u, "info string go: %s needs %s, got '%s'; ignored", k,
                 !strcmp(k, "depth")   ? "a whole number 0..100"
@@ -659,6 +663,11 @@ static int parse_go(uci_t *u, char **tok, int n)
     }
     if (perft && other) say(u, "info string go: perft takes no other parameter; they are ignored");
     if (perft) j->kind = JOB_PERFT;
+    if (!perft && anybad && !l->depth && !l->nodes && !l->movetime_ms && l->time_ms[0] < 0 &&
+        l->time_ms[1] < 0 && !l->infinite && !l->ponder && !j->mate) {
+        say(u, "info string go: no valid limit is left; searching depth 1");
+        l->depth = 1;
+    }
     if (!perft && searchmoves && l->n_searchmoves == 0) {
         say(u, "info string go: searchmoves leaves no legal move to search");
         return 1;

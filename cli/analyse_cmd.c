@@ -150,7 +150,8 @@ static void on_progress(const Ply__RunProgress *p, void *arg)
     /* what the coordinator waits for (no worker may take the run's jobs), in a word: the
      * ETA stays "--" meanwhile */
     char waiting[sizeof ps->waiting] = "";
-    if (p->waiting && p->waiting[0]) snprintf(waiting, sizeof waiting, "waiting for %s", p->waiting);
+    if (p->waiting && p->waiting[0])
+        snprintf(waiting, sizeof waiting, "waiting for %s", p->waiting);
     if (strcmp(waiting, ps->waiting) != 0) {
         /* a log gets it at once, not with the next status line seconds later */
         if (waiting[0] && ps->bar.mode == PLY_PROGRESS_LOG)
@@ -661,6 +662,9 @@ static int read_searchmoves(const char *text, const ply_cli_position_t *pos, cha
             return ply_usage_error("analyse", "--searchmoves %zu (%s): not a legal move in %s",
                                    *n + 1, t, pos->fen);
         ply_arb_move_to_uci(&pos->pos, m, out[*n]);
+        for (size_t i = 0; i < *n; i++)
+            if (!strcmp(out[i], out[*n]))
+                return ply_usage_error("analyse", "--searchmoves %zu (%s): given twice", *n + 1, t);
         ptrs[*n] = out[*n];
         (*n)++;
     }

@@ -1,6 +1,7 @@
 /* The shared command line of ply status, result and cancel (see client_opts.h). */
 #include "client_opts.h"
 
+#include <errno.h>
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,8 +18,9 @@ enum { OPT_COORD = 256, OPT_JSON, OPT_TIMEOUT, OPT_FLAG };
 static int parse_run(ply_cli_client_t *o, const char *arg)
 {
     char *end;
+    errno = 0;
     unsigned long long v = strtoull(arg, &end, 10);
-    if (*end || !v || arg[0] == '-')
+    if (*end || !v || arg[0] == '-' || errno == ERANGE)
         return ply_usage_error(o->cmd, "RUN must be a run id, not '%s'", arg);
     o->run = v;
     return 0;

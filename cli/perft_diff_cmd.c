@@ -480,8 +480,8 @@ static int parse_args(int argc, char **argv, diff_args_t *a)
             break;
         case 'd':
             if (ply_cli_parse_long(optarg, 1, PLY_MAX_DEPTH, &v))
-                return ply_usage_error("perft-diff", "-d '%s' must be a depth from 1 to 20",
-                                       optarg);
+                return ply_usage_error("perft-diff", "-d '%s' must be a depth from 1 to %d", optarg,
+                                       PLY_MAX_DEPTH);
             a->depth = (int)v;
             break;
         case OPT_CHESS960:

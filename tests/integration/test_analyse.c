@@ -263,6 +263,7 @@ static void test_bad_input(void **state)
         {"ply analyse -d 3 startpos --fen startpos", "two positions"},
         {"ply analyse -d 3 --engine frob", "--engine 'frob'"},
         {"ply analyse -d 3 --searchmoves e2e5", "--searchmoves 1 (e2e5)"},
+        {"ply analyse -d 3 --searchmoves 'e2e4 e2e4'", "--searchmoves 2 (e2e4): given twice"},
         {"ply analyse -d 3 --uci-engine /nonexistent/engine", "not an executable"},
         {"ply analyse -d 3 --engine-option Hash=1", "needs --engine uci"},
         {"ply analyse -d 3 --multipv 0", "--multipv"},

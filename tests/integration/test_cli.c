@@ -63,6 +63,9 @@ static void test_help(void **state)
         {"ply-coordinator --bind tcp://127.0.0.1:9 --worker-threads 2", "--worker-threads"},
         {"ply-coordinator --bind tcp://127.0.0.1:9 --worker-exe /bin/true", "--worker-exe"},
         {"ply-worker --connect tcp://127.0.0.1:9 --reconnect --exit-on-bye", "contradict"},
+        /* a run id past 2^64 is refused, not clamped to 18446744073709551615 */
+        {"ply result --coordinator tcp://127.0.0.1:9 99999999999999999999999",
+         "RUN must be a run id, not '99999999999999999999999'"},
     };
     for (size_t i = 0; i < sizeof idle / sizeof *idle; i++) {
         r = th_run(RUN_S, "%s", idle[i][0]);

@@ -61,6 +61,11 @@ static void test_usage(void **state)
         assert_int_equal(th_count(r.err, "\n"), 1);
         th_run_free(&r);
     }
+    /* the range it states is the one it takes (PLY_MAX_DEPTH; it said 1 to 20) */
+    r = th_run(30, "ply perft-diff --engine " STOCKFISH " -d 17");
+    th_expect_status(&r, 2, "-d 17");
+    assert_non_null(strstr(r.err, "must be a depth from 1 to 16"));
+    th_run_free(&r);
 }
 
 /* ---- against Stockfish --------------------------------------------------------------- */

@@ -376,23 +376,23 @@ static json_t *epd_json(const ply_epd_rec_t *rec, const ply_epd_expect_t *x, con
                         int rc)
 {
     json_t *j = json_object(), *comments = json_object();
-    json_object_set_new(j, "id", x->id ? json_string(x->id) : json_null());
+    json_object_set_new(j, "id", x->id ? ply_json_text(x->id) : json_null());
     for (int k = 0; k < 10; k++) { /* c0..c9, kept as written */
         char name[4] = {'c', (char)('0' + k), '\0'};
         const char *c = ply_epd_op(rec, name);
-        if (c) json_object_set_new(comments, name, json_string(c));
+        if (c) json_object_set_new(comments, name, ply_json_text(c));
     }
     json_object_set_new(j, "comments", comments);
-    json_object_set_new(j, "fen", json_string(x->fen));
-    json_object_set_new(j, "bm", x->bm_text ? json_string(x->bm_text) : json_null());
-    json_object_set_new(j, "am", x->am_text ? json_string(x->am_text) : json_null());
+    json_object_set_new(j, "fen", ply_json_text(x->fen));
+    json_object_set_new(j, "bm", x->bm_text ? ply_json_text(x->bm_text) : json_null());
+    json_object_set_new(j, "am", x->am_text ? ply_json_text(x->am_text) : json_null());
     if (rc < 0) {
-        json_object_set_new(j, "error", json_string(o->why));
+        json_object_set_new(j, "error", ply_json_text(o->why));
         return j;
     }
-    json_object_set_new(j, "best", json_string(o->best));
-    json_object_set_new(j, "best_uci", json_string(o->best_uci));
-    json_object_set_new(j, "score", json_string(o->score));
+    json_object_set_new(j, "best", ply_json_text(o->best));
+    json_object_set_new(j, "best_uci", ply_json_text(o->best_uci));
+    json_object_set_new(j, "score", ply_json_text(o->score));
     json_object_set_new(j, "solved", o->scored ? json_boolean(o->solved) : json_null());
     return j;
 }
@@ -446,7 +446,7 @@ static int run_epd(const analyse_args_t *a)
     }
     if (s && list) {
         json_t *j = json_object();
-        json_object_set_new(j, "file", json_string(a->epd));
+        json_object_set_new(j, "file", ply_json_text(a->epd));
         json_object_set_new(j, "positions", json_integer((json_int_t)suite->n));
         json_object_set_new(j, "scored", json_integer(scored));
         json_object_set_new(j, "solved", json_integer(solved));

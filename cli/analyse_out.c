@@ -163,7 +163,7 @@ static json_t *verification_json(const Ply__Verification *v)
 {
     if (!v) return json_null();
     json_t *o = json_object();
-    json_object_set_new(o, "mode", json_string(v->mode ? v->mode : ""));
+    json_object_set_new(o, "mode", ply_json_text(v->mode ? v->mode : ""));
     json_object_set_new(o, "jobs", json_integer(v->jobs));
     json_object_set_new(o, "selected", json_integer(v->jobs_selected));
     json_object_set_new(o, "matched", json_integer(v->checked_by_worker));
@@ -172,7 +172,7 @@ static json_t *verification_json(const Ply__Verification *v)
     json_object_set_new(o, "identities", json_integer(v->identities));
     json_object_set_new(o, "excluded", json_integer(v->excluded));
     json_object_set_new(o, "recomputed", json_integer(v->recomputed));
-    json_object_set_new(o, "summary", json_string(v->summary ? v->summary : ""));
+    json_object_set_new(o, "summary", ply_json_text(v->summary ? v->summary : ""));
     json_object_set_new(o, "exclusions", strings_json(v->exclusion, v->n_exclusion));
     json_object_set_new(o, "details", strings_json(v->detail, v->n_detail));
     return o;
@@ -181,7 +181,7 @@ static json_t *verification_json(const Ply__Verification *v)
 static json_t *strings_json(char *const *v, size_t n)
 {
     json_t *arr = json_array();
-    for (size_t i = 0; i < n; i++) json_array_append_new(arr, json_string(v[i]));
+    for (size_t i = 0; i < n; i++) json_array_append_new(arr, ply_json_text(v[i]));
     return arr;
 }
 
@@ -194,9 +194,9 @@ static json_t *score_json(const Ply__SearchLine *l)
     else
         json_object_set_new(o, "cp", json_integer(l->score_cp));
     json_object_set_new(o, "bound",
-                        json_string(l->bound == 1   ? "lower"
-                                    : l->bound == 2 ? "upper"
-                                                    : "exact"));
+                        ply_json_text(l->bound == 1   ? "lower"
+                                      : l->bound == 2 ? "upper"
+                                                      : "exact"));
     return o;
 }
 
@@ -204,8 +204,8 @@ static json_t *line_json(const Ply__AnalysedMove *m)
 {
     json_t *o = json_object();
     const Ply__SearchLine *l = m->line;
-    json_object_set_new(o, "move", json_string(m->move ? m->move : ""));
-    json_object_set_new(o, "san", json_string(m->san ? m->san : ""));
+    json_object_set_new(o, "move", ply_json_text(m->move ? m->move : ""));
+    json_object_set_new(o, "san", ply_json_text(m->san ? m->san : ""));
     json_object_set_new(o, "score", score_json(l));
     json_object_set_new(o, "depth", json_integer(l ? l->depth : 0));
     json_object_set_new(o, "seldepth", json_integer(l ? l->seldepth : 0));
@@ -213,8 +213,8 @@ static json_t *line_json(const Ply__AnalysedMove *m)
     json_object_set_new(o, "pv_san", strings_json(m->pv_san, m->n_pv_san));
     json_object_set_new(o, "nodes", ply_json_count(m->nodes));
     json_object_set_new(o, "time_ms", json_real((double)m->time_us / 1000.0));
-    json_object_set_new(o, "engine", m->engine ? json_string(m->engine) : json_null());
-    json_object_set_new(o, "worker", m->worker_id ? json_string(m->worker_id) : json_null());
+    json_object_set_new(o, "engine", m->engine ? ply_json_text(m->engine) : json_null());
+    json_object_set_new(o, "worker", m->worker_id ? ply_json_text(m->worker_id) : json_null());
     return o;
 }
 
@@ -223,15 +223,16 @@ json_t *ply_analyse_json(const Ply__RunResult *r, const ply_analyse_asked_t *a)
     const Ply__SearchAnswer *s = r->search;
     json_t *o = json_object();
     if (!o) return NULL;
-    json_object_set_new(o, "fen", json_string(s && s->fen ? s->fen : a->root));
-    json_object_set_new(o, "root", json_string(a->root));
+    json_object_set_new(o, "fen", ply_json_text(s && s->fen ? s->fen : a->root));
+    json_object_set_new(o, "root", ply_json_text(a->root));
     json_object_set_new(o, "moves", strings_json((char *const *)a->moves, a->nmoves));
     json_object_set_new(o, "depth", a->depth ? json_integer(a->depth) : json_null());
     json_object_set_new(o, "nodes_asked", a->nodes ? ply_json_count(a->nodes) : json_null());
     json_object_set_new(o, "movetime_ms",
                         a->movetime_ms ? json_integer(a->movetime_ms) : json_null());
-    json_object_set_new(o, "engine", json_string(a->engine ? a->engine : "any"));
-    json_object_set_new(o, "status", json_string(s && s->status && *s->status ? s->status : "ok"));
+    json_object_set_new(o, "engine", ply_json_text(a->engine ? a->engine : "any"));
+    json_object_set_new(o, "status",
+                        ply_json_text(s && s->status && *s->status ? s->status : "ok"));
     json_t *lines = json_array();
     size_t n = s ? s->n_moves : 0;
     size_t shown = a->multipv && a->multipv < n ? a->multipv : n;

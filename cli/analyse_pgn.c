@@ -268,7 +268,7 @@ static json_t *eval_json(ply_annot_eval_t e, unsigned depth)
 
 static json_t *str_or_null(const char *s)
 {
-    return s && s[0] ? json_string(s) : json_null();
+    return s && s[0] ? ply_json_text(s) : json_null();
 }
 
 static const char *judgement_word(const ply_pa_move_t *m)
@@ -299,7 +299,7 @@ static json_t *game_json(const game_work_t *w, const ply_pgn_game_t *src,
         const ply_pa_move_t *m = &moves[k];
         json_t *mo = json_object();
         json_object_set_new(mo, "ply", json_integer(k + 1));
-        json_object_set_new(mo, "san", json_string(w->g.san[k]));
+        json_object_set_new(mo, "san", ply_json_text(w->g.san[k]));
         json_object_set_new(mo, "eval", m->has_eval ? eval_json(m->eval, m->depth) : json_null());
         json_object_set_new(mo, "judgement", str_or_null(judgement_word(m)));
         json_object_set_new(mo, "best", str_or_null(m->best));
@@ -399,8 +399,8 @@ static void skip(apgn_t *ap, size_t number, long line, const char *why)
     ply_progress_clear(&ap->bar);
     fprintf(stderr, "%s: game %zu (line %ld): %s; skipped\n", CMD, number, line, why);
     if (ap->a->json)
-        json_game(ap, json_pack("{s:I,s:I,s:s}", "game", (json_int_t)number, "line",
-                                (json_int_t)line, "error", why));
+        json_game(ap, json_pack("{s:I,s:I,s:o}", "game", (json_int_t)number, "line",
+                                (json_int_t)line, "error", ply_json_text(why)));
 }
 
 static int work_alloc(game_work_t *w)

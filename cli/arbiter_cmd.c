@@ -101,7 +101,7 @@ static json_t *line_json(const ply_arb_pos_t *pos, const ply_arb_unwin_t *u)
     for (int i = 0; i < u->nmoves; i++) {
         char san[PLY_ARB_SAN_MAX];
         if (ply_arb_move_to_san(&p, u->moves[i], san, sizeof san) < 0) break;
-        json_array_append_new(a, json_string(san));
+        json_array_append_new(a, ply_json_text(san));
         ply_arb_make(&p, u->moves[i]);
     }
     return a;
@@ -110,7 +110,7 @@ static json_t *line_json(const ply_arb_pos_t *pos, const ply_arb_unwin_t *u)
 /* The fields of an answer of ply_arb_unwinnable, added to @o. */
 static void unwin_json(json_t *o, const ply_arb_pos_t *pos, const ply_arb_unwin_t *u)
 {
-    json_object_set_new(o, "method", json_string(ply_arb_method_name(u->method)));
+    json_object_set_new(o, "method", ply_json_text(ply_arb_method_name(u->method)));
     json_object_set_new(o, "line", line_json(pos, u));
     json_object_set_new(o, "nodes", ply_json_count(u->nodes));
     json_object_set_new(o, "budget", ply_json_count(u->budget));
@@ -201,13 +201,13 @@ static json_t *plies_json(const int *plies, int n)
 
 static json_t *str_or_null(const char *s)
 {
-    return s && s[0] ? json_string(s) : json_null();
+    return s && s[0] ? ply_json_text(s) : json_null();
 }
 
 static json_t *final_json(const ply_arb_status_t *f, const char *fen)
 {
     json_t *o = json_object();
-    json_object_set_new(o, "fen", json_string(fen));
+    json_object_set_new(o, "fen", ply_json_text(fen));
     json_object_set_new(o, "ply", json_integer(f->ply));
     json_object_set_new(o, "in_check", json_boolean(f->in_check));
     json_object_set_new(o, "legal_moves", json_integer(f->legal_moves));
@@ -229,32 +229,32 @@ static json_t *report_json(const ply_arb_report_t *r, ply_arb_laws_t laws)
     json_t *o = json_object();
     json_object_set_new(o, "game", ply_json_count(r->game));
     json_object_set_new(o, "line", json_integer(r->line));
-    json_object_set_new(o, "white", json_string(r->white));
-    json_object_set_new(o, "black", json_string(r->black));
+    json_object_set_new(o, "white", ply_json_text(r->white));
+    json_object_set_new(o, "black", ply_json_text(r->black));
     json_object_set_new(o, "result", str_or_null(r->result));
     json_object_set_new(o, "marker", str_or_null(r->marker));
     json_object_set_new(o, "chess960", json_boolean(r->chess960));
-    json_object_set_new(o, "start_error", r->start_ok ? json_null() : json_string(r->start_why));
+    json_object_set_new(o, "start_error", r->start_ok ? json_null() : ply_json_text(r->start_why));
     json_object_set_new(o, "recorded_plies", json_integer(r->recorded_plies));
     json_object_set_new(o, "plies", json_integer(r->plies));
     json_t *ill = json_null();
     if (r->illegal_ply) {
         ill = json_object();
         json_object_set_new(ill, "ply", json_integer(r->illegal_ply));
-        json_object_set_new(ill, "number", json_string(r->illegal_number));
-        json_object_set_new(ill, "move", json_string(r->illegal_move));
+        json_object_set_new(ill, "number", ply_json_text(r->illegal_number));
+        json_object_set_new(ill, "move", ply_json_text(r->illegal_move));
         json_object_set_new(ill, "line", json_integer(r->illegal_line));
-        json_object_set_new(ill, "why", json_string(r->illegal_why));
+        json_object_set_new(ill, "why", ply_json_text(r->illegal_why));
     }
     json_object_set_new(o, "illegal", ill);
     json_t *end = json_null();
     if (r->start_ok && r->end != PLY_ARB_END_NONE) {
         end = json_object();
-        json_object_set_new(end, "kind", json_string(ply_arb_end_name(r->end)));
+        json_object_set_new(end, "kind", ply_json_text(ply_arb_end_name(r->end)));
         json_object_set_new(end, "ply", json_integer(r->end_ply));
-        json_object_set_new(end, "article", json_string(ply_arb_end_article(r->end, laws)));
+        json_object_set_new(end, "article", ply_json_text(ply_arb_end_article(r->end, laws)));
         json_object_set_new(end, "winner",
-                            r->end_winner >= 0 ? json_string(side_name(r->end_winner))
+                            r->end_winner >= 0 ? ply_json_text(side_name(r->end_winner))
                                                : json_null());
         json_object_set_new(end, "proof", str_or_null(r->end_proof));
         json_object_set_new(end, "plies_after", json_integer(r->after_end));
@@ -276,10 +276,10 @@ static json_t *report_json(const ply_arb_report_t *r, ply_arb_laws_t laws)
     json_t *flag = json_null();
     if (r->flag >= 0) {
         flag = json_object();
-        json_object_set_new(flag, "side", json_string(side_name(r->flag)));
+        json_object_set_new(flag, "side", ply_json_text(side_name(r->flag)));
         json_object_set_new(flag, "from_termination_tag", json_boolean(r->flag_from_tag));
         json_object_set_new(flag, "opponent_can_mate",
-                            r->end == PLY_ARB_END_NONE ? json_string(mate_word(r->flag_opponent))
+                            r->end == PLY_ARB_END_NONE ? ply_json_text(mate_word(r->flag_opponent))
                                                        : json_null());
         json_object_set_new(flag, "proof", str_or_null(r->flag_proof));
         if (r->end == PLY_ARB_END_NONE) {
@@ -293,7 +293,7 @@ static json_t *report_json(const ply_arb_report_t *r, ply_arb_laws_t laws)
     json_object_set_new(o, "expected_result", str_or_null(r->expected));
     json_object_set_new(o, "consistent", json_boolean(r->consistent));
     json_t *notes = json_array();
-    for (int i = 0; i < r->nnotes; i++) json_array_append_new(notes, json_string(r->notes[i]));
+    for (int i = 0; i < r->nnotes; i++) json_array_append_new(notes, ply_json_text(r->notes[i]));
     json_object_set_new(o, "notes", notes);
     return o;
 }
@@ -334,9 +334,9 @@ static int run_file(const arbiter_args_t *a)
         if (rc == PLY_EPARSE) {
             broken++;
             if (games) {
-                json_array_append_new(errors,
-                                      json_pack("{s:I,s:I,s:s}", "game", (json_int_t)err.game,
-                                                "line", (json_int_t)err.line, "why", err.why));
+                json_array_append_new(
+                    errors, json_pack("{s:I,s:I,s:o}", "game", (json_int_t)err.game, "line",
+                                      (json_int_t)err.line, "why", ply_json_text(err.why)));
             } else {
                 printf("game %zu (line %ld): cannot be read: %s\n  verdict: UNREADABLE (skipped)\n",
                        err.game, err.line, err.why);
@@ -375,8 +375,8 @@ static int run_file(const arbiter_args_t *a)
                     total == 1 ? "" : "s");
     } else if (games) {
         json_t *o = json_object();
-        json_object_set_new(o, "file", json_string(a->file));
-        json_object_set_new(o, "laws", json_string(ply_arb_laws_name(a->laws)));
+        json_object_set_new(o, "file", ply_json_text(a->file));
+        json_object_set_new(o, "laws", ply_json_text(ply_arb_laws_name(a->laws)));
         json_object_set_new(o, "games", ply_json_count(total));
         json_object_set_new(o, "consistent", ply_json_count(consistent));
         json_object_set_new(o, "inconsistent", ply_json_count(inconsistent));
@@ -404,8 +404,8 @@ static int run_fen(const arbiter_args_t *a)
     int rc = ply_arb_from_fen(&pos, a->fen, a->chess960 ? PLY_ARB_CHESS960 : 0, why, sizeof why);
     if (rc) {
         if (a->json) {
-            json_t *o = json_pack("{s:s,s:b,s:s,s:s}", "fen", a->fen, "valid", 0, "error",
-                                  ply_err_name(rc), "why", why);
+            json_t *o = json_pack("{s:o,s:b,s:s,s:o}", "fen", ply_json_text(a->fen), "valid", 0,
+                                  "error", ply_err_name(rc), "why", ply_json_text(why));
             ply_json_dumpf(o, stdout, JSON_INDENT(2));
             printf("\n");
             json_decref(o);
@@ -435,17 +435,17 @@ static int run_fen(const arbiter_args_t *a)
                                                     : "1/2-1/2";
     if (a->json) {
         json_t *o = json_object();
-        json_object_set_new(o, "fen", json_string(fen));
+        json_object_set_new(o, "fen", ply_json_text(fen));
         json_object_set_new(o, "valid", json_true());
-        json_object_set_new(o, "identity", json_string(id));
-        json_object_set_new(o, "laws", json_string(ply_arb_laws_name(a->laws)));
+        json_object_set_new(o, "identity", ply_json_text(id));
+        json_object_set_new(o, "laws", ply_json_text(ply_arb_laws_name(a->laws)));
         json_object_set_new(o, "chess960", json_boolean(pos.chess960));
-        json_object_set_new(o, "side_to_move", json_string(side_name(pos.side)));
+        json_object_set_new(o, "side_to_move", ply_json_text(side_name(pos.side)));
         json_object_set_new(o, "in_check", json_boolean(st.in_check));
         json_object_set_new(o, "legal_moves", json_integer(st.legal_moves));
         json_object_set_new(
             o, "state",
-            json_string(st.end == PLY_ARB_END_NONE ? "playing" : ply_arb_end_name(st.end)));
+            ply_json_text(st.end == PLY_ARB_END_NONE ? "playing" : ply_arb_end_name(st.end)));
         json_object_set_new(o, "article", str_or_null(ply_arb_end_article(st.end, a->laws)));
         json_object_set_new(o, "result", str_or_null(result));
         json_object_set_new(o, "proof", str_or_null(st.proof));

@@ -34,6 +34,17 @@
 json_t *ply_json_count(ply_u128_t v);
 
 /**
+ * ply_json_text - a new JSON string (caller owns the reference) for the text @s, NUL-
+ * terminated bytes that should be UTF-8: jansson refuses any other (json_string returns
+ * NULL, and json_object_set_new then drops the key without a word), so each byte that
+ * does not start a valid UTF-8 sequence (RFC 3629: no overlong forms, no surrogates,
+ * nothing past U+10FFFF) becomes U+FFFD, the replacement character (Unicode 15, section
+ * 3.9). A Latin-1 player's name in a PGN file keeps its key, with its other letters. Returns
+ * NULL when @s is NULL or out of memory.
+ */
+json_t *ply_json_text(const char *s);
+
+/**
  * ply_json_dumpf - write @json to @out as json_dumpf does with @flags, the
  * values of ply_json_count as bare JSON numbers. Returns 0, or -1 when out
  * of memory or the write failed (see ferror(@out)).

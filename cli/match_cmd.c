@@ -49,6 +49,7 @@
 #include "commands.h"
 #include "elo.h"
 #include "engine_opts.h"
+#include "json_exact.h"
 #include "uci_engine.h"
 #include "util/error.h"
 
@@ -725,8 +726,9 @@ static void print_json(const match_t *m)
     const match_args_t *a = m->a;
     ply_elo_t e = ply_elo(m->w, m->d, m->l);
     json_t *j = json_object(), *games = json_array(), *ends = json_object();
-    json_object_set_new(j, "engines", json_pack("[ss]", a->label[0], a->label[1]));
-    json_object_set_new(j, "time_control", json_string(a->tc));
+    json_object_set_new(j, "engines",
+                        json_pack("[oo]", ply_json_text(a->label[0]), ply_json_text(a->label[1])));
+    json_object_set_new(j, "time_control", ply_json_text(a->tc));
     json_object_set_new(j, "games", json_integer(m->done));
     json_object_set_new(j, "wins", json_integer(m->w));
     json_object_set_new(j, "draws", json_integer(m->d));
@@ -744,11 +746,13 @@ static void print_json(const match_t *m)
     for (long i = 0; i < a->games; i++) {
         const game_rec_t *r = &m->recs[i];
         if (!r->number || r->result == 2) continue;
-        json_array_append_new(
-            games, json_pack("{sI ss ss ss ss ss sI sb}", "game", (json_int_t)r->number, "white",
-                             a->label[r->white], "black", a->label[r->white ^ 1], "opening",
-                             r->opening, "result", result_text(r->result), "reason", r->reason,
-                             "plies", (json_int_t)r->plies, "arbiter_ok", r->arbiter_ok));
+        json_array_append_new(games,
+                              json_pack("{sI so so so ss ss sI sb}", "game", (json_int_t)r->number,
+                                        "white", ply_json_text(a->label[r->white]), "black",
+                                        ply_json_text(a->label[r->white ^ 1]), "opening",
+                                        ply_json_text(r->opening), "result", result_text(r->result),
+                                        "reason", r->reason, "plies", (json_int_t)r->plies,
+                                        "arbiter_ok", r->arbiter_ok));
     }
     json_object_set_new(j, "results", games);
     json_dumpf(j, stdout, JSON_INDENT(2));

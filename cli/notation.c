@@ -205,8 +205,8 @@ int ply_cmd_san(int argc, char **argv)
             fprintf(stderr, "ply san: move %d, '%s': %s\n", i - optind + 1, argv[i], why);
             if (json)
                 json_object_set_new(o, "error",
-                                    json_pack("{s:i,s:s,s:s}", "move", i - optind + 1, "text",
-                                              argv[i], "why", why));
+                                    json_pack("{s:i,s:o,s:o}", "move", i - optind + 1, "text",
+                                              ply_json_text(argv[i]), "why", ply_json_text(why)));
             status = 1;
             break;
         }

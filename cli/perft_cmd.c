@@ -254,7 +254,7 @@ static void verification_text(const Ply__RunResult *r, char *buf, size_t len)
 static json_t *result_json(const Ply__Accepted *acc, const Ply__RunResult *r, int stats)
 {
     json_t *o = json_object();
-    json_object_set_new(o, "fen", json_string(r->fen ? r->fen : acc->fen));
+    json_object_set_new(o, "fen", ply_json_text(r->fen ? r->fen : acc->fen));
     json_object_set_new(o, "depth", json_integer(r->depth));
     json_object_set_new(o, "chess960", json_boolean(r->chess960));
     json_object_set_new(o, "nodes", ply_json_count(run_nodes(r)));
@@ -285,7 +285,7 @@ static json_t *result_json(const Ply__Accepted *acc, const Ply__RunResult *r, in
     json_t *v = ply_report_verification_json(r); /* what was verified, and how */
     char text[256];
     verification_text(r, text, sizeof text);
-    json_object_set_new(v, "summary", json_string(text));
+    json_object_set_new(v, "summary", ply_json_text(text));
     json_object_set_new(o, "verified", v);
     return o;
 }
@@ -381,7 +381,7 @@ static int run_detached(ply_session_t *s, const ply_perft_request_t *req, const 
         json_object_set_new(o, "run", ply_json_count(acc->run_id));
         json_object_set_new(o, "jobs", json_integer(acc->jobs));
         json_object_set_new(o, "split_depth", json_integer(acc->split_depth));
-        json_object_set_new(o, "fen", json_string(acc->fen ? acc->fen : a->fen));
+        json_object_set_new(o, "fen", ply_json_text(acc->fen ? acc->fen : a->fen));
         ply_json_dumpf(o, stdout, JSON_INDENT(2));
         printf("\n");
         json_decref(o);
@@ -588,12 +588,12 @@ static int run_epd(ply_session_t *s, const perft_args_t *a)
         if (lines) {
             json_t *o = json_object();
             json_object_set_new(o, "line", json_integer(l->line_no));
-            json_object_set_new(o, "fen", json_string(l->fen));
+            json_object_set_new(o, "fen", ply_json_text(l->fen));
             json_object_set_new(o, "depth", json_integer(depth));
             json_object_set_new(o, "expected", ply_json_count(l->depths[k].nodes));
             json_object_set_new(o, "nodes", rc == 0 ? ply_json_count(run_nodes(res)) : json_null());
             json_object_set_new(o, "ok", json_boolean(ok));
-            if (rc < 0) json_object_set_new(o, "error", json_string(why));
+            if (rc < 0) json_object_set_new(o, "error", ply_json_text(why));
             json_array_append_new(lines, o);
         } else if (!ok) {
             ply_progress_clear(&ep.bar);
@@ -617,7 +617,7 @@ static int run_epd(ply_session_t *s, const perft_args_t *a)
     ply_progress_clear(&ep.bar);
     if (lines) {
         json_t *o = json_object();
-        json_object_set_new(o, "file", json_string(a->epd));
+        json_object_set_new(o, "file", ply_json_text(a->epd));
         json_object_set_new(o, "positions", ply_json_count(suite->n));
         json_object_set_new(o, "checks", json_integer(checks));
         json_object_set_new(o, "failures", json_integer(failures));

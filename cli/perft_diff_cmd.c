@@ -317,7 +317,7 @@ static int walk(walk_t *w, const ply_board_t *root, outcome_t *out, char *why, s
 static json_t *move_array(char (*moves)[UCI_LEN], int n)
 {
     json_t *arr = json_array();
-    for (int i = 0; i < n; i++) json_array_append_new(arr, json_string(moves[i]));
+    for (int i = 0; i < n; i++) json_array_append_new(arr, ply_json_text(moves[i]));
     return arr;
 }
 
@@ -330,24 +330,24 @@ static void print_json(const diff_args_t *a, const char *engine_name, const char
                        const outcome_t *o, uint64_t ms)
 {
     json_t *j = json_object();
-    json_object_set_new(j, "result", json_string(kind_name(o->kind)));
-    json_object_set_new(j, "fen", json_string(root_fen));
+    json_object_set_new(j, "result", ply_json_text(kind_name(o->kind)));
+    json_object_set_new(j, "fen", ply_json_text(root_fen));
     json_object_set_new(j, "depth", json_integer(a->depth));
     json_object_set_new(j, "chess960", json_boolean(a->chess960));
-    json_object_set_new(j, "engine", json_string(engine_name));
-    json_object_set_new(j, "engine_command", json_string(a->engine));
+    json_object_set_new(j, "engine", ply_json_text(engine_name));
+    json_object_set_new(j, "engine_command", ply_json_text(a->engine));
     json_object_set_new(j, "ply_nodes", ply_json_count(o->ply_total));
     json_object_set_new(j, "engine_nodes", ply_json_count(o->engine_total));
     json_object_set_new(j, "root_moves", json_integer(o->root_moves));
     json_t *path = json_array(), *levels = json_array();
     for (int i = 0; i < o->nlevels; i++) {
         const level_t *l = &o->levels[i];
-        json_array_append_new(path, json_string(l->move));
+        json_array_append_new(path, ply_json_text(l->move));
         json_t *x = json_object();
         json_object_set_new(x, "depth", json_integer(l->depth));
         json_object_set_new(x, "ply_nodes", ply_json_count(l->ply_total));
         json_object_set_new(x, "engine_nodes", ply_json_count(l->engine_total));
-        json_object_set_new(x, "move", json_string(l->move));
+        json_object_set_new(x, "move", ply_json_text(l->move));
         json_object_set_new(x, "ply_move_nodes", ply_json_count(l->ply_nodes));
         json_object_set_new(x, "engine_move_nodes", ply_json_count(l->engine_nodes));
         json_array_append_new(levels, x);
@@ -355,7 +355,7 @@ static void print_json(const diff_args_t *a, const char *engine_name, const char
     json_object_set_new(j, "path", path);
     json_object_set_new(j, "levels", levels);
     if (o->kind != SAME) {
-        json_object_set_new(j, "position", json_string(o->fen));
+        json_object_set_new(j, "position", ply_json_text(o->fen));
         json_object_set_new(j, "position_depth", json_integer(o->depth));
     }
     if (o->kind == MOVES_DIFFER) {
@@ -444,8 +444,8 @@ static int fail(const diff_args_t *a, const char *why)
     fprintf(stderr, "ply perft-diff: %s\n", why);
     if (a->json) {
         json_t *j = json_object();
-        json_object_set_new(j, "result", json_string("error"));
-        json_object_set_new(j, "error", json_string(why));
+        json_object_set_new(j, "result", ply_json_text("error"));
+        json_object_set_new(j, "error", ply_json_text(why));
         ply_json_dumpf(j, stdout, JSON_INDENT(2));
         printf("\n");
         json_decref(j);

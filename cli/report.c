@@ -53,13 +53,13 @@ void ply_report_verification_text(FILE *out, const Ply__RunResult *r)
 static json_t *computation_json(const Ply__Computation *k)
 {
     json_t *o = json_object();
-    json_object_set_new(o, "worker", json_string(k->worker_id ? k->worker_id : ""));
+    json_object_set_new(o, "worker", ply_json_text(k->worker_id ? k->worker_id : ""));
     json_object_set_new(o, "zobrist_seed", json_integer(k->zobrist_seed));
     json_object_set_new(o, "nodes", ply_json_count(k->nodes));
     json_object_set_new(o, "attempt", json_integer(k->attempt));
     json_object_set_new(o, "rule_engine", json_boolean(k->arbiter));
     json_object_set_new(o, "no_hash", json_boolean(k->no_hash));
-    json_object_set_new(o, "identity", json_string(k->identity ? k->identity : ""));
+    json_object_set_new(o, "identity", ply_json_text(k->identity ? k->identity : ""));
     return o;
 }
 
@@ -68,7 +68,7 @@ json_t *ply_report_verification_json(const Ply__RunResult *r)
     const Ply__Verification *v = r->verification;
     json_t *o = json_object();
     if (!o) return NULL;
-    json_object_set_new(o, "mode", json_string(v && v->mode ? v->mode : "none"));
+    json_object_set_new(o, "mode", ply_json_text(v && v->mode ? v->mode : "none"));
     json_object_set_new(o, "arbiter_plies", json_integer(v ? v->arbiter_plies : 0));
     json_object_set_new(o, "perft1_checked", json_integer(v ? v->perft1_checked : 0));
     json_object_set_new(o, "jobs", json_integer(v ? v->jobs : 0));
@@ -88,16 +88,16 @@ json_t *ply_report_verification_json(const Ply__RunResult *r)
     json_object_set_new(o, "recomputed", json_integer(v ? v->recomputed : 0));
     json_t *ex = json_array();
     for (size_t i = 0; v && i < v->n_exclusion; i++)
-        json_array_append_new(ex, json_string(v->exclusion[i]));
+        json_array_append_new(ex, ply_json_text(v->exclusion[i]));
     json_object_set_new(o, "exclusions", ex);
     json_object_set_new(o, "verify_summary",
-                        v && v->summary ? json_string(v->summary) : json_null());
+                        v && v->summary ? ply_json_text(v->summary) : json_null());
     json_t *list = json_array();
     for (size_t i = 0; v && i < v->n_mismatch; i++) {
         const Ply__Mismatch *x = v->mismatch[i];
         json_t *m = json_object(), *ks = json_array();
         json_object_set_new(m, "job", ply_json_count(x->job_id));
-        json_object_set_new(m, "fen", json_string(x->fen ? x->fen : ""));
+        json_object_set_new(m, "fen", ply_json_text(x->fen ? x->fen : ""));
         json_object_set_new(m, "depth", json_integer(x->depth));
         for (size_t k = 0; k < x->n_computation; k++)
             json_array_append_new(ks, computation_json(x->computation[k]));
@@ -107,7 +107,7 @@ json_t *ply_report_verification_json(const Ply__RunResult *r)
                             x->has_accepted_nodes ? ply_json_count(x->accepted_nodes)
                                                   : json_null());
         json_object_set_new(m, "drill_down",
-                            x->drill_down ? json_string(x->drill_down) : json_null());
+                            x->drill_down ? ply_json_text(x->drill_down) : json_null());
         json_array_append_new(list, m);
     }
     json_object_set_new(o, "mismatch_list", list);
@@ -121,7 +121,7 @@ json_t *ply_report_workers_json(Ply__WorkerStatus *const *w, size_t n)
     json_t *a = json_array();
     for (size_t i = 0; i < n; i++) {
         json_t *o = json_object();
-        json_object_set_new(o, "id", json_string(w[i]->worker_id ? w[i]->worker_id : ""));
+        json_object_set_new(o, "id", ply_json_text(w[i]->worker_id ? w[i]->worker_id : ""));
         json_object_set_new(o, "threads", json_integer(w[i]->threads));
         json_object_set_new(o, "zobrist_seed", json_integer(w[i]->zobrist_seed));
         json_object_set_new(o, "jobs_in_flight", json_integer(w[i]->jobs_in_flight));
@@ -132,7 +132,7 @@ json_t *ply_report_workers_json(Ply__WorkerStatus *const *w, size_t n)
                                                   w[i]->nodes, w[i]->has_nodes_hi, w[i]->nodes_hi))
                                             : json_null());
         json_object_set_new(o, "stalled_ms", ply_json_count(w[i]->stalled_ms));
-        json_object_set_new(o, "identity", json_string(w[i]->identity ? w[i]->identity : ""));
+        json_object_set_new(o, "identity", ply_json_text(w[i]->identity ? w[i]->identity : ""));
         json_object_set_new(o, "excluded_runs", json_integer(w[i]->excluded_runs));
         json_array_append_new(a, o);
     }
@@ -143,10 +143,10 @@ json_t *ply_report_progress_json(const Ply__RunProgress *p)
 {
     json_t *o = json_object();
     json_object_set_new(o, "run", ply_json_count(p->run_id));
-    json_object_set_new(o, "state", json_string(p->state ? p->state : "?"));
-    json_object_set_new(o, "fen", p->fen ? json_string(p->fen) : json_null());
+    json_object_set_new(o, "state", ply_json_text(p->state ? p->state : "?"));
+    json_object_set_new(o, "fen", p->fen ? ply_json_text(p->fen) : json_null());
     json_object_set_new(o, "depth", p->has_depth ? json_integer(p->depth) : json_null());
-    json_object_set_new(o, "verify", json_string(p->verify ? p->verify : "none"));
+    json_object_set_new(o, "verify", ply_json_text(p->verify ? p->verify : "none"));
     json_object_set_new(o, "jobs_total", json_integer(p->jobs_total));
     json_object_set_new(o, "jobs_done", json_integer(p->jobs_done));
     json_object_set_new(o, "jobs_in_flight", json_integer(p->jobs_in_flight));
@@ -158,7 +158,8 @@ json_t *ply_report_progress_json(const Ply__RunProgress *p)
     json_object_set_new(o, "answer_hidden", json_boolean(p->answer_hidden));
     json_object_set_new(o, "elapsed_ms", ply_json_count(p->elapsed_ms));
     json_object_set_new(o, "results_restored", json_integer(p->results_restored));
-    json_object_set_new(o, "error", p->error && p->error[0] ? json_string(p->error) : json_null());
+    json_object_set_new(o, "error",
+                        p->error && p->error[0] ? ply_json_text(p->error) : json_null());
     if (p->n_worker)
         json_object_set_new(o, "workers", ply_report_workers_json(p->worker, p->n_worker));
     return o;

@@ -35,6 +35,7 @@
 #include "engine_opts.h"
 #include "epd_expect.h"
 #include "epd_ops.h"
+#include "json_exact.h"
 #include "uci_engine.h"
 #include "util/error.h"
 #include "util/time.h"
@@ -336,17 +337,17 @@ static json_t *line_json(size_t idx, const expect_t *x, const outcome_t *o)
 {
     json_t *j = json_object();
     json_object_set_new(j, "index", json_integer((json_int_t)idx));
-    if (x->e.id) json_object_set_new(j, "id", json_string(x->e.id));
-    json_object_set_new(j, "fen", json_string(x->e.fen));
-    if (x->e.bm_text) json_object_set_new(j, "bm", json_string(x->e.bm_text));
-    if (x->e.am_text) json_object_set_new(j, "am", json_string(x->e.am_text));
+    if (x->e.id) json_object_set_new(j, "id", ply_json_text(x->e.id));
+    json_object_set_new(j, "fen", ply_json_text(x->e.fen));
+    if (x->e.bm_text) json_object_set_new(j, "bm", ply_json_text(x->e.bm_text));
+    if (x->e.am_text) json_object_set_new(j, "am", ply_json_text(x->e.am_text));
     if (o->error) {
-        json_object_set_new(j, "error", json_string(o->why));
-        if (o->got[0]) json_object_set_new(j, "got", json_string(o->got));
+        json_object_set_new(j, "error", ply_json_text(o->why));
+        if (o->got[0]) json_object_set_new(j, "got", ply_json_text(o->got));
         return j;
     }
-    json_object_set_new(j, "got", json_string(o->got));
-    json_object_set_new(j, "got_uci", json_string(o->s.bestmove));
+    json_object_set_new(j, "got", ply_json_text(o->got));
+    json_object_set_new(j, "got_uci", ply_json_text(o->s.bestmove));
     if (o->scored) json_object_set_new(j, "solved", json_boolean(o->solved));
     if (x->npts) {
         json_object_set_new(j, "points", json_integer(o->points));
@@ -482,8 +483,8 @@ int ply_cmd_solve(int argc, char **argv)
               : 0;
     if (a.u.json) {
         json_t *j = json_object(), *arr = json_array();
-        json_object_set_new(j, "engine", json_string(name));
-        json_object_set_new(j, "epd", json_string(a.epd));
+        json_object_set_new(j, "engine", ply_json_text(name));
+        json_object_set_new(j, "epd", ply_json_text(a.epd));
         json_object_set_new(j, "first", json_integer((json_int_t)first + 1));
         json_object_set_new(j, "run", json_integer(t.run));
         json_object_set_new(j, "scored", json_integer(t.scored));

@@ -105,7 +105,7 @@ static int show_all(ply_client_t *cl, const char *ep, int timeout_ms, int json)
     }
     if (json) {
         json_t *o = json_object(), *runs = json_array();
-        json_object_set_new(o, "coordinator", json_string(ep));
+        json_object_set_new(o, "coordinator", ply_json_text(ep));
         json_object_set_new(o, "uptime_ms", ply_json_count(r->uptime_ms));
         json_object_set_new(o, "durable", json_boolean(r->durable));
         json_object_set_new(o, "runs_restored", json_integer(r->runs_restored));

@@ -24,10 +24,10 @@ static json_t *run_json(const ply__status_run_t *r)
     json_t *j = json_object();
     if (!j) return NULL;
     json_object_set_new(j, "id", json_integer((json_int_t)r->id));
-    json_object_set_new(j, "kind", json_string(r->kind));
-    json_object_set_new(j, "state", json_string(r->state));
+    json_object_set_new(j, "kind", ply_json_text(r->kind));
+    json_object_set_new(j, "state", ply_json_text(r->state));
     json_object_set_new(j, "finished", json_boolean(r->finished));
-    json_object_set_new(j, "fen", r->fen[0] ? json_string(r->fen) : json_null());
+    json_object_set_new(j, "fen", r->fen[0] ? ply_json_text(r->fen) : json_null());
     json_object_set_new(j, "depth", r->depth ? json_integer(r->depth) : json_null());
     json_object_set_new(j, "nodes_limit",
                         r->nodes_limit ? json_integer((json_int_t)r->nodes_limit) : json_null());
@@ -48,9 +48,9 @@ static json_t *run_json(const ply__status_run_t *r)
                         json_integer((json_int_t)(r->nodes_per_second + 0.5)));
     json_object_set_new(j, "progress", r->progress >= 0 ? json_real(r->progress) : json_null());
     json_object_set_new(j, "eta_ms", r->eta_ms >= 0 ? json_integer(r->eta_ms) : json_null());
-    json_object_set_new(j, "verify", json_string(r->verify[0] ? r->verify : "none"));
+    json_object_set_new(j, "verify", ply_json_text(r->verify[0] ? r->verify : "none"));
     json_object_set_new(j, "mismatches", json_integer(r->mismatches));
-    json_object_set_new(j, "error", r->error[0] ? json_string(r->error) : json_null());
+    json_object_set_new(j, "error", r->error[0] ? ply_json_text(r->error) : json_null());
     return j;
 }
 
@@ -58,14 +58,14 @@ static json_t *worker_json(const ply__status_worker_t *w)
 {
     json_t *j = json_object();
     if (!j) return NULL;
-    json_object_set_new(j, "worker_id", json_string(w->worker_id));
-    json_object_set_new(j, "identity", json_string(w->identity));
+    json_object_set_new(j, "worker_id", ply_json_text(w->worker_id));
+    json_object_set_new(j, "identity", ply_json_text(w->identity));
     json_object_set_new(j, "threads", json_integer(w->threads));
     json_object_set_new(j, "hash_mib", json_integer(w->hash_mib));
-    json_object_set_new(j, "engine", w->engine[0] ? json_string(w->engine) : json_null());
+    json_object_set_new(j, "engine", w->engine[0] ? ply_json_text(w->engine) : json_null());
     json_t *kinds = json_array();
-    if (w->perft) json_array_append_new(kinds, json_string("perft"));
-    if (w->search) json_array_append_new(kinds, json_string("search"));
+    if (w->perft) json_array_append_new(kinds, ply_json_text("perft"));
+    if (w->search) json_array_append_new(kinds, ply_json_text("search"));
     json_object_set_new(j, "kinds", kinds);
     json_object_set_new(j, "zobrist_seed", json_integer(w->zobrist_seed));
     json_object_set_new(j, "jobs_in_flight", json_integer(w->jobs_in_flight));
@@ -85,7 +85,7 @@ char *ply__status_json(const ply__status_t *s, size_t *len)
     json_t *co = json_object();
     char *text = NULL;
     if (!root || !runs || !workers || !co) goto out;
-    json_object_set_new(co, "version", json_string(PLY_VERSION));
+    json_object_set_new(co, "version", ply_json_text(PLY_VERSION));
     json_object_set_new(co, "uptime_ms", json_integer((json_int_t)s->uptime_ms));
     json_object_set_new(co, "workers", json_integer((json_int_t)s->nworkers));
     json_object_set_new(co, "threads", json_integer(s->threads));

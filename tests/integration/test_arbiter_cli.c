@@ -132,6 +132,19 @@ static void test_notation(void **state)
     r = th_run(RUN_S, "ply arbiter --export --json %s", PGN("lax-notation.pgn"));
     th_expect_status(&r, 2, "--export with --json");
     th_run_free(&r);
+    /* a byte that is not UTF-8 (Latin-1 0xFF) keeps its JSON key, as U+FFFD: before, the
+     * "error" object vanished and the exit status alone said something was wrong */
+    r = th_run(RUN_S, "ply san --json \"$(printf 'e\\377')\"");
+    th_expect_status(&r, 1, "a SAN move with a byte that is not UTF-8");
+    json_error_t je;
+    json_t *san = json_loads(r.out, 0, &je);
+    if (!san) fail_msg("not JSON: %s: %s", je.text, r.out);
+    json_t *e = json_object_get(san, "error");
+    assert_non_null(e);
+    assert_string_equal(json_string_value(json_object_get(e, "text")), "e\xEF\xBF\xBD");
+    assert_non_null(strstr(json_string_value(json_object_get(e, "why")), "unexpected byte 0xff"));
+    json_decref(san);
+    th_run_free(&r);
 }
 
 static void test_help_and_usage(void **state)

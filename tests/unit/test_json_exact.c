@@ -64,11 +64,51 @@ static void test_no_negative(void **state)
     }
 }
 
+/*
+ * ply_json_text: text that is UTF-8 goes through unchanged; each byte that does not start
+ * a valid sequence (RFC 3629, section 4: a Latin-1 byte, a lone continuation byte, an
+ * overlong form, a surrogate, a code point past U+10FFFF, a sequence cut short) becomes
+ * U+FFFD (EF BF BD), and the key is kept. Before, json_string returned NULL for such text
+ * and json_object_set_new dropped the key ("white" vanished from ply arbiter --json).
+ */
+static void test_text_not_utf8(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *in, *out;
+    } cases[] = {
+        {"Kasparov", "Kasparov"},
+        {"Nepomniachtchi \xD0\xAF \xE2\x82\xAC \xF0\x9F\x98\x80", /* 2, 3, 4 bytes */
+         "Nepomniachtchi \xD0\xAF \xE2\x82\xAC \xF0\x9F\x98\x80"},
+        {"Mart\xEDnez", "Mart\xEF\xBF\xBDnez"}, /* Latin-1 i acute */
+        {"a\x80"
+         "b",
+         "a\xEF\xBF\xBD"
+         "b"},                                                    /* a lone continuation byte */
+        {"\xC0\xAF", "\xEF\xBF\xBD\xEF\xBF\xBD"},                 /* overlong '/' */
+        {"\xED\xA0\x80", "\xEF\xBF\xBD\xEF\xBF\xBD\xEF\xBF\xBD"}, /* surrogate U+D800 */
+        {"\xF4\x90\x80\x80",
+         "\xEF\xBF\xBD\xEF\xBF\xBD\xEF\xBF\xBD\xEF\xBF\xBD"}, /* past U+10FFFF */
+        {"e\xE2\x82", "e\xEF\xBF\xBD\xEF\xBF\xBD"},           /* cut short at the end */
+        {"", ""},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        json_t *o = json_object();
+        assert_int_equal(json_object_set_new(o, "white", ply_json_text(cases[i].in)), 0);
+        const char *got = json_string_value(json_object_get(o, "white"));
+        if (!got || strcmp(got, cases[i].out))
+            fail_msg("case %zu: got '%s'", i, got ? got : "(none)");
+        json_decref(o);
+    }
+    assert_null(ply_json_text(NULL));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_counts_exact),
         cmocka_unit_test(test_no_negative),
+        cmocka_unit_test(test_text_not_utf8),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -304,6 +304,19 @@ static void perft_take_result(ply_coordinator_t *c, run_t *run, size_t idx, peer
     ply__take(c, run, idx, &k, 1);
 }
 
+/* A Result the envelope refused (malformed or cut short): that attempt fails now, not at
+ * its lease, and the task goes to another worker (the same as kind_search.c). */
+static void perft_refused_result(ply_coordinator_t *c, run_t *run, size_t idx, peer_t *p,
+                                 const char *why)
+{
+    char line[2 * PLY__WHY_LEN];
+    snprintf(line, sizeof line,
+             "%s (identity %s): a malformed result (%s) (job %" PRIu64 ", attempt %u)", p->name,
+             p->identity, why, run->job_base + idx, run->jobs[idx].attempt);
+    ply_warn("run %" PRIu64 ": %s", run->id, line);
+    ply__job_requeue(c, run, idx, 1, line);
+}
+
 /* One stored computation, taken as if it had just arrived (no drill-down). */
 static int perft_restore_result(ply_coordinator_t *c, run_t *run, const ply_store_result_t *r,
                                 char *why, size_t why_len)
@@ -490,6 +503,7 @@ const ply__kind_t ply__kind_perft = {
     .fill_job = perft_fill_job,
     .handed_out = ply__on_handout,
     .take_result = perft_take_result,
+    .refused_result = perft_refused_result,
     .restore_result = perft_restore_result,
     .resumed = ply__settle_all,
     .describe_run = perft_describe_run,

@@ -147,6 +147,19 @@ static uint64_t do_job(zsock_t *s, const Ply__Job *job, fake_worker_mode_t mode,
     ply_msg_t m = PLY__MESSAGE__INIT;
     m.body_case = PLY__MESSAGE__BODY_RESULT;
     m.result = &r;
+    if (mode == FW_MALFORMED_ONCE) { /* packed by hand and cut short: ply_msg_send would not */
+        const size_t len = ply__message__get_packed_size(&m);
+        uint8_t *buf = malloc(len);
+        if (buf) {
+            ply__message__pack(&m, buf);
+            zmsg_t *z = zmsg_new();
+            zmsg_addstr(z, PLY_PROTOCOL_ID);
+            zmsg_addmem(z, buf, len - 3);
+            zmsg_send(&z, s);
+            free(buf);
+        }
+        return nodes;
+    }
     ply_msg_send(s, &m);
     return nodes;
 }
@@ -218,8 +231,10 @@ static void *fw_main(void *arg)
                                        in->job->attempt, in->job->run_id);
                 } else {
                     long off = w->opts.offset + lies_on(w, in->job, received);
-                    w->nodes += do_job(s, in->job, w->mode, off,
-                                       w->opts.bad_perft1_at == results + 1, w->opts.ns_per_node);
+                    const fake_worker_mode_t mode =
+                        w->mode == FW_MALFORMED_ONCE && results ? FW_NORMAL : w->mode;
+                    w->nodes += do_job(s, in->job, mode, off, w->opts.bad_perft1_at == results + 1,
+                                       w->opts.ns_per_node);
                     results++;
                 }
                 received++;

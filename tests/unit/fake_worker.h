@@ -28,6 +28,7 @@ typedef enum {
     FW_STALL,        /* on its first JOB: never answer, heartbeat a node count that keeps rising */
     FW_BAD_STATS,    /* counts right, but total_checks one above the sum of its kinds */
     FW_BAD_TABLE,    /* counts right, but more table hits than probes */
+    FW_MALFORMED_ONCE, /* its first RESULT cut short by three bytes (the envelope refuses it) */
 } fake_worker_mode_t;
 
 /** What FW_INFLATE adds: 2^64 - 2^32, so that counts up to 2^32 stay below 2^64. */

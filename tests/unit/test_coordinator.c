@@ -339,6 +339,30 @@ static void test_impossible_figures(void **state)
     }
 }
 
+static void long_lease(ply_coordinator_config_t *cfg)
+{
+    cfg->lease_ms = 60000;
+}
+
+/* A perft Result that does not decode (cut short) fails its attempt at once, as a search's
+ * does: the job is counted again and the run ends exact, well before the 60 s lease. Before,
+ * the message was only logged and the job waited for its lease. */
+static void test_malformed_result(void **state)
+{
+    (void)state;
+    coord_t *t = coord_start("inproc", long_lease, NULL);
+    fake_worker_t *w = fake_worker_start(t->endpoint, FW_MALFORMED_ONCE, 1);
+    const uint64_t t0 = ply_time_ms();
+    Ply__RunResult *res = perft_ok(t->endpoint, START, 3, 0, 0, 1, 8902);
+    assert_true(ply_time_ms() - t0 < 30000);
+    ply__run_result__free_unpacked(res, NULL);
+    ply_coordinator_counters_t k = coord_counters(t);
+    assert_true(k.malformed >= 1);
+    assert_true(k.jobs_requeued >= 1);
+    fake_worker_stop(&w);
+    coord_stop(&t);
+}
+
 static void three_attempts(ply_coordinator_config_t *cfg)
 {
     cfg->max_attempts = 3;
@@ -929,6 +953,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_worker_vanishes),
         cmocka_unit_test(test_wrong_perft1),
         cmocka_unit_test(test_impossible_figures),
+        cmocka_unit_test(test_malformed_result),
         cmocka_unit_test(test_worker_error_requeue),
         cmocka_unit_test(test_lease),
         cmocka_unit_test(test_malformed),

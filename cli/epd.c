@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "util/error.h"
 
@@ -60,9 +61,18 @@ static int parse_line(char *text, ply_epd_line_t *out, char *err, size_t err_len
             snprintf(err, err_len, "more than %d depths", PLY_EPD_MAX_DEPTHS);
             return -1;
         }
+        for (int i = 0; i < out->ndepths; i++)
+            if (out->depths[i].depth == (int)depth) {
+                snprintf(err, err_len, "depth %ld is given twice", depth);
+                return -1;
+            }
         out->depths[out->ndepths].depth = (int)depth;
         out->depths[out->ndepths].nodes = nodes;
         out->ndepths++;
+    }
+    if (!out->ndepths) {
+        snprintf(err, err_len, "no 'Dn count' after ';': nothing to check");
+        return -1;
     }
     return 0;
 }
@@ -70,6 +80,12 @@ static int parse_line(char *text, ply_epd_line_t *out, char *err, size_t err_len
 ply_epd_t *ply_epd_load(const char *path, char *why, size_t why_len)
 {
     FILE *f = fopen(path, "r");
+    struct stat st;
+    if (f && fstat(fileno(f), &st) == 0 && S_ISDIR(st.st_mode)) {
+        fclose(f);
+        f = NULL;
+        errno = EISDIR;
+    }
     if (!f) {
         snprintf(why, why_len, "cannot read %s: %s", path, strerror(errno));
         return NULL;
@@ -78,13 +94,19 @@ ply_epd_t *ply_epd_load(const char *path, char *why, size_t why_len)
     size_t cap = 0;
     char buf[4096];
     int line_no = 0;
-    while (fgets(buf, sizeof buf, f)) {
+    while (suite && fgets(buf, sizeof buf, f)) {
         line_no++;
-        char *text = trim(buf);
+        /* a UTF-8 byte order mark, as some editors write, is not part of the first line */
+        char *text = trim(line_no == 1 && !strncmp(buf, "\xEF\xBB\xBF", 3) ? buf + 3 : buf);
         if (!*text || *text == '#') continue;
         if (suite->n == cap) {
             cap = cap ? cap * 2 : 64;
-            suite->lines = realloc(suite->lines, cap * sizeof *suite->lines);
+            ply_epd_line_t *more = realloc(suite->lines, cap * sizeof *suite->lines);
+            if (!more) {
+                ply_epd_free(&suite);
+                break;
+            }
+            suite->lines = more;
         }
         ply_epd_line_t *l = &suite->lines[suite->n];
         memset(l, 0, sizeof *l);
@@ -100,6 +122,10 @@ ply_epd_t *ply_epd_load(const char *path, char *why, size_t why_len)
         suite->n++;
     }
     fclose(f);
+    if (!suite) {
+        snprintf(why, why_len, "%s: out of memory", path);
+        return NULL;
+    }
     if (suite->n == 0) {
         snprintf(why, why_len, "%s: no positions", path);
         ply_epd_free(&suite);

@@ -28,6 +28,7 @@
 #include "harness.h"
 
 #define KIWIPETE  "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1"
+#define START     "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1"
 #define POSITION3 "8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1"
 
 /* Deadline of one command (harness.h, th_run): the longest group's ctest
@@ -262,6 +263,32 @@ static void test_bad_input(void **state)
         if (lines != 1) fail_msg("ply %s: error is not one line: '%s'", cases[i].args, r.err);
         th_run_free(&r);
     }
+    /* EPD suites that check nothing or contradict themselves are refused up front, naming
+     * the line; a directory is named as one (it read as "no positions") */
+    static const struct {
+        const char *text, *words;
+    } suites[] = {
+        {START " ;\n", "suite.epd:1: no 'Dn count' after ';': nothing to check"},
+        {START " ;D1 20 ;D1 20\n", "suite.epd:1: depth 1 is given twice"},
+    };
+    for (size_t i = 0; i < sizeof suites / sizeof *suites; i++) {
+        const char *path = th_write_file("cli-epd", "suite.epd", suites[i].text);
+        th_run_t r = th_run(RUN_S, "ply perft --epd %s", path);
+        th_expect_status(&r, 2, suites[i].words);
+        if (!strstr(r.err, suites[i].words)) fail_msg("stderr '%s'", r.err);
+        th_run_free(&r);
+    }
+    th_run_t r = th_run(RUN_S, "ply perft --epd /tmp");
+    th_expect_status(&r, 2, "--epd /tmp");
+    assert_non_null(strstr(r.err, "cannot read /tmp: Is a directory"));
+    th_run_free(&r);
+    /* a UTF-8 byte order mark before the first record is not part of it: perft(1) = 20,
+     * perft(2) = 400 (chessprogramming wiki, Perft Results) */
+    const char *bom = th_write_file("cli-epd", "bom.epd", "\xEF\xBB\xBF" START " ;D1 20 ;D2 400\n");
+    r = th_run(RUN_S, "ply perft --epd %s", bom);
+    th_expect_status(&r, 0, "an EPD suite with a byte order mark");
+    assert_non_null(strstr(r.out, "2 checks, 0 failed"));
+    th_run_free(&r);
 }
 
 /* ---- process edges (issue 9, item 9) ---------------------------------------------- */

@@ -18,8 +18,7 @@ int ply_cmd_bench(int argc, char **argv);
 /** ply_cmd_uci - `ply uci`: the analysis engine over UCI on stdin and stdout. */
 int ply_cmd_uci(int argc, char **argv);
 
-/** ply_cmd_perft_diff - `ply perft-diff`: the first position where an external UCI engine's perft
- * differs. */
+/** ply_cmd_perft_diff - `ply perft-diff`: the first position where an external UCI engine's perft differs. */
 int ply_cmd_perft_diff(int argc, char **argv);
 
 /** ply_cmd_solve - `ply solve`: run a UCI engine over an EPD test suite (bm, am, STS points). */

@@ -15,8 +15,8 @@
 #define PLY_EPD_MAX_DEPTHS 16
 
 typedef struct ply_epd_line {
-    int line_no; /* 1-based line in the file */
-    char *fen;   /* the position, as written */
+    int line_no;  /* 1-based line in the file */
+    char *fen;    /* the position, as written */
     int ndepths;
     struct {
         int depth;

@@ -12,10 +12,7 @@ static const char *const stats_names[PLY_STATS_N] = {
 #undef PLY__STATS_NAME
 };
 
-const char *ply_stats_name(int i)
-{
-    return (i >= 0 && i < PLY_STATS_N) ? stats_names[i] : NULL;
-}
+const char *ply_stats_name(int i) { return (i >= 0 && i < PLY_STATS_N) ? stats_names[i] : NULL; }
 
 int ply_stats_index(const char *name)
 {

@@ -34,10 +34,7 @@ typedef struct move_set {
     char uci[PLY_MAX_MOVES][6];
 } move_set_t;
 
-static int cmp_str(const void *a, const void *b)
-{
-    return strcmp(a, b);
-}
+static int cmp_str(const void *a, const void *b) { return strcmp(a, b); }
 
 static void board_moves(const ply_board_t *b, move_set_t *s)
 {
@@ -127,17 +124,15 @@ static int play_games(const char *fen, int chess960, int games, int plies)
             if (strncmp(fen_b, id, prefix3(id)) != 0) fail_msg("board %s, arbiter %s", fen_b, id);
             if ((compared++ % 16) == 0) { /* perft(3) on a sample keeps the test fast */
                 uint64_t nb = board_perft(&b, 3), na = ply_arb_perft(&p, 3);
-                if (nb != na)
-                    fail_msg("%s: perft(3) board %llu, arbiter %llu", fen_b, (unsigned long long)nb,
-                             (unsigned long long)na);
+                if (nb != na) fail_msg("%s: perft(3) board %llu, arbiter %llu", fen_b,
+                                       (unsigned long long)nb, (unsigned long long)na);
                 /* and the perft kernel's, whose perft(2) nodes judge their
                  * children's pins, king squares and castling once for all
                  * of them (movegen_body.h, ply__child_hints) */
                 uint64_t nk = 0;
                 assert_int_equal(ply_perft(&b, 3, NULL, &nk), 0);
-                if (nk != na)
-                    fail_msg("%s: perft(3) kernel %llu, arbiter %llu", fen_b,
-                             (unsigned long long)nk, (unsigned long long)na);
+                if (nk != na) fail_msg("%s: perft(3) kernel %llu, arbiter %llu", fen_b,
+                                       (unsigned long long)nk, (unsigned long long)na);
                 /* and the fifteen statistics of perft(2): the fast engine
                  * classifies most leaves without playing them, the arbiter
                  * plays every one */
@@ -146,9 +141,8 @@ static int play_games(const char *fen, int chess960, int games, int plies)
                 ply_arb_perft_stats(&p, 2, &sa);
                 for (int k = 0; k < PLY_STATS_N; k++)
                     if (sb.v[k] != sa.v[k])
-                        fail_msg("%s: perft(2) %s board %llu, arbiter %llu", fen_b,
-                                 ply_stats_name(k), (unsigned long long)sb.v[k],
-                                 (unsigned long long)sa.v[k]);
+                        fail_msg("%s: perft(2) %s board %llu, arbiter %llu", fen_b, ply_stats_name(k),
+                                 (unsigned long long)sb.v[k], (unsigned long long)sa.v[k]);
             }
             if (fast.n == 0) break;
             const char *pick = fast.uci[next_rand() % (unsigned)fast.n];
@@ -168,8 +162,7 @@ static void test_standard(void **state)
     (void)state;
     rng = 0xC0FFEE1234ull;
     int n = play_games("startpos", 0, 60, 160);
-    n += play_games("r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1", 0, 40,
-                    120);
+    n += play_games("r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1", 0, 40, 120);
     n += play_games("8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1", 0, 40, 120);
     n += play_games("r3k2r/Pppp1ppp/1b3nbN/nP6/BBP1P3/q4N2/Pp1P2PP/R2Q1RK1 w kq - 0 1", 0, 40, 120);
     print_message("standard: %d positions compared\n", n);

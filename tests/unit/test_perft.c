@@ -24,7 +24,7 @@
 #include "perft.h"
 #include "util/error.h"
 
-#define KIWIPETE  "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1"
+#define KIWIPETE "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1"
 #define POSITION3 "8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1"
 #define POSITION4 "r3k2r/Pppp1ppp/1b3nbN/nP6/BBP1P3/q4N2/Pp1P2PP/R2Q1RK1 w kq - 0 1"
 
@@ -132,9 +132,8 @@ static void test_counts(void **state)
             uint64_t got = 0;
             assert_int_equal(ply_perft(&b, known[i].depth, tt, &got), 0);
             if (got != known[i].nodes)
-                fail_msg("%s D%d with %zu-byte table: %llu, expected %llu", known[i].fen,
-                         known[i].depth, sizes[k], (unsigned long long)got,
-                         (unsigned long long)known[i].nodes);
+                fail_msg("%s D%d with %zu-byte table: %llu, expected %llu", known[i].fen, known[i].depth,
+                         sizes[k], (unsigned long long)got, (unsigned long long)known[i].nodes);
             ply_tt_destroy(&tt);
         }
     }
@@ -229,8 +228,7 @@ static void test_parallel_run(void **state)
     o.divide = 1;
     o.stats = 1;
     assert_int_equal(ply_perft_run(&b, 1, &o, &r), 0);
-    assert_true(r.nodes == 48 && r.stats.v[PLY_STAT_captures] == 8 &&
-                r.stats.v[PLY_STAT_castles] == 2);
+    assert_true(r.nodes == 48 && r.stats.v[PLY_STAT_captures] == 8 && r.stats.v[PLY_STAT_castles] == 2);
     assert_int_equal(ply_perft_run(&b, 0, &o, &r), 0);
     assert_true(r.nodes == 1);
     /* a table with the wrong payload is refused */

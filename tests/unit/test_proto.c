@@ -1386,8 +1386,8 @@ EDIT(run_result_asked_split_over, (m->run_result->asked = asked_ok())->split_dep
 EDIT(run_result_asked_split_under, (m->run_result->asked = asked_ok())->split_depth = -2)
 EDIT(run_result_tail_ok, (m->run_result->has_tail_ms = 1, m->run_result->tail_ms = 12345))
 EDIT(run_result_tail_over, (m->run_result->has_tail_ms = 1, m->run_result->tail_ms = 12346))
-EDIT(run_result_tail_no_time,
-     (m->run_result->has_time_ms = 0, m->run_result->has_tail_ms = 1, m->run_result->tail_ms = 1))
+EDIT(run_result_tail_no_time, (m->run_result->has_time_ms = 0, m->run_result->has_tail_ms = 1,
+                               m->run_result->tail_ms = 1))
 EDIT(progress_asked_verify_bad, (m->run_progress->asked = asked_ok())->verify = (Ply__VerifyMode)3)
 EDIT(progress_asked_sample_no_ppm,
      (m->run_progress->asked = asked_ok())->verify = PLY__VERIFY_MODE__VERIFY_MODE_SAMPLE)
@@ -1642,7 +1642,8 @@ static const vcase_t VCASES[] = {
     {"run_result", run_result_tail_ok, 0, NULL},
     {"run_result", run_result_tail_over, PLY_EPROTO,
      "RUN_RESULT: field tail_ms = 12346, must be 0..12345"},
-    {"run_result", run_result_tail_no_time, PLY_EPROTO, "RUN_RESULT: field tail_ms = 1, must be 0"},
+    {"run_result", run_result_tail_no_time, PLY_EPROTO,
+     "RUN_RESULT: field tail_ms = 1, must be 0"},
     {"run_progress", progress_asked_verify_bad, PLY_EPROTO,
      "RUN_PROGRESS: field asked.verify = 3, must be 0..2"},
     {"run_progress", progress_asked_sample_no_ppm, PLY_EPROTO,

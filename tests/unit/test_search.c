@@ -626,8 +626,8 @@ static void test_node_limit_precise(void **state)
                 assert_true(r.nodes >= l.nodes);
                 if (r.nodes > l.nodes + (threads == 1 ? 8 : 64 + 2 * depth1))
                     fail_msg("%d thread(s): %llu nodes for go nodes %llu (depth 1 alone: %llu)",
-                             threads, (unsigned long long)r.nodes, (unsigned long long)l.nodes,
-                             (unsigned long long)depth1);
+                             threads, (unsigned long long)r.nodes,
+                             (unsigned long long)l.nodes, (unsigned long long)depth1);
             } else {
                 assert_true(r.nodes < 1000); /* depth 1 here takes far fewer */
             }

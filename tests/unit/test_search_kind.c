@@ -246,8 +246,8 @@ static void test_restore(void **state)
     assert_non_null(p);
     assert_int_equal(p->jobs_done, 5);
     assert_true(p->asked && p->asked->kind == PLY__JOB_KIND__JOB_KIND_SEARCH);
-    for (size_t i = 0; i < 5; i++)
-        assert_string_equal(p->search->moves[i]->line->pv[0], p->search->moves[i]->move);
+    for (size_t i = 0; i < 5; i++) assert_string_equal(p->search->moves[i]->line->pv[0],
+                                                       p->search->moves[i]->move);
     ply__run_progress__free_unpacked(p, NULL);
     /* a status of every run lists it without its lines */
     Ply__StatusReply *sr = NULL;

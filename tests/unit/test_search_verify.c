@@ -190,8 +190,8 @@ static int search_engine(const char *endpoint, const char *engine, int verify, u
     *res = NULL;
     int rc = ply_client_submit_search(c, &req, 10000, &a, why, why_len);
     if (rc == 0)
-        rc = ply_client_wait(c, a->run_id, waiting ? keep_waiting : NULL, waiting, 20000, res, why,
-                             why_len);
+        rc = ply_client_wait(c, a->run_id, waiting ? keep_waiting : NULL, waiting, 20000, res,
+                             why, why_len);
     if (a) ply__accepted__free_unpacked(a, NULL);
     ply_client_destroy(&c);
     return rc;
@@ -362,8 +362,8 @@ static void test_no_engine(void **state)
     coord_wait_joined(t, 1);
     Ply__RunResult *res = NULL;
     char why[1024], waiting[512] = "";
-    int rc = search_engine(t->endpoint, "uci", PLY__VERIFY_MODE__VERIFY_MODE_NONE, 0, &res, waiting,
-                           why, sizeof why);
+    int rc = search_engine(t->endpoint, "uci", PLY__VERIFY_MODE__VERIFY_MODE_NONE, 0, &res,
+                           waiting, why, sizeof why);
     assert_int_not_equal(rc, 0);
     assert_null(res);
     if (!strstr(waiting, "a worker that runs") || !strstr(waiting, "none of the 1 connected"))
@@ -478,8 +478,8 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_liar),      cmocka_unit_test(test_half_liar),
         cmocka_unit_test(test_sample),    cmocka_unit_test(test_no_checker),
-        cmocka_unit_test(test_no_engine), cmocka_unit_test(test_malformed),
-        cmocka_unit_test(test_restore),
+        cmocka_unit_test(test_no_engine),
+        cmocka_unit_test(test_malformed), cmocka_unit_test(test_restore),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

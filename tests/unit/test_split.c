@@ -353,17 +353,12 @@ static void test_root_moves(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_exact_start),
-        cmocka_unit_test(test_exact_kiwipete),
-        cmocka_unit_test(test_exact_chess960),
-        cmocka_unit_test(test_ep_identity),
-        cmocka_unit_test(test_root_moves),
-        cmocka_unit_test(test_errors),
-        cmocka_unit_test(test_estimate),
-        cmocka_unit_test(test_auto_rule),
+        cmocka_unit_test(test_exact_start),    cmocka_unit_test(test_exact_kiwipete),
+        cmocka_unit_test(test_exact_chess960), cmocka_unit_test(test_ep_identity),
+        cmocka_unit_test(test_root_moves),     cmocka_unit_test(test_errors),
+        cmocka_unit_test(test_estimate),       cmocka_unit_test(test_auto_rule),
         cmocka_unit_test(test_auto_rule_threads),
-        cmocka_unit_test(test_oeis_a083276),
-        cmocka_unit_test(test_castling_rook_identity),
+        cmocka_unit_test(test_oeis_a083276),   cmocka_unit_test(test_castling_rook_identity),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

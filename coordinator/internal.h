@@ -445,6 +445,16 @@ static inline void ply__count(ply_coordinator_t *c, int which)
     atomic_fetch_add_explicit(&c->cnt[which], 1, memory_order_relaxed);
 }
 
+/**
+ * ply__add_sat - @a + @b (uint64), or UINT64_MAX when the sum would wrap: the run's
+ * figures that a worker's word feeds (counted nodes, table probes) stop at the top
+ * rather than wrap to a small number.
+ */
+static inline uint64_t ply__add_sat(uint64_t a, uint64_t b)
+{
+    return a + b < b ? UINT64_MAX : a + b;
+}
+
 /* ---- peers.c ---- */
 
 /** ply__hash_id - FNV-1a of a worker id. */

@@ -425,8 +425,7 @@ static int accept_line(run_t *run, size_t job, Ply__SearchResult *res, const cha
     /* exact in 128 bits (run->nodes): one worker's absurd count never wraps the total */
     ply_u128_add(&run->nodes, ply_u128_make(0, res->nodes));
     /* the rate's nodes (/status, /metrics): every searched node counts, saturating */
-    run->counted_nodes =
-        run->counted_nodes + res->nodes < res->nodes ? UINT64_MAX : run->counted_nodes + res->nodes;
+    run->counted_nodes = ply__add_sat(run->counted_nodes, res->nodes);
     s->replayed += lines;
     s->progress.has_replayed = 1, s->progress.replayed = s->replayed;
     /* SearchAnswer.nodes has no high word: exact, or absent */

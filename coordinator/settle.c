@@ -90,16 +90,13 @@ static void apply(run_t *run, size_t idx, const ply__comp_t *k, unsigned who2, i
     a->nodes = k->nodes;
     if (run->acc_stats) run->acc_stats[idx] = k->stats;
     run->worker_time_us += k->time_us;
-    /* saturating, as the node sums below: hits <= probes holds for each job (kind_perft.c),
-     * so it holds for the sums */
-    run->tt_probes =
-        run->tt_probes + k->tt_probes < k->tt_probes ? UINT64_MAX : run->tt_probes + k->tt_probes;
-    run->tt_hits = run->tt_hits + k->tt_hits < k->tt_hits ? UINT64_MAX : run->tt_hits + k->tt_hits;
+    /* saturating: hits <= probes holds for each job (kind_perft.c), so for the sums */
+    run->tt_probes = ply__add_sat(run->tt_probes, k->tt_probes);
+    run->tt_hits = ply__add_sat(run->tt_hits, k->tt_hits);
     if (k->live) { /* honest figures: what was counted now, apart from what tables answered */
         uint64_t tt = k->tt_nodes < k->nodes ? k->tt_nodes : k->nodes; /* a worker's word */
-        uint64_t n = k->nodes - tt;
-        run->counted_nodes = run->counted_nodes + n < n ? UINT64_MAX : run->counted_nodes + n;
-        run->tt_nodes = run->tt_nodes + tt < tt ? UINT64_MAX : run->tt_nodes + tt;
+        run->counted_nodes = ply__add_sat(run->counted_nodes, k->nodes - tt);
+        run->tt_nodes = ply__add_sat(run->tt_nodes, tt);
     }
     run->perft1_checked++;
     run->settled[idx] = 1;

@@ -21,13 +21,13 @@
 #include "curve_opts.h"
 #include "envelope.h"
 #include "epd_expect.h"
-#include "json_exact.h"
 #include "position.h"
 #include "progress.h"
 #include "report.h"
 #include "session.h"
 #include "session_opts.h"
 #include "util/error.h"
+#include "util/json_exact.h"
 #include "util/time.h"
 
 /* The UCI engine local workers drive with --engine uci when --uci-engine is not given. */

@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "envelope.h"
-#include "json_exact.h"
+#include "util/json_exact.h"
 #include "util/u128.h"
 
 void ply_analyse_score_text(const Ply__SearchLine *l, int bounds, char *buf, size_t len)

@@ -16,12 +16,12 @@
 #include <jansson.h>
 
 #include "envelope.h"
-#include "json_exact.h"
 #include "pgn_annotate.h"
 #include "pos_cache.h"
 #include "progress.h"
 #include "run_journal.h"
 #include "util/error.h"
+#include "util/json_exact.h"
 #include "util/time.h"
 
 #define CMD "ply analyse-pgn"

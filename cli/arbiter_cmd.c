@@ -22,9 +22,9 @@
 #include "arbiter/pgn.h"
 #include "arbiter/san.h"
 #include "commands.h"
-#include "json_exact.h"
 #include "notation.h"
 #include "util/error.h"
+#include "util/json_exact.h"
 
 typedef struct arbiter_args {
     const char *file;

@@ -36,10 +36,10 @@
 #include "curve_opts.h"
 #include "endpoint.h"
 #include "envelope.h"
-#include "json_exact.h"
 #include "perft.h"
 #include "search.h"
 #include "util/error.h"
+#include "util/json_exact.h"
 #include "util/time.h"
 
 /* Published counts: chessprogramming wiki "Perft Results" (positions 1-6),

@@ -14,11 +14,11 @@
 
 #include "client.h"
 #include "client_opts.h"
-#include "json_exact.h"
 #include "commands.h"
 #include "curve_opts.h"
 #include "report.h"
 #include "util/error.h"
+#include "util/json_exact.h"
 
 static void usage(FILE *out)
 {

@@ -49,9 +49,9 @@
 #include "commands.h"
 #include "elo.h"
 #include "engine_opts.h"
-#include "json_exact.h"
 #include "uci_engine.h"
 #include "util/error.h"
+#include "util/json_exact.h"
 
 #define THREADS_MAX   64
 #define STOP_GRACE_MS 2000

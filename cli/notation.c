@@ -10,9 +10,9 @@
 
 #include "arbiter/arbiter.h"
 #include "commands.h"
-#include "json_exact.h"
 #include "arbiter/san.h"
 #include "util/error.h"
+#include "util/json_exact.h"
 
 /* The move @text read in @pos, made; its SAN (with check marks) into @san and its UCI into
  * @uci when not NULL. 0, or the reader's error with its reason in @why. */

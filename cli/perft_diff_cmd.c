@@ -31,10 +31,10 @@
 #include "board/movegen.h"
 #include "commands.h"
 #include "envelope.h"
-#include "json_exact.h"
 #include "perft.h"
 #include "uci_engine.h"
 #include "util/error.h"
+#include "util/json_exact.h"
 #include "util/time.h"
 
 #define UCI_LEN 8

@@ -9,8 +9,8 @@
 #include <string.h>
 
 #include "envelope.h"
-#include "json_exact.h"
 #include "util/error.h"
+#include "util/json_exact.h"
 
 int ply_report_parse_verify(const char *s, int *mode, uint32_t *ppm)
 {

@@ -35,9 +35,9 @@
 #include "engine_opts.h"
 #include "epd_expect.h"
 #include "epd_ops.h"
-#include "json_exact.h"
 #include "uci_engine.h"
 #include "util/error.h"
+#include "util/json_exact.h"
 #include "util/time.h"
 
 #define MOVES_MAX PLY_EPD_EXPECT_MAX

@@ -18,9 +18,9 @@
 #include "commands.h"
 #include "curve_opts.h"
 #include "envelope.h"
-#include "json_exact.h"
 #include "report.h"
 #include "util/error.h"
+#include "util/json_exact.h"
 
 static void usage(FILE *out)
 {

@@ -87,7 +87,7 @@ void ply__status_release(ply__status_t *s);
 /**
  * ply__status_json - @s as the JSON document of GET /status (a new string,
  * caller frees; its length in *@len), or NULL when out of memory. Counts are
- * exact JSON numbers of any size (cli/json_exact.h).
+ * exact JSON numbers of any size (util/json_exact.h).
  */
 char *ply__status_json(const ply__status_t *s, size_t *len);
 

@@ -1,6 +1,6 @@
 /*
  * The status snapshot (status.h) as text: the JSON of GET /status (jansson,
- * exact counts through cli/json_exact.h) and the Prometheus text exposition
+ * exact counts through util/json_exact.h) and the Prometheus text exposition
  * format 0.0.4 of GET /metrics (prometheus.io/docs/instrumenting/
  * exposition_formats: "# HELP name text", "# TYPE name counter|gauge", then
  * "name{label=\"value\"} number" lines; in label values \, " and newline are
@@ -14,8 +14,8 @@
 
 #include <jansson.h>
 
-#include "json_exact.h"
 #include "status.h"
+#include "util/json_exact.h"
 
 /* ------------------------------------------------------------------- JSON */
 

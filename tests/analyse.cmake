@@ -2,8 +2,7 @@
 # (tests/integration/test_analyse.c).
 ply_unit_test(test_analyse_out
   SOURCES unit/test_analyse_out.c ${PROJECT_SOURCE_DIR}/cli/analyse_out.c
-          ${PROJECT_SOURCE_DIR}/cli/json_exact.c
-  LIBS ply_proto ply_util PkgConfig::JANSSON)
+  LIBS ply_proto ply_json)
 target_include_directories(test_analyse_out PRIVATE ${PROJECT_SOURCE_DIR}/cli)
 
 add_executable(test_analyse integration/test_analyse.c integration/harness.c)

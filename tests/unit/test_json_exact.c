@@ -1,5 +1,5 @@
 /*
- * cli/json_exact: counts in JSON printed exactly at any size, never negative.
+ * common/util/json_exact: counts in JSON printed exactly at any size, never negative.
  * Expected texts: 2^63 = 9223372036854775808, 2^64 = 18446744073709551616,
  * 2^128 - 1 = 340282366920938463463374607431768211455, and the start
  * position's perft(15) = 2015099950053364471960 (OEIS A048987), whose 64-bit
@@ -15,7 +15,7 @@
 
 #include <cmocka.h>
 
-#include "json_exact.h"
+#include "util/json_exact.h"
 
 static void test_counts_exact(void **state)
 {

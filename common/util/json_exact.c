@@ -1,5 +1,5 @@
 /* Exact counts in JSON output: the marker strings and their rewriting (see json_exact.h). */
-#include "json_exact.h"
+#include "util/json_exact.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -1,5 +1,7 @@
 /*
- * Exact counts in the ply command's JSON output.
+ * Exact counts in ply's JSON output: the ply command's --json and the
+ * coordinator's /status (target ply_json, which links jansson; the rest of
+ * common/util does not).
  *
  * jansson's json_integer is a signed 64-bit integer: a count above 2^63 - 1
  * printed through it comes out negative, and a run's total can pass 2^64
@@ -10,14 +12,14 @@
  *
  * The one mechanism: a count goes into the jansson tree as
  * ply_json_count(v): a json_integer when it is at most 2^63 - 1, else a
- * string holding a marker and the digits, and every JSON document the
- * command prints goes out through ply_json_dumpf, which writes such a string
+ * string holding a marker and the digits, and every JSON document ply
+ * prints goes out through ply_json_dumpf, which writes such a string
  * as the bare number. The marker starts with a control character, which
  * nothing else in ply's JSON holds: text from the network is refused when it
  * has one (proto/envelope.c) and positions are validated FENs.
  */
-#ifndef PLY_CLI_JSON_EXACT_H
-#define PLY_CLI_JSON_EXACT_H
+#ifndef PLY_UTIL_JSON_EXACT_H
+#define PLY_UTIL_JSON_EXACT_H
 
 #include <stdint.h>
 #include <stdio.h>

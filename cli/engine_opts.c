@@ -122,16 +122,16 @@ int ply_cli_engine_parse(ply_cli_engine_opts_t *o, int argc, char **argv, const 
     return 0;
 }
 
-ply_uci_t *ply_cli_engine_start(const ply_cli_engine_spec_t *s, unsigned timeout_s,
-                                const atomic_int *cancel, char *why, size_t why_len)
+ply_uci_client_t *ply_cli_engine_start(const ply_cli_engine_spec_t *s, unsigned timeout_s,
+                                       const atomic_int *cancel, char *why, size_t why_len)
 {
-    ply_uci_t *e = ply_uci_start(s->cmd, timeout_s * 1000u, why, why_len);
+    ply_uci_client_t *e = ply_uci_client_start(s->cmd, timeout_s * 1000u, why, why_len);
     if (!e) return NULL;
-    ply_uci_set_cancel(e, cancel);
+    ply_uci_client_set_cancel(e, cancel);
     int r = 0;
     for (int k = 0; r == 0 && k < s->noptions; k++)
-        r = ply_uci_setoption_arg(e, s->options[k], why, why_len);
-    if (r == 0) r = ply_uci_sync(e, why, why_len);
-    if (r < 0) ply_uci_destroy(&e);
+        r = ply_uci_client_setoption_arg(e, s->options[k], why, why_len);
+    if (r == 0) r = ply_uci_client_sync(e, why, why_len);
+    if (r < 0) ply_uci_client_destroy(&e);
     return e;
 }

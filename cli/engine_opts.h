@@ -15,7 +15,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "uci_engine.h"
+#include "uci_client.h"
 
 /** Most --option settings of one engine. */
 #define PLY_CLI_ENGINE_OPTIONS_MAX 32
@@ -80,14 +80,14 @@ int ply_cli_engine_add_option(const ply_cli_engine_opts_t *o, ply_cli_engine_spe
                               const char *nv);
 
 /**
- * ply_cli_engine_start - start the engine @s (ply_uci_start, with a silence
+ * ply_cli_engine_start - start the engine @s (ply_uci_client_start, with a silence
  * limit of @timeout_s seconds), let *@cancel (may be NULL) interrupt its
- * waits (ply_uci_set_cancel), set its options in order (ply_uci_setoption_arg:
+ * waits (ply_uci_client_set_cancel), set its options in order (ply_uci_client_setoption_arg:
  * refused when the engine does not offer them or the value does not fit) and
- * wait until it is ready (ply_uci_sync). Returns the engine (the caller
- * destroys it with ply_uci_destroy), or NULL with the reason in @why.
+ * wait until it is ready (ply_uci_client_sync). Returns the engine (the caller
+ * destroys it with ply_uci_client_destroy), or NULL with the reason in @why.
  */
-ply_uci_t *ply_cli_engine_start(const ply_cli_engine_spec_t *s, unsigned timeout_s,
-                                const atomic_int *cancel, char *why, size_t why_len);
+ply_uci_client_t *ply_cli_engine_start(const ply_cli_engine_spec_t *s, unsigned timeout_s,
+                                       const atomic_int *cancel, char *why, size_t why_len);
 
 #endif

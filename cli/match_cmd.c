@@ -49,7 +49,7 @@
 #include "commands.h"
 #include "elo.h"
 #include "engine_opts.h"
-#include "uci_engine.h"
+#include "uci_client.h"
 #include "util/error.h"
 #include "util/json_exact.h"
 
@@ -117,7 +117,7 @@ typedef struct match {
     game_rec_t *recs;
     FILE *pgn;
     int pgn_error;
-    ply_uci_t *first[2]; /* the engines started to check the command line, for thread 0 */
+    ply_uci_client_t *first[2]; /* the engines started to check the command line, for thread 0 */
 } match_t;
 
 /* the signal that stopped the match, set by its handler (lock-free, so async-signal-safe) */
@@ -271,13 +271,13 @@ static int parse_args(int argc, char **argv, match_args_t *a)
 
 /* ---- engines ------------------------------------------------------------------------ */
 
-static ply_uci_t *start_engine(const match_args_t *a, int i, char *why, size_t why_len)
+static ply_uci_client_t *start_engine(const match_args_t *a, int i, char *why, size_t why_len)
 {
     return ply_cli_engine_start(&a->u.eng[i], a->u.timeout_s, &interrupted, why, why_len);
 }
 
 /* "Stockfish 15.1 (UCI_Elo=2200)"; the two made distinct when they are the same. */
-static void make_labels(match_args_t *a, ply_uci_t *const *e)
+static void make_labels(match_args_t *a, ply_uci_client_t *const *e)
 {
     for (int i = 0; i < 2; i++) {
         const ply_cli_engine_spec_t *s = &a->u.eng[i];
@@ -287,7 +287,7 @@ static void make_labels(match_args_t *a, ply_uci_t *const *e)
             snprintf(label, cap, "%s", s->name);
             continue;
         }
-        int o = snprintf(label, cap, "%s", ply_uci_name(e[i]));
+        int o = snprintf(label, cap, "%s", ply_uci_client_name(e[i]));
         for (int k = 0; k < s->noptions && o > 0 && (size_t)o < cap; k++)
             o += snprintf(label + o, cap - (size_t)o, "%s%s", k ? ", " : " (", s->options[k]);
         if (s->noptions && o > 0 && (size_t)o + 1 < cap) strcat(label, ")");
@@ -324,7 +324,7 @@ static int pos_append(poscmd_t *p, const char *text)
 
 typedef struct game {
     match_t *m;
-    ply_uci_t **e; /* the thread's two engines, by engine index */
+    ply_uci_client_t **e; /* the thread's two engines, by engine index */
     game_rec_t *rec;
     ply_arb_game_t *arb;
     ply_pgn_game_t *pgn;
@@ -413,12 +413,12 @@ static void flag_fell(game_t *g, int side, double used_ms, int64_t had_ms)
 }
 
 /* "{+0.35/12 0.521s}" for the mover's engine's last score. */
-static void move_comment(const ply_uci_search_t *s, char *buf, size_t len)
+static void move_comment(const ply_uci_client_search_t *s, char *buf, size_t len)
 {
-    const ply_uci_info_t *in = &s->last;
-    if (in->score_kind == PLY_UCI_SCORE_CP)
+    const ply_uci_client_info_t *in = &s->last;
+    if (in->score_kind == PLY_UCI_CLIENT_SCORE_CP)
         snprintf(buf, len, "%+.2f/%d %.3fs", in->score / 100.0, in->depth, s->elapsed_ms / 1000.0);
-    else if (in->score_kind == PLY_UCI_SCORE_MATE)
+    else if (in->score_kind == PLY_UCI_CLIENT_SCORE_MATE)
         snprintf(buf, len, "%sM%d/%d %.3fs", in->score < 0 ? "-" : "+", abs(in->score), in->depth,
                  s->elapsed_ms / 1000.0);
     else
@@ -426,7 +426,7 @@ static void move_comment(const ply_uci_search_t *s, char *buf, size_t len)
 }
 
 /* Plays the move @uci of the side to move: 0, or -1 when it is not legal (game over). */
-static int play_move(game_t *g, int side, const ply_uci_search_t *s, const char *label)
+static int play_move(game_t *g, int side, const ply_uci_client_search_t *s, const char *label)
 {
     const ply_arb_pos_t *pos = ply_arb_game_pos(g->arb);
     ply_arb_move_t mv;
@@ -455,11 +455,12 @@ static int play_move(game_t *g, int side, const ply_uci_search_t *s, const char 
 }
 
 /* After a failed search: stop it, or drop the engine (a fresh one next game). */
-static void recover(ply_uci_t **e, int r)
+static void recover(ply_uci_client_t **e, int r)
 {
     char ignored[256];
-    if (r == PLY_ETIMEDOUT && ply_uci_stop(*e, STOP_GRACE_MS, ignored, sizeof ignored) == 0) return;
-    ply_uci_destroy(e);
+    if (r == PLY_ETIMEDOUT && ply_uci_client_stop(*e, STOP_GRACE_MS, ignored, sizeof ignored) == 0)
+        return;
+    ply_uci_client_destroy(e);
 }
 
 /* One move of the side to move. Returns 1 when the game is over. */
@@ -469,7 +470,7 @@ static int one_move(game_t *g)
     int side = ply_arb_game_pos(g->arb)->side;
     int who = side == 0 ? g->rec->white : g->rec->white ^ 1;
     const char *label = a->label[who];
-    ply_uci_limits_t lim = {0};
+    ply_uci_client_limits_t lim = {0};
     lim.clock = a->clock;
     lim.wtime = g->clock_ms[0];
     lim.btime = g->clock_ms[1];
@@ -480,9 +481,9 @@ static int one_move(game_t *g)
     int64_t had = g->clock_ms[side];
     lim.deadline_ms = a->clock ? (uint64_t)(had + a->margin_ms + 1)
                                : (uint64_t)a->u.movetime + a->u.timeout_s * 1000ull;
-    ply_uci_search_t s;
+    ply_uci_client_search_t s;
     char why[512];
-    int r = ply_uci_go(g->e[who], g->pos.s, &lim, NULL, NULL, &s, why, sizeof why);
+    int r = ply_uci_client_go(g->e[who], g->pos.s, &lim, NULL, NULL, &s, why, sizeof why);
     if (r == PLY_ECANCELED) {
         recover(&g->e[who], PLY_ETIMEDOUT);
         stop_unfinished(g);
@@ -564,14 +565,14 @@ static int setup(game_t *g, const ply_book_line_t *o)
     for (int k = 0; k < 2; k++) {
         int i = g->rec->white ^ k; /* White's engine first */
         char why[512];
-        int r = g->e[i] ? ply_uci_newgame(g->e[i], why, sizeof why) : PLY_EIO;
+        int r = g->e[i] ? ply_uci_client_newgame(g->e[i], why, sizeof why) : PLY_EIO;
         const char *what = "failed";
         if (r < 0) { /* a fresh engine */
-            ply_uci_destroy(&g->e[i]);
+            ply_uci_client_destroy(&g->e[i]);
             g->e[i] = interrupted ? NULL : start_engine(a, i, why, sizeof why);
-            r = g->e[i] ? ply_uci_newgame(g->e[i], why, sizeof why) : PLY_EIO;
+            r = g->e[i] ? ply_uci_client_newgame(g->e[i], why, sizeof why) : PLY_EIO;
             if (!g->e[i]) what = "cannot start";
-            if (r < 0) ply_uci_destroy(&g->e[i]);
+            if (r < 0) ply_uci_client_destroy(&g->e[i]);
         }
         if (interrupted) { /* whatever failed, it is not the engine's fault */
             stop_unfinished(g);
@@ -602,7 +603,7 @@ static const char *termination(const game_rec_t *rec)
 }
 
 /* Plays game @rec (number, white filled) with the thread's engines. */
-static void play_game(match_t *m, ply_uci_t **e, game_rec_t *rec)
+static void play_game(match_t *m, ply_uci_client_t **e, game_rec_t *rec)
 {
     game_t g = {0};
     g.m = m;
@@ -699,7 +700,7 @@ static void *worker(void *arg)
 {
     slot_t *s = arg;
     match_t *m = s->m;
-    ply_uci_t *e[2] = {NULL, NULL};
+    ply_uci_client_t *e[2] = {NULL, NULL};
     if (s->index == 0) { /* the engines started to check the command line: now this thread's */
         e[0] = m->first[0];
         e[1] = m->first[1];
@@ -716,8 +717,8 @@ static void *worker(void *arg)
         play_game(m, e, &rec);
         record(m, &rec);
     }
-    ply_uci_destroy(&e[0]);
-    ply_uci_destroy(&e[1]);
+    ply_uci_client_destroy(&e[0]);
+    ply_uci_client_destroy(&e[1]);
     return NULL;
 }
 
@@ -840,8 +841,8 @@ int ply_cmd_match(int argc, char **argv)
         rc = interrupted ? 128 + interrupted : m.pgn_error ? 1 : 0; /* 130 SIGINT, 143 SIGTERM */
         if (m.pgn_error) fprintf(stderr, "ply match: writing %s failed\n", a.pgn);
     }
-    ply_uci_destroy(&m.first[0]);
-    ply_uci_destroy(&m.first[1]);
+    ply_uci_client_destroy(&m.first[0]);
+    ply_uci_client_destroy(&m.first[1]);
     if (m.pgn) fclose(m.pgn);
     free(m.recs);
     ply_book_free(&m.book);

@@ -32,7 +32,7 @@
 #include "commands.h"
 #include "envelope.h"
 #include "perft.h"
-#include "uci_engine.h"
+#include "uci_client.h"
 #include "util/error.h"
 #include "util/json_exact.h"
 #include "util/time.h"
@@ -52,8 +52,8 @@ typedef struct diff_args {
 /* One divide in UCI text, ply's or the engine's. */
 typedef struct divide {
     int n;
-    char move[PLY_UCI_MAX_DIVIDE][UCI_LEN];
-    uint64_t nodes[PLY_UCI_MAX_DIVIDE];
+    char move[PLY_UCI_CLIENT_MAX_DIVIDE][UCI_LEN];
+    uint64_t nodes[PLY_UCI_CLIENT_MAX_DIVIDE];
     uint64_t total;
 } divide_t;
 
@@ -76,15 +76,15 @@ typedef struct outcome {
     uint64_t ply_total, engine_total;
     int root_moves;
     int nmissing, nextra;
-    char missing[PLY_UCI_MAX_DIVIDE][UCI_LEN];
-    char extra[PLY_UCI_MAX_DIVIDE][UCI_LEN];
+    char missing[PLY_UCI_CLIENT_MAX_DIVIDE][UCI_LEN];
+    char extra[PLY_UCI_CLIENT_MAX_DIVIDE][UCI_LEN];
     /* INCONSISTENT: the engine's count of the last move at its parent's depth */
     uint64_t engine_at_parent;
     /* the arbiter's view of the final position's move list */
     int arbiter_ok, arbiter_agrees;
     int arb_nmissing, arb_nextra;
-    char arb_missing[PLY_UCI_MAX_DIVIDE][UCI_LEN];
-    char arb_extra[PLY_UCI_MAX_DIVIDE][UCI_LEN];
+    char arb_missing[PLY_UCI_CLIENT_MAX_DIVIDE][UCI_LEN];
+    char arb_extra[PLY_UCI_CLIENT_MAX_DIVIDE][UCI_LEN];
 } outcome_t;
 
 static void usage(FILE *out)
@@ -162,7 +162,7 @@ static int find_move(const divide_t *d, const char *uci)
 static void pair_moves(const ply_board_t *b, const divide_t *mine, const divide_t *eng, int *match,
                        outcome_t *out)
 {
-    int used[PLY_UCI_MAX_DIVIDE] = {0};
+    int used[PLY_UCI_CLIENT_MAX_DIVIDE] = {0};
     for (int i = 0; i < mine->n; i++) {
         match[i] = find_move(eng, mine->move[i]);
         if (match[i] >= 0) used[match[i]] = 1;
@@ -224,7 +224,7 @@ static void arbiter_check(const diff_args_t *a, const divide_t *mine, outcome_t 
         if (!found) snprintf(out->arb_missing[out->arb_nmissing++], UCI_LEN, "%.7s", mine->move[i]);
     }
     for (int k = 0; k < n; k++)
-        if (find_move(mine, uci[k]) < 0 && out->arb_nextra < PLY_UCI_MAX_DIVIDE)
+        if (find_move(mine, uci[k]) < 0 && out->arb_nextra < PLY_UCI_CLIENT_MAX_DIVIDE)
             snprintf(out->arb_extra[out->arb_nextra++], UCI_LEN, "%.7s", uci[k]);
     out->arbiter_agrees = out->arb_nmissing == 0 && out->arb_nextra == 0;
 }
@@ -233,11 +233,11 @@ static void arbiter_check(const diff_args_t *a, const divide_t *mine, outcome_t 
 
 typedef struct walk {
     const diff_args_t *a;
-    ply_uci_t *engine;
+    ply_uci_client_t *engine;
     ply_tt_t *tt;
     ply_perft_result_t *scratch;
     divide_t mine, eng;
-    ply_uci_divide_t answer;
+    ply_uci_client_divide_t answer;
     char root_fen[PLY_BOARD_FEN_MAX];
     int startpos;
 } walk_t;
@@ -255,7 +255,7 @@ static int walk(walk_t *w, const ply_board_t *root, outcome_t *out, char *why, s
         }
         position_cmd(position, sizeof position, w->root_fen, w->startpos, out->levels,
                      out->nlevels);
-        rc = ply_uci_perft(w->engine, position, depth, &w->answer, why, why_len);
+        rc = ply_uci_client_perft(w->engine, position, depth, &w->answer, why, why_len);
         if (rc < 0) return rc;
         w->eng.n = w->answer.n;
         w->eng.total = w->answer.total;
@@ -277,7 +277,7 @@ static int walk(walk_t *w, const ply_board_t *root, outcome_t *out, char *why, s
                          w->a->engine, w->eng.move[i], (unsigned long long)w->eng.nodes[i]);
                 return PLY_EPARSE;
             }
-        int match[PLY_UCI_MAX_DIVIDE];
+        int match[PLY_UCI_CLIENT_MAX_DIVIDE];
         pair_moves(&b, &w->mine, &w->eng, match, out);
         if (out->nmissing || out->nextra) {
             out->kind = MOVES_DIFFER;
@@ -564,15 +564,15 @@ int ply_cmd_perft_diff(int argc, char **argv)
     signal(SIGINT, on_signal);
     signal(SIGTERM, on_signal);
     signal(SIGHUP, on_signal);
-    w.engine = ply_uci_start(a.engine, a.timeout_s * 1000u, why, sizeof why);
-    engine_group = ply_uci_pid(w.engine);
+    w.engine = ply_uci_client_start(a.engine, a.timeout_s * 1000u, why, sizeof why);
+    engine_group = ply_uci_client_pid(w.engine);
     rc = w.engine ? 0 : PLY_EIO;
-    if (rc == 0 && a.chess960) rc = ply_uci_set_chess960(w.engine, 1, why, sizeof why);
+    if (rc == 0 && a.chess960) rc = ply_uci_client_set_chess960(w.engine, 1, why, sizeof why);
     if (rc == 0) rc = walk(&w, &root, o, why, sizeof why);
     char name[128];
-    snprintf(name, sizeof name, "%s", w.engine ? ply_uci_name(w.engine) : a.engine);
+    snprintf(name, sizeof name, "%s", w.engine ? ply_uci_client_name(w.engine) : a.engine);
     engine_group = 0;
-    ply_uci_destroy(&w.engine);
+    ply_uci_client_destroy(&w.engine);
     ply_tt_destroy(&w.tt);
     free(w.scratch);
     if (rc < 0) {

@@ -35,7 +35,7 @@
 #include "engine_opts.h"
 #include "epd_expect.h"
 #include "epd_ops.h"
-#include "uci_engine.h"
+#include "uci_client.h"
 #include "util/error.h"
 #include "util/json_exact.h"
 #include "util/time.h"
@@ -63,7 +63,7 @@ typedef struct outcome {
     int scored, solved, points, error;
     char got[PLY_ARB_SAN_MAX + 8];
     char why[512];
-    ply_uci_search_t s;
+    ply_uci_client_search_t s;
     /* the first info line of the last run of solving pvs */
     int streak, found_depth;
     double found_ms;
@@ -241,7 +241,7 @@ static int solves(const expect_t *x, ply_arb_move_t m)
     return i >= 0 && x->pts[i] == x->max_points;
 }
 
-static void on_info(void *ctx, const ply_uci_info_t *in, double elapsed_ms)
+static void on_info(void *ctx, const ply_uci_client_info_t *in, double elapsed_ms)
 {
     track_t *t = ctx;
     if (in->multipv > 1 || in->npv == 0) return;
@@ -257,23 +257,23 @@ static void on_info(void *ctx, const ply_uci_info_t *in, double elapsed_ms)
 }
 
 /* Starts the engine and sets its options; NULL with the reason in @why. */
-static ply_uci_t *start_engine(const solve_args_t *a, char *why, size_t why_len)
+static ply_uci_client_t *start_engine(const solve_args_t *a, char *why, size_t why_len)
 {
     return ply_cli_engine_start(&a->u.eng[0], a->u.timeout_s, &interrupted, why, why_len);
 }
 
-static int run_position(ply_uci_t *e, const solve_args_t *a, const expect_t *x, outcome_t *o)
+static int run_position(ply_uci_client_t *e, const solve_args_t *a, const expect_t *x, outcome_t *o)
 {
     char cmd[PLY_ARB_FEN_MAX + 16];
     snprintf(cmd, sizeof cmd, "position fen %s", x->e.fen);
-    ply_uci_limits_t lim = {0};
+    ply_uci_client_limits_t lim = {0};
     lim.movetime = a->u.movetime;
     lim.depth = a->u.depth;
     lim.nodes = a->u.nodes;
     lim.deadline_ms = (uint64_t)a->u.movetime + a->u.timeout_s * 1000ull;
     track_t t = {x, o};
-    int r = ply_uci_newgame(e, o->why, sizeof o->why);
-    if (r == 0) r = ply_uci_go(e, cmd, &lim, on_info, &t, &o->s, o->why, sizeof o->why);
+    int r = ply_uci_client_newgame(e, o->why, sizeof o->why);
+    if (r == 0) r = ply_uci_client_go(e, cmd, &lim, on_info, &t, &o->s, o->why, sizeof o->why);
     if (r < 0) return r;
     ply_arb_move_t m;
     if (!o->s.bestmove[0]) {
@@ -299,11 +299,11 @@ static int run_position(ply_uci_t *e, const solve_args_t *a, const expect_t *x, 
 
 /* ---- output ------------------------------------------------------------------------ */
 
-static void score_text(const ply_uci_info_t *in, char *buf, size_t len)
+static void score_text(const ply_uci_client_info_t *in, char *buf, size_t len)
 {
-    if (in->score_kind == PLY_UCI_SCORE_CP)
+    if (in->score_kind == PLY_UCI_CLIENT_SCORE_CP)
         snprintf(buf, len, "%+.2f", in->score / 100.0);
-    else if (in->score_kind == PLY_UCI_SCORE_MATE)
+    else if (in->score_kind == PLY_UCI_CLIENT_SCORE_MATE)
         snprintf(buf, len, "#%d", in->score);
     else
         snprintf(buf, len, "-");
@@ -356,9 +356,9 @@ static json_t *line_json(size_t idx, const expect_t *x, const outcome_t *o)
     json_object_set_new(j, "elapsed_ms", json_real(o->s.elapsed_ms));
     json_object_set_new(j, "depth", json_integer(o->s.depth));
     json_object_set_new(j, "nodes", json_integer((json_int_t)o->s.nodes));
-    if (o->s.last.score_kind == PLY_UCI_SCORE_CP)
+    if (o->s.last.score_kind == PLY_UCI_CLIENT_SCORE_CP)
         json_object_set_new(j, "score_cp", json_integer(o->s.last.score));
-    if (o->s.last.score_kind == PLY_UCI_SCORE_MATE)
+    if (o->s.last.score_kind == PLY_UCI_CLIENT_SCORE_MATE)
         json_object_set_new(j, "score_mate", json_integer(o->s.last.score));
     if (o->found_ms >= 0) {
         json_object_set_new(j, "found_ms", json_real(o->found_ms));
@@ -425,14 +425,14 @@ int ply_cmd_solve(int argc, char **argv)
     sa.sa_handler = on_sigint;
     sigaction(SIGINT, &sa, NULL);
     sigaction(SIGTERM, &sa, NULL);
-    ply_uci_t *e = start_engine(&a, why, sizeof why);
+    ply_uci_client_t *e = start_engine(&a, why, sizeof why);
     if (!e) {
         fprintf(stderr, "ply solve: %s\n", why);
         rc = 1;
         goto done;
     }
     char name[128];
-    snprintf(name, sizeof name, "%s", ply_uci_name(e));
+    snprintf(name, sizeof name, "%s", ply_uci_client_name(e));
     if (!a.u.json) {
         printf("engine %s; %s positions %zu..%zu of %zu;", name, a.epd, first + 1, end, suite->n);
         if (a.u.movetime) printf(" movetime %lld ms", (long long)a.u.movetime);
@@ -457,7 +457,7 @@ int ply_cmd_solve(int argc, char **argv)
             t.scored += x->e.nbm || x->e.nam || x->npts;
             t.max_points += x->max_points;
             if (r != PLY_EILLEGAL) { /* the engine is in an unknown state: a fresh one */
-                ply_uci_destroy(&e);
+                ply_uci_client_destroy(&e);
                 char why2[512];
                 e = start_engine(&a, why2, sizeof why2);
                 if (!e) fprintf(stderr, "ply solve: cannot restart the engine: %s\n", why2);
@@ -475,7 +475,7 @@ int ply_cmd_solve(int argc, char **argv)
         }
         if (!e) break;
     }
-    ply_uci_destroy(&e);
+    ply_uci_client_destroy(&e);
     long timed = t.run - t.errors;
     qsort(t.times, (size_t)timed, sizeof *t.times, cmp_double);
     double median =

@@ -149,7 +149,7 @@ const char *ply_analysis_name(const ply_analysis_t *a);
 /**
  * ply_analysis_uci_new - an external UCI engine as a backend
  * (worker/analysis_uci.c): start @cmdline (a program and its arguments,
- * split as ply_uci_start does, no shell), shake hands, and apply @options
+ * split as ply_uci_client_start does, no shell), shake hands, and apply @options
  * (@n_options of "NAME=VALUE", or "NAME" for a button, 0..64; copied), each
  * one the engine must offer. Its runs set MultiPV (refused with PLY_EINVAL
  * when multipv > 1 and the engine offers no MultiPV) and UCI_Chess960 as a

@@ -1,6 +1,6 @@
 /*
  * The UCI backend of analysis jobs (analysis.h): an external engine, such as
- * Stockfish, run as a child process through common/uci_client. One engine
+ * Stockfish, run as a child process through uci_client/. One engine
  * per backend, driven by the controlling thread only; ply_analysis_stop from
  * another thread raises an atomic flag that the client's waits poll (about
  * every 50 ms), then the controlling thread sends "stop" and reads up to
@@ -25,7 +25,7 @@
 #include <strings.h>
 
 #include "board/movegen.h"
-#include "uci_engine.h"
+#include "uci_client.h"
 #include "util/error.h"
 #include "util/time.h"
 
@@ -38,7 +38,7 @@
 
 typedef struct uci_backend {
     ply_analysis_t base; /* first: a ply_analysis_t * is a uci_backend_t * */
-    ply_uci_t *engine;   /* NULL after the engine died */
+    ply_uci_client_t *engine; /* NULL after the engine died */
     atomic_int stop;     /* raised by ply_analysis_stop, from any thread */
     int restarted;       /* 1: restarted and no job answered since */
     int multipv;         /* the MultiPV in force (1 when never set) */
@@ -58,16 +58,16 @@ typedef struct uci_backend {
 /* Starts the engine of @u and applies its options; 0, or an error with its reason. */
 static int engine_start(uci_backend_t *u, char *why, size_t why_len)
 {
-    u->engine = ply_uci_start(u->cmdline, UCI_SILENCE_MS, why, why_len);
+    u->engine = ply_uci_client_start(u->cmdline, UCI_SILENCE_MS, why, why_len);
     if (!u->engine) return PLY_EIO;
-    ply_uci_set_cancel(u->engine, &u->stop);
+    ply_uci_client_set_cancel(u->engine, &u->stop);
     u->multipv = 1;
     u->chess960 = 0;
     int rc = 0;
     for (int i = 0; i < u->n_options && rc == 0; i++)
-        rc = ply_uci_setoption_arg(u->engine, u->options[i], why, why_len);
-    if (rc == 0) rc = ply_uci_sync(u->engine, why, why_len);
-    if (rc < 0) ply_uci_destroy(&u->engine);
+        rc = ply_uci_client_setoption_arg(u->engine, u->options[i], why, why_len);
+    if (rc == 0) rc = ply_uci_client_sync(u->engine, why, why_len);
+    if (rc < 0) ply_uci_client_destroy(&u->engine);
     return rc;
 }
 
@@ -109,24 +109,24 @@ static int set_options(uci_backend_t *u, const ply_analysis_job_t *job, char *wh
 {
     int multipv = job->multipv > 0 ? job->multipv : 1, chess960 = job->chess960 != 0, rc = 0;
     if (multipv != u->multipv) {
-        if (!ply_uci_has_option(u->engine, "MultiPV")) {
+        if (!ply_uci_client_has_option(u->engine, "MultiPV")) {
             snprintf(why, why_len, "engine '%s' offers no MultiPV option: multipv %d refused",
                      u->name, multipv);
             return PLY_EINVAL;
         }
         char value[16];
         snprintf(value, sizeof value, "%d", multipv);
-        rc = ply_uci_setoption(u->engine, "MultiPV", value, why, why_len);
-        if (rc == 0) rc = ply_uci_sync(u->engine, why, why_len);
+        rc = ply_uci_client_setoption(u->engine, "MultiPV", value, why, why_len);
+        if (rc == 0) rc = ply_uci_client_sync(u->engine, why, why_len);
         if (rc < 0) return rc;
         u->multipv = multipv;
     }
     if (chess960 != u->chess960) {
-        if (!ply_uci_has_option(u->engine, "UCI_Chess960")) {
+        if (!ply_uci_client_has_option(u->engine, "UCI_Chess960")) {
             snprintf(why, why_len, "engine '%s' offers no UCI_Chess960 option", u->name);
             return PLY_EINVAL;
         }
-        if ((rc = ply_uci_set_chess960(u->engine, chess960, why, why_len)) < 0) return rc;
+        if ((rc = ply_uci_client_set_chess960(u->engine, chess960, why, why_len)) < 0) return rc;
         u->chess960 = chess960;
     }
     return 0;
@@ -139,18 +139,18 @@ typedef struct collect {
 } collect_t;
 
 /* Keeps, per multipv index, the last scored info line of the deepest depth so far. */
-static void on_info(void *ctx, const ply_uci_info_t *in, double elapsed_ms)
+static void on_info(void *ctx, const ply_uci_client_info_t *in, double elapsed_ms)
 {
     (void)elapsed_ms;
     collect_t *c = ctx;
     if (c->progress && in->nodes) atomic_store(c->progress, in->nodes);
     int k = in->multipv > 0 ? in->multipv : 1;
-    if (in->score_kind == PLY_UCI_SCORE_NONE || k > c->multipv) return;
+    if (in->score_kind == PLY_UCI_CLIENT_SCORE_NONE || k > c->multipv) return;
     ply_analysis_line_t *l = &c->u->best[k - 1];
     if (c->u->have[k - 1] && in->depth < l->depth) return;
     c->u->have[k - 1] = 1;
     l->multipv = k;
-    l->is_mate = in->score_kind == PLY_UCI_SCORE_MATE;
+    l->is_mate = in->score_kind == PLY_UCI_CLIENT_SCORE_MATE;
     l->score = in->score;
     l->bound = in->bound > 0 ? PLY_BOUND_LOWER : in->bound < 0 ? PLY_BOUND_UPPER : PLY_BOUND_EXACT;
     l->depth = in->depth;
@@ -180,7 +180,7 @@ static int lines_out(uci_backend_t *u, int multipv, ply_analysis_result_t *out, 
 static int search(uci_backend_t *u, const ply_analysis_job_t *job, ply_analysis_result_t *out,
                   char *why, size_t why_len)
 {
-    ply_uci_limits_t lim = {0};
+    ply_uci_client_limits_t lim = {0};
     lim.depth = job->depth;
     lim.nodes = job->nodes;
     lim.movetime = job->movetime_ms;
@@ -194,13 +194,13 @@ static int search(uci_backend_t *u, const ply_analysis_job_t *job, ply_analysis_
         job->movetime_ms > 0 ? (uint64_t)job->movetime_ms + UCI_SLACK_MS : UCI_NO_LIMIT_MS;
     collect_t c = {u, job->multipv > 0 ? job->multipv : 1, job->progress};
     memset(u->have, 0, sizeof u->have);
-    ply_uci_search_t s;
+    ply_uci_client_search_t s;
     uint64_t t0 = ply_time_ns();
-    int rc = ply_uci_go(u->engine, u->position, &lim, on_info, &c, &s, why, why_len);
+    int rc = ply_uci_client_go(u->engine, u->position, &lim, on_info, &c, &s, why, why_len);
     if (rc == PLY_ECANCELED || rc == PLY_ETIMEDOUT) {
         char how[256];
-        int r = ply_uci_stop(u->engine, UCI_STOP_GRACE_MS, how, sizeof how);
-        if (r < 0) ply_uci_destroy(&u->engine); /* not usable again: restart next time */
+        int r = ply_uci_client_stop(u->engine, UCI_STOP_GRACE_MS, how, sizeof how);
+        if (r < 0) ply_uci_client_destroy(&u->engine); /* not usable again: restart next time */
         if (rc == PLY_ECANCELED) snprintf(why, why_len, "stopped");
         return rc;
     }
@@ -305,7 +305,8 @@ static int uci_run(ply_analysis_t *a, const ply_analysis_job_t *job, ply_analysi
                            : search(u, job, out, why, why_len);
     if (rc == 0) u->restarted = 0;
     if (rc == PLY_EIO || rc == PLY_EPARSE)
-        ply_uci_destroy(&u->engine); /* dead, or in an unknown state: a fresh one next time */
+        ply_uci_client_destroy(
+            &u->engine); /* dead, or in an unknown state: a fresh one next time */
     return rc;
 }
 
@@ -322,7 +323,7 @@ static void uci_clear_stop(ply_analysis_t *a)
 static void uci_destroy(ply_analysis_t *a)
 {
     uci_backend_t *u = (uci_backend_t *)a;
-    ply_uci_destroy(&u->engine);
+    ply_uci_client_destroy(&u->engine);
     for (int i = 0; i < u->n_options; i++) free(u->options[i]);
     free(u->position);
     free(u);
@@ -347,20 +348,20 @@ static int uci_prepare(ply_analysis_t *a, int reproducible, char *why, size_t wh
     int rc = 0;
     if (!reproducible) {
         if (!u->repro) return 0;
-        ply_uci_destroy(&u->engine);
+        ply_uci_client_destroy(&u->engine);
         u->repro = 0;
         return engine_start(u, why, why_len);
     }
     if (!u->engine && (rc = engine_start(u, why, why_len)) < 0) return rc;
     char mib[16];
     snprintf(mib, sizeof mib, "%d", PLY_ANALYSIS_REPRO_HASH_MIB);
-    if (rc == 0 && ply_uci_has_option(u->engine, "Threads"))
-        rc = ply_uci_setoption(u->engine, "Threads", "1", why, why_len);
-    if (rc == 0 && ply_uci_has_option(u->engine, "Hash"))
-        rc = ply_uci_setoption(u->engine, "Hash", mib, why, why_len);
-    if (rc == 0) rc = ply_uci_newgame(u->engine, why, why_len);
+    if (rc == 0 && ply_uci_client_has_option(u->engine, "Threads"))
+        rc = ply_uci_client_setoption(u->engine, "Threads", "1", why, why_len);
+    if (rc == 0 && ply_uci_client_has_option(u->engine, "Hash"))
+        rc = ply_uci_client_setoption(u->engine, "Hash", mib, why, why_len);
+    if (rc == 0) rc = ply_uci_client_newgame(u->engine, why, why_len);
     if (rc < 0) {
-        ply_uci_destroy(&u->engine);
+        ply_uci_client_destroy(&u->engine);
         return rc;
     }
     u->repro = 1;
@@ -414,7 +415,7 @@ ply_analysis_t *ply_analysis_uci_new(const char *cmdline, const char *const *opt
         uci_destroy(&u->base);
         return NULL;
     }
-    snprintf(u->name, sizeof u->name, "%s", ply_uci_name(u->engine));
+    snprintf(u->name, sizeof u->name, "%s", ply_uci_client_name(u->engine));
     return &u->base;
 }
 

@@ -884,7 +884,7 @@ static void test_perft(void **state)
         assert_true(sum == strtoull(cases[i].nodes, NULL, 10));
         free(t);
     }
-    /* the project's own UCI client (cli/uci_engine.c, Stockfish's format) reads these
+    /* the project's own UCI client (uci_client/uci_client.c, Stockfish's format) reads these
      * divides: ply perft-diff against ply uci, standard and Chess960 */
     th_run_t r = th_run(600, "ply perft-diff --engine '" PLY_BIN_DIR "/ply uci' -d 4 -t 1");
     th_expect_status(&r, 0, "perft-diff against ply uci");

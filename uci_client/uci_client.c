@@ -1,5 +1,5 @@
 /*
- * An external UCI engine behind pipes (see uci_engine.h). The object owns a
+ * An external UCI engine behind pipes (see uci_client.h). The object owns a
  * private libuv loop: uv_spawn starts the engine (detached, so that it leads
  * a process group and a wrapper script's children can be killed with it),
  * uv_read_start collects its stdout and stderr into buffers, and every wait
@@ -13,7 +13,7 @@
  * search at most INFO_MAX lines), and text means no control characters
  * other than tab and carriage return.
  */
-#include "uci_engine.h"
+#include "uci_client.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -50,7 +50,7 @@ struct engine_option {
 };
 #define CANCEL_POLL_MS 50
 
-struct ply_uci {
+struct ply_uci_client {
     uv_loop_t loop;
     uv_process_t proc;
     uv_pipe_t in, out, err;
@@ -128,12 +128,12 @@ static int split_words(const char *line, char *store, char **argv)
 static void on_alloc(uv_handle_t *h, size_t suggested, uv_buf_t *b)
 {
     (void)suggested;
-    ply_uci_t *e = h->data;
+    ply_uci_client_t *e = h->data;
     *b = uv_buf_init(e->rbuf, sizeof e->rbuf);
 }
 
 /* Bytes at the end of the buffer after its last newline: the line still arriving. */
-static size_t partial_len(const ply_uci_t *e)
+static size_t partial_len(const ply_uci_client_t *e)
 {
     size_t n = 0;
     while (e->off + n < e->len && e->buf[e->len - 1 - n] != '\n') n++;
@@ -141,7 +141,7 @@ static size_t partial_len(const ply_uci_t *e)
 }
 
 /* Appends @n bytes of @p to the buffer; -1 (and e->flood) when it cannot. */
-static int append_out(ply_uci_t *e, const char *p, size_t n)
+static int append_out(ply_uci_client_t *e, const char *p, size_t n)
 {
     if (e->len + n > BUF_MAX) {
         e->flood = 1; /* the caller fails the command; drop the rest */
@@ -174,7 +174,7 @@ static int append_out(ply_uci_t *e, const char *p, size_t n)
  */
 static void on_out(uv_stream_t *s, ssize_t n, const uv_buf_t *b)
 {
-    ply_uci_t *e = s->data;
+    ply_uci_client_t *e = s->data;
     if (n < 0) {
         e->out_eof = 1;
         uv_read_stop(s);
@@ -207,7 +207,7 @@ static void on_out(uv_stream_t *s, ssize_t n, const uv_buf_t *b)
 /* Keeps only the last non-empty stderr line, for error messages. */
 static void on_err(uv_stream_t *s, ssize_t n, const uv_buf_t *b)
 {
-    ply_uci_t *e = s->data;
+    ply_uci_client_t *e = s->data;
     if (n < 0) {
         uv_read_stop(s);
         return;
@@ -225,7 +225,7 @@ static void on_err(uv_stream_t *s, ssize_t n, const uv_buf_t *b)
 
 static void on_exit_cb(uv_process_t *p, int64_t status, int signum)
 {
-    ply_uci_t *e = p->data;
+    ply_uci_client_t *e = p->data;
     e->exited = 1;
     e->exit_status = status;
     e->term_signal = signum;
@@ -233,7 +233,7 @@ static void on_exit_cb(uv_process_t *p, int64_t status, int signum)
 
 static void on_write(uv_write_t *req, int status)
 {
-    ply_uci_t *e = req->handle->data;
+    ply_uci_client_t *e = req->handle->data;
     if (status < 0) e->write_error = status;
     free(req->data);
     free(req);
@@ -245,14 +245,14 @@ static void on_timer(uv_timer_t *t)
 }
 
 /* Runs the loop once, for at most @ms milliseconds. */
-static void run_once(ply_uci_t *e, uint64_t ms)
+static void run_once(ply_uci_client_t *e, uint64_t ms)
 {
     uv_timer_start(&e->timer, on_timer, ms ? ms : 1, 0);
     uv_run(&e->loop, UV_RUN_ONCE);
     uv_timer_stop(&e->timer);
 }
 
-static void wait_exit(ply_uci_t *e, unsigned ms)
+static void wait_exit(ply_uci_client_t *e, unsigned ms)
 {
     uint64_t deadline = ply_time_ms() + ms;
     while (e->spawned && !e->exited) {
@@ -263,7 +263,7 @@ static void wait_exit(ply_uci_t *e, unsigned ms)
 }
 
 /* "engine 'sf' exited with status 1; stderr: ..." after a short wait for the exit. */
-static void describe_gone(ply_uci_t *e, const char *doing, char *why, size_t why_len)
+static void describe_gone(ply_uci_client_t *e, const char *doing, char *why, size_t why_len)
 {
     wait_exit(e, EXIT_WAIT_MS);
     char how[64];
@@ -287,7 +287,8 @@ static void describe_gone(ply_uci_t *e, const char *doing, char *why, size_t why
  * says so. Returns 1, 0 when no whole line is buffered, or PLY_EPARSE
  * (reason in @why) for output that is not text.
  */
-static int take_line(ply_uci_t *e, char line[static LINE_MAX_BYTES + 1], char *why, size_t why_len)
+static int take_line(ply_uci_client_t *e, char line[static LINE_MAX_BYTES + 1], char *why,
+                     size_t why_len)
 {
     if (e->flood) {
         ply_why(why, why_len, 0, "engine '%s' flooded its output (over %u bytes unread at once)",
@@ -330,8 +331,8 @@ static int take_line(ply_uci_t *e, char line[static LINE_MAX_BYTES + 1], char *w
  * which). Returns 0, PLY_EPARSE, PLY_EIO (engine gone), PLY_ETIMEDOUT or
  * PLY_ECANCELED.
  */
-static int wait_line_at(ply_uci_t *e, char line[static LINE_MAX_BYTES + 1], const char *doing,
-                        uint64_t deadline, int hard, char *why, size_t why_len)
+static int wait_line_at(ply_uci_client_t *e, char line[static LINE_MAX_BYTES + 1],
+                        const char *doing, uint64_t deadline, int hard, char *why, size_t why_len)
 {
     uint64_t drain_until = 0;
     for (;;) {
@@ -364,13 +365,13 @@ static int wait_line_at(ply_uci_t *e, char line[static LINE_MAX_BYTES + 1], cons
 }
 
 /* Waits for the next line for at most the silence limit. */
-static int wait_line(ply_uci_t *e, char line[static LINE_MAX_BYTES + 1], const char *doing,
+static int wait_line(ply_uci_client_t *e, char line[static LINE_MAX_BYTES + 1], const char *doing,
                      char *why, size_t why_len)
 {
     return wait_line_at(e, line, doing, ply_time_ms() + e->silence_ms, 0, why, why_len);
 }
 
-static int send_line(ply_uci_t *e, const char *text, char *why, size_t why_len)
+static int send_line(ply_uci_client_t *e, const char *text, char *why, size_t why_len)
 {
     size_t n = strlen(text);
     char *copy = malloc(n + 2);
@@ -397,7 +398,7 @@ static int send_line(ply_uci_t *e, const char *text, char *why, size_t why_len)
 
 /* ---- start and stop ---------------------------------------------------------------- */
 
-static int spawn_engine(ply_uci_t *e, const char *cmdline, char *why, size_t why_len)
+static int spawn_engine(ply_uci_client_t *e, const char *cmdline, char *why, size_t why_len)
 {
     char *store = malloc(strlen(cmdline) + 1);
     char *argv[MAX_ARGS];
@@ -441,7 +442,7 @@ static int spawn_engine(ply_uci_t *e, const char *cmdline, char *why, size_t why
 }
 
 /* Keeps "option name NAME type T [min A max B]" (NAME may hold blanks). */
-static void keep_option(ply_uci_t *e, const char *rest)
+static void keep_option(ply_uci_client_t *e, const char *rest)
 {
     const char *type = strstr(rest, " type ");
     size_t n = type ? (size_t)(type - rest) : 0;
@@ -455,7 +456,7 @@ static void keep_option(ply_uci_t *e, const char *rest)
                    sscanf(mx + 5, "%lld", &o->max) == 1 && o->min <= o->max;
 }
 
-static const struct engine_option *find_option(const ply_uci_t *e, const char *name)
+static const struct engine_option *find_option(const ply_uci_client_t *e, const char *name)
 {
     for (int i = 0; e && name && i < e->noptions; i++)
         if (!strcasecmp(e->options[i].name, name)) return &e->options[i];
@@ -465,7 +466,7 @@ static const struct engine_option *find_option(const ply_uci_t *e, const char *n
 /* Checks @value against what the engine said the option takes (engines such
  * as Stockfish silently clamp or ignore a bad value, so the user would never
  * know). Returns 0 or PLY_EINVAL with the reason. */
-static int check_option_value(const ply_uci_t *e, const struct engine_option *o,
+static int check_option_value(const ply_uci_client_t *e, const struct engine_option *o,
                               const char *value, char *why, size_t why_len)
 {
     if (!strcmp(o->type, "button")) {
@@ -492,14 +493,14 @@ static int check_option_value(const ply_uci_t *e, const struct engine_option *o,
                            e->cmd, value);
         if (o->has_range && (v < o->min || v > o->max))
             return ply_why(why, why_len, PLY_EINVAL,
-                           "option '%s' of engine '%s' takes %lld..%lld, not %lld", o->name,
-                           e->cmd, o->min, o->max, v);
+                           "option '%s' of engine '%s' takes %lld..%lld, not %lld", o->name, e->cmd,
+                           o->min, o->max, v);
     }
     return 0;
 }
 
 /* Sends "uci" and reads until "uciok", keeping "id name" and the option names. */
-static int handshake(ply_uci_t *e, char *why, size_t why_len)
+static int handshake(ply_uci_client_t *e, char *why, size_t why_len)
 {
     int r = send_line(e, "uci", why, why_len);
     char line[LINE_MAX_BYTES + 1];
@@ -519,13 +520,14 @@ static int handshake(ply_uci_t *e, char *why, size_t why_len)
     return r;
 }
 
-ply_uci_t *ply_uci_start(const char *cmdline, unsigned silence_ms, char *why, size_t why_len)
+ply_uci_client_t *ply_uci_client_start(const char *cmdline, unsigned silence_ms, char *why,
+                                       size_t why_len)
 {
     if (!cmdline || !silence_ms) {
         ply_why(why, why_len, 0, "no engine command");
         return NULL;
     }
-    ply_uci_t *e = calloc(1, sizeof *e);
+    ply_uci_client_t *e = calloc(1, sizeof *e);
     if (!e) {
         ply_why(why, why_len, 0, "out of memory");
         return NULL;
@@ -547,24 +549,24 @@ ply_uci_t *ply_uci_start(const char *cmdline, unsigned silence_ms, char *why, si
     int r = spawn_engine(e, cmdline, why, why_len);
     if (r == 0) r = handshake(e, why, why_len);
     if (r < 0) {
-        ply_uci_destroy(&e);
+        ply_uci_client_destroy(&e);
         return NULL;
     }
     return e;
 }
 
-int ply_uci_pid(const ply_uci_t *e)
+int ply_uci_client_pid(const ply_uci_client_t *e)
 {
     return e && e->spawned && !e->exited ? e->proc.pid : 0;
 }
 
-const char *ply_uci_name(const ply_uci_t *e)
+const char *ply_uci_client_name(const ply_uci_client_t *e)
 {
     if (!e) return "";
     return e->name[0] ? e->name : e->cmd;
 }
 
-int ply_uci_sync(ply_uci_t *e, char *why, size_t why_len)
+int ply_uci_client_sync(ply_uci_client_t *e, char *why, size_t why_len)
 {
     if (!e) return PLY_EINVAL;
     int r = send_line(e, "isready", why, why_len);
@@ -581,15 +583,15 @@ int ply_uci_sync(ply_uci_t *e, char *why, size_t why_len)
     return r;
 }
 
-int ply_uci_set_chess960(ply_uci_t *e, int on, char *why, size_t why_len)
+int ply_uci_client_set_chess960(ply_uci_client_t *e, int on, char *why, size_t why_len)
 {
     char cmd[64];
     snprintf(cmd, sizeof cmd, "setoption name UCI_Chess960 value %s", on ? "true" : "false");
     int r = send_line(e, cmd, why, why_len);
-    return r ? r : ply_uci_sync(e, why, why_len);
+    return r ? r : ply_uci_client_sync(e, why, why_len);
 }
 
-int ply_uci_has_option(const ply_uci_t *e, const char *name)
+int ply_uci_client_has_option(const ply_uci_client_t *e, const char *name)
 {
     return find_option(e, name) != NULL;
     return 0;
@@ -602,7 +604,8 @@ static int one_line_text(const char *s)
     return 1;
 }
 
-int ply_uci_setoption(ply_uci_t *e, const char *name, const char *value, char *why, size_t why_len)
+int ply_uci_client_setoption(ply_uci_client_t *e, const char *name, const char *value, char *why,
+                             size_t why_len)
 {
     if (!e || !name || !*name || !one_line_text(name) || (value && !one_line_text(value)))
         return ply_why(why, why_len, PLY_EINVAL, "an option name and value are one line of text");
@@ -623,7 +626,7 @@ int ply_uci_setoption(ply_uci_t *e, const char *name, const char *value, char *w
     return r;
 }
 
-int ply_uci_setoption_arg(ply_uci_t *e, const char *arg, char *why, size_t why_len)
+int ply_uci_client_setoption_arg(ply_uci_client_t *e, const char *arg, char *why, size_t why_len)
 {
     if (!arg) return PLY_EINVAL;
     char name[OPTION_NAME];
@@ -633,17 +636,17 @@ int ply_uci_setoption_arg(ply_uci_t *e, const char *arg, char *why, size_t why_l
         return ply_why(why, why_len, PLY_EINVAL, "option '%s' is not NAME=VALUE", arg);
     memcpy(name, arg, n);
     name[n] = '\0';
-    return ply_uci_setoption(e, name, eq ? eq + 1 : NULL, why, why_len);
+    return ply_uci_client_setoption(e, name, eq ? eq + 1 : NULL, why, why_len);
 }
 
-int ply_uci_newgame(ply_uci_t *e, char *why, size_t why_len)
+int ply_uci_client_newgame(ply_uci_client_t *e, char *why, size_t why_len)
 {
     if (!e) return PLY_EINVAL;
     int r = send_line(e, "ucinewgame", why, why_len);
-    return r ? r : ply_uci_sync(e, why, why_len);
+    return r ? r : ply_uci_client_sync(e, why, why_len);
 }
 
-void ply_uci_set_cancel(ply_uci_t *e, const atomic_int *flag)
+void ply_uci_client_set_cancel(ply_uci_client_t *e, const atomic_int *flag)
 {
     if (e) e->cancel = flag;
 }
@@ -653,10 +656,10 @@ static void close_cb(uv_handle_t *h)
     (void)h;
 }
 
-void ply_uci_destroy(ply_uci_t **ep)
+void ply_uci_client_destroy(ply_uci_client_t **ep)
 {
     if (!ep || !*ep) return;
-    ply_uci_t *e = *ep;
+    ply_uci_client_t *e = *ep;
     if (e->spawned && !e->exited) {
         char ignored[8];
         if (!e->write_error && send_line(e, "quit", ignored, sizeof ignored) == 0)
@@ -715,8 +718,8 @@ static int parse_count(const char *s, uint64_t *out)
  * One line of the answer. Returns 1 at "Nodes searched", 0 for a divide
  * line or a line to skip (*junk incremented), PLY_EPARSE with a reason.
  */
-static int divide_line(ply_uci_t *e, const char *line, ply_uci_divide_t *out, int *junk, char *why,
-                       size_t why_len)
+static int divide_line(ply_uci_client_t *e, const char *line, ply_uci_client_divide_t *out,
+                       int *junk, char *why, size_t why_len)
 {
     char shown[96];
     printable(shown, sizeof shown, line, strlen(line) < 80 ? strlen(line) : 80);
@@ -754,9 +757,9 @@ static int divide_line(ply_uci_t *e, const char *line, ply_uci_divide_t *out, in
             ply_why(why, why_len, 0, "engine '%s' listed %.*s twice", e->cmd, (int)n, line);
             return PLY_EPARSE;
         }
-    if (out->n == PLY_UCI_MAX_DIVIDE) {
+    if (out->n == PLY_UCI_CLIENT_MAX_DIVIDE) {
         ply_why(why, why_len, 0, "engine '%s' listed more than %d moves", e->cmd,
-                PLY_UCI_MAX_DIVIDE);
+                PLY_UCI_CLIENT_MAX_DIVIDE);
         return PLY_EPARSE;
     }
     memcpy(out->e[out->n].move, line, n);
@@ -768,8 +771,8 @@ static int divide_line(ply_uci_t *e, const char *line, ply_uci_divide_t *out, in
     return 0;
 }
 
-int ply_uci_perft(ply_uci_t *e, const char *position, int depth, ply_uci_divide_t *out, char *why,
-                  size_t why_len)
+int ply_uci_client_perft(ply_uci_client_t *e, const char *position, int depth,
+                         ply_uci_client_divide_t *out, char *why, size_t why_len)
 {
     if (!e || !position || !out || depth < 1) return PLY_EINVAL;
     memset(out, 0, sizeof *out);
@@ -838,8 +841,8 @@ enum { INFO_SKIP = 0, INFO_USE = 1 };
  * Returns INFO_USE when it carries a depth, score or pv, INFO_SKIP for
  * strings and progress-only lines, or PLY_EPARSE.
  */
-static int parse_info(ply_uci_t *e, char *line, int cut, ply_uci_info_t *in, char *why,
-                      size_t why_len)
+static int parse_info(ply_uci_client_t *e, char *line, int cut, ply_uci_client_info_t *in,
+                      char *why, size_t why_len)
 {
     char shown[96];
     printable(shown, sizeof shown, line, strlen(line) < 80 ? strlen(line) : 80);
@@ -890,7 +893,7 @@ static int parse_info(ply_uci_t *e, char *line, int cut, ply_uci_info_t *in, cha
             }
             tok = strtok_r(NULL, " \t", &save);
             if (cut && !tok) break; /* "lowerbound" may have followed */
-            in->score_kind = cp ? PLY_UCI_SCORE_CP : PLY_UCI_SCORE_MATE;
+            in->score_kind = cp ? PLY_UCI_CLIENT_SCORE_CP : PLY_UCI_CLIENT_SCORE_MATE;
             in->score = (int)v;
             use = INFO_USE;
             if (tok && (!strcmp(tok, "lowerbound") || !strcmp(tok, "upperbound"))) {
@@ -913,7 +916,7 @@ static int parse_info(ply_uci_t *e, char *line, int cut, ply_uci_info_t *in, cha
             char mv[6];
             for (tok = next; tok && take_move(tok, mv) == 0; tok = strtok_r(NULL, " \t", &save)) {
                 any = 1;
-                if (pv && in->npv < PLY_UCI_PV_MAX) memcpy(in->pv[in->npv++], mv, sizeof mv);
+                if (pv && in->npv < PLY_UCI_CLIENT_PV_MAX) memcpy(in->pv[in->npv++], mv, sizeof mv);
             }
             if (pv && !any) bad = "pv";
             if (pv) use = INFO_USE;
@@ -928,7 +931,7 @@ static int parse_info(ply_uci_t *e, char *line, int cut, ply_uci_info_t *in, cha
 }
 
 /* "go ..." from @lim into @buf; 0, or -1 when it asks for nothing. */
-static int go_command(const ply_uci_limits_t *lim, char *buf, size_t len)
+static int go_command(const ply_uci_client_limits_t *lim, char *buf, size_t len)
 {
     int o = snprintf(buf, len, "go");
     if (lim->clock) {
@@ -944,7 +947,7 @@ static int go_command(const ply_uci_limits_t *lim, char *buf, size_t len)
     if (lim->nodes > 0)
         o += snprintf(buf + o, len - (size_t)o, " nodes %llu", (unsigned long long)lim->nodes);
     if (o <= 2) return -1;
-    if (lim->n_searchmoves < 0 || lim->n_searchmoves > PLY_UCI_MAX_DIVIDE ||
+    if (lim->n_searchmoves < 0 || lim->n_searchmoves > PLY_UCI_CLIENT_MAX_DIVIDE ||
         (lim->n_searchmoves && !lim->searchmoves))
         return -1;
     if (lim->n_searchmoves) o += snprintf(buf + o, len - (size_t)o, " searchmoves");
@@ -958,8 +961,8 @@ static int go_command(const ply_uci_limits_t *lim, char *buf, size_t len)
 }
 
 /* "bestmove M [ponder P]" into @out; 0 or PLY_EPARSE. */
-static int parse_bestmove(ply_uci_t *e, const char *line, ply_uci_search_t *out, char *why,
-                          size_t why_len)
+static int parse_bestmove(ply_uci_client_t *e, const char *line, ply_uci_client_search_t *out,
+                          char *why, size_t why_len)
 {
     char copy[LINE_MAX_BYTES + 1], shown[96];
     snprintf(copy, sizeof copy, "%s", line);
@@ -977,10 +980,11 @@ static int parse_bestmove(ply_uci_t *e, const char *line, ply_uci_search_t *out,
     return 0;
 }
 
-int ply_uci_go(ply_uci_t *e, const char *position, const ply_uci_limits_t *lim,
-               ply_uci_info_fn on_info, void *ctx, ply_uci_search_t *out, char *why, size_t why_len)
+int ply_uci_client_go(ply_uci_client_t *e, const char *position, const ply_uci_client_limits_t *lim,
+                      ply_uci_client_info_fn on_info, void *ctx, ply_uci_client_search_t *out,
+                      char *why, size_t why_len)
 {
-    char go[256 + PLY_UCI_MAX_DIVIDE * 6], line[LINE_MAX_BYTES + 1];
+    char go[256 + PLY_UCI_CLIENT_MAX_DIVIDE * 6], line[LINE_MAX_BYTES + 1];
     if (!e || !position || !lim || !out || go_command(lim, go, sizeof go) < 0)
         return ply_why(why, why_len, PLY_EINVAL,
                        "a search needs a position and a limit (and UCI searchmoves)");
@@ -1005,13 +1009,13 @@ int ply_uci_go(ply_uci_t *e, const char *position, const ply_uci_limits_t *lim,
             r = ply_why(why, why_len, PLY_EPARSE, "engine '%s' printed %d lines without bestmove",
                         e->cmd, INFO_MAX);
         } else if (!strncmp(line, "info", 4) && (line[4] == ' ' || !line[4])) {
-            ply_uci_info_t in;
+            ply_uci_client_info_t in;
             int u = parse_info(e, line + 4, e->last_cut, &in, why, why_len);
             if (u < 0) r = u;
             if (u != INFO_USE) continue;
             if (in.depth > out->depth) out->depth = in.depth;
             if (in.nodes > out->nodes) out->nodes = in.nodes;
-            if (in.score_kind != PLY_UCI_SCORE_NONE && in.multipv <= 1) out->last = in;
+            if (in.score_kind != PLY_UCI_CLIENT_SCORE_NONE && in.multipv <= 1) out->last = in;
             if (on_info) on_info(ctx, &in, out->elapsed_ms);
         } else if (++junk > JUNK_MAX) {
             r = ply_why(why, why_len, PLY_EPARSE,
@@ -1022,7 +1026,7 @@ int ply_uci_go(ply_uci_t *e, const char *position, const ply_uci_limits_t *lim,
     return r;
 }
 
-int ply_uci_stop(ply_uci_t *e, unsigned grace_ms, char *why, size_t why_len)
+int ply_uci_client_stop(ply_uci_client_t *e, unsigned grace_ms, char *why, size_t why_len)
 {
     if (!e) return PLY_EINVAL;
     int r = send_line(e, "stop", why, why_len);

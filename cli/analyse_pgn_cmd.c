@@ -2,7 +2,7 @@
  * `ply analyse-pgn` (issue 11, part 4): every position of every game of a PGN file
  * searched on the embedded coordinator or a cluster, and the games written back
  * annotated as lichess annotates them ([%eval], NAGs, best lines, accuracy; the rules
- * are cli/annotate.h's, which evaluations judge which move is pgn_annotate.h's).
+ * are client/annotate.h's, which evaluations judge which move is pgn_annotate.h's).
  *
  * Streaming: one game in memory at a time (the arbiter's PGN reader), the output written
  * game by game, and a bounded cache of analysed positions (pos_cache.h) so that a

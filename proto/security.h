@@ -187,7 +187,7 @@ void ply_curve_client_destroy(ply_curve_client_t **k);
 
 /**
  * ply_curve_client_set_default / ply_curve_client_default - the keys the
- * client library (coordinator/client.h) uses for every connection this
+ * client library (client/client.h) uses for every connection this
  * process makes; the ply command has one identity per process. Not owned:
  * keep @k alive while clients exist. NULL (the initial value): no CURVE.
  */

@@ -1,9 +1,8 @@
 # ply analyse: its output on synthetic answers (unit), and the command end to end
 # (tests/integration/test_analyse.c).
 ply_unit_test(test_analyse_out
-  SOURCES unit/test_analyse_out.c ${PROJECT_SOURCE_DIR}/cli/analyse_out.c
-  LIBS ply_proto ply_json)
-target_include_directories(test_analyse_out PRIVATE ${PROJECT_SOURCE_DIR}/cli)
+  SOURCES unit/test_analyse_out.c
+  LIBS ply_display ply_proto ply_json)
 
 add_executable(test_analyse integration/test_analyse.c integration/harness.c)
 target_link_libraries(test_analyse PRIVATE ply_flags ply_arbiter PkgConfig::CMOCKA

@@ -19,11 +19,10 @@ add_dependencies(test_uci ply ply-worker)
 add_test(NAME uci_conversation COMMAND test_uci)
 set_tests_properties(uci_conversation PROPERTIES TIMEOUT 600 LABELS quick SKIP_RETURN_CODE 77)
 
-# The progress display of the long commands (cli/progress.c): ETA arithmetic and text.
+# The progress display of the long commands (client/progress.c): ETA arithmetic and text.
 ply_unit_test(test_progress
-  SOURCES unit/test_progress.c ${PROJECT_SOURCE_DIR}/cli/progress.c
-  LIBS ply_util m)
-target_include_directories(test_progress PRIVATE ${PROJECT_SOURCE_DIR}/cli)
+  SOURCES unit/test_progress.c
+  LIBS ply_display ply_util m)
 
 # Progress lines in a log (stderr not a terminal) and none with --quiet, end to end.
 add_executable(test_progress_cli integration/test_progress_cli.c integration/harness.c)

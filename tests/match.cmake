@@ -11,8 +11,6 @@ add_test(NAME match COMMAND test_match)
 set_tests_properties(match PROPERTIES TIMEOUT 600 LABELS quick SKIP_RETURN_CODE 77)
 
 ply_unit_test(test_elo_book
-  SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/unit/test_elo_book.c ${PROJECT_SOURCE_DIR}/cli/elo.c
-          ${PROJECT_SOURCE_DIR}/cli/book.c ${PROJECT_SOURCE_DIR}/cli/epd_ops.c
-  LIBS ply_arbiter m)
-target_include_directories(test_elo_book PRIVATE ${PROJECT_SOURCE_DIR}/cli)
+  SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/unit/test_elo_book.c
+  LIBS ply_match ply_arbiter m)
 target_compile_definitions(test_elo_book PRIVATE PLY_SOURCE_DIR="${PROJECT_SOURCE_DIR}")

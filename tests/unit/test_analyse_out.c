@@ -1,5 +1,5 @@
 /*
- * ply analyse's output (cli/analyse_out.c) on synthetic answers: scores as users read them
+ * ply analyse's output (client/analyse_out.c) on synthetic answers: scores as users read them
  * (engines' and GUIs' "+0.31", "#3", "#-2"), PVs numbered as in PGN movetext (PGN standard
  * 8.2.2: "1. e4 e5", "1... e5" for a black move first), the coordinator's order kept, the
  * rule engine's rejections shown with the worker, the run's 128-bit node total, and the

@@ -1,5 +1,5 @@
 /*
- * Unit tests of the move judgements of `ply analyse-pgn` (cli/annotate.c), against values
+ * Unit tests of the move judgements of `ply analyse-pgn` (client/annotate.c), against values
  * computed by hand from lichess's formulas as issue 11 states them (annotate.h), with
  * Python 3's math module as the calculator:
  *   wc(cp) = 2 / (1 + exp(-0.00368208 cp)) - 1:  wc(100) = 0.1820518, wc(-150) = -0.2693437,

@@ -1,5 +1,5 @@
 /*
- * Unit tests of ply match's arithmetic and book (cli/elo.c, cli/book.c).
+ * Unit tests of ply match's arithmetic and book (client/elo.c, client/book.c).
  *
  * Elo: the logistic model's values are closed forms (a 75% score is
  * 400 log10 3 = +190.849; 50% is 0; 1/(1+10^(-100/400)) = 0.640065 is

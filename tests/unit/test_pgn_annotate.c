@@ -1,8 +1,8 @@
 /*
- * Unit tests of the annotated games of `ply analyse-pgn` (cli/pgn_annotate.c): a game
+ * Unit tests of the annotated games of `ply analyse-pgn` (client/pgn_annotate.c): a game
  * with given per-ply engine lines, and the PGN, NAGs, comments, tags and variations
  * written from them, asserted exactly. The expected numbers are computed by hand from
- * lichess's formulas as cli/annotate.h states them (Python 3's math module as the
+ * lichess's formulas as client/annotate.h states them (Python 3's math module as the
  * calculator), from the mover's side:
  *   wc(cp) = 2 / (1 + exp(-0.00368208 cp)) - 1, win% = 50 + 50 wc,
  *   accuracy = 103.1668 exp(-0.043544 max(0, win% before - win% after)) - 3.1669;

@@ -1,5 +1,5 @@
 /*
- * cli/progress.c: the ETA arithmetic and the text of the progress line, on figures of real
+ * client/progress.c: the ETA arithmetic and the text of the progress line, on figures of real
  * runs. The job counts and times are those `ply perft -d 7 --threads 1 --hash 0` showed on
  * the development machine (20 jobs at split depth 1, 4 done after 1 s); the EPD weights
  * are published perft counts (chessprogramming wiki, Perft Results: the start position's

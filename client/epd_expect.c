@@ -8,7 +8,6 @@
 #include <string.h>
 
 #include "arbiter/san.h"
-#include "commands.h"
 #include "util/error.h"
 
 int ply_epd_move_index(const ply_arb_move_t *list, int n, ply_arb_move_t m)
@@ -61,9 +60,14 @@ int ply_epd_expect_read(const ply_epd_rec_t *r, ply_epd_expect_t *x, char *why, 
     memset(x, 0, sizeof *x);
     char fen[512], err[256];
     record_fen(r, fen, sizeof fen);
-    if (ply_cli_fen(fen, 0, x->fen, sizeof x->fen, err, sizeof err) < 0 ||
-        ply_arb_from_fen(&x->pos, x->fen, 0, err, sizeof err) < 0)
-        return ply_why(why, why_len, -1, "bad position: %s", err);
+    /* validated and written in canonical form by the rule engine, as every ply command
+     * reads a FEN, then read back in that form */
+    if (ply_arb_from_fen(&x->pos, fen, 0, err, sizeof err) < 0) goto bad;
+    if (ply_arb_to_fen(&x->pos, x->fen, sizeof x->fen) < 0) {
+        snprintf(err, sizeof err, "position too long to write");
+        goto bad;
+    }
+    if (ply_arb_from_fen(&x->pos, x->fen, 0, err, sizeof err) < 0) goto bad;
     x->id = ply_epd_op(r, "id");
     x->bm_text = ply_epd_op(r, "bm");
     x->am_text = ply_epd_op(r, "am");
@@ -74,6 +78,8 @@ int ply_epd_expect_read(const ply_epd_rec_t *r, ply_epd_expect_t *x, char *why, 
         ply_epd_read_moves(&x->pos, "am", x->am_text, x->am, &x->nam, why, why_len) < 0)
         return -1;
     return 0;
+bad:
+    return ply_why(why, why_len, -1, "bad position: %s", err);
 }
 
 int ply_epd_expect_scored(const ply_epd_expect_t *x)

@@ -9,8 +9,8 @@
  * the moves, the plies, the limits. One line per finished run, "SHA1HEX RUNID\n",
  * appended and flushed as each run finishes; a torn last line is ignored.
  */
-#ifndef PLY_CLI_RUN_JOURNAL_H
-#define PLY_CLI_RUN_JOURNAL_H
+#ifndef PLY_CLIENT_RUN_JOURNAL_H
+#define PLY_CLIENT_RUN_JOURNAL_H
 
 #include <stddef.h>
 #include <stdint.h>

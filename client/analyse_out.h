@@ -4,8 +4,8 @@
  * with move numbers), a summary with what the rule engine checked; or one JSON object.
  * Kept apart from the command so that the formatting is tested on synthetic answers.
  */
-#ifndef PLY_CLI_ANALYSE_OUT_H
-#define PLY_CLI_ANALYSE_OUT_H
+#ifndef PLY_CLIENT_ANALYSE_OUT_H
+#define PLY_CLIENT_ANALYSE_OUT_H
 
 #include <stddef.h>
 #include <stdint.h>

@@ -5,7 +5,7 @@
  * annotated game (ply_pgn_game_t) and the per-move facts its --json prints.
  *
  * Workload: one game at a time (a few hundred plies), so everything here is plain arrays
- * sized by the game. The rules of judgement, accuracy and [%eval] are cli/annotate.h's
+ * sized by the game. The rules of judgement, accuracy and [%eval] are annotate.h's
  * (lichess's); this file only decides which two evaluations each move is judged by:
  *   - ply k is the position after k moves (ply 0 the game's start); the k-th move
  *     (0-based) leads from ply k to ply k+1;
@@ -25,8 +25,8 @@
  * The consistency pass (ply_pa_contradictions) finds the plies whose line contradicts
  * the line before them; the command searches those again.
  */
-#ifndef PLY_CLI_PGN_ANNOTATE_H
-#define PLY_CLI_PGN_ANNOTATE_H
+#ifndef PLY_CLIENT_PGN_ANNOTATE_H
+#define PLY_CLIENT_PGN_ANNOTATE_H
 
 #include <stddef.h>
 

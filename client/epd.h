@@ -4,8 +4,8 @@
  * Ethereal) and "FEN; D1 20; D2 400" (the Grand Chess Tree). Blank lines and
  * lines starting with '#' are skipped.
  */
-#ifndef PLY_CLI_EPD_H
-#define PLY_CLI_EPD_H
+#ifndef PLY_CLIENT_EPD_H
+#define PLY_CLIENT_EPD_H
 
 #include <stddef.h>
 #include <stdint.h>

@@ -12,8 +12,8 @@
  * Elo::errorMargin, which prints the half-width (hi - lo) / 2), with the
  * 97.5% normal quantile 1.959964 instead of its approximation of erf^-1.
  */
-#ifndef PLY_CLI_ELO_H
-#define PLY_CLI_ELO_H
+#ifndef PLY_CLIENT_ELO_H
+#define PLY_CLIENT_ELO_H
 
 /** A match result seen from one side. */
 typedef struct ply_elo {

@@ -11,8 +11,8 @@
  * counts of an EPD suite's checks), else one per unit (a job, a position). Before the
  * first unit ends nothing is known: "ETA --", never 0.
  */
-#ifndef PLY_CLI_PROGRESS_H
-#define PLY_CLI_PROGRESS_H
+#ifndef PLY_CLIENT_PROGRESS_H
+#define PLY_CLIENT_PROGRESS_H
 
 #include <stddef.h>
 #include <stdint.h>

@@ -5,8 +5,8 @@
  * move it is. Shared by `ply solve` (an engine's bestmove) and `ply analyse --epd` (the top
  * line of a run), which must agree on what "solved" means.
  */
-#ifndef PLY_CLI_EPD_EXPECT_H
-#define PLY_CLI_EPD_EXPECT_H
+#ifndef PLY_CLIENT_EPD_EXPECT_H
+#define PLY_CLIENT_EPD_EXPECT_H
 
 #include <stddef.h>
 

@@ -9,8 +9,8 @@
  * with those moves (the engines see the whole history); a record without c0
  * starts from its FEN. The id operand names the opening.
  */
-#ifndef PLY_CLI_BOOK_H
-#define PLY_CLI_BOOK_H
+#ifndef PLY_CLIENT_BOOK_H
+#define PLY_CLIENT_BOOK_H
 
 #include <stddef.h>
 

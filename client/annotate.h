@@ -31,8 +31,8 @@
  * engine score (UCI's "mate 0" has no sign): the caller judges no move into it, as a
  * mating move is never an error.
  */
-#ifndef PLY_CLI_ANNOTATE_H
-#define PLY_CLI_ANNOTATE_H
+#ifndef PLY_CLIENT_ANNOTATE_H
+#define PLY_CLIENT_ANNOTATE_H
 
 #include <stddef.h>
 

@@ -4,15 +4,15 @@
  * moves, SAN), am (moves to avoid), id "name", and comments c0..c9 (STS
  * keeps "move=points, ..." in c0). Used by `ply solve` for test suites and by
  * `ply match` for its opening book. The perft suites' "D1 20" form is
- * cli/epd.h's business.
+ * epd.h's business.
  *
  * A line may also carry the FEN's two clock fields before the opcodes (as
  * many files do); blank lines and lines starting with '#' are skipped.
  * Quoted operands may hold ';'. Nothing here knows chess: the caller checks
  * the position and reads the moves with the rule engine.
  */
-#ifndef PLY_CLI_EPD_OPS_H
-#define PLY_CLI_EPD_OPS_H
+#ifndef PLY_CLIENT_EPD_OPS_H
+#define PLY_CLIENT_EPD_OPS_H
 
 #include <stddef.h>
 

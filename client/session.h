@@ -6,8 +6,8 @@
  * TCP (--workers N). The session outlives one run, so an EPD suite reuses
  * the same coordinator, worker and warm transposition table.
  */
-#ifndef PLY_CLI_SESSION_H
-#define PLY_CLI_SESSION_H
+#ifndef PLY_CLIENT_SESSION_H
+#define PLY_CLIENT_SESSION_H
 
 #include <stddef.h>
 

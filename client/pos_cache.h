@@ -9,8 +9,8 @@
  * repetition and fifty-move rules of another history can differ (the identity has no
  * clocks, by design: it is the position the analysis is about).
  */
-#ifndef PLY_CLI_POS_CACHE_H
-#define PLY_CLI_POS_CACHE_H
+#ifndef PLY_CLIENT_POS_CACHE_H
+#define PLY_CLIENT_POS_CACHE_H
 
 #include <stddef.h>
 

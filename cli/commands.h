@@ -1,5 +1,7 @@
 /* The ply command's subcommands: each takes its own argv (argv[0] is the
- * subcommand name) and returns the process exit status (0, 1 or 2). */
+ * subcommand name) and returns the process exit status (0, 1 or 2). ply.c's
+ * table of commands names each with its --help summary; the shared helpers of
+ * the commands follow. */
 #ifndef PLY_CLI_COMMANDS_H
 #define PLY_CLI_COMMANDS_H
 

@@ -1,5 +1,6 @@
 /*
- * ply: the user's command. Dispatches to subcommands; each has --help.
+ * ply: the user's command. One table of the subcommands (name, function, the summary of
+ * `ply --help`) dispatches to them; each has --help.
  */
 #include <stdarg.h>
 #include <stdio.h>
@@ -14,37 +15,64 @@
 #include "util/process.h"
 #include "util/version.h"
 
+/* The commands, in the order --help lists them: name, function, summary (a second line of
+ * the summary after '\n', indented under the first). */
+static const struct command {
+    const char *name;
+    int (*run)(int argc, char **argv);
+    const char *summary;
+} commands[] = {
+    {"perft", ply_cmd_perft,
+     "count the legal move tree of a position (perft, divide, statistics),\n"
+     "or check an EPD suite; on the embedded default or a cluster"},
+    {"analyse", ply_cmd_analyse,
+     "score every root move of a position (one job each), best line in SAN;\n"
+     "or an EPD suite (bm/am)"},
+    {"arbiter", ply_cmd_arbiter,
+     "replay PGN games by the FIDE Laws (illegal moves, results, draws), or check a FEN"},
+    {"bench", ply_cmd_bench,
+     "the fixed perft workload of this machine: nodes per second and the signature"},
+    {"uci", ply_cmd_uci, "the analysis engine for chess GUIs and match tools (UCI)"},
+    {"perft-diff", ply_cmd_perft_diff,
+     "compare perft with an external UCI engine down to the first differing position"},
+    {"solve", ply_cmd_solve, "run a UCI engine over an EPD test suite (bm/am moves, STS points)"},
+    {"match", ply_cmd_match,
+     "play games between two UCI engines (the arbiter referees): score, Elo"},
+    {"analyse-pgn", ply_cmd_analyse_pgn,
+     "annotate every move of PGN games ([%eval], ?! ? ??, best lines, accuracy)"},
+    {"san", ply_cmd_san,
+     "convert moves between UCI and SAN (the rule engine reads and writes them)"},
+    {"keygen", ply_cmd_keygen,
+     "write a CURVE key pair for --curve (coordinator, workers, clients)"},
+    {"status", ply_cmd_status, "a coordinator's runs and workers, or one run's progress"},
+    {"result", ply_cmd_result, "the answer of a run (e.g. one started with ply perft --detach)"},
+    {"cancel", ply_cmd_cancel, "stop a run of yours"},
+};
+
+/* Summaries start in this column; a longer name is followed by two spaces. */
+#define SUMMARY_COLUMN 12
+
 static void usage(FILE *out)
 {
-    fprintf(
-        out,
-        "usage: ply <command> [options]\n"
-        "\n"
-        "Commands:\n"
-        "  perft     count the legal move tree of a position (perft, divide, statistics),\n"
-        "            or check an EPD suite; on the embedded default or a cluster\n"
-        "  analyse   score every root move of a position (one job each), best line in SAN;\n"
-        "            or an EPD suite (bm/am)\n"
-        "  arbiter   replay PGN games by the FIDE Laws (illegal moves, results, draws), or check a "
-        "FEN\n"
-        "  bench     the fixed perft workload of this machine: nodes per second and the signature\n"
-        "  uci       the analysis engine for chess GUIs and match tools (UCI)\n"
-        "  perft-diff  compare perft with an external UCI engine down to the first differing "
-        "position\n"
-        "  solve     run a UCI engine over an EPD test suite (bm/am moves, STS points)\n"
-        "  match     play games between two UCI engines (the arbiter referees): score, Elo\n"
-        "  analyse-pgn  annotate every move of PGN games ([%%eval], ?! ? ??, best lines, "
-        "accuracy)\n"
-        "  san       convert moves between UCI and SAN (the rule engine reads and writes them)\n"
-        "  keygen    write a CURVE key pair for --curve (coordinator, workers, clients)\n"
-        "  status    a coordinator's runs and workers, or one run's progress\n"
-        "  result    the answer of a run (e.g. one started with ply perft --detach)\n"
-        "  cancel    stop a run of yours\n"
-        "\n"
-        "Run 'ply <command> --help' for a command's options; 'ply --version' prints the\n"
-        "version, the git commit, the slider kernel and OpenMP. The manual: man ply.\n"
-        "Related programs: ply-coordinator (the cluster's coordinator), ply-worker (a compute "
-        "node).\n");
+    fprintf(out, "usage: ply <command> [options]\n\nCommands:\n");
+    for (size_t i = 0; i < sizeof commands / sizeof *commands; i++) {
+        const struct command *c = &commands[i];
+        int name_len = 2 + (int)strlen(c->name);
+        int pad = name_len + 2 <= SUMMARY_COLUMN ? SUMMARY_COLUMN - name_len : 2;
+        fprintf(out, "  %s%*s", c->name, pad, "");
+        for (const char *p = c->summary; *p; p++)
+            if (*p == '\n')
+                fprintf(out, "\n%*s", SUMMARY_COLUMN, "");
+            else
+                fputc(*p, out);
+        fputc('\n', out);
+    }
+    fprintf(out,
+            "\n"
+            "Run 'ply <command> --help' for a command's options; 'ply --version' prints the\n"
+            "version, the git commit, the slider kernel and OpenMP. The manual: man ply.\n"
+            "Related programs: ply-coordinator (the cluster's coordinator), ply-worker (a compute "
+            "node).\n");
 }
 
 int ply_cli_parse_long(const char *s, long lo, long hi, long *out)
@@ -94,20 +122,8 @@ int main(int argc, char **argv)
         puts(ply_version_line(line, sizeof line, "ply", ply_perft_kernel_name(), openmp));
         return 0;
     }
-    if (!strcmp(cmd, "perft")) return ply_cmd_perft(argc - 1, argv + 1);
-    if (!strcmp(cmd, "analyse")) return ply_cmd_analyse(argc - 1, argv + 1);
-    if (!strcmp(cmd, "bench")) return ply_cmd_bench(argc - 1, argv + 1);
-    if (!strcmp(cmd, "arbiter")) return ply_cmd_arbiter(argc - 1, argv + 1);
-    if (!strcmp(cmd, "analyse-pgn")) return ply_cmd_analyse_pgn(argc - 1, argv + 1);
-    if (!strcmp(cmd, "uci")) return ply_cmd_uci(argc - 1, argv + 1);
-    if (!strcmp(cmd, "perft-diff")) return ply_cmd_perft_diff(argc - 1, argv + 1);
-    if (!strcmp(cmd, "solve")) return ply_cmd_solve(argc - 1, argv + 1);
-    if (!strcmp(cmd, "match")) return ply_cmd_match(argc - 1, argv + 1);
-    if (!strcmp(cmd, "keygen")) return ply_cmd_keygen(argc - 1, argv + 1);
-    if (!strcmp(cmd, "status")) return ply_cmd_status(argc - 1, argv + 1);
-    if (!strcmp(cmd, "result")) return ply_cmd_result(argc - 1, argv + 1);
-    if (!strcmp(cmd, "cancel")) return ply_cmd_cancel(argc - 1, argv + 1);
-    if (!strcmp(cmd, "san")) return ply_cmd_san(argc - 1, argv + 1);
+    for (size_t i = 0; i < sizeof commands / sizeof *commands; i++)
+        if (!strcmp(cmd, commands[i].name)) return commands[i].run(argc - 1, argv + 1);
     fprintf(stderr, "ply: unknown command '%s' (see ply --help)\n", cmd);
     return 2;
 }

@@ -46,7 +46,7 @@ int ply_cli_client_parse(ply_cli_client_t *o, int argc, char **argv, const ply_c
 typedef struct ply_client ply_client_t;
 
 /**
- * ply_cli_client_connect - a client of o->endpoint (coordinator/client.h), or
+ * ply_cli_client_connect - a client of o->endpoint (client/client.h), or
  * NULL after printing "ply CMD: why" on stderr (the command then exits 1).
  * The caller destroys it with ply_client_destroy.
  */

@@ -134,6 +134,10 @@ json_t *ply_report_workers_json(Ply__WorkerStatus *const *w, size_t n)
         json_object_set_new(o, "stalled_ms", ply_json_count(w[i]->stalled_ms));
         json_object_set_new(o, "identity", ply_json_text(w[i]->identity ? w[i]->identity : ""));
         json_object_set_new(o, "excluded_runs", json_integer(w[i]->excluded_runs));
+        json_t *kinds = json_array(); /* the job kind numbers it runs (1 perft, 2 search) */
+        for (size_t k = 0; k < w[i]->n_kinds; k++)
+            json_array_append_new(kinds, json_integer(w[i]->kinds[k]));
+        json_object_set_new(o, "kinds", kinds);
         json_array_append_new(a, o);
     }
     return a;

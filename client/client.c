@@ -233,24 +233,24 @@ static void search_text(const Ply__SearchRequest *q, char *buf, size_t len)
 static int asked_from(asked_t *out, const Ply__RunAsked *a)
 {
     memset(out, 0, sizeof *out);
-    if (!a || !a->fen) return PLY_EPROTO; /* the decoder checked the rest */
-    out->kind = a->has_kind ? (int)a->kind : PLY__JOB_KIND__JOB_KIND_PERFT;
-    snprintf(out->fen, sizeof out->fen, "%s", a->fen);
-    if (out->kind == PLY__JOB_KIND__JOB_KIND_SEARCH) {
-        if (!a->search) return PLY_EPROTO;
+    /* the decoder checked that the kind's request is there and in range */
+    if (!a ||
+        (a->kind != PLY__JOB_KIND__JOB_KIND_PERFT && a->kind != PLY__JOB_KIND__JOB_KIND_SEARCH))
+        return PLY_EPROTO;
+    out->kind = (int)a->kind;
+    out->verify = a->has_verify ? (int)a->verify : PLY__VERIFY_MODE__VERIFY_MODE_NONE;
+    out->verify_ppm = a->has_verify_ppm ? a->verify_ppm : 0;
+    if (out->kind == PLY__JOB_KIND__JOB_KIND_SEARCH) { /* the request says it all */
         search_text(a->search, out->search, sizeof out->search);
-        out->depth = a->has_depth ? a->depth : 0;
-        out->chess960 = a->chess960;
         out->split_depth = -1;
-        out->verify = a->has_verify ? (int)a->verify : PLY__VERIFY_MODE__VERIFY_MODE_NONE;
-        out->verify_ppm = a->has_verify_ppm ? a->verify_ppm : 0;
         return 0;
     }
-    out->depth = a->depth;
-    out->chess960 = a->chess960;
-    out->stats = a->stats;
-    out->split_depth = a->split_depth;
-    out->verify = a->has_verify ? (int)a->verify : PLY__VERIFY_MODE__VERIFY_MODE_NONE;
+    const Ply__PerftRequest *p = a->perft;
+    snprintf(out->fen, sizeof out->fen, "%s", p->fen);
+    out->depth = p->depth;
+    out->chess960 = p->chess960;
+    out->stats = p->stats;
+    out->split_depth = p->split_depth;
     out->verify_ppm = a->has_verify_ppm ? a->verify_ppm : 0;
     return 0;
 }
@@ -445,13 +445,16 @@ int ply_client_submit_send(ply_client_t *c, const ply_perft_request_t *req, char
                            size_t why_len)
 {
     if (!c || !req || !req->fen) return PLY_EINVAL;
+    Ply__PerftRequest q = PLY__PERFT_REQUEST__INIT;
+    q.fen = (char *)req->fen;
+    q.has_depth = 1, q.depth = req->depth;
+    q.has_chess960 = 1, q.chess960 = req->chess960 != 0;
+    q.has_stats = 1, q.stats = req->stats != 0;
+    q.has_divide = 1, q.divide = req->divide != 0;
+    q.has_split_depth = 1, q.split_depth = req->split_depth < 0 ? -1 : req->split_depth;
     Ply__Submit s = PLY__SUBMIT__INIT;
-    s.fen = (char *)req->fen;
-    s.has_depth = 1, s.depth = req->depth;
-    s.has_chess960 = 1, s.chess960 = req->chess960 != 0;
-    s.has_stats = 1, s.stats = req->stats != 0;
-    s.has_divide = 1, s.divide = req->divide != 0;
-    s.has_split_depth = 1, s.split_depth = req->split_depth < 0 ? -1 : req->split_depth;
+    s.has_kind = 1, s.kind = PLY__JOB_KIND__JOB_KIND_PERFT;
+    s.perft = &q;
     if (req->verify) {
         s.has_verify = 1, s.verify = (Ply__VerifyMode)req->verify;
         if (req->verify == PLY__VERIFY_MODE__VERIFY_MODE_SAMPLE)
@@ -500,10 +503,9 @@ static int asked_of_search(asked_t *out, const ply_search_request_t *req,
         if (ply_arb_move_from_uci(&pos, req->moves[i], &mv) < 0) return PLY_EFEN;
         ply_arb_make(&pos, mv);
     }
-    if (ply_arb_to_fen(&pos, out->fen, sizeof out->fen) < 0) return PLY_EFEN;
-    out->depth = req->depth;
-    out->chess960 = req->chess960 || pos.chess960;
-    out->split_depth = -1;
+    char fen[PLY_ARB_FEN_MAX];
+    if (ply_arb_to_fen(&pos, fen, sizeof fen) < 0) return PLY_EFEN;
+    out->split_depth = -1; /* the request (search_text) is what a search run computes */
     out->verify = req->verify;
     out->verify_ppm = req->verify == PLY__VERIFY_MODE__VERIFY_MODE_SAMPLE ? req->verify_ppm : 0;
     search_text(q, out->search, sizeof out->search);

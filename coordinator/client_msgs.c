@@ -52,9 +52,9 @@ static void send_accepted(ply_coordinator_t *c, zframe_t *rid, const run_t *run)
     a.has_run_id = 1, a.run_id = run->id;
     a.has_jobs = 1, a.jobs = (uint32_t)run->njobs;
     run->kind->fill_accepted(run, &a);
-    Ply__RunAsked asked;
+    ply__asked_t asked;
     ply__run_asked(&asked, run);
-    a.asked = &asked;
+    a.asked = &asked.msg;
     ply_msg_t m = PLY__MESSAGE__INIT;
     m.body_case = PLY__MESSAGE__BODY_ACCEPTED;
     m.accepted = &a;
@@ -164,19 +164,20 @@ static uint64_t new_run_id(ply_coordinator_t *c)
 /* What a perft Submit asks, validated by the rule engine, into @run. 0 or the error (@why). */
 static int submit_perft(run_t *run, const Ply__Submit *s, char *why, size_t why_len)
 {
+    const Ply__PerftRequest *q = s->perft; /* the envelope checked it is there */
     ply_arb_pos_t root;
     char reason[PLY__WHY_LEN];
     int r =
-        ply_arb_from_fen(&root, s->fen, s->chess960 ? PLY_ARB_CHESS960 : 0, reason, sizeof reason);
-    if (r < 0) return ply_why(why, why_len, r, "bad position \"%s\": %s", s->fen, reason);
+        ply_arb_from_fen(&root, q->fen, q->chess960 ? PLY_ARB_CHESS960 : 0, reason, sizeof reason);
+    if (r < 0) return ply_why(why, why_len, r, "bad position \"%s\": %s", q->fen, reason);
     run->kind = &ply__kind_perft;
     run->root = root;
-    run->depth = s->depth;
-    run->want_split = s->has_split_depth ? s->split_depth : -1;
-    run->want_stats = s->stats;
-    run->chess960 = s->chess960 || root.chess960;
+    run->depth = q->depth;
+    run->want_split = q->has_split_depth ? q->split_depth : -1;
+    run->want_stats = q->stats;
+    run->chess960 = q->chess960 || root.chess960;
     if (ply_arb_to_fen(&root, run->fen, sizeof run->fen) < 0)
-        snprintf(run->fen, sizeof run->fen, "%s", s->fen);
+        snprintf(run->fen, sizeof run->fen, "%s", q->fen);
     return 0;
 }
 
@@ -197,7 +198,15 @@ static int submit_search(run_t *run, const Ply__Submit *s, char *why, size_t why
 static void on_submit(ply_coordinator_t *c, zframe_t *rid, const char *who, const Ply__Submit *s)
 {
     char why[PLY__WHY_LEN];
-    int search = s->has_kind && s->kind == PLY__JOB_KIND__JOB_KIND_SEARCH;
+    /* the envelope passes any kind number with its payload: the registry says which run here */
+    if (s->kind > INT32_MAX || !ply__kind_of((int)s->kind)) {
+        ply__send_error(c, rid, PLY_EINVAL, 0,
+                        "job kind %" PRIu32 " is not one this coordinator runs (not in its "
+                        "registry of kinds)",
+                        s->kind);
+        return;
+    }
+    int search = s->kind == PLY__JOB_KIND__JOB_KIND_SEARCH;
     /* a verified search is compared exactly with a second one: only a reproducible search
      * (search_verify.c) can be, and a clock is not reproducible */
     if (search && s->has_verify && s->verify != PLY__VERIFY_MODE__VERIFY_MODE_NONE) {
@@ -314,7 +323,7 @@ static void send_status_reply(ply_coordinator_t *c, zframe_t *rid, const char *w
     if (nrun > PLY_MAX_STATUS_RUNS - STATUS_FINISHED) nrun = PLY_MAX_STATUS_RUNS - STATUS_FINISHED;
     size_t cap = nrun + STATUS_FINISHED;
     Ply__RunProgress *rp = calloc(cap, sizeof *rp);
-    Ply__RunAsked *asked = calloc(cap, sizeof *asked);
+    ply__asked_t *asked = calloc(cap, sizeof *asked);
     Ply__RunProgress **rpp = calloc(cap, sizeof *rpp);
     finished_t *fin = calloc(STATUS_FINISHED, sizeof *fin);
     uint64_t *ids = calloc(cap, sizeof *ids);

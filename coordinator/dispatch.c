@@ -322,7 +322,7 @@ static int handout(ply_coordinator_t *c, peer_t *p, run_t *run, size_t idx, int 
     job.has_attempt = 1, job.attempt = j->attempt + 1;
     run->kind->fill_job(run, idx, &job); /* what to compute */
     job.has_run_id = 1, job.run_id = run->id;
-    if (no_hash) job.has_no_hash = 1, job.no_hash = 1;
+    if (no_hash && job.perft) job.perft->has_no_hash = 1, job.perft->no_hash = 1;
     uint64_t left = deadline - ply_time_ms(); /* from now: its queue ahead included */
     job.has_lease_ms = 1;
     job.lease_ms = left > UINT32_MAX ? UINT32_MAX : (uint32_t)left;

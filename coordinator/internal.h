@@ -107,7 +107,10 @@ typedef struct peer {
     uint64_t last_seen_ms;
     /* workers */
     uint32_t threads, hash_mib, seed;
-    uint32_t kinds;               /* the job kinds it runs: bit 1 << Ply__JobKind (HELLO) */
+    uint32_t kinds;                    /* the job kinds it runs: bit 1 << kind number, for the
+                                          numbers below 32 (HELLO) */
+    uint32_t kind_list[PLY_MAX_KINDS]; /* and as its HELLO listed them (WorkerStatus.kinds) */
+    uint32_t nkind_list;
     char engine[PLY__ENGINE_LEN]; /* its search backend ("builtin", "uci:<name>"), or "" */
     char engine_id[PLY_MAX_TEXT + 1]; /* who answers a reproducible search alike (HELLO), or "" */
     uint32_t credit;
@@ -550,14 +553,21 @@ uint64_t ply__run_queued_ms(const run_t *run, uint64_t now);
  * as its counted nodes are this session's) to @now, less the time it waited in the queue.
  */
 uint64_t ply__run_time_ms(const run_t *run, uint64_t now);
-/** ply__run_asked - what @run computes, as every answer about it says (strings point into it). */
-void ply__run_asked(Ply__RunAsked *a, const run_t *run);
+/** What a run computes (RunAsked) with room for the request it points to (a perft run's
+ * RunAsked.perft), so that answers about many runs can be built at once. */
+typedef struct ply__asked {
+    Ply__RunAsked msg;
+    Ply__PerftRequest perft;
+} ply__asked_t;
+/** ply__run_asked - what @run computes, as every answer about it says, into @a->msg (strings
+ * point into @run, and into @a). */
+void ply__run_asked(ply__asked_t *a, const run_t *run);
 /**
  * ply__fill_progress - fill @rp about @run, or about the finished record @f
  * (strings point into them; rp->asked to @asked), as @who may see it: the
  * count only for its owner (or an admin).
  */
-void ply__fill_progress(ply_coordinator_t *c, Ply__RunProgress *rp, Ply__RunAsked *asked,
+void ply__fill_progress(ply_coordinator_t *c, Ply__RunProgress *rp, ply__asked_t *asked,
                         const run_t *run, const finished_t *f, const char *who);
 /**
  * ply__send_progress - send a RunProgress about @run (or the finished record

@@ -79,17 +79,24 @@ static double perft_job_estimate(run_t *run, size_t k)
     return (double)plan->estimate * cost / run->lease_weight;
 }
 
+/* The perft part of the Job being built: the event loop builds and sends one Job at a time
+ * (dispatch.c), so one static serves every run. */
+static Ply__PerftJob perft_job;
+
 static void perft_fill_job(const run_t *run, size_t t, Ply__Job *job)
 {
     const ply_split_t *plan = run->plan;
     int role = (int)ply__role_of(run, t);
-    job->has_kind = 1, job->kind = PLY__JOB_KIND__JOB_KIND_PERFT;
-    job->fen = plan->jobs[ply__job_of(run, t)].fen;
-    job->has_depth = 1, job->depth = plan->job_depth;
-    job->has_chess960 = 1, job->chess960 = run->chess960 != 0;
+    Ply__PerftJob *pj = &perft_job;
+    *pj = (Ply__PerftJob)PLY__PERFT_JOB__INIT;
+    pj->fen = plan->jobs[ply__job_of(run, t)].fen;
+    pj->has_depth = 1, pj->depth = plan->job_depth;
+    pj->has_chess960 = 1, pj->chess960 = run->chess960 != 0;
     /* a drill-down asks for the divide of the job alone */
-    job->has_stats = 1, job->stats = run->want_stats && role != PLY__DRILL;
-    job->has_divide = 1, job->divide = plan->split_depth == 0 || role == PLY__DRILL;
+    pj->has_stats = 1, pj->stats = run->want_stats && role != PLY__DRILL;
+    pj->has_divide = 1, pj->divide = plan->split_depth == 0 || role == PLY__DRILL;
+    job->has_kind = 1, job->kind = PLY__JOB_KIND__JOB_KIND_PERFT;
+    job->perft = pj;
 }
 
 /* ------------------------------------------------------------- results */
@@ -463,9 +470,9 @@ static zmsg_t *perft_answer(ply_coordinator_t *c, run_t *run)
         rr.has_tt_hits = 1, rr.tt_hits = run->tt_hits;
         rr.has_results_restored = 1, rr.results_restored = run->results_restored;
         rr.has_results_computed = 1, rr.results_computed = run->results_computed;
-        Ply__RunAsked asked;
+        ply__asked_t asked;
         ply__run_asked(&asked, run);
-        rr.asked = &asked;
+        rr.asked = &asked.msg;
         ply_msg_t m = PLY__MESSAGE__INIT;
         m.body_case = PLY__MESSAGE__BODY_RUN_RESULT;
         m.run_result = &rr;

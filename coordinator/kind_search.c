@@ -638,9 +638,6 @@ static void search_fill_asked(const run_t *run, Ply__RunAsked *a)
 {
     *a = (Ply__RunAsked)PLY__RUN_ASKED__INIT;
     a->has_kind = 1, a->kind = PLY__JOB_KIND__JOB_KIND_SEARCH;
-    a->fen = (char *)run->fen;
-    if (run->depth) a->has_depth = 1, a->depth = run->depth;
-    a->has_chess960 = 1, a->chess960 = run->chess960 != 0;
     a->search = run->search->req;
     if (run->verify_mode != PLY__VERIFY_MODE__VERIFY_MODE_NONE) a->has_verify = 1;
     a->verify = (Ply__VerifyMode)run->verify_mode;

@@ -27,7 +27,7 @@ static void usage(FILE *out)
         "usage: ply-coordinator --bind ENDPOINT[,ENDPOINT...] [options]\n"
         "\n"
         "Accepts perft and analysis runs from `ply` clients, splits them into jobs and\n"
-        "hands the jobs to ply-worker processes over ZeroMQ (protocol PLY/1).\n"
+        "hands the jobs to ply-worker processes over ZeroMQ (protocol PLY/2).\n"
         "\n"
         "  --bind ENDPOINT       where to listen, e.g. tcp://0.0.0.0:5555, tcp://127.0.0.1:*\n"
         "                        or :0 (a free port, printed at start-up), inproc://NAME\n"

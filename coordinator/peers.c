@@ -267,6 +267,7 @@ size_t ply__worker_list(ply_coordinator_t *c, Ply__WorkerStatus **wsp, Ply__Work
         ws[i].has_zobrist_seed = 1, ws[i].zobrist_seed = p->seed;
         ws[i].has_busy_us = 1, ws[i].busy_us = p->busy_us;
         ws[i].identity = p->identity;
+        ws[i].n_kinds = p->nkind_list, ws[i].kinds = p->kind_list;
         uint32_t excluded = 0;
         for (const run_t *run = c->runs; run; run = run->next)
             excluded += run->state == RUN_ACTIVE && ply__excluded(run, p->identity);

@@ -163,25 +163,30 @@ finished_t *ply__finished_lookup(ply_coordinator_t *c, uint64_t id, finished_t *
 
 /* ---------------------------------------------------- answers and progress */
 
-/* What a run computes, as every answer about it says (strings point into @fen). */
-static void fill_asked(Ply__RunAsked *a, const char *fen, unsigned depth, int chess960, int stats,
-                       int want_split, int verify_mode, uint32_t verify_ppm)
+/* What a perft run computes, as every answer about it says (strings point into @fen). */
+static void fill_asked(ply__asked_t *asked, const char *fen, unsigned depth, int chess960,
+                       int stats, int want_split, int verify_mode, uint32_t verify_ppm)
 {
+    Ply__PerftRequest *p = &asked->perft;
+    *p = (Ply__PerftRequest)PLY__PERFT_REQUEST__INIT;
+    p->fen = (char *)fen;
+    p->has_depth = 1, p->depth = depth;
+    p->has_chess960 = 1, p->chess960 = chess960 != 0;
+    p->has_stats = 1, p->stats = stats != 0;
+    p->has_split_depth = 1, p->split_depth = want_split < 0 ? -1 : want_split;
+    Ply__RunAsked *a = &asked->msg;
     *a = (Ply__RunAsked)PLY__RUN_ASKED__INIT;
-    a->fen = (char *)fen;
-    a->has_depth = 1, a->depth = depth;
-    a->has_chess960 = 1, a->chess960 = chess960 != 0;
-    a->has_stats = 1, a->stats = stats != 0;
-    a->has_split_depth = 1, a->split_depth = want_split < 0 ? -1 : want_split;
+    a->has_kind = 1, a->kind = PLY__JOB_KIND__JOB_KIND_PERFT;
+    a->perft = p;
     a->has_verify = 1, a->verify = (Ply__VerifyMode)verify_mode;
     if (verify_mode == PLY__VERIFY_MODE__VERIFY_MODE_SAMPLE)
         a->has_verify_ppm = 1, a->verify_ppm = verify_ppm;
 }
 
-void ply__run_asked(Ply__RunAsked *a, const run_t *run)
+void ply__run_asked(ply__asked_t *a, const run_t *run)
 {
     if (run->kind && run->kind->fill_asked) {
-        run->kind->fill_asked(run, a);
+        run->kind->fill_asked(run, &a->msg);
         return;
     }
     fill_asked(a, run->fen, run->depth, run->chess960, run->want_stats, run->want_split,
@@ -298,11 +303,11 @@ void ply__run_update_waiting(ply_coordinator_t *c, run_t *run)
 
 /* Fills @rp about @run, or about the finished record @f (strings point into them; rp->asked
  * to @asked), as @who may see it: the count only for its owner (or an admin). */
-void ply__fill_progress(ply_coordinator_t *c, Ply__RunProgress *rp, Ply__RunAsked *asked,
+void ply__fill_progress(ply_coordinator_t *c, Ply__RunProgress *rp, ply__asked_t *asked,
                         const run_t *run, const finished_t *f, const char *who)
 {
     *rp = (Ply__RunProgress)PLY__RUN_PROGRESS__INIT;
-    rp->asked = asked;
+    rp->asked = &asked->msg;
     uint32_t threads = 0;
     for (peer_t *p = c->peers; p; p = p->next)
         if (p->kind == PEER_WORKER) threads += p->threads;
@@ -363,7 +368,7 @@ void ply__send_progress(ply_coordinator_t *c, zframe_t *rid, const run_t *run, c
 {
     if (!rid) return; /* a run restored from the state file has no client until one attaches */
     Ply__RunProgress rp;
-    Ply__RunAsked asked;
+    ply__asked_t asked;
     ply__fill_progress(c, &rp, &asked, run, f, who);
     Ply__WorkerStatus *ws = NULL;
     Ply__WorkerStatus **wp = NULL;

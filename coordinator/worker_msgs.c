@@ -72,7 +72,13 @@ void ply__on_hello(ply_coordinator_t *c, zframe_t *rid, const char *identity, pe
     p->seed = h->has_zobrist_seed ? h->zobrist_seed : 0;
     /* what it runs: a worker that does not say is an older one, perft only */
     p->kinds = h->n_kinds ? 0 : 1u << PLY__JOB_KIND__JOB_KIND_PERFT;
-    for (size_t i = 0; i < h->n_kinds; i++) p->kinds |= 1u << (unsigned)h->kinds[i];
+    p->nkind_list = h->n_kinds ? 0 : 1;
+    p->kind_list[0] = PLY__JOB_KIND__JOB_KIND_PERFT;
+    for (size_t i = 0; i < h->n_kinds && i < PLY_MAX_KINDS; i++) { /* the envelope bounds it */
+        /* any number passes the envelope; one of 32 or more is no kind of the registry */
+        if (h->kinds[i] < 32) p->kinds |= 1u << h->kinds[i];
+        p->kind_list[p->nkind_list++] = h->kinds[i];
+    }
     snprintf(p->engine, sizeof p->engine, "%s", h->engine ? h->engine : "");
     snprintf(p->engine_id, sizeof p->engine_id, "%s", h->engine_id ? h->engine_id : "");
     p->id_hash = ply__hash_id(p->worker_id);

@@ -1,5 +1,5 @@
 /*
- * The ply protocol envelope: framing ("PLY/1" + one packed Ply__Message),
+ * The ply protocol envelope: framing ("PLY/2" + one packed Ply__Message),
  * decoding with full validation, and send/receive on czmq DEALER and ROUTER
  * sockets.
  *
@@ -151,6 +151,33 @@ zmsg_t *ply_msg_encode(const ply_msg_t *msg)
     return zmsg;
 }
 
+static ply_msg_t *unpack(const uint8_t *data, size_t size);
+
+/*
+ * A peer that speaks another version "PLY/N" of this protocol (@id, @idn bytes) and whose
+ * frame 1 (@zmsg's second frame, if any) reads as a Hello with a worker id: who it is, for
+ * the refusal, as " : worker W speaks PLY/N, this ply PLY/2: upgrade the worker" into
+ * @out (@len bytes); else "". Hello's fields 1-7 have kept their numbers since PLY/1.
+ */
+static void foreign_hello(char *out, size_t len, zmsg_t *zmsg, const uint8_t *id, size_t idn)
+{
+    out[0] = '\0';
+    if (idn < 5 || idn > 8 || memcmp(id, "PLY/", 4) != 0 || zmsg_size(zmsg) != 2) return;
+    for (size_t i = 4; i < idn; i++)
+        if (id[i] < '0' || id[i] > '9') return;
+    zframe_t *body = zmsg_next(zmsg);
+    size_t n = body ? zframe_size(body) : 0;
+    if (n == 0 || n > PLY_MAX_MESSAGE_BYTES) return;
+    ply_msg_t *m = unpack(zframe_data(body), n);
+    if (m && m->body_case == PLY__MESSAGE__BODY_HELLO && m->hello && m->hello->worker_id) {
+        char who[65];
+        ply_msg_text_sanitize(who, sizeof who, m->hello->worker_id);
+        snprintf(out, len, ": worker %s speaks %.*s, this ply %s: upgrade the worker", who,
+                 (int)idn, (const char *)id, PLY_PROTOCOL_ID);
+    }
+    ply_msg_free(&m);
+}
+
 /*
  * The checks that need no unpacking, cheapest and most telling first: the
  * protocol id comes before the frame count so that a peer speaking another
@@ -166,10 +193,11 @@ static int check_envelope(zmsg_t *zmsg, zframe_t **body, char *why, size_t why_l
     zframe_t *id = zmsg_first(zmsg);
     size_t idn = zframe_size(id);
     if (idn != strlen(PLY_PROTOCOL_ID) || memcmp(zframe_data(id), PLY_PROTOCOL_ID, idn) != 0) {
-        char quoted[4 * PLY__ID_QUOTE_MAX + 8];
+        char quoted[4 * PLY__ID_QUOTE_MAX + 8], who[160];
         quote_bytes(quoted, sizeof quoted, zframe_data(id), idn);
-        ply__env_say(why, why_len, "frame 0: protocol id \"%s\" (%zu bytes), supported \"%s\"",
-                     quoted, idn, PLY_PROTOCOL_ID);
+        foreign_hello(who, sizeof who, zmsg, zframe_data(id), idn);
+        ply__env_say(why, why_len, "frame 0: protocol id \"%s\" (%zu bytes), supported \"%s\"%s",
+                     quoted, idn, PLY_PROTOCOL_ID, who);
         return PLY_EVERSION;
     }
     if (frames != 2) {
@@ -193,12 +221,13 @@ static int check_envelope(zmsg_t *zmsg, zframe_t **body, char *why, size_t why_l
  * 48-byte struct, a pointer and parser bookkeeping, so a hostile 1 MiB frame
  * could make us allocate ~100 MB (measured, protobuf-c 1.4.1). Each decode
  * gets a budget of the bytes it may request; legitimate messages need at most
- * ~11 times their size (a RunProgress listing only worker ids), or a few KiB.
+ * ~17 times their size (a RunProgress listing only worker ids: 248 bytes per
+ * 15-byte entry since WorkerStatus lists kinds, PLY/2), or a few KiB.
  * Blocks come from malloc, so ply_msg_free releases them with protobuf-c's
  * default allocator.
  */
 #define PLY__UNPACK_FLOOR  (64u * 1024)
-#define PLY__UNPACK_FACTOR 16u
+#define PLY__UNPACK_FACTOR 20u
 
 static void *budget_alloc(void *data, size_t size)
 {

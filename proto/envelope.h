@@ -1,6 +1,6 @@
 /*
  * The envelope of the ply protocol (see ply.proto and DESIGN.md, Protocol):
- * frame 0 is the protocol id "PLY/1", frame 1 one protobuf-c Ply__Message.
+ * frame 0 is the protocol id "PLY/2", frame 1 one protobuf-c Ply__Message.
  *
  * This is the only code that turns bytes from a socket into messages, so it
  * validates everything: frame count, protocol id, sizes, the body type, the
@@ -21,8 +21,10 @@
 #include "util/error.h" /* the PLY_E... codes returned below */
 #include "util/stats.h"
 
-#define PLY_PROTOCOL_ID      "PLY/1"
-#define PLY_PROTOCOL_VERSION 1
+#define PLY_PROTOCOL_ID      "PLY/2"
+#define PLY_PROTOCOL_VERSION 2
+/** Most job kinds a worker may list (Hello.kinds, WorkerStatus.kinds). */
+#define PLY_MAX_KINDS 32
 /** Largest frame 1 accepted, bytes. A RunResult with a 218-move divide and stats is ~30 KiB. */
 #define PLY_MAX_MESSAGE_BYTES (1u << 20)
 /** Longest FEN or Shredder-FEN accepted, bytes (a legal FEN is under 100). */
@@ -93,7 +95,7 @@
 typedef Ply__Message ply_msg_t;
 
 /**
- * ply_msg_encode - pack @msg into a new two-frame zmsg ("PLY/1", body).
+ * ply_msg_encode - pack @msg into a new two-frame zmsg ("PLY/2", body).
  * Returns the message (caller owns it, zmsg_destroy) or NULL when @msg is
  * NULL, has no body, packs to more than PLY_MAX_MESSAGE_BYTES (the peer would
  * reject it), or memory runs out. Does not validate: call ply_msg_validate
@@ -108,15 +110,17 @@ zmsg_t *ply_msg_encode(const ply_msg_t *msg);
  * ply_msg_free(). On failure *out is NULL and a one-line reason naming the
  * frame or field goes into @why (may be NULL; truncated to @why_len bytes,
  * always NUL-terminated; set to "" on success). @out may be NULL to only check.
- *   PLY_EVERSION  frame 0 is not "PLY/1" (the reason quotes what it was,
- *                 escaped and cut to a few dozen bytes). Checked before the
- *                 frame count, so that another version hears it whatever its
- *                 framing;
+ *   PLY_EVERSION  frame 0 is not "PLY/2" (the reason quotes what it was,
+ *                 escaped and cut to a few dozen bytes; when it is another
+ *                 "PLY/N" and frame 1 reads as a Hello, it also names the worker:
+ *                 "worker W speaks PLY/1, this ply PLY/2: upgrade the worker").
+ *                 Checked before the frame count, so that another version
+ *                 hears it whatever its framing;
  *   PLY_EPROTO    no frame, wrong frame count, empty or oversized body
  *                 (rejected before unpacking), undecodable body or one that
- *                 would unpack into more than 16 times its size in memory
+ *                 would unpack into more than 20 times its size in memory
  *                 (plus 64 KiB: tiny repeated entries, a memory amplifier;
- *                 real messages need at most ~11 times), no body or an
+ *                 real messages need at most ~17 times), no body or an
  *                 unknown body type, a required field missing or a value out
  *                 of range (see ply_msg_validate).
  */
@@ -131,20 +135,22 @@ int ply_msg_decode(zmsg_t *zmsg, ply_msg_t **out, char *why, size_t why_len);
  * reason in @why. Called by ply_msg_decode; exposed for tests and encoders.
  *
  * Per type (a field not listed is optional and unchecked unless it is text):
+ * A kind is any number but 0 (the coordinator's registry decides which it runs); its
+ * payload is what the kind needs: kind PERFT (1) the perft sub-message, kind SEARCH (2)
+ * the search one, any other kind the `other` bytes (left to the kind); the two others
+ * absent ("field search present in a PERFT job", "field other missing (kind 7 ...)").
  *   HELLO      worker_id, protocol == PLY_PROTOCOL_VERSION,
- *              threads 1..PLY_MAX_THREADS, hash_mib, zobrist_checksum; kinds (if
- *              any) each PERFT or SEARCH, at most one entry per kind; engine and
- *              engine_id text
+ *              threads 1..PLY_MAX_THREADS, hash_mib, zobrist_checksum; kinds at
+ *              most PLY_MAX_KINDS, each a kind listed once; engine and engine_id text
  *   WELCOME    heartbeat_ms 1..PLY_MAX_HEARTBEAT_MS, liveness 1..PLY_MAX_LIVENESS
  *   READY      credit 1..PLY_MAX_CREDIT
- *   JOB        job_id, attempt >= 1, kind PERFT or SEARCH, run_id; PERFT: fen,
- *              depth, no search; SEARCH: search (ply__env_search_job in
+ *   JOB        job_id, attempt >= 1, kind and its payload, run_id; PERFT: perft.fen,
+ *              perft.depth 1..PLY_MAX_JOB_DEPTH; SEARCH: search (ply__env_search_job in
  *              envelope_check.h: fen, at most PLY_SEARCH_JOB_MAX_MOVES moves and
  *              PLY_MAX_DIVIDE searchmoves of UCI shape, depth
  *              1..PLY_SEARCH_JOB_MAX_DEPTH, nodes, movetime_ms, at least one of
  *              the three, multipv 1..PLY_SEARCH_JOB_MAX_MULTIPV, no movetime_ms
- *              when reproducible) and none of fen, depth, chess960, stats, divide,
- *              no_hash
+ *              when reproducible)
  *   PROGRESS   job_id, attempt >= 1, nodes
  *   RESULT     job_id, attempt >= 1, nodes, perft1 <= PLY_MAX_DIVIDE, time_us;
  *              each divide entry: move, nodes; no hi word but 0 (one job's
@@ -153,22 +159,26 @@ int ply_msg_decode(zmsg_t *zmsg, ply_msg_t **out, char *why, size_t why_len);
  *              job_id, attempt, time_us, search (at most PLY_SEARCH_JOB_MAX_MULTIPV
  *              lines: multipv, exactly one of score_cp and mate, bound 0..2,
  *              depth, seldepth, at most PLY_SEARCH_JOB_MAX_PV UCI moves; nodes,
- *              time_us) and none of nodes, perft1, stats, divide, tt_nodes
+ *              time_us) and none of nodes, perft1, stats, divide, tt_nodes. Or
+ *              another kind's: job_id, attempt, other, and none of search and the
+ *              perft fields
  *   ERROR      code < 0, message
- *   SUBMIT     kind (if present) PERFT or SEARCH; PERFT: fen, depth 1..PLY_MAX_DEPTH,
- *              split_depth (if present) -1..depth-1, no search; SEARCH: search
+ *   SUBMIT     kind and its payload; PERFT: perft.fen, perft.depth 1..PLY_MAX_DEPTH,
+ *              perft.split_depth (if present) -1..depth-1; SEARCH: search
  *              (envelope_check.h, ply__env_search_request: fen, moves, searchmoves,
  *              limits, at least one of depth, nodes, movetime_ms, engine absent, "",
- *              "builtin" or "uci") and none of fen, depth, chess960, stats, divide,
- *              split_depth; either kind: verify (if present) a VerifyMode,
+ *              "builtin" or "uci"); any kind: verify (if present) a VerifyMode,
  *              verify_ppm 1..PLY_PPM exactly when verify = SAMPLE
  *   ACCEPTED   run_id, jobs, split_depth 0..PLY_MAX_DEPTH; fen if present; asked
  *              as below
  *   RUN_PROGRESS  run_id, state; fen (if present) as a FEN; asked as below; search
- *              (if present) as RUN_RESULT's
- *   asked      (RunAsked) kind SEARCH: fen, depth (if present) 1..PLY_SEARCH_JOB_MAX_DEPTH,
- *              search as SUBMIT's; else fen, depth 1..PLY_MAX_DEPTH, split_depth, no search
- *   RUN_RESULT with search (a search run's): run_id, fen, depth (if present)
+ *              (if present) as RUN_RESULT's; each worker's kinds as Hello's
+ *   asked      (RunAsked) kind and its payload: PERFT: asked.perft as SUBMIT's perft,
+ *              with split_depth present; SEARCH: asked.search as SUBMIT's; verify as
+ *              SUBMIT's
+ *   RUN_RESULT with other (another kind's answer): run_id, fen (if present) as a FEN,
+ *              verification, asked; no search, divide nor stats.
+ *              With search (a search run's): run_id, fen, depth (if present)
  *              1..PLY_SEARCH_JOB_MAX_DEPTH, nodes, no divide nor stats, search: at most
  *              PLY_MAX_DIVIDE moves (UCI move, text fields, PV of at most
  *              PLY_SEARCH_JOB_MAX_PV UCI moves with one of score_cp and mate, at most as
@@ -259,7 +269,7 @@ int ply_msg_refused_result(zmsg_t *zmsg, uint64_t *job_id, uint32_t *attempt);
  * ply_msg_send_error - convenience: send an Error{code, message, job_id,
  * attempt, run_id} (0 ids and a 0 attempt are left out), to @routing_id when
  * it is non-NULL (ROUTER), else on a DEALER. The "supported" field is set to
- * "PLY/1" when @code is PLY_EVERSION. @message (may be NULL) passes through
+ * PLY_PROTOCOL_ID ("PLY/2") when @code is PLY_EVERSION. @message (may be NULL) passes through
  * ply_msg_text_sanitize, so a reason quoting a peer's bytes is always
  * accepted; an empty one is replaced by ply_strerror(@code).
  * Returns as ply_msg_send; PLY_EINVAL also when @code is not negative.

@@ -56,8 +56,8 @@ int ply__env_fen(ply__vctx_t *c, const char *field, const char *s);
 int ply__env_uci_move(ply__vctx_t *c, const char *field, const char *s);
 
 /**
- * ply__env_search_job - the shape of a JOB of kind SEARCH (proto/envelope_search.c): none of
- * the perft fields (fen, depth, chess960, stats, divide, no_hash) and a SearchJob, its fields
+ * ply__env_search_job - the shape of a JOB of kind SEARCH (proto/envelope_search.c; its kind
+ * and that no other kind's payload is beside it are envelope_validate.c's): a SearchJob, its fields
  * named "search.NAME": fen as a FEN; at most PLY_SEARCH_JOB_MAX_MOVES moves and PLY_MAX_DIVIDE
  * searchmoves, each of UCI shape; depth 1..PLY_SEARCH_JOB_MAX_DEPTH, nodes >= 1 and movetime_ms
  * 1..PLY_SEARCH_JOB_MAX_MOVETIME_MS when present, at least one of the three; multipv
@@ -83,13 +83,6 @@ int ply__env_search_result(ply__vctx_t *c, const Ply__Result *m);
  * "", "builtin" or "uci". 0 or PLY_EPROTO.
  */
 int ply__env_search_request(ply__vctx_t *c, const char *prefix, const Ply__SearchRequest *r);
-
-/**
- * ply__env_search_submit - a SUBMIT of kind SEARCH: none of the perft fields (fen, depth,
- * chess960, stats, divide, split_depth; the rejection names the first) and a SearchRequest
- * (ply__env_search_request, "search"). 0 or PLY_EPROTO.
- */
-int ply__env_search_submit(ply__vctx_t *c, const Ply__Submit *m);
 
 /**
  * ply__env_search_answer - a SearchAnswer named @prefix ("search"; NULL passes): fen a FEN

@@ -27,23 +27,9 @@ static int move_list(ply__vctx_t *c, const char *field, size_t n, char *const *l
     return 0;
 }
 
-/* The name of the first perft field @m carries, or NULL. */
-static const char *perft_job_field(const Ply__Job *m)
-{
-    if (m->fen) return "fen";
-    if (m->has_depth) return "depth";
-    if (m->has_chess960) return "chess960";
-    if (m->has_stats) return "stats";
-    if (m->has_divide) return "divide";
-    if (m->has_no_hash) return "no_hash";
-    return NULL;
-}
-
 int ply__env_search_job(ply__vctx_t *c, const Ply__Job *m)
 {
-    /* one job, one shape: a worker must never have to guess which position is meant */
-    const char *perft = perft_job_field(m);
-    if (perft) return ply__env_bad(c, "field %s present in a SEARCH job (perft only)", perft);
+    /* one job, one shape: envelope_validate.c refused a perft or other payload beside it */
     const Ply__SearchJob *j = m->search;
     if (!j) return ply__env_bad(c, "field search missing (kind SEARCH)");
     if (ply__env_fen(c, "search.fen", j->fen) ||
@@ -128,19 +114,6 @@ int ply__env_search_result(ply__vctx_t *c, const Ply__Result *m)
 
 /* ------------------------------------------------------------ search runs */
 
-/* The name of the first perft field a Submit of kind SEARCH carries, or NULL (verify is
- * checked as for perft: the coordinator refuses it with its own reason). */
-static const char *perft_submit_field(const Ply__Submit *m)
-{
-    if (m->fen) return "fen";
-    if (m->has_depth) return "depth";
-    if (m->has_chess960) return "chess960";
-    if (m->has_stats) return "stats";
-    if (m->has_divide) return "divide";
-    if (m->has_split_depth) return "split_depth";
-    return NULL;
-}
-
 int ply__env_search_request(ply__vctx_t *c, const char *prefix, const Ply__SearchRequest *r)
 {
     char f[96];
@@ -183,13 +156,6 @@ int ply__env_search_request(ply__vctx_t *c, const char *prefix, const Ply__Searc
                             r->engine);
     }
     return 0;
-}
-
-int ply__env_search_submit(ply__vctx_t *c, const Ply__Submit *m)
-{
-    const char *perft = perft_submit_field(m);
-    if (perft) return ply__env_bad(c, "field %s present in a SEARCH submit (perft only)", perft);
-    return ply__env_search_request(c, "search", m->search);
 }
 
 /* One line of text of a list @field[@i] (NULL refused). */

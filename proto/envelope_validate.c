@@ -163,6 +163,94 @@ static int divide_list(ply__vctx_t *c, size_t n, Ply__DivideEntry *const *list, 
     return 0;
 }
 
+/*
+ * The kinds a worker runs (Hello.kinds, WorkerStatus.kinds), named @field: at most
+ * PLY_MAX_KINDS, each a kind number (not 0), each once. Which numbers the coordinator
+ * runs is its registry's business, not the envelope's.
+ */
+static int kind_list(ply__vctx_t *c, const char *field, size_t n, const uint32_t *kinds)
+{
+    char f[48];
+    if (n > PLY_MAX_KINDS)
+        return ply__env_bad(c, "field %s has %zu entries, must be at most %d", field, n,
+                            PLY_MAX_KINDS);
+    if (n && !kinds) return ply__env_bad(c, "field %s missing", field);
+    for (size_t i = 0; i < n; i++) {
+        snprintf(f, sizeof f, "%s[%zu]", field, i);
+        if (in_u64(c, f, kinds[i], 1, UINT32_MAX)) return PLY_EPROTO;
+        for (size_t k = 0; k < i; k++)
+            if (kinds[k] == kinds[i])
+                return ply__env_bad(c, "field %s = %" PRIu32 " listed twice", f, kinds[i]);
+    }
+    return 0;
+}
+
+/*
+ * A kind number @kind (field @prefix"kind", present when @has) and the payload it needs: kind
+ * PERFT the perft sub-message, kind SEARCH the search one, any other kind the `other` bytes
+ * (its own encoding, left to the kind); the two others absent. @what names the message in a
+ * reason ("job", "submit", "run's asked"). 0 or PLY_EPROTO.
+ */
+static int kind_shape(ply__vctx_t *c, const char *prefix, int has, uint32_t kind, int perft,
+                      int search, int other, const char *what)
+{
+    char f[32];
+    snprintf(f, sizeof f, "%skind", prefix);
+    if (ply__env_need_u64(c, f, has, kind, 1, UINT32_MAX)) return PLY_EPROTO;
+    const char *need = kind == PLY__JOB_KIND__JOB_KIND_PERFT    ? "perft"
+                       : kind == PLY__JOB_KIND__JOB_KIND_SEARCH ? "search"
+                                                                : "other";
+    const char *name = kind == PLY__JOB_KIND__JOB_KIND_PERFT    ? "PERFT"
+                       : kind == PLY__JOB_KIND__JOB_KIND_SEARCH ? "SEARCH"
+                                                                : NULL;
+    int have = kind == PLY__JOB_KIND__JOB_KIND_PERFT    ? perft
+               : kind == PLY__JOB_KIND__JOB_KIND_SEARCH ? search
+                                                        : other;
+    const char *extra = strcmp(need, "perft") && perft     ? "perft"
+                        : strcmp(need, "search") && search ? "search"
+                        : strcmp(need, "other") && other   ? "other"
+                                                           : NULL;
+    if (extra && name)
+        return ply__env_bad(c, "field %s%s present in a %s %s", prefix, extra, name, what);
+    if (extra)
+        return ply__env_bad(c, "field %s%s present in a %s of kind %" PRIu32, prefix, extra, what,
+                            kind);
+    if (have) return 0;
+    if (name) return ply__env_bad(c, "field %s%s missing (kind %s)", prefix, need, name);
+    return ply__env_bad(c,
+                        "field %sother missing (kind %" PRIu32 " is not one proto/ describes: "
+                        "its %s travels in other)",
+                        prefix, kind, what);
+}
+
+/* A perft job (Job.perft): fen, depth 1..PLY_MAX_JOB_DEPTH. */
+static int perft_job(ply__vctx_t *c, const Ply__PerftJob *j)
+{
+    if (ply__env_fen(c, "perft.fen", j->fen) ||
+        ply__env_need_u64(c, "perft.depth", j->has_depth, j->depth, 1, PLY_MAX_JOB_DEPTH))
+        return PLY_EPROTO;
+    return 0;
+}
+
+/*
+ * A perft run's request named @prefix ("perft", "asked.perft"): fen, depth 1..PLY_MAX_DEPTH,
+ * split_depth -1..depth-1 (required when @asked: the run's answers say it).
+ */
+static int perft_request(ply__vctx_t *c, const char *prefix, const Ply__PerftRequest *r, int asked)
+{
+    char f[48];
+    snprintf(f, sizeof f, "%s.fen", prefix);
+    if (ply__env_fen(c, f, r->fen)) return PLY_EPROTO;
+    snprintf(f, sizeof f, "%s.depth", prefix);
+    if (ply__env_need_u64(c, f, r->has_depth, r->depth, 1, PLY_MAX_DEPTH)) return PLY_EPROTO;
+    snprintf(f, sizeof f, "%s.split_depth", prefix);
+    if (asked && ply__env_need(c, f, r->has_split_depth)) return PLY_EPROTO;
+    if (r->has_split_depth && (r->split_depth < -1 || r->split_depth >= (int64_t)r->depth))
+        return ply__env_bad(c, "field %s = %" PRId32 ", must be -1..%" PRIu32, f, r->split_depth,
+                            r->depth - 1);
+    return 0;
+}
+
 static int check_hello(ply__vctx_t *c, const void *body)
 {
     const Ply__Hello *m = body;
@@ -175,19 +263,7 @@ static int check_hello(ply__vctx_t *c, const void *body)
         ply__env_need(c, "zobrist_checksum", m->has_zobrist_checksum) ||
         opt_text(c, "engine", m->engine) || opt_text(c, "engine_id", m->engine_id))
         return PLY_EPROTO;
-    /* what the worker runs: known kinds, each once (absent: perft only, as older workers) */
-    unsigned seen = 0;
-    for (size_t i = 0; i < m->n_kinds; i++) {
-        char f[32];
-        snprintf(f, sizeof f, "kinds[%zu]", i);
-        uint32_t k = (uint32_t)m->kinds[i];
-        if (ply__env_need_u64(c, f, 1, k, PLY__JOB_KIND__JOB_KIND_PERFT,
-                              PLY__JOB_KIND__JOB_KIND_SEARCH))
-            return PLY_EPROTO;
-        if (seen & (1u << k)) return ply__env_bad(c, "field %s = %" PRIu32 " listed twice", f, k);
-        seen |= 1u << k;
-    }
-    return 0;
+    return kind_list(c, "kinds", m->n_kinds, m->kinds);
 }
 
 static int check_welcome(ply__vctx_t *c, const void *body)
@@ -211,16 +287,13 @@ static int check_job(ply__vctx_t *c, const void *body)
     const Ply__Job *m = body;
     if (ply__env_need_u64(c, "job_id", m->has_job_id, m->job_id, 1, NO_MAX) ||
         ply__env_need_u64(c, "attempt", m->has_attempt, m->attempt, 1, NO_MAX) ||
-        ply__env_need_u64(c, "kind", m->has_kind, (uint64_t)(uint32_t)m->kind,
-                          PLY__JOB_KIND__JOB_KIND_PERFT, PLY__JOB_KIND__JOB_KIND_SEARCH))
+        kind_shape(c, "", m->has_kind, m->kind, m->perft != NULL, m->search != NULL, m->has_other,
+                   "job"))
         return PLY_EPROTO;
     if (m->kind == PLY__JOB_KIND__JOB_KIND_SEARCH) {
         if (ply__env_search_job(c, m)) return PLY_EPROTO;
-    } else if (ply__env_fen(c, "fen", m->fen) ||
-               ply__env_need_u64(c, "depth", m->has_depth, m->depth, 1, PLY_MAX_JOB_DEPTH)) {
+    } else if (m->kind == PLY__JOB_KIND__JOB_KIND_PERFT && perft_job(c, m->perft)) {
         return PLY_EPROTO;
-    } else if (m->search) {
-        return ply__env_bad(c, "field search present in a PERFT job");
     }
     return ply__env_need_u64(c, "run_id", m->has_run_id, m->run_id, 1, NO_MAX);
 }
@@ -241,6 +314,16 @@ static int check_result(ply__vctx_t *c, const void *body)
     if (ply__env_need_u64(c, "job_id", m->has_job_id, m->job_id, 1, NO_MAX) ||
         ply__env_need_u64(c, "attempt", m->has_attempt, m->attempt, 1, NO_MAX))
         return PLY_EPROTO;
+    if (m->has_other) { /* another kind's answer: its own encoding, no perft or search field */
+        const char *f = m->search         ? "search"
+                        : m->has_nodes    ? "nodes"
+                        : m->has_perft1   ? "perft1"
+                        : m->stats        ? "stats"
+                        : m->n_divide     ? "divide"
+                        : m->has_tt_nodes ? "tt_nodes"
+                                          : NULL;
+        return f ? ply__env_bad(c, "field %s present beside other (another kind's answer)", f) : 0;
+    }
     if (m->search) return ply__env_search_result(c, m); /* a search job's answer */
     if (ply__env_need(c, "nodes", m->has_nodes) ||
         ply__env_need_u64(c, "perft1", m->has_perft1, m->perft1, 0, PLY_MAX_DIVIDE) ||
@@ -289,23 +372,13 @@ static int submit_verify(ply__vctx_t *c, const Ply__Submit *m)
 static int check_submit(ply__vctx_t *c, const void *body)
 {
     const Ply__Submit *m = body;
-    if (m->has_kind && in_u64(c, "kind", (uint64_t)(uint32_t)m->kind, PLY__JOB_KIND__JOB_KIND_PERFT,
-                              PLY__JOB_KIND__JOB_KIND_SEARCH))
-        return PLY_EPROTO;
-    if (m->has_kind && m->kind == PLY__JOB_KIND__JOB_KIND_SEARCH) {
-        if (ply__env_search_submit(c, m) || opt_text(c, "client_id", m->client_id) ||
-            owner_token(c, m->owner_token))
-            return PLY_EPROTO;
-        return submit_verify(c, m);
-    }
-    if (m->search) return ply__env_bad(c, "field search present in a PERFT submit");
-    if (ply__env_fen(c, "fen", m->fen) ||
-        ply__env_need_u64(c, "depth", m->has_depth, m->depth, 1, PLY_MAX_DEPTH) ||
+    if (kind_shape(c, "", m->has_kind, m->kind, m->perft != NULL, m->search != NULL, m->has_other,
+                   "submit") ||
+        (m->kind == PLY__JOB_KIND__JOB_KIND_PERFT && perft_request(c, "perft", m->perft, 0)) ||
+        (m->kind == PLY__JOB_KIND__JOB_KIND_SEARCH &&
+         ply__env_search_request(c, "search", m->search)) ||
         opt_text(c, "client_id", m->client_id) || owner_token(c, m->owner_token))
         return PLY_EPROTO;
-    if (m->has_split_depth && (m->split_depth < -1 || m->split_depth >= (int64_t)m->depth))
-        return ply__env_bad(c, "field split_depth = %" PRId32 ", must be -1..%" PRIu32,
-                            m->split_depth, m->depth - 1);
     return submit_verify(c, m);
 }
 
@@ -313,26 +386,13 @@ static int check_submit(ply__vctx_t *c, const void *body)
 static int run_asked(ply__vctx_t *c, const Ply__RunAsked *a)
 {
     if (!a) return 0;
-    if (a->has_kind && in_u64(c, "asked.kind", (uint64_t)(uint32_t)a->kind,
-                              PLY__JOB_KIND__JOB_KIND_PERFT, PLY__JOB_KIND__JOB_KIND_SEARCH))
+    if (kind_shape(c, "asked.", a->has_kind, a->kind, a->perft != NULL, a->search != NULL,
+                   a->has_other, "run's asked") ||
+        (a->kind == PLY__JOB_KIND__JOB_KIND_PERFT &&
+         perft_request(c, "asked.perft", a->perft, 1)) ||
+        (a->kind == PLY__JOB_KIND__JOB_KIND_SEARCH &&
+         ply__env_search_request(c, "asked.search", a->search)))
         return PLY_EPROTO;
-    if (a->has_kind && a->kind == PLY__JOB_KIND__JOB_KIND_SEARCH) {
-        /* fen: the position analysed; depth: the request's limit, when it has one */
-        if (ply__env_fen(c, "asked.fen", a->fen) ||
-            (a->has_depth &&
-             ply__env_need_u64(c, "asked.depth", 1, a->depth, 1, PLY_SEARCH_JOB_MAX_DEPTH)) ||
-            ply__env_search_request(c, "asked.search", a->search))
-            return PLY_EPROTO;
-        return 0;
-    }
-    if (a->search) return ply__env_bad(c, "field asked.search present in a PERFT run's asked");
-    if (ply__env_fen(c, "asked.fen", a->fen) ||
-        ply__env_need_u64(c, "asked.depth", a->has_depth, a->depth, 1, PLY_MAX_DEPTH) ||
-        ply__env_need(c, "asked.split_depth", a->has_split_depth))
-        return PLY_EPROTO;
-    if (a->split_depth < -1 || a->split_depth >= (int64_t)a->depth)
-        return ply__env_bad(c, "field asked.split_depth = %" PRId32 ", must be -1..%" PRIu32,
-                            a->split_depth, a->depth - 1);
     if (a->has_verify &&
         in_u64(c, "asked.verify", (uint64_t)(uint32_t)a->verify, PLY__VERIFY_MODE__VERIFY_MODE_NONE,
                PLY__VERIFY_MODE__VERIFY_MODE_ALL))
@@ -371,6 +431,8 @@ static int check_run_progress(ply__vctx_t *c, const void *body)
         if (opt_text(c, f, m->worker[i]->worker_id)) return PLY_EPROTO;
         snprintf(f, sizeof f, "worker[%zu].identity", i);
         if (opt_text(c, f, m->worker[i]->identity)) return PLY_EPROTO;
+        snprintf(f, sizeof f, "worker[%zu].kinds", i);
+        if (kind_list(c, f, m->worker[i]->n_kinds, m->worker[i]->kinds)) return PLY_EPROTO;
     }
     if ((m->fen && ply__env_fen(c, "fen", m->fen)) || opt_text(c, "verify", m->verify) ||
         opt_text(c, "error", m->error) || run_asked(c, m->asked) ||
@@ -439,6 +501,19 @@ static int check_verification(ply__vctx_t *c, const Ply__Verification *v)
 static int check_run_result(ply__vctx_t *c, const void *body)
 {
     const Ply__RunResult *m = body;
+    /* another kind's answer: its own encoding; what proto/ knows of a run, checked as such */
+    if (m->has_other) {
+        if (ply__env_need_u64(c, "run_id", m->has_run_id, m->run_id, 1, NO_MAX) ||
+            (m->fen && ply__env_fen(c, "fen", m->fen)) ||
+            (m->verification && check_verification(c, m->verification)) || run_asked(c, m->asked))
+            return PLY_EPROTO;
+        if (m->search || m->n_divide || m->stats)
+            return ply__env_bad(c, "field %s present beside other (another kind's answer)",
+                                m->search     ? "search"
+                                : m->n_divide ? "divide"
+                                              : "stats");
+        return 0;
+    }
     /* a search run's answer: depth is its limit (absent without one), nodes those searched */
     if (m->search) {
         if (ply__env_need_u64(c, "run_id", m->has_run_id, m->run_id, 1, NO_MAX) ||
@@ -518,6 +593,8 @@ static int check_status_reply(ply__vctx_t *c, const void *body)
         if (opt_text(c, f, m->worker[i]->worker_id)) return PLY_EPROTO;
         snprintf(f, sizeof f, "worker[%zu].identity", i);
         if (opt_text(c, f, m->worker[i]->identity)) return PLY_EPROTO;
+        snprintf(f, sizeof f, "worker[%zu].kinds", i);
+        if (kind_list(c, f, m->worker[i]->n_kinds, m->worker[i]->kinds)) return PLY_EPROTO;
     }
     return 0;
 }

@@ -110,7 +110,7 @@ static int send_hello(zsock_t *dealer, const shared_t *sh)
     hello.zobrist_checksum = sh->zobrist_checksum;
     hello.has_zobrist_seed = 1;
     hello.zobrist_seed = sh->zobrist_seed;
-    Ply__JobKind kinds[] = {PLY__JOB_KIND__JOB_KIND_PERFT, PLY__JOB_KIND__JOB_KIND_SEARCH};
+    uint32_t kinds[] = {PLY__JOB_KIND__JOB_KIND_PERFT, PLY__JOB_KIND__JOB_KIND_SEARCH};
     hello.n_kinds = sizeof kinds / sizeof kinds[0];
     hello.kinds = kinds;
     char engine[160] = "builtin";
@@ -563,7 +563,7 @@ static void send_result(zsock_t *actor, const Ply__Job *job, const ply_board_t *
     res.tt_hits = r->tt_hits;
     res.has_tt_nodes = 1;
     res.tt_nodes = r->tt_nodes;
-    if (job->stats) {
+    if (job->perft->stats) {
         ply_msg_stats_to_proto(&stats, &r->stats);
         res.stats = &stats;
     }
@@ -573,7 +573,7 @@ static void send_result(zsock_t *actor, const Ply__Job *job, const ply_board_t *
         entries[i].move = uci[i];
         entries[i].has_nodes = 1;
         entries[i].nodes = r->divide[i].nodes;
-        if (job->stats) {
+        if (job->perft->stats) {
             ply__stats__init(&entry_stats[i]);
             ply_msg_stats_to_proto(&entry_stats[i], &r->divide[i].stats);
             entries[i].stats = &entry_stats[i];
@@ -712,26 +712,32 @@ static int run_job(zsock_t *actor, shared_t *sh, ply_tt_t **tt, ply_analysis_t *
 {
     if (job->kind == PLY__JOB_KIND__JOB_KIND_SEARCH)
         return run_search(actor, sh, tt, an, job, epoch);
+    char why[256];
+    if (job->kind != PLY__JOB_KIND__JOB_KIND_PERFT) { /* a kind this worker did not list */
+        snprintf(why, sizeof why, "job kind %u is not one this worker runs", (unsigned)job->kind);
+        send_job_error(actor, job, PLY_EINVAL, why);
+        return 0;
+    }
+    const Ply__PerftJob *pj = job->perft; /* the envelope checked it is there */
     ply_analysis_destroy(an); /* its table gives way to the perft table (ensure_table) */
     ply_board_t b;
-    char why[256];
     int rc =
-        ply_board_from_fen(&b, job->fen, job->chess960 ? PLY_BOARD_CHESS960 : 0, why, sizeof why);
+        ply_board_from_fen(&b, pj->fen, pj->chess960 ? PLY_BOARD_CHESS960 : 0, why, sizeof why);
     if (rc < 0) {
         send_job_error(actor, job, rc, why);
         return 0;
     }
-    if ((rc = ensure_table(tt, sh->cfg->hash_mib, job->stats)) < 0) {
+    if ((rc = ensure_table(tt, sh->cfg->hash_mib, pj->stats)) < 0) {
         send_job_error(actor, job, rc, "cannot allocate the transposition table");
         return rc;
     }
     ply_perft_opts_t opts = {0};
     opts.threads = sh->threads;
     /* a check on the worker (or seed) that counted first must not read its table back */
-    opts.tt = job->has_no_hash && job->no_hash ? NULL : *tt;
-    if (job->depth <= SMALL_JOB_DEPTH) opts.tt = NULL, opts.threads = 1;
-    opts.stats = job->stats;
-    opts.divide = job->divide;
+    opts.tt = pj->has_no_hash && pj->no_hash ? NULL : *tt;
+    if (pj->depth <= SMALL_JOB_DEPTH) opts.tt = NULL, opts.threads = 1;
+    opts.stats = pj->stats;
+    opts.divide = pj->divide;
     opts.progress = &sh->progress;
     opts.cancel = &sh->job_cancel;
     if (atomic_load(&sh->cancel)) return PLY_ECANCELED;
@@ -741,13 +747,13 @@ static int run_job(zsock_t *actor, shared_t *sh, ply_tt_t **tt, ply_analysis_t *
         atomic_store(&sh->job_id, 0);
         return PLY_ECANCELED;
     }
-    rc = ply_perft_run(&b, (int)job->depth, &opts, r);
+    rc = ply_perft_run(&b, (int)pj->depth, &opts, r);
     atomic_store(&sh->job_id, 0);
     atomic_store(&sh->progress, 0);
     if (rc == PLY_ECANCELED) return rc; /* the coordinator re-queues it */
     if (rc == PLY_ERANGE) { /* a count that a 64-bit result cannot carry: never a wrapped one */
         snprintf(why, sizeof why, "perft(%u) of this position exceeds 2^64; use a deeper split",
-                 (unsigned)job->depth);
+                 (unsigned)pj->depth);
         send_job_error(actor, job, rc, why);
         return 0;
     }

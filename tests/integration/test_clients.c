@@ -398,14 +398,18 @@ typedef struct fake {
     pthread_t thread;
 } fake_t;
 
-static Ply__RunAsked asked_of(const char *fen, unsigned depth, int stats)
+/* A perft run's RunAsked, its request in @p. */
+static Ply__RunAsked asked_of(Ply__PerftRequest *p, const char *fen, unsigned depth, int stats)
 {
+    *p = (Ply__PerftRequest)PLY__PERFT_REQUEST__INIT;
+    p->fen = (char *)fen;
+    p->has_depth = 1, p->depth = depth;
+    p->has_chess960 = 1, p->chess960 = 0;
+    p->has_stats = 1, p->stats = stats != 0;
+    p->has_split_depth = 1, p->split_depth = -1;
     Ply__RunAsked a = PLY__RUN_ASKED__INIT;
-    a.fen = (char *)fen;
-    a.has_depth = 1, a.depth = depth;
-    a.has_chess960 = 1, a.chess960 = 0;
-    a.has_stats = 1, a.stats = stats != 0;
-    a.has_split_depth = 1, a.split_depth = -1;
+    a.has_kind = 1, a.kind = PLY__JOB_KIND__JOB_KIND_PERFT;
+    a.perft = p;
     a.has_verify = 1, a.verify = PLY__VERIFY_MODE__VERIFY_MODE_NONE;
     return a;
 }
@@ -419,7 +423,8 @@ static void *fake_main(void *arg)
     if (ply_msg_recv_from(f->router, &rid, &msg, why, sizeof why) < 0) return NULL;
     ply_msg_free(&msg);
     /* Accepted: run 7, perft(3) of the start position (or with stats, when scripted) */
-    Ply__RunAsked asked = asked_of(START, 3, f->script == ACCEPT_OTHER_STATS);
+    Ply__PerftRequest req[2];
+    Ply__RunAsked asked = asked_of(&req[0], START, 3, f->script == ACCEPT_OTHER_STATS);
     Ply__Accepted acc = PLY__ACCEPTED__INIT;
     acc.has_run_id = 1, acc.run_id = 7;
     acc.has_jobs = 1, acc.jobs = 20;
@@ -432,8 +437,8 @@ static void *fake_main(void *arg)
     ply_msg_send_to(f->router, rid, &m);
     /* then a progress line and the answer, for run 7, saying what they compute */
     Ply__RunAsked said = asked;
-    if (f->script == SAY_OTHER_DEPTH) said = asked_of(START, 2, 0);
-    if (f->script == SAY_OTHER_POSITION) said = asked_of(KIWIPETE, 3, 0);
+    if (f->script == SAY_OTHER_DEPTH) said = asked_of(&req[1], START, 2, 0);
+    if (f->script == SAY_OTHER_POSITION) said = asked_of(&req[1], KIWIPETE, 3, 0);
     Ply__RunProgress rp = PLY__RUN_PROGRESS__INIT;
     rp.has_run_id = 1, rp.run_id = 7;
     rp.state = "running";
@@ -444,9 +449,9 @@ static void *fake_main(void *arg)
     ply_msg_send_to(f->router, rid, &m);
     Ply__RunResult rr = PLY__RUN_RESULT__INIT;
     rr.has_run_id = 1, rr.run_id = 7;
-    rr.fen = said.fen;
-    rr.has_depth = 1, rr.depth = said.depth;
-    rr.has_nodes = 1, rr.nodes = said.depth == 2 ? 400 : 8902;
+    rr.fen = said.perft->fen;
+    rr.has_depth = 1, rr.depth = said.perft->depth;
+    rr.has_nodes = 1, rr.nodes = said.perft->depth == 2 ? 400 : 8902;
     rr.asked = &said;
     m = (ply_msg_t)PLY__MESSAGE__INIT;
     m.body_case = PLY__MESSAGE__BODY_RUN_RESULT;

@@ -153,7 +153,9 @@ static size_t nonsense(uint8_t *out, int to_worker)
     Ply__Result res = PLY__RESULT__INIT;
     Ply__Ready ready = PLY__READY__INIT;
     Ply__Job job = PLY__JOB__INIT;
+    Ply__PerftJob pj = PLY__PERFT_JOB__INIT;
     Ply__Submit sub = PLY__SUBMIT__INIT;
+    Ply__PerftRequest preq = PLY__PERFT_REQUEST__INIT;
     Ply__Hello hello = PLY__HELLO__INIT;
     Ply__Error err = PLY__ERROR__INIT;
     Ply__Cancel cancel = PLY__CANCEL__INIT;
@@ -185,19 +187,22 @@ static size_t nonsense(uint8_t *out, int to_worker)
         job.has_job_id = 1, job.job_id = rnd() % 3 ? 1 + below(100) : rnd();
         job.has_attempt = 1, job.attempt = below(3);
         job.has_kind = 1, job.kind = below(3);
-        job.fen = (char *)odd_fens[below(sizeof odd_fens / sizeof *odd_fens)];
-        job.has_depth = 1, job.depth = to_worker ? below(4) : depths[below(9)];
-        job.has_chess960 = 1, job.chess960 = below(2);
-        job.has_stats = 1, job.stats = below(2);
-        job.has_divide = 1, job.divide = below(2);
+        pj.fen = (char *)odd_fens[below(sizeof odd_fens / sizeof *odd_fens)];
+        pj.has_depth = 1, pj.depth = to_worker ? below(4) : depths[below(9)];
+        pj.has_chess960 = 1, pj.chess960 = below(2);
+        pj.has_stats = 1, pj.stats = below(2);
+        pj.has_divide = 1, pj.divide = below(2);
+        job.perft = &pj;
         job.has_run_id = 1, job.run_id = rnd() % 50;
         m.body_case = PLY__MESSAGE__BODY_JOB, m.job = &job;
         break;
     case 3: /* a SUBMIT: absurd depth, split or position (the worker never expects one) */
-        sub.fen = (char *)odd_fens[below(sizeof odd_fens / sizeof *odd_fens)];
-        sub.has_depth = 1, sub.depth = depths[below(9)];
-        sub.has_split_depth = below(2), sub.split_depth = (int32_t)below(40) - 5; /* see tame() */
-        sub.has_stats = 1, sub.stats = below(2);
+        sub.has_kind = 1, sub.kind = PLY__JOB_KIND__JOB_KIND_PERFT;
+        preq.fen = (char *)odd_fens[below(sizeof odd_fens / sizeof *odd_fens)];
+        preq.has_depth = 1, preq.depth = depths[below(9)];
+        preq.has_split_depth = below(2), preq.split_depth = (int32_t)below(40) - 5; /* tame() */
+        preq.has_stats = 1, preq.stats = below(2);
+        sub.perft = &preq;
         sub.has_detach = 1, sub.detach = below(2);
         m.body_case = PLY__MESSAGE__BODY_SUBMIT, m.submit = &sub;
         break;
@@ -345,14 +350,13 @@ static size_t tame(uint8_t *body, size_t n, int to_worker)
     zmsg_destroy(&z);
     if (!ok) return n;
     int changed = 0;
-    if (m->body_case == PLY__MESSAGE__BODY_JOB && m->job->depth > 3)
-        m->job->depth = 1 + below(3), changed = 1;
+    if (m->body_case == PLY__MESSAGE__BODY_JOB && m->job->perft && m->job->perft->depth > 3)
+        m->job->perft->depth = 1 + below(3), changed = 1;
     /* a deep split, or an automatic one of a deep run (perft(20) plans 822,518 jobs) */
-    int automatic = m->body_case == PLY__MESSAGE__BODY_SUBMIT &&
-                    (!m->submit->has_split_depth || m->submit->split_depth < 0);
-    if (m->body_case == PLY__MESSAGE__BODY_SUBMIT &&
-        (automatic ? m->submit->depth > 8 : m->submit->split_depth > 3))
-        m->submit->has_split_depth = 1, m->submit->split_depth = 3, changed = 1;
+    Ply__PerftRequest *q = m->body_case == PLY__MESSAGE__BODY_SUBMIT ? m->submit->perft : NULL;
+    int automatic = q && (!q->has_split_depth || q->split_depth < 0);
+    if (q && (automatic ? q->depth > 8 : q->split_depth > 3))
+        q->has_split_depth = 1, q->split_depth = 3, changed = 1;
     if (m->body_case == PLY__MESSAGE__BODY_WELCOME && m->welcome->heartbeat_ms < 200)
         m->welcome->heartbeat_ms = 1000, changed = 1;
     char *token = NULL; /* the decoder's, put back before it frees the message */
@@ -451,11 +455,14 @@ static int drain_client(zsock_t *s, uint64_t *submits_seen)
 static void absurd_submit(zsock_t *s, int split)
 {
     ply_msg_t m = PLY__MESSAGE__INIT;
+    Ply__PerftRequest q = PLY__PERFT_REQUEST__INIT;
+    q.fen = "startpos";
+    q.has_depth = 1, q.depth = PLY_MAX_DEPTH;
+    q.has_split_depth = 1, q.split_depth = split;
+    q.has_stats = 1, q.stats = 1;
     Ply__Submit sub = PLY__SUBMIT__INIT;
-    sub.fen = "startpos";
-    sub.has_depth = 1, sub.depth = PLY_MAX_DEPTH;
-    sub.has_split_depth = 1, sub.split_depth = split;
-    sub.has_stats = 1, sub.stats = 1;
+    sub.has_kind = 1, sub.kind = PLY__JOB_KIND__JOB_KIND_PERFT;
+    sub.perft = &q;
     sub.owner_token = FUZZ_TOKEN;
     m.body_case = PLY__MESSAGE__BODY_SUBMIT, m.submit = &sub;
     ply_msg_send(s, &m);
@@ -655,9 +662,11 @@ static void send_real_job(fake_coord_t *f, uint32_t attempt)
     Ply__Job job = PLY__JOB__INIT;
     job.has_job_id = 1, job.job_id = f->want_job;
     job.has_attempt = 1, job.attempt = attempt;
+    Ply__PerftJob pj = PLY__PERFT_JOB__INIT;
+    pj.fen = KIWIPETE;
+    pj.has_depth = 1, pj.depth = 4;
     job.has_kind = 1, job.kind = PLY__JOB_KIND__JOB_KIND_PERFT;
-    job.fen = KIWIPETE;
-    job.has_depth = 1, job.depth = 4;
+    job.perft = &pj;
     job.has_run_id = 1, job.run_id = 777;
     m.body_case = PLY__MESSAGE__BODY_JOB, m.job = &job;
     ply_msg_send_to(f->router, f->worker, &m);

@@ -335,7 +335,7 @@ enum { LIE_ILLEGAL, LIE_MATE, LIE_ROOT, LIE_PERFT, LIES };
 /* HELLO as worker "liar" running @kind, with credit for LIES jobs. */
 static void send_hello(zsock_t *d, Ply__JobKind kind)
 {
-    Ply__JobKind kinds[] = {kind};
+    uint32_t kinds[] = {kind};
     Ply__Hello h = PLY__HELLO__INIT;
     h.worker_id = "liar";
     h.has_protocol = 1, h.protocol = PLY_PROTOCOL_VERSION;

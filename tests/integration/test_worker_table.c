@@ -200,10 +200,13 @@ static void test_client_cancel_stops_worker(void **state)
     zsock_t *d = zsock_new(ZMQ_DEALER);
     assert_non_null(d);
     assert_int_equal(zsock_connect(d, "%s", k.ep), 0);
+    Ply__PerftRequest q = PLY__PERFT_REQUEST__INIT;
+    q.fen = START;
+    q.has_depth = 1, q.depth = 9;
+    q.has_split_depth = 1, q.split_depth = 1; /* 20 jobs of hours: one runs, one waits */
     Ply__Submit s = PLY__SUBMIT__INIT;
-    s.fen = START;
-    s.has_depth = 1, s.depth = 9;
-    s.has_split_depth = 1, s.split_depth = 1; /* 20 jobs of hours: one runs, one waits */
+    s.has_kind = 1, s.kind = PLY__JOB_KIND__JOB_KIND_PERFT;
+    s.perft = &q;
     s.has_detach = 1, s.detach = 1;
     ply_msg_t m = PLY__MESSAGE__INIT;
     m.body_case = PLY__MESSAGE__BODY_SUBMIT;

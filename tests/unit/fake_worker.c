@@ -51,7 +51,7 @@ static int lies_on(fake_worker_t *w, const Ply__Job *job, unsigned n)
 {
     if (!w->opts.lie_permille) return 0;
     if (w->opts.lie_skip_every && n % w->opts.lie_skip_every == 0) return 0;
-    uint64_t h = fen_hash(job->fen, w->opts.lie_seed);
+    uint64_t h = fen_hash(job->perft->fen, w->opts.lie_seed);
     if (h % 1000 >= w->opts.lie_permille) return 0;
     pthread_mutex_lock(&w->lock);
     int known = 0;
@@ -90,7 +90,8 @@ static uint64_t do_job(zsock_t *s, const Ply__Job *job, fake_worker_mode_t mode,
     uint64_t t0 = ply_time_ns();
     ply_arb_pos_t pos;
     char why[256];
-    if (ply_arb_from_fen(&pos, job->fen, job->chess960 ? PLY_ARB_CHESS960 : 0, why, sizeof why)) {
+    if (ply_arb_from_fen(&pos, job->perft->fen, job->perft->chess960 ? PLY_ARB_CHESS960 : 0, why,
+                         sizeof why)) {
         ply_msg_send_error(s, NULL, PLY_EFEN, why, job->job_id, job->attempt, job->run_id);
         return 0;
     }
@@ -98,30 +99,30 @@ static uint64_t do_job(zsock_t *s, const Ply__Job *job, fake_worker_mode_t mode,
     int n = ply_arb_legal_moves(&pos, moves);
     ply_stats_t st;
     uint64_t nodes;
-    if (job->stats) {
-        ply_arb_perft_stats(&pos, (int)job->depth, &st);
+    if (job->perft->stats) {
+        ply_arb_perft_stats(&pos, (int)job->perft->depth, &st);
         nodes = st.v[PLY_STAT_nodes];
     } else {
-        nodes = ply_arb_perft(&pos, (int)job->depth);
+        nodes = ply_arb_perft(&pos, (int)job->perft->depth);
     }
     Ply__Result r = PLY__RESULT__INIT;
     r.has_job_id = 1, r.job_id = job->job_id;
     r.has_attempt = 1, r.attempt = job->attempt;
     uint64_t inflate = mode == FW_INFLATE ? FW_INFLATE_BY : 0;
     nodes += (uint64_t)offset + inflate;
-    if (job->stats) st.v[PLY_STAT_nodes] = nodes, st.v[PLY_STAT_captures] += inflate;
+    if (job->perft->stats) st.v[PLY_STAT_nodes] = nodes, st.v[PLY_STAT_captures] += inflate;
     r.has_nodes = 1, r.nodes = nodes;
     r.has_perft1 = 1, r.perft1 = (uint32_t)n + (mode == FW_WRONG_PERFT1 || bad_perft1);
     if (mode == FW_BAD_STATS) st.v[PLY_STAT_total_checks]++;
     if (mode == FW_BAD_TABLE) r.has_tt_probes = r.has_tt_hits = 1, r.tt_probes = 5, r.tt_hits = 6;
     Ply__Stats ps = PLY__STATS__INIT;
-    if (job->stats) {
+    if (job->perft->stats) {
         ply_msg_stats_to_proto(&ps, &st);
         r.stats = &ps;
     }
     Ply__DivideEntry ent[PLY_ARB_MAX_MOVES], *ptr[PLY_ARB_MAX_MOVES];
     char uci[PLY_ARB_MAX_MOVES][6];
-    if (job->divide) {
+    if (job->perft->divide) {
         for (int i = 0; i < n; i++) {
             ply_arb_pos_t child = pos;
             ply_arb_make(&child, moves[i]);
@@ -129,7 +130,7 @@ static uint64_t do_job(zsock_t *s, const Ply__Job *job, fake_worker_mode_t mode,
             ent[i] = (Ply__DivideEntry)PLY__DIVIDE_ENTRY__INIT;
             ent[i].move = uci[i];
             ent[i].has_nodes = 1;
-            ent[i].nodes = ply_arb_perft(&child, (int)job->depth - 1) +
+            ent[i].nodes = ply_arb_perft(&child, (int)job->perft->depth - 1) +
                            (i == 0 ? (uint64_t)offset + inflate : 0);
             ptr[i] = &ent[i];
         }
@@ -213,7 +214,8 @@ static void *fw_main(void *arg)
                 if (in->job->job_id > w->id_max) w->id_max = in->job->job_id;
                 pthread_mutex_unlock(&w->lock);
                 atomic_fetch_add(&w->jobs, 1);
-                if (in->job->has_no_hash && in->job->no_hash) atomic_fetch_add(&w->no_hash, 1);
+                if (in->job->perft && in->job->perft->has_no_hash && in->job->perft->no_hash)
+                    atomic_fetch_add(&w->no_hash, 1);
                 if (w->mode == FW_HANG || w->mode == FW_STALL || hung) {
                     /* takes it, never answers (FW_STALL: while claiming progress) */
                     hung = 1;

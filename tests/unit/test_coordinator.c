@@ -442,23 +442,23 @@ static void test_malformed(void **state)
     zsock_t *d = zsock_new(ZMQ_DEALER);
     assert_int_equal(zsock_connect(d, "%s", t->endpoint), 0);
 
-    /* another protocol version: ERROR naming PLY/1 */
-    ply_msg_t *e = raw_exchange(d, frames(2, "PLY/2", "\x0a\x02\x08\x01"));
+    /* another protocol version: ERROR naming PLY/2 */
+    ply_msg_t *e = raw_exchange(d, frames(2, "PLY/3", "\x0a\x02\x08\x01"));
     assert_int_equal(e->error->code, PLY_EVERSION);
-    assert_string_equal(e->error->supported, "PLY/1");
-    assert_non_null(strstr(e->error->message, "PLY/1"));
+    assert_string_equal(e->error->supported, "PLY/2");
+    assert_non_null(strstr(e->error->message, "PLY/2"));
     ply_msg_free(&e);
     /* garbage of every shape */
     e = raw_exchange(d, frames(1, "garbage"));
     assert_int_equal(e->error->code, PLY_EVERSION);
     ply_msg_free(&e);
-    e = raw_exchange(d, frames(2, "PLY/1", "\xff\xff\xff\xff not protobuf"));
+    e = raw_exchange(d, frames(2, PLY_PROTOCOL_ID, "\xff\xff\xff\xff not protobuf"));
     assert_int_equal(e->error->code, PLY_EPROTO);
     ply_msg_free(&e);
-    e = raw_exchange(d, frames(1, "PLY/1"));
+    e = raw_exchange(d, frames(1, PLY_PROTOCOL_ID));
     assert_int_equal(e->error->code, PLY_EPROTO);
     ply_msg_free(&e);
-    e = raw_exchange(d, frames(3, "PLY/1", "a", "b"));
+    e = raw_exchange(d, frames(3, PLY_PROTOCOL_ID, "a", "b"));
     assert_int_equal(e->error->code, PLY_EPROTO);
     ply_msg_free(&e);
     zmsg_t *empty = zmsg_new();
@@ -483,10 +483,10 @@ static void test_malformed(void **state)
     e = raw_exchange(d, ply_msg_encode(&m));
     assert_int_equal(e->error->code, PLY_EPROTO);
     ply_msg_free(&e);
-    /* a HELLO with another protocol number fails validation, naming version 1 */
+    /* a HELLO with another protocol number fails validation, naming version 2 */
     Ply__Hello h = PLY__HELLO__INIT;
     h.worker_id = "old";
-    h.has_protocol = 1, h.protocol = 2;
+    h.has_protocol = 1, h.protocol = 3;
     h.has_threads = 1, h.threads = 1;
     h.has_hash_mib = 1, h.has_zobrist_checksum = 1;
     m.body_case = PLY__MESSAGE__BODY_HELLO;
@@ -495,14 +495,29 @@ static void test_malformed(void **state)
     size_t len = ply__message__get_packed_size(&m);
     uint8_t *buf = malloc(len);
     ply__message__pack(&m, buf);
+    zmsg_addstr(bad_hello, PLY_PROTOCOL_ID);
+    zmsg_addmem(bad_hello, buf, len);
+    e = raw_exchange(d, bad_hello);
+    assert_non_null(strstr(e->error->message, "PLY/2"));
+    assert_non_null(strstr(e->error->message, "protocol"));
+    ply_msg_free(&e);
+    /* a worker of the previous version (PLY/1: its frame 0, its Hello with protocol 1) is
+     * refused by name, with both versions, and told to upgrade */
+    h.protocol = 1;
+    len = ply__message__get_packed_size(&m);
+    buf = realloc(buf, len);
+    ply__message__pack(&m, buf);
+    bad_hello = zmsg_new();
     zmsg_addstr(bad_hello, "PLY/1");
     zmsg_addmem(bad_hello, buf, len);
     free(buf);
     e = raw_exchange(d, bad_hello);
-    assert_non_null(strstr(e->error->message, "PLY/1"));
-    assert_non_null(strstr(e->error->message, "protocol"));
+    assert_int_equal(e->error->code, PLY_EVERSION);
+    assert_string_equal(e->error->supported, "PLY/2");
+    assert_non_null(
+        strstr(e->error->message, "worker old speaks PLY/1, this ply PLY/2: upgrade the worker"));
     ply_msg_free(&e);
-    assert_true(coord_counters(t).malformed >= 9);
+    assert_true(coord_counters(t).malformed >= 10);
     zsock_destroy(&d);
 
     /* and a run still completes */
@@ -521,7 +536,7 @@ static void test_unknown_job(void **state)
     assert_int_equal(zsock_connect(d, "%s", t->endpoint), 0);
     Ply__Hello h = PLY__HELLO__INIT;
     h.worker_id = "liar";
-    h.has_protocol = 1, h.protocol = 1;
+    h.has_protocol = 1, h.protocol = PLY_PROTOCOL_VERSION;
     h.has_threads = 1, h.threads = 1;
     h.has_hash_mib = 1, h.has_zobrist_checksum = 1;
     ply_msg_t m = PLY__MESSAGE__INIT;
@@ -560,10 +575,10 @@ static void test_search_worker(void **state)
     coord_t *t = coord_start("inproc", NULL, NULL);
     zsock_t *d = zsock_new(ZMQ_DEALER);
     assert_int_equal(zsock_connect(d, "%s", t->endpoint), 0);
-    Ply__JobKind kinds[] = {PLY__JOB_KIND__JOB_KIND_PERFT, PLY__JOB_KIND__JOB_KIND_SEARCH};
+    uint32_t kinds[] = {PLY__JOB_KIND__JOB_KIND_PERFT, PLY__JOB_KIND__JOB_KIND_SEARCH};
     Ply__Hello h = PLY__HELLO__INIT;
     h.worker_id = "searcher";
-    h.has_protocol = 1, h.protocol = 1;
+    h.has_protocol = 1, h.protocol = PLY_PROTOCOL_VERSION;
     h.has_threads = 1, h.threads = 1;
     h.has_hash_mib = 1, h.has_zobrist_checksum = 1;
     h.n_kinds = 2, h.kinds = kinds;

@@ -141,9 +141,10 @@ static int value_equal(const ProtobufCFieldDescriptor *f, const void *pa, const 
     }
     case PROTOBUF_C_TYPE_MESSAGE:
         return msg_equal(*(ProtobufCMessage *const *)pa, *(ProtobufCMessage *const *)pb);
-    case PROTOBUF_C_TYPE_BYTES:
-        fail_msg("bytes fields are not used by ply.proto");
-        return 0;
+    case PROTOBUF_C_TYPE_BYTES: { /* another kind's encoding (`other`) */
+        const ProtobufCBinaryData *x = pa, *y = pb;
+        return x->len == y->len && (!x->len || memcmp(x->data, y->data, x->len) == 0);
+    }
     default:
         return memcmp(pa, pb, elem_size(f->type)) == 0;
     }
@@ -216,12 +217,16 @@ static ply_msg_t *build_hello(void)
     static Ply__Hello m;
     m = (Ply__Hello)PLY__HELLO__INIT;
     m.worker_id = "node07:4242";
-    m.has_protocol = 1, m.protocol = 1;
+    m.has_protocol = 1, m.protocol = 2;
     m.build = "ply 0.1.0 (gcc 12.2.0, Release, pext)";
     m.has_threads = 1, m.threads = 64;
     m.has_hash_mib = 1, m.hash_mib = 4096;
     m.has_zobrist_checksum = 1, m.zobrist_checksum = 0x9d39247e33776d41ull;
     m.has_zobrist_seed = 1, m.zobrist_seed = 20240607;
+    static uint32_t kinds[3];
+    kinds[0] = PLY__JOB_KIND__JOB_KIND_PERFT, kinds[1] = PLY__JOB_KIND__JOB_KIND_SEARCH;
+    kinds[2] = 7; /* a kind of the coordinator's registry that proto/ does not name */
+    m.n_kinds = 3, m.kinds = kinds;
     ply_msg_t *msg = wrap(PLY__MESSAGE__BODY_HELLO);
     msg->hello = &m;
     return msg;
@@ -255,18 +260,21 @@ static const char STARTFEN[] = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQ
 static ply_msg_t *build_job(void)
 {
     static Ply__Job m;
+    static Ply__PerftJob pj;
+    pj = (Ply__PerftJob)PLY__PERFT_JOB__INIT;
+    pj.fen = (char *)KIWIPETE;
+    pj.has_depth = 1, pj.depth = 5;
+    pj.has_chess960 = 1, pj.chess960 = 0;
+    pj.has_stats = 1, pj.stats = 1;
+    pj.has_divide = 1, pj.divide = 1;
+    pj.has_no_hash = 1, pj.no_hash = 1;
     m = (Ply__Job)PLY__JOB__INIT;
     m.has_job_id = 1, m.job_id = 123456789012ull;
     m.has_attempt = 1, m.attempt = 2;
     m.has_kind = 1, m.kind = PLY__JOB_KIND__JOB_KIND_PERFT;
-    m.fen = (char *)KIWIPETE;
-    m.has_depth = 1, m.depth = 5;
-    m.has_chess960 = 1, m.chess960 = 0;
-    m.has_stats = 1, m.stats = 1;
-    m.has_divide = 1, m.divide = 1;
     m.has_run_id = 1, m.run_id = 77;
     m.has_lease_ms = 1, m.lease_ms = 600000;
-    m.has_no_hash = 1, m.no_hash = 1;
+    m.perft = &pj;
     ply_msg_t *msg = wrap(PLY__MESSAGE__BODY_JOB);
     msg->job = &m;
     return msg;
@@ -365,7 +373,7 @@ static ply_msg_t *build_error(void)
     m.has_job_id = 1, m.job_id = 42;
     m.has_attempt = 1, m.attempt = 3;
     m.has_run_id = 1, m.run_id = 7;
-    m.supported = "PLY/1";
+    m.supported = "PLY/2";
     m.has_say_hello = 1, m.say_hello = 1;
     ply_msg_t *msg = wrap(PLY__MESSAGE__BODY_ERROR);
     msg->error = &m;
@@ -385,13 +393,17 @@ static ply_msg_t *build_bye(void)
 static ply_msg_t *build_submit(void)
 {
     static Ply__Submit m;
+    static Ply__PerftRequest q;
+    q = (Ply__PerftRequest)PLY__PERFT_REQUEST__INIT;
+    q.fen = "startpos";
+    q.has_depth = 1, q.depth = 7;
+    q.has_chess960 = 1, q.chess960 = 0;
+    q.has_stats = 1, q.stats = 1;
+    q.has_divide = 1, q.divide = 1;
+    q.has_split_depth = 1, q.split_depth = -1;
     m = (Ply__Submit)PLY__SUBMIT__INIT;
-    m.fen = "startpos";
-    m.has_depth = 1, m.depth = 7;
-    m.has_chess960 = 1, m.chess960 = 0;
-    m.has_stats = 1, m.stats = 1;
-    m.has_divide = 1, m.divide = 1;
-    m.has_split_depth = 1, m.split_depth = -1;
+    m.has_kind = 1, m.kind = PLY__JOB_KIND__JOB_KIND_PERFT;
+    m.perft = &q;
     m.client_id = "cli:alice@host:31337";
     m.has_detach = 1, m.detach = 1;
     m.has_verify = 1, m.verify = PLY__VERIFY_MODE__VERIFY_MODE_SAMPLE;
@@ -603,6 +615,8 @@ static ply_msg_t *build_status_reply(void)
     r.error = "";
     rp[0] = &r;
     wp[0] = worker_status(&w[0], "node07:4242", 2, 617283945061ull, 1, 15);
+    static uint32_t kinds[2] = {PLY__JOB_KIND__JOB_KIND_PERFT, PLY__JOB_KIND__JOB_KIND_SEARCH};
+    w[0].n_kinds = 2, w[0].kinds = kinds;
     m = (Ply__StatusReply)PLY__STATUS_REPLY__INIT;
     m.n_run = 1, m.run = rp;
     m.n_worker = 1, m.worker = wp;
@@ -694,9 +708,9 @@ static void spot_check(const char *file, const ply_msg_t *m)
         assert_true(m->hello->zobrist_checksum == 0x9d39247e33776d41ull);
         assert_int_equal(m->hello->threads, 64);
     } else if (!strcmp(file, "job")) {
-        assert_string_equal(m->job->fen, KIWIPETE);
-        assert_int_equal(m->job->depth, 5);
-        assert_true(m->job->has_chess960 && !m->job->chess960);
+        assert_string_equal(m->job->perft->fen, KIWIPETE);
+        assert_int_equal(m->job->perft->depth, 5);
+        assert_true(m->job->perft->has_chess960 && !m->job->perft->chess960);
         assert_int_equal(m->job->kind, PLY__JOB_KIND__JOB_KIND_PERFT);
     } else if (!strcmp(file, "result")) {
         assert_int_equal(m->result->n_divide, 3);
@@ -710,10 +724,11 @@ static void spot_check(const char *file, const ply_msg_t *m)
         assert_true(st.v[PLY_STAT_total_mates] == 30171);
     } else if (!strcmp(file, "error")) {
         assert_int_equal(m->error->code, PLY_EPROTO);
-        assert_string_equal(m->error->supported, "PLY/1");
+        assert_string_equal(m->error->supported, "PLY/2");
     } else if (!strcmp(file, "submit")) {
-        assert_int_equal(m->submit->split_depth, -1);
-        assert_string_equal(m->submit->fen, "startpos");
+        assert_int_equal(m->submit->kind, PLY__JOB_KIND__JOB_KIND_PERFT);
+        assert_int_equal(m->submit->perft->split_depth, -1);
+        assert_string_equal(m->submit->perft->fen, "startpos");
     } else if (!strcmp(file, "run_progress")) {
         assert_int_equal(m->run_progress->n_worker, 2);
         assert_string_equal(m->run_progress->worker[1]->worker_id, "node08:977");
@@ -758,15 +773,19 @@ static void test_comparator_sees_differences(void **state)
     (void)state;
     ply_msg_t *a = build_job();
     Ply__Job ja = *a->job;
+    Ply__PerftJob pa = *a->job->perft; /* a sub-message is compared field by field too */
+    ja.perft = &pa;
     ply_msg_t ma = *a;
     ma.job = &ja;
     quiet = 1;
     assert_true(msg_equal(&ma.base, &build_job()->base));
-    ja.depth = 6;
+    pa.depth = 6;
     assert_false(msg_equal(&ma.base, &build_job()->base));
-    ja.depth = 5, ja.has_chess960 = 0;
+    pa.depth = 5, pa.has_chess960 = 0;
     assert_false(msg_equal(&ma.base, &build_job()->base));
-    ja.has_chess960 = 1, ja.fen = "8/8/8/8/8/8/8/K1k5 w - - 0 1";
+    pa.has_chess960 = 1, pa.fen = "8/8/8/8/8/8/8/K1k5 w - - 0 1";
+    assert_false(msg_equal(&ma.base, &build_job()->base));
+    pa.fen = (char *)KIWIPETE, ja.has_other = 1; /* and bytes */
     assert_false(msg_equal(&ma.base, &build_job()->base));
 
     size_t n;
@@ -906,7 +925,7 @@ static void test_concatenated_bodies(void **state)
     memcpy(ab + n2, b, n2);
     z = envelope(PLY_PROTOCOL_ID, ab, 2 * n2);
     assert_int_equal(ply_msg_decode(z, &m, NULL, 0), 0);
-    assert_string_equal(m->job->fen, KIWIPETE);
+    assert_string_equal(m->job->perft->fen, KIWIPETE);
     ply_msg_free(&m);
     zmsg_destroy(&z);
     free(ab);
@@ -1102,15 +1121,32 @@ static void test_wrong_protocol_id(void **state)
     (void)state;
     size_t n;
     uint8_t *bytes = load_hex("ready", &n);
-    static const char *ids[] = {"PLY/2", "ply/1", "PLY/10", "PLY/", "PLY/1 ", "HTTP/1.1", "\"\\"};
+    static const char *ids[] = {"PLY/1", "ply/2", "PLY/20", "PLY/", "PLY/2 ", "HTTP/1.1", "\"\\"};
     char why[256];
     for (size_t i = 0; i < sizeof ids / sizeof ids[0]; i++) {
         assert_int_equal(decode_bytes(ids[i], bytes, n, why, sizeof why), PLY_EVERSION);
-        assert_non_null(strstr(why, "supported \"PLY/1\""));
+        assert_non_null(strstr(why, "supported \"PLY/2\""));
+        assert_null(strstr(why, "upgrade")); /* not a Hello: no worker to name */
         assert_true(one_line(why));
     }
-    assert_int_equal(decode_bytes("PLY/2", bytes, n, why, sizeof why), PLY_EVERSION);
-    assert_non_null(strstr(why, "\"PLY/2\""));
+    assert_int_equal(decode_bytes("PLY/1", bytes, n, why, sizeof why), PLY_EVERSION);
+    assert_non_null(strstr(why, "\"PLY/1\""));
+
+    /* a worker of PLY/1 says HELLO (its fields kept their numbers): named, with both versions */
+    ply_msg_t *hello = build_hello();
+    hello->hello->protocol = 1, hello->hello->n_kinds = 0;
+    hello->hello->worker_id = "old\nworker"; /* quoted as text that a log line takes */
+    size_t hn = ply__message__get_packed_size(hello);
+    uint8_t *hb = malloc(hn);
+    ply__message__pack(hello, hb);
+    assert_int_equal(decode_bytes("PLY/1", hb, hn, why, sizeof why), PLY_EVERSION);
+    assert_non_null(strstr(why, "supported \"PLY/2\": worker old worker speaks PLY/1, this ply "
+                                "PLY/2: upgrade the worker"));
+    assert_true(one_line(why));
+    /* not "PLY/N": no attempt to read the body */
+    assert_int_equal(decode_bytes("HTTP/1.1", hb, hn, why, sizeof why), PLY_EVERSION);
+    assert_null(strstr(why, "upgrade"));
+    free(hb);
     assert_int_equal(decode_bytes("\"\\", bytes, n, why, sizeof why), PLY_EVERSION);
     assert_non_null(strstr(why, "\"\\x22\\x5c\""));
 
@@ -1222,7 +1258,7 @@ EDIT(hello_long_id, m->hello->worker_id = long_text)
 EDIT(hello_max_id, m->hello->worker_id = max_text)
 EDIT(hello_newline_id, m->hello->worker_id = "node07\nFAKE LOG LINE")
 EDIT(hello_no_protocol, m->hello->has_protocol = 0)
-EDIT(hello_protocol_2, m->hello->protocol = 2)
+EDIT(hello_protocol_1, m->hello->protocol = 1) /* a PLY/1 worker's */
 EDIT(hello_bad_build, m->hello->build = "gcc \xff\xfe")
 EDIT(hello_overlong_utf8, m->hello->build = "slash \xc0\xaf")
 EDIT(hello_surrogate, m->hello->build = "\xed\xa0\x80")
@@ -1252,17 +1288,24 @@ EDIT(job_no_attempt, m->job->has_attempt = 0)
 EDIT(job_attempt_0, m->job->attempt = 0)
 EDIT(job_no_kind, m->job->has_kind = 0)
 EDIT(job_kind_0, m->job->kind = PLY__JOB_KIND__JOB_KIND_UNSPECIFIED)
-EDIT(job_kind_7, m->job->kind = (Ply__JobKind)7)
-EDIT(job_no_fen, m->job->fen = NULL)
-EDIT(job_empty_fen, m->job->fen = "")
-EDIT(job_long_fen, m->job->fen = long_fen)
-EDIT(job_max_fen, m->job->fen = max_fen)
-EDIT(job_tab_fen, m->job->fen = "8/8/8/8/8/8/8/K1k5\tw - - 0 1")
-EDIT(job_utf8_fen, m->job->fen = "8/8/8/8/8/8/8/K1k5 w - - 0 1 \xc3\xa9")
-EDIT(job_no_depth, m->job->has_depth = 0)
-EDIT(job_depth_0, m->job->depth = 0)
-EDIT(job_depth_max, m->job->depth = PLY_MAX_JOB_DEPTH)
-EDIT(job_depth_over, m->job->depth = PLY_MAX_JOB_DEPTH + 1)
+EDIT(job_kind_7, m->job->kind = 7)
+/* a kind of the registry (any number): its job travels in other, which the envelope passes */
+EDIT(job_kind_7_other, (m->job->kind = 7, m->job->perft = NULL, m->job->has_other = 1,
+                        m->job->other.len = 3, m->job->other.data = (uint8_t *)"\x08\x01\x10"))
+EDIT(job_kind_7_no_other, (m->job->kind = 7, m->job->perft = NULL))
+EDIT(job_kind_max_other, (m->job->kind = UINT32_MAX, m->job->perft = NULL, m->job->has_other = 1))
+EDIT(job_no_perft, m->job->perft = NULL)
+EDIT(job_perft_other, m->job->has_other = 1)
+EDIT(job_no_fen, m->job->perft->fen = NULL)
+EDIT(job_empty_fen, m->job->perft->fen = "")
+EDIT(job_long_fen, m->job->perft->fen = long_fen)
+EDIT(job_max_fen, m->job->perft->fen = max_fen)
+EDIT(job_tab_fen, m->job->perft->fen = "8/8/8/8/8/8/8/K1k5\tw - - 0 1")
+EDIT(job_utf8_fen, m->job->perft->fen = "8/8/8/8/8/8/8/K1k5 w - - 0 1 \xc3\xa9")
+EDIT(job_no_depth, m->job->perft->has_depth = 0)
+EDIT(job_depth_0, m->job->perft->depth = 0)
+EDIT(job_depth_max, m->job->perft->depth = PLY_MAX_JOB_DEPTH)
+EDIT(job_depth_over, m->job->perft->depth = PLY_MAX_JOB_DEPTH + 1)
 EDIT(job_no_run, m->job->has_run_id = 0)
 EDIT(job_run_0, m->job->run_id = 0)
 EDIT(progress_no_id, m->progress->has_job_id = 0)
@@ -1315,15 +1358,22 @@ EDIT(error_bad_supported, m->error->supported = "PLY/1\r\n")
 EDIT(bye_long, m->bye->reason = long_text)
 EDIT(bye_escape, m->bye->reason = "\x1b[31mred")
 EDIT(bye_none, m->bye->reason = NULL)
-EDIT(submit_no_fen, m->submit->fen = NULL)
-EDIT(submit_no_depth, m->submit->has_depth = 0)
-EDIT(submit_depth_0, m->submit->depth = 0)
-EDIT(submit_depth_max, m->submit->depth = PLY_MAX_DEPTH)
-EDIT(submit_depth_over, m->submit->depth = PLY_MAX_DEPTH + 1)
-EDIT(submit_split_low, m->submit->split_depth = -2)
-EDIT(submit_split_top, m->submit->split_depth = 6)
-EDIT(submit_split_over, m->submit->split_depth = 7)
-EDIT(submit_split_absent, (m->submit->has_split_depth = 0, m->submit->split_depth = 99))
+EDIT(submit_no_kind, m->submit->has_kind = 0)
+EDIT(submit_kind_0, m->submit->kind = 0)
+EDIT(submit_no_perft, m->submit->perft = NULL)
+EDIT(submit_kind_9_other, (m->submit->kind = 9, m->submit->perft = NULL, m->submit->has_other = 1))
+EDIT(submit_kind_9_no_other, (m->submit->kind = 9, m->submit->perft = NULL))
+EDIT(submit_kind_9_perft, (m->submit->kind = 9, m->submit->has_other = 1))
+EDIT(submit_no_fen, m->submit->perft->fen = NULL)
+EDIT(submit_no_depth, m->submit->perft->has_depth = 0)
+EDIT(submit_depth_0, m->submit->perft->depth = 0)
+EDIT(submit_depth_max, m->submit->perft->depth = PLY_MAX_DEPTH)
+EDIT(submit_depth_over, m->submit->perft->depth = PLY_MAX_DEPTH + 1)
+EDIT(submit_split_low, m->submit->perft->split_depth = -2)
+EDIT(submit_split_top, m->submit->perft->split_depth = 6)
+EDIT(submit_split_over, m->submit->perft->split_depth = 7)
+EDIT(submit_split_absent,
+     (m->submit->perft->has_split_depth = 0, m->submit->perft->split_depth = 99))
 EDIT(submit_long_client, m->submit->client_id = long_text)
 EDIT(accepted_no_run, m->accepted->has_run_id = 0)
 EDIT(accepted_run_0, m->accepted->run_id = 0)
@@ -1363,12 +1413,16 @@ EDIT(run_result_bad_identity,
 EDIT(run_result_no_verif, m->run_result->verification = NULL)
 /* RunAsked (what a run computes), attached to the answers that may carry it */
 static Ply__RunAsked g_asked;
+static Ply__PerftRequest g_asked_perft;
 static Ply__RunAsked *asked_ok(void)
 {
+    g_asked_perft = (Ply__PerftRequest)PLY__PERFT_REQUEST__INIT;
+    g_asked_perft.fen = (char *)STARTFEN;
+    g_asked_perft.has_depth = 1, g_asked_perft.depth = 7;
+    g_asked_perft.has_split_depth = 1, g_asked_perft.split_depth = -1;
     g_asked = (Ply__RunAsked)PLY__RUN_ASKED__INIT;
-    g_asked.fen = (char *)STARTFEN;
-    g_asked.has_depth = 1, g_asked.depth = 7;
-    g_asked.has_split_depth = 1, g_asked.split_depth = -1;
+    g_asked.has_kind = 1, g_asked.kind = PLY__JOB_KIND__JOB_KIND_PERFT;
+    g_asked.perft = &g_asked_perft;
     g_asked.has_verify = 1, g_asked.verify = PLY__VERIFY_MODE__VERIFY_MODE_NONE;
     return &g_asked;
 }
@@ -1378,12 +1432,28 @@ EDIT(status_token_space, m->status->owner_token = "0123456789 abcdef")
 EDIT(result_request_long_token, m->result_request->owner_token = long_text)
 EDIT(cancel_token_utf8, m->cancel->owner_token = "0123456789abcdef\xc3\xa9")
 EDIT(accepted_asked, m->accepted->asked = asked_ok())
-EDIT(accepted_asked_no_fen, (m->accepted->asked = asked_ok())->fen = NULL)
-EDIT(accepted_asked_long_fen, (m->accepted->asked = asked_ok())->fen = long_fen)
-EDIT(run_result_asked_no_depth, (m->run_result->asked = asked_ok())->has_depth = 0)
-EDIT(run_result_asked_no_split, (m->run_result->asked = asked_ok())->has_split_depth = 0)
-EDIT(run_result_asked_split_over, (m->run_result->asked = asked_ok())->split_depth = 7)
-EDIT(run_result_asked_split_under, (m->run_result->asked = asked_ok())->split_depth = -2)
+EDIT(accepted_asked_no_fen, (m->accepted->asked = asked_ok())->perft->fen = NULL)
+EDIT(accepted_asked_long_fen, (m->accepted->asked = asked_ok())->perft->fen = long_fen)
+EDIT(accepted_asked_no_kind, (m->accepted->asked = asked_ok())->has_kind = 0)
+EDIT(accepted_asked_no_perft, (m->accepted->asked = asked_ok())->perft = NULL)
+EDIT(accepted_asked_other, (m->accepted->asked = asked_ok(), g_asked.kind = 12,
+                            g_asked.perft = NULL, g_asked.has_other = 1))
+EDIT(accepted_asked_other_missing,
+     (m->accepted->asked = asked_ok(), g_asked.kind = 12, g_asked.perft = NULL))
+EDIT(run_result_asked_no_depth, (m->run_result->asked = asked_ok())->perft->has_depth = 0)
+EDIT(run_result_asked_no_split, (m->run_result->asked = asked_ok())->perft->has_split_depth = 0)
+EDIT(run_result_asked_split_over, (m->run_result->asked = asked_ok())->perft->split_depth = 7)
+EDIT(run_result_asked_split_under, (m->run_result->asked = asked_ok())->perft->split_depth = -2)
+/* another kind's answer: its bytes in other, none of perft's or search's fields */
+EDIT(run_result_other, (m->run_result->has_other = 1, m->run_result->n_divide = 0,
+                        m->run_result->stats = NULL, m->run_result->has_depth = 0))
+EDIT(run_result_other_divide, (m->run_result->has_other = 1, m->run_result->stats = NULL))
+EDIT(result_other,
+     (m->result->has_other = 1, m->result->has_nodes = 0, m->result->stats = NULL,
+      m->result->has_perft1 = 0, m->result->n_divide = 0, m->result->has_tt_nodes = 0))
+EDIT(result_other_nodes,
+     (m->result->has_other = 1, m->result->stats = NULL, m->result->has_perft1 = 0,
+      m->result->n_divide = 0, m->result->has_tt_nodes = 0))
 EDIT(run_result_tail_ok, (m->run_result->has_tail_ms = 1, m->run_result->tail_ms = 12345))
 EDIT(run_result_tail_over, (m->run_result->has_tail_ms = 1, m->run_result->tail_ms = 12346))
 EDIT(run_result_tail_no_time, (m->run_result->has_time_ms = 0, m->run_result->has_tail_ms = 1,
@@ -1452,7 +1522,7 @@ static const vcase_t VCASES[] = {
     {"hello", hello_max_id, 0, NULL},
     {"hello", hello_newline_id, PLY_EPROTO, "HELLO: field worker_id has a control character"},
     {"hello", hello_no_protocol, PLY_EPROTO, "HELLO: field protocol missing"},
-    {"hello", hello_protocol_2, PLY_EPROTO, "HELLO: field protocol = 2, must be 1"},
+    {"hello", hello_protocol_1, PLY_EPROTO, "HELLO: field protocol = 1, must be 2"},
     {"hello", hello_bad_build, PLY_EPROTO, "HELLO: field build has a control character or invalid"},
     {"hello", hello_overlong_utf8, PLY_EPROTO, "HELLO: field build has"},
     {"hello", hello_surrogate, PLY_EPROTO, "HELLO: field build has"},
@@ -1481,18 +1551,25 @@ static const vcase_t VCASES[] = {
     {"job", job_no_attempt, PLY_EPROTO, "JOB: field attempt missing"},
     {"job", job_attempt_0, PLY_EPROTO, "JOB: field attempt = 0, must be at least 1"},
     {"job", job_no_kind, PLY_EPROTO, "JOB: field kind missing"},
-    {"job", job_kind_0, PLY_EPROTO, "JOB: field kind = 0, must be 1"},
-    {"job", job_kind_7, PLY_EPROTO, "JOB: field kind = 7, must be 1"},
-    {"job", job_no_fen, PLY_EPROTO, "JOB: field fen missing"},
-    {"job", job_empty_fen, PLY_EPROTO, "JOB: field fen is 0 bytes, must be 1..128"},
-    {"job", job_long_fen, PLY_EPROTO, "JOB: field fen is over 128 bytes"},
+    {"job", job_kind_0, PLY_EPROTO, "JOB: field kind = 0, must be 1..4294967295"},
+    {"job", job_kind_7, PLY_EPROTO, "JOB: field perft present in a job of kind 7"},
+    {"job", job_kind_7_other, 0, NULL},
+    {"job", job_kind_7_no_other, PLY_EPROTO,
+     "JOB: field other missing (kind 7 is not one proto/ describes: its job travels in other)"},
+    {"job", job_kind_max_other, 0, NULL},
+    {"job", job_no_perft, PLY_EPROTO, "JOB: field perft missing (kind PERFT)"},
+    {"job", job_perft_other, PLY_EPROTO, "JOB: field other present in a PERFT job"},
+    {"job", job_no_fen, PLY_EPROTO, "JOB: field perft.fen missing"},
+    {"job", job_empty_fen, PLY_EPROTO, "JOB: field perft.fen is 0 bytes, must be 1..128"},
+    {"job", job_long_fen, PLY_EPROTO, "JOB: field perft.fen is over 128 bytes"},
     {"job", job_max_fen, 0, NULL},
-    {"job", job_tab_fen, PLY_EPROTO, "JOB: field fen has a byte that is not printable ASCII"},
-    {"job", job_utf8_fen, PLY_EPROTO, "JOB: field fen has a byte that is not printable ASCII"},
-    {"job", job_no_depth, PLY_EPROTO, "JOB: field depth missing"},
-    {"job", job_depth_0, PLY_EPROTO, "JOB: field depth = 0, must be 1..16"},
+    {"job", job_tab_fen, PLY_EPROTO, "JOB: field perft.fen has a byte that is not printable ASCII"},
+    {"job", job_utf8_fen, PLY_EPROTO,
+     "JOB: field perft.fen has a byte that is not printable ASCII"},
+    {"job", job_no_depth, PLY_EPROTO, "JOB: field perft.depth missing"},
+    {"job", job_depth_0, PLY_EPROTO, "JOB: field perft.depth = 0, must be 1..16"},
     {"job", job_depth_max, 0, NULL},
-    {"job", job_depth_over, PLY_EPROTO, "JOB: field depth = 17, must be 1..16"},
+    {"job", job_depth_over, PLY_EPROTO, "JOB: field perft.depth = 17, must be 1..16"},
     {"job", job_no_run, PLY_EPROTO, "JOB: field run_id missing"},
     {"job", job_run_0, PLY_EPROTO, "JOB: field run_id = 0"},
     {"progress", progress_no_id, PLY_EPROTO, "PROGRESS: field job_id missing"},
@@ -1541,14 +1618,23 @@ static const vcase_t VCASES[] = {
     {"bye", bye_long, PLY_EPROTO, "BYE: field reason is over 512 bytes"},
     {"bye", bye_escape, PLY_EPROTO, "BYE: field reason has a control character"},
     {"bye", bye_none, 0, NULL},
-    {"submit", submit_no_fen, PLY_EPROTO, "SUBMIT: field fen missing"},
-    {"submit", submit_no_depth, PLY_EPROTO, "SUBMIT: field depth missing"},
-    {"submit", submit_depth_0, PLY_EPROTO, "SUBMIT: field depth = 0, must be 1..16"},
+    {"submit", submit_no_kind, PLY_EPROTO, "SUBMIT: field kind missing"},
+    {"submit", submit_kind_0, PLY_EPROTO, "SUBMIT: field kind = 0, must be 1..4294967295"},
+    {"submit", submit_no_perft, PLY_EPROTO, "SUBMIT: field perft missing (kind PERFT)"},
+    {"submit", submit_kind_9_other, 0, NULL},
+    {"submit", submit_kind_9_no_other, PLY_EPROTO,
+     "SUBMIT: field other missing (kind 9 is not one proto/ describes: its submit travels in "
+     "other)"},
+    {"submit", submit_kind_9_perft, PLY_EPROTO,
+     "SUBMIT: field perft present in a submit of kind 9"},
+    {"submit", submit_no_fen, PLY_EPROTO, "SUBMIT: field perft.fen missing"},
+    {"submit", submit_no_depth, PLY_EPROTO, "SUBMIT: field perft.depth missing"},
+    {"submit", submit_depth_0, PLY_EPROTO, "SUBMIT: field perft.depth = 0, must be 1..16"},
     {"submit", submit_depth_max, 0, NULL},
-    {"submit", submit_depth_over, PLY_EPROTO, "SUBMIT: field depth = 17, must be 1..16"},
-    {"submit", submit_split_low, PLY_EPROTO, "SUBMIT: field split_depth = -2, must be -1..6"},
+    {"submit", submit_depth_over, PLY_EPROTO, "SUBMIT: field perft.depth = 17, must be 1..16"},
+    {"submit", submit_split_low, PLY_EPROTO, "SUBMIT: field perft.split_depth = -2, must be -1..6"},
     {"submit", submit_split_top, 0, NULL},
-    {"submit", submit_split_over, PLY_EPROTO, "SUBMIT: field split_depth = 7, must be -1..6"},
+    {"submit", submit_split_over, PLY_EPROTO, "SUBMIT: field perft.split_depth = 7, must be -1..6"},
     {"submit", submit_split_absent, 0, NULL},
     {"submit", submit_long_client, PLY_EPROTO, "SUBMIT: field client_id is over 512 bytes"},
     {"accepted", accepted_no_run, PLY_EPROTO, "ACCEPTED: field run_id missing"},
@@ -1629,21 +1715,33 @@ static const vcase_t VCASES[] = {
     {"cancel", cancel_token_utf8, PLY_EPROTO,
      "CANCEL: field owner_token has a byte that is not printable ASCII at offset 16"},
     {"accepted", accepted_asked, 0, NULL},
-    {"accepted", accepted_asked_no_fen, PLY_EPROTO, "ACCEPTED: field asked.fen missing"},
-    {"accepted", accepted_asked_long_fen, PLY_EPROTO, "ACCEPTED: field asked.fen is over"},
-    {"run_result", run_result_asked_no_depth, PLY_EPROTO, "RUN_RESULT: field asked.depth missing"},
+    {"accepted", accepted_asked_no_fen, PLY_EPROTO, "ACCEPTED: field asked.perft.fen missing"},
+    {"accepted", accepted_asked_no_kind, PLY_EPROTO, "ACCEPTED: field asked.kind missing"},
+    {"accepted", accepted_asked_no_perft, PLY_EPROTO,
+     "ACCEPTED: field asked.perft missing (kind PERFT)"},
+    {"accepted", accepted_asked_other, 0, NULL},
+    {"accepted", accepted_asked_other_missing, PLY_EPROTO,
+     "ACCEPTED: field asked.other missing (kind 12 is not one proto/ describes"},
+    {"accepted", accepted_asked_long_fen, PLY_EPROTO, "ACCEPTED: field asked.perft.fen is over"},
+    {"run_result", run_result_asked_no_depth, PLY_EPROTO,
+     "RUN_RESULT: field asked.perft.depth missing"},
+    {"run_result", run_result_other, 0, NULL},
+    {"run_result", run_result_other_divide, PLY_EPROTO,
+     "RUN_RESULT: field divide present beside other (another kind's answer)"},
+    {"result", result_other, 0, NULL},
+    {"result", result_other_nodes, PLY_EPROTO,
+     "RESULT: field nodes present beside other (another kind's answer)"},
     {"run_result", run_result_asked_no_split, PLY_EPROTO,
-     "RUN_RESULT: field asked.split_depth missing"},
+     "RUN_RESULT: field asked.perft.split_depth missing"},
     {"run_result", run_result_asked_split_over, PLY_EPROTO,
-     "RUN_RESULT: field asked.split_depth = 7, must be -1..6"},
+     "RUN_RESULT: field asked.perft.split_depth = 7, must be -1..6"},
     {"run_result", run_result_asked_split_under, PLY_EPROTO,
-     "RUN_RESULT: field asked.split_depth = -2, must be -1..6"},
+     "RUN_RESULT: field asked.perft.split_depth = -2, must be -1..6"},
     /* the idle tail is part of the run's time (issue 13) */
     {"run_result", run_result_tail_ok, 0, NULL},
     {"run_result", run_result_tail_over, PLY_EPROTO,
      "RUN_RESULT: field tail_ms = 12346, must be 0..12345"},
-    {"run_result", run_result_tail_no_time, PLY_EPROTO,
-     "RUN_RESULT: field tail_ms = 1, must be 0"},
+    {"run_result", run_result_tail_no_time, PLY_EPROTO, "RUN_RESULT: field tail_ms = 1, must be 0"},
     {"run_progress", progress_asked_verify_bad, PLY_EPROTO,
      "RUN_PROGRESS: field asked.verify = 3, must be 0..2"},
     {"run_progress", progress_asked_sample_no_ppm, PLY_EPROTO,
@@ -1882,7 +1980,7 @@ static void test_socket_round_trip(void **state)
     assert_null(m->error->supported);
     ply_msg_free(&m);
 
-    /* a peer speaking PLY/9: the routing id still comes back, and it hears "PLY/1" */
+    /* a peer speaking PLY/9: the routing id still comes back, and it hears "PLY/2" */
     zframe_destroy(&rid);
     zmsg_t *z = zmsg_new();
     zmsg_addstr(z, "PLY/9");
@@ -1895,7 +1993,7 @@ static void test_socket_round_trip(void **state)
     assert_int_equal(ply_msg_send_error(router, rid, PLY_EVERSION, why, 0, 0, 0), 0);
     assert_int_equal(ply_msg_recv(dealer, &m, why, sizeof why), 0);
     assert_int_equal(m->error->code, PLY_EVERSION);
-    assert_string_equal(m->error->supported, "PLY/1");
+    assert_string_equal(m->error->supported, "PLY/2");
     assert_non_null(strstr(m->error->message, "PLY/9"));
     assert_false(m->error->has_job_id || m->error->has_attempt || m->error->has_run_id);
     ply_msg_free(&m);
@@ -2064,7 +2162,7 @@ static ply_msg_t *build_search_result(void)
     return msg;
 }
 
-static Ply__JobKind g_kinds[3] = {PLY__JOB_KIND__JOB_KIND_PERFT, PLY__JOB_KIND__JOB_KIND_SEARCH};
+static uint32_t g_kinds[3] = {PLY__JOB_KIND__JOB_KIND_PERFT, PLY__JOB_KIND__JOB_KIND_SEARCH};
 static ply_msg_t *build_hello_kinds(void)
 {
     ply_msg_t *msg = build_hello();
@@ -2105,10 +2203,15 @@ static void test_search_round_trip(void **state)
 
 static char long_moves_text[8] = "e2e4";
 EDIT(sj_no_search, m->job->search = NULL)
-EDIT(sj_perft_fen, m->job->fen = (char *)STARTFEN)
-EDIT(sj_perft_depth, (m->job->has_depth = 1, m->job->depth = 3))
-EDIT(sj_perft_stats, (m->job->has_stats = 1, m->job->stats = 0))
-EDIT(sj_perft_chess960, (m->job->has_chess960 = 1))
+/* a perft job's sub-message, or another kind's bytes, beside a search job */
+static void sj_perft(ply_msg_t *m) /* build_job rewraps the message: keep the search job */
+{
+    Ply__Job *search = m->job;
+    search->perft = build_job()->job->perft;
+    m->body_case = PLY__MESSAGE__BODY_JOB;
+    m->job = search;
+}
+EDIT(sj_other, (m->job->has_other = 1, m->job->other.len = 0))
 EDIT(sj_no_fen, m->job->search->fen = NULL)
 EDIT(sj_long_fen, m->job->search->fen = long_fen)
 EDIT(sj_bad_move, m->job->search->moves[1] = "e7e9")
@@ -2132,7 +2235,7 @@ EDIT(sj_multipv_0, m->job->search->multipv = 0)
 EDIT(sj_multipv_max, m->job->search->multipv = PLY_SEARCH_JOB_MAX_MULTIPV)
 EDIT(sj_multipv_over, m->job->search->multipv = PLY_SEARCH_JOB_MAX_MULTIPV + 1)
 EDIT(sj_no_multipv, m->job->search->has_multipv = 0)
-EDIT(sj_kind_3, m->job->kind = (Ply__JobKind)3)
+EDIT(sj_kind_3, m->job->kind = 3)
 /* a perft job with a search beside (build_search_job rewraps the message: keep the job) */
 static void perft_job_with_search(ply_msg_t *m)
 {
@@ -2198,8 +2301,6 @@ static Ply__RunAsked *search_asked(void)
     static Ply__RunAsked a;
     a = (Ply__RunAsked)PLY__RUN_ASKED__INIT;
     a.has_kind = 1, a.kind = PLY__JOB_KIND__JOB_KIND_SEARCH;
-    a.fen = "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1";
-    a.has_depth = 1, a.depth = 8;
     a.search = search_request();
     return &a;
 }
@@ -2265,10 +2366,15 @@ static ply_msg_t *build_search_progress(void)
     return msg;
 }
 
-EDIT(ss_perft_fen, m->submit->fen = "startpos")
-EDIT(ss_perft_depth, (m->submit->has_depth = 1, m->submit->depth = 3))
-EDIT(ss_perft_split, (m->submit->has_split_depth = 1, m->submit->split_depth = -1))
-EDIT(ss_perft_divide, (m->submit->has_divide = 1, m->submit->divide = 1))
+/* a perft request, or another kind's bytes, beside a search request */
+static void ss_perft(ply_msg_t *m) /* build_submit rewraps the message: keep the search one */
+{
+    Ply__Submit *search = m->submit;
+    search->perft = build_submit()->submit->perft;
+    m->body_case = PLY__MESSAGE__BODY_SUBMIT;
+    m->submit = search;
+}
+EDIT(ss_other, m->submit->has_other = 1)
 EDIT(ss_no_search, m->submit->search = NULL)
 EDIT(ss_bad_fen, m->submit->search->fen = long_fen)
 EDIT(ss_bad_move, m->submit->search->moves[0] = "e2e9")
@@ -2321,7 +2427,7 @@ EDIT(srr_bad_rejection, m->run_result->search->rejection[0] = "")
 EDIT(srr_many_rejections, (m->run_result->search->n_rejection = PLY_MAX_MISMATCHES + 1,
                            m->run_result->search->rejection = g_search_moves))
 EDIT(srr_asked_no_search, m->run_result->asked->search = NULL)
-EDIT(srr_asked_perft_search, m->run_result->asked->has_kind = 0)
+EDIT(srr_asked_perft_search, m->run_result->asked->kind = PLY__JOB_KIND__JOB_KIND_PERFT)
 EDIT(srr_asked_bad_engine, m->run_result->asked->search->engine = "gnuchess")
 EDIT(srp_bad_pv, m->run_progress->search->moves[1]->line->pv[0] = "c7c5x")
 EDIT(srp_asked_unlimited, m->run_progress->asked->search->has_depth = 0)
@@ -2329,6 +2435,13 @@ EDIT(srp_asked_unlimited, m->run_progress->asked->search->has_depth = 0)
 EDIT(sr_bad_engine, m->result->search->engine = "ply\nFAKE")
 EDIT(sr_no_engine, m->result->search->engine = NULL)
 EDIT(hk_kind_0, m->hello->kinds[1] = PLY__JOB_KIND__JOB_KIND_UNSPECIFIED)
+EDIT(hk_kind_big, m->hello->kinds[1] = 4000000000u) /* any kind number passes the envelope */
+static uint32_t g_many_kinds[PLY_MAX_KINDS + 1];
+static void hk_too_many(ply_msg_t *m)
+{
+    for (uint32_t i = 0; i <= PLY_MAX_KINDS; i++) g_many_kinds[i] = i + 1;
+    m->hello->n_kinds = PLY_MAX_KINDS + 1, m->hello->kinds = g_many_kinds;
+}
 EDIT(hk_kind_twice, m->hello->kinds[1] = PLY__JOB_KIND__JOB_KIND_PERFT)
 EDIT(hk_search_only, (m->hello->n_kinds = 1, m->hello->kinds[0] = PLY__JOB_KIND__JOB_KIND_SEARCH))
 EDIT(hk_bad_engine, m->hello->engine = long_text)
@@ -2342,10 +2455,8 @@ typedef struct scase {
 
 static const scase_t SCASES[] = {
     {build_search_job, sj_no_search, PLY_EPROTO, "JOB: field search missing"},
-    {build_search_job, sj_perft_fen, PLY_EPROTO, "JOB: field fen present in a SEARCH job"},
-    {build_search_job, sj_perft_depth, PLY_EPROTO, "JOB: field depth present in a SEARCH job"},
-    {build_search_job, sj_perft_stats, PLY_EPROTO, "JOB: field stats present in a SEARCH job"},
-    {build_search_job, sj_perft_chess960, PLY_EPROTO, "JOB: field chess960 present in a SEARCH"},
+    {build_search_job, sj_perft, PLY_EPROTO, "JOB: field perft present in a SEARCH job"},
+    {build_search_job, sj_other, PLY_EPROTO, "JOB: field other present in a SEARCH job"},
     {build_search_job, sj_no_fen, PLY_EPROTO, "JOB: field search.fen missing"},
     {build_search_job, sj_long_fen, PLY_EPROTO, "JOB: field search.fen is over 128 bytes"},
     {build_search_job, sj_bad_move, PLY_EPROTO, "JOB: field search.moves[1] is not a UCI move"},
@@ -2370,7 +2481,7 @@ static const scase_t SCASES[] = {
     {build_search_job, sj_multipv_over, PLY_EPROTO,
      "JOB: field search.multipv = 65, must be 1..64"},
     {build_search_job, sj_no_multipv, 0, NULL},
-    {build_search_job, sj_kind_3, PLY_EPROTO, "JOB: field kind = 3, must be 1..2"},
+    {build_search_job, sj_kind_3, PLY_EPROTO, "JOB: field search present in a job of kind 3"},
     {build_job, perft_job_with_search, PLY_EPROTO, "JOB: field search present in a PERFT job"},
     {build_search_result, sr_nodes, PLY_EPROTO, "RESULT: field nodes present beside search"},
     {build_search_result, sr_perft1, PLY_EPROTO, "RESULT: field perft1 present beside search"},
@@ -2407,19 +2518,17 @@ static const scase_t SCASES[] = {
     {build_search_result, sr_bad_engine, PLY_EPROTO,
      "RESULT: field search.engine has a control character"},
     {build_search_result, sr_no_engine, 0, NULL},
-    {build_hello_kinds, hk_kind_0, PLY_EPROTO, "HELLO: field kinds[1] = 0, must be 1..2"},
+    {build_hello_kinds, hk_kind_0, PLY_EPROTO, "HELLO: field kinds[1] = 0, must be 1..4294967295"},
+    {build_hello_kinds, hk_kind_big, 0, NULL},
+    {build_hello_kinds, hk_too_many, PLY_EPROTO,
+     "HELLO: field kinds has 33 entries, must be at most 32"},
     {build_hello_kinds, hk_kind_twice, PLY_EPROTO, "HELLO: field kinds[1] = 1 listed twice"},
     {build_hello_kinds, hk_search_only, 0, NULL},
     {build_hello_kinds, hk_bad_engine, PLY_EPROTO, "HELLO: field engine is over 512 bytes"},
     {build_search_submit, ss_engine_none, 0, NULL},
-    {build_search_submit, ss_perft_fen, PLY_EPROTO, "SUBMIT: field fen present in a SEARCH submit"},
-    {build_search_submit, ss_perft_depth, PLY_EPROTO,
-     "SUBMIT: field depth present in a SEARCH submit"},
-    {build_search_submit, ss_perft_split, PLY_EPROTO,
-     "SUBMIT: field split_depth present in a SEARCH submit"},
-    {build_search_submit, ss_perft_divide, PLY_EPROTO,
-     "SUBMIT: field divide present in a SEARCH submit"},
-    {build_search_submit, ss_no_search, PLY_EPROTO, "SUBMIT: field search missing"},
+    {build_search_submit, ss_perft, PLY_EPROTO, "SUBMIT: field perft present in a SEARCH submit"},
+    {build_search_submit, ss_other, PLY_EPROTO, "SUBMIT: field other present in a SEARCH submit"},
+    {build_search_submit, ss_no_search, PLY_EPROTO, "SUBMIT: field search missing (kind SEARCH)"},
     {build_search_submit, ss_bad_fen, PLY_EPROTO, "SUBMIT: field search.fen is over 128 bytes"},
     {build_search_submit, ss_bad_move, PLY_EPROTO,
      "SUBMIT: field search.moves[0] is not a UCI move"},
@@ -2444,7 +2553,8 @@ static const scase_t SCASES[] = {
     {build_search_submit, ss_engine_other, PLY_EPROTO,
      "SUBMIT: field search.engine = \"stockfish\", must be \"builtin\", \"uci\" or absent"},
     {build_search_submit, ss_verify, 0, NULL}, /* refused by the coordinator, with its reason */
-    {build_search_submit, ss_kind_3, PLY_EPROTO, "SUBMIT: field kind = 3, must be 1..2"},
+    {build_search_submit, ss_kind_3, PLY_EPROTO,
+     "SUBMIT: field search present in a submit of kind 3"},
     {build_submit, ps_with_search, PLY_EPROTO, "SUBMIT: field search present in a PERFT submit"},
     {build_search_run_result, srr_no_nodes, PLY_EPROTO, "RUN_RESULT: field nodes missing"},
     {build_search_run_result, srr_no_depth, 0, NULL},
@@ -2474,7 +2584,7 @@ static const scase_t SCASES[] = {
     {build_search_run_result, srr_many_rejections, PLY_EPROTO,
      "RUN_RESULT: field search.rejection has 65 entries, must be at most 64"},
     {build_search_run_result, srr_asked_no_search, PLY_EPROTO,
-     "RUN_RESULT: field asked.search missing"},
+     "RUN_RESULT: field asked.search missing (kind SEARCH)"},
     {build_search_run_result, srr_asked_perft_search, PLY_EPROTO,
      "RUN_RESULT: field asked.search present in a PERFT run's asked"},
     {build_search_run_result, srr_asked_bad_engine, PLY_EPROTO,

@@ -78,7 +78,7 @@ static void sworker_actor(zsock_t *pipe, void *arg)
 {
     sworker_t *w = arg;
     zsock_t *d = zsock_new_dealer(w->endpoint);
-    Ply__JobKind kinds[] = {PLY__JOB_KIND__JOB_KIND_SEARCH};
+    uint32_t kinds[] = {PLY__JOB_KIND__JOB_KIND_SEARCH};
     Ply__Hello h = PLY__HELLO__INIT;
     h.worker_id = "scripted";
     h.has_protocol = 1, h.protocol = PLY_PROTOCOL_VERSION;

@@ -77,8 +77,12 @@ static void handle_one(ply_coordinator_t *c)
         ply__rid_hex(rid, hex, sizeof hex);
         ply__count(c, CNT_MALFORMED);
         ply_warn("malformed message from %s: %s", p ? p->name : hex, why);
-        if (rid)
-            ply__send_error(c, rid, r, 0, "%s (this coordinator speaks %s)", why, PLY_PROTOCOL_ID);
+        char line[PLY__WHY_LEN + 64];
+        snprintf(line, sizeof line, "%s (this coordinator speaks %s)", why, PLY_PROTOCOL_ID);
+        if (rid) /* a peer of the previous version reads it in its own framing */
+            ply_msg_send_error_framed(c->router, rid,
+                                      refused.prev_version ? PLY_PROTOCOL_ID_PREV : PLY_PROTOCOL_ID,
+                                      r, line, 0, 0, 0);
         /* a worker's Result that does not decode: its attempt may fail now, not at its lease */
         if (p && refused.result) ply__on_refused_result(c, p, refused.job_id, refused.attempt, why);
         zframe_destroy(&rid);

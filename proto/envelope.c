@@ -155,9 +155,10 @@ static ply_msg_t *unpack(const uint8_t *data, size_t size);
 
 /*
  * A peer that speaks another version "PLY/N" of this protocol (@id, @idn bytes) and whose
- * frame 1 (@zmsg's second frame, if any) reads as a Hello with a worker id: who it is, for
- * the refusal, as " : worker W speaks PLY/N, this ply PLY/2: upgrade the worker" into
- * @out (@len bytes); else "". Hello's fields 1-7 have kept their numbers since PLY/1.
+ * frame 1 (@zmsg's second frame, if any) reads as a Hello with a worker id, or as a client's
+ * request: who it is, for the refusal, as ": worker W speaks PLY/N, this ply PLY/2: upgrade
+ * the worker" (or ": a client (SUBMIT) speaks PLY/N, ...: upgrade ply") into @out (@len bytes);
+ * else "". Hello's fields 1-7 and the message types have kept their numbers since PLY/1.
  */
 static void foreign_hello(char *out, size_t len, zmsg_t *zmsg, const uint8_t *id, size_t idn)
 {
@@ -174,6 +175,12 @@ static void foreign_hello(char *out, size_t len, zmsg_t *zmsg, const uint8_t *id
         ply_msg_text_sanitize(who, sizeof who, m->hello->worker_id);
         snprintf(out, len, ": worker %s speaks %.*s, this ply %s: upgrade the worker", who,
                  (int)idn, (const char *)id, PLY_PROTOCOL_ID);
+    } else if (m && (m->body_case == PLY__MESSAGE__BODY_SUBMIT ||
+                     m->body_case == PLY__MESSAGE__BODY_STATUS ||
+                     m->body_case == PLY__MESSAGE__BODY_RESULT_REQUEST ||
+                     m->body_case == PLY__MESSAGE__BODY_CANCEL)) {
+        snprintf(out, len, ": a client (%s) speaks %.*s, this ply %s: upgrade ply",
+                 ply_msg_type_name(m), (int)idn, (const char *)id, PLY_PROTOCOL_ID);
     }
     ply_msg_free(&m);
 }
@@ -394,6 +401,14 @@ int ply_msg_recv_from(zsock_t *sock, zframe_t **routing_id, ply_msg_t **out, cha
 int ply_msg_send_error(zsock_t *sock, zframe_t *routing_id, int code, const char *message,
                        uint64_t job_id, uint32_t attempt, uint64_t run_id)
 {
+    return ply_msg_send_error_framed(sock, routing_id, PLY_PROTOCOL_ID, code, message, job_id,
+                                     attempt, run_id);
+}
+
+int ply_msg_send_error_framed(zsock_t *sock, zframe_t *routing_id, const char *protocol_id,
+                              int code, const char *message, uint64_t job_id, uint32_t attempt,
+                              uint64_t run_id)
+{
     if (code >= 0) return PLY_EINVAL;
     char line[PLY_MAX_TEXT + 1];
     ply_msg_text_sanitize(line, sizeof line, message);
@@ -410,5 +425,11 @@ int ply_msg_send_error(zsock_t *sock, zframe_t *routing_id, int code, const char
     ply_msg_t msg = PLY__MESSAGE__INIT;
     msg.body_case = PLY__MESSAGE__BODY_ERROR;
     msg.error = &err;
-    return routing_id ? ply_msg_send_to(sock, routing_id, &msg) : ply_msg_send(sock, &msg);
+    if (!protocol_id || strcmp(protocol_id, PLY_PROTOCOL_ID_PREV) != 0)
+        return routing_id ? ply_msg_send_to(sock, routing_id, &msg) : ply_msg_send(sock, &msg);
+    /* the previous version's peer: an Error is encoded alike, only frame 0 differs */
+    zmsg_t *zmsg = sock ? ply_msg_encode(&msg) : NULL;
+    if (!zmsg) return PLY_EINVAL;
+    zframe_reset(zmsg_first(zmsg), PLY_PROTOCOL_ID_PREV, strlen(PLY_PROTOCOL_ID_PREV));
+    return send_zmsg(sock, routing_id, &zmsg);
 }

@@ -23,6 +23,12 @@
 
 #define PLY_PROTOCOL_ID      "PLY/2"
 #define PLY_PROTOCOL_VERSION 2
+/**
+ * The previous version's protocol id. Its Error message is this version's (the same fields):
+ * a peer of it is refused with an Error in its own framing (ply_msg_send_error_framed), so
+ * that it reads why and stops instead of dropping the answer as malformed.
+ */
+#define PLY_PROTOCOL_ID_PREV "PLY/1"
 /** Most job kinds a worker may list (Hello.kinds, WorkerStatus.kinds). */
 #define PLY_MAX_KINDS 32
 /** Largest frame 1 accepted, bytes. A RunResult with a 218-move divide and stats is ~30 KiB. */
@@ -113,7 +119,8 @@ zmsg_t *ply_msg_encode(const ply_msg_t *msg);
  *   PLY_EVERSION  frame 0 is not "PLY/2" (the reason quotes what it was,
  *                 escaped and cut to a few dozen bytes; when it is another
  *                 "PLY/N" and frame 1 reads as a Hello, it also names the worker:
- *                 "worker W speaks PLY/1, this ply PLY/2: upgrade the worker").
+ *                 "worker W speaks PLY/1, this ply PLY/2: upgrade the worker"; as
+ *                 a client's request: "a client (SUBMIT) speaks PLY/1, ...").
  *                 Checked before the frame count, so that another version
  *                 hears it whatever its framing;
  *   PLY_EPROTO    no frame, wrong frame count, empty or oversized body
@@ -276,6 +283,15 @@ int ply_msg_refused_result(zmsg_t *zmsg, uint64_t *job_id, uint32_t *attempt);
  */
 int ply_msg_send_error(zsock_t *sock, zframe_t *routing_id, int code, const char *message,
                        uint64_t job_id, uint32_t attempt, uint64_t run_id);
+
+/**
+ * ply_msg_send_error_framed - ply_msg_send_error, framed with the protocol id @protocol_id
+ * when it is PLY_PROTOCOL_ID_PREV (a peer of the previous version, refused: PLY_EVERSION), else
+ * with PLY_PROTOCOL_ID. Returns as ply_msg_send_error.
+ */
+int ply_msg_send_error_framed(zsock_t *sock, zframe_t *routing_id, const char *protocol_id,
+                              int code, const char *message, uint64_t job_id, uint32_t attempt,
+                              uint64_t run_id);
 
 /**
  * ply_msg_stats_to_proto - fill a Ply__Stats (already initialised with

@@ -567,8 +567,13 @@ int ply_curve_recv_from_ex(zsock_t *sock, zframe_t **routing_id, ply_msg_t **out
     const char *user = first ? zframe_meta(first, "User-Id") : NULL;
     if (user && peer && peer_len) snprintf(peer, peer_len, "%s", user);
     int rc = ply_msg_decode(zmsg, out, why, why_len);
-    if (rc < 0 && refused)
+    if (rc < 0 && refused) {
         refused->result = ply_msg_refused_result(zmsg, &refused->job_id, &refused->attempt);
+        zframe_t *id = zmsg_first(zmsg);
+        refused->prev_version =
+            rc == PLY_EVERSION && id && zframe_size(id) == strlen(PLY_PROTOCOL_ID_PREV) &&
+            memcmp(zframe_data(id), PLY_PROTOCOL_ID_PREV, strlen(PLY_PROTOCOL_ID_PREV)) == 0;
+    }
     if (routing_id)
         *routing_id = rid;
     else

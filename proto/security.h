@@ -105,11 +105,14 @@ void ply_keydir_destroy(ply_keydir_t **k);
 int ply_curve_recv_from(zsock_t *sock, zframe_t **routing_id, ply_msg_t **out, char *peer,
                         size_t peer_len, char *why, size_t why_len);
 
-/** What a refused message still says (ply_msg_refused_result): a Result's job and attempt. */
+/** What a refused message still says (ply_msg_refused_result): a Result's job and attempt, and
+ * whether its sender speaks the previous version of the protocol. */
 typedef struct ply_msg_refused {
     int result;       /* 1: a Result whose ids were read */
     uint64_t job_id;  /* then its job_id */
     uint32_t attempt; /* and its attempt */
+    int prev_version; /* 1: frame 0 is PLY_PROTOCOL_ID_PREV (answer with
+                         ply_msg_send_error_framed) */
 } ply_msg_refused_t;
 
 /**

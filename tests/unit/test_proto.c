@@ -1147,6 +1147,14 @@ static void test_wrong_protocol_id(void **state)
     assert_int_equal(decode_bytes("HTTP/1.1", hb, hn, why, sizeof why), PLY_EVERSION);
     assert_null(strstr(why, "upgrade"));
     free(hb);
+    /* a client of PLY/1 (`ply perft`): told to upgrade ply */
+    ply_msg_t *sub = build_submit();
+    hn = ply__message__get_packed_size(sub);
+    hb = malloc(hn);
+    ply__message__pack(sub, hb);
+    assert_int_equal(decode_bytes("PLY/1", hb, hn, why, sizeof why), PLY_EVERSION);
+    assert_non_null(strstr(why, ": a client (SUBMIT) speaks PLY/1, this ply PLY/2: upgrade ply"));
+    free(hb);
     assert_int_equal(decode_bytes("\"\\", bytes, n, why, sizeof why), PLY_EVERSION);
     assert_non_null(strstr(why, "\"\\x22\\x5c\""));
 
@@ -1997,6 +2005,21 @@ static void test_socket_round_trip(void **state)
     assert_non_null(strstr(m->error->message, "PLY/9"));
     assert_false(m->error->has_job_id || m->error->has_attempt || m->error->has_run_id);
     ply_msg_free(&m);
+    /* a peer of the previous version hears it framed as its own: the same Error bytes */
+    assert_int_equal(ply_msg_send_error_framed(router, rid, PLY_PROTOCOL_ID_PREV, PLY_EVERSION,
+                                               "upgrade", 0, 0, 0),
+                     0);
+    z = zmsg_recv(dealer);
+    assert_non_null(z);
+    assert_int_equal(zmsg_size(z), 2);
+    assert_true(zframe_streq(zmsg_first(z), "PLY/1"));
+    zframe_t *eb = zmsg_next(z);
+    m = ply__message__unpack(NULL, zframe_size(eb), zframe_data(eb));
+    assert_non_null(m);
+    assert_int_equal(m->error->code, PLY_EVERSION);
+    assert_string_equal(m->error->supported, "PLY/2");
+    ply_msg_free(&m);
+    zmsg_destroy(&z);
     zframe_destroy(&rid);
 
     /* garbage body: EPROTO with the routing id; a hostile reason still makes a valid Error */

@@ -75,9 +75,6 @@ static int store_run(ply_coordinator_t *c, const run_t *run, char *why, size_t w
     sr.id = run->id;
     snprintf(sr.fen, sizeof sr.fen, "%s", run->fen);
     sr.depth = run->depth;
-    sr.chess960 = run->chess960;
-    sr.stats = run->want_stats;
-    sr.want_split = run->want_split;
     sr.verify_mode = run->verify_mode;
     sr.verify_ppm = run->verify_ppm;
     sr.job_base = run->job_base;
@@ -161,24 +158,16 @@ static uint64_t new_run_id(ply_coordinator_t *c)
     return 0;
 }
 
-/* What a perft Submit asks, validated by the rule engine, into @run. 0 or the error (@why). */
+/* What a perft Submit asks, validated by the rule engine (kind_perft.c), into @run. */
 static int submit_perft(run_t *run, const Ply__Submit *s, char *why, size_t why_len)
 {
-    const Ply__PerftRequest *q = s->perft; /* the envelope checked it is there */
-    ply_arb_pos_t root;
-    char reason[PLY__WHY_LEN];
-    int r =
-        ply_arb_from_fen(&root, q->fen, q->chess960 ? PLY_ARB_CHESS960 : 0, reason, sizeof reason);
-    if (r < 0) return ply_why(why, why_len, r, "bad position \"%s\": %s", q->fen, reason);
-    run->kind = &ply__kind_perft;
-    run->root = root;
-    run->depth = q->depth;
-    run->want_split = q->has_split_depth ? q->split_depth : -1;
-    run->want_stats = q->stats;
-    run->chess960 = q->chess960 || root.chess960;
-    if (ply_arb_to_fen(&root, run->fen, sizeof run->fen) < 0)
-        snprintf(run->fen, sizeof run->fen, "%s", q->fen);
-    return 0;
+    size_t len = ply__perft_request__get_packed_size(s->perft); /* the envelope checked it */
+    uint8_t *buf = malloc(len ? len : 1);
+    if (!buf) return PLY_ENOMEM;
+    ply__perft_request__pack(s->perft, buf);
+    int r = ply__perft_prepare(run, buf, len, why, why_len);
+    free(buf);
+    return r;
 }
 
 /* What a search Submit asks, validated by the rule engine (kind_search.c), into @run. */

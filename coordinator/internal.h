@@ -224,7 +224,7 @@ typedef struct run {
     zframe_t *client;
     int state;
     int detach;
-    /* what it asks: perft's request (kind 1), also what the state file and RunAsked say */
+    /* what it asks: perft's request (kind 1) decoded (ply__perft_prepare), what RunAsked says */
     int want_stats, chess960;
     unsigned depth;
     int want_split;
@@ -298,8 +298,8 @@ typedef struct run {
     uint32_t used_ids[64], used_seeds[64]; /* distinct workers and seeds whose counts were used */
     unsigned nused_ids, nused_seeds;
     /* ---- end of kind 1 (perft) ---- */
-    /* kinds whose request is not the perft fields above: it encoded (kind 2: a
-     * Ply__SearchRequest), as the state file keeps it, or NULL for perft */
+    /* the run's request as its kind encodes it (kind 1: a Ply__PerftRequest, normalised;
+     * kind 2: a Ply__SearchRequest), as the state file keeps it */
     uint8_t *request;
     size_t request_len;
     struct ply__search_run *search; /* kind 2 (search): its run state (kind_search.c) */

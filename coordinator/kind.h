@@ -148,6 +148,18 @@ extern const ply__kind_t ply__kind_perft;
 extern const ply__kind_t ply__kind_search;
 
 /**
+ * ply__perft_prepare - make @run (zeroed but for what client_msgs.c and restore.c set) a
+ * perft run of the encoded PerftRequest @request (@len bytes: a Submit's, or the state
+ * file's): the position validated by the rule engine and normalised into run->fen, root,
+ * depth, chess960 (asked, or implied by the castling rights), want_stats, want_split (-1:
+ * automatic), and run->request its normalised encoding (what RunAsked.perft says and the
+ * state file stores; divide is not part of it). 0; PLY_EFEN or PLY_EILLEGAL (a bad
+ * position: the reason in @why, @why_len bytes), PLY_EPROTO (@request does not decode, or
+ * a depth or split out of range) or PLY_ENOMEM.
+ */
+int ply__perft_prepare(run_t *run, const uint8_t *request, size_t len, char *why, size_t why_len);
+
+/**
  * ply__search_prepare - make @run (zeroed but for what client_msgs.c and restore.c set) a
  * search run of the encoded Ply__SearchRequest @request (@len bytes, copied): decoded, and
  * validated by the rule engine (the root position, each history move legal in turn, each

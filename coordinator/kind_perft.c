@@ -17,6 +17,51 @@
 #include "util/log.h"
 #include "util/time.h"
 
+/* -------------------------------------------------------------- request */
+
+int ply__perft_prepare(run_t *run, const uint8_t *request, size_t len, char *why, size_t why_len)
+{
+    Ply__PerftRequest *q = ply__perft_request__unpack(NULL, len, request);
+    if (!q || !q->fen || !q->has_depth || q->depth < 1 || q->depth > PLY_MAX_DEPTH ||
+        (q->has_split_depth && (q->split_depth < -1 || q->split_depth >= (int64_t)q->depth))) {
+        if (q) ply__perft_request__free_unpacked(q, NULL);
+        return ply_why(why, why_len, PLY_EPROTO,
+                       "the perft request (%zu bytes) does not decode, or is out of range", len);
+    }
+    ply_arb_pos_t root;
+    char reason[PLY__WHY_LEN];
+    int r =
+        ply_arb_from_fen(&root, q->fen, q->chess960 ? PLY_ARB_CHESS960 : 0, reason, sizeof reason);
+    if (r < 0) {
+        ply_why(why, why_len, r, "bad position \"%s\": %s", q->fen, reason);
+        ply__perft_request__free_unpacked(q, NULL);
+        return r;
+    }
+    run->kind = &ply__kind_perft;
+    run->root = root;
+    run->depth = q->depth;
+    run->want_split = q->has_split_depth ? q->split_depth : -1;
+    run->want_stats = q->stats;
+    run->chess960 = q->chess960 || root.chess960;
+    if (ply_arb_to_fen(&root, run->fen, sizeof run->fen) < 0)
+        snprintf(run->fen, sizeof run->fen, "%s", q->fen);
+    ply__perft_request__free_unpacked(q, NULL);
+    /* what the run computes, as RunAsked.perft says it: normalised, every field present,
+     * without divide (the client's printing), so that the same request encodes alike */
+    Ply__PerftRequest n = PLY__PERFT_REQUEST__INIT;
+    n.fen = run->fen;
+    n.has_depth = 1, n.depth = run->depth;
+    n.has_chess960 = 1, n.chess960 = run->chess960 != 0;
+    n.has_stats = 1, n.stats = run->want_stats != 0;
+    n.has_split_depth = 1, n.split_depth = run->want_split < 0 ? -1 : run->want_split;
+    size_t n_len = ply__perft_request__get_packed_size(&n);
+    free(run->request);
+    run->request = malloc(n_len);
+    if (!run->request) return PLY_ENOMEM;
+    run->request_len = ply__perft_request__pack(&n, run->request);
+    return 0;
+}
+
 /* ------------------------------------------------------------- planning */
 
 static void perft_plan(run_t *run)

@@ -78,16 +78,18 @@ static int on_run(void *arg, const ply_store_run_t *sr, ply_split_t **plan)
     ply__verify_mode_text(run->verify_mode, run->verify_ppm, run->verify_text,
                           sizeof run->verify_text);
     int r = 0;
-    if (kind == &ply__kind_perft) {
-        run->depth = sr->depth;
-        run->want_split = sr->want_split;
-        run->want_stats = sr->stats;
-        run->chess960 = sr->chess960;
-        snprintf(run->fen, sizeof run->fen, "%s", sr->fen);
-        run->plan = *plan;
-        *plan = NULL;
-        run->njobs = run->plan->njobs;
-        run->root = run->plan->root;
+    if (kind == &ply__kind_perft) { /* its request, and the plan it was stored with */
+        char reason[PLY__WHY_LEN] = "";
+        r = ply__perft_prepare(run, sr->request, sr->request_len, reason, sizeof reason);
+        if (r < 0 && r != PLY_ENOMEM)
+            r = ply_why(rs->why, rs->why_len, PLY_EDB, "state file %s: run %" PRIu64 ": %s",
+                        c->state_path, run->id, reason);
+        if (r == 0) {
+            run->plan = *plan;
+            *plan = NULL;
+            run->njobs = run->plan->njobs;
+            run->root = run->plan->root;
+        }
     } else {
         r = restore_search(c, run, sr, rs->why, rs->why_len);
     }

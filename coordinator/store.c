@@ -2,22 +2,24 @@
  * The durable state of the coordinator in SQLite (see store.h for the
  * workload, the durability choice and the invariants).
  *
- * Schema (format 4; PRAGMA application_id marks the file as ply's, PRAGMA
+ * Schema (format 5; PRAGMA application_id marks the file as ply's, PRAGMA
  * user_version holds the format):
  *   runs     one row per accepted run (id: random, see envelope.h
- *            PLY_MAX_RUN_ID; listed in submission order, never by id): the
- *            request, its owner (store.h), the plan summary, the
- *            root moves in plan order (UCI, space-separated), the task-id
- *            range, and once finished its state, summary and encoded reply;
- *            its total count is 128-bit: nodes holds the low 64 bits (as
- *            every uint64, in SQLite's signed integer by two's complement),
- *            nodes_hi the high 64 bits; kind is the job kind (store.h
- *            PLY_STORE_KIND_..., proto/ply.proto's JobKind numbering): what
- *            its jobs compute and what its results' payload holds; request
- *            is the kind's request as it encodes it (kind 2: a SearchRequest;
- *            NULL for perft, whose request is the columns and whose plan is
- *            the jobs rows: a search run has no jobs rows, it is planned again
- *            from its request);
+ *            PLY_MAX_RUN_ID; listed in submission order, never by id): what
+ *            its progress shows (fen, depth: any kind's), its owner
+ *            (store.h), the plan summary, the root moves in plan order (UCI,
+ *            space-separated), the task-id range, and once finished its
+ *            state, summary and encoded reply (the Message its client got, as
+ *            proto/ply.proto of this format says it: PLY/2); its total count
+ *            is 128-bit: nodes holds the low 64 bits (as every uint64, in
+ *            SQLite's signed integer by two's complement), nodes_hi the high
+ *            64 bits; kind is the job kind (store.h PLY_STORE_KIND_...,
+ *            proto/ply.proto's JobKind numbering): what its jobs compute, what
+ *            its request and its results' payload hold; request is what the
+ *            run computes as its kind encodes it (kind 1: a PerftRequest, kind
+ *            2: a SearchRequest), so that a new kind needs no column of its
+ *            own. A run stored with a plan (perft) has its jobs rows; one
+ *            without (search) is planned again from its request;
  *   jobs     one row per job: position, perft(1), cost, total multiplicity,
  *            and the multiplicity per root move as a blob of (u32 root index,
  *            u64 count) little-endian pairs;
@@ -41,6 +43,11 @@
  * there was) and every result has no payload.
  * Format 3 (before search runs) lacks runs.request; the column is added (NULL:
  * every run such a file holds is perft, whose request is the other columns).
+ * Format 4 (before PLY/2) stores a perft run's request in columns of its own
+ * (chess960, stats, want_split, beside fen and depth) and the answers in
+ * PLY/1's shape; each perft run gets its request encoded from those columns,
+ * the RunAsked of each stored perft answer is rewritten as PLY/2 says it
+ * (RunAsked.perft), and the three columns go.
  * Each step is one transaction and is logged; an older ply refuses a newer
  * format ("written by a newer ply"), it does not misread it.
  *
@@ -61,10 +68,11 @@
 
 #include <sqlite3.h>
 
+#include "ply.pb-c.h"
 #include "util/error.h"
 #include "util/log.h"
 
-#define STORE_FORMAT 4
+#define STORE_FORMAT 5
 /* "ply1" as a big-endian 32-bit number: SQLite's application_id for our files. */
 #define STORE_APP_ID 0x706c7931
 
@@ -72,7 +80,6 @@ static const char SCHEMA[] =
     "CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);"
     "CREATE TABLE runs("
     " id INTEGER PRIMARY KEY, fen TEXT NOT NULL, depth INTEGER NOT NULL,"
-    " chess960 INTEGER NOT NULL, stats INTEGER NOT NULL, want_split INTEGER NOT NULL,"
     " verify_mode INTEGER NOT NULL, verify_ppm INTEGER NOT NULL,"
     " split_depth INTEGER NOT NULL, njobs INTEGER NOT NULL, paths INTEGER NOT NULL,"
     " estimate INTEGER NOT NULL, root_moves TEXT NOT NULL,"
@@ -255,6 +262,131 @@ static int migrate_3_to_4(ply_store_t *s, char *why, size_t why_len)
     return migrate_columns(s, 3, cols, 1, "run requests; its runs are perft runs", why, why_len);
 }
 
+/*
+ * A format-4 perft run's request, from its columns, as PLY/2 says it (RunAsked.perft, and
+ * what kind_perft.c's ply__perft_prepare stores): @p's strings point into @fen.
+ */
+static void perft_request_of(Ply__PerftRequest *p, const char *fen, int depth, int chess960,
+                             int stats, int want_split)
+{
+    *p = (Ply__PerftRequest)PLY__PERFT_REQUEST__INIT;
+    p->fen = (char *)fen;
+    p->has_depth = 1, p->depth = (uint32_t)depth;
+    p->has_chess960 = 1, p->chess960 = chess960 != 0;
+    p->has_stats = 1, p->stats = stats != 0;
+    p->has_split_depth = 1, p->split_depth = want_split < 0 ? -1 : want_split;
+}
+
+/*
+ * A stored answer @reply (@n bytes: a Message) of a perft run whose request is @p, with its
+ * RunAsked as PLY/2 says it: kind 1 and @p in place of PLY/1's fields 60-64. Returns a new
+ * encoding (caller frees; its size in *out_len), or NULL when there is nothing to rewrite
+ * (another message, an answer without RunAsked, bytes that do not decode: kept as they are)
+ * or memory ran out (*out_len SIZE_MAX).
+ */
+static uint8_t *perft_reply_v2(const uint8_t *reply, size_t n, const Ply__PerftRequest *p,
+                               size_t *out_len)
+{
+    *out_len = 0;
+    Ply__Message *m = reply && n ? ply__message__unpack(NULL, n, reply) : NULL;
+    Ply__RunAsked *a = m && m->body_case == PLY__MESSAGE__BODY_RUN_RESULT && m->run_result
+                           ? m->run_result->asked
+                           : NULL;
+    uint8_t *out = NULL;
+    if (a && (!a->has_kind || a->kind == PLY__JOB_KIND__JOB_KIND_PERFT) && !a->search) {
+        /* PLY/1's fen, depth, chess960, stats and split_depth, unknown to PLY/2: dropped */
+        for (size_t i = 0; i < a->base.n_unknown_fields; i++) free(a->base.unknown_fields[i].data);
+        free(a->base.unknown_fields);
+        a->base.unknown_fields = NULL, a->base.n_unknown_fields = 0;
+        a->has_kind = 1, a->kind = PLY__JOB_KIND__JOB_KIND_PERFT;
+        a->perft = (Ply__PerftRequest *)p;
+        size_t len = ply__message__get_packed_size(m);
+        out = malloc(len ? len : 1);
+        if (out)
+            *out_len = ply__message__pack(m, out);
+        else
+            *out_len = SIZE_MAX;
+        a->perft = NULL; /* @p is the caller's */
+    }
+    if (m) ply__message__free_unpacked(m, NULL);
+    return out;
+}
+
+/*
+ * Format 4 -> 5 (PLY/2): every perft run's request encoded from its columns, the RunAsked of
+ * every stored perft answer rewritten (perft_reply_v2), the columns dropped; one transaction.
+ * A file without the columns (one a test or a hand made from a newer file) keeps its requests.
+ */
+static int migrate_4_to_5(ply_store_t *s, char *why, size_t why_len)
+{
+    char reason[256] = "";
+    sqlite3_stmt *sel = NULL, *upd = NULL;
+    int r = exec(s, "BEGIN IMMEDIATE", reason, sizeof reason);
+    int columns = r == 0 ? has_column(s, "runs", "chess960", reason, sizeof reason) : 0;
+    if (columns < 0) r = PLY_EDB;
+    if (r == 0 && columns &&
+        (sqlite3_prepare_v2(s->db,
+                            "SELECT id, fen, depth, chess960, stats, want_split, reply FROM runs"
+                            " WHERE kind=1",
+                            -1, &sel, NULL) != SQLITE_OK ||
+         sqlite3_prepare_v2(s->db,
+                            "UPDATE runs SET request=?2, reply=coalesce(?3, reply)"
+                            " WHERE id=?1",
+                            -1, &upd, NULL) != SQLITE_OK)) {
+        ply_why(reason, sizeof reason, 0, "%s", sqlite3_errmsg(s->db));
+        r = PLY_EDB;
+    }
+    unsigned runs = 0, replies = 0;
+    while (r == 0 && columns && sqlite3_step(sel) == SQLITE_ROW) {
+        const char *fen = (const char *)sqlite3_column_text(sel, 1);
+        Ply__PerftRequest p;
+        perft_request_of(&p, fen ? fen : "", sqlite3_column_int(sel, 2), sqlite3_column_int(sel, 3),
+                         sqlite3_column_int(sel, 4), sqlite3_column_int(sel, 5));
+        size_t n = ply__perft_request__get_packed_size(&p), reply_len = 0;
+        uint8_t *req = malloc(n ? n : 1);
+        uint8_t *reply = perft_reply_v2(sqlite3_column_blob(sel, 6),
+                                        (size_t)sqlite3_column_bytes(sel, 6), &p, &reply_len);
+        if (!req || reply_len == SIZE_MAX) {
+            ply_why(reason, sizeof reason, 0, "out of memory");
+            r = PLY_ENOMEM;
+        } else {
+            ply__perft_request__pack(&p, req);
+            int rc = sqlite3_bind_int64(upd, 1, sqlite3_column_int64(sel, 0));
+            rc |= sqlite3_bind_blob(upd, 2, req, (int)n, SQLITE_STATIC);
+            rc |= reply ? sqlite3_bind_blob(upd, 3, reply, (int)reply_len, SQLITE_STATIC)
+                        : sqlite3_bind_null(upd, 3);
+            if (rc != SQLITE_OK || sqlite3_step(upd) != SQLITE_DONE) {
+                ply_why(reason, sizeof reason, 0, "%s", sqlite3_errmsg(s->db));
+                r = PLY_EDB;
+            }
+            sqlite3_reset(upd);
+            runs++, replies += reply != NULL;
+        }
+        free(req);
+        free(reply);
+    }
+    sqlite3_finalize(sel);
+    sqlite3_finalize(upd);
+    if (r == 0 && columns)
+        r = exec(s,
+                 "ALTER TABLE runs DROP COLUMN chess960; ALTER TABLE runs DROP COLUMN stats;"
+                 " ALTER TABLE runs DROP COLUMN want_split;",
+                 reason, sizeof reason);
+    if (r == 0)
+        r = exec(s,
+                 "PRAGMA user_version=5; UPDATE meta SET value='ply-state 5' WHERE key='format';",
+                 reason, sizeof reason);
+    if (r == 0) r = exec(s, "COMMIT", reason, sizeof reason);
+    if (r < 0) {
+        exec(s, "ROLLBACK", NULL, 0);
+        return ply_why(why, why_len, PLY_EDB, "cannot migrate state format 4 to 5: %s", reason);
+    }
+    ply_info("state file %s: migrated from format 4 to 5 (PLY/2: every run's request encoded, "
+             "%u perft runs, %u of their answers)",
+             s->path, runs, replies);
+    return 0;
+}
+
 /* Decides whether the file is ours, empty (new), foreign, newer or damaged. */
 static int check_identity(ply_store_t *s, char *why, size_t why_len)
 {
@@ -280,13 +412,15 @@ static int check_identity(ply_store_t *s, char *why, size_t why_len)
                 s->path, (uint64_t)(uint32_t)app);
         return PLY_EDB;
     }
-    /* one step at a time, each in its own transaction: 1 -> 2 -> 3 -> 4 */
+    /* one step at a time, each in its own transaction: 1 -> 2 -> 3 -> 4 -> 5 */
     if (version == 1 && migrate_1_to_2(s, why, why_len) < 0) return PLY_EDB;
     if (version == 1) version = 2;
     if (version == 2 && migrate_2_to_3(s, why, why_len) < 0) return PLY_EDB;
     if (version == 2) version = 3;
     if (version == 3 && migrate_3_to_4(s, why, why_len) < 0) return PLY_EDB;
     if (version == 3) version = 4;
+    if (version == 4 && migrate_4_to_5(s, why, why_len) < 0) return PLY_EDB;
+    if (version == 4) version = 5;
     if (version != STORE_FORMAT) {
         ply_why(why, why_len, 0, "%s has state format %" PRId64 "; this ply reads format %d%s",
                 s->path, version, STORE_FORMAT,
@@ -436,27 +570,22 @@ static int bind_run(sqlite3_stmt *st, const ply_store_run_t *run, const ply_spli
     rc |= sqlite3_bind_int64(st, 1, (int64_t)run->id);
     rc |= sqlite3_bind_text(st, 2, run->fen, -1, SQLITE_STATIC);
     rc |= sqlite3_bind_int(st, 3, (int)run->depth);
-    rc |= sqlite3_bind_int(st, 4, run->chess960 != 0);
-    rc |= sqlite3_bind_int(st, 5, run->stats != 0);
-    rc |= sqlite3_bind_int(st, 6, run->want_split);
-    rc |= sqlite3_bind_int(st, 7, run->verify_mode);
-    rc |= sqlite3_bind_int64(st, 8, run->verify_ppm);
-    rc |= sqlite3_bind_int(st, 9, plan ? (int)plan->split_depth : 0);
-    rc |= sqlite3_bind_int64(st, 10, (int64_t)(plan ? plan->njobs : run->njobs));
-    rc |= sqlite3_bind_int64(st, 11, plan ? (int64_t)plan->paths : 0);
-    rc |= sqlite3_bind_int64(st, 12, plan ? (int64_t)plan->estimate : 0);
-    rc |= sqlite3_bind_text(st, 13, root_moves, -1, SQLITE_STATIC);
-    rc |= sqlite3_bind_int64(st, 14, (int64_t)run->job_base);
-    rc |= sqlite3_bind_int64(st, 15, run->slots);
-    rc |= sqlite3_bind_int64(st, 16, run->submitted_unix_ms);
-    rc |= sqlite3_bind_text(st, 17, run->owner, -1, SQLITE_STATIC);
-    rc |= sqlite3_bind_int(st, 18, run->kind ? run->kind : PLY_STORE_KIND_PERFT);
-    if (!run->request)
-        rc |= sqlite3_bind_null(st, 19);
-    else if (!run->request_len) /* an empty request is still one: a blob, not NULL */
-        rc |= sqlite3_bind_zeroblob(st, 19, 0);
+    rc |= sqlite3_bind_int(st, 4, run->verify_mode);
+    rc |= sqlite3_bind_int64(st, 5, run->verify_ppm);
+    rc |= sqlite3_bind_int(st, 6, plan ? (int)plan->split_depth : 0);
+    rc |= sqlite3_bind_int64(st, 7, (int64_t)(plan ? plan->njobs : run->njobs));
+    rc |= sqlite3_bind_int64(st, 8, plan ? (int64_t)plan->paths : 0);
+    rc |= sqlite3_bind_int64(st, 9, plan ? (int64_t)plan->estimate : 0);
+    rc |= sqlite3_bind_text(st, 10, root_moves, -1, SQLITE_STATIC);
+    rc |= sqlite3_bind_int64(st, 11, (int64_t)run->job_base);
+    rc |= sqlite3_bind_int64(st, 12, run->slots);
+    rc |= sqlite3_bind_int64(st, 13, run->submitted_unix_ms);
+    rc |= sqlite3_bind_text(st, 14, run->owner, -1, SQLITE_STATIC);
+    rc |= sqlite3_bind_int(st, 15, run->kind ? run->kind : PLY_STORE_KIND_PERFT);
+    if (!run->request_len) /* an empty request is still one: a blob, not NULL */
+        rc |= sqlite3_bind_zeroblob(st, 16, 0);
     else
-        rc |= sqlite3_bind_blob(st, 19, run->request, (int)run->request_len, SQLITE_STATIC);
+        rc |= sqlite3_bind_blob(st, 16, run->request, (int)run->request_len, SQLITE_STATIC);
     return rc;
 }
 
@@ -494,8 +623,10 @@ static int insert_jobs(ply_store_t *s, uint64_t run_id, const ply_split_t *plan)
 int ply_store_add_run(ply_store_t *s, const ply_store_run_t *run, const ply_split_t *plan,
                       char *why, size_t why_len)
 {
-    if (!s || !run || (!plan && !run->request) || s->in_txn || run->request_len > INT_MAX)
-        return PLY_EINVAL;
+    if (!s || !run || s->in_txn || run->request_len > INT_MAX) return PLY_EINVAL;
+    if (!run->request)
+        return ply_why(why, why_len, PLY_EINVAL, "cannot store run %" PRIu64 ": no request",
+                       run->id);
     if (run->kind < 0 || run->kind > PLY_STORE_KIND_MAX)
         return ply_why(why, why_len, PLY_EINVAL,
                        "cannot store run %" PRIu64 ": job kind %d is not one this ply knows",
@@ -510,12 +641,10 @@ int ply_store_add_run(ply_store_t *s, const ply_store_run_t *run, const ply_spli
     int r = exec(s, "BEGIN IMMEDIATE", why, why_len);
     sqlite3_stmt *st = NULL;
     if (r == 0 && (sqlite3_prepare_v2(s->db,
-                                      "INSERT INTO runs(id,fen,depth,chess960,stats,want_split,"
-                                      "verify_mode,verify_ppm,split_depth,njobs,paths,estimate,"
-                                      "root_moves,job_base,slots,submitted_at,owner,kind,"
-                                      "request) VALUES"
-                                      "(?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13,?14,?15,?16,"
-                                      "?17,?18,?19)",
+                                      "INSERT INTO runs(id,fen,depth,verify_mode,verify_ppm,"
+                                      "split_depth,njobs,paths,estimate,root_moves,job_base,"
+                                      "slots,submitted_at,owner,kind,request) VALUES"
+                                      "(?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13,?14,?15,?16)",
                                       -1, &st, NULL) != SQLITE_OK ||
                    bind_run(st, run, plan, moves) != SQLITE_OK || sqlite3_step(st) != SQLITE_DONE))
         r = PLY_EDB;

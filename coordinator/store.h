@@ -44,18 +44,23 @@
 typedef struct ply_store ply_store_t;
 
 /* Job kinds as the state file numbers them: Ply__JobKind's numbering in proto/ply.proto
- * (client_msgs.c asserts that they agree). A kind owns what its results' payload holds. */
-#define PLY_STORE_KIND_PERFT  1 /* the result is the counting columns; no payload */
-#define PLY_STORE_KIND_SEARCH 2 /* analysis: the payload is an encoded Ply__SearchResult */
+ * (client_msgs.c asserts that they agree). A kind owns what its request and its results'
+ * payload hold. Kind 1, perft: the request an encoded Ply__PerftRequest (normalised, as
+ * RunAsked.perft says it), the plan the jobs rows, a result the counting columns (no
+ * payload). Kind 2, search: the request an encoded Ply__SearchRequest, a result's payload an
+ * encoded Ply__SearchResult. */
+#define PLY_STORE_KIND_PERFT  1
+#define PLY_STORE_KIND_SEARCH 2
 #define PLY_STORE_KIND_MAX    2 /* the highest kind this build reads */
 
 /** What a run is, as accepted: enough to plan, check and answer it again. */
 typedef struct ply_store_run {
-    uint64_t id;               /* random, 1..2^53-1 (client_msgs.c): a positive SQLite INTEGER */
-    char fen[PLY_ARB_FEN_MAX]; /* validated and normalised by the rule engine */
+    uint64_t id; /* random, 1..2^53-1 (client_msgs.c): a positive SQLite INTEGER */
+    /* what the run's progress shows (RunProgress.fen and depth), any kind: the position,
+     * normalised by the rule engine, and the depth (0: none); "" and 0 for a kind without.
+     * What the run computes is its request, below */
+    char fen[PLY_ARB_FEN_MAX];
     unsigned depth;
-    int chess960, stats;
-    int want_split;      /* as asked: -1 automatic */
     int verify_mode;     /* a Ply__VerifyMode */
     uint32_t verify_ppm; /* parts per million for VERIFY_MODE_SAMPLE */
     uint64_t job_base;   /* task id of job 0, computation 0 */
@@ -68,13 +73,13 @@ typedef struct ply_store_run {
     /* a PLY_STORE_KIND_... (1 for a run stored before runs had kinds); ply_store_add_run stores
      * 0 (unspecified, what a zeroed struct says) as 1, perft */
     int kind;
-    /* the kind's request as it encodes it (kind 2: a Ply__SearchRequest), request_len bytes;
-     * NULL for perft, whose request is the fields above and whose plan is stored. When read
-     * back, owned by the store and valid only during the ply_store_run_fn call */
+    /* the kind's request as it encodes it (PLY_STORE_KIND_...), request_len bytes (may be
+     * 0; then request is not NULL): every run has one. When read back, owned by the store
+     * and valid only during the ply_store_run_fn call */
     const uint8_t *request;
     size_t request_len;
     /* jobs of a run without a stored plan (kinds other than perft): what ply_store_add_run
-     * stores and ply_store_load reads back; perft: the plan's, not read */
+     * stores and ply_store_load reads back; with a plan: the plan's, not read */
     uint32_t njobs;
 } ply_store_run_t;
 
@@ -119,7 +124,8 @@ typedef struct ply_store_finished {
     char error[512]; /* why it failed, or "" */
     char verify[32]; /* "none", "sample=P", "all" */
     /* what it computed (ply_store_finished and ply_store_recent fill them; finish_run
-     * leaves them as ply_store_add_run stored them) */
+     * leaves them as ply_store_add_run stored them): chess960, stats and want_split are
+     * read from a perft run's request (0, 0, -1 for other kinds) */
     int chess960, stats, want_split, verify_mode;
     uint32_t verify_ppm;
     char owner[48]; /* as ply_store_run_t.owner */
@@ -131,8 +137,9 @@ typedef struct ply_store_finished {
  * when it does not exist or is empty, and take it for this process alone.
  * Returns NULL with a one-line reason in @why when the file cannot be opened
  * or created, is not an SQLite database, is another program's database, was
- * written by a newer ply (a format-1, -2 or -3 file of an older ply is migrated to format 4 in
- * place, one logged transaction per step), fails SQLite's quick_check,
+ * written by a newer ply (a format-1, -2, -3 or -4 file of an older ply is migrated to format 5
+ * in place, one logged transaction per step; format 4 -> 5 also rewrites the RunAsked of the
+ * stored answers of perft runs as PLY/2 says it), fails SQLite's quick_check,
  * or is in use by another coordinator. Close with ply_store_close.
  */
 ply_store_t *ply_store_open(const char *path, char *why, size_t why_len);
@@ -156,14 +163,14 @@ int ply_store_next_job_base(ply_store_t *s, uint64_t *next_job_base);
 int ply_store_has_run(ply_store_t *s, uint64_t id);
 
 /**
- * ply_store_add_run - store an accepted run and every job of its plan in one
- * transaction (committed and on disk when this returns 0). The run's state is
- * "active" until ply_store_finish_run. A perft run stores its @plan; a run
- * with a request (another kind's) may have none (NULL: its request and njobs
- * are stored, and its kind plans it again from the request when it is read
- * back). Returns 0, PLY_EDB (nothing stored; reason in @why) or PLY_EINVAL
- * (also for a kind above PLY_STORE_KIND_MAX or negative, a run with neither
- * plan nor request; nothing stored, reason in @why).
+ * ply_store_add_run - store an accepted run, its request and every job of its
+ * plan in one transaction (committed and on disk when this returns 0). The
+ * run's state is "active" until ply_store_finish_run. A perft run stores its
+ * @plan; another kind's may have none (NULL: its njobs are stored, and its
+ * kind plans it again from the request when it is read back). Returns 0,
+ * PLY_EDB (nothing stored; reason in @why) or PLY_EINVAL (also for a kind
+ * above PLY_STORE_KIND_MAX or not positive, a run without a request; nothing
+ * stored, reason in @why).
  */
 int ply_store_add_run(ply_store_t *s, const ply_store_run_t *run, const ply_split_t *plan,
                       char *why, size_t why_len);
@@ -258,8 +265,9 @@ typedef int (*ply_store_result_fn)(void *arg, const ply_store_result_t *r);
 
 /**
  * ply_store_load - read back every unfinished run: @on_run once per run with
- * its plan rebuilt (root moves from the rule engine, jobs from the file), or
- * for a run stored with a request, *plan NULL and its request and njobs, then
+ * its request, and its plan rebuilt when it was stored with one (root moves
+ * from the rule engine, jobs from the file; the position read as Chess960
+ * when a perft run's request says so), else *plan NULL and its njobs, then
  * @on_result for every computation of those runs. A callback returning a
  * negative code stops the load with that code. Returns 0, PLY_EDB when the
  * file's content is inconsistent (a run without all its jobs, a blob of the

@@ -17,9 +17,25 @@
 
 #include <sqlite3.h>
 
+#include "ply.pb-c.h"
 #include "util/error.h"
 
 /* ----------------------------------------------------------------- helpers */
+
+/*
+ * What a perft run's request (an encoded Ply__PerftRequest, @n bytes) says of chess960, stats
+ * and the split asked; 0 or PLY_EDB when it does not decode as one.
+ */
+static int perft_request_read(const uint8_t *p, size_t n, int *chess960, int *stats, int *split)
+{
+    Ply__PerftRequest *q = p ? ply__perft_request__unpack(NULL, n, p) : NULL;
+    if (!q) return PLY_EDB;
+    *chess960 = q->chess960 != 0;
+    *stats = q->stats != 0;
+    *split = q->has_split_depth ? q->split_depth : -1;
+    ply__perft_request__free_unpacked(q, NULL);
+    return 0;
+}
 
 static uint64_t get_u64(const uint8_t *p)
 {
@@ -126,18 +142,19 @@ static int load_job(sqlite3_stmt *st, ply_split_t *plan, size_t i, const int *ma
     return 0;
 }
 
-/* Rebuilds the plan of one stored run (columns of the SELECT in load_runs). */
-static int load_plan(ply_store_t *s, sqlite3_stmt *row, const ply_store_run_t *run,
+/* Rebuilds the plan of one stored run (columns of the SELECT in load_runs), its positions read
+ * as Chess960 when @chess960. */
+static int load_plan(ply_store_t *s, sqlite3_stmt *row, const ply_store_run_t *run, int chess960,
                      ply_split_t **out, char *why, size_t why_len)
 {
     char reason[256];
     ply_arb_pos_t root;
-    if (ply_arb_from_fen(&root, run->fen, run->chess960 ? PLY_ARB_CHESS960 : 0, reason,
-                         sizeof reason) < 0) {
+    if (ply_arb_from_fen(&root, run->fen, chess960 ? PLY_ARB_CHESS960 : 0, reason, sizeof reason) <
+        0) {
         ply_why(why, why_len, 0, "bad position: %s", reason);
         return PLY_EDB;
     }
-    int64_t split = sqlite3_column_int64(row, 9), njobs = sqlite3_column_int64(row, 10);
+    int64_t split = sqlite3_column_int64(row, 6), njobs = sqlite3_column_int64(row, 7);
     if (split < 0 || split >= (int64_t)run->depth || njobs < 1 || njobs > PLY_SPLIT_MAX_JOBS) {
         ply_why(why, why_len, 0, "split depth %" PRId64 " or job count %" PRId64 " out of range",
                 split, njobs);
@@ -152,13 +169,13 @@ static int load_plan(ply_store_t *s, sqlite3_stmt *row, const ply_store_run_t *r
     plan->depth = run->depth;
     plan->split_depth = (unsigned)split;
     plan->job_depth = run->depth - (unsigned)split;
-    plan->paths = (uint64_t)sqlite3_column_int64(row, 11);
-    plan->estimate = (uint64_t)sqlite3_column_int64(row, 12);
+    plan->paths = (uint64_t)sqlite3_column_int64(row, 8);
+    plan->estimate = (uint64_t)sqlite3_column_int64(row, 9);
     plan->nroot = ply_arb_legal_moves(&root, plan->root_moves);
     for (int i = 0; i < plan->nroot; i++)
         ply_arb_move_to_uci(&root, plan->root_moves[i], plan->root_uci[i]);
     int map[PLY_ARB_MAX_MOVES], nstored = 0;
-    int r = map_roots(plan, col_text(row, 13), map, &nstored, why, why_len);
+    int r = map_roots(plan, col_text(row, 10), map, &nstored, why, why_len);
     sqlite3_stmt *st = NULL;
     if (r == 0 && sqlite3_prepare_v2(s->db,
                                      "SELECT idx, fen, perft1, cost, multiplicity, mult FROM jobs"
@@ -175,7 +192,7 @@ static int load_plan(ply_store_t *s, sqlite3_stmt *row, const ply_store_run_t *r
             break;
         }
         plan->njobs = i + 1; /* so that destroy frees what load_job allocated */
-        r = load_job(st, plan, i, map, nstored, run->chess960, why, why_len);
+        r = load_job(st, plan, i, map, nstored, chess960, why, why_len);
         i++;
     }
     if (r == 0 && i != (size_t)njobs) {
@@ -195,11 +212,10 @@ static int load_runs(ply_store_t *s, ply_store_run_fn on_run, void *arg, char *w
 {
     sqlite3_stmt *st = NULL;
     if (sqlite3_prepare_v2(s->db,
-                           "SELECT id, fen, depth, chess960, stats, want_split, verify_mode,"
-                           " verify_ppm, job_base, split_depth, njobs, paths, estimate,"
-                           " root_moves, slots, submitted_at,"
+                           "SELECT id, fen, depth, verify_mode, verify_ppm, job_base,"
+                           " split_depth, njobs, paths, estimate, root_moves, slots, submitted_at,"
                            " (SELECT count(*) FROM results WHERE run_id=runs.id), owner, kind,"
-                           " request"
+                           " request, EXISTS(SELECT 1 FROM jobs WHERE run_id=runs.id)"
                            " FROM runs WHERE state='active' ORDER BY submitted_at, id",
                            -1, &st, NULL) != SQLITE_OK) {
         ply_why(why, why_len, 0, "%s", sqlite3_errmsg(s->db));
@@ -211,18 +227,17 @@ static int load_runs(ply_store_t *s, ply_store_run_fn on_run, void *arg, char *w
         run.id = (uint64_t)sqlite3_column_int64(st, 0);
         snprintf(run.fen, sizeof run.fen, "%s", col_text(st, 1));
         int64_t depth = sqlite3_column_int64(st, 2);
-        run.chess960 = sqlite3_column_int(st, 3) != 0;
-        run.stats = sqlite3_column_int(st, 4) != 0;
-        run.want_split = sqlite3_column_int(st, 5);
-        run.verify_mode = sqlite3_column_int(st, 6);
-        run.verify_ppm = (uint32_t)sqlite3_column_int64(st, 7);
-        run.job_base = (uint64_t)sqlite3_column_int64(st, 8);
-        int64_t slots = sqlite3_column_int64(st, 14);
-        run.submitted_unix_ms = sqlite3_column_int64(st, 15);
-        run.results = (uint32_t)sqlite3_column_int64(st, 16);
-        snprintf(run.owner, sizeof run.owner, "%s", col_text(st, 17));
-        int64_t kind = sqlite3_column_int64(st, 18);
-        int has_request = sqlite3_column_type(st, 19) != SQLITE_NULL;
+        run.verify_mode = sqlite3_column_int(st, 3);
+        run.verify_ppm = (uint32_t)sqlite3_column_int64(st, 4);
+        run.job_base = (uint64_t)sqlite3_column_int64(st, 5);
+        int64_t slots = sqlite3_column_int64(st, 11);
+        run.submitted_unix_ms = sqlite3_column_int64(st, 12);
+        run.results = (uint32_t)sqlite3_column_int64(st, 13);
+        snprintf(run.owner, sizeof run.owner, "%s", col_text(st, 14));
+        int64_t kind = sqlite3_column_int64(st, 15);
+        int has_request = sqlite3_column_type(st, 16) != SQLITE_NULL;
+        int has_plan = sqlite3_column_int(st, 17) != 0;
+        int chess960 = 0, stats, split;
         char reason[256] = "";
         /* never read as perft: a kind this ply does not know is a run it cannot plan or check */
         if (kind < 1 || kind > PLY_STORE_KIND_MAX) {
@@ -231,34 +246,42 @@ static int load_runs(ply_store_t *s, ply_store_run_fn on_run, void *arg, char *w
                     " ply's run?)",
                     kind, PLY_STORE_KIND_MAX);
             r = PLY_EDB;
-        } else if (!has_request && (depth < 1 || depth > PLY_SPLIT_MAX_DEPTH || slots < 1 ||
-                                    slots > 8 || run.job_base < 1)) {
+        } else if (!has_request) {
+            ply_why(reason, sizeof reason, 0, "no request stored");
+            r = PLY_EDB;
+        } else if (has_plan && (depth < 1 || depth > PLY_SPLIT_MAX_DEPTH || slots < 1 ||
+                                slots > 8 || run.job_base < 1)) {
             ply_why(reason, sizeof reason, 0, "depth, slots or job ids out of range");
             r = PLY_EDB;
-        } else if (has_request &&
-                   (depth < 0 || depth > PLY_STORE_MAX_KIND_DEPTH || slots < 1 || slots > 8 ||
-                    run.job_base < 1 || sqlite3_column_int64(st, 10) < 0 ||
-                    sqlite3_column_int64(st, 10) > PLY_SPLIT_MAX_JOBS)) {
+        } else if (!has_plan && (depth < 0 || depth > PLY_STORE_MAX_KIND_DEPTH || slots < 1 ||
+                                 slots > 8 || run.job_base < 1 || sqlite3_column_int64(st, 7) < 0 ||
+                                 sqlite3_column_int64(st, 7) > PLY_SPLIT_MAX_JOBS)) {
             ply_why(reason, sizeof reason, 0, "depth, slots, job ids or job count out of range");
             r = PLY_EDB;
         } else {
             run.kind = (int)kind;
             run.depth = (unsigned)depth;
             run.slots = (uint32_t)slots;
-            run.njobs = (uint32_t)sqlite3_column_int64(st, 10);
+            run.njobs = (uint32_t)sqlite3_column_int64(st, 7);
         }
-        if (r == 0 && has_request) {
+        if (r == 0) {
             /* an empty blob reads as a NULL pointer: it is still a request, of 0 bytes */
             static const uint8_t empty[1];
-            const uint8_t *p = sqlite3_column_blob(st, 19);
-            int n = sqlite3_column_bytes(st, 19);
+            const uint8_t *p = sqlite3_column_blob(st, 16);
+            int n = sqlite3_column_bytes(st, 16);
             run.request = p ? p : empty;
             run.request_len = p && n > 0 ? (size_t)n : 0;
+        }
+        /* a perft plan's positions are Chess960 ones when its request says so */
+        if (r == 0 && kind == PLY_STORE_KIND_PERFT &&
+            perft_request_read(run.request, run.request_len, &chess960, &stats, &split) < 0) {
+            ply_why(reason, sizeof reason, 0, "its perft request does not decode");
+            r = PLY_EDB;
         }
         ply_split_t *plan = NULL;
         /* a run stored with its plan (perft) gets it back; one stored with its request is
          * planned again from it by its kind */
-        if (r == 0 && !has_request) r = load_plan(s, st, &run, &plan, reason, sizeof reason);
+        if (r == 0 && has_plan) r = load_plan(s, st, &run, chess960, &plan, reason, sizeof reason);
         if (r == 0) r = on_run(arg, &run, &plan);
         ply_split_destroy(&plan);
         if (r < 0 && reason[0])
@@ -383,8 +406,8 @@ int ply_store_load_failures(ply_store_t *s, ply_store_failure_fn fn, void *arg, 
 
 #define FINISHED_COLUMNS                                                                           \
     "id, state, fen, depth, njobs, jobs_done, nodes, elapsed_ms, error_code, error, verify,"       \
-    " chess960, stats, want_split, verify_mode, verify_ppm, nodes_hi, owner, kind"
-#define FINISHED_NCOLUMNS 19
+    " request, verify_mode, verify_ppm, nodes_hi, owner, kind"
+#define FINISHED_NCOLUMNS 17
 
 static void read_finished(sqlite3_stmt *st, ply_store_finished_t *f)
 {
@@ -395,19 +418,20 @@ static void read_finished(sqlite3_stmt *st, ply_store_finished_t *f)
     f->depth = (unsigned)sqlite3_column_int(st, 3);
     f->jobs_total = (uint32_t)sqlite3_column_int64(st, 4);
     f->jobs_done = (uint32_t)sqlite3_column_int64(st, 5);
-    f->nodes = ply_u128_make((uint64_t)sqlite3_column_int64(st, 16),
+    f->nodes = ply_u128_make((uint64_t)sqlite3_column_int64(st, 14),
                              (uint64_t)sqlite3_column_int64(st, 6)); /* NULL reads as 0 */
     f->elapsed_ms = (uint64_t)sqlite3_column_int64(st, 7);
     f->code = sqlite3_column_int(st, 8);
     snprintf(f->error, sizeof f->error, "%s", col_text(st, 9));
     snprintf(f->verify, sizeof f->verify, "%s", col_text(st, 10));
-    f->chess960 = sqlite3_column_int(st, 11) != 0;
-    f->stats = sqlite3_column_int(st, 12) != 0;
-    f->want_split = sqlite3_column_int(st, 13);
-    f->verify_mode = sqlite3_column_int(st, 14);
-    f->verify_ppm = (uint32_t)sqlite3_column_int64(st, 15);
-    snprintf(f->owner, sizeof f->owner, "%s", col_text(st, 17));
-    f->kind = sqlite3_column_int(st, 18);
+    f->verify_mode = sqlite3_column_int(st, 12);
+    f->verify_ppm = (uint32_t)sqlite3_column_int64(st, 13);
+    snprintf(f->owner, sizeof f->owner, "%s", col_text(st, 15));
+    f->kind = sqlite3_column_int(st, 16);
+    f->want_split = -1;
+    if (f->kind == PLY_STORE_KIND_PERFT) /* what it computed is its request's (0 if unreadable) */
+        perft_request_read(sqlite3_column_blob(st, 11), (size_t)sqlite3_column_bytes(st, 11),
+                           &f->chess960, &f->stats, &f->want_split);
 }
 
 int ply_store_finished(ply_store_t *s, uint64_t id, ply_store_finished_t *f, void **reply,

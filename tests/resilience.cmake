@@ -51,6 +51,14 @@ set_tests_properties(chaos chaos_verify PROPERTIES TIMEOUT 400 LABELS "net" SKIP
 set_tests_properties(chaos_cli PROPERTIES TIMEOUT 1200 LABELS "net" SKIP_RETURN_CODE 77)
 set_tests_properties(chaos_slow PROPERTIES TIMEOUT 900 LABELS "slow;net" SKIP_RETURN_CODE 77)
 
+# A state file written by the landed ply at f2a009b (format 4, PLY/1; tests/data/state-f2a009b,
+# made by its make.sh with that commit's programs) with unfinished perft and search runs is
+# migrated, restored and finished by this build with the right answers.
+add_test(NAME state_upgrade
+  COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/integration/state_upgrade.sh $<TARGET_FILE_DIR:ply>
+          ${CMAKE_CURRENT_SOURCE_DIR}/data/state-f2a009b)
+set_tests_properties(state_upgrade PROPERTIES TIMEOUT 300 LABELS "quick;net" SKIP_RETURN_CODE 77)
+
 # The trust model: identities (CURVE key or connection), verification by distinct identities,
 # exclusion of a worker caught wrong, and the liar harness (tests/unit/test_trust.c).
 ply_unit_test(test_trust

@@ -229,8 +229,16 @@ static void test_sum_past_2_128_fails(void **state)
         assert_int_equal(plan->jobs[i].nmult, 1);
         plan->jobs[i].multiplicity = plan->jobs[i].mult[0].count = 1ull << 63;
     }
-    ply_store_run_t run = {.id = 4242, .depth = 2, .want_split = 1, .job_base = 1, .slots = 1};
+    ply_store_run_t run = {.id = 4242, .depth = 2, .job_base = 1, .slots = 1};
     snprintf(run.fen, sizeof run.fen, "%s", START);
+    /* its request, as the coordinator stores a perft run's (PLY/2's PerftRequest) */
+    Ply__PerftRequest q = PLY__PERFT_REQUEST__INIT;
+    q.fen = run.fen;
+    q.has_depth = 1, q.depth = 2;
+    q.has_chess960 = 1, q.has_stats = 1;
+    q.has_split_depth = 1, q.split_depth = 1;
+    uint8_t req[256];
+    run.request = req, run.request_len = ply__perft_request__pack(&q, req);
     assert_int_equal(ply_store_add_run(s, &run, plan, why, sizeof why), 0);
     for (uint32_t i = 0; i < 3; i++) {
         ply_store_result_t r = {.run_id = 4242, .job = i, .attempt = 1, .worker_id = "w"};

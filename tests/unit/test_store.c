@@ -13,7 +13,10 @@
  * search run's result payloads round-trip; an unknown kind is refused.
  * Run requests (format 4): a format-3 file migrated in place; a search run
  * stored with its request and no plan reads back with them, and its task ids
- * count in the next job base.
+ * count in the next job base. PLY/2 (format 5): every run's request is its
+ * kind's encoding (a perft run's a PerftRequest, encoded from the columns of a
+ * format-4 file, which go), and a stored perft answer's RunAsked is rewritten
+ * as PLY/2 says it; a run without a request is refused.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -29,6 +32,7 @@
 #include <unistd.h>
 
 #include "arbiter/arbiter.h"
+#include "envelope.h"
 #include "split.h"
 #include "store.h"
 #include "util/error.h"
@@ -64,6 +68,35 @@ static ply_split_t *plan_of(const char *fen, unsigned depth, int split)
     return plan;
 }
 
+/* A perft run's request, as the coordinator stores it (kind_perft.c): into @r, in storage that
+ * lasts for the next few calls. */
+static void perft_req(ply_store_run_t *r, int chess960, int stats, int split)
+{
+    static uint8_t buf[8][256];
+    static unsigned next;
+    uint8_t *b = buf[next++ % 8];
+    Ply__PerftRequest q = PLY__PERFT_REQUEST__INIT;
+    q.fen = r->fen;
+    q.has_depth = 1, q.depth = r->depth;
+    q.has_chess960 = 1, q.chess960 = chess960 != 0;
+    q.has_stats = 1, q.stats = stats != 0;
+    q.has_split_depth = 1, q.split_depth = split;
+    r->request = b, r->request_len = ply__perft_request__pack(&q, b);
+}
+
+/* What a perft run's stored request says: 0, or -1 when it is none. */
+static int req_of(const ply_store_run_t *r, int *chess960, int *stats, int *split)
+{
+    Ply__PerftRequest *q =
+        r->request ? ply__perft_request__unpack(NULL, r->request_len, r->request) : NULL;
+    if (!q) return -1;
+    *chess960 = q->chess960, *stats = q->stats;
+    *split = q->has_split_depth ? q->split_depth : -99;
+    int same = q->fen && !strcmp(q->fen, r->fen) && q->depth == r->depth;
+    ply__perft_request__free_unpacked(q, NULL);
+    return same ? 0 : -1;
+}
+
 static ply_store_run_t run_of(uint64_t id, const char *fen, unsigned depth, uint64_t base)
 {
     ply_store_run_t r;
@@ -71,7 +104,7 @@ static ply_store_run_t run_of(uint64_t id, const char *fen, unsigned depth, uint
     r.id = id;
     snprintf(r.fen, sizeof r.fen, "%s", fen);
     r.depth = depth;
-    r.want_split = 2;
+    perft_req(&r, 0, 0, 2);
     r.job_base = base;
     r.slots = 1;
     r.submitted_unix_ms = 1700000000000;
@@ -86,6 +119,7 @@ typedef struct loaded {
     uint64_t nodes_sum;
     int with_stats, with_divide;
     char worker[32];
+    int req_rc, chess960, stats, split; /* its request, read during the callback */
 } loaded_t;
 
 static int on_run(void *arg, const ply_store_run_t *run, ply_split_t **plan)
@@ -93,6 +127,8 @@ static int on_run(void *arg, const ply_store_run_t *run, ply_split_t **plan)
     loaded_t *l = arg;
     l->runs++;
     l->run = *run;
+    l->req_rc = req_of(run, &l->chess960, &l->stats, &l->split);
+    l->run.request = NULL; /* the store's, valid during the callback only */
     ply_split_destroy(&l->plan);
     l->plan = *plan;
     *plan = NULL;
@@ -178,7 +214,8 @@ static void test_write_and_reload(void **state)
     assert_int_equal(l.run.results, 10);
     assert_string_equal(l.run.fen, START);
     assert_int_equal(l.run.depth, 4);
-    assert_true(l.run.job_base == 1 && l.run.slots == 1 && l.run.want_split == 2);
+    assert_true(l.run.job_base == 1 && l.run.slots == 1);
+    assert_true(l.req_rc == 0 && l.split == 2 && !l.chess960 && !l.stats); /* its request */
     assert_string_equal(l.run.owner, run.owner); /* whose it is survives a restart */
     same_plan(plan, l.plan);
     assert_int_equal(l.results, 10);
@@ -476,7 +513,7 @@ static void test_exact_counts(void **state)
     if (!s) fail_msg("%s", why);
     ply_split_t *plan = plan_of(START, 2, 0);
     ply_store_run_t run = run_of(1, START, 2, 1);
-    run.stats = 1;
+    perft_req(&run, 0, 1, 2);
     assert_int_equal(ply_store_add_run(s, &run, plan, why, sizeof why), 0);
     ply_stats_t st = {{0}};
     st.v[PLY_STAT_nodes] = UINT64_MAX - 1;
@@ -530,7 +567,7 @@ static void test_exact_counts(void **state)
     assert_int_equal(sqlite3_prepare_v2(db, "PRAGMA user_version", -1, &q, NULL), SQLITE_OK);
     assert_int_equal(sqlite3_step(q), SQLITE_ROW);
     assert_int_equal(sqlite3_column_int(q, 0),
-                     4); /* 1 -> 2 -> 3 -> 4: the format this ply writes */
+                     5); /* 1 -> 2 -> 3 -> 4 -> 5: the format this ply writes */
     sqlite3_finalize(q);
     sqlite3_close(db);
     ply_split_destroy(&plan);
@@ -796,6 +833,7 @@ typedef struct kept_result {
 typedef struct kept {
     int runs, nresults;
     ply_store_run_t run;
+    int req_rc, chess960, stats, split; /* its request, read during the callback */
     ply_split_t *plan;
     kept_result_t r[4];
 } kept_t;
@@ -805,6 +843,8 @@ static int on_run_kept(void *arg, const ply_store_run_t *run, ply_split_t **plan
     kept_t *k = arg;
     k->runs++;
     k->run = *run;
+    k->req_rc = req_of(run, &k->chess960, &k->stats, &k->split);
+    k->run.request = NULL; /* the store's, valid during the callback only */
     ply_split_destroy(&k->plan);
     k->plan = *plan;
     *plan = NULL;
@@ -865,7 +905,9 @@ static void check_old_file(int later, const ply_split_t *plan)
     assert_true(r->id == OLD_RUN);
     assert_int_equal(r->kind, PLY_STORE_KIND_PERFT); /* the only kind there was */
     assert_string_equal(r->fen, START);
-    assert_true(r->depth == 3 && !r->chess960 && r->stats && r->want_split == 1);
+    assert_true(r->depth == 3);
+    /* its request, encoded from the columns of its format */
+    assert_true(k.req_rc == 0 && !k.chess960 && k.stats && k.split == 1);
     assert_true(r->verify_mode == 1 && r->verify_ppm == 250000);
     assert_true(r->job_base == 5 && r->slots == 2 && r->submitted_unix_ms == 1700000000123);
     assert_int_equal(r->results, 2);
@@ -916,10 +958,10 @@ static void check_old_file(int later, const ply_split_t *plan)
     assert_int_equal(ply_store_add_result(s, &nr, why, sizeof why), 0);
     ply_store_close(&s);
     ply_split_destroy(&k.plan);
-    assert_int_equal(format_of(meta, sizeof meta), 4);
-    assert_string_equal(meta, "ply-state 4");
+    assert_int_equal(format_of(meta, sizeof meta), 5);
+    assert_string_equal(meta, "ply-state 5");
 
-    s = ply_store_open(path, why, sizeof why); /* format 4 now: opened as it is */
+    s = ply_store_open(path, why, sizeof why); /* format 5 now: opened as it is */
     if (!s) fail_msg("%s", why);
     kept_t k2 = {0};
     assert_int_equal(ply_store_load(s, on_run_kept, on_result_kept, &k2, why, sizeof why), 0);
@@ -927,10 +969,10 @@ static void check_old_file(int later, const ply_split_t *plan)
     assert_int_equal(k2.nresults, 3);
     assert_true(k2.r[2].job == 4 && k2.r[2].has_payload && k2.r[2].payload_len == sizeof bytes);
     assert_memory_equal(k2.r[2].payload, bytes, sizeof bytes);
-    assert_null(k2.run.request); /* a perft run: its request is its columns */
+    assert_true(k2.req_rc == 0 && k2.stats && k2.split == 1); /* a perft run: its request */
     ply_split_destroy(&k2.plan);
     ply_store_close(&s);
-    assert_int_equal(format_of(meta, sizeof meta), 4);
+    assert_int_equal(format_of(meta, sizeof meta), 5);
 }
 
 /* The format-3 file (job kinds, before run requests) that format 3 left: a format-2 file as
@@ -962,6 +1004,94 @@ static void test_old_formats_migrate(void **state)
     write_format3_file(plan); /* 3 -> 4: run requests */
     check_old_file(1, plan);
     ply_split_destroy(&plan);
+}
+
+/* Protobuf's wire format by hand, for a message as PLY/1 encoded it (its fields are gone). */
+static size_t put_varint(uint8_t *p, uint64_t v)
+{
+    size_t n = 0;
+    do {
+        p[n++] = (uint8_t)((v & 0x7f) | (v > 0x7f ? 0x80 : 0));
+        v >>= 7;
+    } while (v);
+    return n;
+}
+static size_t put_field(uint8_t *p, unsigned field, int wire, uint64_t v)
+{
+    size_t n = put_varint(p, (uint64_t)field << 3 | (unsigned)wire);
+    return n + put_varint(p + n, v);
+}
+static size_t put_bytes(uint8_t *p, unsigned field, const void *b, size_t len)
+{
+    size_t n = put_field(p, field, 2, len);
+    memcpy(p + n, b, len);
+    return n + len;
+}
+
+/*
+ * The answer of a finished perft run as a format-4 file stored it: a PLY/1 RunResult whose
+ * RunAsked has PLY/1's fields 60-65 (fen, depth, chess960, stats, split_depth -1, verify),
+ * is rewritten when the file is migrated: PLY/2's RunAsked (kind 1, perft) from the run's
+ * columns, the PLY/1 fields gone, the rest of the answer as it was; so an old answer asked for
+ * again passes a PLY/2 client's checks.
+ */
+static void test_ply1_answer_migrates(void **state)
+{
+    (void)state;
+    ply_split_t *plan = plan_of(START, 3, 1);
+    write_old_file(2, 1, plan);
+    write_format3_file(plan); /* then 3 -> 4 -> 5 */
+    ply_split_destroy(&plan);
+    uint8_t asked[256], rr[512], msg[600];
+    size_t na = put_bytes(asked, 60, START, strlen(START));
+    na += put_field(asked + na, 61, 0, 2);
+    na += put_field(asked + na, 62, 0, 0);
+    na += put_field(asked + na, 63, 0, 0);
+    na += put_field(asked + na, 64, 0, (uint64_t)(int64_t)-1); /* int32 -1: ten bytes */
+    na += put_field(asked + na, 65, 0, 0);
+    size_t nr = put_field(rr, 1, 0, OLD_DONE);
+    nr += put_bytes(rr + nr, 2, START, strlen(START));
+    nr += put_field(rr + nr, 3, 0, 2);
+    nr += put_field(rr + nr, 4, 0, 400);
+    nr += put_bytes(rr + nr, 60, asked, na);
+    size_t nm = put_bytes(msg, 14, rr, nr); /* Message.run_result */
+    sqlite3 *db;
+    sqlite3_stmt *st;
+    assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
+    assert_int_equal(sqlite3_prepare_v2(db, "UPDATE runs SET reply=?1 WHERE id=?2", -1, &st, NULL),
+                     SQLITE_OK);
+    sqlite3_bind_blob(st, 1, msg, (int)nm, SQLITE_STATIC);
+    sqlite3_bind_int64(st, 2, (sqlite3_int64)OLD_DONE);
+    assert_int_equal(sqlite3_step(st), SQLITE_DONE);
+    sqlite3_finalize(st);
+    sqlite3_close(db);
+
+    char why[512] = "";
+    ply_store_t *s = ply_store_open(path, why, sizeof why);
+    if (!s) fail_msg("%s", why);
+    ply_store_finished_t g;
+    void *blob = NULL;
+    size_t n = 0;
+    assert_int_equal(ply_store_finished(s, OLD_DONE, &g, &blob, &n), 0);
+    assert_true(!g.chess960 && !g.stats && g.want_split == -1); /* read from its request */
+    ply_store_close(&s);
+    ply_msg_t *m = ply__message__unpack(NULL, n, blob);
+    free(blob);
+    assert_non_null(m);
+    char reason[256];
+    if (ply_msg_validate(m, reason, sizeof reason)) fail_msg("%s", reason);
+    assert_int_equal(m->body_case, PLY__MESSAGE__BODY_RUN_RESULT);
+    const Ply__RunResult *r = m->run_result;
+    assert_true(r->run_id == OLD_DONE && r->nodes == 400 && r->depth == 2);
+    assert_string_equal(r->fen, START);
+    const Ply__RunAsked *a = r->asked;
+    assert_true(a->has_kind && a->kind == PLY__JOB_KIND__JOB_KIND_PERFT);
+    assert_int_equal(a->base.n_unknown_fields, 0); /* PLY/1's fields 60-64 are gone */
+    assert_true(a->has_verify && a->verify == PLY__VERIFY_MODE__VERIFY_MODE_NONE);
+    assert_string_equal(a->perft->fen, START);
+    assert_true(a->perft->depth == 2 && a->perft->has_split_depth && a->perft->split_depth == -1);
+    assert_true(a->perft->has_stats && !a->perft->stats && !a->perft->chess960);
+    ply_msg_free(&m);
 }
 
 typedef struct search_seen {
@@ -1012,7 +1142,9 @@ static void test_search_request(void **state)
     ply_store_run_t run = run_of(5151, START, 0, 100);
     run.kind = PLY_STORE_KIND_SEARCH;
     run.njobs = 20;
+    run.request = NULL, run.request_len = 0;
     assert_int_equal(ply_store_add_run(s, &run, NULL, why, sizeof why), PLY_EINVAL);
+    assert_non_null(strstr(why, "run 5151: no request"));
     run.request = req, run.request_len = sizeof req;
     assert_int_equal(ply_store_add_run(s, &run, NULL, why, sizeof why), 0);
     ply_store_run_t empty = run_of(5152, START, 4, 200);
@@ -1126,6 +1258,7 @@ int main(void)
         cmocka_unit_test(test_in_use),
         cmocka_unit_test(test_exact_counts),
         cmocka_unit_test(test_old_formats_migrate),
+        cmocka_unit_test(test_ply1_answer_migrates),
         cmocka_unit_test(test_kinds),
         cmocka_unit_test(test_search_request),
     };

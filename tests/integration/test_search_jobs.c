@@ -259,6 +259,36 @@ static void test_illegal(void **state)
     ply_msg_free(&m);
 }
 
+/* A job of a kind this worker did not list (PLY/2: any number passes the envelope, with its
+ * bytes in other): refused with an error naming the kind, and the worker goes on. */
+static void test_unknown_kind(void **state)
+{
+    (void)state;
+    Ply__Job j = PLY__JOB__INIT;
+    j.has_job_id = 1, j.job_id = ++g.next_job;
+    j.has_attempt = 1, j.attempt = 1;
+    j.has_kind = 1, j.kind = 7;
+    j.has_run_id = 1, j.run_id = 1;
+    j.has_lease_ms = 1, j.lease_ms = 600000;
+    j.has_other = 1, j.other.len = 2, j.other.data = (uint8_t *)"\x08\x01";
+    ply_msg_t m = PLY__MESSAGE__INIT;
+    m.body_case = PLY__MESSAGE__BODY_JOB;
+    m.job = &j;
+    send_msg(&m);
+    ply_msg_t *a = answer(j.job_id, 30000);
+    assert_int_equal(a->body_case, PLY__MESSAGE__BODY_ERROR);
+    assert_int_equal(a->error->code, PLY_EINVAL);
+    if (!strstr(a->error->message, "job kind 7 is not one this worker runs"))
+        fail_msg("the error does not name kind 7: %s", a->error->message);
+    ply_msg_free(&a);
+    Ply__SearchJob sj = PLY__SEARCH_JOB__INIT; /* and it still searches */
+    sj.fen = "startpos";
+    sj.has_depth = 1, sj.depth = 2;
+    a = answer(send_job(&sj), 30000);
+    assert_int_equal(a->body_case, PLY__MESSAGE__BODY_RESULT);
+    ply_msg_free(&a);
+}
+
 /* Replays @l's PV with the rule engine from the position after @ply moves of @game. */
 static void replay_from(const char *const *game, int ply, const Ply__SearchLine *l,
                         ply_arb_pos_t *end)
@@ -396,10 +426,10 @@ static void test_coordinator(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_hello),       cmocka_unit_test(test_mate),
-        cmocka_unit_test(test_multipv),     cmocka_unit_test(test_illegal),
-        cmocka_unit_test(test_chunk),       cmocka_unit_test(test_cancel),
-        cmocka_unit_test(test_coordinator),
+        cmocka_unit_test(test_hello),        cmocka_unit_test(test_mate),
+        cmocka_unit_test(test_multipv),      cmocka_unit_test(test_illegal),
+        cmocka_unit_test(test_unknown_kind), cmocka_unit_test(test_chunk),
+        cmocka_unit_test(test_cancel),       cmocka_unit_test(test_coordinator),
     };
     return cmocka_run_group_tests_name("search_jobs", tests, setup, teardown);
 }

@@ -531,6 +531,17 @@ static void test_malformed(void **state)
         strstr(e->error->message, "worker old speaks PLY/1, this ply PLY/2: upgrade the worker"));
     ply_msg_free(&e);
     assert_true(coord_counters(t).malformed >= 10);
+    /* a kind number the envelope passes (its request in other) but the registry does not
+     * know: refused, naming the number */
+    Ply__Submit sub = PLY__SUBMIT__INIT;
+    sub.has_kind = 1, sub.kind = 9;
+    sub.has_other = 1, sub.other.len = 2, sub.other.data = (uint8_t *)"\x08\x01";
+    m.body_case = PLY__MESSAGE__BODY_SUBMIT;
+    m.submit = &sub;
+    e = raw_exchange(d, ply_msg_encode(&m));
+    assert_int_equal(e->error->code, PLY_EINVAL);
+    assert_non_null(strstr(e->error->message, "job kind 9 is not one this coordinator runs"));
+    ply_msg_free(&e);
     zsock_destroy(&d);
 
     /* and a run still completes */

@@ -72,10 +72,10 @@ typedef struct ply__kind {
      */
     double (*job_estimate)(run_t *run, size_t job);
     /**
-     * fill_job - the kind's part of the Job message of task @t (the kind, the
-     * position and what to compute). Strings point into the run, which
-     * outlives the send; the scheduler fills the ids, attempt, lease and
-     * no_hash.
+     * fill_job - the kind's part of the Job message of task @t (the kind and its
+     * payload: Job.perft, Job.search, or another kind's bytes in Job.other).
+     * Strings point into the run, which outlives the send; the scheduler fills
+     * the ids, attempt, lease and, for a perft job, no_hash.
      */
     void (*fill_job)(const run_t *run, size_t t, Ply__Job *job);
     /**
@@ -121,7 +121,8 @@ typedef struct ply__kind {
 
     /**
      * fill_asked - what @run computes (RunAsked, every answer about it says it), strings
-     * pointing into @run; NULL: the perft fields of run_t (ply__run_asked).
+     * pointing into @run; NULL: RunAsked.perft from the perft fields of run_t
+     * (ply__run_asked).
      */
     void (*fill_asked)(const run_t *run, Ply__RunAsked *a);
     /** fill_accepted - the kind's part of the Accepted message (strings point into @run). */

@@ -9,7 +9,7 @@
  * commit message as "Bench: N"). The CI compares it with the latest commit
  * message that has one (scripts/check-bench.sh).
  *
- * Then a search part: the analysis engine (worker/search.h) searches a fixed
+ * Then a search part: the analysis engine (worker/engine/search.h) searches a fixed
  * list of positions to a fixed depth on one thread with a 16 MiB table
  * cleared before each position, which makes its node total deterministic
  * (search.h), and prints "Search nodes: N" and "Search nodes/second: M".

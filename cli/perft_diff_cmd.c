@@ -8,7 +8,7 @@
  * ("missing"), the moves the engine has and ply lacks ("extra"), and the
  * path from the root.
  *
- * ply's side is the fast engine counted in-process (worker/perft.h: bulk
+ * ply's side is the fast engine counted in-process (worker/engine/perft.h: bulk
  * counting, OpenMP, a transposition table), so the walk costs about one
  * perft(N) on each side. At the position found, ply's rule engine (the
  * arbiter, an independent generator) lists the moves too, and the report says

@@ -1,6 +1,6 @@
 /*
  * `ply uci`: the analysis engine behind the Universal Chess Interface on
- * stdin and stdout, for GUIs and match tools (the loop is worker/uci.c,
+ * stdin and stdout, for GUIs and match tools (the loop is worker/uci/uci.c,
  * shared with `ply-worker --uci`).
  */
 #include <stdio.h>

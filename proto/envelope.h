@@ -79,7 +79,7 @@
 #define PLY_MAX_OWNER_TOKEN 128
 /** Most runs a StatusReply lists. */
 #define PLY_MAX_STATUS_RUNS 256
-/** Deepest search a job may ask for, plies (worker/search.h, PLY_SEARCH_MAX_DEPTH). */
+/** Deepest search a job may ask for, plies (worker/engine/search.h, PLY_SEARCH_MAX_DEPTH). */
 #define PLY_SEARCH_JOB_MAX_DEPTH 100
 /** Deepest iteration a search line may report, plies: an engine that finds a position resolved
  * iterates on to its own limit (Stockfish 15.1 reported depth 146 at 10,000 nodes on a WAC
@@ -91,7 +91,7 @@
 #define PLY_SEARCH_REPRO_HASH_MIB 16
 /** Most lines of a search job (multipv), and of its result (PLY_SEARCH_MAX_MULTIPV). */
 #define PLY_SEARCH_JOB_MAX_MULTIPV 64
-/** Most game-history moves of a search job (worker/search.h, PLY_SEARCH_MAX_HISTORY). */
+/** Most game-history moves of a search job (worker/engine/search.h, PLY_SEARCH_MAX_HISTORY). */
 #define PLY_SEARCH_JOB_MAX_MOVES 1024
 /** Longest principal variation of a search line, moves (PLY_SEARCH_MAX_PLY). */
 #define PLY_SEARCH_JOB_MAX_PV 128

@@ -5,15 +5,16 @@
 # faulty-worker tests with the real programs.
 
 # A worker that corrupts one count in N (--fault-every N), for the
-# verification tests only: ply-worker's own sources compiled with
+# verification tests only: ply-worker's own sources (worker/main.c and the
+# daemon's, as worker/daemon/CMakeLists.txt lists them) compiled with
 # PLY_FAULT_INJECTION. Never installed; ply-worker itself has no such code.
-add_executable(ply-worker-faulty ${PROJECT_SOURCE_DIR}/worker/main.c
-  ${PROJECT_SOURCE_DIR}/worker/service.c ${PROJECT_SOURCE_DIR}/worker/search_msg.c
-  ${PROJECT_SOURCE_DIR}/worker/analysis.c
-  ${PROJECT_SOURCE_DIR}/worker/analysis_uci.c)
+get_target_property(ply_daemon_dir ply_worker SOURCE_DIR)
+get_target_property(ply_daemon_sources ply_worker SOURCES)
+list(TRANSFORM ply_daemon_sources PREPEND "${ply_daemon_dir}/")
+add_executable(ply-worker-faulty ${PROJECT_SOURCE_DIR}/worker/main.c ${ply_daemon_sources})
 target_compile_definitions(ply-worker-faulty PRIVATE PLY_FAULT_INJECTION)
-target_include_directories(ply-worker-faulty PRIVATE ${PROJECT_SOURCE_DIR}/worker)
-target_link_libraries(ply-worker-faulty PRIVATE ply_perft ply_proto ply_uci ply_uci_client ply_flags)
+target_include_directories(ply-worker-faulty PRIVATE ${ply_daemon_dir})
+target_link_libraries(ply-worker-faulty PRIVATE ply_analysis ply_perft ply_search ply_proto ply_uci ply_flags)
 
 # The state file: write, read back, refuse foreign, damaged, newer or shared files.
 ply_unit_test(test_store

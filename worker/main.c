@@ -2,7 +2,7 @@
  * ply-worker: the compute node. Connects to a coordinator and counts perft
  * jobs on all its cores, and runs search jobs on ply's engine or on an
  * external UCI engine (--engine), until stopped (SIGINT/SIGTERM) or told Bye. With
- * --uci it is instead the analysis engine on stdin/stdout (worker/uci.h).
+ * --uci it is instead the analysis engine on stdin/stdout (worker/uci/uci.h).
  */
 #include <getopt.h>
 #include <signal.h>

@@ -7,7 +7,7 @@
  * Two backends index two copies of the tables: "fancy" magic multiplication
  * (chessprogramming wiki, "Magic Bitboards"), which runs on any CPU, and
  * BMI2's PEXT, one instruction. A translation unit compiled with -mbmi2 and
- * PLY_KERNEL_PEXT defined (the PEXT perft kernel, worker/perft_pext.c) gets
+ * PLY_KERNEL_PEXT defined (the PEXT perft kernel, worker/engine/perft_pext.c) gets
  * PEXT; every other one gets magic. Which kernel runs is decided once at
  * start-up from the CPU (ply_attacks_use_pext), so the default build runs
  * everywhere and uses PEXT where it is fast. The tables are built by a

@@ -214,7 +214,7 @@ static void test_state_resume(void **state)
  * of one chunk quarantined it and the game went unanalysed. tests/data/pgn/mate-lines.pgn
  * (a rook endgame, see PROVENANCE.md) at 5,000 nodes a position on one thread gave 4 refused
  * lines and an unanalysed game; the worker now completes such a line from the position at
- * its end (worker/analysis.c, complete_mate), and none is refused.
+ * its end (worker/daemon/analysis.c, complete_mate), and none is refused.
  */
 static void test_mate_lines(void **state)
 {

@@ -1,6 +1,6 @@
 /*
  * Search jobs on the real ply-worker driving an external UCI engine
- * (ply-worker --engine, worker/analysis_uci.c; issue 11, part 2), with a raw
+ * (ply-worker --engine, worker/daemon/analysis_uci.c; issue 11, part 2), with a raw
  * ROUTER socket on loopback as the coordinator, as test_search_jobs.c does
  * for the builtin engine. Two groups, chosen by the first argument:
  *

@@ -1,6 +1,6 @@
 /*
  * Scripted UCI conversations with the real `ply uci` (and `ply-worker --uci`)
- * over its stdin and stdout, as a GUI has them: every command of worker/uci.h,
+ * over its stdin and stdout, as a GUI has them: every command of worker/uci/uci.h,
  * searches stopped at once, roots without moves, Chess960 castling, malformed
  * input, multi-PV, perft, quit and end of input during a search, and the
  * reproducibility of `go nodes`.
@@ -10,7 +10,7 @@
  * (quoted where used); the legality of every bestmove and PV move, and the
  * mate or stalemate of a root, from the rule engine (common/arbiter), never
  * from ply's fast board; protocol behaviour from the UCI specification (April
- * 2006) and Stockfish 15.1's answers where it is vague (worker/uci.h says where ply
+ * 2006) and Stockfish 15.1's answers where it is vague (worker/uci/uci.h says where ply
  * differs). Searches are bounded by depth or nodes, or stopped, never timed,
  * so that a loaded machine makes them slower, not different.
  */

@@ -40,7 +40,7 @@ $(cat "$out/tune.err")"
 grep -q '^\.piece_value = {' "$out/tuned.inc" || fail "tune: no initializer in the output"
 
 "$tune" tune "$out/pos.txt" - 0 all "$out/same.inc" 2>"$out/tune0.err" || fail "$(cat "$out/tune0.err")"
-sed -n '/eval_params_t param = {/,/^};/p' "$src/worker/eval.c" | sed '1d;$d' | tr -d ' \n' \
+sed -n '/eval_params_t param = {/,/^};/p' "$src/worker/engine/eval.c" | sed '1d;$d' | tr -d ' \n' \
     >"$out/eval.txt"
 tr -d ' \n' <"$out/same.inc" >"$out/same.txt"
 [ -s "$out/eval.txt" ] || fail "eval.c: no 'eval_params_t param = {' initializer found"

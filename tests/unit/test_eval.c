@@ -1,5 +1,5 @@
 /*
- * Unit tests of worker/eval.c and worker/see.c.
+ * Unit tests of worker/engine/eval.c and worker/engine/see.c.
  *
  * The evaluation has no external oracle, so it is tested by properties that
  * any sound evaluation has: colour symmetry (a position and its colour-flipped

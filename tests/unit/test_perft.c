@@ -1,5 +1,5 @@
 /*
- * Unit tests of worker/perft and worker/tt: counts with and without the
+ * Unit tests of worker/engine/perft and worker/engine/tt: counts with and without the
  * shared table (including a table so small that every position collides),
  * the fifteen statistics against the Grand Chess Tree result files
  * (tests/data/perft_p0_results.json, perft_p1_results.json), divide, OpenMP

@@ -1,8 +1,8 @@
 /*
- * The analysis engine (worker/search.h): mates found with their exact
+ * The analysis engine (worker/engine/search.h): mates found with their exact
  * score and a PV that the rule engine replays into checkmate, the draw
  * rules inside the search, multi-PV and searchmoves, determinism, stop,
- * ponder and Lazy SMP, and the search table (worker/stt.h).
+ * ponder and Lazy SMP, and the search table (worker/engine/stt.h).
  *
  * Expected values: the mates are in tests/data/search-mates.epd, each
  * checked with Stockfish 15.1 (PROVENANCE.md there); positions here are

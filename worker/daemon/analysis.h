@@ -4,7 +4,7 @@
  * and give back every line as text (UCI moves), ready for a Result.
  *
  * Backends implement ply_analysis_ops_t: ply's own engine in-process
- * ("builtin", worker/search.h, OpenMP threads on one shared table) and an
+ * ("builtin", worker/engine/search.h, OpenMP threads on one shared table) and an
  * external UCI engine driven as a child process ("uci", analysis_uci.c). The worker's
  * compute loop sees only this interface.
  *
@@ -148,7 +148,7 @@ const char *ply_analysis_name(const ply_analysis_t *a);
 
 /**
  * ply_analysis_uci_new - an external UCI engine as a backend
- * (worker/analysis_uci.c): start @cmdline (a program and its arguments,
+ * (analysis_uci.c): start @cmdline (a program and its arguments,
  * split as ply_uci_client_start does, no shell), shake hands, and apply @options
  * (@n_options of "NAME=VALUE", or "NAME" for a button, 0..64; copied), each
  * one the engine must offer. Its runs set MultiPV (refused with PLY_EINVAL

@@ -1,6 +1,6 @@
 /*
  * The Universal Chess Interface over two stdio streams, so that GUIs and
- * match tools can drive ply's search (worker/search.h). `ply uci` and
+ * match tools can drive ply's search (worker/engine/search.h). `ply uci` and
  * `ply-worker --uci` both run ply_uci_loop on stdin and stdout; the tests
  * drive it the same way.
  *
@@ -45,7 +45,7 @@
  *   - `setoption name UCI_Chess960` applies from the next `position`
  *     command, which it decides how to read (KQkq as X-FEN) and write;
  *   - `go perft N`: Stockfish's divide ("e2e4: 20" per root move, a blank
- *     line, "Nodes searched: N", a blank line), counted by worker/perft.h
+ *     line, "Nodes searched: N", a blank line), counted by worker/engine/perft.h
  *     with the Threads option and a 16 MiB table; `stop` cancels it (an
  *     `info string` says so and no count is written).
  */

@@ -1,5 +1,5 @@
 /* The perft kernel with BMI2 PEXT sliders: compiled with -mbmi2 and
- * PLY_KERNEL_PEXT (worker/CMakeLists.txt), run only when the CPU has a fast
+ * PLY_KERNEL_PEXT (worker/engine/CMakeLists.txt), run only when the CPU has a fast
  * PEXT (ply_attacks_use_pext). */
 #if !defined(PLY_KERNEL_PEXT)
 #error "perft_pext.c must be compiled with PLY_KERNEL_PEXT and -mbmi2"

@@ -31,7 +31,7 @@ typedef struct ply_worker_config {
                               reconnect and say HELLO again (also when it answers that it does
                               not know us: it restarted); with curve, a worker never welcomed
                               still returns on silence (a refused key looks like silence) */
-    struct ply_analysis *search_backend; /* search jobs' backend (worker/analysis.h), not
+    struct ply_analysis *search_backend; /* search jobs' backend (analysis.h), not
                                             owned; NULL: ply's engine, made by the first one */
     const struct ply_curve_client *curve; /* CURVE keys (proto/security.h), not owned; or NULL */
     unsigned fault_every; /* test builds (PLY_FAULT_INJECTION) only: add 1 to the count of every

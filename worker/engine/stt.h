@@ -10,7 +10,7 @@
  * Invariants:
  *   - An entry is two 64-bit words, data and check = key[0] ^ data (the
  *     "lockless hashing" of Hyatt and Mann, ICGA Journal 2002, as in
- *     worker/tt.h). The bucket index comes from key[1], so a probe is
+ *     tt.h). The bucket index comes from key[1], so a probe is
  *     verified against all 64 bits of key[0] plus the index bits of key[1].
  *     A read torn by a concurrent write fails the check (except with
  *     probability about 2^-64), and a stored move is never played before the

@@ -6,7 +6,7 @@
  * Backends implement ply_analysis_ops_t: ply's own engine in-process
  * ("builtin", worker/engine/search.h, OpenMP threads on one shared table) and an
  * external UCI engine driven as a child process ("uci", analysis_uci.c). The worker's
- * compute loop sees only this interface.
+ * search job runner (run_search.c) sees only this interface.
  *
  * Threads: one controlling thread calls ply_analysis_run (it blocks);
  * ply_analysis_stop may be called from any other thread at any time. A stop

@@ -1,7 +1,7 @@
 /*
  * A search job's answer as the wire's Result (Result.search, ply.proto's SearchResult):
  * every line as the analysis backend gave it, in UCI text, with who computed it. The
- * worker service (service.c) fills one and hands it to its network actor.
+ * search job runner (run_search.c) fills one and hands it to the network actor.
  */
 #ifndef PLY_WORKER_SEARCH_MSG_H
 #define PLY_WORKER_SEARCH_MSG_H

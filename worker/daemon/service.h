@@ -1,13 +1,13 @@
 /*
- * The worker service: connects one DEALER socket to a coordinator, asks for
- * jobs by credit, computes each with ply_perft_run on OpenMP threads sharing
- * one transposition table, and returns results.
+ * The worker service, the daemon of ply-worker: connects one DEALER socket to a
+ * coordinator, asks for jobs by credit, runs each on the engine (worker/engine/) with the
+ * runner of its kind (perft: ply_perft_run on OpenMP threads sharing one transposition
+ * table; search: an analysis backend, analysis.h), and returns results.
  *
- * Threads: a czmq actor owns the socket (STYLE.md rule 6) and sends
- * heartbeats carrying the progress counter while the calling thread and its
- * OpenMP team compute; the two talk only through the actor's pipe and two
- * atomics (progress, stop). So a job of any length never silences the
- * heartbeat.
+ * Threads: a network actor owns the socket (STYLE.md rule 6) and sends heartbeats
+ * carrying the progress counter while the calling thread and its OpenMP team compute;
+ * the two talk only through the actor's pipe and the shared state of daemon.h (progress,
+ * stop, the running job). So a job of any length never silences the heartbeat.
  *
  * The same code runs as the ply-worker program and, over inproc://, inside
  * the ply command's embedded default.
@@ -31,8 +31,8 @@ typedef struct ply_worker_config {
                               reconnect and say HELLO again (also when it answers that it does
                               not know us: it restarted); with curve, a worker never welcomed
                               still returns on silence (a refused key looks like silence) */
-    struct ply_analysis *search_backend; /* search jobs' backend (analysis.h), not
-                                            owned; NULL: ply's engine, made by the first one */
+    struct ply_analysis *search_backend;  /* search jobs' backend (analysis.h), not
+                                             owned; NULL: ply's engine, made by the first one */
     const struct ply_curve_client *curve; /* CURVE keys (proto/security.h), not owned; or NULL */
     unsigned fault_every; /* test builds (PLY_FAULT_INJECTION) only: add 1 to the count of every
                              Nth job, to show that --verify catches a faulty worker; 0 = never,

@@ -25,7 +25,7 @@
  *
  * One name for the module: folder uci_client/, type ply_uci_client_t, prefix
  * ply_uci_client_, target ply_uci_client. (The UCI server, ply's own engine
- * speaking UCI to a GUI, is worker/uci.h's ply_uci_loop.)
+ * speaking UCI to a GUI, is worker/uci/uci.h's ply_uci_loop.)
  */
 #ifndef PLY_UCI_CLIENT_H
 #define PLY_UCI_CLIENT_H

@@ -9,7 +9,7 @@
  * credit, runs FIFO, each run's queue (re-queued tasks, checks, tie-breaks)
  * ahead of its first computations, biggest job first. A run's tasks go only
  * to workers that run its kind (kind->worker_fits). A queued task goes to
- * the first worker that may take it (verify.c: a check prefers another
+ * the first worker that may take it (its kind's rule, kind->eligible: a perft check prefers another
  * worker with another Zobrist seed; a failed task prefers another worker).
  *
  * A lease bounds each attempt (lease_for); an attempt that fails (its worker
@@ -251,7 +251,7 @@ static int next_job(ply_coordinator_t *c, peer_t *p, run_t **out, size_t *idx, i
                 queue_remove(run, k); /* settled or given up meanwhile */
                 continue;
             }
-            if (ply__may_take(c, run, t, p, no_hash)) {
+            if (run->kind->eligible(c, run, t, p, no_hash)) {
                 queue_remove(run, k);
                 *out = run, *idx = t;
                 return 1;
@@ -261,7 +261,7 @@ static int next_job(ply_coordinator_t *c, peer_t *p, run_t **out, size_t *idx, i
         while (run->next_pending < run->njobs) {
             size_t t = run->next_pending++;
             if (run->jobs[t].state != JOB_PENDING) continue; /* restored from the state file */
-            if (ply__may_take(c, run, t, p, no_hash)) {
+            if (run->kind->eligible(c, run, t, p, no_hash)) {
                 *out = run, *idx = t;
                 return 1;
             }

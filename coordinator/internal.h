@@ -15,15 +15,16 @@
  *                  fill a job, take a result, restore it, describe, answer),
  *                  and the registry of kinds; the files above call a run's
  *                  kind through run->kind and know nothing of chess
- * Kind 1, perft (its modules). The generic files still call verify.c and
- * drill.c for what the task roles (below) mean to the scheduler: wire ids,
- * which worker may take a role, the bounded waits, exclusion, giving up a
- * drill-down; those are to move with the roles when a second kind needs them.
+ *   verification.c the verification service every kind calls: task slots
+ *                  and their allocation, the secret wire ids, the CSPRNG
+ *                  sample, identities, exclusion and its report, the first-
+ *                  computation rule, the wait of a run left with liars only
+ * Kind 1, perft (its modules):
  *   kind_perft.c   perft behind the seam
  *   split.c        the split of a run into jobs (on the thread pool)
- *   verify.c       verification's plan: the modes, the sample, wire ids,
- *                  identities, who may take a check, the bounded waits,
- *                  storing a computation, the Verification report
+ *   verify.c       perft's verification: who may take a check, tie-break
+ *                  or drill-down, its bounded waits, storing a computation,
+ *                  the Verification report
  *   settle.c       the run's sums, comparing and settling the computations
  *                  of a job, excluding an identity caught wrong
  *   drill.c        the rule engine's counts (on the thread pool) and the
@@ -278,7 +279,7 @@ typedef struct run {
     ply_stats128_t *divide_stats; /* per root move, when stats */
     int divide_has_stats;
     uint32_t perft1_checked;
-    /* the trust model (verify.c) */
+    /* the trust model (verification.c) */
     uint32_t *wire, *unwire; /* verified runs: task -> job id offset and back (a secret random
                                 permutation, so that a check's id looks like any other) */
     uint8_t *select;         /* per job: chosen (by a CSPRNG) for a second computation */
@@ -718,72 +719,30 @@ void ply__on_client_message(ply_coordinator_t *c, zframe_t *rid, const char *ide
  */
 void ply__pump(ply_coordinator_t *c);
 
-/* ---- verify.c ---- */
+/* ---- verify.c (perft's verification, on the verification service: verification.h) ---- */
 
-/* The worker id and identity of the rule engine's computations. */
-#define PLY__ARBITER_ID "arbiter"
-
-/** ply__role_of - the computation role (PLY__FIRST...PLY__DRILL) of task @t of @run. */
-static inline size_t ply__role_of(const run_t *run, size_t t)
-{
-    return t / run->njobs;
-}
-
-/** ply__job_of - the job (index in the plan) of task @t of @run. */
-static inline size_t ply__job_of(const run_t *run, size_t t)
-{
-    return t % run->njobs;
-}
-
-/** ply__task_of - the task of computation @role of job @idx of @run. */
-static inline size_t ply__task_of(const run_t *run, size_t idx, int role)
-{
-    return (size_t)role * run->njobs + idx;
-}
-
-/** ply__verify_setup - size the run's tasks for its mode (slots, ntasks, jobs, settled, v). */
-int ply__verify_setup(run_t *run);
+/** ply__perft_verify_setup - size a perft run's tasks for its mode (verification.h's
+ * ply__verify_tasks: 1 or PLY__ROLES slots) and its computations (v, acc_stats). 0,
+ * PLY_ENOMEM or PLY_EIO. */
+int ply__perft_verify_setup(run_t *run);
+/** ply__perft_verify_free - free what ply__perft_verify_setup and the computations allocated
+ * (the service's part is freed by ply__verify_free). */
+void ply__perft_verify_free(run_t *run);
 /**
- * ply__verify_draw - the draws of a run whose tasks are sized (slots, ntasks, jobs, select):
- * every task past the first computations unused, the wire ids permuted (slots > 1), the sample
- * chosen (mode sample), run->selected counted. 0 or PLY_ENOMEM / PLY_EIO (no random bytes).
- */
-int ply__verify_draw(run_t *run);
-/** ply__verify_free - free what ply__verify_setup and the computations allocated. */
-void ply__verify_free(run_t *run);
-/** ply__verify_selected - 1 when job @idx needs a second computation in this run's mode. */
-int ply__verify_selected(const run_t *run, size_t idx);
-/**
- * ply__wire_id - the job id task @t of @run is sent with (Job.job_id, Cancel):
- * job_base plus, in verified runs, a secret random permutation of the task
- * ids, so that a worker cannot tell a check or a tie-break from a first
- * computation by its id. Logs and reports number tasks job_base + t.
- */
-uint64_t ply__wire_id(const run_t *run, size_t t);
-/** ply__task_of_wire - the task whose wire id is @id (ply__wire_id's inverse), or -1. */
-int64_t ply__task_of_wire(const run_t *run, uint64_t id);
-/** ply__verify_mode_text - "none", "sample=0.05", "all" into @buf. */
-void ply__verify_mode_text(int mode, uint32_t ppm, char *buf, size_t len);
-/**
- * ply__eligible - whether worker @p may take task @t of @run now (the best
- * worker available for its role), and whether it must then count without its
+ * ply__perft_eligible - whether worker @p may take task @t of perft run @run now (the best
+ * worker available for its role: a check by another identity and seed, a tie-break by a
+ * third, a drill-down by the worker that lost), and whether it must then count without its
  * hash table (*no_hash).
  */
-int ply__eligible(ply_coordinator_t *c, const run_t *run, size_t t, const peer_t *p, int *no_hash);
-/** ply__may_take - ply__eligible, or the run's kind's own rule (kind->eligible) when it has one. */
-int ply__may_take(ply_coordinator_t *c, const run_t *run, size_t t, const peer_t *p, int *no_hash);
-/** ply__anyone_eligible - 1 when some connected worker may take task @t of @run now. */
-int ply__anyone_eligible(ply_coordinator_t *c, const run_t *run, size_t t);
-/** ply__excluded_text - the identities excluded from @run and why, "; "-separated, into @buf. */
-void ply__excluded_text(const run_t *run, char *buf, size_t len);
-/** ply__verify_tick - bounded waits: tie-breaks without a third worker, drill-down targets gone. */
-void ply__verify_tick(ply_coordinator_t *c, uint64_t now);
+int ply__perft_eligible(ply_coordinator_t *c, const run_t *run, size_t t, const peer_t *p,
+                        int *no_hash);
+/** ply__perft_verify_tick - perft's bounded waits: tie-breaks without a third worker,
+ * drill-down targets gone. */
+void ply__perft_verify_tick(ply_coordinator_t *c, run_t *run, uint64_t now);
 /** ply__verification - fill @v (and its arrays in @buf) with what was verified; free with _free. */
 typedef struct ply__vreport ply__vreport_t;
 ply__vreport_t *ply__verification(const run_t *run, Ply__Verification *v);
 void ply__vreport_free(ply__vreport_t **r);
-/** ply__excluded - 1 when identity @identity was caught wrong in @run (it gets no more jobs). */
-int ply__excluded(const run_t *run, const char *identity);
 /** ply__comp_store - store computation @comp of task @t; 0 or PLY_EDB (reason in @why). */
 int ply__comp_store(ply_coordinator_t *c, const run_t *run, size_t t, const ply__comp_t *comp,
                     char *why, size_t why_len);
@@ -791,20 +750,6 @@ int ply__comp_store(ply_coordinator_t *c, const run_t *run, size_t t, const ply_
 void ply__comp_free(ply__comp_t *comp);
 /** ply__vjob_free - free the computations of a job (*@vp, which may be NULL); NULLs *@vp. */
 void ply__vjob_free(ply__vjob_t **vp);
-/**
- * ply__ident_exclude - marks @identity (its worker @worker, for the report) caught wrong in
- * @run with the reason @why, logs it and withdraws its tasks (ply__withdraw). Returns 1 when
- * newly excluded: the caller then re-opens what rested on it (perft: ply__exclude; search:
- * search_verify.c). 0 when it already was, or when out of memory (the run then fails).
- */
-int ply__ident_exclude(ply_coordinator_t *c, run_t *run, const char *identity, const char *worker,
-                       const char *why);
-/**
- * ply__ident_of - the index of @identity in run->idents (added when new;
- * @worker, when not NULL, noted as the worker id it last used), or
- * PLY__WHO_NONE when there is no room or memory.
- */
-unsigned ply__ident_of(run_t *run, const char *identity, const char *worker);
 
 /* ---- settle.c ---- */
 
@@ -823,15 +768,15 @@ void ply__take(ply_coordinator_t *c, run_t *run, size_t t, ply__comp_t *comp, in
 /** ply__settle_all - after a restore: settle or re-activate every job of the run. */
 void ply__settle_all(ply_coordinator_t *c, run_t *run);
 /**
- * ply__exclude - identity @identity (worker id @worker) was caught wrong in
- * @run (@why says how): it gets none of the run's jobs any more, the tasks it
- * holds are withdrawn, its computations of unsettled jobs are dropped, and
- * every settled job whose counts rest on it (not confirmed by the rule
- * engine) is taken out of the sums and computed again by other identities.
+ * ply__perft_exclude - identity @identity (worker id @worker) was caught wrong in
+ * @run (@why says how): the verification service's ply__exclude (no more of the
+ * run's jobs, its tasks withdrawn), with its computations of unsettled jobs
+ * dropped and every settled job whose counts rest on it (not confirmed by the
+ * rule engine) taken out of the sums and computed again by other identities.
  * Dropped computations are deleted from the state file. Idempotent.
  */
-void ply__exclude(ply_coordinator_t *c, run_t *run, const char *identity, const char *worker,
-                  const char *why);
+void ply__perft_exclude(ply_coordinator_t *c, run_t *run, const char *identity,
+                        const char *worker, const char *why);
 
 /* ---- drill.c ---- */
 

@@ -6,7 +6,9 @@
  * the run's answer, stores and restores it, and builds the answer and its
  * part of the progress. Each kind is one module: kind 1, perft, is
  * kind_perft.c (on split.c, verify.c, settle.c and drill.c); kind 2, search,
- * is kind_search.c.
+ * is kind_search.c. Every member is required: what kinds share (task slots,
+ * wire ids, the sample, identities and exclusion) is the verification
+ * service (verification.h), which each kind calls, never a default.
  *
  * Every member is called on the loop thread, except plan (libuv's thread
  * pool). Task t of a run is computation role t / run->njobs of job
@@ -19,6 +21,7 @@
 #include <stdint.h>
 
 #include "internal.h"
+#include "verification.h"
 
 typedef struct ply__kind {
     /** The kind's number in the protocol and the state file (Ply__JobKind). */
@@ -56,16 +59,23 @@ typedef struct ply__kind {
     int (*worker_fits)(const run_t *run, const peer_t *p);
     /**
      * eligible - whether worker @p (it fits the run) may take task @t of @run now, and
-     * whether without its hash table (*no_hash); NULL: verify.c's rule (ply__eligible, perft's
-     * roles: checks by another identity and seed, tie-breaks by a third, drill-downs).
+     * whether without its hash table (*no_hash); the kind's rule for its roles, starting
+     * from the verification service's (verification.h: ply__eligible_first).
      */
     int (*eligible)(ply_coordinator_t *c, const run_t *run, size_t t, const peer_t *p,
                     int *no_hash);
     /**
-     * verify_tick - at every tick, for an active run with checks (slots > 1): the kind's
-     * bounded waits (a tie-break that no worker can take); NULL: verify.c's (perft's).
+     * verify_tick - at every tick, for an active run (after the verification service's wait
+     * of a run left with only workers caught wrong): the kind's bounded waits (a check or a
+     * tie-break that no worker can take); nothing for a run without checks.
      */
     void (*verify_tick)(ply_coordinator_t *c, run_t *run, uint64_t now);
+    /**
+     * describe_wait - what pending task @t of active @run, that no connected worker may
+     * take, waits for ("another worker ... to check job N"), into @buf (@len bytes):
+     * RunProgress.waiting (verification.h's ply__verify_wait_text, or the kind's words).
+     */
+    void (*describe_wait)(const run_t *run, size_t t, char *buf, size_t len);
     /**
      * job_estimate - the estimated work of job @job in nodes (sizes the
      * lease of its attempts, dispatch.c); > 0.
@@ -95,8 +105,7 @@ typedef struct ply__kind {
     /**
      * refused_result - worker @p's Result for in-flight task @t of @run did not pass the
      * envelope (@why: malformed, cut short); @p held that attempt and no longer does. The
-     * kind fails the attempt (ply__job_requeue) and reports it. NULL: the message is only
-     * dropped, and the attempt ends with its lease (perft, as before).
+     * kind fails the attempt (ply__job_requeue) and reports it.
      */
     void (*refused_result)(ply_coordinator_t *c, run_t *run, size_t t, peer_t *p, const char *why);
     /**
@@ -121,10 +130,9 @@ typedef struct ply__kind {
 
     /**
      * fill_asked - what @run computes (RunAsked, every answer about it says it), strings
-     * pointing into @run; NULL: RunAsked.perft from the perft fields of run_t
-     * (ply__run_asked).
+     * pointing into @run.
      */
-    void (*fill_asked)(const run_t *run, Ply__RunAsked *a);
+    void (*fill_asked)(const run_t *run, ply__asked_t *a);
     /** fill_accepted - the kind's part of the Accepted message (strings point into @run). */
     void (*fill_accepted)(const run_t *run, Ply__Accepted *a);
     /**

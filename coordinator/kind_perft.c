@@ -88,12 +88,12 @@ static int perft_setup(run_t *run)
     run->divide = calloc((size_t)plan->nroot + 1, sizeof *run->divide);
     run->divide_stats = calloc((size_t)plan->nroot + 1, sizeof *run->divide_stats);
     if (!run->divide || !run->divide_stats) return PLY_ENOMEM;
-    return ply__verify_setup(run);
+    return ply__perft_verify_setup(run);
 }
 
 static void perft_free_run(run_t *run)
 {
-    ply__verify_free(run);
+    ply__perft_verify_free(run);
     ply_split_destroy(&run->plan);
     free(run->divide);
     free(run->divide_stats);
@@ -247,7 +247,7 @@ static void check_failed(ply_coordinator_t *c, run_t *run, size_t t, peer_t *p, 
 {
     ply_warn("run %" PRIu64 ": %s", run->id, why);
     ply__job_requeue(c, run, t, 1, why);
-    if (run->state == RUN_ACTIVE) ply__exclude(c, run, p->identity, p->worker_id, why);
+    if (run->state == RUN_ACTIVE) ply__perft_exclude(c, run, p->identity, p->worker_id, why);
 }
 
 /*
@@ -437,6 +437,24 @@ static void perft_describe_job(const run_t *run, size_t job, char *buf, size_t l
 
 /* ---------------------------------------------------- answers and progress */
 
+static void perft_fill_asked(const run_t *run, ply__asked_t *asked)
+{
+    Ply__PerftRequest *p = &asked->perft;
+    *p = (Ply__PerftRequest)PLY__PERFT_REQUEST__INIT;
+    p->fen = (char *)run->fen;
+    p->has_depth = 1, p->depth = run->depth;
+    p->has_chess960 = 1, p->chess960 = run->chess960 != 0;
+    p->has_stats = 1, p->stats = run->want_stats != 0;
+    p->has_split_depth = 1, p->split_depth = run->want_split < 0 ? -1 : run->want_split;
+    Ply__RunAsked *a = &asked->msg;
+    *a = (Ply__RunAsked)PLY__RUN_ASKED__INIT;
+    a->has_kind = 1, a->kind = PLY__JOB_KIND__JOB_KIND_PERFT;
+    a->perft = p;
+    a->has_verify = 1, a->verify = (Ply__VerifyMode)run->verify_mode;
+    if (run->verify_mode == PLY__VERIFY_MODE__VERIFY_MODE_SAMPLE)
+        a->has_verify_ppm = 1, a->verify_ppm = run->verify_ppm;
+}
+
 static void perft_fill_accepted(const run_t *run, Ply__Accepted *a)
 {
     const ply_split_t *plan = run->plan;
@@ -516,7 +534,7 @@ static zmsg_t *perft_answer(ply_coordinator_t *c, run_t *run)
         rr.has_results_restored = 1, rr.results_restored = run->results_restored;
         rr.has_results_computed = 1, rr.results_computed = run->results_computed;
         ply__asked_t asked;
-        ply__run_asked(&asked, run);
+        perft_fill_asked(run, &asked);
         rr.asked = &asked.msg;
         ply_msg_t m = PLY__MESSAGE__INIT;
         m.body_case = PLY__MESSAGE__BODY_RUN_RESULT;
@@ -554,6 +572,9 @@ const ply__kind_t ply__kind_perft = {
     .job_estimate = perft_job_estimate,
     .fill_job = perft_fill_job,
     .handed_out = ply__on_handout,
+    .eligible = ply__perft_eligible,
+    .verify_tick = ply__perft_verify_tick,
+    .describe_wait = ply__verify_wait_text,
     .take_result = perft_take_result,
     .refused_result = perft_refused_result,
     .restore_result = perft_restore_result,
@@ -561,6 +582,7 @@ const ply__kind_t ply__kind_perft = {
     .describe_run = perft_describe_run,
     .describe_plan = perft_describe_plan,
     .describe_job = perft_describe_job,
+    .fill_asked = perft_fill_asked,
     .fill_accepted = perft_fill_accepted,
     .fill_progress = perft_fill_progress,
     .answer = perft_answer,

@@ -211,11 +211,8 @@ static int search_setup(run_t *run)
         int rc = ply__sv_setup(run);
         if (rc < 0) return rc;
     } else {
-        run->slots = 1; /* first computations only */
-        run->ntasks = run->njobs;
-        run->jobs = calloc(run->ntasks ? run->ntasks : 1, sizeof *run->jobs);
-        run->settled = calloc(run->njobs ? run->njobs : 1, 1);
-        if (!run->jobs || !run->settled) return PLY_ENOMEM;
+        int rc = ply__verify_tasks(run, 1); /* first computations only */
+        if (rc < 0) return rc;
     }
     s->progress = (Ply__SearchAnswer)PLY__SEARCH_ANSWER__INIT;
     s->progress.fen = run->fen;
@@ -237,7 +234,6 @@ static void sjob_free(sjob_t *j)
 static void search_free_run(run_t *run)
 {
     struct ply__search_run *s = run->search;
-    ply__verify_free(run); /* settled, and a verified run's sample, wire ids, identities */
     if (!s) return;
     ply__sv_free(&s->sv);
     for (size_t i = 0; s->jobs && i < s->njobs; i++) sjob_free(&s->jobs[i]);
@@ -309,8 +305,22 @@ static void search_handed_out(ply_coordinator_t *c, run_t *run, size_t t)
 static int search_eligible(ply_coordinator_t *c, const run_t *run, size_t t, const peer_t *p,
                            int *no_hash)
 {
-    return run->search->sv ? ply__sv_eligible(c, run, t, p, no_hash)
-                           : ply__eligible(c, run, t, p, no_hash);
+    if (run->search->sv) return ply__sv_eligible(c, run, t, p, no_hash);
+    *no_hash = 0;
+    return ply__eligible_first(c, run, t, p);
+}
+
+static void search_verify_tick(ply_coordinator_t *c, run_t *run, uint64_t now)
+{
+    if (run->slots > 1) ply__sv_tick(c, run, now);
+}
+
+/* A check or tie-break of a verified run waits for a worker of the same engine. */
+static void search_describe_wait(const run_t *run, size_t t, char *buf, size_t len)
+{
+    buf[0] = '\0';
+    if (run->search->sv) ply__sv_waiting(run, t, buf, len);
+    if (!buf[0]) ply__verify_wait_text(run, t, buf, len);
 }
 
 ply__sv_t *ply__search_sv(const run_t *run)
@@ -634,8 +644,9 @@ static void search_describe_job(const run_t *run, size_t job, char *buf, size_t 
 
 /* ---------------------------------------------------- answers and progress */
 
-static void search_fill_asked(const run_t *run, Ply__RunAsked *a)
+static void search_fill_asked(const run_t *run, ply__asked_t *asked)
 {
+    Ply__RunAsked *a = &asked->msg;
     *a = (Ply__RunAsked)PLY__RUN_ASKED__INIT;
     a->has_kind = 1, a->kind = PLY__JOB_KIND__JOB_KIND_SEARCH;
     a->search = run->search->req;
@@ -701,7 +712,7 @@ static zmsg_t *search_answer(ply_coordinator_t *c, run_t *run)
     Ply__SearchAnswer ans = s->progress;
     ans.moves = sorted, ans.n_moves = nsorted;
     ans.has_replayed = 1, ans.has_rejected = 1;
-    Ply__RunAsked asked;
+    ply__asked_t asked;
     search_fill_asked(run, &asked);
     Ply__RunResult rr = PLY__RUN_RESULT__INIT;
     rr.has_run_id = 1, rr.run_id = run->id;
@@ -717,7 +728,7 @@ static zmsg_t *search_answer(ply_coordinator_t *c, run_t *run)
     rr.has_worker_time_us = 1, rr.worker_time_us = run->worker_time_us;
     rr.has_results_restored = 1, rr.results_restored = run->results_restored;
     rr.has_results_computed = 1, rr.results_computed = run->results_computed;
-    rr.asked = &asked;
+    rr.asked = &asked.msg;
     rr.search = &ans;
     Ply__Verification ver;
     if (s->sv) {
@@ -770,7 +781,8 @@ const ply__kind_t ply__kind_search = {
     .fill_job = search_fill_job,
     .handed_out = search_handed_out,
     .eligible = search_eligible,
-    .verify_tick = ply__sv_tick,
+    .verify_tick = search_verify_tick,
+    .describe_wait = search_describe_wait,
     .take_result = search_take_result,
     .refused_result = search_refused_result,
     .restore_result = search_restore_result,

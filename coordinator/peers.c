@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "internal.h"
+#include "verification.h"
 #include "util/error.h"
 #include "util/log.h"
 #include "util/time.h"

@@ -16,7 +16,6 @@
 #include <string.h>
 
 #include "kind.h"
-#include "search_verify.h"
 #include "util/error.h"
 #include "util/log.h"
 #include "util/time.h"
@@ -58,6 +57,7 @@ void ply__run_free(run_t *run)
 {
     zframe_destroy(&run->client);
     if (run->kind) run->kind->free_run(run);
+    ply__verify_free(run);
     for (size_t t = 0; run->jobs && t < run->ntasks; t++) free(run->jobs[t].history);
     free(run->jobs);
     free(run->requeue);
@@ -185,12 +185,7 @@ static void fill_asked(ply__asked_t *asked, const char *fen, unsigned depth, int
 
 void ply__run_asked(ply__asked_t *a, const run_t *run)
 {
-    if (run->kind && run->kind->fill_asked) {
-        run->kind->fill_asked(run, &a->msg);
-        return;
-    }
-    fill_asked(a, run->fen, run->depth, run->chess960, run->want_stats, run->want_split,
-               run->verify_mode, run->verify_ppm);
+    run->kind->fill_asked(run, a);
 }
 
 uint64_t ply__run_queued_ms(const run_t *run, uint64_t now)
@@ -284,19 +279,7 @@ void ply__run_update_waiting(ply_coordinator_t *c, run_t *run)
             }
             if (first == SIZE_MAX) first = t;
         }
-        if (first != SIZE_MAX) {
-            size_t role = ply__role_of(run, first), idx = ply__job_of(run, first);
-            if (ply__search_sv(run)) ply__sv_waiting(run, first, w, sizeof w);
-            if (!w[0])
-                snprintf(w, sizeof w, "%s to %s job %" PRIu64 " (--verify %s)",
-                         role == PLY__CHECK ? "another worker (another identity and seed)"
-                         : role == PLY__TIE ? "a third worker"
-                                            : "a worker that may take it",
-                         role == PLY__CHECK ? "check"
-                         : role == PLY__TIE ? "settle"
-                                            : "compute",
-                         run->job_base + idx, run->verify_text);
-        }
+        if (first != SIZE_MAX) run->kind->describe_wait(run, first, w, sizeof w);
     }
     set_waiting(run, w);
 }

@@ -7,7 +7,7 @@
  * PLY_SEARCH_REPRO_HASH_MIB MiB, the run's depth or node limit; a movetime is refused at
  * submit), the checked ones and the others alike, so that nothing a worker sees tells a
  * check or a job chosen for one (the jobs are chosen by a CSPRNG, the wire ids permuted:
- * verify.c's draw). Two honest workers of one engine (HELLO's engine_id: the engine, its
+ * the verification service's draw). Two honest workers of one engine (HELLO's engine_id: the engine, its
  * version, its keys and options) then return identical lines and node counts, and the
  * comparison is exact: every line's score, bound, depth, seldepth and PV, and the nodes.
  *
@@ -101,15 +101,7 @@ void ply__sv_free(ply__sv_t **svp)
 
 int ply__sv_setup(run_t *run)
 {
-    size_t njobs = run->njobs;
-    run->slots = 3; /* first, check, tie-break: no drill-down of a search */
-    run->ntasks = njobs * run->slots;
-    run->jobs = calloc(run->ntasks ? run->ntasks : 1, sizeof *run->jobs);
-    run->settled = calloc(njobs ? njobs : 1, 1);
-    run->select = calloc(njobs ? njobs : 1, 1);
-    run->acc = calloc(njobs ? njobs : 1, sizeof *run->acc);
-    if (!run->jobs || !run->settled || !run->select || !run->acc) return PLY_ENOMEM;
-    return ply__verify_draw(run);
+    return ply__verify_tasks(run, 3); /* first, check, tie-break: no drill-down of a search */
 }
 
 /* ------------------------------------------------------------- who may search */
@@ -361,34 +353,37 @@ static void reopen(ply_coordinator_t *c, run_t *run, ply__sv_t *sv, size_t idx)
     drop_comp(c, run, sv, idx, PLY__FIRST, 1);
 }
 
+/* Unsettled job @j: what @identity searched of it goes, the others stay and are compared
+ * afresh. */
+static void forget(ply_coordinator_t *c, run_t *run, size_t j, const char *identity)
+{
+    ply__sv_t *sv = ply__search_sv(run);
+    svjob_t *v = &sv->jobs[j];
+    int mine = 0;
+    for (int r = 0; r < 3; r++)
+        mine |= v->comp[r].have && strcmp(v->comp[r].identity, identity) == 0;
+    if (!mine) return;
+    for (int r = 0; r < 3; r++)
+        if (v->comp[r].have && strcmp(v->comp[r].identity, identity) == 0)
+            drop_comp(c, run, sv, j, r, r != PLY__TIE);
+    void_mismatch(c, run, sv, j);
+    settle(c, run, sv, j, 1);
+}
+
+static void reopen_settled(ply_coordinator_t *c, run_t *run, size_t j)
+{
+    reopen(c, run, ply__search_sv(run), j);
+}
+
+static const ply__reopen_ops_t reopen_ops = {reopen_settled, forget};
+
 static void exclude(ply_coordinator_t *c, run_t *run, ply__sv_t *sv, const char *identity,
                     const char *worker, const char *why)
 {
-    if (!ply__ident_exclude(c, run, identity, worker, why)) return;
-    unsigned i = ply__ident_of(run, identity, worker); /* known now: its computations' index */
-    size_t again = 0;
-    for (size_t j = 0; j < run->njobs; j++) {
-        const ply__acc_t *a = &run->acc[j];
-        if (!run->settled[j] || (a->who != i && a->who2 != i)) continue;
-        run->recomputed++;
-        again++;
-        reopen(c, run, sv, j);
-    }
-    for (size_t j = 0; j < run->njobs && run->state == RUN_ACTIVE; j++) {
-        if (run->settled[j]) continue;
-        svjob_t *v = &sv->jobs[j];
-        int mine = 0;
-        for (int r = 0; r < 3; r++)
-            mine |= v->comp[r].have && strcmp(v->comp[r].identity, identity) == 0;
-        if (!mine) continue;
-        for (int r = 0; r < 3; r++)
-            if (v->comp[r].have && strcmp(v->comp[r].identity, identity) == 0)
-                drop_comp(c, run, sv, j, r, r != PLY__TIE);
-        void_mismatch(c, run, sv, j);
-        settle(c, run, sv, j, 1);
-    }
-    if (again)
-        ply_info("run %" PRIu64 ": %zu line(s) resting on %s are searched again", run->id, again,
+    (void)sv;
+    long again = ply__exclude(c, run, identity, worker, why, &reopen_ops);
+    if (again > 0)
+        ply_info("run %" PRIu64 ": %ld line(s) resting on %s are searched again", run->id, again,
                  worker);
 }
 
@@ -404,12 +399,8 @@ void ply__sv_take(ply_coordinator_t *c, run_t *run, size_t t, Ply__SearchResult 
         ply__search_result__free_unpacked(res, NULL);
         return;
     }
-    if (role > PLY__FIRST && run->verify_mode == PLY__VERIFY_MODE__VERIFY_MODE_SAMPLE &&
-        !run->select[idx]) {
-        /* restored: a check chosen before the restart (the choice is not stored) */
-        run->select[idx] = 1;
-        run->selected++;
-    }
+    /* restored: a check chosen before the restart (the choice is not stored) */
+    if (role > PLY__FIRST) ply__verify_select_late(run, idx);
     svjob_t *v = &sv->jobs[idx];
     if ((live && role == PLY__TIE && !v->mismatch) || v->comp[role].have) {
         /* a tie-break an exclusion made void, or a second result for one role: dropped */
@@ -500,42 +491,14 @@ void ply__sv_waiting(const run_t *run, size_t t, char *buf, size_t len)
 
 /* -------------------------------------------------------------------- report */
 
-/* Distinct identities, not excluded, whose lines were used or matched them. */
-static uint32_t identities_used(const run_t *run)
-{
-    uint32_t n = 0;
-    uint8_t *seen = run->nidents ? calloc(run->nidents, 1) : NULL;
-    if (!seen) return 0;
-    for (size_t j = 0; j < run->njobs; j++) {
-        if (!run->settled[j]) continue;
-        const uint16_t w[2] = {run->acc[j].who, run->acc[j].who2};
-        for (int i = 0; i < 2; i++)
-            if (w[i] < run->nidents && !run->idents[w[i]].excluded && !seen[w[i]]) {
-                seen[w[i]] = 1;
-                n++;
-            }
-    }
-    free(seen);
-    return n;
-}
-
 void ply__sv_report(const run_t *run, ply__sv_t *sv, Ply__Verification *v)
 {
     *v = (Ply__Verification)PLY__VERIFICATION__INIT;
     snprintf(sv->mode, sizeof sv->mode, "%s", run->verify_text[0] ? run->verify_text : "none");
     for (size_t i = 0; i < sv->nexclusion; i++) free(sv->exclusion[i]);
     sv->nexclusion = 0;
-    for (unsigned i = 0; i < run->nidents && sv->nexclusion < PLY_MAX_EXCLUSIONS; i++) {
-        const ply__ident_t *id = &run->idents[i];
-        if (!id->excluded) continue;
-        char line[PLY__WHY_LEN + 256], clean[PLY_MAX_TEXT + 1];
-        snprintf(line, sizeof line, "%s (%s) excluded: %s", id->worker, id->identity,
-                 id->why ? id->why : "caught wrong");
-        ply_msg_text_sanitize(clean, sizeof clean, line);
-        if (!(sv->exclusion[sv->nexclusion] = strdup(clean))) break;
-        sv->nexclusion++;
-    }
-    uint32_t ids = identities_used(run);
+    sv->nexclusion = ply__exclusion_lines(run, sv->exclusion, PLY_MAX_EXCLUSIONS);
+    uint32_t ids = ply__identities_used(run);
     char s[PLY_MAX_TEXT * 2];
     int o = snprintf(s, sizeof s,
                      "%u of %zu jobs selected (%s), each searched reproducibly (one thread, a "

@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
+#include "kind.h"
 #include "util/error.h"
 #include "util/log.h"
 #include "util/time.h"
@@ -319,7 +319,7 @@ static void settle(ply_coordinator_t *c, run_t *run, size_t idx, int live)
         v->drill_text = strdup(live ? "not done: no worker lost"
                                     : "not done: settled while the coordinator restarted");
     accept_job(run, idx, acc, confirm);
-    for (int i = 0; i < nlost; i++) ply__exclude(c, run, lost[i], lost_worker[i], why[i]);
+    for (int i = 0; i < nlost; i++) ply__perft_exclude(c, run, lost[i], lost_worker[i], why[i]);
 }
 
 void ply__take(ply_coordinator_t *c, run_t *run, size_t t, ply__comp_t *comp, int live)
@@ -331,12 +331,8 @@ void ply__take(ply_coordinator_t *c, run_t *run, size_t t, ply__comp_t *comp, in
         ply__comp_free(comp);
         return;
     }
-    if (role > PLY__FIRST && run->verify_mode == PLY__VERIFY_MODE__VERIFY_MODE_SAMPLE &&
-        !run->select[idx]) {
-        /* restored: a check chosen before the restart (the choice is not stored) */
-        run->select[idx] = 1;
-        run->selected++;
-    }
+    /* restored: a check chosen before the restart (the choice is not stored) */
+    if (role > PLY__FIRST) ply__verify_select_late(run, idx);
     /* restoring, a verified run keeps every computation until ply__settle_all: a job's check
      * is read back after its first computation */
     if (run->slots == 1 || (live && !ply__verify_selected(run, idx))) {
@@ -425,62 +421,59 @@ static void reopen(ply_coordinator_t *c, run_t *run, size_t idx)
     recompute(c, run, idx, PLY__FIRST);
 }
 
-void ply__exclude(ply_coordinator_t *c, run_t *run, const char *identity, const char *worker,
-                  const char *why)
+/* Unsettled job @j: what @identity computed of it goes, the others stay and are compared
+ * afresh. */
+static void forget(ply_coordinator_t *c, run_t *run, size_t j, const char *identity)
+{
+    ply__vjob_t *v = run->v ? run->v[j] : NULL;
+    if (!v) return;
+    int mine = 0;
+    for (int r = 0; r < 3; r++) mine |= v->comp[r].have && !strcmp(v->comp[r].identity, identity);
+    if (!mine) return;
+    for (int r = 0; r < 3; r++) {
+        if (!v->comp[r].have || strcmp(v->comp[r].identity, identity) != 0) continue;
+        ply__comp_free(&v->comp[r]);
+        memset(&v->comp[r], 0, sizeof v->comp[r]);
+        if (r == PLY__TIE) { /* a tie-break still needed is asked again by settle() */
+            ply__result_drop(c, run, j, r);
+            ply__task_unused(run, ply__task_of(run, j, r));
+        } else {
+            recompute(c, run, j, r);
+        }
+    }
+    if (v->mismatch) { /* void: one side of it is gone (the exclusion says why) */
+        v->mismatch = 0;
+        v->dissent = -1;
+        run->mismatches--;
+        mm_remove(run, j);
+        /* and so is its tie-break: asked again if the new computation disagrees too */
+        size_t tt = ply__task_of(run, j, PLY__TIE);
+        if (v->comp[PLY__TIE].have) {
+            ply__comp_free(&v->comp[PLY__TIE]);
+            memset(&v->comp[PLY__TIE], 0, sizeof v->comp[PLY__TIE]);
+            ply__result_drop(c, run, j, PLY__TIE);
+        }
+        if (run->jobs[tt].state == JOB_PENDING || run->jobs[tt].state == JOB_DONE)
+            ply__task_unused(run, tt); /* one in flight comes back and is dropped */
+    }
+    settle(c, run, j, 1);
+}
+
+/* A settled job resting on an excluded identity: out of the sums, computed again. */
+static void reopen_settled(ply_coordinator_t *c, run_t *run, size_t j)
+{
+    unapply(run, j);
+    reopen(c, run, j);
+}
+
+static const ply__reopen_ops_t reopen_ops = {reopen_settled, forget};
+
+void ply__perft_exclude(ply_coordinator_t *c, run_t *run, const char *identity,
+                        const char *worker, const char *why)
 {
     if (!identity[0] || strcmp(identity, PLY__ARBITER_ID) == 0) return; /* the authority */
-    if (!ply__ident_exclude(c, run, identity, worker, why)) return;
-    unsigned i = ply__ident_of(run, identity, worker); /* known now: its computations' index */
-    size_t njobs = run->plan->njobs, again = 0;
-    /* first every settled job resting on it leaves the sums: until then the run cannot end */
-    for (size_t j = 0; j < njobs; j++) {
-        const ply__acc_t *a = &run->acc[j];
-        if (!run->settled[j] || a->who == PLY__WHO_ARBITER || a->who2 == PLY__WHO_ARBITER)
-            continue; /* the rule engine's count or confirmation: right */
-        if (a->who != i && a->who2 != i) continue;
-        unapply(run, j);
-        run->recomputed++;
-        again++;
-        reopen(c, run, j);
-    }
-    for (size_t j = 0; j < njobs && run->state == RUN_ACTIVE; j++) {
-        if (run->settled[j]) continue;
-        ply__vjob_t *v = run->v ? run->v[j] : NULL;
-        if (!v) continue;
-        int mine = 0;
-        for (int r = 0; r < 3; r++)
-            mine |= v->comp[r].have && !strcmp(v->comp[r].identity, identity);
-        if (!mine) continue;
-        /* unsettled: its computations go, the others stay and are compared afresh */
-        for (int r = 0; r < 3; r++) {
-            if (!v->comp[r].have || strcmp(v->comp[r].identity, identity) != 0) continue;
-            ply__comp_free(&v->comp[r]);
-            memset(&v->comp[r], 0, sizeof v->comp[r]);
-            if (r == PLY__TIE) { /* a tie-break still needed is asked again by settle() */
-                ply__result_drop(c, run, j, r);
-                ply__task_unused(run, ply__task_of(run, j, r));
-            } else {
-                recompute(c, run, j, r);
-            }
-        }
-        if (v->mismatch) { /* void: one side of it is gone (the exclusion says why) */
-            v->mismatch = 0;
-            v->dissent = -1;
-            run->mismatches--;
-            mm_remove(run, j);
-            /* and so is its tie-break: asked again if the new computation disagrees too */
-            size_t tt = ply__task_of(run, j, PLY__TIE);
-            if (v->comp[PLY__TIE].have) {
-                ply__comp_free(&v->comp[PLY__TIE]);
-                memset(&v->comp[PLY__TIE], 0, sizeof v->comp[PLY__TIE]);
-                ply__result_drop(c, run, j, PLY__TIE);
-            }
-            if (run->jobs[tt].state == JOB_PENDING || run->jobs[tt].state == JOB_DONE)
-                ply__task_unused(run, tt); /* one in flight comes back and is dropped */
-        }
-        settle(c, run, j, 1);
-    }
-    if (again)
-        ply_info("run %" PRIu64 ": %zu settled job(s) counted by %s are computed again", run->id,
+    long again = ply__exclude(c, run, identity, worker, why, &reopen_ops);
+    if (again > 0)
+        ply_info("run %" PRIu64 ": %ld settled job(s) counted by %s are computed again", run->id,
                  again, worker);
 }

@@ -31,11 +31,11 @@ static void take_run(ply_coordinator_t *c, run_t *run, ply__status_run_t *r, uin
     snprintf(r->fen, sizeof r->fen, "%s", run->fen);
     r->depth = run->depth;
     if (run->kind && run->kind->fill_asked) { /* search: its limits are in its request */
-        Ply__RunAsked a = PLY__RUN_ASKED__INIT;
+        ply__asked_t a;
         run->kind->fill_asked(run, &a);
-        if (a.search) {
-            r->nodes_limit = a.search->has_nodes ? a.search->nodes : 0;
-            r->movetime_ms = a.search->has_movetime_ms ? a.search->movetime_ms : 0;
+        if (a.msg.search) {
+            r->nodes_limit = a.msg.search->has_nodes ? a.msg.search->nodes : 0;
+            r->movetime_ms = a.msg.search->has_movetime_ms ? a.msg.search->movetime_ms : 0;
         }
     }
     r->jobs_total = (uint32_t)run->njobs;

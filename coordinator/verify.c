@@ -42,11 +42,12 @@
  * tie-break that no third identity takes within worker_wait_ms, or a run
  * left with only excluded workers for that long, fails the same way.
  *
- * The pieces: this file plans a run's checks (the modes, the sample, the
- * wire ids), keeps its identities, says which worker may take which
- * computation, bounds the waits (ply__verify_tick), stores computations and
- * writes the report; settle.c adds accepted counts to the sums, compares and
- * settles computations and excludes an identity caught wrong; drill.c runs
+ * The pieces: the verification service (verification.c) sizes the tasks, draws
+ * the sample and the wire ids and keeps the identities, for every kind; this
+ * file says which worker may take which of perft's computations, bounds
+ * perft's waits (ply__perft_verify_tick), stores computations and writes the
+ * report; settle.c adds accepted counts to the sums, compares and settles
+ * computations and reopens what an identity caught wrong counted; drill.c runs
  * the rule engine's counts and the drill-downs.
  */
 #include <inttypes.h>
@@ -57,7 +58,6 @@
 #include "kind.h"
 #include "util/error.h"
 #include "util/log.h"
-#include "util/random.h"
 #include "util/time.h"
 
 /* How long a check waits for the local workers a coordinator starts before it may run on
@@ -66,113 +66,14 @@
 
 /* ------------------------------------------------------------------- setup */
 
-void ply__verify_mode_text(int mode, uint32_t ppm, char *buf, size_t len)
-{
-    if (mode == PLY__VERIFY_MODE__VERIFY_MODE_ALL)
-        snprintf(buf, len, "all");
-    else if (mode == PLY__VERIFY_MODE__VERIFY_MODE_SAMPLE)
-        snprintf(buf, len, "sample=%g", ppm / 1e6);
-    else
-        snprintf(buf, len, "none");
-}
-
-int ply__verify_selected(const run_t *run, size_t idx)
-{
-    if (run->verify_mode == PLY__VERIFY_MODE__VERIFY_MODE_ALL) return 1;
-    if (run->verify_mode != PLY__VERIFY_MODE__VERIFY_MODE_SAMPLE) return 0;
-    return run->select && run->select[idx];
-}
-
-/*
- * A sample's jobs: each job independently with probability P, from 32
- * random bits per job (r x 10^6 / 2^32 < ppm). Nothing a worker sees or
- * chooses (job order, size, position, its own answers) tells which: a liar
- * lying on k jobs of a run is caught with probability 1 - (1 - P)^k.
- */
-static int choose_sample(run_t *run)
+int ply__perft_verify_setup(run_t *run)
 {
     size_t njobs = run->njobs;
-    uint32_t *r = malloc((njobs ? njobs : 1) * sizeof *r);
-    if (!r) return PLY_ENOMEM;
-    int rc = ply_random_bytes(r, njobs * sizeof *r);
-    for (size_t i = 0; rc == 0 && i < njobs; i++)
-        run->select[i] = ((uint64_t)r[i] * PLY_PPM >> 32) < run->verify_ppm;
-    free(r);
-    return rc;
-}
-
-uint64_t ply__wire_id(const run_t *run, size_t t)
-{
-    return run->job_base + (run->wire ? run->wire[t] : t);
-}
-
-int64_t ply__task_of_wire(const run_t *run, uint64_t id)
-{
-    if (id < run->job_base || id - run->job_base >= run->ntasks) return -1;
-    size_t w = (size_t)(id - run->job_base);
-    return (int64_t)(run->unwire ? run->unwire[w] : w);
-}
-
-/*
- * A uniformly random permutation of the run's task ids (Fisher-Yates, 64
- * random bits per step: the modulo's bias is below 2^-32 for any run), and
- * its inverse. Without it a task's id is role x njobs + job: a worker would
- * see a check's id in another range than the first computations'.
- */
-static int permute_tasks(run_t *run)
-{
-    size_t n = run->ntasks;
-    uint64_t *r = malloc((n ? n : 1) * sizeof *r);
-    run->wire = malloc((n ? n : 1) * sizeof *run->wire);
-    run->unwire = malloc((n ? n : 1) * sizeof *run->unwire);
-    if (!r || !run->wire || !run->unwire) {
-        free(r);
+    uint32_t slots = run->verify_mode == PLY__VERIFY_MODE__VERIFY_MODE_NONE ? 1 : PLY__ROLES;
+    if (slots > 1 && !(run->v = calloc(njobs ? njobs : 1, sizeof *run->v))) return PLY_ENOMEM;
+    if (run->want_stats && !(run->acc_stats = calloc(njobs ? njobs : 1, sizeof *run->acc_stats)))
         return PLY_ENOMEM;
-    }
-    int rc = ply_random_bytes(r, n * sizeof *r);
-    for (size_t i = 0; i < n; i++) run->wire[i] = (uint32_t)i;
-    for (size_t i = n; rc == 0 && i > 1; i--) {
-        size_t k = (size_t)(r[i - 1] % i);
-        uint32_t x = run->wire[i - 1];
-        run->wire[i - 1] = run->wire[k];
-        run->wire[k] = x;
-    }
-    for (size_t i = 0; i < n; i++) run->unwire[run->wire[i]] = (uint32_t)i;
-    free(r);
-    return rc;
-}
-
-int ply__verify_setup(run_t *run)
-{
-    size_t njobs = run->plan->njobs;
-    run->slots = run->verify_mode == PLY__VERIFY_MODE__VERIFY_MODE_NONE ? 1 : PLY__ROLES;
-    run->ntasks = njobs * run->slots;
-    run->jobs = calloc(run->ntasks ? run->ntasks : 1, sizeof *run->jobs);
-    run->settled = calloc(njobs ? njobs : 1, 1);
-    if (run->slots > 1) run->v = calloc(njobs ? njobs : 1, sizeof *run->v);
-    run->select = calloc(njobs ? njobs : 1, 1);
-    run->acc = calloc(njobs ? njobs : 1, sizeof *run->acc);
-    if (run->want_stats) run->acc_stats = calloc(njobs ? njobs : 1, sizeof *run->acc_stats);
-    if (!run->jobs || !run->settled || (run->slots > 1 && !run->v) || !run->select || !run->acc ||
-        (run->want_stats && !run->acc_stats))
-        return PLY_ENOMEM;
-    return ply__verify_draw(run);
-}
-
-int ply__verify_draw(run_t *run)
-{
-    for (size_t t = run->njobs; t < run->ntasks; t++) ply__task_unused(run, t);
-    if (run->slots > 1) {
-        int rc = permute_tasks(run);
-        if (rc < 0) return rc;
-    }
-    if (run->verify_mode == PLY__VERIFY_MODE__VERIFY_MODE_SAMPLE) {
-        int rc = choose_sample(run);
-        if (rc < 0) return rc;
-    }
-    run->selected = 0;
-    for (size_t i = 0; i < run->njobs; i++) run->selected += (uint32_t)ply__verify_selected(run, i);
-    return 0;
+    return ply__verify_tasks(run, slots);
 }
 
 void ply__comp_free(ply__comp_t *comp)
@@ -194,79 +95,15 @@ void ply__vjob_free(ply__vjob_t **vp)
     *vp = NULL;
 }
 
-void ply__verify_free(run_t *run)
+void ply__perft_verify_free(run_t *run)
 {
     for (size_t i = 0; run->v && run->plan && i < run->plan->njobs; i++) ply__vjob_free(&run->v[i]);
     free(run->v);
-    free(run->settled);
     free(run->mm);
-    free(run->select);
-    free(run->wire);
-    free(run->unwire);
-    run->wire = run->unwire = NULL;
-    free(run->acc);
     free(run->acc_stats);
-    for (unsigned i = 0; i < run->nidents; i++) free(run->idents[i].why);
-    free(run->idents);
     run->v = NULL;
-    run->settled = NULL;
     run->mm = NULL;
-    run->select = NULL;
-    run->acc = NULL;
     run->acc_stats = NULL;
-    run->idents = NULL;
-    run->nidents = run->capidents = 0;
-}
-
-/* ------------------------------------------------------------- identities */
-
-/* The index of @identity in run->idents (added when new, noting @worker), or PLY__WHO_NONE. */
-unsigned ply__ident_of(run_t *run, const char *identity, const char *worker)
-{
-    unsigned i = 0;
-    while (i < run->nidents && strcmp(run->idents[i].identity, identity) != 0) i++;
-    if (i == run->nidents) {
-        if (i >= PLY__WHO_ARBITER) return PLY__WHO_NONE;
-        if (i == run->capidents) {
-            unsigned cap = run->capidents ? 2 * run->capidents : 8;
-            ply__ident_t *a = realloc(run->idents, cap * sizeof *a);
-            if (!a) return PLY__WHO_NONE;
-            run->idents = a;
-            run->capidents = cap;
-        }
-        memset(&run->idents[i], 0, sizeof run->idents[i]);
-        snprintf(run->idents[i].identity, sizeof run->idents[i].identity, "%s", identity);
-        run->nidents++;
-    }
-    if (worker) snprintf(run->idents[i].worker, sizeof run->idents[i].worker, "%s", worker);
-    return i;
-}
-
-int ply__ident_exclude(ply_coordinator_t *c, run_t *run, const char *identity, const char *worker,
-                       const char *why)
-{
-    unsigned i = ply__ident_of(run, identity, worker);
-    if (i == PLY__WHO_NONE) {
-        ply__run_fail(run, PLY_ENOMEM, "out of memory excluding %s (%s): %s", worker, identity,
-                      why);
-        return 0;
-    }
-    ply__ident_t *id = &run->idents[i];
-    if (id->excluded) return 0;
-    id->excluded = 1;
-    id->why = strdup(why);
-    run->nexcluded++;
-    ply_warn("run %" PRIu64 ": worker %s (%s) excluded from the run: %s", run->id, worker, identity,
-             why);
-    ply__withdraw(c, run, identity);
-    return 1;
-}
-
-int ply__excluded(const run_t *run, const char *identity)
-{
-    for (unsigned i = 0; run->nexcluded && i < run->nidents; i++)
-        if (run->idents[i].excluded && strcmp(run->idents[i].identity, identity) == 0) return 1;
-    return 0;
 }
 
 /* ------------------------------------------------------------ eligibility */
@@ -308,7 +145,8 @@ static int others_of(const run_t *run, size_t idx, int role, other_t *o)
     return n;
 }
 
-int ply__eligible(ply_coordinator_t *c, const run_t *run, size_t t, const peer_t *p, int *no_hash)
+int ply__perft_eligible(ply_coordinator_t *c, const run_t *run, size_t t, const peer_t *p,
+                        int *no_hash)
 {
     *no_hash = 0;
     if (p->probation) return 0;
@@ -323,7 +161,7 @@ int ply__eligible(ply_coordinator_t *c, const run_t *run, size_t t, const peer_t
     if (run->nexcluded && ply__excluded(run, p->identity)) return 0; /* caught wrong in this run */
     other_t o[3];
     int n = run->slots > 1 && ply__verify_selected(run, idx) ? others_of(run, idx, role, o) : 0;
-    if (!n && (!j->avoid || j->avoid != p->id_hash)) return 1; /* the common case, at once */
+    if (!n) return ply__eligible_first(c, run, t, p); /* the common case: any first computation */
     int min = role == PLY__TIE ? 2 : 1; /* a tie-break must come from a third worker */
     int g = grade(p, o, n), best = 0, best_others = 0;
     for (const peer_t *w = c->peers; w; w = w->next) {
@@ -351,91 +189,33 @@ int ply__eligible(ply_coordinator_t *c, const run_t *run, size_t t, const peer_t
 
 /* ------------------------------------------------------------ bounded waits */
 
-/* 1 when some connected worker may take task @t. */
-int ply__anyone_eligible(ply_coordinator_t *c, const run_t *run, size_t t)
+void ply__perft_verify_tick(ply_coordinator_t *c, run_t *run, uint64_t now)
 {
-    int no_hash;
-    for (const peer_t *p = c->peers; p; p = p->next)
-        if (p->kind == PEER_WORKER && ply__may_take(c, run, t, p, &no_hash)) return 1;
-    return 0;
-}
-
-int ply__may_take(ply_coordinator_t *c, const run_t *run, size_t t, const peer_t *p, int *no_hash)
-{
-    if (run->kind->eligible) return run->kind->eligible(c, run, t, p, no_hash);
-    return ply__eligible(c, run, t, p, no_hash);
-}
-
-/* 1 when a worker that may compute for @run (not excluded from it) is connected. */
-static int honest_connected(ply_coordinator_t *c, const run_t *run)
-{
-    for (const peer_t *p = c->peers; p; p = p->next)
-        if (p->kind == PEER_WORKER && !ply__excluded(run, p->identity)) return 1;
-    return 0;
-}
-
-/* The identities excluded from @run and why, "; "-separated, into @buf. */
-void ply__excluded_text(const run_t *run, char *buf, size_t len)
-{
-    buf[0] = '\0';
-    for (unsigned i = 0; i < run->nidents; i++) {
-        const ply__ident_t *id = &run->idents[i];
-        if (!id->excluded) continue;
-        size_t o = strlen(buf);
-        snprintf(buf + o, len - o, "%s%s (%s): %s", o ? "; " : "", id->worker, id->identity,
-                 id->why ? id->why : "caught wrong");
-    }
-}
-
-void ply__verify_tick(ply_coordinator_t *c, uint64_t now)
-{
-    for (run_t *run = c->runs; run; run = run->next) {
-        if (run->state != RUN_ACTIVE) continue;
-        /* every connected worker caught wrong: nobody honest left to settle the jobs */
-        if (run->nexcluded && c->nworkers && !honest_connected(c, run)) {
-            if (!run->no_honest_ms) run->no_honest_ms = now;
-            if (c->cfg.worker_wait_ms && ply_elapsed_ms(now, run->no_honest_ms) > c->cfg.worker_wait_ms) {
-                char text[PLY__WHY_LEN];
-                ply__excluded_text(run, text, sizeof text);
-                ply__run_fail(run, PLY_EMISMATCH,
-                              "no worker that was not caught wrong came within %u ms to finish "
-                              "the run; excluded: %s",
-                              c->cfg.worker_wait_ms, text);
-                continue;
+    if (run->slots == 1) return;
+    for (size_t k = 0; k < run->rq_len && run->state == RUN_ACTIVE; k++) {
+        size_t t = run->requeue[run->rq_head + k];
+        if (t >= run->ntasks || run->jobs[t].state != JOB_PENDING) continue;
+        size_t role = ply__role_of(run, t), idx = ply__job_of(run, t);
+        if (role == PLY__DRILL) {
+            const ply__vjob_t *v = run->v[idx];
+            if (v && v->drill && !ply__worker_by_id(c, v->drill->worker)) {
+                char why[160];
+                snprintf(why, sizeof why, "worker %s has left", v->drill->worker);
+                ply__drill_give_up(c, run, t, why);
             }
-        } else {
-            run->no_honest_ms = 0;
-        }
-        if (run->kind->verify_tick) { /* a kind with its own checks (search_verify.c) */
-            if (run->slots > 1) run->kind->verify_tick(c, run, now);
-            continue;
-        }
-        if (run->slots == 1) continue;
-        for (size_t k = 0; k < run->rq_len && run->state == RUN_ACTIVE; k++) {
-            size_t t = run->requeue[run->rq_head + k];
-            if (t >= run->ntasks || run->jobs[t].state != JOB_PENDING) continue;
-            size_t role = ply__role_of(run, t), idx = ply__job_of(run, t);
-            if (role == PLY__DRILL) {
-                const ply__vjob_t *v = run->v[idx];
-                if (v && v->drill && !ply__worker_by_id(c, v->drill->worker)) {
-                    char why[160];
-                    snprintf(why, sizeof why, "worker %s has left", v->drill->worker);
-                    ply__drill_give_up(c, run, t, why);
-                }
-            } else if (role == PLY__TIE && c->cfg.worker_wait_ms &&
-                       ply_elapsed_ms(now, run->jobs[t].queued_ms) > c->cfg.worker_wait_ms &&
-                       !ply__anyone_eligible(c, run, t)) {
-                const ply__vjob_t *v = run->v[idx];
-                char a[192], b[192];
-                ply__describe(a, sizeof a, &v->comp[0]);
-                ply__describe(b, sizeof b, &v->comp[1]);
-                ply__run_fail(run, PLY_EMISMATCH,
-                              "job %" PRIu64 " (%s, %u plies) quarantined: %s; %s; no third "
-                              "worker came within %u ms to settle it, and the rule engine cannot "
-                              "afford it",
-                              run->job_base + idx, run->plan->jobs[idx].fen, run->plan->job_depth,
-                              a, b, c->cfg.worker_wait_ms);
-            }
+        } else if (role == PLY__TIE && c->cfg.worker_wait_ms &&
+                   ply_elapsed_ms(now, run->jobs[t].queued_ms) > c->cfg.worker_wait_ms &&
+                   !ply__anyone_eligible(c, run, t)) {
+            const ply__vjob_t *v = run->v[idx];
+            char a[192], b[192];
+            ply__describe(a, sizeof a, &v->comp[0]);
+            ply__describe(b, sizeof b, &v->comp[1]);
+            ply__run_fail(run, PLY_EMISMATCH,
+                          "job %" PRIu64 " (%s, %u plies) quarantined: %s; %s; no third "
+                          "worker came within %u ms to settle it, and the rule engine cannot "
+                          "afford it",
+                          run->job_base + idx, run->plan->jobs[idx].fen, run->plan->job_depth,
+                          a, b, c->cfg.worker_wait_ms);
         }
     }
 }
@@ -510,25 +290,6 @@ static void part(char *buf, size_t len, uint32_t n, const char *what)
     snprintf(buf + o, len - o, "%s%u %s", buf[o - 1] == ':' ? " " : ", ", n, what);
 }
 
-/* Distinct identities (not excluded) whose counts were used or confirmed them, in settled jobs. */
-static uint32_t identities_used(const run_t *run)
-{
-    uint32_t n = 0;
-    uint8_t *seen = run->nidents ? calloc(run->nidents, 1) : NULL;
-    if (!seen) return 0;
-    for (size_t j = 0; j < run->plan->njobs; j++) {
-        if (!run->settled[j]) continue;
-        const uint16_t w[2] = {run->acc[j].who, run->acc[j].who2};
-        for (int i = 0; i < 2; i++)
-            if (w[i] < run->nidents && !run->idents[w[i]].excluded && !seen[w[i]]) {
-                seen[w[i]] = 1; /* a flag, never a counter: it must not wrap */
-                n++;
-            }
-    }
-    free(seen);
-    return n;
-}
-
 static void summarise(const run_t *run, char *buf, size_t len)
 {
     uint32_t njobs = (uint32_t)run->plan->njobs;
@@ -547,7 +308,7 @@ static void summarise(const run_t *run, char *buf, size_t len)
          "excluded could take it: not a check on another worker)");
     part(buf, len, run->by_arbiter, "by the rule engine");
     if (!confirmed) snprintf(buf + strlen(buf), len - strlen(buf), " none");
-    uint32_t ids = identities_used(run);
+    uint32_t ids = ply__identities_used(run);
     snprintf(buf + strlen(buf), len - strlen(buf), "; counts from %u distinct identit%s", ids,
              ids == 1 ? "y (one key or connection: no check by another)" : "ies");
     if (run->mismatches)
@@ -593,18 +354,8 @@ ply__vreport_t *ply__verification(const run_t *run, Ply__Verification *v)
         ply__vreport_free(&r);
         return NULL;
     }
-    for (unsigned i = 0;
-         i < run->nidents && r->nexclusion < run->nexcluded && r->nexclusion < PLY_MAX_EXCLUSIONS;
-         i++) {
-        const ply__ident_t *id = &run->idents[i];
-        if (!id->excluded) continue;
-        char line[PLY__WHY_LEN + 256], clean[PLY_MAX_TEXT + 1];
-        snprintf(line, sizeof line, "%s (%s) excluded: %s", id->worker, id->identity,
-                 id->why ? id->why : "caught wrong");
-        ply_msg_text_sanitize(clean, sizeof clean, line);
-        if (!(r->exclusion[r->nexclusion] = strdup(clean))) break;
-        r->nexclusion++;
-    }
+    r->nexclusion = ply__exclusion_lines(
+        run, r->exclusion, run->nexcluded < PLY_MAX_EXCLUSIONS ? run->nexcluded : PLY_MAX_EXCLUSIONS);
     summarise(run, r->summary, sizeof r->summary);
     *v = (Ply__Verification)PLY__VERIFICATION__INIT;
     v->mode = r->mode;
@@ -621,7 +372,7 @@ ply__vreport_t *ply__verification(const run_t *run, Ply__Verification *v)
     v->summary = r->summary;
     v->has_workers = 1, v->workers = run->nused_ids;
     v->has_seeds = 1, v->seeds = run->nused_seeds;
-    v->has_identities = 1, v->identities = identities_used(run);
+    v->has_identities = 1, v->identities = ply__identities_used(run);
     v->has_excluded = 1, v->excluded = run->nexcluded;
     v->has_recomputed = 1, v->recomputed = run->recomputed;
     v->n_exclusion = r->nexclusion, v->exclusion = r->exclusion;

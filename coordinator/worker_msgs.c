@@ -162,7 +162,7 @@ void ply__on_refused_result(ply_coordinator_t *c, peer_t *p, uint64_t job_id, ui
 {
     size_t idx;
     run_t *run = p->kind == PEER_WORKER ? ply__job_find(c, job_id, &idx) : NULL;
-    if (!run || !run->kind->refused_result || run->jobs[idx].state != JOB_INFLIGHT ||
+    if (!run || run->jobs[idx].state != JOB_INFLIGHT ||
         run->jobs[idx].worker != p || run->jobs[idx].attempt != attempt)
         return;
     ply__inflight_remove(p, job_id);

@@ -1,0 +1,139 @@
+/*
+ * The verification service (DESIGN.md step 5, README "Threat model"): the machinery that every
+ * job kind's verification calls, so that no kind inherits another's rules. A kind decides
+ * what a computation is, how two are compared and who may check whom; this module keeps what
+ * is the same for all of them:
+ *   - the task geometry: a run reserves slots x njobs tasks, task t being computation role
+ *     t / njobs of job t % njobs (internal.h, "Tasks"), allocated here for every kind
+ *     (ply__verify_tasks);
+ *   - the draws of a verified run: the secret permutation of the task ids on the wire (a check
+ *     looks like any first computation) and the CSPRNG sample of the jobs checked;
+ *   - identities: who computed for the run, who was caught wrong and why (exclusion: its tasks
+ *     withdrawn, the settled jobs resting on it handed back to the kind to reopen, its
+ *     computations of unsettled jobs to forget), and the report's lines about them;
+ *   - the first-computation rule every kind starts from (no worker on probation, none caught
+ *     wrong in the run, a failed task prefers another worker), "anyone may take this task",
+ *     and the bounded wait of a run left with only workers caught wrong, at every tick before
+ *     the kind's own waits (kind->verify_tick).
+ * Everything runs on the loop thread.
+ */
+#ifndef PLY_COORDINATOR_VERIFICATION_H
+#define PLY_COORDINATOR_VERIFICATION_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "internal.h"
+
+/* The worker id and identity of the rule engine's computations. */
+#define PLY__ARBITER_ID "arbiter"
+
+/** ply__role_of - the computation role (PLY__FIRST...PLY__DRILL) of task @t of @run. */
+static inline size_t ply__role_of(const run_t *run, size_t t)
+{
+    return t / run->njobs;
+}
+
+/** ply__job_of - the job (index in the plan) of task @t of @run. */
+static inline size_t ply__job_of(const run_t *run, size_t t)
+{
+    return t % run->njobs;
+}
+
+/** ply__task_of - the task of computation @role of job @idx of @run. */
+static inline size_t ply__task_of(const run_t *run, size_t idx, int role)
+{
+    return (size_t)role * run->njobs + idx;
+}
+
+/**
+ * ply__verify_tasks - size the tasks of planned or restored @run (run->njobs set) with @slots
+ * computations per job (1: first computations only): run->slots, ntasks, jobs, settled, select
+ * and acc; then draw: every task past the first computations unused, the wire ids permuted
+ * (slots > 1), the sample chosen (mode sample), run->selected counted. 0, PLY_ENOMEM or
+ * PLY_EIO (no random bytes); what was allocated is freed by ply__verify_free.
+ */
+int ply__verify_tasks(run_t *run, uint32_t slots);
+/** ply__verify_free - free what ply__verify_tasks and the identities allocated (NULL-safe). */
+void ply__verify_free(run_t *run);
+/** ply__verify_selected - 1 when job @idx needs a second computation in this run's mode. */
+int ply__verify_selected(const run_t *run, size_t idx);
+/**
+ * ply__verify_select_late - job @idx of a sampled run has a check read back from the state
+ * file that the (not stored) draw of this session did not choose: it is selected after all.
+ */
+void ply__verify_select_late(run_t *run, size_t idx);
+/** ply__verify_mode_text - "none", "sample=0.05", "all" into @buf (@len bytes). */
+void ply__verify_mode_text(int mode, uint32_t ppm, char *buf, size_t len);
+/**
+ * ply__wire_id - the job id task @t of @run is sent with (Job.job_id, Cancel):
+ * job_base plus, in verified runs, a secret random permutation of the task
+ * ids, so that a worker cannot tell a check or a tie-break from a first
+ * computation by its id. Logs and reports number tasks job_base + t.
+ */
+uint64_t ply__wire_id(const run_t *run, size_t t);
+/** ply__task_of_wire - the task whose wire id is @id (ply__wire_id's inverse), or -1. */
+int64_t ply__task_of_wire(const run_t *run, uint64_t id);
+
+/**
+ * ply__eligible_first - the rule every kind starts from: worker @p (it fits the run) may take
+ * task @t of @run unless it is on probation, was caught wrong in the run, or task @t failed on
+ * it last while another worker that may take it is connected.
+ */
+int ply__eligible_first(ply_coordinator_t *c, const run_t *run, size_t t, const peer_t *p);
+/** ply__anyone_eligible - 1 when some connected worker may take task @t of @run now (the
+ * kind's rule, kind->eligible). */
+int ply__anyone_eligible(ply_coordinator_t *c, const run_t *run, size_t t);
+/**
+ * ply__verify_wait_text - what pending task @t of @run, that no connected worker may take,
+ * waits for in the words every kind shares ("another worker (another identity and seed) to
+ * check job N (--verify all)"), into @buf (@len bytes).
+ */
+void ply__verify_wait_text(const run_t *run, size_t t, char *buf, size_t len);
+/**
+ * ply__verify_tick - at every tick, for every active run: when only workers caught wrong in
+ * it are connected for worker_wait_ms, it fails; else its kind's own bounded waits
+ * (kind->verify_tick).
+ */
+void ply__verify_tick(ply_coordinator_t *c, uint64_t now);
+
+/**
+ * ply__ident_of - the index of @identity in run->idents (added when new;
+ * @worker, when not NULL, noted as the worker id it last used), or
+ * PLY__WHO_NONE when there is no room or memory.
+ */
+unsigned ply__ident_of(run_t *run, const char *identity, const char *worker);
+/** ply__excluded - 1 when identity @identity was caught wrong in @run (it gets no more jobs). */
+int ply__excluded(const run_t *run, const char *identity);
+/** ply__excluded_text - the identities excluded from @run and why, "; "-separated, into @buf. */
+void ply__excluded_text(const run_t *run, char *buf, size_t len);
+/** ply__identities_used - distinct identities, not excluded, whose counts were used or
+ * confirmed them (run->acc) in settled jobs. */
+uint32_t ply__identities_used(const run_t *run);
+/**
+ * ply__exclusion_lines - one line per identity excluded from @run ("W (identity) excluded:
+ * why"), sanitised for the wire, each allocated, into @out (at most @max); their number.
+ */
+size_t ply__exclusion_lines(const run_t *run, char **out, size_t max);
+
+/** What the kind does with its jobs when one of their identities is excluded (ply__exclude). */
+typedef struct ply__reopen_ops {
+    /** reopen - settled job @job's answer rests on the excluded identity: take it out of the
+     * answer and compute the job again. */
+    void (*reopen)(ply_coordinator_t *c, run_t *run, size_t job);
+    /** forget - unsettled job @job: drop what @identity computed of it, compare afresh. */
+    void (*forget)(ply_coordinator_t *c, run_t *run, size_t job, const char *identity);
+} ply__reopen_ops_t;
+
+/**
+ * ply__exclude - marks @identity (its worker @worker, for the report) caught wrong in @run
+ * with the reason @why, logs it and withdraws its tasks (ply__withdraw); then hands every
+ * settled job whose counts rest on it (run->acc: used or confirming, not the rule engine's)
+ * to @ops->reopen, counting it in run->recomputed, and every unsettled job to @ops->forget
+ * while the run is active. The number of jobs reopened, or -1 when @identity already was
+ * excluded, or when out of memory (the run then fails).
+ */
+long ply__exclude(ply_coordinator_t *c, run_t *run, const char *identity, const char *worker,
+                  const char *why, const ply__reopen_ops_t *ops);
+
+#endif

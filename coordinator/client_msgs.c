@@ -61,10 +61,6 @@ static void send_accepted(ply_coordinator_t *c, zframe_t *rid, const run_t *run)
     ply__send_msg(c, rid, &m);
 }
 
-_Static_assert(PLY_STORE_KIND_PERFT == PLY__JOB_KIND__JOB_KIND_PERFT &&
-                   PLY_STORE_KIND_SEARCH == PLY__JOB_KIND__JOB_KIND_SEARCH,
-               "the state file numbers job kinds as proto/ply.proto does");
-
 /* The run and its plan into the state file (one transaction), before anyone hears "accepted". */
 static int store_run(ply_coordinator_t *c, const run_t *run, char *why, size_t why_len)
 {
@@ -72,9 +68,9 @@ static int store_run(ply_coordinator_t *c, const run_t *run, char *why, size_t w
     ply__batch_flush(c); /* its own transaction */
     ply_store_run_t sr;
     memset(&sr, 0, sizeof sr);
+    const ply_split_t *plan = NULL;
+    run->kind->store_run(run, &sr, &plan); /* what it asks, its plan */
     sr.id = run->id;
-    snprintf(sr.fen, sizeof sr.fen, "%s", run->fen);
-    sr.depth = run->depth;
     sr.verify_mode = run->verify_mode;
     sr.verify_ppm = run->verify_ppm;
     sr.job_base = run->job_base;
@@ -82,10 +78,9 @@ static int store_run(ply_coordinator_t *c, const run_t *run, char *why, size_t w
     sr.submitted_unix_ms = run->submitted_unix_ms;
     snprintf(sr.owner, sizeof sr.owner, "%s", run->owner);
     sr.kind = run->kind->id;
-    sr.request = run->request, sr.request_len = run->request_len;
     sr.njobs = (uint32_t)run->njobs;
     uint64_t t0 = ply_time_ns();
-    int r = ply_store_add_run(c->store, &sr, run->plan, why, why_len);
+    int r = ply_store_add_run(c->store, &sr, plan, why, why_len);
     if (r == 0)
         ply_info("run %" PRIu64 ": %zu jobs stored in %.1f ms", run->id, run->njobs,
                  (double)(ply_time_ns() - t0) / 1e6);
@@ -129,12 +124,8 @@ static run_t *restored_match(ply_coordinator_t *c, const run_t *want)
 {
     for (run_t *run = c->runs; run; run = run->next)
         if (run->restored && !run->client && run->state == RUN_ACTIVE && run->kind == want->kind &&
-            run->request_len == want->request_len &&
-            (!run->request_len || memcmp(run->request, want->request, run->request_len) == 0) &&
-            run->depth == want->depth && run->chess960 == want->chess960 &&
-            run->want_stats == want->want_stats && run->want_split == want->want_split &&
-            run->verify_mode == want->verify_mode && run->verify_ppm == want->verify_ppm &&
-            strcmp(run->fen, want->fen) == 0 && ply__may_read(c, run->owner, want->owner))
+            run->kind->same_request(run, want) && run->verify_mode == want->verify_mode &&
+            run->verify_ppm == want->verify_ppm && ply__may_read(c, run->owner, want->owner))
             return run;
     return NULL;
 }
@@ -158,68 +149,26 @@ static uint64_t new_run_id(ply_coordinator_t *c)
     return 0;
 }
 
-/* What a perft Submit asks, validated by the rule engine (kind_perft.c), into @run. */
-static int submit_perft(run_t *run, const Ply__Submit *s, char *why, size_t why_len)
-{
-    size_t len = ply__perft_request__get_packed_size(s->perft); /* the envelope checked it */
-    uint8_t *buf = malloc(len ? len : 1);
-    if (!buf) return PLY_ENOMEM;
-    ply__perft_request__pack(s->perft, buf);
-    int r = ply__perft_prepare(run, buf, len, why, why_len);
-    free(buf);
-    return r;
-}
-
-/* What a search Submit asks, validated by the rule engine (kind_search.c), into @run. */
-static int submit_search(run_t *run, const Ply__Submit *s, char *why, size_t why_len)
-{
-    run->kind = &ply__kind_search;
-    run->want_split = -1;
-    size_t len = ply__search_request__get_packed_size(s->search);
-    uint8_t *buf = malloc(len ? len : 1);
-    if (!buf) return PLY_ENOMEM;
-    ply__search_request__pack(s->search, buf);
-    int r = ply__search_prepare(run, buf, len, why, why_len);
-    free(buf);
-    return r;
-}
-
 static void on_submit(ply_coordinator_t *c, zframe_t *rid, const char *who, const Ply__Submit *s)
 {
     char why[PLY__WHY_LEN];
     /* the envelope passes any kind number with its payload: the registry says which run here */
-    if (s->kind > INT32_MAX || !ply__kind_of((int)s->kind)) {
+    const ply__kind_t *kind = s->kind <= INT32_MAX ? ply__kind_of((int)s->kind) : NULL;
+    if (!kind) {
         ply__send_error(c, rid, PLY_EINVAL, 0,
                         "job kind %" PRIu32 " is not one this coordinator runs (not in its "
                         "registry of kinds)",
                         s->kind);
         return;
     }
-    int search = s->kind == PLY__JOB_KIND__JOB_KIND_SEARCH;
-    /* a verified search is compared exactly with a second one: only a reproducible search
-     * (search_verify.c) can be, and a clock is not reproducible */
-    if (search && s->has_verify && s->verify != PLY__VERIFY_MODE__VERIFY_MODE_NONE) {
-        const Ply__SearchRequest *q = s->search;
-        const char *no = q->has_movetime_ms
-                             ? "--verify needs -d or --nodes, not --movetime: a search stopped "
-                               "by a clock is not reproducible, so two honest workers would not "
-                               "return the same line"
-                         : q->n_plies ? "--verify is not supported for game analysis yet"
-                                      : NULL;
-        if (no) {
-            ply__send_error(c, rid, PLY_EINVAL, 0, "%s", no);
-            return;
-        }
-    }
-    run_t *run = calloc(1, sizeof *run);
+    run_t *run = ply__run_new(c, kind);
     if (!run || !(run->client = zframe_dup(rid))) {
-        free(run);
+        if (run) ply__run_free(run);
         ply__send_error(c, rid, PLY_ENOMEM, 0, "coordinator out of memory");
         return;
     }
-    run->c = c;
     snprintf(run->owner, sizeof run->owner, "%s", who);
-    int r = search ? submit_search(run, s, why, sizeof why) : submit_perft(run, s, why, sizeof why);
+    int r = run->kind->submit(c, run, s, why, sizeof why); /* what it asks, checked */
     if (r < 0) {
         ply__send_error(c, rid, r, 0, "%s", r == PLY_ENOMEM ? "coordinator out of memory" : why);
         ply__run_free(run);
@@ -232,7 +181,6 @@ static void on_submit(ply_coordinator_t *c, zframe_t *rid, const char *who, cons
                           sizeof run->verify_text);
     run->submitted_ms = ply_time_ms();
     run->submitted_unix_ms = unix_ms();
-    atomic_init(&run->cancel, 0);
     run_t *old = restored_match(c, run);
     if (old) {
         old->client = run->client;
@@ -251,19 +199,6 @@ static void on_submit(ply_coordinator_t *c, zframe_t *rid, const char *who, cons
         ply__run_free(run);
         return;
     }
-    /* the automatic split fits the cluster connected now (split.h) */
-    for (const peer_t *p = c->peers; p; p = p->next)
-        if (p->kind == PEER_WORKER && !p->probation && run->kind->worker_fits(run, p))
-            run->plan_threads += p->threads;
-    if (!run->plan_threads && c->cfg.spawn_workers) { /* its local workers, starting */
-        long cores = sysconf(_SC_NPROCESSORS_ONLN);
-        unsigned each = c->cfg.worker_threads ? c->cfg.worker_threads
-                        : cores > 0           ? (unsigned)cores
-                                              : 1;
-        run->plan_threads = c->cfg.spawn_workers * each;
-    }
-    if (!run->plan_threads) run->plan_threads = c->cfg.local_threads; /* joining now */
-    run->plan_min_nodes = c->cfg.min_job_nodes;
     run->work.data = run;
     if (uv_queue_work(&c->loop, &run->work, plan_work, plan_done) != 0) {
         ply__send_error(c, rid, PLY_ENOMEM, 0, "cannot start the split");

@@ -132,7 +132,8 @@ static void store_failure(ply_coordinator_t *c, const run_t *run, size_t idx)
  * (counts towards max_attempts, and the task prefers another worker next);
  * else the worker left politely. A task that failed max_attempts times is
  * quarantined: its run fails with the position and every failure, never with
- * a partial total. A drill-down task is not retried: the report says why.
+ * a partial total. A task its kind gives up (kind->retry: perft's drill-down) is not
+ * retried: the kind's report says why.
  */
 void ply__job_requeue(ply_coordinator_t *c, run_t *run, size_t idx, int failure, const char *reason)
 {
@@ -141,10 +142,7 @@ void ply__job_requeue(ply_coordinator_t *c, run_t *run, size_t idx, int failure,
     peer_t *was = j->worker;
     j->state = JOB_PENDING;
     j->worker = NULL;
-    if (ply__role_of(run, idx) == PLY__DRILL) {
-        ply__drill_give_up(c, run, idx, reason);
-        return;
-    }
+    if (!run->kind->retry(c, run, idx, reason)) return; /* the kind gave it up itself */
     if (failure) {
         j->failures++;
         if (was) j->avoid = was->id_hash;
@@ -199,7 +197,7 @@ void ply__withdraw(ply_coordinator_t *c, run_t *run, const char *identity)
             int64_t tw = ply__task_of_wire(run, p->inflight[i]);
             size_t t = tw < 0 ? 0 : (size_t)tw;
             if (tw < 0 || run->jobs[t].state != JOB_INFLIGHT || run->jobs[t].worker != p ||
-                ply__role_of(run, t) == PLY__DRILL) {
+                ply__task_bound(run, t)) {
                 i++;
                 continue;
             }
@@ -320,9 +318,8 @@ static int handout(ply_coordinator_t *c, peer_t *p, run_t *run, size_t idx, int 
     Ply__Job job = PLY__JOB__INIT;
     job.has_job_id = 1, job.job_id = job_id;
     job.has_attempt = 1, job.attempt = j->attempt + 1;
-    run->kind->fill_job(run, idx, &job); /* what to compute */
+    run->kind->fill_job(run, idx, no_hash, &job); /* what to compute */
     job.has_run_id = 1, job.run_id = run->id;
-    if (no_hash && job.perft) job.perft->has_no_hash = 1, job.perft->no_hash = 1;
     uint64_t left = deadline - ply_time_ms(); /* from now: its queue ahead included */
     job.has_lease_ms = 1;
     job.lease_ms = left > UINT32_MAX ? UINT32_MAX : (uint32_t)left;

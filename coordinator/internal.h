@@ -9,32 +9,25 @@
  *   dispatch.c     the scheduler: the queue, hand-out, leases, re-queue and
  *                  quarantine
  *   worker_msgs.c  HELLO, READY, RESULT, ERROR, BYE and HEARTBEAT from workers
- *   client_msgs.c  SUBMIT (and the split), STATUS, RESULT_REQUEST, CANCEL
- *   restore.c      runs read back from the state file
- *   kind.h, kind.c the job-kind seam: what a kind of job does (plan a run,
- *                  fill a job, take a result, restore it, describe, answer),
- *                  and the registry of kinds; the files above call a run's
- *                  kind through run->kind and know nothing of chess
+ *   client_msgs.c  SUBMIT (the run's kind checks it and plans it), STATUS,
+ *                  RESULT_REQUEST, CANCEL
+ *   restore.c      runs read back from the state file (each by its kind)
+ *   kind.h, kind.c the job-kind seam: what a kind of job does (take a submit
+ *                  or a state-file row, plan a run, fill a job, take a
+ *                  result, restore it, describe, summarise, answer), and the
+ *                  registry of kinds; the files above call a run's kind
+ *                  through run->kind and know nothing of chess
  *   verification.c the verification service every kind calls: task slots
  *                  and their allocation, the secret wire ids, the CSPRNG
  *                  sample, identities, exclusion and its report, the first-
  *                  computation rule, the wait of a run left with liars only
- * Kind 1, perft (its modules):
- *   kind_perft.c   perft behind the seam
- *   split.c        the split of a run into jobs (on the thread pool)
- *   verify.c       perft's verification: who may take a check, tie-break
- *                  or drill-down, its bounded waits, storing a computation,
- *                  the Verification report
- *   settle.c       the run's sums, comparing and settling the computations
- *                  of a job, excluding an identity caught wrong
- *   drill.c        the rule engine's counts (on the thread pool) and the
- *                  drill-downs of a mismatch
- * Kind 2, search:
- *   kind_search.c  one job per root move of the position analysed, each
- *                  line replayed by the rule engine, the sorted answer
- *   search_game.c  a game's positions as chunks; the replay of a line
- *   search_verify.c --verify: reproducible searches compared on two
- *                  identities of one engine, a tie-break, exclusion
+ * Each kind is a folder whose state hangs from run->kind_state:
+ *   perft/         kind 1: the split, perft's verification, the exact sums,
+ *                  the drill-downs (perft/perft.h)
+ *   search/        kind 2: one job per root move of the position analysed
+ *                  (or chunks of a game's positions, search/game.c), each
+ *                  line replayed by the rule engine; --verify compares
+ *                  reproducible searches (search/verify.c)
  * Nothing here is public API: names are ply__ (STYLE.md, libuv's convention
  * for internal cross-file names).
  *
@@ -66,7 +59,7 @@
 #include "coordinator.h"
 #include "envelope.h"
 #include "security.h"
-#include "split.h"
+#include "perft/split.h"
 #include "store.h"
 #include "util/stats.h"
 
@@ -147,44 +140,6 @@ typedef struct job_state { /* one task */
     char *history;        /* the failures, "; "-separated (for a quarantine report) */
 } job_state_t;
 
-/* One computation of a job (verified runs keep them until the job settles). */
-typedef struct ply__comp {
-    int have;
-    int arbiter, no_hash;
-    uint32_t seed, attempt;
-    char worker[PLY__ID_LEN];
-    char identity[PLY__IDENT_LEN]; /* who computed it (peer_t.identity; "arbiter") */
-    uint64_t nodes;
-    int has_stats;
-    ply_stats_t stats;
-    uint64_t time_us;
-    uint64_t tt_probes, tt_hits; /* the worker's table use (0 when restored from the state file) */
-    uint64_t tt_nodes;           /* leaf nodes of @nodes its table answered (as it says) */
-    int live;                    /* computed in this session, not read back from the state file */
-    uint64_t *divide;            /* split-0 runs: per root move, plan order */
-    ply_stats_t *divide_stats;
-} ply__comp_t;
-
-/* The divide drill-down of a mismatch: the rule engine's divide against a worker's. */
-typedef struct ply__drill {
-    char worker[PLY__ID_LEN];      /* whose divide job it is */
-    char identity[PLY__IDENT_LEN]; /* and its identity: only it may take the job */
-    int have_ref, have_work, done;
-    int nref, nwork;
-    char ref_uci[PLY_ARB_MAX_MOVES][6], work_uci[PLY_ARB_MAX_MOVES][6];
-    uint64_t ref_nodes[PLY_ARB_MAX_MOVES], work_nodes[PLY_ARB_MAX_MOVES];
-} ply__drill_t;
-
-typedef struct ply__vjob {
-    ply__comp_t comp[3]; /* PLY__FIRST, PLY__CHECK, PLY__TIE */
-    int settled;
-    int mismatch; /* the first two disagreed */
-    int accepted; /* role whose counts were used */
-    int dissent;  /* role outvoted by the other two, or -1 */
-    ply__drill_t *drill;
-    char *drill_text; /* the drill-down's conclusion, or NULL */
-} ply__vjob_t;
-
 /* Where a settled job's counts came from, kept so that the counts of an identity caught wrong
  * can be taken out of the sums again and the job recomputed (settle.c). */
 #define PLY__WHO_NONE    0xffffu /* no second computation */
@@ -214,7 +169,6 @@ typedef struct ply__ident {
 
 typedef struct ply_coordinator ply_coordinator_t;
 struct ply__kind;       /* kind.h */
-struct ply__search_run; /* kind_search.c */
 
 typedef struct run {
     struct run *next;
@@ -225,12 +179,6 @@ typedef struct run {
     zframe_t *client;
     int state;
     int detach;
-    /* what it asks: perft's request (kind 1) decoded (ply__perft_prepare), what RunAsked says */
-    int want_stats, chess960;
-    unsigned depth;
-    int want_split;
-    char fen[PLY_ARB_FEN_MAX];
-    ply_arb_pos_t root;
     int verify_mode;     /* a Ply__VerifyMode */
     uint32_t verify_ppm; /* VERIFY_MODE_SAMPLE: parts per million */
     char verify_text[32];
@@ -239,71 +187,37 @@ typedef struct run {
     atomic_int cancel;
     int canceled;    /* by a client: report "canceled" */
     int interrupted; /* the coordinator stopped: the state file keeps the run */
-    /* kind 1 (perft): written by the split thread only; kind->planned (on the loop, after
-     * libuv's hand-back) moves split_out into plan, so the loop never reads a plan being
-     * written */
-    int split_rc;
-    char split_why[PLY__WHY_LEN];
-    ply_split_t *split_out;
-    unsigned plan_threads;   /* the automatic split's cluster: worker threads at submit (0: none) */
-    uint64_t plan_min_nodes; /* and its smallest job (the config's min_job_nodes; 0: default) */
     /* the tasks */
     size_t njobs;        /* jobs in the run's plan (0 until it is planned) */
     uint32_t slots;      /* tasks per job */
     size_t ntasks;       /* slots x njobs */
     job_state_t *jobs;   /* one per task */
     uint8_t *settled;    /* per job: its counts are in the sums */
-    ply__vjob_t **v;     /* per job, verified runs: the computations so far */
     uint64_t job_base;   /* task id of task 0 */
     size_t next_pending;
     uint32_t *requeue; /* the queue: re-queued tasks, checks, tie-breaks, drill-downs */
     size_t rq_head, rq_len, rq_cap;
     size_t done, started;
-    size_t drills_pending;
     /* the idle tail (dispatch.c): since when a worker that may take the run's tasks has had
      * none while the run had none left to hand out (0: not now); its length once the run ends */
     uint64_t tail_start_ms, tail_ms;
-    /* ---- kind 1 (perft): its plan, sums, statistics and verification (kind_perft.c,
-     * settle.c, verify.c, drill.c); the generic files only read what they name here ---- */
-    ply_split_t *plan;
-    double lease_weight; /* sum over the plan's jobs of multiplicity x cost (0: not yet) */
-    /* the sums: multiplicity x job count, exact (settle.c; a sum past 2^128 fails the run) */
-    ply_u128_t nodes;
-    uint64_t worker_time_us;
-    uint64_t tt_probes, tt_hits; /* summed over the results computed in this session */
-    uint64_t counted_nodes;      /* ... their leaf nodes enumerated (no multiplicity, no hits) */
-    uint64_t tt_nodes;           /* ... their leaf nodes answered by table hits instead */
-    uint64_t started_ms;         /* its first task handed out in this session (0: not yet) */
-    ply_stats128_t stats;
-    ply_u128_t *divide;           /* per root move */
-    ply_stats128_t *divide_stats; /* per root move, when stats */
-    int divide_has_stats;
-    uint32_t perft1_checked;
     /* the trust model (verification.c) */
     uint32_t *wire, *unwire; /* verified runs: task -> job id offset and back (a secret random
                                 permutation, so that a check's id looks like any other) */
     uint8_t *select;         /* per job: chosen (by a CSPRNG) for a second computation */
     ply__acc_t *acc;         /* per job, once settled: where its counts came from */
-    ply_stats_t *acc_stats;  /* per job, runs with statistics: the counts used */
     ply__ident_t *idents;    /* the identities that computed for the run */
     unsigned nidents, capidents;
     uint32_t nexcluded;  /* identities caught wrong */
     uint32_t recomputed; /* settled jobs re-opened because an excluded identity had counted them */
     uint64_t no_honest_ms; /* since when only excluded workers are connected, or 0 */
+    uint64_t started_ms;      /* its first task handed out in this session (0: not yet) */
     uint64_t no_fit_since_ms; /* since when workers are connected but none may take its jobs
                                  (kind->worker_fits), or 0 */
-    /* what was verified (verify.c) */
-    uint32_t selected, by_worker, same_seed, same_worker, by_arbiter, mismatches, resolved;
-    uint32_t *mm; /* jobs with a mismatch, in the order found */
-    size_t nmm, capmm;
-    uint32_t used_ids[64], used_seeds[64]; /* distinct workers and seeds whose counts were used */
-    unsigned nused_ids, nused_seeds;
-    /* ---- end of kind 1 (perft) ---- */
-    /* the run's request as its kind encodes it (kind 1: a Ply__PerftRequest, normalised;
-     * kind 2: a Ply__SearchRequest), as the state file keeps it */
-    uint8_t *request;
-    size_t request_len;
-    struct ply__search_run *search; /* kind 2 (search): its run state (kind_search.c) */
+    uint32_t selected;     /* jobs chosen for a second computation */
+    /* the kind's run state (its request, plan, answer so far, verification figures): opaque
+     * here, owned by run->kind (perft/perft.h, search/kind.c) */
+    void *kind_state;
     /* restarts */
     int restored;              /* read back from the state file */
     uint32_t results_restored; /* computations read back */
@@ -534,6 +448,12 @@ void ply__run_fail(run_t *run, int code, const char *fmt, ...)
 run_t *ply__job_find(ply_coordinator_t *c, uint64_t job_id, size_t *idx);
 /** ply__run_find - the run with id @id still in memory (any state), or NULL. */
 run_t *ply__run_find(ply_coordinator_t *c, uint64_t id);
+/**
+ * ply__run_new - a new run of @kind (the only place a run is created; ply__run_free is the
+ * only place it is freed), in no list yet: its kind's submit or restore makes it what it
+ * asks. NULL when out of memory.
+ */
+run_t *ply__run_new(ply_coordinator_t *c, const struct ply__kind *kind);
 /** ply__run_free - free a run that is in no list, with everything it owns. */
 void ply__run_free(run_t *run);
 /** ply__finished_find - the finished run @id kept in memory, or NULL. */
@@ -554,11 +474,12 @@ uint64_t ply__run_queued_ms(const run_t *run, uint64_t now);
  * as its counted nodes are this session's) to @now, less the time it waited in the queue.
  */
 uint64_t ply__run_time_ms(const run_t *run, uint64_t now);
-/** What a run computes (RunAsked) with room for the request it points to (a perft run's
- * RunAsked.perft), so that answers about many runs can be built at once. */
+/** What a run computes (RunAsked) with room for the sub-message it points to (a kind's
+ * request, RunAsked.perft: the kind's own type), so that answers about many runs can be built
+ * at once. */
 typedef struct ply__asked {
     Ply__RunAsked msg;
-    Ply__PerftRequest perft;
+    _Alignas(max_align_t) unsigned char room[256];
 } ply__asked_t;
 /** ply__run_asked - what @run computes, as every answer about it says, into @a->msg (strings
  * point into @run, and into @a). */
@@ -718,85 +639,6 @@ void ply__on_client_message(ply_coordinator_t *c, zframe_t *rid, const char *ide
  * last, after any send, because the socket's fd is edge-triggered.
  */
 void ply__pump(ply_coordinator_t *c);
-
-/* ---- verify.c (perft's verification, on the verification service: verification.h) ---- */
-
-/** ply__perft_verify_setup - size a perft run's tasks for its mode (verification.h's
- * ply__verify_tasks: 1 or PLY__ROLES slots) and its computations (v, acc_stats). 0,
- * PLY_ENOMEM or PLY_EIO. */
-int ply__perft_verify_setup(run_t *run);
-/** ply__perft_verify_free - free what ply__perft_verify_setup and the computations allocated
- * (the service's part is freed by ply__verify_free). */
-void ply__perft_verify_free(run_t *run);
-/**
- * ply__perft_eligible - whether worker @p may take task @t of perft run @run now (the best
- * worker available for its role: a check by another identity and seed, a tie-break by a
- * third, a drill-down by the worker that lost), and whether it must then count without its
- * hash table (*no_hash).
- */
-int ply__perft_eligible(ply_coordinator_t *c, const run_t *run, size_t t, const peer_t *p,
-                        int *no_hash);
-/** ply__perft_verify_tick - perft's bounded waits: tie-breaks without a third worker,
- * drill-down targets gone. */
-void ply__perft_verify_tick(ply_coordinator_t *c, run_t *run, uint64_t now);
-/** ply__verification - fill @v (and its arrays in @buf) with what was verified; free with _free. */
-typedef struct ply__vreport ply__vreport_t;
-ply__vreport_t *ply__verification(const run_t *run, Ply__Verification *v);
-void ply__vreport_free(ply__vreport_t **r);
-/** ply__comp_store - store computation @comp of task @t; 0 or PLY_EDB (reason in @why). */
-int ply__comp_store(ply_coordinator_t *c, const run_t *run, size_t t, const ply__comp_t *comp,
-                    char *why, size_t why_len);
-/** ply__comp_free - free a computation's arrays. */
-void ply__comp_free(ply__comp_t *comp);
-/** ply__vjob_free - free the computations of a job (*@vp, which may be NULL); NULLs *@vp. */
-void ply__vjob_free(ply__vjob_t **vp);
-
-/* ---- settle.c ---- */
-
-/** ply__maybe_done - an active run whose jobs are all settled and drill-downs over is done. */
-void ply__maybe_done(run_t *run);
-/** ply__describe - "who says N" about computation @k, for logs and reports, into @buf. */
-void ply__describe(char *buf, size_t len, const ply__comp_t *k);
-/** ply__on_handout - task @t went out: start the check of a verified job (queue or rule engine). */
-void ply__on_handout(ply_coordinator_t *c, run_t *run, size_t t);
-/**
- * ply__take - computation @comp (role of task @t) of a job is in (stored
- * already when it came from a worker): settle the job if it can be.
- * @live: 0 while restoring (no drill-down). The comp's arrays pass to the run.
- */
-void ply__take(ply_coordinator_t *c, run_t *run, size_t t, ply__comp_t *comp, int live);
-/** ply__settle_all - after a restore: settle or re-activate every job of the run. */
-void ply__settle_all(ply_coordinator_t *c, run_t *run);
-/**
- * ply__perft_exclude - identity @identity (worker id @worker) was caught wrong in
- * @run (@why says how): the verification service's ply__exclude (no more of the
- * run's jobs, its tasks withdrawn), with its computations of unsettled jobs
- * dropped and every settled job whose counts rest on it (not confirmed by the
- * rule engine) taken out of the sums and computed again by other identities.
- * Dropped computations are deleted from the state file. Idempotent.
- */
-void ply__perft_exclude(ply_coordinator_t *c, run_t *run, const char *identity,
-                        const char *worker, const char *why);
-
-/* ---- drill.c ---- */
-
-/**
- * ply__arbiter_start - queue the rule engine's count of task @t of @run on
- * the thread pool (or, @drill, the reference divide of its drill-down).
- * Returns 0, PLY_ERANGE (the rule engine is off for checks), PLY_EFEN or
- * PLY_ENOMEM.
- */
-int ply__arbiter_start(ply_coordinator_t *c, run_t *run, size_t t, int drill);
-/**
- * ply__drill_start - start the drill-down of settled mismatch @idx: the rule
- * engine's divide of the job position against a divide job on the worker
- * whose count lost; when it cannot be done, the job's drill_text says why.
- */
-void ply__drill_start(ply_coordinator_t *c, run_t *run, size_t idx);
-/** ply__drill_result - a worker's divide job for a drill-down came back. */
-void ply__drill_result(ply_coordinator_t *c, run_t *run, size_t t, const Ply__Result *r);
-/** ply__drill_give_up - a drill-down task cannot be done (worker left, failed): say why. */
-void ply__drill_give_up(ply_coordinator_t *c, run_t *run, size_t t, const char *why);
 
 /* ---- restore.c ---- */
 

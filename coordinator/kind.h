@@ -4,9 +4,9 @@
  * message handlers, the restore) knows nothing of chess. A kind plans a run
  * into jobs, fills the Job message of a task, checks and folds a Result into
  * the run's answer, stores and restores it, and builds the answer and its
- * part of the progress. Each kind is one module: kind 1, perft, is
- * kind_perft.c (on split.c, verify.c, settle.c and drill.c); kind 2, search,
- * is kind_search.c. Every member is required: what kinds share (task slots,
+ * part of the progress. Each kind is a folder, its state behind the run's one
+ * opaque pointer (run->kind_state): kind 1, perft, is perft/ (perft/perft.h);
+ * kind 2, search, is search/. Every member is required: what kinds share (task slots,
  * wire ids, the sample, identities and exclusion) is the verification
  * service (verification.h), which each kind calls, never a default.
  *
@@ -23,11 +23,50 @@
 #include "internal.h"
 #include "verification.h"
 
+/* What every answer, status and finished record shows about a run, whatever its kind. */
+typedef struct ply__summary {
+    const char *fen;      /* the position it computes (points into the run), or "" */
+    unsigned depth;       /* plies; 0: none asked */
+    uint64_t nodes_limit; /* a node budget per job, 0: none */
+    uint32_t movetime_ms; /* a time per job, 0: none */
+    ply_u128_t nodes;     /* its count so far (exact) */
+    uint64_t counted_nodes; /* nodes counted in this session (its rate's), 0: not measured */
+    uint32_t mismatches;    /* verification mismatches found in it */
+    /* what the finished record keeps to say RunAsked again (kind->asked_again) */
+    int chess960, stats, want_split;
+    int storable; /* it has a plan or request that the state file keeps (its end is recorded) */
+} ply__summary_t;
+
 typedef struct ply__kind {
     /** The kind's number in the protocol and the state file (Ply__JobKind). */
     int id;
     /** Its name in logs ("perft"). */
     const char *name;
+
+    /**
+     * submit - make @run (new from the run registry: owner, client and verify mode set) a
+     * run of this kind asking what Submit @s asks: validated (by the rule engine), its state
+     * allocated (run->kind_state), its plan's inputs taken from the cluster connected now
+     * (@c). 0, or an error (< 0) the client gets, with the reason in @why (at most @why_len
+     * bytes); PLY_ENOMEM. What was set is freed with the run (free_run).
+     */
+    int (*submit)(ply_coordinator_t *c, run_t *run, const Ply__Submit *s, char *why,
+                  size_t why_len);
+    /**
+     * restore - make @run (new from the run registry) the run of this kind that state-file
+     * row @sr describes, with the plan the row keeps (*@plan, taken and NULLed; NULL when the
+     * state file keeps none), planned (run->njobs set). 0, PLY_EDB (why in @why) or
+     * PLY_ENOMEM.
+     */
+    int (*restore)(ply_coordinator_t *c, run_t *run, const ply_store_run_t *sr,
+                   ply_split_t **plan, char *why, size_t why_len);
+    /** same_request - 1 when runs @a and @b, both of this kind, ask exactly the same. */
+    int (*same_request)(const run_t *a, const run_t *b);
+    /**
+     * store_run - this kind's columns of @run's state-file row into @sr (what it asks: its
+     * position, flags, encoded request), and the plan the row keeps in *@plan (NULL: none).
+     */
+    void (*store_run)(const run_t *run, ply_store_run_t *sr, const ply_split_t **plan);
 
     /**
      * plan - on the thread pool: split the run into jobs. Reads what was asked
@@ -85,9 +124,10 @@ typedef struct ply__kind {
      * fill_job - the kind's part of the Job message of task @t (the kind and its
      * payload: Job.perft, Job.search, or another kind's bytes in Job.other).
      * Strings point into the run, which outlives the send; the scheduler fills
-     * the ids, attempt, lease and, for a perft job, no_hash.
+     * the ids, attempt and lease. @no_hash: the worker must compute it without its
+     * hash table (a check on the identity that computed first: the kind's eligible said so).
      */
-    void (*fill_job)(const run_t *run, size_t t, Ply__Job *job);
+    void (*fill_job)(const run_t *run, size_t t, int no_hash, Ply__Job *job);
     /**
      * handed_out - task @t was just sent to a worker: start what goes with
      * it (the check of a verified job).
@@ -118,6 +158,13 @@ typedef struct ply__kind {
     /** resumed - every stored result of restored @run is in: settle what they allow. */
     void (*resumed)(ply_coordinator_t *c, run_t *run);
 
+    /**
+     * retry - in-flight task @t of @run came back without a result (@reason: its worker
+     * died or left, its lease ended, it failed): 1 to queue it again; 0 when the kind gives it
+     * up itself (perft's drill-down: its report says why).
+     */
+    int (*retry)(ply_coordinator_t *c, run_t *run, size_t t, const char *reason);
+
     /** describe_run - what @run computes, for logs ("perft(7) of FEN"), into @buf (@len bytes). */
     void (*describe_run)(const run_t *run, char *buf, size_t len);
     /** describe_plan - the plan of @run, for the log of its acceptance, into @buf (@len bytes). */
@@ -133,6 +180,13 @@ typedef struct ply__kind {
      * pointing into @run.
      */
     void (*fill_asked)(const run_t *run, ply__asked_t *a);
+    /** summary - what every answer, status and finished record shows about @run, into @s. */
+    void (*summary)(const run_t *run, ply__summary_t *s);
+    /**
+     * asked_again - what finished run @f computed (RunAsked), rebuilt from its record (in
+     * memory or read from the state file): 1, or 0 when the record does not say (no claim).
+     */
+    int (*asked_again)(const finished_t *f, ply__asked_t *a);
     /** fill_accepted - the kind's part of the Accepted message (strings point into @run). */
     void (*fill_accepted)(const run_t *run, Ply__Accepted *a);
     /**
@@ -149,38 +203,15 @@ typedef struct ply__kind {
 
 /** ply__kind_of - the kind numbered @kind (a Ply__JobKind), or NULL when there is none. */
 const ply__kind_t *ply__kind_of(int kind);
-
-/** Kind 1: perft (kind_perft.c). */
-extern const ply__kind_t ply__kind_perft;
-/** Kind 2: search, one job per root move of the position analysed, or one per chunk of a
- * game's positions (SearchRequest.plies: search_game.h) (kind_search.c). */
-extern const ply__kind_t ply__kind_search;
-
+/** ply__kind_default - the kind of a message that names none (kind 1: before job kinds, every
+ * run was a perft). */
+const ply__kind_t *ply__kind_default(void);
+/** ply__kind_at - the @i-th kind of the registry (0, 1, ...), or NULL past the last. */
+const ply__kind_t *ply__kind_at(size_t i);
 /**
- * ply__perft_prepare - make @run (zeroed but for what client_msgs.c and restore.c set) a
- * perft run of the encoded PerftRequest @request (@len bytes: a Submit's, or the state
- * file's): the position validated by the rule engine and normalised into run->fen, root,
- * depth, chess960 (asked, or implied by the castling rights), want_stats, want_split (-1:
- * automatic), and run->request its normalised encoding (what RunAsked.perft says and the
- * state file stores; divide is not part of it). 0; PLY_EFEN or PLY_EILLEGAL (a bad
- * position: the reason in @why, @why_len bytes), PLY_EPROTO (@request does not decode, or
- * a depth or split out of range) or PLY_ENOMEM.
+ * ply__kinds_text - the names of the kinds in @mask (bit 1 << kind number), each preceded by
+ * @sep, into @buf (@len bytes): " perft search".
  */
-int ply__perft_prepare(run_t *run, const uint8_t *request, size_t len, char *why, size_t why_len);
-
-/**
- * ply__search_prepare - make @run (zeroed but for what client_msgs.c and restore.c set) a
- * search run of the encoded Ply__SearchRequest @request (@len bytes, copied): decoded, and
- * validated by the rule engine (the root position, each history move legal in turn, each
- * searchmove legal in the position analysed and given once); sets run->search, request,
- * fen (the position analysed, normalised), root, depth (0: no depth limit) and chess960.
- * 0; PLY_EFEN or PLY_EILLEGAL (a bad position or move: the reason in @why, @why_len bytes,
- * names the history move's number and text, or the searchmove), PLY_EINVAL (a searchmove
- * given twice), PLY_EPROTO (@request does not decode) or PLY_ENOMEM. A game analysis
- * (plies) is planned here too (search_game.h's ply__game_new and its errors, the ply
- * named; searchmoves beside plies are PLY_EINVAL). On error what was set
- * is freed with the run (ply__run_free).
- */
-int ply__search_prepare(run_t *run, const uint8_t *request, size_t len, char *why, size_t why_len);
+void ply__kinds_text(uint32_t mask, const char *sep, char *buf, size_t len);
 
 #endif

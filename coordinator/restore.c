@@ -31,68 +31,26 @@ typedef struct restore {
     size_t why_len;
 } restore_t;
 
-/*
- * A stored search run, planned again from its request (validated again by the rule
- * engine, kind_search.c): its plan must have the jobs it was stored with.
- */
-static int restore_search(ply_coordinator_t *c, run_t *run, const ply_store_run_t *sr, char *why,
-                          size_t why_len)
-{
-    char reason[PLY__WHY_LEN] = "";
-    run->want_split = -1;
-    int r = ply__search_prepare(run, sr->request, sr->request_len, reason, sizeof reason);
-    if (r == PLY_ENOMEM) return r;
-    if (r == 0) {
-        run->kind->plan(run);
-        r = run->kind->planned(run, reason, sizeof reason);
-    }
-    if (r == 0 && run->njobs != sr->njobs)
-        snprintf(reason, sizeof reason, "its request plans %zu jobs, %u were stored", run->njobs,
-                 sr->njobs),
-            r = PLY_EDB;
-    if (r < 0)
-        return ply_why(why, why_len, PLY_EDB, "state file %s: run %" PRIu64 ": %s", c->state_path,
-                       run->id, reason);
-    return 0;
-}
-
 /* One stored run back in the run list; takes its plan. */
 static int on_run(void *arg, const ply_store_run_t *sr, ply_split_t **plan)
 {
     restore_t *rs = arg;
     ply_coordinator_t *c = rs->c;
     const ply__kind_t *kind = ply__kind_of(sr->kind);
-    if (!kind || (kind == &ply__kind_perft) != (*plan != NULL)) /* the store knows it */
+    if (!kind) /* the store knows it */
         return ply_why(rs->why, rs->why_len, PLY_EDB,
                        "state file %s: run %" PRIu64 " is of job kind %d%s, which this "
                        "coordinator cannot run",
                        c->state_path, sr->id, sr->kind, *plan ? " with a plan" : " without a plan");
-    run_t *run = calloc(1, sizeof *run);
+    run_t *run = ply__run_new(c, kind);
     if (!run) return PLY_ENOMEM;
-    run->c = c;
-    run->kind = kind;
     run->id = sr->id;
     run->restored = 1;
     run->verify_mode = sr->verify_mode;
     run->verify_ppm = sr->verify_ppm;
     ply__verify_mode_text(run->verify_mode, run->verify_ppm, run->verify_text,
                           sizeof run->verify_text);
-    int r = 0;
-    if (kind == &ply__kind_perft) { /* its request, and the plan it was stored with */
-        char reason[PLY__WHY_LEN] = "";
-        r = ply__perft_prepare(run, sr->request, sr->request_len, reason, sizeof reason);
-        if (r < 0 && r != PLY_ENOMEM)
-            r = ply_why(rs->why, rs->why_len, PLY_EDB, "state file %s: run %" PRIu64 ": %s",
-                        c->state_path, run->id, reason);
-        if (r == 0) {
-            run->plan = *plan;
-            *plan = NULL;
-            run->njobs = run->plan->njobs;
-            run->root = run->plan->root;
-        }
-    } else {
-        r = restore_search(c, run, sr, rs->why, rs->why_len);
-    }
+    int r = kind->restore(c, run, sr, plan, rs->why, rs->why_len); /* what it asks, planned */
     run->job_base = sr->job_base;
     run->submitted_unix_ms = sr->submitted_unix_ms;
     snprintf(run->owner, sizeof run->owner, "%s", sr->owner);
@@ -103,7 +61,6 @@ static int on_run(void *arg, const ply_store_run_t *sr, ply_split_t **plan)
     uint64_t now = ply_time_ms();
     run->submitted_ms = age > 0 && (uint64_t)age < now ? now - (uint64_t)age : now;
     run->accepted_ms = now;
-    atomic_init(&run->cancel, 0);
     if (r == 0) r = run->kind->setup(run);
     if (r == 0 && run->slots != sr->slots) {
         snprintf(rs->why, rs->why_len,

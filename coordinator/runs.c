@@ -53,15 +53,24 @@ run_t *ply__run_find(ply_coordinator_t *c, uint64_t id)
     return NULL;
 }
 
+run_t *ply__run_new(ply_coordinator_t *c, const ply__kind_t *kind)
+{
+    run_t *run = calloc(1, sizeof *run);
+    if (!run) return NULL;
+    run->c = c;
+    run->kind = kind;
+    atomic_init(&run->cancel, 0);
+    return run;
+}
+
 void ply__run_free(run_t *run)
 {
     zframe_destroy(&run->client);
-    if (run->kind) run->kind->free_run(run);
+    run->kind->free_run(run);
     ply__verify_free(run);
     for (size_t t = 0; run->jobs && t < run->ntasks; t++) free(run->jobs[t].history);
     free(run->jobs);
     free(run->requeue);
-    free(run->request);
     free(run);
 }
 
@@ -77,18 +86,20 @@ static void finished_add(ply_coordinator_t *c, run_t *run, const char *state, zm
     f->state = state;
     f->jobs_total = (uint32_t)run->njobs;
     f->jobs_done = (uint32_t)run->done;
-    f->nodes = run->nodes;
+    ply__summary_t sum;
+    run->kind->summary(run, &sum);
+    f->nodes = sum.nodes;
     f->elapsed_ms = ply_time_ms() - run->submitted_ms;
-    f->counted_nodes = run->counted_nodes;
+    f->counted_nodes = sum.counted_nodes;
     f->time_ms = ply__run_time_ms(run, ply_time_ms());
     f->tail_ms = run->tail_ms;
-    f->mismatches = run->mismatches;
-    f->depth = run->depth;
-    snprintf(f->fen, sizeof f->fen, "%s", run->fen);
+    f->mismatches = sum.mismatches;
+    f->depth = sum.depth;
+    snprintf(f->fen, sizeof f->fen, "%s", sum.fen);
     snprintf(f->verify, sizeof f->verify, "%s", run->verify_text);
-    f->chess960 = run->chess960, f->stats = run->want_stats, f->want_split = run->want_split;
+    f->chess960 = sum.chess960, f->stats = sum.stats, f->want_split = sum.want_split;
     f->verify_mode = run->verify_mode, f->verify_ppm = run->verify_ppm;
-    f->kind = run->kind ? run->kind->id : PLY__JOB_KIND__JOB_KIND_PERFT;
+    f->kind = run->kind->id;
     if (run->state == RUN_FAILED) snprintf(f->error, sizeof f->error, "%s", run->fail_msg);
     f->reply = reply;
     f->next = c->finished;
@@ -137,7 +148,7 @@ void ply__finished_from_store(finished_t *f, const ply_store_finished_t *sf)
     snprintf(f->error, sizeof f->error, "%s", sf->error);
     f->chess960 = sf->chess960, f->stats = sf->stats, f->want_split = sf->want_split;
     f->verify_mode = sf->verify_mode, f->verify_ppm = sf->verify_ppm;
-    f->kind = sf->kind ? sf->kind : PLY__JOB_KIND__JOB_KIND_PERFT;
+    f->kind = sf->kind ? sf->kind : ply__kind_default()->id;
 }
 
 /*
@@ -162,26 +173,6 @@ finished_t *ply__finished_lookup(ply_coordinator_t *c, uint64_t id, finished_t *
 }
 
 /* ---------------------------------------------------- answers and progress */
-
-/* What a perft run computes, as every answer about it says (strings point into @fen). */
-static void fill_asked(ply__asked_t *asked, const char *fen, unsigned depth, int chess960,
-                       int stats, int want_split, int verify_mode, uint32_t verify_ppm)
-{
-    Ply__PerftRequest *p = &asked->perft;
-    *p = (Ply__PerftRequest)PLY__PERFT_REQUEST__INIT;
-    p->fen = (char *)fen;
-    p->has_depth = 1, p->depth = depth;
-    p->has_chess960 = 1, p->chess960 = chess960 != 0;
-    p->has_stats = 1, p->stats = stats != 0;
-    p->has_split_depth = 1, p->split_depth = want_split < 0 ? -1 : want_split;
-    Ply__RunAsked *a = &asked->msg;
-    *a = (Ply__RunAsked)PLY__RUN_ASKED__INIT;
-    a->has_kind = 1, a->kind = PLY__JOB_KIND__JOB_KIND_PERFT;
-    a->perft = p;
-    a->has_verify = 1, a->verify = (Ply__VerifyMode)verify_mode;
-    if (verify_mode == PLY__VERIFY_MODE__VERIFY_MODE_SAMPLE)
-        a->has_verify_ppm = 1, a->verify_ppm = verify_ppm;
-}
 
 void ply__run_asked(ply__asked_t *a, const run_t *run)
 {
@@ -328,10 +319,9 @@ void ply__fill_progress(ply_coordinator_t *c, Ply__RunProgress *rp, ply__asked_t
         if (f->depth) rp->has_depth = 1, rp->depth = f->depth;
         rp->verify = (char *)f->verify;
         if (f->error[0]) rp->error = (char *)f->error;
-        fill_asked(asked, f->fen, f->depth, f->chess960, f->stats, f->want_split, f->verify_mode,
-                   f->verify_ppm);
-        /* not known (a search run's request is not in the summary): no claim */
-        if (!f->fen[0] || !f->depth || f->kind != PLY__JOB_KIND__JOB_KIND_PERFT) rp->asked = NULL;
+        /* what it computed, when its record says (its kind's rule); else no claim */
+        const ply__kind_t *k = ply__kind_of(f->kind);
+        if (!k || !k->asked_again(f, asked)) rp->asked = NULL;
     }
     rp->has_workers = 1, rp->workers = c->nworkers;
     rp->has_threads = 1, rp->threads = threads;
@@ -395,11 +385,13 @@ static void store_finish(ply_coordinator_t *c, const run_t *run, const char *sta
     memset(&f, 0, sizeof f);
     f.id = run->id;
     snprintf(f.state, sizeof f.state, "%s", state);
-    snprintf(f.fen, sizeof f.fen, "%s", run->fen);
-    f.depth = run->depth;
+    ply__summary_t sum;
+    run->kind->summary(run, &sum);
+    snprintf(f.fen, sizeof f.fen, "%s", sum.fen);
+    f.depth = sum.depth;
     f.jobs_total = (uint32_t)run->njobs;
     f.jobs_done = (uint32_t)run->done;
-    f.nodes = run->nodes;
+    f.nodes = sum.nodes;
     f.elapsed_ms = ply_time_ms() - run->submitted_ms;
     f.code = run->state == RUN_FAILED ? run->fail_code : 0;
     snprintf(f.error, sizeof f.error, "%s", run->state == RUN_FAILED ? run->fail_msg : "");
@@ -478,7 +470,9 @@ void ply__reap_runs(ply_coordinator_t *c)
         }
         *pp = run->next;
         withdraw_jobs(c, run);
-        ply_u128_add(&c->nodes_reaped, run->nodes); /* ply_nodes_total never goes back */
+        ply__summary_t sum;
+        run->kind->summary(run, &sum);
+        ply_u128_add(&c->nodes_reaped, sum.nodes); /* ply_nodes_total never goes back */
         zmsg_t *reply;
         const char *state;
         if (run->state == RUN_DONE) {
@@ -497,7 +491,7 @@ void ply__reap_runs(ply_coordinator_t *c)
                     state, run->fail_msg);
         }
         if (reply && run->client) ply__send_raw(c, run->client, reply);
-        if (reply && c->store && !run->interrupted && (run->plan || run->request)) {
+        if (reply && c->store && !run->interrupted && sum.storable) {
             store_finish(c, run, state, reply);
             stored = 1;
         }

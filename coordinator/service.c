@@ -13,8 +13,8 @@
  *                           older ones come from the state file)
  *               -> store   (store.h: the state file, when configured)
  *   run -> its kind (kind.h), one job_state_t per task (a computation of a
- *          job, internal.h), the queue; its kind's state (perft: the plan,
- *          split.h, the running sums, the verification record, verify.c).
+ *          job, internal.h), the queue; its kind's state behind one opaque
+ *          pointer (run->kind_state: perft/perft.h, search/kind.c).
  *   worker peer -> the ids of the tasks it holds (inflight).
  *
  * Durability: a run is stored with its plan before Accepted is sent, a
@@ -244,12 +244,13 @@ static void check_worker_fit(ply_coordinator_t *c, run_t *run, uint64_t now)
             run->no_fit_since_ms = 0;
             return;
         }
-        if (n < sizeof have)
-            n += (size_t)snprintf(have + n, sizeof have - n, "%s%s (%s)", n ? ", " : "", p->name,
-                                  p->engine[0] ? p->engine
-                                  : p->kinds & (1u << PLY__JOB_KIND__JOB_KIND_SEARCH)
-                                      ? "search"
-                                      : "perft only");
+        if (n >= sizeof have) continue;
+        char kinds[128]; /* the kinds it runs, "perft only" when one */
+        ply__kinds_text(p->kinds, "+", kinds, sizeof kinds);
+        int one = kinds[0] && !strchr(kinds + 1, '+');
+        n += (size_t)snprintf(have + n, sizeof have - n, "%s%s (%s%s)", n ? ", " : "", p->name,
+                              p->engine[0] ? p->engine : kinds[0] ? kinds + 1 : "no kind",
+                              !p->engine[0] && one ? " only" : "");
     }
     if (!run->no_fit_since_ms) run->no_fit_since_ms = now;
     if (!c->cfg.worker_wait_ms || ply_elapsed_ms(now, run->no_fit_since_ms) < c->cfg.worker_wait_ms)

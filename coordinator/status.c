@@ -26,25 +26,21 @@ static void count_state(ply__status_t *s, const char *state)
 static void take_run(ply_coordinator_t *c, run_t *run, ply__status_run_t *r, uint64_t now)
 {
     r->id = run->id;
-    snprintf(r->kind, sizeof r->kind, "%s", run->kind ? run->kind->name : "?");
+    snprintf(r->kind, sizeof r->kind, "%s", run->kind->name);
     snprintf(r->state, sizeof r->state, "%s", ply__run_state_name(run));
-    snprintf(r->fen, sizeof r->fen, "%s", run->fen);
-    r->depth = run->depth;
-    if (run->kind && run->kind->fill_asked) { /* search: its limits are in its request */
-        ply__asked_t a;
-        run->kind->fill_asked(run, &a);
-        if (a.msg.search) {
-            r->nodes_limit = a.msg.search->has_nodes ? a.msg.search->nodes : 0;
-            r->movetime_ms = a.msg.search->has_movetime_ms ? a.msg.search->movetime_ms : 0;
-        }
-    }
+    ply__summary_t sum;
+    run->kind->summary(run, &sum);
+    snprintf(r->fen, sizeof r->fen, "%s", sum.fen);
+    r->depth = sum.depth;
+    r->nodes_limit = sum.nodes_limit;
+    r->movetime_ms = sum.movetime_ms;
     r->jobs_total = (uint32_t)run->njobs;
     r->jobs_done = (uint32_t)run->done;
     r->jobs_in_flight = ply__run_in_flight(c, run);
     for (size_t t = 0; run->jobs && t < run->ntasks; t++)
         r->jobs_queued += run->jobs[t].state == JOB_PENDING;
-    r->nodes = run->nodes;
-    r->counted_nodes = run->counted_nodes;
+    r->nodes = sum.nodes;
+    r->counted_nodes = sum.counted_nodes;
     r->time_ms = run->started_ms ? ply__run_time_ms(run, now) : 0;
     r->queued_ms = ply__run_queued_ms(run, now);
     r->tail_ms = run->tail_ms         ? run->tail_ms
@@ -55,7 +51,7 @@ static void take_run(ply_coordinator_t *c, run_t *run, ply__status_run_t *r, uin
     r->progress = run->state == RUN_DONE ? 1 : f;
     r->eta_ms = f > 0 && f < 1 && r->time_ms ? (int64_t)((double)r->time_ms * (1 - f) / f) : -1;
     snprintf(r->verify, sizeof r->verify, "%s", run->verify_text);
-    r->mismatches = run->mismatches;
+    r->mismatches = sum.mismatches;
     if (run->state == RUN_FAILED) snprintf(r->error, sizeof r->error, "%s", run->fail_msg);
 }
 
@@ -89,8 +85,10 @@ static void take_worker(ply_coordinator_t *c, const peer_t *p, ply__status_worke
     snprintf(w->identity, sizeof w->identity, "%s", p->identity);
     snprintf(w->engine, sizeof w->engine, "%s", p->engine);
     w->threads = p->threads, w->hash_mib = p->hash_mib, w->zobrist_seed = p->seed;
-    w->perft = (p->kinds & (1u << PLY__JOB_KIND__JOB_KIND_PERFT)) != 0;
-    w->search = (p->kinds & (1u << PLY__JOB_KIND__JOB_KIND_SEARCH)) != 0;
+    for (size_t i = 0; ply__kind_at(i) && w->nkinds < PLY__STATUS_KINDS; i++) {
+        const ply__kind_t *k = ply__kind_at(i);
+        if (k->id >= 0 && k->id < 32 && (p->kinds & (1u << k->id))) w->kinds[w->nkinds++] = k->name;
+    }
     w->jobs_in_flight = (uint32_t)p->ninflight;
     w->jobs_done = p->jobs_done;
     w->nodes = p->nodes;
@@ -123,7 +121,7 @@ int ply__status_take(ply_coordinator_t *c, ply__status_t *s)
         ply__status_run_t *r = &s->runs[s->nruns++];
         take_run(c, run, r, now);
         count_state(s, r->state);
-        ply_u128_add(&s->nodes_total, run->nodes);
+        ply_u128_add(&s->nodes_total, r->nodes);
     }
     for (const finished_t *f = c->finished; f && s->nruns < nruns; f = f->next) {
         take_finished(f, &s->runs[s->nruns++]);

@@ -46,12 +46,17 @@ typedef struct ply__status_run {
     char error[PLY__WHY_LEN]; /* why it failed or was canceled, "" */
 } ply__status_run_t;
 
+/* Job kinds a worker row names at most. */
+#define PLY__STATUS_KINDS 8
+
 typedef struct ply__status_worker {
     char worker_id[PLY_MAX_TEXT + 1]; /* as HELLO gave it: valid UTF-8, one line */
     char identity[PLY__IDENT_LEN];
     char engine[PLY__ENGINE_LEN]; /* "builtin", "uci:<name>", "" (perft only) */
     uint32_t threads, hash_mib, zobrist_seed;
-    int perft, search; /* the job kinds it runs */
+    const char *kinds[PLY__STATUS_KINDS]; /* the names of the job kinds it runs (kind.h's
+                                             registry: static strings), nkinds of them */
+    unsigned nkinds;
     uint32_t jobs_in_flight;
     uint64_t jobs_done;
     ply_u128_t nodes; /* the counts of its results */

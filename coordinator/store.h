@@ -38,7 +38,7 @@
 #include <stdint.h>
 
 #include "arbiter/arbiter.h"
-#include "split.h"
+#include "perft/split.h"
 #include "util/stats.h"
 
 typedef struct ply_store ply_store_t;

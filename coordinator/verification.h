@@ -47,6 +47,15 @@ static inline size_t ply__task_of(const run_t *run, size_t idx, int role)
 }
 
 /**
+ * ply__task_bound - 1 when task @t of @run is bound to the one worker whose computation it
+ * examines (the drill-down role): withdrawing that worker's tasks leaves it.
+ */
+static inline int ply__task_bound(const run_t *run, size_t t)
+{
+    return ply__role_of(run, t) == PLY__DRILL;
+}
+
+/**
  * ply__verify_tasks - size the tasks of planned or restored @run (run->njobs set) with @slots
  * computations per job (1: first computations only): run->slots, ntasks, jobs, settled, select
  * and acc; then draw: every task past the first computations unused, the wire ids permuted

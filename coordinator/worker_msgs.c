@@ -71,9 +71,9 @@ void ply__on_hello(ply_coordinator_t *c, zframe_t *rid, const char *identity, pe
     p->hash_mib = h->hash_mib;
     p->seed = h->has_zobrist_seed ? h->zobrist_seed : 0;
     /* what it runs: a worker that does not say is an older one, perft only */
-    p->kinds = h->n_kinds ? 0 : 1u << PLY__JOB_KIND__JOB_KIND_PERFT;
+    p->kinds = h->n_kinds ? 0 : 1u << ply__kind_default()->id;
     p->nkind_list = h->n_kinds ? 0 : 1;
-    p->kind_list[0] = PLY__JOB_KIND__JOB_KIND_PERFT;
+    p->kind_list[0] = (uint32_t)ply__kind_default()->id;
     for (size_t i = 0; i < h->n_kinds && i < PLY_MAX_KINDS; i++) { /* the envelope bounds it */
         /* any number passes the envelope; one of 32 or more is no kind of the registry */
         if (h->kinds[i] < 32) p->kinds |= 1u << h->kinds[i];
@@ -92,12 +92,12 @@ void ply__on_hello(ply_coordinator_t *c, zframe_t *rid, const char *identity, pe
             p->probation_until_ms = ply_time_ms() + c->cfg.hang_ms;
         }
     ply__count(c, CNT_WORKERS_JOINED);
+    char runs[128];
+    ply__kinds_text(p->kinds, " ", runs, sizeof runs);
     ply_info("%s joined as %s: %u threads, %u MiB hash, build %s, zobrist seed %u, checksum "
-             "%016" PRIx64 "%s; runs%s%s%s%s",
+             "%016" PRIx64 "%s; runs%s%s%s",
              p->name, p->identity, h->threads, h->hash_mib, h->build ? h->build : "?", p->seed,
-             h->zobrist_checksum, p->probation ? " (hung before: on probation)" : "",
-             p->kinds & (1u << PLY__JOB_KIND__JOB_KIND_PERFT) ? " perft" : "",
-             p->kinds & (1u << PLY__JOB_KIND__JOB_KIND_SEARCH) ? " search" : "",
+             h->zobrist_checksum, p->probation ? " (hung before: on probation)" : "", runs,
              p->engine[0] ? ", engine " : "", p->engine);
     Ply__Welcome w = PLY__WELCOME__INIT;
     w.has_heartbeat_ms = 1, w.heartbeat_ms = c->cfg.heartbeat_ms;

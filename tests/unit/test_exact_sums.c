@@ -38,7 +38,7 @@
 #include "coord_fixture.h"
 #include "envelope.h"
 #include "fake_worker.h"
-#include "split.h"
+#include "perft/split.h"
 #include "store.h"
 #include "util/error.h"
 #include "util/u128.h"

@@ -15,7 +15,7 @@
 #include <cmocka.h>
 
 #include "arbiter/arbiter.h"
-#include "split.h"
+#include "perft/split.h"
 #include "util/error.h"
 
 static void parse(ply_arb_pos_t *pos, const char *fen, unsigned flags)

@@ -37,7 +37,7 @@ static void fill(ply__status_t *s, ply__status_run_t *run, ply__status_worker_t 
     run->progress = 0.25;
     strcpy(w->worker_id, "a\"b\\c");
     strcpy(w->identity, "conn:00ab");
-    w->threads = 8, w->hash_mib = 256, w->perft = 1;
+    w->threads = 8, w->hash_mib = 256, w->kinds[0] = "perft", w->nkinds = 1;
     w->nodes_per_second = 5e8;
     w->heartbeat_age_ms = 250;
     s->runs = run, s->nruns = 1;

@@ -33,7 +33,7 @@
 
 #include "arbiter/arbiter.h"
 #include "envelope.h"
-#include "split.h"
+#include "perft/split.h"
 #include "store.h"
 #include "util/error.h"
 #include "util/log.h"

@@ -1,8 +1,8 @@
 /*
  * Kind 2 (search)'s verification (`ply analyse --verify sample=P|all`): which root moves'
  * jobs are searched twice, by whom, how two searches are compared and a disagreement
- * settled, and the report. search_verify.c has the rules; kind_search.c calls it, and it
- * calls back kind_search.c's two functions below that put a line into the answer and take
+ * settled, and the report. search/verify.c has the rules; search/kind.c calls it, and it
+ * calls back search/kind.c's two functions below that put a line into the answer and take
  * it out again.
  */
 #ifndef PLY_COORDINATOR_SEARCH_VERIFY_H
@@ -21,11 +21,11 @@ ply__sv_t *ply__sv_new(size_t njobs);
 void ply__sv_free(ply__sv_t **sv);
 /**
  * ply__sv_setup - size @run's tasks for its verify mode (three slots: the first search, the
- * check, the tie-break), choose the sample and the wire ids (verify.c's draw). 0, PLY_ENOMEM
+ * check, the tie-break), choose the sample and the wire ids (the verification service's ply__verify_tasks). 0, PLY_ENOMEM
  * or PLY_EIO (no random bytes).
  */
 int ply__sv_setup(run_t *run);
-/** ply__sv_eligible - kind->eligible of a verified search run (search_verify.c's rule). */
+/** ply__sv_eligible - kind->eligible of a verified search run (search/verify.c's rule). */
 int ply__sv_eligible(ply_coordinator_t *c, const run_t *run, size_t t, const peer_t *p,
                      int *no_hash);
 /** ply__sv_tick - kind->verify_tick: a check or tie-break that no worker can take fails the run. */
@@ -49,7 +49,7 @@ void ply__sv_resumed(ply_coordinator_t *c, run_t *run);
  */
 void ply__sv_report(const run_t *run, ply__sv_t *sv, Ply__Verification *v);
 
-/* ---- from kind_search.c ---- */
+/* ---- from search/kind.c ---- */
 
 /**
  * ply__sv_waiting - what pending task @t of verified search run @run (no connected worker

@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
+#include "perft/perft.h"
 #include "verification.h"
 #include "util/error.h"
 #include "util/log.h"
@@ -89,7 +89,7 @@ static void arb_done(uv_work_t *w, int status)
         return;
     }
     size_t idx = ply__job_of(run, a->t);
-    ply__vjob_t *v = run->v ? run->v[idx] : NULL;
+    ply__vjob_t *v = ply__perft(run)->v ? ply__perft(run)->v[idx] : NULL;
     if (a->drill) {
         ply__drill_t *d = v ? v->drill : NULL;
         if (d && !d->done) {
@@ -128,7 +128,7 @@ static void arb_done(uv_work_t *w, int status)
             snprintf(k.worker, sizeof k.worker, PLY__ARBITER_ID);
             snprintf(k.identity, sizeof k.identity, PLY__ARBITER_ID);
             if (a->stats) k.has_stats = 1, k.stats = a->st;
-            int nroot = run->plan->nroot;
+            int nroot = ply__perft(run)->plan->nroot;
             if (a->divide && a->n == nroot) {
                 k.divide = calloc((size_t)nroot + 1, sizeof *k.divide);
                 if (k.divide) memcpy(k.divide, a->div, (size_t)nroot * sizeof *k.divide);
@@ -155,12 +155,12 @@ static void arb_done(uv_work_t *w, int status)
 int ply__arbiter_start(ply_coordinator_t *c, run_t *run, size_t t, int drill)
 {
     if (!c->cfg.arbiter_budget) return PLY_ERANGE;
-    const ply_split_t *plan = run->plan;
+    const ply_split_t *plan = ply__perft(run)->plan;
     arb_work_t *a = calloc(1, sizeof *a);
     if (!a) return PLY_ENOMEM;
     char why[128];
     if (ply_arb_from_fen(&a->pos, plan->jobs[ply__job_of(run, t)].fen,
-                         run->chess960 ? PLY_ARB_CHESS960 : 0, why, sizeof why) < 0) {
+                         ply__perft(run)->chess960 ? PLY_ARB_CHESS960 : 0, why, sizeof why) < 0) {
         free(a);
         return PLY_EFEN;
     }
@@ -169,7 +169,7 @@ int ply__arbiter_start(ply_coordinator_t *c, run_t *run, size_t t, int drill)
     a->t = t;
     a->drill = drill;
     a->depth = plan->job_depth;
-    a->stats = run->want_stats;
+    a->stats = ply__perft(run)->want_stats;
     a->divide = plan->split_depth == 0;
     a->budget = c->cfg.arbiter_budget;
     a->w.data = a;
@@ -190,7 +190,7 @@ int ply__arbiter_start(ply_coordinator_t *c, run_t *run, size_t t, int drill)
  */
 void ply__drill_start(ply_coordinator_t *c, run_t *run, size_t idx)
 {
-    ply__vjob_t *v = run->v[idx];
+    ply__vjob_t *v = ply__perft(run)->v[idx];
     const ply__comp_t *d = &v->comp[v->dissent];
     /* the rule engine outvoted (a sample's check): drill into the first worker's count */
     const ply__comp_t *target = d->arbiter ? &v->comp[0] : d;
@@ -216,13 +216,13 @@ void ply__drill_start(ply_coordinator_t *c, run_t *run, size_t idx)
         return;
     }
     ply__task_queue(run, t);
-    run->drills_pending++;
+    ply__perft(run)->drills_pending++;
 }
 
 /* Writes the conclusion of a drill-down whose two divides are in. */
 static void drill_conclude(const run_t *run, size_t idx, ply__drill_t *d, char *out, size_t len)
 {
-    const char *fen = run->plan->jobs[idx].fen;
+    const char *fen = ply__perft(run)->plan->jobs[idx].fen;
     for (int i = 0; i < d->nref; i++) {
         int k = -1;
         for (int m = 0; m < d->nwork; m++)
@@ -262,7 +262,7 @@ static void drill_conclude(const run_t *run, size_t idx, ply__drill_t *d, char *
 static void drill_try_finish(ply_coordinator_t *c, run_t *run, size_t idx)
 {
     (void)c;
-    ply__vjob_t *v = run->v ? run->v[idx] : NULL;
+    ply__vjob_t *v = ply__perft(run)->v ? ply__perft(run)->v[idx] : NULL;
     ply__drill_t *d = v ? v->drill : NULL;
     if (!d || d->done || !d->have_ref || !d->have_work) return;
     if (!v->drill_text) {
@@ -273,7 +273,7 @@ static void drill_try_finish(ply_coordinator_t *c, run_t *run, size_t idx)
     d->done = 1;
     size_t t = ply__task_of(run, idx, PLY__DRILL);
     if (run->jobs[t].state == JOB_PENDING) ply__task_done(run, t); /* leaves the queue */
-    if (run->drills_pending) run->drills_pending--;
+    if (ply__perft(run)->drills_pending) ply__perft(run)->drills_pending--;
     ply_info("run %" PRIu64 ": job %" PRIu64 " drill-down: %s", run->id, run->job_base + idx,
              v->drill_text);
     ply__maybe_done(run);
@@ -282,7 +282,7 @@ static void drill_try_finish(ply_coordinator_t *c, run_t *run, size_t idx)
 void ply__drill_result(ply_coordinator_t *c, run_t *run, size_t t, const Ply__Result *r)
 {
     size_t idx = ply__job_of(run, t);
-    ply__vjob_t *v = run->v ? run->v[idx] : NULL;
+    ply__vjob_t *v = ply__perft(run)->v ? ply__perft(run)->v[idx] : NULL;
     ply__drill_t *d = v ? v->drill : NULL;
     if (!d || d->done) return;
     d->nwork = 0;
@@ -297,7 +297,7 @@ void ply__drill_result(ply_coordinator_t *c, run_t *run, size_t t, const Ply__Re
 void ply__drill_give_up(ply_coordinator_t *c, run_t *run, size_t t, const char *why)
 {
     size_t idx = ply__job_of(run, t);
-    ply__vjob_t *v = run->v ? run->v[idx] : NULL;
+    ply__vjob_t *v = ply__perft(run)->v ? ply__perft(run)->v[idx] : NULL;
     ply__task_done(run, t);
     if (!v || !v->drill || v->drill->done) return;
     char text[PLY__WHY_LEN];

@@ -1,5 +1,5 @@
 /*
- * Kind 1 (perft)'s module (kind_perft.c plans with it).
+ * Kind 1 (perft)'s module (perft/kind.c plans with it).
  *
  * The split planner (split.h): level-by-level expansion of the first plies
  * with the arbiter, transposition merging by identity string in an
@@ -10,7 +10,7 @@
  * sorted by root index with non-zero counts, and the counts of all nodes sum
  * to the level's paths (= perft of that ply).
  */
-#include "split.h"
+#include "perft/split.h"
 
 #include <stdarg.h>
 #include <stdio.h>

@@ -1,5 +1,5 @@
 /*
- * Kind 1 (perft)'s module (kind_perft.c calls it).
+ * Kind 1 (perft)'s module (perft/kind.c calls it).
  *
  * Verification of a run (DESIGN.md step 5): which jobs are computed twice,
  * by whom, how the computations are compared and a disagreement settled, and
@@ -55,7 +55,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kind.h"
+#include "perft/perft.h"
 #include "util/error.h"
 #include "util/log.h"
 #include "util/time.h"
@@ -70,8 +70,8 @@ int ply__perft_verify_setup(run_t *run)
 {
     size_t njobs = run->njobs;
     uint32_t slots = run->verify_mode == PLY__VERIFY_MODE__VERIFY_MODE_NONE ? 1 : PLY__ROLES;
-    if (slots > 1 && !(run->v = calloc(njobs ? njobs : 1, sizeof *run->v))) return PLY_ENOMEM;
-    if (run->want_stats && !(run->acc_stats = calloc(njobs ? njobs : 1, sizeof *run->acc_stats)))
+    if (slots > 1 && !(ply__perft(run)->v = calloc(njobs ? njobs : 1, sizeof *ply__perft(run)->v))) return PLY_ENOMEM;
+    if (ply__perft(run)->want_stats && !(ply__perft(run)->acc_stats = calloc(njobs ? njobs : 1, sizeof *ply__perft(run)->acc_stats)))
         return PLY_ENOMEM;
     return ply__verify_tasks(run, slots);
 }
@@ -97,13 +97,13 @@ void ply__vjob_free(ply__vjob_t **vp)
 
 void ply__perft_verify_free(run_t *run)
 {
-    for (size_t i = 0; run->v && run->plan && i < run->plan->njobs; i++) ply__vjob_free(&run->v[i]);
-    free(run->v);
-    free(run->mm);
-    free(run->acc_stats);
-    run->v = NULL;
-    run->mm = NULL;
-    run->acc_stats = NULL;
+    for (size_t i = 0; ply__perft(run)->v && ply__perft(run)->plan && i < ply__perft(run)->plan->njobs; i++) ply__vjob_free(&ply__perft(run)->v[i]);
+    free(ply__perft(run)->v);
+    free(ply__perft(run)->mm);
+    free(ply__perft(run)->acc_stats);
+    ply__perft(run)->v = NULL;
+    ply__perft(run)->mm = NULL;
+    ply__perft(run)->acc_stats = NULL;
 }
 
 /* ------------------------------------------------------------ eligibility */
@@ -130,7 +130,7 @@ static int grade(const peer_t *p, const other_t *o, int n)
 static int others_of(const run_t *run, size_t idx, int role, other_t *o)
 {
     int n = 0;
-    const ply__vjob_t *v = run->v ? run->v[idx] : NULL;
+    const ply__vjob_t *v = ply__perft(run)->v ? ply__perft(run)->v[idx] : NULL;
     for (int r = 0; r < 3; r++) {
         if (r == role) continue;
         const job_state_t *j = &run->jobs[ply__task_of(run, idx, r)];
@@ -154,7 +154,7 @@ int ply__perft_eligible(ply_coordinator_t *c, const run_t *run, size_t t, const 
     int role = (int)ply__role_of(run, t);
     const job_state_t *j = &run->jobs[t];
     if (role == PLY__DRILL) {
-        const ply__vjob_t *v = run->v ? run->v[idx] : NULL;
+        const ply__vjob_t *v = ply__perft(run)->v ? ply__perft(run)->v[idx] : NULL;
         return v && v->drill && strncmp(v->drill->worker, p->worker_id, PLY__ID_LEN - 1) == 0 &&
                strcmp(v->drill->identity, p->identity) == 0;
     }
@@ -197,7 +197,7 @@ void ply__perft_verify_tick(ply_coordinator_t *c, run_t *run, uint64_t now)
         if (t >= run->ntasks || run->jobs[t].state != JOB_PENDING) continue;
         size_t role = ply__role_of(run, t), idx = ply__job_of(run, t);
         if (role == PLY__DRILL) {
-            const ply__vjob_t *v = run->v[idx];
+            const ply__vjob_t *v = ply__perft(run)->v[idx];
             if (v && v->drill && !ply__worker_by_id(c, v->drill->worker)) {
                 char why[160];
                 snprintf(why, sizeof why, "worker %s has left", v->drill->worker);
@@ -206,7 +206,7 @@ void ply__perft_verify_tick(ply_coordinator_t *c, run_t *run, uint64_t now)
         } else if (role == PLY__TIE && c->cfg.worker_wait_ms &&
                    ply_elapsed_ms(now, run->jobs[t].queued_ms) > c->cfg.worker_wait_ms &&
                    !ply__anyone_eligible(c, run, t)) {
-            const ply__vjob_t *v = run->v[idx];
+            const ply__vjob_t *v = ply__perft(run)->v[idx];
             char a[192], b[192];
             ply__describe(a, sizeof a, &v->comp[0]);
             ply__describe(b, sizeof b, &v->comp[1]);
@@ -214,7 +214,7 @@ void ply__perft_verify_tick(ply_coordinator_t *c, run_t *run, uint64_t now)
                           "job %" PRIu64 " (%s, %u plies) quarantined: %s; %s; no third "
                           "worker came within %u ms to settle it, and the rule engine cannot "
                           "afford it",
-                          run->job_base + idx, run->plan->jobs[idx].fen, run->plan->job_depth,
+                          run->job_base + idx, ply__perft(run)->plan->jobs[idx].fen, ply__perft(run)->plan->job_depth,
                           a, b, c->cfg.worker_wait_ms);
         }
     }
@@ -234,7 +234,7 @@ int ply__comp_store(ply_coordinator_t *c, const run_t *run, size_t t, const ply_
     r.attempt = comp->attempt;
     r.nodes = comp->nodes;
     r.stats = comp->has_stats ? &comp->stats : NULL;
-    r.ndivide = comp->divide ? (uint32_t)run->plan->nroot : 0;
+    r.ndivide = comp->divide ? (uint32_t)ply__perft(run)->plan->nroot : 0;
     r.divide = comp->divide;
     r.divide_stats = comp->divide ? comp->divide_stats : NULL;
     r.worker_id = comp->worker;
@@ -292,30 +292,30 @@ static void part(char *buf, size_t len, uint32_t n, const char *what)
 
 static void summarise(const run_t *run, char *buf, size_t len)
 {
-    uint32_t njobs = (uint32_t)run->plan->njobs;
+    uint32_t njobs = (uint32_t)ply__perft(run)->plan->njobs;
     if (run->verify_mode == PLY__VERIFY_MODE__VERIFY_MODE_NONE) {
         snprintf(buf, len, "no job computed twice (verify none)");
         return;
     }
-    uint32_t confirmed = run->by_worker + run->same_seed + run->same_worker + run->by_arbiter;
+    uint32_t confirmed = ply__perft(run)->by_worker + ply__perft(run)->same_seed + ply__perft(run)->same_worker + ply__perft(run)->by_arbiter;
     snprintf(buf, len,
              "%u of %u jobs selected (%s); %u confirmed by a second computation:", run->selected,
              njobs, run->verify_text, confirmed);
-    part(buf, len, run->by_worker, "by another worker with another Zobrist seed");
-    part(buf, len, run->same_seed, "by another worker with the same seed");
-    part(buf, len, run->same_worker,
+    part(buf, len, ply__perft(run)->by_worker, "by another worker with another Zobrist seed");
+    part(buf, len, ply__perft(run)->same_seed, "by another worker with the same seed");
+    part(buf, len, ply__perft(run)->same_worker,
          "by the same worker or key without its hash table (no other identity that was not "
          "excluded could take it: not a check on another worker)");
-    part(buf, len, run->by_arbiter, "by the rule engine");
+    part(buf, len, ply__perft(run)->by_arbiter, "by the rule engine");
     if (!confirmed) snprintf(buf + strlen(buf), len - strlen(buf), " none");
     uint32_t ids = ply__identities_used(run);
     snprintf(buf + strlen(buf), len - strlen(buf), "; counts from %u distinct identit%s", ids,
              ids == 1 ? "y (one key or connection: no check by another)" : "ies");
-    if (run->mismatches)
+    if (ply__perft(run)->mismatches)
         snprintf(buf + strlen(buf), len - strlen(buf),
                  "; %u mismatch%s, %u settled by the rule engine or a majority of distinct "
                  "identities",
-                 run->mismatches, run->mismatches == 1 ? "" : "es", run->resolved);
+                 ply__perft(run)->mismatches, ply__perft(run)->mismatches == 1 ? "" : "es", ply__perft(run)->resolved);
     if (run->nexcluded)
         snprintf(buf + strlen(buf), len - strlen(buf),
                  "; %u worker%s caught wrong and excluded, %u job%s recomputed", run->nexcluded,
@@ -338,7 +338,7 @@ ply__vreport_t *ply__verification(const run_t *run, Ply__Verification *v)
 {
     ply__vreport_t *r = calloc(1, sizeof *r);
     if (!r) return NULL;
-    size_t n = run->nmm < PLY_MAX_MISMATCHES ? run->nmm : PLY_MAX_MISMATCHES;
+    size_t n = ply__perft(run)->nmm < PLY_MAX_MISMATCHES ? ply__perft(run)->nmm : PLY_MAX_MISMATCHES;
     r->detail = calloc(n + 1, sizeof *r->detail);
     r->texts = calloc(n + 1, sizeof *r->texts);
     r->mm = calloc(n + 1, sizeof *r->mm);
@@ -359,33 +359,33 @@ ply__vreport_t *ply__verification(const run_t *run, Ply__Verification *v)
     summarise(run, r->summary, sizeof r->summary);
     *v = (Ply__Verification)PLY__VERIFICATION__INIT;
     v->mode = r->mode;
-    v->has_arbiter_plies = 1, v->arbiter_plies = run->plan->split_depth;
-    v->has_perft1_checked = 1, v->perft1_checked = run->perft1_checked;
-    v->has_jobs = 1, v->jobs = (uint32_t)run->plan->njobs;
-    v->has_mismatches = 1, v->mismatches = run->mismatches;
+    v->has_arbiter_plies = 1, v->arbiter_plies = ply__perft(run)->plan->split_depth;
+    v->has_perft1_checked = 1, v->perft1_checked = ply__perft(run)->perft1_checked;
+    v->has_jobs = 1, v->jobs = (uint32_t)ply__perft(run)->plan->njobs;
+    v->has_mismatches = 1, v->mismatches = ply__perft(run)->mismatches;
     v->has_jobs_selected = 1, v->jobs_selected = run->selected;
-    v->has_checked_by_worker = 1, v->checked_by_worker = run->by_worker;
-    v->has_checked_same_seed = 1, v->checked_same_seed = run->same_seed;
-    v->has_checked_same_worker = 1, v->checked_same_worker = run->same_worker;
-    v->has_checked_by_arbiter = 1, v->checked_by_arbiter = run->by_arbiter;
-    v->has_resolved = 1, v->resolved = run->resolved;
+    v->has_checked_by_worker = 1, v->checked_by_worker = ply__perft(run)->by_worker;
+    v->has_checked_same_seed = 1, v->checked_same_seed = ply__perft(run)->same_seed;
+    v->has_checked_same_worker = 1, v->checked_same_worker = ply__perft(run)->same_worker;
+    v->has_checked_by_arbiter = 1, v->checked_by_arbiter = ply__perft(run)->by_arbiter;
+    v->has_resolved = 1, v->resolved = ply__perft(run)->resolved;
     v->summary = r->summary;
-    v->has_workers = 1, v->workers = run->nused_ids;
-    v->has_seeds = 1, v->seeds = run->nused_seeds;
+    v->has_workers = 1, v->workers = ply__perft(run)->nused_ids;
+    v->has_seeds = 1, v->seeds = ply__perft(run)->nused_seeds;
     v->has_identities = 1, v->identities = ply__identities_used(run);
     v->has_excluded = 1, v->excluded = run->nexcluded;
     v->has_recomputed = 1, v->recomputed = run->recomputed;
     v->n_exclusion = r->nexclusion, v->exclusion = r->exclusion;
     size_t nc = 0;
     for (size_t i = 0; i < n; i++) {
-        size_t idx = run->mm[i];
-        const ply__vjob_t *vj = run->v ? run->v[idx] : NULL;
+        size_t idx = ply__perft(run)->mm[i];
+        const ply__vjob_t *vj = ply__perft(run)->v ? ply__perft(run)->v[idx] : NULL;
         if (!vj) continue;
         Ply__Mismatch *x = &r->mm[r->ndetail];
         *x = (Ply__Mismatch)PLY__MISMATCH__INIT;
         x->has_job_id = 1, x->job_id = run->job_base + idx;
-        x->fen = run->plan->jobs[idx].fen;
-        x->has_depth = 1, x->depth = run->plan->job_depth;
+        x->fen = ply__perft(run)->plan->jobs[idx].fen;
+        x->has_depth = 1, x->depth = ply__perft(run)->plan->job_depth;
         x->computation = &r->compp[nc];
         char line[3 * 160 + PLY__WHY_LEN + 256];
         snprintf(line, sizeof line, "job %" PRIu64 " (%s, %u plies):", run->job_base + idx, x->fen,

@@ -1,9 +1,9 @@
 /*
  * Game analysis in a search run: chunks of a game's positions, their checks and the one
- * line kept per position (search_game.h says what and why); and the rule engine's replay of
- * any search line and its SAN, which kind_search.c's root moves use too.
+ * line kept per position (search/game.h says what and why); and the rule engine's replay of
+ * any search line and its SAN, which search/kind.c's root moves use too.
  */
-#include "search_game.h"
+#include "search/game.h"
 
 #include <inttypes.h>
 #include <stdio.h>

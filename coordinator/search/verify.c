@@ -1,6 +1,6 @@
 /*
- * Kind 2 (search)'s verification (kind_search.c calls it): `ply analyse --verify
- * sample=P|all`, the rules of verify.c and settle.c for perft carried over to searches.
+ * Kind 2 (search)'s verification (search/kind.c calls it): `ply analyse --verify
+ * sample=P|all`, the rules of perft/verify.c and perft/settle.c carried over to searches.
  *
  * A search is comparable only when it is reproducible. So every job of a verified run is
  * sent reproducible (SearchJob.reproducible: one thread, a fresh private table of
@@ -26,7 +26,7 @@
  * majority) when read back is settled; any other job of a verified run is searched again
  * from the start (a stored computation does not say which engine_id computed it).
  */
-#include "search_verify.h"
+#include "search/verify.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -274,7 +274,7 @@ static void exclude(ply_coordinator_t *c, run_t *run, ply__sv_t *sv, const char 
                     const char *worker, const char *why);
 
 /*
- * Settles job @idx when its computations allow (verify.c's rules, without the rule engine:
+ * Settles job @idx when its computations allow (perft/verify.c's rules, without the rule engine:
  * it cannot search): the first two agree exactly: done; they differ: a third identity of the
  * same engine decides by majority, and the one outvoted is excluded. Starts what is missing
  * (@live; while restoring, ply__sv_resumed decides).

@@ -1,5 +1,5 @@
 /*
- * Kind 1 (perft)'s module (kind_perft.c calls it).
+ * Kind 1 (perft)'s module (perft/kind.c calls it).
  *
  * Comparing and settling the computations of a job (verify.c's header has
  * the rules): the run's exact sums (apply, and unapply for counts taken out
@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kind.h"
+#include "perft/perft.h"
 #include "util/error.h"
 #include "util/log.h"
 #include "util/time.h"
@@ -23,28 +23,28 @@ static void note_used(run_t *run, const ply__comp_t *k)
     if (k->arbiter) return;
     uint32_t id = ply__hash_id(k->worker);
     unsigned i = 0;
-    while (i < run->nused_ids && run->used_ids[i] != id) i++;
-    if (i == run->nused_ids && i < sizeof run->used_ids / sizeof *run->used_ids)
-        run->used_ids[run->nused_ids++] = id;
+    while (i < ply__perft(run)->nused_ids && ply__perft(run)->used_ids[i] != id) i++;
+    if (i == ply__perft(run)->nused_ids && i < sizeof ply__perft(run)->used_ids / sizeof *ply__perft(run)->used_ids)
+        ply__perft(run)->used_ids[ply__perft(run)->nused_ids++] = id;
     i = 0;
-    while (i < run->nused_seeds && run->used_seeds[i] != k->seed) i++;
-    if (i == run->nused_seeds && i < sizeof run->used_seeds / sizeof *run->used_seeds)
-        run->used_seeds[run->nused_seeds++] = k->seed;
+    while (i < ply__perft(run)->nused_seeds && ply__perft(run)->used_seeds[i] != k->seed) i++;
+    if (i == ply__perft(run)->nused_seeds && i < sizeof ply__perft(run)->used_seeds / sizeof *ply__perft(run)->used_seeds)
+        ply__perft(run)->used_seeds[ply__perft(run)->nused_seeds++] = k->seed;
 }
 
 void ply__maybe_done(run_t *run)
 {
-    if (run->state == RUN_ACTIVE && run->done == run->plan->njobs && run->drills_pending == 0)
+    if (run->state == RUN_ACTIVE && run->done == ply__perft(run)->plan->njobs && ply__perft(run)->drills_pending == 0)
         run->state = RUN_DONE;
 }
 
 /* The counter of the kind of confirmation a settled job got (ply__acc_t.kind), or NULL. */
 static uint32_t *confirmations(run_t *run, int kind)
 {
-    return kind == PLY__CONF_WORKER       ? &run->by_worker
-           : kind == PLY__CONF_SAME_SEED  ? &run->same_seed
-           : kind == PLY__CONF_SAME_IDENT ? &run->same_worker
-           : kind == PLY__CONF_ARBITER    ? &run->by_arbiter
+    return kind == PLY__CONF_WORKER       ? &ply__perft(run)->by_worker
+           : kind == PLY__CONF_SAME_SEED  ? &ply__perft(run)->same_seed
+           : kind == PLY__CONF_SAME_IDENT ? &ply__perft(run)->same_worker
+           : kind == PLY__CONF_ARBITER    ? &ply__perft(run)->by_arbiter
                                           : NULL;
 }
 
@@ -58,25 +58,25 @@ static uint32_t *confirmations(run_t *run, int kind)
  */
 static void apply(run_t *run, size_t idx, const ply__comp_t *k, unsigned who2, int kind)
 {
-    const ply_split_t *plan = run->plan;
+    const ply_split_t *plan = ply__perft(run)->plan;
     const ply_split_job_t *sj = &plan->jobs[idx];
     int over = 0;
     if (plan->split_depth == 0) {
-        for (int m = 0; k->divide && m < plan->nroot; m++) run->divide[m] = k->divide[m];
-        run->divide_has_stats = run->want_stats && k->divide_stats;
-        for (int m = 0; run->divide_has_stats && m < plan->nroot; m++)
-            ply_stats128_from(&run->divide_stats[m], &k->divide_stats[m]);
+        for (int m = 0; k->divide && m < plan->nroot; m++) ply__perft(run)->divide[m] = k->divide[m];
+        ply__perft(run)->divide_has_stats = ply__perft(run)->want_stats && k->divide_stats;
+        for (int m = 0; ply__perft(run)->divide_has_stats && m < plan->nroot; m++)
+            ply_stats128_from(&ply__perft(run)->divide_stats[m], &k->divide_stats[m]);
     } else {
         for (uint32_t m = 0; m < sj->nmult; m++) {
             const ply_split_mult_t *pm = &sj->mult[m];
-            over |= ply_u128_add_mul(&run->divide[pm->root], pm->count, k->nodes) < 0;
-            if (run->want_stats)
-                over |= ply_stats128_add(&run->divide_stats[pm->root], &k->stats, pm->count) < 0;
+            over |= ply_u128_add_mul(&ply__perft(run)->divide[pm->root], pm->count, k->nodes) < 0;
+            if (ply__perft(run)->want_stats)
+                over |= ply_stats128_add(&ply__perft(run)->divide_stats[pm->root], &k->stats, pm->count) < 0;
         }
-        run->divide_has_stats = run->want_stats;
+        ply__perft(run)->divide_has_stats = ply__perft(run)->want_stats;
     }
-    over |= ply_u128_add_mul(&run->nodes, sj->multiplicity, k->nodes) < 0;
-    if (run->want_stats) over |= ply_stats128_add(&run->stats, &k->stats, sj->multiplicity) < 0;
+    over |= ply_u128_add_mul(&ply__perft(run)->nodes, sj->multiplicity, k->nodes) < 0;
+    if (ply__perft(run)->want_stats) over |= ply_stats128_add(&ply__perft(run)->stats, &k->stats, sj->multiplicity) < 0;
     if (over)
         ply__run_fail(run, PLY_ERANGE,
                       "job %zu at %s: the run's counts pass 2^128 - 1, beyond what ply sums "
@@ -88,17 +88,17 @@ static void apply(run_t *run, size_t idx, const ply__comp_t *k, unsigned who2, i
     a->kind = (uint8_t)kind;
     if (confirmations(run, kind)) (*confirmations(run, kind))++;
     a->nodes = k->nodes;
-    if (run->acc_stats) run->acc_stats[idx] = k->stats;
-    run->worker_time_us += k->time_us;
-    /* saturating: hits <= probes holds for each job (kind_perft.c), so for the sums */
-    run->tt_probes = ply__add_sat(run->tt_probes, k->tt_probes);
-    run->tt_hits = ply__add_sat(run->tt_hits, k->tt_hits);
+    if (ply__perft(run)->acc_stats) ply__perft(run)->acc_stats[idx] = k->stats;
+    ply__perft(run)->worker_time_us += k->time_us;
+    /* saturating: hits <= probes holds for each job (perft/kind.c), so for the sums */
+    ply__perft(run)->tt_probes = ply__add_sat(ply__perft(run)->tt_probes, k->tt_probes);
+    ply__perft(run)->tt_hits = ply__add_sat(ply__perft(run)->tt_hits, k->tt_hits);
     if (k->live) { /* honest figures: what was counted now, apart from what tables answered */
         uint64_t tt = k->tt_nodes < k->nodes ? k->tt_nodes : k->nodes; /* a worker's word */
-        run->counted_nodes = ply__add_sat(run->counted_nodes, k->nodes - tt);
-        run->tt_nodes = ply__add_sat(run->tt_nodes, tt);
+        ply__perft(run)->counted_nodes = ply__add_sat(ply__perft(run)->counted_nodes, k->nodes - tt);
+        ply__perft(run)->tt_nodes = ply__add_sat(ply__perft(run)->tt_nodes, tt);
     }
-    run->perft1_checked++;
+    ply__perft(run)->perft1_checked++;
     run->settled[idx] = 1;
     note_used(run, k);
     run->done++;
@@ -118,25 +118,25 @@ static void stats128_take_out(ply_stats128_t *dst, const ply_stats_t *src, uint6
  */
 static void unapply(run_t *run, size_t idx)
 {
-    const ply_split_t *plan = run->plan;
+    const ply_split_t *plan = ply__perft(run)->plan;
     const ply_split_job_t *sj = &plan->jobs[idx];
     const ply__acc_t *a = &run->acc[idx];
     if (plan->split_depth == 0) {
-        memset(run->divide, 0, (size_t)plan->nroot * sizeof *run->divide);
-        if (run->divide_stats)
-            memset(run->divide_stats, 0, (size_t)plan->nroot * sizeof *run->divide_stats);
+        memset(ply__perft(run)->divide, 0, (size_t)plan->nroot * sizeof *ply__perft(run)->divide);
+        if (ply__perft(run)->divide_stats)
+            memset(ply__perft(run)->divide_stats, 0, (size_t)plan->nroot * sizeof *ply__perft(run)->divide_stats);
     } else {
         for (uint32_t m = 0; m < sj->nmult; m++) {
             const ply_split_mult_t *pm = &sj->mult[m];
-            run->divide[pm->root] -= (ply_u128_t)pm->count * a->nodes;
-            if (run->want_stats)
-                stats128_take_out(&run->divide_stats[pm->root], &run->acc_stats[idx], pm->count);
+            ply__perft(run)->divide[pm->root] -= (ply_u128_t)pm->count * a->nodes;
+            if (ply__perft(run)->want_stats)
+                stats128_take_out(&ply__perft(run)->divide_stats[pm->root], &ply__perft(run)->acc_stats[idx], pm->count);
         }
     }
-    run->nodes -= (ply_u128_t)sj->multiplicity * a->nodes;
-    if (run->want_stats) stats128_take_out(&run->stats, &run->acc_stats[idx], sj->multiplicity);
+    ply__perft(run)->nodes -= (ply_u128_t)sj->multiplicity * a->nodes;
+    if (ply__perft(run)->want_stats) stats128_take_out(&ply__perft(run)->stats, &ply__perft(run)->acc_stats[idx], sj->multiplicity);
     if (confirmations(run, run->acc[idx].kind)) (*confirmations(run, run->acc[idx].kind))--;
-    run->perft1_checked--;
+    ply__perft(run)->perft1_checked--;
     run->settled[idx] = 0;
     run->done--;
 }
@@ -152,7 +152,7 @@ static void activate(ply_coordinator_t *c, run_t *run, size_t idx, int role)
 {
     size_t t = ply__task_of(run, idx, role);
     if (run->jobs[t].state != JOB_UNUSED) return;
-    const ply__vjob_t *v = run->v[idx];
+    const ply__vjob_t *v = ply__perft(run)->v[idx];
     /* the rule engine against a worker is settled by another worker, not by itself again */
     int arbiter = (role == PLY__TIE && !(v && v->comp[1].arbiter)) ||
                   (role == PLY__CHECK && run->verify_mode == PLY__VERIFY_MODE__VERIFY_MODE_SAMPLE);
@@ -175,7 +175,7 @@ static int comp_same(const run_t *run, const ply__comp_t *a, const ply__comp_t *
     if (a->nodes != b->nodes) return 0;
     if (a->has_stats && b->has_stats && !ply_stats_equal(&a->stats, &b->stats)) return 0;
     if (a->divide && b->divide)
-        for (int i = 0; i < run->plan->nroot; i++)
+        for (int i = 0; i < ply__perft(run)->plan->nroot; i++)
             if (a->divide[i] != b->divide[i]) return 0;
     return 1;
 }
@@ -192,7 +192,7 @@ static int classify(const ply__comp_t *a, const ply__comp_t *b)
  * (-1: none, or the rule engine alone, @role being its count). */
 static void accept_job(run_t *run, size_t idx, int role, int confirm)
 {
-    ply__vjob_t *v = run->v[idx];
+    ply__vjob_t *v = ply__perft(run)->v[idx];
     v->settled = 1;
     v->accepted = role;
     const ply__comp_t *k = confirm >= 0 ? &v->comp[confirm] : NULL;
@@ -203,19 +203,19 @@ static void accept_job(run_t *run, size_t idx, int role, int confirm)
                        : ply__ident_of(run, k->identity, k->worker),
           kind);
     for (int r = 0; r < 3; r++) ply__comp_free(&v->comp[r]);
-    if (!v->mismatch) ply__vjob_free(&run->v[idx]); /* nothing to report about it */
+    if (!v->mismatch) ply__vjob_free(&ply__perft(run)->v[idx]); /* nothing to report about it */
 }
 
 static void mm_add(run_t *run, size_t idx)
 {
-    if (run->nmm == run->capmm) {
-        size_t cap = run->capmm ? run->capmm * 2 : 8;
-        uint32_t *a = realloc(run->mm, cap * sizeof *a);
+    if (ply__perft(run)->nmm == ply__perft(run)->capmm) {
+        size_t cap = ply__perft(run)->capmm ? ply__perft(run)->capmm * 2 : 8;
+        uint32_t *a = realloc(ply__perft(run)->mm, cap * sizeof *a);
         if (!a) return; /* counted, not listed */
-        run->mm = a;
-        run->capmm = cap;
+        ply__perft(run)->mm = a;
+        ply__perft(run)->capmm = cap;
     }
-    run->mm[run->nmm++] = (uint32_t)idx;
+    ply__perft(run)->mm[ply__perft(run)->nmm++] = (uint32_t)idx;
 }
 
 void ply__describe(char *buf, size_t len, const ply__comp_t *k)
@@ -239,10 +239,10 @@ void ply__describe(char *buf, size_t len, const ply__comp_t *k)
  */
 static void settle(ply_coordinator_t *c, run_t *run, size_t idx, int live)
 {
-    ply__vjob_t *v = run->v[idx];
+    ply__vjob_t *v = ply__perft(run)->v[idx];
     if (!v || run->settled[idx]) return;
     ply__comp_t *k = v->comp;
-    const char *fen = run->plan->jobs[idx].fen;
+    const char *fen = ply__perft(run)->plan->jobs[idx].fen;
     if (!ply__verify_selected(run, idx)) { /* restored: a first computation, not chosen */
         if (k[0].have) accept_job(run, idx, 0, -1);
         return;
@@ -261,7 +261,7 @@ static void settle(ply_coordinator_t *c, run_t *run, size_t idx, int live)
         ply__describe(b, sizeof b, &k[1]);
         v->mismatch = 1;
         v->dissent = -1;
-        run->mismatches++;
+        ply__perft(run)->mismatches++;
         ply__count(run->c, CNT_VERIFY_MISMATCHES);
         mm_add(run, idx);
         ply_warn("run %" PRIu64 ": job %" PRIu64 " (%s): %s, %s: %s", run->id, run->job_base + idx,
@@ -290,7 +290,7 @@ static void settle(ply_coordinator_t *c, run_t *run, size_t idx, int live)
             ply__run_fail(run, PLY_EMISMATCH,
                           "job %" PRIu64 " (%s, %u plies) quarantined: three computations "
                           "disagree, and the rule engine cannot afford the job: %s; %s; %s",
-                          run->job_base + idx, fen, run->plan->job_depth, a, b, d);
+                          run->job_base + idx, fen, ply__perft(run)->plan->job_depth, a, b, d);
             return;
         }
         confirm = 2;
@@ -307,12 +307,12 @@ static void settle(ply_coordinator_t *c, run_t *run, size_t idx, int live)
         snprintf(lost[nlost], sizeof lost[0], "%s", k[r].identity);
         snprintf(lost_worker[nlost], sizeof lost_worker[0], "%s", k[r].worker);
         snprintf(why[nlost], sizeof why[0], "job %" PRIu64 " (%s, %u plies): %s, but %s%s",
-                 run->job_base + idx, fen, run->plan->job_depth, a, b,
+                 run->job_base + idx, fen, ply__perft(run)->plan->job_depth, a, b,
                  ref >= 0 ? "" : ", confirmed by another identity");
         nlost++;
     }
     v->accepted = acc;
-    run->resolved++;
+    ply__perft(run)->resolved++;
     if (live && v->dissent >= 0)
         ply__drill_start(c, run, idx);
     else if (!v->drill_text)
@@ -340,12 +340,12 @@ void ply__take(ply_coordinator_t *c, run_t *run, size_t t, ply__comp_t *comp, in
         ply__comp_free(comp);
         return;
     }
-    if (!run->v[idx] && !(run->v[idx] = calloc(1, sizeof *run->v[idx]))) {
+    if (!ply__perft(run)->v[idx] && !(ply__perft(run)->v[idx] = calloc(1, sizeof *ply__perft(run)->v[idx]))) {
         ply__comp_free(comp);
         ply__run_fail(run, PLY_ENOMEM, "out of memory keeping a computation");
         return;
     }
-    ply__vjob_t *v = run->v[idx];
+    ply__vjob_t *v = ply__perft(run)->v[idx];
     if (live && role == PLY__TIE && !v->mismatch) {
         /* the tie-break of a mismatch an exclusion made void: not needed (asked again if the
          * job's new computation disagrees too) */
@@ -366,17 +366,17 @@ void ply__take(ply_coordinator_t *c, run_t *run, size_t t, ply__comp_t *comp, in
 void ply__settle_all(ply_coordinator_t *c, run_t *run)
 {
     if (run->slots == 1) return;
-    for (size_t i = 0; i < run->plan->njobs && run->state == RUN_ACTIVE; i++) settle(c, run, i, 0);
+    for (size_t i = 0; i < ply__perft(run)->plan->njobs && run->state == RUN_ACTIVE; i++) settle(c, run, i, 0);
 }
 
 /* ------------------------------------------------------------- exclusion */
 
 static void mm_remove(run_t *run, size_t idx)
 {
-    for (size_t i = 0; i < run->nmm; i++)
-        if (run->mm[i] == idx) {
-            memmove(run->mm + i, run->mm + i + 1, (run->nmm - i - 1) * sizeof *run->mm);
-            run->nmm--;
+    for (size_t i = 0; i < ply__perft(run)->nmm; i++)
+        if (ply__perft(run)->mm[i] == idx) {
+            memmove(ply__perft(run)->mm + i, ply__perft(run)->mm + i + 1, (ply__perft(run)->nmm - i - 1) * sizeof *ply__perft(run)->mm);
+            ply__perft(run)->nmm--;
             return;
         }
 }
@@ -398,11 +398,11 @@ static void recompute(ply_coordinator_t *c, run_t *run, size_t idx, int role)
  */
 static void reopen(ply_coordinator_t *c, run_t *run, size_t idx)
 {
-    ply__vjob_t *v = run->v ? run->v[idx] : NULL;
+    ply__vjob_t *v = ply__perft(run)->v ? ply__perft(run)->v[idx] : NULL;
     if (v && v->drill && !v->drill->done) {
         size_t t = ply__task_of(run, idx, PLY__DRILL);
         if (run->jobs[t].state == JOB_PENDING) ply__task_done(run, t);
-        if (run->drills_pending) run->drills_pending--;
+        if (ply__perft(run)->drills_pending) ply__perft(run)->drills_pending--;
     }
     for (int r = PLY__CHECK; r <= PLY__TIE && r < (int)run->slots; r++) {
         size_t t = ply__task_of(run, idx, r);
@@ -412,11 +412,11 @@ static void reopen(ply_coordinator_t *c, run_t *run, size_t idx)
     }
     if (v) {
         if (v->mismatch) { /* settled on a majority the excluded identity was part of */
-            run->mismatches--;
-            run->resolved--;
+            ply__perft(run)->mismatches--;
+            ply__perft(run)->resolved--;
         }
         mm_remove(run, idx);
-        ply__vjob_free(&run->v[idx]);
+        ply__vjob_free(&ply__perft(run)->v[idx]);
     }
     recompute(c, run, idx, PLY__FIRST);
 }
@@ -425,7 +425,7 @@ static void reopen(ply_coordinator_t *c, run_t *run, size_t idx)
  * afresh. */
 static void forget(ply_coordinator_t *c, run_t *run, size_t j, const char *identity)
 {
-    ply__vjob_t *v = run->v ? run->v[j] : NULL;
+    ply__vjob_t *v = ply__perft(run)->v ? ply__perft(run)->v[j] : NULL;
     if (!v) return;
     int mine = 0;
     for (int r = 0; r < 3; r++) mine |= v->comp[r].have && !strcmp(v->comp[r].identity, identity);
@@ -444,7 +444,7 @@ static void forget(ply_coordinator_t *c, run_t *run, size_t j, const char *ident
     if (v->mismatch) { /* void: one side of it is gone (the exclusion says why) */
         v->mismatch = 0;
         v->dissent = -1;
-        run->mismatches--;
+        ply__perft(run)->mismatches--;
         mm_remove(run, j);
         /* and so is its tie-break: asked again if the new computation disagrees too */
         size_t tt = ply__task_of(run, j, PLY__TIE);

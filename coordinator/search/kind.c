@@ -20,10 +20,10 @@
  *
  * A game analysis (SearchRequest.plies, `ply analyse-pgn`) plans chunks of the game's
  * positions instead of root moves, checks every line of a chunk from its own position
- * with the same line check and answers one line per position, by ply: search_game.c.
+ * with the same line check and answers one line per position, by ply: search/game.c.
  *
- * The request is kept encoded (run->request, the state file's runs.request)
- * and decoded (struct ply__search_run.req); the plan is rebuilt from it at
+ * The request is kept encoded (ply__search_run_t.request, the state file's runs.request)
+ * and decoded (.req); the plan is rebuilt from it at
  * restore, so that nothing but the request and the accepted lines is stored.
  */
 #include <inttypes.h>
@@ -33,8 +33,8 @@
 
 #include "arbiter/san.h"
 #include "kind.h"
-#include "search_game.h"
-#include "search_verify.h"
+#include "search/game.h"
+#include "search/verify.h"
 #include "util/error.h"
 #include "util/log.h"
 #include "util/time.h"
@@ -66,8 +66,15 @@ typedef struct sjob {
     char identity[PLY__IDENT_LEN];
 } sjob_t;
 
-struct ply__search_run {
-    Ply__SearchRequest *req;        /* decoded from run->request (owned) */
+/* A search run (run->kind_state): what it asks, its plan, its lines so far. */
+typedef struct ply__search_run {
+    uint8_t *request; /* what it asks, encoded (Ply__SearchRequest), as the state file keeps it */
+    size_t request_len;
+    Ply__SearchRequest *req;        /* decoded from request (owned) */
+    char fen[PLY_ARB_FEN_MAX];      /* the position analysed, normalised */
+    ply_arb_pos_t root;             /* and as the rule engine plays it */
+    unsigned depth;                 /* its depth limit, 0: none */
+    int chess960;
     char root_fen[PLY_ARB_FEN_MAX]; /* the game root, normalised: every job's fen */
     int status;                     /* STATUS_*: the position analysed has no legal move */
     size_t njobs;                   /* written by plan (thread pool), read after planned */
@@ -80,11 +87,21 @@ struct ply__search_run {
     char *rejection[PLY_MAX_MISMATCHES];
     uint32_t nrejection;
     Ply__SearchAnswer progress; /* what fill_progress shows (points into the above) */
-    /* game analysis (SearchRequest.plies, search_game.h): its chunks are the jobs, and
+    /* game analysis (SearchRequest.plies, search/game.h): its chunks are the jobs, and
      * jobs, done and status above are unused; NULL for a root-move analysis */
     ply__game_t *game;
-    ply__sv_t *sv; /* a verified run's checks (search_verify.c), or NULL */
-};
+    ply__sv_t *sv; /* a verified run's checks (search/verify.c), or NULL */
+    /* the answer's figures */
+    ply_u128_t nodes;        /* nodes of the accepted lines */
+    uint64_t counted_nodes;  /* ... searched in this session */
+    uint64_t worker_time_us; /* the workers' time on them */
+} ply__search_run_t;
+
+/* The search state of search run @run. */
+static inline ply__search_run_t *srun(const run_t *run)
+{
+    return (ply__search_run_t *)run->kind_state;
+}
 
 /* ------------------------------------------------------------- the request */
 
@@ -121,15 +138,27 @@ static int check_searchmoves(const ply_arb_pos_t *pos, const Ply__SearchRequest 
     return 0;
 }
 
-int ply__search_prepare(run_t *run, const uint8_t *request, size_t len, char *why, size_t why_len)
+/*
+ * Makes @run a search run of the encoded Ply__SearchRequest @request (@len bytes, copied):
+ * decoded, and validated by the rule engine (the root position, each history move legal in
+ * turn, each searchmove legal in the position analysed and given once); sets its request,
+ * fen (the position analysed, normalised), root, depth (0: no depth limit) and chess960.
+ * 0; PLY_EFEN or PLY_EILLEGAL (a bad position or move: the reason in @why, @why_len bytes,
+ * names the history move's number and text, or the searchmove), PLY_EINVAL (a searchmove
+ * given twice), PLY_EPROTO (@request does not decode) or PLY_ENOMEM. A game analysis
+ * (plies) is planned here too (search/game.h's ply__game_new and its errors, the ply
+ * named; searchmoves beside plies are PLY_EINVAL). On error what was set is freed with the
+ * run.
+ */
+static int prepare(run_t *run, const uint8_t *request, size_t len, char *why, size_t why_len)
 {
-    struct ply__search_run *s = calloc(1, sizeof *s);
+    ply__search_run_t *s = calloc(1, sizeof *s);
     if (!s) return PLY_ENOMEM;
-    run->search = s;
-    run->request = malloc(len ? len : 1);
-    if (!run->request) return PLY_ENOMEM;
-    memcpy(run->request, request, len);
-    run->request_len = len;
+    run->kind_state = s;
+    s->request = malloc(len ? len : 1);
+    if (!s->request) return PLY_ENOMEM;
+    memcpy(s->request, request, len);
+    s->request_len = len;
     s->req = ply__search_request__unpack(NULL, len, request);
     if (!s->req) return ply_why(why, why_len, PLY_EPROTO, "the search request does not decode");
     const Ply__SearchRequest *q = s->req;
@@ -139,7 +168,7 @@ int ply__search_prepare(run_t *run, const uint8_t *request, size_t len, char *wh
     int r =
         ply_arb_from_fen(&pos, q->fen, q->chess960 ? PLY_ARB_CHESS960 : 0, reason, sizeof reason);
     if (r < 0) return ply_why(why, why_len, r, "bad position \"%s\": %s", q->fen, reason);
-    run->chess960 = q->chess960 || pos.chess960;
+    srun(run)->chess960 = q->chess960 || pos.chess960;
     ply_arb_pos_t start = pos; /* the game's root: a game analysis's positions are from it */
     if (ply_arb_to_fen(&pos, s->root_fen, sizeof s->root_fen) < 0)
         return ply_why(why, why_len, PLY_EFEN, "bad position \"%s\"", q->fen);
@@ -149,11 +178,87 @@ int ply__search_prepare(run_t *run, const uint8_t *request, size_t len, char *wh
     if (q->n_plies && q->n_searchmoves)
         return ply_why(why, why_len, PLY_EINVAL, "a game analysis (plies) takes no searchmoves");
     if (q->n_plies && (r = ply__game_new(q, &start, &s->game, why, why_len)) < 0) return r;
-    run->root = pos;
-    run->depth = q->has_depth ? q->depth : 0;
-    if (ply_arb_to_fen(&pos, run->fen, sizeof run->fen) < 0)
+    srun(run)->root = pos;
+    srun(run)->depth = q->has_depth ? q->depth : 0;
+    if (ply_arb_to_fen(&pos, srun(run)->fen, sizeof srun(run)->fen) < 0)
         return ply_why(why, why_len, PLY_EFEN, "the position analysed cannot be written");
     return 0;
+}
+
+/* What a search Submit asks, validated by the rule engine, into @run. */
+static int search_submit(ply_coordinator_t *c, run_t *run, const Ply__Submit *s, char *why,
+                         size_t why_len)
+{
+    (void)c;
+    /* a verified search is compared exactly with a second one: only a reproducible search
+     * (search/verify.c) can be, and a clock is not reproducible */
+    if (s->has_verify && s->verify != PLY__VERIFY_MODE__VERIFY_MODE_NONE) {
+        const Ply__SearchRequest *q = s->search;
+        const char *no = q->has_movetime_ms
+                             ? "--verify needs -d or --nodes, not --movetime: a search stopped "
+                               "by a clock is not reproducible, so two honest workers would not "
+                               "return the same line"
+                         : q->n_plies ? "--verify is not supported for game analysis yet"
+                                      : NULL;
+        if (no) return ply_why(why, why_len, PLY_EINVAL, "%s", no);
+    }
+    size_t len = ply__search_request__get_packed_size(s->search);
+    uint8_t *buf = malloc(len ? len : 1);
+    if (!buf) return PLY_ENOMEM;
+    ply__search_request__pack(s->search, buf);
+    int r = prepare(run, buf, len, why, why_len);
+    free(buf);
+    return r;
+}
+
+static void search_plan(run_t *run);
+static int search_planned(run_t *run, char *why, size_t why_len);
+
+/*
+ * A stored search run, planned again from its request (validated again by the rule
+ * engine): its plan must have the jobs it was stored with.
+ */
+static int search_restore(ply_coordinator_t *c, run_t *run, const ply_store_run_t *sr,
+                          ply_split_t **plan, char *why, size_t why_len)
+{
+    if (*plan) /* the store keeps no plan of a search run */
+        return ply_why(why, why_len, PLY_EDB,
+                       "state file %s: run %" PRIu64 " is of job kind %d with a plan, which "
+                       "this coordinator cannot run",
+                       c->state_path, sr->id, sr->kind);
+    char reason[PLY__WHY_LEN] = "";
+    int r = prepare(run, sr->request, sr->request_len, reason, sizeof reason);
+    if (r == PLY_ENOMEM) return r;
+    if (r == 0) {
+        search_plan(run);
+        r = search_planned(run, reason, sizeof reason);
+    }
+    if (r == 0 && run->njobs != sr->njobs)
+        snprintf(reason, sizeof reason, "its request plans %zu jobs, %u were stored", run->njobs,
+                 sr->njobs),
+            r = PLY_EDB;
+    if (r < 0)
+        return ply_why(why, why_len, PLY_EDB, "state file %s: run %" PRIu64 ": %s", c->state_path,
+                       run->id, reason);
+    return 0;
+}
+
+static int search_same_request(const run_t *a, const run_t *b)
+{
+    const ply__search_run_t *x = srun(a), *y = srun(b);
+    return x->request_len == y->request_len &&
+           (!x->request_len || memcmp(x->request, y->request, x->request_len) == 0);
+}
+
+/* The row keeps the position analysed and its depth for the status, the request to plan it
+ * again. */
+static void search_store_run(const run_t *run, ply_store_run_t *sr, const ply_split_t **plan)
+{
+    const ply__search_run_t *s = srun(run);
+    snprintf(sr->fen, sizeof sr->fen, "%s", s->fen);
+    sr->depth = s->depth;
+    sr->request = s->request, sr->request_len = s->request_len;
+    *plan = NULL;
 }
 
 /* ------------------------------------------------------------- planning */
@@ -161,24 +266,24 @@ int ply__search_prepare(run_t *run, const uint8_t *request, size_t len, char *wh
 /* On the thread pool: the root moves analysed (the arbiter's order, filtered by searchmoves). */
 static void search_plan(run_t *run)
 {
-    struct ply__search_run *s = run->search;
+    ply__search_run_t *s = srun(run);
     if (s->game) { /* planned at prepare: its chunks */
         s->njobs = ply__game_njobs(s->game);
         return;
     }
     ply_arb_move_t moves[PLY_ARB_MAX_MOVES];
-    int n = ply_arb_legal_moves(&run->root, moves);
-    if (n == 0) s->status = ply_arb_in_check(&run->root) ? STATUS_CHECKMATE : STATUS_STALEMATE;
+    int n = ply_arb_legal_moves(&srun(run)->root, moves);
+    if (n == 0) s->status = ply_arb_in_check(&srun(run)->root) ? STATUS_CHECKMATE : STATUS_STALEMATE;
     s->jobs = calloc((size_t)n + 1, sizeof *s->jobs);
     if (!s->jobs) return;
     size_t k = 0;
     for (int i = 0; i < n; i++) {
         char uci[8];
-        ply_arb_move_to_uci(&run->root, moves[i], uci);
+        ply_arb_move_to_uci(&srun(run)->root, moves[i], uci);
         int wanted = s->req->n_searchmoves == 0;
         for (size_t m = 0; !wanted && m < s->req->n_searchmoves; m++) {
             ply_arb_move_t mv;
-            wanted = ply_arb_move_from_uci(&run->root, s->req->searchmoves[m], &mv) == 0 &&
+            wanted = ply_arb_move_from_uci(&srun(run)->root, s->req->searchmoves[m], &mv) == 0 &&
                      mv.from == moves[i].from && mv.to == moves[i].to &&
                      mv.promo == moves[i].promo &&
                      ((mv.flags ^ moves[i].flags) & PLY_ARB_MOVE_CASTLE) == 0;
@@ -194,7 +299,7 @@ static void search_plan(run_t *run)
 
 static int search_planned(run_t *run, char *why, size_t why_len)
 {
-    struct ply__search_run *s = run->search;
+    ply__search_run_t *s = srun(run);
     run->njobs = s->jobs || s->game ? s->njobs : 0;
     if (!s->jobs && !s->game)
         return ply_why(why, why_len, PLY_ENOMEM, "out of memory planning the search");
@@ -203,10 +308,10 @@ static int search_planned(run_t *run, char *why, size_t why_len)
 
 static int search_setup(run_t *run)
 {
-    struct ply__search_run *s = run->search;
+    ply__search_run_t *s = srun(run);
     s->done = calloc(run->njobs ? run->njobs : 1, sizeof *s->done);
     if (!s->done) return PLY_ENOMEM;
-    if (run->verify_mode != PLY__VERIFY_MODE__VERIFY_MODE_NONE) { /* search_verify.c */
+    if (run->verify_mode != PLY__VERIFY_MODE__VERIFY_MODE_NONE) { /* search/verify.c */
         if (!(s->sv = ply__sv_new(run->njobs))) return PLY_ENOMEM;
         int rc = ply__sv_setup(run);
         if (rc < 0) return rc;
@@ -215,7 +320,7 @@ static int search_setup(run_t *run)
         if (rc < 0) return rc;
     }
     s->progress = (Ply__SearchAnswer)PLY__SEARCH_ANSWER__INIT;
-    s->progress.fen = run->fen;
+    s->progress.fen = srun(run)->fen;
     s->progress.moves = s->done;
     if (s->status) s->progress.status = s->status == STATUS_CHECKMATE ? "checkmate" : "stalemate";
     return 0;
@@ -233,7 +338,7 @@ static void sjob_free(sjob_t *j)
 
 static void search_free_run(run_t *run)
 {
-    struct ply__search_run *s = run->search;
+    ply__search_run_t *s = srun(run);
     if (!s) return;
     ply__sv_free(&s->sv);
     for (size_t i = 0; s->jobs && i < s->njobs; i++) sjob_free(&s->jobs[i]);
@@ -242,8 +347,16 @@ static void search_free_run(run_t *run)
     if (s->req) ply__search_request__free_unpacked(s->req, NULL);
     free(s->jobs);
     free(s->done);
+    free(s->request);
     free(s);
-    run->search = NULL;
+    run->kind_state = NULL;
+}
+
+/* Every search task is queued again when its attempt fails. */
+static int search_retry(ply_coordinator_t *c, run_t *run, size_t t, const char *reason)
+{
+    (void)c, (void)run, (void)t, (void)reason;
+    return 1;
 }
 
 /* ------------------------------------------------------------ hand-out */
@@ -252,7 +365,7 @@ static void search_free_run(run_t *run)
 static int search_worker_fits(const run_t *run, const peer_t *p)
 {
     if (!(p->kinds & (1u << PLY__JOB_KIND__JOB_KIND_SEARCH))) return 0;
-    const char *want = run->search->req->engine;
+    const char *want = srun(run)->req->engine;
     if (!want || !want[0]) return 1;
     if (strcmp(want, "builtin") == 0) return strcmp(p->engine, "builtin") == 0;
     return strcmp(p->engine, "uci") == 0 || strncmp(p->engine, "uci:", 4) == 0; /* "uci" */
@@ -260,7 +373,7 @@ static int search_worker_fits(const run_t *run, const peer_t *p)
 
 static double search_job_estimate(run_t *run, size_t job)
 {
-    const Ply__SearchRequest *q = run->search->req;
+    const Ply__SearchRequest *q = srun(run)->req;
     double est = SEARCH_EST_MAX, e;
     if (q->has_depth) {
         e = SEARCH_DEPTH_BASE;
@@ -271,13 +384,14 @@ static double search_job_estimate(run_t *run, size_t job)
     if (q->has_movetime_ms &&
         (e = (double)q->movetime_ms / 1000.0 * PLY__LEASE_MAX_THREAD_RATE) < est)
         est = e;
-    if (run->search->game) est *= (double)ply__game_positions(run->search->game, job);
+    if (srun(run)->game) est *= (double)ply__game_positions(srun(run)->game, job);
     return est > 1 ? est : 1;
 }
 
-static void search_fill_job(const run_t *run, size_t t, Ply__Job *job)
+static void search_fill_job(const run_t *run, size_t t, int no_hash, Ply__Job *job)
 {
-    struct ply__search_run *s = run->search;
+    (void)no_hash; /* a reproducible search has its own table anyway */
+    ply__search_run_t *s = srun(run);
     const Ply__SearchRequest *q = s->req;
     size_t job_index = ply__job_of(run, t);
     Ply__SearchJob *sj = &s->sj;
@@ -289,7 +403,7 @@ static void search_fill_job(const run_t *run, size_t t, Ply__Job *job)
     sj->has_nodes = q->has_nodes, sj->nodes = q->nodes;
     sj->has_movetime_ms = q->has_movetime_ms, sj->movetime_ms = q->movetime_ms;
     sj->has_multipv = 1, sj->multipv = 1;
-    sj->has_chess960 = 1, sj->chess960 = run->chess960 != 0;
+    sj->has_chess960 = 1, sj->chess960 = srun(run)->chess960 != 0;
     /* every job of a verified run, checked or not: nothing tells a worker which is checked */
     if (s->sv) sj->has_reproducible = 1, sj->reproducible = 1;
     if (s->game) ply__game_fill_job(s->game, job_index, q, sj);
@@ -299,13 +413,13 @@ static void search_fill_job(const run_t *run, size_t t, Ply__Job *job)
 
 static void search_handed_out(ply_coordinator_t *c, run_t *run, size_t t)
 {
-    if (run->search->sv) ply__sv_handed_out(c, run, t); /* a selected job's check */
+    if (srun(run)->sv) ply__sv_handed_out(c, run, t); /* a selected job's check */
 }
 
 static int search_eligible(ply_coordinator_t *c, const run_t *run, size_t t, const peer_t *p,
                            int *no_hash)
 {
-    if (run->search->sv) return ply__sv_eligible(c, run, t, p, no_hash);
+    if (srun(run)->sv) return ply__sv_eligible(c, run, t, p, no_hash);
     *no_hash = 0;
     return ply__eligible_first(c, run, t, p);
 }
@@ -319,13 +433,13 @@ static void search_verify_tick(ply_coordinator_t *c, run_t *run, uint64_t now)
 static void search_describe_wait(const run_t *run, size_t t, char *buf, size_t len)
 {
     buf[0] = '\0';
-    if (run->search->sv) ply__sv_waiting(run, t, buf, len);
+    if (srun(run)->sv) ply__sv_waiting(run, t, buf, len);
     if (!buf[0]) ply__verify_wait_text(run, t, buf, len);
 }
 
 ply__sv_t *ply__search_sv(const run_t *run)
 {
-    return run->search ? run->search->sv : NULL;
+    return srun(run) ? srun(run)->sv : NULL;
 }
 
 /* ------------------------------------------------------------- checks */
@@ -333,7 +447,7 @@ ply__sv_t *ply__search_sv(const run_t *run)
 /* The run's depth limit, 0 for none: what every line must reach unless it is a mate. */
 static uint32_t want_depth(const run_t *run)
 {
-    return run->search->req->has_depth ? run->search->req->depth : 0;
+    return srun(run)->req->has_depth ? srun(run)->req->depth : 0;
 }
 
 /*
@@ -345,14 +459,14 @@ static int check_line(const run_t *run, const sjob_t *j, const Ply__SearchLine *
                       size_t why_len)
 {
     if (l->n_pv == 0) return ply_why(why, why_len, PLY_EMISMATCH, "%s: the line is empty", j->uci);
-    ply_arb_pos_t pos = run->root;
+    ply_arb_pos_t pos = srun(run)->root;
     ply_arb_move_t mv;
     if (ply_arb_move_from_uci(&pos, l->pv[0], &mv) < 0 || mv.from != j->move.from ||
         mv.to != j->move.to || mv.promo != j->move.promo ||
         ((mv.flags ^ j->move.flags) & PLY_ARB_MOVE_CASTLE))
         return ply_why(why, why_len, PLY_EMISMATCH,
                        "%s: the line starts with %s, not the job's move", j->uci, l->pv[0]);
-    return ply__search_replay_line(&run->root, l, want_depth(run), j->uci, why, why_len);
+    return ply__search_replay_line(&srun(run)->root, l, want_depth(run), j->uci, why, why_len);
 }
 
 /* Result @res for job @job: one line (a chunk of a game: one per position), checked by the
@@ -360,9 +474,9 @@ static int check_line(const run_t *run, const sjob_t *j, const Ply__SearchLine *
 static int check_result(const run_t *run, size_t job, const Ply__SearchResult *res, char *why,
                         size_t why_len)
 {
-    if (run->search->game)
-        return ply__game_check(run->search->game, job, res, want_depth(run), why, why_len);
-    const sjob_t *j = &run->search->jobs[job];
+    if (srun(run)->game)
+        return ply__game_check(srun(run)->game, job, res, want_depth(run), why, why_len);
+    const sjob_t *j = &srun(run)->jobs[job];
     if (res->n_lines != 1)
         return ply_why(why, why_len, PLY_EMISMATCH, "%s: %zu lines, the job asks for one", j->uci,
                        res->n_lines);
@@ -372,7 +486,7 @@ static int check_result(const run_t *run, size_t job, const Ply__SearchResult *r
 /* Notes a refused line: counted, described (the first PLY_MAX_MISMATCHES), logged. */
 static void note_rejection(run_t *run, const char *line)
 {
-    struct ply__search_run *s = run->search;
+    ply__search_run_t *s = srun(run);
     s->rejected++;
     if (s->nrejection < PLY_MAX_MISMATCHES) {
         char *copy = malloc(PLY_MAX_TEXT + 1);
@@ -390,7 +504,7 @@ static void note_rejection(run_t *run, const char *line)
 static int fill_analysed(const run_t *run, sjob_t *j)
 {
     const Ply__SearchLine *l = j->res->lines[0];
-    if (ply__search_pv_san(&run->root, l, &j->pv_san) < 0) return PLY_ENOMEM;
+    if (ply__search_pv_san(&srun(run)->root, l, &j->pv_san) < 0) return PLY_ENOMEM;
     snprintf(j->san, sizeof j->san, "%s", j->pv_san[0]);
     Ply__AnalysedMove *a = &j->am;
     *a = (Ply__AnalysedMove)PLY__ANALYSED_MOVE__INIT;
@@ -410,7 +524,7 @@ static int fill_analysed(const run_t *run, sjob_t *j)
 static int accept_root_move(run_t *run, size_t job, Ply__SearchResult *res, const char *worker,
                             const char *identity)
 {
-    struct ply__search_run *s = run->search;
+    ply__search_run_t *s = srun(run);
     sjob_t *j = &s->jobs[job];
     j->res = res;
     snprintf(j->worker, sizeof j->worker, "%.*s", (int)sizeof j->worker - 1, worker);
@@ -426,24 +540,24 @@ static int accept_root_move(run_t *run, size_t job, Ply__SearchResult *res, cons
 static int accept_line(run_t *run, size_t job, Ply__SearchResult *res, const char *worker,
                        const char *identity)
 {
-    struct ply__search_run *s = run->search;
+    ply__search_run_t *s = srun(run);
     uint32_t lines = (uint32_t)res->n_lines;
     int rc = s->game ? ply__game_accept(s->game, job, res, worker, identity)
                      : accept_root_move(run, job, res, worker, identity);
     if (rc < 0) return rc;
     if (s->game) s->progress.moves = ply__game_answer(s->game, &s->progress.n_moves);
-    /* exact in 128 bits (run->nodes): one worker's absurd count never wraps the total */
-    ply_u128_add(&run->nodes, ply_u128_make(0, res->nodes));
+    /* exact in 128 bits (srun(run)->nodes): one worker's absurd count never wraps the total */
+    ply_u128_add(&srun(run)->nodes, ply_u128_make(0, res->nodes));
     /* the rate's nodes (/status, /metrics): every searched node counts, saturating */
-    run->counted_nodes = ply__add_sat(run->counted_nodes, res->nodes);
+    srun(run)->counted_nodes = ply__add_sat(srun(run)->counted_nodes, res->nodes);
     s->replayed += lines;
     s->progress.has_replayed = 1, s->progress.replayed = s->replayed;
     /* SearchAnswer.nodes has no high word: exact, or absent */
-    s->progress.has_nodes = ply_u128_hi(run->nodes) == 0;
-    s->progress.nodes = ply_u128_lo(run->nodes);
+    s->progress.has_nodes = ply_u128_hi(srun(run)->nodes) == 0;
+    s->progress.nodes = ply_u128_lo(srun(run)->nodes);
     run->settled[job] = 1;
     run->done++;
-    if (run->slots == 1) ply__task_done(run, job); /* else search_verify.c ends its tasks */
+    if (run->slots == 1) ply__task_done(run, job); /* else search/verify.c ends its tasks */
     if (run->state == RUN_ACTIVE && run->done == run->njobs) run->state = RUN_DONE;
     return 0;
 }
@@ -457,16 +571,16 @@ int ply__search_accept(run_t *run, size_t job, Ply__SearchResult *res, const cha
 /* The answer's figures from the lines in it (after one left). */
 static void progress_totals(run_t *run)
 {
-    struct ply__search_run *s = run->search;
+    ply__search_run_t *s = srun(run);
     s->progress.n_moves = s->ndone;
     s->progress.has_replayed = 1, s->progress.replayed = s->replayed;
-    s->progress.has_nodes = ply_u128_hi(run->nodes) == 0;
-    s->progress.nodes = ply_u128_lo(run->nodes);
+    s->progress.has_nodes = ply_u128_hi(srun(run)->nodes) == 0;
+    s->progress.nodes = ply_u128_lo(srun(run)->nodes);
 }
 
 void ply__search_unaccept(run_t *run, size_t job)
 {
-    struct ply__search_run *s = run->search;
+    ply__search_run_t *s = srun(run);
     sjob_t *j = s->game ? NULL : &s->jobs[job];
     if (!j || !run->settled[job] || !j->res) return; /* verified runs analyse root moves only */
     for (size_t i = 0; i < s->ndone; i++)
@@ -475,10 +589,10 @@ void ply__search_unaccept(run_t *run, size_t job)
             s->ndone--;
             break;
         }
-    run->nodes -= (ply_u128_t)j->res->nodes; /* the exact inverse of accept_line's add */
-    if (run->counted_nodes != UINT64_MAX)
-        run->counted_nodes -=
-            run->counted_nodes < j->res->nodes ? run->counted_nodes : j->res->nodes;
+    srun(run)->nodes -= (ply_u128_t)j->res->nodes; /* the exact inverse of accept_line's add */
+    if (srun(run)->counted_nodes != UINT64_MAX)
+        srun(run)->counted_nodes -=
+            srun(run)->counted_nodes < j->res->nodes ? srun(run)->counted_nodes : j->res->nodes;
     s->replayed -= (uint32_t)j->res->n_lines;
     sjob_free(j);
     progress_totals(run);
@@ -494,10 +608,10 @@ const char *ply__search_job_label(const run_t *run, size_t job, char *buf, size_
 /* Job @job in a few words for messages: its root move, or its chunk of the game. */
 const char *ply__search_job_label(const run_t *run, size_t job, char *buf, size_t len)
 {
-    if (run->search->game)
-        ply__game_describe_job(run->search->game, job, buf, len);
+    if (srun(run)->game)
+        ply__game_describe_job(srun(run)->game, job, buf, len);
     else
-        snprintf(buf, len, "%s", run->search->jobs[job].uci);
+        snprintf(buf, len, "%s", srun(run)->jobs[job].uci);
     return buf;
 }
 
@@ -536,9 +650,9 @@ static void search_take_result(ply_coordinator_t *c, run_t *run, size_t t, peer_
     if (rc == 0) {
         ply__count(c, CNT_RESULTS_COMPUTED);
         run->results_computed++;
-        run->worker_time_us += r->search->time_us;
+        srun(run)->worker_time_us += r->search->time_us;
         if (!run->started_ms) run->started_ms = ply_time_ms();
-        if (run->search->sv) /* compared with the job's other searches first */
+        if (srun(run)->sv) /* compared with the job's other searches first */
             ply__sv_take(c, run, t, own, p->worker_id, p->identity, p->engine_id, r->attempt, 1);
         else
             rc = accept_line(run, ply__job_of(run, t), own, p->worker_id, p->identity);
@@ -590,7 +704,7 @@ static int search_restore_result(ply_coordinator_t *c, run_t *run, const ply_sto
     }
     run->results_restored++;
     c->results_restored++;
-    if (run->search->sv) { /* kept for comparison: search_resumed settles */
+    if (srun(run)->sv) { /* kept for comparison: search_resumed settles */
         ply__sv_take(c, run, t, res, r->worker_id, r->identity ? r->identity : "", "", r->attempt,
                      0);
         return 0;
@@ -600,7 +714,7 @@ static int search_restore_result(ply_coordinator_t *c, run_t *run, const ply_sto
 
 static void search_resumed(ply_coordinator_t *c, run_t *run)
 {
-    if (run->search->sv) ply__sv_resumed(c, run);
+    if (srun(run)->sv) ply__sv_resumed(c, run);
     if (run->state == RUN_ACTIVE && run->done == run->njobs) run->state = RUN_DONE;
 }
 
@@ -608,7 +722,7 @@ static void search_resumed(ply_coordinator_t *c, run_t *run)
 
 static void search_describe_run(const run_t *run, char *buf, size_t len)
 {
-    const Ply__SearchRequest *q = run->search->req;
+    const Ply__SearchRequest *q = srun(run)->req;
     char lim[96] = "";
     size_t k = 0;
     if (q->has_depth) k += (size_t)snprintf(lim + k, sizeof lim - k, ", depth %u", q->depth);
@@ -617,12 +731,12 @@ static void search_describe_run(const run_t *run, char *buf, size_t len)
     if (q->has_movetime_ms && k < sizeof lim)
         snprintf(lim + k, sizeof lim - k, ", movetime %u ms", q->movetime_ms);
     snprintf(buf, len, "search (engine \"%s\"%s) of %s",
-             q->engine && q->engine[0] ? q->engine : "any", lim, run->fen);
+             q->engine && q->engine[0] ? q->engine : "any", lim, srun(run)->fen);
 }
 
 static void search_describe_plan(const run_t *run, char *buf, size_t len)
 {
-    const struct ply__search_run *s = run->search;
+    const ply__search_run_t *s = srun(run);
     if (s->game)
         snprintf(buf, len,
                  "%zu positions of a game in %zu chunks of up to %d, each searched backwards",
@@ -636,10 +750,10 @@ static void search_describe_plan(const run_t *run, char *buf, size_t len)
 
 static void search_describe_job(const run_t *run, size_t job, char *buf, size_t len)
 {
-    if (run->search->game)
-        ply__game_describe_job(run->search->game, job, buf, len);
+    if (srun(run)->game)
+        ply__game_describe_job(srun(run)->game, job, buf, len);
     else
-        snprintf(buf, len, "%s, root move %s", run->fen, run->search->jobs[job].uci);
+        snprintf(buf, len, "%s, root move %s", srun(run)->fen, srun(run)->jobs[job].uci);
 }
 
 /* ---------------------------------------------------- answers and progress */
@@ -649,27 +763,48 @@ static void search_fill_asked(const run_t *run, ply__asked_t *asked)
     Ply__RunAsked *a = &asked->msg;
     *a = (Ply__RunAsked)PLY__RUN_ASKED__INIT;
     a->has_kind = 1, a->kind = PLY__JOB_KIND__JOB_KIND_SEARCH;
-    a->search = run->search->req;
+    a->search = srun(run)->req;
     if (run->verify_mode != PLY__VERIFY_MODE__VERIFY_MODE_NONE) a->has_verify = 1;
     a->verify = (Ply__VerifyMode)run->verify_mode;
     a->has_verify_ppm = run->verify_mode == PLY__VERIFY_MODE__VERIFY_MODE_SAMPLE;
     a->verify_ppm = run->verify_ppm;
 }
 
+static void search_summary(const run_t *run, ply__summary_t *sum)
+{
+    const ply__search_run_t *s = srun(run);
+    memset(sum, 0, sizeof *sum);
+    sum->fen = s->fen;
+    sum->depth = s->depth;
+    sum->nodes_limit = s->req && s->req->has_nodes ? s->req->nodes : 0;
+    sum->movetime_ms = s->req && s->req->has_movetime_ms ? s->req->movetime_ms : 0;
+    sum->nodes = s->nodes;
+    sum->counted_nodes = s->counted_nodes;
+    sum->chess960 = s->chess960, sum->want_split = -1;
+    sum->storable = s->request != NULL;
+}
+
+/* A finished search run's request is not in its record: no claim. */
+static int search_asked_again(const finished_t *f, ply__asked_t *a)
+{
+    (void)f, (void)a;
+    return 0;
+}
+
 static void search_fill_accepted(const run_t *run, Ply__Accepted *a)
 {
     a->has_split_depth = 1, a->split_depth = 0;
     a->has_paths = 1, a->paths = run->njobs;
-    a->fen = (char *)run->fen;
+    a->fen = (char *)srun(run)->fen;
 }
 
 static void search_fill_progress(const run_t *run, Ply__RunProgress *rp)
 {
-    const struct ply__search_run *s = run->search;
-    rp->has_nodes = 1, rp->nodes = ply_u128_lo(run->nodes);
-    rp->has_nodes_hi = ply_u128_hi(run->nodes) != 0, rp->nodes_hi = ply_u128_hi(run->nodes);
-    rp->fen = (char *)run->fen;
-    if (run->depth) rp->has_depth = 1, rp->depth = run->depth;
+    const ply__search_run_t *s = srun(run);
+    rp->has_nodes = 1, rp->nodes = ply_u128_lo(srun(run)->nodes);
+    rp->has_nodes_hi = ply_u128_hi(srun(run)->nodes) != 0, rp->nodes_hi = ply_u128_hi(srun(run)->nodes);
+    rp->fen = (char *)srun(run)->fen;
+    if (srun(run)->depth) rp->has_depth = 1, rp->depth = srun(run)->depth;
     if (s->done) rp->search = (Ply__SearchAnswer *)&s->progress;
 }
 
@@ -696,7 +831,7 @@ static int cmp_analysed(const void *pa, const void *pb)
 static zmsg_t *search_answer(ply_coordinator_t *c, run_t *run)
 {
     (void)c;
-    struct ply__search_run *s = run->search;
+    ply__search_run_t *s = srun(run);
     Ply__AnalysedMove **sorted = calloc(s->ndone + 1, sizeof *sorted);
     if (!sorted) return NULL;
     size_t nsorted = s->ndone;
@@ -716,16 +851,16 @@ static zmsg_t *search_answer(ply_coordinator_t *c, run_t *run)
     search_fill_asked(run, &asked);
     Ply__RunResult rr = PLY__RUN_RESULT__INIT;
     rr.has_run_id = 1, rr.run_id = run->id;
-    rr.fen = run->fen;
-    if (run->depth) rr.has_depth = 1, rr.depth = run->depth;
-    rr.has_nodes = 1, rr.nodes = ply_u128_lo(run->nodes);
-    rr.has_nodes_hi = ply_u128_hi(run->nodes) != 0, rr.nodes_hi = ply_u128_hi(run->nodes);
+    rr.fen = srun(run)->fen;
+    if (srun(run)->depth) rr.has_depth = 1, rr.depth = srun(run)->depth;
+    rr.has_nodes = 1, rr.nodes = ply_u128_lo(srun(run)->nodes);
+    rr.has_nodes_hi = ply_u128_hi(srun(run)->nodes) != 0, rr.nodes_hi = ply_u128_hi(srun(run)->nodes);
     rr.has_jobs = 1, rr.jobs = (uint32_t)run->njobs;
     uint64_t now = ply_time_ms();
     rr.has_time_ms = 1, rr.time_ms = ply__run_time_ms(run, now);
     rr.has_queued_ms = 1, rr.queued_ms = ply__run_queued_ms(run, now);
-    rr.has_chess960 = 1, rr.chess960 = run->chess960 != 0;
-    rr.has_worker_time_us = 1, rr.worker_time_us = run->worker_time_us;
+    rr.has_chess960 = 1, rr.chess960 = srun(run)->chess960 != 0;
+    rr.has_worker_time_us = 1, rr.worker_time_us = srun(run)->worker_time_us;
     rr.has_results_restored = 1, rr.results_restored = run->results_restored;
     rr.has_results_computed = 1, rr.results_computed = run->results_computed;
     rr.asked = &asked.msg;
@@ -747,7 +882,7 @@ static zmsg_t *search_answer(ply_coordinator_t *c, run_t *run)
     else
         ply_warn("run %" PRIu64 ": cannot encode the result: %s", run->id, reason);
     char total[PLY_U128_DEC_LEN], best[32] = "";
-    ply_u128_to_dec(run->nodes, total, sizeof total);
+    ply_u128_to_dec(srun(run)->nodes, total, sizeof total);
     if (s->ndone && sorted[0]->line->has_mate)
         snprintf(best, sizeof best, "mate %d", sorted[0]->line->mate);
     else if (s->ndone)
@@ -760,10 +895,10 @@ static zmsg_t *search_answer(ply_coordinator_t *c, run_t *run)
     else if (s->ndone)
         ply_info("run %" PRIu64 ": search of %s: best %s (%s), %zu moves, %u lines refused, %s "
                  "nodes, %" PRIu64 " ms",
-                 run->id, run->fen, sorted[0]->move, best, s->ndone, s->rejected, total,
+                 run->id, srun(run)->fen, sorted[0]->move, best, s->ndone, s->rejected, total,
                  ply_time_ms() - run->submitted_ms);
     else
-        ply_info("run %" PRIu64 ": search of %s: %s, no moves", run->id, run->fen,
+        ply_info("run %" PRIu64 ": search of %s: %s, no moves", run->id, srun(run)->fen,
                  s->progress.status ? s->progress.status : "no root move");
     free(sorted);
     return z;
@@ -772,6 +907,10 @@ static zmsg_t *search_answer(ply_coordinator_t *c, run_t *run)
 const ply__kind_t ply__kind_search = {
     .id = PLY__JOB_KIND__JOB_KIND_SEARCH,
     .name = "search",
+    .submit = search_submit,
+    .restore = search_restore,
+    .same_request = search_same_request,
+    .store_run = search_store_run,
     .plan = search_plan,
     .planned = search_planned,
     .setup = search_setup,
@@ -790,6 +929,9 @@ const ply__kind_t ply__kind_search = {
     .describe_run = search_describe_run,
     .describe_plan = search_describe_plan,
     .describe_job = search_describe_job,
+    .retry = search_retry,
+    .summary = search_summary,
+    .asked_again = search_asked_again,
     .fill_asked = search_fill_asked,
     .fill_accepted = search_fill_accepted,
     .fill_progress = search_fill_progress,

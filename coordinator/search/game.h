@@ -1,6 +1,6 @@
 /*
  * Game analysis in a search run (SearchRequest.plies, `ply analyse-pgn`): the part of
- * kind 2 (kind_search.c) that plans the positions of a game into chunks, checks a
+ * kind 2 (search/kind.c) that plans the positions of a game into chunks, checks a
  * chunk's lines and keeps one line per position for the answer.
  *
  * Plan: the requested plies, ascending, cut into chunks of PLY__GAME_CHUNK consecutive
@@ -10,7 +10,7 @@
  * position is searched on a table cold of everything after it. One job per chunk: the
  * game's root, its moves up to the chunk's highest ply, the run's limits, multipv 1.
  * Check: a chunk's result has exactly one line per position of the chunk, each tagged
- * with its ply and replayed by the rule engine from that position (kind_search.c's
+ * with its ply and replayed by the rule engine from that position (search/kind.c's
  * line check: legal moves, a mate at exactly its distance, the depth asked); one bad
  * line refuses the whole chunk (its attempt fails and it is computed again elsewhere).
  * Answer: one AnalysedMove per requested ply, by ply. The overlap position has two
@@ -93,7 +93,7 @@ void ply__game_describe_job(const ply__game_t *g, size_t job, char *buf, size_t 
 int ply__search_pv_san(const ply_arb_pos_t *from, const Ply__SearchLine *l, char ***out);
 
 /**
- * ply__search_replay_line - kind_search.c's check of one line (the one check of every
+ * ply__search_replay_line - search/kind.c's check of one line (the one check of every
  * line a worker returns): every move of @l legal from @from, a mate ending in checkmate
  * at exactly the claimed distance, and with @want_depth (0: none) that depth reached
  * unless it is a mate. @label names the line in @why ("ply 12", "e2e4"). 0 or

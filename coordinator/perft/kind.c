@@ -11,16 +11,35 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
-#include "kind.h"
+#include "perft/perft.h"
 #include "util/error.h"
 #include "util/log.h"
 #include "util/time.h"
 
-/* -------------------------------------------------------------- request */
+/* ------------------------------------------------------------- the request */
 
-int ply__perft_prepare(run_t *run, const uint8_t *request, size_t len, char *why, size_t why_len)
+/* The perft state of a new run, or NULL (out of memory). */
+static ply__perft_run_t *state_new(run_t *run)
 {
+    ply__perft_run_t *pf = calloc(1, sizeof *pf);
+    run->kind_state = pf;
+    return pf;
+}
+
+/*
+ * Makes @run a perft run of the encoded PerftRequest @request (@len bytes: a Submit's, or the
+ * state file's): the position validated by the rule engine and normalised into fen, root,
+ * depth, chess960 (asked, or implied by the castling rights), want_stats, want_split (-1:
+ * automatic), and request its normalised encoding (what RunAsked.perft says and the state
+ * file stores; divide is not part of it). 0; PLY_EFEN or PLY_EILLEGAL (a bad position: the
+ * reason in @why, @why_len bytes), PLY_EPROTO (@request does not decode, or a depth or split
+ * out of range) or PLY_ENOMEM.
+ */
+static int prepare(run_t *run, const uint8_t *request, size_t len, char *why, size_t why_len)
+{
+    ply__perft_run_t *pf = ply__perft(run);
     Ply__PerftRequest *q = ply__perft_request__unpack(NULL, len, request);
     if (!q || !q->fen || !q->has_depth || q->depth < 1 || q->depth > PLY_MAX_DEPTH ||
         (q->has_split_depth && (q->split_depth < -1 || q->split_depth >= (int64_t)q->depth))) {
@@ -37,68 +56,146 @@ int ply__perft_prepare(run_t *run, const uint8_t *request, size_t len, char *why
         ply__perft_request__free_unpacked(q, NULL);
         return r;
     }
-    run->kind = &ply__kind_perft;
-    run->root = root;
-    run->depth = q->depth;
-    run->want_split = q->has_split_depth ? q->split_depth : -1;
-    run->want_stats = q->stats;
-    run->chess960 = q->chess960 || root.chess960;
-    if (ply_arb_to_fen(&root, run->fen, sizeof run->fen) < 0)
-        snprintf(run->fen, sizeof run->fen, "%s", q->fen);
+    pf->root = root;
+    pf->depth = q->depth;
+    pf->want_split = q->has_split_depth ? q->split_depth : -1;
+    pf->want_stats = q->stats;
+    pf->chess960 = q->chess960 || root.chess960;
+    if (ply_arb_to_fen(&root, pf->fen, sizeof pf->fen) < 0)
+        snprintf(pf->fen, sizeof pf->fen, "%s", q->fen);
     ply__perft_request__free_unpacked(q, NULL);
     /* what the run computes, as RunAsked.perft says it: normalised, every field present,
      * without divide (the client's printing), so that the same request encodes alike */
     Ply__PerftRequest n = PLY__PERFT_REQUEST__INIT;
-    n.fen = run->fen;
-    n.has_depth = 1, n.depth = run->depth;
-    n.has_chess960 = 1, n.chess960 = run->chess960 != 0;
-    n.has_stats = 1, n.stats = run->want_stats != 0;
-    n.has_split_depth = 1, n.split_depth = run->want_split < 0 ? -1 : run->want_split;
+    n.fen = pf->fen;
+    n.has_depth = 1, n.depth = pf->depth;
+    n.has_chess960 = 1, n.chess960 = pf->chess960 != 0;
+    n.has_stats = 1, n.stats = pf->want_stats != 0;
+    n.has_split_depth = 1, n.split_depth = pf->want_split < 0 ? -1 : pf->want_split;
     size_t n_len = ply__perft_request__get_packed_size(&n);
-    free(run->request);
-    run->request = malloc(n_len);
-    if (!run->request) return PLY_ENOMEM;
-    run->request_len = ply__perft_request__pack(&n, run->request);
+    free(pf->request);
+    pf->request = malloc(n_len);
+    if (!pf->request) return PLY_ENOMEM;
+    pf->request_len = ply__perft_request__pack(&n, pf->request);
     return 0;
+}
+
+/* What a perft Submit asks, validated by the rule engine, into @run; the automatic split fits
+ * the cluster connected now (split.h). 0 or the error (@why). */
+static int perft_submit(ply_coordinator_t *c, run_t *run, const Ply__Submit *s, char *why,
+                        size_t why_len)
+{
+    ply__perft_run_t *pf = state_new(run);
+    if (!pf) return PLY_ENOMEM;
+    size_t len = ply__perft_request__get_packed_size(s->perft); /* the envelope checked it */
+    uint8_t *buf = malloc(len ? len : 1);
+    if (!buf) return PLY_ENOMEM;
+    ply__perft_request__pack(s->perft, buf);
+    int r = prepare(run, buf, len, why, why_len);
+    free(buf);
+    if (r < 0) return r;
+    for (const peer_t *p = c->peers; p; p = p->next)
+        if (p->kind == PEER_WORKER && !p->probation && run->kind->worker_fits(run, p))
+            pf->plan_threads += p->threads;
+    if (!pf->plan_threads && c->cfg.spawn_workers) { /* its local workers, starting */
+        long cores = sysconf(_SC_NPROCESSORS_ONLN);
+        unsigned each = c->cfg.worker_threads ? c->cfg.worker_threads
+                        : cores > 0           ? (unsigned)cores
+                                              : 1;
+        pf->plan_threads = c->cfg.spawn_workers * each;
+    }
+    if (!pf->plan_threads) pf->plan_threads = c->cfg.local_threads; /* joining now */
+    pf->plan_min_nodes = c->cfg.min_job_nodes;
+    return 0;
+}
+
+/* A stored perft run: its request, and the plan it was stored with. */
+static int perft_restore(ply_coordinator_t *c, run_t *run, const ply_store_run_t *sr,
+                         ply_split_t **plan, char *why, size_t why_len)
+{
+    if (!*plan) /* the store keeps every perft run's plan */
+        return ply_why(why, why_len, PLY_EDB,
+                       "state file %s: run %" PRIu64 " is of job kind %d without a plan, which "
+                       "this coordinator cannot run",
+                       c->state_path, sr->id, sr->kind);
+    ply__perft_run_t *pf = state_new(run);
+    if (!pf) return PLY_ENOMEM;
+    char reason[PLY__WHY_LEN] = "";
+    int r = prepare(run, sr->request, sr->request_len, reason, sizeof reason);
+    if (r == PLY_ENOMEM) return r;
+    if (r < 0)
+        return ply_why(why, why_len, PLY_EDB, "state file %s: run %" PRIu64 ": %s",
+                       c->state_path, sr->id, reason);
+    pf->plan = *plan;
+    *plan = NULL;
+    run->njobs = pf->plan->njobs;
+    pf->root = pf->plan->root;
+    return 0;
+}
+
+static int perft_same_request(const run_t *a, const run_t *b)
+{
+    const ply__perft_run_t *x = ply__perft(a), *y = ply__perft(b);
+    return x->request_len == y->request_len && memcmp(x->request, y->request, x->request_len) == 0;
+}
+
+static void perft_store_run(const run_t *run, ply_store_run_t *sr, const ply_split_t **plan)
+{
+    const ply__perft_run_t *pf = ply__perft(run);
+    snprintf(sr->fen, sizeof sr->fen, "%s", pf->fen);
+    sr->depth = pf->depth;
+    sr->request = pf->request, sr->request_len = pf->request_len;
+    *plan = pf->plan;
 }
 
 /* ------------------------------------------------------------- planning */
 
 static void perft_plan(run_t *run)
 {
-    run->split_rc = ply_split_plan_fit(&run->root, run->depth, run->want_split, run->plan_threads,
-                                       run->plan_min_nodes, &run->cancel, &run->split_out,
-                                       run->split_why, sizeof run->split_why);
+    ply__perft(run)->split_rc = ply_split_plan_fit(&ply__perft(run)->root, ply__perft(run)->depth, ply__perft(run)->want_split, ply__perft(run)->plan_threads,
+                                       ply__perft(run)->plan_min_nodes, &run->cancel, &ply__perft(run)->split_out,
+                                       ply__perft(run)->split_why, sizeof ply__perft(run)->split_why);
 }
 
 static int perft_planned(run_t *run, char *why, size_t why_len)
 {
-    run->plan = run->split_out; /* the split thread is done with it (see internal.h) */
-    run->split_out = NULL;
-    run->njobs = run->plan ? run->plan->njobs : 0;
-    if (run->split_rc >= 0) return 0;
-    snprintf(why, why_len, "cannot split perft(%u) of %s: %s", run->depth, run->fen,
-             run->split_why);
-    return run->split_rc;
+    ply__perft(run)->plan = ply__perft(run)->split_out; /* the split thread is done with it (see perft/perft.h) */
+    ply__perft(run)->split_out = NULL;
+    run->njobs = ply__perft(run)->plan ? ply__perft(run)->plan->njobs : 0;
+    if (ply__perft(run)->split_rc >= 0) return 0;
+    snprintf(why, why_len, "cannot split perft(%u) of %s: %s", ply__perft(run)->depth, ply__perft(run)->fen,
+             ply__perft(run)->split_why);
+    return ply__perft(run)->split_rc;
 }
 
 static int perft_setup(run_t *run)
 {
-    const ply_split_t *plan = run->plan;
-    run->divide = calloc((size_t)plan->nroot + 1, sizeof *run->divide);
-    run->divide_stats = calloc((size_t)plan->nroot + 1, sizeof *run->divide_stats);
-    if (!run->divide || !run->divide_stats) return PLY_ENOMEM;
+    const ply_split_t *plan = ply__perft(run)->plan;
+    ply__perft(run)->divide = calloc((size_t)plan->nroot + 1, sizeof *ply__perft(run)->divide);
+    ply__perft(run)->divide_stats = calloc((size_t)plan->nroot + 1, sizeof *ply__perft(run)->divide_stats);
+    if (!ply__perft(run)->divide || !ply__perft(run)->divide_stats) return PLY_ENOMEM;
     return ply__perft_verify_setup(run);
 }
 
 static void perft_free_run(run_t *run)
 {
+    ply__perft_run_t *pf = ply__perft(run);
+    if (!pf) return;
     ply__perft_verify_free(run);
-    ply_split_destroy(&run->plan);
-    free(run->divide);
-    free(run->divide_stats);
-    run->divide = NULL;
-    run->divide_stats = NULL;
+    ply_split_destroy(&pf->plan);
+    free(pf->divide);
+    free(pf->divide_stats);
+    free(pf->request);
+    free(pf);
+    run->kind_state = NULL;
+}
+
+/* A drill-down that lost its worker is not retried: its report says why. */
+static int perft_retry(ply_coordinator_t *c, run_t *run, size_t t, const char *reason)
+{
+    if (ply__role_of(run, t) != PLY__DRILL) return 1;
+    ply__drill_give_up(c, run, t, reason);
+    return 0;
 }
 
 /* ------------------------------------------------------------ hand-out */
@@ -113,33 +210,34 @@ static int perft_worker_fits(const run_t *run, const peer_t *p)
 /* The estimated nodes of job @k of @run's plan: its share of the plan's estimate. */
 static double perft_job_estimate(run_t *run, size_t k)
 {
-    const ply_split_t *plan = run->plan;
-    if (run->lease_weight <= 0) {
+    const ply_split_t *plan = ply__perft(run)->plan;
+    if (ply__perft(run)->lease_weight <= 0) {
         for (size_t i = 0; i < plan->njobs; i++)
-            run->lease_weight +=
+            ply__perft(run)->lease_weight +=
                 (double)(plan->jobs[i].multiplicity ? plan->jobs[i].multiplicity : 1) *
                 (double)(plan->jobs[i].cost ? plan->jobs[i].cost : 1);
     }
     double cost = (double)(plan->jobs[k].cost ? plan->jobs[k].cost : 1);
-    return (double)plan->estimate * cost / run->lease_weight;
+    return (double)plan->estimate * cost / ply__perft(run)->lease_weight;
 }
 
 /* The perft part of the Job being built: the event loop builds and sends one Job at a time
  * (dispatch.c), so one static serves every run. */
 static Ply__PerftJob perft_job;
 
-static void perft_fill_job(const run_t *run, size_t t, Ply__Job *job)
+static void perft_fill_job(const run_t *run, size_t t, int no_hash, Ply__Job *job)
 {
-    const ply_split_t *plan = run->plan;
+    const ply_split_t *plan = ply__perft(run)->plan;
     int role = (int)ply__role_of(run, t);
     Ply__PerftJob *pj = &perft_job;
     *pj = (Ply__PerftJob)PLY__PERFT_JOB__INIT;
     pj->fen = plan->jobs[ply__job_of(run, t)].fen;
     pj->has_depth = 1, pj->depth = plan->job_depth;
-    pj->has_chess960 = 1, pj->chess960 = run->chess960 != 0;
+    pj->has_chess960 = 1, pj->chess960 = ply__perft(run)->chess960 != 0;
     /* a drill-down asks for the divide of the job alone */
-    pj->has_stats = 1, pj->stats = run->want_stats && role != PLY__DRILL;
+    pj->has_stats = 1, pj->stats = ply__perft(run)->want_stats && role != PLY__DRILL;
     pj->has_divide = 1, pj->divide = plan->split_depth == 0 || role == PLY__DRILL;
+    if (no_hash) pj->has_no_hash = 1, pj->no_hash = 1;
     job->has_kind = 1, job->kind = PLY__JOB_KIND__JOB_KIND_PERFT;
     job->perft = pj;
 }
@@ -153,7 +251,7 @@ static void perft_fill_job(const run_t *run, size_t t, Ply__Job *job)
 static int take_divide(const run_t *run, const Ply__Result *r, ply__comp_t *k, char *why,
                        size_t why_len)
 {
-    const ply_split_t *plan = run->plan;
+    const ply_split_t *plan = ply__perft(run)->plan;
     if ((int)r->n_divide != plan->nroot) {
         ply_why(why, why_len, 0, "divide has %zu moves, the arbiter has %d", r->n_divide,
                 plan->nroot);
@@ -161,8 +259,8 @@ static int take_divide(const run_t *run, const Ply__Result *r, ply__comp_t *k, c
     }
     k->divide = calloc((size_t)plan->nroot + 1, sizeof *k->divide);
     k->divide_stats =
-        run->want_stats ? calloc((size_t)plan->nroot + 1, sizeof *k->divide_stats) : NULL;
-    if (!k->divide || (run->want_stats && !k->divide_stats)) return PLY_ENOMEM;
+        ply__perft(run)->want_stats ? calloc((size_t)plan->nroot + 1, sizeof *k->divide_stats) : NULL;
+    if (!k->divide || (ply__perft(run)->want_stats && !k->divide_stats)) return PLY_ENOMEM;
     uint64_t sum = 0; /* one job's: it fits in 64 bits, or the divide is wrong */
     int have_stats = 1;
     uint8_t seen[PLY_ARB_MAX_MOVES] = {0};
@@ -190,7 +288,7 @@ static int take_divide(const run_t *run, const Ply__Result *r, ply__comp_t *k, c
             ply_why(why, why_len, 0, "divide sums past 2^64 but nodes = %" PRIu64, r->nodes);
             return PLY_EMISMATCH;
         }
-        if (run->want_stats && e->stats)
+        if (ply__perft(run)->want_stats && e->stats)
             ply_msg_stats_from_proto(&k->divide_stats[k_], e->stats);
         else
             have_stats = 0;
@@ -199,7 +297,7 @@ static int take_divide(const run_t *run, const Ply__Result *r, ply__comp_t *k, c
         ply_why(why, why_len, 0, "divide sums to %" PRIu64 " but nodes = %" PRIu64, sum, r->nodes);
         return PLY_EMISMATCH;
     }
-    if (run->want_stats && have_stats) { /* each move's statistics, and their sum the job's */
+    if (ply__perft(run)->want_stats && have_stats) { /* each move's statistics, and their sum the job's */
         ply_stats128_t total;
         memset(&total, 0, sizeof total);
         for (int m = 0; m < plan->nroot; m++) {
@@ -221,7 +319,7 @@ static int take_divide(const run_t *run, const Ply__Result *r, ply__comp_t *k, c
     /* a small run in one job: the rule engine's count under each move (split.c, planned on
      * the thread pool; a plan read back from the state file counts it here) stands for the
      * perft(1) after each first move that a split would check, and more */
-    if (ply_split_recount(run->plan) < 0) return PLY_ENOMEM;
+    if (ply_split_recount(ply__perft(run)->plan) < 0) return PLY_ENOMEM;
     for (int m = 0; plan->arb_divide && m < plan->nroot; m++)
         if (k->divide[m] != plan->arb_divide[m]) {
             ply_why(why, why_len, 0,
@@ -264,7 +362,7 @@ static void perft_take_result(ply_coordinator_t *c, run_t *run, size_t idx, peer
         ply__drill_result(c, run, idx, r);
         return;
     }
-    const ply_split_job_t *sj = &run->plan->jobs[ply__job_of(run, idx)];
+    const ply_split_job_t *sj = &ply__perft(run)->plan->jobs[ply__job_of(run, idx)];
     char why[PLY__WHY_LEN];
     if (r->search) { /* never read a search's answer as a count (a job of 0 perft(1) would) */
         snprintf(why, sizeof why,
@@ -303,7 +401,7 @@ static void perft_take_result(ply_coordinator_t *c, run_t *run, size_t idx, peer
     k.tt_hits = r->tt_hits;
     snprintf(k.worker, sizeof k.worker, "%.*s", (int)sizeof k.worker - 1, p->worker_id);
     snprintf(k.identity, sizeof k.identity, "%s", p->identity);
-    if (run->want_stats) {
+    if (ply__perft(run)->want_stats) {
         if (!r->stats) {
             ply__job_requeue(c, run, idx, 1, "the worker returned no statistics");
             return;
@@ -326,7 +424,7 @@ static void perft_take_result(ply_coordinator_t *c, run_t *run, size_t idx, peer
             return;
         }
     }
-    int rc = run->plan->split_depth == 0 ? take_divide(run, r, &k, why, sizeof why) : 0;
+    int rc = ply__perft(run)->plan->split_depth == 0 ? take_divide(run, r, &k, why, sizeof why) : 0;
     if (rc == PLY_ENOMEM) {
         ply__comp_free(&k);
         ply__task_done(run, idx);
@@ -357,7 +455,7 @@ static void perft_take_result(ply_coordinator_t *c, run_t *run, size_t idx, peer
 }
 
 /* A Result the envelope refused (malformed or cut short): that attempt fails now, not at
- * its lease, and the task goes to another worker (the same as kind_search.c). */
+ * its lease, and the task goes to another worker (the same as search/kind.c). */
 static void perft_refused_result(ply_coordinator_t *c, run_t *run, size_t idx, peer_t *p,
                                  const char *why)
 {
@@ -375,8 +473,8 @@ static int perft_restore_result(ply_coordinator_t *c, run_t *run, const ply_stor
 {
     size_t njobs = run->njobs;
     if (r->job >= njobs || r->role >= run->slots || r->role > PLY__TIE ||
-        (r->ndivide && r->ndivide != (uint32_t)run->plan->nroot) ||
-        (run->want_stats && !r->stats) || r->payload) { /* a perft result has no payload */
+        (r->ndivide && r->ndivide != (uint32_t)ply__perft(run)->plan->nroot) ||
+        (ply__perft(run)->want_stats && !r->stats) || r->payload) { /* a perft result has no payload */
         snprintf(why, why_len,
                  "state file %s: run %" PRIu64 ": a result for job %u (computation %u) that the "
                  "run cannot have",
@@ -420,56 +518,88 @@ static int perft_restore_result(ply_coordinator_t *c, run_t *run, const ply_stor
 
 static void perft_describe_run(const run_t *run, char *buf, size_t len)
 {
-    snprintf(buf, len, "perft(%u) of %s", run->depth, run->fen);
+    snprintf(buf, len, "perft(%u) of %s", ply__perft(run)->depth, ply__perft(run)->fen);
 }
 
 static void perft_describe_plan(const run_t *run, char *buf, size_t len)
 {
-    const ply_split_t *plan = run->plan;
+    const ply_split_t *plan = ply__perft(run)->plan;
     snprintf(buf, len, "split %u plies, %" PRIu64 " paths, %zu jobs, estimate %" PRIu64 " nodes",
              plan->split_depth, plan->paths, plan->njobs, plan->estimate);
 }
 
 static void perft_describe_job(const run_t *run, size_t job, char *buf, size_t len)
 {
-    snprintf(buf, len, "%s, %u plies", run->plan->jobs[job].fen, run->plan->job_depth);
+    snprintf(buf, len, "%s, %u plies", ply__perft(run)->plan->jobs[job].fen, ply__perft(run)->plan->job_depth);
 }
 
 /* ---------------------------------------------------- answers and progress */
 
-static void perft_fill_asked(const run_t *run, ply__asked_t *asked)
+static void perft_summary(const run_t *run, ply__summary_t *s)
 {
-    Ply__PerftRequest *p = &asked->perft;
+    const ply__perft_run_t *pf = ply__perft(run);
+    memset(s, 0, sizeof *s);
+    s->fen = pf->fen;
+    s->depth = pf->depth;
+    s->nodes = pf->nodes;
+    s->counted_nodes = pf->counted_nodes;
+    s->mismatches = pf->mismatches;
+    s->chess960 = pf->chess960, s->stats = pf->want_stats, s->want_split = pf->want_split;
+    s->storable = pf->plan != NULL;
+}
+
+/* RunAsked.perft in @asked's room: @fen (pointed to), @depth..., every field present. */
+static void asked_of(ply__asked_t *asked, const char *fen, unsigned depth, int chess960,
+                     int stats, int want_split, int verify_mode, uint32_t verify_ppm)
+{
+    _Static_assert(sizeof(Ply__PerftRequest) <= sizeof asked->room, "RunAsked.perft's room");
+    Ply__PerftRequest *p = (Ply__PerftRequest *)(void *)asked->room;
     *p = (Ply__PerftRequest)PLY__PERFT_REQUEST__INIT;
-    p->fen = (char *)run->fen;
-    p->has_depth = 1, p->depth = run->depth;
-    p->has_chess960 = 1, p->chess960 = run->chess960 != 0;
-    p->has_stats = 1, p->stats = run->want_stats != 0;
-    p->has_split_depth = 1, p->split_depth = run->want_split < 0 ? -1 : run->want_split;
+    p->fen = (char *)fen;
+    p->has_depth = 1, p->depth = depth;
+    p->has_chess960 = 1, p->chess960 = chess960 != 0;
+    p->has_stats = 1, p->stats = stats != 0;
+    p->has_split_depth = 1, p->split_depth = want_split < 0 ? -1 : want_split;
     Ply__RunAsked *a = &asked->msg;
     *a = (Ply__RunAsked)PLY__RUN_ASKED__INIT;
     a->has_kind = 1, a->kind = PLY__JOB_KIND__JOB_KIND_PERFT;
     a->perft = p;
-    a->has_verify = 1, a->verify = (Ply__VerifyMode)run->verify_mode;
-    if (run->verify_mode == PLY__VERIFY_MODE__VERIFY_MODE_SAMPLE)
-        a->has_verify_ppm = 1, a->verify_ppm = run->verify_ppm;
+    a->has_verify = 1, a->verify = (Ply__VerifyMode)verify_mode;
+    if (verify_mode == PLY__VERIFY_MODE__VERIFY_MODE_SAMPLE)
+        a->has_verify_ppm = 1, a->verify_ppm = verify_ppm;
+}
+
+/* What a finished perft run computed, from its record: its columns say it all. */
+static int perft_asked_again(const finished_t *f, ply__asked_t *a)
+{
+    if (!f->fen[0] || !f->depth) return 0;
+    asked_of(a, f->fen, f->depth, f->chess960, f->stats, f->want_split, f->verify_mode,
+             f->verify_ppm);
+    return 1;
+}
+
+static void perft_fill_asked(const run_t *run, ply__asked_t *asked)
+{
+    const ply__perft_run_t *pf = ply__perft(run);
+    asked_of(asked, pf->fen, pf->depth, pf->chess960, pf->want_stats, pf->want_split,
+             run->verify_mode, run->verify_ppm);
 }
 
 static void perft_fill_accepted(const run_t *run, Ply__Accepted *a)
 {
-    const ply_split_t *plan = run->plan;
+    const ply_split_t *plan = ply__perft(run)->plan;
     a->has_split_depth = 1, a->split_depth = plan->split_depth;
     a->has_paths = 1, a->paths = plan->paths;
-    a->fen = (char *)run->fen;
+    a->fen = (char *)ply__perft(run)->fen;
 }
 
 static void perft_fill_progress(const run_t *run, Ply__RunProgress *rp)
 {
-    rp->has_nodes = 1, rp->nodes = ply_u128_lo(run->nodes);
-    rp->has_nodes_hi = ply_u128_hi(run->nodes) != 0, rp->nodes_hi = ply_u128_hi(run->nodes);
-    rp->fen = (char *)run->fen;
-    rp->has_depth = 1, rp->depth = run->depth;
-    rp->has_counted_nodes = 1, rp->counted_nodes = run->counted_nodes;
+    rp->has_nodes = 1, rp->nodes = ply_u128_lo(ply__perft(run)->nodes);
+    rp->has_nodes_hi = ply_u128_hi(ply__perft(run)->nodes) != 0, rp->nodes_hi = ply_u128_hi(ply__perft(run)->nodes);
+    rp->fen = (char *)ply__perft(run)->fen;
+    rp->has_depth = 1, rp->depth = ply__perft(run)->depth;
+    rp->has_counted_nodes = 1, rp->counted_nodes = ply__perft(run)->counted_nodes;
 }
 
 /* @st from the sums @in, their high words in @hi (PLY_STATS_N, owned by the caller). */
@@ -482,7 +612,7 @@ static void stats_proto_array(Ply__Stats *st, uint64_t *hi, const ply_stats128_t
 /* The RunResult of a finished run, encoded (caller owns), or NULL. */
 static zmsg_t *perft_answer(ply_coordinator_t *c, run_t *run)
 {
-    const ply_split_t *plan = run->plan;
+    const ply_split_t *plan = ply__perft(run)->plan;
     int n = plan->nroot;
     Ply__DivideEntry *ent = calloc((size_t)n + 1, sizeof *ent);
     Ply__DivideEntry **ptr = calloc((size_t)n + 1, sizeof *ptr);
@@ -494,26 +624,26 @@ static zmsg_t *perft_answer(ply_coordinator_t *c, run_t *run)
             ent[i] = (Ply__DivideEntry)PLY__DIVIDE_ENTRY__INIT;
             ent[i].move = (char *)plan->root_uci[i];
             ent[i].has_nodes = 1;
-            ent[i].nodes = ply_u128_lo(run->divide[i]);
-            ent[i].has_nodes_hi = ply_u128_hi(run->divide[i]) != 0;
-            ent[i].nodes_hi = ply_u128_hi(run->divide[i]);
-            if (run->want_stats && run->divide_has_stats) {
-                stats_proto_array(&dst[i], hi[i], &run->divide_stats[i]);
+            ent[i].nodes = ply_u128_lo(ply__perft(run)->divide[i]);
+            ent[i].has_nodes_hi = ply_u128_hi(ply__perft(run)->divide[i]) != 0;
+            ent[i].nodes_hi = ply_u128_hi(ply__perft(run)->divide[i]);
+            if (ply__perft(run)->want_stats && ply__perft(run)->divide_has_stats) {
+                stats_proto_array(&dst[i], hi[i], &ply__perft(run)->divide_stats[i]);
                 ent[i].stats = &dst[i];
             }
             ptr[i] = &ent[i];
         }
         Ply__Stats total;
-        stats_proto_array(&total, hi[n], &run->stats);
+        stats_proto_array(&total, hi[n], &ply__perft(run)->stats);
         Ply__Verification ver = PLY__VERIFICATION__INIT;
         ply__vreport_t *report = ply__verification(run, &ver);
         Ply__RunResult rr = PLY__RUN_RESULT__INIT;
         rr.has_run_id = 1, rr.run_id = run->id;
-        rr.fen = run->fen;
-        rr.has_depth = 1, rr.depth = run->depth;
-        rr.has_nodes = 1, rr.nodes = ply_u128_lo(run->nodes);
-        rr.has_nodes_hi = ply_u128_hi(run->nodes) != 0, rr.nodes_hi = ply_u128_hi(run->nodes);
-        if (run->want_stats) rr.stats = &total;
+        rr.fen = ply__perft(run)->fen;
+        rr.has_depth = 1, rr.depth = ply__perft(run)->depth;
+        rr.has_nodes = 1, rr.nodes = ply_u128_lo(ply__perft(run)->nodes);
+        rr.has_nodes_hi = ply_u128_hi(ply__perft(run)->nodes) != 0, rr.nodes_hi = ply_u128_hi(ply__perft(run)->nodes);
+        if (ply__perft(run)->want_stats) rr.stats = &total;
         rr.n_divide = (size_t)n;
         rr.divide = ptr;
         rr.has_jobs = 1, rr.jobs = (uint32_t)plan->njobs;
@@ -524,13 +654,13 @@ static zmsg_t *perft_answer(ply_coordinator_t *c, run_t *run)
         if (run->tail_start_ms && !run->tail_ms)
             run->tail_ms = ply_elapsed_ms(now, run->tail_start_ms);
         rr.has_tail_ms = 1, rr.tail_ms = run->tail_ms < rr.time_ms ? run->tail_ms : rr.time_ms;
-        rr.has_counted_nodes = 1, rr.counted_nodes = run->counted_nodes;
-        rr.has_tt_nodes = 1, rr.tt_nodes = run->tt_nodes;
+        rr.has_counted_nodes = 1, rr.counted_nodes = ply__perft(run)->counted_nodes;
+        rr.has_tt_nodes = 1, rr.tt_nodes = ply__perft(run)->tt_nodes;
         rr.verification = &ver;
-        rr.has_chess960 = 1, rr.chess960 = run->chess960 != 0;
-        rr.has_worker_time_us = 1, rr.worker_time_us = run->worker_time_us;
-        rr.has_tt_probes = 1, rr.tt_probes = run->tt_probes;
-        rr.has_tt_hits = 1, rr.tt_hits = run->tt_hits;
+        rr.has_chess960 = 1, rr.chess960 = ply__perft(run)->chess960 != 0;
+        rr.has_worker_time_us = 1, rr.worker_time_us = ply__perft(run)->worker_time_us;
+        rr.has_tt_probes = 1, rr.tt_probes = ply__perft(run)->tt_probes;
+        rr.has_tt_hits = 1, rr.tt_hits = ply__perft(run)->tt_hits;
         rr.has_results_restored = 1, rr.results_restored = run->results_restored;
         rr.has_results_computed = 1, rr.results_computed = run->results_computed;
         ply__asked_t asked;
@@ -556,7 +686,7 @@ static zmsg_t *perft_answer(ply_coordinator_t *c, run_t *run)
     char total[PLY_U128_DEC_LEN];
     ply_info("run %" PRIu64 ": perft(%u) = %s (%zu jobs, split %u, %" PRIu64
              " ms, idle tail %" PRIu64 " ms)",
-             run->id, run->depth, ply_u128_to_dec(run->nodes, total, sizeof total), plan->njobs,
+             run->id, ply__perft(run)->depth, ply_u128_to_dec(ply__perft(run)->nodes, total, sizeof total), plan->njobs,
              plan->split_depth, ply_time_ms() - run->submitted_ms, run->tail_ms);
     return z;
 }
@@ -564,6 +694,10 @@ static zmsg_t *perft_answer(ply_coordinator_t *c, run_t *run)
 const ply__kind_t ply__kind_perft = {
     .id = PLY__JOB_KIND__JOB_KIND_PERFT,
     .name = "perft",
+    .submit = perft_submit,
+    .restore = perft_restore,
+    .same_request = perft_same_request,
+    .store_run = perft_store_run,
     .plan = perft_plan,
     .planned = perft_planned,
     .setup = perft_setup,
@@ -582,6 +716,9 @@ const ply__kind_t ply__kind_perft = {
     .describe_run = perft_describe_run,
     .describe_plan = perft_describe_plan,
     .describe_job = perft_describe_job,
+    .summary = perft_summary,
+    .asked_again = perft_asked_again,
+    .retry = perft_retry,
     .fill_asked = perft_fill_asked,
     .fill_accepted = perft_fill_accepted,
     .fill_progress = perft_fill_progress,

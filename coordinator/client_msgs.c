@@ -6,28 +6,25 @@
  * cancellation belong to its owner or an admin key (ply__may_read).
  */
 #include <inttypes.h>
-#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include <sys/time.h>
 
+#include "batch.h"
 #include "kind.h"
+#include "peers.h"
+#include "runs.h"
+#include "core.h"
+#include "tasks.h"
 #include "util/error.h"
 #include "util/log.h"
 #include "util/random.h"
 #include "util/time.h"
+#include "verification.h"
 
 /* Finished runs listed by a StatusReply (after the runs in progress). */
 #define STATUS_FINISHED 16
-
-static int64_t unix_ms(void)
-{
-    struct timeval tv;
-    gettimeofday(&tv, NULL);
-    return (int64_t)tv.tv_sec * 1000 + tv.tv_usec / 1000;
-}
 
 /* The run's plan, on the thread pool (its kind's). */
 static void plan_work(uv_work_t *w)
@@ -39,10 +36,8 @@ static void plan_work(uv_work_t *w)
 static int run_setup(ply_coordinator_t *c, run_t *run)
 {
     if (run->kind->setup(run) < 0) return PLY_ENOMEM;
-    run->job_base = c->next_job_base;
-    c->next_job_base += run->ntasks;
-    run->accepted_ms = ply_time_ms();
-    run->state = run->njobs ? RUN_ACTIVE : RUN_DONE;
+    ply__tasks_number(c, run, UINT64_MAX);
+    ply__run_activate(run, 0);
     return 0;
 }
 
@@ -50,7 +45,7 @@ static void send_accepted(ply_coordinator_t *c, zframe_t *rid, const run_t *run)
 {
     Ply__Accepted a = PLY__ACCEPTED__INIT;
     a.has_run_id = 1, a.run_id = run->id;
-    a.has_jobs = 1, a.jobs = (uint32_t)run->njobs;
+    a.has_jobs = 1, a.jobs = (uint32_t)run->sched.njobs;
     run->kind->fill_accepted(run, &a);
     ply__asked_t asked;
     ply__run_asked(&asked, run);
@@ -71,18 +66,18 @@ static int store_run(ply_coordinator_t *c, const run_t *run, char *why, size_t w
     const ply_split_t *plan = NULL;
     run->kind->store_run(run, &sr, &plan); /* what it asks, its plan */
     sr.id = run->id;
-    sr.verify_mode = run->verify_mode;
-    sr.verify_ppm = run->verify_ppm;
-    sr.job_base = run->job_base;
-    sr.slots = run->slots;
+    sr.verify_mode = run->verif.mode;
+    sr.verify_ppm = run->verif.ppm;
+    sr.job_base = run->sched.job_base;
+    sr.slots = run->sched.slots;
     sr.submitted_unix_ms = run->submitted_unix_ms;
     snprintf(sr.owner, sizeof sr.owner, "%s", run->owner);
     sr.kind = run->kind->id;
-    sr.njobs = (uint32_t)run->njobs;
+    sr.njobs = (uint32_t)run->sched.njobs;
     uint64_t t0 = ply_time_ns();
     int r = ply_store_add_run(c->store, &sr, plan, why, why_len);
     if (r == 0)
-        ply_info("run %" PRIu64 ": %zu jobs stored in %.1f ms", run->id, run->njobs,
+        ply_info("run %" PRIu64 ": %zu jobs stored in %.1f ms", run->id, run->sched.njobs,
                  (double)(ply_time_ns() - t0) / 1e6);
     return r;
 }
@@ -104,12 +99,12 @@ static void plan_done(uv_work_t *w, int status)
         ply__run_fail(run, PLY_ENOMEM, "out of memory setting up run %" PRIu64, run->id);
     } else if (store_run(c, run, why, sizeof why) < 0) {
         ply__run_fail(run, PLY_EDB, "run %" PRIu64 " not accepted: %s", run->id, why);
-        run->interrupted = 1; /* nothing of it is in the state file to finish */
+        ply__run_stop(run, 1); /* nothing of it is in the state file to finish */
     } else {
         char what[PLY__WHY_LEN], plan[PLY__WHY_LEN];
         run->kind->describe_run(run, what, sizeof what);
         run->kind->describe_plan(run, plan, sizeof plan);
-        ply_info("run %" PRIu64 ": %s: %s, verify %s", run->id, what, plan, run->verify_text);
+        ply_info("run %" PRIu64 ": %s: %s, verify %s", run->id, what, plan, run->verif.text);
         send_accepted(c, run->client, run);
     }
     ply__pump(c);
@@ -124,8 +119,8 @@ static run_t *restored_match(ply_coordinator_t *c, const run_t *want)
 {
     for (run_t *run = c->runs; run; run = run->next)
         if (run->restored && !run->client && run->state == RUN_ACTIVE && run->kind == want->kind &&
-            run->kind->same_request(run, want) && run->verify_mode == want->verify_mode &&
-            run->verify_ppm == want->verify_ppm && ply__may_read(c, run->owner, want->owner))
+            run->kind->same_request(run, want) && run->verif.mode == want->verif.mode &&
+            run->verif.ppm == want->verif.ppm && ply__may_read(c, run->owner, want->owner))
             return run;
     return NULL;
 }
@@ -161,38 +156,34 @@ static void on_submit(ply_coordinator_t *c, zframe_t *rid, const char *who, cons
                         s->kind);
         return;
     }
-    run_t *run = ply__run_new(c, kind);
-    if (!run || !(run->client = zframe_dup(rid))) {
+    run_t *run = ply__run_new(c, kind, who);
+    if (run) ply__run_attach(run, zframe_dup(rid), s->detach);
+    if (!run || !run->client) {
         if (run) ply__run_free(run);
         ply__send_error(c, rid, PLY_ENOMEM, 0, "coordinator out of memory");
         return;
     }
-    snprintf(run->owner, sizeof run->owner, "%s", who);
     int r = run->kind->submit(c, run, s, why, sizeof why); /* what it asks, checked */
     if (r < 0) {
         ply__send_error(c, rid, r, 0, "%s", r == PLY_ENOMEM ? "coordinator out of memory" : why);
         ply__run_free(run);
         return;
     }
-    run->detach = s->detach;
-    run->verify_mode = s->has_verify ? (int)s->verify : PLY__VERIFY_MODE__VERIFY_MODE_NONE;
-    run->verify_ppm = run->verify_mode == PLY__VERIFY_MODE__VERIFY_MODE_SAMPLE ? s->verify_ppm : 0;
-    ply__verify_mode_text(run->verify_mode, run->verify_ppm, run->verify_text,
-                          sizeof run->verify_text);
-    run->submitted_ms = ply_time_ms();
-    run->submitted_unix_ms = unix_ms();
+    int mode = s->has_verify ? (int)s->verify : PLY__VERIFY_MODE__VERIFY_MODE_NONE;
+    ply__verify_mode_set(run, mode,
+                         mode == PLY__VERIFY_MODE__VERIFY_MODE_SAMPLE ? s->verify_ppm : 0);
+    ply__run_submitted(run, 0);
     run_t *old = restored_match(c, run);
     if (old) {
-        old->client = run->client;
-        old->detach = run->detach;
-        run->client = NULL;
+        ply__run_attach(old, zframe_dup(rid), s->detach);
         ply__run_free(run);
         ply_info("run %" PRIu64 ": the same request again: resuming it (%zu of %zu jobs done)",
-                 old->id, old->done, old->njobs);
+                 old->id, old->sched.done, old->sched.njobs);
         send_accepted(c, old->client, old);
         return;
     }
-    if (!(run->id = new_run_id(c))) {
+    uint64_t id = new_run_id(c);
+    if (!id) {
         ply__send_error(c, rid, PLY_EIO, 0,
                         "cannot choose a run id (no random bytes, or the state "
                         "file cannot be read)");
@@ -206,9 +197,7 @@ static void on_submit(ply_coordinator_t *c, zframe_t *rid, const char *who, cons
         return;
     }
     c->pending_work++;
-    run_t **pp = &c->runs;
-    while (*pp) pp = &(*pp)->next;
-    *pp = run;
+    ply__run_add(c, run, id);
     char what[PLY__WHY_LEN];
     run->kind->describe_run(run, what, sizeof what);
     ply_info("run %" PRIu64 ": %s submitted%s%s", run->id, what, s->client_id ? " by " : "",
@@ -339,9 +328,7 @@ static void on_result_request(ply_coordinator_t *c, zframe_t *rid, const char *w
             if (id) {
                 if (!run->client || !zframe_eq(run->client, rid))
                     ply_info("run %" PRIu64 ": a client attached", run->id);
-                zframe_destroy(&run->client);
-                run->client = id;
-                run->detach = 0;
+                ply__run_attach(run, id, 0);
             }
         }
         ply__send_progress(c, rid, run, NULL, 0, who);
@@ -381,12 +368,7 @@ static void on_cancel(ply_coordinator_t *c, zframe_t *rid, const char *who, cons
         if (f == &tmp) zmsg_destroy(&tmp.reply);
         return;
     }
-    run->canceled = 1;
-    if (run->state == RUN_SPLITTING) {
-        atomic_store(&run->cancel, 1); /* plan_done answers */
-    } else {
-        ply__run_fail(run, PLY_ECANCELED, "run %" PRIu64 " canceled", run->id);
-    }
+    ply__run_cancel(run);
     ply_info("run %" PRIu64 ": canceled by %s", run->id, who);
     ply__send_progress(c, rid, run, NULL, 0, who);
 }

@@ -28,7 +28,7 @@ typedef struct ply_coordinator_config {
     unsigned liveness;       /* missed heartbeats before a peer is dead; default 5 (0: default) */
     unsigned lease_ms;       /* a job not finished in this time is re-queued (a failed
                               * attempt); 0 = sized per attempt from the job's estimate and
-                              * the worker's measured rate (internal.h, PLY__LEASE_*) */
+                              * the worker's measured rate (core.h, PLY__LEASE_*) */
     unsigned max_attempts;   /* a job failing this often is quarantined; default 3 (0: default) */
     unsigned worker_wait_ms; /* fail a run that has had no worker for this long; default 60000;
                                 0 = wait forever */

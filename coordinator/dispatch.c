@@ -19,8 +19,9 @@
  *
  * It also clocks each run's idle tail (note_tails).
  *
- * This file is the only writer of task state (job_state_t): the others read
- * it and change it through ply__task_* and ply__job_requeue (internal.h).
+ * This file is the only writer of a run's tasks and queue (run->sched,
+ * tasks.h): the others read them and change them through the functions of
+ * tasks.h.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -28,9 +29,14 @@
 #include <string.h>
 
 #include "kind.h"
+#include "peers.h"
+#include "runs.h"
+#include "core.h"
+#include "tasks.h"
 #include "util/error.h"
 #include "util/log.h"
 #include "util/time.h"
+#include "verification.h"
 
 /* How far into a run's queue dispatch looks for a task the asking worker may take. */
 #define QUEUE_SCAN 256
@@ -39,65 +45,129 @@
 
 int ply__queue_push(run_t *run, size_t idx)
 {
-    if (run->rq_head && run->rq_head + run->rq_len == run->rq_cap) {
-        memmove(run->requeue, run->requeue + run->rq_head, run->rq_len * sizeof *run->requeue);
-        run->rq_head = 0;
+    if (run->sched.rq_head && run->sched.rq_head + run->sched.rq_len == run->sched.rq_cap) {
+        memmove(run->sched.requeue, run->sched.requeue + run->sched.rq_head, run->sched.rq_len * sizeof *run->sched.requeue);
+        run->sched.rq_head = 0;
     }
-    if (run->rq_head + run->rq_len == run->rq_cap) {
-        size_t cap = run->rq_cap ? run->rq_cap * 2 : 16;
-        uint32_t *a = realloc(run->requeue, cap * sizeof *a);
+    if (run->sched.rq_head + run->sched.rq_len == run->sched.rq_cap) {
+        size_t cap = run->sched.rq_cap ? run->sched.rq_cap * 2 : 16;
+        uint32_t *a = realloc(run->sched.requeue, cap * sizeof *a);
         if (!a) return PLY_ENOMEM;
-        run->requeue = a;
-        run->rq_cap = cap;
+        run->sched.requeue = a;
+        run->sched.rq_cap = cap;
     }
-    run->requeue[run->rq_head + run->rq_len++] = (uint32_t)idx;
+    run->sched.requeue[run->sched.rq_head + run->sched.rq_len++] = (uint32_t)idx;
     return 0;
 }
 
 /* Takes entry @k out of the run's queue (the queue is short: a scan is cheap). */
 static void queue_remove(run_t *run, size_t k)
 {
-    uint32_t *q = run->requeue + run->rq_head;
-    memmove(q + k, q + k + 1, (run->rq_len - k - 1) * sizeof *q);
-    if (--run->rq_len == 0) run->rq_head = 0;
+    uint32_t *q = run->sched.requeue + run->sched.rq_head;
+    memmove(q + k, q + k + 1, (run->sched.rq_len - k - 1) * sizeof *q);
+    if (--run->sched.rq_len == 0) run->sched.rq_head = 0;
 }
 
 /* ------------------------------------------------------------ task state */
 
-/* The other files change a task's state through these only (internal.h's invariant). */
+/* The other files change a task's state through these only (tasks.h's invariant). */
 
 void ply__task_queue(run_t *run, size_t t)
 {
-    run->jobs[t].state = JOB_PENDING;
-    run->jobs[t].queued_ms = ply_time_ms();
+    run->sched.jobs[t].state = JOB_PENDING;
+    run->sched.jobs[t].queued_ms = ply_time_ms();
     if (ply__queue_push(run, t) != 0) ply__run_fail(run, PLY_ENOMEM, "out of memory");
 }
 
 void ply__task_done(run_t *run, size_t t)
 {
-    run->jobs[t].state = JOB_DONE;
-    run->jobs[t].worker = NULL;
+    run->sched.jobs[t].state = JOB_DONE;
+    run->sched.jobs[t].worker = NULL;
 }
 
 void ply__task_unused(run_t *run, size_t t)
 {
-    run->jobs[t].state = JOB_UNUSED;
-    run->jobs[t].worker = NULL;
+    run->sched.jobs[t].state = JOB_UNUSED;
+    run->sched.jobs[t].worker = NULL;
 }
 
 void ply__task_by_arbiter(run_t *run, size_t t)
 {
-    run->jobs[t].state = JOB_ARBITER;
+    run->sched.jobs[t].state = JOB_ARBITER;
 }
 
 void ply__task_restored(run_t *run, size_t t, uint32_t attempt, uint32_t failures,
                         const char *history)
 {
-    job_state_t *j = &run->jobs[t];
+    job_state_t *j = &run->sched.jobs[t];
     j->attempt = attempt;
     j->failures = failures;
     free(j->history);
     j->history = history && history[0] ? strdup(history) : NULL;
+}
+
+/* ------------------------------------------------------------ the tasks */
+
+void ply__tasks_plan(run_t *run, size_t njobs)
+{
+    run->sched.njobs = njobs;
+}
+
+int ply__tasks_alloc(run_t *run, uint32_t slots)
+{
+    ply__sched_t *s = &run->sched;
+    s->slots = slots;
+    s->ntasks = s->njobs * slots;
+    s->jobs = calloc(s->ntasks ? s->ntasks : 1, sizeof *s->jobs);
+    s->settled = calloc(s->njobs ? s->njobs : 1, 1);
+    return s->jobs && s->settled ? 0 : PLY_ENOMEM;
+}
+
+void ply__tasks_free(run_t *run)
+{
+    ply__sched_t *s = &run->sched;
+    for (size_t t = 0; s->jobs && t < s->ntasks; t++) free(s->jobs[t].history);
+    free(s->jobs);
+    free(s->settled);
+    free(s->requeue);
+    s->jobs = NULL;
+    s->settled = NULL;
+    s->requeue = NULL;
+}
+
+void ply__tasks_number(ply_coordinator_t *c, run_t *run, uint64_t base)
+{
+    if (base == UINT64_MAX) {
+        run->sched.job_base = c->next_job_base;
+        c->next_job_base += run->sched.ntasks;
+        return;
+    }
+    run->sched.job_base = base;
+    if (base + run->sched.ntasks > c->next_job_base) c->next_job_base = base + run->sched.ntasks;
+}
+
+void ply__tasks_resumed(run_t *run)
+{
+    run->sched.started = run->sched.done;
+}
+
+void ply__job_settled(run_t *run, size_t idx)
+{
+    run->sched.settled[idx] = 1;
+    run->sched.done++;
+}
+
+void ply__job_unsettled(run_t *run, size_t idx)
+{
+    run->sched.settled[idx] = 0;
+    run->sched.done--;
+}
+
+uint64_t ply__run_tail_ms(run_t *run, uint64_t now)
+{
+    if (run->sched.tail_start_ms && !run->sched.tail_ms)
+        run->sched.tail_ms = ply_elapsed_ms(now, run->sched.tail_start_ms);
+    return run->sched.tail_ms;
 }
 
 /* ------------------------------------------------------- taking tasks back */
@@ -118,12 +188,12 @@ static void note_failure(job_state_t *j, const char *reason)
 static void store_failure(ply_coordinator_t *c, const run_t *run, size_t idx)
 {
     if (!c->store) return;
-    const job_state_t *j = &run->jobs[idx];
+    const job_state_t *j = &run->sched.jobs[idx];
     ply_store_failure_t f = {run->id, (uint32_t)idx, j->attempt, j->failures, j->history};
     char why[PLY__WHY_LEN] = "";
     if (ply_store_job_failed(c->store, &f, why, sizeof why) < 0)
         ply_warn("run %" PRIu64 ": the failures of job %" PRIu64 " are not stored: %s", run->id,
-                 run->job_base + idx, why);
+                 run->sched.job_base + idx, why);
 }
 
 /*
@@ -137,7 +207,7 @@ static void store_failure(ply_coordinator_t *c, const run_t *run, size_t idx)
  */
 void ply__job_requeue(ply_coordinator_t *c, run_t *run, size_t idx, int failure, const char *reason)
 {
-    job_state_t *j = &run->jobs[idx];
+    job_state_t *j = &run->sched.jobs[idx];
     size_t job = ply__job_of(run, idx);
     peer_t *was = j->worker;
     j->state = JOB_PENDING;
@@ -154,18 +224,18 @@ void ply__job_requeue(ply_coordinator_t *c, run_t *run, size_t idx, int failure,
         run->kind->describe_job(run, job, what, sizeof what);
         ply__run_fail(run, PLY_EWORKER,
                       "job %" PRIu64 " (%s) quarantined after %u failed attempts: %s",
-                      run->job_base + idx, what, j->failures, j->history ? j->history : reason);
+                      run->sched.job_base + idx, what, j->failures, j->history ? j->history : reason);
         return;
     }
     j->queued_ms = ply_time_ms();
     if (ply__queue_push(run, idx) != 0) {
         ply__run_fail(run, PLY_ENOMEM, "out of memory re-queuing job %" PRIu64,
-                      run->job_base + idx);
+                      run->sched.job_base + idx);
         return;
     }
     ply__count(c, CNT_JOBS_REQUEUED);
     ply_info("run %" PRIu64 ": job %" PRIu64 " attempt %u re-queued: %s", run->id,
-             run->job_base + idx, j->attempt, reason);
+             run->sched.job_base + idx, j->attempt, reason);
 }
 
 /*
@@ -182,7 +252,7 @@ void ply__cancel_on_worker(ply_coordinator_t *c, peer_t *p, const run_t *run, si
     cancel.has_job_id = 1;
     cancel.job_id = ply__wire_id(run, idx);
     cancel.has_attempt = 1;
-    cancel.attempt = run->jobs[idx].attempt;
+    cancel.attempt = run->sched.jobs[idx].attempt;
     ply_msg_t m = PLY__MESSAGE__INIT;
     m.body_case = PLY__MESSAGE__BODY_CANCEL;
     m.cancel = &cancel;
@@ -196,7 +266,7 @@ void ply__withdraw(ply_coordinator_t *c, run_t *run, const char *identity)
         for (size_t i = 0; i < p->ninflight;) {
             int64_t tw = ply__task_of_wire(run, p->inflight[i]);
             size_t t = tw < 0 ? 0 : (size_t)tw;
-            if (tw < 0 || run->jobs[t].state != JOB_INFLIGHT || run->jobs[t].worker != p ||
+            if (tw < 0 || run->sched.jobs[t].state != JOB_INFLIGHT || run->sched.jobs[t].worker != p ||
                 ply__task_bound(run, t)) {
                 i++;
                 continue;
@@ -215,7 +285,7 @@ void ply__check_leases(ply_coordinator_t *c, uint64_t now)
         for (size_t i = 0; i < p->ninflight;) {
             size_t idx;
             run_t *run = ply__job_find(c, p->inflight[i], &idx);
-            job_state_t *j = run ? &run->jobs[idx] : NULL;
+            job_state_t *j = run ? &run->sched.jobs[idx] : NULL;
             if (j && j->state == JOB_INFLIGHT && j->worker == p && j->deadline_ms &&
                 now > j->deadline_ms) {
                 ply__cancel_on_worker(c, p, run, idx);
@@ -243,9 +313,9 @@ static int next_job(ply_coordinator_t *c, peer_t *p, run_t **out, size_t *idx, i
 {
     for (run_t *run = c->runs; run; run = run->next) {
         if (run->state != RUN_ACTIVE || !run->kind->worker_fits(run, p)) continue;
-        for (size_t k = 0; k < run->rq_len && k < QUEUE_SCAN;) {
-            size_t t = run->requeue[run->rq_head + k];
-            if (t >= run->ntasks || run->jobs[t].state != JOB_PENDING) {
+        for (size_t k = 0; k < run->sched.rq_len && k < QUEUE_SCAN;) {
+            size_t t = run->sched.requeue[run->sched.rq_head + k];
+            if (t >= run->sched.ntasks || run->sched.jobs[t].state != JOB_PENDING) {
                 queue_remove(run, k); /* settled or given up meanwhile */
                 continue;
             }
@@ -256,14 +326,14 @@ static int next_job(ply_coordinator_t *c, peer_t *p, run_t **out, size_t *idx, i
             }
             k++;
         }
-        while (run->next_pending < run->njobs) {
-            size_t t = run->next_pending++;
-            if (run->jobs[t].state != JOB_PENDING) continue; /* restored from the state file */
+        while (run->sched.next_pending < run->sched.njobs) {
+            size_t t = run->sched.next_pending++;
+            if (run->sched.jobs[t].state != JOB_PENDING) continue; /* restored from the state file */
             if (run->kind->eligible(c, run, t, p, no_hash)) {
                 *out = run, *idx = t;
                 return 1;
             }
-            run->jobs[t].queued_ms = ply_time_ms();
+            run->sched.jobs[t].queued_ms = ply_time_ms();
             if (ply__queue_push(run, t) != 0) ply__run_fail(run, PLY_ENOMEM, "out of memory");
         }
     }
@@ -276,14 +346,14 @@ static int next_job(ply_coordinator_t *c, peer_t *p, run_t **out, size_t *idx, i
  * word (heartbeats, node counts): a worker that stays silent, or heartbeats
  * rising counts and never answers, loses the job when it expires, and the
  * expiry is a failed attempt. Without --lease-ms it is sized by the constants
- * of internal.h; a worker counts its jobs one after another, so the clock starts
+ * of core.h; a worker counts its jobs one after another, so the clock starts
  * when its jobs already in flight are due.
  */
 static uint64_t lease_for(ply_coordinator_t *c, const peer_t *p, run_t *run, size_t idx,
                           uint64_t *lease)
 {
     uint64_t now = ply_time_ms(), start = now;
-    const job_state_t *j = &run->jobs[idx];
+    const job_state_t *j = &run->sched.jobs[idx];
     if (c->cfg.lease_ms) {
         *lease = c->cfg.lease_ms;
         return now + *lease;
@@ -301,15 +371,15 @@ static uint64_t lease_for(ply_coordinator_t *c, const peer_t *p, run_t *run, siz
     for (size_t i = 0; i < p->ninflight; i++) {
         size_t k;
         run_t *r = ply__job_find(c, p->inflight[i], &k);
-        if (r && r->jobs[k].worker == p && r->jobs[k].deadline_ms > start)
-            start = r->jobs[k].deadline_ms;
+        if (r && r->sched.jobs[k].worker == p && r->sched.jobs[k].deadline_ms > start)
+            start = r->sched.jobs[k].deadline_ms;
     }
     return start + *lease;
 }
 
 static int handout(ply_coordinator_t *c, peer_t *p, run_t *run, size_t idx, int no_hash)
 {
-    job_state_t *j = &run->jobs[idx];
+    job_state_t *j = &run->sched.jobs[idx];
     int role = (int)ply__role_of(run, idx);
     uint64_t job_id = ply__wire_id(run, idx); /* what the worker sees */
     int was_idle = p->ninflight == 0;
@@ -337,9 +407,9 @@ static int handout(ply_coordinator_t *c, peer_t *p, run_t *run, size_t idx, int 
     j->no_hash = (uint8_t)(no_hash != 0);
     j->deadline_ms = deadline;
     j->lease_ms = lease;
-    if (j->attempt == 1 && role == PLY__FIRST) run->started++;
-    run->tail_start_ms = 0; /* it had a task to hand out: not in its tail */
-    if (!run->started_ms) run->started_ms = ply_time_ms(); /* its time starts: no more queued */
+    if (j->attempt == 1 && role == PLY__FIRST) run->sched.started++;
+    run->sched.tail_start_ms = 0; /* it had a task to hand out: not in its tail */
+    if (!run->sched.started_ms) run->sched.started_ms = ply_time_ms(); /* its time starts: no more queued */
     if (was_idle) p->progress_ms = ply_time_ms(); /* the hang clock starts with its first job */
     p->credit--;
     ply__count(c, CNT_JOBS_SENT);
@@ -359,13 +429,13 @@ static void note_tails(ply_coordinator_t *c)
 {
     uint64_t now = ply_time_ms();
     for (run_t *run = c->runs; run; run = run->next) {
-        if (run->state != RUN_ACTIVE || run->tail_start_ms || !run->started ||
-            run->next_pending < run->njobs || run->rq_len)
+        if (run->state != RUN_ACTIVE || run->sched.tail_start_ms || !run->sched.started ||
+            run->sched.next_pending < run->sched.njobs || run->sched.rq_len)
             continue;
         for (const peer_t *p = c->peers; p; p = p->next)
             if (p->kind == PEER_WORKER && !p->probation && p->ninflight == 0 &&
                 run->kind->worker_fits(run, p)) {
-                run->tail_start_ms = now;
+                run->sched.tail_start_ms = now;
                 break;
             }
     }

@@ -27,7 +27,7 @@
 
 #include <stddef.h>
 
-#include "internal.h"
+#include "core.h"
 
 #define PLY__HTTP_HEAD_MAX  8192 /* request line and headers, bytes */
 #define PLY__HTTP_BODY_MAX  1024 /* a request body (GET has none), bytes */

@@ -11,8 +11,8 @@
  * service (verification.h), which each kind calls, never a default.
  *
  * Every member is called on the loop thread, except plan (libuv's thread
- * pool). Task t of a run is computation role t / run->njobs of job
- * t % run->njobs (internal.h, "Tasks"); a kind's job index is that job.
+ * pool). Task t of a run is computation role t / run->sched.njobs of job
+ * t % run->sched.njobs (tasks.h); a kind's job index is that job.
  */
 #ifndef PLY_COORDINATOR_KIND_H
 #define PLY_COORDINATOR_KIND_H
@@ -20,8 +20,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "internal.h"
-#include "verification.h"
+#include "runs.h"
 
 /* What every answer, status and finished record shows about a run, whatever its kind. */
 typedef struct ply__summary {
@@ -43,10 +42,12 @@ typedef struct ply__kind {
     /** Its name in logs ("perft"). */
     const char *name;
 
+    /** state_new - the kind's empty run state (run->kind_state), or NULL (out of memory). */
+    void *(*state_new)(void);
     /**
-     * submit - make @run (new from the run registry: owner, client and verify mode set) a
-     * run of this kind asking what Submit @s asks: validated (by the rule engine), its state
-     * allocated (run->kind_state), its plan's inputs taken from the cluster connected now
+     * submit - make @run (new from the run registry: its owner and client set) a run of
+     * this kind asking what Submit @s asks: validated (by the rule engine) into its state
+     * (run->kind_state, from state_new), its plan's inputs taken from the cluster connected now
      * (@c). 0, or an error (< 0) the client gets, with the reason in @why (at most @why_len
      * bytes); PLY_ENOMEM. What was set is freed with the run (free_run).
      */
@@ -55,7 +56,7 @@ typedef struct ply__kind {
     /**
      * restore - make @run (new from the run registry) the run of this kind that state-file
      * row @sr describes, with the plan the row keeps (*@plan, taken and NULLed; NULL when the
-     * state file keeps none), planned (run->njobs set). 0, PLY_EDB (why in @why) or
+     * state file keeps none), planned (run->sched.njobs set). 0, PLY_EDB (why in @why) or
      * PLY_ENOMEM.
      */
     int (*restore)(ply_coordinator_t *c, run_t *run, const ply_store_run_t *sr,
@@ -77,7 +78,7 @@ typedef struct ply__kind {
     /**
      * planned - on the loop after plan(), always (even when the run was
      * canceled meanwhile): adopt the plan (the run owns it from then on) and
-     * set @run->njobs. 0, or the plan's error (< 0) with why it failed in
+     * set @run->sched.njobs. 0, or the plan's error (< 0) with why it failed in
      * @why (at most @why_len bytes), the run then failing with it.
      */
     int (*planned)(run_t *run, char *why, size_t why_len);
@@ -87,7 +88,8 @@ typedef struct ply__kind {
      * allocated is freed by free_run).
      */
     int (*setup)(run_t *run);
-    /** free_run - free the kind's run state and its plan (NULL-safe, from any run state). */
+    /** free_run - free the kind's run state (run->kind_state, from any run state) and all it
+     * holds, its plan too; the run registry forgets the pointer. */
     void (*free_run)(run_t *run);
 
     /**
@@ -150,7 +152,8 @@ typedef struct ply__kind {
     void (*refused_result)(ply_coordinator_t *c, run_t *run, size_t t, peer_t *p, const char *why);
     /**
      * restore_result - a result read back from the state file, taken as if
-     * it had just arrived (no drill-down). 0; PLY_EDB (why in @why, at most
+     * it had just arrived (no drill-down). 1 when taken (restore.c counts it), 0 when
+     * dropped (its task is done already, or it fails a check: computed again); PLY_EDB (why in @why, at most
      * @why_len bytes) when the run cannot have it; PLY_ENOMEM.
      */
     int (*restore_result)(ply_coordinator_t *c, run_t *run, const ply_store_result_t *r, char *why,

@@ -14,7 +14,8 @@
 #include <czmq.h>
 #include <uv.h>
 
-#include "internal.h"
+#include "peers.h"
+#include "core.h"
 #include "util/error.h"
 #include "util/log.h"
 #include "util/time.h"

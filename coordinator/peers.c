@@ -1,5 +1,5 @@
 /*
- * The registry of the coordinator's peers (peer_t, internal.h): the workers
+ * The registry of the coordinator's peers (peer_t, peers.h): the workers
  * and clients that speak to its ROUTER socket, keyed by routing id; who each
  * one is (its identity, and the principal a client message speaks for) and
  * what it may read; the tasks each worker holds (its inflight list); sending
@@ -16,7 +16,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
+#include "peers.h"
+#include "runs.h"
+#include "core.h"
+#include "tasks.h"
 #include "verification.h"
 #include "util/error.h"
 #include "util/log.h"
@@ -212,7 +215,7 @@ void ply__worker_release_jobs(ply_coordinator_t *c, peer_t *p, int failure, cons
     for (size_t i = 0; i < n; i++) {
         size_t idx;
         run_t *run = ply__job_find(c, ids[i], &idx);
-        if (run && run->jobs[idx].state == JOB_INFLIGHT && run->jobs[idx].worker == p)
+        if (run && run->sched.jobs[idx].state == JOB_INFLIGHT && run->sched.jobs[idx].worker == p)
             ply__job_requeue(c, run, idx, failure, reason);
     }
     free(ids);

@@ -17,9 +17,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/time.h>
 
 #include "kind.h"
+#include "runs.h"
+#include "core.h"
+#include "tasks.h"
+#include "verification.h"
 #include "util/error.h"
 #include "util/log.h"
 #include "util/time.h"
@@ -42,40 +45,23 @@ static int on_run(void *arg, const ply_store_run_t *sr, ply_split_t **plan)
                        "state file %s: run %" PRIu64 " is of job kind %d%s, which this "
                        "coordinator cannot run",
                        c->state_path, sr->id, sr->kind, *plan ? " with a plan" : " without a plan");
-    run_t *run = ply__run_new(c, kind);
+    run_t *run = ply__run_new(c, kind, sr->owner);
     if (!run) return PLY_ENOMEM;
-    run->id = sr->id;
     run->restored = 1;
-    run->verify_mode = sr->verify_mode;
-    run->verify_ppm = sr->verify_ppm;
-    ply__verify_mode_text(run->verify_mode, run->verify_ppm, run->verify_text,
-                          sizeof run->verify_text);
+    ply__verify_mode_set(run, sr->verify_mode, sr->verify_ppm);
+    ply__run_submitted(run, sr->submitted_unix_ms); /* elapsed time counts from then */
     int r = kind->restore(c, run, sr, plan, rs->why, rs->why_len); /* what it asks, planned */
-    run->job_base = sr->job_base;
-    run->submitted_unix_ms = sr->submitted_unix_ms;
-    snprintf(run->owner, sizeof run->owner, "%s", sr->owner);
-    /* elapsed time counts from the original submission */
-    struct timeval tv;
-    gettimeofday(&tv, NULL);
-    int64_t age = (int64_t)tv.tv_sec * 1000 + tv.tv_usec / 1000 - sr->submitted_unix_ms;
-    uint64_t now = ply_time_ms();
-    run->submitted_ms = age > 0 && (uint64_t)age < now ? now - (uint64_t)age : now;
-    run->accepted_ms = now;
     if (r == 0) r = run->kind->setup(run);
-    if (r == 0 && run->slots != sr->slots) {
+    if (r == 0 && run->sched.slots != sr->slots) {
         snprintf(rs->why, rs->why_len,
                  "state file %s: run %" PRIu64 " has %u task slots per job, verify %s needs %u",
-                 c->state_path, run->id, sr->slots, run->verify_text, run->slots);
+                 c->state_path, sr->id, sr->slots, run->verif.text, run->sched.slots);
         r = PLY_EDB;
     }
-    run->state = RUN_ACTIVE;
-    /* append: runs keep their submission order */
-    run_t **pp = &c->runs;
-    while (*pp) pp = &(*pp)->next;
-    *pp = run;
+    ply__run_activate(run, 1);
+    ply__run_add(c, run, sr->id); /* at the end: runs keep their submission order */
     c->runs_restored++;
-    if (run->job_base + run->ntasks > c->next_job_base)
-        c->next_job_base = run->job_base + run->ntasks;
+    ply__tasks_number(c, run, sr->job_base);
     return r;
 }
 
@@ -93,7 +79,12 @@ static int on_result(void *arg, const ply_store_result_t *r)
     restore_t *rs = arg;
     run_t *run = find(rs, r->run_id);
     if (!run) return 0; /* a run that could not be restored: it failed above */
-    return run->kind->restore_result(rs->c, run, r, rs->why, rs->why_len);
+    int taken = run->kind->restore_result(rs->c, run, r, rs->why, rs->why_len);
+    if (taken > 0) {
+        run->results_restored++;
+        rs->c->results_restored++;
+    }
+    return taken < 0 ? taken : 0;
 }
 
 /* A task's failed attempts: they keep counting towards max_attempts. */
@@ -101,8 +92,8 @@ static int on_failure(void *arg, const ply_store_failure_t *f)
 {
     restore_t *rs = arg;
     run_t *run = find(rs, f->run_id);
-    if (!run || f->task >= run->ntasks) return 0; /* a run that failed to restore, or a stale row */
-    if (run->jobs[f->task].state == JOB_DONE) return 0;
+    if (!run || f->task >= run->sched.ntasks) return 0; /* a run that failed to restore, or a stale row */
+    if (run->sched.jobs[f->task].state == JOB_DONE) return 0;
     ply__task_restored(run, f->task, f->attempt, f->failures, f->history);
     return 0;
 }
@@ -126,12 +117,12 @@ int ply__restore(ply_coordinator_t *c, char *why, size_t why_len)
     size_t pending = 0;
     for (run_t *run = c->runs; run; run = run->next) {
         run->kind->resumed(c, run);
-        run->started = run->done; /* "running" once any job is done, as before the restart */
-        pending += run->njobs - run->done;
+        ply__tasks_resumed(run); /* "running" once any job is done, as before the restart */
+        pending += run->sched.njobs - run->sched.done;
         char what[PLY__WHY_LEN];
         run->kind->describe_run(run, what, sizeof what);
         ply_info("run %" PRIu64 " restored: %s, %zu of %zu jobs done, %u results read back",
-                 run->id, what, run->done, run->njobs, run->results_restored);
+                 run->id, what, run->sched.done, run->sched.njobs, run->results_restored);
     }
     if (c->runs_restored)
         ply_info("restored %u unfinished run(s) from %s: %u results read back, %zu jobs to go "

@@ -14,8 +14,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/time.h>
 
+#include "batch.h"
 #include "kind.h"
+#include "peers.h"
+#include "runs.h"
+#include "core.h"
+#include "tasks.h"
+#include "verification.h"
 #include "util/error.h"
 #include "util/log.h"
 #include "util/time.h"
@@ -53,13 +60,18 @@ run_t *ply__run_find(ply_coordinator_t *c, uint64_t id)
     return NULL;
 }
 
-run_t *ply__run_new(ply_coordinator_t *c, const ply__kind_t *kind)
+run_t *ply__run_new(ply_coordinator_t *c, const ply__kind_t *kind, const char *owner)
 {
     run_t *run = calloc(1, sizeof *run);
     if (!run) return NULL;
     run->c = c;
     run->kind = kind;
+    snprintf(run->owner, sizeof run->owner, "%s", owner);
     atomic_init(&run->cancel, 0);
+    if (!(run->kind_state = kind->state_new())) {
+        free(run);
+        return NULL;
+    }
     return run;
 }
 
@@ -67,11 +79,79 @@ void ply__run_free(run_t *run)
 {
     zframe_destroy(&run->client);
     run->kind->free_run(run);
+    run->kind_state = NULL;
     ply__verify_free(run);
-    for (size_t t = 0; run->jobs && t < run->ntasks; t++) free(run->jobs[t].history);
-    free(run->jobs);
-    free(run->requeue);
+    ply__tasks_free(run);
     free(run);
+}
+
+void ply__run_add(ply_coordinator_t *c, run_t *run, uint64_t id)
+{
+    run->id = id;
+    run_t **pp = &c->runs;
+    while (*pp) pp = &(*pp)->next;
+    *pp = run;
+}
+
+void ply__run_submitted(run_t *run, int64_t unix_ms)
+{
+    struct timeval tv;
+    gettimeofday(&tv, NULL);
+    int64_t wall = (int64_t)tv.tv_sec * 1000 + tv.tv_usec / 1000;
+    uint64_t now = ply_time_ms();
+    if (!unix_ms) {
+        run->submitted_ms = now;
+        run->submitted_unix_ms = wall;
+        return;
+    }
+    /* elapsed time counts from the original submission */
+    int64_t age = wall - unix_ms;
+    run->submitted_ms = age > 0 && (uint64_t)age < now ? now - (uint64_t)age : now;
+    run->submitted_unix_ms = unix_ms;
+}
+
+void ply__run_activate(run_t *run, int restored)
+{
+    run->accepted_ms = ply_time_ms();
+    run->state = restored || run->sched.njobs ? RUN_ACTIVE : RUN_DONE;
+}
+
+void ply__run_done(run_t *run)
+{
+    if (run->state == RUN_ACTIVE) run->state = RUN_DONE;
+}
+
+void ply__run_reopen(run_t *run)
+{
+    if (run->state == RUN_DONE) run->state = RUN_ACTIVE;
+}
+
+void ply__run_attach(run_t *run, zframe_t *client, int detach)
+{
+    zframe_destroy(&run->client);
+    run->client = client;
+    run->detach = detach;
+}
+
+void ply__run_cancel(run_t *run)
+{
+    run->canceled = 1;
+    if (run->state == RUN_SPLITTING)
+        atomic_store(&run->cancel, 1); /* plan_done answers */
+    else
+        ply__run_fail(run, PLY_ECANCELED, "run %" PRIu64 " canceled", run->id);
+}
+
+void ply__run_stop(run_t *run, int keep)
+{
+    atomic_store(&run->cancel, 1);
+    if (keep) run->interrupted = 1;
+}
+
+void ply__run_computed(ply_coordinator_t *c, run_t *run, int by_worker)
+{
+    if (by_worker) ply__count(c, CNT_RESULTS_COMPUTED);
+    run->results_computed++;
 }
 
 static void finished_add(ply_coordinator_t *c, run_t *run, const char *state, zmsg_t *reply)
@@ -84,21 +164,21 @@ static void finished_add(ply_coordinator_t *c, run_t *run, const char *state, zm
     f->id = run->id;
     snprintf(f->owner, sizeof f->owner, "%s", run->owner);
     f->state = state;
-    f->jobs_total = (uint32_t)run->njobs;
-    f->jobs_done = (uint32_t)run->done;
+    f->jobs_total = (uint32_t)run->sched.njobs;
+    f->jobs_done = (uint32_t)run->sched.done;
     ply__summary_t sum;
     run->kind->summary(run, &sum);
     f->nodes = sum.nodes;
     f->elapsed_ms = ply_time_ms() - run->submitted_ms;
     f->counted_nodes = sum.counted_nodes;
     f->time_ms = ply__run_time_ms(run, ply_time_ms());
-    f->tail_ms = run->tail_ms;
+    f->tail_ms = run->sched.tail_ms;
     f->mismatches = sum.mismatches;
     f->depth = sum.depth;
     snprintf(f->fen, sizeof f->fen, "%s", sum.fen);
-    snprintf(f->verify, sizeof f->verify, "%s", run->verify_text);
+    snprintf(f->verify, sizeof f->verify, "%s", run->verif.text);
     f->chess960 = sum.chess960, f->stats = sum.stats, f->want_split = sum.want_split;
-    f->verify_mode = run->verify_mode, f->verify_ppm = run->verify_ppm;
+    f->verify_mode = run->verif.mode, f->verify_ppm = run->verif.ppm;
     f->kind = run->kind->id;
     if (run->state == RUN_FAILED) snprintf(f->error, sizeof f->error, "%s", run->fail_msg);
     f->reply = reply;
@@ -181,7 +261,7 @@ void ply__run_asked(ply__asked_t *a, const run_t *run)
 
 uint64_t ply__run_queued_ms(const run_t *run, uint64_t now)
 {
-    uint64_t until = run->started_ms ? run->started_ms : now;
+    uint64_t until = run->sched.started_ms ? run->sched.started_ms : now;
     return run->accepted_ms ? ply_elapsed_ms(until, run->accepted_ms) : 0;
 }
 
@@ -211,7 +291,7 @@ const char *ply__run_state_name(const run_t *run)
     if (run->state == RUN_SPLITTING) return "splitting";
     if (run->state == RUN_DONE) return "done";
     if (run->state == RUN_FAILED) return run->canceled ? "canceled" : "failed";
-    return run->started ? "running" : "queued";
+    return run->sched.started ? "running" : "queued";
 }
 
 uint32_t ply__run_in_flight(ply_coordinator_t *c, const run_t *run)
@@ -219,18 +299,18 @@ uint32_t ply__run_in_flight(ply_coordinator_t *c, const run_t *run)
     uint32_t n = 0;
     for (peer_t *p = c->peers; p; p = p->next)
         for (size_t i = 0; p->kind == PEER_WORKER && i < p->ninflight; i++)
-            n += p->inflight[i] >= run->job_base && p->inflight[i] - run->job_base < run->ntasks;
+            n += p->inflight[i] >= run->sched.job_base && p->inflight[i] - run->sched.job_base < run->sched.ntasks;
     return n;
 }
 
 double ply__run_work_done(const run_t *run)
 {
-    if (!run->njobs || !run->jobs || run->state == RUN_SPLITTING) return -1;
+    if (!run->sched.njobs || !run->sched.jobs || run->state == RUN_SPLITTING) return -1;
     double all = 0, done = 0;
-    for (size_t j = 0; j < run->njobs; j++) {
+    for (size_t j = 0; j < run->sched.njobs; j++) {
         double e = run->kind->job_estimate((run_t *)run, j);
         all += e;
-        if (run->jobs[j].state == JOB_DONE) done += e; /* its first computation is in */
+        if (run->sched.jobs[j].state == JOB_DONE) done += e; /* its first computation is in */
     }
     return all > 0 ? done / all : -1;
 }
@@ -259,11 +339,11 @@ void ply__run_update_waiting(ply_coordinator_t *c, run_t *run)
         run->kind->describe_run(run, what, sizeof what);
         snprintf(w, sizeof w, "a worker that runs %s (none of the %u connected does)", what,
                  c->nworkers);
-    } else if (run->rq_len && !ply__run_in_flight(c, run)) {
+    } else if (run->sched.rq_len && !ply__run_in_flight(c, run)) {
         size_t first = SIZE_MAX;
-        for (size_t k = 0; k < run->rq_len; k++) {
-            size_t t = run->requeue[run->rq_head + k];
-            if (t >= run->ntasks || run->jobs[t].state != JOB_PENDING) continue;
+        for (size_t k = 0; k < run->sched.rq_len; k++) {
+            size_t t = run->sched.requeue[run->sched.rq_head + k];
+            if (t >= run->sched.ntasks || run->sched.jobs[t].state != JOB_PENDING) continue;
             if (ply__anyone_eligible(c, run, t)) {
                 set_waiting(run, "");
                 return;
@@ -289,17 +369,17 @@ void ply__fill_progress(ply_coordinator_t *c, Ply__RunProgress *rp, ply__asked_t
     if (run) {
         rp->run_id = run->id;
         rp->state = (char *)ply__run_state_name(run);
-        rp->has_jobs_total = 1, rp->jobs_total = (uint32_t)run->njobs;
-        rp->has_jobs_done = 1, rp->jobs_done = (uint32_t)run->done;
+        rp->has_jobs_total = 1, rp->jobs_total = (uint32_t)run->sched.njobs;
+        rp->has_jobs_done = 1, rp->jobs_done = (uint32_t)run->sched.done;
         run->kind->fill_progress(run, rp); /* its count, what it computes */
         double w = run->state == RUN_DONE ? 1 : ply__run_work_done(run);
         if (w >= 0) rp->has_work_done_ppm = 1, rp->work_done_ppm = (uint32_t)(w * 1e6 + 0.5);
         rp->has_elapsed_ms = 1, rp->elapsed_ms = ply_time_ms() - run->submitted_ms;
-        rp->verify = (char *)run->verify_text;
+        rp->verify = (char *)run->verif.text;
         rp->has_results_restored = 1, rp->results_restored = run->results_restored;
         rp->has_jobs_in_flight = 1, rp->jobs_in_flight = ply__run_in_flight(c, run);
         rp->has_queued_ms = 1, rp->queued_ms = ply__run_queued_ms(run, ply_time_ms());
-        if (run->state == RUN_ACTIVE && !run->started) { /* "queued": say behind what */
+        if (run->state == RUN_ACTIVE && !run->sched.started) { /* "queued": say behind what */
             rp->has_runs_ahead = 1;
             for (const run_t *q = c->runs; q && q != run; q = q->next)
                 rp->runs_ahead += q->state == RUN_ACTIVE || q->state == RUN_SPLITTING;
@@ -363,12 +443,12 @@ void ply__send_progress(ply_coordinator_t *c, zframe_t *rid, const run_t *run, c
  * and stops them on the workers. */
 static void withdraw_jobs(ply_coordinator_t *c, const run_t *run)
 {
-    if (!run->njobs) return;
+    if (!run->sched.njobs) return;
     for (peer_t *p = c->peers; p; p = p->next) {
         for (size_t i = 0; i < p->ninflight;) {
             if (ply__task_of_wire(run, p->inflight[i]) >= 0) {
                 size_t idx = (size_t)ply__task_of_wire(run, p->inflight[i]);
-                if (run->jobs[idx].state == JOB_INFLIGHT && run->jobs[idx].worker == p)
+                if (run->sched.jobs[idx].state == JOB_INFLIGHT && run->sched.jobs[idx].worker == p)
                     ply__cancel_on_worker(c, p, run, idx);
                 p->inflight[i] = p->inflight[--p->ninflight];
             } else {
@@ -389,67 +469,16 @@ static void store_finish(ply_coordinator_t *c, const run_t *run, const char *sta
     run->kind->summary(run, &sum);
     snprintf(f.fen, sizeof f.fen, "%s", sum.fen);
     f.depth = sum.depth;
-    f.jobs_total = (uint32_t)run->njobs;
-    f.jobs_done = (uint32_t)run->done;
+    f.jobs_total = (uint32_t)run->sched.njobs;
+    f.jobs_done = (uint32_t)run->sched.done;
     f.nodes = sum.nodes;
     f.elapsed_ms = ply_time_ms() - run->submitted_ms;
     f.code = run->state == RUN_FAILED ? run->fail_code : 0;
     snprintf(f.error, sizeof f.error, "%s", run->state == RUN_FAILED ? run->fail_msg : "");
-    snprintf(f.verify, sizeof f.verify, "%s", run->verify_text);
+    snprintf(f.verify, sizeof f.verify, "%s", run->verif.text);
     zframe_t *body = zmsg_last(reply);
     ply_store_finish_run(c->store, &f, body ? zframe_data(body) : NULL,
                          body ? zframe_size(body) : 0);
-}
-
-void ply__result_drop(ply_coordinator_t *c, run_t *run, size_t idx, int role)
-{
-    char why[PLY__WHY_LEN] = "";
-    if (!c->store) return;
-    if (!c->batch_open) {
-        if (ply_store_begin(c->store) < 0) {
-            ply__run_fail(run, PLY_EDB, "cannot write to %s", ply_store_path(c->store));
-            return;
-        }
-        c->batch_open = 1;
-    }
-    if (ply_store_drop_result(c->store, run->id, (uint32_t)idx, (uint32_t)role, why, sizeof why) <
-        0)
-        ply__run_fail(run, PLY_EDB, "%s", why);
-}
-
-int ply__result_store(ply_coordinator_t *c, const run_t *run, const ply_store_result_t *r,
-                      char *why, size_t why_len)
-{
-    if (!c->store) return 0;
-    /* group commit: results that arrive together share one transaction; nothing is made
-     * known (answer, progress, status) before ply__batch_flush commits them */
-    if (!c->batch_open) {
-        if (ply_store_begin(c->store) < 0) {
-            snprintf(why, why_len, "cannot write to %s", ply_store_path(c->store));
-            return PLY_EDB;
-        }
-        c->batch_open = 1;
-    }
-    unsigned i = 0;
-    while (i < c->batch_nruns && c->batch_runs[i] != run->id) i++;
-    if (i == c->batch_nruns && i < PLY__BATCH_MAX) c->batch_runs[c->batch_nruns++] = run->id;
-    int rc = ply_store_add_result(c->store, r, why, why_len);
-    if (rc == 0 && ++c->batch_n >= PLY__BATCH_MAX) ply__batch_flush(c);
-    return rc;
-}
-
-void ply__batch_flush(ply_coordinator_t *c)
-{
-    if (!c->batch_open) return;
-    char why[PLY__WHY_LEN] = "";
-    if (ply_store_commit(c->store, why, sizeof why) < 0) {
-        for (unsigned i = 0; i < c->batch_nruns; i++) {
-            run_t *run = ply__run_find(c, c->batch_runs[i]);
-            if (run) ply__run_fail(run, PLY_EDB, "results not stored: %s", why);
-        }
-    }
-    c->batch_open = 0;
-    c->batch_n = c->batch_nruns = 0;
 }
 
 /* Answers and frees every run that is done or failed. */

@@ -3,17 +3,17 @@
  * socket, the runs, the workers and the spawned worker processes. This file
  * is the loop: receiving and routing messages (ply__pump), the timers
  * (liveness, leases, waiting for workers, heartbeats, progress) and the
- * lifecycle (new, run, stop, destroy). internal.h
- * lists the other modules.
+ * lifecycle (new, run, stop, destroy). core.h lists the other modules and
+ * the header of each.
  *
- * Ownership (plain structs, internal.h):
+ * Ownership (plain structs: core.h, peers.h, runs.h, tasks.h):
  *   coordinator -> peers   (linked list; workers and clients, keyed by routing id)
  *               -> runs    (FIFO list of accepted runs: splitting, then active)
  *               -> finished (the last FINISHED_KEEP answers, for RESULT_REQUEST;
  *                           older ones come from the state file)
  *               -> store   (store.h: the state file, when configured)
  *   run -> its kind (kind.h), one job_state_t per task (a computation of a
- *          job, internal.h), the queue; its kind's state behind one opaque
+ *          job, tasks.h), the queue; its kind's state behind one opaque
  *          pointer (run->kind_state: perft/perft.h, search/kind.c).
  *   worker peer -> the ids of the tasks it holds (inflight).
  *
@@ -44,7 +44,13 @@
 #include <uv.h>
 
 #include "http.h"
+#include "batch.h"
 #include "kind.h"
+#include "peers.h"
+#include "runs.h"
+#include "core.h"
+#include "tasks.h"
+#include "verification.h"
 #include "util/error.h"
 #include "util/log.h"
 #include "util/time.h"
@@ -211,7 +217,7 @@ static void check_peers(ply_coordinator_t *c, uint64_t now)
             for (size_t i = 0; i < p->ninflight; i++) { /* it may only be slow: stop it */
                 size_t idx;
                 run_t *run = ply__job_find(c, p->inflight[i], &idx);
-                if (run && run->jobs[idx].state == JOB_INFLIGHT && run->jobs[idx].worker == p)
+                if (run && run->sched.jobs[idx].state == JOB_INFLIGHT && run->sched.jobs[idx].worker == p)
                     ply__cancel_on_worker(c, p, run, idx);
             }
             Ply__Bye bye = PLY__BYE__INIT;
@@ -346,11 +352,10 @@ static void begin_shutdown(ply_coordinator_t *c, const char *why)
     c->state = C_STOPPING;
     if (was_running) ply_info("stopping: %s", why);
     for (run_t *run = c->runs; run; run = run->next) {
-        atomic_store(&run->cancel, 1);
+        int keep = c->store && run->state == RUN_ACTIVE;
+        ply__run_stop(run, keep);
         if (run->state == RUN_SPLITTING) continue;
-        if (c->store && run->state == RUN_ACTIVE) {
-            /* it stays active in the state file and resumes at the next start */
-            run->interrupted = 1;
+        if (keep) { /* it stays active in the state file and resumes at the next start */
             ply__run_fail(run, PLY_ECANCELED,
                           "coordinator stopping (%s); run %" PRIu64 " is kept in %s and resumes "
                           "when it restarts (ply result %" PRIu64 ")",

@@ -11,6 +11,11 @@
 #include <string.h>
 
 #include "kind.h"
+#include "peers.h"
+#include "runs.h"
+#include "core.h"
+#include "tasks.h"
+#include "verification.h"
 #include "util/error.h"
 #include "util/time.h"
 
@@ -34,23 +39,23 @@ static void take_run(ply_coordinator_t *c, run_t *run, ply__status_run_t *r, uin
     r->depth = sum.depth;
     r->nodes_limit = sum.nodes_limit;
     r->movetime_ms = sum.movetime_ms;
-    r->jobs_total = (uint32_t)run->njobs;
-    r->jobs_done = (uint32_t)run->done;
+    r->jobs_total = (uint32_t)run->sched.njobs;
+    r->jobs_done = (uint32_t)run->sched.done;
     r->jobs_in_flight = ply__run_in_flight(c, run);
-    for (size_t t = 0; run->jobs && t < run->ntasks; t++)
-        r->jobs_queued += run->jobs[t].state == JOB_PENDING;
+    for (size_t t = 0; run->sched.jobs && t < run->sched.ntasks; t++)
+        r->jobs_queued += run->sched.jobs[t].state == JOB_PENDING;
     r->nodes = sum.nodes;
     r->counted_nodes = sum.counted_nodes;
-    r->time_ms = run->started_ms ? ply__run_time_ms(run, now) : 0;
+    r->time_ms = run->sched.started_ms ? ply__run_time_ms(run, now) : 0;
     r->queued_ms = ply__run_queued_ms(run, now);
-    r->tail_ms = run->tail_ms         ? run->tail_ms
-                 : run->tail_start_ms ? ply_elapsed_ms(now, run->tail_start_ms)
+    r->tail_ms = run->sched.tail_ms         ? run->sched.tail_ms
+                 : run->sched.tail_start_ms ? ply_elapsed_ms(now, run->sched.tail_start_ms)
                                       : 0;
     r->nodes_per_second = r->time_ms ? (double)r->counted_nodes * 1000.0 / (double)r->time_ms : 0;
     double f = ply__run_work_done(run);
     r->progress = run->state == RUN_DONE ? 1 : f;
     r->eta_ms = f > 0 && f < 1 && r->time_ms ? (int64_t)((double)r->time_ms * (1 - f) / f) : -1;
-    snprintf(r->verify, sizeof r->verify, "%s", run->verify_text);
+    snprintf(r->verify, sizeof r->verify, "%s", run->verif.text);
     r->mismatches = sum.mismatches;
     if (run->state == RUN_FAILED) snprintf(r->error, sizeof r->error, "%s", run->fail_msg);
 }

@@ -19,7 +19,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "internal.h"
+#include "core.h"
 
 typedef struct ply__status_run {
     uint64_t id;

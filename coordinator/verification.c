@@ -12,6 +12,10 @@
 #include <string.h>
 
 #include "kind.h"
+#include "peers.h"
+#include "core.h"
+#include "tasks.h"
+#include "runs.h"
 #include "util/error.h"
 #include "util/log.h"
 #include "util/random.h"
@@ -31,16 +35,16 @@ void ply__verify_mode_text(int mode, uint32_t ppm, char *buf, size_t len)
 
 int ply__verify_selected(const run_t *run, size_t idx)
 {
-    if (run->verify_mode == PLY__VERIFY_MODE__VERIFY_MODE_ALL) return 1;
-    if (run->verify_mode != PLY__VERIFY_MODE__VERIFY_MODE_SAMPLE) return 0;
-    return run->select && run->select[idx];
+    if (run->verif.mode == PLY__VERIFY_MODE__VERIFY_MODE_ALL) return 1;
+    if (run->verif.mode != PLY__VERIFY_MODE__VERIFY_MODE_SAMPLE) return 0;
+    return run->verif.select && run->verif.select[idx];
 }
 
 void ply__verify_select_late(run_t *run, size_t idx)
 {
-    if (run->verify_mode != PLY__VERIFY_MODE__VERIFY_MODE_SAMPLE || run->select[idx]) return;
-    run->select[idx] = 1;
-    run->selected++;
+    if (run->verif.mode != PLY__VERIFY_MODE__VERIFY_MODE_SAMPLE || run->verif.select[idx]) return;
+    run->verif.select[idx] = 1;
+    run->verif.selected++;
 }
 
 /*
@@ -51,26 +55,26 @@ void ply__verify_select_late(run_t *run, size_t idx)
  */
 static int choose_sample(run_t *run)
 {
-    size_t njobs = run->njobs;
+    size_t njobs = run->sched.njobs;
     uint32_t *r = malloc((njobs ? njobs : 1) * sizeof *r);
     if (!r) return PLY_ENOMEM;
     int rc = ply_random_bytes(r, njobs * sizeof *r);
     for (size_t i = 0; rc == 0 && i < njobs; i++)
-        run->select[i] = ((uint64_t)r[i] * PLY_PPM >> 32) < run->verify_ppm;
+        run->verif.select[i] = ((uint64_t)r[i] * PLY_PPM >> 32) < run->verif.ppm;
     free(r);
     return rc;
 }
 
 uint64_t ply__wire_id(const run_t *run, size_t t)
 {
-    return run->job_base + (run->wire ? run->wire[t] : t);
+    return run->sched.job_base + (run->verif.wire ? run->verif.wire[t] : t);
 }
 
 int64_t ply__task_of_wire(const run_t *run, uint64_t id)
 {
-    if (id < run->job_base || id - run->job_base >= run->ntasks) return -1;
-    size_t w = (size_t)(id - run->job_base);
-    return (int64_t)(run->unwire ? run->unwire[w] : w);
+    if (id < run->sched.job_base || id - run->sched.job_base >= run->sched.ntasks) return -1;
+    size_t w = (size_t)(id - run->sched.job_base);
+    return (int64_t)(run->verif.unwire ? run->verif.unwire[w] : w);
 }
 
 /*
@@ -81,23 +85,23 @@ int64_t ply__task_of_wire(const run_t *run, uint64_t id)
  */
 static int permute_tasks(run_t *run)
 {
-    size_t n = run->ntasks;
+    size_t n = run->sched.ntasks;
     uint64_t *r = malloc((n ? n : 1) * sizeof *r);
-    run->wire = malloc((n ? n : 1) * sizeof *run->wire);
-    run->unwire = malloc((n ? n : 1) * sizeof *run->unwire);
-    if (!r || !run->wire || !run->unwire) {
+    run->verif.wire = malloc((n ? n : 1) * sizeof *run->verif.wire);
+    run->verif.unwire = malloc((n ? n : 1) * sizeof *run->verif.unwire);
+    if (!r || !run->verif.wire || !run->verif.unwire) {
         free(r);
         return PLY_ENOMEM;
     }
     int rc = ply_random_bytes(r, n * sizeof *r);
-    for (size_t i = 0; i < n; i++) run->wire[i] = (uint32_t)i;
+    for (size_t i = 0; i < n; i++) run->verif.wire[i] = (uint32_t)i;
     for (size_t i = n; rc == 0 && i > 1; i--) {
         size_t k = (size_t)(r[i - 1] % i);
-        uint32_t x = run->wire[i - 1];
-        run->wire[i - 1] = run->wire[k];
-        run->wire[k] = x;
+        uint32_t x = run->verif.wire[i - 1];
+        run->verif.wire[i - 1] = run->verif.wire[k];
+        run->verif.wire[k] = x;
     }
-    for (size_t i = 0; i < n; i++) run->unwire[run->wire[i]] = (uint32_t)i;
+    for (size_t i = 0; i < n; i++) run->verif.unwire[run->verif.wire[i]] = (uint32_t)i;
     free(r);
     return rc;
 }
@@ -105,48 +109,60 @@ static int permute_tasks(run_t *run)
 /* The draws of a run whose tasks are sized. */
 static int draw(run_t *run)
 {
-    for (size_t t = run->njobs; t < run->ntasks; t++) ply__task_unused(run, t);
-    if (run->slots > 1) {
+    for (size_t t = run->sched.njobs; t < run->sched.ntasks; t++) ply__task_unused(run, t);
+    if (run->sched.slots > 1) {
         int rc = permute_tasks(run);
         if (rc < 0) return rc;
     }
-    if (run->verify_mode == PLY__VERIFY_MODE__VERIFY_MODE_SAMPLE) {
+    if (run->verif.mode == PLY__VERIFY_MODE__VERIFY_MODE_SAMPLE) {
         int rc = choose_sample(run);
         if (rc < 0) return rc;
     }
-    run->selected = 0;
-    for (size_t i = 0; i < run->njobs; i++) run->selected += (uint32_t)ply__verify_selected(run, i);
+    run->verif.selected = 0;
+    for (size_t i = 0; i < run->sched.njobs; i++) run->verif.selected += (uint32_t)ply__verify_selected(run, i);
     return 0;
 }
 
 int ply__verify_tasks(run_t *run, uint32_t slots)
 {
-    size_t njobs = run->njobs;
-    run->slots = slots;
-    run->ntasks = njobs * slots;
-    run->jobs = calloc(run->ntasks ? run->ntasks : 1, sizeof *run->jobs);
-    run->settled = calloc(njobs ? njobs : 1, 1);
-    run->select = calloc(njobs ? njobs : 1, 1);
-    run->acc = calloc(njobs ? njobs : 1, sizeof *run->acc);
-    if (!run->jobs || !run->settled || !run->select || !run->acc) return PLY_ENOMEM;
+    size_t njobs = run->sched.njobs;
+    int rc = ply__tasks_alloc(run, slots);
+    run->verif.select = calloc(njobs ? njobs : 1, 1);
+    run->verif.acc = calloc(njobs ? njobs : 1, sizeof *run->verif.acc);
+    if (rc < 0 || !run->verif.select || !run->verif.acc) return PLY_ENOMEM;
     return draw(run);
+}
+
+void ply__verify_mode_set(run_t *run, int mode, uint32_t ppm)
+{
+    run->verif.mode = mode;
+    run->verif.ppm = ppm;
+    ply__verify_mode_text(mode, ppm, run->verif.text, sizeof run->verif.text);
+}
+
+void ply__verify_settled_by(run_t *run, size_t idx, unsigned who, unsigned who2, int kind,
+                            uint64_t nodes)
+{
+    ply__acc_t *a = &run->verif.acc[idx];
+    a->who = (uint16_t)who;
+    a->who2 = (uint16_t)who2;
+    a->kind = (uint8_t)kind;
+    a->nodes = nodes;
 }
 
 void ply__verify_free(run_t *run)
 {
-    free(run->settled);
-    free(run->select);
-    free(run->wire);
-    free(run->unwire);
-    free(run->acc);
-    for (unsigned i = 0; i < run->nidents; i++) free(run->idents[i].why);
-    free(run->idents);
-    run->settled = NULL;
-    run->select = NULL;
-    run->wire = run->unwire = NULL;
-    run->acc = NULL;
-    run->idents = NULL;
-    run->nidents = run->capidents = 0;
+    free(run->verif.select);
+    free(run->verif.wire);
+    free(run->verif.unwire);
+    free(run->verif.acc);
+    for (unsigned i = 0; i < run->verif.nidents; i++) free(run->verif.idents[i].why);
+    free(run->verif.idents);
+    run->verif.select = NULL;
+    run->verif.wire = run->verif.unwire = NULL;
+    run->verif.acc = NULL;
+    run->verif.idents = NULL;
+    run->verif.nidents = run->verif.capidents = 0;
 }
 
 /* ------------------------------------------------------------- identities */
@@ -154,21 +170,21 @@ void ply__verify_free(run_t *run)
 unsigned ply__ident_of(run_t *run, const char *identity, const char *worker)
 {
     unsigned i = 0;
-    while (i < run->nidents && strcmp(run->idents[i].identity, identity) != 0) i++;
-    if (i == run->nidents) {
+    while (i < run->verif.nidents && strcmp(run->verif.idents[i].identity, identity) != 0) i++;
+    if (i == run->verif.nidents) {
         if (i >= PLY__WHO_ARBITER) return PLY__WHO_NONE;
-        if (i == run->capidents) {
-            unsigned cap = run->capidents ? 2 * run->capidents : 8;
-            ply__ident_t *a = realloc(run->idents, cap * sizeof *a);
+        if (i == run->verif.capidents) {
+            unsigned cap = run->verif.capidents ? 2 * run->verif.capidents : 8;
+            ply__ident_t *a = realloc(run->verif.idents, cap * sizeof *a);
             if (!a) return PLY__WHO_NONE;
-            run->idents = a;
-            run->capidents = cap;
+            run->verif.idents = a;
+            run->verif.capidents = cap;
         }
-        memset(&run->idents[i], 0, sizeof run->idents[i]);
-        snprintf(run->idents[i].identity, sizeof run->idents[i].identity, "%s", identity);
-        run->nidents++;
+        memset(&run->verif.idents[i], 0, sizeof run->verif.idents[i]);
+        snprintf(run->verif.idents[i].identity, sizeof run->verif.idents[i].identity, "%s", identity);
+        run->verif.nidents++;
     }
-    if (worker) snprintf(run->idents[i].worker, sizeof run->idents[i].worker, "%s", worker);
+    if (worker) snprintf(run->verif.idents[i].worker, sizeof run->verif.idents[i].worker, "%s", worker);
     return i;
 }
 
@@ -183,11 +199,11 @@ static int mark_excluded(ply_coordinator_t *c, run_t *run, const char *identity,
                       why);
         return 0;
     }
-    ply__ident_t *id = &run->idents[i];
+    ply__ident_t *id = &run->verif.idents[i];
     if (id->excluded) return 0;
     id->excluded = 1;
     id->why = strdup(why);
-    run->nexcluded++;
+    run->verif.nexcluded++;
     ply_warn("run %" PRIu64 ": worker %s (%s) excluded from the run: %s", run->id, worker, identity,
              why);
     ply__withdraw(c, run, identity);
@@ -201,32 +217,32 @@ long ply__exclude(ply_coordinator_t *c, run_t *run, const char *identity, const 
     unsigned i = ply__ident_of(run, identity, worker); /* known now: its computations' index */
     long again = 0;
     /* first every settled job resting on it leaves the answer: until then the run cannot end */
-    for (size_t j = 0; j < run->njobs; j++) {
-        const ply__acc_t *a = &run->acc[j];
-        if (!run->settled[j] || a->who == PLY__WHO_ARBITER || a->who2 == PLY__WHO_ARBITER)
+    for (size_t j = 0; j < run->sched.njobs; j++) {
+        const ply__acc_t *a = &run->verif.acc[j];
+        if (!run->sched.settled[j] || a->who == PLY__WHO_ARBITER || a->who2 == PLY__WHO_ARBITER)
             continue; /* the rule engine's count or confirmation: right */
         if (a->who != i && a->who2 != i) continue;
-        run->recomputed++;
+        run->verif.recomputed++;
         again++;
         ops->reopen(c, run, j);
     }
-    for (size_t j = 0; j < run->njobs && run->state == RUN_ACTIVE; j++)
-        if (!run->settled[j]) ops->forget(c, run, j, identity);
+    for (size_t j = 0; j < run->sched.njobs && run->state == RUN_ACTIVE; j++)
+        if (!run->sched.settled[j]) ops->forget(c, run, j, identity);
     return again;
 }
 
 int ply__excluded(const run_t *run, const char *identity)
 {
-    for (unsigned i = 0; run->nexcluded && i < run->nidents; i++)
-        if (run->idents[i].excluded && strcmp(run->idents[i].identity, identity) == 0) return 1;
+    for (unsigned i = 0; run->verif.nexcluded && i < run->verif.nidents; i++)
+        if (run->verif.idents[i].excluded && strcmp(run->verif.idents[i].identity, identity) == 0) return 1;
     return 0;
 }
 
 void ply__excluded_text(const run_t *run, char *buf, size_t len)
 {
     buf[0] = '\0';
-    for (unsigned i = 0; i < run->nidents; i++) {
-        const ply__ident_t *id = &run->idents[i];
+    for (unsigned i = 0; i < run->verif.nidents; i++) {
+        const ply__ident_t *id = &run->verif.idents[i];
         if (!id->excluded) continue;
         size_t o = strlen(buf);
         snprintf(buf + o, len - o, "%s%s (%s): %s", o ? "; " : "", id->worker, id->identity,
@@ -237,13 +253,13 @@ void ply__excluded_text(const run_t *run, char *buf, size_t len)
 uint32_t ply__identities_used(const run_t *run)
 {
     uint32_t n = 0;
-    uint8_t *seen = run->nidents ? calloc(run->nidents, 1) : NULL;
+    uint8_t *seen = run->verif.nidents ? calloc(run->verif.nidents, 1) : NULL;
     if (!seen) return 0;
-    for (size_t j = 0; j < run->njobs; j++) {
-        if (!run->settled[j]) continue;
-        const uint16_t w[2] = {run->acc[j].who, run->acc[j].who2};
+    for (size_t j = 0; j < run->sched.njobs; j++) {
+        if (!run->sched.settled[j]) continue;
+        const uint16_t w[2] = {run->verif.acc[j].who, run->verif.acc[j].who2};
         for (int i = 0; i < 2; i++)
-            if (w[i] < run->nidents && !run->idents[w[i]].excluded && !seen[w[i]]) {
+            if (w[i] < run->verif.nidents && !run->verif.idents[w[i]].excluded && !seen[w[i]]) {
                 seen[w[i]] = 1; /* a flag, never a counter: it must not wrap */
                 n++;
             }
@@ -255,8 +271,8 @@ uint32_t ply__identities_used(const run_t *run)
 size_t ply__exclusion_lines(const run_t *run, char **out, size_t max)
 {
     size_t n = 0;
-    for (unsigned i = 0; i < run->nidents && n < max; i++) {
-        const ply__ident_t *id = &run->idents[i];
+    for (unsigned i = 0; i < run->verif.nidents && n < max; i++) {
+        const ply__ident_t *id = &run->verif.idents[i];
         if (!id->excluded) continue;
         char line[PLY__WHY_LEN + 256], clean[PLY_MAX_TEXT + 1];
         snprintf(line, sizeof line, "%s (%s) excluded: %s", id->worker, id->identity,
@@ -273,13 +289,13 @@ size_t ply__exclusion_lines(const run_t *run, char **out, size_t max)
 int ply__eligible_first(ply_coordinator_t *c, const run_t *run, size_t t, const peer_t *p)
 {
     if (p->probation) return 0;
-    if (run->nexcluded && ply__excluded(run, p->identity)) return 0; /* caught wrong in this run */
-    const job_state_t *j = &run->jobs[t];
+    if (run->verif.nexcluded && ply__excluded(run, p->identity)) return 0; /* caught wrong in this run */
+    const job_state_t *j = &run->sched.jobs[t];
     if (!j->avoid || j->avoid != p->id_hash) return 1; /* the common case, at once */
     /* a task that failed on this worker goes elsewhere when another worker is here */
     for (const peer_t *w = c->peers; w; w = w->next)
         if (w != p && w->kind == PEER_WORKER && !w->probation && run->kind->worker_fits(run, w) &&
-            !(run->nexcluded && ply__excluded(run, w->identity)) && w->id_hash != j->avoid)
+            !(run->verif.nexcluded && ply__excluded(run, w->identity)) && w->id_hash != j->avoid)
             return 0;
     return 1;
 }
@@ -302,7 +318,7 @@ void ply__verify_wait_text(const run_t *run, size_t t, char *buf, size_t len)
              role == PLY__CHECK ? "check"
              : role == PLY__TIE ? "settle"
                                 : "compute",
-             run->job_base + idx, run->verify_text);
+             run->sched.job_base + idx, run->verif.text);
 }
 
 /* ------------------------------------------------------------ bounded waits */
@@ -320,10 +336,10 @@ void ply__verify_tick(ply_coordinator_t *c, uint64_t now)
     for (run_t *run = c->runs; run; run = run->next) {
         if (run->state != RUN_ACTIVE) continue;
         /* every connected worker caught wrong: nobody honest left to settle the jobs */
-        if (run->nexcluded && c->nworkers && !honest_connected(c, run)) {
-            if (!run->no_honest_ms) run->no_honest_ms = now;
+        if (run->verif.nexcluded && c->nworkers && !honest_connected(c, run)) {
+            if (!run->verif.no_honest_ms) run->verif.no_honest_ms = now;
             if (c->cfg.worker_wait_ms &&
-                ply_elapsed_ms(now, run->no_honest_ms) > c->cfg.worker_wait_ms) {
+                ply_elapsed_ms(now, run->verif.no_honest_ms) > c->cfg.worker_wait_ms) {
                 char text[PLY__WHY_LEN];
                 ply__excluded_text(run, text, sizeof text);
                 ply__run_fail(run, PLY_EMISMATCH,
@@ -333,7 +349,7 @@ void ply__verify_tick(ply_coordinator_t *c, uint64_t now)
                 continue;
             }
         } else {
-            run->no_honest_ms = 0;
+            run->verif.no_honest_ms = 0;
         }
         run->kind->verify_tick(c, run, now); /* the kind's own waits */
     }

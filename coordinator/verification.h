@@ -4,7 +4,7 @@
  * what a computation is, how two are compared and who may check whom; this module keeps what
  * is the same for all of them:
  *   - the task geometry: a run reserves slots x njobs tasks, task t being computation role
- *     t / njobs of job t % njobs (internal.h, "Tasks"), allocated here for every kind
+ *     t / njobs of job t % njobs (tasks.h), allocated here for every kind
  *     (ply__verify_tasks);
  *   - the draws of a verified run: the secret permutation of the task ids on the wire (a check
  *     looks like any first computation) and the CSPRNG sample of the jobs checked;
@@ -23,46 +23,77 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "internal.h"
+#include "tasks.h"
 
 /* The worker id and identity of the rule engine's computations. */
 #define PLY__ARBITER_ID "arbiter"
 
-/** ply__role_of - the computation role (PLY__FIRST...PLY__DRILL) of task @t of @run. */
-static inline size_t ply__role_of(const run_t *run, size_t t)
-{
-    return t / run->njobs;
-}
+/* computation roles (task slots of verified runs) */
+enum { PLY__FIRST = 0, PLY__CHECK = 1, PLY__TIE = 2, PLY__DRILL = 3, PLY__ROLES = 4 };
 
-/** ply__job_of - the job (index in the plan) of task @t of @run. */
-static inline size_t ply__job_of(const run_t *run, size_t t)
-{
-    return t % run->njobs;
-}
+/* Where a settled job's counts came from, kept so that the counts of an identity caught wrong
+ * can be taken out of the sums again and the job recomputed (settle.c). */
+#define PLY__WHO_NONE    0xffffu /* no second computation */
+#define PLY__WHO_ARBITER 0xfffeu /* the rule engine */
+/* kinds of confirmation (the Verification counters) */
+enum {
+    PLY__CONF_NONE = 0,
+    PLY__CONF_WORKER,
+    PLY__CONF_SAME_SEED,
+    PLY__CONF_SAME_IDENT,
+    PLY__CONF_ARBITER
+};
+typedef struct ply__acc {
+    uint16_t who;  /* index in run->verif.idents of the identity whose counts were used */
+    uint16_t who2; /* of the computation that confirmed them, or PLY__WHO_* */
+    uint8_t kind;  /* PLY__CONF_* */
+    uint64_t nodes;
+} ply__acc_t;
 
-/** ply__task_of - the task of computation @role of job @idx of @run. */
-static inline size_t ply__task_of(const run_t *run, size_t idx, int role)
-{
-    return (size_t)role * run->njobs + idx;
-}
+/* An identity that computed for a run, and whether it was caught wrong in it. */
+typedef struct ply__ident {
+    char identity[PLY__IDENT_LEN];
+    char worker[PLY__ID_LEN]; /* the worker id it last used in the run */
+    int excluded;             /* caught wrong: no more of the run's jobs, its counts recomputed */
+    char *why;                /* why it was excluded */
+} ply__ident_t;
+
+
+/* A run's verification (run->verif); verification.c writes every field. */
+typedef struct ply__verif {
+    int mode;      /* a Ply__VerifyMode */
+    uint32_t ppm;  /* VERIFY_MODE_SAMPLE: parts per million */
+    char text[32]; /* "none", "sample=0.05", "all" */
+    uint32_t *wire, *unwire; /* verified runs: task -> job id offset and back (a secret random
+                                permutation, so that a check's id looks like any other) */
+    uint8_t *select;         /* per job: chosen (by a CSPRNG) for a second computation */
+    uint32_t selected;       /* jobs chosen */
+    ply__acc_t *acc;         /* per job, once settled: where its answer came from */
+    ply__ident_t *idents;    /* the identities that computed for the run */
+    unsigned nidents, capidents;
+    uint32_t nexcluded;    /* identities caught wrong */
+    uint32_t recomputed;   /* settled jobs re-opened because an excluded identity had counted them */
+    uint64_t no_honest_ms; /* since when only excluded workers are connected, or 0 */
+} ply__verif_t;
 
 /**
- * ply__task_bound - 1 when task @t of @run is bound to the one worker whose computation it
- * examines (the drill-down role): withdrawing that worker's tasks leaves it.
- */
-static inline int ply__task_bound(const run_t *run, size_t t)
-{
-    return ply__role_of(run, t) == PLY__DRILL;
-}
-
-/**
- * ply__verify_tasks - size the tasks of planned or restored @run (run->njobs set) with @slots
- * computations per job (1: first computations only): run->slots, ntasks, jobs, settled, select
+ * ply__verify_tasks - size the tasks of planned or restored @run (run->sched.njobs set) with @slots
+ * computations per job (1: first computations only): run->sched.slots, ntasks, jobs, settled, select
  * and acc; then draw: every task past the first computations unused, the wire ids permuted
- * (slots > 1), the sample chosen (mode sample), run->selected counted. 0, PLY_ENOMEM or
+ * (slots > 1), the sample chosen (mode sample), run->verif.selected counted. 0, PLY_ENOMEM or
  * PLY_EIO (no random bytes); what was allocated is freed by ply__verify_free.
  */
 int ply__verify_tasks(run_t *run, uint32_t slots);
+/** ply__verify_mode_set - @run asks for verification @mode (a Ply__VerifyMode; @ppm: a sample's
+ * parts per million, else 0). */
+void ply__verify_mode_set(run_t *run, int mode, uint32_t ppm);
+/**
+ * ply__verify_settled_by - settled job @idx of @run has its answer from identity index @who
+ * (ply__ident_of, PLY__WHO_ARBITER), confirmed by @who2 (or PLY__WHO_*), a confirmation of
+ * kind @kind (PLY__CONF_*), @nodes its count: what ply__exclude reopens by.
+ */
+void ply__verify_settled_by(run_t *run, size_t idx, unsigned who, unsigned who2, int kind,
+                            uint64_t nodes);
 /** ply__verify_free - free what ply__verify_tasks and the identities allocated (NULL-safe). */
 void ply__verify_free(run_t *run);
 /** ply__verify_selected - 1 when job @idx needs a second computation in this run's mode. */
@@ -107,7 +138,7 @@ void ply__verify_wait_text(const run_t *run, size_t t, char *buf, size_t len);
 void ply__verify_tick(ply_coordinator_t *c, uint64_t now);
 
 /**
- * ply__ident_of - the index of @identity in run->idents (added when new;
+ * ply__ident_of - the index of @identity in run->verif.idents (added when new;
  * @worker, when not NULL, noted as the worker id it last used), or
  * PLY__WHO_NONE when there is no room or memory.
  */
@@ -117,7 +148,7 @@ int ply__excluded(const run_t *run, const char *identity);
 /** ply__excluded_text - the identities excluded from @run and why, "; "-separated, into @buf. */
 void ply__excluded_text(const run_t *run, char *buf, size_t len);
 /** ply__identities_used - distinct identities, not excluded, whose counts were used or
- * confirmed them (run->acc) in settled jobs. */
+ * confirmed them (run->verif.acc) in settled jobs. */
 uint32_t ply__identities_used(const run_t *run);
 /**
  * ply__exclusion_lines - one line per identity excluded from @run ("W (identity) excluded:
@@ -137,8 +168,8 @@ typedef struct ply__reopen_ops {
 /**
  * ply__exclude - marks @identity (its worker @worker, for the report) caught wrong in @run
  * with the reason @why, logs it and withdraws its tasks (ply__withdraw); then hands every
- * settled job whose counts rest on it (run->acc: used or confirming, not the rule engine's)
- * to @ops->reopen, counting it in run->recomputed, and every unsettled job to @ops->forget
+ * settled job whose counts rest on it (run->verif.acc: used or confirming, not the rule engine's)
+ * to @ops->reopen, counting it in run->verif.recomputed, and every unsettled job to @ops->forget
  * while the run is active. The number of jobs reopened, or -1 when @identity already was
  * excluded, or when out of memory (the run then fails).
  */

@@ -10,6 +10,10 @@
 #include <string.h>
 
 #include "kind.h"
+#include "peers.h"
+#include "runs.h"
+#include "core.h"
+#include "tasks.h"
 #include "util/error.h"
 #include "util/log.h"
 #include "util/time.h"
@@ -139,7 +143,7 @@ static void on_result(ply_coordinator_t *c, peer_t *p, const Ply__Result *r)
         ignore_result(c, p, r, "unknown");
         return;
     }
-    job_state_t *j = &run->jobs[idx];
+    const job_state_t *j = &run->sched.jobs[idx];
     if (j->state != JOB_INFLIGHT || j->attempt != r->attempt || j->worker != p) {
         ignore_result(c, p, r, "a superseded attempt of");
         return;
@@ -162,8 +166,8 @@ void ply__on_refused_result(ply_coordinator_t *c, peer_t *p, uint64_t job_id, ui
 {
     size_t idx;
     run_t *run = p->kind == PEER_WORKER ? ply__job_find(c, job_id, &idx) : NULL;
-    if (!run || run->jobs[idx].state != JOB_INFLIGHT ||
-        run->jobs[idx].worker != p || run->jobs[idx].attempt != attempt)
+    if (!run || run->sched.jobs[idx].state != JOB_INFLIGHT ||
+        run->sched.jobs[idx].worker != p || run->sched.jobs[idx].attempt != attempt)
         return;
     ply__inflight_remove(p, job_id);
     p->progress_ms = ply_time_ms();
@@ -178,7 +182,7 @@ static void on_worker_error(ply_coordinator_t *c, peer_t *p, const Ply__Error *e
         ply_warn("%s reports %s: %s", p->name, ply_err_name(e->code), e->message);
         return;
     }
-    job_state_t *j = &run->jobs[idx];
+    const job_state_t *j = &run->sched.jobs[idx];
     if (j->state != JOB_INFLIGHT || j->worker != p ||
         (e->has_attempt && e->attempt != j->attempt)) {
         ply_info("%s reports an error on a job it does not hold (%" PRIu64 "): %s", p->name,

@@ -111,7 +111,7 @@ static void arb_done(uv_work_t *w, int status)
             }
             drill_try_finish(c, run, idx);
         }
-    } else if (run->jobs[a->t].state == JOB_ARBITER) {
+    } else if (run->sched.jobs[a->t].state == JOB_ARBITER) {
         if (a->too_big) {
             ply_debug("run %" PRIu64 ": job %zu: ~%" PRIu64 " nodes, beyond the rule engine's "
                       "budget: a worker checks it",
@@ -141,7 +141,7 @@ static void arb_done(uv_work_t *w, int status)
                 ply__comp_free(&k);
                 ply__run_fail(run, PLY_EDB, "%s", why);
             } else {
-                run->results_computed++;
+                ply__run_computed(c, run, 0); /* the rule engine's */
                 k.live = 1;
                 ply__take(c, run, a->t, &k, 1);
             }
@@ -272,9 +272,9 @@ static void drill_try_finish(ply_coordinator_t *c, run_t *run, size_t idx)
     }
     d->done = 1;
     size_t t = ply__task_of(run, idx, PLY__DRILL);
-    if (run->jobs[t].state == JOB_PENDING) ply__task_done(run, t); /* leaves the queue */
+    if (run->sched.jobs[t].state == JOB_PENDING) ply__task_done(run, t); /* leaves the queue */
     if (ply__perft(run)->drills_pending) ply__perft(run)->drills_pending--;
-    ply_info("run %" PRIu64 ": job %" PRIu64 " drill-down: %s", run->id, run->job_base + idx,
+    ply_info("run %" PRIu64 ": job %" PRIu64 " drill-down: %s", run->id, run->sched.job_base + idx,
              v->drill_text);
     ply__maybe_done(run);
 }

@@ -20,12 +20,9 @@
 
 /* ------------------------------------------------------------- the request */
 
-/* The perft state of a new run, or NULL (out of memory). */
-static ply__perft_run_t *state_new(run_t *run)
+static void *perft_state_new(void)
 {
-    ply__perft_run_t *pf = calloc(1, sizeof *pf);
-    run->kind_state = pf;
-    return pf;
+    return calloc(1, sizeof(ply__perft_run_t));
 }
 
 /*
@@ -85,8 +82,7 @@ static int prepare(run_t *run, const uint8_t *request, size_t len, char *why, si
 static int perft_submit(ply_coordinator_t *c, run_t *run, const Ply__Submit *s, char *why,
                         size_t why_len)
 {
-    ply__perft_run_t *pf = state_new(run);
-    if (!pf) return PLY_ENOMEM;
+    ply__perft_run_t *pf = ply__perft(run);
     size_t len = ply__perft_request__get_packed_size(s->perft); /* the envelope checked it */
     uint8_t *buf = malloc(len ? len : 1);
     if (!buf) return PLY_ENOMEM;
@@ -118,8 +114,7 @@ static int perft_restore(ply_coordinator_t *c, run_t *run, const ply_store_run_t
                        "state file %s: run %" PRIu64 " is of job kind %d without a plan, which "
                        "this coordinator cannot run",
                        c->state_path, sr->id, sr->kind);
-    ply__perft_run_t *pf = state_new(run);
-    if (!pf) return PLY_ENOMEM;
+    ply__perft_run_t *pf = ply__perft(run);
     char reason[PLY__WHY_LEN] = "";
     int r = prepare(run, sr->request, sr->request_len, reason, sizeof reason);
     if (r == PLY_ENOMEM) return r;
@@ -128,7 +123,7 @@ static int perft_restore(ply_coordinator_t *c, run_t *run, const ply_store_run_t
                        c->state_path, sr->id, reason);
     pf->plan = *plan;
     *plan = NULL;
-    run->njobs = pf->plan->njobs;
+    ply__tasks_plan(run, pf->plan->njobs);
     pf->root = pf->plan->root;
     return 0;
 }
@@ -161,7 +156,7 @@ static int perft_planned(run_t *run, char *why, size_t why_len)
 {
     ply__perft(run)->plan = ply__perft(run)->split_out; /* the split thread is done with it (see perft/perft.h) */
     ply__perft(run)->split_out = NULL;
-    run->njobs = ply__perft(run)->plan ? ply__perft(run)->plan->njobs : 0;
+    ply__tasks_plan(run, ply__perft(run)->plan ? ply__perft(run)->plan->njobs : 0);
     if (ply__perft(run)->split_rc >= 0) return 0;
     snprintf(why, why_len, "cannot split perft(%u) of %s: %s", ply__perft(run)->depth, ply__perft(run)->fen,
              ply__perft(run)->split_why);
@@ -180,14 +175,12 @@ static int perft_setup(run_t *run)
 static void perft_free_run(run_t *run)
 {
     ply__perft_run_t *pf = ply__perft(run);
-    if (!pf) return;
     ply__perft_verify_free(run);
     ply_split_destroy(&pf->plan);
     free(pf->divide);
     free(pf->divide_stats);
     free(pf->request);
     free(pf);
-    run->kind_state = NULL;
 }
 
 /* A drill-down that lost its worker is not retried: its report says why. */
@@ -356,7 +349,7 @@ static void check_failed(ply_coordinator_t *c, run_t *run, size_t t, peer_t *p, 
 static void perft_take_result(ply_coordinator_t *c, run_t *run, size_t idx, peer_t *p,
                               const Ply__Result *r)
 {
-    const job_state_t *j = &run->jobs[idx];
+    const job_state_t *j = &run->sched.jobs[idx];
     if (ply__role_of(run, idx) == PLY__DRILL) {
         ply__task_done(run, idx);
         ply__drill_result(c, run, idx, r);
@@ -367,7 +360,7 @@ static void perft_take_result(ply_coordinator_t *c, run_t *run, size_t idx, peer
     if (r->search) { /* never read a search's answer as a count (a job of 0 perft(1) would) */
         snprintf(why, sizeof why,
                  "%s at %s: a search result for a perft job (job %" PRIu64 ", attempt %u)", p->name,
-                 sj->fen, run->job_base + idx, r->attempt);
+                 sj->fen, run->sched.job_base + idx, r->attempt);
         check_failed(c, run, idx, p, why);
         return;
     }
@@ -375,7 +368,7 @@ static void perft_take_result(ply_coordinator_t *c, run_t *run, size_t idx, peer
         snprintf(why, sizeof why,
                  "perft(1) mismatch at %s: %s says %u, the arbiter says %u (job %" PRIu64
                  ", attempt %u)",
-                 sj->fen, p->name, r->perft1, sj->perft1, run->job_base + idx, r->attempt);
+                 sj->fen, p->name, r->perft1, sj->perft1, run->sched.job_base + idx, r->attempt);
         check_failed(c, run, idx, p, why);
         return;
     }
@@ -385,7 +378,7 @@ static void perft_take_result(ply_coordinator_t *c, run_t *run, size_t idx, peer
                  "%s at %s: its table figures cannot be: %" PRIu64 " hits of %" PRIu64
                  " probes, %" PRIu64 " of %" PRIu64 " nodes (job %" PRIu64 ")",
                  p->name, sj->fen, r->tt_hits, r->tt_probes, r->tt_nodes, r->nodes,
-                 run->job_base + idx);
+                 run->sched.job_base + idx);
         check_failed(c, run, idx, p, why);
         return;
     }
@@ -412,14 +405,14 @@ static void perft_take_result(ply_coordinator_t *c, run_t *run, size_t idx, peer
             snprintf(why, sizeof why,
                      "%s at %s: stats.nodes = %" PRIu64 " but nodes = %" PRIu64 " (job %" PRIu64
                      ")",
-                     p->name, sj->fen, k.stats.v[PLY_STAT_nodes], r->nodes, run->job_base + idx);
+                     p->name, sj->fen, k.stats.v[PLY_STAT_nodes], r->nodes, run->sched.job_base + idx);
             check_failed(c, run, idx, p, why);
             return;
         }
         char rule[PLY__WHY_LEN / 2];
         if (ply_stats_consistent(&k.stats, rule, sizeof rule) < 0) {
             snprintf(why, sizeof why, "%s at %s: statistics that cannot be: %s (job %" PRIu64 ")",
-                     p->name, sj->fen, rule, run->job_base + idx);
+                     p->name, sj->fen, rule, run->sched.job_base + idx);
             check_failed(c, run, idx, p, why);
             return;
         }
@@ -429,14 +422,14 @@ static void perft_take_result(ply_coordinator_t *c, run_t *run, size_t idx, peer
         ply__comp_free(&k);
         ply__task_done(run, idx);
         ply__run_fail(run, rc, "%s at %s: out of memory (job %" PRIu64 ")", p->name, sj->fen,
-                      run->job_base + idx);
+                      run->sched.job_base + idx);
         return;
     }
     if (rc < 0) {
         ply__comp_free(&k);
         char line[2 * PLY__WHY_LEN];
         snprintf(line, sizeof line, "%s at %s: %s (job %" PRIu64 ")", p->name, sj->fen, why,
-                 run->job_base + idx);
+                 run->sched.job_base + idx);
         check_failed(c, run, idx, p, line);
         return;
     }
@@ -447,8 +440,7 @@ static void perft_take_result(ply_coordinator_t *c, run_t *run, size_t idx, peer
         ply__run_fail(run, PLY_EDB, "%s", why);
         return;
     }
-    ply__count(c, CNT_RESULTS_COMPUTED);
-    run->results_computed++;
+    ply__run_computed(c, run, 1);
     k.live = 1;
     k.tt_nodes = r->has_tt_nodes ? r->tt_nodes : 0;
     ply__take(c, run, idx, &k, 1);
@@ -462,7 +454,7 @@ static void perft_refused_result(ply_coordinator_t *c, run_t *run, size_t idx, p
     char line[2 * PLY__WHY_LEN];
     snprintf(line, sizeof line,
              "%s (identity %s): a malformed result (%s) (job %" PRIu64 ", attempt %u)", p->name,
-             p->identity, why, run->job_base + idx, run->jobs[idx].attempt);
+             p->identity, why, run->sched.job_base + idx, run->sched.jobs[idx].attempt);
     ply_warn("run %" PRIu64 ": %s", run->id, line);
     ply__job_requeue(c, run, idx, 1, line);
 }
@@ -471,8 +463,8 @@ static void perft_refused_result(ply_coordinator_t *c, run_t *run, size_t idx, p
 static int perft_restore_result(ply_coordinator_t *c, run_t *run, const ply_store_result_t *r,
                                 char *why, size_t why_len)
 {
-    size_t njobs = run->njobs;
-    if (r->job >= njobs || r->role >= run->slots || r->role > PLY__TIE ||
+    size_t njobs = run->sched.njobs;
+    if (r->job >= njobs || r->role >= run->sched.slots || r->role > PLY__TIE ||
         (r->ndivide && r->ndivide != (uint32_t)ply__perft(run)->plan->nroot) ||
         (ply__perft(run)->want_stats && !r->stats) || r->payload) { /* a perft result has no payload */
         snprintf(why, why_len,
@@ -482,7 +474,7 @@ static int perft_restore_result(ply_coordinator_t *c, run_t *run, const ply_stor
         return PLY_EDB;
     }
     size_t t = (size_t)r->role * njobs + r->job;
-    if (run->jobs[t].state == JOB_DONE) return 0;
+    if (run->sched.jobs[t].state == JOB_DONE) return 0;
     ply__comp_t k;
     memset(&k, 0, sizeof k);
     k.have = 1;
@@ -508,10 +500,8 @@ static int perft_restore_result(ply_coordinator_t *c, run_t *run, const ply_stor
         if (r->divide_stats && (k.divide_stats = calloc(r->ndivide, sizeof *k.divide_stats)))
             memcpy(k.divide_stats, r->divide_stats, r->ndivide * sizeof *k.divide_stats);
     }
-    run->results_restored++;
-    c->results_restored++;
     ply__take(c, run, t, &k, 0);
-    return 0;
+    return 1;
 }
 
 /* ------------------------------------------------------------- describing */
@@ -582,7 +572,7 @@ static void perft_fill_asked(const run_t *run, ply__asked_t *asked)
 {
     const ply__perft_run_t *pf = ply__perft(run);
     asked_of(asked, pf->fen, pf->depth, pf->chess960, pf->want_stats, pf->want_split,
-             run->verify_mode, run->verify_ppm);
+             run->verif.mode, run->verif.ppm);
 }
 
 static void perft_fill_accepted(const run_t *run, Ply__Accepted *a)
@@ -651,9 +641,8 @@ static zmsg_t *perft_answer(ply_coordinator_t *c, run_t *run)
         uint64_t now = ply_time_ms();
         rr.has_time_ms = 1, rr.time_ms = ply__run_time_ms(run, now);
         rr.has_queued_ms = 1, rr.queued_ms = ply__run_queued_ms(run, now);
-        if (run->tail_start_ms && !run->tail_ms)
-            run->tail_ms = ply_elapsed_ms(now, run->tail_start_ms);
-        rr.has_tail_ms = 1, rr.tail_ms = run->tail_ms < rr.time_ms ? run->tail_ms : rr.time_ms;
+        uint64_t tail = ply__run_tail_ms(run, now);
+        rr.has_tail_ms = 1, rr.tail_ms = tail < rr.time_ms ? tail : rr.time_ms;
         rr.has_counted_nodes = 1, rr.counted_nodes = ply__perft(run)->counted_nodes;
         rr.has_tt_nodes = 1, rr.tt_nodes = ply__perft(run)->tt_nodes;
         rr.verification = &ver;
@@ -687,13 +676,14 @@ static zmsg_t *perft_answer(ply_coordinator_t *c, run_t *run)
     ply_info("run %" PRIu64 ": perft(%u) = %s (%zu jobs, split %u, %" PRIu64
              " ms, idle tail %" PRIu64 " ms)",
              run->id, ply__perft(run)->depth, ply_u128_to_dec(ply__perft(run)->nodes, total, sizeof total), plan->njobs,
-             plan->split_depth, ply_time_ms() - run->submitted_ms, run->tail_ms);
+             plan->split_depth, ply_time_ms() - run->submitted_ms, run->sched.tail_ms);
     return z;
 }
 
 const ply__kind_t ply__kind_perft = {
     .id = PLY__JOB_KIND__JOB_KIND_PERFT,
     .name = "perft",
+    .state_new = perft_state_new,
     .submit = perft_submit,
     .restore = perft_restore,
     .same_request = perft_same_request,

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "perft/perft.h"
+#include "batch.h"
 #include "util/error.h"
 #include "util/log.h"
 #include "util/time.h"
@@ -34,8 +35,8 @@ static void note_used(run_t *run, const ply__comp_t *k)
 
 void ply__maybe_done(run_t *run)
 {
-    if (run->state == RUN_ACTIVE && run->done == ply__perft(run)->plan->njobs && ply__perft(run)->drills_pending == 0)
-        run->state = RUN_DONE;
+    if (run->state == RUN_ACTIVE && run->sched.done == ply__perft(run)->plan->njobs && ply__perft(run)->drills_pending == 0)
+        ply__run_done(run);
 }
 
 /* The counter of the kind of confirmation a settled job got (ply__acc_t.kind), or NULL. */
@@ -53,7 +54,7 @@ static uint32_t *confirmations(run_t *run, int kind)
  * (128-bit: a job's count fits in 64 bits, a run's total need not). A sum
  * past 2^128 - 1, which no position reaches below depth 17 (util/u128.h),
  * fails the run rather than wrap. Notes where the counts came from: @who2,
- * the identity (run->idents index, or PLY__WHO_*) of the computation that
+ * the identity (run->verif.idents index, or PLY__WHO_*) of the computation that
  * confirmed them, and the kind of confirmation @kind (PLY__CONF_*).
  */
 static void apply(run_t *run, size_t idx, const ply__comp_t *k, unsigned who2, int kind)
@@ -82,12 +83,10 @@ static void apply(run_t *run, size_t idx, const ply__comp_t *k, unsigned who2, i
                       "job %zu at %s: the run's counts pass 2^128 - 1, beyond what ply sums "
                       "exactly",
                       idx, sj->fen);
-    ply__acc_t *a = &run->acc[idx];
-    a->who = (uint16_t)(k->arbiter ? PLY__WHO_ARBITER : ply__ident_of(run, k->identity, k->worker));
-    a->who2 = (uint16_t)who2;
-    a->kind = (uint8_t)kind;
+    ply__verify_settled_by(run, idx,
+                           k->arbiter ? PLY__WHO_ARBITER : ply__ident_of(run, k->identity, k->worker),
+                           who2, kind, k->nodes);
     if (confirmations(run, kind)) (*confirmations(run, kind))++;
-    a->nodes = k->nodes;
     if (ply__perft(run)->acc_stats) ply__perft(run)->acc_stats[idx] = k->stats;
     ply__perft(run)->worker_time_us += k->time_us;
     /* saturating: hits <= probes holds for each job (perft/kind.c), so for the sums */
@@ -99,9 +98,8 @@ static void apply(run_t *run, size_t idx, const ply__comp_t *k, unsigned who2, i
         ply__perft(run)->tt_nodes = ply__add_sat(ply__perft(run)->tt_nodes, tt);
     }
     ply__perft(run)->perft1_checked++;
-    run->settled[idx] = 1;
+    ply__job_settled(run, idx);
     note_used(run, k);
-    run->done++;
     ply__maybe_done(run);
 }
 
@@ -120,7 +118,7 @@ static void unapply(run_t *run, size_t idx)
 {
     const ply_split_t *plan = ply__perft(run)->plan;
     const ply_split_job_t *sj = &plan->jobs[idx];
-    const ply__acc_t *a = &run->acc[idx];
+    const ply__acc_t *a = &run->verif.acc[idx];
     if (plan->split_depth == 0) {
         memset(ply__perft(run)->divide, 0, (size_t)plan->nroot * sizeof *ply__perft(run)->divide);
         if (ply__perft(run)->divide_stats)
@@ -135,10 +133,9 @@ static void unapply(run_t *run, size_t idx)
     }
     ply__perft(run)->nodes -= (ply_u128_t)sj->multiplicity * a->nodes;
     if (ply__perft(run)->want_stats) stats128_take_out(&ply__perft(run)->stats, &ply__perft(run)->acc_stats[idx], sj->multiplicity);
-    if (confirmations(run, run->acc[idx].kind)) (*confirmations(run, run->acc[idx].kind))--;
+    if (confirmations(run, run->verif.acc[idx].kind)) (*confirmations(run, run->verif.acc[idx].kind))--;
     ply__perft(run)->perft1_checked--;
-    run->settled[idx] = 0;
-    run->done--;
+    ply__job_unsettled(run, idx);
 }
 
 /* --------------------------------------------------------------- settling */
@@ -151,11 +148,11 @@ static void unapply(run_t *run, size_t idx)
 static void activate(ply_coordinator_t *c, run_t *run, size_t idx, int role)
 {
     size_t t = ply__task_of(run, idx, role);
-    if (run->jobs[t].state != JOB_UNUSED) return;
+    if (run->sched.jobs[t].state != JOB_UNUSED) return;
     const ply__vjob_t *v = ply__perft(run)->v[idx];
     /* the rule engine against a worker is settled by another worker, not by itself again */
     int arbiter = (role == PLY__TIE && !(v && v->comp[1].arbiter)) ||
-                  (role == PLY__CHECK && run->verify_mode == PLY__VERIFY_MODE__VERIFY_MODE_SAMPLE);
+                  (role == PLY__CHECK && run->verif.mode == PLY__VERIFY_MODE__VERIFY_MODE_SAMPLE);
     if (arbiter && ply__arbiter_start(c, run, t, 0) == 0) {
         ply__task_by_arbiter(run, t);
         return;
@@ -166,7 +163,7 @@ static void activate(ply_coordinator_t *c, run_t *run, size_t idx, int role)
 void ply__on_handout(ply_coordinator_t *c, run_t *run, size_t t)
 {
     size_t idx = ply__job_of(run, t);
-    if (run->slots > 1 && ply__role_of(run, t) == PLY__FIRST && ply__verify_selected(run, idx))
+    if (run->sched.slots > 1 && ply__role_of(run, t) == PLY__FIRST && ply__verify_selected(run, idx))
         activate(c, run, idx, PLY__CHECK);
 }
 
@@ -240,7 +237,7 @@ void ply__describe(char *buf, size_t len, const ply__comp_t *k)
 static void settle(ply_coordinator_t *c, run_t *run, size_t idx, int live)
 {
     ply__vjob_t *v = ply__perft(run)->v[idx];
-    if (!v || run->settled[idx]) return;
+    if (!v || run->sched.settled[idx]) return;
     ply__comp_t *k = v->comp;
     const char *fen = ply__perft(run)->plan->jobs[idx].fen;
     if (!ply__verify_selected(run, idx)) { /* restored: a first computation, not chosen */
@@ -264,7 +261,7 @@ static void settle(ply_coordinator_t *c, run_t *run, size_t idx, int live)
         ply__perft(run)->mismatches++;
         ply__count(run->c, CNT_VERIFY_MISMATCHES);
         mm_add(run, idx);
-        ply_warn("run %" PRIu64 ": job %" PRIu64 " (%s): %s, %s: %s", run->id, run->job_base + idx,
+        ply_warn("run %" PRIu64 ": job %" PRIu64 " (%s): %s, %s: %s", run->id, run->sched.job_base + idx,
                  fen, a, b,
                  k[0].arbiter || k[1].arbiter ? "the rule engine decides"
                                               : "a third computation decides");
@@ -290,7 +287,7 @@ static void settle(ply_coordinator_t *c, run_t *run, size_t idx, int live)
             ply__run_fail(run, PLY_EMISMATCH,
                           "job %" PRIu64 " (%s, %u plies) quarantined: three computations "
                           "disagree, and the rule engine cannot afford the job: %s; %s; %s",
-                          run->job_base + idx, fen, ply__perft(run)->plan->job_depth, a, b, d);
+                          run->sched.job_base + idx, fen, ply__perft(run)->plan->job_depth, a, b, d);
             return;
         }
         confirm = 2;
@@ -307,7 +304,7 @@ static void settle(ply_coordinator_t *c, run_t *run, size_t idx, int live)
         snprintf(lost[nlost], sizeof lost[0], "%s", k[r].identity);
         snprintf(lost_worker[nlost], sizeof lost_worker[0], "%s", k[r].worker);
         snprintf(why[nlost], sizeof why[0], "job %" PRIu64 " (%s, %u plies): %s, but %s%s",
-                 run->job_base + idx, fen, ply__perft(run)->plan->job_depth, a, b,
+                 run->sched.job_base + idx, fen, ply__perft(run)->plan->job_depth, a, b,
                  ref >= 0 ? "" : ", confirmed by another identity");
         nlost++;
     }
@@ -327,7 +324,7 @@ void ply__take(ply_coordinator_t *c, run_t *run, size_t t, ply__comp_t *comp, in
     size_t idx = ply__job_of(run, t);
     int role = (int)ply__role_of(run, t);
     ply__task_done(run, t);
-    if (run->settled[idx] || role > PLY__TIE) {
+    if (run->sched.settled[idx] || role > PLY__TIE) {
         ply__comp_free(comp);
         return;
     }
@@ -335,7 +332,7 @@ void ply__take(ply_coordinator_t *c, run_t *run, size_t t, ply__comp_t *comp, in
     if (role > PLY__FIRST) ply__verify_select_late(run, idx);
     /* restoring, a verified run keeps every computation until ply__settle_all: a job's check
      * is read back after its first computation */
-    if (run->slots == 1 || (live && !ply__verify_selected(run, idx))) {
+    if (run->sched.slots == 1 || (live && !ply__verify_selected(run, idx))) {
         apply(run, idx, comp, PLY__WHO_NONE, PLY__CONF_NONE);
         ply__comp_free(comp);
         return;
@@ -365,7 +362,7 @@ void ply__take(ply_coordinator_t *c, run_t *run, size_t t, ply__comp_t *comp, in
 
 void ply__settle_all(ply_coordinator_t *c, run_t *run)
 {
-    if (run->slots == 1) return;
+    if (run->sched.slots == 1) return;
     for (size_t i = 0; i < ply__perft(run)->plan->njobs && run->state == RUN_ACTIVE; i++) settle(c, run, i, 0);
 }
 
@@ -386,7 +383,7 @@ static void recompute(ply_coordinator_t *c, run_t *run, size_t idx, int role)
 {
     size_t t = ply__task_of(run, idx, role);
     ply__result_drop(c, run, idx, role);
-    if (run->jobs[t].state == JOB_DONE) ply__task_queue(run, t);
+    if (run->sched.jobs[t].state == JOB_DONE) ply__task_queue(run, t);
 }
 
 /*
@@ -401,12 +398,12 @@ static void reopen(ply_coordinator_t *c, run_t *run, size_t idx)
     ply__vjob_t *v = ply__perft(run)->v ? ply__perft(run)->v[idx] : NULL;
     if (v && v->drill && !v->drill->done) {
         size_t t = ply__task_of(run, idx, PLY__DRILL);
-        if (run->jobs[t].state == JOB_PENDING) ply__task_done(run, t);
+        if (run->sched.jobs[t].state == JOB_PENDING) ply__task_done(run, t);
         if (ply__perft(run)->drills_pending) ply__perft(run)->drills_pending--;
     }
-    for (int r = PLY__CHECK; r <= PLY__TIE && r < (int)run->slots; r++) {
+    for (int r = PLY__CHECK; r <= PLY__TIE && r < (int)run->sched.slots; r++) {
         size_t t = ply__task_of(run, idx, r);
-        if (run->jobs[t].state != JOB_DONE) continue;
+        if (run->sched.jobs[t].state != JOB_DONE) continue;
         ply__result_drop(c, run, idx, r);
         ply__task_unused(run, t);
     }
@@ -453,7 +450,7 @@ static void forget(ply_coordinator_t *c, run_t *run, size_t j, const char *ident
             memset(&v->comp[PLY__TIE], 0, sizeof v->comp[PLY__TIE]);
             ply__result_drop(c, run, j, PLY__TIE);
         }
-        if (run->jobs[tt].state == JOB_PENDING || run->jobs[tt].state == JOB_DONE)
+        if (run->sched.jobs[tt].state == JOB_PENDING || run->sched.jobs[tt].state == JOB_DONE)
             ply__task_unused(run, tt); /* one in flight comes back and is dropped */
     }
     settle(c, run, j, 1);

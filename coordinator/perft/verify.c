@@ -56,6 +56,7 @@
 #include <string.h>
 
 #include "perft/perft.h"
+#include "batch.h"
 #include "util/error.h"
 #include "util/log.h"
 #include "util/time.h"
@@ -68,8 +69,8 @@
 
 int ply__perft_verify_setup(run_t *run)
 {
-    size_t njobs = run->njobs;
-    uint32_t slots = run->verify_mode == PLY__VERIFY_MODE__VERIFY_MODE_NONE ? 1 : PLY__ROLES;
+    size_t njobs = run->sched.njobs;
+    uint32_t slots = run->verif.mode == PLY__VERIFY_MODE__VERIFY_MODE_NONE ? 1 : PLY__ROLES;
     if (slots > 1 && !(ply__perft(run)->v = calloc(njobs ? njobs : 1, sizeof *ply__perft(run)->v))) return PLY_ENOMEM;
     if (ply__perft(run)->want_stats && !(ply__perft(run)->acc_stats = calloc(njobs ? njobs : 1, sizeof *ply__perft(run)->acc_stats)))
         return PLY_ENOMEM;
@@ -133,7 +134,7 @@ static int others_of(const run_t *run, size_t idx, int role, other_t *o)
     const ply__vjob_t *v = ply__perft(run)->v ? ply__perft(run)->v[idx] : NULL;
     for (int r = 0; r < 3; r++) {
         if (r == role) continue;
-        const job_state_t *j = &run->jobs[ply__task_of(run, idx, r)];
+        const job_state_t *j = &run->sched.jobs[ply__task_of(run, idx, r)];
         if (v && v->comp[r].have && !v->comp[r].arbiter) {
             o[n].identity = v->comp[r].identity;
             o[n++].seed = v->comp[r].seed;
@@ -152,21 +153,21 @@ int ply__perft_eligible(ply_coordinator_t *c, const run_t *run, size_t t, const 
     if (p->probation) return 0;
     size_t idx = ply__job_of(run, t);
     int role = (int)ply__role_of(run, t);
-    const job_state_t *j = &run->jobs[t];
+    const job_state_t *j = &run->sched.jobs[t];
     if (role == PLY__DRILL) {
         const ply__vjob_t *v = ply__perft(run)->v ? ply__perft(run)->v[idx] : NULL;
         return v && v->drill && strncmp(v->drill->worker, p->worker_id, PLY__ID_LEN - 1) == 0 &&
                strcmp(v->drill->identity, p->identity) == 0;
     }
-    if (run->nexcluded && ply__excluded(run, p->identity)) return 0; /* caught wrong in this run */
+    if (run->verif.nexcluded && ply__excluded(run, p->identity)) return 0; /* caught wrong in this run */
     other_t o[3];
-    int n = run->slots > 1 && ply__verify_selected(run, idx) ? others_of(run, idx, role, o) : 0;
+    int n = run->sched.slots > 1 && ply__verify_selected(run, idx) ? others_of(run, idx, role, o) : 0;
     if (!n) return ply__eligible_first(c, run, t, p); /* the common case: any first computation */
     int min = role == PLY__TIE ? 2 : 1; /* a tie-break must come from a third worker */
     int g = grade(p, o, n), best = 0, best_others = 0;
     for (const peer_t *w = c->peers; w; w = w->next) {
         if (w->kind != PEER_WORKER || w->probation || !run->kind->worker_fits(run, w) ||
-            (run->nexcluded && ply__excluded(run, w->identity)))
+            (run->verif.nexcluded && ply__excluded(run, w->identity)))
             continue;
         int wg = grade(w, o, n);
         if (wg > best) best = wg;
@@ -191,10 +192,10 @@ int ply__perft_eligible(ply_coordinator_t *c, const run_t *run, size_t t, const 
 
 void ply__perft_verify_tick(ply_coordinator_t *c, run_t *run, uint64_t now)
 {
-    if (run->slots == 1) return;
-    for (size_t k = 0; k < run->rq_len && run->state == RUN_ACTIVE; k++) {
-        size_t t = run->requeue[run->rq_head + k];
-        if (t >= run->ntasks || run->jobs[t].state != JOB_PENDING) continue;
+    if (run->sched.slots == 1) return;
+    for (size_t k = 0; k < run->sched.rq_len && run->state == RUN_ACTIVE; k++) {
+        size_t t = run->sched.requeue[run->sched.rq_head + k];
+        if (t >= run->sched.ntasks || run->sched.jobs[t].state != JOB_PENDING) continue;
         size_t role = ply__role_of(run, t), idx = ply__job_of(run, t);
         if (role == PLY__DRILL) {
             const ply__vjob_t *v = ply__perft(run)->v[idx];
@@ -204,7 +205,7 @@ void ply__perft_verify_tick(ply_coordinator_t *c, run_t *run, uint64_t now)
                 ply__drill_give_up(c, run, t, why);
             }
         } else if (role == PLY__TIE && c->cfg.worker_wait_ms &&
-                   ply_elapsed_ms(now, run->jobs[t].queued_ms) > c->cfg.worker_wait_ms &&
+                   ply_elapsed_ms(now, run->sched.jobs[t].queued_ms) > c->cfg.worker_wait_ms &&
                    !ply__anyone_eligible(c, run, t)) {
             const ply__vjob_t *v = ply__perft(run)->v[idx];
             char a[192], b[192];
@@ -214,7 +215,7 @@ void ply__perft_verify_tick(ply_coordinator_t *c, run_t *run, uint64_t now)
                           "job %" PRIu64 " (%s, %u plies) quarantined: %s; %s; no third "
                           "worker came within %u ms to settle it, and the rule engine cannot "
                           "afford it",
-                          run->job_base + idx, ply__perft(run)->plan->jobs[idx].fen, ply__perft(run)->plan->job_depth,
+                          run->sched.job_base + idx, ply__perft(run)->plan->jobs[idx].fen, ply__perft(run)->plan->job_depth,
                           a, b, c->cfg.worker_wait_ms);
         }
     }
@@ -293,14 +294,14 @@ static void part(char *buf, size_t len, uint32_t n, const char *what)
 static void summarise(const run_t *run, char *buf, size_t len)
 {
     uint32_t njobs = (uint32_t)ply__perft(run)->plan->njobs;
-    if (run->verify_mode == PLY__VERIFY_MODE__VERIFY_MODE_NONE) {
+    if (run->verif.mode == PLY__VERIFY_MODE__VERIFY_MODE_NONE) {
         snprintf(buf, len, "no job computed twice (verify none)");
         return;
     }
     uint32_t confirmed = ply__perft(run)->by_worker + ply__perft(run)->same_seed + ply__perft(run)->same_worker + ply__perft(run)->by_arbiter;
     snprintf(buf, len,
-             "%u of %u jobs selected (%s); %u confirmed by a second computation:", run->selected,
-             njobs, run->verify_text, confirmed);
+             "%u of %u jobs selected (%s); %u confirmed by a second computation:", run->verif.selected,
+             njobs, run->verif.text, confirmed);
     part(buf, len, ply__perft(run)->by_worker, "by another worker with another Zobrist seed");
     part(buf, len, ply__perft(run)->same_seed, "by another worker with the same seed");
     part(buf, len, ply__perft(run)->same_worker,
@@ -316,10 +317,10 @@ static void summarise(const run_t *run, char *buf, size_t len)
                  "; %u mismatch%s, %u settled by the rule engine or a majority of distinct "
                  "identities",
                  ply__perft(run)->mismatches, ply__perft(run)->mismatches == 1 ? "" : "es", ply__perft(run)->resolved);
-    if (run->nexcluded)
+    if (run->verif.nexcluded)
         snprintf(buf + strlen(buf), len - strlen(buf),
-                 "; %u worker%s caught wrong and excluded, %u job%s recomputed", run->nexcluded,
-                 run->nexcluded == 1 ? "" : "s", run->recomputed, run->recomputed == 1 ? "" : "s");
+                 "; %u worker%s caught wrong and excluded, %u job%s recomputed", run->verif.nexcluded,
+                 run->verif.nexcluded == 1 ? "" : "s", run->verif.recomputed, run->verif.recomputed == 1 ? "" : "s");
 }
 
 static void fill_comp(Ply__Computation *pc, const ply__comp_t *k)
@@ -349,13 +350,13 @@ ply__vreport_t *ply__verification(const run_t *run, Ply__Verification *v)
         ply__vreport_free(&r);
         return NULL;
     }
-    snprintf(r->mode, sizeof r->mode, "%s", run->verify_text[0] ? run->verify_text : "none");
-    if (run->nexcluded && !(r->exclusion = calloc(run->nexcluded, sizeof *r->exclusion))) {
+    snprintf(r->mode, sizeof r->mode, "%s", run->verif.text[0] ? run->verif.text : "none");
+    if (run->verif.nexcluded && !(r->exclusion = calloc(run->verif.nexcluded, sizeof *r->exclusion))) {
         ply__vreport_free(&r);
         return NULL;
     }
     r->nexclusion = ply__exclusion_lines(
-        run, r->exclusion, run->nexcluded < PLY_MAX_EXCLUSIONS ? run->nexcluded : PLY_MAX_EXCLUSIONS);
+        run, r->exclusion, run->verif.nexcluded < PLY_MAX_EXCLUSIONS ? run->verif.nexcluded : PLY_MAX_EXCLUSIONS);
     summarise(run, r->summary, sizeof r->summary);
     *v = (Ply__Verification)PLY__VERIFICATION__INIT;
     v->mode = r->mode;
@@ -363,7 +364,7 @@ ply__vreport_t *ply__verification(const run_t *run, Ply__Verification *v)
     v->has_perft1_checked = 1, v->perft1_checked = ply__perft(run)->perft1_checked;
     v->has_jobs = 1, v->jobs = (uint32_t)ply__perft(run)->plan->njobs;
     v->has_mismatches = 1, v->mismatches = ply__perft(run)->mismatches;
-    v->has_jobs_selected = 1, v->jobs_selected = run->selected;
+    v->has_jobs_selected = 1, v->jobs_selected = run->verif.selected;
     v->has_checked_by_worker = 1, v->checked_by_worker = ply__perft(run)->by_worker;
     v->has_checked_same_seed = 1, v->checked_same_seed = ply__perft(run)->same_seed;
     v->has_checked_same_worker = 1, v->checked_same_worker = ply__perft(run)->same_worker;
@@ -373,8 +374,8 @@ ply__vreport_t *ply__verification(const run_t *run, Ply__Verification *v)
     v->has_workers = 1, v->workers = ply__perft(run)->nused_ids;
     v->has_seeds = 1, v->seeds = ply__perft(run)->nused_seeds;
     v->has_identities = 1, v->identities = ply__identities_used(run);
-    v->has_excluded = 1, v->excluded = run->nexcluded;
-    v->has_recomputed = 1, v->recomputed = run->recomputed;
+    v->has_excluded = 1, v->excluded = run->verif.nexcluded;
+    v->has_recomputed = 1, v->recomputed = run->verif.recomputed;
     v->n_exclusion = r->nexclusion, v->exclusion = r->exclusion;
     size_t nc = 0;
     for (size_t i = 0; i < n; i++) {
@@ -383,12 +384,12 @@ ply__vreport_t *ply__verification(const run_t *run, Ply__Verification *v)
         if (!vj) continue;
         Ply__Mismatch *x = &r->mm[r->ndetail];
         *x = (Ply__Mismatch)PLY__MISMATCH__INIT;
-        x->has_job_id = 1, x->job_id = run->job_base + idx;
+        x->has_job_id = 1, x->job_id = run->sched.job_base + idx;
         x->fen = ply__perft(run)->plan->jobs[idx].fen;
         x->has_depth = 1, x->depth = ply__perft(run)->plan->job_depth;
         x->computation = &r->compp[nc];
         char line[3 * 160 + PLY__WHY_LEN + 256];
-        snprintf(line, sizeof line, "job %" PRIu64 " (%s, %u plies):", run->job_base + idx, x->fen,
+        snprintf(line, sizeof line, "job %" PRIu64 " (%s, %u plies):", run->sched.job_base + idx, x->fen,
                  x->depth);
         for (int k = 0; k < 3; k++) {
             if (!vj->comp[k].have) continue;

@@ -33,6 +33,7 @@
 
 #include "arbiter/san.h"
 #include "kind.h"
+#include "batch.h"
 #include "search/game.h"
 #include "search/verify.h"
 #include "util/error.h"
@@ -152,9 +153,7 @@ static int check_searchmoves(const ply_arb_pos_t *pos, const Ply__SearchRequest 
  */
 static int prepare(run_t *run, const uint8_t *request, size_t len, char *why, size_t why_len)
 {
-    ply__search_run_t *s = calloc(1, sizeof *s);
-    if (!s) return PLY_ENOMEM;
-    run->kind_state = s;
+    ply__search_run_t *s = srun(run);
     s->request = malloc(len ? len : 1);
     if (!s->request) return PLY_ENOMEM;
     memcpy(s->request, request, len);
@@ -183,6 +182,11 @@ static int prepare(run_t *run, const uint8_t *request, size_t len, char *why, si
     if (ply_arb_to_fen(&pos, srun(run)->fen, sizeof srun(run)->fen) < 0)
         return ply_why(why, why_len, PLY_EFEN, "the position analysed cannot be written");
     return 0;
+}
+
+static void *search_state_new(void)
+{
+    return calloc(1, sizeof(ply__search_run_t));
 }
 
 /* What a search Submit asks, validated by the rule engine, into @run. */
@@ -233,13 +237,13 @@ static int search_restore(ply_coordinator_t *c, run_t *run, const ply_store_run_
         search_plan(run);
         r = search_planned(run, reason, sizeof reason);
     }
-    if (r == 0 && run->njobs != sr->njobs)
-        snprintf(reason, sizeof reason, "its request plans %zu jobs, %u were stored", run->njobs,
+    if (r == 0 && run->sched.njobs != sr->njobs)
+        snprintf(reason, sizeof reason, "its request plans %zu jobs, %u were stored", run->sched.njobs,
                  sr->njobs),
             r = PLY_EDB;
     if (r < 0)
         return ply_why(why, why_len, PLY_EDB, "state file %s: run %" PRIu64 ": %s", c->state_path,
-                       run->id, reason);
+                       sr->id, reason);
     return 0;
 }
 
@@ -300,7 +304,7 @@ static void search_plan(run_t *run)
 static int search_planned(run_t *run, char *why, size_t why_len)
 {
     ply__search_run_t *s = srun(run);
-    run->njobs = s->jobs || s->game ? s->njobs : 0;
+    ply__tasks_plan(run, s->jobs || s->game ? s->njobs : 0);
     if (!s->jobs && !s->game)
         return ply_why(why, why_len, PLY_ENOMEM, "out of memory planning the search");
     return 0;
@@ -309,10 +313,10 @@ static int search_planned(run_t *run, char *why, size_t why_len)
 static int search_setup(run_t *run)
 {
     ply__search_run_t *s = srun(run);
-    s->done = calloc(run->njobs ? run->njobs : 1, sizeof *s->done);
+    s->done = calloc(run->sched.njobs ? run->sched.njobs : 1, sizeof *s->done);
     if (!s->done) return PLY_ENOMEM;
-    if (run->verify_mode != PLY__VERIFY_MODE__VERIFY_MODE_NONE) { /* search/verify.c */
-        if (!(s->sv = ply__sv_new(run->njobs))) return PLY_ENOMEM;
+    if (run->verif.mode != PLY__VERIFY_MODE__VERIFY_MODE_NONE) { /* search/verify.c */
+        if (!(s->sv = ply__sv_new(run->sched.njobs))) return PLY_ENOMEM;
         int rc = ply__sv_setup(run);
         if (rc < 0) return rc;
     } else {
@@ -339,7 +343,6 @@ static void sjob_free(sjob_t *j)
 static void search_free_run(run_t *run)
 {
     ply__search_run_t *s = srun(run);
-    if (!s) return;
     ply__sv_free(&s->sv);
     for (size_t i = 0; s->jobs && i < s->njobs; i++) sjob_free(&s->jobs[i]);
     for (uint32_t i = 0; i < s->nrejection; i++) free(s->rejection[i]);
@@ -349,7 +352,6 @@ static void search_free_run(run_t *run)
     free(s->done);
     free(s->request);
     free(s);
-    run->kind_state = NULL;
 }
 
 /* Every search task is queued again when its attempt fails. */
@@ -426,7 +428,7 @@ static int search_eligible(ply_coordinator_t *c, const run_t *run, size_t t, con
 
 static void search_verify_tick(ply_coordinator_t *c, run_t *run, uint64_t now)
 {
-    if (run->slots > 1) ply__sv_tick(c, run, now);
+    if (run->sched.slots > 1) ply__sv_tick(c, run, now);
 }
 
 /* A check or tie-break of a verified run waits for a worker of the same engine. */
@@ -555,10 +557,9 @@ static int accept_line(run_t *run, size_t job, Ply__SearchResult *res, const cha
     /* SearchAnswer.nodes has no high word: exact, or absent */
     s->progress.has_nodes = ply_u128_hi(srun(run)->nodes) == 0;
     s->progress.nodes = ply_u128_lo(srun(run)->nodes);
-    run->settled[job] = 1;
-    run->done++;
-    if (run->slots == 1) ply__task_done(run, job); /* else search/verify.c ends its tasks */
-    if (run->state == RUN_ACTIVE && run->done == run->njobs) run->state = RUN_DONE;
+    ply__job_settled(run, job);
+    if (run->sched.slots == 1) ply__task_done(run, job); /* else search/verify.c ends its tasks */
+    if (run->sched.done == run->sched.njobs) ply__run_done(run);
     return 0;
 }
 
@@ -582,7 +583,7 @@ void ply__search_unaccept(run_t *run, size_t job)
 {
     ply__search_run_t *s = srun(run);
     sjob_t *j = s->game ? NULL : &s->jobs[job];
-    if (!j || !run->settled[job] || !j->res) return; /* verified runs analyse root moves only */
+    if (!j || !run->sched.settled[job] || !j->res) return; /* verified runs analyse root moves only */
     for (size_t i = 0; i < s->ndone; i++)
         if (s->done[i] == &j->am) {
             memmove(s->done + i, s->done + i + 1, (s->ndone - i - 1) * sizeof *s->done);
@@ -596,11 +597,10 @@ void ply__search_unaccept(run_t *run, size_t job)
     s->replayed -= (uint32_t)j->res->n_lines;
     sjob_free(j);
     progress_totals(run);
-    run->settled[job] = 0;
-    run->done--;
+    ply__job_unsettled(run, job);
     /* its last job settled and caught a liar in the same step: not done after all (the run
      * is answered only when the loop reaps it, after this) */
-    if (run->state == RUN_DONE) run->state = RUN_ACTIVE;
+    ply__run_reopen(run);
 }
 
 const char *ply__search_job_label(const run_t *run, size_t job, char *buf, size_t len);
@@ -625,7 +625,7 @@ static void search_take_result(ply_coordinator_t *c, run_t *run, size_t t, peer_
                            ply__search_job_label(run, ply__job_of(run, t), what, sizeof what));
     if (rc < 0) {
         snprintf(line, sizeof line, "%s (identity %s): %s (job %" PRIu64 ", attempt %u)", p->name,
-                 p->identity, why, run->job_base + t, r->attempt);
+                 p->identity, why, run->sched.job_base + t, r->attempt);
         note_rejection(run, line);
         ply__job_requeue(c, run, t, 1, line);
         return;
@@ -648,10 +648,8 @@ static void search_take_result(ply_coordinator_t *c, run_t *run, size_t t, peer_
     rc = !own ? PLY_ENOMEM : ply__result_store(c, run, &sr, why, sizeof why);
     free(buf);
     if (rc == 0) {
-        ply__count(c, CNT_RESULTS_COMPUTED);
-        run->results_computed++;
+        ply__run_computed(c, run, 1);
         srun(run)->worker_time_us += r->search->time_us;
-        if (!run->started_ms) run->started_ms = ply_time_ms();
         if (srun(run)->sv) /* compared with the job's other searches first */
             ply__sv_take(c, run, t, own, p->worker_id, p->identity, p->engine_id, r->attempt, 1);
         else
@@ -675,7 +673,7 @@ static void search_refused_result(ply_coordinator_t *c, run_t *run, size_t t, pe
     snprintf(line, sizeof line,
              "%s (identity %s): %s: a malformed result (%s) (job %" PRIu64 ", attempt %u)", p->name,
              p->identity, ply__search_job_label(run, ply__job_of(run, t), what, sizeof what), why,
-             run->job_base + t, run->jobs[t].attempt);
+             run->sched.job_base + t, run->sched.jobs[t].attempt);
     note_rejection(run, line);
     ply__job_requeue(c, run, t, 1, line);
 }
@@ -684,13 +682,13 @@ static void search_refused_result(ply_coordinator_t *c, run_t *run, size_t t, pe
 static int search_restore_result(ply_coordinator_t *c, run_t *run, const ply_store_result_t *r,
                                  char *why, size_t why_len)
 {
-    if (r->job >= run->njobs || r->role >= run->slots || !r->payload)
+    if (r->job >= run->sched.njobs || r->role >= run->sched.slots || !r->payload)
         return ply_why(why, why_len, PLY_EDB,
                        "state file %s: run %" PRIu64 ": a result for job %u (computation %u) "
                        "that the run cannot have",
                        c->state_path, run->id, r->job, r->role);
     size_t t = ply__task_of(run, r->job, (int)r->role);
-    if (run->jobs[t].state == JOB_DONE) return 0;
+    if (run->sched.jobs[t].state == JOB_DONE) return 0;
     char reason[PLY__WHY_LEN], what[PLY__WHY_LEN];
     Ply__SearchResult *res = ply__search_result__unpack(NULL, r->payload_len, r->payload);
     int rc = res ? check_result(run, r->job, res, reason, sizeof reason)
@@ -702,20 +700,19 @@ static int search_restore_result(ply_coordinator_t *c, run_t *run, const ply_sto
         if (res) ply__search_result__free_unpacked(res, NULL);
         return 0;
     }
-    run->results_restored++;
-    c->results_restored++;
     if (srun(run)->sv) { /* kept for comparison: search_resumed settles */
         ply__sv_take(c, run, t, res, r->worker_id, r->identity ? r->identity : "", "", r->attempt,
                      0);
-        return 0;
+        return 1;
     }
-    return accept_line(run, r->job, res, r->worker_id, r->identity ? r->identity : "");
+    rc = accept_line(run, r->job, res, r->worker_id, r->identity ? r->identity : "");
+    return rc < 0 ? rc : 1;
 }
 
 static void search_resumed(ply_coordinator_t *c, run_t *run)
 {
     if (srun(run)->sv) ply__sv_resumed(c, run);
-    if (run->state == RUN_ACTIVE && run->done == run->njobs) run->state = RUN_DONE;
+    if (run->sched.done == run->sched.njobs) ply__run_done(run);
 }
 
 /* ------------------------------------------------------------- describing */
@@ -740,12 +737,12 @@ static void search_describe_plan(const run_t *run, char *buf, size_t len)
     if (s->game)
         snprintf(buf, len,
                  "%zu positions of a game in %zu chunks of up to %d, each searched backwards",
-                 s->req->n_plies, run->njobs, PLY__GAME_CHUNK);
+                 s->req->n_plies, run->sched.njobs, PLY__GAME_CHUNK);
     else if (s->status)
         snprintf(buf, len, "no legal move (%s): no jobs",
                  s->status == STATUS_CHECKMATE ? "checkmate" : "stalemate");
     else
-        snprintf(buf, len, "%zu root moves, one job each", run->njobs);
+        snprintf(buf, len, "%zu root moves, one job each", run->sched.njobs);
 }
 
 static void search_describe_job(const run_t *run, size_t job, char *buf, size_t len)
@@ -764,10 +761,10 @@ static void search_fill_asked(const run_t *run, ply__asked_t *asked)
     *a = (Ply__RunAsked)PLY__RUN_ASKED__INIT;
     a->has_kind = 1, a->kind = PLY__JOB_KIND__JOB_KIND_SEARCH;
     a->search = srun(run)->req;
-    if (run->verify_mode != PLY__VERIFY_MODE__VERIFY_MODE_NONE) a->has_verify = 1;
-    a->verify = (Ply__VerifyMode)run->verify_mode;
-    a->has_verify_ppm = run->verify_mode == PLY__VERIFY_MODE__VERIFY_MODE_SAMPLE;
-    a->verify_ppm = run->verify_ppm;
+    if (run->verif.mode != PLY__VERIFY_MODE__VERIFY_MODE_NONE) a->has_verify = 1;
+    a->verify = (Ply__VerifyMode)run->verif.mode;
+    a->has_verify_ppm = run->verif.mode == PLY__VERIFY_MODE__VERIFY_MODE_SAMPLE;
+    a->verify_ppm = run->verif.ppm;
 }
 
 static void search_summary(const run_t *run, ply__summary_t *sum)
@@ -794,7 +791,7 @@ static int search_asked_again(const finished_t *f, ply__asked_t *a)
 static void search_fill_accepted(const run_t *run, Ply__Accepted *a)
 {
     a->has_split_depth = 1, a->split_depth = 0;
-    a->has_paths = 1, a->paths = run->njobs;
+    a->has_paths = 1, a->paths = run->sched.njobs;
     a->fen = (char *)srun(run)->fen;
 }
 
@@ -855,7 +852,7 @@ static zmsg_t *search_answer(ply_coordinator_t *c, run_t *run)
     if (srun(run)->depth) rr.has_depth = 1, rr.depth = srun(run)->depth;
     rr.has_nodes = 1, rr.nodes = ply_u128_lo(srun(run)->nodes);
     rr.has_nodes_hi = ply_u128_hi(srun(run)->nodes) != 0, rr.nodes_hi = ply_u128_hi(srun(run)->nodes);
-    rr.has_jobs = 1, rr.jobs = (uint32_t)run->njobs;
+    rr.has_jobs = 1, rr.jobs = (uint32_t)run->sched.njobs;
     uint64_t now = ply_time_ms();
     rr.has_time_ms = 1, rr.time_ms = ply__run_time_ms(run, now);
     rr.has_queued_ms = 1, rr.queued_ms = ply__run_queued_ms(run, now);
@@ -890,7 +887,7 @@ static zmsg_t *search_answer(ply_coordinator_t *c, run_t *run)
     if (s->game)
         ply_info("run %" PRIu64 ": game analysis: %zu positions in %zu chunks, %u lines refused, "
                  "%s nodes, %" PRIu64 " ms",
-                 run->id, nsorted, run->njobs, s->rejected, total,
+                 run->id, nsorted, run->sched.njobs, s->rejected, total,
                  ply_time_ms() - run->submitted_ms);
     else if (s->ndone)
         ply_info("run %" PRIu64 ": search of %s: best %s (%s), %zu moves, %u lines refused, %s "
@@ -907,6 +904,7 @@ static zmsg_t *search_answer(ply_coordinator_t *c, run_t *run)
 const ply__kind_t ply__kind_search = {
     .id = PLY__JOB_KIND__JOB_KIND_SEARCH,
     .name = "search",
+    .state_new = search_state_new,
     .submit = search_submit,
     .restore = search_restore,
     .same_request = search_same_request,

@@ -27,6 +27,7 @@
  * from the start (a stored computation does not say which engine_id computed it).
  */
 #include "search/verify.h"
+#include "batch.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -117,7 +118,7 @@ static int others_of(const run_t *run, const ply__sv_t *sv, size_t idx, int role
     for (int r = 0; r < 3; r++) {
         if (r == role) continue;
         const svcomp_t *k = &sv->jobs[idx].comp[r];
-        const job_state_t *j = &run->jobs[ply__task_of(run, idx, r)];
+        const job_state_t *j = &run->sched.jobs[ply__task_of(run, idx, r)];
         if (k->have) {
             o[n].identity = k->identity, o[n++].engine_id = k->engine_id;
         } else if (j->state == JOB_INFLIGHT && j->worker) {
@@ -132,7 +133,7 @@ static int others_of(const run_t *run, const ply__sv_t *sv, size_t idx, int role
 static int fits_role(const run_t *run, const ply__sv_t *sv, size_t t, const peer_t *p)
 {
     if (p->kind != PEER_WORKER || p->probation || !run->kind->worker_fits(run, p)) return 0;
-    if (run->nexcluded && ply__excluded(run, p->identity)) return 0;
+    if (run->verif.nexcluded && ply__excluded(run, p->identity)) return 0;
     size_t idx = ply__job_of(run, t);
     if (!ply__verify_selected(run, idx)) return 1;
     if (!p->engine_id[0]) return 0;
@@ -150,7 +151,7 @@ int ply__sv_eligible(ply_coordinator_t *c, const run_t *run, size_t t, const pee
     *no_hash = 0; /* a reproducible search has its own table anyway */
     const ply__sv_t *sv = ply__search_sv(run);
     if (!sv || !fits_role(run, sv, t, p)) return 0;
-    const job_state_t *j = &run->jobs[t];
+    const job_state_t *j = &run->sched.jobs[t];
     if (!j->avoid || j->avoid != p->id_hash) return 1;
     /* a task that failed on this worker goes elsewhere when another may take it */
     for (const peer_t *w = c->peers; w; w = w->next)
@@ -164,14 +165,14 @@ int ply__sv_eligible(ply_coordinator_t *c, const run_t *run, size_t t, const pee
 static void activate(run_t *run, size_t idx, int role)
 {
     size_t t = ply__task_of(run, idx, role);
-    if (run->jobs[t].state == JOB_UNUSED) ply__task_queue(run, t);
+    if (run->sched.jobs[t].state == JOB_UNUSED) ply__task_queue(run, t);
 }
 
 void ply__sv_handed_out(ply_coordinator_t *c, run_t *run, size_t t)
 {
     (void)c;
     size_t idx = ply__job_of(run, t);
-    if (run->slots > 1 && ply__role_of(run, t) == PLY__FIRST && ply__verify_selected(run, idx))
+    if (run->sched.slots > 1 && ply__role_of(run, t) == PLY__FIRST && ply__verify_selected(run, idx))
         activate(run, idx, PLY__CHECK);
 }
 
@@ -231,12 +232,12 @@ static void accept_job(run_t *run, ply__sv_t *sv, size_t idx, int role, int conf
 {
     svjob_t *v = &sv->jobs[idx];
     svcomp_t *k = &v->comp[role];
-    ply__acc_t *a = &run->acc[idx];
-    a->who = (uint16_t)ply__ident_of(run, k->identity, k->worker);
-    a->who2 = (uint16_t)(confirm >= 0 ? ply__ident_of(run, v->comp[confirm].identity,
-                                                      v->comp[confirm].worker)
-                                      : PLY__WHO_NONE);
-    a->kind = confirm >= 0 ? PLY__CONF_WORKER : PLY__CONF_NONE;
+    unsigned who = ply__ident_of(run, k->identity, k->worker);
+    ply__verify_settled_by(run, idx, who,
+                           confirm >= 0 ? ply__ident_of(run, v->comp[confirm].identity,
+                                                        v->comp[confirm].worker)
+                                        : PLY__WHO_NONE,
+                           confirm >= 0 ? PLY__CONF_WORKER : PLY__CONF_NONE, 0);
     if (confirm >= 0) sv->matched++;
     Ply__SearchResult *res = k->res;
     k->res = NULL;
@@ -252,7 +253,7 @@ static void drop_comp(ply_coordinator_t *c, run_t *run, ply__sv_t *sv, size_t id
     size_t t = ply__task_of(run, idx, role);
     comp_clear(&sv->jobs[idx].comp[role]);
     ply__result_drop(c, run, idx, role);
-    if (run->jobs[t].state == JOB_DONE || (!again && run->jobs[t].state == JOB_PENDING)) {
+    if (run->sched.jobs[t].state == JOB_DONE || (!again && run->sched.jobs[t].state == JOB_PENDING)) {
         if (again)
             ply__task_queue(run, t);
         else
@@ -283,7 +284,7 @@ static void settle(ply_coordinator_t *c, run_t *run, ply__sv_t *sv, size_t idx, 
 {
     svjob_t *v = &sv->jobs[idx];
     svcomp_t *k = v->comp;
-    if (run->settled[idx] || run->state != RUN_ACTIVE) return;
+    if (run->sched.settled[idx] || run->state != RUN_ACTIVE) return;
     if (!ply__verify_selected(run, idx)) {
         if (k[0].have) accept_job(run, sv, idx, 0, -1);
         return;
@@ -294,7 +295,7 @@ static void settle(ply_coordinator_t *c, run_t *run, ply__sv_t *sv, size_t idx, 
     }
     char a[256], b[256], d[256], label[64];
     ply__search_job_label(run, idx, label, sizeof label);
-    uint64_t job_id = run->job_base + idx;
+    uint64_t job_id = run->sched.job_base + idx;
     if (!v->mismatch) {
         if (comp_same(&k[0], &k[1])) {
             accept_job(run, sv, idx, 0, 1);
@@ -343,7 +344,7 @@ static void reopen(ply_coordinator_t *c, run_t *run, ply__sv_t *sv, size_t idx)
 {
     svjob_t *v = &sv->jobs[idx];
     ply__search_unaccept(run, idx);
-    if (run->acc[idx].kind == PLY__CONF_WORKER && sv->matched) sv->matched--;
+    if (run->verif.acc[idx].kind == PLY__CONF_WORKER && sv->matched) sv->matched--;
     if (v->mismatch) { /* settled on a majority the excluded identity was part of */
         v->mismatch = 0;
         sv->mismatches--;
@@ -395,7 +396,7 @@ void ply__sv_take(ply_coordinator_t *c, run_t *run, size_t t, Ply__SearchResult 
     size_t idx = ply__job_of(run, t);
     int role = (int)ply__role_of(run, t);
     ply__task_done(run, t);
-    if (!sv || run->settled[idx] || role > PLY__TIE) {
+    if (!sv || run->sched.settled[idx] || role > PLY__TIE) {
         ply__search_result__free_unpacked(res, NULL);
         return;
     }
@@ -425,9 +426,9 @@ void ply__sv_resumed(ply_coordinator_t *c, run_t *run)
 {
     ply__sv_t *sv = ply__search_sv(run);
     if (!sv) return;
-    for (size_t i = 0; i < run->njobs && run->state == RUN_ACTIVE; i++) {
+    for (size_t i = 0; i < run->sched.njobs && run->state == RUN_ACTIVE; i++) {
         settle(c, run, sv, i, 0);
-        if (run->settled[i] || !ply__verify_selected(run, i)) continue;
+        if (run->sched.settled[i] || !ply__verify_selected(run, i)) continue;
         /* a check or tie-break would need the engine_id of a search read back: not stored */
         svjob_t *v = &sv->jobs[i];
         if (v->mismatch) v->mismatch = 0, sv->mismatches--;
@@ -442,13 +443,13 @@ void ply__sv_tick(ply_coordinator_t *c, run_t *run, uint64_t now)
 {
     ply__sv_t *sv = ply__search_sv(run);
     if (!sv || !c->cfg.worker_wait_ms) return;
-    for (size_t q = 0; q < run->rq_len && run->state == RUN_ACTIVE; q++) {
-        size_t t = run->requeue[run->rq_head + q];
-        if (t >= run->ntasks || run->jobs[t].state != JOB_PENDING) continue;
+    for (size_t q = 0; q < run->sched.rq_len && run->state == RUN_ACTIVE; q++) {
+        size_t t = run->sched.requeue[run->sched.rq_head + q];
+        if (t >= run->sched.ntasks || run->sched.jobs[t].state != JOB_PENDING) continue;
         int role = (int)ply__role_of(run, t);
         size_t idx = ply__job_of(run, t);
         if (role == PLY__FIRST ||
-            ply_elapsed_ms(now, run->jobs[t].queued_ms) <= c->cfg.worker_wait_ms ||
+            ply_elapsed_ms(now, run->sched.jobs[t].queued_ms) <= c->cfg.worker_wait_ms ||
             ply__anyone_eligible(c, run, t))
             continue;
         const svcomp_t *k = sv->jobs[idx].comp;
@@ -461,14 +462,14 @@ void ply__sv_tick(ply_coordinator_t *c, run_t *run, uint64_t now)
                           "job %" PRIu64 " (root move %s) was chosen for a check (%s), but no "
                           "second worker of the same engine (engine id \"%s\") came within %u "
                           "ms: the run is not reported as verified%s%s",
-                          run->job_base + idx, label, run->verify_text,
+                          run->sched.job_base + idx, label, run->verif.text,
                           k[0].have ? k[0].engine_id : "?", c->cfg.worker_wait_ms, a[0] ? "; " : "",
                           a);
         else
             ply__run_fail(run, PLY_EMISMATCH,
                           "job %" PRIu64 " (root move %s) quarantined: %s; %s; no third worker "
                           "of the same engine came within %u ms to settle it",
-                          run->job_base + idx, label, a, b, c->cfg.worker_wait_ms);
+                          run->sched.job_base + idx, label, a, b, c->cfg.worker_wait_ms);
     }
 }
 
@@ -486,7 +487,7 @@ void ply__sv_waiting(const run_t *run, size_t t, char *buf, size_t len)
              "to %s job %" PRIu64 " (root move %s; --verify %s)",
              role == PLY__CHECK ? "second" : "third", k[0].have ? k[0].engine_id : "?",
              role == PLY__CHECK ? "" : "s", role == PLY__CHECK ? "check" : "settle",
-             run->job_base + idx, label, run->verify_text);
+             run->sched.job_base + idx, label, run->verif.text);
 }
 
 /* -------------------------------------------------------------------- report */
@@ -494,7 +495,7 @@ void ply__sv_waiting(const run_t *run, size_t t, char *buf, size_t len)
 void ply__sv_report(const run_t *run, ply__sv_t *sv, Ply__Verification *v)
 {
     *v = (Ply__Verification)PLY__VERIFICATION__INIT;
-    snprintf(sv->mode, sizeof sv->mode, "%s", run->verify_text[0] ? run->verify_text : "none");
+    snprintf(sv->mode, sizeof sv->mode, "%s", run->verif.text[0] ? run->verif.text : "none");
     for (size_t i = 0; i < sv->nexclusion; i++) free(sv->exclusion[i]);
     sv->nexclusion = 0;
     sv->nexclusion = ply__exclusion_lines(run, sv->exclusion, PLY_MAX_EXCLUSIONS);
@@ -504,28 +505,28 @@ void ply__sv_report(const run_t *run, ply__sv_t *sv, Ply__Verification *v)
                      "%u of %zu jobs selected (%s), each searched reproducibly (one thread, a "
                      "fresh %d MiB table); %u matched exactly by another identity of the same "
                      "engine; lines from %u distinct identit%s",
-                     run->selected, run->njobs, sv->mode, PLY_SEARCH_REPRO_HASH_MIB, sv->matched,
+                     run->verif.selected, run->sched.njobs, sv->mode, PLY_SEARCH_REPRO_HASH_MIB, sv->matched,
                      ids, ids == 1 ? "y" : "ies");
     if (sv->mismatches && o > 0 && (size_t)o < sizeof s)
         o += snprintf(s + o, sizeof s - (size_t)o,
                       "; %u mismatch%s, %u settled by a majority of three identities",
                       sv->mismatches, sv->mismatches == 1 ? "" : "es", sv->resolved);
-    if (run->nexcluded && o > 0 && (size_t)o < sizeof s)
+    if (run->verif.nexcluded && o > 0 && (size_t)o < sizeof s)
         snprintf(s + o, sizeof s - (size_t)o,
                  "; %u worker%s caught wrong and excluded, %u job%s "
                  "searched again",
-                 run->nexcluded, run->nexcluded == 1 ? "" : "s", run->recomputed,
-                 run->recomputed == 1 ? "" : "s");
+                 run->verif.nexcluded, run->verif.nexcluded == 1 ? "" : "s", run->verif.recomputed,
+                 run->verif.recomputed == 1 ? "" : "s");
     ply_msg_text_sanitize(sv->summary, sizeof sv->summary, s);
     v->mode = sv->mode;
-    v->has_jobs = 1, v->jobs = (uint32_t)run->njobs;
-    v->has_jobs_selected = 1, v->jobs_selected = run->selected;
+    v->has_jobs = 1, v->jobs = (uint32_t)run->sched.njobs;
+    v->has_jobs_selected = 1, v->jobs_selected = run->verif.selected;
     v->has_checked_by_worker = 1, v->checked_by_worker = sv->matched;
     v->has_mismatches = 1, v->mismatches = sv->mismatches;
     v->has_resolved = 1, v->resolved = sv->resolved;
     v->has_identities = 1, v->identities = ids;
-    v->has_excluded = 1, v->excluded = run->nexcluded;
-    v->has_recomputed = 1, v->recomputed = run->recomputed;
+    v->has_excluded = 1, v->excluded = run->verif.nexcluded;
+    v->has_recomputed = 1, v->recomputed = run->verif.recomputed;
     v->summary = sv->summary;
     v->n_exclusion = sv->nexclusion, v->exclusion = sv->exclusion;
     v->n_detail = sv->ndetail, v->detail = sv->detail;

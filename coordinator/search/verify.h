@@ -11,7 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "internal.h"
+#include "runs.h"
 
 typedef struct ply__sv ply__sv_t;
 

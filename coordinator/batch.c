@@ -13,7 +13,7 @@
 #include "util/error.h"
 #include "util/log.h"
 
-void ply__result_drop(ply_coordinator_t *c, run_t *run, size_t idx, int role)
+void ply__result_drop(ply_coordinator_t *c, ply__run_t *run, size_t idx, int role)
 {
     char why[PLY__WHY_LEN] = "";
     if (!c->store) return;
@@ -29,7 +29,7 @@ void ply__result_drop(ply_coordinator_t *c, run_t *run, size_t idx, int role)
         ply__run_fail(run, PLY_EDB, "%s", why);
 }
 
-int ply__result_store(ply_coordinator_t *c, const run_t *run, const ply_store_result_t *r,
+int ply__result_store(ply_coordinator_t *c, const ply__run_t *run, const ply_store_result_t *r,
                       char *why, size_t why_len)
 {
     if (!c->store) return 0;
@@ -56,7 +56,7 @@ void ply__batch_flush(ply_coordinator_t *c)
     char why[PLY__WHY_LEN] = "";
     if (ply_store_commit(c->store, why, sizeof why) < 0) {
         for (unsigned i = 0; i < c->batch_nruns; i++) {
-            run_t *run = ply__run_find(c, c->batch_runs[i]);
+            ply__run_t *run = ply__run_find(c, c->batch_runs[i]);
             if (run) ply__run_fail(run, PLY_EDB, "results not stored: %s", why);
         }
     }

@@ -24,12 +24,12 @@ void ply__batch_flush(ply_coordinator_t *c);
  * of job @idx of @run, in the open group-commit transaction (opened when none is): it is
  * computed again. Nothing without a state file; a store error fails @run (PLY_EDB).
  */
-void ply__result_drop(ply_coordinator_t *c, run_t *run, size_t idx, int role);
+void ply__result_drop(ply_coordinator_t *c, ply__run_t *run, size_t idx, int role);
 /**
  * ply__result_store - store result @r of @run in the open group-commit transaction (opened
  * when none is: see ply__batch_flush), flushed once PLY__BATCH_MAX results wait. 0 without a
  * state file; PLY_EDB or PLY_EINVAL (ply_store_add_result's) with the reason in @why.
  */
-int ply__result_store(ply_coordinator_t *c, const run_t *run, const ply_store_result_t *r,
+int ply__result_store(ply_coordinator_t *c, const ply__run_t *run, const ply_store_result_t *r,
                       char *why, size_t why_len);
 #endif

@@ -29,11 +29,11 @@
 /* The run's plan, on the thread pool (its kind's). */
 static void plan_work(uv_work_t *w)
 {
-    run_t *run = w->data;
+    ply__run_t *run = w->data;
     run->kind->plan(run);
 }
 
-static int run_setup(ply_coordinator_t *c, run_t *run)
+static int run_setup(ply_coordinator_t *c, ply__run_t *run)
 {
     if (run->kind->setup(run) < 0) return PLY_ENOMEM;
     ply__tasks_number(c, run, UINT64_MAX);
@@ -41,7 +41,7 @@ static int run_setup(ply_coordinator_t *c, run_t *run)
     return 0;
 }
 
-static void send_accepted(ply_coordinator_t *c, zframe_t *rid, const run_t *run)
+static void send_accepted(ply_coordinator_t *c, zframe_t *rid, const ply__run_t *run)
 {
     Ply__Accepted a = PLY__ACCEPTED__INIT;
     a.has_run_id = 1, a.run_id = run->id;
@@ -57,7 +57,7 @@ static void send_accepted(ply_coordinator_t *c, zframe_t *rid, const run_t *run)
 }
 
 /* The run and its plan into the state file (one transaction), before anyone hears "accepted". */
-static int store_run(ply_coordinator_t *c, const run_t *run, char *why, size_t why_len)
+static int store_run(ply_coordinator_t *c, const ply__run_t *run, char *why, size_t why_len)
 {
     if (!c->store) return 0;
     ply__batch_flush(c); /* its own transaction */
@@ -84,12 +84,12 @@ static int store_run(ply_coordinator_t *c, const run_t *run, char *why, size_t w
 
 static void plan_done(uv_work_t *w, int status)
 {
-    run_t *run = w->data;
+    ply__run_t *run = w->data;
     ply_coordinator_t *c = run->c;
     char why[PLY__WHY_LEN] = "", plan_why[PLY__WHY_LEN] = "";
     c->pending_work--;
     int planned = run->kind->planned(run, plan_why, sizeof plan_why); /* the run owns the plan */
-    if (status == UV_ECANCELED || c->state != C_RUNNING) {
+    if (status == UV_ECANCELED || c->state != PLY__C_RUNNING) {
         ply__run_fail(run, PLY_ECANCELED, "coordinator stopping");
     } else if (run->canceled) {
         ply__run_fail(run, PLY_ECANCELED, "run %" PRIu64 " canceled", run->id);
@@ -115,10 +115,10 @@ static void plan_done(uv_work_t *w, int status)
  * exactly what @want asks (its kind, its request) and that its owner may
  * read: `ply perft --state FILE ...` (or `ply analyse`) run again resumes it.
  */
-static run_t *restored_match(ply_coordinator_t *c, const run_t *want)
+static ply__run_t *restored_match(ply_coordinator_t *c, const ply__run_t *want)
 {
-    for (run_t *run = c->runs; run; run = run->next)
-        if (run->restored && !run->client && run->state == RUN_ACTIVE && run->kind == want->kind &&
+    for (ply__run_t *run = c->runs; run; run = run->next)
+        if (run->restored && !run->client && run->state == PLY__RUN_ACTIVE && run->kind == want->kind &&
             run->kind->same_request(run, want) && run->verif.mode == want->verif.mode &&
             run->verif.ppm == want->verif.ppm && ply__may_read(c, run->owner, want->owner))
             return run;
@@ -156,7 +156,7 @@ static void on_submit(ply_coordinator_t *c, zframe_t *rid, const char *who, cons
                         s->kind);
         return;
     }
-    run_t *run = ply__run_new(c, kind, who);
+    ply__run_t *run = ply__run_new(c, kind, who);
     if (run) ply__run_attach(run, zframe_dup(rid), s->detach);
     if (!run || !run->client) {
         if (run) ply__run_free(run);
@@ -173,7 +173,7 @@ static void on_submit(ply_coordinator_t *c, zframe_t *rid, const char *who, cons
     ply__verify_mode_set(run, mode,
                          mode == PLY__VERIFY_MODE__VERIFY_MODE_SAMPLE ? s->verify_ppm : 0);
     ply__run_submitted(run, 0);
-    run_t *old = restored_match(c, run);
+    ply__run_t *old = restored_match(c, run);
     if (old) {
         ply__run_attach(old, zframe_dup(rid), s->detach);
         ply__run_free(run);
@@ -206,7 +206,7 @@ static void on_submit(ply_coordinator_t *c, zframe_t *rid, const char *who, cons
 
 typedef struct recent {
     Ply__RunProgress *rp;
-    finished_t *fin;
+    ply__finished_t *fin;
     size_t n, max;
     const uint64_t *skip; /* ids already listed */
     size_t nskip;
@@ -232,13 +232,13 @@ static int add_recent(void *arg, const ply_store_finished_t *sf)
 static void send_status_reply(ply_coordinator_t *c, zframe_t *rid, const char *who)
 {
     size_t nrun = 0;
-    for (run_t *run = c->runs; run; run = run->next) nrun++;
+    for (ply__run_t *run = c->runs; run; run = run->next) nrun++;
     if (nrun > PLY_MAX_STATUS_RUNS - STATUS_FINISHED) nrun = PLY_MAX_STATUS_RUNS - STATUS_FINISHED;
     size_t cap = nrun + STATUS_FINISHED;
     Ply__RunProgress *rp = calloc(cap, sizeof *rp);
     ply__asked_t *asked = calloc(cap, sizeof *asked);
     Ply__RunProgress **rpp = calloc(cap, sizeof *rpp);
-    finished_t *fin = calloc(STATUS_FINISHED, sizeof *fin);
+    ply__finished_t *fin = calloc(STATUS_FINISHED, sizeof *fin);
     uint64_t *ids = calloc(cap, sizeof *ids);
     if (!rp || !asked || !rpp || !fin || !ids) {
         ply__send_error(c, rid, PLY_ENOMEM, 0, "coordinator out of memory");
@@ -246,14 +246,14 @@ static void send_status_reply(ply_coordinator_t *c, zframe_t *rid, const char *w
         return;
     }
     size_t n = 0;
-    for (run_t *run = c->runs; run && n < nrun; run = run->next) {
+    for (ply__run_t *run = c->runs; run && n < nrun; run = run->next) {
         ids[n] = run->id;
         ply__fill_progress(c, &rp[n], &asked[n], run, NULL, who);
         rp[n].search = NULL; /* a list of runs, not their lines: ask a run for those */
         n++;
     }
     size_t nfin = 0;
-    for (finished_t *f = c->finished; f && nfin < STATUS_FINISHED; f = f->next) {
+    for (ply__finished_t *f = c->finished; f && nfin < STATUS_FINISHED; f = f->next) {
         ids[n] = f->id;
         ply__fill_progress(c, &rp[n], &asked[n], NULL, f, who);
         n++;
@@ -291,9 +291,9 @@ static void on_status(ply_coordinator_t *c, zframe_t *rid, const char *who,
                       const Ply__StatusRequest *s)
 {
     if (s->has_run_id) {
-        finished_t tmp;
-        run_t *run = ply__run_find(c, s->run_id);
-        finished_t *f = run ? NULL : ply__finished_lookup(c, s->run_id, &tmp);
+        ply__finished_t tmp;
+        ply__run_t *run = ply__run_find(c, s->run_id);
+        ply__finished_t *f = run ? NULL : ply__finished_lookup(c, s->run_id, &tmp);
         if (run || f)
             ply__send_progress(c, rid, run, f, 1, who);
         else
@@ -313,9 +313,9 @@ static void on_status(ply_coordinator_t *c, zframe_t *rid, const char *who,
 static void on_result_request(ply_coordinator_t *c, zframe_t *rid, const char *who,
                               const Ply__ResultRequest *q)
 {
-    finished_t tmp;
-    run_t *run = ply__run_find(c, q->run_id);
-    finished_t *f = run ? NULL : ply__finished_lookup(c, q->run_id, &tmp);
+    ply__finished_t tmp;
+    ply__run_t *run = ply__run_find(c, q->run_id);
+    ply__finished_t *f = run ? NULL : ply__finished_lookup(c, q->run_id, &tmp);
     if ((run || f) && !ply__may_read(c, run ? run->owner : f->owner, who)) {
         ply_info("run %" PRIu64 ": answer refused to %s (not its owner)", q->run_id, who);
         ply__send_error(c, rid, PLY_EAUTH, q->run_id,
@@ -323,7 +323,7 @@ static void on_result_request(ply_coordinator_t *c, zframe_t *rid, const char *w
                         "key) may read its answer",
                         q->run_id);
     } else if (run) {
-        if (q->attach && run->state != RUN_FAILED && run->state != RUN_DONE) {
+        if (q->attach && run->state != PLY__RUN_FAILED && run->state != PLY__RUN_DONE) {
             zframe_t *id = zframe_dup(rid);
             if (id) {
                 if (!run->client || !zframe_eq(run->client, rid))
@@ -348,7 +348,7 @@ static void on_result_request(ply_coordinator_t *c, zframe_t *rid, const char *w
 /* CANCEL: only the run's owner (or an admin key) stops it. */
 static void on_cancel(ply_coordinator_t *c, zframe_t *rid, const char *who, const Ply__Cancel *q)
 {
-    run_t *run = ply__run_find(c, q->run_id);
+    ply__run_t *run = ply__run_find(c, q->run_id);
     if (run && !ply__may_read(c, run->owner, who)) {
         ply_info("run %" PRIu64 ": cancel refused to %s (not its owner)", run->id, who);
         ply__send_error(c, rid, PLY_EAUTH, q->run_id,
@@ -358,8 +358,8 @@ static void on_cancel(ply_coordinator_t *c, zframe_t *rid, const char *who, cons
         return;
     }
     if (!run) {
-        finished_t tmp;
-        finished_t *f = ply__finished_lookup(c, q->run_id, &tmp);
+        ply__finished_t tmp;
+        ply__finished_t *f = ply__finished_lookup(c, q->run_id, &tmp);
         if (f)
             ply__send_error(c, rid, PLY_ESTATE, q->run_id, "run %" PRIu64 " has already finished",
                             q->run_id);
@@ -373,18 +373,18 @@ static void on_cancel(ply_coordinator_t *c, zframe_t *rid, const char *who, cons
     ply__send_progress(c, rid, run, NULL, 0, who);
 }
 
-void ply__on_client_message(ply_coordinator_t *c, zframe_t *rid, const char *identity, peer_t *p,
+void ply__on_client_message(ply_coordinator_t *c, zframe_t *rid, const char *identity, ply__peer_t *p,
                             ply_msg_t *msg)
 {
-    if (p && p->kind == PEER_WORKER) {
-        ply__count(c, CNT_MALFORMED);
+    if (p && p->kind == PLY__PEER_WORKER) {
+        ply__count(c, PLY__CNT_MALFORMED);
         ply__send_error(c, rid, PLY_ESTATE, 0, "%s from a worker: workers may not send it",
                         ply_msg_type_name(msg));
         return;
     }
-    if (!p) ply__peer_add(c, rid, identity, PEER_CLIENT); /* fails only on ENOMEM: served anyway */
+    if (!p) ply__peer_add(c, rid, identity, PLY__PEER_CLIENT); /* fails only on ENOMEM: served anyway */
     ply__batch_flush(c); /* a status must not show uncommitted results */
-    if (c->state != C_RUNNING) {
+    if (c->state != PLY__C_RUNNING) {
         ply__send_error(c, rid, PLY_ESTATE, 0, "coordinator stopping");
         return;
     }

@@ -50,18 +50,18 @@
 
 
 typedef struct ply_coordinator ply_coordinator_t;
-typedef struct peer peer_t;         /* peers.h */
-typedef struct run run_t;           /* runs.h */
-typedef struct finished finished_t; /* runs.h */
+typedef struct ply__peer ply__peer_t;         /* peers.h */
+typedef struct ply__run ply__run_t;           /* runs.h */
+typedef struct ply__finished ply__finished_t; /* runs.h */
 
 /* the coordinator's states (ply_coordinator.state) */
-enum { C_NEW = 0, C_RUNNING, C_STOPPING, C_CLOSED };
+enum { PLY__C_NEW = 0, PLY__C_RUNNING, PLY__C_STOPPING, PLY__C_CLOSED };
 
 /* One local worker slot (--local-workers N, ply perft --workers N): a slot whose
  * process dies is started again, at most PLY__RESPAWN_MAX times within
  * PLY__RESPAWN_WINDOW_MS, so that one that dies at once every time stops being
  * retried (the slot is given up) while the others go on. */
-typedef struct proc {
+typedef struct ply__proc {
     uv_process_t handle;
     ply_coordinator_t *c;
     unsigned index;
@@ -72,26 +72,26 @@ typedef struct proc {
     uint64_t window_ms; /* start of the respawn-rate window */
     char id[32];        /* the --id of its current process: "local-<slot>.<spawns>" */
     char last_exit[96]; /* how its last process ended */
-} proc_t;
+} ply__proc_t;
 
 enum {
-    CNT_MESSAGES,
-    CNT_MALFORMED,
-    CNT_RESULTS_IGNORED,
-    CNT_JOBS_SENT,
-    CNT_JOBS_REQUEUED,
-    CNT_WORKERS_JOINED,
-    CNT_WORKERS_LOST,
-    CNT_RUNS_DONE,
-    CNT_RUNS_FAILED,
-    CNT_WORKERS_HUNG,
-    CNT_RESULTS_COMPUTED,
-    CNT_VERIFY_MISMATCHES,
-    CNT_N
+    PLY__CNT_MESSAGES,
+    PLY__CNT_MALFORMED,
+    PLY__CNT_RESULTS_IGNORED,
+    PLY__CNT_JOBS_SENT,
+    PLY__CNT_JOBS_REQUEUED,
+    PLY__CNT_WORKERS_JOINED,
+    PLY__CNT_WORKERS_LOST,
+    PLY__CNT_RUNS_DONE,
+    PLY__CNT_RUNS_FAILED,
+    PLY__CNT_WORKERS_HUNG,
+    PLY__CNT_RESULTS_COMPUTED,
+    PLY__CNT_VERIFY_MISMATCHES,
+    PLY__CNT_N
 };
 
 /* A local worker slot is started again after an early exit at most this many times
- * within the window (proc_t): enough for a rare crash or an OOM kill, bounded for a
+ * within the window (ply__proc_t): enough for a rare crash or an OOM kill, bounded for a
  * worker that can never start (a bad binary, a table the kernel refuses). */
 #define PLY__RESPAWN_MAX       3
 #define PLY__RESPAWN_WINDOW_MS 60000u
@@ -135,13 +135,13 @@ struct ply_coordinator {
     uv_async_t async;
     uv_signal_t sig[2];
     int handles_ok, signals_ok;
-    proc_t *procs;
+    ply__proc_t *procs;
     unsigned nprocs, procs_alive;
-    const proc_t *proc_lost; /* the local worker slot given up last, or NULL */
-    peer_t *peers;
+    const ply__proc_t *proc_lost; /* the local worker slot given up last, or NULL */
+    ply__peer_t *peers;
     unsigned nworkers;
-    run_t *runs;
-    finished_t *finished;
+    ply__run_t *runs;
+    ply__finished_t *finished;
     unsigned nfinished;
     uint64_t next_job_base;
     uint64_t no_worker_since_ms, last_hb_ms, last_progress_ms, started_ms;
@@ -157,7 +157,7 @@ struct ply_coordinator {
     uint32_t hung[PLY__HUNG_KEEP];
     uint64_t hung_nodes[PLY__HUNG_KEEP];
     unsigned nhung;
-    atomic_uint_fast64_t cnt[CNT_N];
+    atomic_uint_fast64_t cnt[PLY__CNT_N];
     ply_u128_t nodes_reaped; /* the nodes of every run answered since start (status.c) */
     struct ply__http *http;  /* the HTTP status server (http.h), or NULL */
 };
@@ -200,10 +200,10 @@ void ply__check_worker_wait(ply_coordinator_t *c, uint64_t now);
 /* ---- worker_msgs.c ---- */
 
 /** ply__on_hello - a HELLO from @rid (identity @identity; its peer @p, or NULL). */
-void ply__on_hello(ply_coordinator_t *c, zframe_t *rid, const char *identity, peer_t *p,
+void ply__on_hello(ply_coordinator_t *c, zframe_t *rid, const char *identity, ply__peer_t *p,
                    const Ply__Hello *h);
 /** ply__on_worker_message - READY, PROGRESS, RESULT, HEARTBEAT, ERROR or BYE (peer @p, or NULL). */
-void ply__on_worker_message(ply_coordinator_t *c, zframe_t *rid, peer_t *p, ply_msg_t *msg);
+void ply__on_worker_message(ply_coordinator_t *c, zframe_t *rid, ply__peer_t *p, ply_msg_t *msg);
 
 /**
  * ply__on_refused_result - worker @p sent a Result for the task of wire id @job_id, attempt
@@ -211,13 +211,13 @@ void ply__on_worker_message(ply_coordinator_t *c, zframe_t *rid, peer_t *p, ply_
  * takes refused results (kind->refused_result), the attempt fails at once; else it is only
  * logged (the lease ends it).
  */
-void ply__on_refused_result(ply_coordinator_t *c, peer_t *p, uint64_t job_id, uint32_t attempt,
+void ply__on_refused_result(ply_coordinator_t *c, ply__peer_t *p, uint64_t job_id, uint32_t attempt,
                             const char *why);
 
 /* ---- client_msgs.c ---- */
 
 /** ply__on_client_message - SUBMIT, STATUS, RESULT_REQUEST or CANCEL (peer @p, or NULL). */
-void ply__on_client_message(ply_coordinator_t *c, zframe_t *rid, const char *identity, peer_t *p,
+void ply__on_client_message(ply_coordinator_t *c, zframe_t *rid, const char *identity, ply__peer_t *p,
                             ply_msg_t *msg);
 
 /* ---- service.c ---- */

@@ -43,7 +43,7 @@
 
 /* --------------------------------------------------------------- the queue */
 
-int ply__queue_push(run_t *run, size_t idx)
+int ply__queue_push(ply__run_t *run, size_t idx)
 {
     if (run->sched.rq_head && run->sched.rq_head + run->sched.rq_len == run->sched.rq_cap) {
         memmove(run->sched.requeue, run->sched.requeue + run->sched.rq_head, run->sched.rq_len * sizeof *run->sched.requeue);
@@ -61,7 +61,7 @@ int ply__queue_push(run_t *run, size_t idx)
 }
 
 /* Takes entry @k out of the run's queue (the queue is short: a scan is cheap). */
-static void queue_remove(run_t *run, size_t k)
+static void queue_remove(ply__run_t *run, size_t k)
 {
     uint32_t *q = run->sched.requeue + run->sched.rq_head;
     memmove(q + k, q + k + 1, (run->sched.rq_len - k - 1) * sizeof *q);
@@ -72,34 +72,34 @@ static void queue_remove(run_t *run, size_t k)
 
 /* The other files change a task's state through these only (tasks.h's invariant). */
 
-void ply__task_queue(run_t *run, size_t t)
+void ply__task_queue(ply__run_t *run, size_t t)
 {
-    run->sched.jobs[t].state = JOB_PENDING;
-    run->sched.jobs[t].queued_ms = ply_time_ms();
+    run->sched.tasks[t].state = PLY__TASK_PENDING;
+    run->sched.tasks[t].queued_ms = ply_time_ms();
     if (ply__queue_push(run, t) != 0) ply__run_fail(run, PLY_ENOMEM, "out of memory");
 }
 
-void ply__task_done(run_t *run, size_t t)
+void ply__task_done(ply__run_t *run, size_t t)
 {
-    run->sched.jobs[t].state = JOB_DONE;
-    run->sched.jobs[t].worker = NULL;
+    run->sched.tasks[t].state = PLY__TASK_DONE;
+    run->sched.tasks[t].worker = NULL;
 }
 
-void ply__task_unused(run_t *run, size_t t)
+void ply__task_unused(ply__run_t *run, size_t t)
 {
-    run->sched.jobs[t].state = JOB_UNUSED;
-    run->sched.jobs[t].worker = NULL;
+    run->sched.tasks[t].state = PLY__TASK_UNUSED;
+    run->sched.tasks[t].worker = NULL;
 }
 
-void ply__task_by_arbiter(run_t *run, size_t t)
+void ply__task_by_arbiter(ply__run_t *run, size_t t)
 {
-    run->sched.jobs[t].state = JOB_ARBITER;
+    run->sched.tasks[t].state = PLY__TASK_ARBITER;
 }
 
-void ply__task_restored(run_t *run, size_t t, uint32_t attempt, uint32_t failures,
+void ply__task_restored(ply__run_t *run, size_t t, uint32_t attempt, uint32_t failures,
                         const char *history)
 {
-    job_state_t *j = &run->sched.jobs[t];
+    ply__task_t *j = &run->sched.tasks[t];
     j->attempt = attempt;
     j->failures = failures;
     free(j->history);
@@ -108,34 +108,34 @@ void ply__task_restored(run_t *run, size_t t, uint32_t attempt, uint32_t failure
 
 /* ------------------------------------------------------------ the tasks */
 
-void ply__tasks_plan(run_t *run, size_t njobs)
+void ply__tasks_plan(ply__run_t *run, size_t njobs)
 {
     run->sched.njobs = njobs;
 }
 
-int ply__tasks_alloc(run_t *run, uint32_t slots)
+int ply__tasks_alloc(ply__run_t *run, uint32_t slots)
 {
     ply__sched_t *s = &run->sched;
     s->slots = slots;
     s->ntasks = s->njobs * slots;
-    s->jobs = calloc(s->ntasks ? s->ntasks : 1, sizeof *s->jobs);
+    s->tasks = calloc(s->ntasks ? s->ntasks : 1, sizeof *s->tasks);
     s->settled = calloc(s->njobs ? s->njobs : 1, 1);
-    return s->jobs && s->settled ? 0 : PLY_ENOMEM;
+    return s->tasks && s->settled ? 0 : PLY_ENOMEM;
 }
 
-void ply__tasks_free(run_t *run)
+void ply__tasks_free(ply__run_t *run)
 {
     ply__sched_t *s = &run->sched;
-    for (size_t t = 0; s->jobs && t < s->ntasks; t++) free(s->jobs[t].history);
-    free(s->jobs);
+    for (size_t t = 0; s->tasks && t < s->ntasks; t++) free(s->tasks[t].history);
+    free(s->tasks);
     free(s->settled);
     free(s->requeue);
-    s->jobs = NULL;
+    s->tasks = NULL;
     s->settled = NULL;
     s->requeue = NULL;
 }
 
-void ply__tasks_number(ply_coordinator_t *c, run_t *run, uint64_t base)
+void ply__tasks_number(ply_coordinator_t *c, ply__run_t *run, uint64_t base)
 {
     if (base == UINT64_MAX) {
         run->sched.job_base = c->next_job_base;
@@ -146,24 +146,24 @@ void ply__tasks_number(ply_coordinator_t *c, run_t *run, uint64_t base)
     if (base + run->sched.ntasks > c->next_job_base) c->next_job_base = base + run->sched.ntasks;
 }
 
-void ply__tasks_resumed(run_t *run)
+void ply__tasks_resumed(ply__run_t *run)
 {
     run->sched.started = run->sched.done;
 }
 
-void ply__job_settled(run_t *run, size_t idx)
+void ply__job_settled(ply__run_t *run, size_t idx)
 {
     run->sched.settled[idx] = 1;
     run->sched.done++;
 }
 
-void ply__job_unsettled(run_t *run, size_t idx)
+void ply__job_unsettled(ply__run_t *run, size_t idx)
 {
     run->sched.settled[idx] = 0;
     run->sched.done--;
 }
 
-uint64_t ply__run_tail_ms(run_t *run, uint64_t now)
+uint64_t ply__run_tail_ms(ply__run_t *run, uint64_t now)
 {
     if (run->sched.tail_start_ms && !run->sched.tail_ms)
         run->sched.tail_ms = ply_elapsed_ms(now, run->sched.tail_start_ms);
@@ -173,7 +173,7 @@ uint64_t ply__run_tail_ms(run_t *run, uint64_t now)
 /* ------------------------------------------------------- taking tasks back */
 
 /* Appends "attempt N: reason" to the task's failure history (kept for a quarantine report). */
-static void note_failure(job_state_t *j, const char *reason)
+static void note_failure(ply__task_t *j, const char *reason)
 {
     size_t old = j->history ? strlen(j->history) : 0;
     if (old > 4 * PLY__WHY_LEN) return; /* enough to explain a quarantine */
@@ -185,10 +185,10 @@ static void note_failure(job_state_t *j, const char *reason)
 }
 
 /* Keeps the task's failures in the state file: a restart does not reset the quarantine count. */
-static void store_failure(ply_coordinator_t *c, const run_t *run, size_t idx)
+static void store_failure(ply_coordinator_t *c, const ply__run_t *run, size_t idx)
 {
     if (!c->store) return;
-    const job_state_t *j = &run->sched.jobs[idx];
+    const ply__task_t *j = &run->sched.tasks[idx];
     ply_store_failure_t f = {run->id, (uint32_t)idx, j->attempt, j->failures, j->history};
     char why[PLY__WHY_LEN] = "";
     if (ply_store_job_failed(c->store, &f, why, sizeof why) < 0)
@@ -205,12 +205,12 @@ static void store_failure(ply_coordinator_t *c, const run_t *run, size_t idx)
  * a partial total. A task its kind gives up (kind->retry: perft's drill-down) is not
  * retried: the kind's report says why.
  */
-void ply__job_requeue(ply_coordinator_t *c, run_t *run, size_t idx, int failure, const char *reason)
+void ply__task_requeue(ply_coordinator_t *c, ply__run_t *run, size_t idx, int failure, const char *reason)
 {
-    job_state_t *j = &run->sched.jobs[idx];
+    ply__task_t *j = &run->sched.tasks[idx];
     size_t job = ply__job_of(run, idx);
-    peer_t *was = j->worker;
-    j->state = JOB_PENDING;
+    ply__peer_t *was = j->worker;
+    j->state = PLY__TASK_PENDING;
     j->worker = NULL;
     if (!run->kind->retry(c, run, idx, reason)) return; /* the kind gave it up itself */
     if (failure) {
@@ -233,7 +233,7 @@ void ply__job_requeue(ply_coordinator_t *c, run_t *run, size_t idx, int failure,
                       run->sched.job_base + idx);
         return;
     }
-    ply__count(c, CNT_JOBS_REQUEUED);
+    ply__count(c, PLY__CNT_JOBS_REQUEUED);
     ply_info("run %" PRIu64 ": job %" PRIu64 " attempt %u re-queued: %s", run->id,
              run->sched.job_base + idx, j->attempt, reason);
 }
@@ -244,7 +244,7 @@ void ply__job_requeue(ply_coordinator_t *c, run_t *run, size_t idx, int failure,
  * stores nothing of it and asks for credit again; a result that crosses this
  * message is ignored as for a superseded attempt.
  */
-void ply__cancel_on_worker(ply_coordinator_t *c, peer_t *p, const run_t *run, size_t idx)
+void ply__cancel_on_worker(ply_coordinator_t *c, ply__peer_t *p, const ply__run_t *run, size_t idx)
 {
     Ply__Cancel cancel = PLY__CANCEL__INIT;
     cancel.has_run_id = 1;
@@ -252,48 +252,48 @@ void ply__cancel_on_worker(ply_coordinator_t *c, peer_t *p, const run_t *run, si
     cancel.has_job_id = 1;
     cancel.job_id = ply__wire_id(run, idx);
     cancel.has_attempt = 1;
-    cancel.attempt = run->sched.jobs[idx].attempt;
+    cancel.attempt = run->sched.tasks[idx].attempt;
     ply_msg_t m = PLY__MESSAGE__INIT;
     m.body_case = PLY__MESSAGE__BODY_CANCEL;
     m.cancel = &cancel;
     ply__send_msg(c, p->rid, &m);
 }
 
-void ply__withdraw(ply_coordinator_t *c, run_t *run, const char *identity)
+void ply__withdraw(ply_coordinator_t *c, ply__run_t *run, const char *identity)
 {
-    for (peer_t *p = c->peers; p; p = p->next) {
-        if (p->kind != PEER_WORKER || strcmp(p->identity, identity) != 0) continue;
+    for (ply__peer_t *p = c->peers; p; p = p->next) {
+        if (p->kind != PLY__PEER_WORKER || strcmp(p->identity, identity) != 0) continue;
         for (size_t i = 0; i < p->ninflight;) {
             int64_t tw = ply__task_of_wire(run, p->inflight[i]);
             size_t t = tw < 0 ? 0 : (size_t)tw;
-            if (tw < 0 || run->sched.jobs[t].state != JOB_INFLIGHT || run->sched.jobs[t].worker != p ||
+            if (tw < 0 || run->sched.tasks[t].state != PLY__TASK_INFLIGHT || run->sched.tasks[t].worker != p ||
                 ply__task_bound(run, t)) {
                 i++;
                 continue;
             }
             p->inflight[i] = p->inflight[--p->ninflight];
             ply__cancel_on_worker(c, p, run, t); /* its count is no longer wanted */
-            ply__job_requeue(c, run, t, 0, "its worker was excluded from the run");
+            ply__task_requeue(c, run, t, 0, "its worker was excluded from the run");
         }
     }
 }
 
 void ply__check_leases(ply_coordinator_t *c, uint64_t now)
 {
-    for (peer_t *p = c->peers; p; p = p->next) {
-        if (p->kind != PEER_WORKER) continue;
+    for (ply__peer_t *p = c->peers; p; p = p->next) {
+        if (p->kind != PLY__PEER_WORKER) continue;
         for (size_t i = 0; i < p->ninflight;) {
             size_t idx;
-            run_t *run = ply__job_find(c, p->inflight[i], &idx);
-            job_state_t *j = run ? &run->sched.jobs[idx] : NULL;
-            if (j && j->state == JOB_INFLIGHT && j->worker == p && j->deadline_ms &&
+            ply__run_t *run = ply__task_find(c, p->inflight[i], &idx);
+            ply__task_t *j = run ? &run->sched.tasks[idx] : NULL;
+            if (j && j->state == PLY__TASK_INFLIGHT && j->worker == p && j->deadline_ms &&
                 now > j->deadline_ms) {
                 ply__cancel_on_worker(c, p, run, idx);
                 p->inflight[i] = p->inflight[--p->ninflight];
                 char reason[192];
                 snprintf(reason, sizeof reason, "lease of %" PRIu64 " ms expired on %s",
                          j->lease_ms, p->name);
-                ply__job_requeue(c, run, idx, 1, reason);
+                ply__task_requeue(c, run, idx, 1, reason);
             } else {
                 i++;
             }
@@ -309,13 +309,13 @@ void ply__check_leases(ply_coordinator_t *c, uint64_t now)
  * first computation. A first computation @p may not take (after a restart its
  * check may already be running there) moves to the queue for another worker.
  */
-static int next_job(ply_coordinator_t *c, peer_t *p, run_t **out, size_t *idx, int *no_hash)
+static int next_job(ply_coordinator_t *c, ply__peer_t *p, ply__run_t **out, size_t *idx, int *no_hash)
 {
-    for (run_t *run = c->runs; run; run = run->next) {
-        if (run->state != RUN_ACTIVE || !run->kind->worker_fits(run, p)) continue;
+    for (ply__run_t *run = c->runs; run; run = run->next) {
+        if (run->state != PLY__RUN_ACTIVE || !run->kind->worker_fits(run, p)) continue;
         for (size_t k = 0; k < run->sched.rq_len && k < QUEUE_SCAN;) {
             size_t t = run->sched.requeue[run->sched.rq_head + k];
-            if (t >= run->sched.ntasks || run->sched.jobs[t].state != JOB_PENDING) {
+            if (t >= run->sched.ntasks || run->sched.tasks[t].state != PLY__TASK_PENDING) {
                 queue_remove(run, k); /* settled or given up meanwhile */
                 continue;
             }
@@ -328,12 +328,12 @@ static int next_job(ply_coordinator_t *c, peer_t *p, run_t **out, size_t *idx, i
         }
         while (run->sched.next_pending < run->sched.njobs) {
             size_t t = run->sched.next_pending++;
-            if (run->sched.jobs[t].state != JOB_PENDING) continue; /* restored from the state file */
+            if (run->sched.tasks[t].state != PLY__TASK_PENDING) continue; /* restored from the state file */
             if (run->kind->eligible(c, run, t, p, no_hash)) {
                 *out = run, *idx = t;
                 return 1;
             }
-            run->sched.jobs[t].queued_ms = ply_time_ms();
+            run->sched.tasks[t].queued_ms = ply_time_ms();
             if (ply__queue_push(run, t) != 0) ply__run_fail(run, PLY_ENOMEM, "out of memory");
         }
     }
@@ -349,11 +349,11 @@ static int next_job(ply_coordinator_t *c, peer_t *p, run_t **out, size_t *idx, i
  * of core.h; a worker counts its jobs one after another, so the clock starts
  * when its jobs already in flight are due.
  */
-static uint64_t lease_for(ply_coordinator_t *c, const peer_t *p, run_t *run, size_t idx,
+static uint64_t lease_for(ply_coordinator_t *c, const ply__peer_t *p, ply__run_t *run, size_t idx,
                           uint64_t *lease)
 {
     uint64_t now = ply_time_ms(), start = now;
-    const job_state_t *j = &run->sched.jobs[idx];
+    const ply__task_t *j = &run->sched.tasks[idx];
     if (c->cfg.lease_ms) {
         *lease = c->cfg.lease_ms;
         return now + *lease;
@@ -370,16 +370,16 @@ static uint64_t lease_for(ply_coordinator_t *c, const peer_t *p, run_t *run, siz
     *lease = ms > (double)UINT32_MAX ? UINT32_MAX : (uint64_t)ms;
     for (size_t i = 0; i < p->ninflight; i++) {
         size_t k;
-        run_t *r = ply__job_find(c, p->inflight[i], &k);
-        if (r && r->sched.jobs[k].worker == p && r->sched.jobs[k].deadline_ms > start)
-            start = r->sched.jobs[k].deadline_ms;
+        ply__run_t *r = ply__task_find(c, p->inflight[i], &k);
+        if (r && r->sched.tasks[k].worker == p && r->sched.tasks[k].deadline_ms > start)
+            start = r->sched.tasks[k].deadline_ms;
     }
     return start + *lease;
 }
 
-static int handout(ply_coordinator_t *c, peer_t *p, run_t *run, size_t idx, int no_hash)
+static int handout(ply_coordinator_t *c, ply__peer_t *p, ply__run_t *run, size_t idx, int no_hash)
 {
-    job_state_t *j = &run->sched.jobs[idx];
+    ply__task_t *j = &run->sched.tasks[idx];
     int role = (int)ply__role_of(run, idx);
     uint64_t job_id = ply__wire_id(run, idx); /* what the worker sees */
     int was_idle = p->ninflight == 0;
@@ -402,7 +402,7 @@ static int handout(ply_coordinator_t *c, peer_t *p, run_t *run, size_t idx, int 
         return r;
     }
     j->attempt++;
-    j->state = JOB_INFLIGHT;
+    j->state = PLY__TASK_INFLIGHT;
     j->worker = p;
     j->no_hash = (uint8_t)(no_hash != 0);
     j->deadline_ms = deadline;
@@ -412,7 +412,7 @@ static int handout(ply_coordinator_t *c, peer_t *p, run_t *run, size_t idx, int 
     if (!run->sched.started_ms) run->sched.started_ms = ply_time_ms(); /* its time starts: no more queued */
     if (was_idle) p->progress_ms = ply_time_ms(); /* the hang clock starts with its first job */
     p->credit--;
-    ply__count(c, CNT_JOBS_SENT);
+    ply__count(c, PLY__CNT_JOBS_SENT);
     ply_debug("run %" PRIu64 ": job %" PRIu64 " attempt %u -> %s%s", run->id, job_id, j->attempt,
               p->name, no_hash ? " (no hash table)" : "");
     run->kind->handed_out(c, run, idx);
@@ -428,12 +428,12 @@ static int handout(ply_coordinator_t *c, peer_t *p, run_t *run, size_t idx, int 
 static void note_tails(ply_coordinator_t *c)
 {
     uint64_t now = ply_time_ms();
-    for (run_t *run = c->runs; run; run = run->next) {
-        if (run->state != RUN_ACTIVE || run->sched.tail_start_ms || !run->sched.started ||
+    for (ply__run_t *run = c->runs; run; run = run->next) {
+        if (run->state != PLY__RUN_ACTIVE || run->sched.tail_start_ms || !run->sched.started ||
             run->sched.next_pending < run->sched.njobs || run->sched.rq_len)
             continue;
-        for (const peer_t *p = c->peers; p; p = p->next)
-            if (p->kind == PEER_WORKER && !p->probation && p->ninflight == 0 &&
+        for (const ply__peer_t *p = c->peers; p; p = p->next)
+            if (p->kind == PLY__PEER_WORKER && !p->probation && p->ninflight == 0 &&
                 run->kind->worker_fits(run, p)) {
                 run->sched.tail_start_ms = now;
                 break;
@@ -447,9 +447,9 @@ void ply__dispatch(ply_coordinator_t *c)
     int progress = 1;
     while (progress) {
         progress = 0;
-        for (peer_t *p = c->peers; p; p = p->next) {
-            if (p->kind != PEER_WORKER || p->credit == 0 || p->probation) continue;
-            run_t *run;
+        for (ply__peer_t *p = c->peers; p; p = p->next) {
+            if (p->kind != PLY__PEER_WORKER || p->credit == 0 || p->probation) continue;
+            ply__run_t *run;
             size_t idx;
             int no_hash = 0;
             if (!next_job(c, p, &run, &idx, &no_hash)) continue;

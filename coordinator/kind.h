@@ -51,7 +51,7 @@ typedef struct ply__kind {
      * (@c). 0, or an error (< 0) the client gets, with the reason in @why (at most @why_len
      * bytes); PLY_ENOMEM. What was set is freed with the run (free_run).
      */
-    int (*submit)(ply_coordinator_t *c, run_t *run, const Ply__Submit *s, char *why,
+    int (*submit)(ply_coordinator_t *c, ply__run_t *run, const Ply__Submit *s, char *why,
                   size_t why_len);
     /**
      * restore - make @run (new from the run registry) the run of this kind that state-file
@@ -59,69 +59,69 @@ typedef struct ply__kind {
      * state file keeps none), planned (run->sched.njobs set). 0, PLY_EDB (why in @why) or
      * PLY_ENOMEM.
      */
-    int (*restore)(ply_coordinator_t *c, run_t *run, const ply_store_run_t *sr,
+    int (*restore)(ply_coordinator_t *c, ply__run_t *run, const ply_store_run_t *sr,
                    ply_split_t **plan, char *why, size_t why_len);
     /** same_request - 1 when runs @a and @b, both of this kind, ask exactly the same. */
-    int (*same_request)(const run_t *a, const run_t *b);
+    int (*same_request)(const ply__run_t *a, const ply__run_t *b);
     /**
      * store_run - this kind's columns of @run's state-file row into @sr (what it asks: its
      * position, flags, encoded request), and the plan the row keeps in *@plan (NULL: none).
      */
-    void (*store_run)(const run_t *run, ply_store_run_t *sr, const ply_split_t **plan);
+    void (*store_run)(const ply__run_t *run, ply_store_run_t *sr, const ply_split_t **plan);
 
     /**
      * plan - on the thread pool: split the run into jobs. Reads what was asked
      * (fixed since the submit) and @run->cancel; writes only the run's plan
      * outputs, which the loop reads in planned() after libuv's hand-back.
      */
-    void (*plan)(run_t *run);
+    void (*plan)(ply__run_t *run);
     /**
      * planned - on the loop after plan(), always (even when the run was
      * canceled meanwhile): adopt the plan (the run owns it from then on) and
      * set @run->sched.njobs. 0, or the plan's error (< 0) with why it failed in
      * @why (at most @why_len bytes), the run then failing with it.
      */
-    int (*planned)(run_t *run, char *why, size_t why_len);
+    int (*planned)(ply__run_t *run, char *why, size_t why_len);
     /**
      * setup - allocate the kind's run state and the run's tasks (slots,
      * ntasks, jobs) for a planned or restored run. 0 or PLY_ENOMEM (what was
      * allocated is freed by free_run).
      */
-    int (*setup)(run_t *run);
+    int (*setup)(ply__run_t *run);
     /** free_run - free the kind's run state (run->kind_state, from any run state) and all it
      * holds, its plan too; the run registry forgets the pointer. */
-    void (*free_run)(run_t *run);
+    void (*free_run)(ply__run_t *run);
 
     /**
      * worker_fits - 1 when worker @p runs what @run's jobs need (its kind, and for search the
      * engine asked), else 0: dispatch hands it none of the run's tasks, and a run that no
      * connected worker fits fails after the coordinator's worker wait (service.c).
      */
-    int (*worker_fits)(const run_t *run, const peer_t *p);
+    int (*worker_fits)(const ply__run_t *run, const ply__peer_t *p);
     /**
      * eligible - whether worker @p (it fits the run) may take task @t of @run now, and
      * whether without its hash table (*no_hash); the kind's rule for its roles, starting
      * from the verification service's (verification.h: ply__eligible_first).
      */
-    int (*eligible)(ply_coordinator_t *c, const run_t *run, size_t t, const peer_t *p,
+    int (*eligible)(ply_coordinator_t *c, const ply__run_t *run, size_t t, const ply__peer_t *p,
                     int *no_hash);
     /**
      * verify_tick - at every tick, for an active run (after the verification service's wait
      * of a run left with only workers caught wrong): the kind's bounded waits (a check or a
      * tie-break that no worker can take); nothing for a run without checks.
      */
-    void (*verify_tick)(ply_coordinator_t *c, run_t *run, uint64_t now);
+    void (*verify_tick)(ply_coordinator_t *c, ply__run_t *run, uint64_t now);
     /**
      * describe_wait - what pending task @t of active @run, that no connected worker may
      * take, waits for ("another worker ... to check job N"), into @buf (@len bytes):
      * RunProgress.waiting (verification.h's ply__verify_wait_text, or the kind's words).
      */
-    void (*describe_wait)(const run_t *run, size_t t, char *buf, size_t len);
+    void (*describe_wait)(const ply__run_t *run, size_t t, char *buf, size_t len);
     /**
      * job_estimate - the estimated work of job @job in nodes (sizes the
      * lease of its attempts, dispatch.c); > 0.
      */
-    double (*job_estimate)(run_t *run, size_t job);
+    double (*job_estimate)(ply__run_t *run, size_t job);
     /**
      * fill_job - the kind's part of the Job message of task @t (the kind and its
      * payload: Job.perft, Job.search, or another kind's bytes in Job.other).
@@ -129,79 +129,79 @@ typedef struct ply__kind {
      * the ids, attempt and lease. @no_hash: the worker must compute it without its
      * hash table (a check on the identity that computed first: the kind's eligible said so).
      */
-    void (*fill_job)(const run_t *run, size_t t, int no_hash, Ply__Job *job);
+    void (*fill_job)(const ply__run_t *run, size_t t, int no_hash, Ply__Job *job);
     /**
      * handed_out - task @t was just sent to a worker: start what goes with
      * it (the check of a verified job).
      */
-    void (*handed_out)(ply_coordinator_t *c, run_t *run, size_t t);
+    void (*handed_out)(ply_coordinator_t *c, ply__run_t *run, size_t t);
     /**
      * take_result - worker @p's Result @r for in-flight task @t of @run, once
      * the generic checks passed (a known task, its current attempt, from its
      * holder, taken out of @p's inflight list): check it, store it, fold it
      * into the answer. The kind ends the task (ply__task_done) or re-queues
-     * it (ply__job_requeue: a failed check); errors fail the run.
+     * it (ply__task_requeue: a failed check); errors fail the run.
      */
-    void (*take_result)(ply_coordinator_t *c, run_t *run, size_t t, peer_t *p,
+    void (*take_result)(ply_coordinator_t *c, ply__run_t *run, size_t t, ply__peer_t *p,
                         const Ply__Result *r);
     /**
      * refused_result - worker @p's Result for in-flight task @t of @run did not pass the
      * envelope (@why: malformed, cut short); @p held that attempt and no longer does. The
-     * kind fails the attempt (ply__job_requeue) and reports it.
+     * kind fails the attempt (ply__task_requeue) and reports it.
      */
-    void (*refused_result)(ply_coordinator_t *c, run_t *run, size_t t, peer_t *p, const char *why);
+    void (*refused_result)(ply_coordinator_t *c, ply__run_t *run, size_t t, ply__peer_t *p, const char *why);
     /**
      * restore_result - a result read back from the state file, taken as if
      * it had just arrived (no drill-down). 1 when taken (restore.c counts it), 0 when
      * dropped (its task is done already, or it fails a check: computed again); PLY_EDB (why in @why, at most
      * @why_len bytes) when the run cannot have it; PLY_ENOMEM.
      */
-    int (*restore_result)(ply_coordinator_t *c, run_t *run, const ply_store_result_t *r, char *why,
+    int (*restore_result)(ply_coordinator_t *c, ply__run_t *run, const ply_store_result_t *r, char *why,
                           size_t why_len);
     /** resumed - every stored result of restored @run is in: settle what they allow. */
-    void (*resumed)(ply_coordinator_t *c, run_t *run);
+    void (*resumed)(ply_coordinator_t *c, ply__run_t *run);
 
     /**
      * retry - in-flight task @t of @run came back without a result (@reason: its worker
      * died or left, its lease ended, it failed): 1 to queue it again; 0 when the kind gives it
      * up itself (perft's drill-down: its report says why).
      */
-    int (*retry)(ply_coordinator_t *c, run_t *run, size_t t, const char *reason);
+    int (*retry)(ply_coordinator_t *c, ply__run_t *run, size_t t, const char *reason);
 
     /** describe_run - what @run computes, for logs ("perft(7) of FEN"), into @buf (@len bytes). */
-    void (*describe_run)(const run_t *run, char *buf, size_t len);
+    void (*describe_run)(const ply__run_t *run, char *buf, size_t len);
     /** describe_plan - the plan of @run, for the log of its acceptance, into @buf (@len bytes). */
-    void (*describe_plan)(const run_t *run, char *buf, size_t len);
+    void (*describe_plan)(const ply__run_t *run, char *buf, size_t len);
     /**
      * describe_job - job @job of @run for logs and quarantine reports
      * ("FEN, 4 plies"), into @buf (@len bytes).
      */
-    void (*describe_job)(const run_t *run, size_t job, char *buf, size_t len);
+    void (*describe_job)(const ply__run_t *run, size_t job, char *buf, size_t len);
 
     /**
      * fill_asked - what @run computes (RunAsked, every answer about it says it), strings
      * pointing into @run.
      */
-    void (*fill_asked)(const run_t *run, ply__asked_t *a);
+    void (*fill_asked)(const ply__run_t *run, ply__asked_t *a);
     /** summary - what every answer, status and finished record shows about @run, into @s. */
-    void (*summary)(const run_t *run, ply__summary_t *s);
+    void (*summary)(const ply__run_t *run, ply__summary_t *s);
     /**
      * asked_again - what finished run @f computed (RunAsked), rebuilt from its record (in
      * memory or read from the state file): 1, or 0 when the record does not say (no claim).
      */
-    int (*asked_again)(const finished_t *f, ply__asked_t *a);
+    int (*asked_again)(const ply__finished_t *f, ply__asked_t *a);
     /** fill_accepted - the kind's part of the Accepted message (strings point into @run). */
-    void (*fill_accepted)(const run_t *run, Ply__Accepted *a);
+    void (*fill_accepted)(const ply__run_t *run, Ply__Accepted *a);
     /**
      * fill_progress - the kind's part of a RunProgress about @run (its count
      * so far, what it computes; strings point into @run).
      */
-    void (*fill_progress)(const run_t *run, Ply__RunProgress *rp);
+    void (*fill_progress)(const ply__run_t *run, Ply__RunProgress *rp);
     /**
      * answer - the RunResult of done run @run, encoded (the caller owns it),
      * or NULL (out of memory, or it does not encode: logged). Logs the answer.
      */
-    zmsg_t *(*answer)(ply_coordinator_t *c, run_t *run);
+    zmsg_t *(*answer)(ply_coordinator_t *c, ply__run_t *run);
 } ply__kind_t;
 
 /** ply__kind_of - the kind numbered @kind (a Ply__JobKind), or NULL when there is none. */

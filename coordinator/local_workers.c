@@ -49,9 +49,9 @@ unsigned ply__local_slots_left(const ply_coordinator_t *c)
  */
 static void on_proc_closed(uv_handle_t *h)
 {
-    proc_t *pr = h->data;
+    ply__proc_t *pr = h->data;
     ply_coordinator_t *c = pr->c;
-    if (c->state >= C_STOPPING) return;
+    if (c->state >= PLY__C_STOPPING) return;
     uint64_t now = ply_time_ms();
     if (now - pr->window_ms > PLY__RESPAWN_WINDOW_MS) {
         pr->window_ms = now;
@@ -74,7 +74,7 @@ static void on_proc_closed(uv_handle_t *h)
 
 static void on_proc_exit(uv_process_t *h, int64_t status, int signum)
 {
-    proc_t *pr = h->data;
+    ply__proc_t *pr = h->data;
     ply_coordinator_t *c = pr->c;
     pr->alive = 0;
     c->procs_alive--;
@@ -83,22 +83,22 @@ static void on_proc_exit(uv_process_t *h, int64_t status, int signum)
     else
         snprintf(pr->last_exit, sizeof pr->last_exit, "pid %d exited with status %" PRId64, h->pid,
                  status);
-    if (c->state < C_STOPPING) {
+    if (c->state < PLY__C_STOPPING) {
         ply_warn("local worker %u (%s) ended early", pr->index, pr->last_exit);
         /* Its jobs go back to the queue now, not after the heartbeat timeout, and
          * count as failed attempts (a job that kills every worker is quarantined). */
-        peer_t *p = ply__worker_by_id(c, pr->id);
+        ply__peer_t *p = ply__worker_by_id(c, pr->id);
         if (p) {
             char reason[160];
             snprintf(reason, sizeof reason, "local worker %u: %s", pr->index, pr->last_exit);
-            ply__count(c, CNT_WORKERS_LOST);
+            ply__count(c, PLY__CNT_WORKERS_LOST);
             ply__worker_remove(c, p, 1, reason);
         }
     } else {
         ply_debug("local worker %u exited", pr->index);
     }
     uv_close((uv_handle_t *)h, on_proc_closed);
-    if (c->state >= C_STOPPING && c->procs_alive == 0 &&
+    if (c->state >= PLY__C_STOPPING && c->procs_alive == 0 &&
         !uv_is_closing((uv_handle_t *)&c->kill_timer)) {
         uv_timer_stop(&c->kill_timer);
         uv_close((uv_handle_t *)&c->kill_timer, NULL);
@@ -110,7 +110,7 @@ static int spawn_one(ply_coordinator_t *c, unsigned i, char *why, size_t why_len
     char threads[16], hash[16], seed[16];
     char *args[16 + PLY_COORDINATOR_WORKER_ARGS_MAX];
     int n = 0;
-    proc_t *pr = &c->procs[i];
+    ply__proc_t *pr = &c->procs[i];
     args[n++] = c->worker_exe;
     args[n++] = "--connect";
     args[n++] = c->worker_endpoint;

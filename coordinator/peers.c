@@ -1,5 +1,5 @@
 /*
- * The registry of the coordinator's peers (peer_t, peers.h): the workers
+ * The registry of the coordinator's peers (ply__peer_t, peers.h): the workers
  * and clients that speak to its ROUTER socket, keyed by routing id; who each
  * one is (its identity, and the principal a client message speaks for) and
  * what it may read; the tasks each worker holds (its inflight list); sending
@@ -31,7 +31,7 @@ uint32_t ply__hash_id(const char *id)
 {
     uint32_t h = 2166136261u;
     for (const unsigned char *p = (const unsigned char *)id; p && *p; p++) h = (h ^ *p) * 16777619u;
-    return h ? h : 1; /* 0 means "no worker" in job_state_t.avoid */
+    return h ? h : 1; /* 0 means "no worker" in ply__task_t.avoid */
 }
 
 void ply__rid_hex(zframe_t *rid, char *buf, size_t len)
@@ -134,16 +134,16 @@ void ply__send_error(ply_coordinator_t *c, zframe_t *rid, int code, uint64_t run
 
 /* ------------------------------------------------------------ the registry */
 
-peer_t *ply__peer_find(ply_coordinator_t *c, zframe_t *rid)
+ply__peer_t *ply__peer_find(ply_coordinator_t *c, zframe_t *rid)
 {
-    for (peer_t *p = c->peers; p; p = p->next)
+    for (ply__peer_t *p = c->peers; p; p = p->next)
         if (zframe_eq(p->rid, rid)) return p;
     return NULL;
 }
 
-peer_t *ply__peer_add(ply_coordinator_t *c, zframe_t *rid, const char *identity, int kind)
+ply__peer_t *ply__peer_add(ply_coordinator_t *c, zframe_t *rid, const char *identity, int kind)
 {
-    peer_t *p = calloc(1, sizeof *p);
+    ply__peer_t *p = calloc(1, sizeof *p);
     if (!p) return NULL;
     p->rid = zframe_dup(rid);
     if (!p->rid) {
@@ -155,27 +155,27 @@ peer_t *ply__peer_add(ply_coordinator_t *c, zframe_t *rid, const char *identity,
     p->last_seen_ms = ply_time_ms();
     char hex[64];
     ply__rid_hex(rid, hex, sizeof hex);
-    snprintf(p->name, sizeof p->name, "%s %s", kind == PEER_WORKER ? "worker" : "client", hex);
+    snprintf(p->name, sizeof p->name, "%s %s", kind == PLY__PEER_WORKER ? "worker" : "client", hex);
     p->next = c->peers;
     c->peers = p;
-    if (kind == PEER_WORKER) c->nworkers++;
+    if (kind == PLY__PEER_WORKER) c->nworkers++;
     return p;
 }
 
-void ply__peer_unlink(ply_coordinator_t *c, peer_t *gone)
+void ply__peer_unlink(ply_coordinator_t *c, ply__peer_t *gone)
 {
-    for (peer_t **pp = &c->peers; *pp; pp = &(*pp)->next)
+    for (ply__peer_t **pp = &c->peers; *pp; pp = &(*pp)->next)
         if (*pp == gone) {
             *pp = gone->next;
             break;
         }
-    if (gone->kind == PEER_WORKER && --c->nworkers == 0) c->no_worker_since_ms = ply_time_ms();
+    if (gone->kind == PLY__PEER_WORKER && --c->nworkers == 0) c->no_worker_since_ms = ply_time_ms();
     zframe_destroy(&gone->rid);
     free(gone->inflight);
     free(gone);
 }
 
-int ply__inflight_add(peer_t *p, uint64_t job_id)
+int ply__inflight_add(ply__peer_t *p, uint64_t job_id)
 {
     if (p->ninflight == p->capinflight) {
         size_t cap = p->capinflight ? p->capinflight * 2 : 8;
@@ -188,7 +188,7 @@ int ply__inflight_add(peer_t *p, uint64_t job_id)
     return 0;
 }
 
-void ply__inflight_remove(peer_t *p, uint64_t job_id)
+void ply__inflight_remove(ply__peer_t *p, uint64_t job_id)
 {
     for (size_t i = 0; i < p->ninflight; i++)
         if (p->inflight[i] == job_id) {
@@ -197,15 +197,15 @@ void ply__inflight_remove(peer_t *p, uint64_t job_id)
         }
 }
 
-peer_t *ply__worker_by_id(ply_coordinator_t *c, const char *id)
+ply__peer_t *ply__worker_by_id(ply_coordinator_t *c, const char *id)
 {
-    for (peer_t *p = c->peers; p; p = p->next)
-        if (p->kind == PEER_WORKER && strncmp(p->worker_id, id, PLY__ID_LEN - 1) == 0) return p;
+    for (ply__peer_t *p = c->peers; p; p = p->next)
+        if (p->kind == PLY__PEER_WORKER && strncmp(p->worker_id, id, PLY__ID_LEN - 1) == 0) return p;
     return NULL;
 }
 
 /* The worker is gone (dead, BYE or re-HELLO): its jobs go back to their runs. */
-void ply__worker_release_jobs(ply_coordinator_t *c, peer_t *p, int failure, const char *reason)
+void ply__worker_release_jobs(ply_coordinator_t *c, ply__peer_t *p, int failure, const char *reason)
 {
     uint64_t *ids = p->inflight;
     size_t n = p->ninflight;
@@ -214,14 +214,14 @@ void ply__worker_release_jobs(ply_coordinator_t *c, peer_t *p, int failure, cons
     p->credit = 0;
     for (size_t i = 0; i < n; i++) {
         size_t idx;
-        run_t *run = ply__job_find(c, ids[i], &idx);
-        if (run && run->sched.jobs[idx].state == JOB_INFLIGHT && run->sched.jobs[idx].worker == p)
-            ply__job_requeue(c, run, idx, failure, reason);
+        ply__run_t *run = ply__task_find(c, ids[i], &idx);
+        if (run && run->sched.tasks[idx].state == PLY__TASK_INFLIGHT && run->sched.tasks[idx].worker == p)
+            ply__task_requeue(c, run, idx, failure, reason);
     }
     free(ids);
 }
 
-void ply__worker_remove(ply_coordinator_t *c, peer_t *p, int failure, const char *reason)
+void ply__worker_remove(ply_coordinator_t *c, ply__peer_t *p, int failure, const char *reason)
 {
     ply_log(failure ? PLY_LOG_WARN : PLY_LOG_INFO, "%s %s; %zu job(s) re-queued", p->name, reason,
             p->ninflight);
@@ -233,7 +233,7 @@ void ply__worker_remove(ply_coordinator_t *c, peer_t *p, int failure, const char
 
 /* Whether @who may see worker @p's node total: with one worker per run that total is the
  * run's answer, so it is shown only to whoever may read every run it comes from. */
-static int may_read_worker_nodes(ply_coordinator_t *c, const peer_t *p, const char *who)
+static int may_read_worker_nodes(ply_coordinator_t *c, const ply__peer_t *p, const char *who)
 {
     if (p->nodes_mixed) return ply__is_admin(c, who);
     return !p->nodes_owner[0] || !strcmp(p->nodes_owner, "-") ||
@@ -256,8 +256,8 @@ size_t ply__worker_list(ply_coordinator_t *c, Ply__WorkerStatus **wsp, Ply__Work
     }
     uint64_t now = ply_time_ms();
     size_t i = 0;
-    for (peer_t *p = c->peers; p && i < c->nworkers; p = p->next) {
-        if (p->kind != PEER_WORKER) continue;
+    for (ply__peer_t *p = c->peers; p && i < c->nworkers; p = p->next) {
+        if (p->kind != PLY__PEER_WORKER) continue;
         ws[i] = (Ply__WorkerStatus)PLY__WORKER_STATUS__INIT;
         ws[i].worker_id = p->worker_id;
         ws[i].has_threads = 1, ws[i].threads = p->threads;
@@ -273,8 +273,8 @@ size_t ply__worker_list(ply_coordinator_t *c, Ply__WorkerStatus **wsp, Ply__Work
         ws[i].identity = p->identity;
         ws[i].n_kinds = p->nkind_list, ws[i].kinds = p->kind_list;
         uint32_t excluded = 0;
-        for (const run_t *run = c->runs; run; run = run->next)
-            excluded += run->state == RUN_ACTIVE && ply__excluded(run, p->identity);
+        for (const ply__run_t *run = c->runs; run; run = run->next)
+            excluded += run->state == PLY__RUN_ACTIVE && ply__excluded(run, p->identity);
         ws[i].has_excluded_runs = 1, ws[i].excluded_runs = excluded;
         ws[i].has_stalled_ms = 1;
         ws[i].stalled_ms = p->ninflight ? ply_elapsed_ms(now, p->progress_ms) : 0;

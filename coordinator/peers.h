@@ -1,7 +1,7 @@
 /*
  * The registry of workers and clients (peers.c): who they are (their identity, as far as
  * the coordinator can prove it), what a worker runs and holds, and sending to a peer.
- * peers.c writes peer_t, except the figures a worker's messages feed (worker_msgs.c: its
+ * peers.c writes ply__peer_t, except the figures a worker's messages feed (worker_msgs.c: its
  * HELLO, credit, heartbeats and results) and its inflight list (dispatch.c's hand-out).
  */
 #ifndef PLY_COORDINATOR_PEERS_H
@@ -14,7 +14,7 @@
 
 #include "core.h"
 
-enum { PEER_WORKER = 1, PEER_CLIENT = 2 };
+enum { PLY__PEER_WORKER = 1, PLY__PEER_CLIENT = 2 };
 
 /*
  * Identity (the trust model, README "Threat model"): who a peer is, as far as
@@ -25,8 +25,8 @@ enum { PEER_WORKER = 1, PEER_CLIENT = 2 };
  * connection: its routing id. Set when the peer is created, never changed;
  * a message whose identity differs from its peer's is dropped.
  */
-struct peer {
-    struct peer *next;
+struct ply__peer {
+    struct ply__peer *next;
     zframe_t *rid;
     int kind;
     char identity[PLY__IDENT_LEN]; /* "curve:<z85 public key>" or "conn:<routing id hex>" */
@@ -69,7 +69,7 @@ uint32_t ply__hash_id(const char *id);
 /** ply__rid_hex - routing id @rid in hex into @buf (at most @len bytes, cut to fit, terminated). */
 void ply__rid_hex(zframe_t *rid, char *buf, size_t len);
 /**
- * ply__identity - the identity (see peer_t) of the sender of a message:
+ * ply__identity - the identity (see ply__peer_t) of the sender of a message:
  * "curve:<key>" from @peer_key (ply_curve_recv_from's "role:key", "" without
  * CURVE), else "conn:<hex of @rid>". Writes at most @len bytes (PLY__IDENT_LEN
  * holds any identity) into @buf, always terminated.
@@ -98,27 +98,27 @@ void ply__send_msg(ply_coordinator_t *c, zframe_t *rid, ply_msg_t *m);
 void ply__send_error(ply_coordinator_t *c, zframe_t *rid, int code, uint64_t run_id,
                      const char *fmt, ...) __attribute__((format(printf, 5, 6)));
 /** ply__peer_find - the peer with routing id @rid, or NULL. */
-peer_t *ply__peer_find(ply_coordinator_t *c, zframe_t *rid);
+ply__peer_t *ply__peer_find(ply_coordinator_t *c, zframe_t *rid);
 /** ply__peer_add - a new peer of @kind (PEER_*) at the head of the list, or NULL (out of memory).
  */
-peer_t *ply__peer_add(ply_coordinator_t *c, zframe_t *rid, const char *identity, int kind);
+ply__peer_t *ply__peer_add(ply_coordinator_t *c, zframe_t *rid, const char *identity, int kind);
 /** ply__peer_unlink - take @gone out of the list and free it (ply__worker_remove re-queues first).
  */
-void ply__peer_unlink(ply_coordinator_t *c, peer_t *gone);
+void ply__peer_unlink(ply_coordinator_t *c, ply__peer_t *gone);
 /** ply__inflight_add - worker @p now holds the task of wire id @job_id; 0 or PLY_ENOMEM. */
-int ply__inflight_add(peer_t *p, uint64_t job_id);
+int ply__inflight_add(ply__peer_t *p, uint64_t job_id);
 /** ply__inflight_remove - @p no longer holds @job_id (nothing when it did not). */
-void ply__inflight_remove(peer_t *p, uint64_t job_id);
+void ply__inflight_remove(ply__peer_t *p, uint64_t job_id);
 /** ply__worker_by_id - a connected worker whose worker_id is @id, or NULL. */
-peer_t *ply__worker_by_id(ply_coordinator_t *c, const char *id);
+ply__peer_t *ply__worker_by_id(ply_coordinator_t *c, const char *id);
 /**
  * ply__worker_release_jobs - worker @p is gone (dead, BYE or re-HELLO): its
- * credit is 0 and its tasks go back to their runs (ply__job_requeue with
+ * credit is 0 and its tasks go back to their runs (ply__task_requeue with
  * @failure and @reason).
  */
-void ply__worker_release_jobs(ply_coordinator_t *c, peer_t *p, int failure, const char *reason);
+void ply__worker_release_jobs(ply_coordinator_t *c, ply__peer_t *p, int failure, const char *reason);
 /** ply__worker_remove - log why @p goes (@reason), release its tasks and unlink it. */
-void ply__worker_remove(ply_coordinator_t *c, peer_t *p, int failure, const char *reason);
+void ply__worker_remove(ply_coordinator_t *c, ply__peer_t *p, int failure, const char *reason);
 /**
  * ply__worker_list - the connected workers as WorkerStatus entries (the
  * caller frees both arrays), node totals only where @who may read them;

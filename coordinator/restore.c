@@ -29,7 +29,7 @@
 
 typedef struct restore {
     ply_coordinator_t *c;
-    run_t *last; /* the run results are being read for (they come in run order) */
+    ply__run_t *last; /* the run results are being read for (they come in run order) */
     char *why;
     size_t why_len;
 } restore_t;
@@ -45,7 +45,7 @@ static int on_run(void *arg, const ply_store_run_t *sr, ply_split_t **plan)
                        "state file %s: run %" PRIu64 " is of job kind %d%s, which this "
                        "coordinator cannot run",
                        c->state_path, sr->id, sr->kind, *plan ? " with a plan" : " without a plan");
-    run_t *run = ply__run_new(c, kind, sr->owner);
+    ply__run_t *run = ply__run_new(c, kind, sr->owner);
     if (!run) return PLY_ENOMEM;
     run->restored = 1;
     ply__verify_mode_set(run, sr->verify_mode, sr->verify_ppm);
@@ -65,10 +65,10 @@ static int on_run(void *arg, const ply_store_run_t *sr, ply_split_t **plan)
     return r;
 }
 
-static run_t *find(restore_t *rs, uint64_t id)
+static ply__run_t *find(restore_t *rs, uint64_t id)
 {
     if (rs->last && rs->last->id == id) return rs->last;
-    for (run_t *run = rs->c->runs; run; run = run->next)
+    for (ply__run_t *run = rs->c->runs; run; run = run->next)
         if (run->id == id) return rs->last = run;
     return NULL;
 }
@@ -77,7 +77,7 @@ static run_t *find(restore_t *rs, uint64_t id)
 static int on_result(void *arg, const ply_store_result_t *r)
 {
     restore_t *rs = arg;
-    run_t *run = find(rs, r->run_id);
+    ply__run_t *run = find(rs, r->run_id);
     if (!run) return 0; /* a run that could not be restored: it failed above */
     int taken = run->kind->restore_result(rs->c, run, r, rs->why, rs->why_len);
     if (taken > 0) {
@@ -91,9 +91,9 @@ static int on_result(void *arg, const ply_store_result_t *r)
 static int on_failure(void *arg, const ply_store_failure_t *f)
 {
     restore_t *rs = arg;
-    run_t *run = find(rs, f->run_id);
+    ply__run_t *run = find(rs, f->run_id);
     if (!run || f->task >= run->sched.ntasks) return 0; /* a run that failed to restore, or a stale row */
-    if (run->sched.jobs[f->task].state == JOB_DONE) return 0;
+    if (run->sched.tasks[f->task].state == PLY__TASK_DONE) return 0;
     ply__task_restored(run, f->task, f->attempt, f->failures, f->history);
     return 0;
 }
@@ -115,7 +115,7 @@ int ply__restore(ply_coordinator_t *c, char *why, size_t why_len)
         return r;
     }
     size_t pending = 0;
-    for (run_t *run = c->runs; run; run = run->next) {
+    for (ply__run_t *run = c->runs; run; run = run->next) {
         run->kind->resumed(c, run);
         ply__tasks_resumed(run); /* "running" once any job is done, as before the restart */
         pending += run->sched.njobs - run->sched.done;

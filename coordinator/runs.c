@@ -31,10 +31,10 @@
 #define FINISHED_KEEP 64
 
 /* Marks the run failed (the first reason wins); ply__reap_runs() answers the client. */
-void ply__run_fail(run_t *run, int code, const char *fmt, ...)
+void ply__run_fail(ply__run_t *run, int code, const char *fmt, ...)
 {
-    if (run->state == RUN_FAILED || run->state == RUN_DONE) return;
-    run->state = RUN_FAILED;
+    if (run->state == PLY__RUN_FAILED || run->state == PLY__RUN_DONE) return;
+    run->state = PLY__RUN_FAILED;
     run->fail_code = code < 0 ? code : PLY_EIO;
     va_list ap;
     va_start(ap, fmt);
@@ -43,26 +43,26 @@ void ply__run_fail(run_t *run, int code, const char *fmt, ...)
 }
 
 /* The active run holding task id @job_id, with the task's index in *idx. */
-run_t *ply__job_find(ply_coordinator_t *c, uint64_t job_id, size_t *idx)
+ply__run_t *ply__task_find(ply_coordinator_t *c, uint64_t job_id, size_t *idx)
 {
-    for (run_t *run = c->runs; run; run = run->next)
-        if (run->state == RUN_ACTIVE && ply__task_of_wire(run, job_id) >= 0) {
+    for (ply__run_t *run = c->runs; run; run = run->next)
+        if (run->state == PLY__RUN_ACTIVE && ply__task_of_wire(run, job_id) >= 0) {
             *idx = (size_t)ply__task_of_wire(run, job_id);
             return run;
         }
     return NULL;
 }
 
-run_t *ply__run_find(ply_coordinator_t *c, uint64_t id)
+ply__run_t *ply__run_find(ply_coordinator_t *c, uint64_t id)
 {
-    for (run_t *run = c->runs; run; run = run->next)
+    for (ply__run_t *run = c->runs; run; run = run->next)
         if (run->id == id) return run;
     return NULL;
 }
 
-run_t *ply__run_new(ply_coordinator_t *c, const ply__kind_t *kind, const char *owner)
+ply__run_t *ply__run_new(ply_coordinator_t *c, const ply__kind_t *kind, const char *owner)
 {
-    run_t *run = calloc(1, sizeof *run);
+    ply__run_t *run = calloc(1, sizeof *run);
     if (!run) return NULL;
     run->c = c;
     run->kind = kind;
@@ -75,7 +75,7 @@ run_t *ply__run_new(ply_coordinator_t *c, const ply__kind_t *kind, const char *o
     return run;
 }
 
-void ply__run_free(run_t *run)
+void ply__run_free(ply__run_t *run)
 {
     zframe_destroy(&run->client);
     run->kind->free_run(run);
@@ -85,15 +85,15 @@ void ply__run_free(run_t *run)
     free(run);
 }
 
-void ply__run_add(ply_coordinator_t *c, run_t *run, uint64_t id)
+void ply__run_add(ply_coordinator_t *c, ply__run_t *run, uint64_t id)
 {
     run->id = id;
-    run_t **pp = &c->runs;
+    ply__run_t **pp = &c->runs;
     while (*pp) pp = &(*pp)->next;
     *pp = run;
 }
 
-void ply__run_submitted(run_t *run, int64_t unix_ms)
+void ply__run_submitted(ply__run_t *run, int64_t unix_ms)
 {
     struct timeval tv;
     gettimeofday(&tv, NULL);
@@ -110,53 +110,53 @@ void ply__run_submitted(run_t *run, int64_t unix_ms)
     run->submitted_unix_ms = unix_ms;
 }
 
-void ply__run_activate(run_t *run, int restored)
+void ply__run_activate(ply__run_t *run, int restored)
 {
     run->accepted_ms = ply_time_ms();
-    run->state = restored || run->sched.njobs ? RUN_ACTIVE : RUN_DONE;
+    run->state = restored || run->sched.njobs ? PLY__RUN_ACTIVE : PLY__RUN_DONE;
 }
 
-void ply__run_done(run_t *run)
+void ply__run_done(ply__run_t *run)
 {
-    if (run->state == RUN_ACTIVE) run->state = RUN_DONE;
+    if (run->state == PLY__RUN_ACTIVE) run->state = PLY__RUN_DONE;
 }
 
-void ply__run_reopen(run_t *run)
+void ply__run_reopen(ply__run_t *run)
 {
-    if (run->state == RUN_DONE) run->state = RUN_ACTIVE;
+    if (run->state == PLY__RUN_DONE) run->state = PLY__RUN_ACTIVE;
 }
 
-void ply__run_attach(run_t *run, zframe_t *client, int detach)
+void ply__run_attach(ply__run_t *run, zframe_t *client, int detach)
 {
     zframe_destroy(&run->client);
     run->client = client;
     run->detach = detach;
 }
 
-void ply__run_cancel(run_t *run)
+void ply__run_cancel(ply__run_t *run)
 {
     run->canceled = 1;
-    if (run->state == RUN_SPLITTING)
+    if (run->state == PLY__RUN_SPLITTING)
         atomic_store(&run->cancel, 1); /* plan_done answers */
     else
         ply__run_fail(run, PLY_ECANCELED, "run %" PRIu64 " canceled", run->id);
 }
 
-void ply__run_stop(run_t *run, int keep)
+void ply__run_stop(ply__run_t *run, int keep)
 {
     atomic_store(&run->cancel, 1);
     if (keep) run->interrupted = 1;
 }
 
-void ply__run_computed(ply_coordinator_t *c, run_t *run, int by_worker)
+void ply__run_computed(ply_coordinator_t *c, ply__run_t *run, int by_worker)
 {
-    if (by_worker) ply__count(c, CNT_RESULTS_COMPUTED);
+    if (by_worker) ply__count(c, PLY__CNT_RESULTS_COMPUTED);
     run->results_computed++;
 }
 
-static void finished_add(ply_coordinator_t *c, run_t *run, const char *state, zmsg_t *reply)
+static void finished_add(ply_coordinator_t *c, ply__run_t *run, const char *state, zmsg_t *reply)
 {
-    finished_t *f = calloc(1, sizeof *f);
+    ply__finished_t *f = calloc(1, sizeof *f);
     if (!f) {
         zmsg_destroy(&reply);
         return;
@@ -180,17 +180,17 @@ static void finished_add(ply_coordinator_t *c, run_t *run, const char *state, zm
     f->chess960 = sum.chess960, f->stats = sum.stats, f->want_split = sum.want_split;
     f->verify_mode = run->verif.mode, f->verify_ppm = run->verif.ppm;
     f->kind = run->kind->id;
-    if (run->state == RUN_FAILED) snprintf(f->error, sizeof f->error, "%s", run->fail_msg);
+    if (run->state == PLY__RUN_FAILED) snprintf(f->error, sizeof f->error, "%s", run->fail_msg);
     f->reply = reply;
     f->next = c->finished;
     c->finished = f;
     if (++c->nfinished > FINISHED_KEEP) {
-        finished_t **pp = &c->finished;
+        ply__finished_t **pp = &c->finished;
         for (unsigned i = 1; i < FINISHED_KEEP; i++) pp = &(*pp)->next;
-        finished_t *old = *pp;
+        ply__finished_t *old = *pp;
         *pp = NULL;
         while (old) {
-            finished_t *next = old->next;
+            ply__finished_t *next = old->next;
             zmsg_destroy(&old->reply);
             free(old);
             c->nfinished--;
@@ -199,9 +199,9 @@ static void finished_add(ply_coordinator_t *c, run_t *run, const char *state, zm
     }
 }
 
-finished_t *ply__finished_find(ply_coordinator_t *c, uint64_t id)
+ply__finished_t *ply__finished_find(ply_coordinator_t *c, uint64_t id)
 {
-    for (finished_t *f = c->finished; f; f = f->next)
+    for (ply__finished_t *f = c->finished; f; f = f->next)
         if (f->id == id) return f;
     return NULL;
 }
@@ -211,8 +211,8 @@ static const char *state_const(const char *state)
     return !strcmp(state, "done") ? "done" : !strcmp(state, "canceled") ? "canceled" : "failed";
 }
 
-/* A stored summary as a finished_t (reply NULL). */
-void ply__finished_from_store(finished_t *f, const ply_store_finished_t *sf)
+/* A stored summary as a ply__finished_t (reply NULL). */
+void ply__finished_from_store(ply__finished_t *f, const ply_store_finished_t *sf)
 {
     memset(f, 0, sizeof *f);
     f->id = sf->id;
@@ -235,9 +235,9 @@ void ply__finished_from_store(finished_t *f, const ply_store_finished_t *sf)
  * A finished run: from memory, else read back from the state file into *tmp
  * with its reply re-framed (the caller destroys tmp->reply). NULL when unknown.
  */
-finished_t *ply__finished_lookup(ply_coordinator_t *c, uint64_t id, finished_t *tmp)
+ply__finished_t *ply__finished_lookup(ply_coordinator_t *c, uint64_t id, ply__finished_t *tmp)
 {
-    finished_t *f = ply__finished_find(c, id);
+    ply__finished_t *f = ply__finished_find(c, id);
     if (f || !c->store) return f;
     ply_store_finished_t sf;
     void *blob = NULL;
@@ -254,18 +254,18 @@ finished_t *ply__finished_lookup(ply_coordinator_t *c, uint64_t id, finished_t *
 
 /* ---------------------------------------------------- answers and progress */
 
-void ply__run_asked(ply__asked_t *a, const run_t *run)
+void ply__run_asked(ply__asked_t *a, const ply__run_t *run)
 {
     run->kind->fill_asked(run, a);
 }
 
-uint64_t ply__run_queued_ms(const run_t *run, uint64_t now)
+uint64_t ply__run_queued_ms(const ply__run_t *run, uint64_t now)
 {
     uint64_t until = run->sched.started_ms ? run->sched.started_ms : now;
     return run->accepted_ms ? ply_elapsed_ms(until, run->accepted_ms) : 0;
 }
 
-uint64_t ply__run_time_ms(const run_t *run, uint64_t now)
+uint64_t ply__run_time_ms(const ply__run_t *run, uint64_t now)
 {
     uint64_t from = run->restored ? run->accepted_ms : run->submitted_ms;
     uint64_t t = ply_elapsed_ms(now, from), q = ply__run_queued_ms(run, now);
@@ -286,37 +286,37 @@ static zmsg_t *build_error(int code, const char *message, uint64_t run_id)
     return ply_msg_encode(&m);
 }
 
-const char *ply__run_state_name(const run_t *run)
+const char *ply__run_state_name(const ply__run_t *run)
 {
-    if (run->state == RUN_SPLITTING) return "splitting";
-    if (run->state == RUN_DONE) return "done";
-    if (run->state == RUN_FAILED) return run->canceled ? "canceled" : "failed";
+    if (run->state == PLY__RUN_SPLITTING) return "splitting";
+    if (run->state == PLY__RUN_DONE) return "done";
+    if (run->state == PLY__RUN_FAILED) return run->canceled ? "canceled" : "failed";
     return run->sched.started ? "running" : "queued";
 }
 
-uint32_t ply__run_in_flight(ply_coordinator_t *c, const run_t *run)
+uint32_t ply__run_in_flight(ply_coordinator_t *c, const ply__run_t *run)
 {
     uint32_t n = 0;
-    for (peer_t *p = c->peers; p; p = p->next)
-        for (size_t i = 0; p->kind == PEER_WORKER && i < p->ninflight; i++)
+    for (ply__peer_t *p = c->peers; p; p = p->next)
+        for (size_t i = 0; p->kind == PLY__PEER_WORKER && i < p->ninflight; i++)
             n += p->inflight[i] >= run->sched.job_base && p->inflight[i] - run->sched.job_base < run->sched.ntasks;
     return n;
 }
 
-double ply__run_work_done(const run_t *run)
+double ply__run_work_done(const ply__run_t *run)
 {
-    if (!run->sched.njobs || !run->sched.jobs || run->state == RUN_SPLITTING) return -1;
+    if (!run->sched.njobs || !run->sched.tasks || run->state == PLY__RUN_SPLITTING) return -1;
     double all = 0, done = 0;
     for (size_t j = 0; j < run->sched.njobs; j++) {
-        double e = run->kind->job_estimate((run_t *)run, j);
+        double e = run->kind->job_estimate((ply__run_t *)run, j);
         all += e;
-        if (run->sched.jobs[j].state == JOB_DONE) done += e; /* its first computation is in */
+        if (run->sched.tasks[j].state == PLY__TASK_DONE) done += e; /* its first computation is in */
     }
     return all > 0 ? done / all : -1;
 }
 
 /* Sets what @run waits for, logging a change. */
-static void set_waiting(run_t *run, const char *w)
+static void set_waiting(ply__run_t *run, const char *w)
 {
     if (!strcmp(run->waiting, w)) return;
     if (w[0])
@@ -326,13 +326,13 @@ static void set_waiting(run_t *run, const char *w)
     snprintf(run->waiting, sizeof run->waiting, "%s", w);
 }
 
-void ply__run_update_waiting(ply_coordinator_t *c, run_t *run)
+void ply__run_update_waiting(ply_coordinator_t *c, ply__run_t *run)
 {
     char w[sizeof run->waiting] = "";
     size_t fit = 0;
-    for (const peer_t *p = c->peers; p; p = p->next)
-        fit += p->kind == PEER_WORKER && run->kind->worker_fits(run, p);
-    if (run->state != RUN_ACTIVE || !c->nworkers) {
+    for (const ply__peer_t *p = c->peers; p; p = p->next)
+        fit += p->kind == PLY__PEER_WORKER && run->kind->worker_fits(run, p);
+    if (run->state != PLY__RUN_ACTIVE || !c->nworkers) {
         /* no worker at all: the client says so itself (RunProgress.workers) */
     } else if (!fit) {
         char what[sizeof w / 2];
@@ -343,7 +343,7 @@ void ply__run_update_waiting(ply_coordinator_t *c, run_t *run)
         size_t first = SIZE_MAX;
         for (size_t k = 0; k < run->sched.rq_len; k++) {
             size_t t = run->sched.requeue[run->sched.rq_head + k];
-            if (t >= run->sched.ntasks || run->sched.jobs[t].state != JOB_PENDING) continue;
+            if (t >= run->sched.ntasks || run->sched.tasks[t].state != PLY__TASK_PENDING) continue;
             if (ply__anyone_eligible(c, run, t)) {
                 set_waiting(run, "");
                 return;
@@ -358,13 +358,13 @@ void ply__run_update_waiting(ply_coordinator_t *c, run_t *run)
 /* Fills @rp about @run, or about the finished record @f (strings point into them; rp->asked
  * to @asked), as @who may see it: the count only for its owner (or an admin). */
 void ply__fill_progress(ply_coordinator_t *c, Ply__RunProgress *rp, ply__asked_t *asked,
-                        const run_t *run, const finished_t *f, const char *who)
+                        const ply__run_t *run, const ply__finished_t *f, const char *who)
 {
     *rp = (Ply__RunProgress)PLY__RUN_PROGRESS__INIT;
     rp->asked = &asked->msg;
     uint32_t threads = 0;
-    for (peer_t *p = c->peers; p; p = p->next)
-        if (p->kind == PEER_WORKER) threads += p->threads;
+    for (ply__peer_t *p = c->peers; p; p = p->next)
+        if (p->kind == PLY__PEER_WORKER) threads += p->threads;
     rp->has_run_id = 1;
     if (run) {
         rp->run_id = run->id;
@@ -372,20 +372,20 @@ void ply__fill_progress(ply_coordinator_t *c, Ply__RunProgress *rp, ply__asked_t
         rp->has_jobs_total = 1, rp->jobs_total = (uint32_t)run->sched.njobs;
         rp->has_jobs_done = 1, rp->jobs_done = (uint32_t)run->sched.done;
         run->kind->fill_progress(run, rp); /* its count, what it computes */
-        double w = run->state == RUN_DONE ? 1 : ply__run_work_done(run);
+        double w = run->state == PLY__RUN_DONE ? 1 : ply__run_work_done(run);
         if (w >= 0) rp->has_work_done_ppm = 1, rp->work_done_ppm = (uint32_t)(w * 1e6 + 0.5);
         rp->has_elapsed_ms = 1, rp->elapsed_ms = ply_time_ms() - run->submitted_ms;
         rp->verify = (char *)run->verif.text;
         rp->has_results_restored = 1, rp->results_restored = run->results_restored;
         rp->has_jobs_in_flight = 1, rp->jobs_in_flight = ply__run_in_flight(c, run);
         rp->has_queued_ms = 1, rp->queued_ms = ply__run_queued_ms(run, ply_time_ms());
-        if (run->state == RUN_ACTIVE && !run->sched.started) { /* "queued": say behind what */
+        if (run->state == PLY__RUN_ACTIVE && !run->sched.started) { /* "queued": say behind what */
             rp->has_runs_ahead = 1;
-            for (const run_t *q = c->runs; q && q != run; q = q->next)
-                rp->runs_ahead += q->state == RUN_ACTIVE || q->state == RUN_SPLITTING;
+            for (const ply__run_t *q = c->runs; q && q != run; q = q->next)
+                rp->runs_ahead += q->state == PLY__RUN_ACTIVE || q->state == PLY__RUN_SPLITTING;
         }
-        if (run->state == RUN_FAILED) rp->error = (char *)run->fail_msg;
-        if (run->state == RUN_ACTIVE && run->waiting[0]) rp->waiting = (char *)run->waiting;
+        if (run->state == PLY__RUN_FAILED) rp->error = (char *)run->fail_msg;
+        if (run->state == PLY__RUN_ACTIVE && run->waiting[0]) rp->waiting = (char *)run->waiting;
         ply__run_asked(asked, run);
     } else {
         rp->run_id = f->id;
@@ -416,7 +416,7 @@ void ply__fill_progress(ply_coordinator_t *c, Ply__RunProgress *rp, ply__asked_t
 
 /* Sends a RunProgress about @run (or the finished record @f) to @rid, with the worker list when
  * asked. */
-void ply__send_progress(ply_coordinator_t *c, zframe_t *rid, const run_t *run, const finished_t *f,
+void ply__send_progress(ply_coordinator_t *c, zframe_t *rid, const ply__run_t *run, const ply__finished_t *f,
                         int with_workers, const char *who)
 {
     if (!rid) return; /* a run restored from the state file has no client until one attaches */
@@ -441,14 +441,14 @@ void ply__send_progress(ply_coordinator_t *c, zframe_t *rid, const run_t *run, c
 
 /* Takes a finished run's jobs out of the workers' lists (late results become "unknown job"),
  * and stops them on the workers. */
-static void withdraw_jobs(ply_coordinator_t *c, const run_t *run)
+static void withdraw_jobs(ply_coordinator_t *c, const ply__run_t *run)
 {
     if (!run->sched.njobs) return;
-    for (peer_t *p = c->peers; p; p = p->next) {
+    for (ply__peer_t *p = c->peers; p; p = p->next) {
         for (size_t i = 0; i < p->ninflight;) {
             if (ply__task_of_wire(run, p->inflight[i]) >= 0) {
                 size_t idx = (size_t)ply__task_of_wire(run, p->inflight[i]);
-                if (run->sched.jobs[idx].state == JOB_INFLIGHT && run->sched.jobs[idx].worker == p)
+                if (run->sched.tasks[idx].state == PLY__TASK_INFLIGHT && run->sched.tasks[idx].worker == p)
                     ply__cancel_on_worker(c, p, run, idx);
                 p->inflight[i] = p->inflight[--p->ninflight];
             } else {
@@ -459,7 +459,7 @@ static void withdraw_jobs(ply_coordinator_t *c, const run_t *run)
 }
 
 /* Records the end of @run and the @reply its client got in the state file. */
-static void store_finish(ply_coordinator_t *c, const run_t *run, const char *state, zmsg_t *reply)
+static void store_finish(ply_coordinator_t *c, const ply__run_t *run, const char *state, zmsg_t *reply)
 {
     ply_store_finished_t f;
     memset(&f, 0, sizeof f);
@@ -473,8 +473,8 @@ static void store_finish(ply_coordinator_t *c, const run_t *run, const char *sta
     f.jobs_done = (uint32_t)run->sched.done;
     f.nodes = sum.nodes;
     f.elapsed_ms = ply_time_ms() - run->submitted_ms;
-    f.code = run->state == RUN_FAILED ? run->fail_code : 0;
-    snprintf(f.error, sizeof f.error, "%s", run->state == RUN_FAILED ? run->fail_msg : "");
+    f.code = run->state == PLY__RUN_FAILED ? run->fail_code : 0;
+    snprintf(f.error, sizeof f.error, "%s", run->state == PLY__RUN_FAILED ? run->fail_msg : "");
     snprintf(f.verify, sizeof f.verify, "%s", run->verif.text);
     zframe_t *body = zmsg_last(reply);
     ply_store_finish_run(c->store, &f, body ? zframe_data(body) : NULL,
@@ -484,16 +484,16 @@ static void store_finish(ply_coordinator_t *c, const run_t *run, const char *sta
 /* Answers and frees every run that is done or failed. */
 void ply__reap_runs(ply_coordinator_t *c)
 {
-    for (run_t *run = c->runs; run; run = run->next)
-        if (run->state == RUN_DONE || run->state == RUN_FAILED) {
+    for (ply__run_t *run = c->runs; run; run = run->next)
+        if (run->state == PLY__RUN_DONE || run->state == PLY__RUN_FAILED) {
             ply__batch_flush(c); /* what is answered must be on disk first */
             break;
         }
     int stored = 0;
-    run_t **pp = &c->runs;
+    ply__run_t **pp = &c->runs;
     while (*pp) {
-        run_t *run = *pp;
-        if (run->state != RUN_DONE && run->state != RUN_FAILED) {
+        ply__run_t *run = *pp;
+        if (run->state != PLY__RUN_DONE && run->state != PLY__RUN_FAILED) {
             pp = &run->next;
             continue;
         }
@@ -504,10 +504,10 @@ void ply__reap_runs(ply_coordinator_t *c)
         ply_u128_add(&c->nodes_reaped, sum.nodes); /* ply_nodes_total never goes back */
         zmsg_t *reply;
         const char *state;
-        if (run->state == RUN_DONE) {
+        if (run->state == PLY__RUN_DONE) {
             reply = run->kind->answer(c, run);
             state = "done";
-            ply__count(c, CNT_RUNS_DONE);
+            ply__count(c, PLY__CNT_RUNS_DONE);
             if (!reply) {
                 reply = build_error(PLY_ENOMEM, "cannot encode the result", run->id);
                 state = "failed";
@@ -515,7 +515,7 @@ void ply__reap_runs(ply_coordinator_t *c)
         } else {
             reply = build_error(run->fail_code, run->fail_msg, run->id);
             state = run->canceled ? "canceled" : "failed";
-            ply__count(c, CNT_RUNS_FAILED);
+            ply__count(c, PLY__CNT_RUNS_FAILED);
             ply_log(run->canceled ? PLY_LOG_INFO : PLY_LOG_WARN, "run %" PRIu64 " %s: %s", run->id,
                     state, run->fail_msg);
         }

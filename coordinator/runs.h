@@ -1,6 +1,6 @@
 /*
  * The run registry (runs.c): a run is what a client asked, from SUBMIT (or the state file) to
- * its answer. run_t keeps what the scheduler and the registry need; what a kind computes is
+ * its answer. ply__run_t keeps what the scheduler and the registry need; what a kind computes is
  * its own (run->kind_state: perft/perft.h, search/kind.c); the tasks are the scheduler's
  * (run->sched, tasks.h); the verification is the verification service's (run->verif,
  * verification.h). Each field has one writing file, named beside it: the others read it and
@@ -24,11 +24,11 @@
 #include "tasks.h"
 #include "verification.h"
 
-enum { RUN_SPLITTING = 0, RUN_ACTIVE, RUN_DONE, RUN_FAILED };
+enum { PLY__RUN_SPLITTING = 0, PLY__RUN_ACTIVE, PLY__RUN_DONE, PLY__RUN_FAILED };
 struct ply__kind; /* kind.h */
 
-struct run {
-    struct run *next;             /* runs.c: the list c->runs, submission order */
+struct ply__run {
+    struct ply__run *next;             /* runs.c: the list c->runs, submission order */
     ply_coordinator_t *c;         /* runs.c */
     const struct ply__kind *kind; /* runs.c: what its jobs are */
     void *kind_state;             /* runs.c (kind->state_new, freed by kind->free_run): the
@@ -60,8 +60,8 @@ struct run {
                                        RunProgress.waiting (ply__run_update_waiting) */
 };
 
-struct finished {
-    struct finished *next;
+struct ply__finished {
+    struct ply__finished *next;
     uint64_t id;
     char owner[PLY__IDENT_LEN];
     const char *state;
@@ -83,19 +83,19 @@ struct finished {
 
 
 /** ply__role_of - the computation role (PLY__FIRST...PLY__DRILL) of task @t of @run. */
-static inline size_t ply__role_of(const run_t *run, size_t t)
+static inline size_t ply__role_of(const ply__run_t *run, size_t t)
 {
     return t / run->sched.njobs;
 }
 
 /** ply__job_of - the job (index in the plan) of task @t of @run. */
-static inline size_t ply__job_of(const run_t *run, size_t t)
+static inline size_t ply__job_of(const ply__run_t *run, size_t t)
 {
     return t % run->sched.njobs;
 }
 
 /** ply__task_of - the task of computation @role of job @idx of @run. */
-static inline size_t ply__task_of(const run_t *run, size_t idx, int role)
+static inline size_t ply__task_of(const ply__run_t *run, size_t idx, int role)
 {
     return (size_t)role * run->sched.njobs + idx;
 }
@@ -104,47 +104,47 @@ static inline size_t ply__task_of(const run_t *run, size_t idx, int role)
  * ply__task_bound - 1 when task @t of @run is bound to the one worker whose computation it
  * examines (the drill-down role): withdrawing that worker's tasks leaves it.
  */
-static inline int ply__task_bound(const run_t *run, size_t t)
+static inline int ply__task_bound(const ply__run_t *run, size_t t)
 {
     return ply__role_of(run, t) == PLY__DRILL;
 }
 
 
 /** ply__run_fail - mark the run failed (the first reason wins); it is answered when reaped. */
-void ply__run_fail(run_t *run, int code, const char *fmt, ...)
+void ply__run_fail(ply__run_t *run, int code, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
-/** ply__job_find - the active run holding the task of wire id @job_id (its index in *idx), or NULL.
+/** ply__task_find - the active run holding the task of wire id @job_id (its index in *idx), or NULL.
  */
-run_t *ply__job_find(ply_coordinator_t *c, uint64_t job_id, size_t *idx);
+ply__run_t *ply__task_find(ply_coordinator_t *c, uint64_t job_id, size_t *idx);
 /** ply__run_find - the run with id @id still in memory (any state), or NULL. */
-run_t *ply__run_find(ply_coordinator_t *c, uint64_t id);
+ply__run_t *ply__run_find(ply_coordinator_t *c, uint64_t id);
 /**
  * ply__run_new - a new run of @kind owned by @owner (the only place a run is created;
  * ply__run_free is the only place it is freed), in no list yet, with its kind's empty state
  * (kind->state_new): its kind's submit or restore makes it what it asks. NULL when out of
  * memory.
  */
-run_t *ply__run_new(ply_coordinator_t *c, const struct ply__kind *kind, const char *owner);
+ply__run_t *ply__run_new(ply_coordinator_t *c, const struct ply__kind *kind, const char *owner);
 /** ply__run_free - free a run that is in no list, with everything it owns. */
-void ply__run_free(run_t *run);
+void ply__run_free(ply__run_t *run);
 /** ply__finished_find - the finished run @id kept in memory, or NULL. */
-finished_t *ply__finished_find(ply_coordinator_t *c, uint64_t id);
-/** ply__finished_from_store - a stored summary as a finished_t (reply NULL). */
-void ply__finished_from_store(finished_t *f, const ply_store_finished_t *sf);
+ply__finished_t *ply__finished_find(ply_coordinator_t *c, uint64_t id);
+/** ply__finished_from_store - a stored summary as a ply__finished_t (reply NULL). */
+void ply__finished_from_store(ply__finished_t *f, const ply_store_finished_t *sf);
 /**
  * ply__finished_lookup - a finished run: from memory, else read back from
  * the state file into *tmp with its reply re-framed (the caller destroys
  * tmp->reply). NULL when unknown.
  */
-finished_t *ply__finished_lookup(ply_coordinator_t *c, uint64_t id, finished_t *tmp);
+ply__finished_t *ply__finished_lookup(ply_coordinator_t *c, uint64_t id, ply__finished_t *tmp);
 /** ply__run_queued_ms - how long @run waited from its acceptance (or restore) for its first job to
  * go out, ms, at @now (ms, monotonic). */
-uint64_t ply__run_queued_ms(const run_t *run, uint64_t now);
+uint64_t ply__run_queued_ms(const ply__run_t *run, uint64_t now);
 /**
  * ply__run_time_ms - the run's time, ms: from its submission (a resumed run: from its restore,
  * as its counted nodes are this session's) to @now, less the time it waited in the queue.
  */
-uint64_t ply__run_time_ms(const run_t *run, uint64_t now);
+uint64_t ply__run_time_ms(const ply__run_t *run, uint64_t now);
 /** What a run computes (RunAsked) with room for the sub-message it points to (a kind's
  * request, RunAsked.perft: the kind's own type), so that answers about many runs can be built
  * at once. */
@@ -154,28 +154,28 @@ typedef struct ply__asked {
 } ply__asked_t;
 /** ply__run_asked - what @run computes, as every answer about it says, into @a->msg (strings
  * point into @run, and into @a). */
-void ply__run_asked(ply__asked_t *a, const run_t *run);
+void ply__run_asked(ply__asked_t *a, const ply__run_t *run);
 /**
  * ply__fill_progress - fill @rp about @run, or about the finished record @f
  * (strings point into them; rp->asked to @asked), as @who may see it: the
  * count only for its owner (or an admin).
  */
 void ply__fill_progress(ply_coordinator_t *c, Ply__RunProgress *rp, ply__asked_t *asked,
-                        const run_t *run, const finished_t *f, const char *who);
+                        const ply__run_t *run, const ply__finished_t *f, const char *who);
 /**
  * ply__send_progress - send a RunProgress about @run (or the finished record
  * @f) to @rid, with the worker list when @with_workers; nothing when @rid is NULL.
  */
-void ply__send_progress(ply_coordinator_t *c, zframe_t *rid, const run_t *run, const finished_t *f,
+void ply__send_progress(ply_coordinator_t *c, zframe_t *rid, const ply__run_t *run, const ply__finished_t *f,
                         int with_workers, const char *who);
 /** ply__run_state_name - "splitting", "queued", "running", "done", "failed" or "canceled". */
-const char *ply__run_state_name(const run_t *run);
+const char *ply__run_state_name(const ply__run_t *run);
 /**
  * ply__run_work_done - the part of @run's estimated work done, 0 to 1: its jobs whose first
  * computation is in, weighted by the kind's job_estimate (nodes). -1 before it is planned
  * (no jobs yet). What /status's progress and RunProgress.work_done_ppm report.
  */
-double ply__run_work_done(const run_t *run);
+double ply__run_work_done(const ply__run_t *run);
 /**
  * ply__run_update_waiting - at every tick, for an active run: what it waits for when
  * workers are connected but none may take any of its tasks (none runs the engine or kind
@@ -183,10 +183,10 @@ double ply__run_work_done(const run_t *run);
  * once when it changes; "" when a worker holds or may take a task, or none is connected
  * (that wait has its own message).
  */
-void ply__run_update_waiting(ply_coordinator_t *c, run_t *run);
+void ply__run_update_waiting(ply_coordinator_t *c, ply__run_t *run);
 
 /** ply__run_in_flight - the tasks of @run that workers hold now. */
-uint32_t ply__run_in_flight(ply_coordinator_t *c, const run_t *run);
+uint32_t ply__run_in_flight(ply_coordinator_t *c, const ply__run_t *run);
 /** ply__reap_runs - answer, record in the state file and free every run that is done or failed. */
 void ply__reap_runs(ply_coordinator_t *c);
 
@@ -194,33 +194,33 @@ void ply__reap_runs(ply_coordinator_t *c);
  * ply__run_add - @run (new, its kind's submit or restore done) gets the id @id and joins the
  * end of @c's runs.
  */
-void ply__run_add(ply_coordinator_t *c, run_t *run, uint64_t id);
+void ply__run_add(ply_coordinator_t *c, ply__run_t *run, uint64_t id);
 /** ply__run_submitted - @run was submitted at @unix_ms (wall clock, ms; 0: now). */
-void ply__run_submitted(run_t *run, int64_t unix_ms);
+void ply__run_submitted(ply__run_t *run, int64_t unix_ms);
 /**
  * ply__run_activate - planned (or restored) @run is set up: active, or done at once when it
  * has no jobs (@restored: active whatever), accepted now.
  */
-void ply__run_activate(run_t *run, int restored);
+void ply__run_activate(ply__run_t *run, int restored);
 /** ply__run_done - active @run has every answer it needs: done (answered when reaped). */
-void ply__run_done(run_t *run);
+void ply__run_done(ply__run_t *run);
 /** ply__run_reopen - @run, done in this callback, needs a job again (its source was caught):
  * active again. */
-void ply__run_reopen(run_t *run);
+void ply__run_reopen(ply__run_t *run);
 /**
  * ply__run_attach - @client (taken; NULL: none) is @run's client from now, streaming
  * progress unless @detach.
  */
-void ply__run_attach(run_t *run, zframe_t *client, int detach);
+void ply__run_attach(ply__run_t *run, zframe_t *client, int detach);
 /** ply__run_cancel - a client canceled @run: its plan stops, or it fails as canceled. */
-void ply__run_cancel(run_t *run);
+void ply__run_cancel(ply__run_t *run);
 /**
  * ply__run_stop - the coordinator stops: @run's plan stops; @keep: the state file keeps it
  * (it resumes at the next start), so its end is not recorded.
  */
-void ply__run_stop(run_t *run, int keep);
+void ply__run_stop(ply__run_t *run, int keep);
 /** ply__run_computed - a computation of @run is stored: counted in the run, and in the
  * coordinator's results computed when @by_worker (not the rule engine's). */
-void ply__run_computed(ply_coordinator_t *c, run_t *run, int by_worker);
+void ply__run_computed(ply_coordinator_t *c, ply__run_t *run, int by_worker);
 
 #endif

@@ -12,7 +12,7 @@
  *               -> finished (the last FINISHED_KEEP answers, for RESULT_REQUEST;
  *                           older ones come from the state file)
  *               -> store   (store.h: the state file, when configured)
- *   run -> its kind (kind.h), one job_state_t per task (a computation of a
+ *   run -> its kind (kind.h), one ply__task_t per task (a computation of a
  *          job, tasks.h), the queue; its kind's state behind one opaque
  *          pointer (run->kind_state: perft/perft.h, search/kind.c).
  *   worker peer -> the ids of the tasks it holds (inflight).
@@ -75,13 +75,13 @@ static void handle_one(ply_coordinator_t *c)
     int r = ply_curve_recv_from_ex(c->router, &rid, &msg, peer_key, sizeof peer_key, why,
                                    sizeof why, &refused);
     if (r == PLY_EIO && !rid) return;
-    ply__count(c, CNT_MESSAGES);
-    peer_t *p = rid ? ply__peer_find(c, rid) : NULL;
+    ply__count(c, PLY__CNT_MESSAGES);
+    ply__peer_t *p = rid ? ply__peer_find(c, rid) : NULL;
     if (p) p->last_seen_ms = ply_time_ms();
     if (r < 0) {
         char hex[64];
         ply__rid_hex(rid, hex, sizeof hex);
-        ply__count(c, CNT_MALFORMED);
+        ply__count(c, PLY__CNT_MALFORMED);
         ply_warn("malformed message from %s: %s", p ? p->name : hex, why);
         char line[PLY__WHY_LEN + 64];
         snprintf(line, sizeof line, "%s (this coordinator speaks %s)", why, PLY_PROTOCOL_ID);
@@ -95,7 +95,7 @@ static void handle_one(ply_coordinator_t *c)
         return;
     }
     if ((r = ply_curve_role_check(peer_key, msg, why, sizeof why)) < 0) { /* CURVE key roles */
-        ply__count(c, CNT_MALFORMED);
+        ply__count(c, PLY__CNT_MALFORMED);
         ply_warn("%s", why);
         ply__send_error(c, rid, r, 0, "%s", why);
         ply_msg_free(&msg);
@@ -105,7 +105,7 @@ static void handle_one(ply_coordinator_t *c)
     char identity[PLY__IDENT_LEN];
     ply__identity(rid, peer_key, identity, sizeof identity);
     if (p && strcmp(p->identity, identity) != 0) { /* cannot happen with libzmq: never trusted */
-        ply__count(c, CNT_MALFORMED);
+        ply__count(c, PLY__CNT_MALFORMED);
         ply_warn("%s: a message from %s on its connection, dropped", p->name, identity);
         ply_msg_free(&msg);
         zframe_destroy(&rid);
@@ -130,7 +130,7 @@ static void handle_one(ply_coordinator_t *c)
         ply__on_client_message(c, rid, identity, p, msg);
         break;
     default:
-        ply__count(c, CNT_MALFORMED);
+        ply__count(c, PLY__CNT_MALFORMED);
         ply__send_error(c, rid, PLY_EPROTO, 0, "%s is not accepted by the coordinator",
                         ply_msg_type_name(msg));
         break;
@@ -143,7 +143,7 @@ void ply__pump(ply_coordinator_t *c)
 {
     for (;;) {
         ply__reap_runs(c);
-        if (c->state != C_RUNNING) return;
+        if (c->state != PLY__C_RUNNING) return;
         ply__dispatch(c);
         /* drain up to PUMP_DRAIN messages before the next dispatch round */
         int n = 0;
@@ -169,14 +169,14 @@ static void send_heartbeats(ply_coordinator_t *c)
     ply_msg_t m = PLY__MESSAGE__INIT;
     m.body_case = PLY__MESSAGE__BODY_HEARTBEAT;
     m.heartbeat = &hb;
-    for (peer_t *p = c->peers; p; p = p->next)
-        if (p->kind == PEER_WORKER) ply__send_msg(c, p->rid, &m);
-    for (run_t *run = c->runs; run; run = run->next)
+    for (ply__peer_t *p = c->peers; p; p = p->next)
+        if (p->kind == PLY__PEER_WORKER) ply__send_msg(c, p->rid, &m);
+    for (ply__run_t *run = c->runs; run; run = run->next)
         if (!run->detach && run->client) ply__send_msg(c, run->client, &m);
 }
 
 /* Keeps the worker id of a hung worker, so that it gets no job right after reconnecting. */
-static void remember_hung(ply_coordinator_t *c, const peer_t *p)
+static void remember_hung(ply_coordinator_t *c, const ply__peer_t *p)
 {
     unsigned i = 0;
     while (i < c->nhung && c->hung[i] != p->id_hash) i++;
@@ -195,29 +195,29 @@ static void remember_hung(ply_coordinator_t *c, const peer_t *p)
 static void check_peers(ply_coordinator_t *c, uint64_t now)
 {
     uint64_t dead_ms = (uint64_t)c->cfg.liveness * c->cfg.heartbeat_ms;
-    peer_t *next;
-    for (peer_t *p = c->peers; p; p = next) {
+    ply__peer_t *next;
+    for (ply__peer_t *p = c->peers; p; p = next) {
         next = p->next;
         uint64_t silent = ply_elapsed_ms(now, p->last_seen_ms);
-        if (p->kind == PEER_WORKER && silent > dead_ms) {
+        if (p->kind == PLY__PEER_WORKER && silent > dead_ms) {
             char reason[128];
             snprintf(reason, sizeof reason, "silent for %" PRIu64 " ms: dead", silent);
-            ply__count(c, CNT_WORKERS_LOST);
+            ply__count(c, PLY__CNT_WORKERS_LOST);
             ply__worker_remove(c, p, 1, reason);
-        } else if (p->kind == PEER_WORKER && c->cfg.hang_ms && p->ninflight &&
+        } else if (p->kind == PLY__PEER_WORKER && c->cfg.hang_ms && p->ninflight &&
                    ply_elapsed_ms(now, p->progress_ms) > c->cfg.hang_ms) {
             /* alive (it heartbeats) but its node count does not move: hung */
             char reason[192];
             snprintf(reason, sizeof reason,
                      "hung: node count stuck at %" PRIu64 " for %" PRIu64 " ms with %zu job(s)",
                      p->hb_nodes, ply_elapsed_ms(now, p->progress_ms), p->ninflight);
-            ply__count(c, CNT_WORKERS_LOST);
-            ply__count(c, CNT_WORKERS_HUNG);
+            ply__count(c, PLY__CNT_WORKERS_LOST);
+            ply__count(c, PLY__CNT_WORKERS_HUNG);
             remember_hung(c, p);
             for (size_t i = 0; i < p->ninflight; i++) { /* it may only be slow: stop it */
                 size_t idx;
-                run_t *run = ply__job_find(c, p->inflight[i], &idx);
-                if (run && run->sched.jobs[idx].state == JOB_INFLIGHT && run->sched.jobs[idx].worker == p)
+                ply__run_t *run = ply__task_find(c, p->inflight[i], &idx);
+                if (run && run->sched.tasks[idx].state == PLY__TASK_INFLIGHT && run->sched.tasks[idx].worker == p)
                     ply__cancel_on_worker(c, p, run, idx);
             }
             Ply__Bye bye = PLY__BYE__INIT;
@@ -227,9 +227,9 @@ static void check_peers(ply_coordinator_t *c, uint64_t now)
             m.bye = &bye;
             ply__send_msg(c, p->rid, &m);
             ply__worker_remove(c, p, 1, reason);
-        } else if (p->kind == PEER_WORKER && p->probation && now > p->probation_until_ms) {
+        } else if (p->kind == PLY__PEER_WORKER && p->probation && now > p->probation_until_ms) {
             p->probation = 0; /* another chance: perhaps it was only very slow */
-        } else if (p->kind == PEER_CLIENT && silent > CLIENT_FORGET_PERIODS * dead_ms) {
+        } else if (p->kind == PLY__PEER_CLIENT && silent > CLIENT_FORGET_PERIODS * dead_ms) {
             ply__peer_unlink(c, p);
         }
     }
@@ -240,12 +240,12 @@ static void check_peers(ply_coordinator_t *c, uint64_t now)
  * fails after worker_wait_ms like a run without workers, naming what it asks and what the
  * connected workers run.
  */
-static void check_worker_fit(ply_coordinator_t *c, run_t *run, uint64_t now)
+static void check_worker_fit(ply_coordinator_t *c, ply__run_t *run, uint64_t now)
 {
     char have[PLY__WHY_LEN] = "";
     size_t n = 0;
-    for (peer_t *p = c->peers; p; p = p->next) {
-        if (p->kind != PEER_WORKER) continue;
+    for (ply__peer_t *p = c->peers; p; p = p->next) {
+        if (p->kind != PLY__PEER_WORKER) continue;
         if (run->kind->worker_fits(run, p)) {
             run->no_fit_since_ms = 0;
             return;
@@ -272,18 +272,18 @@ static void check_worker_fit(ply_coordinator_t *c, run_t *run, uint64_t now)
  * runs fails after worker_wait_ms too (check_worker_fit). */
 void ply__check_worker_wait(ply_coordinator_t *c, uint64_t now)
 {
-    const proc_t *dead = c->nprocs && !ply__local_slots_left(c) ? c->proc_lost : NULL;
+    const ply__proc_t *dead = c->nprocs && !ply__local_slots_left(c) ? c->proc_lost : NULL;
     if (c->nworkers) {
-        for (run_t *run = c->runs; run; run = run->next)
-            if (run->state == RUN_ACTIVE && !(run->restored && !run->client))
+        for (ply__run_t *run = c->runs; run; run = run->next)
+            if (run->state == PLY__RUN_ACTIVE && !(run->restored && !run->client))
                 check_worker_fit(c, run, now);
         return;
     }
     if (!c->cfg.worker_wait_ms && !dead) return;
-    for (run_t *run = c->runs; run; run = run->next) {
+    for (ply__run_t *run = c->runs; run; run = run->next) {
         /* a run read back from the state file, with nobody waiting for it, waits for
          * workers as long as it takes: failing it would end it for good */
-        if (run->state != RUN_ACTIVE || (run->restored && !run->client)) continue;
+        if (run->state != PLY__RUN_ACTIVE || (run->restored && !run->client)) continue;
         uint64_t since =
             run->accepted_ms > c->no_worker_since_ms ? run->accepted_ms : c->no_worker_since_ms;
         if (dead) {
@@ -309,16 +309,16 @@ static void on_tick(uv_timer_t *t)
     ply__check_leases(c, now);
     ply__check_worker_wait(c, now);
     ply__verify_tick(c, now);
-    for (run_t *run = c->runs; run; run = run->next)
-        if (run->state == RUN_ACTIVE) ply__run_update_waiting(c, run);
+    for (ply__run_t *run = c->runs; run; run = run->next)
+        if (run->state == PLY__RUN_ACTIVE) ply__run_update_waiting(c, run);
     if (now - c->last_hb_ms >= c->cfg.heartbeat_ms) {
         c->last_hb_ms = now;
         send_heartbeats(c);
     }
     if (now - c->last_progress_ms >= PROGRESS_MS) {
         c->last_progress_ms = now;
-        for (run_t *run = c->runs; run; run = run->next)
-            if (run->state == RUN_ACTIVE && !run->detach && run->client)
+        for (ply__run_t *run = c->runs; run; run = run->next)
+            if (run->state == PLY__RUN_ACTIVE && !run->detach && run->client)
                 ply__send_progress(c, run->client, run, NULL, 0, run->owner);
     }
     ply__pump(c);
@@ -347,14 +347,14 @@ static void on_signal(uv_signal_t *h, int signum)
 
 static void begin_shutdown(ply_coordinator_t *c, const char *why)
 {
-    if (c->state >= C_STOPPING) return;
-    int was_running = c->state == C_RUNNING;
-    c->state = C_STOPPING;
+    if (c->state >= PLY__C_STOPPING) return;
+    int was_running = c->state == PLY__C_RUNNING;
+    c->state = PLY__C_STOPPING;
     if (was_running) ply_info("stopping: %s", why);
-    for (run_t *run = c->runs; run; run = run->next) {
-        int keep = c->store && run->state == RUN_ACTIVE;
+    for (ply__run_t *run = c->runs; run; run = run->next) {
+        int keep = c->store && run->state == PLY__RUN_ACTIVE;
         ply__run_stop(run, keep);
-        if (run->state == RUN_SPLITTING) continue;
+        if (run->state == PLY__RUN_SPLITTING) continue;
         if (keep) { /* it stays active in the state file and resumes at the next start */
             ply__run_fail(run, PLY_ECANCELED,
                           "coordinator stopping (%s); run %" PRIu64 " is kept in %s and resumes "
@@ -371,8 +371,8 @@ static void begin_shutdown(ply_coordinator_t *c, const char *why)
     ply_msg_t m = PLY__MESSAGE__INIT;
     m.body_case = PLY__MESSAGE__BODY_BYE;
     m.bye = &bye;
-    for (peer_t *p = c->peers; p; p = p->next)
-        if (p->kind == PEER_WORKER) ply__send_msg(c, p->rid, &m);
+    for (ply__peer_t *p = c->peers; p; p = p->next)
+        if (p->kind == PLY__PEER_WORKER) ply__send_msg(c, p->rid, &m);
     ply__http_close(c);
     if (c->handles_ok) {
         uv_poll_stop(&c->poll);
@@ -507,7 +507,7 @@ ply_coordinator_t *ply_coordinator_new(const ply_coordinator_config_t *cfg, char
     c->cfg.state_path = c->state_path;
     c->next_job_base = 1;
     c->no_worker_since_ms = c->last_hb_ms = c->last_progress_ms = c->started_ms = ply_time_ms();
-    for (int i = 0; i < CNT_N; i++) atomic_init(&c->cnt[i], 0);
+    for (int i = 0; i < PLY__CNT_N; i++) atomic_init(&c->cnt[i], 0);
     int r = (c->bind && (!cfg->worker_exe || c->worker_exe) &&
              (!cfg->state_path || !cfg->state_path[0] || c->state_path))
                 ? 0
@@ -566,18 +566,18 @@ void ply_coordinator_counters(const ply_coordinator_t *c, ply_coordinator_counte
     if (!c) return;
     ply_coordinator_t *m = (ply_coordinator_t *)c; /* atomic loads take non-const pointers */
 #define LOAD(i) atomic_load_explicit(&m->cnt[i], memory_order_relaxed)
-    out->messages = LOAD(CNT_MESSAGES);
-    out->malformed = LOAD(CNT_MALFORMED);
-    out->results_ignored = LOAD(CNT_RESULTS_IGNORED);
-    out->jobs_sent = LOAD(CNT_JOBS_SENT);
-    out->jobs_requeued = LOAD(CNT_JOBS_REQUEUED);
-    out->workers_joined = LOAD(CNT_WORKERS_JOINED);
-    out->workers_lost = LOAD(CNT_WORKERS_LOST);
-    out->runs_done = LOAD(CNT_RUNS_DONE);
-    out->runs_failed = LOAD(CNT_RUNS_FAILED);
-    out->workers_hung = LOAD(CNT_WORKERS_HUNG);
-    out->results_computed = LOAD(CNT_RESULTS_COMPUTED);
-    out->verify_mismatches = LOAD(CNT_VERIFY_MISMATCHES);
+    out->messages = LOAD(PLY__CNT_MESSAGES);
+    out->malformed = LOAD(PLY__CNT_MALFORMED);
+    out->results_ignored = LOAD(PLY__CNT_RESULTS_IGNORED);
+    out->jobs_sent = LOAD(PLY__CNT_JOBS_SENT);
+    out->jobs_requeued = LOAD(PLY__CNT_JOBS_REQUEUED);
+    out->workers_joined = LOAD(PLY__CNT_WORKERS_JOINED);
+    out->workers_lost = LOAD(PLY__CNT_WORKERS_LOST);
+    out->runs_done = LOAD(PLY__CNT_RUNS_DONE);
+    out->runs_failed = LOAD(PLY__CNT_RUNS_FAILED);
+    out->workers_hung = LOAD(PLY__CNT_WORKERS_HUNG);
+    out->results_computed = LOAD(PLY__CNT_RESULTS_COMPUTED);
+    out->verify_mismatches = LOAD(PLY__CNT_VERIFY_MISMATCHES);
 #undef LOAD
     out->runs_restored = c->runs_restored;
     out->results_restored = c->results_restored;
@@ -586,12 +586,12 @@ void ply_coordinator_counters(const ply_coordinator_t *c, ply_coordinator_counte
 int ply_coordinator_run(ply_coordinator_t *c)
 {
     if (!c) return PLY_EINVAL;
-    if (c->state != C_NEW) return PLY_ESTATE;
-    c->state = C_RUNNING;
+    if (c->state != PLY__C_NEW) return PLY_ESTATE;
+    c->state = PLY__C_RUNNING;
     ply__pump(c); /* messages that arrived before the loop started */
     int r = uv_run(&c->loop, UV_RUN_DEFAULT);
     (void)r;
-    c->state = C_CLOSED;
+    c->state = PLY__C_CLOSED;
     return 0;
 }
 
@@ -611,7 +611,7 @@ void ply_coordinator_destroy(ply_coordinator_t **cp)
     if (!cp || !*cp) return;
     ply_coordinator_t *c = *cp;
     if (c->loop_ok) {
-        if (c->state != C_CLOSED) {
+        if (c->state != PLY__C_CLOSED) {
             begin_shutdown(c, "destroyed");
             uv_run(&c->loop, UV_RUN_DEFAULT); /* stops local workers, finishes splits */
         }
@@ -620,13 +620,13 @@ void ply_coordinator_destroy(ply_coordinator_t **cp)
         if (uv_loop_close(&c->loop) != 0) ply_warn("libuv loop not closed cleanly");
     }
     while (c->runs) {
-        run_t *run = c->runs;
+        ply__run_t *run = c->runs;
         c->runs = run->next;
         ply__run_free(run);
     }
     while (c->peers) ply__peer_unlink(c, c->peers);
     while (c->finished) {
-        finished_t *f = c->finished;
+        ply__finished_t *f = c->finished;
         c->finished = f->next;
         zmsg_destroy(&f->reply);
         free(f);

@@ -28,7 +28,7 @@ static void count_state(ply__status_t *s, const char *state)
         if (strcmp(state, ply__status_run_states[i]) == 0) s->runs_by_state[i]++;
 }
 
-static void take_run(ply_coordinator_t *c, run_t *run, ply__status_run_t *r, uint64_t now)
+static void take_run(ply_coordinator_t *c, ply__run_t *run, ply__status_run_t *r, uint64_t now)
 {
     r->id = run->id;
     snprintf(r->kind, sizeof r->kind, "%s", run->kind->name);
@@ -42,8 +42,8 @@ static void take_run(ply_coordinator_t *c, run_t *run, ply__status_run_t *r, uin
     r->jobs_total = (uint32_t)run->sched.njobs;
     r->jobs_done = (uint32_t)run->sched.done;
     r->jobs_in_flight = ply__run_in_flight(c, run);
-    for (size_t t = 0; run->sched.jobs && t < run->sched.ntasks; t++)
-        r->jobs_queued += run->sched.jobs[t].state == JOB_PENDING;
+    for (size_t t = 0; run->sched.tasks && t < run->sched.ntasks; t++)
+        r->jobs_queued += run->sched.tasks[t].state == PLY__TASK_PENDING;
     r->nodes = sum.nodes;
     r->counted_nodes = sum.counted_nodes;
     r->time_ms = run->sched.started_ms ? ply__run_time_ms(run, now) : 0;
@@ -53,14 +53,14 @@ static void take_run(ply_coordinator_t *c, run_t *run, ply__status_run_t *r, uin
                                       : 0;
     r->nodes_per_second = r->time_ms ? (double)r->counted_nodes * 1000.0 / (double)r->time_ms : 0;
     double f = ply__run_work_done(run);
-    r->progress = run->state == RUN_DONE ? 1 : f;
+    r->progress = run->state == PLY__RUN_DONE ? 1 : f;
     r->eta_ms = f > 0 && f < 1 && r->time_ms ? (int64_t)((double)r->time_ms * (1 - f) / f) : -1;
     snprintf(r->verify, sizeof r->verify, "%s", run->verif.text);
     r->mismatches = sum.mismatches;
-    if (run->state == RUN_FAILED) snprintf(r->error, sizeof r->error, "%s", run->fail_msg);
+    if (run->state == PLY__RUN_FAILED) snprintf(r->error, sizeof r->error, "%s", run->fail_msg);
 }
 
-static void take_finished(const finished_t *f, ply__status_run_t *r)
+static void take_finished(const ply__finished_t *f, ply__status_run_t *r)
 {
     r->id = f->id;
     r->finished = 1;
@@ -83,7 +83,7 @@ static void take_finished(const finished_t *f, ply__status_run_t *r)
     snprintf(r->error, sizeof r->error, "%s", f->error);
 }
 
-static void take_worker(ply_coordinator_t *c, const peer_t *p, ply__status_worker_t *w,
+static void take_worker(ply_coordinator_t *c, const ply__peer_t *p, ply__status_worker_t *w,
                         uint64_t now)
 {
     snprintf(w->worker_id, sizeof w->worker_id, "%s", p->worker_id);
@@ -103,8 +103,8 @@ static void take_worker(ply_coordinator_t *c, const peer_t *p, ply__status_worke
             ? p->nps
             : 0;
     w->heartbeat_age_ms = (int64_t)ply_elapsed_ms(now, p->hb_ms ? p->hb_ms : p->last_seen_ms);
-    for (const run_t *run = c->runs; run; run = run->next)
-        w->excluded_runs += run->state == RUN_ACTIVE && ply__excluded(run, p->identity);
+    for (const ply__run_t *run = c->runs; run; run = run->next)
+        w->excluded_runs += run->state == PLY__RUN_ACTIVE && ply__excluded(run, p->identity);
 }
 
 int ply__status_take(ply_coordinator_t *c, ply__status_t *s)
@@ -112,7 +112,7 @@ int ply__status_take(ply_coordinator_t *c, ply__status_t *s)
     memset(s, 0, sizeof *s);
     uint64_t now = ply_time_ms();
     size_t nruns = c->nfinished;
-    for (const run_t *run = c->runs; run; run = run->next) nruns++;
+    for (const ply__run_t *run = c->runs; run; run = run->next) nruns++;
     s->runs = calloc(nruns ? nruns : 1, sizeof *s->runs);
     s->workers = calloc(c->nworkers ? c->nworkers : 1, sizeof *s->workers);
     if (!s->runs || !s->workers) {
@@ -122,18 +122,18 @@ int ply__status_take(ply_coordinator_t *c, ply__status_t *s)
     s->uptime_ms = ply_elapsed_ms(now, c->started_ms);
     ply_coordinator_counters(c, &s->counters);
     s->nodes_total = c->nodes_reaped;
-    for (run_t *run = c->runs; run; run = run->next) {
+    for (ply__run_t *run = c->runs; run; run = run->next) {
         ply__status_run_t *r = &s->runs[s->nruns++];
         take_run(c, run, r, now);
         count_state(s, r->state);
         ply_u128_add(&s->nodes_total, r->nodes);
     }
-    for (const finished_t *f = c->finished; f && s->nruns < nruns; f = f->next) {
+    for (const ply__finished_t *f = c->finished; f && s->nruns < nruns; f = f->next) {
         take_finished(f, &s->runs[s->nruns++]);
         count_state(s, f->state);
     }
-    for (const peer_t *p = c->peers; p && s->nworkers < c->nworkers; p = p->next) {
-        if (p->kind != PEER_WORKER) continue;
+    for (const ply__peer_t *p = c->peers; p && s->nworkers < c->nworkers; p = p->next) {
+        if (p->kind != PLY__PEER_WORKER) continue;
         take_worker(c, p, &s->workers[s->nworkers++], now);
         s->threads += p->threads;
     }

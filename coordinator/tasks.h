@@ -7,7 +7,7 @@
  * handed out, leased, re-queued and quarantined on its own; a job is settled when its kind
  * says so (ply__job_settled).
  *
- * Invariant: a task is JOB_INFLIGHT exactly when its task id is in the inflight list of
+ * Invariant: a task is PLY__TASK_INFLIGHT exactly when its task id is in the inflight list of
  * task.worker, with task.attempt the attempt that worker was sent. dispatch.c is the only
  * writer of ply__sched_t and of the tasks in it: the other files read them and change them
  * through the functions below.
@@ -20,21 +20,21 @@
 
 #include "peers.h"
 
-/* task states; JOB_UNUSED: a check, tie-break or drill-down not (yet) needed */
-enum { JOB_PENDING = 0, JOB_INFLIGHT, JOB_DONE, JOB_UNUSED, JOB_ARBITER };
+/* task states; PLY__TASK_UNUSED: a check, tie-break or drill-down not (yet) needed */
+enum { PLY__TASK_PENDING = 0, PLY__TASK_INFLIGHT, PLY__TASK_DONE, PLY__TASK_UNUSED, PLY__TASK_ARBITER };
 
-typedef struct job_state { /* one task */
+typedef struct ply__task { /* one task */
     uint8_t state;
     uint8_t no_hash;      /* the current hand-out counts without the hash table */
     uint32_t attempt;     /* hand-outs so far; the current attempt when INFLIGHT */
     uint32_t failures;    /* attempts that failed (worker died or hung, lease, worker ERROR) */
     uint32_t avoid;       /* id_hash of the worker it last failed on: prefer another */
-    peer_t *worker;       /* holder when INFLIGHT */
+    ply__peer_t *worker;       /* holder when INFLIGHT */
     uint64_t deadline_ms; /* the current attempt's lease ends then (lease_for) */
     uint64_t lease_ms;    /* that lease's length, for the message when it expires */
     uint64_t queued_ms;   /* when it last entered the queue */
     char *history;        /* the failures, "; "-separated (for a quarantine report) */
-} job_state_t;
+} ply__task_t;
 
 
 /* A run's tasks and queue (run->sched); dispatch.c writes every field. */
@@ -42,7 +42,7 @@ typedef struct ply__sched {
     size_t njobs;        /* jobs in the run's plan (0 until it is planned) */
     uint32_t slots;      /* tasks per job */
     size_t ntasks;       /* slots x njobs */
-    job_state_t *jobs;   /* one per task */
+    ply__task_t *tasks;  /* one per task */
     uint8_t *settled;    /* per job: its kind took its answer (ply__job_settled) */
     uint64_t job_base;   /* task id of task 0 */
     size_t next_pending; /* the next first computation to hand out */
@@ -58,48 +58,48 @@ typedef struct ply__sched {
 
 
 /** ply__queue_push - put task @t at the back of the run's queue; 0 or PLY_ENOMEM. */
-int ply__queue_push(run_t *run, size_t t);
-/* Task state: the only way other files change a job_state_t (they may read it). */
+int ply__queue_push(ply__run_t *run, size_t t);
+/* Task state: the only way other files change a ply__task_t (they may read it). */
 /**
  * ply__task_queue - task @t of @run (not in flight) is PENDING and at the back of the queue,
  * its queue time now; a failed push fails the run (PLY_ENOMEM).
  */
-void ply__task_queue(run_t *run, size_t t);
+void ply__task_queue(ply__run_t *run, size_t t);
 /**
  * ply__task_done - task @t of @run is over: its result is in, or it is no longer wanted
- * (JOB_DONE, no holder). The caller has taken it out of its worker's inflight list.
+ * (PLY__TASK_DONE, no holder). The caller has taken it out of its worker's inflight list.
  */
-void ply__task_done(run_t *run, size_t t);
+void ply__task_done(ply__run_t *run, size_t t);
 /**
  * ply__task_unused - task @t of @run (a check, tie-break or drill-down, not in flight) is not
- * needed (JOB_UNUSED, no holder); a result that still comes back for it is dropped.
+ * needed (PLY__TASK_UNUSED, no holder); a result that still comes back for it is dropped.
  */
-void ply__task_unused(run_t *run, size_t t);
-/** ply__task_by_arbiter - task @t of @run is being counted by the rule engine (JOB_ARBITER). */
-void ply__task_by_arbiter(run_t *run, size_t t);
+void ply__task_unused(ply__run_t *run, size_t t);
+/** ply__task_by_arbiter - task @t of @run is being counted by the rule engine (PLY__TASK_ARBITER). */
+void ply__task_by_arbiter(ply__run_t *run, size_t t);
 /**
  * ply__task_restored - task @t of @run, read back from the state file, had @attempt hand-outs
  * and @failures failed attempts, described by @history ("; "-separated, "" or NULL for none;
  * copied: a copy that cannot be made is left out), so that a restart does not reset its
  * quarantine count.
  */
-void ply__task_restored(run_t *run, size_t t, uint32_t attempt, uint32_t failures,
+void ply__task_restored(ply__run_t *run, size_t t, uint32_t attempt, uint32_t failures,
                         const char *history);
 /**
- * ply__job_requeue - put in-flight task @idx of @run back in its queue (the
+ * ply__task_requeue - put in-flight task @idx of @run back in its queue (the
  * caller has taken it out of the worker's inflight list). @failure: the
  * attempt failed (it counts towards max_attempts and quarantine, see
  * dispatch.c); @reason says why, for the log and a quarantine report.
  */
-void ply__job_requeue(ply_coordinator_t *c, run_t *run, size_t idx, int failure,
+void ply__task_requeue(ply_coordinator_t *c, ply__run_t *run, size_t idx, int failure,
                       const char *reason);
 /** ply__cancel_on_worker - tell worker @p to stop task @idx of @run: it was taken back. */
-void ply__cancel_on_worker(ply_coordinator_t *c, peer_t *p, const run_t *run, size_t idx);
+void ply__cancel_on_worker(ply_coordinator_t *c, ply__peer_t *p, const ply__run_t *run, size_t idx);
 /**
  * ply__withdraw - take every task of @run that a worker of identity
  * @identity holds back from it (not counted as failures) and re-queue them.
  */
-void ply__withdraw(ply_coordinator_t *c, run_t *run, const char *identity);
+void ply__withdraw(ply_coordinator_t *c, ply__run_t *run, const char *identity);
 /** ply__dispatch - hand out tasks while workers have credit and may take one. */
 void ply__dispatch(ply_coordinator_t *c);
 /** ply__check_leases - tasks whose lease ended before @now (ms, monotonic) fail their attempt. */
@@ -109,29 +109,29 @@ void ply__check_leases(ply_coordinator_t *c, uint64_t now);
  * ply__tasks_plan - @run is planned into @njobs jobs (its kind's plan, or its restore): what
  * the verification service sizes its tasks from.
  */
-void ply__tasks_plan(run_t *run, size_t njobs);
+void ply__tasks_plan(ply__run_t *run, size_t njobs);
 /**
  * ply__tasks_alloc - @slots tasks per job of planned @run: slots, ntasks, the tasks (all
  * PENDING) and the settled flags. 0 or PLY_ENOMEM (what was allocated is freed with the run).
  */
-int ply__tasks_alloc(run_t *run, uint32_t slots);
+int ply__tasks_alloc(ply__run_t *run, uint32_t slots);
 /** ply__tasks_free - free @run's tasks and queue (from any run state). */
-void ply__tasks_free(run_t *run);
+void ply__tasks_free(ply__run_t *run);
 /**
  * ply__tasks_number - give @run's tasks their ids: the next free ones of @c, or (@base not
  * UINT64_MAX: a run read back from the state file) from @base, the next free ones after it.
  */
-void ply__tasks_number(ply_coordinator_t *c, run_t *run, uint64_t base);
+void ply__tasks_number(ply_coordinator_t *c, ply__run_t *run, uint64_t base);
 /** ply__tasks_resumed - a restored run's settled jobs count as started ("running"). */
-void ply__tasks_resumed(run_t *run);
+void ply__tasks_resumed(ply__run_t *run);
 /** ply__job_settled - job @idx of @run is settled: its answer is in (kinds call it). */
-void ply__job_settled(run_t *run, size_t idx);
+void ply__job_settled(ply__run_t *run, size_t idx);
 /** ply__job_unsettled - settled job @idx's answer was taken out again (its source was caught). */
-void ply__job_unsettled(run_t *run, size_t idx);
+void ply__job_unsettled(ply__run_t *run, size_t idx);
 /**
  * ply__run_tail_ms - the length of @run's idle tail at @now (ms, monotonic), fixed once the
  * run's answer is built: what RunResult.tail_ms reports.
  */
-uint64_t ply__run_tail_ms(run_t *run, uint64_t now);
+uint64_t ply__run_tail_ms(ply__run_t *run, uint64_t now);
 
 #endif

@@ -33,14 +33,14 @@ void ply__verify_mode_text(int mode, uint32_t ppm, char *buf, size_t len)
         snprintf(buf, len, "none");
 }
 
-int ply__verify_selected(const run_t *run, size_t idx)
+int ply__verify_selected(const ply__run_t *run, size_t idx)
 {
     if (run->verif.mode == PLY__VERIFY_MODE__VERIFY_MODE_ALL) return 1;
     if (run->verif.mode != PLY__VERIFY_MODE__VERIFY_MODE_SAMPLE) return 0;
     return run->verif.select && run->verif.select[idx];
 }
 
-void ply__verify_select_late(run_t *run, size_t idx)
+void ply__verify_select_late(ply__run_t *run, size_t idx)
 {
     if (run->verif.mode != PLY__VERIFY_MODE__VERIFY_MODE_SAMPLE || run->verif.select[idx]) return;
     run->verif.select[idx] = 1;
@@ -53,7 +53,7 @@ void ply__verify_select_late(run_t *run, size_t idx)
  * chooses (job order, size, position, its own answers) tells which: a liar
  * lying on k jobs of a run is caught with probability 1 - (1 - P)^k.
  */
-static int choose_sample(run_t *run)
+static int choose_sample(ply__run_t *run)
 {
     size_t njobs = run->sched.njobs;
     uint32_t *r = malloc((njobs ? njobs : 1) * sizeof *r);
@@ -65,12 +65,12 @@ static int choose_sample(run_t *run)
     return rc;
 }
 
-uint64_t ply__wire_id(const run_t *run, size_t t)
+uint64_t ply__wire_id(const ply__run_t *run, size_t t)
 {
     return run->sched.job_base + (run->verif.wire ? run->verif.wire[t] : t);
 }
 
-int64_t ply__task_of_wire(const run_t *run, uint64_t id)
+int64_t ply__task_of_wire(const ply__run_t *run, uint64_t id)
 {
     if (id < run->sched.job_base || id - run->sched.job_base >= run->sched.ntasks) return -1;
     size_t w = (size_t)(id - run->sched.job_base);
@@ -83,7 +83,7 @@ int64_t ply__task_of_wire(const run_t *run, uint64_t id)
  * its inverse. Without it a task's id is role x njobs + job: a worker would
  * see a check's id in another range than the first computations'.
  */
-static int permute_tasks(run_t *run)
+static int permute_tasks(ply__run_t *run)
 {
     size_t n = run->sched.ntasks;
     uint64_t *r = malloc((n ? n : 1) * sizeof *r);
@@ -107,7 +107,7 @@ static int permute_tasks(run_t *run)
 }
 
 /* The draws of a run whose tasks are sized. */
-static int draw(run_t *run)
+static int draw(ply__run_t *run)
 {
     for (size_t t = run->sched.njobs; t < run->sched.ntasks; t++) ply__task_unused(run, t);
     if (run->sched.slots > 1) {
@@ -123,7 +123,7 @@ static int draw(run_t *run)
     return 0;
 }
 
-int ply__verify_tasks(run_t *run, uint32_t slots)
+int ply__verify_tasks(ply__run_t *run, uint32_t slots)
 {
     size_t njobs = run->sched.njobs;
     int rc = ply__tasks_alloc(run, slots);
@@ -133,14 +133,14 @@ int ply__verify_tasks(run_t *run, uint32_t slots)
     return draw(run);
 }
 
-void ply__verify_mode_set(run_t *run, int mode, uint32_t ppm)
+void ply__verify_mode_set(ply__run_t *run, int mode, uint32_t ppm)
 {
     run->verif.mode = mode;
     run->verif.ppm = ppm;
     ply__verify_mode_text(mode, ppm, run->verif.text, sizeof run->verif.text);
 }
 
-void ply__verify_settled_by(run_t *run, size_t idx, unsigned who, unsigned who2, int kind,
+void ply__verify_settled_by(ply__run_t *run, size_t idx, unsigned who, unsigned who2, int kind,
                             uint64_t nodes)
 {
     ply__acc_t *a = &run->verif.acc[idx];
@@ -150,7 +150,7 @@ void ply__verify_settled_by(run_t *run, size_t idx, unsigned who, unsigned who2,
     a->nodes = nodes;
 }
 
-void ply__verify_free(run_t *run)
+void ply__verify_free(ply__run_t *run)
 {
     free(run->verif.select);
     free(run->verif.wire);
@@ -167,7 +167,7 @@ void ply__verify_free(run_t *run)
 
 /* ------------------------------------------------------------- identities */
 
-unsigned ply__ident_of(run_t *run, const char *identity, const char *worker)
+unsigned ply__ident_of(ply__run_t *run, const char *identity, const char *worker)
 {
     unsigned i = 0;
     while (i < run->verif.nidents && strcmp(run->verif.idents[i].identity, identity) != 0) i++;
@@ -190,7 +190,7 @@ unsigned ply__ident_of(run_t *run, const char *identity, const char *worker)
 
 /* Marks @identity caught wrong; 1 when newly (its tasks withdrawn), 0 when it already was or
  * memory is short (the run fails). */
-static int mark_excluded(ply_coordinator_t *c, run_t *run, const char *identity,
+static int mark_excluded(ply_coordinator_t *c, ply__run_t *run, const char *identity,
                          const char *worker, const char *why)
 {
     unsigned i = ply__ident_of(run, identity, worker);
@@ -210,7 +210,7 @@ static int mark_excluded(ply_coordinator_t *c, run_t *run, const char *identity,
     return 1;
 }
 
-long ply__exclude(ply_coordinator_t *c, run_t *run, const char *identity, const char *worker,
+long ply__exclude(ply_coordinator_t *c, ply__run_t *run, const char *identity, const char *worker,
                   const char *why, const ply__reopen_ops_t *ops)
 {
     if (!mark_excluded(c, run, identity, worker, why)) return -1;
@@ -226,19 +226,19 @@ long ply__exclude(ply_coordinator_t *c, run_t *run, const char *identity, const 
         again++;
         ops->reopen(c, run, j);
     }
-    for (size_t j = 0; j < run->sched.njobs && run->state == RUN_ACTIVE; j++)
+    for (size_t j = 0; j < run->sched.njobs && run->state == PLY__RUN_ACTIVE; j++)
         if (!run->sched.settled[j]) ops->forget(c, run, j, identity);
     return again;
 }
 
-int ply__excluded(const run_t *run, const char *identity)
+int ply__excluded(const ply__run_t *run, const char *identity)
 {
     for (unsigned i = 0; run->verif.nexcluded && i < run->verif.nidents; i++)
         if (run->verif.idents[i].excluded && strcmp(run->verif.idents[i].identity, identity) == 0) return 1;
     return 0;
 }
 
-void ply__excluded_text(const run_t *run, char *buf, size_t len)
+void ply__excluded_text(const ply__run_t *run, char *buf, size_t len)
 {
     buf[0] = '\0';
     for (unsigned i = 0; i < run->verif.nidents; i++) {
@@ -250,7 +250,7 @@ void ply__excluded_text(const run_t *run, char *buf, size_t len)
     }
 }
 
-uint32_t ply__identities_used(const run_t *run)
+uint32_t ply__identities_used(const ply__run_t *run)
 {
     uint32_t n = 0;
     uint8_t *seen = run->verif.nidents ? calloc(run->verif.nidents, 1) : NULL;
@@ -268,7 +268,7 @@ uint32_t ply__identities_used(const run_t *run)
     return n;
 }
 
-size_t ply__exclusion_lines(const run_t *run, char **out, size_t max)
+size_t ply__exclusion_lines(const ply__run_t *run, char **out, size_t max)
 {
     size_t n = 0;
     for (unsigned i = 0; i < run->verif.nidents && n < max; i++) {
@@ -286,29 +286,29 @@ size_t ply__exclusion_lines(const run_t *run, char **out, size_t max)
 
 /* ------------------------------------------------------------ eligibility */
 
-int ply__eligible_first(ply_coordinator_t *c, const run_t *run, size_t t, const peer_t *p)
+int ply__eligible_first(ply_coordinator_t *c, const ply__run_t *run, size_t t, const ply__peer_t *p)
 {
     if (p->probation) return 0;
     if (run->verif.nexcluded && ply__excluded(run, p->identity)) return 0; /* caught wrong in this run */
-    const job_state_t *j = &run->sched.jobs[t];
+    const ply__task_t *j = &run->sched.tasks[t];
     if (!j->avoid || j->avoid != p->id_hash) return 1; /* the common case, at once */
     /* a task that failed on this worker goes elsewhere when another worker is here */
-    for (const peer_t *w = c->peers; w; w = w->next)
-        if (w != p && w->kind == PEER_WORKER && !w->probation && run->kind->worker_fits(run, w) &&
+    for (const ply__peer_t *w = c->peers; w; w = w->next)
+        if (w != p && w->kind == PLY__PEER_WORKER && !w->probation && run->kind->worker_fits(run, w) &&
             !(run->verif.nexcluded && ply__excluded(run, w->identity)) && w->id_hash != j->avoid)
             return 0;
     return 1;
 }
 
-int ply__anyone_eligible(ply_coordinator_t *c, const run_t *run, size_t t)
+int ply__anyone_eligible(ply_coordinator_t *c, const ply__run_t *run, size_t t)
 {
     int no_hash;
-    for (const peer_t *p = c->peers; p; p = p->next)
-        if (p->kind == PEER_WORKER && run->kind->eligible(c, run, t, p, &no_hash)) return 1;
+    for (const ply__peer_t *p = c->peers; p; p = p->next)
+        if (p->kind == PLY__PEER_WORKER && run->kind->eligible(c, run, t, p, &no_hash)) return 1;
     return 0;
 }
 
-void ply__verify_wait_text(const run_t *run, size_t t, char *buf, size_t len)
+void ply__verify_wait_text(const ply__run_t *run, size_t t, char *buf, size_t len)
 {
     size_t role = ply__role_of(run, t), idx = ply__job_of(run, t);
     snprintf(buf, len, "%s to %s job %" PRIu64 " (--verify %s)",
@@ -324,17 +324,17 @@ void ply__verify_wait_text(const run_t *run, size_t t, char *buf, size_t len)
 /* ------------------------------------------------------------ bounded waits */
 
 /* 1 when a worker that may compute for @run (not excluded from it) is connected. */
-static int honest_connected(ply_coordinator_t *c, const run_t *run)
+static int honest_connected(ply_coordinator_t *c, const ply__run_t *run)
 {
-    for (const peer_t *p = c->peers; p; p = p->next)
-        if (p->kind == PEER_WORKER && !ply__excluded(run, p->identity)) return 1;
+    for (const ply__peer_t *p = c->peers; p; p = p->next)
+        if (p->kind == PLY__PEER_WORKER && !ply__excluded(run, p->identity)) return 1;
     return 0;
 }
 
 void ply__verify_tick(ply_coordinator_t *c, uint64_t now)
 {
-    for (run_t *run = c->runs; run; run = run->next) {
-        if (run->state != RUN_ACTIVE) continue;
+    for (ply__run_t *run = c->runs; run; run = run->next) {
+        if (run->state != PLY__RUN_ACTIVE) continue;
         /* every connected worker caught wrong: nobody honest left to settle the jobs */
         if (run->verif.nexcluded && c->nworkers && !honest_connected(c, run)) {
             if (!run->verif.no_honest_ms) run->verif.no_honest_ms = now;

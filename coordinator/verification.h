@@ -83,26 +83,26 @@ typedef struct ply__verif {
  * (slots > 1), the sample chosen (mode sample), run->verif.selected counted. 0, PLY_ENOMEM or
  * PLY_EIO (no random bytes); what was allocated is freed by ply__verify_free.
  */
-int ply__verify_tasks(run_t *run, uint32_t slots);
+int ply__verify_tasks(ply__run_t *run, uint32_t slots);
 /** ply__verify_mode_set - @run asks for verification @mode (a Ply__VerifyMode; @ppm: a sample's
  * parts per million, else 0). */
-void ply__verify_mode_set(run_t *run, int mode, uint32_t ppm);
+void ply__verify_mode_set(ply__run_t *run, int mode, uint32_t ppm);
 /**
  * ply__verify_settled_by - settled job @idx of @run has its answer from identity index @who
  * (ply__ident_of, PLY__WHO_ARBITER), confirmed by @who2 (or PLY__WHO_*), a confirmation of
  * kind @kind (PLY__CONF_*), @nodes its count: what ply__exclude reopens by.
  */
-void ply__verify_settled_by(run_t *run, size_t idx, unsigned who, unsigned who2, int kind,
+void ply__verify_settled_by(ply__run_t *run, size_t idx, unsigned who, unsigned who2, int kind,
                             uint64_t nodes);
 /** ply__verify_free - free what ply__verify_tasks and the identities allocated (NULL-safe). */
-void ply__verify_free(run_t *run);
+void ply__verify_free(ply__run_t *run);
 /** ply__verify_selected - 1 when job @idx needs a second computation in this run's mode. */
-int ply__verify_selected(const run_t *run, size_t idx);
+int ply__verify_selected(const ply__run_t *run, size_t idx);
 /**
  * ply__verify_select_late - job @idx of a sampled run has a check read back from the state
  * file that the (not stored) draw of this session did not choose: it is selected after all.
  */
-void ply__verify_select_late(run_t *run, size_t idx);
+void ply__verify_select_late(ply__run_t *run, size_t idx);
 /** ply__verify_mode_text - "none", "sample=0.05", "all" into @buf (@len bytes). */
 void ply__verify_mode_text(int mode, uint32_t ppm, char *buf, size_t len);
 /**
@@ -111,25 +111,25 @@ void ply__verify_mode_text(int mode, uint32_t ppm, char *buf, size_t len);
  * ids, so that a worker cannot tell a check or a tie-break from a first
  * computation by its id. Logs and reports number tasks job_base + t.
  */
-uint64_t ply__wire_id(const run_t *run, size_t t);
+uint64_t ply__wire_id(const ply__run_t *run, size_t t);
 /** ply__task_of_wire - the task whose wire id is @id (ply__wire_id's inverse), or -1. */
-int64_t ply__task_of_wire(const run_t *run, uint64_t id);
+int64_t ply__task_of_wire(const ply__run_t *run, uint64_t id);
 
 /**
  * ply__eligible_first - the rule every kind starts from: worker @p (it fits the run) may take
  * task @t of @run unless it is on probation, was caught wrong in the run, or task @t failed on
  * it last while another worker that may take it is connected.
  */
-int ply__eligible_first(ply_coordinator_t *c, const run_t *run, size_t t, const peer_t *p);
+int ply__eligible_first(ply_coordinator_t *c, const ply__run_t *run, size_t t, const ply__peer_t *p);
 /** ply__anyone_eligible - 1 when some connected worker may take task @t of @run now (the
  * kind's rule, kind->eligible). */
-int ply__anyone_eligible(ply_coordinator_t *c, const run_t *run, size_t t);
+int ply__anyone_eligible(ply_coordinator_t *c, const ply__run_t *run, size_t t);
 /**
  * ply__verify_wait_text - what pending task @t of @run, that no connected worker may take,
  * waits for in the words every kind shares ("another worker (another identity and seed) to
  * check job N (--verify all)"), into @buf (@len bytes).
  */
-void ply__verify_wait_text(const run_t *run, size_t t, char *buf, size_t len);
+void ply__verify_wait_text(const ply__run_t *run, size_t t, char *buf, size_t len);
 /**
  * ply__verify_tick - at every tick, for every active run: when only workers caught wrong in
  * it are connected for worker_wait_ms, it fails; else its kind's own bounded waits
@@ -142,27 +142,27 @@ void ply__verify_tick(ply_coordinator_t *c, uint64_t now);
  * @worker, when not NULL, noted as the worker id it last used), or
  * PLY__WHO_NONE when there is no room or memory.
  */
-unsigned ply__ident_of(run_t *run, const char *identity, const char *worker);
+unsigned ply__ident_of(ply__run_t *run, const char *identity, const char *worker);
 /** ply__excluded - 1 when identity @identity was caught wrong in @run (it gets no more jobs). */
-int ply__excluded(const run_t *run, const char *identity);
+int ply__excluded(const ply__run_t *run, const char *identity);
 /** ply__excluded_text - the identities excluded from @run and why, "; "-separated, into @buf. */
-void ply__excluded_text(const run_t *run, char *buf, size_t len);
+void ply__excluded_text(const ply__run_t *run, char *buf, size_t len);
 /** ply__identities_used - distinct identities, not excluded, whose counts were used or
  * confirmed them (run->verif.acc) in settled jobs. */
-uint32_t ply__identities_used(const run_t *run);
+uint32_t ply__identities_used(const ply__run_t *run);
 /**
  * ply__exclusion_lines - one line per identity excluded from @run ("W (identity) excluded:
  * why"), sanitised for the wire, each allocated, into @out (at most @max); their number.
  */
-size_t ply__exclusion_lines(const run_t *run, char **out, size_t max);
+size_t ply__exclusion_lines(const ply__run_t *run, char **out, size_t max);
 
 /** What the kind does with its jobs when one of their identities is excluded (ply__exclude). */
 typedef struct ply__reopen_ops {
     /** reopen - settled job @job's answer rests on the excluded identity: take it out of the
      * answer and compute the job again. */
-    void (*reopen)(ply_coordinator_t *c, run_t *run, size_t job);
+    void (*reopen)(ply_coordinator_t *c, ply__run_t *run, size_t job);
     /** forget - unsettled job @job: drop what @identity computed of it, compare afresh. */
-    void (*forget)(ply_coordinator_t *c, run_t *run, size_t job, const char *identity);
+    void (*forget)(ply_coordinator_t *c, ply__run_t *run, size_t job, const char *identity);
 } ply__reopen_ops_t;
 
 /**
@@ -173,7 +173,7 @@ typedef struct ply__reopen_ops {
  * while the run is active. The number of jobs reopened, or -1 when @identity already was
  * excluded, or when out of memory (the run then fails).
  */
-long ply__exclude(ply_coordinator_t *c, run_t *run, const char *identity, const char *worker,
+long ply__exclude(ply_coordinator_t *c, ply__run_t *run, const char *identity, const char *worker,
                   const char *why, const ply__reopen_ops_t *ops);
 
 #endif

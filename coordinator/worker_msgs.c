@@ -18,18 +18,18 @@
 #include "util/log.h"
 #include "util/time.h"
 
-void ply__on_hello(ply_coordinator_t *c, zframe_t *rid, const char *identity, peer_t *p,
+void ply__on_hello(ply_coordinator_t *c, zframe_t *rid, const char *identity, ply__peer_t *p,
                    const Ply__Hello *h)
 {
     if (h->protocol != PLY_PROTOCOL_VERSION) {
-        ply__count(c, CNT_MALFORMED);
+        ply__count(c, PLY__CNT_MALFORMED);
         ply__send_error(c, rid, PLY_EVERSION, 0,
                         "protocol %u not supported: this coordinator speaks %d (%s)", h->protocol,
                         PLY_PROTOCOL_VERSION, PLY_PROTOCOL_ID);
         return;
     }
-    if (p && p->kind != PEER_WORKER) {
-        ply__count(c, CNT_MALFORMED);
+    if (p && p->kind != PLY__PEER_WORKER) {
+        ply__count(c, PLY__CNT_MALFORMED);
         ply__send_error(c, rid, PLY_ESTATE, 0, "HELLO from a peer that has spoken as a client");
         return;
     }
@@ -38,10 +38,10 @@ void ply__on_hello(ply_coordinator_t *c, zframe_t *rid, const char *identity, pe
      * jobs, nor its record): refused, and asked to say HELLO again later, which succeeds once
      * the holder has left or been declared dead (a worker without CURVE that reconnects waits
      * for that, since nothing proves the new connection is the old worker). */
-    for (peer_t *q = c->peers; q; q = q->next)
-        if (q != p && q->kind == PEER_WORKER && strcmp(q->worker_id, h->worker_id) == 0) {
+    for (ply__peer_t *q = c->peers; q; q = q->next)
+        if (q != p && q->kind == PLY__PEER_WORKER && strcmp(q->worker_id, h->worker_id) == 0) {
             if (strcmp(q->identity, identity) != 0 || strncmp(identity, "curve:", 6) != 0) {
-                ply__count(c, CNT_MALFORMED);
+                ply__count(c, PLY__CNT_MALFORMED);
                 ply_warn("refused HELLO of worker id %s from %s: it is held by %s", h->worker_id,
                          identity, q->identity);
                 Ply__Error e = PLY__ERROR__INIT;
@@ -65,7 +65,7 @@ void ply__on_hello(ply_coordinator_t *c, zframe_t *rid, const char *identity, pe
         }
     if (p) {
         ply__worker_release_jobs(c, p, 0, "worker said HELLO again");
-    } else if (!(p = ply__peer_add(c, rid, identity, PEER_WORKER))) {
+    } else if (!(p = ply__peer_add(c, rid, identity, PLY__PEER_WORKER))) {
         ply__send_error(c, rid, PLY_ENOMEM, 0, "coordinator out of memory");
         return;
     }
@@ -95,7 +95,7 @@ void ply__on_hello(ply_coordinator_t *c, zframe_t *rid, const char *identity, pe
             p->probation_nodes = c->hung_nodes[i];
             p->probation_until_ms = ply_time_ms() + c->cfg.hang_ms;
         }
-    ply__count(c, CNT_WORKERS_JOINED);
+    ply__count(c, PLY__CNT_WORKERS_JOINED);
     char runs[128];
     ply__kinds_text(p->kinds, " ", runs, sizeof runs);
     ply_info("%s joined as %s: %u threads, %u MiB hash, build %s, zobrist seed %u, checksum "
@@ -112,16 +112,16 @@ void ply__on_hello(ply_coordinator_t *c, zframe_t *rid, const char *identity, pe
     ply__send_msg(c, rid, &m);
 }
 
-static void on_ready(peer_t *p, const Ply__Ready *r)
+static void on_ready(ply__peer_t *p, const Ply__Ready *r)
 {
     uint64_t room = PLY_MAX_CREDIT > p->ninflight ? PLY_MAX_CREDIT - p->ninflight : 0;
     uint64_t credit = (uint64_t)p->credit + r->credit;
     p->credit = (uint32_t)(credit < room ? credit : room);
 }
 
-static void ignore_result(ply_coordinator_t *c, peer_t *p, const Ply__Result *r, const char *what)
+static void ignore_result(ply_coordinator_t *c, ply__peer_t *p, const Ply__Result *r, const char *what)
 {
-    ply__count(c, CNT_RESULTS_IGNORED);
+    ply__count(c, PLY__CNT_RESULTS_IGNORED);
     /* a superseded attempt is normal after a lease expired; an unknown job is not */
     ply_log(strcmp(what, "unknown") == 0 ? PLY_LOG_WARN : PLY_LOG_INFO,
             "ignoring RESULT from %s for %s job %" PRIu64 " attempt %u", p->name, what, r->job_id,
@@ -134,17 +134,17 @@ static void ignore_result(ply_coordinator_t *c, peer_t *p, const Ply__Result *r,
  * takes it (checks it, stores it, folds it into the answer). A result from a
  * superseded attempt or for an unknown task is ignored and logged.
  */
-static void on_result(ply_coordinator_t *c, peer_t *p, const Ply__Result *r)
+static void on_result(ply_coordinator_t *c, ply__peer_t *p, const Ply__Result *r)
 {
     size_t idx;
-    run_t *run = ply__job_find(c, r->job_id, &idx);
+    ply__run_t *run = ply__task_find(c, r->job_id, &idx);
     if (!run) {
         ply__inflight_remove(p, r->job_id);
         ignore_result(c, p, r, "unknown");
         return;
     }
-    const job_state_t *j = &run->sched.jobs[idx];
-    if (j->state != JOB_INFLIGHT || j->attempt != r->attempt || j->worker != p) {
+    const ply__task_t *j = &run->sched.tasks[idx];
+    if (j->state != PLY__TASK_INFLIGHT || j->attempt != r->attempt || j->worker != p) {
         ignore_result(c, p, r, "a superseded attempt of");
         return;
     }
@@ -161,29 +161,29 @@ static void on_result(ply_coordinator_t *c, peer_t *p, const Ply__Result *r)
     run->kind->take_result(c, run, idx, p, r); /* checked, stored, folded into the answer */
 }
 
-void ply__on_refused_result(ply_coordinator_t *c, peer_t *p, uint64_t job_id, uint32_t attempt,
+void ply__on_refused_result(ply_coordinator_t *c, ply__peer_t *p, uint64_t job_id, uint32_t attempt,
                             const char *why)
 {
     size_t idx;
-    run_t *run = p->kind == PEER_WORKER ? ply__job_find(c, job_id, &idx) : NULL;
-    if (!run || run->sched.jobs[idx].state != JOB_INFLIGHT ||
-        run->sched.jobs[idx].worker != p || run->sched.jobs[idx].attempt != attempt)
+    ply__run_t *run = p->kind == PLY__PEER_WORKER ? ply__task_find(c, job_id, &idx) : NULL;
+    if (!run || run->sched.tasks[idx].state != PLY__TASK_INFLIGHT ||
+        run->sched.tasks[idx].worker != p || run->sched.tasks[idx].attempt != attempt)
         return;
     ply__inflight_remove(p, job_id);
     p->progress_ms = ply_time_ms();
     run->kind->refused_result(c, run, idx, p, why);
 }
 
-static void on_worker_error(ply_coordinator_t *c, peer_t *p, const Ply__Error *e)
+static void on_worker_error(ply_coordinator_t *c, ply__peer_t *p, const Ply__Error *e)
 {
     size_t idx;
-    run_t *run = e->has_job_id ? ply__job_find(c, e->job_id, &idx) : NULL;
+    ply__run_t *run = e->has_job_id ? ply__task_find(c, e->job_id, &idx) : NULL;
     if (!run) {
         ply_warn("%s reports %s: %s", p->name, ply_err_name(e->code), e->message);
         return;
     }
-    const job_state_t *j = &run->sched.jobs[idx];
-    if (j->state != JOB_INFLIGHT || j->worker != p ||
+    const ply__task_t *j = &run->sched.tasks[idx];
+    if (j->state != PLY__TASK_INFLIGHT || j->worker != p ||
         (e->has_attempt && e->attempt != j->attempt)) {
         ply_info("%s reports an error on a job it does not hold (%" PRIu64 "): %s", p->name,
                  e->job_id, e->message);
@@ -192,7 +192,7 @@ static void on_worker_error(ply_coordinator_t *c, peer_t *p, const Ply__Error *e
     ply__inflight_remove(p, e->job_id);
     char reason[PLY__WHY_LEN];
     snprintf(reason, sizeof reason, "%s: %s", p->name, e->message);
-    ply__job_requeue(c, run, idx, 1, reason);
+    ply__task_requeue(c, run, idx, 1, reason);
 }
 
 /* An Error telling a worker this coordinator does not know it that it must say HELLO again. */
@@ -208,9 +208,9 @@ static void say_hello(ply_coordinator_t *c, zframe_t *rid, const char *line)
     ply__send_msg(c, rid, &m);
 }
 
-void ply__on_worker_message(ply_coordinator_t *c, zframe_t *rid, peer_t *p, ply_msg_t *msg)
+void ply__on_worker_message(ply_coordinator_t *c, zframe_t *rid, ply__peer_t *p, ply_msg_t *msg)
 {
-    if (!p || p->kind != PEER_WORKER) {
+    if (!p || p->kind != PLY__PEER_WORKER) {
         if (msg->body_case == PLY__MESSAGE__BODY_HEARTBEAT) {
             /* A worker this coordinator does not know (it restarted, or dropped the
              * worker) hears at once that it must say HELLO; a client's keepalive
@@ -222,7 +222,7 @@ void ply__on_worker_message(ply_coordinator_t *c, zframe_t *rid, peer_t *p, ply_
             if (p) ply__peer_unlink(c, p);
             return;
         }
-        ply__count(c, CNT_MALFORMED);
+        ply__count(c, PLY__CNT_MALFORMED);
         char line[96];
         snprintf(line, sizeof line, "%s before HELLO: send HELLO first", ply_msg_type_name(msg));
         say_hello(c, rid, line);

@@ -75,7 +75,7 @@ static void arb_count(uv_work_t *w)
     a->time_us = (ply_time_ns() - t0) / 1000;
 }
 
-static void drill_try_finish(ply_coordinator_t *c, run_t *run, size_t idx);
+static void drill_try_finish(ply_coordinator_t *c, ply__run_t *run, size_t idx);
 
 /* Back on the loop thread: the count becomes a computation, or the job goes to a worker. */
 static void arb_done(uv_work_t *w, int status)
@@ -83,8 +83,8 @@ static void arb_done(uv_work_t *w, int status)
     arb_work_t *a = w->data;
     ply_coordinator_t *c = a->c;
     c->pending_work--;
-    run_t *run = ply__run_find(c, a->run_id);
-    if (status != 0 || !run || run->state != RUN_ACTIVE) {
+    ply__run_t *run = ply__run_find(c, a->run_id);
+    if (status != 0 || !run || run->state != PLY__RUN_ACTIVE) {
         free(a);
         return;
     }
@@ -111,7 +111,7 @@ static void arb_done(uv_work_t *w, int status)
             }
             drill_try_finish(c, run, idx);
         }
-    } else if (run->sched.jobs[a->t].state == JOB_ARBITER) {
+    } else if (run->sched.tasks[a->t].state == PLY__TASK_ARBITER) {
         if (a->too_big) {
             ply_debug("run %" PRIu64 ": job %zu: ~%" PRIu64 " nodes, beyond the rule engine's "
                       "budget: a worker checks it",
@@ -152,7 +152,7 @@ static void arb_done(uv_work_t *w, int status)
 }
 
 /* Queues the rule engine's count of task @t (or, @drill, its reference divide); 0 or < 0. */
-int ply__arbiter_start(ply_coordinator_t *c, run_t *run, size_t t, int drill)
+int ply__arbiter_start(ply_coordinator_t *c, ply__run_t *run, size_t t, int drill)
 {
     if (!c->cfg.arbiter_budget) return PLY_ERANGE;
     const ply_split_t *plan = ply__perft(run)->plan;
@@ -188,7 +188,7 @@ int ply__arbiter_start(ply_coordinator_t *c, run_t *run, size_t t, int drill)
  * the job position against a divide job on the worker whose count lost (or,
  * when the rule engine lost, on the first worker).
  */
-void ply__drill_start(ply_coordinator_t *c, run_t *run, size_t idx)
+void ply__drill_start(ply_coordinator_t *c, ply__run_t *run, size_t idx)
 {
     ply__vjob_t *v = ply__perft(run)->v[idx];
     const ply__comp_t *d = &v->comp[v->dissent];
@@ -220,7 +220,7 @@ void ply__drill_start(ply_coordinator_t *c, run_t *run, size_t idx)
 }
 
 /* Writes the conclusion of a drill-down whose two divides are in. */
-static void drill_conclude(const run_t *run, size_t idx, ply__drill_t *d, char *out, size_t len)
+static void drill_conclude(const ply__run_t *run, size_t idx, ply__drill_t *d, char *out, size_t len)
 {
     const char *fen = ply__perft(run)->plan->jobs[idx].fen;
     for (int i = 0; i < d->nref; i++) {
@@ -259,7 +259,7 @@ static void drill_conclude(const run_t *run, size_t idx, ply__drill_t *d, char *
              d->worker, fen, d->nref, total);
 }
 
-static void drill_try_finish(ply_coordinator_t *c, run_t *run, size_t idx)
+static void drill_try_finish(ply_coordinator_t *c, ply__run_t *run, size_t idx)
 {
     (void)c;
     ply__vjob_t *v = ply__perft(run)->v ? ply__perft(run)->v[idx] : NULL;
@@ -272,14 +272,14 @@ static void drill_try_finish(ply_coordinator_t *c, run_t *run, size_t idx)
     }
     d->done = 1;
     size_t t = ply__task_of(run, idx, PLY__DRILL);
-    if (run->sched.jobs[t].state == JOB_PENDING) ply__task_done(run, t); /* leaves the queue */
+    if (run->sched.tasks[t].state == PLY__TASK_PENDING) ply__task_done(run, t); /* leaves the queue */
     if (ply__perft(run)->drills_pending) ply__perft(run)->drills_pending--;
     ply_info("run %" PRIu64 ": job %" PRIu64 " drill-down: %s", run->id, run->sched.job_base + idx,
              v->drill_text);
     ply__maybe_done(run);
 }
 
-void ply__drill_result(ply_coordinator_t *c, run_t *run, size_t t, const Ply__Result *r)
+void ply__drill_result(ply_coordinator_t *c, ply__run_t *run, size_t t, const Ply__Result *r)
 {
     size_t idx = ply__job_of(run, t);
     ply__vjob_t *v = ply__perft(run)->v ? ply__perft(run)->v[idx] : NULL;
@@ -294,7 +294,7 @@ void ply__drill_result(ply_coordinator_t *c, run_t *run, size_t t, const Ply__Re
     drill_try_finish(c, run, idx);
 }
 
-void ply__drill_give_up(ply_coordinator_t *c, run_t *run, size_t t, const char *why)
+void ply__drill_give_up(ply_coordinator_t *c, ply__run_t *run, size_t t, const char *why)
 {
     size_t idx = ply__job_of(run, t);
     ply__vjob_t *v = ply__perft(run)->v ? ply__perft(run)->v[idx] : NULL;

@@ -34,7 +34,7 @@ static void *perft_state_new(void)
  * reason in @why, @why_len bytes), PLY_EPROTO (@request does not decode, or a depth or split
  * out of range) or PLY_ENOMEM.
  */
-static int prepare(run_t *run, const uint8_t *request, size_t len, char *why, size_t why_len)
+static int prepare(ply__run_t *run, const uint8_t *request, size_t len, char *why, size_t why_len)
 {
     ply__perft_run_t *pf = ply__perft(run);
     Ply__PerftRequest *q = ply__perft_request__unpack(NULL, len, request);
@@ -79,7 +79,7 @@ static int prepare(run_t *run, const uint8_t *request, size_t len, char *why, si
 
 /* What a perft Submit asks, validated by the rule engine, into @run; the automatic split fits
  * the cluster connected now (split.h). 0 or the error (@why). */
-static int perft_submit(ply_coordinator_t *c, run_t *run, const Ply__Submit *s, char *why,
+static int perft_submit(ply_coordinator_t *c, ply__run_t *run, const Ply__Submit *s, char *why,
                         size_t why_len)
 {
     ply__perft_run_t *pf = ply__perft(run);
@@ -90,8 +90,8 @@ static int perft_submit(ply_coordinator_t *c, run_t *run, const Ply__Submit *s, 
     int r = prepare(run, buf, len, why, why_len);
     free(buf);
     if (r < 0) return r;
-    for (const peer_t *p = c->peers; p; p = p->next)
-        if (p->kind == PEER_WORKER && !p->probation && run->kind->worker_fits(run, p))
+    for (const ply__peer_t *p = c->peers; p; p = p->next)
+        if (p->kind == PLY__PEER_WORKER && !p->probation && run->kind->worker_fits(run, p))
             pf->plan_threads += p->threads;
     if (!pf->plan_threads && c->cfg.spawn_workers) { /* its local workers, starting */
         long cores = sysconf(_SC_NPROCESSORS_ONLN);
@@ -106,7 +106,7 @@ static int perft_submit(ply_coordinator_t *c, run_t *run, const Ply__Submit *s, 
 }
 
 /* A stored perft run: its request, and the plan it was stored with. */
-static int perft_restore(ply_coordinator_t *c, run_t *run, const ply_store_run_t *sr,
+static int perft_restore(ply_coordinator_t *c, ply__run_t *run, const ply_store_run_t *sr,
                          ply_split_t **plan, char *why, size_t why_len)
 {
     if (!*plan) /* the store keeps every perft run's plan */
@@ -128,13 +128,13 @@ static int perft_restore(ply_coordinator_t *c, run_t *run, const ply_store_run_t
     return 0;
 }
 
-static int perft_same_request(const run_t *a, const run_t *b)
+static int perft_same_request(const ply__run_t *a, const ply__run_t *b)
 {
     const ply__perft_run_t *x = ply__perft(a), *y = ply__perft(b);
     return x->request_len == y->request_len && memcmp(x->request, y->request, x->request_len) == 0;
 }
 
-static void perft_store_run(const run_t *run, ply_store_run_t *sr, const ply_split_t **plan)
+static void perft_store_run(const ply__run_t *run, ply_store_run_t *sr, const ply_split_t **plan)
 {
     const ply__perft_run_t *pf = ply__perft(run);
     snprintf(sr->fen, sizeof sr->fen, "%s", pf->fen);
@@ -145,14 +145,14 @@ static void perft_store_run(const run_t *run, ply_store_run_t *sr, const ply_spl
 
 /* ------------------------------------------------------------- planning */
 
-static void perft_plan(run_t *run)
+static void perft_plan(ply__run_t *run)
 {
     ply__perft(run)->split_rc = ply_split_plan_fit(&ply__perft(run)->root, ply__perft(run)->depth, ply__perft(run)->want_split, ply__perft(run)->plan_threads,
                                        ply__perft(run)->plan_min_nodes, &run->cancel, &ply__perft(run)->split_out,
                                        ply__perft(run)->split_why, sizeof ply__perft(run)->split_why);
 }
 
-static int perft_planned(run_t *run, char *why, size_t why_len)
+static int perft_planned(ply__run_t *run, char *why, size_t why_len)
 {
     ply__perft(run)->plan = ply__perft(run)->split_out; /* the split thread is done with it (see perft/perft.h) */
     ply__perft(run)->split_out = NULL;
@@ -163,7 +163,7 @@ static int perft_planned(run_t *run, char *why, size_t why_len)
     return ply__perft(run)->split_rc;
 }
 
-static int perft_setup(run_t *run)
+static int perft_setup(ply__run_t *run)
 {
     const ply_split_t *plan = ply__perft(run)->plan;
     ply__perft(run)->divide = calloc((size_t)plan->nroot + 1, sizeof *ply__perft(run)->divide);
@@ -172,7 +172,7 @@ static int perft_setup(run_t *run)
     return ply__perft_verify_setup(run);
 }
 
-static void perft_free_run(run_t *run)
+static void perft_free_run(ply__run_t *run)
 {
     ply__perft_run_t *pf = ply__perft(run);
     ply__perft_verify_free(run);
@@ -184,7 +184,7 @@ static void perft_free_run(run_t *run)
 }
 
 /* A drill-down that lost its worker is not retried: its report says why. */
-static int perft_retry(ply_coordinator_t *c, run_t *run, size_t t, const char *reason)
+static int perft_retry(ply_coordinator_t *c, ply__run_t *run, size_t t, const char *reason)
 {
     if (ply__role_of(run, t) != PLY__DRILL) return 1;
     ply__drill_give_up(c, run, t, reason);
@@ -194,14 +194,14 @@ static int perft_retry(ply_coordinator_t *c, run_t *run, size_t t, const char *r
 /* ------------------------------------------------------------ hand-out */
 
 /* A perft job goes to any worker that counts perft (every worker before job kinds did). */
-static int perft_worker_fits(const run_t *run, const peer_t *p)
+static int perft_worker_fits(const ply__run_t *run, const ply__peer_t *p)
 {
     (void)run;
     return (p->kinds & (1u << PLY__JOB_KIND__JOB_KIND_PERFT)) != 0;
 }
 
 /* The estimated nodes of job @k of @run's plan: its share of the plan's estimate. */
-static double perft_job_estimate(run_t *run, size_t k)
+static double perft_job_estimate(ply__run_t *run, size_t k)
 {
     const ply_split_t *plan = ply__perft(run)->plan;
     if (ply__perft(run)->lease_weight <= 0) {
@@ -218,7 +218,7 @@ static double perft_job_estimate(run_t *run, size_t k)
  * (dispatch.c), so one static serves every run. */
 static Ply__PerftJob perft_job;
 
-static void perft_fill_job(const run_t *run, size_t t, int no_hash, Ply__Job *job)
+static void perft_fill_job(const ply__run_t *run, size_t t, int no_hash, Ply__Job *job)
 {
     const ply_split_t *plan = ply__perft(run)->plan;
     int role = (int)ply__role_of(run, t);
@@ -241,7 +241,7 @@ static void perft_fill_job(const run_t *run, size_t t, int no_hash, Ply__Job *jo
  * s = 0: the worker's divide, checked against the arbiter's root moves, into
  * the computation's per-root-move arrays (plan order).
  */
-static int take_divide(const run_t *run, const Ply__Result *r, ply__comp_t *k, char *why,
+static int take_divide(const ply__run_t *run, const Ply__Result *r, ply__comp_t *k, char *why,
                        size_t why_len)
 {
     const ply_split_t *plan = ply__perft(run)->plan;
@@ -334,11 +334,11 @@ static int take_divide(const run_t *run, const Ply__Result *r, ply__comp_t *k, c
  * wrong: excluded from the run, its other results in it recomputed. Never
  * the run: it fails only when no other worker can settle the task.
  */
-static void check_failed(ply_coordinator_t *c, run_t *run, size_t t, peer_t *p, const char *why)
+static void check_failed(ply_coordinator_t *c, ply__run_t *run, size_t t, ply__peer_t *p, const char *why)
 {
     ply_warn("run %" PRIu64 ": %s", run->id, why);
-    ply__job_requeue(c, run, t, 1, why);
-    if (run->state == RUN_ACTIVE) ply__perft_exclude(c, run, p->identity, p->worker_id, why);
+    ply__task_requeue(c, run, t, 1, why);
+    if (run->state == PLY__RUN_ACTIVE) ply__perft_exclude(c, run, p->identity, p->worker_id, why);
 }
 
 /*
@@ -346,10 +346,10 @@ static void check_failed(ply_coordinator_t *c, run_t *run, size_t t, peer_t *p, 
  * counted or kept for comparison (settle.c); a drill-down's divide goes to
  * drill.c.
  */
-static void perft_take_result(ply_coordinator_t *c, run_t *run, size_t idx, peer_t *p,
+static void perft_take_result(ply_coordinator_t *c, ply__run_t *run, size_t idx, ply__peer_t *p,
                               const Ply__Result *r)
 {
-    const job_state_t *j = &run->sched.jobs[idx];
+    const ply__task_t *j = &run->sched.tasks[idx];
     if (ply__role_of(run, idx) == PLY__DRILL) {
         ply__task_done(run, idx);
         ply__drill_result(c, run, idx, r);
@@ -396,7 +396,7 @@ static void perft_take_result(ply_coordinator_t *c, run_t *run, size_t idx, peer
     snprintf(k.identity, sizeof k.identity, "%s", p->identity);
     if (ply__perft(run)->want_stats) {
         if (!r->stats) {
-            ply__job_requeue(c, run, idx, 1, "the worker returned no statistics");
+            ply__task_requeue(c, run, idx, 1, "the worker returned no statistics");
             return;
         }
         k.has_stats = 1;
@@ -448,19 +448,19 @@ static void perft_take_result(ply_coordinator_t *c, run_t *run, size_t idx, peer
 
 /* A Result the envelope refused (malformed or cut short): that attempt fails now, not at
  * its lease, and the task goes to another worker (the same as search/kind.c). */
-static void perft_refused_result(ply_coordinator_t *c, run_t *run, size_t idx, peer_t *p,
+static void perft_refused_result(ply_coordinator_t *c, ply__run_t *run, size_t idx, ply__peer_t *p,
                                  const char *why)
 {
     char line[2 * PLY__WHY_LEN];
     snprintf(line, sizeof line,
              "%s (identity %s): a malformed result (%s) (job %" PRIu64 ", attempt %u)", p->name,
-             p->identity, why, run->sched.job_base + idx, run->sched.jobs[idx].attempt);
+             p->identity, why, run->sched.job_base + idx, run->sched.tasks[idx].attempt);
     ply_warn("run %" PRIu64 ": %s", run->id, line);
-    ply__job_requeue(c, run, idx, 1, line);
+    ply__task_requeue(c, run, idx, 1, line);
 }
 
 /* One stored computation, taken as if it had just arrived (no drill-down). */
-static int perft_restore_result(ply_coordinator_t *c, run_t *run, const ply_store_result_t *r,
+static int perft_restore_result(ply_coordinator_t *c, ply__run_t *run, const ply_store_result_t *r,
                                 char *why, size_t why_len)
 {
     size_t njobs = run->sched.njobs;
@@ -474,7 +474,7 @@ static int perft_restore_result(ply_coordinator_t *c, run_t *run, const ply_stor
         return PLY_EDB;
     }
     size_t t = (size_t)r->role * njobs + r->job;
-    if (run->sched.jobs[t].state == JOB_DONE) return 0;
+    if (run->sched.tasks[t].state == PLY__TASK_DONE) return 0;
     ply__comp_t k;
     memset(&k, 0, sizeof k);
     k.have = 1;
@@ -506,26 +506,26 @@ static int perft_restore_result(ply_coordinator_t *c, run_t *run, const ply_stor
 
 /* ------------------------------------------------------------- describing */
 
-static void perft_describe_run(const run_t *run, char *buf, size_t len)
+static void perft_describe_run(const ply__run_t *run, char *buf, size_t len)
 {
     snprintf(buf, len, "perft(%u) of %s", ply__perft(run)->depth, ply__perft(run)->fen);
 }
 
-static void perft_describe_plan(const run_t *run, char *buf, size_t len)
+static void perft_describe_plan(const ply__run_t *run, char *buf, size_t len)
 {
     const ply_split_t *plan = ply__perft(run)->plan;
     snprintf(buf, len, "split %u plies, %" PRIu64 " paths, %zu jobs, estimate %" PRIu64 " nodes",
              plan->split_depth, plan->paths, plan->njobs, plan->estimate);
 }
 
-static void perft_describe_job(const run_t *run, size_t job, char *buf, size_t len)
+static void perft_describe_job(const ply__run_t *run, size_t job, char *buf, size_t len)
 {
     snprintf(buf, len, "%s, %u plies", ply__perft(run)->plan->jobs[job].fen, ply__perft(run)->plan->job_depth);
 }
 
 /* ---------------------------------------------------- answers and progress */
 
-static void perft_summary(const run_t *run, ply__summary_t *s)
+static void perft_summary(const ply__run_t *run, ply__summary_t *s)
 {
     const ply__perft_run_t *pf = ply__perft(run);
     memset(s, 0, sizeof *s);
@@ -560,7 +560,7 @@ static void asked_of(ply__asked_t *asked, const char *fen, unsigned depth, int c
 }
 
 /* What a finished perft run computed, from its record: its columns say it all. */
-static int perft_asked_again(const finished_t *f, ply__asked_t *a)
+static int perft_asked_again(const ply__finished_t *f, ply__asked_t *a)
 {
     if (!f->fen[0] || !f->depth) return 0;
     asked_of(a, f->fen, f->depth, f->chess960, f->stats, f->want_split, f->verify_mode,
@@ -568,14 +568,14 @@ static int perft_asked_again(const finished_t *f, ply__asked_t *a)
     return 1;
 }
 
-static void perft_fill_asked(const run_t *run, ply__asked_t *asked)
+static void perft_fill_asked(const ply__run_t *run, ply__asked_t *asked)
 {
     const ply__perft_run_t *pf = ply__perft(run);
     asked_of(asked, pf->fen, pf->depth, pf->chess960, pf->want_stats, pf->want_split,
              run->verif.mode, run->verif.ppm);
 }
 
-static void perft_fill_accepted(const run_t *run, Ply__Accepted *a)
+static void perft_fill_accepted(const ply__run_t *run, Ply__Accepted *a)
 {
     const ply_split_t *plan = ply__perft(run)->plan;
     a->has_split_depth = 1, a->split_depth = plan->split_depth;
@@ -583,7 +583,7 @@ static void perft_fill_accepted(const run_t *run, Ply__Accepted *a)
     a->fen = (char *)ply__perft(run)->fen;
 }
 
-static void perft_fill_progress(const run_t *run, Ply__RunProgress *rp)
+static void perft_fill_progress(const ply__run_t *run, Ply__RunProgress *rp)
 {
     rp->has_nodes = 1, rp->nodes = ply_u128_lo(ply__perft(run)->nodes);
     rp->has_nodes_hi = ply_u128_hi(ply__perft(run)->nodes) != 0, rp->nodes_hi = ply_u128_hi(ply__perft(run)->nodes);
@@ -600,7 +600,7 @@ static void stats_proto_array(Ply__Stats *st, uint64_t *hi, const ply_stats128_t
 }
 
 /* The RunResult of a finished run, encoded (caller owns), or NULL. */
-static zmsg_t *perft_answer(ply_coordinator_t *c, run_t *run)
+static zmsg_t *perft_answer(ply_coordinator_t *c, ply__run_t *run)
 {
     const ply_split_t *plan = ply__perft(run)->plan;
     int n = plan->nroot;

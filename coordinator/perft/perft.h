@@ -30,7 +30,7 @@ typedef struct ply__comp {
     int arbiter, no_hash;
     uint32_t seed, attempt;
     char worker[PLY__ID_LEN];
-    char identity[PLY__IDENT_LEN]; /* who computed it (peer_t.identity; "arbiter") */
+    char identity[PLY__IDENT_LEN]; /* who computed it (ply__peer_t.identity; "arbiter") */
     uint64_t nodes;
     int has_stats;
     ply_stats_t stats;
@@ -104,7 +104,7 @@ typedef struct ply__perft_run {
 } ply__perft_run_t;
 
 /** ply__perft - the perft state of perft run @run. */
-static inline ply__perft_run_t *ply__perft(const run_t *run)
+static inline ply__perft_run_t *ply__perft(const ply__run_t *run)
 {
     return (ply__perft_run_t *)run->kind_state;
 }
@@ -114,27 +114,27 @@ static inline ply__perft_run_t *ply__perft(const run_t *run)
 /** ply__perft_verify_setup - size a perft run's tasks for its mode (verification.h's
  * ply__verify_tasks: 1 or PLY__ROLES slots) and its computations (v, acc_stats). 0,
  * PLY_ENOMEM or PLY_EIO. */
-int ply__perft_verify_setup(run_t *run);
+int ply__perft_verify_setup(ply__run_t *run);
 /** ply__perft_verify_free - free what ply__perft_verify_setup and the computations allocated
  * (the service's part is freed by ply__verify_free). */
-void ply__perft_verify_free(run_t *run);
+void ply__perft_verify_free(ply__run_t *run);
 /**
  * ply__perft_eligible - whether worker @p may take task @t of perft run @run now (the best
  * worker available for its role: a check by another identity and seed, a tie-break by a
  * third, a drill-down by the worker that lost), and whether it must then count without its
  * hash table (*no_hash).
  */
-int ply__perft_eligible(ply_coordinator_t *c, const run_t *run, size_t t, const peer_t *p,
+int ply__perft_eligible(ply_coordinator_t *c, const ply__run_t *run, size_t t, const ply__peer_t *p,
                         int *no_hash);
 /** ply__perft_verify_tick - perft's bounded waits: tie-breaks without a third worker,
  * drill-down targets gone. */
-void ply__perft_verify_tick(ply_coordinator_t *c, run_t *run, uint64_t now);
+void ply__perft_verify_tick(ply_coordinator_t *c, ply__run_t *run, uint64_t now);
 /** ply__verification - fill @v (and its arrays in @buf) with what was verified; free with _free. */
 typedef struct ply__vreport ply__vreport_t;
-ply__vreport_t *ply__verification(const run_t *run, Ply__Verification *v);
+ply__vreport_t *ply__verification(const ply__run_t *run, Ply__Verification *v);
 void ply__vreport_free(ply__vreport_t **r);
 /** ply__comp_store - store computation @comp of task @t; 0 or PLY_EDB (reason in @why). */
-int ply__comp_store(ply_coordinator_t *c, const run_t *run, size_t t, const ply__comp_t *comp,
+int ply__comp_store(ply_coordinator_t *c, const ply__run_t *run, size_t t, const ply__comp_t *comp,
                     char *why, size_t why_len);
 /** ply__comp_free - free a computation's arrays. */
 void ply__comp_free(ply__comp_t *comp);
@@ -144,19 +144,19 @@ void ply__vjob_free(ply__vjob_t **vp);
 /* ---- settle.c ---- */
 
 /** ply__maybe_done - an active run whose jobs are all settled and drill-downs over is done. */
-void ply__maybe_done(run_t *run);
+void ply__maybe_done(ply__run_t *run);
 /** ply__describe - "who says N" about computation @k, for logs and reports, into @buf. */
 void ply__describe(char *buf, size_t len, const ply__comp_t *k);
 /** ply__on_handout - task @t went out: start the check of a verified job (queue or rule engine). */
-void ply__on_handout(ply_coordinator_t *c, run_t *run, size_t t);
+void ply__on_handout(ply_coordinator_t *c, ply__run_t *run, size_t t);
 /**
  * ply__take - computation @comp (role of task @t) of a job is in (stored
  * already when it came from a worker): settle the job if it can be.
  * @live: 0 while restoring (no drill-down). The comp's arrays pass to the run.
  */
-void ply__take(ply_coordinator_t *c, run_t *run, size_t t, ply__comp_t *comp, int live);
+void ply__take(ply_coordinator_t *c, ply__run_t *run, size_t t, ply__comp_t *comp, int live);
 /** ply__settle_all - after a restore: settle or re-activate every job of the run. */
-void ply__settle_all(ply_coordinator_t *c, run_t *run);
+void ply__settle_all(ply_coordinator_t *c, ply__run_t *run);
 /**
  * ply__perft_exclude - identity @identity (worker id @worker) was caught wrong in
  * @run (@why says how): the verification service's ply__exclude (no more of the
@@ -165,7 +165,7 @@ void ply__settle_all(ply_coordinator_t *c, run_t *run);
  * rule engine) taken out of the sums and computed again by other identities.
  * Dropped computations are deleted from the state file. Idempotent.
  */
-void ply__perft_exclude(ply_coordinator_t *c, run_t *run, const char *identity,
+void ply__perft_exclude(ply_coordinator_t *c, ply__run_t *run, const char *identity,
                         const char *worker, const char *why);
 
 /* ---- drill.c ---- */
@@ -176,16 +176,16 @@ void ply__perft_exclude(ply_coordinator_t *c, run_t *run, const char *identity,
  * Returns 0, PLY_ERANGE (the rule engine is off for checks), PLY_EFEN or
  * PLY_ENOMEM.
  */
-int ply__arbiter_start(ply_coordinator_t *c, run_t *run, size_t t, int drill);
+int ply__arbiter_start(ply_coordinator_t *c, ply__run_t *run, size_t t, int drill);
 /**
  * ply__drill_start - start the drill-down of settled mismatch @idx: the rule
  * engine's divide of the job position against a divide job on the worker
  * whose count lost; when it cannot be done, the job's drill_text says why.
  */
-void ply__drill_start(ply_coordinator_t *c, run_t *run, size_t idx);
+void ply__drill_start(ply_coordinator_t *c, ply__run_t *run, size_t idx);
 /** ply__drill_result - a worker's divide job for a drill-down came back. */
-void ply__drill_result(ply_coordinator_t *c, run_t *run, size_t t, const Ply__Result *r);
+void ply__drill_result(ply_coordinator_t *c, ply__run_t *run, size_t t, const Ply__Result *r);
 /** ply__drill_give_up - a drill-down task cannot be done (worker left, failed): say why. */
-void ply__drill_give_up(ply_coordinator_t *c, run_t *run, size_t t, const char *why);
+void ply__drill_give_up(ply_coordinator_t *c, ply__run_t *run, size_t t, const char *why);
 
 #endif

@@ -19,7 +19,7 @@
 
 /* ------------------------------------------------------------- the sums */
 
-static void note_used(run_t *run, const ply__comp_t *k)
+static void note_used(ply__run_t *run, const ply__comp_t *k)
 {
     if (k->arbiter) return;
     uint32_t id = ply__hash_id(k->worker);
@@ -33,14 +33,14 @@ static void note_used(run_t *run, const ply__comp_t *k)
         ply__perft(run)->used_seeds[ply__perft(run)->nused_seeds++] = k->seed;
 }
 
-void ply__maybe_done(run_t *run)
+void ply__maybe_done(ply__run_t *run)
 {
-    if (run->state == RUN_ACTIVE && run->sched.done == ply__perft(run)->plan->njobs && ply__perft(run)->drills_pending == 0)
+    if (run->state == PLY__RUN_ACTIVE && run->sched.done == ply__perft(run)->plan->njobs && ply__perft(run)->drills_pending == 0)
         ply__run_done(run);
 }
 
 /* The counter of the kind of confirmation a settled job got (ply__acc_t.kind), or NULL. */
-static uint32_t *confirmations(run_t *run, int kind)
+static uint32_t *confirmations(ply__run_t *run, int kind)
 {
     return kind == PLY__CONF_WORKER       ? &ply__perft(run)->by_worker
            : kind == PLY__CONF_SAME_SEED  ? &ply__perft(run)->same_seed
@@ -57,7 +57,7 @@ static uint32_t *confirmations(run_t *run, int kind)
  * the identity (run->verif.idents index, or PLY__WHO_*) of the computation that
  * confirmed them, and the kind of confirmation @kind (PLY__CONF_*).
  */
-static void apply(run_t *run, size_t idx, const ply__comp_t *k, unsigned who2, int kind)
+static void apply(ply__run_t *run, size_t idx, const ply__comp_t *k, unsigned who2, int kind)
 {
     const ply_split_t *plan = ply__perft(run)->plan;
     const ply_split_job_t *sj = &plan->jobs[idx];
@@ -114,7 +114,7 @@ static void stats128_take_out(ply_stats128_t *dst, const ply_stats_t *src, uint6
  * was caught wrong): the exact inverse of apply(), which added them, so no
  * sum goes below zero.
  */
-static void unapply(run_t *run, size_t idx)
+static void unapply(ply__run_t *run, size_t idx)
 {
     const ply_split_t *plan = ply__perft(run)->plan;
     const ply_split_job_t *sj = &plan->jobs[idx];
@@ -145,10 +145,10 @@ static void unapply(run_t *run, size_t idx)
  * engine when the mode allows it (a sample's check, any tie-break) and it can
  * afford the job, else by a worker through the queue.
  */
-static void activate(ply_coordinator_t *c, run_t *run, size_t idx, int role)
+static void activate(ply_coordinator_t *c, ply__run_t *run, size_t idx, int role)
 {
     size_t t = ply__task_of(run, idx, role);
-    if (run->sched.jobs[t].state != JOB_UNUSED) return;
+    if (run->sched.tasks[t].state != PLY__TASK_UNUSED) return;
     const ply__vjob_t *v = ply__perft(run)->v[idx];
     /* the rule engine against a worker is settled by another worker, not by itself again */
     int arbiter = (role == PLY__TIE && !(v && v->comp[1].arbiter)) ||
@@ -160,14 +160,14 @@ static void activate(ply_coordinator_t *c, run_t *run, size_t idx, int role)
     ply__task_queue(run, t);
 }
 
-void ply__on_handout(ply_coordinator_t *c, run_t *run, size_t t)
+void ply__on_handout(ply_coordinator_t *c, ply__run_t *run, size_t t)
 {
     size_t idx = ply__job_of(run, t);
     if (run->sched.slots > 1 && ply__role_of(run, t) == PLY__FIRST && ply__verify_selected(run, idx))
         activate(c, run, idx, PLY__CHECK);
 }
 
-static int comp_same(const run_t *run, const ply__comp_t *a, const ply__comp_t *b)
+static int comp_same(const ply__run_t *run, const ply__comp_t *a, const ply__comp_t *b)
 {
     if (a->nodes != b->nodes) return 0;
     if (a->has_stats && b->has_stats && !ply_stats_equal(&a->stats, &b->stats)) return 0;
@@ -187,7 +187,7 @@ static int classify(const ply__comp_t *a, const ply__comp_t *b)
 
 /* Job @idx is settled: computation @role's counts are used, confirmed by computation @confirm
  * (-1: none, or the rule engine alone, @role being its count). */
-static void accept_job(run_t *run, size_t idx, int role, int confirm)
+static void accept_job(ply__run_t *run, size_t idx, int role, int confirm)
 {
     ply__vjob_t *v = ply__perft(run)->v[idx];
     v->settled = 1;
@@ -203,7 +203,7 @@ static void accept_job(run_t *run, size_t idx, int role, int confirm)
     if (!v->mismatch) ply__vjob_free(&ply__perft(run)->v[idx]); /* nothing to report about it */
 }
 
-static void mm_add(run_t *run, size_t idx)
+static void mm_add(ply__run_t *run, size_t idx)
 {
     if (ply__perft(run)->nmm == ply__perft(run)->capmm) {
         size_t cap = ply__perft(run)->capmm ? ply__perft(run)->capmm * 2 : 8;
@@ -234,7 +234,7 @@ void ply__describe(char *buf, size_t len, const ply__comp_t *k)
  * run (ply__exclude). Starts what is missing (a check after a restart, a
  * tie-break). @live: 0 while restoring (no drill-down).
  */
-static void settle(ply_coordinator_t *c, run_t *run, size_t idx, int live)
+static void settle(ply_coordinator_t *c, ply__run_t *run, size_t idx, int live)
 {
     ply__vjob_t *v = ply__perft(run)->v[idx];
     if (!v || run->sched.settled[idx]) return;
@@ -259,7 +259,7 @@ static void settle(ply_coordinator_t *c, run_t *run, size_t idx, int live)
         v->mismatch = 1;
         v->dissent = -1;
         ply__perft(run)->mismatches++;
-        ply__count(run->c, CNT_VERIFY_MISMATCHES);
+        ply__count(run->c, PLY__CNT_VERIFY_MISMATCHES);
         mm_add(run, idx);
         ply_warn("run %" PRIu64 ": job %" PRIu64 " (%s): %s, %s: %s", run->id, run->sched.job_base + idx,
                  fen, a, b,
@@ -319,7 +319,7 @@ static void settle(ply_coordinator_t *c, run_t *run, size_t idx, int live)
     for (int i = 0; i < nlost; i++) ply__perft_exclude(c, run, lost[i], lost_worker[i], why[i]);
 }
 
-void ply__take(ply_coordinator_t *c, run_t *run, size_t t, ply__comp_t *comp, int live)
+void ply__take(ply_coordinator_t *c, ply__run_t *run, size_t t, ply__comp_t *comp, int live)
 {
     size_t idx = ply__job_of(run, t);
     int role = (int)ply__role_of(run, t);
@@ -360,15 +360,15 @@ void ply__take(ply_coordinator_t *c, run_t *run, size_t t, ply__comp_t *comp, in
     if (live) settle(c, run, idx, 1);
 }
 
-void ply__settle_all(ply_coordinator_t *c, run_t *run)
+void ply__settle_all(ply_coordinator_t *c, ply__run_t *run)
 {
     if (run->sched.slots == 1) return;
-    for (size_t i = 0; i < ply__perft(run)->plan->njobs && run->state == RUN_ACTIVE; i++) settle(c, run, i, 0);
+    for (size_t i = 0; i < ply__perft(run)->plan->njobs && run->state == PLY__RUN_ACTIVE; i++) settle(c, run, i, 0);
 }
 
 /* ------------------------------------------------------------- exclusion */
 
-static void mm_remove(run_t *run, size_t idx)
+static void mm_remove(ply__run_t *run, size_t idx)
 {
     for (size_t i = 0; i < ply__perft(run)->nmm; i++)
         if (ply__perft(run)->mm[i] == idx) {
@@ -379,11 +379,11 @@ static void mm_remove(run_t *run, size_t idx)
 }
 
 /* Puts computation @role of job @idx back in the queue (its last attempt's result is void). */
-static void recompute(ply_coordinator_t *c, run_t *run, size_t idx, int role)
+static void recompute(ply_coordinator_t *c, ply__run_t *run, size_t idx, int role)
 {
     size_t t = ply__task_of(run, idx, role);
     ply__result_drop(c, run, idx, role);
-    if (run->sched.jobs[t].state == JOB_DONE) ply__task_queue(run, t);
+    if (run->sched.tasks[t].state == PLY__TASK_DONE) ply__task_queue(run, t);
 }
 
 /*
@@ -393,17 +393,17 @@ static void recompute(ply_coordinator_t *c, run_t *run, size_t idx, int role)
  * any job). Tasks still out (a check on another worker) stay out: their
  * results count as for any computation.
  */
-static void reopen(ply_coordinator_t *c, run_t *run, size_t idx)
+static void reopen(ply_coordinator_t *c, ply__run_t *run, size_t idx)
 {
     ply__vjob_t *v = ply__perft(run)->v ? ply__perft(run)->v[idx] : NULL;
     if (v && v->drill && !v->drill->done) {
         size_t t = ply__task_of(run, idx, PLY__DRILL);
-        if (run->sched.jobs[t].state == JOB_PENDING) ply__task_done(run, t);
+        if (run->sched.tasks[t].state == PLY__TASK_PENDING) ply__task_done(run, t);
         if (ply__perft(run)->drills_pending) ply__perft(run)->drills_pending--;
     }
     for (int r = PLY__CHECK; r <= PLY__TIE && r < (int)run->sched.slots; r++) {
         size_t t = ply__task_of(run, idx, r);
-        if (run->sched.jobs[t].state != JOB_DONE) continue;
+        if (run->sched.tasks[t].state != PLY__TASK_DONE) continue;
         ply__result_drop(c, run, idx, r);
         ply__task_unused(run, t);
     }
@@ -420,7 +420,7 @@ static void reopen(ply_coordinator_t *c, run_t *run, size_t idx)
 
 /* Unsettled job @j: what @identity computed of it goes, the others stay and are compared
  * afresh. */
-static void forget(ply_coordinator_t *c, run_t *run, size_t j, const char *identity)
+static void forget(ply_coordinator_t *c, ply__run_t *run, size_t j, const char *identity)
 {
     ply__vjob_t *v = ply__perft(run)->v ? ply__perft(run)->v[j] : NULL;
     if (!v) return;
@@ -450,14 +450,14 @@ static void forget(ply_coordinator_t *c, run_t *run, size_t j, const char *ident
             memset(&v->comp[PLY__TIE], 0, sizeof v->comp[PLY__TIE]);
             ply__result_drop(c, run, j, PLY__TIE);
         }
-        if (run->sched.jobs[tt].state == JOB_PENDING || run->sched.jobs[tt].state == JOB_DONE)
+        if (run->sched.tasks[tt].state == PLY__TASK_PENDING || run->sched.tasks[tt].state == PLY__TASK_DONE)
             ply__task_unused(run, tt); /* one in flight comes back and is dropped */
     }
     settle(c, run, j, 1);
 }
 
 /* A settled job resting on an excluded identity: out of the sums, computed again. */
-static void reopen_settled(ply_coordinator_t *c, run_t *run, size_t j)
+static void reopen_settled(ply_coordinator_t *c, ply__run_t *run, size_t j)
 {
     unapply(run, j);
     reopen(c, run, j);
@@ -465,7 +465,7 @@ static void reopen_settled(ply_coordinator_t *c, run_t *run, size_t j)
 
 static const ply__reopen_ops_t reopen_ops = {reopen_settled, forget};
 
-void ply__perft_exclude(ply_coordinator_t *c, run_t *run, const char *identity,
+void ply__perft_exclude(ply_coordinator_t *c, ply__run_t *run, const char *identity,
                         const char *worker, const char *why)
 {
     if (!identity[0] || strcmp(identity, PLY__ARBITER_ID) == 0) return; /* the authority */

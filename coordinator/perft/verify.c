@@ -17,7 +17,7 @@
  *           computations were verified).
  *
  * The trust model (README "Threat model"). A worker is its identity
- * (peer_t.identity: its CURVE key, or its connection), never the id or seed
+ * (ply__peer_t.identity: its CURVE key, or its connection), never the id or seed
  * it declares. A check by a worker goes to the best worker available, in
  * this order: another identity with another Zobrist seed; another identity
  * with the same seed; the same identity (only when it is the only one
@@ -67,7 +67,7 @@
 
 /* ------------------------------------------------------------------- setup */
 
-int ply__perft_verify_setup(run_t *run)
+int ply__perft_verify_setup(ply__run_t *run)
 {
     size_t njobs = run->sched.njobs;
     uint32_t slots = run->verif.mode == PLY__VERIFY_MODE__VERIFY_MODE_NONE ? 1 : PLY__ROLES;
@@ -96,7 +96,7 @@ void ply__vjob_free(ply__vjob_t **vp)
     *vp = NULL;
 }
 
-void ply__perft_verify_free(run_t *run)
+void ply__perft_verify_free(ply__run_t *run)
 {
     for (size_t i = 0; ply__perft(run)->v && ply__perft(run)->plan && i < ply__perft(run)->plan->njobs; i++) ply__vjob_free(&ply__perft(run)->v[i]);
     free(ply__perft(run)->v);
@@ -116,7 +116,7 @@ typedef struct other {
 
 /* 3: another identity with another seed; 2: another identity, a seed in common; 1: one of them
  * (whatever worker id it declares: sessions under one key are one identity). */
-static int grade(const peer_t *p, const other_t *o, int n)
+static int grade(const ply__peer_t *p, const other_t *o, int n)
 {
     int g = 3;
     for (int i = 0; i < n; i++) {
@@ -128,17 +128,17 @@ static int grade(const peer_t *p, const other_t *o, int n)
 
 /* The workers that computed or compute the job's other computations (the rule engine is no worker).
  */
-static int others_of(const run_t *run, size_t idx, int role, other_t *o)
+static int others_of(const ply__run_t *run, size_t idx, int role, other_t *o)
 {
     int n = 0;
     const ply__vjob_t *v = ply__perft(run)->v ? ply__perft(run)->v[idx] : NULL;
     for (int r = 0; r < 3; r++) {
         if (r == role) continue;
-        const job_state_t *j = &run->sched.jobs[ply__task_of(run, idx, r)];
+        const ply__task_t *j = &run->sched.tasks[ply__task_of(run, idx, r)];
         if (v && v->comp[r].have && !v->comp[r].arbiter) {
             o[n].identity = v->comp[r].identity;
             o[n++].seed = v->comp[r].seed;
-        } else if (j->state == JOB_INFLIGHT && j->worker) {
+        } else if (j->state == PLY__TASK_INFLIGHT && j->worker) {
             o[n].identity = j->worker->identity;
             o[n++].seed = j->worker->seed;
         }
@@ -146,14 +146,14 @@ static int others_of(const run_t *run, size_t idx, int role, other_t *o)
     return n;
 }
 
-int ply__perft_eligible(ply_coordinator_t *c, const run_t *run, size_t t, const peer_t *p,
+int ply__perft_eligible(ply_coordinator_t *c, const ply__run_t *run, size_t t, const ply__peer_t *p,
                         int *no_hash)
 {
     *no_hash = 0;
     if (p->probation) return 0;
     size_t idx = ply__job_of(run, t);
     int role = (int)ply__role_of(run, t);
-    const job_state_t *j = &run->sched.jobs[t];
+    const ply__task_t *j = &run->sched.tasks[t];
     if (role == PLY__DRILL) {
         const ply__vjob_t *v = ply__perft(run)->v ? ply__perft(run)->v[idx] : NULL;
         return v && v->drill && strncmp(v->drill->worker, p->worker_id, PLY__ID_LEN - 1) == 0 &&
@@ -165,8 +165,8 @@ int ply__perft_eligible(ply_coordinator_t *c, const run_t *run, size_t t, const 
     if (!n) return ply__eligible_first(c, run, t, p); /* the common case: any first computation */
     int min = role == PLY__TIE ? 2 : 1; /* a tie-break must come from a third worker */
     int g = grade(p, o, n), best = 0, best_others = 0;
-    for (const peer_t *w = c->peers; w; w = w->next) {
-        if (w->kind != PEER_WORKER || w->probation || !run->kind->worker_fits(run, w) ||
+    for (const ply__peer_t *w = c->peers; w; w = w->next) {
+        if (w->kind != PLY__PEER_WORKER || w->probation || !run->kind->worker_fits(run, w) ||
             (run->verif.nexcluded && ply__excluded(run, w->identity)))
             continue;
         int wg = grade(w, o, n);
@@ -190,12 +190,12 @@ int ply__perft_eligible(ply_coordinator_t *c, const run_t *run, size_t t, const 
 
 /* ------------------------------------------------------------ bounded waits */
 
-void ply__perft_verify_tick(ply_coordinator_t *c, run_t *run, uint64_t now)
+void ply__perft_verify_tick(ply_coordinator_t *c, ply__run_t *run, uint64_t now)
 {
     if (run->sched.slots == 1) return;
-    for (size_t k = 0; k < run->sched.rq_len && run->state == RUN_ACTIVE; k++) {
+    for (size_t k = 0; k < run->sched.rq_len && run->state == PLY__RUN_ACTIVE; k++) {
         size_t t = run->sched.requeue[run->sched.rq_head + k];
-        if (t >= run->sched.ntasks || run->sched.jobs[t].state != JOB_PENDING) continue;
+        if (t >= run->sched.ntasks || run->sched.tasks[t].state != PLY__TASK_PENDING) continue;
         size_t role = ply__role_of(run, t), idx = ply__job_of(run, t);
         if (role == PLY__DRILL) {
             const ply__vjob_t *v = ply__perft(run)->v[idx];
@@ -205,7 +205,7 @@ void ply__perft_verify_tick(ply_coordinator_t *c, run_t *run, uint64_t now)
                 ply__drill_give_up(c, run, t, why);
             }
         } else if (role == PLY__TIE && c->cfg.worker_wait_ms &&
-                   ply_elapsed_ms(now, run->sched.jobs[t].queued_ms) > c->cfg.worker_wait_ms &&
+                   ply_elapsed_ms(now, run->sched.tasks[t].queued_ms) > c->cfg.worker_wait_ms &&
                    !ply__anyone_eligible(c, run, t)) {
             const ply__vjob_t *v = ply__perft(run)->v[idx];
             char a[192], b[192];
@@ -223,7 +223,7 @@ void ply__perft_verify_tick(ply_coordinator_t *c, run_t *run, uint64_t now)
 
 /* ------------------------------------------------------------------ store */
 
-int ply__comp_store(ply_coordinator_t *c, const run_t *run, size_t t, const ply__comp_t *comp,
+int ply__comp_store(ply_coordinator_t *c, const ply__run_t *run, size_t t, const ply__comp_t *comp,
                     char *why, size_t why_len)
 {
     if (!c->store) return 0;
@@ -291,7 +291,7 @@ static void part(char *buf, size_t len, uint32_t n, const char *what)
     snprintf(buf + o, len - o, "%s%u %s", buf[o - 1] == ':' ? " " : ", ", n, what);
 }
 
-static void summarise(const run_t *run, char *buf, size_t len)
+static void summarise(const ply__run_t *run, char *buf, size_t len)
 {
     uint32_t njobs = (uint32_t)ply__perft(run)->plan->njobs;
     if (run->verif.mode == PLY__VERIFY_MODE__VERIFY_MODE_NONE) {
@@ -335,7 +335,7 @@ static void fill_comp(Ply__Computation *pc, const ply__comp_t *k)
     pc->identity = (char *)k->identity;
 }
 
-ply__vreport_t *ply__verification(const run_t *run, Ply__Verification *v)
+ply__vreport_t *ply__verification(const ply__run_t *run, Ply__Verification *v)
 {
     ply__vreport_t *r = calloc(1, sizeof *r);
     if (!r) return NULL;

@@ -99,7 +99,7 @@ typedef struct ply__search_run {
 } ply__search_run_t;
 
 /* The search state of search run @run. */
-static inline ply__search_run_t *srun(const run_t *run)
+static inline ply__search_run_t *srun(const ply__run_t *run)
 {
     return (ply__search_run_t *)run->kind_state;
 }
@@ -151,7 +151,7 @@ static int check_searchmoves(const ply_arb_pos_t *pos, const Ply__SearchRequest 
  * named; searchmoves beside plies are PLY_EINVAL). On error what was set is freed with the
  * run.
  */
-static int prepare(run_t *run, const uint8_t *request, size_t len, char *why, size_t why_len)
+static int prepare(ply__run_t *run, const uint8_t *request, size_t len, char *why, size_t why_len)
 {
     ply__search_run_t *s = srun(run);
     s->request = malloc(len ? len : 1);
@@ -190,7 +190,7 @@ static void *search_state_new(void)
 }
 
 /* What a search Submit asks, validated by the rule engine, into @run. */
-static int search_submit(ply_coordinator_t *c, run_t *run, const Ply__Submit *s, char *why,
+static int search_submit(ply_coordinator_t *c, ply__run_t *run, const Ply__Submit *s, char *why,
                          size_t why_len)
 {
     (void)c;
@@ -215,14 +215,14 @@ static int search_submit(ply_coordinator_t *c, run_t *run, const Ply__Submit *s,
     return r;
 }
 
-static void search_plan(run_t *run);
-static int search_planned(run_t *run, char *why, size_t why_len);
+static void search_plan(ply__run_t *run);
+static int search_planned(ply__run_t *run, char *why, size_t why_len);
 
 /*
  * A stored search run, planned again from its request (validated again by the rule
  * engine): its plan must have the jobs it was stored with.
  */
-static int search_restore(ply_coordinator_t *c, run_t *run, const ply_store_run_t *sr,
+static int search_restore(ply_coordinator_t *c, ply__run_t *run, const ply_store_run_t *sr,
                           ply_split_t **plan, char *why, size_t why_len)
 {
     if (*plan) /* the store keeps no plan of a search run */
@@ -247,7 +247,7 @@ static int search_restore(ply_coordinator_t *c, run_t *run, const ply_store_run_
     return 0;
 }
 
-static int search_same_request(const run_t *a, const run_t *b)
+static int search_same_request(const ply__run_t *a, const ply__run_t *b)
 {
     const ply__search_run_t *x = srun(a), *y = srun(b);
     return x->request_len == y->request_len &&
@@ -256,7 +256,7 @@ static int search_same_request(const run_t *a, const run_t *b)
 
 /* The row keeps the position analysed and its depth for the status, the request to plan it
  * again. */
-static void search_store_run(const run_t *run, ply_store_run_t *sr, const ply_split_t **plan)
+static void search_store_run(const ply__run_t *run, ply_store_run_t *sr, const ply_split_t **plan)
 {
     const ply__search_run_t *s = srun(run);
     snprintf(sr->fen, sizeof sr->fen, "%s", s->fen);
@@ -268,7 +268,7 @@ static void search_store_run(const run_t *run, ply_store_run_t *sr, const ply_sp
 /* ------------------------------------------------------------- planning */
 
 /* On the thread pool: the root moves analysed (the arbiter's order, filtered by searchmoves). */
-static void search_plan(run_t *run)
+static void search_plan(ply__run_t *run)
 {
     ply__search_run_t *s = srun(run);
     if (s->game) { /* planned at prepare: its chunks */
@@ -301,7 +301,7 @@ static void search_plan(run_t *run)
     s->njobs = k;
 }
 
-static int search_planned(run_t *run, char *why, size_t why_len)
+static int search_planned(ply__run_t *run, char *why, size_t why_len)
 {
     ply__search_run_t *s = srun(run);
     ply__tasks_plan(run, s->jobs || s->game ? s->njobs : 0);
@@ -310,7 +310,7 @@ static int search_planned(run_t *run, char *why, size_t why_len)
     return 0;
 }
 
-static int search_setup(run_t *run)
+static int search_setup(ply__run_t *run)
 {
     ply__search_run_t *s = srun(run);
     s->done = calloc(run->sched.njobs ? run->sched.njobs : 1, sizeof *s->done);
@@ -340,7 +340,7 @@ static void sjob_free(sjob_t *j)
     j->res = NULL;
 }
 
-static void search_free_run(run_t *run)
+static void search_free_run(ply__run_t *run)
 {
     ply__search_run_t *s = srun(run);
     ply__sv_free(&s->sv);
@@ -355,7 +355,7 @@ static void search_free_run(run_t *run)
 }
 
 /* Every search task is queued again when its attempt fails. */
-static int search_retry(ply_coordinator_t *c, run_t *run, size_t t, const char *reason)
+static int search_retry(ply_coordinator_t *c, ply__run_t *run, size_t t, const char *reason)
 {
     (void)c, (void)run, (void)t, (void)reason;
     return 1;
@@ -364,7 +364,7 @@ static int search_retry(ply_coordinator_t *c, run_t *run, size_t t, const char *
 /* ------------------------------------------------------------ hand-out */
 
 /* A search job goes to a worker that searches, with the engine the run asks (any when none). */
-static int search_worker_fits(const run_t *run, const peer_t *p)
+static int search_worker_fits(const ply__run_t *run, const ply__peer_t *p)
 {
     if (!(p->kinds & (1u << PLY__JOB_KIND__JOB_KIND_SEARCH))) return 0;
     const char *want = srun(run)->req->engine;
@@ -373,7 +373,7 @@ static int search_worker_fits(const run_t *run, const peer_t *p)
     return strcmp(p->engine, "uci") == 0 || strncmp(p->engine, "uci:", 4) == 0; /* "uci" */
 }
 
-static double search_job_estimate(run_t *run, size_t job)
+static double search_job_estimate(ply__run_t *run, size_t job)
 {
     const Ply__SearchRequest *q = srun(run)->req;
     double est = SEARCH_EST_MAX, e;
@@ -390,7 +390,7 @@ static double search_job_estimate(run_t *run, size_t job)
     return est > 1 ? est : 1;
 }
 
-static void search_fill_job(const run_t *run, size_t t, int no_hash, Ply__Job *job)
+static void search_fill_job(const ply__run_t *run, size_t t, int no_hash, Ply__Job *job)
 {
     (void)no_hash; /* a reproducible search has its own table anyway */
     ply__search_run_t *s = srun(run);
@@ -413,12 +413,12 @@ static void search_fill_job(const run_t *run, size_t t, int no_hash, Ply__Job *j
     job->search = sj;
 }
 
-static void search_handed_out(ply_coordinator_t *c, run_t *run, size_t t)
+static void search_handed_out(ply_coordinator_t *c, ply__run_t *run, size_t t)
 {
     if (srun(run)->sv) ply__sv_handed_out(c, run, t); /* a selected job's check */
 }
 
-static int search_eligible(ply_coordinator_t *c, const run_t *run, size_t t, const peer_t *p,
+static int search_eligible(ply_coordinator_t *c, const ply__run_t *run, size_t t, const ply__peer_t *p,
                            int *no_hash)
 {
     if (srun(run)->sv) return ply__sv_eligible(c, run, t, p, no_hash);
@@ -426,20 +426,20 @@ static int search_eligible(ply_coordinator_t *c, const run_t *run, size_t t, con
     return ply__eligible_first(c, run, t, p);
 }
 
-static void search_verify_tick(ply_coordinator_t *c, run_t *run, uint64_t now)
+static void search_verify_tick(ply_coordinator_t *c, ply__run_t *run, uint64_t now)
 {
     if (run->sched.slots > 1) ply__sv_tick(c, run, now);
 }
 
 /* A check or tie-break of a verified run waits for a worker of the same engine. */
-static void search_describe_wait(const run_t *run, size_t t, char *buf, size_t len)
+static void search_describe_wait(const ply__run_t *run, size_t t, char *buf, size_t len)
 {
     buf[0] = '\0';
     if (srun(run)->sv) ply__sv_waiting(run, t, buf, len);
     if (!buf[0]) ply__verify_wait_text(run, t, buf, len);
 }
 
-ply__sv_t *ply__search_sv(const run_t *run)
+ply__sv_t *ply__search_sv(const ply__run_t *run)
 {
     return srun(run) ? srun(run)->sv : NULL;
 }
@@ -447,7 +447,7 @@ ply__sv_t *ply__search_sv(const run_t *run)
 /* ------------------------------------------------------------- checks */
 
 /* The run's depth limit, 0 for none: what every line must reach unless it is a mate. */
-static uint32_t want_depth(const run_t *run)
+static uint32_t want_depth(const ply__run_t *run)
 {
     return srun(run)->req->has_depth ? srun(run)->req->depth : 0;
 }
@@ -457,7 +457,7 @@ static uint32_t want_depth(const run_t *run)
  * ply__search_replay_line from the position analysed (legal, a mate at exactly its
  * distance, the depth asked). 0, or PLY_EMISMATCH with why (the line's move first) in @why.
  */
-static int check_line(const run_t *run, const sjob_t *j, const Ply__SearchLine *l, char *why,
+static int check_line(const ply__run_t *run, const sjob_t *j, const Ply__SearchLine *l, char *why,
                       size_t why_len)
 {
     if (l->n_pv == 0) return ply_why(why, why_len, PLY_EMISMATCH, "%s: the line is empty", j->uci);
@@ -473,7 +473,7 @@ static int check_line(const run_t *run, const sjob_t *j, const Ply__SearchLine *
 
 /* Result @res for job @job: one line (a chunk of a game: one per position), checked by the
  * rule engine. 0 or PLY_EMISMATCH (@why). */
-static int check_result(const run_t *run, size_t job, const Ply__SearchResult *res, char *why,
+static int check_result(const ply__run_t *run, size_t job, const Ply__SearchResult *res, char *why,
                         size_t why_len)
 {
     if (srun(run)->game)
@@ -486,7 +486,7 @@ static int check_result(const run_t *run, size_t job, const Ply__SearchResult *r
 }
 
 /* Notes a refused line: counted, described (the first PLY_MAX_MISMATCHES), logged. */
-static void note_rejection(run_t *run, const char *line)
+static void note_rejection(ply__run_t *run, const char *line)
 {
     ply__search_run_t *s = srun(run);
     s->rejected++;
@@ -503,7 +503,7 @@ static void note_rejection(run_t *run, const char *line)
 }
 
 /* Fills job @j's part of the answer from its accepted result (SAN by the rule engine). */
-static int fill_analysed(const run_t *run, sjob_t *j)
+static int fill_analysed(const ply__run_t *run, sjob_t *j)
 {
     const Ply__SearchLine *l = j->res->lines[0];
     if (ply__search_pv_san(&srun(run)->root, l, &j->pv_san) < 0) return PLY_ENOMEM;
@@ -523,7 +523,7 @@ static int fill_analysed(const run_t *run, sjob_t *j)
 }
 
 /* A root move's line (@res, owned from here) into the answer; 0 or PLY_ENOMEM. */
-static int accept_root_move(run_t *run, size_t job, Ply__SearchResult *res, const char *worker,
+static int accept_root_move(ply__run_t *run, size_t job, Ply__SearchResult *res, const char *worker,
                             const char *identity)
 {
     ply__search_run_t *s = srun(run);
@@ -539,7 +539,7 @@ static int accept_root_move(run_t *run, size_t job, Ply__SearchResult *res, cons
 
 /* Takes checked result @res (owned from here) of job @job into the answer: a root move's
  * line, or a chunk's lines of a game; 0 or PLY_ENOMEM. */
-static int accept_line(run_t *run, size_t job, Ply__SearchResult *res, const char *worker,
+static int accept_line(ply__run_t *run, size_t job, Ply__SearchResult *res, const char *worker,
                        const char *identity)
 {
     ply__search_run_t *s = srun(run);
@@ -563,14 +563,14 @@ static int accept_line(run_t *run, size_t job, Ply__SearchResult *res, const cha
     return 0;
 }
 
-int ply__search_accept(run_t *run, size_t job, Ply__SearchResult *res, const char *worker,
+int ply__search_accept(ply__run_t *run, size_t job, Ply__SearchResult *res, const char *worker,
                        const char *identity)
 {
     return accept_line(run, job, res, worker, identity);
 }
 
 /* The answer's figures from the lines in it (after one left). */
-static void progress_totals(run_t *run)
+static void progress_totals(ply__run_t *run)
 {
     ply__search_run_t *s = srun(run);
     s->progress.n_moves = s->ndone;
@@ -579,7 +579,7 @@ static void progress_totals(run_t *run)
     s->progress.nodes = ply_u128_lo(srun(run)->nodes);
 }
 
-void ply__search_unaccept(run_t *run, size_t job)
+void ply__search_unaccept(ply__run_t *run, size_t job)
 {
     ply__search_run_t *s = srun(run);
     sjob_t *j = s->game ? NULL : &s->jobs[job];
@@ -603,10 +603,10 @@ void ply__search_unaccept(run_t *run, size_t job)
     ply__run_reopen(run);
 }
 
-const char *ply__search_job_label(const run_t *run, size_t job, char *buf, size_t len);
+const char *ply__search_job_label(const ply__run_t *run, size_t job, char *buf, size_t len);
 
 /* Job @job in a few words for messages: its root move, or its chunk of the game. */
-const char *ply__search_job_label(const run_t *run, size_t job, char *buf, size_t len)
+const char *ply__search_job_label(const ply__run_t *run, size_t job, char *buf, size_t len)
 {
     if (srun(run)->game)
         ply__game_describe_job(srun(run)->game, job, buf, len);
@@ -615,7 +615,7 @@ const char *ply__search_job_label(const run_t *run, size_t job, char *buf, size_
     return buf;
 }
 
-static void search_take_result(ply_coordinator_t *c, run_t *run, size_t t, peer_t *p,
+static void search_take_result(ply_coordinator_t *c, ply__run_t *run, size_t t, ply__peer_t *p,
                                const Ply__Result *r)
 {
     char why[PLY__WHY_LEN], line[2 * PLY__WHY_LEN], what[PLY__WHY_LEN];
@@ -627,7 +627,7 @@ static void search_take_result(ply_coordinator_t *c, run_t *run, size_t t, peer_
         snprintf(line, sizeof line, "%s (identity %s): %s (job %" PRIu64 ", attempt %u)", p->name,
                  p->identity, why, run->sched.job_base + t, r->attempt);
         note_rejection(run, line);
-        ply__job_requeue(c, run, t, 1, line);
+        ply__task_requeue(c, run, t, 1, line);
         return;
     }
     /* stored before it counts (the encoded SearchResult): a restart never loses it */
@@ -666,20 +666,20 @@ static void search_take_result(ply_coordinator_t *c, run_t *run, size_t t, peer_
 
 /* A Result the envelope refused (malformed or cut short): that attempt fails now, as a line
  * the rule engine refuses does, and is reported; the job goes to another worker. */
-static void search_refused_result(ply_coordinator_t *c, run_t *run, size_t t, peer_t *p,
+static void search_refused_result(ply_coordinator_t *c, ply__run_t *run, size_t t, ply__peer_t *p,
                                   const char *why)
 {
     char line[2 * PLY__WHY_LEN], what[PLY__WHY_LEN];
     snprintf(line, sizeof line,
              "%s (identity %s): %s: a malformed result (%s) (job %" PRIu64 ", attempt %u)", p->name,
              p->identity, ply__search_job_label(run, ply__job_of(run, t), what, sizeof what), why,
-             run->sched.job_base + t, run->sched.jobs[t].attempt);
+             run->sched.job_base + t, run->sched.tasks[t].attempt);
     note_rejection(run, line);
-    ply__job_requeue(c, run, t, 1, line);
+    ply__task_requeue(c, run, t, 1, line);
 }
 
 /* A stored line, taken back through the same checks; one that fails them is computed again. */
-static int search_restore_result(ply_coordinator_t *c, run_t *run, const ply_store_result_t *r,
+static int search_restore_result(ply_coordinator_t *c, ply__run_t *run, const ply_store_result_t *r,
                                  char *why, size_t why_len)
 {
     if (r->job >= run->sched.njobs || r->role >= run->sched.slots || !r->payload)
@@ -688,7 +688,7 @@ static int search_restore_result(ply_coordinator_t *c, run_t *run, const ply_sto
                        "that the run cannot have",
                        c->state_path, run->id, r->job, r->role);
     size_t t = ply__task_of(run, r->job, (int)r->role);
-    if (run->sched.jobs[t].state == JOB_DONE) return 0;
+    if (run->sched.tasks[t].state == PLY__TASK_DONE) return 0;
     char reason[PLY__WHY_LEN], what[PLY__WHY_LEN];
     Ply__SearchResult *res = ply__search_result__unpack(NULL, r->payload_len, r->payload);
     int rc = res ? check_result(run, r->job, res, reason, sizeof reason)
@@ -709,7 +709,7 @@ static int search_restore_result(ply_coordinator_t *c, run_t *run, const ply_sto
     return rc < 0 ? rc : 1;
 }
 
-static void search_resumed(ply_coordinator_t *c, run_t *run)
+static void search_resumed(ply_coordinator_t *c, ply__run_t *run)
 {
     if (srun(run)->sv) ply__sv_resumed(c, run);
     if (run->sched.done == run->sched.njobs) ply__run_done(run);
@@ -717,7 +717,7 @@ static void search_resumed(ply_coordinator_t *c, run_t *run)
 
 /* ------------------------------------------------------------- describing */
 
-static void search_describe_run(const run_t *run, char *buf, size_t len)
+static void search_describe_run(const ply__run_t *run, char *buf, size_t len)
 {
     const Ply__SearchRequest *q = srun(run)->req;
     char lim[96] = "";
@@ -731,7 +731,7 @@ static void search_describe_run(const run_t *run, char *buf, size_t len)
              q->engine && q->engine[0] ? q->engine : "any", lim, srun(run)->fen);
 }
 
-static void search_describe_plan(const run_t *run, char *buf, size_t len)
+static void search_describe_plan(const ply__run_t *run, char *buf, size_t len)
 {
     const ply__search_run_t *s = srun(run);
     if (s->game)
@@ -745,7 +745,7 @@ static void search_describe_plan(const run_t *run, char *buf, size_t len)
         snprintf(buf, len, "%zu root moves, one job each", run->sched.njobs);
 }
 
-static void search_describe_job(const run_t *run, size_t job, char *buf, size_t len)
+static void search_describe_job(const ply__run_t *run, size_t job, char *buf, size_t len)
 {
     if (srun(run)->game)
         ply__game_describe_job(srun(run)->game, job, buf, len);
@@ -755,7 +755,7 @@ static void search_describe_job(const run_t *run, size_t job, char *buf, size_t 
 
 /* ---------------------------------------------------- answers and progress */
 
-static void search_fill_asked(const run_t *run, ply__asked_t *asked)
+static void search_fill_asked(const ply__run_t *run, ply__asked_t *asked)
 {
     Ply__RunAsked *a = &asked->msg;
     *a = (Ply__RunAsked)PLY__RUN_ASKED__INIT;
@@ -767,7 +767,7 @@ static void search_fill_asked(const run_t *run, ply__asked_t *asked)
     a->verify_ppm = run->verif.ppm;
 }
 
-static void search_summary(const run_t *run, ply__summary_t *sum)
+static void search_summary(const ply__run_t *run, ply__summary_t *sum)
 {
     const ply__search_run_t *s = srun(run);
     memset(sum, 0, sizeof *sum);
@@ -782,20 +782,20 @@ static void search_summary(const run_t *run, ply__summary_t *sum)
 }
 
 /* A finished search run's request is not in its record: no claim. */
-static int search_asked_again(const finished_t *f, ply__asked_t *a)
+static int search_asked_again(const ply__finished_t *f, ply__asked_t *a)
 {
     (void)f, (void)a;
     return 0;
 }
 
-static void search_fill_accepted(const run_t *run, Ply__Accepted *a)
+static void search_fill_accepted(const ply__run_t *run, Ply__Accepted *a)
 {
     a->has_split_depth = 1, a->split_depth = 0;
     a->has_paths = 1, a->paths = run->sched.njobs;
     a->fen = (char *)srun(run)->fen;
 }
 
-static void search_fill_progress(const run_t *run, Ply__RunProgress *rp)
+static void search_fill_progress(const ply__run_t *run, Ply__RunProgress *rp)
 {
     const ply__search_run_t *s = srun(run);
     rp->has_nodes = 1, rp->nodes = ply_u128_lo(srun(run)->nodes);
@@ -825,7 +825,7 @@ static int cmp_analysed(const void *pa, const void *pb)
     return strcmp(a->move, b->move);
 }
 
-static zmsg_t *search_answer(ply_coordinator_t *c, run_t *run)
+static zmsg_t *search_answer(ply_coordinator_t *c, ply__run_t *run)
 {
     (void)c;
     ply__search_run_t *s = srun(run);

@@ -100,7 +100,7 @@ void ply__sv_free(ply__sv_t **svp)
     *svp = NULL;
 }
 
-int ply__sv_setup(run_t *run)
+int ply__sv_setup(ply__run_t *run)
 {
     return ply__verify_tasks(run, 3); /* first, check, tie-break: no drill-down of a search */
 }
@@ -112,16 +112,16 @@ typedef struct other {
 } other_t;
 
 /* The identities (and engines) of the job's other computations, done or out. */
-static int others_of(const run_t *run, const ply__sv_t *sv, size_t idx, int role, other_t *o)
+static int others_of(const ply__run_t *run, const ply__sv_t *sv, size_t idx, int role, other_t *o)
 {
     int n = 0;
     for (int r = 0; r < 3; r++) {
         if (r == role) continue;
         const svcomp_t *k = &sv->jobs[idx].comp[r];
-        const job_state_t *j = &run->sched.jobs[ply__task_of(run, idx, r)];
+        const ply__task_t *j = &run->sched.tasks[ply__task_of(run, idx, r)];
         if (k->have) {
             o[n].identity = k->identity, o[n++].engine_id = k->engine_id;
-        } else if (j->state == JOB_INFLIGHT && j->worker) {
+        } else if (j->state == PLY__TASK_INFLIGHT && j->worker) {
             o[n].identity = j->worker->identity, o[n++].engine_id = j->worker->engine_id;
         }
     }
@@ -130,9 +130,9 @@ static int others_of(const run_t *run, const ply__sv_t *sv, size_t idx, int role
 
 /* Whether @p could search task @t: a selected job's searches come from distinct identities of
  * one engine_id (a worker that does not say its engine_id searches none of them). */
-static int fits_role(const run_t *run, const ply__sv_t *sv, size_t t, const peer_t *p)
+static int fits_role(const ply__run_t *run, const ply__sv_t *sv, size_t t, const ply__peer_t *p)
 {
-    if (p->kind != PEER_WORKER || p->probation || !run->kind->worker_fits(run, p)) return 0;
+    if (p->kind != PLY__PEER_WORKER || p->probation || !run->kind->worker_fits(run, p)) return 0;
     if (run->verif.nexcluded && ply__excluded(run, p->identity)) return 0;
     size_t idx = ply__job_of(run, t);
     if (!ply__verify_selected(run, idx)) return 1;
@@ -145,16 +145,16 @@ static int fits_role(const run_t *run, const ply__sv_t *sv, size_t t, const peer
     return 1;
 }
 
-int ply__sv_eligible(ply_coordinator_t *c, const run_t *run, size_t t, const peer_t *p,
+int ply__sv_eligible(ply_coordinator_t *c, const ply__run_t *run, size_t t, const ply__peer_t *p,
                      int *no_hash)
 {
     *no_hash = 0; /* a reproducible search has its own table anyway */
     const ply__sv_t *sv = ply__search_sv(run);
     if (!sv || !fits_role(run, sv, t, p)) return 0;
-    const job_state_t *j = &run->sched.jobs[t];
+    const ply__task_t *j = &run->sched.tasks[t];
     if (!j->avoid || j->avoid != p->id_hash) return 1;
     /* a task that failed on this worker goes elsewhere when another may take it */
-    for (const peer_t *w = c->peers; w; w = w->next)
+    for (const ply__peer_t *w = c->peers; w; w = w->next)
         if (w != p && w->id_hash != j->avoid && fits_role(run, sv, t, w)) return 0;
     return 1;
 }
@@ -162,13 +162,13 @@ int ply__sv_eligible(ply_coordinator_t *c, const run_t *run, size_t t, const pee
 /* ------------------------------------------------------------------ settling */
 
 /* Queues computation @role of job @idx unless it has started. */
-static void activate(run_t *run, size_t idx, int role)
+static void activate(ply__run_t *run, size_t idx, int role)
 {
     size_t t = ply__task_of(run, idx, role);
-    if (run->sched.jobs[t].state == JOB_UNUSED) ply__task_queue(run, t);
+    if (run->sched.tasks[t].state == PLY__TASK_UNUSED) ply__task_queue(run, t);
 }
 
-void ply__sv_handed_out(ply_coordinator_t *c, run_t *run, size_t t)
+void ply__sv_handed_out(ply_coordinator_t *c, ply__run_t *run, size_t t)
 {
     (void)c;
     size_t idx = ply__job_of(run, t);
@@ -228,7 +228,7 @@ static void note_detail(ply__sv_t *sv, const char *line)
 }
 
 /* Job @idx is settled on computation @role, confirmed by computation @confirm (-1: none). */
-static void accept_job(run_t *run, ply__sv_t *sv, size_t idx, int role, int confirm)
+static void accept_job(ply__run_t *run, ply__sv_t *sv, size_t idx, int role, int confirm)
 {
     svjob_t *v = &sv->jobs[idx];
     svcomp_t *k = &v->comp[role];
@@ -247,13 +247,13 @@ static void accept_job(run_t *run, ply__sv_t *sv, size_t idx, int role, int conf
 }
 
 /* Drops computation @role of unsettled job @idx; @again: search it again (else not needed). */
-static void drop_comp(ply_coordinator_t *c, run_t *run, ply__sv_t *sv, size_t idx, int role,
+static void drop_comp(ply_coordinator_t *c, ply__run_t *run, ply__sv_t *sv, size_t idx, int role,
                       int again)
 {
     size_t t = ply__task_of(run, idx, role);
     comp_clear(&sv->jobs[idx].comp[role]);
     ply__result_drop(c, run, idx, role);
-    if (run->sched.jobs[t].state == JOB_DONE || (!again && run->sched.jobs[t].state == JOB_PENDING)) {
+    if (run->sched.tasks[t].state == PLY__TASK_DONE || (!again && run->sched.tasks[t].state == PLY__TASK_PENDING)) {
         if (again)
             ply__task_queue(run, t);
         else
@@ -262,7 +262,7 @@ static void drop_comp(ply_coordinator_t *c, run_t *run, ply__sv_t *sv, size_t id
 }
 
 /* The job's mismatch is void (one side of it is gone): its tie-break with it. */
-static void void_mismatch(ply_coordinator_t *c, run_t *run, ply__sv_t *sv, size_t idx)
+static void void_mismatch(ply_coordinator_t *c, ply__run_t *run, ply__sv_t *sv, size_t idx)
 {
     svjob_t *v = &sv->jobs[idx];
     if (!v->mismatch) return;
@@ -271,7 +271,7 @@ static void void_mismatch(ply_coordinator_t *c, run_t *run, ply__sv_t *sv, size_
     drop_comp(c, run, sv, idx, PLY__TIE, 0);
 }
 
-static void exclude(ply_coordinator_t *c, run_t *run, ply__sv_t *sv, const char *identity,
+static void exclude(ply_coordinator_t *c, ply__run_t *run, ply__sv_t *sv, const char *identity,
                     const char *worker, const char *why);
 
 /*
@@ -280,11 +280,11 @@ static void exclude(ply_coordinator_t *c, run_t *run, ply__sv_t *sv, const char 
  * same engine decides by majority, and the one outvoted is excluded. Starts what is missing
  * (@live; while restoring, ply__sv_resumed decides).
  */
-static void settle(ply_coordinator_t *c, run_t *run, ply__sv_t *sv, size_t idx, int live)
+static void settle(ply_coordinator_t *c, ply__run_t *run, ply__sv_t *sv, size_t idx, int live)
 {
     svjob_t *v = &sv->jobs[idx];
     svcomp_t *k = v->comp;
-    if (run->sched.settled[idx] || run->state != RUN_ACTIVE) return;
+    if (run->sched.settled[idx] || run->state != PLY__RUN_ACTIVE) return;
     if (!ply__verify_selected(run, idx)) {
         if (k[0].have) accept_job(run, sv, idx, 0, -1);
         return;
@@ -340,7 +340,7 @@ static void settle(ply_coordinator_t *c, run_t *run, ply__sv_t *sv, size_t idx, 
 }
 
 /* A settled job whose line rests on an excluded identity: out of the answer, searched again. */
-static void reopen(ply_coordinator_t *c, run_t *run, ply__sv_t *sv, size_t idx)
+static void reopen(ply_coordinator_t *c, ply__run_t *run, ply__sv_t *sv, size_t idx)
 {
     svjob_t *v = &sv->jobs[idx];
     ply__search_unaccept(run, idx);
@@ -356,7 +356,7 @@ static void reopen(ply_coordinator_t *c, run_t *run, ply__sv_t *sv, size_t idx)
 
 /* Unsettled job @j: what @identity searched of it goes, the others stay and are compared
  * afresh. */
-static void forget(ply_coordinator_t *c, run_t *run, size_t j, const char *identity)
+static void forget(ply_coordinator_t *c, ply__run_t *run, size_t j, const char *identity)
 {
     ply__sv_t *sv = ply__search_sv(run);
     svjob_t *v = &sv->jobs[j];
@@ -371,14 +371,14 @@ static void forget(ply_coordinator_t *c, run_t *run, size_t j, const char *ident
     settle(c, run, sv, j, 1);
 }
 
-static void reopen_settled(ply_coordinator_t *c, run_t *run, size_t j)
+static void reopen_settled(ply_coordinator_t *c, ply__run_t *run, size_t j)
 {
     reopen(c, run, ply__search_sv(run), j);
 }
 
 static const ply__reopen_ops_t reopen_ops = {reopen_settled, forget};
 
-static void exclude(ply_coordinator_t *c, run_t *run, ply__sv_t *sv, const char *identity,
+static void exclude(ply_coordinator_t *c, ply__run_t *run, ply__sv_t *sv, const char *identity,
                     const char *worker, const char *why)
 {
     (void)sv;
@@ -388,7 +388,7 @@ static void exclude(ply_coordinator_t *c, run_t *run, ply__sv_t *sv, const char 
                  worker);
 }
 
-void ply__sv_take(ply_coordinator_t *c, run_t *run, size_t t, Ply__SearchResult *res,
+void ply__sv_take(ply_coordinator_t *c, ply__run_t *run, size_t t, Ply__SearchResult *res,
                   const char *worker, const char *identity, const char *engine_id, uint32_t attempt,
                   int live)
 {
@@ -422,11 +422,11 @@ void ply__sv_take(ply_coordinator_t *c, run_t *run, size_t t, Ply__SearchResult 
     if (live) settle(c, run, sv, idx, 1);
 }
 
-void ply__sv_resumed(ply_coordinator_t *c, run_t *run)
+void ply__sv_resumed(ply_coordinator_t *c, ply__run_t *run)
 {
     ply__sv_t *sv = ply__search_sv(run);
     if (!sv) return;
-    for (size_t i = 0; i < run->sched.njobs && run->state == RUN_ACTIVE; i++) {
+    for (size_t i = 0; i < run->sched.njobs && run->state == PLY__RUN_ACTIVE; i++) {
         settle(c, run, sv, i, 0);
         if (run->sched.settled[i] || !ply__verify_selected(run, i)) continue;
         /* a check or tie-break would need the engine_id of a search read back: not stored */
@@ -439,17 +439,17 @@ void ply__sv_resumed(ply_coordinator_t *c, run_t *run)
 
 /* ------------------------------------------------------------- bounded waits */
 
-void ply__sv_tick(ply_coordinator_t *c, run_t *run, uint64_t now)
+void ply__sv_tick(ply_coordinator_t *c, ply__run_t *run, uint64_t now)
 {
     ply__sv_t *sv = ply__search_sv(run);
     if (!sv || !c->cfg.worker_wait_ms) return;
-    for (size_t q = 0; q < run->sched.rq_len && run->state == RUN_ACTIVE; q++) {
+    for (size_t q = 0; q < run->sched.rq_len && run->state == PLY__RUN_ACTIVE; q++) {
         size_t t = run->sched.requeue[run->sched.rq_head + q];
-        if (t >= run->sched.ntasks || run->sched.jobs[t].state != JOB_PENDING) continue;
+        if (t >= run->sched.ntasks || run->sched.tasks[t].state != PLY__TASK_PENDING) continue;
         int role = (int)ply__role_of(run, t);
         size_t idx = ply__job_of(run, t);
         if (role == PLY__FIRST ||
-            ply_elapsed_ms(now, run->sched.jobs[t].queued_ms) <= c->cfg.worker_wait_ms ||
+            ply_elapsed_ms(now, run->sched.tasks[t].queued_ms) <= c->cfg.worker_wait_ms ||
             ply__anyone_eligible(c, run, t))
             continue;
         const svcomp_t *k = sv->jobs[idx].comp;
@@ -473,7 +473,7 @@ void ply__sv_tick(ply_coordinator_t *c, run_t *run, uint64_t now)
     }
 }
 
-void ply__sv_waiting(const run_t *run, size_t t, char *buf, size_t len)
+void ply__sv_waiting(const ply__run_t *run, size_t t, char *buf, size_t len)
 {
     ply__sv_t *sv = ply__search_sv(run);
     size_t role = ply__role_of(run, t), idx = ply__job_of(run, t);
@@ -492,7 +492,7 @@ void ply__sv_waiting(const run_t *run, size_t t, char *buf, size_t len)
 
 /* -------------------------------------------------------------------- report */
 
-void ply__sv_report(const run_t *run, ply__sv_t *sv, Ply__Verification *v)
+void ply__sv_report(const ply__run_t *run, ply__sv_t *sv, Ply__Verification *v)
 {
     *v = (Ply__Verification)PLY__VERIFICATION__INIT;
     snprintf(sv->mode, sizeof sv->mode, "%s", run->verif.text[0] ? run->verif.text : "none");

@@ -63,4 +63,3 @@ void ply__batch_flush(ply_coordinator_t *c)
     c->batch_open = 0;
     c->batch_n = c->batch_nruns = 0;
 }
-

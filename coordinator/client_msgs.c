@@ -118,9 +118,10 @@ static void plan_done(uv_work_t *w, int status)
 static ply__run_t *restored_match(ply_coordinator_t *c, const ply__run_t *want)
 {
     for (ply__run_t *run = c->runs; run; run = run->next)
-        if (run->restored && !run->client && run->state == PLY__RUN_ACTIVE && run->kind == want->kind &&
-            run->kind->same_request(run, want) && run->verif.mode == want->verif.mode &&
-            run->verif.ppm == want->verif.ppm && ply__may_read(c, run->owner, want->owner))
+        if (run->restored && !run->client && run->state == PLY__RUN_ACTIVE &&
+            run->kind == want->kind && run->kind->same_request(run, want) &&
+            run->verif.mode == want->verif.mode && run->verif.ppm == want->verif.ppm &&
+            ply__may_read(c, run->owner, want->owner))
             return run;
     return NULL;
 }
@@ -373,8 +374,8 @@ static void on_cancel(ply_coordinator_t *c, zframe_t *rid, const char *who, cons
     ply__send_progress(c, rid, run, NULL, 0, who);
 }
 
-void ply__on_client_message(ply_coordinator_t *c, zframe_t *rid, const char *identity, ply__peer_t *p,
-                            ply_msg_t *msg)
+void ply__on_client_message(ply_coordinator_t *c, zframe_t *rid, const char *identity,
+                            ply__peer_t *p, ply_msg_t *msg)
 {
     if (p && p->kind == PLY__PEER_WORKER) {
         ply__count(c, PLY__CNT_MALFORMED);
@@ -382,7 +383,8 @@ void ply__on_client_message(ply_coordinator_t *c, zframe_t *rid, const char *ide
                         ply_msg_type_name(msg));
         return;
     }
-    if (!p) ply__peer_add(c, rid, identity, PLY__PEER_CLIENT); /* fails only on ENOMEM: served anyway */
+    if (!p)
+        ply__peer_add(c, rid, identity, PLY__PEER_CLIENT); /* fails only on ENOMEM: served anyway */
     ply__batch_flush(c); /* a status must not show uncommitted results */
     if (c->state != PLY__C_RUNNING) {
         ply__send_error(c, rid, PLY_ESTATE, 0, "coordinator stopping");

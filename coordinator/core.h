@@ -48,7 +48,6 @@
  * cut: only the part before ':' decides which runs it may take). */
 #define PLY__ENGINE_LEN 64
 
-
 typedef struct ply_coordinator ply_coordinator_t;
 typedef struct ply__peer ply__peer_t;         /* peers.h */
 typedef struct ply__run ply__run_t;           /* runs.h */
@@ -217,8 +216,8 @@ void ply__on_refused_result(ply_coordinator_t *c, ply__peer_t *p, uint64_t job_i
 /* ---- client_msgs.c ---- */
 
 /** ply__on_client_message - SUBMIT, STATUS, RESULT_REQUEST or CANCEL (peer @p, or NULL). */
-void ply__on_client_message(ply_coordinator_t *c, zframe_t *rid, const char *identity, ply__peer_t *p,
-                            ply_msg_t *msg);
+void ply__on_client_message(ply_coordinator_t *c, zframe_t *rid, const char *identity,
+                            ply__peer_t *p, ply_msg_t *msg);
 
 /* ---- service.c ---- */
 

@@ -46,7 +46,8 @@
 int ply__queue_push(ply__run_t *run, size_t idx)
 {
     if (run->sched.rq_head && run->sched.rq_head + run->sched.rq_len == run->sched.rq_cap) {
-        memmove(run->sched.requeue, run->sched.requeue + run->sched.rq_head, run->sched.rq_len * sizeof *run->sched.requeue);
+        memmove(run->sched.requeue, run->sched.requeue + run->sched.rq_head,
+                run->sched.rq_len * sizeof *run->sched.requeue);
         run->sched.rq_head = 0;
     }
     if (run->sched.rq_head + run->sched.rq_len == run->sched.rq_cap) {
@@ -205,7 +206,8 @@ static void store_failure(ply_coordinator_t *c, const ply__run_t *run, size_t id
  * a partial total. A task its kind gives up (kind->retry: perft's drill-down) is not
  * retried: the kind's report says why.
  */
-void ply__task_requeue(ply_coordinator_t *c, ply__run_t *run, size_t idx, int failure, const char *reason)
+void ply__task_requeue(ply_coordinator_t *c, ply__run_t *run, size_t idx, int failure,
+                       const char *reason)
 {
     ply__task_t *j = &run->sched.tasks[idx];
     size_t job = ply__job_of(run, idx);
@@ -222,9 +224,9 @@ void ply__task_requeue(ply_coordinator_t *c, ply__run_t *run, size_t idx, int fa
     if (failure && j->failures >= c->cfg.max_attempts) {
         char what[PLY__WHY_LEN];
         run->kind->describe_job(run, job, what, sizeof what);
-        ply__run_fail(run, PLY_EWORKER,
-                      "job %" PRIu64 " (%s) quarantined after %u failed attempts: %s",
-                      run->sched.job_base + idx, what, j->failures, j->history ? j->history : reason);
+        ply__run_fail(
+            run, PLY_EWORKER, "job %" PRIu64 " (%s) quarantined after %u failed attempts: %s",
+            run->sched.job_base + idx, what, j->failures, j->history ? j->history : reason);
         return;
     }
     j->queued_ms = ply_time_ms();
@@ -266,8 +268,8 @@ void ply__withdraw(ply_coordinator_t *c, ply__run_t *run, const char *identity)
         for (size_t i = 0; i < p->ninflight;) {
             int64_t tw = ply__task_of_wire(run, p->inflight[i]);
             size_t t = tw < 0 ? 0 : (size_t)tw;
-            if (tw < 0 || run->sched.tasks[t].state != PLY__TASK_INFLIGHT || run->sched.tasks[t].worker != p ||
-                ply__task_bound(run, t)) {
+            if (tw < 0 || run->sched.tasks[t].state != PLY__TASK_INFLIGHT ||
+                run->sched.tasks[t].worker != p || ply__task_bound(run, t)) {
                 i++;
                 continue;
             }
@@ -309,7 +311,8 @@ void ply__check_leases(ply_coordinator_t *c, uint64_t now)
  * first computation. A first computation @p may not take (after a restart its
  * check may already be running there) moves to the queue for another worker.
  */
-static int next_job(ply_coordinator_t *c, ply__peer_t *p, ply__run_t **out, size_t *idx, int *no_hash)
+static int next_job(ply_coordinator_t *c, ply__peer_t *p, ply__run_t **out, size_t *idx,
+                    int *no_hash)
 {
     for (ply__run_t *run = c->runs; run; run = run->next) {
         if (run->state != PLY__RUN_ACTIVE || !run->kind->worker_fits(run, p)) continue;
@@ -328,7 +331,8 @@ static int next_job(ply_coordinator_t *c, ply__peer_t *p, ply__run_t **out, size
         }
         while (run->sched.next_pending < run->sched.njobs) {
             size_t t = run->sched.next_pending++;
-            if (run->sched.tasks[t].state != PLY__TASK_PENDING) continue; /* restored from the state file */
+            if (run->sched.tasks[t].state != PLY__TASK_PENDING)
+                continue; /* restored from the state file */
             if (run->kind->eligible(c, run, t, p, no_hash)) {
                 *out = run, *idx = t;
                 return 1;
@@ -409,7 +413,8 @@ static int handout(ply_coordinator_t *c, ply__peer_t *p, ply__run_t *run, size_t
     j->lease_ms = lease;
     if (j->attempt == 1 && role == PLY__FIRST) run->sched.started++;
     run->sched.tail_start_ms = 0; /* it had a task to hand out: not in its tail */
-    if (!run->sched.started_ms) run->sched.started_ms = ply_time_ms(); /* its time starts: no more queued */
+    if (!run->sched.started_ms)
+        run->sched.started_ms = ply_time_ms();    /* its time starts: no more queued */
     if (was_idle) p->progress_ms = ply_time_ms(); /* the hang clock starts with its first job */
     p->credit--;
     ply__count(c, PLY__CNT_JOBS_SENT);

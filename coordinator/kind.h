@@ -24,11 +24,11 @@
 
 /* What every answer, status and finished record shows about a run, whatever its kind. */
 typedef struct ply__summary {
-    const char *fen;      /* the position it computes (points into the run), or "" */
-    unsigned depth;       /* plies; 0: none asked */
-    uint64_t nodes_limit; /* a node budget per job, 0: none */
-    uint32_t movetime_ms; /* a time per job, 0: none */
-    ply_u128_t nodes;     /* its count so far (exact) */
+    const char *fen;        /* the position it computes (points into the run), or "" */
+    unsigned depth;         /* plies; 0: none asked */
+    uint64_t nodes_limit;   /* a node budget per job, 0: none */
+    uint32_t movetime_ms;   /* a time per job, 0: none */
+    ply_u128_t nodes;       /* its count so far (exact) */
     uint64_t counted_nodes; /* nodes counted in this session (its rate's), 0: not measured */
     uint32_t mismatches;    /* verification mismatches found in it */
     /* what the finished record keeps to say RunAsked again (kind->asked_again) */
@@ -149,15 +149,17 @@ typedef struct ply__kind {
      * envelope (@why: malformed, cut short); @p held that attempt and no longer does. The
      * kind fails the attempt (ply__task_requeue) and reports it.
      */
-    void (*refused_result)(ply_coordinator_t *c, ply__run_t *run, size_t t, ply__peer_t *p, const char *why);
+    void (*refused_result)(ply_coordinator_t *c, ply__run_t *run, size_t t, ply__peer_t *p,
+                           const char *why);
     /**
      * restore_result - a result read back from the state file, taken as if
      * it had just arrived (no drill-down). 1 when taken (restore.c counts it), 0 when
-     * dropped (its task is done already, or it fails a check: computed again); PLY_EDB (why in @why, at most
+     * dropped (its task is done already, or it fails a check: computed again); PLY_EDB (why in
+     * @why, at most
      * @why_len bytes) when the run cannot have it; PLY_ENOMEM.
      */
-    int (*restore_result)(ply_coordinator_t *c, ply__run_t *run, const ply_store_result_t *r, char *why,
-                          size_t why_len);
+    int (*restore_result)(ply_coordinator_t *c, ply__run_t *run, const ply_store_result_t *r,
+                          char *why, size_t why_len);
     /** resumed - every stored result of restored @run is in: settle what they allow. */
     void (*resumed)(ply_coordinator_t *c, ply__run_t *run);
 

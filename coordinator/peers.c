@@ -200,7 +200,8 @@ void ply__inflight_remove(ply__peer_t *p, uint64_t job_id)
 ply__peer_t *ply__worker_by_id(ply_coordinator_t *c, const char *id)
 {
     for (ply__peer_t *p = c->peers; p; p = p->next)
-        if (p->kind == PLY__PEER_WORKER && strncmp(p->worker_id, id, PLY__ID_LEN - 1) == 0) return p;
+        if (p->kind == PLY__PEER_WORKER && strncmp(p->worker_id, id, PLY__ID_LEN - 1) == 0)
+            return p;
     return NULL;
 }
 
@@ -215,7 +216,8 @@ void ply__worker_release_jobs(ply_coordinator_t *c, ply__peer_t *p, int failure,
     for (size_t i = 0; i < n; i++) {
         size_t idx;
         ply__run_t *run = ply__task_find(c, ids[i], &idx);
-        if (run && run->sched.tasks[idx].state == PLY__TASK_INFLIGHT && run->sched.tasks[idx].worker == p)
+        if (run && run->sched.tasks[idx].state == PLY__TASK_INFLIGHT &&
+            run->sched.tasks[idx].worker == p)
             ply__task_requeue(c, run, idx, failure, reason);
     }
     free(ids);

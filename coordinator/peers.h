@@ -40,7 +40,7 @@ struct ply__peer {
                                           numbers below 32 (HELLO) */
     uint32_t kind_list[PLY_MAX_KINDS]; /* and as its HELLO listed them (WorkerStatus.kinds) */
     uint32_t nkind_list;
-    char engine[PLY__ENGINE_LEN]; /* its search backend ("builtin", "uci:<name>"), or "" */
+    char engine[PLY__ENGINE_LEN];     /* its search backend ("builtin", "uci:<name>"), or "" */
     char engine_id[PLY_MAX_TEXT + 1]; /* who answers a reproducible search alike (HELLO), or "" */
     uint32_t credit;
     uint64_t *inflight;
@@ -58,11 +58,9 @@ struct ply__peer {
     uint64_t hb_ms;               /* when its last heartbeat came, or 0 */
     uint64_t rate_nodes, rate_ms; /* the sample the rate is measured from */
     double nps;                   /* nodes a second between its last two samples */
-    int probation;        /* dropped as hung before: no jobs until its count advances */
+    int probation;                /* dropped as hung before: no jobs until its count advances */
     uint64_t probation_nodes, probation_until_ms;
 };
-
-
 
 /** ply__hash_id - FNV-1a of a worker id. */
 uint32_t ply__hash_id(const char *id);
@@ -116,7 +114,8 @@ ply__peer_t *ply__worker_by_id(ply_coordinator_t *c, const char *id);
  * credit is 0 and its tasks go back to their runs (ply__task_requeue with
  * @failure and @reason).
  */
-void ply__worker_release_jobs(ply_coordinator_t *c, ply__peer_t *p, int failure, const char *reason);
+void ply__worker_release_jobs(ply_coordinator_t *c, ply__peer_t *p, int failure,
+                              const char *reason);
 /** ply__worker_remove - log why @p goes (@reason), release its tasks and unlink it. */
 void ply__worker_remove(ply_coordinator_t *c, ply__peer_t *p, int failure, const char *reason);
 /**

@@ -92,7 +92,8 @@ static int on_failure(void *arg, const ply_store_failure_t *f)
 {
     restore_t *rs = arg;
     ply__run_t *run = find(rs, f->run_id);
-    if (!run || f->task >= run->sched.ntasks) return 0; /* a run that failed to restore, or a stale row */
+    if (!run || f->task >= run->sched.ntasks)
+        return 0; /* a run that failed to restore, or a stale row */
     if (run->sched.tasks[f->task].state == PLY__TASK_DONE) return 0;
     ply__task_restored(run, f->task, f->attempt, f->failures, f->history);
     return 0;

@@ -299,7 +299,8 @@ uint32_t ply__run_in_flight(ply_coordinator_t *c, const ply__run_t *run)
     uint32_t n = 0;
     for (ply__peer_t *p = c->peers; p; p = p->next)
         for (size_t i = 0; p->kind == PLY__PEER_WORKER && i < p->ninflight; i++)
-            n += p->inflight[i] >= run->sched.job_base && p->inflight[i] - run->sched.job_base < run->sched.ntasks;
+            n += p->inflight[i] >= run->sched.job_base &&
+                 p->inflight[i] - run->sched.job_base < run->sched.ntasks;
     return n;
 }
 
@@ -310,7 +311,8 @@ double ply__run_work_done(const ply__run_t *run)
     for (size_t j = 0; j < run->sched.njobs; j++) {
         double e = run->kind->job_estimate((ply__run_t *)run, j);
         all += e;
-        if (run->sched.tasks[j].state == PLY__TASK_DONE) done += e; /* its first computation is in */
+        if (run->sched.tasks[j].state == PLY__TASK_DONE)
+            done += e; /* its first computation is in */
     }
     return all > 0 ? done / all : -1;
 }
@@ -416,8 +418,8 @@ void ply__fill_progress(ply_coordinator_t *c, Ply__RunProgress *rp, ply__asked_t
 
 /* Sends a RunProgress about @run (or the finished record @f) to @rid, with the worker list when
  * asked. */
-void ply__send_progress(ply_coordinator_t *c, zframe_t *rid, const ply__run_t *run, const ply__finished_t *f,
-                        int with_workers, const char *who)
+void ply__send_progress(ply_coordinator_t *c, zframe_t *rid, const ply__run_t *run,
+                        const ply__finished_t *f, int with_workers, const char *who)
 {
     if (!rid) return; /* a run restored from the state file has no client until one attaches */
     Ply__RunProgress rp;
@@ -448,7 +450,8 @@ static void withdraw_jobs(ply_coordinator_t *c, const ply__run_t *run)
         for (size_t i = 0; i < p->ninflight;) {
             if (ply__task_of_wire(run, p->inflight[i]) >= 0) {
                 size_t idx = (size_t)ply__task_of_wire(run, p->inflight[i]);
-                if (run->sched.tasks[idx].state == PLY__TASK_INFLIGHT && run->sched.tasks[idx].worker == p)
+                if (run->sched.tasks[idx].state == PLY__TASK_INFLIGHT &&
+                    run->sched.tasks[idx].worker == p)
                     ply__cancel_on_worker(c, p, run, idx);
                 p->inflight[i] = p->inflight[--p->ninflight];
             } else {
@@ -459,7 +462,8 @@ static void withdraw_jobs(ply_coordinator_t *c, const ply__run_t *run)
 }
 
 /* Records the end of @run and the @reply its client got in the state file. */
-static void store_finish(ply_coordinator_t *c, const ply__run_t *run, const char *state, zmsg_t *reply)
+static void store_finish(ply_coordinator_t *c, const ply__run_t *run, const char *state,
+                         zmsg_t *reply)
 {
     ply_store_finished_t f;
     memset(&f, 0, sizeof f);

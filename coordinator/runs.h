@@ -28,33 +28,33 @@ enum { PLY__RUN_SPLITTING = 0, PLY__RUN_ACTIVE, PLY__RUN_DONE, PLY__RUN_FAILED }
 struct ply__kind; /* kind.h */
 
 struct ply__run {
-    struct ply__run *next;             /* runs.c: the list c->runs, submission order */
-    ply_coordinator_t *c;         /* runs.c */
-    const struct ply__kind *kind; /* runs.c: what its jobs are */
-    void *kind_state;             /* runs.c (kind->state_new, freed by kind->free_run): the
-                                     kind's run state (what it asks, its plan, its answer) */
-    uint64_t id;                  /* runs.c */
-    char owner[PLY__IDENT_LEN];   /* runs.c: whose it is (ply__principal), "" for a run
-                                     stored before runs had owners */
-    zframe_t *client;             /* runs.c: who is told (NULL: a restored run, unclaimed) */
-    int state;                    /* runs.c: RUN_* */
-    int detach;                   /* runs.c: its client does not stream progress */
-    ply__verif_t verif;           /* verification.c: the mode, the draws, the identities */
-    uv_work_t work;               /* client_msgs.c: the plan, on the thread pool (kind->plan) */
-    atomic_int cancel;            /* runs.c: the plan is to stop (read on the thread pool) */
-    int canceled;                 /* runs.c: by a client: report "canceled" */
-    int interrupted;              /* runs.c: the coordinator stopped: the state file keeps it */
-    ply__sched_t sched;           /* dispatch.c: the tasks, the queue, the idle tail */
-    uint64_t no_fit_since_ms;     /* service.c: since when workers are connected but none may
-                                     take its jobs (kind->worker_fits), or 0 */
-    int restored;                 /* restore.c: read back from the state file */
-    uint32_t results_restored;    /* restore.c: computations read back */
-    uint32_t results_computed;    /* runs.c: computations received since (ply__run_computed) */
-    int64_t submitted_unix_ms;    /* runs.c: when it was submitted (wall clock) */
-    uint64_t submitted_ms;        /* runs.c: ... (monotonic; a restored run: its age) */
-    uint64_t accepted_ms;         /* runs.c: accepted, or restored (monotonic) */
-    int fail_code;                /* runs.c: why it failed (a PLY_E... code) */
-    char fail_msg[PLY__WHY_LEN];  /* runs.c: ... in words */
+    struct ply__run *next;          /* runs.c: the list c->runs, submission order */
+    ply_coordinator_t *c;           /* runs.c */
+    const struct ply__kind *kind;   /* runs.c: what its jobs are */
+    void *kind_state;               /* runs.c (kind->state_new, freed by kind->free_run): the
+                                       kind's run state (what it asks, its plan, its answer) */
+    uint64_t id;                    /* runs.c */
+    char owner[PLY__IDENT_LEN];     /* runs.c: whose it is (ply__principal), "" for a run
+                                       stored before runs had owners */
+    zframe_t *client;               /* runs.c: who is told (NULL: a restored run, unclaimed) */
+    int state;                      /* runs.c: RUN_* */
+    int detach;                     /* runs.c: its client does not stream progress */
+    ply__verif_t verif;             /* verification.c: the mode, the draws, the identities */
+    uv_work_t work;                 /* client_msgs.c: the plan, on the thread pool (kind->plan) */
+    atomic_int cancel;              /* runs.c: the plan is to stop (read on the thread pool) */
+    int canceled;                   /* runs.c: by a client: report "canceled" */
+    int interrupted;                /* runs.c: the coordinator stopped: the state file keeps it */
+    ply__sched_t sched;             /* dispatch.c: the tasks, the queue, the idle tail */
+    uint64_t no_fit_since_ms;       /* service.c: since when workers are connected but none may
+                                       take its jobs (kind->worker_fits), or 0 */
+    int restored;                   /* restore.c: read back from the state file */
+    uint32_t results_restored;      /* restore.c: computations read back */
+    uint32_t results_computed;      /* runs.c: computations received since (ply__run_computed) */
+    int64_t submitted_unix_ms;      /* runs.c: when it was submitted (wall clock) */
+    uint64_t submitted_ms;          /* runs.c: ... (monotonic; a restored run: its age) */
+    uint64_t accepted_ms;           /* runs.c: accepted, or restored (monotonic) */
+    int fail_code;                  /* runs.c: why it failed (a PLY_E... code) */
+    char fail_msg[PLY__WHY_LEN];    /* runs.c: ... in words */
     char waiting[PLY__WHY_LEN / 2]; /* runs.c: what it waits for when no connected worker may
                                        take its tasks ("" when it does not):
                                        RunProgress.waiting (ply__run_update_waiting) */
@@ -80,7 +80,6 @@ struct ply__finished {
     char error[PLY__WHY_LEN];
     zmsg_t *reply; /* the RunResult or the Error the client got */
 };
-
 
 /** ply__role_of - the computation role (PLY__FIRST...PLY__DRILL) of task @t of @run. */
 static inline size_t ply__role_of(const ply__run_t *run, size_t t)
@@ -109,11 +108,11 @@ static inline int ply__task_bound(const ply__run_t *run, size_t t)
     return ply__role_of(run, t) == PLY__DRILL;
 }
 
-
 /** ply__run_fail - mark the run failed (the first reason wins); it is answered when reaped. */
 void ply__run_fail(ply__run_t *run, int code, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
-/** ply__task_find - the active run holding the task of wire id @job_id (its index in *idx), or NULL.
+/** ply__task_find - the active run holding the task of wire id @job_id (its index in *idx), or
+ * NULL.
  */
 ply__run_t *ply__task_find(ply_coordinator_t *c, uint64_t job_id, size_t *idx);
 /** ply__run_find - the run with id @id still in memory (any state), or NULL. */
@@ -166,8 +165,8 @@ void ply__fill_progress(ply_coordinator_t *c, Ply__RunProgress *rp, ply__asked_t
  * ply__send_progress - send a RunProgress about @run (or the finished record
  * @f) to @rid, with the worker list when @with_workers; nothing when @rid is NULL.
  */
-void ply__send_progress(ply_coordinator_t *c, zframe_t *rid, const ply__run_t *run, const ply__finished_t *f,
-                        int with_workers, const char *who);
+void ply__send_progress(ply_coordinator_t *c, zframe_t *rid, const ply__run_t *run,
+                        const ply__finished_t *f, int with_workers, const char *who);
 /** ply__run_state_name - "splitting", "queued", "running", "done", "failed" or "canceled". */
 const char *ply__run_state_name(const ply__run_t *run);
 /**

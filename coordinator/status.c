@@ -50,7 +50,7 @@ static void take_run(ply_coordinator_t *c, ply__run_t *run, ply__status_run_t *r
     r->queued_ms = ply__run_queued_ms(run, now);
     r->tail_ms = run->sched.tail_ms         ? run->sched.tail_ms
                  : run->sched.tail_start_ms ? ply_elapsed_ms(now, run->sched.tail_start_ms)
-                                      : 0;
+                                            : 0;
     r->nodes_per_second = r->time_ms ? (double)r->counted_nodes * 1000.0 / (double)r->time_ms : 0;
     double f = ply__run_work_done(run);
     r->progress = run->state == PLY__RUN_DONE ? 1 : f;

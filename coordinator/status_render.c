@@ -64,7 +64,8 @@ static json_t *worker_json(const ply__status_worker_t *w)
     json_object_set_new(j, "hash_mib", json_integer(w->hash_mib));
     json_object_set_new(j, "engine", w->engine[0] ? ply_json_text(w->engine) : json_null());
     json_t *kinds = json_array();
-    for (unsigned i = 0; i < w->nkinds; i++) json_array_append_new(kinds, ply_json_text(w->kinds[i]));
+    for (unsigned i = 0; i < w->nkinds; i++)
+        json_array_append_new(kinds, ply_json_text(w->kinds[i]));
     json_object_set_new(j, "kinds", kinds);
     json_object_set_new(j, "zobrist_seed", json_integer(w->zobrist_seed));
     json_object_set_new(j, "jobs_in_flight", json_integer(w->jobs_in_flight));

@@ -21,7 +21,13 @@
 #include "peers.h"
 
 /* task states; PLY__TASK_UNUSED: a check, tie-break or drill-down not (yet) needed */
-enum { PLY__TASK_PENDING = 0, PLY__TASK_INFLIGHT, PLY__TASK_DONE, PLY__TASK_UNUSED, PLY__TASK_ARBITER };
+enum {
+    PLY__TASK_PENDING = 0,
+    PLY__TASK_INFLIGHT,
+    PLY__TASK_DONE,
+    PLY__TASK_UNUSED,
+    PLY__TASK_ARBITER
+};
 
 typedef struct ply__task { /* one task */
     uint8_t state;
@@ -29,13 +35,12 @@ typedef struct ply__task { /* one task */
     uint32_t attempt;     /* hand-outs so far; the current attempt when INFLIGHT */
     uint32_t failures;    /* attempts that failed (worker died or hung, lease, worker ERROR) */
     uint32_t avoid;       /* id_hash of the worker it last failed on: prefer another */
-    ply__peer_t *worker;       /* holder when INFLIGHT */
+    ply__peer_t *worker;  /* holder when INFLIGHT */
     uint64_t deadline_ms; /* the current attempt's lease ends then (lease_for) */
     uint64_t lease_ms;    /* that lease's length, for the message when it expires */
     uint64_t queued_ms;   /* when it last entered the queue */
     char *history;        /* the failures, "; "-separated (for a quarantine report) */
 } ply__task_t;
-
 
 /* A run's tasks and queue (run->sched); dispatch.c writes every field. */
 typedef struct ply__sched {
@@ -56,7 +61,6 @@ typedef struct ply__sched {
     uint64_t started_ms; /* its first task handed out in this session (0: not yet) */
 } ply__sched_t;
 
-
 /** ply__queue_push - put task @t at the back of the run's queue; 0 or PLY_ENOMEM. */
 int ply__queue_push(ply__run_t *run, size_t t);
 /* Task state: the only way other files change a ply__task_t (they may read it). */
@@ -75,7 +79,8 @@ void ply__task_done(ply__run_t *run, size_t t);
  * needed (PLY__TASK_UNUSED, no holder); a result that still comes back for it is dropped.
  */
 void ply__task_unused(ply__run_t *run, size_t t);
-/** ply__task_by_arbiter - task @t of @run is being counted by the rule engine (PLY__TASK_ARBITER). */
+/** ply__task_by_arbiter - task @t of @run is being counted by the rule engine (PLY__TASK_ARBITER).
+ */
 void ply__task_by_arbiter(ply__run_t *run, size_t t);
 /**
  * ply__task_restored - task @t of @run, read back from the state file, had @attempt hand-outs
@@ -92,7 +97,7 @@ void ply__task_restored(ply__run_t *run, size_t t, uint32_t attempt, uint32_t fa
  * dispatch.c); @reason says why, for the log and a quarantine report.
  */
 void ply__task_requeue(ply_coordinator_t *c, ply__run_t *run, size_t idx, int failure,
-                      const char *reason);
+                       const char *reason);
 /** ply__cancel_on_worker - tell worker @p to stop task @idx of @run: it was taken back. */
 void ply__cancel_on_worker(ply_coordinator_t *c, ply__peer_t *p, const ply__run_t *run, size_t idx);
 /**

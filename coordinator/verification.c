@@ -119,7 +119,8 @@ static int draw(ply__run_t *run)
         if (rc < 0) return rc;
     }
     run->verif.selected = 0;
-    for (size_t i = 0; i < run->sched.njobs; i++) run->verif.selected += (uint32_t)ply__verify_selected(run, i);
+    for (size_t i = 0; i < run->sched.njobs; i++)
+        run->verif.selected += (uint32_t)ply__verify_selected(run, i);
     return 0;
 }
 
@@ -181,10 +182,12 @@ unsigned ply__ident_of(ply__run_t *run, const char *identity, const char *worker
             run->verif.capidents = cap;
         }
         memset(&run->verif.idents[i], 0, sizeof run->verif.idents[i]);
-        snprintf(run->verif.idents[i].identity, sizeof run->verif.idents[i].identity, "%s", identity);
+        snprintf(run->verif.idents[i].identity, sizeof run->verif.idents[i].identity, "%s",
+                 identity);
         run->verif.nidents++;
     }
-    if (worker) snprintf(run->verif.idents[i].worker, sizeof run->verif.idents[i].worker, "%s", worker);
+    if (worker)
+        snprintf(run->verif.idents[i].worker, sizeof run->verif.idents[i].worker, "%s", worker);
     return i;
 }
 
@@ -234,7 +237,8 @@ long ply__exclude(ply_coordinator_t *c, ply__run_t *run, const char *identity, c
 int ply__excluded(const ply__run_t *run, const char *identity)
 {
     for (unsigned i = 0; run->verif.nexcluded && i < run->verif.nidents; i++)
-        if (run->verif.idents[i].excluded && strcmp(run->verif.idents[i].identity, identity) == 0) return 1;
+        if (run->verif.idents[i].excluded && strcmp(run->verif.idents[i].identity, identity) == 0)
+            return 1;
     return 0;
 }
 
@@ -289,12 +293,14 @@ size_t ply__exclusion_lines(const ply__run_t *run, char **out, size_t max)
 int ply__eligible_first(ply_coordinator_t *c, const ply__run_t *run, size_t t, const ply__peer_t *p)
 {
     if (p->probation) return 0;
-    if (run->verif.nexcluded && ply__excluded(run, p->identity)) return 0; /* caught wrong in this run */
+    if (run->verif.nexcluded && ply__excluded(run, p->identity))
+        return 0; /* caught wrong in this run */
     const ply__task_t *j = &run->sched.tasks[t];
     if (!j->avoid || j->avoid != p->id_hash) return 1; /* the common case, at once */
     /* a task that failed on this worker goes elsewhere when another worker is here */
     for (const ply__peer_t *w = c->peers; w; w = w->next)
-        if (w != p && w->kind == PLY__PEER_WORKER && !w->probation && run->kind->worker_fits(run, w) &&
+        if (w != p && w->kind == PLY__PEER_WORKER && !w->probation &&
+            run->kind->worker_fits(run, w) &&
             !(run->verif.nexcluded && ply__excluded(run, w->identity)) && w->id_hash != j->avoid)
             return 0;
     return 1;

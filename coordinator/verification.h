@@ -58,12 +58,11 @@ typedef struct ply__ident {
     char *why;                /* why it was excluded */
 } ply__ident_t;
 
-
 /* A run's verification (run->verif); verification.c writes every field. */
 typedef struct ply__verif {
-    int mode;      /* a Ply__VerifyMode */
-    uint32_t ppm;  /* VERIFY_MODE_SAMPLE: parts per million */
-    char text[32]; /* "none", "sample=0.05", "all" */
+    int mode;                /* a Ply__VerifyMode */
+    uint32_t ppm;            /* VERIFY_MODE_SAMPLE: parts per million */
+    char text[32];           /* "none", "sample=0.05", "all" */
     uint32_t *wire, *unwire; /* verified runs: task -> job id offset and back (a secret random
                                 permutation, so that a check's id looks like any other) */
     uint8_t *select;         /* per job: chosen (by a CSPRNG) for a second computation */
@@ -71,15 +70,15 @@ typedef struct ply__verif {
     ply__acc_t *acc;         /* per job, once settled: where its answer came from */
     ply__ident_t *idents;    /* the identities that computed for the run */
     unsigned nidents, capidents;
-    uint32_t nexcluded;    /* identities caught wrong */
-    uint32_t recomputed;   /* settled jobs re-opened because an excluded identity had counted them */
+    uint32_t nexcluded;  /* identities caught wrong */
+    uint32_t recomputed; /* settled jobs re-opened because an excluded identity had counted them */
     uint64_t no_honest_ms; /* since when only excluded workers are connected, or 0 */
 } ply__verif_t;
 
 /**
  * ply__verify_tasks - size the tasks of planned or restored @run (run->sched.njobs set) with @slots
- * computations per job (1: first computations only): run->sched.slots, ntasks, jobs, settled, select
- * and acc; then draw: every task past the first computations unused, the wire ids permuted
+ * computations per job (1: first computations only): run->sched.slots, ntasks, jobs, settled,
+ * select and acc; then draw: every task past the first computations unused, the wire ids permuted
  * (slots > 1), the sample chosen (mode sample), run->verif.selected counted. 0, PLY_ENOMEM or
  * PLY_EIO (no random bytes); what was allocated is freed by ply__verify_free.
  */
@@ -120,7 +119,8 @@ int64_t ply__task_of_wire(const ply__run_t *run, uint64_t id);
  * task @t of @run unless it is on probation, was caught wrong in the run, or task @t failed on
  * it last while another worker that may take it is connected.
  */
-int ply__eligible_first(ply_coordinator_t *c, const ply__run_t *run, size_t t, const ply__peer_t *p);
+int ply__eligible_first(ply_coordinator_t *c, const ply__run_t *run, size_t t,
+                        const ply__peer_t *p);
 /** ply__anyone_eligible - 1 when some connected worker may take task @t of @run now (the
  * kind's rule, kind->eligible). */
 int ply__anyone_eligible(ply_coordinator_t *c, const ply__run_t *run, size_t t);

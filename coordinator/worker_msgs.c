@@ -119,7 +119,8 @@ static void on_ready(ply__peer_t *p, const Ply__Ready *r)
     p->credit = (uint32_t)(credit < room ? credit : room);
 }
 
-static void ignore_result(ply_coordinator_t *c, ply__peer_t *p, const Ply__Result *r, const char *what)
+static void ignore_result(ply_coordinator_t *c, ply__peer_t *p, const Ply__Result *r,
+                          const char *what)
 {
     ply__count(c, PLY__CNT_RESULTS_IGNORED);
     /* a superseded attempt is normal after a lease expired; an unknown job is not */

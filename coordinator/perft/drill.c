@@ -220,7 +220,8 @@ void ply__drill_start(ply_coordinator_t *c, ply__run_t *run, size_t idx)
 }
 
 /* Writes the conclusion of a drill-down whose two divides are in. */
-static void drill_conclude(const ply__run_t *run, size_t idx, ply__drill_t *d, char *out, size_t len)
+static void drill_conclude(const ply__run_t *run, size_t idx, ply__drill_t *d, char *out,
+                           size_t len)
 {
     const char *fen = ply__perft(run)->plan->jobs[idx].fen;
     for (int i = 0; i < d->nref; i++) {
@@ -272,7 +273,8 @@ static void drill_try_finish(ply_coordinator_t *c, ply__run_t *run, size_t idx)
     }
     d->done = 1;
     size_t t = ply__task_of(run, idx, PLY__DRILL);
-    if (run->sched.tasks[t].state == PLY__TASK_PENDING) ply__task_done(run, t); /* leaves the queue */
+    if (run->sched.tasks[t].state == PLY__TASK_PENDING)
+        ply__task_done(run, t); /* leaves the queue */
     if (ply__perft(run)->drills_pending) ply__perft(run)->drills_pending--;
     ply_info("run %" PRIu64 ": job %" PRIu64 " drill-down: %s", run->id, run->sched.job_base + idx,
              v->drill_text);

@@ -119,8 +119,8 @@ static int perft_restore(ply_coordinator_t *c, ply__run_t *run, const ply_store_
     int r = prepare(run, sr->request, sr->request_len, reason, sizeof reason);
     if (r == PLY_ENOMEM) return r;
     if (r < 0)
-        return ply_why(why, why_len, PLY_EDB, "state file %s: run %" PRIu64 ": %s",
-                       c->state_path, sr->id, reason);
+        return ply_why(why, why_len, PLY_EDB, "state file %s: run %" PRIu64 ": %s", c->state_path,
+                       sr->id, reason);
     pf->plan = *plan;
     *plan = NULL;
     ply__tasks_plan(run, pf->plan->njobs);
@@ -147,19 +147,21 @@ static void perft_store_run(const ply__run_t *run, ply_store_run_t *sr, const pl
 
 static void perft_plan(ply__run_t *run)
 {
-    ply__perft(run)->split_rc = ply_split_plan_fit(&ply__perft(run)->root, ply__perft(run)->depth, ply__perft(run)->want_split, ply__perft(run)->plan_threads,
-                                       ply__perft(run)->plan_min_nodes, &run->cancel, &ply__perft(run)->split_out,
-                                       ply__perft(run)->split_why, sizeof ply__perft(run)->split_why);
+    ply__perft(run)->split_rc = ply_split_plan_fit(
+        &ply__perft(run)->root, ply__perft(run)->depth, ply__perft(run)->want_split,
+        ply__perft(run)->plan_threads, ply__perft(run)->plan_min_nodes, &run->cancel,
+        &ply__perft(run)->split_out, ply__perft(run)->split_why, sizeof ply__perft(run)->split_why);
 }
 
 static int perft_planned(ply__run_t *run, char *why, size_t why_len)
 {
-    ply__perft(run)->plan = ply__perft(run)->split_out; /* the split thread is done with it (see perft/perft.h) */
+    ply__perft(run)->plan =
+        ply__perft(run)->split_out; /* the split thread is done with it (see perft/perft.h) */
     ply__perft(run)->split_out = NULL;
     ply__tasks_plan(run, ply__perft(run)->plan ? ply__perft(run)->plan->njobs : 0);
     if (ply__perft(run)->split_rc >= 0) return 0;
-    snprintf(why, why_len, "cannot split perft(%u) of %s: %s", ply__perft(run)->depth, ply__perft(run)->fen,
-             ply__perft(run)->split_why);
+    snprintf(why, why_len, "cannot split perft(%u) of %s: %s", ply__perft(run)->depth,
+             ply__perft(run)->fen, ply__perft(run)->split_why);
     return ply__perft(run)->split_rc;
 }
 
@@ -167,7 +169,8 @@ static int perft_setup(ply__run_t *run)
 {
     const ply_split_t *plan = ply__perft(run)->plan;
     ply__perft(run)->divide = calloc((size_t)plan->nroot + 1, sizeof *ply__perft(run)->divide);
-    ply__perft(run)->divide_stats = calloc((size_t)plan->nroot + 1, sizeof *ply__perft(run)->divide_stats);
+    ply__perft(run)->divide_stats =
+        calloc((size_t)plan->nroot + 1, sizeof *ply__perft(run)->divide_stats);
     if (!ply__perft(run)->divide || !ply__perft(run)->divide_stats) return PLY_ENOMEM;
     return ply__perft_verify_setup(run);
 }
@@ -251,8 +254,9 @@ static int take_divide(const ply__run_t *run, const Ply__Result *r, ply__comp_t 
         return PLY_EMISMATCH;
     }
     k->divide = calloc((size_t)plan->nroot + 1, sizeof *k->divide);
-    k->divide_stats =
-        ply__perft(run)->want_stats ? calloc((size_t)plan->nroot + 1, sizeof *k->divide_stats) : NULL;
+    k->divide_stats = ply__perft(run)->want_stats
+                          ? calloc((size_t)plan->nroot + 1, sizeof *k->divide_stats)
+                          : NULL;
     if (!k->divide || (ply__perft(run)->want_stats && !k->divide_stats)) return PLY_ENOMEM;
     uint64_t sum = 0; /* one job's: it fits in 64 bits, or the divide is wrong */
     int have_stats = 1;
@@ -290,7 +294,8 @@ static int take_divide(const ply__run_t *run, const Ply__Result *r, ply__comp_t 
         ply_why(why, why_len, 0, "divide sums to %" PRIu64 " but nodes = %" PRIu64, sum, r->nodes);
         return PLY_EMISMATCH;
     }
-    if (ply__perft(run)->want_stats && have_stats) { /* each move's statistics, and their sum the job's */
+    if (ply__perft(run)->want_stats &&
+        have_stats) { /* each move's statistics, and their sum the job's */
         ply_stats128_t total;
         memset(&total, 0, sizeof total);
         for (int m = 0; m < plan->nroot; m++) {
@@ -334,7 +339,8 @@ static int take_divide(const ply__run_t *run, const Ply__Result *r, ply__comp_t 
  * wrong: excluded from the run, its other results in it recomputed. Never
  * the run: it fails only when no other worker can settle the task.
  */
-static void check_failed(ply_coordinator_t *c, ply__run_t *run, size_t t, ply__peer_t *p, const char *why)
+static void check_failed(ply_coordinator_t *c, ply__run_t *run, size_t t, ply__peer_t *p,
+                         const char *why)
 {
     ply_warn("run %" PRIu64 ": %s", run->id, why);
     ply__task_requeue(c, run, t, 1, why);
@@ -402,10 +408,10 @@ static void perft_take_result(ply_coordinator_t *c, ply__run_t *run, size_t idx,
         k.has_stats = 1;
         ply_msg_stats_from_proto(&k.stats, r->stats);
         if (k.stats.v[PLY_STAT_nodes] != r->nodes) {
-            snprintf(why, sizeof why,
-                     "%s at %s: stats.nodes = %" PRIu64 " but nodes = %" PRIu64 " (job %" PRIu64
-                     ")",
-                     p->name, sj->fen, k.stats.v[PLY_STAT_nodes], r->nodes, run->sched.job_base + idx);
+            snprintf(
+                why, sizeof why,
+                "%s at %s: stats.nodes = %" PRIu64 " but nodes = %" PRIu64 " (job %" PRIu64 ")",
+                p->name, sj->fen, k.stats.v[PLY_STAT_nodes], r->nodes, run->sched.job_base + idx);
             check_failed(c, run, idx, p, why);
             return;
         }
@@ -466,7 +472,8 @@ static int perft_restore_result(ply_coordinator_t *c, ply__run_t *run, const ply
     size_t njobs = run->sched.njobs;
     if (r->job >= njobs || r->role >= run->sched.slots || r->role > PLY__TIE ||
         (r->ndivide && r->ndivide != (uint32_t)ply__perft(run)->plan->nroot) ||
-        (ply__perft(run)->want_stats && !r->stats) || r->payload) { /* a perft result has no payload */
+        (ply__perft(run)->want_stats && !r->stats) ||
+        r->payload) { /* a perft result has no payload */
         snprintf(why, why_len,
                  "state file %s: run %" PRIu64 ": a result for job %u (computation %u) that the "
                  "run cannot have",
@@ -520,7 +527,8 @@ static void perft_describe_plan(const ply__run_t *run, char *buf, size_t len)
 
 static void perft_describe_job(const ply__run_t *run, size_t job, char *buf, size_t len)
 {
-    snprintf(buf, len, "%s, %u plies", ply__perft(run)->plan->jobs[job].fen, ply__perft(run)->plan->job_depth);
+    snprintf(buf, len, "%s, %u plies", ply__perft(run)->plan->jobs[job].fen,
+             ply__perft(run)->plan->job_depth);
 }
 
 /* ---------------------------------------------------- answers and progress */
@@ -539,8 +547,8 @@ static void perft_summary(const ply__run_t *run, ply__summary_t *s)
 }
 
 /* RunAsked.perft in @asked's room: @fen (pointed to), @depth..., every field present. */
-static void asked_of(ply__asked_t *asked, const char *fen, unsigned depth, int chess960,
-                     int stats, int want_split, int verify_mode, uint32_t verify_ppm)
+static void asked_of(ply__asked_t *asked, const char *fen, unsigned depth, int chess960, int stats,
+                     int want_split, int verify_mode, uint32_t verify_ppm)
 {
     _Static_assert(sizeof(Ply__PerftRequest) <= sizeof asked->room, "RunAsked.perft's room");
     Ply__PerftRequest *p = (Ply__PerftRequest *)(void *)asked->room;
@@ -586,7 +594,8 @@ static void perft_fill_accepted(const ply__run_t *run, Ply__Accepted *a)
 static void perft_fill_progress(const ply__run_t *run, Ply__RunProgress *rp)
 {
     rp->has_nodes = 1, rp->nodes = ply_u128_lo(ply__perft(run)->nodes);
-    rp->has_nodes_hi = ply_u128_hi(ply__perft(run)->nodes) != 0, rp->nodes_hi = ply_u128_hi(ply__perft(run)->nodes);
+    rp->has_nodes_hi = ply_u128_hi(ply__perft(run)->nodes) != 0,
+    rp->nodes_hi = ply_u128_hi(ply__perft(run)->nodes);
     rp->fen = (char *)ply__perft(run)->fen;
     rp->has_depth = 1, rp->depth = ply__perft(run)->depth;
     rp->has_counted_nodes = 1, rp->counted_nodes = ply__perft(run)->counted_nodes;
@@ -632,7 +641,8 @@ static zmsg_t *perft_answer(ply_coordinator_t *c, ply__run_t *run)
         rr.fen = ply__perft(run)->fen;
         rr.has_depth = 1, rr.depth = ply__perft(run)->depth;
         rr.has_nodes = 1, rr.nodes = ply_u128_lo(ply__perft(run)->nodes);
-        rr.has_nodes_hi = ply_u128_hi(ply__perft(run)->nodes) != 0, rr.nodes_hi = ply_u128_hi(ply__perft(run)->nodes);
+        rr.has_nodes_hi = ply_u128_hi(ply__perft(run)->nodes) != 0,
+        rr.nodes_hi = ply_u128_hi(ply__perft(run)->nodes);
         if (ply__perft(run)->want_stats) rr.stats = &total;
         rr.n_divide = (size_t)n;
         rr.divide = ptr;
@@ -675,7 +685,8 @@ static zmsg_t *perft_answer(ply_coordinator_t *c, ply__run_t *run)
     char total[PLY_U128_DEC_LEN];
     ply_info("run %" PRIu64 ": perft(%u) = %s (%zu jobs, split %u, %" PRIu64
              " ms, idle tail %" PRIu64 " ms)",
-             run->id, ply__perft(run)->depth, ply_u128_to_dec(ply__perft(run)->nodes, total, sizeof total), plan->njobs,
+             run->id, ply__perft(run)->depth,
+             ply_u128_to_dec(ply__perft(run)->nodes, total, sizeof total), plan->njobs,
              plan->split_depth, ply_time_ms() - run->submitted_ms, run->sched.tail_ms);
     return z;
 }

@@ -25,17 +25,20 @@ static void note_used(ply__run_t *run, const ply__comp_t *k)
     uint32_t id = ply__hash_id(k->worker);
     unsigned i = 0;
     while (i < ply__perft(run)->nused_ids && ply__perft(run)->used_ids[i] != id) i++;
-    if (i == ply__perft(run)->nused_ids && i < sizeof ply__perft(run)->used_ids / sizeof *ply__perft(run)->used_ids)
+    if (i == ply__perft(run)->nused_ids &&
+        i < sizeof ply__perft(run)->used_ids / sizeof *ply__perft(run)->used_ids)
         ply__perft(run)->used_ids[ply__perft(run)->nused_ids++] = id;
     i = 0;
     while (i < ply__perft(run)->nused_seeds && ply__perft(run)->used_seeds[i] != k->seed) i++;
-    if (i == ply__perft(run)->nused_seeds && i < sizeof ply__perft(run)->used_seeds / sizeof *ply__perft(run)->used_seeds)
+    if (i == ply__perft(run)->nused_seeds &&
+        i < sizeof ply__perft(run)->used_seeds / sizeof *ply__perft(run)->used_seeds)
         ply__perft(run)->used_seeds[ply__perft(run)->nused_seeds++] = k->seed;
 }
 
 void ply__maybe_done(ply__run_t *run)
 {
-    if (run->state == PLY__RUN_ACTIVE && run->sched.done == ply__perft(run)->plan->njobs && ply__perft(run)->drills_pending == 0)
+    if (run->state == PLY__RUN_ACTIVE && run->sched.done == ply__perft(run)->plan->njobs &&
+        ply__perft(run)->drills_pending == 0)
         ply__run_done(run);
 }
 
@@ -63,7 +66,8 @@ static void apply(ply__run_t *run, size_t idx, const ply__comp_t *k, unsigned wh
     const ply_split_job_t *sj = &plan->jobs[idx];
     int over = 0;
     if (plan->split_depth == 0) {
-        for (int m = 0; k->divide && m < plan->nroot; m++) ply__perft(run)->divide[m] = k->divide[m];
+        for (int m = 0; k->divide && m < plan->nroot; m++)
+            ply__perft(run)->divide[m] = k->divide[m];
         ply__perft(run)->divide_has_stats = ply__perft(run)->want_stats && k->divide_stats;
         for (int m = 0; ply__perft(run)->divide_has_stats && m < plan->nroot; m++)
             ply_stats128_from(&ply__perft(run)->divide_stats[m], &k->divide_stats[m]);
@@ -72,20 +76,22 @@ static void apply(ply__run_t *run, size_t idx, const ply__comp_t *k, unsigned wh
             const ply_split_mult_t *pm = &sj->mult[m];
             over |= ply_u128_add_mul(&ply__perft(run)->divide[pm->root], pm->count, k->nodes) < 0;
             if (ply__perft(run)->want_stats)
-                over |= ply_stats128_add(&ply__perft(run)->divide_stats[pm->root], &k->stats, pm->count) < 0;
+                over |= ply_stats128_add(&ply__perft(run)->divide_stats[pm->root], &k->stats,
+                                         pm->count) < 0;
         }
         ply__perft(run)->divide_has_stats = ply__perft(run)->want_stats;
     }
     over |= ply_u128_add_mul(&ply__perft(run)->nodes, sj->multiplicity, k->nodes) < 0;
-    if (ply__perft(run)->want_stats) over |= ply_stats128_add(&ply__perft(run)->stats, &k->stats, sj->multiplicity) < 0;
+    if (ply__perft(run)->want_stats)
+        over |= ply_stats128_add(&ply__perft(run)->stats, &k->stats, sj->multiplicity) < 0;
     if (over)
         ply__run_fail(run, PLY_ERANGE,
                       "job %zu at %s: the run's counts pass 2^128 - 1, beyond what ply sums "
                       "exactly",
                       idx, sj->fen);
-    ply__verify_settled_by(run, idx,
-                           k->arbiter ? PLY__WHO_ARBITER : ply__ident_of(run, k->identity, k->worker),
-                           who2, kind, k->nodes);
+    ply__verify_settled_by(
+        run, idx, k->arbiter ? PLY__WHO_ARBITER : ply__ident_of(run, k->identity, k->worker), who2,
+        kind, k->nodes);
     if (confirmations(run, kind)) (*confirmations(run, kind))++;
     if (ply__perft(run)->acc_stats) ply__perft(run)->acc_stats[idx] = k->stats;
     ply__perft(run)->worker_time_us += k->time_us;
@@ -94,7 +100,8 @@ static void apply(ply__run_t *run, size_t idx, const ply__comp_t *k, unsigned wh
     ply__perft(run)->tt_hits = ply__add_sat(ply__perft(run)->tt_hits, k->tt_hits);
     if (k->live) { /* honest figures: what was counted now, apart from what tables answered */
         uint64_t tt = k->tt_nodes < k->nodes ? k->tt_nodes : k->nodes; /* a worker's word */
-        ply__perft(run)->counted_nodes = ply__add_sat(ply__perft(run)->counted_nodes, k->nodes - tt);
+        ply__perft(run)->counted_nodes =
+            ply__add_sat(ply__perft(run)->counted_nodes, k->nodes - tt);
         ply__perft(run)->tt_nodes = ply__add_sat(ply__perft(run)->tt_nodes, tt);
     }
     ply__perft(run)->perft1_checked++;
@@ -122,18 +129,23 @@ static void unapply(ply__run_t *run, size_t idx)
     if (plan->split_depth == 0) {
         memset(ply__perft(run)->divide, 0, (size_t)plan->nroot * sizeof *ply__perft(run)->divide);
         if (ply__perft(run)->divide_stats)
-            memset(ply__perft(run)->divide_stats, 0, (size_t)plan->nroot * sizeof *ply__perft(run)->divide_stats);
+            memset(ply__perft(run)->divide_stats, 0,
+                   (size_t)plan->nroot * sizeof *ply__perft(run)->divide_stats);
     } else {
         for (uint32_t m = 0; m < sj->nmult; m++) {
             const ply_split_mult_t *pm = &sj->mult[m];
             ply__perft(run)->divide[pm->root] -= (ply_u128_t)pm->count * a->nodes;
             if (ply__perft(run)->want_stats)
-                stats128_take_out(&ply__perft(run)->divide_stats[pm->root], &ply__perft(run)->acc_stats[idx], pm->count);
+                stats128_take_out(&ply__perft(run)->divide_stats[pm->root],
+                                  &ply__perft(run)->acc_stats[idx], pm->count);
         }
     }
     ply__perft(run)->nodes -= (ply_u128_t)sj->multiplicity * a->nodes;
-    if (ply__perft(run)->want_stats) stats128_take_out(&ply__perft(run)->stats, &ply__perft(run)->acc_stats[idx], sj->multiplicity);
-    if (confirmations(run, run->verif.acc[idx].kind)) (*confirmations(run, run->verif.acc[idx].kind))--;
+    if (ply__perft(run)->want_stats)
+        stats128_take_out(&ply__perft(run)->stats, &ply__perft(run)->acc_stats[idx],
+                          sj->multiplicity);
+    if (confirmations(run, run->verif.acc[idx].kind))
+        (*confirmations(run, run->verif.acc[idx].kind))--;
     ply__perft(run)->perft1_checked--;
     ply__job_unsettled(run, idx);
 }
@@ -163,7 +175,8 @@ static void activate(ply_coordinator_t *c, ply__run_t *run, size_t idx, int role
 void ply__on_handout(ply_coordinator_t *c, ply__run_t *run, size_t t)
 {
     size_t idx = ply__job_of(run, t);
-    if (run->sched.slots > 1 && ply__role_of(run, t) == PLY__FIRST && ply__verify_selected(run, idx))
+    if (run->sched.slots > 1 && ply__role_of(run, t) == PLY__FIRST &&
+        ply__verify_selected(run, idx))
         activate(c, run, idx, PLY__CHECK);
 }
 
@@ -261,8 +274,8 @@ static void settle(ply_coordinator_t *c, ply__run_t *run, size_t idx, int live)
         ply__perft(run)->mismatches++;
         ply__count(run->c, PLY__CNT_VERIFY_MISMATCHES);
         mm_add(run, idx);
-        ply_warn("run %" PRIu64 ": job %" PRIu64 " (%s): %s, %s: %s", run->id, run->sched.job_base + idx,
-                 fen, a, b,
+        ply_warn("run %" PRIu64 ": job %" PRIu64 " (%s): %s, %s: %s", run->id,
+                 run->sched.job_base + idx, fen, a, b,
                  k[0].arbiter || k[1].arbiter ? "the rule engine decides"
                                               : "a third computation decides");
     }
@@ -287,7 +300,8 @@ static void settle(ply_coordinator_t *c, ply__run_t *run, size_t idx, int live)
             ply__run_fail(run, PLY_EMISMATCH,
                           "job %" PRIu64 " (%s, %u plies) quarantined: three computations "
                           "disagree, and the rule engine cannot afford the job: %s; %s; %s",
-                          run->sched.job_base + idx, fen, ply__perft(run)->plan->job_depth, a, b, d);
+                          run->sched.job_base + idx, fen, ply__perft(run)->plan->job_depth, a, b,
+                          d);
             return;
         }
         confirm = 2;
@@ -337,7 +351,8 @@ void ply__take(ply_coordinator_t *c, ply__run_t *run, size_t t, ply__comp_t *com
         ply__comp_free(comp);
         return;
     }
-    if (!ply__perft(run)->v[idx] && !(ply__perft(run)->v[idx] = calloc(1, sizeof *ply__perft(run)->v[idx]))) {
+    if (!ply__perft(run)->v[idx] &&
+        !(ply__perft(run)->v[idx] = calloc(1, sizeof *ply__perft(run)->v[idx]))) {
         ply__comp_free(comp);
         ply__run_fail(run, PLY_ENOMEM, "out of memory keeping a computation");
         return;
@@ -363,7 +378,8 @@ void ply__take(ply_coordinator_t *c, ply__run_t *run, size_t t, ply__comp_t *com
 void ply__settle_all(ply_coordinator_t *c, ply__run_t *run)
 {
     if (run->sched.slots == 1) return;
-    for (size_t i = 0; i < ply__perft(run)->plan->njobs && run->state == PLY__RUN_ACTIVE; i++) settle(c, run, i, 0);
+    for (size_t i = 0; i < ply__perft(run)->plan->njobs && run->state == PLY__RUN_ACTIVE; i++)
+        settle(c, run, i, 0);
 }
 
 /* ------------------------------------------------------------- exclusion */
@@ -372,7 +388,8 @@ static void mm_remove(ply__run_t *run, size_t idx)
 {
     for (size_t i = 0; i < ply__perft(run)->nmm; i++)
         if (ply__perft(run)->mm[i] == idx) {
-            memmove(ply__perft(run)->mm + i, ply__perft(run)->mm + i + 1, (ply__perft(run)->nmm - i - 1) * sizeof *ply__perft(run)->mm);
+            memmove(ply__perft(run)->mm + i, ply__perft(run)->mm + i + 1,
+                    (ply__perft(run)->nmm - i - 1) * sizeof *ply__perft(run)->mm);
             ply__perft(run)->nmm--;
             return;
         }
@@ -450,7 +467,8 @@ static void forget(ply_coordinator_t *c, ply__run_t *run, size_t j, const char *
             memset(&v->comp[PLY__TIE], 0, sizeof v->comp[PLY__TIE]);
             ply__result_drop(c, run, j, PLY__TIE);
         }
-        if (run->sched.tasks[tt].state == PLY__TASK_PENDING || run->sched.tasks[tt].state == PLY__TASK_DONE)
+        if (run->sched.tasks[tt].state == PLY__TASK_PENDING ||
+            run->sched.tasks[tt].state == PLY__TASK_DONE)
             ply__task_unused(run, tt); /* one in flight comes back and is dropped */
     }
     settle(c, run, j, 1);

@@ -157,9 +157,9 @@ int ply_split_plan(const ply_arb_pos_t *root, unsigned depth, int split_depth,
  * @min_job_nodes estimated nodes (0: PLY_SPLIT_MIN_JOB_NODES); both matter
  * only to the automatic rule (@split_depth < 0). Same results and errors.
  */
-int ply_split_plan_fit(const ply_arb_pos_t *root, unsigned depth, int split_depth,
-                       unsigned threads, uint64_t min_job_nodes, const atomic_int *cancel,
-                       ply_split_t **out, char *why, size_t why_len);
+int ply_split_plan_fit(const ply_arb_pos_t *root, unsigned depth, int split_depth, unsigned threads,
+                       uint64_t min_job_nodes, const atomic_int *cancel, ply_split_t **out,
+                       char *why, size_t why_len);
 
 /**
  * ply_split_estimate - rule 2 of the header comment: the estimated perft(@depth)

@@ -71,10 +71,10 @@ typedef struct sjob {
 typedef struct ply__search_run {
     uint8_t *request; /* what it asks, encoded (Ply__SearchRequest), as the state file keeps it */
     size_t request_len;
-    Ply__SearchRequest *req;        /* decoded from request (owned) */
-    char fen[PLY_ARB_FEN_MAX];      /* the position analysed, normalised */
-    ply_arb_pos_t root;             /* and as the rule engine plays it */
-    unsigned depth;                 /* its depth limit, 0: none */
+    Ply__SearchRequest *req;   /* decoded from request (owned) */
+    char fen[PLY_ARB_FEN_MAX]; /* the position analysed, normalised */
+    ply_arb_pos_t root;        /* and as the rule engine plays it */
+    unsigned depth;            /* its depth limit, 0: none */
     int chess960;
     char root_fen[PLY_ARB_FEN_MAX]; /* the game root, normalised: every job's fen */
     int status;                     /* STATUS_*: the position analysed has no legal move */
@@ -238,8 +238,8 @@ static int search_restore(ply_coordinator_t *c, ply__run_t *run, const ply_store
         r = search_planned(run, reason, sizeof reason);
     }
     if (r == 0 && run->sched.njobs != sr->njobs)
-        snprintf(reason, sizeof reason, "its request plans %zu jobs, %u were stored", run->sched.njobs,
-                 sr->njobs),
+        snprintf(reason, sizeof reason, "its request plans %zu jobs, %u were stored",
+                 run->sched.njobs, sr->njobs),
             r = PLY_EDB;
     if (r < 0)
         return ply_why(why, why_len, PLY_EDB, "state file %s: run %" PRIu64 ": %s", c->state_path,
@@ -277,7 +277,8 @@ static void search_plan(ply__run_t *run)
     }
     ply_arb_move_t moves[PLY_ARB_MAX_MOVES];
     int n = ply_arb_legal_moves(&srun(run)->root, moves);
-    if (n == 0) s->status = ply_arb_in_check(&srun(run)->root) ? STATUS_CHECKMATE : STATUS_STALEMATE;
+    if (n == 0)
+        s->status = ply_arb_in_check(&srun(run)->root) ? STATUS_CHECKMATE : STATUS_STALEMATE;
     s->jobs = calloc((size_t)n + 1, sizeof *s->jobs);
     if (!s->jobs) return;
     size_t k = 0;
@@ -418,8 +419,8 @@ static void search_handed_out(ply_coordinator_t *c, ply__run_t *run, size_t t)
     if (srun(run)->sv) ply__sv_handed_out(c, run, t); /* a selected job's check */
 }
 
-static int search_eligible(ply_coordinator_t *c, const ply__run_t *run, size_t t, const ply__peer_t *p,
-                           int *no_hash)
+static int search_eligible(ply_coordinator_t *c, const ply__run_t *run, size_t t,
+                           const ply__peer_t *p, int *no_hash)
 {
     if (srun(run)->sv) return ply__sv_eligible(c, run, t, p, no_hash);
     *no_hash = 0;
@@ -583,7 +584,8 @@ void ply__search_unaccept(ply__run_t *run, size_t job)
 {
     ply__search_run_t *s = srun(run);
     sjob_t *j = s->game ? NULL : &s->jobs[job];
-    if (!j || !run->sched.settled[job] || !j->res) return; /* verified runs analyse root moves only */
+    if (!j || !run->sched.settled[job] || !j->res)
+        return; /* verified runs analyse root moves only */
     for (size_t i = 0; i < s->ndone; i++)
         if (s->done[i] == &j->am) {
             memmove(s->done + i, s->done + i + 1, (s->ndone - i - 1) * sizeof *s->done);
@@ -799,7 +801,8 @@ static void search_fill_progress(const ply__run_t *run, Ply__RunProgress *rp)
 {
     const ply__search_run_t *s = srun(run);
     rp->has_nodes = 1, rp->nodes = ply_u128_lo(srun(run)->nodes);
-    rp->has_nodes_hi = ply_u128_hi(srun(run)->nodes) != 0, rp->nodes_hi = ply_u128_hi(srun(run)->nodes);
+    rp->has_nodes_hi = ply_u128_hi(srun(run)->nodes) != 0,
+    rp->nodes_hi = ply_u128_hi(srun(run)->nodes);
     rp->fen = (char *)srun(run)->fen;
     if (srun(run)->depth) rp->has_depth = 1, rp->depth = srun(run)->depth;
     if (s->done) rp->search = (Ply__SearchAnswer *)&s->progress;
@@ -851,7 +854,8 @@ static zmsg_t *search_answer(ply_coordinator_t *c, ply__run_t *run)
     rr.fen = srun(run)->fen;
     if (srun(run)->depth) rr.has_depth = 1, rr.depth = srun(run)->depth;
     rr.has_nodes = 1, rr.nodes = ply_u128_lo(srun(run)->nodes);
-    rr.has_nodes_hi = ply_u128_hi(srun(run)->nodes) != 0, rr.nodes_hi = ply_u128_hi(srun(run)->nodes);
+    rr.has_nodes_hi = ply_u128_hi(srun(run)->nodes) != 0,
+    rr.nodes_hi = ply_u128_hi(srun(run)->nodes);
     rr.has_jobs = 1, rr.jobs = (uint32_t)run->sched.njobs;
     uint64_t now = ply_time_ms();
     rr.has_time_ms = 1, rr.time_ms = ply__run_time_ms(run, now);

@@ -7,8 +7,8 @@
  * PLY_SEARCH_REPRO_HASH_MIB MiB, the run's depth or node limit; a movetime is refused at
  * submit), the checked ones and the others alike, so that nothing a worker sees tells a
  * check or a job chosen for one (the jobs are chosen by a CSPRNG, the wire ids permuted:
- * the verification service's draw). Two honest workers of one engine (HELLO's engine_id: the engine, its
- * version, its keys and options) then return identical lines and node counts, and the
+ * the verification service's draw). Two honest workers of one engine (HELLO's engine_id: the
+ * engine, its version, its keys and options) then return identical lines and node counts, and the
  * comparison is exact: every line's score, bound, depth, seldepth and PV, and the nodes.
  *
  * Who checks: a selected job's check goes to another identity (its CURVE key, or its
@@ -172,7 +172,8 @@ void ply__sv_handed_out(ply_coordinator_t *c, ply__run_t *run, size_t t)
 {
     (void)c;
     size_t idx = ply__job_of(run, t);
-    if (run->sched.slots > 1 && ply__role_of(run, t) == PLY__FIRST && ply__verify_selected(run, idx))
+    if (run->sched.slots > 1 && ply__role_of(run, t) == PLY__FIRST &&
+        ply__verify_selected(run, idx))
         activate(run, idx, PLY__CHECK);
 }
 
@@ -233,11 +234,11 @@ static void accept_job(ply__run_t *run, ply__sv_t *sv, size_t idx, int role, int
     svjob_t *v = &sv->jobs[idx];
     svcomp_t *k = &v->comp[role];
     unsigned who = ply__ident_of(run, k->identity, k->worker);
-    ply__verify_settled_by(run, idx, who,
-                           confirm >= 0 ? ply__ident_of(run, v->comp[confirm].identity,
-                                                        v->comp[confirm].worker)
-                                        : PLY__WHO_NONE,
-                           confirm >= 0 ? PLY__CONF_WORKER : PLY__CONF_NONE, 0);
+    ply__verify_settled_by(
+        run, idx, who,
+        confirm >= 0 ? ply__ident_of(run, v->comp[confirm].identity, v->comp[confirm].worker)
+                     : PLY__WHO_NONE,
+        confirm >= 0 ? PLY__CONF_WORKER : PLY__CONF_NONE, 0);
     if (confirm >= 0) sv->matched++;
     Ply__SearchResult *res = k->res;
     k->res = NULL;
@@ -253,7 +254,8 @@ static void drop_comp(ply_coordinator_t *c, ply__run_t *run, ply__sv_t *sv, size
     size_t t = ply__task_of(run, idx, role);
     comp_clear(&sv->jobs[idx].comp[role]);
     ply__result_drop(c, run, idx, role);
-    if (run->sched.tasks[t].state == PLY__TASK_DONE || (!again && run->sched.tasks[t].state == PLY__TASK_PENDING)) {
+    if (run->sched.tasks[t].state == PLY__TASK_DONE ||
+        (!again && run->sched.tasks[t].state == PLY__TASK_PENDING)) {
         if (again)
             ply__task_queue(run, t);
         else
@@ -505,8 +507,8 @@ void ply__sv_report(const ply__run_t *run, ply__sv_t *sv, Ply__Verification *v)
                      "%u of %zu jobs selected (%s), each searched reproducibly (one thread, a "
                      "fresh %d MiB table); %u matched exactly by another identity of the same "
                      "engine; lines from %u distinct identit%s",
-                     run->verif.selected, run->sched.njobs, sv->mode, PLY_SEARCH_REPRO_HASH_MIB, sv->matched,
-                     ids, ids == 1 ? "y" : "ies");
+                     run->verif.selected, run->sched.njobs, sv->mode, PLY_SEARCH_REPRO_HASH_MIB,
+                     sv->matched, ids, ids == 1 ? "y" : "ies");
     if (sv->mismatches && o > 0 && (size_t)o < sizeof s)
         o += snprintf(s + o, sizeof s - (size_t)o,
                       "; %u mismatch%s, %u settled by a majority of three identities",

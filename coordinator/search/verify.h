@@ -21,8 +21,8 @@ ply__sv_t *ply__sv_new(size_t njobs);
 void ply__sv_free(ply__sv_t **sv);
 /**
  * ply__sv_setup - size @run's tasks for its verify mode (three slots: the first search, the
- * check, the tie-break), choose the sample and the wire ids (the verification service's ply__verify_tasks). 0, PLY_ENOMEM
- * or PLY_EIO (no random bytes).
+ * check, the tie-break), choose the sample and the wire ids (the verification service's
+ * ply__verify_tasks). 0, PLY_ENOMEM or PLY_EIO (no random bytes).
  */
 int ply__sv_setup(ply__run_t *run);
 /** ply__sv_eligible - kind->eligible of a verified search run (search/verify.c's rule). */

@@ -249,21 +249,20 @@ static void send_status_reply(ply_coordinator_t *c, zframe_t *rid, const char *w
     size_t n = 0;
     for (ply__run_t *run = c->runs; run && n < nrun; run = run->next) {
         ids[n] = run->id;
-        ply__fill_progress(c, &rp[n], &asked[n], run, NULL, who);
-        rp[n].search = NULL; /* a list of runs, not their lines: ask a run for those */
+        ply__fill_progress(c, &rp[n], &asked[n], run, NULL, who, 1); /* not its lines */
         n++;
     }
     size_t nfin = 0;
     for (ply__finished_t *f = c->finished; f && nfin < STATUS_FINISHED; f = f->next) {
         ids[n] = f->id;
-        ply__fill_progress(c, &rp[n], &asked[n], NULL, f, who);
+        ply__fill_progress(c, &rp[n], &asked[n], NULL, f, who, 1);
         n++;
         nfin++;
     }
     recent_t rec = {rp, fin, 0, STATUS_FINISHED - nfin, ids, n};
     if (c->store && rec.max) ply_store_recent(c->store, STATUS_FINISHED, add_recent, &rec);
     for (size_t i = 0; i < rec.n; i++, n++)
-        ply__fill_progress(c, &rp[n], &asked[n], NULL, &fin[i], who);
+        ply__fill_progress(c, &rp[n], &asked[n], NULL, &fin[i], who, 1);
     for (size_t i = 0; i < n; i++) rpp[i] = &rp[i];
     Ply__StatusReply sr = PLY__STATUS_REPLY__INIT;
     sr.n_run = n, sr.run = rpp;

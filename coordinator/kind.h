@@ -145,6 +145,11 @@ typedef struct ply__kind {
     void (*take_result)(ply_coordinator_t *c, ply__run_t *run, size_t t, ply__peer_t *p,
                         const Ply__Result *r);
     /**
+     * result_nodes - the nodes worker's Result @r for a task of this kind counted (the
+     * worker's total, its speed), as the envelope checked them.
+     */
+    uint64_t (*result_nodes)(const Ply__Result *r);
+    /**
      * refused_result - worker @p's Result for in-flight task @t of @run did not pass the
      * envelope (@why: malformed, cut short); @p held that attempt and no longer does. The
      * kind fails the attempt (ply__task_requeue) and reports it.
@@ -196,9 +201,10 @@ typedef struct ply__kind {
     void (*fill_accepted)(const ply__run_t *run, Ply__Accepted *a);
     /**
      * fill_progress - the kind's part of a RunProgress about @run (its count
-     * so far, what it computes; strings point into @run).
+     * so far, what it computes; strings point into @run), and when @answer its answer so
+     * far (0: who asks may not read it, or the run is one of a list).
      */
-    void (*fill_progress)(const ply__run_t *run, Ply__RunProgress *rp);
+    void (*fill_progress)(const ply__run_t *run, Ply__RunProgress *rp, int answer);
     /**
      * answer - the RunResult of done run @run, encoded (the caller owns it),
      * or NULL (out of memory, or it does not encode: logged). Logs the answer.

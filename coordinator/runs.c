@@ -360,7 +360,7 @@ void ply__run_update_waiting(ply_coordinator_t *c, ply__run_t *run)
 /* Fills @rp about @run, or about the finished record @f (strings point into them; rp->asked
  * to @asked), as @who may see it: the count only for its owner (or an admin). */
 void ply__fill_progress(ply_coordinator_t *c, Ply__RunProgress *rp, ply__asked_t *asked,
-                        const ply__run_t *run, const ply__finished_t *f, const char *who)
+                        const ply__run_t *run, const ply__finished_t *f, const char *who, int brief)
 {
     *rp = (Ply__RunProgress)PLY__RUN_PROGRESS__INIT;
     rp->asked = &asked->msg;
@@ -373,7 +373,8 @@ void ply__fill_progress(ply_coordinator_t *c, Ply__RunProgress *rp, ply__asked_t
         rp->state = (char *)ply__run_state_name(run);
         rp->has_jobs_total = 1, rp->jobs_total = (uint32_t)run->sched.njobs;
         rp->has_jobs_done = 1, rp->jobs_done = (uint32_t)run->sched.done;
-        run->kind->fill_progress(run, rp); /* its count, what it computes */
+        /* its count, what it computes; its answer so far only for who may read it */
+        run->kind->fill_progress(run, rp, !brief && ply__may_read(c, run->owner, who));
         double w = run->state == PLY__RUN_DONE ? 1 : ply__run_work_done(run);
         if (w >= 0) rp->has_work_done_ppm = 1, rp->work_done_ppm = (uint32_t)(w * 1e6 + 0.5);
         rp->has_elapsed_ms = 1, rp->elapsed_ms = ply_time_ms() - run->submitted_ms;
@@ -411,7 +412,6 @@ void ply__fill_progress(ply_coordinator_t *c, Ply__RunProgress *rp, ply__asked_t
         rp->has_nodes = 0, rp->nodes = 0;
         rp->has_nodes_hi = 0, rp->nodes_hi = 0;
         rp->has_counted_nodes = 0, rp->counted_nodes = 0;
-        rp->search = NULL; /* a search run's lines are its answer */
         rp->has_answer_hidden = 1, rp->answer_hidden = 1;
     }
 }
@@ -424,7 +424,7 @@ void ply__send_progress(ply_coordinator_t *c, zframe_t *rid, const ply__run_t *r
     if (!rid) return; /* a run restored from the state file has no client until one attaches */
     Ply__RunProgress rp;
     ply__asked_t asked;
-    ply__fill_progress(c, &rp, &asked, run, f, who);
+    ply__fill_progress(c, &rp, &asked, run, f, who, 0);
     Ply__WorkerStatus *ws = NULL;
     Ply__WorkerStatus **wp = NULL;
     if (with_workers) {

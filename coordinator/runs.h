@@ -157,10 +157,12 @@ void ply__run_asked(ply__asked_t *a, const ply__run_t *run);
 /**
  * ply__fill_progress - fill @rp about @run, or about the finished record @f
  * (strings point into them; rp->asked to @asked), as @who may see it: the
- * count only for its owner (or an admin).
+ * count only for its owner (or an admin); @brief: a run in a list, without its kind's
+ * answer so far (a search's lines: ask the run for those).
  */
 void ply__fill_progress(ply_coordinator_t *c, Ply__RunProgress *rp, ply__asked_t *asked,
-                        const ply__run_t *run, const ply__finished_t *f, const char *who);
+                        const ply__run_t *run, const ply__finished_t *f, const char *who,
+                        int brief);
 /**
  * ply__send_progress - send a RunProgress about @run (or the finished record
  * @f) to @rid, with the worker list when @with_workers; nothing when @rid is NULL.

@@ -217,7 +217,8 @@ static void check_peers(ply_coordinator_t *c, uint64_t now)
             for (size_t i = 0; i < p->ninflight; i++) { /* it may only be slow: stop it */
                 size_t idx;
                 ply__run_t *run = ply__task_find(c, p->inflight[i], &idx);
-                if (run && run->sched.tasks[idx].state == PLY__TASK_INFLIGHT && run->sched.tasks[idx].worker == p)
+                if (run && run->sched.tasks[idx].state == PLY__TASK_INFLIGHT &&
+                    run->sched.tasks[idx].worker == p)
                     ply__cancel_on_worker(c, p, run, idx);
             }
             Ply__Bye bye = PLY__BYE__INIT;

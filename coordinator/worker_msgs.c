@@ -151,8 +151,7 @@ static void on_result(ply_coordinator_t *c, ply__peer_t *p, const Ply__Result *r
     }
     ply__inflight_remove(p, r->job_id);
     p->jobs_done++;
-    /* a search's nodes are in its SearchResult (the envelope checked it has them) */
-    p->nodes += r->search ? r->search->nodes : r->nodes; /* 128-bit: cannot wrap */
+    p->nodes += run->kind->result_nodes(r); /* 128-bit: cannot wrap */
     if (!p->nodes_owner[0] && !p->nodes_mixed)
         snprintf(p->nodes_owner, sizeof p->nodes_owner, "%s", run->owner[0] ? run->owner : "-");
     else if (strcmp(p->nodes_owner, run->owner[0] ? run->owner : "-") != 0)

@@ -452,6 +452,11 @@ static void perft_take_result(ply_coordinator_t *c, ply__run_t *run, size_t idx,
     ply__take(c, run, idx, &k, 1);
 }
 
+static uint64_t perft_result_nodes(const Ply__Result *r)
+{
+    return r->search ? r->search->nodes : r->nodes; /* a search answer by mistake: its own */
+}
+
 /* A Result the envelope refused (malformed or cut short): that attempt fails now, not at
  * its lease, and the task goes to another worker (the same as search/kind.c). */
 static void perft_refused_result(ply_coordinator_t *c, ply__run_t *run, size_t idx, ply__peer_t *p,
@@ -591,8 +596,9 @@ static void perft_fill_accepted(const ply__run_t *run, Ply__Accepted *a)
     a->fen = (char *)ply__perft(run)->fen;
 }
 
-static void perft_fill_progress(const ply__run_t *run, Ply__RunProgress *rp)
+static void perft_fill_progress(const ply__run_t *run, Ply__RunProgress *rp, int answer)
 {
+    (void)answer; /* its count is all it shows (the registry hides it from others) */
     rp->has_nodes = 1, rp->nodes = ply_u128_lo(ply__perft(run)->nodes);
     rp->has_nodes_hi = ply_u128_hi(ply__perft(run)->nodes) != 0,
     rp->nodes_hi = ply_u128_hi(ply__perft(run)->nodes);
@@ -711,6 +717,7 @@ const ply__kind_t ply__kind_perft = {
     .verify_tick = ply__perft_verify_tick,
     .describe_wait = ply__verify_wait_text,
     .take_result = perft_take_result,
+    .result_nodes = perft_result_nodes,
     .refused_result = perft_refused_result,
     .restore_result = perft_restore_result,
     .resumed = ply__settle_all,

@@ -666,6 +666,13 @@ static void search_take_result(ply_coordinator_t *c, ply__run_t *run, size_t t, 
     }
 }
 
+/* A search's nodes are in its SearchResult (the envelope checked it has them); a perft
+ * count by mistake says its own. */
+static uint64_t search_result_nodes(const Ply__Result *r)
+{
+    return r->search ? r->search->nodes : r->nodes;
+}
+
 /* A Result the envelope refused (malformed or cut short): that attempt fails now, as a line
  * the rule engine refuses does, and is reported; the job goes to another worker. */
 static void search_refused_result(ply_coordinator_t *c, ply__run_t *run, size_t t, ply__peer_t *p,
@@ -797,7 +804,7 @@ static void search_fill_accepted(const ply__run_t *run, Ply__Accepted *a)
     a->fen = (char *)srun(run)->fen;
 }
 
-static void search_fill_progress(const ply__run_t *run, Ply__RunProgress *rp)
+static void search_fill_progress(const ply__run_t *run, Ply__RunProgress *rp, int answer)
 {
     const ply__search_run_t *s = srun(run);
     rp->has_nodes = 1, rp->nodes = ply_u128_lo(srun(run)->nodes);
@@ -805,7 +812,7 @@ static void search_fill_progress(const ply__run_t *run, Ply__RunProgress *rp)
     rp->nodes_hi = ply_u128_hi(srun(run)->nodes);
     rp->fen = (char *)srun(run)->fen;
     if (srun(run)->depth) rp->has_depth = 1, rp->depth = srun(run)->depth;
-    if (s->done) rp->search = (Ply__SearchAnswer *)&s->progress;
+    if (s->done && answer) rp->search = (Ply__SearchAnswer *)&s->progress; /* its lines */
 }
 
 /* Sort class of a line: 0 a mate for the side to move, 1 a score, 2 a mate against it. */
@@ -925,6 +932,7 @@ const ply__kind_t ply__kind_search = {
     .verify_tick = search_verify_tick,
     .describe_wait = search_describe_wait,
     .take_result = search_take_result,
+    .result_nodes = search_result_nodes,
     .refused_result = search_refused_result,
     .restore_result = search_restore_result,
     .resumed = search_resumed,

@@ -1,11 +1,13 @@
 /*
  * The registry of job kinds (kind.h): a new kind is one module and one line
- * here.
+ * here (or, for a kind outside coordinator/, one call of ply__kind_register).
  */
 #include "kind.h"
 
 #include <stdio.h>
 #include <string.h>
+
+#include "util/error.h"
 
 _Static_assert(PLY_STORE_KIND_PERFT == PLY__JOB_KIND__JOB_KIND_PERFT &&
                    PLY_STORE_KIND_SEARCH == PLY__JOB_KIND__JOB_KIND_SEARCH,
@@ -19,9 +21,24 @@ static const ply__kind_t *const kinds[] = {
     &ply__kind_search,
 };
 
+/* Kinds registered at run time (ply__kind_register), after the built-in ones. */
+#define MORE_KINDS 8
+static const ply__kind_t *more[MORE_KINDS];
+static size_t nmore;
+
+#define NKINDS (sizeof kinds / sizeof *kinds)
+
 const ply__kind_t *ply__kind_at(size_t i)
 {
-    return i < sizeof kinds / sizeof *kinds ? kinds[i] : NULL;
+    return i < NKINDS ? kinds[i] : i - NKINDS < nmore ? more[i - NKINDS] : NULL;
+}
+
+int ply__kind_register(const ply__kind_t *kind)
+{
+    if (!kind || kind->id <= 0 || ply__kind_of(kind->id)) return PLY_EINVAL;
+    if (nmore == MORE_KINDS) return PLY_ENOMEM;
+    more[nmore++] = kind;
+    return 0;
 }
 
 const ply__kind_t *ply__kind_of(int kind)

@@ -217,6 +217,12 @@ const ply__kind_t *ply__kind_of(int kind);
 /** ply__kind_default - the kind of a message that names none (kind 1: before job kinds, every
  * run was a perft). */
 const ply__kind_t *ply__kind_default(void);
+/**
+ * ply__kind_register - add @kind (static, every hook set) to the registry: for a kind defined
+ * outside coordinator/ (a test's). Call it before any coordinator starts; not thread-safe.
+ * 0; PLY_EINVAL (no kind, its id not > 0, or the id taken), PLY_ENOMEM (the registry is full).
+ */
+int ply__kind_register(const ply__kind_t *kind);
 /** ply__kind_at - the @i-th kind of the registry (0, 1, ...), or NULL past the last. */
 const ply__kind_t *ply__kind_at(size_t i);
 /**

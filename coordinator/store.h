@@ -51,7 +51,10 @@ typedef struct ply_store ply_store_t;
  * encoded Ply__SearchResult. */
 #define PLY_STORE_KIND_PERFT  1
 #define PLY_STORE_KIND_SEARCH 2
-#define PLY_STORE_KIND_MAX    2 /* the highest kind this build reads */
+/* The highest kind number stored and read: any positive one, so that a kind of the coordinator's
+ * registry needs nothing of the store (which kinds a coordinator runs is its registry's
+ * business: restore.c refuses a run of another by name). */
+#define PLY_STORE_KIND_MAX INT32_MAX
 
 /** What a run is, as accepted: enough to plan, check and answer it again. */
 typedef struct ply_store_run {

@@ -1186,10 +1186,10 @@ static void test_kinds(void **state)
     if (!s) fail_msg("%s", why);
     ply_split_t *plan = plan_of(START, 3, 1);
     ply_store_run_t run = run_of(4242, START, 3, 1);
-    run.kind = 99;
+    run.kind = -5;
     assert_int_equal(ply_store_add_run(s, &run, plan, why, sizeof why), PLY_EINVAL);
     assert_non_null(strstr(why, "run 4242"));
-    assert_non_null(strstr(why, "kind 99"));
+    assert_non_null(strstr(why, "kind -5"));
     assert_int_equal(ply_store_has_run(s, 4242), 0); /* nothing stored */
     run.kind = PLY_STORE_KIND_SEARCH;
     assert_int_equal(ply_store_add_run(s, &run, plan, why, sizeof why), 0);
@@ -1222,9 +1222,10 @@ static void test_kinds(void **state)
     ply_split_destroy(&k.plan);
     ply_store_close(&s);
 
-    /* a run of a kind this ply does not know (a newer ply's), never read as perft */
-    static const char *const unknown[] = {"UPDATE runs SET kind = 99", "UPDATE runs SET kind = 0"};
-    static const char *const named[] = {"kind 99", "kind 0"};
+    /* a run of no kind (not a positive number), never read as perft; any positive kind is
+     * read, the coordinator's registry says whether it runs it */
+    static const char *const unknown[] = {"UPDATE runs SET kind = -3", "UPDATE runs SET kind = 0"};
+    static const char *const named[] = {"kind -3", "kind 0"};
     for (int c = 0; c < 2; c++) {
         sql(unknown[c]);
         s = ply_store_open(path, why, sizeof why);

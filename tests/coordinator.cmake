@@ -63,3 +63,12 @@ ply_unit_test(test_split_fit
   LIBS ply_coordinator ply_client Threads::Threads
   LABELS net
   TIMEOUT 240)
+# The proof that the job-kind seam is real (tests/unit/test_kind_toy.c): a third kind, the sum
+# of a range, registered from the test alone, through dispatch, credit, leases, a killed
+# worker, a restart on the state file and --verify all with a liar.
+ply_unit_test(test_kind_toy
+  SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/unit/test_kind_toy.c
+          ${CMAKE_CURRENT_SOURCE_DIR}/unit/coord_fixture.c
+  LIBS ply_coordinator ply_client Threads::Threads
+  LABELS quick net
+  TIMEOUT 120)

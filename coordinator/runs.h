@@ -37,7 +37,7 @@ struct ply__run {
     char owner[PLY__IDENT_LEN];     /* runs.c: whose it is (ply__principal), "" for a run
                                        stored before runs had owners */
     zframe_t *client;               /* runs.c: who is told (NULL: a restored run, unclaimed) */
-    int state;                      /* runs.c: RUN_* */
+    int state;                      /* runs.c: PLY__RUN_* */
     int detach;                     /* runs.c: its client does not stream progress */
     ply__verif_t verif;             /* verification.c: the mode, the draws, the identities */
     uv_work_t work;                 /* client_msgs.c: the plan, on the thread pool (kind->plan) */

@@ -36,7 +36,7 @@ typedef struct ply__status_run {
     uint64_t counted_nodes; /* leaf nodes the workers enumerated (the rate's) */
     uint64_t time_ms;       /* computing time: from the first job out, without the queue */
     uint64_t queued_ms;     /* time it waited for its first job to go out */
-    uint64_t tail_ms;       /* idle tail so far: a worker idle with no job left (internal.h) */
+    uint64_t tail_ms;       /* idle tail so far: a worker idle with no job left (tasks.h) */
     double nodes_per_second;
     int64_t eta_ms;  /* -1: unknown; 0 once finished */
     double progress; /* estimated work done, 0 to 1 (jobs weighted by their estimates);

@@ -29,7 +29,7 @@
  *            run's kind encodes it (NULL for perft, whose result is the other
  *            columns; a search result is an encoded SearchResult).
  *   result_identity  who computed each result (the worker's identity: its
- *            CURVE key or its connection, see coordinator/internal.h), added
+ *            CURVE key or its connection, see coordinator/peers.h), added
  *            after format 1 shipped like failures; a result without a row
  *            was stored by an older ply.
  * Statements used per result are prepared once and reused.
@@ -264,7 +264,7 @@ static int migrate_3_to_4(ply_store_t *s, char *why, size_t why_len)
 
 /*
  * A format-4 perft run's request, from its columns, as PLY/2 says it (RunAsked.perft, and
- * what kind_perft.c's ply__perft_prepare stores): @p's strings point into @fen.
+ * what perft/kind.c normalises and stores): @p's strings point into @fen.
  */
 static void perft_request_of(Ply__PerftRequest *p, const char *fen, int depth, int chess960,
                              int stats, int want_split)

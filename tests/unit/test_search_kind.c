@@ -1,5 +1,5 @@
 /*
- * The search kind (coordinator/kind_search.c) in process, so that the sanitizers see every
+ * The search kind (coordinator/search/kind.c) in process, so that the sanitizers see every
  * allocation of a search run from its Submit to its answer and through a restore: a
  * coordinator of coord_fixture.h and a scripted search worker (a DEALER in a czmq actor)
  * that answers each job with a one-move line, its job's move, at the depth asked, with a

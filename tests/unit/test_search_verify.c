@@ -1,6 +1,6 @@
 /*
- * Verification of search runs (coordinator/search_verify.c) and refused search results
- * (kind_search.c's refused_result), in process: a coordinator of coord_fixture.h and
+ * Verification of search runs (coordinator/search/verify.c) and refused search results
+ * (search/kind.c's refused_result), in process: a coordinator of coord_fixture.h and
  * scripted search workers (DEALERs in czmq actors, each its own connection, so its own
  * identity) that answer every job with a one-move line, the job's move, at the depth asked,
  * with the score score_of() below: what an honest engine would answer identically every

@@ -68,7 +68,7 @@ static ply_split_t *plan_of(const char *fen, unsigned depth, int split)
     return plan;
 }
 
-/* A perft run's request, as the coordinator stores it (kind_perft.c): into @r, in storage that
+/* A perft run's request, as the coordinator stores it (perft/kind.c): into @r, in storage that
  * lasts for the next few calls. */
 static void perft_req(ply_store_run_t *r, int chess960, int stats, int split)
 {

@@ -4,8 +4,8 @@ ply_unit_test(test_analyse_out
   SOURCES unit/test_analyse_out.c
   LIBS ply_display ply_proto ply_json)
 
-add_executable(test_analyse integration/test_analyse.c integration/harness.c)
-target_link_libraries(test_analyse PRIVATE ply_flags ply_arbiter PkgConfig::CMOCKA
+add_executable(test_analyse integration/test_analyse.c)
+target_link_libraries(test_analyse PRIVATE ply_flags ply_test_support ply_arbiter PkgConfig::CMOCKA
   PkgConfig::JANSSON)
 target_compile_definitions(test_analyse PRIVATE PLY_TEST_DATA="${PLY_TEST_DATA}"
   PLY_BIN_DIR="${CMAKE_RUNTIME_OUTPUT_DIRECTORY}")

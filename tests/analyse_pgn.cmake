@@ -1,8 +1,8 @@
 # ply analyse-pgn end to end (tests/integration/test_analyse_pgn.c): the annotated
 # collection re-read by ply arbiter, shared positions searched once, broken games
 # skipped, --state resumed; on the embedded coordinator and on --workers 2.
-add_executable(test_analyse_pgn integration/test_analyse_pgn.c integration/harness.c)
-target_link_libraries(test_analyse_pgn PRIVATE ply_flags PkgConfig::CMOCKA PkgConfig::JANSSON)
+add_executable(test_analyse_pgn integration/test_analyse_pgn.c)
+target_link_libraries(test_analyse_pgn PRIVATE ply_flags ply_test_support PkgConfig::CMOCKA PkgConfig::JANSSON)
 target_compile_definitions(test_analyse_pgn PRIVATE PLY_TEST_DATA="${PLY_TEST_DATA}"
   PLY_BIN_DIR="${CMAKE_RUNTIME_OUTPUT_DIRECTORY}")
 add_dependencies(test_analyse_pgn ply ply-worker ply-coordinator)

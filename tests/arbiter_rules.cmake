@@ -27,8 +27,8 @@ ply_unit_test(test_arbiter_stream
 add_test(NAME test_arbiter_stream_full COMMAND test_arbiter_stream full)
 set_tests_properties(test_arbiter_stream_full PROPERTIES TIMEOUT 1800 LABELS slow)
 # End to end: the built `ply` program on the mixed file of issue 3 and more.
-add_executable(test_arbiter_cli integration/test_arbiter_cli.c integration/harness.c)
-target_link_libraries(test_arbiter_cli PRIVATE ply_flags PkgConfig::CMOCKA PkgConfig::JANSSON)
+add_executable(test_arbiter_cli integration/test_arbiter_cli.c)
+target_link_libraries(test_arbiter_cli PRIVATE ply_flags ply_test_support PkgConfig::CMOCKA PkgConfig::JANSSON)
 target_compile_definitions(test_arbiter_cli PRIVATE PLY_TEST_DATA="${PLY_TEST_DATA}"
   PLY_BIN_DIR="$<TARGET_FILE_DIR:ply>")
 add_dependencies(test_arbiter_cli ply)

@@ -1,8 +1,8 @@
 # What a client may trust and do about runs: run identity, ownership, honest figures
 # (issue 9, items 5, 7, 10). The ply programs as a user runs them, and the client
 # library against a scripted fake coordinator.
-add_executable(test_clients integration/test_clients.c integration/harness.c)
-target_link_libraries(test_clients PRIVATE ply_flags ply_client PkgConfig::CMOCKA
+add_executable(test_clients integration/test_clients.c)
+target_link_libraries(test_clients PRIVATE ply_flags ply_test_support ply_client PkgConfig::CMOCKA
   PkgConfig::JANSSON Threads::Threads)
 target_compile_definitions(test_clients PRIVATE PLY_BIN_DIR="${CMAKE_RUNTIME_OUTPUT_DIRECTORY}")
 add_dependencies(test_clients ply ply-worker ply-coordinator)

@@ -15,13 +15,11 @@ ply_unit_test(test_coordinator
   SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/unit/test_coordinator.c
           ${CMAKE_CURRENT_SOURCE_DIR}/unit/fake_worker.c
           ${CMAKE_CURRENT_SOURCE_DIR}/unit/coord_fixture.c
-          ${CMAKE_CURRENT_SOURCE_DIR}/integration/harness.c
-  LIBS ply_coordinator ply_client PkgConfig::JANSSON Threads::Threads
+  LIBS ply_coordinator ply_client ply_test_support PkgConfig::JANSSON Threads::Threads
   ARGS $<TARGET_FILE:ply_fake_worker> $<TARGET_FILE:ply-coordinator>
   LABELS quick net
   TIMEOUT 180)
 add_dependencies(test_coordinator ply_fake_worker ply-coordinator)
-target_include_directories(test_coordinator PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}/integration)
 target_compile_definitions(test_coordinator PRIVATE PLY_BIN_DIR="${CMAKE_RUNTIME_OUTPUT_DIRECTORY}")
 
 # the daemon's command line: --help, usage errors (2), a bind failure (1)

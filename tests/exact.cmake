@@ -9,8 +9,8 @@ ply_unit_test(test_exact_sums
   LABELS quick net
   TIMEOUT 300)
 
-add_executable(test_exact_cli integration/test_exact_cli.c integration/harness.c)
-target_link_libraries(test_exact_cli PRIVATE ply_flags PkgConfig::CMOCKA PkgConfig::JANSSON)
+add_executable(test_exact_cli integration/test_exact_cli.c)
+target_link_libraries(test_exact_cli PRIVATE ply_flags ply_test_support PkgConfig::CMOCKA PkgConfig::JANSSON)
 target_compile_definitions(test_exact_cli PRIVATE PLY_BIN_DIR="${CMAKE_RUNTIME_OUTPUT_DIRECTORY}")
 add_dependencies(test_exact_cli ply ply-coordinator ply_fake_worker)
 add_test(NAME test_exact_cli COMMAND test_exact_cli $<TARGET_FILE:ply_fake_worker>)

@@ -4,9 +4,8 @@
 add_executable(ply_fake_uci ${CMAKE_CURRENT_SOURCE_DIR}/integration/fake_uci.c)
 target_link_libraries(ply_fake_uci PRIVATE ply_flags ply_board)
 
-add_executable(test_perft_diff ${CMAKE_CURRENT_SOURCE_DIR}/integration/test_perft_diff.c
-  ${CMAKE_CURRENT_SOURCE_DIR}/integration/harness.c)
-target_link_libraries(test_perft_diff PRIVATE ply_flags PkgConfig::CMOCKA PkgConfig::JANSSON)
+add_executable(test_perft_diff ${CMAKE_CURRENT_SOURCE_DIR}/integration/test_perft_diff.c)
+target_link_libraries(test_perft_diff PRIVATE ply_flags ply_test_support PkgConfig::CMOCKA PkgConfig::JANSSON)
 target_compile_definitions(test_perft_diff PRIVATE PLY_BIN_DIR="${CMAKE_RUNTIME_OUTPUT_DIRECTORY}")
 add_dependencies(test_perft_diff ply ply_fake_uci)
 add_test(NAME perft_diff COMMAND test_perft_diff)

@@ -37,9 +37,8 @@ ply_unit_test(test_resilience
 # liveness, the coordinator killed and restarted), the faulty worker under
 # --verify all, the detach/status/result commands; "slow" does it all in one
 # longer run.
-add_executable(test_chaos ${CMAKE_CURRENT_SOURCE_DIR}/integration/test_chaos.c
-  ${CMAKE_CURRENT_SOURCE_DIR}/integration/harness.c)
-target_link_libraries(test_chaos PRIVATE ply_flags ply_client PkgConfig::CMOCKA PkgConfig::JANSSON
+add_executable(test_chaos ${CMAKE_CURRENT_SOURCE_DIR}/integration/test_chaos.c)
+target_link_libraries(test_chaos PRIVATE ply_flags ply_test_support ply_client PkgConfig::CMOCKA PkgConfig::JANSSON
   PkgConfig::SQLITE3)
 target_compile_definitions(test_chaos PRIVATE PLY_BIN_DIR="${CMAKE_RUNTIME_OUTPUT_DIRECTORY}")
 add_dependencies(test_chaos ply ply-worker ply-worker-faulty ply-coordinator)

@@ -1,8 +1,7 @@
 # ply solve (EPD test suites over UCI) against Stockfish 15.1 and against the
 # misbehaving modes of tests/integration/fake_uci.c (built in perft_diff.cmake).
-add_executable(test_solve ${CMAKE_CURRENT_SOURCE_DIR}/integration/test_solve.c
-  ${CMAKE_CURRENT_SOURCE_DIR}/integration/harness.c)
-target_link_libraries(test_solve PRIVATE ply_flags PkgConfig::CMOCKA PkgConfig::JANSSON)
+add_executable(test_solve ${CMAKE_CURRENT_SOURCE_DIR}/integration/test_solve.c)
+target_link_libraries(test_solve PRIVATE ply_flags ply_test_support PkgConfig::CMOCKA PkgConfig::JANSSON)
 target_compile_definitions(test_solve PRIVATE PLY_BIN_DIR="${CMAKE_RUNTIME_OUTPUT_DIRECTORY}"
   PLY_TEST_DATA="${PLY_TEST_DATA}")
 add_dependencies(test_solve ply ply_fake_uci)

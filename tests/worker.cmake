@@ -2,9 +2,8 @@
 # a coordinator killed and restarted mid-job, then the rerun on the worker's table exact;
 # a client's cancel and an expired lease stop the worker's computation; Chess960 positions
 # that differ only in their castling rook, and the whole Chess960 suite, on one table.
-add_executable(test_worker_table ${CMAKE_CURRENT_SOURCE_DIR}/integration/test_worker_table.c
-  ${CMAKE_CURRENT_SOURCE_DIR}/integration/harness.c)
-target_link_libraries(test_worker_table PRIVATE ply_flags ply_client ply_proto PkgConfig::CMOCKA
+add_executable(test_worker_table ${CMAKE_CURRENT_SOURCE_DIR}/integration/test_worker_table.c)
+target_link_libraries(test_worker_table PRIVATE ply_flags ply_test_support ply_client ply_proto PkgConfig::CMOCKA
   PkgConfig::JANSSON)
 target_compile_definitions(test_worker_table PRIVATE PLY_BIN_DIR="${CMAKE_RUNTIME_OUTPUT_DIRECTORY}"
   PLY_TEST_DATA="${PLY_TEST_DATA}")
@@ -17,40 +16,31 @@ set_tests_properties(worker_table_restart worker_cancel worker_table_chess960 PR
 # worker/engine/eval and worker/engine/see: evaluation properties and exchanges worked out by hand.
 ply_unit_test(test_eval SOURCES unit/test_eval.c LIBS ply_eval TIMEOUT 120)
 # Search jobs on the real worker with a raw ROUTER as the coordinator
-# (tests/integration/test_search_jobs.c): HELLO's kinds, a WAC mate in 2 replayed by the
-# arbiter, MultiPV with searchmoves, illegal moves named, a Cancel mid-search.
-add_executable(test_search_jobs ${CMAKE_CURRENT_SOURCE_DIR}/integration/test_search_jobs.c
-  ${CMAKE_CURRENT_SOURCE_DIR}/integration/harness.c)
-target_link_libraries(test_search_jobs PRIVATE ply_flags ply_proto ply_arbiter PkgConfig::CMOCKA
-  PkgConfig::JANSSON)
+# (tests/integration/test_search_jobs.c, tests/support/fake_coord.h), once per analysis
+# backend: ply's engine (HELLO's kinds, a WAC mate in 2 replayed by the arbiter, MultiPV
+# with searchmoves, illegal moves named, a chunk of a game, a Cancel mid-search), and an
+# external UCI engine (ply-worker --engine): Debian's Stockfish (the same mate, searchmoves,
+# a Cancel; skipped without /usr/games/stockfish), and the fake engine (no MultiPV, dying
+# mid-search, garbage, a bad --engine).
+add_executable(test_search_jobs ${CMAKE_CURRENT_SOURCE_DIR}/integration/test_search_jobs.c)
+target_link_libraries(test_search_jobs PRIVATE ply_flags ply_test_support ply_proto ply_arbiter
+  PkgConfig::CMOCKA PkgConfig::JANSSON)
 target_compile_definitions(test_search_jobs PRIVATE PLY_BIN_DIR="${CMAKE_RUNTIME_OUTPUT_DIRECTORY}"
   PLY_TEST_DATA="${PLY_TEST_DATA}")
-add_dependencies(test_search_jobs ply ply-worker ply-coordinator)
-add_test(NAME worker_search_jobs COMMAND test_search_jobs)
-set_tests_properties(worker_search_jobs PROPERTIES TIMEOUT 300 LABELS "net" SKIP_RETURN_CODE 77)
-# The same on an external UCI engine (ply-worker --engine; tests/integration/test_search_jobs_uci.c):
-# Debian's Stockfish (a mate in 2 replayed by the arbiter, searchmoves, a Cancel; skipped
-# without /usr/games/stockfish), and the fake engine (no MultiPV, dying mid-search, a bad --engine).
-add_executable(test_search_jobs_uci ${CMAKE_CURRENT_SOURCE_DIR}/integration/test_search_jobs_uci.c
-  ${CMAKE_CURRENT_SOURCE_DIR}/integration/harness.c)
-target_link_libraries(test_search_jobs_uci PRIVATE ply_flags ply_proto ply_arbiter PkgConfig::CMOCKA
-  PkgConfig::JANSSON)
-target_compile_definitions(test_search_jobs_uci PRIVATE PLY_BIN_DIR="${CMAKE_RUNTIME_OUTPUT_DIRECTORY}"
-  PLY_TEST_DATA="${PLY_TEST_DATA}")
-add_dependencies(test_search_jobs_uci ply-worker ply_fake_uci)
-add_test(NAME worker_search_jobs_stockfish COMMAND test_search_jobs_uci stockfish)
-add_test(NAME worker_search_jobs_fake_uci COMMAND test_search_jobs_uci fake)
-add_test(NAME worker_search_jobs_fake_garbage COMMAND test_search_jobs_uci fake-garbage)
-set_tests_properties(worker_search_jobs_stockfish worker_search_jobs_fake_uci
+add_dependencies(test_search_jobs ply ply-worker ply-coordinator ply_fake_uci)
+add_test(NAME worker_search_jobs COMMAND test_search_jobs builtin)
+add_test(NAME worker_search_jobs_stockfish COMMAND test_search_jobs stockfish)
+add_test(NAME worker_search_jobs_fake_uci COMMAND test_search_jobs fake)
+add_test(NAME worker_search_jobs_fake_garbage COMMAND test_search_jobs fake-garbage)
+set_tests_properties(worker_search_jobs worker_search_jobs_stockfish worker_search_jobs_fake_uci
   worker_search_jobs_fake_garbage PROPERTIES TIMEOUT 300
   LABELS "net" SKIP_RETURN_CODE 77)
 # Search runs end to end (tests/integration/test_search_runs.c): a real coordinator and
 # ply-worker processes through the client library: every root move's line replayed, a mate
 # in 2 on top, refusals naming what was wrong, a lying worker's lines refused and re-run, an
 # engine no worker has, a coordinator SIGKILLed mid-run and resumed from its state file.
-add_executable(test_search_runs ${CMAKE_CURRENT_SOURCE_DIR}/integration/test_search_runs.c
-  ${CMAKE_CURRENT_SOURCE_DIR}/integration/harness.c)
-target_link_libraries(test_search_runs PRIVATE ply_flags ply_client ply_proto ply_arbiter
+add_executable(test_search_runs ${CMAKE_CURRENT_SOURCE_DIR}/integration/test_search_runs.c)
+target_link_libraries(test_search_runs PRIVATE ply_flags ply_test_support ply_client ply_proto ply_arbiter
   PkgConfig::CMOCKA PkgConfig::JANSSON)
 target_compile_definitions(test_search_runs PRIVATE PLY_BIN_DIR="${CMAKE_RUNTIME_OUTPUT_DIRECTORY}")
 add_dependencies(test_search_runs ply-worker ply-worker-faulty ply-coordinator)

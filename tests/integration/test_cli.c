@@ -22,7 +22,7 @@
 
 #include <cmocka.h>
 
-#include "../unit/test_skip.h"
+#include "test_skip.h"
 #include <jansson.h>
 
 #include "harness.h"

@@ -30,7 +30,7 @@
 
 #include <cmocka.h>
 
-#include "../unit/test_skip.h"
+#include "test_skip.h"
 #include <jansson.h>
 
 #include "harness.h"

@@ -25,7 +25,7 @@
 
 #include <cmocka.h>
 
-#include "../unit/test_skip.h"
+#include "test_skip.h"
 #include "arbiter/arbiter.h"
 #include "harness.h"
 

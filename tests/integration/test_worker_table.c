@@ -39,6 +39,7 @@
 #include <czmq.h>
 
 #include "envelope.h"
+#include "fake_coord.h"
 #include "harness.h"
 #include "util/error.h"
 
@@ -177,19 +178,6 @@ static void test_chess960_one_table(void **state)
     th_run_free(&suite);
 }
 
-/* One message from @d of type @body (others are skipped), within @timeout_ms; NULL if none. */
-static ply_msg_t *recv_type(zsock_t *d, int body, int timeout_ms)
-{
-    zsock_set_rcvtimeo(d, 500);
-    for (uint64_t t0 = th_now_ms(); th_now_ms() - t0 < (uint64_t)timeout_ms;) {
-        ply_msg_t *m = NULL;
-        if (ply_msg_recv(d, &m, NULL, 0) != 0) continue;
-        if ((int)m->body_case == body) return m;
-        ply_msg_free(&m);
-    }
-    return NULL;
-}
-
 static void test_client_cancel_stops_worker(void **state)
 {
     (void)state;
@@ -200,6 +188,7 @@ static void test_client_cancel_stops_worker(void **state)
     zsock_t *d = zsock_new(ZMQ_DEALER);
     assert_non_null(d);
     assert_int_equal(zsock_connect(d, "%s", k.ep), 0);
+    zsock_set_rcvtimeo(d, 500);
     Ply__PerftRequest q = PLY__PERFT_REQUEST__INIT;
     q.fen = START;
     q.has_depth = 1, q.depth = 9;
@@ -212,7 +201,7 @@ static void test_client_cancel_stops_worker(void **state)
     m.body_case = PLY__MESSAGE__BODY_SUBMIT;
     m.submit = &s;
     assert_int_equal(ply_msg_send(d, &m), 0);
-    ply_msg_t *acc = recv_type(d, PLY__MESSAGE__BODY_ACCEPTED, 30000);
+    ply_msg_t *acc = ply_test_recv_type(d, PLY__MESSAGE__BODY_ACCEPTED, 30000);
     uint64_t run = acc ? acc->accepted->run_id : 0;
     ply_msg_free(&acc);
     int busy = run && wait_cpu(k.worker, tick / 5, 30000);

@@ -1,6 +1,6 @@
 /*
  * End-to-end fuzzing of the network input of the running programs (the
- * decoder alone is fuzzed in-process by tests/unit/test_proto.c).
+ * decoder alone is fuzzed in-process by tests/unit/test_envelope.c).
  *
  * Coordinator: a ply-coordinator process on a loopback port gets at least
  * FUZZ_N frames from FUZZ_PEERS fake peers (DEALER sockets): the golden

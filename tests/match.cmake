@@ -1,6 +1,6 @@
 # ply match (games between UCI engines, refereed by the arbiter) against
-# Stockfish 15.1 and the misbehaving modes of tests/integration/fake_uci.c
-# (built in perft_diff.cmake); the Elo arithmetic and the opening book.
+# Stockfish 15.1 and the misbehaving modes of tests/support/fake_uci.c
+# (built in tests/support); the Elo arithmetic and the opening book.
 add_executable(test_match ${CMAKE_CURRENT_SOURCE_DIR}/integration/test_match.c)
 target_link_libraries(test_match PRIVATE ply_flags ply_test_support PkgConfig::CMOCKA PkgConfig::JANSSON)
 target_compile_definitions(test_match PRIVATE PLY_BIN_DIR="${CMAKE_RUNTIME_OUTPUT_DIRECTORY}"

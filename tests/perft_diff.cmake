@@ -1,9 +1,6 @@
 # ply perft-diff against Stockfish and against a deliberately buggy UCI engine
-# (tests/integration/fake_uci.c, built on the fast board), plus engines that
+# (tests/support/fake_uci.c, built on the fast board), plus engines that
 # fail to start, hang, die or print nonsense.
-add_executable(ply_fake_uci ${CMAKE_CURRENT_SOURCE_DIR}/integration/fake_uci.c)
-target_link_libraries(ply_fake_uci PRIVATE ply_flags ply_board)
-
 add_executable(test_perft_diff ${CMAKE_CURRENT_SOURCE_DIR}/integration/test_perft_diff.c)
 target_link_libraries(test_perft_diff PRIVATE ply_flags ply_test_support PkgConfig::CMOCKA PkgConfig::JANSSON)
 target_compile_definitions(test_perft_diff PRIVATE PLY_BIN_DIR="${CMAKE_RUNTIME_OUTPUT_DIRECTORY}")

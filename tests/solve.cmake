@@ -1,5 +1,5 @@
 # ply solve (EPD test suites over UCI) against Stockfish 15.1 and against the
-# misbehaving modes of tests/integration/fake_uci.c (built in perft_diff.cmake).
+# misbehaving modes of tests/support/fake_uci.c (built in tests/support).
 add_executable(test_solve ${CMAKE_CURRENT_SOURCE_DIR}/integration/test_solve.c)
 target_link_libraries(test_solve PRIVATE ply_flags ply_test_support PkgConfig::CMOCKA PkgConfig::JANSSON)
 target_compile_definitions(test_solve PRIVATE PLY_BIN_DIR="${CMAKE_RUNTIME_OUTPUT_DIRECTORY}"

@@ -1,6 +1,6 @@
 #!/bin/sh
 # The strength scripts of bench/ run end to end at tiny limits, with
-# tests/integration/fake_uci.c standing in for ply's engine and Debian's
+# tests/support/fake_uci.c standing in for ply's engine and Debian's
 # Stockfish 15.1 as the reference (exit 77 without it): each prints its
 # machine header and its figures, so the scripts cannot rot unseen.
 # Usage: bench_scripts.sh SOURCE_DIR BIN_DIR

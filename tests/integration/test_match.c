@@ -10,7 +10,7 @@
  * ply's own engine (`ply uci`) against itself at a node budget: no failure,
  * every game accepted by `ply arbiter`.
  *
- * Engines that misbehave (tests/integration/fake_uci.c: an illegal move, no
+ * Engines that misbehave (tests/support/fake_uci.c: an illegal move, no
  * move, a crash, garbage, silence past the clock) lose the game with the
  * reason in the PGN, and the runner neither hangs nor leaves engines
  * running. A flag fall where the opponent has a lone king is a draw (art.

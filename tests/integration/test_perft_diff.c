@@ -4,7 +4,7 @@
  * missing) the walk must report no difference, and both totals must equal
  * the published counts: chessprogramming wiki "Perft Results" (start
  * position, Kiwipete, position 3) and Ethereal's fischer.epd line 1
- * (tests/data/PROVENANCE.md). Against tests/integration/fake_uci.c with one
+ * (tests/data/PROVENANCE.md). Against tests/support/fake_uci.c with one
  * move dropped at one position, it must name that position (FEN from
  * Stockfish's `d` command) and that move. Against engines that do not start,
  * hang, die or print nonsense it must fail in bounded time with one line.

@@ -30,7 +30,7 @@
  *             wiki "Perft Results").
  * Stockfish only:
  *   one root move  searched as the position after it (below).
- * "fake" (tests/integration/fake_uci.c, which offers no MultiPV and dies on its second
+ * "fake" (tests/support/fake_uci.c, which offers no MultiPV and dies on its second
  * search with status 3):
  *   multipv   multipv 2 is refused with an Error naming MultiPV;
  *   dies      the engine exits mid-search: an Error (PLY_EIO) for that job naming its

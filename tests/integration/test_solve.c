@@ -13,7 +13,7 @@
  * ply's own engine (`ply uci`) at a node budget: a legal move and a score for
  * every position, no failure.
  *
- * Against tests/integration/fake_uci.c: STS points read from c0 (the
+ * Against tests/support/fake_uci.c: STS points read from c0 (the
  * expected points are the file's own text), and engines that play an
  * illegal move, die, hang or print nonsense: the position fails with a
  * reason naming the engine and what it did, the run goes on with a fresh

@@ -9,7 +9,10 @@ add_dependencies(test_match ply ply_fake_uci)
 add_test(NAME match COMMAND test_match)
 set_tests_properties(match PROPERTIES TIMEOUT 600 LABELS quick SKIP_RETURN_CODE 77)
 
-ply_unit_test(test_elo_book
-  SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/unit/test_elo_book.c
-  LIBS ply_match ply_arbiter m)
-target_compile_definitions(test_elo_book PRIVATE PLY_SOURCE_DIR="${PROJECT_SOURCE_DIR}")
+ply_unit_test(test_elo
+  SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/unit/test_elo.c
+  LIBS ply_match m)
+ply_unit_test(test_book
+  SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/unit/test_book.c
+  LIBS ply_match ply_arbiter)
+target_compile_definitions(test_book PRIVATE PLY_SOURCE_DIR="${PROJECT_SOURCE_DIR}")

@@ -1,9 +1,9 @@
 /*
  * Search jobs on the real ply-worker (issue 11, part 2), once per analysis backend
  * (worker/daemon/analysis.h): ply's own engine, and an external UCI engine driven by
- * ply-worker --engine (worker/daemon/analysis_uci.c). A raw ROUTER socket on loopback plays the
- * coordinator (tests/support/fake_coord.h): HELLO -> WELCOME, READY, JOB -> RESULT or
- * ERROR, Cancel, as the protocol goes (proto/ply.proto). The first argument names the
+ * ply-worker --engine (worker/daemon/analysis_uci.c). A raw ROUTER socket on loopback
+ * plays the coordinator (tests/support/fake_coord.h): HELLO -> WELCOME, READY, JOB ->
+ * RESULT or ERROR, Cancel, as the protocol goes (proto/ply.proto). The first argument names the
  * backend, and with it the group of tests:
  *
  * On every backend ("builtin": ply's engine; "stockfish": Debian's /usr/games/stockfish,

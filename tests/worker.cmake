@@ -13,8 +13,9 @@ add_test(NAME worker_cancel COMMAND test_worker_table cancel)
 add_test(NAME worker_table_chess960 COMMAND test_worker_table chess960)
 set_tests_properties(worker_table_restart worker_cancel worker_table_chess960 PROPERTIES TIMEOUT 300 LABELS "net"
   SKIP_RETURN_CODE 77)
-# worker/engine/eval and worker/engine/see: evaluation properties and exchanges worked out by hand.
+# worker/engine/eval: evaluation properties; worker/engine/see: exchanges worked out by hand.
 ply_unit_test(test_eval SOURCES unit/test_eval.c LIBS ply_eval TIMEOUT 120)
+ply_unit_test(test_see SOURCES unit/test_see.c LIBS ply_eval TIMEOUT 120)
 # Search jobs on the real worker with a raw ROUTER as the coordinator
 # (tests/integration/test_search_jobs.c, tests/support/fake_coord.h), once per analysis
 # backend: ply's engine (HELLO's kinds, a WAC mate in 2 replayed by the arbiter, MultiPV

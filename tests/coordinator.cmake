@@ -1,21 +1,15 @@
 # coordinator/: the split planner (quick, arbiter only) and the service with
-# its client library against fake workers over inproc and loopback tcp. The
-# fake worker is also built as a process for the uv_spawn test.
+# its client library against fake workers over inproc and loopback tcp (the fake
+# worker and the in-process coordinator are fixtures of tests/support).
 ply_unit_test(test_split
   SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/unit/test_split.c
   LIBS ply_coordinator
   LABELS quick
   TIMEOUT 120)
 
-add_executable(ply_fake_worker ${CMAKE_CURRENT_SOURCE_DIR}/unit/fake_worker.c)
-target_compile_definitions(ply_fake_worker PRIVATE FAKE_WORKER_MAIN)
-target_link_libraries(ply_fake_worker PRIVATE ply_flags ply_arbiter ply_proto Threads::Threads)
-
 ply_unit_test(test_coordinator
   SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/unit/test_coordinator.c
-          ${CMAKE_CURRENT_SOURCE_DIR}/unit/fake_worker.c
-          ${CMAKE_CURRENT_SOURCE_DIR}/unit/coord_fixture.c
-  LIBS ply_coordinator ply_client ply_test_support PkgConfig::JANSSON Threads::Threads
+  LIBS ply_coordinator ply_client PkgConfig::JANSSON Threads::Threads
   ARGS $<TARGET_FILE:ply_fake_worker> $<TARGET_FILE:ply-coordinator>
   LABELS quick net
   TIMEOUT 180)
@@ -39,7 +33,6 @@ set_tests_properties(ply_coordinator_help ply_coordinator_usage ply_coordinator_
 # sorted answer, progress, and a restore from the state file, under the sanitizers' eyes.
 ply_unit_test(test_search_kind
   SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/unit/test_search_kind.c
-          ${CMAKE_CURRENT_SOURCE_DIR}/unit/coord_fixture.c
   LIBS ply_coordinator ply_client Threads::Threads
   LABELS quick net
   TIMEOUT 120)
@@ -48,7 +41,6 @@ ply_unit_test(test_search_kind
 # whose malformed results fail their attempts at once.
 ply_unit_test(test_search_verify
   SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/unit/test_search_verify.c
-          ${CMAKE_CURRENT_SOURCE_DIR}/unit/coord_fixture.c
   LIBS ply_coordinator ply_client Threads::Threads
   LABELS quick net
   TIMEOUT 120)
@@ -56,8 +48,6 @@ ply_unit_test(test_search_verify
 # the automatic split on simulated clusters of 16 and 64 worker threads (issue 13)
 ply_unit_test(test_split_fit
   SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/unit/test_split_fit.c
-          ${CMAKE_CURRENT_SOURCE_DIR}/unit/fake_worker.c
-          ${CMAKE_CURRENT_SOURCE_DIR}/unit/coord_fixture.c
   LIBS ply_coordinator ply_client Threads::Threads
   LABELS net
   TIMEOUT 240)
@@ -66,7 +56,6 @@ ply_unit_test(test_split_fit
 # worker, a restart on the state file and --verify all with a liar.
 ply_unit_test(test_kind_toy
   SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/unit/test_kind_toy.c
-          ${CMAKE_CURRENT_SOURCE_DIR}/unit/coord_fixture.c
   LIBS ply_coordinator ply_client Threads::Threads
   LABELS quick net
   TIMEOUT 120)

@@ -3,8 +3,6 @@
 # on its state file; and the ply command printing such a run in text and JSON.
 ply_unit_test(test_exact_sums
   SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/unit/test_exact_sums.c
-          ${CMAKE_CURRENT_SOURCE_DIR}/unit/fake_worker.c
-          ${CMAKE_CURRENT_SOURCE_DIR}/unit/coord_fixture.c
   LIBS ply_coordinator ply_client Threads::Threads
   LABELS quick net
   TIMEOUT 300)

@@ -26,8 +26,6 @@ ply_unit_test(test_store
 # The coordinator against fake workers: quarantine, hangs, verify modes, restarts.
 ply_unit_test(test_resilience
   SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/unit/test_resilience.c
-          ${CMAKE_CURRENT_SOURCE_DIR}/unit/fake_worker.c
-          ${CMAKE_CURRENT_SOURCE_DIR}/unit/coord_fixture.c
   LIBS ply_coordinator ply_client Threads::Threads
   LABELS quick net
   TIMEOUT 180)
@@ -63,8 +61,6 @@ set_tests_properties(state_upgrade PROPERTIES TIMEOUT 300 LABELS "quick;net" SKI
 # exclusion of a worker caught wrong, and the liar harness (tests/unit/test_trust.c).
 ply_unit_test(test_trust
   SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/unit/test_trust.c
-          ${CMAKE_CURRENT_SOURCE_DIR}/unit/fake_worker.c
-          ${CMAKE_CURRENT_SOURCE_DIR}/unit/coord_fixture.c
   LIBS ply_coordinator ply_client Threads::Threads
   LABELS quick net
   TIMEOUT 300)

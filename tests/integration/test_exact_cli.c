@@ -3,7 +3,7 @@
  * (issue 9, item 3), and refuses depths whose counts it could not represent.
  *
  * A real ply-coordinator (with a state file) and the fake worker process
- * (tests/unit/fake_worker.c, --inflate: every count it reports gets
+ * (tests/support/fake_worker.c, --inflate: every count it reports gets
  * I = 2^64 - 2^32 added, perft(1) right) count the start position to depth 3
  * split at ply 2: 400 jobs, one path each (perft(2) = 400). True counts
  * (tests/data/perft_p0_results.json; chessprogramming wiki, Perft Results):

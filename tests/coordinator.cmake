@@ -10,11 +10,17 @@ ply_unit_test(test_split
 ply_unit_test(test_coordinator
   SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/unit/test_coordinator.c
   LIBS ply_coordinator ply_client PkgConfig::JANSSON Threads::Threads
+  LABELS quick net
+  TIMEOUT 180)
+# The coordinator with processes (tests/integration/test_coordinator_spawn.c): local workers
+# started with uv_spawn, and the ply-coordinator daemon with local fake workers.
+ply_unit_test(test_coordinator_spawn
+  SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/integration/test_coordinator_spawn.c
+  LIBS ply_coordinator ply_client Threads::Threads
   ARGS $<TARGET_FILE:ply_fake_worker> $<TARGET_FILE:ply-coordinator>
   LABELS quick net
   TIMEOUT 180)
-add_dependencies(test_coordinator ply_fake_worker ply-coordinator)
-target_compile_definitions(test_coordinator PRIVATE PLY_BIN_DIR="${CMAKE_RUNTIME_OUTPUT_DIRECTORY}")
+add_dependencies(test_coordinator_spawn ply_fake_worker ply-coordinator)
 
 # the daemon's command line: --help, usage errors (2), a bind failure (1)
 add_test(NAME ply_coordinator_help COMMAND ply-coordinator --help)

@@ -12,6 +12,8 @@
 
 #include <cmocka.h>
 
+#include "util/error.h"
+
 static int inproc_serial;
 
 static void *coord_thread(void *arg)
@@ -86,4 +88,58 @@ int coord_perft(const char *endpoint, const ply_perft_request_t *req, int wait_m
     ply_client_destroy(&cl);
     assert_null(cl);
     return r;
+}
+
+int coord_perft_divide(const char *endpoint, const char *fen, unsigned depth, int chess960,
+                       int stats, int split, Ply__RunResult **res, char *why, size_t why_len)
+{
+    ply_perft_request_t req = {.fen = fen,
+                               .depth = depth,
+                               .chess960 = chess960,
+                               .stats = stats,
+                               .divide = 1,
+                               .split_depth = split};
+    return coord_perft(endpoint, &req, 10000, res, why, why_len);
+}
+
+Ply__RunResult *coord_perft_ok(const char *endpoint, const char *fen, unsigned depth, int chess960,
+                               int stats, int split, uint64_t expected)
+{
+    Ply__RunResult *res;
+    char why[512] = "";
+    int r = coord_perft_divide(endpoint, fen, depth, chess960, stats, split, &res, why, sizeof why);
+    if (r != 0) fail_msg("perft(%u) of %s: %s (%s)", depth, fen, ply_strerror(r), why);
+    assert_int_equal(res->nodes, expected);
+    assert_int_equal(res->depth, depth);
+    /* the verification states what was checked, and it all was */
+    assert_non_null(res->verification);
+    assert_int_equal(res->verification->arbiter_plies, res->split_depth);
+    assert_int_equal(res->verification->jobs, res->jobs);
+    assert_int_equal(res->verification->perft1_checked, res->jobs);
+    assert_int_equal(res->verification->mismatches, 0);
+    uint64_t sum = 0;
+    for (size_t i = 0; i < res->n_divide; i++) sum += res->divide[i]->nodes;
+    assert_int_equal(sum, expected);
+    return res;
+}
+
+int coord_perft_verify(const char *endpoint, const char *fen, unsigned depth, int split, int verify,
+                       uint32_t ppm, Ply__RunResult **res, char *why, size_t why_len)
+{
+    ply_perft_request_t req = {.fen = fen,
+                               .depth = depth,
+                               .divide = 1,
+                               .split_depth = split,
+                               .verify = verify,
+                               .verify_ppm = ppm};
+    return coord_perft(endpoint, &req, 20000, res, why, why_len);
+}
+
+fake_worker_t *coord_fake_worker(const char *endpoint, fake_worker_mode_t mode, const char *id,
+                                 unsigned seed, long offset)
+{
+    fake_worker_opts_t o = {.id = id, .seed = seed, .offset = offset};
+    fake_worker_t *w = fake_worker_start_opts(endpoint, mode, 1, &o);
+    assert_non_null(w);
+    return w;
 }

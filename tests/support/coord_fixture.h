@@ -1,9 +1,9 @@
 /*
  * A coordinator run inside the test process, for the tests that drive one
- * against fake workers (test_coordinator.c, test_resilience.c): started in
- * its own thread with quick heartbeats, stopped and freed, its counters read,
- * and a perft run submitted and waited for through the client library.
- * Failures of the fixture itself fail the current cmocka test.
+ * against fake workers (test_coordinator.c, test_resilience.c, test_trust.c, ...):
+ * started in its own thread with quick heartbeats, stopped and freed, its counters
+ * read, fake workers started, and a perft run submitted and waited for through the
+ * client library. Failures of the fixture itself fail the current cmocka test.
  */
 #ifndef PLY_TEST_COORD_FIXTURE_H
 #define PLY_TEST_COORD_FIXTURE_H
@@ -14,6 +14,7 @@
 
 #include "client.h"
 #include "coordinator.h"
+#include "fake_worker.h"
 
 typedef struct coord {
     ply_coordinator_t *c;
@@ -52,5 +53,38 @@ void coord_wait_joined(coord_t *t, uint64_t n);
  */
 int coord_perft(const char *endpoint, const ply_perft_request_t *req, int wait_ms,
                 Ply__RunResult **res, char *why, size_t why_len);
+
+/**
+ * coord_perft_divide - coord_perft of perft(@depth) of @fen with divide, @chess960 and
+ * @stats as given, split depth @split (-1: chosen by the coordinator), giving up after
+ * 10 s without a word. Returns as coord_perft.
+ */
+int coord_perft_divide(const char *endpoint, const char *fen, unsigned depth, int chess960,
+                       int stats, int split, Ply__RunResult **res, char *why, size_t why_len);
+
+/**
+ * coord_perft_ok - coord_perft_divide, which must succeed with @expected nodes at @depth, a
+ * verification that checked everything (every job's perft(1), the arbiter's plies, no
+ * mismatch) and divide entries that sum to @expected; fails the test otherwise. Returns
+ * the result (caller frees with ply__run_result__free_unpacked).
+ */
+Ply__RunResult *coord_perft_ok(const char *endpoint, const char *fen, unsigned depth, int chess960,
+                               int stats, int split, uint64_t expected);
+
+/**
+ * coord_perft_verify - coord_perft of perft(@depth) of @fen with divide, split depth @split,
+ * verification mode @verify (a PLY__VERIFY_MODE__ value) and sample rate @ppm (parts per
+ * million, for SAMPLE), giving up after 20 s without a word. Returns as coord_perft.
+ */
+int coord_perft_verify(const char *endpoint, const char *fen, unsigned depth, int split, int verify,
+                       uint32_t ppm, Ply__RunResult **res, char *why, size_t why_len);
+
+/**
+ * coord_fake_worker - a fake worker (fake_worker_start_opts, credit 1) in @mode, with id
+ * @id, Zobrist seed @seed and @offset added to its counts; fails the test when it cannot
+ * start. Stop it with fake_worker_stop.
+ */
+fake_worker_t *coord_fake_worker(const char *endpoint, fake_worker_mode_t mode, const char *id,
+                                 unsigned seed, long offset);
 
 #endif

@@ -6,14 +6,12 @@
  * vanishes or reports an error, an expired lease, the perft(1) cross-check,
  * malformed traffic, results for unknown jobs, a worker announcing the search
  * kind (and a search RESULT it was not asked for), no worker, an unreachable
- * coordinator, and local workers started with uv_spawn.
+ * coordinator. Local workers started with uv_spawn and the ply-coordinator daemon are
+ * tests/integration/test_coordinator_spawn.c's (processes).
  *
  * Expected values: tests/data/perftsuite.epd (sunfish, checked with
  * Stockfish 15.1), tests/data/perft_p*_results.json (Grand Chess Tree), and
  * divide tables printed by Debian's stockfish 15.1-4 (`go perft N`).
- *
- * argv[1]: the fake-worker executable, argv[2]: ply-coordinator (the spawn and
- * daemon tests are skipped without them).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -33,8 +31,6 @@
 #include <czmq.h>
 #include <jansson.h>
 #include <signal.h>
-#include <spawn.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "client.h"
@@ -53,44 +49,6 @@
 #define START    "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1"
 #define KIWIPETE "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1"
 #define FISCHER1 "bqnb1rkr/pp3ppp/3ppn2/2p5/5P2/P2P4/NPP1P1PP/BQ1BNRKR w HFhf - 2 9"
-
-extern char **environ;
-
-static const char *fake_worker_exe, *coordinator_exe;
-
-/* Submits and waits; returns the client's code, the result in *res, the reason in @why. */
-static int perft(const char *endpoint, const char *fen, unsigned depth, int chess960, int stats,
-                 int split, Ply__RunResult **res, char *why, size_t why_len)
-{
-    ply_perft_request_t req = {.fen = fen,
-                               .depth = depth,
-                               .chess960 = chess960,
-                               .stats = stats,
-                               .divide = 1,
-                               .split_depth = split};
-    return coord_perft(endpoint, &req, 10000, res, why, why_len);
-}
-
-static Ply__RunResult *perft_ok(const char *endpoint, const char *fen, unsigned depth, int chess960,
-                                int stats, int split, uint64_t expected)
-{
-    Ply__RunResult *res;
-    char why[512] = "";
-    int r = perft(endpoint, fen, depth, chess960, stats, split, &res, why, sizeof why);
-    if (r != 0) fail_msg("perft(%u) of %s: %s (%s)", depth, fen, ply_strerror(r), why);
-    assert_int_equal(res->nodes, expected);
-    assert_int_equal(res->depth, depth);
-    /* the verification states what was checked, and it all was */
-    assert_non_null(res->verification);
-    assert_int_equal(res->verification->arbiter_plies, res->split_depth);
-    assert_int_equal(res->verification->jobs, res->jobs);
-    assert_int_equal(res->verification->perft1_checked, res->jobs);
-    assert_int_equal(res->verification->mismatches, 0);
-    uint64_t sum = 0;
-    for (size_t i = 0; i < res->n_divide; i++) sum += res->divide[i]->nodes;
-    assert_int_equal(sum, expected);
-    return res;
-}
 
 static uint64_t divide_of(const Ply__RunResult *res, const char *move)
 {
@@ -156,14 +114,14 @@ static void test_inproc_divide(void **state)
     coord_t *t = coord_start("inproc", NULL, NULL);
     fake_worker_t *a = fake_worker_start(t->endpoint, FW_NORMAL, 2);
     fake_worker_t *b = fake_worker_start(t->endpoint, FW_NORMAL, 1);
-    Ply__RunResult *res = perft_ok(t->endpoint, START, 4, 0, 0, -1, 197281);
+    Ply__RunResult *res = coord_perft_ok(t->endpoint, START, 4, 0, 0, -1, 197281);
     assert_int_equal(res->split_depth, 1);
     assert_int_equal(res->jobs, 20);
     assert_null(res->stats);
     check_start4_divide(res);
     ply__run_result__free_unpacked(res, NULL);
     /* split 3 merges transpositions: 5362 jobs (OEIS A083276), same answer */
-    res = perft_ok(t->endpoint, START, 4, 0, 0, 3, 197281);
+    res = coord_perft_ok(t->endpoint, START, 4, 0, 0, 3, 197281);
     assert_int_equal(res->jobs, 5362);
     check_start4_divide(res);
     ply__run_result__free_unpacked(res, NULL);
@@ -182,7 +140,7 @@ static void test_tcp_stats(void **state)
     fake_worker_t *a = fake_worker_start(t->endpoint, FW_NORMAL, 2);
     fake_worker_t *b = fake_worker_start(t->endpoint, FW_NORMAL, 2);
     /* Kiwipete perft 3 = 97862 (perftsuite.epd line 2), statistics from GCT */
-    Ply__RunResult *res = perft_ok(t->endpoint, KIWIPETE, 3, 0, 1, -1, 97862);
+    Ply__RunResult *res = coord_perft_ok(t->endpoint, KIWIPETE, 3, 0, 1, -1, 97862);
     check_stats(res->stats, "perft_p1_results.json", 3);
     /* per-move statistics add up to the total */
     ply_stats_t sum = {0}, one;
@@ -196,7 +154,7 @@ static void test_tcp_stats(void **state)
     assert_true(ply_stats_equal(&sum, &total));
     ply__run_result__free_unpacked(res, NULL);
     /* start position perft 4 at split 2, statistics from GCT */
-    res = perft_ok(t->endpoint, START, 4, 0, 1, 2, 197281);
+    res = coord_perft_ok(t->endpoint, START, 4, 0, 1, 2, 197281);
     check_stats(res->stats, "perft_p0_results.json", 4);
     check_start4_divide(res);
     ply__run_result__free_unpacked(res, NULL);
@@ -211,7 +169,7 @@ static void test_split0_divide(void **state)
     (void)state;
     coord_t *t = coord_start("inproc", NULL, NULL);
     fake_worker_t *a = fake_worker_start(t->endpoint, FW_NORMAL, 1);
-    Ply__RunResult *res = perft_ok(t->endpoint, START, 3, 0, 1, 0, 8902);
+    Ply__RunResult *res = coord_perft_ok(t->endpoint, START, 3, 0, 1, 0, 8902);
     assert_int_equal(res->jobs, 1);
     assert_int_equal(res->split_depth, 0);
     assert_int_equal(divide_of(res, "e2e4"), 600);
@@ -220,7 +178,7 @@ static void test_split0_divide(void **state)
     check_stats(res->stats, "perft_p0_results.json", 3);
     ply__run_result__free_unpacked(res, NULL);
     /* depth 1: automatic split is 0 */
-    res = perft_ok(t->endpoint, KIWIPETE, 1, 0, 0, -1, 48);
+    res = coord_perft_ok(t->endpoint, KIWIPETE, 1, 0, 0, -1, 48);
     assert_int_equal(res->split_depth, 0);
     ply__run_result__free_unpacked(res, NULL);
     fake_worker_stop(&a);
@@ -234,7 +192,7 @@ static void test_chess960(void **state)
     coord_t *t = coord_start("tcp://127.0.0.1:*", NULL, NULL);
     fake_worker_t *a = fake_worker_start(t->endpoint, FW_NORMAL, 2);
     for (int split = 0; split <= 2; split++) {
-        Ply__RunResult *res = perft_ok(t->endpoint, FISCHER1, 3, 1, 0, split, 12189);
+        Ply__RunResult *res = coord_perft_ok(t->endpoint, FISCHER1, 3, 1, 0, split, 12189);
         assert_true(res->chess960);
         assert_int_equal(res->n_divide, 21);
         assert_int_equal(divide_of(res, "b2b4"), 707);
@@ -292,7 +250,7 @@ static void test_wrong_perft1(void **state)
     fake_worker_t *w = fake_worker_start(t->endpoint, FW_WRONG_PERFT1, 1);
     Ply__RunResult *res;
     char why[512] = "";
-    int r = perft(t->endpoint, KIWIPETE, 2, 0, 0, 0, &res, why, sizeof why);
+    int r = coord_perft_divide(t->endpoint, KIWIPETE, 2, 0, 0, 0, &res, why, sizeof why);
     assert_int_equal(r, PLY_EMISMATCH);
     assert_null(res);
     /* names the position and both counts */
@@ -303,7 +261,7 @@ static void test_wrong_perft1(void **state)
     fake_worker_stop(&w);
     /* the coordinator is fine afterwards */
     fake_worker_t *good = fake_worker_start(t->endpoint, FW_NORMAL, 1);
-    Ply__RunResult *ok = perft_ok(t->endpoint, KIWIPETE, 2, 0, 0, -1, 2039);
+    Ply__RunResult *ok = coord_perft_ok(t->endpoint, KIWIPETE, 2, 0, 0, -1, 2039);
     ply__run_result__free_unpacked(ok, NULL);
     fake_worker_stop(&good);
     coord_stop(&t);
@@ -330,7 +288,7 @@ static void test_impossible_figures(void **state)
         Ply__RunResult *res;
         char why[512] = "";
         /* the start position's perft(3) with statistics: 12 checks, none at depth 2 */
-        int r = perft(t->endpoint, START, 3, 0, 1, 1, &res, why, sizeof why);
+        int r = coord_perft_divide(t->endpoint, START, 3, 0, 1, 1, &res, why, sizeof why);
         assert_int_equal(r, PLY_EMISMATCH);
         assert_null(res);
         if (!strstr(why, liars[i].says)) fail_msg("mode %d: %s", (int)liars[i].mode, why);
@@ -353,7 +311,7 @@ static void test_malformed_result(void **state)
     coord_t *t = coord_start("inproc", long_lease, NULL);
     fake_worker_t *w = fake_worker_start(t->endpoint, FW_MALFORMED_ONCE, 1);
     const uint64_t t0 = ply_time_ms();
-    Ply__RunResult *res = perft_ok(t->endpoint, START, 3, 0, 0, 1, 8902);
+    Ply__RunResult *res = coord_perft_ok(t->endpoint, START, 3, 0, 0, 1, 8902);
     assert_true(ply_time_ms() - t0 < 30000);
     ply__run_result__free_unpacked(res, NULL);
     ply_coordinator_counters_t k = coord_counters(t);
@@ -374,7 +332,7 @@ static void test_worker_error_requeue(void **state)
     (void)state;
     coord_t *t = coord_start("inproc", three_attempts, NULL);
     fake_worker_t *w = fake_worker_start(t->endpoint, FW_ERROR_ONCE, 1);
-    Ply__RunResult *res = perft_ok(t->endpoint, START, 3, 0, 0, 1, 8902);
+    Ply__RunResult *res = coord_perft_ok(t->endpoint, START, 3, 0, 0, 1, 8902);
     ply__run_result__free_unpacked(res, NULL);
     assert_true(coord_counters(t).jobs_requeued >= 1);
     fake_worker_stop(&w);
@@ -395,7 +353,7 @@ static void test_lease(void **state)
     fake_worker_t *slow = fake_worker_start(t->endpoint, FW_SLOW, 1);
     for (int i = 0; i < 200 && coord_counters(t).workers_joined < 1; i++) usleep(10000);
     fake_worker_t *fast = fake_worker_start(t->endpoint, FW_NORMAL, 1);
-    Ply__RunResult *res = perft_ok(t->endpoint, START, 3, 0, 0, 1, 8902);
+    Ply__RunResult *res = coord_perft_ok(t->endpoint, START, 3, 0, 0, 1, 8902);
     ply__run_result__free_unpacked(res, NULL);
     assert_true(coord_counters(t).jobs_requeued >= 1);
     fake_worker_stop(&slow); /* its late RESULT arrives before its BYE */
@@ -546,7 +504,7 @@ static void test_malformed(void **state)
 
     /* and a run still completes */
     fake_worker_t *a = fake_worker_start(t->endpoint, FW_NORMAL, 1);
-    Ply__RunResult *res = perft_ok(t->endpoint, START, 3, 0, 0, -1, 8902);
+    Ply__RunResult *res = coord_perft_ok(t->endpoint, START, 3, 0, 0, -1, 8902);
     ply__run_result__free_unpacked(res, NULL);
     fake_worker_stop(&a);
     coord_stop(&t);
@@ -580,7 +538,7 @@ static void test_unknown_job(void **state)
     assert_int_equal(coord_counters(t).results_ignored, 1);
     /* the liar never asked for work (no READY): a real worker does the run */
     fake_worker_t *a = fake_worker_start(t->endpoint, FW_NORMAL, 1);
-    Ply__RunResult *res = perft_ok(t->endpoint, KIWIPETE, 2, 0, 0, -1, 2039);
+    Ply__RunResult *res = coord_perft_ok(t->endpoint, KIWIPETE, 2, 0, 0, -1, 2039);
     ply__run_result__free_unpacked(res, NULL);
     zsock_destroy(&d);
     fake_worker_stop(&a);
@@ -641,7 +599,7 @@ static void test_search_worker(void **state)
     assert_int_equal(coord_counters(t).malformed, malformed);
 
     fake_worker_t *a = fake_worker_start(t->endpoint, FW_NORMAL, 1);
-    Ply__RunResult *res = perft_ok(t->endpoint, KIWIPETE, 2, 0, 0, -1, 2039);
+    Ply__RunResult *res = coord_perft_ok(t->endpoint, KIWIPETE, 2, 0, 0, -1, 2039);
     ply__run_result__free_unpacked(res, NULL);
     zsock_destroy(&d);
     fake_worker_stop(&a);
@@ -660,7 +618,7 @@ static void test_no_worker(void **state)
     Ply__RunResult *res;
     char why[512] = "";
     uint64_t t0 = ply_time_ms();
-    int r = perft(t->endpoint, START, 3, 0, 0, -1, &res, why, sizeof why);
+    int r = coord_perft_divide(t->endpoint, START, 3, 0, 0, -1, &res, why, sizeof why);
     assert_int_equal(r, PLY_EWORKER);
     assert_string_equal(why, "no worker connected within 0.3 s");
     assert_true(ply_time_ms() - t0 < 5000);
@@ -874,78 +832,6 @@ static void test_progress_and_cancel(void **state)
     coord_stop(&t);
 }
 
-static void spawn_two(ply_coordinator_config_t *cfg)
-{
-    cfg->spawn_workers = 2;
-    cfg->worker_exe = fake_worker_exe;
-    cfg->worker_threads = 1;
-}
-
-/* Local workers with uv_spawn: the coordinator is inproc-only, so it binds tcp for them. */
-static void test_spawn(void **state)
-{
-    (void)state;
-    if (!fake_worker_exe) PLY_SKIP("no fake worker executable given (argument 1)");
-    coord_t *t = coord_start("inproc", spawn_two, NULL);
-    const char *wep = ply_coordinator_worker_endpoint(t->c);
-    assert_non_null(wep);
-    assert_non_null(strstr(wep, "tcp://127.0.0.1:"));
-    Ply__RunResult *res = perft_ok(t->endpoint, START, 4, 0, 0, -1, 197281);
-    ply__run_result__free_unpacked(res, NULL);
-    for (int i = 0; i < 500 && coord_counters(t).workers_joined < 2; i++) usleep(10000);
-    ply_coordinator_counters_t k = coord_counters(t);
-    uint64_t t0 = ply_time_ms();
-    coord_stop(&t); /* SIGTERM, then SIGKILL after a grace period */
-    assert_true(ply_time_ms() - t0 < 5000);
-    assert_int_equal(k.workers_joined, 2);
-}
-
-/* The ply-coordinator daemon: a run with local (fake) workers, then SIGTERM: exit 0. */
-static void test_daemon(void **state)
-{
-    (void)state;
-    if (!coordinator_exe || !fake_worker_exe)
-        PLY_SKIP("no ply-coordinator or fake worker executable given (arguments 1, 2)");
-    char bind[64];
-    snprintf(bind, sizeof bind, "tcp://127.0.0.1:%d", th_free_port());
-    char *args[] = {(char *)coordinator_exe,
-                    "--bind",
-                    bind,
-                    "--heartbeat-ms",
-                    "100",
-                    "--local-workers",
-                    "2",
-                    "--worker-exe",
-                    (char *)fake_worker_exe,
-                    "-q",
-                    NULL};
-    pid_t pid;
-    assert_int_equal(posix_spawn(&pid, coordinator_exe, NULL, NULL, args, environ), 0);
-    /* Ask before asserting anything, so that a failure cannot leave the
-     * daemon running (it holds ctest's output pipe open). */
-    Ply__RunResult *res = NULL;
-    char why[512] = "";
-    int r = perft(bind, KIWIPETE, 3, 0, 0, -1, &res, why, sizeof why);
-    int alive = waitpid(pid, NULL, WNOHANG) == 0;
-    if (r != 0 || !alive) {
-        kill(pid, SIGKILL);
-        waitpid(pid, NULL, 0);
-        fail_msg("daemon on %s (%s): %s", bind, alive ? "running" : "exited", why);
-    }
-    assert_int_equal(res->nodes, 97862);
-    ply__run_result__free_unpacked(res, NULL);
-    assert_int_equal(kill(pid, SIGTERM), 0);
-    int status = -1;
-    for (int i = 0; i < 500 && waitpid(pid, &status, WNOHANG) == 0; i++) usleep(10000);
-    if (status == -1) {
-        kill(pid, SIGKILL);
-        waitpid(pid, &status, 0);
-        fail_msg("ply-coordinator did not stop on SIGTERM");
-    }
-    assert_true(WIFEXITED(status));
-    assert_int_equal(WEXITSTATUS(status), 0);
-}
-
 /* A coordinator that cannot bind says why; stop before run and destroy are safe. */
 static void test_lifecycle(void **state)
 {
@@ -976,13 +862,11 @@ static void test_lifecycle(void **state)
     ply_coordinator_destroy(&c);
 }
 
-int main(int argc, char **argv)
+int main(void)
 {
     zsys_handler_set(NULL);
     ply_client_set_owner_token(OWNER); /* whose this process's runs are */
     ply_log_set_level(getenv("PLY_TEST_VERBOSE") ? PLY_LOG_DEBUG : PLY_LOG_ERROR);
-    if (argc > 1 && access(argv[1], X_OK) == 0) fake_worker_exe = argv[1];
-    if (argc > 2 && access(argv[2], X_OK) == 0) coordinator_exe = argv[2];
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_lifecycle),
         cmocka_unit_test(test_inproc_divide),
@@ -1003,8 +887,6 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_bad_request),
         cmocka_unit_test(test_two_runs_and_status),
         cmocka_unit_test(test_progress_and_cancel),
-        cmocka_unit_test(test_spawn),
-        cmocka_unit_test(test_daemon),
     };
     return ply_test_exit(cmocka_run_group_tests(tests, NULL, NULL));
 }

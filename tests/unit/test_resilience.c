@@ -38,39 +38,17 @@
 #define START    "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1"
 #define KIWIPETE "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1"
 
-/* Submits and waits; the client's code, the result in *res, the reason in @why. */
-static int perft(const char *ep, const char *fen, unsigned depth, int split, int verify,
-                 uint32_t ppm, Ply__RunResult **res, char *why, size_t why_len)
-{
-    ply_perft_request_t req = {.fen = fen,
-                               .depth = depth,
-                               .divide = 1,
-                               .split_depth = split,
-                               .verify = verify,
-                               .verify_ppm = ppm};
-    return coord_perft(ep, &req, 20000, res, why, why_len);
-}
-
 static Ply__RunResult *perft_ok(const char *ep, const char *fen, unsigned depth, int split,
                                 int verify, uint32_t ppm, uint64_t expected)
 {
     Ply__RunResult *res;
     char why[512] = "";
-    int r = perft(ep, fen, depth, split, verify, ppm, &res, why, sizeof why);
+    int r = coord_perft_verify(ep, fen, depth, split, verify, ppm, &res, why, sizeof why);
     if (r) fail_msg("perft(%u) of %s: %s (%s)", depth, fen, ply_strerror(r), why);
     assert_int_equal(res->nodes, expected);
     assert_non_null(res->verification);
     assert_int_equal(res->verification->perft1_checked, res->jobs);
     return res;
-}
-
-static fake_worker_t *fake(const char *ep, fake_worker_mode_t mode, const char *id, unsigned seed,
-                           long offset)
-{
-    fake_worker_opts_t o = {.id = id, .seed = seed, .offset = offset};
-    fake_worker_t *w = fake_worker_start_opts(ep, mode, 1, &o);
-    assert_non_null(w);
-    return w;
 }
 
 /* --------------------------------------------------------- leases, hangs */
@@ -85,12 +63,12 @@ static void test_quarantine(void **state)
 {
     (void)state;
     coord_t *t = coord_start("inproc", two_attempts, NULL);
-    fake_worker_t *a = fake(t->endpoint, FW_ERROR_ALWAYS, "bad-a", 1, 0);
-    fake_worker_t *b = fake(t->endpoint, FW_ERROR_ALWAYS, "bad-b", 2, 0);
+    fake_worker_t *a = coord_fake_worker(t->endpoint, FW_ERROR_ALWAYS, "bad-a", 1, 0);
+    fake_worker_t *b = coord_fake_worker(t->endpoint, FW_ERROR_ALWAYS, "bad-b", 2, 0);
     coord_wait_joined(t, 2);
     Ply__RunResult *res;
     char why[512] = "";
-    int r = perft(t->endpoint, START, 3, 1, 0, 0, &res, why, sizeof why);
+    int r = coord_perft_verify(t->endpoint, START, 3, 1, 0, 0, &res, why, sizeof why);
     assert_int_equal(r, PLY_EWORKER);
     assert_null(res); /* never a partial total */
     assert_non_null(strstr(why, "quarantined after 2 failed attempts"));
@@ -116,9 +94,9 @@ static void test_hung_worker(void **state)
 {
     (void)state;
     coord_t *t = coord_start("inproc", quick_hang, NULL);
-    fake_worker_t *h = fake(t->endpoint, FW_HANG, "hangs", 1, 0);
+    fake_worker_t *h = coord_fake_worker(t->endpoint, FW_HANG, "hangs", 1, 0);
     coord_wait_joined(t, 1);
-    fake_worker_t *good = fake(t->endpoint, FW_NORMAL, "good", 2, 0);
+    fake_worker_t *good = coord_fake_worker(t->endpoint, FW_NORMAL, "good", 2, 0);
     uint64_t t0 = ply_time_ms();
     Ply__RunResult *res = perft_ok(t->endpoint, START, 4, 1, 0, 0, 197281);
     ply__run_result__free_unpacked(res, NULL);
@@ -148,9 +126,9 @@ static void test_stalling_worker_loses_lease(void **state)
 {
     (void)state;
     coord_t *t = coord_start("inproc", NULL, NULL);
-    fake_worker_t *liar = fake(t->endpoint, FW_STALL, "stalls", 1, 0);
+    fake_worker_t *liar = coord_fake_worker(t->endpoint, FW_STALL, "stalls", 1, 0);
     coord_wait_joined(t, 1);
-    fake_worker_t *good = fake(t->endpoint, FW_NORMAL, "good", 2, 0);
+    fake_worker_t *good = coord_fake_worker(t->endpoint, FW_NORMAL, "good", 2, 0);
     uint64_t t0 = ply_time_ms();
     Ply__RunResult *res = perft_ok(t->endpoint, START, 4, 1, 0, 0, 197281);
     ply__run_result__free_unpacked(res, NULL);
@@ -205,7 +183,7 @@ static void test_verify_all(void **state)
     for (int i = 0; i < 3; i++) {
         char id[16];
         snprintf(id, sizeof id, "w%d", i + 1);
-        w[i] = fake(t->endpoint, FW_NORMAL, id, (unsigned)i + 1, 0);
+        w[i] = coord_fake_worker(t->endpoint, FW_NORMAL, id, (unsigned)i + 1, 0);
     }
     coord_wait_joined(t, 3);
     Ply__RunResult *res =
@@ -228,7 +206,7 @@ static void test_verify_single_worker(void **state)
 {
     (void)state;
     coord_t *t = coord_start("inproc", no_arbiter, NULL);
-    fake_worker_t *w = fake(t->endpoint, FW_NORMAL, "alone", 7, 0);
+    fake_worker_t *w = coord_fake_worker(t->endpoint, FW_NORMAL, "alone", 7, 0);
     coord_wait_joined(t, 1);
     Ply__RunResult *res =
         perft_ok(t->endpoint, START, 3, 1, PLY__VERIFY_MODE__VERIFY_MODE_ALL, 0, 8902);
@@ -249,8 +227,8 @@ static void test_verify_same_seed(void **state)
 {
     (void)state;
     coord_t *t = coord_start("inproc", no_arbiter, NULL);
-    fake_worker_t *a = fake(t->endpoint, FW_NORMAL, "a", 0, 0);
-    fake_worker_t *b = fake(t->endpoint, FW_NORMAL, "b", 0, 0);
+    fake_worker_t *a = coord_fake_worker(t->endpoint, FW_NORMAL, "a", 0, 0);
+    fake_worker_t *b = coord_fake_worker(t->endpoint, FW_NORMAL, "b", 0, 0);
     coord_wait_joined(t, 2);
     Ply__RunResult *res =
         perft_ok(t->endpoint, START, 3, 1, PLY__VERIFY_MODE__VERIFY_MODE_ALL, 0, 8902);
@@ -269,7 +247,7 @@ static void test_verify_sample_arbiter(void **state)
 {
     (void)state;
     coord_t *t = coord_start("inproc", NULL, NULL);
-    fake_worker_t *w = fake(t->endpoint, FW_NORMAL, "s", 1, 0);
+    fake_worker_t *w = coord_fake_worker(t->endpoint, FW_NORMAL, "s", 1, 0);
     Ply__RunResult *res =
         perft_ok(t->endpoint, START, 4, 2, PLY__VERIFY_MODE__VERIFY_MODE_SAMPLE, 250000, 197281);
     const Ply__Verification *v = res->verification;
@@ -288,9 +266,9 @@ static void test_verify_faulty_outvoted(void **state)
 {
     (void)state;
     coord_t *t = coord_start("inproc", no_arbiter, NULL);
-    fake_worker_t *bad = fake(t->endpoint, FW_NORMAL, "faulty-one", 3, 1);
-    fake_worker_t *a = fake(t->endpoint, FW_NORMAL, "good-a", 1, 0);
-    fake_worker_t *b = fake(t->endpoint, FW_NORMAL, "good-b", 2, 0);
+    fake_worker_t *bad = coord_fake_worker(t->endpoint, FW_NORMAL, "faulty-one", 3, 1);
+    fake_worker_t *a = coord_fake_worker(t->endpoint, FW_NORMAL, "good-a", 1, 0);
+    fake_worker_t *b = coord_fake_worker(t->endpoint, FW_NORMAL, "good-b", 2, 0);
     coord_wait_joined(t, 3);
     Ply__RunResult *res =
         perft_ok(t->endpoint, START, 3, 1, PLY__VERIFY_MODE__VERIFY_MODE_ALL, 0, 8902);
@@ -321,8 +299,8 @@ static void test_verify_drill_down(void **state)
 {
     (void)state;
     coord_t *t = coord_start("inproc", NULL, NULL);
-    fake_worker_t *bad = fake(t->endpoint, FW_NORMAL, "off-by-one", 3, 1);
-    fake_worker_t *a = fake(t->endpoint, FW_NORMAL, "good", 1, 0);
+    fake_worker_t *bad = coord_fake_worker(t->endpoint, FW_NORMAL, "off-by-one", 3, 1);
+    fake_worker_t *a = coord_fake_worker(t->endpoint, FW_NORMAL, "good", 1, 0);
     coord_wait_joined(t, 2);
     Ply__RunResult *res =
         perft_ok(t->endpoint, KIWIPETE, 3, 1, PLY__VERIFY_MODE__VERIFY_MODE_ALL, 0, 97862);
@@ -348,13 +326,13 @@ static void test_verify_three_answers(void **state)
     for (int i = 0; i < 3; i++) {
         char id[16];
         snprintf(id, sizeof id, "liar%d", i);
-        w[i] = fake(t->endpoint, FW_NORMAL, id, (unsigned)i, i);
+        w[i] = coord_fake_worker(t->endpoint, FW_NORMAL, id, (unsigned)i, i);
     }
     coord_wait_joined(t, 3);
     Ply__RunResult *res;
     char why[512] = "";
-    int r = perft(t->endpoint, START, 2, 1, PLY__VERIFY_MODE__VERIFY_MODE_ALL, 0, &res, why,
-                  sizeof why);
+    int r = coord_perft_verify(t->endpoint, START, 2, 1, PLY__VERIFY_MODE__VERIFY_MODE_ALL, 0, &res,
+                               why, sizeof why);
     assert_int_equal(r, PLY_EMISMATCH);
     assert_null(res);
     assert_non_null(strstr(why, "quarantined: three computations disagree"));
@@ -376,13 +354,13 @@ static void test_verify_no_third_worker(void **state)
 {
     (void)state;
     coord_t *t = coord_start("inproc", short_tie_wait, NULL);
-    fake_worker_t *a = fake(t->endpoint, FW_NORMAL, "a", 1, 0);
-    fake_worker_t *b = fake(t->endpoint, FW_NORMAL, "b", 2, 5);
+    fake_worker_t *a = coord_fake_worker(t->endpoint, FW_NORMAL, "a", 1, 0);
+    fake_worker_t *b = coord_fake_worker(t->endpoint, FW_NORMAL, "b", 2, 5);
     coord_wait_joined(t, 2);
     Ply__RunResult *res;
     char why[512] = "";
-    int r = perft(t->endpoint, START, 2, 1, PLY__VERIFY_MODE__VERIFY_MODE_ALL, 0, &res, why,
-                  sizeof why);
+    int r = coord_perft_verify(t->endpoint, START, 2, 1, PLY__VERIFY_MODE__VERIFY_MODE_ALL, 0, &res,
+                               why, sizeof why);
     assert_int_equal(r, PLY_EMISMATCH);
     assert_non_null(strstr(why, "no third worker"));
     fake_worker_stop(&a);
@@ -429,7 +407,7 @@ static void test_restart_resumes(void **state)
     assert_non_null(prog);
     assert_int_equal(prog->results_restored, 12);
     ply__run_progress__free_unpacked(prog, NULL);
-    w = fake(t->endpoint, FW_NORMAL, "finisher", 2, 0);
+    w = coord_fake_worker(t->endpoint, FW_NORMAL, "finisher", 2, 0);
     assert_int_equal(ply_client_wait(cl, run, NULL, NULL, 20000, &res, why, sizeof why), 0);
     assert_int_equal(res->nodes, 97862);
     assert_int_equal(res->results_restored, 12);
@@ -486,7 +464,7 @@ static void test_failures_survive_restart(void **state)
     char path[128];
     snprintf(path, sizeof path, "%s/state.db", dir);
     coord_t *t = coord_start("inproc", many_attempts_short_lease, path);
-    fake_worker_t *w = fake(t->endpoint, FW_HANG, "before", 1, 0);
+    fake_worker_t *w = coord_fake_worker(t->endpoint, FW_HANG, "before", 1, 0);
     coord_wait_joined(t, 1);
     ply_client_t *cl = ply_client_new(t->endpoint, NULL, 0);
     ply_perft_request_t req = {.fen = START, .depth = 3, .split_depth = 0}; /* one job */
@@ -510,7 +488,7 @@ static void test_failures_survive_restart(void **state)
     assert_int_equal(ply_client_result(cl, run, 1, 5000, &res, &prog, why, sizeof why), 0);
     assert_non_null(prog); /* still running */
     ply__run_progress__free_unpacked(prog, NULL);
-    w = fake(t->endpoint, FW_ERROR_ALWAYS, "after", 2, 0);
+    w = coord_fake_worker(t->endpoint, FW_ERROR_ALWAYS, "after", 2, 0);
     int r = ply_client_wait(cl, run, NULL, NULL, 20000, &res, why, sizeof why);
     ply_client_destroy(&cl);
     assert_int_equal(r, PLY_EWORKER);

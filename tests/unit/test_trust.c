@@ -42,27 +42,6 @@
 #define ALL      PLY__VERIFY_MODE__VERIFY_MODE_ALL
 #define SAMPLE   PLY__VERIFY_MODE__VERIFY_MODE_SAMPLE
 
-static int perft(const char *ep, const char *fen, unsigned depth, int split, int verify,
-                 uint32_t ppm, Ply__RunResult **res, char *why, size_t why_len)
-{
-    ply_perft_request_t req = {.fen = fen,
-                               .depth = depth,
-                               .divide = 1,
-                               .split_depth = split,
-                               .verify = verify,
-                               .verify_ppm = ppm};
-    return coord_perft(ep, &req, 20000, res, why, why_len);
-}
-
-static fake_worker_t *fake(const char *ep, fake_worker_mode_t mode, const char *id, unsigned seed,
-                           long offset)
-{
-    fake_worker_opts_t o = {.id = id, .seed = seed, .offset = offset};
-    fake_worker_t *w = fake_worker_start_opts(ep, mode, 1, &o);
-    assert_non_null(w);
-    return w;
-}
-
 /* A liar: the true count + 1 (perft(1) and divide consistent) on a fraction of the jobs. */
 static fake_worker_t *liar(const char *ep, const char *id, unsigned seed, unsigned permille,
                            const char *cert, const char *server)
@@ -170,14 +149,14 @@ static void test_id_reuse_refused(void **state)
 {
     (void)state;
     coord_t *t = coord_start("inproc", NULL, NULL);
-    fake_worker_t *a = fake(t->endpoint, FW_NORMAL, "same-id", 1, 0);
+    fake_worker_t *a = coord_fake_worker(t->endpoint, FW_NORMAL, "same-id", 1, 0);
     coord_wait_joined(t, 1);
-    fake_worker_t *b = fake(t->endpoint, FW_NORMAL, "same-id", 2, 0);
+    fake_worker_t *b = coord_fake_worker(t->endpoint, FW_NORMAL, "same-id", 2, 0);
     assert_true(wait_errors(b, 1, 10000));
     assert_int_equal(coord_counters(t).workers_joined, 1);
     Ply__RunResult *res;
     char why[512] = "";
-    int r = perft(t->endpoint, START, 3, 1, 0, 0, &res, why, sizeof why);
+    int r = coord_perft_verify(t->endpoint, START, 3, 1, 0, 0, &res, why, sizeof why);
     if (r) fail_msg("%s (%s)", ply_strerror(r), why);
     assert_int_equal(res->nodes, 8902);
     ply__run_result__free_unpacked(res, NULL);
@@ -210,7 +189,7 @@ static void test_one_key_two_sessions(void **state)
     coord_wait_joined(t, 2);
     Ply__RunResult *res;
     char why[1024] = "";
-    int r = perft(t->endpoint, KIWIPETE, 3, 1, ALL, 0, &res, why, sizeof why);
+    int r = coord_perft_verify(t->endpoint, KIWIPETE, 3, 1, ALL, 0, &res, why, sizeof why);
     if (r) fail_msg("%s (%s)", ply_strerror(r), why);
     const Ply__Verification *v = res->verification;
     assert_int_not_equal(res->nodes, 97862); /* wrong, and not claimed checked by another */
@@ -224,7 +203,7 @@ static void test_one_key_two_sessions(void **state)
 
     fake_worker_t *h1 = keyed(t->endpoint, "honest1", "honest-1", 5, 0, p3);
     coord_wait_joined(t, 3);
-    r = perft(t->endpoint, KIWIPETE, 3, 1, ALL, 0, &res, why, sizeof why);
+    r = coord_perft_verify(t->endpoint, KIWIPETE, 3, 1, ALL, 0, &res, why, sizeof why);
     assert_int_equal(r, PLY_EMISMATCH);
     assert_null(res);
     assert_non_null(strstr(why, "liar-"));
@@ -232,7 +211,7 @@ static void test_one_key_two_sessions(void **state)
 
     fake_worker_t *h2 = keyed(t->endpoint, "honest2", "honest-2", 6, 0, p4);
     coord_wait_joined(t, 4);
-    r = perft(t->endpoint, KIWIPETE, 3, 1, ALL, 0, &res, why, sizeof why);
+    r = coord_perft_verify(t->endpoint, KIWIPETE, 3, 1, ALL, 0, &res, why, sizeof why);
     if (r) fail_msg("%s (%s)", ply_strerror(r), why);
     assert_int_equal(res->nodes, 97862);
     v = res->verification;
@@ -267,15 +246,15 @@ static void test_arbiter_not_outvoted(void **state)
     coord_wait_joined(t, 2);
     Ply__RunResult *res;
     char why[1024] = "";
-    int r = perft(t->endpoint, START, 3, 1, SAMPLE, PLY_PPM, &res, why, sizeof why);
+    int r = coord_perft_verify(t->endpoint, START, 3, 1, SAMPLE, PLY_PPM, &res, why, sizeof why);
     assert_int_equal(r, PLY_EMISMATCH);
     assert_null(res);
     assert_non_null(strstr(why, "liar-a"));
     assert_non_null(strstr(why, "liar-b"));
     assert_non_null(strstr(why, "the rule engine says"));
-    fake_worker_t *h = fake(t->endpoint, FW_NORMAL, "honest", 3, 0);
+    fake_worker_t *h = coord_fake_worker(t->endpoint, FW_NORMAL, "honest", 3, 0);
     coord_wait_joined(t, 3);
-    r = perft(t->endpoint, START, 3, 1, SAMPLE, PLY_PPM, &res, why, sizeof why);
+    r = coord_perft_verify(t->endpoint, START, 3, 1, SAMPLE, PLY_PPM, &res, why, sizeof why);
     if (r) fail_msg("%s (%s)", ply_strerror(r), why);
     assert_int_equal(res->nodes, 8902);
     assert_int_equal(res->verification->checked_by_arbiter, 20);
@@ -304,7 +283,8 @@ static void test_sample_unpredictable(void **state)
     assert_non_null(w);
     Ply__RunResult *res;
     char why[1024] = "";
-    int r = perft(t->endpoint, START, 4, 2, SAMPLE, PLY_PPM / 10, &res, why, sizeof why);
+    int r =
+        coord_perft_verify(t->endpoint, START, 4, 2, SAMPLE, PLY_PPM / 10, &res, why, sizeof why);
     assert_int_equal(r, PLY_EMISMATCH);
     assert_null(res);
     assert_non_null(strstr(why, "skipper"));
@@ -324,12 +304,12 @@ static void test_check_ids_opaque(void **state)
 {
     (void)state;
     coord_t *t = coord_start("inproc", NULL, NULL);
-    fake_worker_t *a = fake(t->endpoint, FW_NORMAL, "ids-a", 1, 0);
-    fake_worker_t *b = fake(t->endpoint, FW_NORMAL, "ids-b", 2, 0);
+    fake_worker_t *a = coord_fake_worker(t->endpoint, FW_NORMAL, "ids-a", 1, 0);
+    fake_worker_t *b = coord_fake_worker(t->endpoint, FW_NORMAL, "ids-b", 2, 0);
     coord_wait_joined(t, 2);
     Ply__RunResult *res;
     char why[1024] = "";
-    int r = perft(t->endpoint, START, 3, 1, ALL, 0, &res, why, sizeof why);
+    int r = coord_perft_verify(t->endpoint, START, 3, 1, ALL, 0, &res, why, sizeof why);
     if (r) fail_msg("%s (%s)", ply_strerror(r), why);
     assert_int_equal(res->nodes, 8902);
     assert_int_equal(res->verification->checked_by_worker, 20);
@@ -380,7 +360,7 @@ static void test_excluded_recomputed(void **state)
     fake_worker_t *bad = fake_worker_start_opts(t->endpoint, FW_NORMAL, 1, &o);
     assert_non_null(bad);
     coord_wait_joined(t, 1);
-    fake_worker_t *h = fake(t->endpoint, FW_SLOW, "steady", 2, 0);
+    fake_worker_t *h = coord_fake_worker(t->endpoint, FW_SLOW, "steady", 2, 0);
     coord_wait_joined(t, 2);
     char why[1024] = "";
     ply_client_t *cl = ply_client_new(t->endpoint, why, sizeof why);
@@ -454,7 +434,7 @@ static void test_harness_all(void **state)
         for (int i = 0; i < runs; i++) {
             Ply__RunResult *res;
             char why[1024] = "";
-            int r = perft(t->endpoint, KIWIPETE, 3, 1, ALL, 0, &res, why, sizeof why);
+            int r = coord_perft_verify(t->endpoint, KIWIPETE, 3, 1, ALL, 0, &res, why, sizeof why);
             if (r == 0) {
                 assert_int_equal(res->nodes, 97862);
                 caught += res->verification->excluded > 0;
@@ -497,7 +477,7 @@ static void test_identities_counted_once(void **state)
     coord_wait_joined(t, 2);
     Ply__RunResult *res;
     char why[1024] = "";
-    int r = perft(t->endpoint, START, 4, 3, ALL, 0, &res, why, sizeof why);
+    int r = coord_perft_verify(t->endpoint, START, 4, 3, ALL, 0, &res, why, sizeof why);
     if (r) fail_msg("%s (%s)", ply_strerror(r), why);
     assert_int_equal(res->nodes, 197281); /* chessprogramming wiki, Perft Results */
     assert_int_equal(res->jobs, 5362);    /* OEIS A083276: unique positions after 3 plies */
@@ -535,7 +515,7 @@ static void test_harness_sample(void **state)
     Ply__RunResult *res;
     char why[1024] = "";
     /* calibration: unchecked, it lies on its k jobs */
-    int r = perft(t->endpoint, START, 3, 1, 0, 0, &res, why, sizeof why);
+    int r = coord_perft_verify(t->endpoint, START, 3, 1, 0, 0, &res, why, sizeof why);
     if (r) fail_msg("%s (%s)", ply_strerror(r), why);
     int k = fake_worker_lies(w);
     uint64_t wrong = res->nodes;
@@ -547,8 +527,8 @@ static void test_harness_sample(void **state)
         /* A run that found no worker at all (the fake worker dropped for missed heartbeats
          * on a loaded machine, and reconnecting) says nothing about the sample: run it again. */
         for (int tries = 0;; tries++) {
-            r = perft(t->endpoint, START, 3, 1, SAMPLE, (uint32_t)(P * PLY_PPM), &res, why,
-                      sizeof why);
+            r = coord_perft_verify(t->endpoint, START, 3, 1, SAMPLE, (uint32_t)(P * PLY_PPM), &res,
+                                   why, sizeof why);
             if (r == 0 || !strstr(why, "no worker connected") || tries == 5) break;
             coord_wait_joined(t, 1);
         }

@@ -88,7 +88,9 @@ int ply_msg_refused_result(zmsg_t *zmsg, uint64_t *job_id, uint32_t *attempt)
             if (varint(&p, end, &len) < 0) return 0;
             /* a Result cut short still names its job: its ids come first on the wire */
             const uint8_t *stop = len < (uint64_t)(end - p) ? p + len : end;
-            return result_ids(p, stop, job_id, attempt);
+            if (result_ids(p, stop, job_id, attempt)) return 1;
+            *job_id = 0, *attempt = 0; /* a job id without its attempt names nothing */
+            return 0;
         }
         if (skip(&p, end, (unsigned)(tag & 7)) < 0) return 0;
     }

@@ -49,10 +49,14 @@ static void test_cut_result(void **state)
             fail_msg("a Result cut to %zu bytes: job %llu attempt %u", len, (unsigned long long)job,
                      attempt);
     }
-    /* cut before its attempt is whole: nothing. (envelope.h promises both numbers 0 then,
-     * but a job_id read before the cut is left in *job_id: only the 0 is checked here.) */
-    for (size_t len = 0; len < 12; len++)
+    /* cut before its attempt is whole: nothing, and both numbers 0 (envelope.h), even when
+     * the job id was whole before the cut */
+    for (size_t len = 0; len < 12; len++) {
+        job = 1, attempt = 1;
         assert_int_equal(refused(PLY_PROTOCOL_ID, bytes, len, &job, &attempt), 0);
+        assert_int_equal(job, 0);
+        assert_int_equal(attempt, 0);
+    }
     free(bytes);
 }
 

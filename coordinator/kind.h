@@ -31,8 +31,6 @@ typedef struct ply__summary {
     ply_u128_t nodes;       /* its count so far (exact) */
     uint64_t counted_nodes; /* nodes counted in this session (its rate's), 0: not measured */
     uint32_t mismatches;    /* verification mismatches found in it */
-    /* what the finished record keeps to say RunAsked again (kind->asked_again) */
-    int chess960, stats, want_split;
     int storable; /* it has a plan or request that the state file keeps (its end is recorded) */
 } ply__summary_t;
 
@@ -194,7 +192,8 @@ typedef struct ply__kind {
     void (*summary)(const ply__run_t *run, ply__summary_t *s);
     /**
      * asked_again - what finished run @f computed (RunAsked), rebuilt from its record (in
-     * memory or read from the state file): 1, or 0 when the record does not say (no claim).
+     * memory or read from the state file: its request as store_run gives it, f->request,
+     * and its verification): 1, or 0 when the record does not say (no claim).
      */
     int (*asked_again)(const ply__finished_t *f, ply__asked_t *a);
     /** fill_accepted - the kind's part of the Accepted message (strings point into @run). */

@@ -177,9 +177,17 @@ static void finished_add(ply_coordinator_t *c, ply__run_t *run, const char *stat
     f->depth = sum.depth;
     snprintf(f->fen, sizeof f->fen, "%s", sum.fen);
     snprintf(f->verify, sizeof f->verify, "%s", run->verif.text);
-    f->chess960 = sum.chess960, f->stats = sum.stats, f->want_split = sum.want_split;
     f->verify_mode = run->verif.mode, f->verify_ppm = run->verif.ppm;
     f->kind = run->kind->id;
+    ply_store_run_t sr; /* its request, as the state file keeps it */
+    memset(&sr, 0, sizeof sr);
+    const ply_split_t *plan = NULL;
+    run->kind->store_run(run, &sr, &plan);
+    if (sr.request && sr.request_len <= sizeof f->request) {
+        f->has_request = 1;
+        f->request_len = sr.request_len;
+        memcpy(f->request, sr.request, sr.request_len);
+    }
     if (run->state == PLY__RUN_FAILED) snprintf(f->error, sizeof f->error, "%s", run->fail_msg);
     f->reply = reply;
     f->next = c->finished;
@@ -226,9 +234,11 @@ void ply__finished_from_store(ply__finished_t *f, const ply_store_finished_t *sf
     snprintf(f->fen, sizeof f->fen, "%s", sf->fen);
     snprintf(f->verify, sizeof f->verify, "%s", sf->verify);
     snprintf(f->error, sizeof f->error, "%s", sf->error);
-    f->chess960 = sf->chess960, f->stats = sf->stats, f->want_split = sf->want_split;
     f->verify_mode = sf->verify_mode, f->verify_ppm = sf->verify_ppm;
     f->kind = sf->kind ? sf->kind : ply__kind_default()->id;
+    f->has_request = sf->has_request;
+    f->request_len = sf->request_len;
+    memcpy(f->request, sf->request, sf->request_len);
 }
 
 /*

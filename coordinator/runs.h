@@ -71,9 +71,15 @@ struct ply__finished {
     char fen[PLY_ARB_FEN_MAX];
     unsigned depth;
     char verify[32];
-    int chess960, stats, want_split, verify_mode; /* what it computed (RunAsked) */
-    int kind; /* its job kind (a Ply__JobKind); only perft's RunAsked is rebuilt from this */
+    /* what it computed (RunAsked), which its kind rebuilds (kind->asked_again): its kind, its
+     * verification, and its request as the kind encodes it (kind->store_run, as the state file
+     * keeps it; has_request 0 when it has none or it is longer than request) */
+    int kind;
+    int verify_mode;
     uint32_t verify_ppm;
+    int has_request;
+    size_t request_len;
+    uint8_t request[PLY_STORE_FINISHED_REQUEST_MAX];
     uint64_t counted_nodes, time_ms; /* its rate's nodes and time (0 when read from the store) */
     uint64_t tail_ms;                /* its idle tail (dispatch.c; 0 when read from the store) */
     uint32_t mismatches;             /* verification mismatches found in it */

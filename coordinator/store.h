@@ -114,6 +114,9 @@ typedef struct ply_store_result {
     size_t payload_len;
 } ply_store_result_t;
 
+/** The longest request a finished run's summary keeps (ply_store_finished_t.request), bytes. */
+#define PLY_STORE_FINISHED_REQUEST_MAX 512
+
 /** A finished run, as listed by ply_store_finished and ply_store_recent. */
 typedef struct ply_store_finished {
     uint64_t id;
@@ -127,12 +130,16 @@ typedef struct ply_store_finished {
     char error[512]; /* why it failed, or "" */
     char verify[32]; /* "none", "sample=P", "all" */
     /* what it computed (ply_store_finished and ply_store_recent fill them; finish_run
-     * leaves them as ply_store_add_run stored them): chess960, stats and want_split are
-     * read from a perft run's request (0, 0, -1 for other kinds) */
-    int chess960, stats, want_split, verify_mode;
+     * leaves them as ply_store_add_run stored them): its kind, its verification, and its
+     * request as its kind encodes it (ply_store_run_t.request), copied when it fits in
+     * PLY_STORE_FINISHED_REQUEST_MAX bytes (has_request 0 when it does not) */
+    int verify_mode;
     uint32_t verify_ppm;
     char owner[48]; /* as ply_store_run_t.owner */
     int kind;       /* as ply_store_run_t.kind */
+    int has_request;
+    size_t request_len;
+    uint8_t request[PLY_STORE_FINISHED_REQUEST_MAX];
 } ply_store_finished_t;
 
 /**

@@ -428,10 +428,15 @@ static void read_finished(sqlite3_stmt *st, ply_store_finished_t *f)
     f->verify_ppm = (uint32_t)sqlite3_column_int64(st, 13);
     snprintf(f->owner, sizeof f->owner, "%s", col_text(st, 15));
     f->kind = sqlite3_column_int(st, 16);
-    f->want_split = -1;
-    if (f->kind == PLY_STORE_KIND_PERFT) /* what it computed is its request's (0 if unreadable) */
-        perft_request_read(sqlite3_column_blob(st, 11), (size_t)sqlite3_column_bytes(st, 11),
-                           &f->chess960, &f->stats, &f->want_split);
+    /* what it computed: its kind's request, as stored (a NULL column: none) */
+    const void *req = sqlite3_column_blob(st, 11);
+    int n = sqlite3_column_bytes(st, 11);
+    if (sqlite3_column_type(st, 11) != SQLITE_NULL && n >= 0 &&
+        (size_t)n <= sizeof f->request) {
+        f->has_request = 1;
+        f->request_len = (size_t)n;
+        if (n > 0) memcpy(f->request, req, (size_t)n);
+    }
 }
 
 int ply_store_finished(ply_store_t *s, uint64_t id, ply_store_finished_t *f, void **reply,

@@ -547,7 +547,6 @@ static void perft_summary(const ply__run_t *run, ply__summary_t *s)
     s->nodes = pf->nodes;
     s->counted_nodes = pf->counted_nodes;
     s->mismatches = pf->mismatches;
-    s->chess960 = pf->chess960, s->stats = pf->want_stats, s->want_split = pf->want_split;
     s->storable = pf->plan != NULL;
 }
 
@@ -572,12 +571,21 @@ static void asked_of(ply__asked_t *asked, const char *fen, unsigned depth, int c
         a->has_verify_ppm = 1, a->verify_ppm = verify_ppm;
 }
 
-/* What a finished perft run computed, from its record: its columns say it all. */
+/* What a finished perft run computed, from its record: its position and depth, the flags of
+ * its request (none when the request is missing or does not decode), its verification. */
 static int perft_asked_again(const ply__finished_t *f, ply__asked_t *a)
 {
     if (!f->fen[0] || !f->depth) return 0;
-    asked_of(a, f->fen, f->depth, f->chess960, f->stats, f->want_split, f->verify_mode,
-             f->verify_ppm);
+    int chess960 = 0, stats = 0, want_split = -1;
+    Ply__PerftRequest *q =
+        f->has_request ? ply__perft_request__unpack(NULL, f->request_len, f->request) : NULL;
+    if (q) {
+        chess960 = q->chess960 != 0;
+        stats = q->stats != 0;
+        want_split = q->has_split_depth ? q->split_depth : -1;
+        ply__perft_request__free_unpacked(q, NULL);
+    }
+    asked_of(a, f->fen, f->depth, chess960, stats, want_split, f->verify_mode, f->verify_ppm);
     return 1;
 }
 

@@ -786,11 +786,11 @@ static void search_summary(const ply__run_t *run, ply__summary_t *sum)
     sum->movetime_ms = s->req && s->req->has_movetime_ms ? s->req->movetime_ms : 0;
     sum->nodes = s->nodes;
     sum->counted_nodes = s->counted_nodes;
-    sum->chess960 = s->chess960, sum->want_split = -1;
     sum->storable = s->request != NULL;
 }
 
-/* A finished search run's request is not in its record: no claim. */
+/* A finished search run makes no claim of what it asked (its record keeps its request, but its
+ * answers never said it again). */
 static int search_asked_again(const ply__finished_t *f, ply__asked_t *a)
 {
     (void)f, (void)a;

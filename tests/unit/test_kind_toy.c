@@ -453,7 +453,6 @@ static void toy_summary(const ply__run_t *run, ply__summary_t *s)
     (void)run;
     memset(s, 0, sizeof *s);
     s->fen = "";
-    s->want_split = -1;
     s->storable = 1;
 }
 

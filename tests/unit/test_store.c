@@ -97,6 +97,19 @@ static int req_of(const ply_store_run_t *r, int *chess960, int *stats, int *spli
     return same ? 0 : -1;
 }
 
+/* What a finished run's kept request says as perft's (perft/kind.c reads it so): chess960,
+ * stats and the split asked; 0, 0, -1 when it has none or it is not a perft request. */
+static void finished_req_of(const ply_store_finished_t *g, int *chess960, int *stats, int *split)
+{
+    *chess960 = 0, *stats = 0, *split = -1;
+    Ply__PerftRequest *q =
+        g->has_request ? ply__perft_request__unpack(NULL, g->request_len, g->request) : NULL;
+    if (!q) return;
+    *chess960 = q->chess960 != 0, *stats = q->stats != 0;
+    *split = q->has_split_depth ? q->split_depth : -1;
+    ply__perft_request__free_unpacked(q, NULL);
+}
+
 static ply_store_run_t run_of(uint64_t id, const char *fen, unsigned depth, uint64_t base)
 {
     ply_store_run_t r;
@@ -248,7 +261,9 @@ static void test_write_and_reload(void **state)
     assert_string_equal(g.state, "done");
     assert_true(g.nodes == 197281 && g.jobs_done == 400);
     assert_string_equal(g.owner, run.owner); /* only its owner reads the answer */
-    assert_true(g.depth == 4 && g.want_split == 2 && !g.stats && !g.chess960);
+    int c960, stats, split;
+    finished_req_of(&g, &c960, &stats, &split);
+    assert_true(g.depth == 4 && split == 2 && !stats && !c960);
     assert_int_equal(n, sizeof reply);
     assert_memory_equal(blob, reply, n);
     free(blob);
@@ -942,7 +957,9 @@ static void check_old_file(int later, const ply_split_t *plan)
     assert_int_equal(ply_store_finished(s, OLD_DONE, &g, &blob, &n), 0);
     assert_string_equal(g.state, "done");
     assert_true(g.nodes == 400 && g.depth == 2 && g.jobs_total == 1 && g.jobs_done == 1);
-    assert_true(g.elapsed_ms == 9000 && g.code == 0 && g.want_split == -1);
+    int c960, stats, split;
+    finished_req_of(&g, &c960, &stats, &split);
+    assert_true(g.elapsed_ms == 9000 && g.code == 0 && split == -1);
     assert_string_equal(g.verify, "none");
     assert_int_equal(n, 4);
     assert_memory_equal(blob, "\x0a\x0b\x00\xff", 4);
@@ -1073,7 +1090,9 @@ static void test_ply1_answer_migrates(void **state)
     void *blob = NULL;
     size_t n = 0;
     assert_int_equal(ply_store_finished(s, OLD_DONE, &g, &blob, &n), 0);
-    assert_true(!g.chess960 && !g.stats && g.want_split == -1); /* read from its request */
+    int c960, stats, split;
+    finished_req_of(&g, &c960, &stats, &split);
+    assert_true(g.has_request && !c960 && !stats && split == -1); /* its request */
     ply_store_close(&s);
     ply_msg_t *m = ply__message__unpack(NULL, n, blob);
     free(blob);

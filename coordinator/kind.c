@@ -48,6 +48,14 @@ const ply__kind_t *ply__kind_of(int kind)
     return NULL;
 }
 
+int ply__kinds_upgrade_row(const ply_store_old_run_t *row, uint8_t **request, size_t *request_len,
+                           uint8_t **reply, size_t *reply_len)
+{
+    const ply__kind_t *k = ply__kind_of(row->kind);
+    if (!k || !k->upgrade_row) return 0; /* its row stays as it is */
+    return k->upgrade_row(row, request, request_len, reply, reply_len);
+}
+
 const ply__kind_t *ply__kind_default(void)
 {
     return &ply__kind_perft;

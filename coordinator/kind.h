@@ -6,9 +6,10 @@
  * the run's answer, stores and restores it, and builds the answer and its
  * part of the progress. Each kind is a folder, its state behind the run's one
  * opaque pointer (run->kind_state): kind 1, perft, is perft/ (perft/perft.h);
- * kind 2, search, is search/. Every member is required: what kinds share (task slots,
- * wire ids, the sample, identities and exclusion) is the verification
- * service (verification.h), which each kind calls, never a default.
+ * kind 2, search, is search/. Every member but upgrade_row is required: what
+ * kinds share (task slots, wire ids, the sample, identities and exclusion) is
+ * the verification service (verification.h), which each kind calls, never a
+ * default.
  *
  * Every member is called on the loop thread, except plan (libuv's thread
  * pool). Task t of a run is computation role t / run->sched.njobs of job
@@ -66,6 +67,12 @@ typedef struct ply__kind {
      * position, flags, encoded request), and the plan the row keeps in *@plan (NULL: none).
      */
     void (*store_run)(const ply__run_t *run, ply_store_run_t *sr, const ply_split_t **plan);
+    /**
+     * upgrade_row - a state-file row of this kind written by format 4 (before PLY/2), as
+     * format 5 keeps it (ply_store_upgrade_fn, store.h); NULL, the one member that may be: the
+     * kind kept nothing in format 4's columns (its rows stay as they are).
+     */
+    ply_store_upgrade_fn upgrade_row;
 
     /**
      * plan - on the thread pool: split the run into jobs. Reads what was asked
@@ -213,6 +220,13 @@ typedef struct ply__kind {
 
 /** ply__kind_of - the kind numbered @kind (a Ply__JobKind), or NULL when there is none. */
 const ply__kind_t *ply__kind_of(int kind);
+/**
+ * ply__kinds_upgrade_row - the ply_store_upgrade_fn the coordinator opens its state file with:
+ * the format-4 row @row given to its kind's upgrade_row (nothing when its kind is unknown or
+ * has none).
+ */
+int ply__kinds_upgrade_row(const ply_store_old_run_t *row, uint8_t **request, size_t *request_len,
+                           uint8_t **reply, size_t *reply_len);
 /** ply__kind_default - the kind of a message that names none (kind 1: before job kinds, every
  * run was a perft). */
 const ply__kind_t *ply__kind_default(void);

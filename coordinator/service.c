@@ -520,7 +520,8 @@ ply_coordinator_t *ply_coordinator_new(const ply_coordinator_config_t *cfg, char
     if (r == 0) zlist_autofree(c->bound);
     if (r < 0) ply_why(why, why_len, 0, "cannot set up the coordinator: %s", ply_strerror(r));
     /* the state file before any socket: one in use or damaged stops us before we bind */
-    if (r == 0 && c->state_path && !(c->store = ply_store_open(c->state_path, why, why_len)))
+    if (r == 0 && c->state_path && !(c->store = ply_store_open_upgrading(c->state_path, ply__kinds_upgrade_row,
+                                                     why, why_len)))
         r = PLY_EDB;
     if (r == 0 && c->store) r = ply__restore(c, why, why_len);
     if (r == 0 && cfg->admin_keys && !cfg->curve) {

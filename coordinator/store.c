@@ -45,9 +45,11 @@
  * every run such a file holds is perft, whose request is the other columns).
  * Format 4 (before PLY/2) stores a perft run's request in columns of its own
  * (chess960, stats, want_split, beside fen and depth) and the answers in
- * PLY/1's shape; each perft run gets its request encoded from those columns,
- * the RunAsked of each stored perft answer is rewritten as PLY/2 says it
- * (RunAsked.perft), and the three columns go.
+ * PLY/1's shape; each run's row goes to the upgrade the coordinator passed
+ * (ply_store_open_upgrading: its registry of kinds, and so perft/upgrade.c),
+ * which encodes a perft run's request from those columns and rewrites the
+ * RunAsked of its stored answer as PLY/2 says it (RunAsked.perft); then the
+ * three columns go.
  * Each step is one transaction and is logged; an older ply refuses a newer
  * format ("written by a newer ply"), it does not misread it.
  *
@@ -68,7 +70,6 @@
 
 #include <sqlite3.h>
 
-#include "ply.pb-c.h"
 #include "util/error.h"
 #include "util/log.h"
 
@@ -263,59 +264,10 @@ static int migrate_3_to_4(ply_store_t *s, char *why, size_t why_len)
 }
 
 /*
- * A format-4 perft run's request, from its columns, as PLY/2 says it (RunAsked.perft, and
- * what perft/kind.c normalises and stores): @p's strings point into @fen.
- */
-static void perft_request_of(Ply__PerftRequest *p, const char *fen, int depth, int chess960,
-                             int stats, int want_split)
-{
-    *p = (Ply__PerftRequest)PLY__PERFT_REQUEST__INIT;
-    p->fen = (char *)fen;
-    p->has_depth = 1, p->depth = (uint32_t)depth;
-    p->has_chess960 = 1, p->chess960 = chess960 != 0;
-    p->has_stats = 1, p->stats = stats != 0;
-    p->has_split_depth = 1, p->split_depth = want_split < 0 ? -1 : want_split;
-}
-
-/*
- * A stored answer @reply (@n bytes: a Message) of a perft run whose request is @p, with its
- * RunAsked as PLY/2 says it: kind 1 and @p in place of PLY/1's fields 60-64. Returns a new
- * encoding (caller frees; its size in *out_len), or NULL when there is nothing to rewrite
- * (another message, an answer without RunAsked, bytes that do not decode: kept as they are)
- * or memory ran out (*out_len SIZE_MAX).
- */
-static uint8_t *perft_reply_v2(const uint8_t *reply, size_t n, const Ply__PerftRequest *p,
-                               size_t *out_len)
-{
-    *out_len = 0;
-    Ply__Message *m = reply && n ? ply__message__unpack(NULL, n, reply) : NULL;
-    Ply__RunAsked *a = m && m->body_case == PLY__MESSAGE__BODY_RUN_RESULT && m->run_result
-                           ? m->run_result->asked
-                           : NULL;
-    uint8_t *out = NULL;
-    if (a && (!a->has_kind || a->kind == PLY__JOB_KIND__JOB_KIND_PERFT) && !a->search) {
-        /* PLY/1's fen, depth, chess960, stats and split_depth, unknown to PLY/2: dropped */
-        for (size_t i = 0; i < a->base.n_unknown_fields; i++) free(a->base.unknown_fields[i].data);
-        free(a->base.unknown_fields);
-        a->base.unknown_fields = NULL, a->base.n_unknown_fields = 0;
-        a->has_kind = 1, a->kind = PLY__JOB_KIND__JOB_KIND_PERFT;
-        a->perft = (Ply__PerftRequest *)p;
-        size_t len = ply__message__get_packed_size(m);
-        out = malloc(len ? len : 1);
-        if (out)
-            *out_len = ply__message__pack(m, out);
-        else
-            *out_len = SIZE_MAX;
-        a->perft = NULL; /* @p is the caller's */
-    }
-    if (m) ply__message__free_unpacked(m, NULL);
-    return out;
-}
-
-/*
- * Format 4 -> 5 (PLY/2): every perft run's request encoded from its columns, the RunAsked of
- * every stored perft answer rewritten (perft_reply_v2), the columns dropped; one transaction.
- * A file without the columns (one a test or a hand made from a newer file) keeps its requests.
+ * Format 4 -> 5 (PLY/2): every run's row given to s->upgrade (its kind's: the request of a run
+ * whose kind kept it in columns, encoded, and its stored answer's RunAsked rewritten), the
+ * columns dropped; one transaction. A file without the columns (one a test or a hand made from
+ * a newer file) keeps its requests.
  */
 static int migrate_4_to_5(ply_store_t *s, char *why, size_t why_len)
 {
@@ -324,35 +276,43 @@ static int migrate_4_to_5(ply_store_t *s, char *why, size_t why_len)
     int r = exec(s, "BEGIN IMMEDIATE", reason, sizeof reason);
     int columns = r == 0 ? has_column(s, "runs", "chess960", reason, sizeof reason) : 0;
     if (columns < 0) r = PLY_EDB;
-    if (r == 0 && columns &&
+    if (r == 0 && columns && s->upgrade &&
         (sqlite3_prepare_v2(s->db,
-                            "SELECT id, fen, depth, chess960, stats, want_split, reply FROM runs"
-                            " WHERE kind=1",
+                            "SELECT id, kind, fen, depth, chess960, stats, want_split, request,"
+                            " reply FROM runs",
                             -1, &sel, NULL) != SQLITE_OK ||
          sqlite3_prepare_v2(s->db,
-                            "UPDATE runs SET request=?2, reply=coalesce(?3, reply)"
-                            " WHERE id=?1",
+                            "UPDATE runs SET request=coalesce(?2, request),"
+                            " reply=coalesce(?3, reply) WHERE id=?1",
                             -1, &upd, NULL) != SQLITE_OK)) {
         ply_why(reason, sizeof reason, 0, "%s", sqlite3_errmsg(s->db));
         r = PLY_EDB;
     }
     unsigned runs = 0, replies = 0;
-    while (r == 0 && columns && sqlite3_step(sel) == SQLITE_ROW) {
-        const char *fen = (const char *)sqlite3_column_text(sel, 1);
-        Ply__PerftRequest p;
-        perft_request_of(&p, fen ? fen : "", sqlite3_column_int(sel, 2), sqlite3_column_int(sel, 3),
-                         sqlite3_column_int(sel, 4), sqlite3_column_int(sel, 5));
-        size_t n = ply__perft_request__get_packed_size(&p), reply_len = 0;
-        uint8_t *req = malloc(n ? n : 1);
-        uint8_t *reply = perft_reply_v2(sqlite3_column_blob(sel, 6),
-                                        (size_t)sqlite3_column_bytes(sel, 6), &p, &reply_len);
-        if (!req || reply_len == SIZE_MAX) {
+    while (r == 0 && sel && sqlite3_step(sel) == SQLITE_ROW) {
+        const char *fen = (const char *)sqlite3_column_text(sel, 2);
+        ply_store_old_run_t row = {
+            .id = (uint64_t)sqlite3_column_int64(sel, 0),
+            .kind = sqlite3_column_int(sel, 1),
+            .fen = fen ? fen : "",
+            .depth = sqlite3_column_int(sel, 3),
+            .chess960 = sqlite3_column_int(sel, 4),
+            .stats = sqlite3_column_int(sel, 5),
+            .want_split = sqlite3_column_int(sel, 6),
+            .request = sqlite3_column_blob(sel, 7),
+            .request_len = (size_t)sqlite3_column_bytes(sel, 7),
+            .reply = sqlite3_column_blob(sel, 8),
+            .reply_len = (size_t)sqlite3_column_bytes(sel, 8),
+        };
+        uint8_t *req = NULL, *reply = NULL;
+        size_t n = 0, reply_len = 0;
+        if (s->upgrade(&row, &req, &n, &reply, &reply_len) < 0) {
             ply_why(reason, sizeof reason, 0, "out of memory");
             r = PLY_ENOMEM;
-        } else {
-            ply__perft_request__pack(&p, req);
+        } else if (req || reply) {
             int rc = sqlite3_bind_int64(upd, 1, sqlite3_column_int64(sel, 0));
-            rc |= sqlite3_bind_blob(upd, 2, req, (int)n, SQLITE_STATIC);
+            rc |= req ? sqlite3_bind_blob(upd, 2, req, (int)n, SQLITE_STATIC)
+                      : sqlite3_bind_null(upd, 2);
             rc |= reply ? sqlite3_bind_blob(upd, 3, reply, (int)reply_len, SQLITE_STATIC)
                         : sqlite3_bind_null(upd, 3);
             if (rc != SQLITE_OK || sqlite3_step(upd) != SQLITE_DONE) {
@@ -360,7 +320,7 @@ static int migrate_4_to_5(ply_store_t *s, char *why, size_t why_len)
                 r = PLY_EDB;
             }
             sqlite3_reset(upd);
-            runs++, replies += reply != NULL;
+            runs += req != NULL, replies += reply != NULL;
         }
         free(req);
         free(reply);
@@ -382,7 +342,7 @@ static int migrate_4_to_5(ply_store_t *s, char *why, size_t why_len)
         return ply_why(why, why_len, PLY_EDB, "cannot migrate state format 4 to 5: %s", reason);
     }
     ply_info("state file %s: migrated from format 4 to 5 (PLY/2: every run's request encoded, "
-             "%u perft runs, %u of their answers)",
+             "%u runs by their kinds, %u of their answers)",
              s->path, runs, replies);
     return 0;
 }
@@ -445,6 +405,12 @@ static int check_identity(ply_store_t *s, char *why, size_t why_len)
 
 ply_store_t *ply_store_open(const char *path, char *why, size_t why_len)
 {
+    return ply_store_open_upgrading(path, NULL, why, why_len);
+}
+
+ply_store_t *ply_store_open_upgrading(const char *path, ply_store_upgrade_fn upgrade, char *why,
+                                      size_t why_len)
+{
     if (!path || !path[0]) {
         ply_why(why, why_len, 0, "no state file named");
         return NULL;
@@ -455,6 +421,7 @@ ply_store_t *ply_store_open(const char *path, char *why, size_t why_len)
         ply_why(why, why_len, 0, "out of memory");
         return NULL;
     }
+    s->upgrade = upgrade;
     int rc = sqlite3_open_v2(path, &s->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL);
     if (rc != SQLITE_OK) {
         ply_why(why, why_len, 0, "cannot open state file %s: %s", path,

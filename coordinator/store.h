@@ -143,14 +143,48 @@ typedef struct ply_store_finished {
 } ply_store_finished_t;
 
 /**
- * ply_store_open - open the state file @path, creating it (and its schema)
+ * A run's row of a format-4 file (before PLY/2), as format 5 migrates it (ply_store_upgrade_fn):
+ * its kind, the columns that said what a run of kind 1 asked (dropped by the migration), and
+ * its stored answer. Strings and bytes are the store's, valid during the call.
+ */
+typedef struct ply_store_old_run {
+    uint64_t id;
+    int kind;        /* as ply_store_run_t.kind */
+    const char *fen; /* "" when NULL */
+    int depth, chess960, stats, want_split;
+    const uint8_t *request; /* its request column (NULL: none), request_len bytes */
+    size_t request_len;
+    const uint8_t *reply; /* the Message its client got (NULL: none), reply_len bytes */
+    size_t reply_len;
+} ply_store_old_run_t;
+
+/**
+ * ply_store_upgrade_fn - what format 5 keeps of the format-4 row @row, as its kind says: its
+ * request encoded into *@request (malloc'd, *@request_len bytes; NULL: the row keeps its
+ * request column) and its answer rewritten into *@reply (malloc'd, *@reply_len bytes; NULL:
+ * kept as it is). Both start NULL; the store frees them. 0, or PLY_ENOMEM.
+ */
+typedef int (*ply_store_upgrade_fn)(const ply_store_old_run_t *row, uint8_t **request,
+                                    size_t *request_len, uint8_t **reply, size_t *reply_len);
+
+/**
+ * ply_store_open_upgrading - open the state file @path, creating it (and its schema)
  * when it does not exist or is empty, and take it for this process alone.
  * Returns NULL with a one-line reason in @why when the file cannot be opened
  * or created, is not an SQLite database, is another program's database, was
  * written by a newer ply (a format-1, -2, -3 or -4 file of an older ply is migrated to format 5
- * in place, one logged transaction per step; format 4 -> 5 also rewrites the RunAsked of the
- * stored answers of perft runs as PLY/2 says it), fails SQLite's quick_check,
- * or is in use by another coordinator. Close with ply_store_close.
+ * in place, one logged transaction per step; format 4 -> 5 gives every run's row to @upgrade,
+ * which encodes the request of the runs whose kinds kept it in columns and rewrites their
+ * stored answers as PLY/2 says them: the coordinator's registry of kinds; NULL keeps every row
+ * as it is), fails SQLite's quick_check, or is in use by another coordinator. Close with
+ * ply_store_close.
+ */
+ply_store_t *ply_store_open_upgrading(const char *path, ply_store_upgrade_fn upgrade, char *why,
+                                      size_t why_len);
+
+/**
+ * ply_store_open - ply_store_open_upgrading without an upgrade: a format-4 file's rows keep what
+ * they hold (a run whose request was in columns then has none).
  */
 ply_store_t *ply_store_open(const char *path, char *why, size_t why_len);
 

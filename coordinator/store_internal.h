@@ -19,6 +19,7 @@ struct ply_store {
     char *path;
     sqlite3_stmt *add_result, *add_identity;
     int in_txn; /* ply_store_begin has opened a transaction */
+    ply_store_upgrade_fn upgrade; /* what migrates a format-4 row (ply_store_open_upgrading) */
 };
 
 #endif

@@ -713,6 +713,7 @@ const ply__kind_t ply__kind_perft = {
     .restore = perft_restore,
     .same_request = perft_same_request,
     .store_run = perft_store_run,
+    .upgrade_row = ply__perft_upgrade_row,
     .plan = perft_plan,
     .planned = perft_planned,
     .setup = perft_setup,

@@ -14,6 +14,7 @@
  *              of a job, reopening what an identity caught wrong counted
  *   drill.c    the rule engine's counts (on the thread pool) and the
  *              drill-downs of a mismatch
+ *   upgrade.c  its rows of a format-4 state file as format 5 keeps them
  */
 #ifndef PLY_COORDINATOR_PERFT_PERFT_H
 #define PLY_COORDINATOR_PERFT_PERFT_H
@@ -187,5 +188,15 @@ void ply__drill_start(ply_coordinator_t *c, ply__run_t *run, size_t idx);
 void ply__drill_result(ply_coordinator_t *c, ply__run_t *run, size_t t, const Ply__Result *r);
 /** ply__drill_give_up - a drill-down task cannot be done (worker left, failed): say why. */
 void ply__drill_give_up(ply_coordinator_t *c, ply__run_t *run, size_t t, const char *why);
+
+/**
+ * ply__perft_upgrade_row - kind->upgrade_row (a ply_store_upgrade_fn) for perft: the request of
+ * the format-4 perft run @row, encoded from its columns into *@request (malloc'd,
+ * *@request_len bytes), and its stored answer with PLY/2's RunAsked into *@reply (malloc'd,
+ * *@reply_len bytes; NULL when there is nothing to rewrite: no answer, another message, an
+ * answer without RunAsked or one that does not decode). 0, or PLY_ENOMEM (nothing allocated).
+ */
+int ply__perft_upgrade_row(const ply_store_old_run_t *row, uint8_t **request,
+                           size_t *request_len, uint8_t **reply, size_t *reply_len);
 
 #endif

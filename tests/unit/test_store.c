@@ -15,8 +15,9 @@
  * stored with its request and no plan reads back with them, and its task ids
  * count in the next job base. PLY/2 (format 5): every run's request is its
  * kind's encoding (a perft run's a PerftRequest, encoded from the columns of a
- * format-4 file, which go), and a stored perft answer's RunAsked is rewritten
- * as PLY/2 says it; a run without a request is refused.
+ * format-4 file, which go, by the registry of kinds the coordinator opens its
+ * file with), and a stored perft answer's RunAsked is rewritten as PLY/2 says
+ * it; a run without a request is refused.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -33,6 +34,7 @@
 
 #include "arbiter/arbiter.h"
 #include "envelope.h"
+#include "kind.h" /* the registry's upgrade of format-4 rows */
 #include "perft/split.h"
 #include "store.h"
 #include "util/error.h"
@@ -911,7 +913,7 @@ static int format_of(char *meta, size_t meta_len)
 static void check_old_file(int later, const ply_split_t *plan)
 {
     char why[512] = "", meta[32];
-    ply_store_t *s = ply_store_open(path, why, sizeof why);
+    ply_store_t *s = ply_store_open_upgrading(path, ply__kinds_upgrade_row, why, sizeof why);
     if (!s) fail_msg("old file not migrated: %s", why);
     kept_t k = {0};
     assert_int_equal(ply_store_load(s, on_run_kept, on_result_kept, &k, why, sizeof why), 0);
@@ -1084,7 +1086,7 @@ static void test_ply1_answer_migrates(void **state)
     sqlite3_close(db);
 
     char why[512] = "";
-    ply_store_t *s = ply_store_open(path, why, sizeof why);
+    ply_store_t *s = ply_store_open_upgrading(path, ply__kinds_upgrade_row, why, sizeof why);
     if (!s) fail_msg("%s", why);
     ply_store_finished_t g;
     void *blob = NULL;

@@ -266,8 +266,9 @@ static int migrate_3_to_4(ply_store_t *s, char *why, size_t why_len)
 /*
  * Format 4 -> 5 (PLY/2): every run's row given to s->upgrade (its kind's: the request of a run
  * whose kind kept it in columns, encoded, and its stored answer's RunAsked rewritten), the
- * columns dropped; one transaction. A file without the columns (one a test or a hand made from
- * a newer file) keeps its requests.
+ * columns dropped; one transaction. Without an upgrade a file with the columns is refused and
+ * left as it was, never stripped of what its runs asked. A file without the columns (one a
+ * test or a hand made from a newer file) keeps its requests.
  */
 static int migrate_4_to_5(ply_store_t *s, char *why, size_t why_len)
 {
@@ -276,7 +277,14 @@ static int migrate_4_to_5(ply_store_t *s, char *why, size_t why_len)
     int r = exec(s, "BEGIN IMMEDIATE", reason, sizeof reason);
     int columns = r == 0 ? has_column(s, "runs", "chess960", reason, sizeof reason) : 0;
     if (columns < 0) r = PLY_EDB;
-    if (r == 0 && columns && s->upgrade &&
+    if (r == 0 && columns && !s->upgrade) {
+        /* dropping the columns without the kinds' upgrade would lose what the runs asked */
+        ply_why(reason, sizeof reason, 0,
+                "its runs keep their requests in columns that only the coordinator's kinds can "
+                "encode (open it with the coordinator); the file is left as it was");
+        r = PLY_EDB;
+    }
+    if (r == 0 && columns &&
         (sqlite3_prepare_v2(s->db,
                             "SELECT id, kind, fen, depth, chess960, stats, want_split, request,"
                             " reply FROM runs",

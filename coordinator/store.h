@@ -175,16 +175,17 @@ typedef int (*ply_store_upgrade_fn)(const ply_store_old_run_t *row, uint8_t **re
  * written by a newer ply (a format-1, -2, -3 or -4 file of an older ply is migrated to format 5
  * in place, one logged transaction per step; format 4 -> 5 gives every run's row to @upgrade,
  * which encodes the request of the runs whose kinds kept it in columns and rewrites their
- * stored answers as PLY/2 says them: the coordinator's registry of kinds; NULL keeps every row
- * as it is), fails SQLite's quick_check, or is in use by another coordinator. Close with
+ * stored answers as PLY/2 says them: the coordinator's registry of kinds; with NULL a format-4
+ * file whose runs keep their requests in columns is refused, PLY_EDB, and left as it was),
+ * fails SQLite's quick_check, or is in use by another coordinator. Close with
  * ply_store_close.
  */
 ply_store_t *ply_store_open_upgrading(const char *path, ply_store_upgrade_fn upgrade, char *why,
                                       size_t why_len);
 
 /**
- * ply_store_open - ply_store_open_upgrading without an upgrade: a format-4 file's rows keep what
- * they hold (a run whose request was in columns then has none).
+ * ply_store_open - ply_store_open_upgrading without an upgrade: a file of format 4 or older
+ * whose runs keep their requests in columns is refused (PLY_EDB), never stripped of them.
  */
 ply_store_t *ply_store_open(const char *path, char *why, size_t why_len);
 

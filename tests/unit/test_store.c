@@ -1025,6 +1025,26 @@ static void test_old_formats_migrate(void **state)
     ply_split_destroy(&plan);
 }
 
+/*
+ * Opened without the kinds' upgrade (ply_store_open), an old file whose runs keep their
+ * requests in columns is refused, and left as it was: a coordinator opens it afterwards and
+ * every value is there.
+ */
+static void test_old_format_without_upgrade(void **state)
+{
+    (void)state;
+    ply_split_t *plan = plan_of(START, 3, 1);
+    write_old_file(2, 1, plan);
+    char why[512] = "", meta[32];
+    ply_store_t *s = ply_store_open(path, why, sizeof why);
+    assert_null(s);
+    assert_non_null(strstr(why, "cannot migrate state format 4 to 5"));
+    assert_non_null(strstr(why, "left as it was"));
+    assert_int_equal(format_of(meta, sizeof meta), 4); /* migrated up to 4, in its own steps */
+    check_old_file(1, plan);
+    ply_split_destroy(&plan);
+}
+
 /* Protobuf's wire format by hand, for a message as PLY/1 encoded it (its fields are gone). */
 static size_t put_varint(uint8_t *p, uint64_t v)
 {
@@ -1280,6 +1300,7 @@ int main(void)
         cmocka_unit_test(test_in_use),
         cmocka_unit_test(test_exact_counts),
         cmocka_unit_test(test_old_formats_migrate),
+        cmocka_unit_test(test_old_format_without_upgrade),
         cmocka_unit_test(test_ply1_answer_migrates),
         cmocka_unit_test(test_kinds),
         cmocka_unit_test(test_search_request),

@@ -133,6 +133,21 @@ void ply__run_attach(ply__run_t *run, zframe_t *client, int detach)
     run->detach = detach;
 }
 
+zmsg_t *ply__run_result_encode(const ply__run_t *run, Ply__RunResult *rr)
+{
+    ply_msg_t m = PLY__MESSAGE__INIT;
+    m.body_case = PLY__MESSAGE__BODY_RUN_RESULT;
+    m.run_result = rr;
+    char reason[256];
+    if (ply_msg_validate(&m, reason, sizeof reason) == 0) {
+        zmsg_t *z = ply_msg_encode(&m);
+        if (z) return z;
+        snprintf(reason, sizeof reason, "out of memory");
+    }
+    ply_warn("run %" PRIu64 ": cannot encode the result: %s", run->id, reason);
+    return NULL;
+}
+
 void ply__run_cancel(ply__run_t *run)
 {
     run->canceled = 1;

@@ -226,6 +226,13 @@ void ply__run_cancel(ply__run_t *run);
  * (it resumes at the next start), so its end is not recorded.
  */
 void ply__run_stop(ply__run_t *run, int keep);
+/**
+ * ply__run_result_encode - the answer @rr of @run as an encoded Message (the caller owns it),
+ * checked first as a client will check it (ply_msg_validate: an answer carries text from
+ * workers); NULL when it does not pass or does not encode, logged with the reason. What every
+ * kind's answer hook returns.
+ */
+zmsg_t *ply__run_result_encode(const ply__run_t *run, Ply__RunResult *rr);
 /** ply__run_computed - a computation of @run is stored: counted in the run, and in the
  * coordinator's results computed when @by_worker (not the rule engine's). */
 void ply__run_computed(ply_coordinator_t *c, ply__run_t *run, int by_worker);

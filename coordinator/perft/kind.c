@@ -679,16 +679,10 @@ static zmsg_t *perft_answer(ply_coordinator_t *c, ply__run_t *run)
         ply__asked_t asked;
         perft_fill_asked(run, &asked);
         rr.asked = &asked.msg;
-        ply_msg_t m = PLY__MESSAGE__INIT;
-        m.body_case = PLY__MESSAGE__BODY_RUN_RESULT;
-        m.run_result = &rr;
-        char reason[256];
-        /* the report carries text from workers: check it as a client will */
-        if (report && ply_msg_validate(&m, reason, sizeof reason) == 0)
-            z = ply_msg_encode(&m);
+        if (report)
+            z = ply__run_result_encode(run, &rr);
         else
-            ply_warn("run %" PRIu64 ": cannot encode the result: %s", run->id,
-                     report ? reason : "out of memory");
+            ply_warn("run %" PRIu64 ": cannot encode the result: out of memory", run->id);
         ply__vreport_free(&report);
     }
     free(ent);

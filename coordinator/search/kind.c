@@ -879,16 +879,7 @@ static zmsg_t *search_answer(ply_coordinator_t *c, ply__run_t *run)
         rr.verification = &ver;
         ply_info("run %" PRIu64 ": verification: %s", run->id, ver.summary);
     }
-    ply_msg_t m = PLY__MESSAGE__INIT;
-    m.body_case = PLY__MESSAGE__BODY_RUN_RESULT;
-    m.run_result = &rr;
-    char reason[256];
-    zmsg_t *z = NULL;
-    /* the lines carry text from workers: check the answer as a client will */
-    if (ply_msg_validate(&m, reason, sizeof reason) == 0)
-        z = ply_msg_encode(&m);
-    else
-        ply_warn("run %" PRIu64 ": cannot encode the result: %s", run->id, reason);
+    zmsg_t *z = ply__run_result_encode(run, &rr);
     char total[PLY_U128_DEC_LEN], best[32] = "";
     ply_u128_to_dec(srun(run)->nodes, total, sizeof total);
     if (s->ndone && sorted[0]->line->has_mate)

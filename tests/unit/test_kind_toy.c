@@ -506,15 +506,7 @@ static zmsg_t *toy_answer(ply_coordinator_t *c, ply__run_t *run)
     rr.has_other = 1, rr.other.data = s->answer, rr.other.len = sizeof s->answer;
     rr.asked = &asked.msg;
     rr.verification = &v;
-    ply_msg_t m = PLY__MESSAGE__INIT;
-    m.body_case = PLY__MESSAGE__BODY_RUN_RESULT;
-    m.run_result = &rr;
-    char reason[256];
-    zmsg_t *z = NULL;
-    if (ply_msg_validate(&m, reason, sizeof reason) == 0)
-        z = ply_msg_encode(&m);
-    else
-        ply_warn("run %" PRIu64 ": cannot encode the toy answer: %s", run->id, reason);
+    zmsg_t *z = ply__run_result_encode(run, &rr);
     for (size_t i = 0; i < v.n_exclusion; i++) free(lines[i]);
     return z;
 }

@@ -3,7 +3,8 @@
 #   make test     build with -Werror, run every ctest test, then the sanitizer runs (what CI runs)
 #   make quick    only the tests labelled quick
 #   make asan     the quick and net tests built with AddressSanitizer + UndefinedBehaviorSanitizer
-#   make tsan     the quick and net tests built with ThreadSanitizer (clang, LLVM OpenMP + Archer)
+#   make tsan     the quick and net tests built with ThreadSanitizer (clang, LLVM OpenMP + Archer),
+#                 less those labelled serial (code that runs on one thread: nothing for TSan to see)
 #   make deb      the Debian package build/deb/ply_VERSION_ARCH.deb (cpack; install: apt install ./FILE)
 #   make install  cmake --install of the release build (PREFIX=/usr/local by default)
 # scripts/bootstrap.sh installs the Debian packages first, then runs one of these.

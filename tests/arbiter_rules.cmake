@@ -4,17 +4,17 @@
 ply_unit_test(test_arbiter_san
   SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/unit/test_arbiter_san.c
   LIBS ply_arbiter
-  LABELS quick
+  LABELS quick serial
   TIMEOUT 300)
 ply_unit_test(test_arbiter_pgn
   SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/unit/test_arbiter_pgn.c
   LIBS ply_arbiter
-  LABELS quick
+  LABELS quick serial
   TIMEOUT 300)
 ply_unit_test(test_arbiter_endgame
   SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/unit/test_arbiter_endgame.c
   LIBS ply_arbiter
-  LABELS quick
+  LABELS quick serial
   TIMEOUT 300)
 # 100,000 generated games (about 190 MB) written to /tmp and read back with
 # the peak RSS checked, every tenth game adjudicated (quick, ~13 s); the
@@ -22,7 +22,7 @@ ply_unit_test(test_arbiter_endgame
 ply_unit_test(test_arbiter_stream
   SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/unit/test_arbiter_stream.c
   LIBS ply_arbiter
-  LABELS quick
+  LABELS quick serial
   TIMEOUT 600)
 add_test(NAME test_arbiter_stream_full COMMAND test_arbiter_stream full)
 set_tests_properties(test_arbiter_stream_full PROPERTIES TIMEOUT 1800 LABELS slow)
@@ -39,5 +39,5 @@ set_tests_properties(arbiter_cli PROPERTIES TIMEOUT 300 LABELS quick SKIP_RETURN
 ply_unit_test(test_arbiter_unwinnable
   SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/unit/test_arbiter_unwinnable.c
   LIBS ply_arbiter
-  LABELS quick
+  LABELS quick serial
   TIMEOUT 300)

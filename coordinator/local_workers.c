@@ -107,7 +107,7 @@ static void on_proc_exit(uv_process_t *h, int64_t status, int signum)
 
 static int spawn_one(ply_coordinator_t *c, unsigned i, char *why, size_t why_len)
 {
-    char threads[16], hash[16], seed[16];
+    char threads[16], hash[16];
     char *args[16 + PLY_COORDINATOR_WORKER_ARGS_MAX];
     int n = 0;
     ply__proc_t *pr = &c->procs[i];
@@ -120,10 +120,8 @@ static int spawn_one(ply_coordinator_t *c, unsigned i, char *why, size_t why_len
     snprintf(pr->id, sizeof pr->id, "local-%u.%u", i, pr->spawns);
     args[n++] = "--id";
     args[n++] = pr->id;
-    /* each its own Zobrist keys, so that --verify can check on another seed */
-    snprintf(seed, sizeof seed, "%u", i);
-    args[n++] = "--zobrist-seed";
-    args[n++] = seed;
+    /* no --zobrist-seed: each draws its own at random (ply-worker(1)), a respawned one too,
+     * so that --verify checks on other keys (one in cfg.worker_args still wins: it comes last) */
     if (c->cfg.worker_threads) {
         snprintf(threads, sizeof threads, "%u", c->cfg.worker_threads);
         args[n++] = "--threads";

@@ -52,3 +52,8 @@ set_tests_properties(search_runs_startpos search_runs_mate search_runs_errors se
   search_runs_engine search_runs_restart search_runs_perft-liar search_runs_uci
   search_runs_game search_runs_game-liar search_runs_verify PROPERTIES TIMEOUT 120 LABELS "net"
   SKIP_RETURN_CODE 77)
+# Workers started without --zobrist-seed draw distinct random seeds (issue 27): two of them
+# on one coordinator, their seeds in `ply status --json`, and --verify all checked on other keys.
+add_test(NAME worker_random_seed
+  COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/integration/worker_seed.sh $<TARGET_FILE_DIR:ply>)
+set_tests_properties(worker_random_seed PROPERTIES TIMEOUT 180 LABELS "quick;net")

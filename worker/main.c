@@ -9,6 +9,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 #include <czmq.h>
 
@@ -23,6 +25,7 @@
 #include "util/error.h"
 #include "util/log.h"
 #include "util/process.h"
+#include "util/random.h"
 #include "util/version.h"
 
 static _Atomic int stop_flag;
@@ -63,7 +66,9 @@ static void usage(FILE *out)
             "      --exit-on-bye       exit instead when the coordinator says Bye or goes silent\n"
             "                          (what workers started by a coordinator do)\n"
             "      --max-jobs N        exit after N jobs (testing)\n"
-            "      --zobrist-seed N    build the Zobrist keys from seed N (default 0)\n"
+            "      --zobrist-seed N    build the Zobrist keys from seed N (default: a random seed,\n"
+            "                          drawn at start-up, logged and sent in HELLO, so that\n"
+            "                          workers checking each other's jobs use other keys)\n"
             "      --curve             CURVE encryption and authentication, with the two files below\n"
             "      --cert FILE         this worker's secret key file (NAME.key_secret, ply keygen);\n"
             "                          its NAME.key must be in the coordinator's --allow directory\n"
@@ -107,6 +112,26 @@ static int connect_probe(const ply_worker_config_t *cfg)
     return -1;
 }
 
+/*
+ * Without --zobrist-seed the keys come from a seed drawn at random, so that two workers
+ * checking each other's jobs (--verify) use other keys and a collision of one is not
+ * repeated by the other (issue 27: with every worker on seed 0, "checked by another
+ * worker" meant the same keys). The seed is not a secret: if the kernel gives no random
+ * bytes, the time and pid will do. The tables are built before any thread starts.
+ */
+static void pick_seed(int seeded)
+{
+    if (!seeded) {
+        uint64_t r;
+        if (ply_random_u64(&r) < 0) {
+            ply_warn("no random bytes from the kernel: zobrist seed from the time and pid");
+            r = ((uint64_t)time(NULL) * 0x9E3779B97F4A7C15ull) ^ (uint64_t)getpid();
+        }
+        ply_zobrist_init((uint32_t)(r ^ (r >> 32)));
+    }
+    ply_info("zobrist seed %u (%s)", ply_zobrist_seed(), seeded ? "--zobrist-seed" : "random");
+}
+
 int main(int argc, char **argv)
 {
     enum { OPT_HASH = 256, OPT_ID, OPT_HB, OPT_LIVENESS, OPT_RECONNECT, OPT_MAXJOBS, OPT_SEED, OPT_VERSION,
@@ -138,7 +163,7 @@ int main(int argc, char **argv)
     ply_worker_config_init(&cfg);
     cfg.hash_mib = 256;
     cfg.exit_on_bye = 0; /* a standalone worker outlives a coordinator restart */
-    int verbose = 0, quiet = 0, c, curve = 0;
+    int verbose = 0, quiet = 0, c, curve = 0, seeded = 0;
     int stay_or_go = 0; /* 1: --reconnect given, 2: --exit-on-bye given */
     int uci = 0, n_opts = 0;
     const char *cert = NULL, *server_key = NULL, *engine = NULL;
@@ -199,6 +224,7 @@ int main(int argc, char **argv)
         case OPT_SEED:
             if (parse_uint(optarg, 0xFFFFFFFFul, &v)) bad = "--zobrist-seed needs 0..4294967295";
             ply_zobrist_init((uint32_t)v);
+            seeded = 1;
             break;
         case OPT_ENGINE: engine = optarg; break;
         case OPT_ENGINE_OPTION:
@@ -293,6 +319,7 @@ int main(int argc, char **argv)
     }
     cfg.curve = keys;
     ply_log_set_level(quiet ? PLY_LOG_ERROR : verbose >= 2 ? PLY_LOG_DEBUG : verbose ? PLY_LOG_INFO : PLY_LOG_WARN);
+    pick_seed(seeded);
 
     if (connect_probe(&cfg) != 0) {
         ply_curve_client_destroy(&keys);

@@ -369,6 +369,7 @@ int main(int argc, char **argv)
     }
 
     ply_log_set_tag("ply-coordinator");
+    ply_log_set_time(1); /* its lines and its workers' line up (PLY_LOG_TIME=0: not) */
     ply_log_set_level(quiet          ? PLY_LOG_ERROR
                       : verbose >= 2 ? PLY_LOG_DEBUG
                       : verbose == 1 ? PLY_LOG_INFO
@@ -376,43 +377,45 @@ int main(int argc, char **argv)
     /* one owner of signals (STYLE.md rule 7): libuv, not czmq */
     zsys_handler_set(NULL);
 
-    char why[512];
+    char why[512], when[48];
     ply_curve_server_t *keys = curve ? ply_curve_server_new(cert, allow, allow_clients, why,
                                                             sizeof why)
                                      : NULL;
     if (curve && !keys) {
-        fprintf(stderr, "ply-coordinator: %s\n", why);
+        fprintf(stderr, "%sply-coordinator: %s\n", ply_log_stamp(when, sizeof when), why);
         return 1;
     }
     cfg.curve = keys;
     ply_coordinator_t *c = ply_coordinator_new(&cfg, why, sizeof why);
     if (!c) {
-        fprintf(stderr, "ply-coordinator: %s\n", why);
+        fprintf(stderr, "%sply-coordinator: %s\n", ply_log_stamp(when, sizeof when), why);
         ply_curve_server_destroy(&keys);
         return 1;
     }
     if (keys && !quiet)
-        fprintf(stderr, "ply-coordinator: CURVE on, server key %s\n",
-                ply_curve_server_public_key(keys));
+        fprintf(stderr, "%sply-coordinator: CURVE on, server key %s\n",
+                ply_log_stamp(when, sizeof when), ply_curve_server_public_key(keys));
     /* the resolved endpoint matters with an ephemeral port (-v logs it already) */
     if (!quiet && !verbose)
-        fprintf(stderr, "ply-coordinator: listening on %s\n", ply_coordinator_endpoint(c));
+        fprintf(stderr, "%sply-coordinator: listening on %s\n", ply_log_stamp(when, sizeof when),
+                ply_coordinator_endpoint(c));
     ply_coordinator_counters_t k;
     ply_coordinator_counters(c, &k);
     if (!quiet && !verbose && cfg.http) /* -v logs it already */
-        fprintf(stderr, "ply-coordinator: status over HTTP on http://%s/\n",
-                ply_coordinator_http_endpoint(c));
+        fprintf(stderr, "%sply-coordinator: status over HTTP on http://%s/\n",
+                ply_log_stamp(when, sizeof when), ply_coordinator_http_endpoint(c));
     if (!quiet && k.runs_restored)
         fprintf(stderr,
-                "ply-coordinator: resuming %llu unfinished run(s) from %s (%llu job results read "
+                "%sply-coordinator: resuming %llu unfinished run(s) from %s (%llu job results read "
                 "back, not recomputed)\n",
-                (unsigned long long)k.runs_restored, cfg.state_path,
-                (unsigned long long)k.results_restored);
+                ply_log_stamp(when, sizeof when), (unsigned long long)k.runs_restored,
+                cfg.state_path, (unsigned long long)k.results_restored);
     rc = ply_coordinator_run(c);
     ply_coordinator_destroy(&c);
     ply_curve_server_destroy(&keys);
     if (rc < 0) {
-        fprintf(stderr, "ply-coordinator: %s\n", ply_strerror(rc));
+        fprintf(stderr, "%sply-coordinator: %s\n", ply_log_stamp(when, sizeof when),
+                ply_strerror(rc));
         return 1;
     }
     return 0;

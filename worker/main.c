@@ -100,15 +100,16 @@ static int parse_uint(const char *s, unsigned long max, unsigned long *out)
  */
 static int connect_probe(const ply_worker_config_t *cfg)
 {
-    char why[512];
+    char why[512], when[48];
     int rc =
         ply_endpoint_probe_wait(cfg->endpoint, 3000, cfg->exit_on_bye ? 1500 : 0, why, sizeof why);
     if (rc == 0) return 0;
     if (rc == PLY_ECONNECT && !cfg->exit_on_bye) {
-        fprintf(stderr, "ply-worker: %s; trying again until it answers\n", why);
+        fprintf(stderr, "%sply-worker: %s; trying again until it answers\n",
+                ply_log_stamp(when, sizeof when), why);
         return 0;
     }
-    fprintf(stderr, "ply-worker: %s\n", why);
+    fprintf(stderr, "%sply-worker: %s\n", ply_log_stamp(when, sizeof when), why);
     return -1;
 }
 
@@ -171,6 +172,7 @@ int main(int argc, char **argv)
     int n_engine_opts = 0;
     unsigned long v;
     ply_log_set_tag("ply-worker");
+    ply_log_set_time(1); /* its lines and its coordinator's line up (PLY_LOG_TIME=0: not) */
     opterr = 0; /* main says what is wrong, in one line */
     while ((c = getopt_long(argc, argv, "c:t:vqh", longopts, NULL)) != -1) {
         const char *bad = NULL;
@@ -338,11 +340,13 @@ int main(int argc, char **argv)
     ply_curve_client_destroy(&keys);
     ply_analysis_destroy(&backend);
     if (rc < 0) {
+        char when[48];
+        ply_log_stamp(when, sizeof when);
         if (rc == PLY_ENOMEM) /* the table, mapped before connecting, is what is large */
-            fprintf(stderr, "ply-worker: out of memory (the --hash table is %u MiB)\n",
+            fprintf(stderr, "%sply-worker: out of memory (the --hash table is %u MiB)\n", when,
                     cfg.hash_mib);
         else
-            fprintf(stderr, "ply-worker: %s: %s%s\n", cfg.endpoint, ply_strerror(rc),
+            fprintf(stderr, "%sply-worker: %s: %s%s\n", when, cfg.endpoint, ply_strerror(rc),
                     rc == PLY_ETIMEDOUT && curve
                         ? " (with --curve: is this worker's public key in the coordinator's "
                           "--allow directory?)"

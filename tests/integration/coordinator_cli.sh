@@ -1,8 +1,9 @@
 #!/bin/sh
 # ply-coordinator's command line: usage errors exit 2 with a message naming the value,
-# failures 1, and what it says it listens on is where it listens.
+# failures 1, what it says it listens on is where it listens, and its log lines carry the time.
 # usage: coordinator_cli.sh PATH/TO/ply-coordinator
 set -u
+unset PLY_LOG_TIME
 C=$1
 fail=0
 tmp=$(mktemp -d)
@@ -46,6 +47,25 @@ wait "$pid" 2>/dev/null
 pid=
 n=$(grep -c "status over HTTP" "$tmp/errv")
 [ "$n" -eq 1 ] || { echo "FAIL: -v printed the HTTP line $n times" >&2; cat "$tmp/errv" >&2; fail=1; }
+# every log line starts with the UTC time in ISO 8601 to the millisecond (ply-coordinator(1)
+# DIAGNOSTICS), and PLY_LOG_TIME=0 leaves it out
+iso='^[0-9]\{4\}-[01][0-9]-[0-3][0-9]T[0-2][0-9]:[0-5][0-9]:[0-6][0-9]\.[0-9]\{3\}Z ply-coordinator '
+if grep -v "$iso" "$tmp/errv" | grep -q .; then
+    echo "FAIL: a log line without its ISO 8601 time:" >&2
+    grep -v "$iso" "$tmp/errv" >&2
+    fail=1
+fi
+PLY_LOG_TIME=0 "$C" -v --bind tcp://127.0.0.1:0 2>"$tmp/err_notime" &
+pid=$!
+for _ in $(seq 50); do
+    grep -q "listening on" "$tmp/err_notime" && break
+    sleep 0.1
+done
+kill "$pid"
+wait "$pid" 2>/dev/null
+pid=
+grep -q "^ply-coordinator info: listening on tcp:" "$tmp/err_notime" ||
+    { echo "FAIL: PLY_LOG_TIME=0 still stamps lines:" >&2; cat "$tmp/err_notime" >&2; fail=1; }
 
 # port 0: the port printed is the one that accepts connections
 "$C" --bind tcp://127.0.0.1:0 2>"$tmp/err0" &

@@ -138,7 +138,7 @@ struct ply_coordinator {
     unsigned nprocs, procs_alive;
     const ply__proc_t *proc_lost; /* the local worker slot given up last, or NULL */
     ply__peer_t *peers;
-    unsigned nworkers;
+    unsigned nworkers, nclients; /* nclients: at most PLY__CLIENTS_KEEP (peers.h) */
     ply__run_t *runs;
     ply__finished_t *finished;
     unsigned nfinished;

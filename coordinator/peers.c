@@ -141,8 +141,18 @@ ply__peer_t *ply__peer_find(ply_coordinator_t *c, zframe_t *rid)
     return NULL;
 }
 
+/* Forgets the client peer heard from longest ago (it holds nothing: see PLY__CLIENTS_KEEP). */
+static void forget_oldest_client(ply_coordinator_t *c)
+{
+    ply__peer_t *old = NULL;
+    for (ply__peer_t *p = c->peers; p; p = p->next)
+        if (p->kind == PLY__PEER_CLIENT && (!old || p->last_seen_ms <= old->last_seen_ms)) old = p;
+    if (old) ply__peer_unlink(c, old);
+}
+
 ply__peer_t *ply__peer_add(ply_coordinator_t *c, zframe_t *rid, const char *identity, int kind)
 {
+    if (kind == PLY__PEER_CLIENT && c->nclients >= PLY__CLIENTS_KEEP) forget_oldest_client(c);
     ply__peer_t *p = calloc(1, sizeof *p);
     if (!p) return NULL;
     p->rid = zframe_dup(rid);
@@ -159,6 +169,7 @@ ply__peer_t *ply__peer_add(ply_coordinator_t *c, zframe_t *rid, const char *iden
     p->next = c->peers;
     c->peers = p;
     if (kind == PLY__PEER_WORKER) c->nworkers++;
+    if (kind == PLY__PEER_CLIENT) c->nclients++;
     return p;
 }
 
@@ -170,6 +181,7 @@ void ply__peer_unlink(ply_coordinator_t *c, ply__peer_t *gone)
             break;
         }
     if (gone->kind == PLY__PEER_WORKER && --c->nworkers == 0) c->no_worker_since_ms = ply_time_ms();
+    if (gone->kind == PLY__PEER_CLIENT) c->nclients--;
     zframe_destroy(&gone->rid);
     free(gone->inflight);
     free(gone);

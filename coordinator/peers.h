@@ -97,7 +97,16 @@ void ply__send_error(ply_coordinator_t *c, zframe_t *rid, int code, uint64_t run
                      const char *fmt, ...) __attribute__((format(printf, 5, 6)));
 /** ply__peer_find - the peer with routing id @rid, or NULL. */
 ply__peer_t *ply__peer_find(ply_coordinator_t *c, zframe_t *rid);
+/**
+ * Client peers kept at most (each about 2 KB): a client holds no state, and ZeroMQ never says
+ * when one has gone, so each `ply` command's connection stayed until 10 liveness periods of
+ * silence (50 s): memory grew with the rate of commands (issue 27: 3 KB a run). Past the
+ * bound, the client heard from longest ago is forgotten; if it speaks again it is a new peer.
+ */
+#define PLY__CLIENTS_KEEP 256
+
 /** ply__peer_add - a new peer of @kind (PEER_*) at the head of the list, or NULL (out of memory).
+ * A new client beyond PLY__CLIENTS_KEEP forgets the client peer heard from longest ago.
  */
 ply__peer_t *ply__peer_add(ply_coordinator_t *c, zframe_t *rid, const char *identity, int kind);
 /** ply__peer_unlink - take @gone out of the list and free it (ply__worker_remove re-queues first).

@@ -138,6 +138,7 @@ typedef struct ply_coordinator_counters {
     uint64_t runs_restored;    /* unfinished runs read back from the state file at start */
     uint64_t results_restored; /* job results read back with them (never recomputed) */
     uint64_t verify_mismatches; /* computations of a job found to disagree (verification) */
+    uint64_t clients_forgotten; /* clients forgotten to keep at most 256 (not for their silence) */
 } ply_coordinator_counters_t;
 
 /**

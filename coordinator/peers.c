@@ -147,7 +147,9 @@ static void forget_oldest_client(ply_coordinator_t *c)
     ply__peer_t *old = NULL;
     for (ply__peer_t *p = c->peers; p; p = p->next)
         if (p->kind == PLY__PEER_CLIENT && (!old || p->last_seen_ms <= old->last_seen_ms)) old = p;
-    if (old) ply__peer_unlink(c, old);
+    if (!old) return;
+    ply__count(c, PLY__CNT_CLIENTS_FORGOTTEN);
+    ply__peer_unlink(c, old);
 }
 
 ply__peer_t *ply__peer_add(ply_coordinator_t *c, zframe_t *rid, const char *identity, int kind)

@@ -580,6 +580,7 @@ void ply_coordinator_counters(const ply_coordinator_t *c, ply_coordinator_counte
     out->workers_hung = LOAD(PLY__CNT_WORKERS_HUNG);
     out->results_computed = LOAD(PLY__CNT_RESULTS_COMPUTED);
     out->verify_mismatches = LOAD(PLY__CNT_VERIFY_MISMATCHES);
+    out->clients_forgotten = LOAD(PLY__CNT_CLIENTS_FORGOTTEN);
 #undef LOAD
     out->runs_restored = c->runs_restored;
     out->results_restored = c->results_restored;

@@ -235,6 +235,41 @@ static void test_worker_vanishes(void **state)
     coord_stop(&t);
 }
 
+static void slow_heartbeats(ply_coordinator_config_t *cfg)
+{
+    cfg->heartbeat_ms = 1000, cfg->liveness = 5; /* a silent client is kept 50 s */
+}
+
+/* Every `ply` command is a new client connection, and ZeroMQ never says when one has gone: the
+ * coordinator keeps at most PLY__CLIENTS_KEEP (256) of them, so that its memory does not grow
+ * with the number of commands it served (issue 27: 3 KB a run). 300 clients in a row, each
+ * asking for the status once: the 44 heard from longest ago are forgotten, and a forgotten one
+ * is served again as a new client. */
+static void test_client_peers_bounded(void **state)
+{
+    (void)state;
+    coord_t *t = coord_start("inproc", slow_heartbeats, NULL);
+    char why[512];
+    ply_client_t *first = NULL;
+    for (int i = 0; i < 300; i++) {
+        ply_client_t *cl = ply_client_new(t->endpoint, why, sizeof why);
+        if (!cl) fail_msg("client %d: %s", i, why);
+        Ply__StatusReply *reply = NULL;
+        if (ply_client_status(cl, 0, 10000, &reply, NULL, why, sizeof why) != 0)
+            fail_msg("client %d: %s", i, why);
+        ply__status_reply__free_unpacked(reply, NULL);
+        if (i == 0) first = cl;
+        else ply_client_destroy(&cl);
+    }
+    assert_int_equal(coord_counters(t).clients_forgotten, 300 - 256);
+    Ply__StatusReply *reply = NULL;
+    if (ply_client_status(first, 0, 10000, &reply, NULL, why, sizeof why) != 0) fail_msg("%s", why);
+    ply__status_reply__free_unpacked(reply, NULL);
+    assert_int_equal(coord_counters(t).clients_forgotten, 300 - 256 + 1);
+    ply_client_destroy(&first);
+    coord_stop(&t);
+}
+
 static void one_second_wait(ply_coordinator_config_t *cfg)
 {
     cfg->worker_wait_ms = 1000;
@@ -887,6 +922,7 @@ int main(void)
         cmocka_unit_test(test_bad_request),
         cmocka_unit_test(test_two_runs_and_status),
         cmocka_unit_test(test_progress_and_cancel),
+        cmocka_unit_test(test_client_peers_bounded),
     };
     return ply_test_exit(cmocka_run_group_tests(tests, NULL, NULL));
 }

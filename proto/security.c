@@ -671,9 +671,12 @@ zsock_t *ply_conn_watch(zsock_t *sock, const ply_curve_client_t *k, int lost)
     if (k)
         events |= ZMQ_EVENT_HANDSHAKE_FAILED_AUTH | ZMQ_EVENT_HANDSHAKE_FAILED_PROTOCOL |
                   ZMQ_EVENT_HANDSHAKE_FAILED_NO_DETAIL | ZMQ_EVENT_HANDSHAKE_SUCCEEDED;
-    if (lost)
+    if (lost & PLY_WATCH_CONNECTIONS)
         events |= ZMQ_EVENT_DISCONNECTED | ZMQ_EVENT_CONNECTED | ZMQ_EVENT_CONNECT_DELAYED |
                   ZMQ_EVENT_CONNECT_RETRIED;
+    if (lost & PLY_WATCH_HANDSHAKES)
+        events |= ZMQ_EVENT_HANDSHAKE_FAILED_AUTH | ZMQ_EVENT_HANDSHAKE_FAILED_PROTOCOL |
+                  ZMQ_EVENT_HANDSHAKE_FAILED_NO_DETAIL | ZMQ_EVENT_HANDSHAKE_SUCCEEDED;
     /* one monitor per socket (libzmq): its PAIR end is bound under a name of its own */
     static _Atomic unsigned long serial;
     char endpoint[64];
@@ -696,6 +699,14 @@ static __thread int silent_fails;
 
 int ply_conn_watch_read(zsock_t *watch, const ply_curve_client_t *k, char *why, size_t why_len)
 {
+    int event;
+    return ply_conn_watch_read_event(watch, k, &event, why, why_len);
+}
+
+int ply_conn_watch_read_event(zsock_t *watch, const ply_curve_client_t *k, int *seen, char *why,
+                              size_t why_len)
+{
+    *seen = 0;
     /* libzmq's events: [16-bit event, 32-bit value] in host order, then the endpoint; the
      * value of a failed authentication is the ZAP status code (RFC 27: 300 temporary error,
      * 400 refused, 500 internal error) */
@@ -710,6 +721,7 @@ int ply_conn_watch_read(zsock_t *watch, const ply_curve_client_t *k, char *why, 
         memcpy(&value, zframe_data(head) + 2, 4);
     }
     const char *where = endpoint ? endpoint : "the server";
+    *seen = event;
     int r = 0;
     if (silent_watch != watch) silent_watch = watch, silent_fails = 0;
     switch (event) {
@@ -731,6 +743,20 @@ int ply_conn_watch_read(zsock_t *watch, const ply_curve_client_t *k, char *why, 
                     where, ply_curve_client_public_key(k), (unsigned)value);
         break;
     case ZMQ_EVENT_HANDSHAKE_FAILED_PROTOCOL:
+        if (!k) { /* a plain client: the server speaks another mechanism (CURVE), or garbles */
+            if (value == ZMQ_PROTOCOL_ERROR_ZMTP_MECHANISM_MISMATCH)
+                r = ply_why(why, why_len, PLY_EAUTH,
+                            "%s speaks CURVE and this client does not (a coordinator started "
+                            "with --curve answers only clients with --curve --cert FILE "
+                            "--server-key FILE)",
+                            where);
+            else
+                r = ply_why(why, why_len, PLY_EAUTH,
+                            "the ZeroMQ handshake with %s failed (protocol error 0x%x): is it a "
+                            "ply coordinator?",
+                            where, (unsigned)value);
+            break;
+        }
         r = ply_why(why, why_len, PLY_EAUTH,
                     "CURVE handshake with %s failed (protocol error 0x%x): is --server-key the "
                     "coordinator's public key?",

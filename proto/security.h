@@ -152,17 +152,25 @@ int ply_curve_client_apply(const ply_curve_client_t *k, zsock_t *sock);
  * libzmq socket monitor, read in the caller's thread (no thread of its own):
  * with @k not NULL, its CURVE handshakes (libzmq >= 4.3's HANDSHAKE_FAILED_*
  * and HANDSHAKE_SUCCEEDED events), so that a refused or wrong key is known at
- * once instead of looking like a silent server; with @lost, its connection
+ * once instead of looking like a silent server; with @lost (a set of the
+ * PLY_WATCH_ flags below; 1 is PLY_WATCH_CONNECTIONS), its connection
  * being lost and libzmq trying again (DISCONNECTED, CONNECTED,
  * CONNECT_DELAYED, CONNECT_RETRIED), so that a connection libzmq gave up on
  * (it does not reconnect after a protocol error, such as a frame over
- * ZMQ_MAXMSGSIZE) is known. Call before connect; poll the returned PAIR
+ * ZMQ_MAXMSGSIZE) is known; with PLY_WATCH_HANDSHAKES, every handshake's
+ * outcome also without CURVE (a plain client meeting a CURVE server fails
+ * its handshake with a mechanism mismatch, and libzmq does not try again).
+ * Call before connect; poll the returned PAIR
  * socket with @sock, read it with ply_conn_watch_read, destroy it
  * (zsock_destroy) before @sock. A socket has one monitor. Returns NULL when
  * there is nothing to watch (@k NULL and @lost 0) or the monitor cannot start
  * (then refusals look like silence, as without it).
  */
 zsock_t *ply_conn_watch(zsock_t *sock, const ply_curve_client_t *k, int lost);
+
+/* ply_conn_watch's @lost flags */
+#define PLY_WATCH_CONNECTIONS 1 /* connections made, lost and tried again */
+#define PLY_WATCH_HANDSHAKES  2 /* every handshake's outcome, with or without CURVE */
 
 /* ply_conn_watch_read's results besides 0 and errors */
 #define PLY_WATCH_LOST   1 /* a connection closed: libzmq tries again, or has given up */
@@ -181,6 +189,17 @@ zsock_t *ply_conn_watch(zsock_t *sock, const ply_curve_client_t *k, int lost);
  * owns the socket.
  */
 int ply_conn_watch_read(zsock_t *watch, const ply_curve_client_t *k, char *why, size_t why_len);
+
+/**
+ * ply_conn_watch_read_event - ply_conn_watch_read, also giving the libzmq event read in
+ * *@event (a ZMQ_EVENT_ value; 0 when none could be read), for a caller that tells a
+ * connection made (ZMQ_EVENT_CONNECTED) from a handshake done (ZMQ_EVENT_HANDSHAKE_SUCCEEDED)
+ * and from a connect that failed and is tried again (ZMQ_EVENT_CONNECT_RETRIED). Without
+ * CURVE (@k NULL), a handshake failed on a mechanism mismatch is PLY_EAUTH too: the server
+ * speaks CURVE and this client does not. Returns as ply_conn_watch_read.
+ */
+int ply_conn_watch_read_event(zsock_t *watch, const ply_curve_client_t *k, int *event, char *why,
+                              size_t why_len);
 
 /** ply_curve_client_public_key - our public key in Z85; static storage owned by @k. */
 const char *ply_curve_client_public_key(const ply_curve_client_t *k);

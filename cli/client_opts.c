@@ -10,6 +10,7 @@
 #include "commands.h"
 #include "curve_opts.h"
 #include "endpoint.h"
+#include "util/error.h"
 
 #define MAX_FLAGS 8
 
@@ -102,6 +103,17 @@ ply_client_t *ply_cli_client_connect(const ply_cli_client_t *o)
 {
     char why[512] = "";
     ply_client_t *cl = ply_client_new(o->endpoint, why, sizeof why);
+    if (!cl) fprintf(stderr, "ply %s: %s\n", o->cmd, why);
+    return cl;
+}
+
+ply_client_t *ply_cli_client_connect_wait(const ply_cli_client_t *o)
+{
+    char why[512] = "";
+    if (ply_endpoint_probe(o->endpoint, PLY_CLIENT_PROBE_MS, why, sizeof why) == PLY_ECONNECT)
+        fprintf(stderr, "ply %s: %s; waiting for it for up to %d s (--timeout)\n", o->cmd, why,
+                o->timeout_ms / 1000);
+    ply_client_t *cl = ply_client_new_patient(o->endpoint, why, sizeof why);
     if (!cl) fprintf(stderr, "ply %s: %s\n", o->cmd, why);
     return cl;
 }

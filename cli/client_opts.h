@@ -52,4 +52,12 @@ typedef struct ply_client ply_client_t;
  */
 ply_client_t *ply_cli_client_connect(const ply_cli_client_t *o);
 
+/**
+ * ply_cli_client_connect_wait - ply_cli_client_connect for a command that waits for a run
+ * that exists (ply result --wait): a connection refused (the coordinator restarting) is
+ * said once on stderr and tried again by ZeroMQ (ply_client_new_patient), the command's
+ * waits then giving up after o->timeout_ms. NULL after printing why.
+ */
+ply_client_t *ply_cli_client_connect_wait(const ply_cli_client_t *o);
+
 #endif

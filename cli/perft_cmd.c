@@ -378,21 +378,28 @@ static int run_detached(ply_session_t *s, const ply_perft_request_t *req, const 
     }
     if (a->json) {
         json_t *o = json_object();
+        /* acknowledged before it is planned: no plan yet is null, not 0 jobs */
         json_object_set_new(o, "run", ply_json_count(acc->run_id));
-        json_object_set_new(o, "jobs", json_integer(acc->jobs));
-        json_object_set_new(o, "split_depth", json_integer(acc->split_depth));
+        json_object_set_new(o, "jobs", acc->has_jobs ? json_integer(acc->jobs) : json_null());
+        json_object_set_new(o, "split_depth",
+                            acc->has_jobs ? json_integer(acc->split_depth) : json_null());
         json_object_set_new(o, "fen", ply_json_text(acc->fen ? acc->fen : a->fen));
         ply_json_dumpf(o, stdout, JSON_INDENT(2));
         printf("\n");
         json_decref(o);
     } else {
         printf("%llu\n", (unsigned long long)acc->run_id);
+        fflush(stdout); /* the id first, whatever stderr says */
+        char plan[64] = "";
+        if (acc->has_jobs)
+            snprintf(plan, sizeof plan, " (%u jobs at split depth %u)", acc->jobs,
+                     acc->split_depth);
         fprintf(stderr,
-                "ply perft: run %llu accepted (%u jobs at split depth %u); follow it with 'ply "
-                "status --coordinator %s %llu', get it with 'ply result --coordinator %s %llu'\n",
-                (unsigned long long)acc->run_id, acc->jobs, acc->split_depth,
-                a->session.cfg.coordinator, (unsigned long long)acc->run_id,
-                a->session.cfg.coordinator, (unsigned long long)acc->run_id);
+                "ply perft: run %llu accepted%s; follow it with 'ply status --coordinator %s "
+                "%llu', get it with 'ply result --coordinator %s %llu'\n",
+                (unsigned long long)acc->run_id, plan, a->session.cfg.coordinator,
+                (unsigned long long)acc->run_id, a->session.cfg.coordinator,
+                (unsigned long long)acc->run_id);
     }
     ply_session_free_reply(&acc, NULL);
     return 0;

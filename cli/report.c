@@ -143,6 +143,13 @@ json_t *ply_report_workers_json(Ply__WorkerStatus *const *w, size_t n)
     return a;
 }
 
+int ply_report_planned(const Ply__RunProgress *p)
+{
+    const char *st = p->state ? p->state : "";
+    return p->jobs_total > 0 || !strcmp(st, "done") || !strcmp(st, "failed") ||
+           !strcmp(st, "canceled");
+}
+
 json_t *ply_report_progress_json(const Ply__RunProgress *p)
 {
     json_t *o = json_object();
@@ -151,7 +158,8 @@ json_t *ply_report_progress_json(const Ply__RunProgress *p)
     json_object_set_new(o, "fen", p->fen ? ply_json_text(p->fen) : json_null());
     json_object_set_new(o, "depth", p->has_depth ? json_integer(p->depth) : json_null());
     json_object_set_new(o, "verify", ply_json_text(p->verify ? p->verify : "none"));
-    json_object_set_new(o, "jobs_total", json_integer(p->jobs_total));
+    json_object_set_new(o, "jobs_total",
+                        ply_report_planned(p) ? json_integer(p->jobs_total) : json_null());
     json_object_set_new(o, "jobs_done", json_integer(p->jobs_done));
     json_object_set_new(o, "jobs_in_flight", json_integer(p->jobs_in_flight));
     /* another client's run: its count is not ours to see */

@@ -38,7 +38,16 @@ void ply_report_verification_text(FILE *out, const Ply__RunResult *r);
  */
 json_t *ply_report_verification_json(const Ply__RunResult *r);
 
-/** ply_report_progress_json - a RunProgress as a new JSON object (caller owns it). */
+/**
+ * ply_report_planned - whether run progress @p tells the run's plan: its jobs_total is
+ * the number of jobs it was split into. A run is acknowledged before it is planned
+ * (proto/ply.proto, Accepted): until then an active run says 0 jobs, which is no plan.
+ * A finished run's count is its plan, 0 included.
+ */
+int ply_report_planned(const Ply__RunProgress *p);
+
+/** ply_report_progress_json - a RunProgress as a new JSON object (caller owns it);
+ * jobs_total is null while the run is not planned (ply_report_planned). */
 json_t *ply_report_progress_json(const Ply__RunProgress *p);
 
 /** ply_report_workers_json - a list of WorkerStatus as a new JSON array (caller owns it). */

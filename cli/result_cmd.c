@@ -4,7 +4,8 @@
  * is done (answered from the coordinator's memory or its state file), its
  * failure when it failed, its progress when it is still running, or, with
  * --wait, the answer once it comes (the client attaches to the run, and
- * re-attaches after a coordinator restart).
+ * re-attaches after a coordinator restart; a connection refused meanwhile, at
+ * the start too, is tried again up to --timeout).
  */
 #include <getopt.h>
 #include <inttypes.h>
@@ -33,12 +34,15 @@ static void usage(FILE *out)
             "it runs.\n"
             "\n"
             "      --coordinator E     the coordinator's endpoint (default: $PLY_COORDINATOR)\n"
-            "      --wait              wait for the answer while the run is in progress\n"
+            "      --wait              wait for the answer while the run is in progress, and\n"
+            "                          through a restart of the coordinator (refused\n"
+            "                          connections included)\n"
             "      --divide            print the count below each root move\n"
             "      --stats             print the statistics (when the run counted them)\n"
             "      --json              one JSON object instead of text\n"
             "      --timeout S         give up after S seconds without word from the coordinator\n"
-            "                          (default 30)\n" PLY_CLI_CURVE_HELP
+            "                          (default 30; with --wait, also while it refuses connections)\n"
+            PLY_CLI_CURVE_HELP
             "  -h, --help              this text\n"
             "\n"
             "Exit status: 0 the run is done and nothing disagreed, 1 it failed, found a\n"
@@ -55,10 +59,16 @@ static int running(const Ply__RunProgress *p, int json)
     } else {
         char nodes[PLY_U128_DEC_LEN];
         ply_u128_to_dec(ply_msg_count(p->nodes, p->has_nodes_hi, p->nodes_hi), nodes, sizeof nodes);
-        fprintf(stderr,
-                "ply result: run %" PRIu64 " is %s: %u of %u jobs done, %s nodes so far (use "
-                "--wait to wait for it)\n",
-                p->run_id, p->state ? p->state : "?", p->jobs_done, p->jobs_total, nodes);
+        if (ply_report_planned(p))
+            fprintf(stderr,
+                    "ply result: run %" PRIu64 " is %s: %u of %u jobs done, %s nodes so far (use "
+                    "--wait to wait for it)\n",
+                    p->run_id, p->state ? p->state : "?", p->jobs_done, p->jobs_total, nodes);
+        else
+            fprintf(stderr,
+                    "ply result: run %" PRIu64 " is %s, not planned yet (use --wait to wait "
+                    "for it)\n",
+                    p->run_id, p->state ? p->state : "?");
     }
     return 1;
 }
@@ -73,7 +83,8 @@ int ply_cmd_result(int argc, char **argv)
     if (prc) return prc < 0 ? 0 : prc;
     const uint64_t run = args.run;
     const int json = args.json, timeout_ms = args.timeout_ms;
-    ply_client_t *cl = ply_cli_client_connect(&args);
+    /* with --wait the run exists: a refused connection is its coordinator restarting */
+    ply_client_t *cl = wait ? ply_cli_client_connect_wait(&args) : ply_cli_client_connect(&args);
     if (!cl) return 1;
     char why[512] = "";
     Ply__RunResult *res = NULL;

@@ -50,7 +50,10 @@ static void print_run(const Ply__RunProgress *p)
 {
     char el[32], jobs[32];
     seconds(el, sizeof el, p->elapsed_ms);
-    snprintf(jobs, sizeof jobs, "%u/%u", p->jobs_done, p->jobs_total);
+    if (ply_report_planned(p))
+        snprintf(jobs, sizeof jobs, "%u/%u", p->jobs_done, p->jobs_total);
+    else
+        snprintf(jobs, sizeof jobs, "not planned"); /* acknowledged, not yet split */
     char nodes[PLY_U128_DEC_LEN] = "(not yours)"; /* another client's run: its owner's count */
     if (!p->answer_hidden)
         ply_u128_to_dec(ply_msg_count(p->nodes, p->has_nodes_hi, p->nodes_hi), nodes, sizeof nodes);

@@ -39,11 +39,38 @@ typedef struct asked {
     char search[ASKED_SEARCH_LEN]; /* kind SEARCH: the request, as search_text writes it */
 } asked_t;
 
+/*
+ * What the connection watch (ply_conn_watch: libzmq's socket monitor) has seen of the
+ * endpoint: whether anything there took a TCP connection, whether its ZeroMQ handshake
+ * completed, whether the connection is up now. The waits use it to send their request again
+ * on a new connection after one was lost (a coordinator restarted), and to name the cause
+ * when no answer comes.
+ */
+typedef struct link {
+    int up;              /* a handshake completed and the connection was not lost since */
+    unsigned tcp;        /* TCP connections made (CONNECTED) */
+    unsigned handshakes; /* handshakes completed (HANDSHAKE_SUCCEEDED): each a connection up */
+    unsigned retries;    /* connects failed and tried again (CONNECT_RETRIED), since the last
+                          * connection was lost or since the start */
+    uint64_t lost_at;    /* when the last connection was lost (ply_time_ms), 0: never */
+} link_t;
+
 struct ply_client {
     zsock_t *sock;
     zpoller_t *poller;
-    zsock_t *watch; /* under CURVE: failed handshakes (a refused key) */
+    zsock_t *watch; /* the connection watch: connections, handshakes (a refused key) */
     char endpoint[256];
+    link_t link;
+    int fatal;            /* a refusal read while draining the watch (watch_drain), for recv_one */
+    char fatal_why[512];
+    /* The request the current wait sends again on a connection made after a lost one
+     * (a Submit, same idempotency key; a ResultRequest), encoded; NULL: none. again_epoch
+     * is link.handshakes when it was last sent, again_live whether a connection was up then
+     * (else it waited in the socket's queue and goes out on the next connection by itself). */
+    zmsg_t *again;
+    unsigned again_epoch;
+    int again_live;
+    uint64_t born; /* when the client was made, ms: how long nothing took a connection */
     /* The run this client waits for and what it computes: every answer about it is
      * checked against this before it is believed (client.h, ply_client_wait). */
     uint64_t expect_run;
@@ -84,16 +111,17 @@ static char *owner(void)
     return owner_token[0] ? owner_token : NULL;
 }
 
-ply_client_t *ply_client_new(const char *endpoint, char *why, size_t why_len)
+/* ply_client_new, and with @patient ply_client_new_patient. */
+static ply_client_t *client_new(const char *endpoint, int patient, char *why, size_t why_len)
 {
     if (!endpoint || !endpoint[0]) {
         ply_why(why, why_len, 0, "no coordinator endpoint");
         return NULL;
     }
     /* ZeroMQ would retry a refused or unresolvable endpoint in silence until the timeout */
-    if (ply_endpoint_probe_wait(endpoint, PLY_CLIENT_PROBE_MS, PLY_CLIENT_PROBE_GRACE_MS, why,
-                                why_len) < 0)
-        return NULL;
+    int rc = ply_endpoint_probe_wait(endpoint, PLY_CLIENT_PROBE_MS,
+                                     patient ? 0 : PLY_CLIENT_PROBE_GRACE_MS, why, why_len);
+    if (rc < 0 && !(patient && rc == PLY_ECONNECT)) return NULL;
     ply_client_t *c = calloc(1, sizeof *c);
     if (!c || !(c->sock = zsock_new(ZMQ_DEALER))) {
         ply_why(why, why_len, 0, "cannot create a socket: %s", zmq_strerror(zmq_errno()));
@@ -101,11 +129,17 @@ ply_client_t *ply_client_new(const char *endpoint, char *why, size_t why_len)
         return NULL;
     }
     snprintf(c->endpoint, sizeof c->endpoint, "%s", endpoint);
+    c->born = ply_time_ms();
     /* a result not yet delivered is worth nothing once the client is gone */
     zsock_set_linger(c->sock, 0);
     ply_msg_sock_limit(c->sock);
+    /* ZMTP pings: a connection to a host that died without a word is dropped (and made
+     * again, with the request sent again) rather than trusted until --timeout */
+    zsock_set_heartbeat_ivl(c->sock, PLY_CLIENT_PING_MS);
+    zsock_set_heartbeat_timeout(c->sock, PLY_CLIENT_PING_TIMEOUT_MS);
     ply_curve_client_apply(ply_curve_client_default(), c->sock); /* --curve keys, if any */
-    c->watch = ply_conn_watch(c->sock, ply_curve_client_default(), 0);
+    c->watch = ply_conn_watch(c->sock, ply_curve_client_default(),
+                              PLY_WATCH_CONNECTIONS | PLY_WATCH_HANDSHAKES);
     if (zsock_connect(c->sock, "%s", endpoint) == -1) {
         ply_why(why, why_len, 0, "cannot connect to %s: %s", endpoint, zmq_strerror(zmq_errno()));
         ply_client_destroy(&c);
@@ -119,25 +153,78 @@ ply_client_t *ply_client_new(const char *endpoint, char *why, size_t why_len)
     return c;
 }
 
+ply_client_t *ply_client_new(const char *endpoint, char *why, size_t why_len)
+{
+    return client_new(endpoint, 0, why, why_len);
+}
+
+ply_client_t *ply_client_new_patient(const char *endpoint, char *why, size_t why_len)
+{
+    return client_new(endpoint, 1, why, why_len);
+}
+
 void ply_client_destroy(ply_client_t **cp)
 {
     if (!cp || !*cp) return;
     ply_client_t *c = *cp;
     zpoller_destroy(&c->poller);
+    zmsg_destroy(&c->again);
     zsock_destroy(&c->watch);
     zsock_destroy(&c->sock);
     free(c);
     *cp = NULL;
 }
 
+/* recv_one: no message, but a connection came up after one was lost (a coordinator
+ * restarted): the wait's request may have to go again (rejoined). */
+#define REJOINED 1
+
+/* Reads one event of the connection watch into c->link. Returns 0, REJOINED (a handshake
+ * completed on a connection made after a lost one), or PLY_EAUTH with the reason in @why
+ * (a refused key, a CURVE server to a plain client). */
+static int watch_event(ply_client_t *c, char *why, size_t why_len)
+{
+    int event;
+    int r = ply_conn_watch_read_event(c->watch, ply_curve_client_default(), &event, why, why_len);
+    if (r < 0) return r;
+    link_t *l = &c->link;
+    switch (event) {
+    case ZMQ_EVENT_CONNECTED:
+        l->tcp++;
+        break;
+    case ZMQ_EVENT_HANDSHAKE_SUCCEEDED:
+        l->handshakes++, l->up = 1, l->retries = 0;
+        return l->lost_at ? REJOINED : 0;
+    case ZMQ_EVENT_DISCONNECTED:
+        l->up = 0, l->lost_at = ply_time_ms(), l->retries = 0;
+        break;
+    case ZMQ_EVENT_CONNECT_RETRIED:
+        if (!l->up) l->retries++;
+        break;
+    default:
+        break;
+    }
+    return 0;
+}
+
+/* Reads the events already waiting on the watch, so that what is known of the connection
+ * is fresh before a request is sent; a refusal among them is kept for recv_one. */
+static void watch_drain(ply_client_t *c)
+{
+    while (c->watch && !c->fatal && (zsock_events(c->watch) & ZMQ_POLLIN))
+        c->fatal = watch_event(c, c->fatal_why, sizeof c->fatal_why) < 0 ? PLY_EAUTH : 0;
+}
+
 /*
  * Waits up to @timeout_ms (< 0: forever) for one message. Returns 0 with *msg,
- * PLY_ETIMEDOUT, PLY_ECANCELED (interrupted), PLY_EAUTH (under CURVE: the
- * coordinator refused our key, or the handshake failed), or a decode error
- * (the message was received but is malformed: the caller skips it).
+ * PLY_ETIMEDOUT, REJOINED (no message: a connection came up after one was lost),
+ * PLY_ECANCELED (interrupted), PLY_EAUTH (the coordinator refused our CURVE key, the
+ * handshake failed, or it speaks CURVE and we do not), or a decode error (the message
+ * was received but is malformed: the caller skips it).
  */
 static int recv_one(ply_client_t *c, int timeout_ms, ply_msg_t **msg, char *why, size_t why_len)
 {
+    if (c->fatal) return ply_why(why, why_len, c->fatal, "%s", c->fatal_why);
     uint64_t deadline = ply_time_ms() + (uint64_t)(timeout_ms < 0 ? 0 : timeout_ms);
     for (;;) {
         uint64_t now = ply_time_ms();
@@ -145,8 +232,8 @@ static int recv_one(ply_client_t *c, int timeout_ms, ply_msg_t **msg, char *why,
         void *ready = zpoller_wait(c->poller, left);
         if (ready == c->sock) return ply_msg_recv(c->sock, msg, why, why_len);
         if (ready && ready == c->watch) {
-            int r = ply_conn_watch_read(c->watch, ply_curve_client_default(), why, why_len);
-            if (r < 0) return r;
+            int r = watch_event(c, why, why_len);
+            if (r != 0) return r;
             continue;
         }
         if (zpoller_terminated(c->poller)) {
@@ -162,29 +249,101 @@ static int recv_one(ply_client_t *c, int timeout_ms, ply_msg_t **msg, char *why,
     }
 }
 
-/* PLY_ETIMEDOUT, saying so and why it is likely. Under CURVE a wrong server key looks
- * exactly like this: the coordinator drops a handshake it cannot decrypt without a word;
- * so does a CURVE coordinator to a plaintext client, whose greeting it cannot take. */
-static int no_answer(const ply_client_t *c, int timeout_ms, char *why, size_t why_len)
+/* Sends the frames of @m on @sock, keeping @m. 0 or PLY_EIO. */
+static int send_frames(zsock_t *sock, zmsg_t *m)
 {
-    return ply_why(why, why_len, PLY_ETIMEDOUT, "no answer from coordinator %s within %d ms%s",
-                   c->endpoint, timeout_ms,
-                   ply_curve_client_default()
-                       ? " (with --curve: is --server-key the coordinator's public key?)"
-                       : " (a coordinator started with --curve answers only clients with "
-                         "--curve --cert FILE --server-key FILE; or it is not running there, "
-                         "or too busy)");
+    size_t left = zmsg_size(m);
+    int rc = 0;
+    for (zframe_t *f = zmsg_first(m); rc == 0 && f; f = zmsg_next(m))
+        rc = zframe_send(&f, sock, (--left ? ZFRAME_MORE : 0) | ZFRAME_REUSE);
+    return rc == 0 ? 0 : PLY_EIO;
+}
+
+/* Sends @m, the request of the wait to come, and keeps it to send again on a new
+ * connection (rejoined): only for a request that is the same when it comes twice (a
+ * Submit with its idempotency key, a ResultRequest). 0, PLY_EINVAL (cannot encode) or
+ * PLY_EIO. */
+static int send_kept(ply_client_t *c, const ply_msg_t *m)
+{
+    zmsg_destroy(&c->again);
+    if (!(c->again = ply_msg_encode(m))) return PLY_EINVAL;
+    watch_drain(c);
+    c->again_epoch = c->link.handshakes;
+    c->again_live = c->link.up;
+    return send_frames(c->sock, c->again);
+}
+
+/* A connection came up after one was lost: the kept request goes again when it was sent
+ * on a connection now gone (else it waited in the socket's queue and went out on this
+ * one by itself). */
+static void rejoined(ply_client_t *c)
+{
+    if (!c->again) return;
+    if (c->again_live && c->again_epoch != c->link.handshakes) {
+        ply_info("client: %s is back; sending the request again", c->endpoint);
+        send_frames(c->sock, c->again);
+    }
+    c->again_epoch = c->link.handshakes;
+    c->again_live = 1;
 }
 
 /*
- * What ends a wait for an answer due within @timeout_ms: no answer (PLY_ETIMEDOUT), an
- * interruption, a refused key; as the return value with the reason in @why. 0: go on
- * (a message, or a malformed one to skip).
+ * PLY_ETIMEDOUT after @ms of waiting for the coordinator to have done @what ("acknowledged
+ * the run", "answered"), naming the cause as the connection watch saw it: a coordinator
+ * that took the connection and its handshake but not the request (busy, or it lost it);
+ * a connection lost and not back; nothing there that took a TCP connection (refused or
+ * unreachable: not running there); a TCP connection whose ZeroMQ handshake never
+ * completed. The CURVE hint only where CURVE can be the cause. Without a watch
+ * (inproc://, or the monitor did not start) it cannot tell, and says what it may be.
  */
-static int give_up(const ply_client_t *c, int r, int timeout_ms, const char *reason, char *why,
-                   size_t why_len)
+static int silence(const ply_client_t *c, int ms, const char *what, char *why, size_t why_len)
 {
-    if (r == PLY_ETIMEDOUT) return no_answer(c, timeout_ms, why, why_len);
+    const link_t *l = &c->link;
+    double s = ms / 1000.0, lost_s = (double)(ply_time_ms() - l->lost_at) / 1000.0;
+    const int curve = ply_curve_client_default() != NULL;
+    if (l->up)
+        return ply_why(why, why_len, PLY_ETIMEDOUT,
+                       "the coordinator at %s accepted the connection but has not %s in %.1f s "
+                       "(it is busy, or it lost the request)",
+                       c->endpoint, what, s);
+    if (l->handshakes)
+        return ply_why(why, why_len, PLY_ETIMEDOUT,
+                       "lost the connection to the coordinator at %s %.1f s ago, and no "
+                       "connection could be made since (tried %u times): it has not %s in "
+                       "%.1f s; is it restarting, or gone?",
+                       c->endpoint, lost_s, l->retries, what, s);
+    if (l->tcp)
+        return ply_why(why, why_len, PLY_ETIMEDOUT,
+                       "%s accepted a TCP connection but never completed the ZeroMQ handshake "
+                       "in %.1f s (%s)",
+                       c->endpoint, s,
+                       curve ? "with --curve: is --server-key the coordinator's public key?"
+                             : "is it a ply coordinator, or a process that hangs?");
+    if (l->retries)
+        return ply_why(why, why_len, PLY_ETIMEDOUT,
+                       "no answer at all from %s in %.1f s: no connection could be made there "
+                       "(refused or unreachable, tried %u times): is a coordinator running "
+                       "there?",
+                       c->endpoint, s, l->retries);
+    return ply_why(why, why_len, PLY_ETIMEDOUT, "no answer from coordinator %s within %d ms%s",
+                   c->endpoint, ms,
+                   c->watch ? " (no connection made: not running there, or a firewall that "
+                              "drops packets?)"
+                   : curve  ? " (with --curve: is --server-key the coordinator's public key?)"
+                            : " (a coordinator started with --curve answers only clients with "
+                              "--curve --cert FILE --server-key FILE; or it is not running there, "
+                              "or too busy)");
+}
+
+/*
+ * What ends a wait for @what, due within @timeout_ms: no answer (PLY_ETIMEDOUT), an
+ * interruption, a refused key; as the return value with the reason in @why. 0: go on
+ * (a message, a malformed one to skip, or a connection made again: rejoined).
+ */
+static int give_up(const ply_client_t *c, int r, int timeout_ms, const char *what,
+                   const char *reason, char *why, size_t why_len)
+{
+    if (r == PLY_ETIMEDOUT) return silence(c, timeout_ms, what, why, why_len);
     if (r == PLY_ECANCELED || r == PLY_EAUTH) return ply_why(why, why_len, r, "%s", reason);
     return 0;
 }
@@ -350,11 +509,12 @@ static int asked_of_request(asked_t *out, const ply_perft_request_t *req)
 }
 
 /*
- * Sends Submit @s and waits up to @timeout_ms for its Accepted (as ply_client_submit says),
- * which must say it computes @want (@want_rc < 0: this client cannot read its own request's
- * @fen, so no Accepted is believed).
+ * Sends Submit @s and keeps what it asks (@want, or @want_rc < 0: this client cannot read
+ * its own request's @fen, so no Accepted is believed) for accepted_wait. The Submit
+ * carries an idempotency key drawn here, once per submission, and is kept to go again
+ * unchanged on a new connection: a coordinator that knows the key answers with the same
+ * run, never a second one (proto/ply.proto, Submit.idempotency_key).
  */
-/* Sends Submit @s and keeps what it asks (@want, or @want_rc < 0) for accepted_wait. */
 static int submit_send(ply_client_t *c, Ply__Submit *s, const asked_t *want, int want_rc,
                        const char *fen, char *why, size_t why_len)
 {
@@ -363,6 +523,13 @@ static int submit_send(ply_client_t *c, Ply__Submit *s, const asked_t *want, int
         return PLY_EINVAL;
     }
     s->owner_token = owner();
+    uint8_t key[PLY_CLIENT_KEY_BYTES];
+    if (ply_random_bytes(key, sizeof key) < 0) {
+        ply_why(why, why_len, 0, "cannot draw the submission's idempotency key (getrandom)");
+        return PLY_EIO;
+    }
+    s->has_idempotency_key = 1;
+    s->idempotency_key.len = sizeof key, s->idempotency_key.data = key;
     ply_msg_t m = PLY__MESSAGE__INIT;
     m.body_case = PLY__MESSAGE__BODY_SUBMIT;
     m.submit = s;
@@ -371,7 +538,7 @@ static int submit_send(ply_client_t *c, Ply__Submit *s, const asked_t *want, int
         ply_why(why, why_len, 0, "invalid request: %s", reason);
         return PLY_EINVAL;
     }
-    if (ply_msg_send(c->sock, &m) != 0) {
+    if (send_kept(c, &m) != 0) {
         ply_why(why, why_len, 0, "cannot send to %s", c->endpoint);
         return PLY_EIO;
     }
@@ -400,15 +567,23 @@ static int accepted_wait(ply_client_t *c, int timeout_ms, Ply__Accepted **accept
         }
         ply_msg_t *msg = NULL;
         int r = recv_one(c, left, &msg, reason, sizeof reason);
-        int end = give_up(c, r, timeout_ms, reason, why, why_len);
+        int end = give_up(c, r, timeout_ms, "acknowledged the run", reason, why, why_len);
         if (end) {
             c->pending = 0;
+            zmsg_destroy(&c->again);
             return end;
+        }
+        if (r == REJOINED) { /* the Submit again, same key: the same run, never a second */
+            rejoined(c);
+            continue;
         }
         if (r < 0) {
             ply_warn("client: skipping a malformed message from %s: %s", c->endpoint, reason);
             continue;
         }
+        if (msg->body_case == PLY__MESSAGE__BODY_ACCEPTED ||
+            msg->body_case == PLY__MESSAGE__BODY_ERROR)
+            zmsg_destroy(&c->again); /* answered: nothing to send again */
         if (msg->body_case == PLY__MESSAGE__BODY_ACCEPTED) {
             c->pending = 0;
             /* an Accepted for an earlier Submit that timed out must not pass for this one */
@@ -546,7 +721,8 @@ int ply_client_submit_search(ply_client_t *c, const ply_search_request_t *req, i
     return r < 0 ? r : accepted_wait(c, timeout_ms, accepted, why, why_len);
 }
 
-/* Sends ResultRequest{run_id, attach}; 0 or PLY_EIO. */
+/* Sends ResultRequest{run_id, attach}, kept to go again on a new connection (it asks the
+ * same twice); 0 or PLY_EIO. */
 static int ask_result(ply_client_t *c, uint64_t run_id, int attach)
 {
     Ply__ResultRequest q = PLY__RESULT_REQUEST__INIT;
@@ -556,14 +732,26 @@ static int ask_result(ply_client_t *c, uint64_t run_id, int attach)
     ply_msg_t m = PLY__MESSAGE__INIT;
     m.body_case = PLY__MESSAGE__BODY_RESULT_REQUEST;
     m.result_request = &q;
-    return ply_msg_send(c->sock, &m) == 0 ? 0 : PLY_EIO;
+    return send_kept(c, &m) == 0 ? 0 : PLY_EIO;
 }
+
+static int wait_run(ply_client_t *c, uint64_t run_id, ply_client_progress_fn progress, void *arg,
+                    int idle_timeout_ms, Ply__RunResult **result, char *why, size_t why_len);
 
 int ply_client_wait(ply_client_t *c, uint64_t run_id, ply_client_progress_fn progress, void *arg,
                     int idle_timeout_ms, Ply__RunResult **result, char *why, size_t why_len)
 {
     if (result) *result = NULL;
     if (!c || !result) return PLY_EINVAL;
+    int r = wait_run(c, run_id, progress, arg, idle_timeout_ms, result, why, why_len);
+    zmsg_destroy(&c->again); /* its ResultRequest is not to go again after the wait */
+    return r;
+}
+
+/* ply_client_wait's loop. */
+static int wait_run(ply_client_t *c, uint64_t run_id, ply_client_progress_fn progress, void *arg,
+                    int idle_timeout_ms, Ply__RunResult **result, char *why, size_t why_len)
+{
     char reason[512];
     uint64_t last_rx = ply_time_ms(), last_ask = last_rx;
     for (;;) {
@@ -579,14 +767,16 @@ int ply_client_wait(ply_client_t *c, uint64_t run_id, ply_client_progress_fn pro
         ply_msg_t *msg = NULL;
         int r = recv_one(c, slice, &msg, reason, sizeof reason);
         now = ply_time_ms();
-        if (r == PLY_ETIMEDOUT) {
-            if (idle_timeout_ms > 0 && now - last_rx >= (uint64_t)idle_timeout_ms) {
-                ply_why(why, why_len, 0,
-                        "coordinator %s silent for %d ms while running run %" PRIu64, c->endpoint,
-                        idle_timeout_ms, run_id);
-                return r;
+        if (r == PLY_ETIMEDOUT || r == REJOINED) {
+            if (r == PLY_ETIMEDOUT && idle_timeout_ms > 0 &&
+                now - last_rx >= (uint64_t)idle_timeout_ms) {
+                char what[64];
+                snprintf(what, sizeof what, "sent word of run %" PRIu64, run_id);
+                return silence(c, idle_timeout_ms, what, why, why_len);
             }
-            if (now - last_ask >= PLY_CLIENT_RESYNC_MS) {
+            /* a coordinator back after a restart has forgotten this client: attach again at
+             * once; a silent one, every resync period */
+            if (r == REJOINED || now - last_ask >= PLY_CLIENT_RESYNC_MS) {
                 ask_result(c, run_id, 1);
                 last_ask = now;
             }
@@ -638,7 +828,8 @@ int ply_client_wait(ply_client_t *c, uint64_t run_id, ply_client_progress_fn pro
 
 /*
  * Waits up to @timeout_ms for the first message of body @want about @run_id
- * (0: any), skipping heartbeats and stale replies; an Error ends the wait.
+ * (0: any), skipping heartbeats and stale replies; an Error ends the wait. The
+ * request kept by send_kept goes again on a connection made after a lost one.
  */
 static int wait_for(ply_client_t *c, Ply__Message__BodyCase want, uint64_t run_id, int timeout_ms,
                     ply_msg_t **out, char *why, size_t why_len)
@@ -650,13 +841,21 @@ static int wait_for(ply_client_t *c, Ply__Message__BodyCase want, uint64_t run_i
         int left = now >= deadline ? 0 : (int)(deadline - now);
         ply_msg_t *msg = NULL;
         int r = recv_one(c, left, &msg, reason, sizeof reason);
-        int end = give_up(c, r, timeout_ms, reason, why, why_len);
-        if (end) return end;
+        int end = give_up(c, r, timeout_ms, "answered", reason, why, why_len);
+        if (end) {
+            zmsg_destroy(&c->again);
+            return end;
+        }
+        if (r == REJOINED) {
+            rejoined(c);
+            continue;
+        }
         if (r < 0) continue;
         if (msg->body_case == PLY__MESSAGE__BODY_ERROR &&
             (!msg->error->has_run_id || !run_id || msg->error->run_id == run_id)) {
             r = take_error(msg->error, why, why_len);
             ply_msg_free(&msg);
+            zmsg_destroy(&c->again);
             return r;
         }
         uint64_t about = msg->body_case == PLY__MESSAGE__BODY_RUN_PROGRESS
@@ -667,6 +866,7 @@ static int wait_for(ply_client_t *c, Ply__Message__BodyCase want, uint64_t run_i
                                                msg->body_case == PLY__MESSAGE__BODY_RUN_PROGRESS);
         if (match && (!run_id || about == run_id)) {
             *out = msg;
+            zmsg_destroy(&c->again);
             return 0;
         }
         ply_msg_free(&msg);
@@ -685,7 +885,7 @@ int ply_client_status(ply_client_t *c, uint64_t run_id, int timeout_ms, Ply__Sta
     ply_msg_t m = PLY__MESSAGE__INIT;
     m.body_case = PLY__MESSAGE__BODY_STATUS;
     m.status = &q;
-    if (ply_msg_send(c->sock, &m) != 0) {
+    if (send_kept(c, &m) != 0) {
         ply_why(why, why_len, 0, "cannot send to %s", c->endpoint);
         return PLY_EIO;
     }
@@ -750,6 +950,7 @@ int ply_client_cancel(ply_client_t *c, uint64_t run_id, int timeout_ms, Ply__Run
     ply_msg_t m = PLY__MESSAGE__INIT;
     m.body_case = PLY__MESSAGE__BODY_CANCEL;
     m.cancel = &q;
+    zmsg_destroy(&c->again); /* a Cancel is not sent twice: the second would find it done */
     if (ply_msg_send(c->sock, &m) != 0) {
         ply_why(why, why_len, 0, "cannot send to %s", c->endpoint);
         return PLY_EIO;

@@ -54,6 +54,14 @@ typedef struct ply_search_request {
 #define PLY_CLIENT_PROBE_MS 3000
 /** How long ply_client_new tries again a connection refused, ms. */
 #define PLY_CLIENT_PROBE_GRACE_MS 1500
+/** ZMTP heartbeats of the client's connection: a ping every PLY_CLIENT_PING_MS, and a
+ * connection with no traffic PLY_CLIENT_PING_TIMEOUT_MS after a ping is dropped and made
+ * again (a coordinator's host gone without a word), ms. libzmq answers them itself: a busy
+ * coordinator still does. */
+#define PLY_CLIENT_PING_MS         2000
+#define PLY_CLIENT_PING_TIMEOUT_MS 10000
+/** Bytes of a Submit's idempotency key (proto/ply.proto allows 16-64), drawn per submission. */
+#define PLY_CLIENT_KEY_BYTES 16
 
 /** Called for every RunProgress the coordinator streams; may be NULL. */
 typedef void (*ply_client_progress_fn)(const Ply__RunProgress *progress, void *arg);
@@ -75,20 +83,45 @@ int ply_client_set_owner_token(const char *token);
  * retries in silence, so the endpoint is probed first (proto/endpoint.h): a
  * malformed endpoint, an unknown host and a connection refused (tried again for
  * PLY_CLIENT_PROBE_GRACE_MS, a coordinator just started) return NULL at once
- * with the reason in @why. A coordinator that accepts the connection but never
- * answers (a wrong --server-key under CURVE, a process that hangs) shows up as
- * a timeout in the calls below.
+ * with the reason in @why. Once made, the client watches its connection
+ * (libzmq's socket monitor): a coordinator that speaks CURVE to a plain
+ * client, or refuses our key, ends the next wait at once (PLY_EAUTH); a
+ * connection lost (the coordinator restarted; refused connections meanwhile
+ * are tried again by ZeroMQ) is made again, and the request being waited for
+ * goes again on it when it is the same twice (a Submit with its idempotency
+ * key, a ResultRequest, a StatusRequest; never a Cancel). A wait that times
+ * out says which it was: the coordinator accepted the connection but has not
+ * answered (busy, or it lost the request), the connection was lost and not
+ * made again, nothing took a connection at all (not running there), or no
+ * ZeroMQ handshake completed.
  */
 ply_client_t *ply_client_new(const char *endpoint, char *why, size_t why_len);
+
+/**
+ * ply_client_new_patient - ply_client_new for a client that knows a coordinator serves
+ * @endpoint and may be restarting (ply result --wait RUN): a connection refused or a host
+ * unreachable is no error, ZeroMQ keeps trying, and the waits' timeouts say what was seen
+ * ("no answer at all ... no connection could be made there"). A malformed endpoint and an
+ * unknown host still return NULL at once. Returns as ply_client_new.
+ */
+ply_client_t *ply_client_new_patient(const char *endpoint, char *why, size_t why_len);
 
 /** ply_client_destroy - close the socket; NULLs *c; idempotent. */
 void ply_client_destroy(ply_client_t **c);
 
 /**
  * ply_client_submit - send a Submit and wait up to @timeout_ms milliseconds
- * for Accepted. Returns 0 with the Accepted message in *accepted (caller frees
- * with ply__accepted__free_unpacked(*accepted, NULL)), PLY_ETIMEDOUT ("no
- * answer from coordinator E within T ms" in @why), or the code and message of
+ * for Accepted. The Submit carries an idempotency key of PLY_CLIENT_KEY_BYTES
+ * random bytes, drawn once per submission; when the connection is lost before
+ * the Accepted and made again (a coordinator restarted), the same Submit goes
+ * again, and a coordinator that knows the key answers with the same run, never
+ * a second (one that does not, older than issue 27, may start it anew: the run
+ * it had is lost with it, unless its state file kept it). It is not sent again
+ * on mere silence. The Accepted may come before the run is planned: then its
+ * jobs, split_depth and paths are absent (has_jobs 0), and RunProgress.jobs_total
+ * says when it is. Returns 0 with the Accepted message in *accepted (caller frees
+ * with ply__accepted__free_unpacked(*accepted, NULL)), PLY_ETIMEDOUT (the cause
+ * as ply_client_new says, in @why), PLY_EAUTH, or the code and message of
  * the coordinator's Error (bad FEN, depth out of range...). The Accepted must
  * say it computes what @req asks (RunAsked: the position as the rule engine
  * normalises it, depth, chess960, stats, split depth, verify mode), else
@@ -122,11 +155,12 @@ int ply_client_submit_search(ply_client_t *c, const ply_search_request_t *req, i
 /**
  * ply_client_wait - wait for the RunResult of @run_id, calling @progress for
  * each RunProgress. When the coordinator has been silent for
- * PLY_CLIENT_RESYNC_MS, the client asks for the run again with
- * ResultRequest{attach}: a coordinator restarted on its state file (which has
- * forgotten this client) then streams to it again, and a run that finished
- * meanwhile is answered from the file. @idle_timeout_ms: give up when the
- * coordinator has sent nothing for that long (0 = wait forever).
+ * PLY_CLIENT_RESYNC_MS, or at once when a connection is made again after one
+ * was lost, the client asks for the run again with ResultRequest{attach}: a
+ * coordinator restarted on its state file (which has forgotten this client)
+ * then streams to it again, and a run that finished meanwhile is answered from
+ * the file. @idle_timeout_ms: give up when the coordinator has sent nothing for
+ * that long (0 = wait forever), refused connections while it restarts included.
  * Returns 0 with *result (caller frees with ply__run_result__free_unpacked),
  * PLY_ETIMEDOUT, or the coordinator's Error code with its message in @why
  * (PLY_ENOTFOUND when a restarted coordinator does not know the run).

@@ -408,9 +408,10 @@ static int run_asked(ply__vctx_t *c, const Ply__RunAsked *a)
 static int check_accepted(ply__vctx_t *c, const void *body)
 {
     const Ply__Accepted *m = body;
+    /* jobs and split_depth are absent until the run is planned (issue 27: acknowledged once
+     * durable, before its plan) */
     if (ply__env_need_u64(c, "run_id", m->has_run_id, m->run_id, 1, NO_MAX) ||
-        ply__env_need(c, "jobs", m->has_jobs) ||
-        ply__env_need_u64(c, "split_depth", m->has_split_depth, m->split_depth, 0, PLY_MAX_DEPTH) ||
+        (m->has_split_depth && in_u64(c, "split_depth", m->split_depth, 0, PLY_MAX_DEPTH)) ||
         (m->fen && ply__env_fen(c, "fen", m->fen)) || run_asked(c, m->asked))
         return PLY_EPROTO;
     return 0;

@@ -12,9 +12,13 @@
  * scripted fake coordinator (one ROUTER socket in a thread), which can send
  * what a real one never would: an answer for another run under the asked id.
  *
- * Expected counts: start position perft(2) = 400, perft(3) = 8,902; Kiwipete
- * perft(3) = 97,862 (tests/data/perftsuite.epd; chessprogramming wiki,
- * "Perft Results").
+ * Issue 27: clients wait through a coordinator restart (refused connections
+ * included) and print the right answer; a Submit goes again with its idempotency
+ * key on a new connection; a timeout names what the client saw of the connection.
+ *
+ * Expected counts: start position perft(2) = 400, perft(3) = 8,902, perft(5) =
+ * 4,865,609; Kiwipete perft(3) = 97,862, perft(4) = 4,085,603
+ * (tests/data/perftsuite.epd; chessprogramming wiki, "Perft Results").
  */
 #define _GNU_SOURCE
 #include <inttypes.h>
@@ -387,6 +391,87 @@ static void test_queued_run(void **state)
     free(e_text);
 }
 
+/*
+ * Issue 27: `ply perft` (streaming its run) and `ply result --wait` wait through a
+ * coordinator restart, refused connections for 3 s included, and print the right answer.
+ * A coordinator with a state file, no worker yet (the runs wait, queued); perft(5) of the
+ * start position streamed, Kiwipete perft(4) detached and waited for by `ply result --wait`;
+ * the coordinator is killed (-9, no word to anyone), nothing listens for 3 s, and a third
+ * client, `ply result --wait` started then, meets refused connections from its start
+ * (before: it gave up after 1.5 s). The coordinator comes back on the same state file, a
+ * worker joins, and every client prints its run's answer: 4,865,609 and 4,085,603
+ * (chessprogramming wiki, "Perft Results"). The runs were acknowledged before the kill:
+ * a run lost before its acknowledgement is the durable-submission test's (coordinator).
+ */
+static void test_restart_with_state(void **state)
+{
+    (void)state;
+    const char *dir = th_tmpdir("clients-restart-state");
+    char log_a[256], log_b[256], ep[64], out[3][256], err[3][256];
+    snprintf(log_a, sizeof log_a, "%s/coord-a.log", dir);
+    snprintf(log_b, sizeof log_b, "%s/coord-b.log", dir);
+    for (int i = 0; i < 3; i++) {
+        snprintf(out[i], sizeof out[i], "%s/client%d.out", dir, i);
+        snprintf(err[i], sizeof err[i], "%s/client%d.err", dir, i);
+    }
+    int port = th_free_port();
+    snprintf(ep, sizeof ep, "tcp://127.0.0.1:%d", port);
+    const char *coord = "exec ply-coordinator --bind %s --state %s/state.db --worker-wait-ms 0 -v";
+    pid_t a = th_spawn(log_a, coord, ep, dir);
+    if (!th_wait_text(log_a, "listening on", 10000)) fail_msg("the coordinator did not start");
+    th_run_t d = th_run(RUN_S, "ply perft --coordinator %s --fen '" KIWIPETE "' -d 4 --detach", ep);
+    th_expect_status(&d, 0, "the detached run");
+    char run[32];
+    snprintf(run, sizeof run, "%.*s", (int)strcspn(d.out, "\n"), d.out);
+    th_run_free(&d);
+    pid_t c[3];
+    c[0] = th_spawn(NULL, "exec ply perft --coordinator %s -d 5 --timeout 60 >%s 2>%s", ep, out[0],
+                    err[0]);
+    c[1] = th_spawn(NULL, "exec ply result --coordinator %s %s --wait --timeout 60 >%s 2>%s", ep,
+                    run, out[1], err[1]);
+    /* both acknowledged and attached: the streamed run is the second one logged */
+    uint64_t t0 = th_now_ms();
+    char *text = NULL;
+    while (th_now_ms() - t0 < 30000) {
+        free(text);
+        text = th_slurp(log_a);
+        if (th_count(text, " paths, ") >= 2) break;
+        usleep(100000);
+    }
+    if (th_count(text, " paths, ") < 2) fail_msg("the runs were not accepted:\n%s", text);
+    free(text);
+    usleep(1000000 * th_slowdown());
+    kill(-a, SIGKILL); /* as a crash: no word to the clients */
+    th_wait(a, 5000);
+    th_stop(a);
+    /* refused from its start: it waits as the others do */
+    c[2] = th_spawn(NULL, "exec ply result --coordinator %s %s --wait --timeout 60 >%s 2>%s", ep,
+                    run, out[2], err[2]);
+    usleep(3000000); /* 3 s of refused connections */
+    pid_t b = th_spawn(log_b, coord, ep, dir);
+    pid_t w = th_spawn(NULL, "exec ply-worker --connect %s --threads 1 --hash 16 -q", ep);
+    int status[3];
+    for (int i = 0; i < 3; i++) status[i] = th_wait(c[i], 120000 * th_slowdown());
+    for (int i = 0; i < 3; i++) th_stop(c[i]);
+    th_stop(w);
+    th_stop(b);
+    const char *want[3] = {"Nodes searched: 4865609", "Nodes searched: 4085603",
+                           "Nodes searched: 4085603"};
+    for (int i = 0; i < 3; i++) {
+        char *o = th_slurp(out[i]), *e = th_slurp(err[i]);
+        if (status[i] != 0 || !strstr(o, want[i]))
+            fail_msg("client %d (status %d) printed:\n%s\nstderr:\n%s", i, status[i], o, e);
+        if (i == 2 && !strstr(e, "waiting for it for up to 60 s"))
+            fail_msg("the client started during the outage did not say it waits: %s", e);
+        free(o);
+        free(e);
+    }
+    /* one run each: the streamed one was not submitted twice */
+    th_run_t st = th_run(RUN_S, "sqlite3 %s/state.db 'select count(*) from runs' 2>/dev/null", dir);
+    if (st.status == 0 && st.out[0]) assert_int_equal(atoi(st.out), 2);
+    th_run_free(&st);
+}
+
 /* ---- a scripted coordinator -------------------------------------------------------- */
 
 /* What the fake coordinator sends after its Accepted. */
@@ -520,9 +605,167 @@ static void test_client_checks_answers(void **state)
     assert_non_null(strstr(why, "with statistics"));
 }
 
+/* A ROUTER bound on @ep that never reads: it takes connections and handshakes (libzmq's
+ * I/O thread does) and swallows every request, as a coordinator that lost them would. */
+static zsock_t *swallower(const char *ep)
+{
+    zsock_t *r = zsock_new(ZMQ_ROUTER);
+    assert_non_null(r);
+    zsock_set_linger(r, 0);
+    assert_true(zsock_bind(r, "%s", ep) >= 0);
+    return r;
+}
+
+/* The Submit that @r received within 10 s (its routing id in *rid), or NULL. */
+static ply_msg_t *submit_in(zsock_t *r, zframe_t **rid)
+{
+    zsock_set_rcvtimeo(r, 10000);
+    ply_msg_t *m = NULL;
+    char why[256];
+    if (ply_msg_recv_from(r, rid, &m, why, sizeof why) < 0) return NULL;
+    if (m->body_case != PLY__MESSAGE__BODY_SUBMIT) ply_msg_free(&m), zframe_destroy(rid);
+    return m;
+}
+
+/*
+ * Issue 27, messages that name the cause. Nothing listening (the client made patient, as
+ * `ply result --wait` makes it): "no answer at all", no connection could be made, no CURVE
+ * hint (CURVE cannot stop a TCP connection). A coordinator that takes the connection and
+ * swallows the Submit: "accepted the connection but has not acknowledged the run", not
+ * "no answer". The command: `ply result --wait` on a port where nothing listens says so
+ * at once and gives up after its --timeout with the first message.
+ */
+static void test_messages_name_cause(void **state)
+{
+    (void)state;
+    char ep[64], why[512] = "";
+    snprintf(ep, sizeof ep, "tcp://127.0.0.1:%d", th_free_port());
+    ply_client_t *cl = ply_client_new_patient(ep, why, sizeof why);
+    if (!cl) fail_msg("a patient client of a refused endpoint: %s", why);
+    Ply__RunResult *res = NULL;
+    Ply__RunProgress *prog = NULL;
+    assert_int_equal(ply_client_result(cl, 12345, 1, 1500, &res, &prog, why, sizeof why),
+                     PLY_ETIMEDOUT);
+    print_message("nothing there: %s\n", why);
+    assert_non_null(strstr(why, "no answer at all from"));
+    assert_non_null(strstr(why, "no connection could be made there"));
+    assert_null(strstr(why, "curve"));
+    ply_client_destroy(&cl);
+
+    zsock_t *r = swallower(ep);
+    cl = ply_client_new(ep, why, sizeof why);
+    assert_non_null(cl);
+    ply_perft_request_t req = {.fen = "startpos", .depth = 3, .split_depth = -1};
+    Ply__Accepted *acc = NULL;
+    assert_int_equal(ply_client_submit(cl, &req, 1500, &acc, why, sizeof why), PLY_ETIMEDOUT);
+    print_message("swallowed: %s\n", why);
+    char want[160];
+    snprintf(want, sizeof want,
+             "the coordinator at %s accepted the connection but has not acknowledged the run "
+             "in 1.5 s",
+             ep);
+    assert_non_null(strstr(why, want));
+    assert_null(strstr(why, "curve"));
+    ply_client_destroy(&cl);
+    zsock_destroy(&r);
+
+    snprintf(ep, sizeof ep, "tcp://127.0.0.1:%d", th_free_port());
+    uint64_t t0 = th_now_ms();
+    th_run_t run = th_run(RUN_S, "ply result --coordinator %s 12345 --wait --timeout 3", ep);
+    uint64_t ms = th_now_ms() - t0;
+    th_expect_status(&run, 1, "ply result --wait with nothing there");
+    if (!strstr(run.err, "waiting for it for up to 3 s") || !strstr(run.err, "no answer at all") ||
+        ms < 2900)
+        fail_msg("after %llu ms: %s", (unsigned long long)ms, run.err);
+    th_run_free(&run);
+}
+
+/* The coordinator's side of test_submit_again_same_key, on its own thread. */
+typedef struct comeback {
+    char ep[64];
+    zsock_t *first;         /* bound before the client connects */
+    uint8_t key[2][64];     /* the idempotency key of each Submit received */
+    size_t key_len[2];
+    int got;                /* Submits received */
+    pthread_t thread;
+} comeback_t;
+
+static void *comeback_main(void *arg)
+{
+    comeback_t *cb = arg;
+    zsock_t *r = cb->first;
+    for (int i = 0; i < 2; i++) {
+        zframe_t *rid = NULL;
+        ply_msg_t *m = submit_in(r, &rid);
+        if (!m) break;
+        const ProtobufCBinaryData *k = &m->submit->idempotency_key;
+        cb->key_len[i] = m->submit->has_idempotency_key && k->len <= 64 ? k->len : 0;
+        memcpy(cb->key[i], k->data, cb->key_len[i]);
+        cb->got++;
+        ply_msg_free(&m);
+        if (i == 0) { /* it dies with the Submit unanswered, and comes back 0.3 s later */
+            zframe_destroy(&rid);
+            zsock_destroy(&r);
+            usleep(300000);
+            r = swallower(cb->ep);
+            continue;
+        }
+        /* acknowledged before its plan: no jobs, no split depth */
+        Ply__PerftRequest preq;
+        Ply__RunAsked asked = asked_of(&preq, START, 3, 0);
+        Ply__Accepted acc = PLY__ACCEPTED__INIT;
+        acc.has_run_id = 1, acc.run_id = 9;
+        acc.fen = START;
+        acc.asked = &asked;
+        ply_msg_t out = PLY__MESSAGE__INIT;
+        out.body_case = PLY__MESSAGE__BODY_ACCEPTED;
+        out.accepted = &acc;
+        ply_msg_send_to(r, rid, &out);
+        zframe_destroy(&rid);
+    }
+    usleep(200000); /* the Accepted on its way before the socket closes */
+    zsock_destroy(&r);
+    return NULL;
+}
+
+/*
+ * Issue 27, durable submission from the client's side: its Submit carries a 16-byte
+ * idempotency key; when the coordinator that took it goes away before its Accepted and
+ * one comes back on the same endpoint, the client sends the same Submit again (the same
+ * key: the same run, never a second) and takes the Accepted that comes, which may come
+ * before the plan (no jobs, no split depth), as the contract allows.
+ */
+static void test_submit_again_same_key(void **state)
+{
+    (void)state;
+    comeback_t cb = {0};
+    snprintf(cb.ep, sizeof cb.ep, "tcp://127.0.0.1:%d", th_free_port());
+    cb.first = swallower(cb.ep);
+    char why[512] = "";
+    ply_client_t *cl = ply_client_new(cb.ep, why, sizeof why);
+    assert_non_null(cl);
+    assert_int_equal(pthread_create(&cb.thread, NULL, comeback_main, &cb), 0);
+    ply_perft_request_t req = {.fen = "startpos", .depth = 3, .split_depth = -1};
+    Ply__Accepted *acc = NULL;
+    int rc = ply_client_submit(cl, &req, 10000, &acc, why, sizeof why);
+    pthread_join(cb.thread, NULL);
+    if (rc != 0) fail_msg("submit: %d %s (the coordinator got %d Submits)", rc, why, cb.got);
+    assert_int_equal(cb.got, 2);
+    assert_int_equal(cb.key_len[0], PLY_CLIENT_KEY_BYTES);
+    assert_int_equal(cb.key_len[1], PLY_CLIENT_KEY_BYTES);
+    assert_memory_equal(cb.key[0], cb.key[1], PLY_CLIENT_KEY_BYTES);
+    assert_true(acc->run_id == 9);
+    assert_false(acc->has_jobs);
+    ply__accepted__free_unpacked(acc, NULL);
+    ply_client_destroy(&cl);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_messages_name_cause),
+        cmocka_unit_test(test_submit_again_same_key),
+        cmocka_unit_test(test_restart_with_state),
         cmocka_unit_test(test_client_checks_answers),
         cmocka_unit_test(test_restart_without_state),
         cmocka_unit_test(test_others_run),

@@ -701,11 +701,14 @@ static void test_unreachable(void **state)
     assert_int_equal(ply_client_submit(cl, &req, 300, &acc, why, sizeof why), PLY_ETIMEDOUT);
     assert_null(acc);
     assert_true(ply_time_ms() - t0 >= 290);
-    snprintf(want, sizeof want, "no answer from coordinator %s within 300 ms (", ep);
+    /* the client saw a TCP connection made and no ZeroMQ handshake: it says so, and not
+     * "not running" or CURVE (a CURVE coordinator would have spoken its greeting) */
+    snprintf(want, sizeof want,
+             "%s accepted a TCP connection but never completed the ZeroMQ handshake in 0.3 s",
+             ep);
     assert_non_null(strstr(why, want));
-    /* the likely causes: a CURVE coordinator, none there */
-    assert_non_null(strstr(why, "--curve --cert FILE --server-key FILE"));
-    assert_non_null(strstr(why, "not running"));
+    assert_null(strstr(why, "--curve"));
+    assert_null(strstr(why, "not running"));
     ply_client_destroy(&cl);
     close(fd);
     assert_null(ply_client_new("nonsense://x", why, sizeof why));

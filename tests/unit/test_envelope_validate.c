@@ -420,9 +420,10 @@ static const vcase_t VCASES[] = {
     {"submit", submit_long_client, PLY_EPROTO, "SUBMIT: field client_id is over 512 bytes"},
     {"accepted", accepted_no_run, PLY_EPROTO, "ACCEPTED: field run_id missing"},
     {"accepted", accepted_run_0, PLY_EPROTO, "ACCEPTED: field run_id = 0"},
-    {"accepted", accepted_no_jobs, PLY_EPROTO, "ACCEPTED: field jobs missing"},
+    /* acknowledged before it is planned (issue 27): jobs and split_depth come with the plan */
+    {"accepted", accepted_no_jobs, 0, NULL},
     {"accepted", accepted_jobs_0, 0, NULL},
-    {"accepted", accepted_no_split, PLY_EPROTO, "ACCEPTED: field split_depth missing"},
+    {"accepted", accepted_no_split, 0, NULL},
     {"accepted", accepted_split_over, PLY_EPROTO,
      "ACCEPTED: field split_depth = 17, must be 0..16"},
     {"accepted", accepted_bad_fen, PLY_EPROTO, "ACCEPTED: field fen has a byte"},

@@ -74,7 +74,8 @@ static void usage(FILE *out)
         "worker\n"
         "      --coordinator E     submit to the coordinator at endpoint E (e.g. tcp://host:5555)\n"
         "      --timeout S         give up when the coordinator is silent for S seconds (default "
-        "30)\n" PLY_CLI_CURVE_HELP
+        "30;\n"
+        "                          a restart of the coordinator is waited for meanwhile)\n" PLY_CLI_CURVE_HELP
         "      --pgn FILE          start from a position of a PGN game: with --game N (1-based,\n"
         "                          default 1) and --ply K (plies of its main line, default 0)\n"
         "      --verify MODE       none (default: the always-on checks), sample=P (a fraction P\n"
@@ -82,7 +83,8 @@ static void usage(FILE *out)
         "                          engine or another worker with other Zobrist keys), or all\n"
         "                          (every job twice, on two workers); the report says exactly\n"
         "                          what was checked and how\n"
-        "      --detach            with --coordinator: print the run id and exit at once\n"
+        "      --detach            with --coordinator: print the run id and exit as soon as\n"
+        "                          the coordinator acknowledges the run\n"
         "                          (then: ply status, ply result RUN)\n"
         "      --state FILE        the embedded coordinator keeps its runs in FILE (SQLite):\n"
         "                          the same command run again after an interruption resumes\n"
@@ -506,9 +508,10 @@ typedef struct epd_check {
     Ply__Accepted *acc;
 } epd_check_t;
 
-/* Sends check @c's Submit; its Accepted, which comes back once the run is planned, is
- * read when the check's turn comes (ply_client_accepted), so the runs in flight are
- * planned side by side on the coordinator's thread pool. */
+/* Sends check @c's Submit; its Accepted (once the run is stored, or with a coordinator
+ * older than issue 27 once it is planned) is read when the check's turn comes
+ * (ply_client_accepted), so the runs in flight are planned side by side on the
+ * coordinator's thread pool. */
 static void epd_submit(epd_check_t *c, const perft_args_t *a)
 {
     char fen[PLY_ARB_FEN_MAX];

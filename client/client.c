@@ -175,13 +175,12 @@ void ply_client_destroy(ply_client_t **cp)
     *cp = NULL;
 }
 
-/* recv_one: no message, but a connection came up after one was lost (a coordinator
- * restarted): the wait's request may have to go again (rejoined). */
-#define REJOINED 1
+/* recv_one: no message, but a connection came up (its handshake completed): after a lost
+ * one (a coordinator restarted), the wait's request may have to go again (rejoined). */
+#define LINK_UP 1
 
-/* Reads one event of the connection watch into c->link. Returns 0, REJOINED (a handshake
- * completed on a connection made after a lost one), or PLY_EAUTH with the reason in @why
- * (a refused key, a CURVE server to a plain client). */
+/* Reads one event of the connection watch into c->link. Returns 0, LINK_UP, or PLY_EAUTH
+ * with the reason in @why (a refused key, a CURVE server to a plain client). */
 static int watch_event(ply_client_t *c, char *why, size_t why_len)
 {
     int event;
@@ -194,7 +193,7 @@ static int watch_event(ply_client_t *c, char *why, size_t why_len)
         break;
     case ZMQ_EVENT_HANDSHAKE_SUCCEEDED:
         l->handshakes++, l->up = 1, l->retries = 0;
-        return l->lost_at ? REJOINED : 0;
+        return LINK_UP;
     case ZMQ_EVENT_DISCONNECTED:
         l->up = 0, l->lost_at = ply_time_ms(), l->retries = 0;
         break;
@@ -217,7 +216,7 @@ static void watch_drain(ply_client_t *c)
 
 /*
  * Waits up to @timeout_ms (< 0: forever) for one message. Returns 0 with *msg,
- * PLY_ETIMEDOUT, REJOINED (no message: a connection came up after one was lost),
+ * PLY_ETIMEDOUT, LINK_UP (no message: a connection came up),
  * PLY_ECANCELED (interrupted), PLY_EAUTH (the coordinator refused our CURVE key, the
  * handshake failed, or it speaks CURVE and we do not), or a decode error (the message
  * was received but is malformed: the caller skips it).
@@ -273,9 +272,8 @@ static int send_kept(ply_client_t *c, const ply_msg_t *m)
     return send_frames(c->sock, c->again);
 }
 
-/* A connection came up after one was lost: the kept request goes again when it was sent
- * on a connection now gone (else it waited in the socket's queue and went out on this
- * one by itself). */
+/* A connection came up: the kept request goes again when it was sent on a connection now
+ * gone (else it waited in the socket's queue and went out on this one by itself). */
 static void rejoined(ply_client_t *c)
 {
     if (!c->again) return;
@@ -338,7 +336,7 @@ static int silence(const ply_client_t *c, int ms, const char *what, char *why, s
 /*
  * What ends a wait for @what, due within @timeout_ms: no answer (PLY_ETIMEDOUT), an
  * interruption, a refused key; as the return value with the reason in @why. 0: go on
- * (a message, a malformed one to skip, or a connection made again: rejoined).
+ * (a message, a malformed one to skip, or a connection up: rejoined).
  */
 static int give_up(const ply_client_t *c, int r, int timeout_ms, const char *what,
                    const char *reason, char *why, size_t why_len)
@@ -573,7 +571,7 @@ static int accepted_wait(ply_client_t *c, int timeout_ms, Ply__Accepted **accept
             zmsg_destroy(&c->again);
             return end;
         }
-        if (r == REJOINED) { /* the Submit again, same key: the same run, never a second */
+        if (r == LINK_UP) { /* the Submit again, same key: the same run, never a second */
             rejoined(c);
             continue;
         }
@@ -767,7 +765,7 @@ static int wait_run(ply_client_t *c, uint64_t run_id, ply_client_progress_fn pro
         ply_msg_t *msg = NULL;
         int r = recv_one(c, slice, &msg, reason, sizeof reason);
         now = ply_time_ms();
-        if (r == PLY_ETIMEDOUT || r == REJOINED) {
+        if (r == PLY_ETIMEDOUT || r == LINK_UP) {
             if (r == PLY_ETIMEDOUT && idle_timeout_ms > 0 &&
                 now - last_rx >= (uint64_t)idle_timeout_ms) {
                 char what[64];
@@ -776,7 +774,7 @@ static int wait_run(ply_client_t *c, uint64_t run_id, ply_client_progress_fn pro
             }
             /* a coordinator back after a restart has forgotten this client: attach again at
              * once; a silent one, every resync period */
-            if (r == REJOINED || now - last_ask >= PLY_CLIENT_RESYNC_MS) {
+            if ((r == LINK_UP && c->link.lost_at) || now - last_ask >= PLY_CLIENT_RESYNC_MS) {
                 ask_result(c, run_id, 1);
                 last_ask = now;
             }
@@ -846,7 +844,7 @@ static int wait_for(ply_client_t *c, Ply__Message__BodyCase want, uint64_t run_i
             zmsg_destroy(&c->again);
             return end;
         }
-        if (r == REJOINED) {
+        if (r == LINK_UP) {
             rejoined(c);
             continue;
         }

@@ -217,8 +217,8 @@ int ply_session_perft(ply_session_t *s, const ply_perft_request_t *req,
 {
     *accepted = NULL;
     *result = NULL;
-    /* Planning happens before Accepted: a deep automatic split can take the
-     * arbiter a few seconds, so the submit timeout is the session's. */
+    /* A coordinator older than issue 27 plans before Accepted (a deep automatic split
+     * can take the arbiter a few seconds), so the submit timeout is the session's. */
     int rc = ply_client_submit(s->client, req, (int)s->cfg.timeout_ms, accepted, why, why_len);
     return wait_run(s, rc, progress, arg, accepted, result, why, why_len);
 }

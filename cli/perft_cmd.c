@@ -75,7 +75,8 @@ static void usage(FILE *out)
         "      --coordinator E     submit to the coordinator at endpoint E (e.g. tcp://host:5555)\n"
         "      --timeout S         give up when the coordinator is silent for S seconds (default "
         "30;\n"
-        "                          a restart of the coordinator is waited for meanwhile)\n" PLY_CLI_CURVE_HELP
+        "                          a restart of the coordinator is waited for "
+        "meanwhile)\n" PLY_CLI_CURVE_HELP
         "      --pgn FILE          start from a position of a PGN game: with --game N (1-based,\n"
         "                          default 1) and --ply K (plies of its main line, default 0)\n"
         "      --verify MODE       none (default: the always-on checks), sample=P (a fraction P\n"

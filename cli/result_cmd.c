@@ -41,9 +41,8 @@ static void usage(FILE *out)
             "      --stats             print the statistics (when the run counted them)\n"
             "      --json              one JSON object instead of text\n"
             "      --timeout S         give up after S seconds without word from the coordinator\n"
-            "                          (default 30; with --wait, also while it refuses connections)\n"
-            PLY_CLI_CURVE_HELP
-            "  -h, --help              this text\n"
+            "                          (default 30; with --wait, also while it refuses "
+            "connections)\n" PLY_CLI_CURVE_HELP "  -h, --help              this text\n"
             "\n"
             "Exit status: 0 the run is done and nothing disagreed, 1 it failed, found a\n"
             "mismatch, is still running (without --wait) or is unknown, 2 usage.\n");

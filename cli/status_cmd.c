@@ -54,7 +54,7 @@ static void print_run(const Ply__RunProgress *p)
         snprintf(jobs, sizeof jobs, "%u/%u", p->jobs_done, p->jobs_total);
     else
         snprintf(jobs, sizeof jobs, "not planned"); /* acknowledged, not yet split */
-    char nodes[PLY_U128_DEC_LEN] = "(not yours)"; /* another client's run: its owner's count */
+    char nodes[PLY_U128_DEC_LEN] = "(not yours)";   /* another client's run: its owner's count */
     if (!p->answer_hidden)
         ply_u128_to_dec(ply_msg_count(p->nodes, p->has_nodes_hi, p->nodes_hi), nodes, sizeof nodes);
     printf("%-16" PRIu64 " %-9s %-13s %-9u %-16s %-9s %-12s d%u %s\n", p->run_id,

@@ -61,7 +61,7 @@ struct ply_client {
     zsock_t *watch; /* the connection watch: connections, handshakes (a refused key) */
     char endpoint[256];
     link_t link;
-    int fatal;            /* a refusal read while draining the watch (watch_drain), for recv_one */
+    int fatal; /* a refusal read while draining the watch (watch_drain), for recv_one */
     char fatal_why[512];
     /* The request the current wait sends again on a connection made after a lost one
      * (a Submit, same idempotency key; a ResultRequest), encoded; NULL: none. again_epoch
@@ -232,6 +232,10 @@ static int recv_one(ply_client_t *c, int timeout_ms, ply_msg_t **msg, char *why,
         if (ready == c->sock) return ply_msg_recv(c->sock, msg, why, why_len);
         if (ready && ready == c->watch) {
             int r = watch_event(c, why, why_len);
+            if (r < 0) { /* libzmq does not try again after it: nor do the next waits */
+                c->fatal = r;
+                snprintf(c->fatal_why, sizeof c->fatal_why, "%s", why ? why : "");
+            }
             if (r != 0) return r;
             continue;
         }
@@ -323,14 +327,17 @@ static int silence(const ply_client_t *c, int ms, const char *what, char *why, s
                        "(refused or unreachable, tried %u times): is a coordinator running "
                        "there?",
                        c->endpoint, s, l->retries);
+    /* inproc:// (the embedded coordinator) makes no connection to watch: it is there */
+    const int inproc = !strncmp(c->endpoint, "inproc://", 9);
     return ply_why(why, why_len, PLY_ETIMEDOUT, "no answer from coordinator %s within %d ms%s",
                    c->endpoint, ms,
-                   c->watch ? " (no connection made: not running there, or a firewall that "
-                              "drops packets?)"
-                   : curve  ? " (with --curve: is --server-key the coordinator's public key?)"
-                            : " (a coordinator started with --curve answers only clients with "
-                              "--curve --cert FILE --server-key FILE; or it is not running there, "
-                              "or too busy)");
+                   inproc     ? " (it is busy, or it lost the request)"
+                   : c->watch ? " (no connection made: not running there, or a firewall that "
+                                "drops packets?)"
+                   : curve    ? " (with --curve: is --server-key the coordinator's public key?)"
+                              : " (a coordinator started with --curve answers only clients with "
+                                "--curve --cert FILE --server-key FILE; or it is not running there, "
+                                "or too busy)");
 }
 
 /*

@@ -683,10 +683,10 @@ static void test_messages_name_cause(void **state)
 /* The coordinator's side of test_submit_again_same_key, on its own thread. */
 typedef struct comeback {
     char ep[64];
-    zsock_t *first;         /* bound before the client connects */
-    uint8_t key[2][64];     /* the idempotency key of each Submit received */
+    zsock_t *first;     /* bound before the client connects */
+    uint8_t key[2][64]; /* the idempotency key of each Submit received */
     size_t key_len[2];
-    int got;                /* Submits received */
+    int got; /* Submits received */
     pthread_t thread;
 } comeback_t;
 
@@ -763,16 +763,11 @@ static void test_submit_again_same_key(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_messages_name_cause),
-        cmocka_unit_test(test_submit_again_same_key),
-        cmocka_unit_test(test_restart_with_state),
-        cmocka_unit_test(test_client_checks_answers),
-        cmocka_unit_test(test_restart_without_state),
-        cmocka_unit_test(test_others_run),
-        cmocka_unit_test(test_worker_nodes_hidden),
-        cmocka_unit_test(test_admin_key),
-        cmocka_unit_test(test_figures_from_tables),
-        cmocka_unit_test(test_queued_run),
+        cmocka_unit_test(test_messages_name_cause),   cmocka_unit_test(test_submit_again_same_key),
+        cmocka_unit_test(test_restart_with_state),    cmocka_unit_test(test_client_checks_answers),
+        cmocka_unit_test(test_restart_without_state), cmocka_unit_test(test_others_run),
+        cmocka_unit_test(test_worker_nodes_hidden),   cmocka_unit_test(test_admin_key),
+        cmocka_unit_test(test_figures_from_tables),   cmocka_unit_test(test_queued_run),
     };
     return cmocka_run_group_tests_name("clients", tests, NULL, NULL);
 }

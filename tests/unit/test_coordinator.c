@@ -704,8 +704,7 @@ static void test_unreachable(void **state)
     /* the client saw a TCP connection made and no ZeroMQ handshake: it says so, and not
      * "not running" or CURVE (a CURVE coordinator would have spoken its greeting) */
     snprintf(want, sizeof want,
-             "%s accepted a TCP connection but never completed the ZeroMQ handshake in 0.3 s",
-             ep);
+             "%s accepted a TCP connection but never completed the ZeroMQ handshake in 0.3 s", ep);
     assert_non_null(strstr(why, want));
     assert_null(strstr(why, "--curve"));
     assert_null(strstr(why, "not running"));

@@ -64,13 +64,12 @@ struct ply_client {
     int fatal; /* a refusal read while draining the watch (watch_drain), for recv_one */
     char fatal_why[512];
     /* The request the current wait sends again on a connection made after a lost one
-     * (a Submit, same idempotency key; a ResultRequest), encoded; NULL: none. again_epoch
-     * is link.handshakes when it was last sent, again_live whether a connection was up then
-     * (else it waited in the socket's queue and goes out on the next connection by itself). */
+     * (a Submit, same idempotency key; a ResultRequest, a StatusRequest), encoded; NULL: none.
+     * again_epoch is link.handshakes when it was last sent, again_live whether a connection was up
+     * then (else it waited in the socket's queue and goes out on the next connection by itself). */
     zmsg_t *again;
     unsigned again_epoch;
     int again_live;
-    uint64_t born; /* when the client was made, ms: how long nothing took a connection */
     /* The run this client waits for and what it computes: every answer about it is
      * checked against this before it is believed (client.h, ply_client_wait). */
     uint64_t expect_run;
@@ -129,7 +128,6 @@ static ply_client_t *client_new(const char *endpoint, int patient, char *why, si
         return NULL;
     }
     snprintf(c->endpoint, sizeof c->endpoint, "%s", endpoint);
-    c->born = ply_time_ms();
     /* a result not yet delivered is worth nothing once the client is gone */
     zsock_set_linger(c->sock, 0);
     ply_msg_sock_limit(c->sock);

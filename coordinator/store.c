@@ -2,7 +2,7 @@
  * The durable state of the coordinator in SQLite (see store.h for the
  * workload, the durability choice and the invariants).
  *
- * Schema (format 5; PRAGMA application_id marks the file as ply's, PRAGMA
+ * Schema (format 6; PRAGMA application_id marks the file as ply's, PRAGMA
  * user_version holds the format):
  *   runs     one row per accepted run (id: random, see envelope.h
  *            PLY_MAX_RUN_ID; listed in submission order, never by id): what
@@ -19,7 +19,11 @@
  *            run computes as its kind encodes it (kind 1: a PerftRequest, kind
  *            2: a SearchRequest), so that a new kind needs no column of its
  *            own. A run stored with a plan (perft) has its jobs rows; one
- *            without (search) is planned again from its request;
+ *            without (search) is planned again from its request; planned is 0
+ *            while only its request is stored (ply_store_add_request: the row is
+ *            written before the run is acknowledged, its plan after; a run read
+ *            back unplanned is planned again), and idempotency_key the key its
+ *            client chose (unique per owner: index runs_key), or NULL;
  *   jobs     one row per job: position, perft(1), cost, total multiplicity,
  *            and the multiplicity per root move as a blob of (u32 root index,
  *            u64 count) little-endian pairs;
@@ -50,6 +54,10 @@
  * which encodes a perft run's request from those columns and rewrites the
  * RunAsked of its stored answer as PLY/2 says it (RunAsked.perft); then the
  * three columns go.
+ * Format 5 (before requests were stored ahead of their plans) lacks
+ * runs.planned and runs.idempotency_key; the columns are added (every run
+ * such a file holds was stored with its plan: planned 1, no key). The step
+ * needs no kind, so ply_store_open takes a format-5 file as the coordinator does.
  * Each step is one transaction and is logged; an older ply refuses a newer
  * format ("written by a newer ply"), it does not misread it.
  *
@@ -73,7 +81,7 @@
 #include "util/error.h"
 #include "util/log.h"
 
-#define STORE_FORMAT 5
+#define STORE_FORMAT 6
 /* "ply1" as a big-endian 32-bit number: SQLite's application_id for our files. */
 #define STORE_APP_ID 0x706c7931
 
@@ -87,7 +95,8 @@ static const char SCHEMA[] =
     " job_base INTEGER NOT NULL, slots INTEGER NOT NULL, submitted_at INTEGER NOT NULL,"
     " state TEXT NOT NULL DEFAULT 'active', finished_at INTEGER, jobs_done INTEGER,"
     " nodes INTEGER, elapsed_ms INTEGER, error_code INTEGER, error TEXT, verify TEXT,"
-    " reply BLOB, nodes_hi INTEGER, kind INTEGER NOT NULL DEFAULT 1, request BLOB);"
+    " reply BLOB, nodes_hi INTEGER, kind INTEGER NOT NULL DEFAULT 1, request BLOB,"
+    " planned INTEGER NOT NULL DEFAULT 1, idempotency_key BLOB);"
     "CREATE INDEX runs_state ON runs(state);"
     "CREATE TABLE jobs("
     " run_id INTEGER NOT NULL, idx INTEGER NOT NULL, fen TEXT NOT NULL,"
@@ -110,6 +119,12 @@ static const char FAILURES_TABLE[] =
 /* Whose a run is (store.h), added after format 1 shipped: a column added when missing
  * (an older ply ignores it; its runs keep "": everyone's, as they were). */
 static const char OWNER_COLUMN[] = "ALTER TABLE runs ADD COLUMN owner TEXT NOT NULL DEFAULT ''";
+
+/* At most one run per owner and idempotency key (format 6): a re-sent Submit is that run, never
+ * a second one. Created when missing, after the owner column (which a format-1 file lacks
+ * until it is opened). */
+static const char KEY_INDEX[] = "CREATE UNIQUE INDEX IF NOT EXISTS runs_key ON runs(owner,"
+                                " idempotency_key) WHERE idempotency_key IS NOT NULL";
 
 /* Who computed each result (the trust model: verification compares identities, not declared
  * worker ids). Added after format 1 shipped: created when missing; an older ply ignores it. */
@@ -263,6 +278,15 @@ static int migrate_3_to_4(ply_store_t *s, char *why, size_t why_len)
     return migrate_columns(s, 3, cols, 1, "run requests; its runs are perft runs", why, why_len);
 }
 
+/* Format 5 -> 6: a run's request stored before its plan, and its idempotency key. */
+static int migrate_5_to_6(ply_store_t *s, char *why, size_t why_len)
+{
+    static const added_column_t cols[] = {{"runs", "planned", "INTEGER NOT NULL DEFAULT 1"},
+                                          {"runs", "idempotency_key", "BLOB"}};
+    return migrate_columns(s, 5, cols, 2, "requests stored before their plans, idempotency keys;"
+                           " its runs are planned and have no key", why, why_len);
+}
+
 /*
  * Format 4 -> 5 (PLY/2): every run's row given to s->upgrade (its kind's: the request of a run
  * whose kind kept it in columns, encoded, and its stored answer's RunAsked rewritten), the
@@ -380,7 +404,7 @@ static int check_identity(ply_store_t *s, char *why, size_t why_len)
                 s->path, (uint64_t)(uint32_t)app);
         return PLY_EDB;
     }
-    /* one step at a time, each in its own transaction: 1 -> 2 -> 3 -> 4 -> 5 */
+    /* one step at a time, each in its own transaction: 1 -> 2 -> 3 -> 4 -> 5 -> 6 */
     if (version == 1 && migrate_1_to_2(s, why, why_len) < 0) return PLY_EDB;
     if (version == 1) version = 2;
     if (version == 2 && migrate_2_to_3(s, why, why_len) < 0) return PLY_EDB;
@@ -389,6 +413,8 @@ static int check_identity(ply_store_t *s, char *why, size_t why_len)
     if (version == 3) version = 4;
     if (version == 4 && migrate_4_to_5(s, why, why_len) < 0) return PLY_EDB;
     if (version == 4) version = 5;
+    if (version == 5 && migrate_5_to_6(s, why, why_len) < 0) return PLY_EDB;
+    if (version == 5) version = 6;
     if (version != STORE_FORMAT) {
         ply_why(why, why_len, 0, "%s has state format %" PRId64 "; this ply reads format %d%s",
                 s->path, version, STORE_FORMAT,
@@ -476,6 +502,7 @@ ply_store_t *ply_store_open_upgrading(const char *path, ply_store_upgrade_fn upg
                             &ignored, reason, sizeof reason) < 0)
         r = PLY_EDB;
     if (r == 0 && !ignored && exec(s, OWNER_COLUMN, reason, sizeof reason) < 0) r = PLY_EDB;
+    if (r == 0 && exec(s, KEY_INDEX, reason, sizeof reason) < 0) r = PLY_EDB;
     if (r == 0 && sqlite3_prepare_v2(s->db,
                                      "INSERT INTO results(run_id,idx,role,attempt,nodes,stats,"
                                      "divide,divide_stats,worker,seed,arbiter,no_hash,time_us,"
@@ -539,7 +566,7 @@ int ply_store_has_run(ply_store_t *s, uint64_t id)
 /* -------------------------------------------------------------------- runs */
 
 static int bind_run(sqlite3_stmt *st, const ply_store_run_t *run, const ply_split_t *plan,
-                    const char *root_moves)
+                    const char *root_moves, int planned)
 {
     int rc = SQLITE_OK;
     rc |= sqlite3_bind_int64(st, 1, (int64_t)run->id);
@@ -548,12 +575,12 @@ static int bind_run(sqlite3_stmt *st, const ply_store_run_t *run, const ply_spli
     rc |= sqlite3_bind_int(st, 4, run->verify_mode);
     rc |= sqlite3_bind_int64(st, 5, run->verify_ppm);
     rc |= sqlite3_bind_int(st, 6, plan ? (int)plan->split_depth : 0);
-    rc |= sqlite3_bind_int64(st, 7, (int64_t)(plan ? plan->njobs : run->njobs));
+    rc |= sqlite3_bind_int64(st, 7, (int64_t)(plan ? plan->njobs : planned ? run->njobs : 0));
     rc |= sqlite3_bind_int64(st, 8, plan ? (int64_t)plan->paths : 0);
     rc |= sqlite3_bind_int64(st, 9, plan ? (int64_t)plan->estimate : 0);
     rc |= sqlite3_bind_text(st, 10, root_moves, -1, SQLITE_STATIC);
-    rc |= sqlite3_bind_int64(st, 11, (int64_t)run->job_base);
-    rc |= sqlite3_bind_int64(st, 12, run->slots);
+    rc |= sqlite3_bind_int64(st, 11, planned ? (int64_t)run->job_base : 0);
+    rc |= sqlite3_bind_int64(st, 12, planned ? run->slots : 0);
     rc |= sqlite3_bind_int64(st, 13, run->submitted_unix_ms);
     rc |= sqlite3_bind_text(st, 14, run->owner, -1, SQLITE_STATIC);
     rc |= sqlite3_bind_int(st, 15, run->kind ? run->kind : PLY_STORE_KIND_PERFT);
@@ -561,7 +588,74 @@ static int bind_run(sqlite3_stmt *st, const ply_store_run_t *run, const ply_spli
         rc |= sqlite3_bind_zeroblob(st, 16, 0);
     else
         rc |= sqlite3_bind_blob(st, 16, run->request, (int)run->request_len, SQLITE_STATIC);
+    rc |= sqlite3_bind_int(st, 17, planned != 0);
+    rc |= run->key_len ? sqlite3_bind_blob(st, 18, run->key, (int)run->key_len, SQLITE_STATIC)
+                       : sqlite3_bind_null(st, 18);
     return rc;
+}
+
+/* The plan's root moves in plan order, UCI, space-separated (malloc'd; "" without a plan). */
+static char *root_moves_of(const ply_split_t *plan)
+{
+    char *moves = malloc((size_t)(plan ? plan->nroot : 0) * 6 + 1);
+    if (!moves) return NULL;
+    moves[0] = '\0';
+    for (int i = 0; plan && i < plan->nroot; i++) {
+        if (i) strcat(moves, " ");
+        strcat(moves, plan->root_uci[i]);
+    }
+    return moves;
+}
+
+/* What ply_store_add_run and ply_store_add_request refuse: PLY_EINVAL (reason in @why), or 0. */
+static int check_run(const ply_store_t *s, const ply_store_run_t *run, char *why, size_t why_len)
+{
+    if (!s || !run || s->in_txn || run->request_len > INT_MAX) return PLY_EINVAL;
+    if (!run->request)
+        return ply_why(why, why_len, PLY_EINVAL, "cannot store run %" PRIu64 ": no request",
+                       run->id);
+    if (run->kind < 0 || run->kind > PLY_STORE_KIND_MAX)
+        return ply_why(why, why_len, PLY_EINVAL,
+                       "cannot store run %" PRIu64 ": job kind %d is not one this ply knows",
+                       run->id, run->kind);
+    if (run->key_len && (!run->key || run->key_len < PLY_STORE_KEY_MIN ||
+                         run->key_len > PLY_STORE_KEY_MAX))
+        return ply_why(why, why_len, PLY_EINVAL,
+                       "cannot store run %" PRIu64 ": an idempotency key of %zu bytes (%d..%d)",
+                       run->id, run->key_len, PLY_STORE_KEY_MIN, PLY_STORE_KEY_MAX);
+    return 0;
+}
+
+/* Ends the transaction of a write: COMMIT when @r is 0, else ROLLBACK with the reason in @why
+ * (SQLite's when none was given). 0 or PLY_EDB. */
+static int end_write(ply_store_t *s, int r, uint64_t id, char *why, size_t why_len)
+{
+    if (r == 0) r = exec(s, "COMMIT", why, why_len);
+    if (r < 0) {
+        if (why && why_len && !why[0])
+            ply_why(why, why_len, 0, "cannot store run %" PRIu64 " in %s: %s", id, s->path,
+                    sqlite3_errmsg(s->db));
+        exec(s, "ROLLBACK", NULL, 0);
+    }
+    return r < 0 ? PLY_EDB : 0;
+}
+
+/* Inserts @run's row (@planned: with @plan's summary and task ids; else its request alone). */
+static int insert_run(ply_store_t *s, const ply_store_run_t *run, const ply_split_t *plan,
+                      const char *moves, int planned)
+{
+    sqlite3_stmt *st = NULL;
+    int r = 0;
+    if (sqlite3_prepare_v2(s->db,
+                           "INSERT INTO runs(id,fen,depth,verify_mode,verify_ppm,"
+                           "split_depth,njobs,paths,estimate,root_moves,job_base,"
+                           "slots,submitted_at,owner,kind,request,planned,idempotency_key) VALUES"
+                           "(?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13,?14,?15,?16,?17,?18)",
+                           -1, &st, NULL) != SQLITE_OK ||
+        bind_run(st, run, plan, moves, planned) != SQLITE_OK || sqlite3_step(st) != SQLITE_DONE)
+        r = PLY_EDB;
+    sqlite3_finalize(st);
+    return r;
 }
 
 static int insert_jobs(ply_store_t *s, uint64_t run_id, const ply_split_t *plan)
@@ -598,42 +692,78 @@ static int insert_jobs(ply_store_t *s, uint64_t run_id, const ply_split_t *plan)
 int ply_store_add_run(ply_store_t *s, const ply_store_run_t *run, const ply_split_t *plan,
                       char *why, size_t why_len)
 {
-    if (!s || !run || s->in_txn || run->request_len > INT_MAX) return PLY_EINVAL;
-    if (!run->request)
-        return ply_why(why, why_len, PLY_EINVAL, "cannot store run %" PRIu64 ": no request",
-                       run->id);
-    if (run->kind < 0 || run->kind > PLY_STORE_KIND_MAX)
-        return ply_why(why, why_len, PLY_EINVAL,
-                       "cannot store run %" PRIu64 ": job kind %d is not one this ply knows",
-                       run->id, run->kind);
-    char *moves = malloc((size_t)(plan ? plan->nroot : 0) * 6 + 1);
+    int r = check_run(s, run, why, why_len);
+    if (r < 0) return r;
+    char *moves = root_moves_of(plan);
     if (!moves) return PLY_ENOMEM;
-    moves[0] = '\0';
-    for (int i = 0; plan && i < plan->nroot; i++) {
-        if (i) strcat(moves, " ");
-        strcat(moves, plan->root_uci[i]);
-    }
-    int r = exec(s, "BEGIN IMMEDIATE", why, why_len);
+    r = exec(s, "BEGIN IMMEDIATE", why, why_len);
+    if (r == 0) r = insert_run(s, run, plan, moves, 1);
+    if (r == 0 && plan) r = insert_jobs(s, run->id, plan);
+    free(moves);
+    return end_write(s, r, run->id, why, why_len);
+}
+
+int ply_store_add_request(ply_store_t *s, const ply_store_run_t *run, char *why, size_t why_len)
+{
+    int r = check_run(s, run, why, why_len);
+    if (r < 0) return r;
+    r = exec(s, "BEGIN IMMEDIATE", why, why_len);
+    if (r == 0) r = insert_run(s, run, NULL, "", 0);
+    return end_write(s, r, run->id, why, why_len);
+}
+
+int ply_store_add_plan(ply_store_t *s, const ply_store_run_t *run, const ply_split_t *plan,
+                       char *why, size_t why_len)
+{
+    if (!s || !run || s->in_txn) return PLY_EINVAL;
+    char *moves = root_moves_of(plan);
+    if (!moves) return PLY_ENOMEM;
     sqlite3_stmt *st = NULL;
-    if (r == 0 && (sqlite3_prepare_v2(s->db,
-                                      "INSERT INTO runs(id,fen,depth,verify_mode,verify_ppm,"
-                                      "split_depth,njobs,paths,estimate,root_moves,job_base,"
-                                      "slots,submitted_at,owner,kind,request) VALUES"
-                                      "(?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13,?14,?15,?16)",
-                                      -1, &st, NULL) != SQLITE_OK ||
-                   bind_run(st, run, plan, moves) != SQLITE_OK || sqlite3_step(st) != SQLITE_DONE))
+    int r = exec(s, "BEGIN IMMEDIATE", why, why_len);
+    if (r == 0 &&
+        sqlite3_prepare_v2(s->db,
+                           "UPDATE runs SET split_depth=?2, njobs=?3, paths=?4, estimate=?5,"
+                           " root_moves=?6, job_base=?7, slots=?8, planned=1"
+                           " WHERE id=?1 AND planned=0 AND state='active'",
+                           -1, &st, NULL) != SQLITE_OK)
         r = PLY_EDB;
+    if (r == 0) {
+        int rc = sqlite3_bind_int64(st, 1, (int64_t)run->id);
+        rc |= sqlite3_bind_int(st, 2, plan ? (int)plan->split_depth : 0);
+        rc |= sqlite3_bind_int64(st, 3, (int64_t)(plan ? plan->njobs : run->njobs));
+        rc |= sqlite3_bind_int64(st, 4, plan ? (int64_t)plan->paths : 0);
+        rc |= sqlite3_bind_int64(st, 5, plan ? (int64_t)plan->estimate : 0);
+        rc |= sqlite3_bind_text(st, 6, moves, -1, SQLITE_STATIC);
+        rc |= sqlite3_bind_int64(st, 7, (int64_t)run->job_base);
+        rc |= sqlite3_bind_int64(st, 8, run->slots);
+        if (rc != SQLITE_OK || sqlite3_step(st) != SQLITE_DONE)
+            r = PLY_EDB;
+        else if (sqlite3_changes(s->db) != 1)
+            r = ply_why(why, why_len, PLY_EDB,
+                        "cannot store the plan of run %" PRIu64 " in %s: no unplanned request of"
+                        " it is stored",
+                        run->id, s->path);
+    }
     sqlite3_finalize(st);
     if (r == 0 && plan) r = insert_jobs(s, run->id, plan);
-    if (r == 0) r = exec(s, "COMMIT", why, why_len);
-    if (r < 0) {
-        if (why && why_len && !why[0])
-            ply_why(why, why_len, 0, "cannot store run %" PRIu64 " in %s: %s", run->id, s->path,
-                    sqlite3_errmsg(s->db));
-        exec(s, "ROLLBACK", NULL, 0);
-    }
     free(moves);
-    return r < 0 ? PLY_EDB : 0;
+    return end_write(s, r, run->id, why, why_len);
+}
+
+int ply_store_find_key(ply_store_t *s, const char *owner, const uint8_t *key, size_t key_len,
+                       uint64_t *id)
+{
+    if (!s || !owner || !key || !key_len || key_len > INT_MAX || !id) return PLY_EINVAL;
+    sqlite3_stmt *st = NULL;
+    if (sqlite3_prepare_v2(s->db, "SELECT id FROM runs WHERE owner=?1 AND idempotency_key=?2", -1,
+                           &st, NULL) != SQLITE_OK)
+        return PLY_EDB;
+    int rc = sqlite3_bind_text(st, 1, owner, -1, SQLITE_STATIC);
+    rc |= sqlite3_bind_blob(st, 2, key, (int)key_len, SQLITE_STATIC);
+    int step = rc == SQLITE_OK ? sqlite3_step(st) : SQLITE_ERROR;
+    if (step == SQLITE_ROW) *id = (uint64_t)sqlite3_column_int64(st, 0);
+    sqlite3_finalize(st);
+    return step == SQLITE_ROW ? 1 : step == SQLITE_DONE ? 0 : PLY_EDB;
 }
 
 int ply_store_begin(ply_store_t *s)

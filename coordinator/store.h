@@ -1,21 +1,25 @@
 /*
  * The coordinator's durable state (DESIGN.md, Durable state): one SQLite
- * file in write-ahead-log mode holding every accepted run with its plan
- * (every job: position, multiplicities per root move, perft(1), cost), every
+ * file in write-ahead-log mode holding every accepted run: its request (what
+ * it asks, its owner and idempotency key), stored before the run is
+ * acknowledged, then its plan (every job: position, multiplicities per root
+ * move, perft(1), cost), every
  * computation a worker or the rule engine returned for a job, the failed
  * attempts of jobs (so that quarantine counts across restarts), and the final
  * answer of every finished run; the per-job rows of old finished runs are
  * pruned (ply_store_prune).
  *
- * Workload: one transaction per accepted run (its plan: 72,078 jobs for a
- * split at ply 4 of the start position, about 0.1 s), one per job result
+ * Workload: two transactions per accepted run (its request, one row, before
+ * Accepted; then its plan: 72,078 jobs for a split at ply 4 of the start
+ * position, about 0.1 s, once planned), one per job result
  * (seconds to minutes apart per worker), one per finished run; a full read
  * when the coordinator starts. The coordinator calls everything from its
  * event-loop thread; the object is not thread-safe.
  *
  * Durability: synchronous=FULL. A commit returns after the write-ahead log
- * reached the disk, so an Accepted sent after ply_store_add_run and a result
- * made known after its commit survive a SIGKILL and a power loss alike.
+ * reached the disk, so an Accepted sent after ply_store_add_request and a
+ * result made known after its commit survive a SIGKILL and a power loss alike
+ * (a run whose plan was not stored yet is planned again from its request).
  * NORMAL would survive SIGKILL but could lose the last commits on power loss:
  * an accepted run would vanish, which the protocol promises never happens.
  * A commit costs about 0.5 ms on the development machine (ext4 on a virtual
@@ -23,7 +27,8 @@
  * (ply_store_begin / ply_store_commit) so that many small jobs do not pay it
  * one by one.
  *
- * Invariants of the file: a run's job rows are exactly 0..njobs-1; a result
+ * Invariants of the file: a planned run's job rows are exactly 0..njobs-1, an
+ * unplanned one has none; an owner's idempotency key names at most one run; a result
  * row names an existing job and one of its computation roles; the file is
  * opened by one coordinator at a time (exclusive locking: a second one gets a
  * clear error instead of a shared, corrupted history). Node counts are
@@ -56,6 +61,10 @@ typedef struct ply_store ply_store_t;
  * business: restore.c refuses a run of another by name). */
 #define PLY_STORE_KIND_MAX INT32_MAX
 
+/* An idempotency key's size, bytes (Submit.idempotency_key, proto/ply.proto). */
+#define PLY_STORE_KEY_MIN 16
+#define PLY_STORE_KEY_MAX 64
+
 /** What a run is, as accepted: enough to plan, check and answer it again. */
 typedef struct ply_store_run {
     uint64_t id; /* random, 1..2^53-1 (client_msgs.c): a positive SQLite INTEGER */
@@ -84,6 +93,14 @@ typedef struct ply_store_run {
     /* jobs of a run without a stored plan (kinds other than perft): what ply_store_add_run
      * stores and ply_store_load reads back; with a plan: the plan's, not read */
     uint32_t njobs;
+    /* ply_store_load: 1 when its plan (or its njobs) is stored, 0 when only its request is
+     * (ply_store_add_request: planned again from it, then ply_store_add_plan); job_base,
+     * slots and njobs are then 0 */
+    int planned;
+    /* the client's idempotency key (Submit.idempotency_key, PLY_STORE_KEY_MIN..MAX bytes), or
+     * NULL and key_len 0: none. Read back: owned by the store, as request is */
+    const uint8_t *key;
+    size_t key_len;
 } ply_store_run_t;
 
 /* Largest depth a stored run of a kind other than perft may have (a search's limit). */
@@ -172,8 +189,10 @@ typedef int (*ply_store_upgrade_fn)(const ply_store_old_run_t *row, uint8_t **re
  * when it does not exist or is empty, and take it for this process alone.
  * Returns NULL with a one-line reason in @why when the file cannot be opened
  * or created, is not an SQLite database, is another program's database, was
- * written by a newer ply (a format-1, -2, -3 or -4 file of an older ply is migrated to format 5
- * in place, one logged transaction per step; format 4 -> 5 gives every run's row to @upgrade,
+ * written by a newer ply (a format-1 to -5 file of an older ply is migrated to format 6
+ * in place, one logged transaction per step; format 5 -> 6 adds the columns of requests
+ * stored before their plans and of idempotency keys, with or without @upgrade, its runs
+ * planned and without keys; format 4 -> 5 gives every run's row to @upgrade,
  * which encodes the request of the runs whose kinds kept it in columns and rewrites their
  * stored answers as PLY/2 says them: the coordinator's registry of kinds; with NULL a format-4
  * file whose runs keep their requests in columns is refused, PLY_EDB, and left as it was),
@@ -185,7 +204,8 @@ ply_store_t *ply_store_open_upgrading(const char *path, ply_store_upgrade_fn upg
 
 /**
  * ply_store_open - ply_store_open_upgrading without an upgrade: a file of format 4 or older
- * whose runs keep their requests in columns is refused (PLY_EDB), never stripped of them.
+ * whose runs keep their requests in columns is refused (PLY_EDB), never stripped of them; a
+ * format-5 file is migrated to format 6 (that step needs no kind).
  */
 ply_store_t *ply_store_open(const char *path, char *why, size_t why_len);
 
@@ -208,8 +228,8 @@ int ply_store_next_job_base(ply_store_t *s, uint64_t *next_job_base);
 int ply_store_has_run(ply_store_t *s, uint64_t id);
 
 /**
- * ply_store_add_run - store an accepted run, its request and every job of its
- * plan in one transaction (committed and on disk when this returns 0). The
+ * ply_store_add_run - store an accepted run, its request (and idempotency key, if any)
+ * and every job of its plan in one transaction (committed and on disk when this returns 0). The
  * run's state is "active" until ply_store_finish_run. A perft run stores its
  * @plan; another kind's may have none (NULL: its njobs are stored, and its
  * kind plans it again from the request when it is read back). Returns 0,
@@ -219,6 +239,36 @@ int ply_store_has_run(ply_store_t *s, uint64_t id);
  */
 int ply_store_add_run(ply_store_t *s, const ply_store_run_t *run, const ply_split_t *plan,
                       char *why, size_t why_len);
+
+/**
+ * ply_store_add_request - store an accepted run's request alone, before it is planned, in one
+ * transaction (committed and on disk when this returns 0): its row with what it asks
+ * (request, kind, fen, depth), its verification, owner, submission time and idempotency key
+ * (run->key, or none), marked not planned (its njobs, job_base and slots are not stored).
+ * ply_store_add_plan adds its plan; a run read back without it is planned again
+ * (ply_store_load: planned 0). Returns 0, PLY_EDB (nothing stored, reason in @why: also a key
+ * the owner used for another run) or PLY_EINVAL (as ply_store_add_run; also a key not of
+ * PLY_STORE_KEY_MIN..MAX bytes; reason in @why).
+ */
+int ply_store_add_request(ply_store_t *s, const ply_store_run_t *run, char *why, size_t why_len);
+
+/**
+ * ply_store_add_plan - store the plan of run @run->id, stored by ply_store_add_request and not
+ * planned yet, in one transaction: its task ids (@run->job_base, slots), its @plan's summary
+ * and every job (NULL plan: @run->njobs, planned again from the request when read back, as
+ * ply_store_add_run says), marked planned. Returns 0, PLY_EDB (nothing stored, reason in
+ * @why: also no such unplanned, unfinished run), PLY_EINVAL or PLY_ENOMEM.
+ */
+int ply_store_add_plan(ply_store_t *s, const ply_store_run_t *run, const ply_split_t *plan,
+                       char *why, size_t why_len);
+
+/**
+ * ply_store_find_key - the run (active or finished) that @owner submitted with idempotency
+ * key @key (@key_len bytes): its id in *@id. Returns 1, 0 (none) or PLY_EDB; PLY_EINVAL for
+ * an empty key.
+ */
+int ply_store_find_key(ply_store_t *s, const char *owner, const uint8_t *key, size_t key_len,
+                       uint64_t *id);
 
 /**
  * ply_store_begin - open a transaction that groups the ply_store_add_result
@@ -310,9 +360,10 @@ typedef int (*ply_store_result_fn)(void *arg, const ply_store_result_t *r);
 
 /**
  * ply_store_load - read back every unfinished run: @on_run once per run with
- * its request, and its plan rebuilt when it was stored with one (root moves
+ * its request and key, and its plan rebuilt when it was stored with one (root moves
  * from the rule engine, jobs from the file; the position read as Chess960
- * when a perft run's request says so), else *plan NULL and its njobs, then
+ * when a perft run's request says so), else *plan NULL and its njobs (a run
+ * stored by ply_store_add_request alone: planned 0, *plan NULL), then
  * @on_result for every computation of those runs. A callback returning a
  * negative code stops the load with that code. Returns 0, PLY_EDB when the
  * file's content is inconsistent (a run without all its jobs, a blob of the

@@ -215,7 +215,8 @@ static int load_runs(ply_store_t *s, ply_store_run_fn on_run, void *arg, char *w
                            "SELECT id, fen, depth, verify_mode, verify_ppm, job_base,"
                            " split_depth, njobs, paths, estimate, root_moves, slots, submitted_at,"
                            " (SELECT count(*) FROM results WHERE run_id=runs.id), owner, kind,"
-                           " request, EXISTS(SELECT 1 FROM jobs WHERE run_id=runs.id)"
+                           " request, EXISTS(SELECT 1 FROM jobs WHERE run_id=runs.id), planned,"
+                           " idempotency_key"
                            " FROM runs WHERE state='active' ORDER BY submitted_at, id",
                            -1, &st, NULL) != SQLITE_OK) {
         ply_why(why, why_len, 0, "%s", sqlite3_errmsg(s->db));
@@ -237,6 +238,9 @@ static int load_runs(ply_store_t *s, ply_store_run_fn on_run, void *arg, char *w
         int64_t kind = sqlite3_column_int64(st, 15);
         int has_request = sqlite3_column_type(st, 16) != SQLITE_NULL;
         int has_plan = sqlite3_column_int(st, 17) != 0;
+        run.planned = sqlite3_column_int(st, 18) != 0;
+        const uint8_t *key = sqlite3_column_blob(st, 19);
+        int key_len = sqlite3_column_bytes(st, 19);
         int chess960 = 0, stats, split;
         char reason[256] = "";
         /* never read as perft: a kind this ply does not know is a run it cannot plan or check */
@@ -249,6 +253,18 @@ static int load_runs(ply_store_t *s, ply_store_run_fn on_run, void *arg, char *w
         } else if (!has_request) {
             ply_why(reason, sizeof reason, 0, "no request stored");
             r = PLY_EDB;
+        } else if (key && (key_len < PLY_STORE_KEY_MIN || key_len > PLY_STORE_KEY_MAX)) {
+            ply_why(reason, sizeof reason, 0, "an idempotency key of %d bytes", key_len);
+            r = PLY_EDB;
+        } else if (!run.planned && has_plan) {
+            ply_why(reason, sizeof reason, 0, "jobs stored for a run marked not planned");
+            r = PLY_EDB;
+        } else if (!run.planned && (depth < 0 || depth > PLY_STORE_MAX_KIND_DEPTH)) {
+            ply_why(reason, sizeof reason, 0, "depth out of range");
+            r = PLY_EDB;
+        } else if (!run.planned) { /* its request alone: planned again by its kind */
+            run.kind = (int)kind;
+            run.depth = (unsigned)depth;
         } else if (has_plan && (depth < 1 || depth > PLY_SPLIT_MAX_DEPTH || slots < 1 ||
                                 slots > 8 || run.job_base < 1)) {
             ply_why(reason, sizeof reason, 0, "depth, slots or job ids out of range");
@@ -271,6 +287,7 @@ static int load_runs(ply_store_t *s, ply_store_run_fn on_run, void *arg, char *w
             int n = sqlite3_column_bytes(st, 16);
             run.request = p ? p : empty;
             run.request_len = p && n > 0 ? (size_t)n : 0;
+            run.key = key, run.key_len = key ? (size_t)key_len : 0;
         }
         /* a perft plan's positions are Chess960 ones when its request says so */
         if (r == 0 && kind == PLY_STORE_KIND_PERFT &&

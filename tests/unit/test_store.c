@@ -17,7 +17,9 @@
  * kind's encoding (a perft run's a PerftRequest, encoded from the columns of a
  * format-4 file, which go, by the registry of kinds the coordinator opens its
  * file with), and a stored perft answer's RunAsked is rewritten as PLY/2 says
- * it; a run without a request is refused.
+ * it; a run without a request is refused. Requests before plans (format 6, issue 27): a
+ * run's request stored alone reads back unplanned with its idempotency key, its plan added
+ * later; a key names one run per owner, active or finished; a format-5 file migrates.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -584,7 +586,7 @@ static void test_exact_counts(void **state)
     assert_int_equal(sqlite3_prepare_v2(db, "PRAGMA user_version", -1, &q, NULL), SQLITE_OK);
     assert_int_equal(sqlite3_step(q), SQLITE_ROW);
     assert_int_equal(sqlite3_column_int(q, 0),
-                     5); /* 1 -> 2 -> 3 -> 4 -> 5: the format this ply writes */
+                     6); /* 1 -> 2 -> 3 -> 4 -> 5 -> 6: the format this ply writes */
     sqlite3_finalize(q);
     sqlite3_close(db);
     ply_split_destroy(&plan);
@@ -928,6 +930,7 @@ static void check_old_file(int later, const ply_split_t *plan)
     assert_true(r->verify_mode == 1 && r->verify_ppm == 250000);
     assert_true(r->job_base == 5 && r->slots == 2 && r->submitted_unix_ms == 1700000000123);
     assert_int_equal(r->results, 2);
+    assert_true(r->planned && r->key_len == 0); /* format 5 -> 6: stored with its plan, no key */
     assert_string_equal(r->owner, later ? "curve:Yne@$w-vo<fVvi]a<NY6T1ed:M$fCG*[IaLV{hID" : "");
     same_plan(plan, k.plan);
     assert_true(k.plan->estimate == plan->estimate && k.plan->paths == 20);
@@ -977,10 +980,10 @@ static void check_old_file(int later, const ply_split_t *plan)
     assert_int_equal(ply_store_add_result(s, &nr, why, sizeof why), 0);
     ply_store_close(&s);
     ply_split_destroy(&k.plan);
-    assert_int_equal(format_of(meta, sizeof meta), 5);
-    assert_string_equal(meta, "ply-state 5");
+    assert_int_equal(format_of(meta, sizeof meta), 6);
+    assert_string_equal(meta, "ply-state 6");
 
-    s = ply_store_open(path, why, sizeof why); /* format 5 now: opened as it is */
+    s = ply_store_open(path, why, sizeof why); /* format 6 now: opened as it is */
     if (!s) fail_msg("%s", why);
     kept_t k2 = {0};
     assert_int_equal(ply_store_load(s, on_run_kept, on_result_kept, &k2, why, sizeof why), 0);
@@ -991,7 +994,7 @@ static void check_old_file(int later, const ply_split_t *plan)
     assert_true(k2.req_rc == 0 && k2.stats && k2.split == 1); /* a perft run: its request */
     ply_split_destroy(&k2.plan);
     ply_store_close(&s);
-    assert_int_equal(format_of(meta, sizeof meta), 5);
+    assert_int_equal(format_of(meta, sizeof meta), 6);
 }
 
 /* The format-3 file (job kinds, before run requests) that format 3 left: a format-2 file as
@@ -1286,6 +1289,176 @@ static void test_kinds(void **state)
     ply_split_destroy(&plan);
 }
 
+/* ------------------------------------------- requests before plans, keys */
+
+#define KEY_A "0123456789abcdef"                 /* 16 bytes: the shortest key */
+#define KEY_B "a key of 24 bytes, exact" /* another */
+
+/* A run of the start position's perft(@depth) with its request, owner @owner and key @key. */
+static ply_store_run_t keyed_run(uint64_t id, unsigned depth, const char *owner, const char *key)
+{
+    ply_store_run_t r = run_of(id, START, depth, 0);
+    perft_req(&r, 0, 0, 1);
+    snprintf(r.owner, sizeof r.owner, "%s", owner);
+    r.key = (const uint8_t *)key, r.key_len = key ? strlen(key) : 0;
+    return r;
+}
+
+/* Every run read back: id, planned, njobs of its plan (0: none), its key. */
+typedef struct seen_runs {
+    int n;
+    uint64_t id[4];
+    int planned[4];
+    size_t njobs[4], key_len[4];
+    char key[4][65];
+} seen_runs_t;
+
+static int on_run_seen(void *arg, const ply_store_run_t *r, ply_split_t **plan)
+{
+    seen_runs_t *v = arg;
+    assert_true(v->n < 4);
+    int i = v->n++;
+    v->id[i] = r->id, v->planned[i] = r->planned;
+    v->njobs[i] = *plan ? (*plan)->njobs : 0;
+    v->key_len[i] = r->key_len;
+    assert_true(r->key_len <= 64);
+    if (r->key_len) memcpy(v->key[i], r->key, r->key_len);
+    v->key[i][r->key_len] = '\0';
+    assert_int_equal(req_of(r, &(int){0}, &(int){0}, &(int){0}), 0); /* its request, kept */
+    return 0;
+}
+
+static seen_runs_t load_seen(void)
+{
+    char why[512];
+    ply_store_t *s = ply_store_open(path, why, sizeof why);
+    if (!s) fail_msg("%s", why);
+    seen_runs_t v = {0};
+    assert_int_equal(ply_store_load(s, on_run_seen, on_result_none, &v, why, sizeof why), 0);
+    ply_store_close(&s);
+    return v;
+}
+
+/*
+ * A run's request is stored before its plan (issue 27): read back unplanned (no plan, no
+ * jobs) with its key, across a reopen; its plan added later reads back as a planned run's; a
+ * key names one run per owner (found whether the run is active or finished; the same key of
+ * another owner is another run's); keys of the wrong size and a second plan are refused.
+ */
+static void test_request_before_plan(void **state)
+{
+    (void)state;
+    unlink(path);
+    char why[512] = "";
+    ply_store_t *s = ply_store_open(path, why, sizeof why);
+    if (!s) fail_msg("%s", why);
+    ply_store_run_t a = keyed_run(11, 3, "token:alice", KEY_A);
+    ply_store_run_t b = keyed_run(12, 3, "token:alice", NULL);
+    assert_int_equal(ply_store_add_request(s, &a, why, sizeof why), 0);
+    assert_int_equal(ply_store_add_request(s, &b, why, sizeof why), 0);
+    ply_store_run_t again = keyed_run(13, 3, "token:alice", KEY_A);
+    why[0] = '\0';
+    assert_int_equal(ply_store_add_request(s, &again, why, sizeof why), PLY_EDB);
+    assert_non_null(strstr(why, "UNIQUE")); /* the owner's key names run 11 already */
+    ply_store_run_t bob = keyed_run(14, 3, "token:bob", KEY_A);
+    assert_int_equal(ply_store_add_request(s, &bob, why, sizeof why), 0);
+    ply_store_run_t shorty = keyed_run(15, 3, "token:alice", "fifteen bytes..");
+    assert_int_equal(ply_store_add_request(s, &shorty, why, sizeof why), PLY_EINVAL);
+    assert_non_null(strstr(why, "idempotency key of 15 bytes"));
+    uint64_t id = 0;
+    assert_int_equal(ply_store_find_key(s, "token:alice", (const uint8_t *)KEY_A, 16, &id), 1);
+    assert_true(id == 11);
+    assert_int_equal(ply_store_find_key(s, "token:bob", (const uint8_t *)KEY_A, 16, &id), 1);
+    assert_true(id == 14);
+    assert_int_equal(ply_store_find_key(s, "token:carol", (const uint8_t *)KEY_A, 16, &id), 0);
+    assert_int_equal(ply_store_find_key(s, "token:alice", (const uint8_t *)KEY_B, 24, &id), 0);
+    uint64_t jb = 0;
+    assert_int_equal(ply_store_next_job_base(s, &jb), 0);
+    assert_true(jb == 1); /* unplanned runs hold no task ids */
+    ply_store_close(&s);
+
+    seen_runs_t v = load_seen(); /* as a coordinator killed before planning finds them */
+    assert_int_equal(v.n, 3);
+    assert_true(v.id[0] == 11 && !v.planned[0] && v.njobs[0] == 0 && v.key_len[0] == 16);
+    assert_string_equal(v.key[0], KEY_A);
+    assert_true(v.id[1] == 12 && !v.planned[1] && v.key_len[1] == 0);
+    assert_true(v.id[2] == 14 && !v.planned[2] && v.key_len[2] == 16);
+
+    s = ply_store_open(path, why, sizeof why);
+    if (!s) fail_msg("%s", why);
+    ply_split_t *plan = plan_of(START, 3, 1); /* 20 jobs: the moves of the start position */
+    a.job_base = 100, a.slots = 1;
+    assert_int_equal(ply_store_add_plan(s, &a, plan, why, sizeof why), 0);
+    why[0] = '\0';
+    assert_int_equal(ply_store_add_plan(s, &a, plan, why, sizeof why), PLY_EDB);
+    assert_non_null(strstr(why, "no unplanned request"));
+    ply_store_run_t ghost = keyed_run(99, 3, "token:alice", NULL);
+    assert_int_equal(ply_store_add_plan(s, &ghost, plan, why, sizeof why), PLY_EDB);
+    assert_int_equal(ply_store_next_job_base(s, &jb), 0);
+    assert_true(jb == 100 + 20);
+    ply_store_close(&s);
+    v = load_seen();
+    assert_true(v.id[0] == 11 && v.planned[0] && v.njobs[0] == 20 && v.key_len[0] == 16);
+    assert_true(v.id[1] == 12 && !v.planned[1]);
+
+    /* a finished run's key still names it (a client re-sending its Submit gets its answer) */
+    s = ply_store_open(path, why, sizeof why);
+    if (!s) fail_msg("%s", why);
+    ply_store_finished_t f;
+    memset(&f, 0, sizeof f);
+    f.id = 11;
+    snprintf(f.state, sizeof f.state, "done");
+    f.nodes = ply_u128_make(0, 8902); /* perft(3) of the start position, chessprogramming wiki */
+    assert_int_equal(ply_store_finish_run(s, &f, "ok", 2), 0);
+    assert_int_equal(ply_store_find_key(s, "token:alice", (const uint8_t *)KEY_A, 16, &id), 1);
+    assert_true(id == 11);
+    ply_store_close(&s);
+    v = load_seen();
+    assert_int_equal(v.n, 2); /* 12 and 14: unfinished */
+    ply_split_destroy(&plan);
+}
+
+/*
+ * A format-5 file (before requests were stored ahead of plans: no planned, no
+ * idempotency_key) is migrated to format 6 by ply_store_open too (the step needs no kind):
+ * its runs read back planned, without keys, every value kept.
+ */
+static void test_format5_migrates(void **state)
+{
+    (void)state;
+    unlink(path);
+    char why[512] = "", meta[32];
+    ply_store_t *s = ply_store_open(path, why, sizeof why);
+    if (!s) fail_msg("%s", why);
+    ply_split_t *plan = plan_of(START, 3, 1);
+    ply_store_run_t r = keyed_run(21, 3, "token:alice", NULL);
+    r.job_base = 7, r.slots = 2;
+    assert_int_equal(ply_store_add_run(s, &r, plan, why, sizeof why), 0);
+    ply_store_close(&s);
+    /* format 5's schema is format 6's without the index and the two columns */
+    sql("DROP INDEX runs_key; ALTER TABLE runs DROP COLUMN planned;"
+        " ALTER TABLE runs DROP COLUMN idempotency_key;"
+        " PRAGMA user_version=5; UPDATE meta SET value='ply-state 5' WHERE key='format';");
+    assert_int_equal(format_of(meta, sizeof meta), 5);
+    seen_runs_t v = load_seen(); /* ply_store_open: no upgrade of kinds needed */
+    assert_int_equal(format_of(meta, sizeof meta), 6);
+    assert_string_equal(meta, "ply-state 6");
+    assert_int_equal(v.n, 1);
+    assert_true(v.id[0] == 21 && v.planned[0] && v.njobs[0] == 20 && v.key_len[0] == 0);
+    s = ply_store_open(path, why, sizeof why);
+    if (!s) fail_msg("%s", why);
+    uint64_t jb = 0;
+    assert_int_equal(ply_store_next_job_base(s, &jb), 0);
+    assert_true(jb == 7 + 2 * 20);
+    ply_store_run_t k = keyed_run(22, 3, "token:alice", KEY_B); /* keys work in it */
+    assert_int_equal(ply_store_add_request(s, &k, why, sizeof why), 0);
+    uint64_t id = 0;
+    assert_int_equal(ply_store_find_key(s, "token:alice", (const uint8_t *)KEY_B, 24, &id), 1);
+    assert_true(id == 22);
+    ply_store_close(&s);
+    ply_split_destroy(&plan);
+}
+
 int main(void)
 {
     ply_log_set_level(PLY_LOG_ERROR);
@@ -1301,6 +1474,8 @@ int main(void)
         cmocka_unit_test(test_exact_counts),
         cmocka_unit_test(test_old_formats_migrate),
         cmocka_unit_test(test_old_format_without_upgrade),
+        cmocka_unit_test(test_request_before_plan),
+        cmocka_unit_test(test_format5_migrates),
         cmocka_unit_test(test_ply1_answer_migrates),
         cmocka_unit_test(test_kinds),
         cmocka_unit_test(test_search_request),

@@ -1,9 +1,20 @@
 /*
- * Messages from clients: SUBMIT (a new run, planned by its kind on the
- * thread pool and stored with its plan before Accepted is sent; or, the
- * same request again, a restored run resumed), STATUS, RESULT_REQUEST (an
- * answer again, or attaching to a run) and CANCEL. A run's answer and its
- * cancellation belong to its owner or an admin key (ply__may_read).
+ * Messages from clients: SUBMIT, STATUS, RESULT_REQUEST (an answer again,
+ * or attaching to a run) and CANCEL. A run's answer and its cancellation
+ * belong to its owner or an admin key (ply__may_read).
+ *
+ * A SUBMIT is durable before it is acknowledged (issue 27): validated by its
+ * kind and given an id, its request is stored in the state file (with --state,
+ * one transaction: ply_store_add_request), then Accepted is sent (without the
+ * plan's figures), then the kind plans it on libuv's thread pool and its plan
+ * is stored (a second transaction) before its jobs go out. A coordinator
+ * killed in between plans the run again from its request when it restarts
+ * (restore.c). A Submit whose idempotency key and owner match a known run
+ * (in memory in any state, or finished, in memory or in the state file) is
+ * that run, never a second one: Accepted for it, and its client attached (a
+ * finished run's answer at once); the same request again without a key
+ * resumes an unclaimed restored run (restored_match). The fault points of
+ * fault.h sit on this path.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -12,6 +23,7 @@
 #include <unistd.h>
 
 #include "batch.h"
+#include "fault.h"
 #include "kind.h"
 #include "peers.h"
 #include "runs.h"
@@ -22,6 +34,11 @@
 #include "util/random.h"
 #include "util/time.h"
 #include "verification.h"
+
+/* A key the envelope passes is one the state file keeps. */
+_Static_assert(PLY_MIN_IDEMPOTENCY_KEY == PLY_STORE_KEY_MIN &&
+                   PLY_MAX_IDEMPOTENCY_KEY == PLY_STORE_KEY_MAX,
+               "idempotency key bounds: envelope.h and store.h agree");
 
 /* Finished runs listed by a StatusReply (after the runs in progress). */
 #define STATUS_FINISHED 16
@@ -41,11 +58,13 @@ static int run_setup(ply_coordinator_t *c, ply__run_t *run)
     return 0;
 }
 
+/* Accepted for @run to @rid: its id and what it asks, and once it is planned its jobs and the
+ * kind's plan figures (kind->fill_accepted: absent before). */
 static void send_accepted(ply_coordinator_t *c, zframe_t *rid, const ply__run_t *run)
 {
     Ply__Accepted a = PLY__ACCEPTED__INIT;
     a.has_run_id = 1, a.run_id = run->id;
-    a.has_jobs = 1, a.jobs = (uint32_t)run->sched.njobs;
+    if (ply__run_planned(run)) a.has_jobs = 1, a.jobs = (uint32_t)run->sched.njobs;
     run->kind->fill_accepted(run, &a);
     ply__asked_t asked;
     ply__run_asked(&asked, run);
@@ -56,26 +75,46 @@ static void send_accepted(ply_coordinator_t *c, zframe_t *rid, const ply__run_t 
     ply__send_msg(c, rid, &m);
 }
 
-/* The run and its plan into the state file (one transaction), before anyone hears "accepted". */
-static int store_run(ply_coordinator_t *c, const ply__run_t *run, char *why, size_t why_len)
+/* What the state file keeps of @run (the kind's columns and request, and the registry's), into
+ * @sr; its plan in *@plan (NULL: none, or not planned yet). Strings point into @run. */
+static void store_row(const ply__run_t *run, ply_store_run_t *sr, const ply_split_t **plan)
+{
+    memset(sr, 0, sizeof *sr);
+    *plan = NULL;
+    run->kind->store_run(run, sr, plan); /* what it asks, its plan */
+    sr->id = run->id;
+    sr->verify_mode = run->verif.mode;
+    sr->verify_ppm = run->verif.ppm;
+    sr->job_base = run->sched.job_base;
+    sr->slots = run->sched.slots;
+    sr->submitted_unix_ms = run->submitted_unix_ms;
+    snprintf(sr->owner, sizeof sr->owner, "%s", run->owner);
+    sr->kind = run->kind->id;
+    sr->njobs = (uint32_t)run->sched.njobs;
+    sr->key = run->key_len ? run->key : NULL, sr->key_len = run->key_len;
+}
+
+/* The run's request into the state file (one transaction), before anyone hears "accepted". */
+static int store_request(ply_coordinator_t *c, const ply__run_t *run, char *why, size_t why_len)
 {
     if (!c->store) return 0;
     ply__batch_flush(c); /* its own transaction */
     ply_store_run_t sr;
-    memset(&sr, 0, sizeof sr);
-    const ply_split_t *plan = NULL;
-    run->kind->store_run(run, &sr, &plan); /* what it asks, its plan */
-    sr.id = run->id;
-    sr.verify_mode = run->verif.mode;
-    sr.verify_ppm = run->verif.ppm;
-    sr.job_base = run->sched.job_base;
-    sr.slots = run->sched.slots;
-    sr.submitted_unix_ms = run->submitted_unix_ms;
-    snprintf(sr.owner, sizeof sr.owner, "%s", run->owner);
-    sr.kind = run->kind->id;
-    sr.njobs = (uint32_t)run->sched.njobs;
+    const ply_split_t *plan;
+    store_row(run, &sr, &plan);
+    return ply_store_add_request(c->store, &sr, why, why_len);
+}
+
+/* The run's plan into the state file (its second transaction), once planned and set up. */
+static int store_plan(ply_coordinator_t *c, const ply__run_t *run, char *why, size_t why_len)
+{
+    if (!c->store) return 0;
+    ply__batch_flush(c); /* its own transaction */
+    ply_store_run_t sr;
+    const ply_split_t *plan;
+    store_row(run, &sr, &plan);
     uint64_t t0 = ply_time_ns();
-    int r = ply_store_add_run(c->store, &sr, plan, why, why_len);
+    int r = ply_store_add_plan(c->store, &sr, plan, why, why_len);
     if (r == 0)
         ply_info("run %" PRIu64 ": %zu jobs stored in %.1f ms", run->id, run->sched.njobs,
                  (double)(ply_time_ns() - t0) / 1e6);
@@ -90,40 +129,170 @@ static void plan_done(uv_work_t *w, int status)
     c->pending_work--;
     int planned = run->kind->planned(run, plan_why, sizeof plan_why); /* the run owns the plan */
     if (status == UV_ECANCELED || c->state != PLY__C_RUNNING) {
-        ply__run_fail(run, PLY_ECANCELED, "coordinator stopping");
+        if (run->interrupted) /* its request is in the state file: planned at the next start */
+            ply__run_fail(run, PLY_ECANCELED,
+                          "coordinator stopping; run %" PRIu64 " is kept in %s and resumes when "
+                          "it restarts (ply result %" PRIu64 ")",
+                          run->id, ply_store_path(c->store), run->id);
+        else
+            ply__run_fail(run, PLY_ECANCELED, "coordinator stopping");
     } else if (run->canceled) {
         ply__run_fail(run, PLY_ECANCELED, "run %" PRIu64 " canceled", run->id);
     } else if (planned < 0) {
         ply__run_fail(run, planned, "%s", plan_why);
     } else if (run_setup(c, run) < 0) {
         ply__run_fail(run, PLY_ENOMEM, "out of memory setting up run %" PRIu64, run->id);
-    } else if (store_run(c, run, why, sizeof why) < 0) {
-        ply__run_fail(run, PLY_EDB, "run %" PRIu64 " not accepted: %s", run->id, why);
-        ply__run_stop(run, 1); /* nothing of it is in the state file to finish */
     } else {
-        char what[PLY__WHY_LEN], plan[PLY__WHY_LEN];
-        run->kind->describe_run(run, what, sizeof what);
-        run->kind->describe_plan(run, plan, sizeof plan);
-        ply_info("run %" PRIu64 ": %s: %s, verify %s", run->id, what, plan, run->verif.text);
-        send_accepted(c, run->client, run);
+        ply__fault(PLY__FAULT_PLAN_DONE);
+        if (store_plan(c, run, why, sizeof why) < 0) {
+            ply__run_fail(run, PLY_EDB, "run %" PRIu64 ": its plan cannot be stored: %s", run->id,
+                          why);
+        } else {
+            char what[PLY__WHY_LEN], plan[PLY__WHY_LEN];
+            run->kind->describe_run(run, what, sizeof what);
+            run->kind->describe_plan(run, plan, sizeof plan);
+            ply_info("run %" PRIu64 ": %s: %s, verify %s", run->id, what, plan, run->verif.text);
+            /* its client learns the plan (RunProgress.jobs_total) now, not at the next tick */
+            if (run->client && !run->detach && run->state == PLY__RUN_ACTIVE)
+                ply__send_progress(c, run->client, run, NULL, 0, run->owner);
+        }
     }
     ply__pump(c);
+}
+
+int ply__run_plan(ply_coordinator_t *c, ply__run_t *run)
+{
+    run->work.data = run;
+    if (uv_queue_work(&c->loop, &run->work, plan_work, plan_done) != 0) {
+        ply__run_fail(run, PLY_ENOMEM, "run %" PRIu64 ": cannot start planning it", run->id);
+        return PLY_ENOMEM;
+    }
+    c->pending_work++;
+    return 0;
 }
 
 /*
  * A run read back from the state file that nobody has claimed, that asks
  * exactly what @want asks (its kind, its request) and that its owner may
- * read: `ply perft --state FILE ...` (or `ply analyse`) run again resumes it.
+ * read: `ply perft --state FILE ...` (or `ply analyse`) run again resumes it,
+ * planned or still to be planned.
  */
 static ply__run_t *restored_match(ply_coordinator_t *c, const ply__run_t *want)
 {
     for (ply__run_t *run = c->runs; run; run = run->next)
-        if (run->restored && !run->client && run->state == PLY__RUN_ACTIVE &&
+        if (run->restored && !run->client &&
+            (run->state == PLY__RUN_ACTIVE || run->state == PLY__RUN_SPLITTING) &&
             run->kind == want->kind && run->kind->same_request(run, want) &&
             run->verif.mode == want->verif.mode && run->verif.ppm == want->verif.ppm &&
             ply__may_read(c, run->owner, want->owner))
             return run;
     return NULL;
+}
+
+/* Whether finished record @f asks what @want asks (its kind, its request as the kind encodes
+ * it, its verification); a record that keeps no request is taken at its word. */
+static int finished_asks(const ply__finished_t *f, const ply__run_t *want)
+{
+    ply_store_run_t sr;
+    const ply_split_t *plan;
+    store_row(want, &sr, &plan);
+    if (f->kind != want->kind->id || f->verify_mode != want->verif.mode ||
+        f->verify_ppm != want->verif.ppm)
+        return 0;
+    return !f->has_request || (f->request_len == sr.request_len &&
+                               (!sr.request_len || !memcmp(f->request, sr.request, sr.request_len)));
+}
+
+/* Accepted for finished run @f to @rid, then (unless @detach) its answer. */
+static void accept_finished(ply_coordinator_t *c, zframe_t *rid, const ply__finished_t *f,
+                            int detach)
+{
+    Ply__Accepted a = PLY__ACCEPTED__INIT;
+    a.has_run_id = 1, a.run_id = f->id;
+    if (f->jobs_total) a.has_jobs = 1, a.jobs = f->jobs_total;
+    if (f->fen[0]) a.fen = (char *)f->fen;
+    ply__asked_t asked;
+    const ply__kind_t *k = ply__kind_of(f->kind);
+    if (k && k->asked_again(f, &asked)) a.asked = &asked.msg;
+    ply_msg_t m = PLY__MESSAGE__INIT;
+    m.body_case = PLY__MESSAGE__BODY_ACCEPTED;
+    m.accepted = &a;
+    ply__send_msg(c, rid, &m);
+    if (detach) return;
+    if (f->reply)
+        ply__send_raw(c, rid, f->reply);
+    else
+        ply__send_error(c, rid, PLY_ENOTFOUND, f->id, "run %" PRIu64 " %s; its answer is lost",
+                        f->id, f->state);
+}
+
+/* The Error of a key that names run @id, which asks something else than the Submit. */
+static void key_reused(ply_coordinator_t *c, zframe_t *rid, uint64_t id)
+{
+    ply__send_error(c, rid, PLY_EINVAL, 0,
+                    "field idempotency_key names run %" PRIu64 ", which asks something else: a "
+                    "key names one submission (choose a new key for a new run)",
+                    id);
+}
+
+/*
+ * A Submit whose idempotency key and owner (@want's, validated) match a known run is that run,
+ * never a second one: Accepted for it and, unless @detach, its client attached (a finished
+ * run's answer at once). Looks in memory (any state), then among the finished runs (memory,
+ * then the state file). 1 when answered so (or refused: the key names a run that asks
+ * something else, or the state file cannot be read), 0 when no run has the key.
+ */
+static int key_match(ply_coordinator_t *c, zframe_t *rid, const ply__run_t *want, int detach)
+{
+    if (!want->key_len) return 0;
+    for (ply__run_t *run = c->runs; run; run = run->next) {
+        if (!ply__run_same_key(run, NULL, want->owner, want->key, want->key_len)) continue;
+        if (run->kind != want->kind || !run->kind->same_request(run, want) ||
+            run->verif.mode != want->verif.mode || run->verif.ppm != want->verif.ppm) {
+            key_reused(c, rid, run->id);
+            return 1;
+        }
+        if (!detach) {
+            zframe_t *id = zframe_dup(rid);
+            if (id) ply__run_attach(run, id, 0);
+        }
+        ply_info("run %" PRIu64 ": the same submission again (its idempotency key): %s",
+                 run->id, detach ? "acknowledged" : "its client attached");
+        send_accepted(c, rid, run);
+        return 1;
+    }
+    ply__finished_t tmp, *f = NULL;
+    for (f = c->finished; f; f = f->next)
+        if (ply__run_same_key(NULL, f, want->owner, want->key, want->key_len)) break;
+    if (!f && c->store) {
+        uint64_t id = 0;
+        int found = ply_store_find_key(c->store, want->owner, want->key, want->key_len, &id);
+        if (found < 0) {
+            ply__send_error(c, rid, PLY_EDB, 0,
+                            "cannot look the idempotency key up in the state file: the run is "
+                            "not submitted again");
+            return 1;
+        }
+        if (found) f = ply__finished_lookup(c, id, &tmp);
+        if (found && !f) {
+            ply__send_error(c, rid, PLY_EDB, id,
+                            "field idempotency_key names run %" PRIu64 ", which cannot be read "
+                            "back from the state file",
+                            id);
+            return 1;
+        }
+    }
+    if (!f) return 0;
+    if (!finished_asks(f, want)) {
+        key_reused(c, rid, f->id);
+    } else {
+        ply_info("run %" PRIu64 ": the same submission again (its idempotency key): finished "
+                 "(%s), answered again",
+                 f->id, f->state);
+        accept_finished(c, rid, f, detach);
+    }
+    if (f == &tmp) zmsg_destroy(&tmp.reply);
+    return 1;
 }
 
 /*
@@ -145,9 +314,41 @@ static uint64_t new_run_id(ply_coordinator_t *c)
     return 0;
 }
 
-static void on_submit(ply_coordinator_t *c, zframe_t *rid, const char *who, const Ply__Submit *s)
+/* A new run of kind @kind from Submit @s of @who, validated, or NULL (@rid was told why). */
+static ply__run_t *submitted_run(ply_coordinator_t *c, zframe_t *rid, const char *who,
+                                 const ply__kind_t *kind, const Ply__Submit *s)
 {
     char why[PLY__WHY_LEN];
+    ply__run_t *run = ply__run_new(c, kind, who);
+    if (run) ply__run_attach(run, zframe_dup(rid), s->detach);
+    if (!run || !run->client) {
+        if (run) ply__run_free(run);
+        ply__send_error(c, rid, PLY_ENOMEM, 0, "coordinator out of memory");
+        return NULL;
+    }
+    int r = run->kind->submit(c, run, s, why, sizeof why); /* what it asks, checked */
+    if (r < 0) {
+        ply__send_error(c, rid, r, 0, "%s", r == PLY_ENOMEM ? "coordinator out of memory" : why);
+        ply__run_free(run);
+        return NULL;
+    }
+    int mode = s->has_verify ? (int)s->verify : PLY__VERIFY_MODE__VERIFY_MODE_NONE;
+    ply__verify_mode_set(run, mode,
+                         mode == PLY__VERIFY_MODE__VERIFY_MODE_SAMPLE ? s->verify_ppm : 0);
+    if (s->has_idempotency_key) /* the envelope checked its size */
+        ply__run_set_key(run, s->idempotency_key.data, s->idempotency_key.len);
+    ply__run_submitted(run, 0);
+    return run;
+}
+
+/*
+ * SUBMIT: validated by its kind; the same submission again (its idempotency key) or a restored
+ * run asked again is that run; else a new run: its request stored (with --state), Accepted,
+ * then planned on the thread pool and its plan stored (plan_done).
+ */
+static void on_submit(ply_coordinator_t *c, zframe_t *rid, const char *who, const Ply__Submit *s)
+{
+    char why[PLY__WHY_LEN] = "";
     /* the envelope passes any kind number with its payload: the registry says which run here */
     const ply__kind_t *kind = s->kind <= INT32_MAX ? ply__kind_of((int)s->kind) : NULL;
     if (!kind) {
@@ -157,23 +358,12 @@ static void on_submit(ply_coordinator_t *c, zframe_t *rid, const char *who, cons
                         s->kind);
         return;
     }
-    ply__run_t *run = ply__run_new(c, kind, who);
-    if (run) ply__run_attach(run, zframe_dup(rid), s->detach);
-    if (!run || !run->client) {
-        if (run) ply__run_free(run);
-        ply__send_error(c, rid, PLY_ENOMEM, 0, "coordinator out of memory");
-        return;
-    }
-    int r = run->kind->submit(c, run, s, why, sizeof why); /* what it asks, checked */
-    if (r < 0) {
-        ply__send_error(c, rid, r, 0, "%s", r == PLY_ENOMEM ? "coordinator out of memory" : why);
+    ply__run_t *run = submitted_run(c, rid, who, kind, s);
+    if (!run) return;
+    if (key_match(c, rid, run, s->detach)) {
         ply__run_free(run);
         return;
     }
-    int mode = s->has_verify ? (int)s->verify : PLY__VERIFY_MODE__VERIFY_MODE_NONE;
-    ply__verify_mode_set(run, mode,
-                         mode == PLY__VERIFY_MODE__VERIFY_MODE_SAMPLE ? s->verify_ppm : 0);
-    ply__run_submitted(run, 0);
     ply__run_t *old = restored_match(c, run);
     if (old) {
         ply__run_attach(old, zframe_dup(rid), s->detach);
@@ -191,18 +381,21 @@ static void on_submit(ply_coordinator_t *c, zframe_t *rid, const char *who, cons
         ply__run_free(run);
         return;
     }
-    run->work.data = run;
-    if (uv_queue_work(&c->loop, &run->work, plan_work, plan_done) != 0) {
-        ply__send_error(c, rid, PLY_ENOMEM, 0, "cannot start the split");
+    ply__fault(PLY__FAULT_SUBMIT_RECEIVED);
+    run->id = id; /* what the state file and the log name it by */
+    if (store_request(c, run, why, sizeof why) < 0) {
+        ply__send_error(c, rid, PLY_EDB, 0, "run not accepted: %s", why);
         ply__run_free(run);
         return;
     }
-    c->pending_work++;
+    ply__fault(PLY__FAULT_SUBMIT_STORED);
     ply__run_add(c, run, id);
     char what[PLY__WHY_LEN];
     run->kind->describe_run(run, what, sizeof what);
-    ply_info("run %" PRIu64 ": %s submitted%s%s", run->id, what, s->client_id ? " by " : "",
-             s->client_id ? s->client_id : "");
+    ply_info("run %" PRIu64 ": %s submitted%s%s%s", run->id, what, s->client_id ? " by " : "",
+             s->client_id ? s->client_id : "", c->store ? ", its request stored" : "");
+    send_accepted(c, rid, run); /* durable (with --state), not planned yet */
+    ply__run_plan(c, run);      /* a failure fails the run: its client gets the Error */
 }
 
 typedef struct recent {

@@ -219,6 +219,13 @@ void ply__on_refused_result(ply_coordinator_t *c, ply__peer_t *p, uint64_t job_i
 /** ply__on_client_message - SUBMIT, STATUS, RESULT_REQUEST or CANCEL (peer @p, or NULL). */
 void ply__on_client_message(ply_coordinator_t *c, zframe_t *rid, const char *identity,
                             ply__peer_t *p, ply_msg_t *msg);
+/**
+ * ply__run_plan - plan @run (in @c's runs, splitting: just submitted, or read back from the
+ * state file unplanned) with its kind on libuv's thread pool; then its plan is stored (with a
+ * state file), it is set up and its jobs go out; a plan that fails fails the run (its client
+ * gets the Error, the state file records it failed). 0, or PLY_ENOMEM: the run is failed.
+ */
+int ply__run_plan(ply_coordinator_t *c, ply__run_t *run);
 
 /* ---- service.c ---- */
 

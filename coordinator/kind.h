@@ -32,7 +32,6 @@ typedef struct ply__summary {
     ply_u128_t nodes;       /* its count so far (exact) */
     uint64_t counted_nodes; /* nodes counted in this session (its rate's), 0: not measured */
     uint32_t mismatches;    /* verification mismatches found in it */
-    int storable; /* it has a plan or request that the state file keeps (its end is recorded) */
 } ply__summary_t;
 
 typedef struct ply__kind {
@@ -55,8 +54,10 @@ typedef struct ply__kind {
     /**
      * restore - make @run (new from the run registry) the run of this kind that state-file
      * row @sr describes, with the plan the row keeps (*@plan, taken and NULLed; NULL when the
-     * state file keeps none), planned (run->sched.njobs set). 0, PLY_EDB (why in @why) or
-     * PLY_ENOMEM.
+     * state file keeps none), planned (run->sched.njobs set). A row stored before its run was
+     * planned (@sr->planned 0: its request alone, *@plan NULL) makes @run what it asks, as
+     * submit does, unplanned: the registry plans it (plan, planned) as a submitted run. 0,
+     * PLY_EDB (why in @why) or PLY_ENOMEM.
      */
     int (*restore)(ply_coordinator_t *c, ply__run_t *run, const ply_store_run_t *sr,
                    ply_split_t **plan, char *why, size_t why_len);
@@ -203,7 +204,12 @@ typedef struct ply__kind {
      * and its verification): 1, or 0 when the record does not say (no claim).
      */
     int (*asked_again)(const ply__finished_t *f, ply__asked_t *a);
-    /** fill_accepted - the kind's part of the Accepted message (strings point into @run). */
+    /**
+     * fill_accepted - the kind's part of the Accepted message (strings point into @run): what
+     * its request says (the position), and once @run is planned (ply__run_planned) its plan's
+     * figures (split_depth, paths); Accepted is sent before the plan (issue 27), when they are
+     * absent.
+     */
     void (*fill_accepted)(const ply__run_t *run, Ply__Accepted *a);
     /**
      * fill_progress - the kind's part of a RunProgress about @run (its count

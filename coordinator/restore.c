@@ -8,9 +8,14 @@
  * count towards quarantine), and the final totals are those an uninterrupted
  * run gives.
  *
+ * A run stored before it was planned (its request alone: the coordinator
+ * died between acknowledging it and storing its plan, client_msgs.c) is
+ * planned again from its request, as a submitted run is, and then runs.
+ *
  * A restored run has no client until one submits the same request (the
- * `ply perft --state FILE` that was interrupted, run again) or asks for it
- * with ResultRequest{attach}; its answer is stored when it finishes, so
+ * `ply perft --state FILE` that was interrupted, run again), re-sends its
+ * Submit with the same idempotency key, or asks for it with
+ * ResultRequest{attach}; its answer is stored when it finishes, so
  * `ply result RUN` finds it at any time.
  */
 #include <inttypes.h>
@@ -50,7 +55,13 @@ static int on_run(void *arg, const ply_store_run_t *sr, ply_split_t **plan)
     run->restored = 1;
     ply__verify_mode_set(run, sr->verify_mode, sr->verify_ppm);
     ply__run_submitted(run, sr->submitted_unix_ms); /* elapsed time counts from then */
+    ply__run_set_key(run, sr->key, sr->key_len);
     int r = kind->restore(c, run, sr, plan, rs->why, rs->why_len); /* what it asks, planned */
+    if (!sr->planned) { /* its request alone: planned once every run is read (ply__restore) */
+        ply__run_add(c, run, sr->id);
+        c->runs_restored++;
+        return r;
+    }
     if (r == 0) r = run->kind->setup(run);
     if (r == 0 && run->sched.slots != sr->slots) {
         snprintf(rs->why, rs->why_len,
@@ -116,19 +127,27 @@ int ply__restore(ply_coordinator_t *c, char *why, size_t why_len)
         return r;
     }
     size_t pending = 0;
+    unsigned unplanned = 0;
     for (ply__run_t *run = c->runs; run; run = run->next) {
+        char what[PLY__WHY_LEN];
+        run->kind->describe_run(run, what, sizeof what);
+        if (run->state == PLY__RUN_SPLITTING) { /* stored before its plan: planned now */
+            ply_info("run %" PRIu64 " restored: %s, stored before it was planned: planning it",
+                     run->id, what);
+            unplanned++;
+            ply__run_plan(c, run); /* a failure fails it: reaped with the others */
+            continue;
+        }
         run->kind->resumed(c, run);
         ply__tasks_resumed(run); /* "running" once any job is done, as before the restart */
         pending += run->sched.njobs - run->sched.done;
-        char what[PLY__WHY_LEN];
-        run->kind->describe_run(run, what, sizeof what);
         ply_info("run %" PRIu64 " restored: %s, %zu of %zu jobs done, %u results read back",
                  run->id, what, run->sched.done, run->sched.njobs, run->results_restored);
     }
     if (c->runs_restored)
-        ply_info("restored %u unfinished run(s) from %s: %u results read back, %zu jobs to go "
-                 "(%.1f ms)",
-                 c->runs_restored, c->state_path, c->results_restored, pending,
+        ply_info("restored %u unfinished run(s) from %s: %u results read back, %zu jobs to go, "
+                 "%u run(s) to plan (%.1f ms)",
+                 c->runs_restored, c->state_path, c->results_restored, pending, unplanned,
                  (double)(ply_time_ns() - t0) / 1e6);
     return 0;
 }

@@ -148,6 +148,21 @@ zmsg_t *ply__run_result_encode(const ply__run_t *run, Ply__RunResult *rr)
     return NULL;
 }
 
+void ply__run_set_key(ply__run_t *run, const uint8_t *key, size_t len)
+{
+    run->key_len = key && len <= sizeof run->key ? len : 0;
+    if (run->key_len) memcpy(run->key, key, run->key_len);
+}
+
+int ply__run_same_key(const ply__run_t *run, const ply__finished_t *f, const char *owner,
+                      const uint8_t *key, size_t len)
+{
+    const uint8_t *k = run ? run->key : f->key;
+    size_t n = run ? run->key_len : f->key_len;
+    return len && n == len && memcmp(k, key, len) == 0 &&
+           strcmp(run ? run->owner : f->owner, owner) == 0;
+}
+
 void ply__run_cancel(ply__run_t *run)
 {
     run->canceled = 1;
@@ -203,6 +218,8 @@ static void finished_add(ply_coordinator_t *c, ply__run_t *run, const char *stat
         f->request_len = sr.request_len;
         memcpy(f->request, sr.request, sr.request_len);
     }
+    memcpy(f->key, run->key, run->key_len);
+    f->key_len = run->key_len;
     if (run->state == PLY__RUN_FAILED) snprintf(f->error, sizeof f->error, "%s", run->fail_msg);
     f->reply = reply;
     f->next = c->finished;
@@ -549,7 +566,10 @@ void ply__reap_runs(ply_coordinator_t *c)
                     state, run->fail_msg);
         }
         if (reply && run->client) ply__send_raw(c, run->client, reply);
-        if (reply && c->store && !run->interrupted && sum.storable) {
+        /* every run in the list has its row in the state file (its request is stored before it
+         * joins, client_msgs.c, or it was read back): its end is recorded, unless the
+         * coordinator stops and keeps it to resume */
+        if (reply && c->store && !run->interrupted) {
             store_finish(c, run, state, reply);
             stored = 1;
         }

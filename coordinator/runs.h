@@ -37,6 +37,9 @@ struct ply__run {
     char owner[PLY__IDENT_LEN];     /* runs.c: whose it is (ply__principal), "" for a run
                                        stored before runs had owners */
     zframe_t *client;               /* runs.c: who is told (NULL: a restored run, unclaimed) */
+    uint8_t key[PLY_STORE_KEY_MAX]; /* runs.c (ply__run_set_key): its client's idempotency key
+                                       (Submit.idempotency_key), key_len bytes; 0: none */
+    size_t key_len;
     int state;                      /* runs.c: PLY__RUN_* */
     int detach;                     /* runs.c: its client does not stream progress */
     ply__verif_t verif;             /* verification.c: the mode, the draws, the identities */
@@ -80,12 +83,24 @@ struct ply__finished {
     int has_request;
     size_t request_len;
     uint8_t request[PLY_STORE_FINISHED_REQUEST_MAX];
+    uint8_t key[PLY_STORE_KEY_MAX]; /* its idempotency key, key_len bytes (0: none or not known:
+                                       read from the store, which ply_store_find_key asks) */
+    size_t key_len;
     uint64_t counted_nodes, time_ms; /* its rate's nodes and time (0 when read from the store) */
     uint64_t tail_ms;                /* its idle tail (dispatch.c; 0 when read from the store) */
     uint32_t mismatches;             /* verification mismatches found in it */
     char error[PLY__WHY_LEN];
     zmsg_t *reply; /* the RunResult or the Error the client got */
 };
+
+/**
+ * ply__run_planned - 1 when @run is planned (active or done: its jobs are known), 0 while it
+ * is being planned (splitting) and when it failed before its plan was adopted.
+ */
+static inline int ply__run_planned(const ply__run_t *run)
+{
+    return run->state == PLY__RUN_ACTIVE || run->state == PLY__RUN_DONE;
+}
 
 /** ply__role_of - the computation role (PLY__FIRST...PLY__DRILL) of task @t of @run. */
 static inline size_t ply__role_of(const ply__run_t *run, size_t t)
@@ -219,6 +234,18 @@ void ply__run_reopen(ply__run_t *run);
  * progress unless @detach.
  */
 void ply__run_attach(ply__run_t *run, zframe_t *client, int detach);
+/**
+ * ply__run_set_key - @run was submitted with idempotency key @key (@len bytes, at most
+ * PLY_STORE_KEY_MAX, which the envelope checked: a longer one is not kept; 0: none), kept
+ * with it and its finished record.
+ */
+void ply__run_set_key(ply__run_t *run, const uint8_t *key, size_t len);
+/**
+ * ply__run_same_key - 1 when @run (or, @run NULL, finished record @f) was submitted by
+ * @owner with idempotency key @key (@len bytes, > 0).
+ */
+int ply__run_same_key(const ply__run_t *run, const ply__finished_t *f, const char *owner,
+                      const uint8_t *key, size_t len);
 /** ply__run_cancel - a client canceled @run: its plan stops, or it fails as canceled. */
 void ply__run_cancel(ply__run_t *run);
 /**

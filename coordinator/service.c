@@ -45,6 +45,7 @@
 
 #include "http.h"
 #include "batch.h"
+#include "fault.h"
 #include "kind.h"
 #include "peers.h"
 #include "runs.h"
@@ -353,7 +354,9 @@ static void begin_shutdown(ply_coordinator_t *c, const char *why)
     c->state = PLY__C_STOPPING;
     if (was_running) ply_info("stopping: %s", why);
     for (ply__run_t *run = c->runs; run; run = run->next) {
-        int keep = c->store && run->state == PLY__RUN_ACTIVE;
+        /* a run being planned is in the state file too (its request, stored before it was
+         * acknowledged): planned again at the next start */
+        int keep = c->store && (run->state == PLY__RUN_ACTIVE || run->state == PLY__RUN_SPLITTING);
         ply__run_stop(run, keep);
         if (run->state == PLY__RUN_SPLITTING) continue;
         if (keep) { /* it stays active in the state file and resumes at the next start */
@@ -519,6 +522,7 @@ ply_coordinator_t *ply_coordinator_new(const ply_coordinator_config_t *cfg, char
     if (r == 0 && !(c->bound = zlist_new())) r = PLY_ENOMEM;
     if (r == 0) zlist_autofree(c->bound);
     if (r < 0) ply_why(why, why_len, 0, "cannot set up the coordinator: %s", ply_strerror(r));
+    if (r == 0) r = ply__fault_init(why, why_len); /* tests' fault points (fault.h) */
     /* the state file before any socket: one in use or damaged stops us before we bind */
     if (r == 0 && c->state_path && !(c->store = ply_store_open_upgrading(c->state_path, ply__kinds_upgrade_row,
                                                      why, why_len)))

@@ -77,6 +77,10 @@
  * printable ASCII without spaces: a secret too short to be one is refused. */
 #define PLY_MIN_OWNER_TOKEN 16
 #define PLY_MAX_OWNER_TOKEN 128
+/** Bounds of a Submit's idempotency_key, bytes (any bytes: 16 random ones make two submissions'
+ * keys collide with a chance below 2^-64 per pair). */
+#define PLY_MIN_IDEMPOTENCY_KEY 16
+#define PLY_MAX_IDEMPOTENCY_KEY 64
 /** Most runs a StatusReply lists. */
 #define PLY_MAX_STATUS_RUNS 256
 /** Deepest search a job may ask for, plies (worker/engine/search.h, PLY_SEARCH_MAX_DEPTH). */

@@ -379,6 +379,11 @@ static int check_submit(ply__vctx_t *c, const void *body)
          ply__env_search_request(c, "search", m->search)) ||
         opt_text(c, "client_id", m->client_id) || owner_token(c, m->owner_token))
         return PLY_EPROTO;
+    if (m->has_idempotency_key && (m->idempotency_key.len < PLY_MIN_IDEMPOTENCY_KEY ||
+                                   m->idempotency_key.len > PLY_MAX_IDEMPOTENCY_KEY))
+        return ply__env_bad(c, "field idempotency_key is %zu bytes, must be %d..%d",
+                            m->idempotency_key.len, PLY_MIN_IDEMPOTENCY_KEY,
+                            PLY_MAX_IDEMPOTENCY_KEY);
     return submit_verify(c, m);
 }
 

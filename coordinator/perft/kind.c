@@ -77,19 +77,10 @@ static int prepare(ply__run_t *run, const uint8_t *request, size_t len, char *wh
     return 0;
 }
 
-/* What a perft Submit asks, validated by the rule engine, into @run; the automatic split fits
- * the cluster connected now (split.h). 0 or the error (@why). */
-static int perft_submit(ply_coordinator_t *c, ply__run_t *run, const Ply__Submit *s, char *why,
-                        size_t why_len)
+/* The inputs of @run's plan: the automatic split fits the cluster connected now (split.h). */
+static void plan_inputs(ply_coordinator_t *c, ply__run_t *run)
 {
     ply__perft_run_t *pf = ply__perft(run);
-    size_t len = ply__perft_request__get_packed_size(s->perft); /* the envelope checked it */
-    uint8_t *buf = malloc(len ? len : 1);
-    if (!buf) return PLY_ENOMEM;
-    ply__perft_request__pack(s->perft, buf);
-    int r = prepare(run, buf, len, why, why_len);
-    free(buf);
-    if (r < 0) return r;
     for (const ply__peer_t *p = c->peers; p; p = p->next)
         if (p->kind == PLY__PEER_WORKER && !p->probation && run->kind->worker_fits(run, p))
             pf->plan_threads += p->threads;
@@ -102,14 +93,30 @@ static int perft_submit(ply_coordinator_t *c, ply__run_t *run, const Ply__Submit
     }
     if (!pf->plan_threads) pf->plan_threads = c->cfg.local_threads; /* joining now */
     pf->plan_min_nodes = c->cfg.min_job_nodes;
+}
+
+/* What a perft Submit asks, validated by the rule engine, into @run; the automatic split fits
+ * the cluster connected now (split.h). 0 or the error (@why). */
+static int perft_submit(ply_coordinator_t *c, ply__run_t *run, const Ply__Submit *s, char *why,
+                        size_t why_len)
+{
+    size_t len = ply__perft_request__get_packed_size(s->perft); /* the envelope checked it */
+    uint8_t *buf = malloc(len ? len : 1);
+    if (!buf) return PLY_ENOMEM;
+    ply__perft_request__pack(s->perft, buf);
+    int r = prepare(run, buf, len, why, why_len);
+    free(buf);
+    if (r < 0) return r;
+    plan_inputs(c, run);
     return 0;
 }
 
-/* A stored perft run: its request, and the plan it was stored with. */
+/* A stored perft run: its request, and the plan it was stored with; or, stored unplanned, its
+ * request alone, to be planned as a submitted run is. */
 static int perft_restore(ply_coordinator_t *c, ply__run_t *run, const ply_store_run_t *sr,
                          ply_split_t **plan, char *why, size_t why_len)
 {
-    if (!*plan) /* the store keeps every perft run's plan */
+    if (!*plan && sr->planned) /* the store keeps every planned perft run's plan */
         return ply_why(why, why_len, PLY_EDB,
                        "state file %s: run %" PRIu64 " is of job kind %d without a plan, which "
                        "this coordinator cannot run",
@@ -121,6 +128,10 @@ static int perft_restore(ply_coordinator_t *c, ply__run_t *run, const ply_store_
     if (r < 0)
         return ply_why(why, why_len, PLY_EDB, "state file %s: run %" PRIu64 ": %s", c->state_path,
                        sr->id, reason);
+    if (!sr->planned) {
+        plan_inputs(c, run);
+        return 0;
+    }
     pf->plan = *plan;
     *plan = NULL;
     ply__tasks_plan(run, pf->plan->njobs);
@@ -547,7 +558,6 @@ static void perft_summary(const ply__run_t *run, ply__summary_t *s)
     s->nodes = pf->nodes;
     s->counted_nodes = pf->counted_nodes;
     s->mismatches = pf->mismatches;
-    s->storable = pf->plan != NULL;
 }
 
 /* RunAsked.perft in @asked's room: @fen (pointed to), @depth..., every field present. */
@@ -599,9 +609,10 @@ static void perft_fill_asked(const ply__run_t *run, ply__asked_t *asked)
 static void perft_fill_accepted(const ply__run_t *run, Ply__Accepted *a)
 {
     const ply_split_t *plan = ply__perft(run)->plan;
+    a->fen = (char *)ply__perft(run)->fen;
+    if (!plan) return; /* not planned yet */
     a->has_split_depth = 1, a->split_depth = plan->split_depth;
     a->has_paths = 1, a->paths = plan->paths;
-    a->fen = (char *)ply__perft(run)->fen;
 }
 
 static void perft_fill_progress(const ply__run_t *run, Ply__RunProgress *rp, int answer)

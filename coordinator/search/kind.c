@@ -220,7 +220,8 @@ static int search_planned(ply__run_t *run, char *why, size_t why_len);
 
 /*
  * A stored search run, planned again from its request (validated again by the rule
- * engine): its plan must have the jobs it was stored with.
+ * engine): its plan must have the jobs it was stored with. A run stored unplanned (its
+ * request alone) is only prepared: it is planned as a submitted run is.
  */
 static int search_restore(ply_coordinator_t *c, ply__run_t *run, const ply_store_run_t *sr,
                           ply_split_t **plan, char *why, size_t why_len)
@@ -233,6 +234,7 @@ static int search_restore(ply_coordinator_t *c, ply__run_t *run, const ply_store
     char reason[PLY__WHY_LEN] = "";
     int r = prepare(run, sr->request, sr->request_len, reason, sizeof reason);
     if (r == PLY_ENOMEM) return r;
+    if (r == 0 && !sr->planned) return 0;
     if (r == 0) {
         search_plan(run);
         r = search_planned(run, reason, sizeof reason);
@@ -786,7 +788,6 @@ static void search_summary(const ply__run_t *run, ply__summary_t *sum)
     sum->movetime_ms = s->req && s->req->has_movetime_ms ? s->req->movetime_ms : 0;
     sum->nodes = s->nodes;
     sum->counted_nodes = s->counted_nodes;
-    sum->storable = s->request != NULL;
 }
 
 /* A finished search run makes no claim of what it asked (its record keeps its request, but its
@@ -799,9 +800,10 @@ static int search_asked_again(const ply__finished_t *f, ply__asked_t *a)
 
 static void search_fill_accepted(const ply__run_t *run, Ply__Accepted *a)
 {
+    a->fen = (char *)srun(run)->fen;
+    if (!ply__run_planned(run)) return;
     a->has_split_depth = 1, a->split_depth = 0;
     a->has_paths = 1, a->paths = run->sched.njobs;
-    a->fen = (char *)srun(run)->fen;
 }
 
 static void search_fill_progress(const ply__run_t *run, Ply__RunProgress *rp, int answer)

@@ -72,6 +72,27 @@ void coord_wait_joined(coord_t *t, uint64_t n)
     assert_true(coord_counters(t).workers_joined >= n);
 }
 
+uint32_t coord_wait_planned(const char *endpoint, uint64_t run_id)
+{
+    ply_client_t *cl = ply_client_new(endpoint, NULL, 0);
+    assert_non_null(cl);
+    uint32_t jobs = 0;
+    int planned = 0;
+    for (int i = 0; i < 500 && !planned; i++) {
+        Ply__RunProgress *p = NULL;
+        char why[256];
+        if (ply_client_status(cl, run_id, 2000, NULL, &p, why, sizeof why) == 0 && p) {
+            planned = p->state && strcmp(p->state, "splitting") != 0;
+            jobs = p->jobs_total;
+            ply__run_progress__free_unpacked(p, NULL);
+        }
+        if (!planned) usleep(20000);
+    }
+    ply_client_destroy(&cl);
+    if (!planned) fail_msg("run %llu not planned within 10 s", (unsigned long long)run_id);
+    return jobs;
+}
+
 int coord_perft(const char *endpoint, const ply_perft_request_t *req, int wait_ms,
                 Ply__RunResult **res, char *why, size_t why_len)
 {

@@ -45,6 +45,13 @@ ply_coordinator_counters_t coord_counters(coord_t *t);
 void coord_wait_joined(coord_t *t, uint64_t n);
 
 /**
+ * coord_wait_planned - the jobs of run @run_id of the coordinator at @endpoint once it is
+ * planned (RunProgress.jobs_total: a run is accepted before it is planned, issue 27), asked
+ * for every 20 ms for up to 10 s; fails the test if it is not planned by then.
+ */
+uint32_t coord_wait_planned(const char *endpoint, uint64_t run_id);
+
+/**
  * coord_perft - submit @req to the coordinator at @endpoint (Accepted within
  * 10 s) and wait for its result, giving up after @wait_ms without a word
  * from the coordinator. Returns the client's code: 0 with the result in *res

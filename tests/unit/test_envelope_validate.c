@@ -156,6 +156,14 @@ EDIT(submit_split_over, m->submit->perft->split_depth = 7)
 EDIT(submit_split_absent,
      (m->submit->perft->has_split_depth = 0, m->submit->perft->split_depth = 99))
 EDIT(submit_long_client, m->submit->client_id = long_text)
+EDIT(submit_key_16, (m->submit->has_idempotency_key = 1, m->submit->idempotency_key.len = 16,
+                     m->submit->idempotency_key.data = (uint8_t *)long_text))
+EDIT(submit_key_64, (m->submit->has_idempotency_key = 1, m->submit->idempotency_key.len = 64,
+                     m->submit->idempotency_key.data = (uint8_t *)long_text))
+EDIT(submit_key_15, (m->submit->has_idempotency_key = 1, m->submit->idempotency_key.len = 15,
+                     m->submit->idempotency_key.data = (uint8_t *)long_text))
+EDIT(submit_key_65, (m->submit->has_idempotency_key = 1, m->submit->idempotency_key.len = 65,
+                     m->submit->idempotency_key.data = (uint8_t *)long_text))
 EDIT(accepted_no_run, m->accepted->has_run_id = 0)
 EDIT(accepted_run_0, m->accepted->run_id = 0)
 EDIT(accepted_no_jobs, m->accepted->has_jobs = 0)
@@ -420,6 +428,12 @@ static const vcase_t VCASES[] = {
     {"submit", submit_long_client, PLY_EPROTO, "SUBMIT: field client_id is over 512 bytes"},
     {"accepted", accepted_no_run, PLY_EPROTO, "ACCEPTED: field run_id missing"},
     {"accepted", accepted_run_0, PLY_EPROTO, "ACCEPTED: field run_id = 0"},
+    {"submit", submit_key_16, 0, NULL},
+    {"submit", submit_key_64, 0, NULL},
+    {"submit", submit_key_15, PLY_EPROTO,
+     "SUBMIT: field idempotency_key is 15 bytes, must be 16..64"},
+    {"submit", submit_key_65, PLY_EPROTO,
+     "SUBMIT: field idempotency_key is 65 bytes, must be 16..64"},
     /* acknowledged before it is planned (issue 27): jobs and split_depth come with the plan */
     {"accepted", accepted_no_jobs, 0, NULL},
     {"accepted", accepted_jobs_0, 0, NULL},

@@ -106,7 +106,7 @@ static void test_sums_past_2_64(void **state)
     Ply__Accepted *acc = NULL;
     char why[512] = "";
     assert_int_equal(ply_client_submit(cl, &req, 10000, &acc, why, sizeof why), 0);
-    assert_int_equal(acc->jobs, 5362);
+    assert_int_equal(coord_wait_planned(t->endpoint, acc->run_id), 5362);
     uint64_t run = acc->run_id;
     ply__accepted__free_unpacked(acc, NULL);
     for (int i = 0; i < 6000 && !fake_worker_done(w); i++) usleep(10000);

@@ -144,6 +144,7 @@ static int toy_restore(ply_coordinator_t *c, ply__run_t *run, const ply_store_ru
     if (*plan) return ply_why(why, why_len, PLY_EDB, "a toy run has no stored plan");
     int r = take_request(run, sr->request, sr->request_len, why, why_len);
     if (r < 0) return PLY_EDB;
+    if (!sr->planned) return 0; /* planned as a submitted run is */
     toy_plan(run);
     return toy_planned(run, why, why_len);
 }
@@ -453,7 +454,6 @@ static void toy_summary(const ply__run_t *run, ply__summary_t *s)
     (void)run;
     memset(s, 0, sizeof *s);
     s->fen = "";
-    s->storable = 1;
 }
 
 static int toy_asked_again(const ply__finished_t *f, ply__asked_t *a)
@@ -473,8 +473,7 @@ static void toy_fill_asked(const ply__run_t *run, ply__asked_t *asked)
 
 static void toy_fill_accepted(const ply__run_t *run, Ply__Accepted *a)
 {
-    (void)run;
-    a->has_split_depth = 1, a->split_depth = 0;
+    if (ply__run_planned(run)) a->has_split_depth = 1, a->split_depth = 0;
 }
 
 static void toy_fill_progress(const ply__run_t *run, Ply__RunProgress *rp, int answer)

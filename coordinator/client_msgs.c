@@ -199,8 +199,9 @@ static int finished_asks(const ply__finished_t *f, const ply__run_t *want)
     if (f->kind != want->kind->id || f->verify_mode != want->verif.mode ||
         f->verify_ppm != want->verif.ppm)
         return 0;
-    return !f->has_request || (f->request_len == sr.request_len &&
-                               (!sr.request_len || !memcmp(f->request, sr.request, sr.request_len)));
+    return !f->has_request ||
+           (f->request_len == sr.request_len &&
+            (!sr.request_len || !memcmp(f->request, sr.request, sr.request_len)));
 }
 
 /* Accepted for finished run @f to @rid, then (unless @detach) its answer. */
@@ -256,8 +257,8 @@ static int key_match(ply_coordinator_t *c, zframe_t *rid, const ply__run_t *want
             zframe_t *id = zframe_dup(rid);
             if (id) ply__run_attach(run, id, 0);
         }
-        ply_info("run %" PRIu64 ": the same submission again (its idempotency key): %s",
-                 run->id, detach ? "acknowledged" : "its client attached");
+        ply_info("run %" PRIu64 ": the same submission again (its idempotency key): %s", run->id,
+                 detach ? "acknowledged" : "its client attached");
         send_accepted(c, rid, run);
         return 1;
     }

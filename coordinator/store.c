@@ -283,8 +283,10 @@ static int migrate_5_to_6(ply_store_t *s, char *why, size_t why_len)
 {
     static const added_column_t cols[] = {{"runs", "planned", "INTEGER NOT NULL DEFAULT 1"},
                                           {"runs", "idempotency_key", "BLOB"}};
-    return migrate_columns(s, 5, cols, 2, "requests stored before their plans, idempotency keys;"
-                           " its runs are planned and have no key", why, why_len);
+    return migrate_columns(s, 5, cols, 2,
+                           "requests stored before their plans, idempotency keys;"
+                           " its runs are planned and have no key",
+                           why, why_len);
 }
 
 /*
@@ -618,8 +620,8 @@ static int check_run(const ply_store_t *s, const ply_store_run_t *run, char *why
         return ply_why(why, why_len, PLY_EINVAL,
                        "cannot store run %" PRIu64 ": job kind %d is not one this ply knows",
                        run->id, run->kind);
-    if (run->key_len && (!run->key || run->key_len < PLY_STORE_KEY_MIN ||
-                         run->key_len > PLY_STORE_KEY_MAX))
+    if (run->key_len &&
+        (!run->key || run->key_len < PLY_STORE_KEY_MIN || run->key_len > PLY_STORE_KEY_MAX))
         return ply_why(why, why_len, PLY_EINVAL,
                        "cannot store run %" PRIu64 ": an idempotency key of %zu bytes (%d..%d)",
                        run->id, run->key_len, PLY_STORE_KEY_MIN, PLY_STORE_KEY_MAX);

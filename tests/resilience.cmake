@@ -49,6 +49,20 @@ set_tests_properties(chaos chaos_verify PROPERTIES TIMEOUT 400 LABELS "net" SKIP
 set_tests_properties(chaos_cli PROPERTIES TIMEOUT 1200 LABELS "net" SKIP_RETURN_CODE 77)
 set_tests_properties(chaos_slow PROPERTIES TIMEOUT 900 LABELS "slow;net" SKIP_RETURN_CODE 77)
 
+# A submission durable before it is acknowledged (issue 27, case 2): ply-coordinator killed at
+# a fault point between a Submit and its stored jobs (PLY_FAULT_POINT, coordinator/fault.h),
+# restarted on its state file; the re-sent Submit (same idempotency key) is the one run and
+# gets perft(5) = 4,865,609 (tests/integration/test_durable_submit.c).
+add_executable(test_durable_submit ${CMAKE_CURRENT_SOURCE_DIR}/integration/test_durable_submit.c)
+target_link_libraries(test_durable_submit PRIVATE ply_flags ply_test_support ply_proto ply_util
+  PkgConfig::CMOCKA PkgConfig::SQLITE3)
+add_dependencies(test_durable_submit ply-worker ply-coordinator)
+foreach(point stored received plan)
+  add_test(NAME durable_submit_${point} COMMAND test_durable_submit ${point})
+  set_tests_properties(durable_submit_${point} PROPERTIES TIMEOUT 300 LABELS "quick;net"
+    SKIP_RETURN_CODE 77)
+endforeach()
+
 # A state file written by the landed ply at f2a009b (format 4, PLY/1; tests/data/state-f2a009b,
 # made by its make.sh with that commit's programs) with unfinished perft and search runs is
 # migrated, restored and finished by this build with the right answers.

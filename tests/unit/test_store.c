@@ -1291,7 +1291,7 @@ static void test_kinds(void **state)
 
 /* ------------------------------------------- requests before plans, keys */
 
-#define KEY_A "0123456789abcdef"                 /* 16 bytes: the shortest key */
+#define KEY_A "0123456789abcdef"         /* 16 bytes: the shortest key */
 #define KEY_B "a key of 24 bytes, exact" /* another */
 
 /* A run of the start position's perft(@depth) with its request, owner @owner and key @key. */

@@ -151,10 +151,8 @@ static void plan_done(uv_work_t *w, int status)
             char what[PLY__WHY_LEN], plan[PLY__WHY_LEN];
             run->kind->describe_run(run, what, sizeof what);
             run->kind->describe_plan(run, plan, sizeof plan);
+            /* its client learns the plan from the next RunProgress (jobs_total) */
             ply_info("run %" PRIu64 ": %s: %s, verify %s", run->id, what, plan, run->verif.text);
-            /* its client learns the plan (RunProgress.jobs_total) now, not at the next tick */
-            if (run->client && !run->detach && run->state == PLY__RUN_ACTIVE)
-                ply__send_progress(c, run->client, run, NULL, 0, run->owner);
         }
     }
     ply__pump(c);

@@ -22,7 +22,9 @@
  *              the run when its client submits it again, reads back what was summed and
  *              sums only the rest;
  *   liar       --verify all with two honest workers and one that adds 1 to every sum: the
- *              answer is right, the liar is caught, excluded and named.
+ *              answer is right, the liar is caught, excluded and named;
+ *   plan fails a run whose plan fails, acknowledged before it was planned (issue 27), fails:
+ *              its client gets the Error, the state file records it failed.
  * The expected sums are Gauss's formula, independent of the code under test.
  */
 #include <inttypes.h>
@@ -48,6 +50,7 @@
 
 #define TOY_KIND  7  /* any number the registry does not use (below 32: a worker's kind bit) */
 #define TOY_CHUNK 10 /* integers per job */
+#define TOY_NO_PLAN -777 /* a range from here is refused when planned (test_plan_fails) */
 
 /* One computation of a chunk, kept until the chunk settles. */
 typedef struct toy_comp {
@@ -132,8 +135,10 @@ static void toy_plan(ply__run_t *run)
 
 static int toy_planned(ply__run_t *run, char *why, size_t why_len)
 {
-    (void)why, (void)why_len;
     ply__tasks_plan(run, toy(run)->njobs);
+    if (toy(run)->a == TOY_NO_PLAN) /* the test of a plan that fails */
+        return ply_why(why, why_len, PLY_EINVAL, "the toy kind plans no range from %d",
+                       TOY_NO_PLAN);
     return 0;
 }
 
@@ -840,6 +845,51 @@ static void test_restart(void **state)
     unlink(side);
 }
 
+/*
+ * A run whose plan fails (issue 27: acknowledged before it is planned) fails like any run: its
+ * client gets Accepted, then the Error; the state file, which had its request, records it
+ * failed, and a coordinator restarted on it has nothing to resume.
+ */
+static void test_plan_fails(void **state)
+{
+    (void)state;
+    char path[] = "/tmp/ply-test-kind-toy-XXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    close(fd);
+    unlink(path);
+    coord_t *t = coord_start("inproc", NULL, path);
+    uint64_t id;
+    zsock_t *d = client_submit(t->endpoint, TOY_NO_PLAN, TOY_NO_PLAN + 5, 0, &id);
+    char error[256] = "";
+    for (int i = 0; i < 40 && !error[0]; i++) {
+        ply_msg_t *msg = NULL;
+        if (ply_msg_recv(d, &msg, NULL, 0) != 0) break;
+        if (msg->body_case == PLY__MESSAGE__BODY_ERROR) {
+            assert_true(msg->error->has_run_id && msg->error->run_id == id);
+            snprintf(error, sizeof error, "%s", msg->error->message);
+        }
+        ply_msg_free(&msg);
+    }
+    assert_non_null(strstr(error, "plans no range"));
+    zsock_destroy(&d);
+    coord_stop(&t);
+    char why[256];
+    ply_store_t *s = ply_store_open(path, why, sizeof why);
+    if (!s) fail_msg("%s", why);
+    ply_store_finished_t f;
+    assert_int_equal(ply_store_finished(s, id, &f, NULL, NULL), 0);
+    assert_string_equal(f.state, "failed");
+    assert_non_null(strstr(f.error, "plans no range"));
+    ply_store_close(&s);
+    unlink(path);
+    char side[64];
+    snprintf(side, sizeof side, "%s-wal", path);
+    unlink(side);
+    snprintf(side, sizeof side, "%s-shm", path);
+    unlink(side);
+}
+
 static void test_liar(void **state)
 {
     (void)state;
@@ -873,6 +923,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_sum),     cmocka_unit_test(test_lease), cmocka_unit_test(test_killed),
         cmocka_unit_test(test_restart), cmocka_unit_test(test_liar),
+        cmocka_unit_test(test_plan_fails),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -48,8 +48,8 @@
 #include "util/error.h"
 #include "util/log.h"
 
-#define TOY_KIND  7  /* any number the registry does not use (below 32: a worker's kind bit) */
-#define TOY_CHUNK 10 /* integers per job */
+#define TOY_KIND    7    /* any number the registry does not use (below 32: a worker's kind bit) */
+#define TOY_CHUNK   10   /* integers per job */
 #define TOY_NO_PLAN -777 /* a range from here is refused when planned (test_plan_fails) */
 
 /* One computation of a chunk, kept until the chunk settles. */
@@ -921,9 +921,9 @@ int main(void)
     ply_log_set_level(getenv("PLY_TEST_LOG") ? PLY_LOG_INFO : PLY_LOG_ERROR);
     if (ply__kind_register(&toy_kind) != 0) return 1; /* the registry line */
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_sum),     cmocka_unit_test(test_lease), cmocka_unit_test(test_killed),
-        cmocka_unit_test(test_restart), cmocka_unit_test(test_liar),
-        cmocka_unit_test(test_plan_fails),
+        cmocka_unit_test(test_sum),    cmocka_unit_test(test_lease),
+        cmocka_unit_test(test_killed), cmocka_unit_test(test_restart),
+        cmocka_unit_test(test_liar),   cmocka_unit_test(test_plan_fails),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

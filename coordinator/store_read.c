@@ -1,7 +1,8 @@
 /*
  * Reading the state file back (store.c has the schema, store.h the
  * workload and the invariants): the unfinished runs with their plans
- * rebuilt and checked against the rule engine, their computations and
+ * rebuilt and checked against the rule engine (or, stored before they were
+ * planned, their requests and idempotency keys alone), their computations and
  * failed attempts (ply_store_load, ply_store_load_failures), and the
  * finished runs (ply_store_finished, ply_store_recent). Every blob is
  * checked for size and range and every run's job kind against the kinds

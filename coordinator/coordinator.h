@@ -62,6 +62,10 @@ typedef struct ply_coordinator_config {
     /* Largest job (estimated nodes) the rule engine recounts itself for --verify sample
      * and tie-breaks (~28 million nodes a second on one core); 0 = never. */
     uint64_t arbiter_budget;
+    /* The rule engine's own threads (coordinator/rule_pool.h), at a lower OS priority than
+     * the loop and the planning of runs; config_init: 1. 0: the rule engine counts no job
+     * (as arbiter_budget 0). */
+    unsigned rule_engine_threads;
     /* The automatic split's smallest job, estimated nodes (split.h, rule 3); 0: the default
      * PLY_SPLIT_MIN_JOB_NODES (1e6). Tests lower it to split small runs finely. */
     uint64_t min_job_nodes;
@@ -87,6 +91,9 @@ typedef struct ply_coordinator_config {
 
 /** Default arbiter_budget: about a second of the rule engine's time per check. */
 #define PLY_COORDINATOR_ARBITER_BUDGET 30000000ull
+
+/** Default rule_engine_threads: one core at most for recounts, whatever the machine. */
+#define PLY_COORDINATOR_RULE_ENGINE_THREADS 1u
 
 /** ply_coordinator_config_init - fill @cfg with the defaults above (bind = NULL). */
 void ply_coordinator_config_init(ply_coordinator_config_t *cfg);

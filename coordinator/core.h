@@ -13,6 +13,7 @@
  *   dispatch.c     the scheduler: the tasks, the queue, hand-out, leases, re-queue and
  *                  quarantine (tasks.h)
  *   batch.c        the group commit of stored results (batch.h)
+ *   rule_pool.c    the rule engine's own threads, apart from libuv's pool (rule_pool.h)
  *   verification.c the verification service every kind calls (verification.h)
  *   worker_msgs.c  HELLO, READY, RESULT, ERROR, BYE and HEARTBEAT from workers (this header)
  *   client_msgs.c  SUBMIT, STATUS, RESULT_REQUEST, CANCEL (this header)
@@ -160,6 +161,8 @@ struct ply_coordinator {
     atomic_uint_fast64_t cnt[PLY__CNT_N];
     ply_u128_t nodes_reaped; /* the nodes of every run answered since start (status.c) */
     struct ply__http *http;  /* the HTTP status server (http.h), or NULL */
+    /* the rule engine's own threads (rule_pool.h), or NULL: it counts no job */
+    struct ply__rule_pool *rule_pool;
 };
 
 /** ply__count - add one to counter @which (a CNT_*) of @c. */

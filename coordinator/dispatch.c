@@ -17,6 +17,9 @@
  * and a task that fails max_attempts times is quarantined: its run fails
  * with the position and every failure.
  *
+ * A worker that no run has a task for races a check the rule engine holds
+ * (next_held): the rule engine never leaves a worker idle at a run's end.
+ *
  * It also clocks each run's idle tail (note_tails).
  *
  * This file is the only writer of a run's tasks and queue (run->sched,
@@ -73,8 +76,24 @@ static void queue_remove(ply__run_t *run, size_t k)
 
 /* The other files change a task's state through these only (tasks.h's invariant). */
 
+/* The index of task @t's hold in run->sched.holds, or -1. */
+static long hold_find(const ply__run_t *run, size_t t)
+{
+    for (size_t i = 0; i < run->sched.nholds; i++)
+        if (run->sched.holds[i].task == t) return (long)i;
+    return -1;
+}
+
+/* Task @t is no longer held by the rule engine (if it was). */
+static void hold_drop(ply__run_t *run, size_t t)
+{
+    long i = run->sched.nholds ? hold_find(run, t) : -1;
+    if (i >= 0) run->sched.holds[i] = run->sched.holds[--run->sched.nholds];
+}
+
 void ply__task_queue(ply__run_t *run, size_t t)
 {
+    hold_drop(run, t);
     run->sched.tasks[t].state = PLY__TASK_PENDING;
     run->sched.tasks[t].queued_ms = ply_time_ms();
     if (ply__queue_push(run, t) != 0) ply__run_fail(run, PLY_ENOMEM, "out of memory");
@@ -82,19 +101,61 @@ void ply__task_queue(ply__run_t *run, size_t t)
 
 void ply__task_done(ply__run_t *run, size_t t)
 {
+    hold_drop(run, t);
     run->sched.tasks[t].state = PLY__TASK_DONE;
     run->sched.tasks[t].worker = NULL;
 }
 
 void ply__task_unused(ply__run_t *run, size_t t)
 {
+    hold_drop(run, t);
     run->sched.tasks[t].state = PLY__TASK_UNUSED;
     run->sched.tasks[t].worker = NULL;
 }
 
-void ply__task_by_arbiter(ply__run_t *run, size_t t)
+uint64_t ply__task_by_arbiter(ply__run_t *run, size_t t, int shared)
 {
-    run->sched.tasks[t].state = PLY__TASK_ARBITER;
+    ply__sched_t *s = &run->sched;
+    hold_drop(run, t);
+    if (s->nholds == s->capholds) {
+        size_t cap = s->capholds ? s->capholds * 2 : 4;
+        ply__hold_t *h = realloc(s->holds, cap * sizeof *h);
+        if (!h) return 0;
+        s->holds = h;
+        s->capholds = cap;
+    }
+    uint64_t token = ++s->next_token;
+    s->holds[s->nholds++] = (ply__hold_t){(uint32_t)t, (uint8_t)(shared != 0), token};
+    s->tasks[t].state = PLY__TASK_ARBITER;
+    return token;
+}
+
+int ply__task_held(const ply__run_t *run, size_t t, uint64_t token)
+{
+    long i = t < run->sched.ntasks ? hold_find(run, t) : -1;
+    return i >= 0 && run->sched.holds[i].token == token;
+}
+
+void ply__task_unhold(ply__run_t *run, size_t t)
+{
+    if (run->sched.tasks[t].state == PLY__TASK_ARBITER)
+        ply__task_queue(run, t); /* drops the hold */
+    else
+        hold_drop(run, t); /* a worker has it (in flight, or queued again after a failure) */
+}
+
+void ply__task_take_back(ply_coordinator_t *c, ply__run_t *run, size_t t)
+{
+    ply__task_t *j = &run->sched.tasks[t];
+    hold_drop(run, t);
+    if (j->state == PLY__TASK_INFLIGHT && j->worker) {
+        ply__inflight_remove(j->worker, ply__wire_id(run, t));
+        ply__cancel_on_worker(c, j->worker, run, t);
+        ply_debug("run %" PRIu64 ": job %" PRIu64 ": the rule engine answered first, %s stops",
+                  run->id, run->sched.job_base + t, j->worker->name);
+    }
+    j->state = PLY__TASK_ARBITER; /* a queue entry left behind (PENDING before) is skipped */
+    j->worker = NULL;
 }
 
 void ply__task_restored(ply__run_t *run, size_t t, uint32_t attempt, uint32_t failures,
@@ -131,9 +192,12 @@ void ply__tasks_free(ply__run_t *run)
     free(s->tasks);
     free(s->settled);
     free(s->requeue);
+    free(s->holds);
     s->tasks = NULL;
     s->settled = NULL;
     s->requeue = NULL;
+    s->holds = NULL;
+    s->nholds = s->capholds = 0;
 }
 
 void ply__tasks_number(ply_coordinator_t *c, ply__run_t *run, uint64_t base)
@@ -345,6 +409,35 @@ static int next_job(ply_coordinator_t *c, ply__peer_t *p, ply__run_t **out, size
 }
 
 /*
+ * No run has a task for worker @p: rather than leave it idle behind the rule engine, it may
+ * race a shared task the rule engine holds (a sample's check), the first answer being used.
+ * Only when its kind lets it take the task as it takes any (@no_hash 0: not the identity
+ * that computed first, whose check without its table is worth less than the rule engine's).
+ */
+static int next_held(ply_coordinator_t *c, ply__peer_t *p, ply__run_t **out, size_t *idx,
+                     int *no_hash)
+{
+    for (ply__run_t *run = c->runs; run; run = run->next) {
+        if (run->state != PLY__RUN_ACTIVE || !run->sched.nholds || !run->kind->worker_fits(run, p))
+            continue;
+        for (size_t i = 0; i < run->sched.nholds; i++) {
+            size_t t = run->sched.holds[i].task;
+            if (!run->sched.holds[i].shared || run->sched.tasks[t].state != PLY__TASK_ARBITER)
+                continue;
+            if (run->kind->eligible(c, run, t, p, no_hash) && !*no_hash) {
+                ply_debug("run %" PRIu64 ": job %" PRIu64 " held by the rule engine also goes to "
+                          "%s, which has nothing else",
+                          run->id, run->sched.job_base + t, p->name);
+                *out = run, *idx = t;
+                return 1;
+            }
+            *no_hash = 0;
+        }
+    }
+    return 0;
+}
+
+/*
  * The deadline of the attempt of task @idx of @run about to go to @p, in ms
  * (monotonic), and its length in *lease. A lease does not rest on the worker's
  * word (heartbeats, node counts): a worker that stays silent, or heartbeats
@@ -457,10 +550,14 @@ void ply__dispatch(ply_coordinator_t *c)
             ply__run_t *run;
             size_t idx;
             int no_hash = 0;
-            if (!next_job(c, p, &run, &idx, &no_hash)) continue;
+            int held = 0;
+            if (!next_job(c, p, &run, &idx, &no_hash)) {
+                if (p->ninflight || !next_held(c, p, &run, &idx, &no_hash)) continue;
+                held = 1;
+            }
             if (handout(c, p, run, idx, no_hash) == 0) {
                 progress = 1;
-            } else if (ply__queue_push(run, idx) != 0) {
+            } else if (!held && ply__queue_push(run, idx) != 0) {
                 ply__run_fail(run, PLY_ENOMEM, "out of memory");
             }
         }

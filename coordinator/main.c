@@ -50,6 +50,8 @@ static void usage(FILE *out)
         "                        audit (default 20); older runs keep their answer only\n"
         "  --arbiter-budget N    largest job (estimated nodes) the rule engine recounts for\n"
         "                        --verify sample and tie-breaks (default 30000000; 0: never)\n"
+        "  --rule-engine-threads N  threads the rule engine recounts on, at a lower priority\n"
+        "                        than the rest (default 1; 0: it recounts no job)\n"
         "  --local-workers N     start N ply-worker processes (needs --worker-exe)\n"
         "  --worker-exe PATH     the ply-worker executable for --local-workers\n"
         "  --worker-threads T    --threads for the local workers\n"
@@ -150,6 +152,7 @@ int main(int argc, char **argv)
         O_HANG,
         O_STATE,
         O_ARB_BUDGET,
+        O_RULE_THREADS,
         O_KEEP,
         O_ADMIN,
         O_VERSION,
@@ -177,6 +180,7 @@ int main(int argc, char **argv)
         {"hang-ms", required_argument, NULL, O_HANG},
         {"state", required_argument, NULL, O_STATE},
         {"arbiter-budget", required_argument, NULL, O_ARB_BUDGET},
+        {"rule-engine-threads", required_argument, NULL, O_RULE_THREADS},
         {"keep-runs", required_argument, NULL, O_KEEP},
         {"http", required_argument, NULL, O_HTTP},
         {"http-token-file", required_argument, NULL, O_HTTP_TOKEN},
@@ -261,6 +265,14 @@ int main(int argc, char **argv)
             cfg.arbiter_budget = budget;
             break;
         }
+        case O_RULE_THREADS:
+            rc = parse_uint("--rule-engine-threads", optarg, &cfg.rule_engine_threads);
+            if (rc == 0 && cfg.rule_engine_threads > 64) {
+                fprintf(stderr, "ply-coordinator: --rule-engine-threads %u: at most 64\n",
+                        cfg.rule_engine_threads);
+                rc = 2;
+            }
+            break;
         case O_KEEP:
             rc = parse_uint("--keep-runs", optarg, &cfg.keep_runs);
             break;

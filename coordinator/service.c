@@ -48,6 +48,7 @@
 #include "fault.h"
 #include "kind.h"
 #include "peers.h"
+#include "rule_pool.h"
 #include "runs.h"
 #include "core.h"
 #include "tasks.h"
@@ -377,6 +378,8 @@ static void begin_shutdown(ply_coordinator_t *c, const char *why)
     m.bye = &bye;
     for (ply__peer_t *p = c->peers; p; p = p->next)
         if (p->kind == PLY__PEER_WORKER) ply__send_msg(c, p->rid, &m);
+    /* after the Bye: the workers stop counting, so a recount in progress has the cores */
+    ply__rule_pool_stop(c->rule_pool);
     ply__http_close(c);
     if (c->handles_ok) {
         uv_poll_stop(&c->poll);
@@ -399,6 +402,7 @@ void ply_coordinator_config_init(ply_coordinator_config_t *cfg)
     cfg->worker_wait_ms = 60000;
     cfg->hang_ms = 300000;
     cfg->arbiter_budget = PLY_COORDINATOR_ARBITER_BUDGET;
+    cfg->rule_engine_threads = PLY_COORDINATOR_RULE_ENGINE_THREADS;
     cfg->worker_hash_mib = 256; /* ply-worker's own default */
     cfg->keep_runs = 20;
     cfg->http_timeout_ms = 10000;
@@ -518,6 +522,10 @@ ply_coordinator_t *ply_coordinator_new(const ply_coordinator_config_t *cfg, char
                 : PLY_ENOMEM;
     if (r == 0 && uv_loop_init(&c->loop) != 0) r = PLY_EIO;
     if (r == 0) c->loop_ok = 1;
+    /* the rule engine's own threads (rule_pool.h); none: it counts no job (perft/drill.c) */
+    if (r == 0 && c->cfg.arbiter_budget && c->cfg.rule_engine_threads &&
+        !(c->rule_pool = ply__rule_pool_new(&c->loop, c->cfg.rule_engine_threads)))
+        r = PLY_ENOMEM;
     if (r == 0 && !(c->router = zsock_new(ZMQ_ROUTER))) r = PLY_EIO;
     if (r == 0 && !(c->bound = zlist_new())) r = PLY_ENOMEM;
     if (r == 0) zlist_autofree(c->bound);
@@ -626,6 +634,7 @@ void ply_coordinator_destroy(ply_coordinator_t **cp)
         uv_run(&c->loop, UV_RUN_DEFAULT);
         if (uv_loop_close(&c->loop) != 0) ply_warn("libuv loop not closed cleanly");
     }
+    ply__rule_pool_destroy(&c->rule_pool); /* stopped by begin_shutdown, its handle closed */
     while (c->runs) {
         ply__run_t *run = c->runs;
         c->runs = run->next;

@@ -42,6 +42,19 @@ typedef struct ply__task { /* one task */
     char *history;        /* the failures, "; "-separated (for a quarantine report) */
 } ply__task_t;
 
+/*
+ * A task the rule engine (the coordinator's own counter, rule_pool.h) holds: it is counting
+ * it, or will. @token names that count, so that its answer is used only while the hold
+ * stands (a late answer for a task given up, or held again by a newer count, is dropped).
+ * @shared: a worker may take the task too once the run has nothing else to hand out (the
+ * first answer is used); else only the rule engine answers it (a tie-break: authoritative).
+ */
+typedef struct ply__hold {
+    uint32_t task;
+    uint8_t shared;
+    uint64_t token;
+} ply__hold_t;
+
 /* A run's tasks and queue (run->sched); dispatch.c writes every field. */
 typedef struct ply__sched {
     size_t njobs;        /* jobs in the run's plan (0 until it is planned) */
@@ -59,6 +72,10 @@ typedef struct ply__sched {
      * the run had none left to hand out (0: not now); its length once the run ends */
     uint64_t tail_start_ms, tail_ms;
     uint64_t started_ms; /* its first task handed out in this session (0: not yet) */
+    /* the tasks the rule engine holds (few: at most what its pool has been given) */
+    ply__hold_t *holds;
+    size_t nholds, capholds;
+    uint64_t next_token;
 } ply__sched_t;
 
 /** ply__queue_push - put task @t at the back of the run's queue; 0 or PLY_ENOMEM. */
@@ -79,9 +96,33 @@ void ply__task_done(ply__run_t *run, size_t t);
  * needed (PLY__TASK_UNUSED, no holder); a result that still comes back for it is dropped.
  */
 void ply__task_unused(ply__run_t *run, size_t t);
-/** ply__task_by_arbiter - task @t of @run is being counted by the rule engine (PLY__TASK_ARBITER).
+/**
+ * ply__task_by_arbiter - task @t of @run (not in flight, not queued) is held by the rule engine
+ * (PLY__TASK_ARBITER, ply__hold_t): @shared, a worker may take it too when the run has
+ * nothing else to hand out (ply__dispatch; the first answer is used). Returns the hold's
+ * token (never 0), which the count passes to ply__task_held; 0 when out of memory (nothing
+ * changed: the caller queues the task for the workers instead).
  */
-void ply__task_by_arbiter(ply__run_t *run, size_t t);
+uint64_t ply__task_by_arbiter(ply__run_t *run, size_t t, int shared);
+/**
+ * ply__task_held - 1 while the hold of @token on task @t of @run stands: its count's answer
+ * is wanted. It ends when the task is done, unused or queued for the workers alone
+ * (ply__task_done, ply__task_unused, ply__task_queue), given up (ply__task_unhold) or taken
+ * (ply__task_take_back). A worker racing a shared hold does not end it.
+ */
+int ply__task_held(const ply__run_t *run, size_t t, uint64_t token);
+/**
+ * ply__task_unhold - the rule engine gives held task @t of @run up (beyond its budget): when
+ * no worker races it the task is queued for the workers; else that computation goes on alone.
+ */
+void ply__task_unhold(ply__run_t *run, size_t t);
+/**
+ * ply__task_take_back - the rule engine's answer for held task @t of @run is the one used:
+ * the hold ends, and a worker racing it loses it (out of its in-flight list, told to stop:
+ * its result, if it still comes, is ignored as a superseded attempt). The task stays
+ * PLY__TASK_ARBITER until the caller takes the answer (ply__task_done).
+ */
+void ply__task_take_back(ply_coordinator_t *c, ply__run_t *run, size_t t);
 /**
  * ply__task_restored - task @t of @run, read back from the state file, had @attempt hand-outs
  * and @failures failed attempts, described by @history ("; "-separated, "" or NULL for none;
@@ -105,7 +146,12 @@ void ply__cancel_on_worker(ply_coordinator_t *c, ply__peer_t *p, const ply__run_
  * @identity holds back from it (not counted as failures) and re-queue them.
  */
 void ply__withdraw(ply_coordinator_t *c, ply__run_t *run, const char *identity);
-/** ply__dispatch - hand out tasks while workers have credit and may take one. */
+/**
+ * ply__dispatch - hand out tasks while workers have credit and may take one; a worker that
+ * no run has anything for races a shared task the rule engine holds (ply__task_by_arbiter)
+ * when its kind lets it take the task with its hash table (another identity than the one
+ * that computed first).
+ */
 void ply__dispatch(ply_coordinator_t *c);
 /** ply__check_leases - tasks whose lease ended before @now (ms, monotonic) fail their attempt. */
 void ply__check_leases(ply_coordinator_t *c, uint64_t now);

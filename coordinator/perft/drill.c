@@ -3,11 +3,14 @@
  *
  * The rule engine's counts and the drill-downs of verification (verify.c's
  * header has the rules). The rule engine counts a sample's check, a
- * tie-break or a drill-down's reference divide on libuv's thread pool
- * (arb_work), never on the loop thread; its results come back through the
- * same path as a worker's (stored, then taken). A drill-down compares that
- * divide with a divide job on the worker whose count lost, to name the first
- * move whose subtree differs.
+ * tie-break or a drill-down's reference divide on its own threads
+ * (rule_pool.h: never the loop thread, never libuv's pool that plans new
+ * runs), each count holding its task (tasks.h, ply__task_by_arbiter); its
+ * results come back through the same path as a worker's (stored, then
+ * taken), while the hold stands. A sample's check is a shared hold: a worker
+ * left with nothing else races it and whichever answer comes first is used.
+ * A drill-down compares the rule engine's divide with a divide job on the
+ * worker whose count lost, to name the first move whose subtree differs.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -15,6 +18,7 @@
 #include <string.h>
 
 #include "perft/perft.h"
+#include "rule_pool.h"
 #include "verification.h"
 #include "util/error.h"
 #include "util/log.h"
@@ -23,10 +27,11 @@
 /* ------------------------------------------------ the rule engine's counts */
 
 typedef struct arb_work {
-    uv_work_t w;
+    ply__rule_work_t w; /* first: the pool's item is the count */
     ply_coordinator_t *c;
     uint64_t run_id;
     size_t t;
+    uint64_t token; /* the hold on task t (not for a drill-down) */
     int drill; /* the reference divide of a drill-down */
     ply_arb_pos_t pos;
     unsigned depth;
@@ -42,10 +47,10 @@ typedef struct arb_work {
     ply_stats_t divst[PLY_ARB_MAX_MOVES];
 } arb_work_t;
 
-/* On the thread pool: the rule engine counts, unless the job is beyond its budget. */
-static void arb_count(uv_work_t *w)
+/* On the rule engine's pool: it counts, unless the job is beyond its budget. */
+static void arb_count(ply__rule_work_t *w)
 {
-    arb_work_t *a = w->data;
+    arb_work_t *a = (arb_work_t *)w;
     a->estimate = ply_split_estimate(&a->pos, a->depth);
     uint64_t budget = a->stats && !a->drill ? a->budget / 4 : a->budget;
     if (a->estimate > budget) {
@@ -78,11 +83,10 @@ static void arb_count(uv_work_t *w)
 static void drill_try_finish(ply_coordinator_t *c, ply__run_t *run, size_t idx);
 
 /* Back on the loop thread: the count becomes a computation, or the job goes to a worker. */
-static void arb_done(uv_work_t *w, int status)
+static void arb_done(ply__rule_work_t *w, int status)
 {
-    arb_work_t *a = w->data;
+    arb_work_t *a = (arb_work_t *)w;
     ply_coordinator_t *c = a->c;
-    c->pending_work--;
     ply__run_t *run = ply__run_find(c, a->run_id);
     if (status != 0 || !run || run->state != PLY__RUN_ACTIVE) {
         free(a);
@@ -111,13 +115,14 @@ static void arb_done(uv_work_t *w, int status)
             }
             drill_try_finish(c, run, idx);
         }
-    } else if (run->sched.tasks[a->t].state == PLY__TASK_ARBITER) {
+    } else if (ply__task_held(run, a->t, a->token)) { /* else answered, or no longer wanted */
         if (a->too_big) {
             ply_debug("run %" PRIu64 ": job %zu: ~%" PRIu64 " nodes, beyond the rule engine's "
                       "budget: a worker checks it",
                       run->id, idx, a->estimate);
-            ply__task_queue(run, a->t);
+            ply__task_unhold(run, a->t);
         } else {
+            ply__task_take_back(c, run, a->t); /* a worker racing it stops */
             ply__comp_t k;
             memset(&k, 0, sizeof k);
             k.have = 1;
@@ -151,10 +156,14 @@ static void arb_done(uv_work_t *w, int status)
     ply__pump(c);
 }
 
-/* Queues the rule engine's count of task @t (or, @drill, its reference divide); 0 or < 0. */
+/*
+ * Queues the rule engine's count of task @t (or, @drill, its reference divide) on its pool;
+ * a count (not a drill-down's divide) holds the task, shared when it is a check. 0 or < 0
+ * (nothing started: the rule engine is off, or out of memory).
+ */
 int ply__arbiter_start(ply_coordinator_t *c, ply__run_t *run, size_t t, int drill)
 {
-    if (!c->cfg.arbiter_budget) return PLY_ERANGE;
+    if (!c->cfg.arbiter_budget || !c->rule_pool) return PLY_ERANGE;
     const ply_split_t *plan = ply__perft(run)->plan;
     arb_work_t *a = calloc(1, sizeof *a);
     if (!a) return PLY_ENOMEM;
@@ -172,13 +181,24 @@ int ply__arbiter_start(ply_coordinator_t *c, ply__run_t *run, size_t t, int dril
     a->stats = ply__perft(run)->want_stats;
     a->divide = plan->split_depth == 0;
     a->budget = c->cfg.arbiter_budget;
-    a->w.data = a;
-    if (uv_queue_work(&c->loop, &a->w, arb_count, arb_done) != 0) {
+    a->w.count = arb_count;
+    a->w.done = arb_done;
+    if (!drill &&
+        !(a->token = ply__task_by_arbiter(run, t, ply__role_of(run, t) == PLY__CHECK))) {
         free(a);
         return PLY_ENOMEM;
     }
-    c->pending_work++;
+    if (ply__rule_pool_submit(c->rule_pool, &a->w) != 0) {
+        if (!drill) ply__task_unused(run, t); /* as it was: the caller queues it */
+        free(a);
+        return PLY_ESTATE;
+    }
     return 0;
+}
+
+int ply__arbiter_idle(const ply_coordinator_t *c)
+{
+    return c->cfg.arbiter_budget && ply__rule_pool_idle(c->rule_pool) > 0;
 }
 
 /* -------------------------------------------------------------- drill-down */

@@ -12,7 +12,7 @@
  *              Verification report
  *   settle.c   the run's exact sums, comparing and settling the computations
  *              of a job, reopening what an identity caught wrong counted
- *   drill.c    the rule engine's counts (on the thread pool) and the
+ *   drill.c    the rule engine's counts (on its own pool) and the
  *              drill-downs of a mismatch
  *   upgrade.c  its rows of a format-4 state file as format 5 keeps them
  */
@@ -172,12 +172,16 @@ void ply__perft_exclude(ply_coordinator_t *c, ply__run_t *run, const char *ident
 /* ---- drill.c ---- */
 
 /**
- * ply__arbiter_start - queue the rule engine's count of task @t of @run on
- * the thread pool (or, @drill, the reference divide of its drill-down).
- * Returns 0, PLY_ERANGE (the rule engine is off for checks), PLY_EFEN or
- * PLY_ENOMEM.
+ * ply__arbiter_start - queue the rule engine's count of task @t of @run (UNUSED) on
+ * its own pool (rule_pool.h), the task held by it (tasks.h: shared when a check,
+ * which an idle worker may race); or, @drill, the reference divide of its
+ * drill-down. Returns 0, PLY_ERANGE (the rule engine is off for checks), PLY_EFEN,
+ * PLY_ESTATE (its pool is stopping) or PLY_ENOMEM; on error the task is as it was.
  */
 int ply__arbiter_start(ply_coordinator_t *c, ply__run_t *run, size_t t, int drill);
+/** ply__arbiter_idle - 1 when the rule engine counts checks and one of its threads is
+ * idle now (a check given to it starts at once). */
+int ply__arbiter_idle(const ply_coordinator_t *c);
 /**
  * ply__drill_start - start the drill-down of settled mismatch @idx: the rule
  * engine's divide of the job position against a divide job on the worker

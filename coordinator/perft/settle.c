@@ -153,9 +153,11 @@ static void unapply(ply__run_t *run, size_t idx)
 /* --------------------------------------------------------------- settling */
 
 /*
- * Starts computation @role of job @idx if it has not started: by the rule
- * engine when the mode allows it (a sample's check, any tie-break) and it can
- * afford the job, else by a worker through the queue.
+ * Starts computation @role of job @idx if it has not started: a tie-break by
+ * the rule engine (queued on its pool: it is authoritative), a sample's check
+ * by the rule engine only when one of its threads is idle now (else a worker
+ * takes it from the queue at once: the rule engine never delays a run), when
+ * it can afford the job (else the count hands it to the workers, drill.c).
  */
 static void activate(ply_coordinator_t *c, ply__run_t *run, size_t idx, int role)
 {
@@ -164,11 +166,9 @@ static void activate(ply_coordinator_t *c, ply__run_t *run, size_t idx, int role
     const ply__vjob_t *v = ply__perft(run)->v[idx];
     /* the rule engine against a worker is settled by another worker, not by itself again */
     int arbiter = (role == PLY__TIE && !(v && v->comp[1].arbiter)) ||
-                  (role == PLY__CHECK && run->verif.mode == PLY__VERIFY_MODE__VERIFY_MODE_SAMPLE);
-    if (arbiter && ply__arbiter_start(c, run, t, 0) == 0) {
-        ply__task_by_arbiter(run, t);
-        return;
-    }
+                  (role == PLY__CHECK && run->verif.mode == PLY__VERIFY_MODE__VERIFY_MODE_SAMPLE &&
+                   ply__arbiter_idle(c));
+    if (arbiter && ply__arbiter_start(c, run, t, 0) == 0) return; /* it holds the task */
     ply__task_queue(run, t);
 }
 

@@ -120,6 +120,13 @@ int ply__perft_verify_setup(ply__run_t *run);
  * (the service's part is freed by ply__verify_free). */
 void ply__perft_verify_free(ply__run_t *run);
 /**
+ * ply__perft_other_checker - 1 when a connected worker that may work for @run (not on
+ * probation, not caught wrong in it) has another identity than the computations of job @idx
+ * other than its check (the first one, done or in flight): a check by it is a check by
+ * another identity.
+ */
+int ply__perft_other_checker(ply_coordinator_t *c, const ply__run_t *run, size_t idx);
+/**
  * ply__perft_eligible - whether worker @p may take task @t of perft run @run now (the best
  * worker available for its role: a check by another identity and seed, a tie-break by a
  * third, a drill-down by the worker that lost), and whether it must then count without its

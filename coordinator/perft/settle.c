@@ -154,10 +154,13 @@ static void unapply(ply__run_t *run, size_t idx)
 
 /*
  * Starts computation @role of job @idx if it has not started: a tie-break by
- * the rule engine (queued on its pool: it is authoritative), a sample's check
- * by the rule engine only when one of its threads is idle now (else a worker
- * takes it from the queue at once: the rule engine never delays a run), when
- * it can afford the job (else the count hands it to the workers, drill.c).
+ * the rule engine (queued on its pool: it is authoritative); a sample's check
+ * by the rule engine when one of its threads is idle now, else by a worker of
+ * another identity from the queue at once (the rule engine never delays a
+ * run), else, no other identity being connected, by the rule engine after
+ * what it has (a check by the worker that counted first, without its table,
+ * is worth less). The rule engine hands a job beyond its budget to the
+ * workers (drill.c).
  */
 static void activate(ply_coordinator_t *c, ply__run_t *run, size_t idx, int role)
 {
@@ -167,7 +170,7 @@ static void activate(ply_coordinator_t *c, ply__run_t *run, size_t idx, int role
     /* the rule engine against a worker is settled by another worker, not by itself again */
     int arbiter = (role == PLY__TIE && !(v && v->comp[1].arbiter)) ||
                   (role == PLY__CHECK && run->verif.mode == PLY__VERIFY_MODE__VERIFY_MODE_SAMPLE &&
-                   ply__arbiter_idle(c));
+                   (ply__arbiter_idle(c) || !ply__perft_other_checker(c, run, idx)));
     if (arbiter && ply__arbiter_start(c, run, t, 0) == 0) return; /* it holds the task */
     ply__task_queue(run, t);
 }

@@ -188,6 +188,17 @@ int ply__perft_eligible(ply_coordinator_t *c, const ply__run_t *run, size_t t, c
     return 1;
 }
 
+int ply__perft_other_checker(ply_coordinator_t *c, const ply__run_t *run, size_t idx)
+{
+    other_t o[3];
+    int n = others_of(run, idx, PLY__CHECK, o);
+    for (const ply__peer_t *w = c->peers; w; w = w->next)
+        if (w->kind == PLY__PEER_WORKER && !w->probation && run->kind->worker_fits(run, w) &&
+            !(run->verif.nexcluded && ply__excluded(run, w->identity)) && grade(w, o, n) >= 2)
+            return 1;
+    return 0;
+}
+
 /* ------------------------------------------------------------ bounded waits */
 
 void ply__perft_verify_tick(ply_coordinator_t *c, ply__run_t *run, uint64_t now)

@@ -235,7 +235,9 @@ static void test_one_key_two_sessions(void **state)
  * tie-break went to the other liar, whose count agreed, and the run gave the
  * wrong total. Now each liar is caught by the rule engine and excluded; with
  * nobody honest left the run fails naming both; with an honest worker it
- * gives the right total.
+ * gives the right total. (Since issue 27 a check goes to the rule engine only
+ * when it is idle, else to a worker of another identity: not every job is the
+ * rule engine's, but every one is confirmed, and the liars are still caught.)
  */
 static void test_arbiter_not_outvoted(void **state)
 {
@@ -257,8 +259,12 @@ static void test_arbiter_not_outvoted(void **state)
     r = coord_perft_verify(t->endpoint, START, 3, 1, SAMPLE, PLY_PPM, &res, why, sizeof why);
     if (r) fail_msg("%s (%s)", ply_strerror(r), why);
     assert_int_equal(res->nodes, 8902);
-    assert_int_equal(res->verification->checked_by_arbiter, 20);
-    assert_true(res->verification->excluded >= 1);
+    const Ply__Verification *v = res->verification;
+    assert_true(v->checked_by_arbiter >= 1);
+    assert_int_equal(v->checked_by_arbiter + v->checked_by_worker + v->checked_same_seed +
+                         v->checked_same_worker,
+                     20);
+    assert_true(v->excluded >= 1);
     ply__run_result__free_unpacked(res, NULL);
     fake_worker_stop(&h);
     fake_worker_stop(&b);

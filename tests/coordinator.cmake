@@ -35,6 +35,12 @@ add_test(NAME ply_coordinator_cli
   COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/integration/coordinator_cli.sh $<TARGET_FILE:ply-coordinator>)
 set_tests_properties(ply_coordinator_help ply_coordinator_usage ply_coordinator_bind_failure
   ply_coordinator_cli PROPERTIES TIMEOUT 30 LABELS quick)
+# Issue 27, case 1: a --verify sample run with jobs inside the rule engine's budget, on a
+# coordinator and two workers: another client's perft(3) is answered at once, the run has no
+# idle tail behind the rule engine (tests/integration/rule_engine_stall.sh).
+add_test(NAME rule_engine_stall
+  COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/integration/rule_engine_stall.sh $<TARGET_FILE_DIR:ply>)
+set_tests_properties(rule_engine_stall PROPERTIES TIMEOUT 300 LABELS "quick;net")
 # The search kind in process (tests/unit/test_search_kind.c): a scripted search worker, the
 # sorted answer, progress, and a restore from the state file, under the sanitizers' eyes.
 ply_unit_test(test_search_kind

@@ -29,6 +29,9 @@ expect 2 "port '99999'" --bind tcp://127.0.0.1:5,tcp://127.0.0.1:99999
 expect 1 "unknown host 'nonexistent.invalid'" --bind tcp://nonexistent.invalid:5555 --insecure
 expect 2 "--http 127.0.0.1: not ADDR:PORT" --bind tcp://127.0.0.1:0 --http 127.0.0.1
 expect 2 "--http localhost:58181: not ADDR:PORT" --bind tcp://127.0.0.1:0 --http localhost:58181
+expect 2 "--rule-engine-threads needs a non-negative integer" --bind tcp://127.0.0.1:0 \
+    --rule-engine-threads two
+expect 2 "--rule-engine-threads 65: at most 64" --bind tcp://127.0.0.1:0 --rule-engine-threads 65
 printf 'ab\n' >"$tmp/token"
 expect 1 "shorter than 16 characters" --bind tcp://127.0.0.1:0 --http 127.0.0.1:0 \
     --http-token-file "$tmp/token"

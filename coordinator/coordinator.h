@@ -60,7 +60,7 @@ typedef struct ply_coordinator_config {
                          while it holds jobs is hung: dropped, jobs re-queued; default
                          300000; 0 = never */
     /* Largest job (estimated nodes) the rule engine recounts itself for --verify sample
-     * and tie-breaks (~28 million nodes a second on one core); 0 = never. */
+     * and tie-breaks (25-31 million nodes a second on one core, bench_arbiter); 0 = never. */
     uint64_t arbiter_budget;
     /* The rule engine's own threads (coordinator/rule_pool.h), at a lower OS priority than
      * the loop and the planning of runs; config_init: 1. 0: the rule engine counts no job

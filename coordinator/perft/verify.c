@@ -10,9 +10,16 @@
  *           above the split, perft(1) of every job);
  *   sample  each job with probability P, drawn from the kernel's CSPRNG at
  *           the run's start (nothing a worker sees tells which). The check is
- *           counted by the rule engine when it can afford the job (estimated
- *           nodes <= arbiter_budget, a quarter of that with statistics), else
- *           by a second worker;
+ *           counted by the rule engine when one of its threads is idle at the
+ *           time (rule_pool.h) and it can afford the job (estimated nodes <=
+ *           arbiter_budget, a quarter of that with statistics); when it is
+ *           busy, by a worker of another identity at once; when no other
+ *           identity is connected, by the rule engine after what it has. A
+ *           worker left with nothing else to do races a check the rule engine
+ *           holds (another identity than the first computation's): the first
+ *           answer is used, the other dropped. So the rule engine never holds
+ *           up a run nor idles a worker: it checks what it can spare time for;
+ *           the report says who checked what;
  *   all     every job twice, on two workers (the way record perft
  *           computations were verified).
  *
@@ -26,6 +33,14 @@
  * report names each kind separately (a check by the same identity is never
  * reported as a check by another) and how many distinct identities the
  * counts came from.
+ *
+ * The rule engine's counts run on its own threads (rule_pool.h: default
+ * one, at nice +10, so that it takes about a tenth of a core that a worker
+ * or the loop wants), never on libuv's pool, which plans new runs. Its
+ * budget per count, arbiter_budget (30M nodes: about a second at its 25-31
+ * Mnodes/s on a 2-core AMD EPYC, bench_arbiter), bounds what a run waits for
+ * when only the rule engine may answer: a tie-break or a drill-down, queued
+ * on its pool behind at most its current count.
  *
  * Two computations agree when nodes, statistics (when both have them) and
  * the split-0 divide agree. The rule engine is authoritative: when it

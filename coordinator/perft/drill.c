@@ -26,6 +26,14 @@
 
 /* ------------------------------------------------ the rule engine's counts */
 
+/*
+ * A check of fewer estimated nodes than this is the rule engine's alone: it counts it in
+ * about 40 ms (25-31 Mnodes/s, bench_arbiter), less than a worker's round trip is worth, and
+ * a race would hand a colluding key the check of its partner's count for nothing. Above it
+ * an idle worker may race the rule engine (dispatch.c, next_held).
+ */
+#define ARB_SHARE_MIN_NODES 1e6
+
 typedef struct arb_work {
     ply__rule_work_t w; /* first: the pool's item is the count */
     ply_coordinator_t *c;
@@ -81,6 +89,33 @@ static void arb_count(ply__rule_work_t *w)
 }
 
 static void drill_try_finish(ply_coordinator_t *c, ply__run_t *run, size_t idx);
+
+/*
+ * The rule engine's count @a of a check came after a worker's, which settled job @idx: it is
+ * not used, but it is still the authority. When it disagrees with the count the job was
+ * settled on, the identities whose counts were used or confirmed them are caught
+ * (ply__perft_exclude: the job, and every other resting on them, is computed again).
+ */
+static void audit_late(ply_coordinator_t *c, ply__run_t *run, size_t idx, const arb_work_t *a)
+{
+    const ply__acc_t *acc = &run->verif.acc[idx];
+    if (acc->nodes == a->nodes) return;
+    unsigned who[2] = {acc->who, acc->who2};
+    char lost[2][PLY__IDENT_LEN], worker[2][PLY__ID_LEN], why[PLY__WHY_LEN];
+    int n = 0;
+    for (int i = 0; i < 2; i++)
+        if (who[i] < run->verif.nidents) {
+            snprintf(lost[n], sizeof lost[0], "%s", run->verif.idents[who[i]].identity);
+            snprintf(worker[n++], sizeof worker[0], "%s", run->verif.idents[who[i]].worker);
+        }
+    snprintf(why, sizeof why,
+             "job %" PRIu64 " (%s, %u plies): settled on %" PRIu64 ", but the rule engine says %" PRIu64,
+             run->sched.job_base + idx, ply__perft(run)->plan->jobs[idx].fen,
+             ply__perft(run)->plan->job_depth, acc->nodes, a->nodes);
+    ply_warn("run %" PRIu64 ": %s (its count came after the worker's)", run->id, why);
+    for (int i = 0; i < n && run->state == PLY__RUN_ACTIVE; i++)
+        ply__perft_exclude(c, run, lost[i], worker[i], why);
+}
 
 /* Back on the loop thread: the count becomes a computation, or the job goes to a worker. */
 static void arb_done(ply__rule_work_t *w, int status)
@@ -151,6 +186,8 @@ static void arb_done(ply__rule_work_t *w, int status)
                 ply__take(c, run, a->t, &k, 1);
             }
         }
+    } else if (!a->too_big && ply__role_of(run, a->t) == PLY__CHECK && run->sched.settled[idx]) {
+        audit_late(c, run, idx, a);
     }
     free(a);
     ply__pump(c);
@@ -183,8 +220,9 @@ int ply__arbiter_start(ply_coordinator_t *c, ply__run_t *run, size_t t, int dril
     a->budget = c->cfg.arbiter_budget;
     a->w.count = arb_count;
     a->w.done = arb_done;
-    if (!drill &&
-        !(a->token = ply__task_by_arbiter(run, t, ply__role_of(run, t) == PLY__CHECK))) {
+    int shared = ply__role_of(run, t) == PLY__CHECK &&
+                 run->kind->job_estimate(run, ply__job_of(run, t)) >= ARB_SHARE_MIN_NODES;
+    if (!drill && !(a->token = ply__task_by_arbiter(run, t, shared))) {
         free(a);
         return PLY_ENOMEM;
     }

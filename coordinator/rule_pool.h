@@ -23,8 +23,10 @@
 
 #include <uv.h>
 
-/* How much lower than the process the pool's threads run (a nice increment, 0..19). */
-#define PLY__RULE_POOL_NICE 10
+/* How much lower than the process the pool's threads run (a nice increment, 0..19): on a
+ * core shared with a busy thread of nice 0, CFS gives it about a quarter (weight 335 against
+ * 1024). +10 (weight 110) starved it beside two workers on 2 cores (perft/verify.c). */
+#define PLY__RULE_POOL_NICE 5
 
 typedef struct ply__rule_pool ply__rule_pool_t;
 

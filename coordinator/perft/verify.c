@@ -35,8 +35,10 @@
  * counts came from.
  *
  * The rule engine's counts run on its own threads (rule_pool.h: default
- * one, at nice +10, so that it takes about a tenth of a core that a worker
- * or the loop wants), never on libuv's pool, which plans new runs. Its
+ * one, at nice +5, so that on a core a busy worker or the loop wants it
+ * takes about a quarter, CFS weights 335 against 1024: at +10 it finished no
+ * check in a 16 s run beside two workers on 2 cores, at +5 two in 12 s),
+ * never on libuv's pool, which plans new runs. Its
  * budget per count, arbiter_budget (30M nodes: about a second at its 25-31
  * Mnodes/s on a 2-core AMD EPYC, bench_arbiter), bounds what a run waits for
  * when only the rule engine may answer: a tie-break or a drill-down, queued

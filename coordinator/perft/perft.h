@@ -121,9 +121,10 @@ int ply__perft_verify_setup(ply__run_t *run);
 void ply__perft_verify_free(ply__run_t *run);
 /**
  * ply__perft_other_checker - 1 when a connected worker that may work for @run (not on
- * probation, not caught wrong in it) has another identity than the computations of job @idx
- * other than its check (the first one, done or in flight): a check by it is a check by
- * another identity.
+ * probation, not caught wrong in it) has another identity and another Zobrist seed than the
+ * computations of job @idx other than its check (the first one, done or in flight): a check
+ * by it is a check by another worker with other keys, the next best to the rule engine's.
+ * (A worker that reconnects without CURVE is another identity with the same seed.)
  */
 int ply__perft_other_checker(ply_coordinator_t *c, const ply__run_t *run, size_t idx);
 /**

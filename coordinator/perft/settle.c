@@ -156,10 +156,10 @@ static void unapply(ply__run_t *run, size_t idx)
  * Starts computation @role of job @idx if it has not started: a tie-break by
  * the rule engine (queued on its pool: it is authoritative); a sample's check
  * by the rule engine when one of its threads is idle now, else by a worker of
- * another identity from the queue at once (the rule engine never delays a
- * run), else, no other identity being connected, by the rule engine after
- * what it has (a check by the worker that counted first, without its table,
- * is worth less). The rule engine hands a job beyond its budget to the
+ * another identity and seed from the queue at once (the rule engine never
+ * delays a run), else, none being connected, by the rule engine after what
+ * it has (a check by the worker that counted first, or one with its keys, is
+ * worth less). The rule engine hands a job beyond its budget to the
  * workers (drill.c).
  */
 static void activate(ply_coordinator_t *c, ply__run_t *run, size_t idx, int role)

@@ -13,8 +13,8 @@
  *           counted by the rule engine when one of its threads is idle at the
  *           time (rule_pool.h) and it can afford the job (estimated nodes <=
  *           arbiter_budget, a quarter of that with statistics); when it is
- *           busy, by a worker of another identity at once; when no other
- *           identity is connected, by the rule engine after what it has. A
+ *           busy, by a worker of another identity and seed at once; when none
+ *           is connected, by the rule engine after what it has. A
  *           worker left with nothing else to do races a check the rule engine
  *           holds (another identity than the first computation's): the first
  *           answer is used, the other dropped. So the rule engine never holds
@@ -211,7 +211,7 @@ int ply__perft_other_checker(ply_coordinator_t *c, const ply__run_t *run, size_t
     int n = others_of(run, idx, PLY__CHECK, o);
     for (const ply__peer_t *w = c->peers; w; w = w->next)
         if (w->kind == PLY__PEER_WORKER && !w->probation && run->kind->worker_fits(run, w) &&
-            !(run->verif.nexcluded && ply__excluded(run, w->identity)) && grade(w, o, n) >= 2)
+            !(run->verif.nexcluded && ply__excluded(run, w->identity)) && grade(w, o, n) == 3)
             return 1;
     return 0;
 }

@@ -49,6 +49,13 @@ set_tests_properties(chaos chaos_verify PROPERTIES TIMEOUT 400 LABELS "net" SKIP
 set_tests_properties(chaos_cli PROPERTIES TIMEOUT 1200 LABELS "net" SKIP_RETURN_CODE 77)
 set_tests_properties(chaos_slow PROPERTIES TIMEOUT 900 LABELS "slow;net" SKIP_RETURN_CODE 77)
 
+# The rule engine's floor of checks (perft/verify.c): two ply-worker-faulty with the same bug
+# and different seeds under --verify sample=0.5 fail the run, never print their wrong total
+# (tests/integration/trust_floor.sh).
+add_test(NAME trust_floor
+  COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/integration/trust_floor.sh $<TARGET_FILE_DIR:ply>)
+set_tests_properties(trust_floor PROPERTIES TIMEOUT 300 LABELS "quick;net")
+
 # A submission durable before it is acknowledged (issue 27, case 2): ply-coordinator killed at
 # a fault point between a Submit and its stored jobs (PLY_FAULT_POINT, coordinator/fault.h),
 # restarted on its state file; the re-sent Submit (same idempotency key) is the one run and

@@ -41,6 +41,7 @@ typedef struct arb_work {
     size_t t;
     uint64_t token; /* the hold on task t (not for a drill-down) */
     int drill; /* the reference divide of a drill-down */
+    int floor; /* a check of the run's floor: counted whatever the estimate */
     ply_arb_pos_t pos;
     unsigned depth;
     int stats, divide;
@@ -61,7 +62,7 @@ static void arb_count(ply__rule_work_t *w)
     arb_work_t *a = (arb_work_t *)w;
     a->estimate = ply_split_estimate(&a->pos, a->depth);
     uint64_t budget = a->stats && !a->drill ? a->budget / 4 : a->budget;
-    if (a->estimate > budget) {
+    if (a->estimate > budget && !a->floor) {
         a->too_big = 1;
         return;
     }
@@ -198,8 +199,9 @@ static void arb_done(ply__rule_work_t *w, int status)
  * a count (not a drill-down's divide) holds the task, shared when it is a check. 0 or < 0
  * (nothing started: the rule engine is off, or out of memory).
  */
-int ply__arbiter_start(ply_coordinator_t *c, ply__run_t *run, size_t t, int drill)
+int ply__arbiter_start(ply_coordinator_t *c, ply__run_t *run, size_t t, int how)
 {
+    int drill = how == PLY__ARB_DRILL;
     if (!c->cfg.arbiter_budget || !c->rule_pool) return PLY_ERANGE;
     const ply_split_t *plan = ply__perft(run)->plan;
     arb_work_t *a = calloc(1, sizeof *a);
@@ -214,13 +216,14 @@ int ply__arbiter_start(ply_coordinator_t *c, ply__run_t *run, size_t t, int dril
     a->run_id = run->id;
     a->t = t;
     a->drill = drill;
+    a->floor = how == PLY__ARB_FLOOR;
     a->depth = plan->job_depth;
     a->stats = ply__perft(run)->want_stats;
     a->divide = plan->split_depth == 0;
     a->budget = c->cfg.arbiter_budget;
     a->w.count = arb_count;
     a->w.done = arb_done;
-    int shared = ply__role_of(run, t) == PLY__CHECK &&
+    int shared = how == PLY__ARB_COUNT && ply__role_of(run, t) == PLY__CHECK &&
                  run->kind->job_estimate(run, ply__job_of(run, t)) >= ARB_SHARE_MIN_NODES;
     if (!drill && !(a->token = ply__task_by_arbiter(run, t, shared))) {
         free(a);
@@ -267,7 +270,7 @@ void ply__drill_start(ply_coordinator_t *c, ply__run_t *run, size_t idx)
     snprintf(v->drill->worker, sizeof v->drill->worker, "%s", target->worker);
     snprintf(v->drill->identity, sizeof v->drill->identity, "%s", target->identity);
     size_t t = ply__task_of(run, idx, PLY__DRILL);
-    if (ply__arbiter_start(c, run, t, 1) < 0) {
+    if (ply__arbiter_start(c, run, t, PLY__ARB_DRILL) < 0) {
         free(v->drill);
         v->drill = NULL;
         v->drill_text = strdup("not done: cannot start the rule engine's divide");

@@ -100,6 +100,8 @@ typedef struct ply__perft_run {
     uint32_t by_worker, same_seed, same_worker, by_arbiter, mismatches, resolved;
     uint32_t *mm; /* jobs with a mismatch, in the order found */
     size_t nmm, capmm;
+    uint8_t *floor;  /* per job: its check is one of the rule engine's floor (settle.c) */
+    int floor_chosen; /* floor is chosen (at the run's first check) */
     uint32_t used_ids[64], used_seeds[64]; /* distinct workers and seeds whose counts were used */
     unsigned nused_ids, nused_seeds;
 } ply__perft_run_t;
@@ -179,14 +181,27 @@ void ply__perft_exclude(ply_coordinator_t *c, ply__run_t *run, const char *ident
 
 /* ---- drill.c ---- */
 
+/* The rule engine's floor of checks: 1 + (selected jobs within its budget) / this many of
+ * them, the smallest (verify.c's header says why). */
+#define PLY__FLOOR_EVERY 64
+
+/* What ply__arbiter_start starts. */
+enum {
+    PLY__ARB_COUNT, /* a count of the task, held by the rule engine (shared when a check of
+                       ARB_SHARE_MIN_NODES or more: an idle worker may race it) */
+    PLY__ARB_DRILL, /* the reference divide of the task's drill-down */
+    PLY__ARB_FLOOR  /* a check of the run's floor: held, never shared, counted even when the
+                       rule engine's own estimate is beyond its budget */
+};
+
 /**
  * ply__arbiter_start - queue the rule engine's count of task @t of @run (UNUSED) on
- * its own pool (rule_pool.h), the task held by it (tasks.h: shared when a check,
- * which an idle worker may race); or, @drill, the reference divide of its
- * drill-down. Returns 0, PLY_ERANGE (the rule engine is off for checks), PLY_EFEN,
- * PLY_ESTATE (its pool is stopping) or PLY_ENOMEM; on error the task is as it was.
+ * its own pool (rule_pool.h), @how (PLY__ARB_*): the task held by it (tasks.h), or the
+ * reference divide of its drill-down. Returns 0, PLY_ERANGE (the rule engine is off for
+ * checks), PLY_EFEN, PLY_ESTATE (its pool is stopping) or PLY_ENOMEM; on error the task
+ * is as it was.
  */
-int ply__arbiter_start(ply_coordinator_t *c, ply__run_t *run, size_t t, int drill);
+int ply__arbiter_start(ply_coordinator_t *c, ply__run_t *run, size_t t, int how);
 /** ply__arbiter_idle - 1 when the rule engine counts checks and one of its threads is
  * idle now (a check given to it starts at once). */
 int ply__arbiter_idle(const ply_coordinator_t *c);

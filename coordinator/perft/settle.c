@@ -160,18 +160,78 @@ static void unapply(ply__run_t *run, size_t idx)
  * delays a run), else, none being connected, by the rule engine after what
  * it has (a check by the worker that counted first, or one with its keys, is
  * worth less). The rule engine hands a job beyond its budget to the
- * workers (drill.c).
+ * workers (drill.c). A check of the run's floor (floor_check) is the rule
+ * engine's alone, in every verified mode.
  */
+typedef struct floor_cand {
+    double estimate;
+    size_t idx;
+} floor_cand_t;
+
+static int by_estimate(const void *a, const void *b)
+{
+    const floor_cand_t *x = a, *y = b;
+    return x->estimate < y->estimate ? -1 : x->estimate > y->estimate ? 1 : (x->idx > y->idx) - (x->idx < y->idx);
+}
+
+/*
+ * Chooses the run's floor of checks by the rule engine (verify.c's header) and queues them on
+ * its pool at once, ahead of any check it takes when idle: of the selected jobs within its
+ * budget (by the plan's estimate), the 1 + n / PLY__FLOOR_EVERY smallest. It counts them
+ * first, while the workers count the rest, so the run rarely waits for them; their jobs
+ * settle once both the first computation and the rule engine's count are in. Once per run
+ * (at its first check), O(n log n). Out of memory: no floor.
+ */
+static void floor_start(ply_coordinator_t *c, ply__run_t *run)
+{
+    ply__perft_run_t *pr = ply__perft(run);
+    pr->floor_chosen = 1;
+    if (!c->cfg.arbiter_budget || !c->rule_pool) return;
+    size_t njobs = pr->plan->njobs, n = 0;
+    double budget = (double)c->cfg.arbiter_budget / (pr->want_stats ? 4 : 1);
+    floor_cand_t *cand = malloc((njobs ? njobs : 1) * sizeof *cand);
+    if (!cand || !(pr->floor = calloc(njobs ? njobs : 1, 1))) {
+        free(cand);
+        return;
+    }
+    for (size_t i = 0; i < njobs; i++) {
+        double e = run->kind->job_estimate(run, i);
+        if (ply__verify_selected(run, i) && e <= budget) cand[n++] = (floor_cand_t){e, i};
+    }
+    qsort(cand, n, sizeof *cand, by_estimate);
+    size_t want = n ? 1 + n / PLY__FLOOR_EVERY : 0;
+    for (size_t i = 0; i < want; i++) pr->floor[cand[i].idx] = 1;
+    free(cand);
+    for (size_t i = 0; i < njobs; i++) {
+        size_t t = ply__task_of(run, i, PLY__CHECK);
+        if (pr->floor[i] && !run->sched.settled[i] && run->sched.tasks[t].state == PLY__TASK_UNUSED)
+            (void)ply__arbiter_start(c, run, t, PLY__ARB_FLOOR); /* else a worker checks it */
+    }
+}
+
+/* Whether the check of selected job @idx is one of the rule engine's floor. */
+static int floor_check(const ply__run_t *run, size_t idx)
+{
+    return ply__perft(run)->floor && ply__perft(run)->floor[idx];
+}
+
 static void activate(ply_coordinator_t *c, ply__run_t *run, size_t idx, int role)
 {
     size_t t = ply__task_of(run, idx, role);
+    if (!ply__perft(run)->floor_chosen) floor_start(c, run);
     if (run->sched.tasks[t].state != PLY__TASK_UNUSED) return;
+    /* the floor (again, after its job was reopened): queued on the rule engine's pool even
+     * when it is busy, never raced, never diverted to a worker; the job waits for its count
+     * (sample and all alike) */
+    if (role == PLY__CHECK && floor_check(run, idx) &&
+        ply__arbiter_start(c, run, t, PLY__ARB_FLOOR) == 0)
+        return;
     const ply__vjob_t *v = ply__perft(run)->v[idx];
     /* the rule engine against a worker is settled by another worker, not by itself again */
     int arbiter = (role == PLY__TIE && !(v && v->comp[1].arbiter)) ||
                   (role == PLY__CHECK && run->verif.mode == PLY__VERIFY_MODE__VERIFY_MODE_SAMPLE &&
                    (ply__arbiter_idle(c) || !ply__perft_other_checker(c, run, idx)));
-    if (arbiter && ply__arbiter_start(c, run, t, 0) == 0) return; /* it holds the task */
+    if (arbiter && ply__arbiter_start(c, run, t, PLY__ARB_COUNT) == 0) return; /* it holds the task */
     ply__task_queue(run, t);
 }
 

@@ -23,6 +23,26 @@
  *   all     every job twice, on two workers (the way record perft
  *           computations were verified).
  *
+ * The floor (sample and all): the rule engine is the only checker that shares
+ * no move-generation code with the workers, so whatever else it takes, every
+ * verified run with a selected job within its budget gets 1 + n/64 checks by
+ * it (n: those selected jobs), never raced, never given to a worker: the
+ * smallest of them (settle.c, floor_start), queued on its pool at the run's
+ * first check, ahead of the checks it takes when idle, their jobs settled only
+ * once its count is in, so the run cannot end before them. Without it two
+ * workers with the same generator bug confirmed each other: a busy rule engine
+ * (nice +5) finished no check of a short run, and position 3 perft(8) was
+ * answered 191 too many, every check "by another worker". Why these, and
+ * queued first: the smallest jobs cost it least. Measured on rule_engine_stall
+ * (2 workers, 2 cores, 2 floor checks of ~95): the first selected jobs in
+ * hand-out order (the biggest) kept it busy past the run's end, an idle tail
+ * of 62-64%; the smallest queued at their hand-out waited behind a check it
+ * took when idle, 46-56%; the smallest queued first, 0-1.3%. One per 64 keeps
+ * that cost a small, bounded share of a big run. A worker cannot tell them (the sample is secret, the rule
+ * engine's counts never go out), but a key that lies only on big jobs escapes
+ * the floor: against colluders the sample's rate is what the threat model
+ * states.
+ *
  * The trust model (README "Threat model"). A worker is its identity
  * (ply__peer_t.identity: its CURVE key, or its connection), never the id or seed
  * it declares. A check by a worker goes to the best worker available, in
@@ -119,6 +139,8 @@ void ply__perft_verify_free(ply__run_t *run)
     free(ply__perft(run)->v);
     free(ply__perft(run)->mm);
     free(ply__perft(run)->acc_stats);
+    free(ply__perft(run)->floor);
+    ply__perft(run)->floor = NULL;
     ply__perft(run)->v = NULL;
     ply__perft(run)->mm = NULL;
     ply__perft(run)->acc_stats = NULL;

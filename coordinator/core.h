@@ -142,6 +142,7 @@ struct ply_coordinator {
     ply__peer_t *peers;
     unsigned nworkers, nclients; /* nclients: at most PLY__CLIENTS_KEEP (peers.h) */
     ply__run_t *runs;
+    uint64_t dispatch_last; /* the run dispatch.c handed a task out of last (round-robin) */
     ply__finished_t *finished;
     unsigned nfinished;
     uint64_t next_job_base;

@@ -6,7 +6,9 @@
  * Scheduling is pull with credit: a READY{n} adds n to the worker's credit
  * (credit-based flow control, never above PLY_MAX_CREDIT with the jobs it
  * holds), each JOB takes one. Jobs go out round-robin over the workers with
- * credit, runs FIFO, each run's queue (re-queued tasks, checks, tie-breaks)
+ * credit, runs round-robin (each hand-out starts at the run after the one
+ * served last: a new small run is not held until a big one has nothing left
+ * to hand out), each run's queue (re-queued tasks, checks, tie-breaks)
  * ahead of its first computations, biggest job first. A run's tasks go only
  * to workers that run its kind (kind->worker_fits). A queued task goes to
  * the first worker that may take it (its kind's rule, kind->eligible: a perft check prefers another
@@ -370,41 +372,66 @@ void ply__check_leases(ply_coordinator_t *c, uint64_t now)
 /* ---------------------------------------------------------------- hand-out */
 
 /*
- * The next task worker @p may take: the first eligible one in a run's queue
- * (re-queued tasks, checks, tie-breaks, drill-downs), else the run's next
- * first computation. A first computation @p may not take (after a restart its
- * check may already be running there) moves to the queue for another worker.
+ * The next task worker @p may take from @run: the first eligible one in its queue
+ * (re-queued tasks, checks, tie-breaks, drill-downs), else its next first
+ * computation. A first computation @p may not take (after a restart its check
+ * may already be running there) moves to the queue for another worker.
+ */
+static int next_of_run(ply_coordinator_t *c, ply__peer_t *p, ply__run_t *run, size_t *idx,
+                       int *no_hash)
+{
+    for (size_t k = 0; k < run->sched.rq_len && k < QUEUE_SCAN;) {
+        size_t t = run->sched.requeue[run->sched.rq_head + k];
+        if (t >= run->sched.ntasks || run->sched.tasks[t].state != PLY__TASK_PENDING) {
+            queue_remove(run, k); /* settled or given up meanwhile */
+            continue;
+        }
+        if (run->kind->eligible(c, run, t, p, no_hash)) {
+            queue_remove(run, k);
+            *idx = t;
+            return 1;
+        }
+        k++;
+    }
+    while (run->sched.next_pending < run->sched.njobs) {
+        size_t t = run->sched.next_pending++;
+        if (run->sched.tasks[t].state != PLY__TASK_PENDING)
+            continue; /* restored from the state file */
+        if (run->kind->eligible(c, run, t, p, no_hash)) {
+            *idx = t;
+            return 1;
+        }
+        run->sched.tasks[t].queued_ms = ply_time_ms();
+        if (ply__queue_push(run, t) != 0) ply__run_fail(run, PLY_ENOMEM, "out of memory");
+    }
+    return 0;
+}
+
+/*
+ * The next task worker @p may take, from the active runs round-robin: starting at the run
+ * after the one a task went out of last (c->dispatch_last), wrapping round, so active runs
+ * share the workers a hand-out each whatever order they came in. O(runs) to find the start.
  */
 static int next_job(ply_coordinator_t *c, ply__peer_t *p, ply__run_t **out, size_t *idx,
                     int *no_hash)
 {
-    for (ply__run_t *run = c->runs; run; run = run->next) {
-        if (run->state != PLY__RUN_ACTIVE || !run->kind->worker_fits(run, p)) continue;
-        for (size_t k = 0; k < run->sched.rq_len && k < QUEUE_SCAN;) {
-            size_t t = run->sched.requeue[run->sched.rq_head + k];
-            if (t >= run->sched.ntasks || run->sched.tasks[t].state != PLY__TASK_PENDING) {
-                queue_remove(run, k); /* settled or given up meanwhile */
-                continue;
-            }
-            if (run->kind->eligible(c, run, t, p, no_hash)) {
-                queue_remove(run, k);
-                *out = run, *idx = t;
-                return 1;
-            }
-            k++;
+    ply__run_t *start = c->runs;
+    for (ply__run_t *run = c->runs; run && c->dispatch_last; run = run->next)
+        if (run->id == c->dispatch_last) {
+            start = run->next ? run->next : c->runs;
+            break;
         }
-        while (run->sched.next_pending < run->sched.njobs) {
-            size_t t = run->sched.next_pending++;
-            if (run->sched.tasks[t].state != PLY__TASK_PENDING)
-                continue; /* restored from the state file */
-            if (run->kind->eligible(c, run, t, p, no_hash)) {
-                *out = run, *idx = t;
-                return 1;
-            }
-            run->sched.tasks[t].queued_ms = ply_time_ms();
-            if (ply__queue_push(run, t) != 0) ply__run_fail(run, PLY_ENOMEM, "out of memory");
+    ply__run_t *run = start;
+    do {
+        if (!run) break;
+        if (run->state == PLY__RUN_ACTIVE && run->kind->worker_fits(run, p) &&
+            next_of_run(c, p, run, idx, no_hash)) {
+            *out = run;
+            c->dispatch_last = run->id;
+            return 1;
         }
-    }
+        run = run->next ? run->next : c->runs;
+    } while (run != start);
     return 0;
 }
 

@@ -1,7 +1,7 @@
 #!/bin/sh
 # The rule engine never stalls the cluster (issue 27, case 1): a coordinator and two workers
 # of one thread on loopback; a perft run with --verify sample=0.5 whose jobs are inside the
-# rule engine's budget; while it runs, another client's perft(3) is answered at once and the
+# rule engine's budget; while it runs, another client's perft(3) is answered within 1 s and the
 # verified run has no idle tail behind the rule engine.
 #
 # Before the rule engine had its own pool, its recounts queued on libuv's pool ahead of the
@@ -15,7 +15,9 @@
 # usage: rule_engine_stall.sh DIR (holding ply, ply-coordinator and ply-worker)
 set -u
 B=$1
-SMALL_MAX_S=5  # the perft(3) answered within (before: no answer in 30 s)
+# the perft(3) answered within 1 s (issue 27; before: no answer in 30 s), times
+# PLY_TEST_SLOWDOWN under a sanitizer preset (CMakePresets.json)
+SMALL_MAX_MS=$((1000 * ${PLY_TEST_SLOWDOWN:-1}))
 TAIL_MAX_PCT=10                          # the verified run's idle tail, % of its time (before: 95)
 tmp=$(mktemp -d)
 pids=
@@ -55,7 +57,7 @@ for _ in $(seq 300); do # planned: its jobs, and with them its checks, go out
     grep -q 'jobs, estimate .* verify sample' "$tmp/coord" && break
     sleep 0.1
 done
-sleep 2.5 # its checks pile up: as in the issue, 3 s after the verified run was submitted
+sleep 0.5 # its jobs and checks are out (it lasts 1-5 s: the issue's 3 s would often miss it)
 running=1
 kill -0 "$big" 2>/dev/null || running=0
 t0=$(now)
@@ -69,12 +71,13 @@ if [ "$rc" -ne 0 ] || ! grep -q '^Nodes searched: 8902$' "$tmp/small"; then
     cat "$tmp/small" >&2
     fail=1
 fi
-# Runs are served first come, first served (dispatch.c): the perft(3)'s jobs go out once the
-# verified run has none left to hand out, so the bound holds only while that run is short
+# Runs share the workers round-robin (dispatch.c): the perft(3)'s job goes out at the next
+# hand-out, behind at most what each worker already holds of the verified run (the job it
+# counts and the one it prefetched)
 if [ "$running" -eq 0 ]; then
     echo "note: the verified run was over before the perft(3) was submitted: its bound is not tested"
-elif [ "$small_ms" -gt $((SMALL_MAX_S * 1000)) ]; then
-    echo "FAIL: perft(3) took $small_ms ms beside the verified run (at most ${SMALL_MAX_S} s)" >&2
+elif [ "$small_ms" -gt "$SMALL_MAX_MS" ]; then
+    echo "FAIL: perft(3) took $small_ms ms beside the verified run (at most $SMALL_MAX_MS ms)" >&2
     fail=1
 fi
 

@@ -167,7 +167,7 @@ void ply_client_destroy(ply_client_t **cp)
     ply_client_t *c = *cp;
     zpoller_destroy(&c->poller);
     zmsg_destroy(&c->again);
-    zsock_destroy(&c->watch);
+    ply_conn_watch_destroy(&c->watch, c->sock);
     zsock_destroy(&c->sock);
     free(c);
     *cp = NULL;

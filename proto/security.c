@@ -689,6 +689,19 @@ zsock_t *ply_conn_watch(zsock_t *sock, const ply_curve_client_t *k, int lost)
     return watch;
 }
 
+void ply_conn_watch_destroy(zsock_t **watch, zsock_t *sock)
+{
+    if (!watch || !*watch) return;
+    /* The monitor's sends block while the watch is full (its high-water mark): drained
+     * first, the I/O thread is not inside a send holding the monitor's lock when it is
+     * stopped; stopped, it sends nothing more (no MONITOR_STOPPED: not asked for) */
+    zsock_set_rcvtimeo(*watch, 0);
+    zmsg_t *ev;
+    while ((ev = zmsg_recv(*watch))) zmsg_destroy(&ev);
+    if (sock) zmq_socket_monitor(zsock_resolve(sock), NULL, 0);
+    zsock_destroy(watch);
+}
+
 /* Handshakes in a row that the server ended without a word, before one succeeded: a CURVE
  * server that cannot open our HELLO (we hold another server key) closes the connection
  * (HANDSHAKE_FAILED_NO_DETAIL, EPIPE), and ZeroMQ tries again every ~150 ms. A socket and its

@@ -161,12 +161,24 @@ int ply_curve_client_apply(const ply_curve_client_t *k, zsock_t *sock);
  * outcome also without CURVE (a plain client meeting a CURVE server fails
  * its handshake with a mechanism mismatch, and libzmq does not try again).
  * Call before connect; poll the returned PAIR
- * socket with @sock, read it with ply_conn_watch_read, destroy it
- * (zsock_destroy) before @sock. A socket has one monitor. Returns NULL when
- * there is nothing to watch (@k NULL and @lost 0) or the monitor cannot start
- * (then refusals look like silence, as without it).
+ * socket with @sock, read it with ply_conn_watch_read, and end it with
+ * ply_conn_watch_destroy before @sock is destroyed. A socket has one monitor.
+ * Returns NULL when there is nothing to watch (@k NULL and @lost 0) or the
+ * monitor cannot start (then refusals look like silence, as without it).
  */
 zsock_t *ply_conn_watch(zsock_t *sock, const ply_curve_client_t *k, int lost);
+
+/**
+ * ply_conn_watch_destroy - stop the monitor of @sock and destroy its watch
+ * *@watch (from ply_conn_watch); NULLs *@watch; nothing to do when @watch or
+ * *@watch is NULL. Call it before destroying @sock, from the thread that owns
+ * both. Never destroy a watch with zsock_destroy alone: libzmq sends each
+ * event to the watch with a blocking send from its I/O thread, and once the
+ * watch is closed that send has no peer and never returns, which stops every
+ * socket of the process (libzmq issue #3575: a socket being closed or
+ * lingering still reports its connection retries and closes).
+ */
+void ply_conn_watch_destroy(zsock_t **watch, zsock_t *sock);
 
 /* ply_conn_watch's @lost flags */
 #define PLY_WATCH_CONNECTIONS 1 /* connections made, lost and tried again */

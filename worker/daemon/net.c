@@ -116,7 +116,7 @@ static zsock_t *connect_dealer(ply__daemon_t *sh, zsock_t **watch)
     /* a refused key is known at once, and a connection libzmq will not reopen */
     *watch = ply_conn_watch(dealer, sh->cfg->curve, 1);
     if (zsock_connect(dealer, "%s", sh->cfg->endpoint) != 0) {
-        zsock_destroy(watch);
+        ply_conn_watch_destroy(watch, dealer);
         zsock_destroy(&dealer);
         return NULL;
     }
@@ -291,7 +291,10 @@ static void net_actor(zsock_t *pipe, void *arg)
                          dropped ? "connection closed for good" : "silent");
                 zpoller_remove(poller, dealer);
                 if (watch) zpoller_remove(poller, watch);
-                zsock_destroy(&watch);
+                /* the monitor stopped before its watch is closed: the old dealer lingers,
+                 * and an event it reported to a closed watch would stop libzmq's I/O
+                 * thread, and the new dealer with it, for good */
+                ply_conn_watch_destroy(&watch, dealer);
                 /* A coordinator that is only slow still lists the old connection under our
                  * id and would refuse the new one until it declares the old one dead: a BYE
                  * frees the id at once. Kept briefly, not waited on if nobody takes it. */
@@ -312,7 +315,7 @@ static void net_actor(zsock_t *pipe, void *arg)
     }
     if (dealer) send_bye(dealer, "worker stopping");
     zpoller_destroy(&poller);
-    zsock_destroy(&watch);
+    ply_conn_watch_destroy(&watch, dealer);
     zsock_destroy(&dealer);
 }
 

@@ -70,6 +70,18 @@ foreach(point stored received plan)
     SKIP_RETURN_CODE 77)
 endforeach()
 
+# A worker comes back to every restart of its coordinator (tests/integration/test_reconnect.c):
+# ply-coordinator killed 0-50 ms after the worker joined, restarted on its port at once or past
+# the worker's liveness, 20 times, without and with a state file; then perft(3) = 8,902.
+add_executable(test_reconnect ${CMAKE_CURRENT_SOURCE_DIR}/integration/test_reconnect.c)
+target_link_libraries(test_reconnect PRIVATE ply_flags ply_test_support PkgConfig::CMOCKA)
+add_dependencies(test_reconnect ply ply-worker ply-coordinator)
+foreach(mode plain state)
+  add_test(NAME reconnect_${mode} COMMAND test_reconnect ${mode})
+  set_tests_properties(reconnect_${mode} PROPERTIES TIMEOUT 300 LABELS "quick;net"
+    SKIP_RETURN_CODE 77)
+endforeach()
+
 # A state file written by the landed ply at f2a009b (format 4, PLY/1; tests/data/state-f2a009b,
 # made by its make.sh with that commit's programs) with unfinished perft and search runs is
 # migrated, restored and finished by this build with the right answers.

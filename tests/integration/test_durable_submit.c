@@ -59,14 +59,6 @@ static void start_coordinator(cluster_t *k, const char *fault)
                         fault ? "PLY_FAULT_POINT=" : "", fault ? fault : "", k->ep, k->state);
 }
 
-static void start_worker(cluster_t *k)
-{
-    char log[256];
-    snprintf(log, sizeof log, "%s/worker.log", k->dir);
-    k->worker =
-        th_spawn(log, "exec ply-worker --connect %s --threads 1 --hash 16 --id w1 -v", k->ep);
-}
-
 static void cluster_start(cluster_t *k, const char *tag, const char *fault)
 {
     memset(k, 0, sizeof *k);
@@ -74,7 +66,10 @@ static void cluster_start(cluster_t *k, const char *tag, const char *fault)
     snprintf(k->ep, sizeof k->ep, "tcp://127.0.0.1:%d", th_free_port());
     snprintf(k->state, sizeof k->state, "%s/state.db", k->dir);
     start_coordinator(k, fault);
-    start_worker(k);
+    char log[256];
+    snprintf(log, sizeof log, "%s/worker.log", k->dir);
+    k->worker =
+        th_spawn(log, "exec ply-worker --connect %s --threads 1 --hash 16 --id w1 -v", k->ep);
 }
 
 static void cluster_stop(cluster_t *k)
@@ -241,12 +236,7 @@ static void die_and_resend(cluster_t *k, int code, const uint8_t *key, uint64_t 
     expect_k(k, rc == code);
     zsock_destroy(&d);
     *first = before.accepted;
-    /* a worker of its own for the restarted coordinator: what is tested is the coordinator's
-     * side (a worker's reconnection is the chaos tests'), and a ply-worker whose coordinator
-     * died a few ms after it joined was seen never to reconnect */
-    th_stop(k->worker);
     start_coordinator(k, NULL);
-    start_worker(k);
     d = connect_client(k);
     memset(a, 0, sizeof *a);
     send_submit(d, 5, key, 32, TOKEN, 0);

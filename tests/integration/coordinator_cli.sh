@@ -3,6 +3,7 @@
 # failures 1, what it says it listens on is where it listens, and its log lines carry the time.
 # usage: coordinator_cli.sh PATH/TO/ply-coordinator
 set -u
+. "$(dirname "$0")/lib.sh"
 unset PLY_LOG_TIME
 C=$1
 fail=0
@@ -73,12 +74,7 @@ grep -q "^ply-coordinator info: listening on tcp:" "$tmp/err_notime" ||
 # port 0: the port printed is the one that accepts connections
 "$C" --bind tcp://127.0.0.1:0 2>"$tmp/err0" &
 pid=$!
-ep=
-for _ in $(seq 50); do
-    ep=$(sed -n 's/.*listening on \(tcp:[^ ]*\).*/\1/p' "$tmp/err0")
-    [ -n "$ep" ] && break
-    sleep 0.1
-done
+ep=$(coordinator_endpoint "$tmp/err0")
 port=${ep##*:}
 case $port in
 '' | 0 | *[!0-9]*)

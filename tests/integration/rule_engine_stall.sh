@@ -14,6 +14,7 @@
 # 3,009,794,393.
 # usage: rule_engine_stall.sh DIR (holding ply, ply-coordinator and ply-worker)
 set -u
+. "$(dirname "$0")/lib.sh"
 B=$1
 # the perft(3) answered within 1 s (issue 27; before: no answer in 30 s), times
 # PLY_TEST_SLOWDOWN under a sanitizer preset (CMakePresets.json)
@@ -32,12 +33,7 @@ now() { date +%s%N; }
 
 "$B/ply-coordinator" -v --bind tcp://127.0.0.1:0 2>"$tmp/coord" &
 pids="$pids $!"
-ep=
-for _ in $(seq 100); do
-    ep=$(sed -n 's/.*listening on \(tcp:[^ ]*\).*/\1/p' "$tmp/coord")
-    [ -n "$ep" ] && break
-    sleep 0.1
-done
+ep=$(coordinator_endpoint "$tmp/coord")
 [ -n "$ep" ] || { echo "FAIL: the coordinator did not say where it listens" >&2; cat "$tmp/coord" >&2; exit 1; }
 # two identities with other Zobrist seeds: a check by a worker is a check by another one
 "$B/ply-worker" --connect "$ep" --threads 1 --hash 64 --id stall-1 --zobrist-seed 1 2>"$tmp/w1" &

@@ -11,6 +11,7 @@
 # usage: state_upgrade.sh BIN DATA   (BIN: ply, ply-coordinator, ply-worker; DATA: the folder)
 # shellcheck disable=SC2086,SC2015 # $C and $more are lists of words; a || b after && is meant
 set -u
+. "$(dirname "$0")/lib.sh"
 BIN=$1 DATA=$2
 TOKEN='state-upgrade-test-owner-token'
 START='rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1'
@@ -29,13 +30,7 @@ cp "$DATA/state.db" "$DATA/state.db-wal" "$tmp/"
 "$BIN/ply-coordinator" -v --bind tcp://127.0.0.1:0 --state "$tmp/state.db" --worker-wait-ms 0 \
     2>"$tmp/coord.log" &
 coord=$!
-ep=
-for _ in $(seq 100); do
-    ep=$(sed -n 's/.*listening on \(tcp:[^ ]*\).*/\1/p' "$tmp/coord.log" | head -1)
-    [ -n "$ep" ] && break
-    kill -0 "$coord" 2>/dev/null || break
-    sleep 0.1
-done
+ep=$(coordinator_endpoint "$tmp/coord.log" "$coord")
 if [ -z "$ep" ]; then
     cat "$tmp/coord.log" >&2
     echo "FAIL: the coordinator did not start on the old state file" >&2

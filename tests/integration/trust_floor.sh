@@ -19,6 +19,7 @@
 # 11,030,083.
 # usage: trust_floor.sh DIR (holding ply, ply-coordinator and ply-worker-faulty)
 set -u
+. "$(dirname "$0")/lib.sh"
 B=$1
 wait_s=$((120 * ${PLY_TEST_SLOWDOWN:-1})) # a client's --timeout (here: 10-30 s)
 tmp=$(mktemp -d)
@@ -35,12 +36,7 @@ trap cleanup EXIT
 nice -n 19 "$B/ply-coordinator" -v --bind tcp://127.0.0.1:0 --worker-wait-ms 3000 \
     --arbiter-budget 1000000000 2>"$tmp/coord" &
 pids="$pids $!"
-ep=
-for _ in $(seq 100); do
-    ep=$(sed -n 's/.*listening on \(tcp:[^ ]*\).*/\1/p' "$tmp/coord")
-    [ -n "$ep" ] && break
-    sleep 0.1
-done
+ep=$(coordinator_endpoint "$tmp/coord")
 [ -n "$ep" ] || { echo "FAIL: the coordinator did not say where it listens" >&2; cat "$tmp/coord" >&2; exit 1; }
 for i in 1 2; do
     "$B/ply-worker-faulty" --connect "$ep" --threads 1 --hash 64 --id liar-$i --zobrist-seed $i \

@@ -5,6 +5,7 @@
 # perft(4) of the start position = 197,281 (chessprogramming wiki, "Perft Results").
 # usage: worker_seed.sh DIR (where ply, ply-coordinator and ply-worker are)
 set -u
+. "$(dirname "$0")/lib.sh"
 B=$1
 tmp=$(mktemp -d)
 pids=
@@ -13,12 +14,7 @@ fail() { echo "FAIL: $*" >&2; for f in "$tmp"/*.log; do echo "== $f" >&2; cat "$
 
 "$B/ply-coordinator" --bind tcp://127.0.0.1:0 -v 2>"$tmp/coord.log" &
 pids="$pids $!"
-ep=
-for _ in $(seq 100); do
-    ep=$(sed -n 's/.*listening on \(tcp:[^ ]*\).*/\1/p' "$tmp/coord.log")
-    [ -n "$ep" ] && break
-    sleep 0.1
-done
+ep=$(coordinator_endpoint "$tmp/coord.log")
 [ -n "$ep" ] || fail "the coordinator did not say where it listens"
 for w in a b; do
     "$B/ply-worker" --connect "$ep" --threads 1 --hash 16 --id "$w" -v 2>"$tmp/$w.log" &

@@ -62,7 +62,8 @@
  * budget per count, arbiter_budget (30M nodes: about a second at its 25-31
  * Mnodes/s on a 2-core AMD EPYC, bench_arbiter), bounds what a run waits for
  * when only the rule engine may answer: a tie-break or a drill-down, queued
- * on its pool behind at most its current count.
+ * on its pool as urgent, behind only its counts in progress and the other
+ * tie-breaks and drill-downs (ahead of floor and idle checks).
  *
  * Two computations agree when nodes, statistics (when both have them) and
  * the split-0 divide agree. The rule engine is authoritative: when it
@@ -201,6 +202,12 @@ int ply__perft_eligible(ply_coordinator_t *c, const ply__run_t *run, size_t t, c
     if (run->verif.nexcluded && ply__excluded(run, p->identity)) return 0; /* caught wrong in this run */
     other_t o[3];
     int n = run->sched.slots > 1 && ply__verify_selected(run, idx) ? others_of(run, idx, role, o) : 0;
+    /* a check the rule engine holds goes to a worker too (the race of dispatch.c) only when
+     * that worker is independent of the job's other computations: another identity AND another
+     * seed, and one is under way. A check held because no such worker was connected must not
+     * be confirmed by the same keys (a worker that reconnected without CURVE is another
+     * identity with the same seed). */
+    if (j->state == PLY__TASK_ARBITER) return n > 0 && grade(p, o, n) == 3;
     if (!n) return ply__eligible_first(c, run, t, p); /* the common case: any first computation */
     int min = role == PLY__TIE ? 2 : 1; /* a tie-break must come from a third worker */
     int g = grade(p, o, n), best = 0, best_others = 0;

@@ -1,8 +1,9 @@
 /*
  * The rule engine's own bounded pool (rule_pool.h has its purpose and invariants): N threads
- * on one FIFO queue, results handed back to the loop thread through a uv_async_t. Built on
- * libuv's primitives (threads, mutex, condition variable, async handle) so that it lives
- * beside the coordinator's loop like libuv's own pool, but apart from it.
+ * on one queue (urgent items first, each kind in submission order), results handed back to
+ * the loop thread through a uv_async_t. Built on libuv's primitives (threads, mutex,
+ * condition variable, async handle) so that it lives beside the coordinator's loop like
+ * libuv's own pool, but apart from it.
  */
 #define _GNU_SOURCE /* syscall(SYS_gettid) */
 #include "rule_pool.h"
@@ -24,6 +25,7 @@ struct ply__rule_pool {
     unsigned nthreads;
     /* under mu */
     ply__rule_work_t *queue, *queue_tail; /* submitted, not started */
+    ply__rule_work_t *urgent_tail;        /* the last urgent item in queue, or NULL */
     ply__rule_work_t *finished;           /* counted (or cancelled), not handed back */
     int stopping;
     /* loop thread only */
@@ -62,6 +64,7 @@ static void thread_main(void *arg)
         ply__rule_work_t *w = p->queue;
         p->queue = w->next;
         if (!p->queue) p->queue_tail = NULL;
+        if (p->urgent_tail == w) p->urgent_tail = NULL;
         uv_mutex_unlock(&p->mu);
         w->count(w);
         uv_mutex_lock(&p->mu);
@@ -135,17 +138,26 @@ ply__rule_pool_t *ply__rule_pool_new(uv_loop_t *loop, unsigned threads)
     return p;
 }
 
-int ply__rule_pool_submit(ply__rule_pool_t *p, ply__rule_work_t *w)
+int ply__rule_pool_submit(ply__rule_pool_t *p, ply__rule_work_t *w, int urgent)
 {
     if (!p || p->stopped) return PLY_ESTATE;
-    w->next = NULL;
     w->status = 0;
     uv_mutex_lock(&p->mu);
-    if (p->queue_tail)
-        p->queue_tail->next = w;
-    else
-        p->queue = w;
-    p->queue_tail = w;
+    /* an urgent item goes after the urgent ones queued, ahead of every other */
+    ply__rule_work_t **at = !urgent ? NULL : p->urgent_tail ? &p->urgent_tail->next : &p->queue;
+    if (at) {
+        w->next = *at;
+        *at = w;
+        p->urgent_tail = w;
+        if (!w->next) p->queue_tail = w;
+    } else {
+        w->next = NULL;
+        if (p->queue_tail)
+            p->queue_tail->next = w;
+        else
+            p->queue = w;
+        p->queue_tail = w;
+    }
     uv_cond_signal(&p->cv);
     uv_mutex_unlock(&p->mu);
     p->outstanding++;
@@ -169,7 +181,7 @@ void ply__rule_pool_stop(ply__rule_pool_t *p)
         p->queue = w->next;
         finish(p, w, PLY_ECANCELED);
     }
-    p->queue_tail = NULL;
+    p->queue_tail = p->urgent_tail = NULL;
     uv_cond_broadcast(&p->cv);
     uv_mutex_unlock(&p->mu);
     for (unsigned i = 0; i < p->nthreads; i++) uv_thread_join(&p->threads[i]);

@@ -12,11 +12,11 @@
  * threads run at the process's priority). Its callers ask ply__rule_pool_idle before
  * offering work that someone else may do instead (a check a worker can take).
  *
- * Invariants: work items run in submission order, at most one per thread; each submitted
- * item's done callback runs exactly once, on the loop thread (uv_async_t), with 0 or
- * PLY_ECANCELED (the pool stopped first: its result, if any, is not used). The loop-side
- * fields (outstanding) are touched by the loop thread only; the queue and the finished list
- * by both, under one mutex.
+ * Invariants: urgent items start before the others, each in submission order, at most one
+ * per thread; each submitted item's done callback runs exactly once, on the loop thread
+ * (uv_async_t), with 0 or PLY_ECANCELED (the pool stopped first: its result, if any, is not
+ * used). The loop-side fields (outstanding) are touched by the loop thread only; the queue
+ * and the finished list by both, under one mutex.
  */
 #ifndef PLY_COORDINATOR_RULE_POOL_H
 #define PLY_COORDINATOR_RULE_POOL_H
@@ -49,9 +49,11 @@ typedef struct ply__rule_work {
  */
 ply__rule_pool_t *ply__rule_pool_new(uv_loop_t *loop, unsigned threads);
 
-/** ply__rule_pool_submit - queue @w (its count and done set); 0, or PLY_ESTATE once the pool
- * is stopping (@w's done is not called). Loop thread only. */
-int ply__rule_pool_submit(ply__rule_pool_t *p, ply__rule_work_t *w);
+/** ply__rule_pool_submit - queue @w (its count and done set): @urgent (what a run cannot go
+ * on without: a tie-break, a drill-down) after the urgent items queued and ahead of the others,
+ * else at the back. 0, or PLY_ESTATE once the pool is stopping (@w's done is not called). Loop
+ * thread only. */
+int ply__rule_pool_submit(ply__rule_pool_t *p, ply__rule_work_t *w, int urgent);
 
 /**
  * ply__rule_pool_idle - threads that would start a new item at once: threads minus the items

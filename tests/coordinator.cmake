@@ -71,3 +71,10 @@ ply_unit_test(test_kind_toy
   LIBS ply_coordinator ply_client Threads::Threads
   LABELS quick net
   TIMEOUT 120)
+
+# the rule engine's own pool: urgent items first, every done once, stop cancels
+ply_unit_test(test_rule_pool
+  SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/unit/test_rule_pool.c
+  LIBS ply_coordinator
+  LABELS quick
+  TIMEOUT 60)

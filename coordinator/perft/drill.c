@@ -91,16 +91,13 @@ static void arb_count(ply__rule_work_t *w)
 
 static void drill_try_finish(ply_coordinator_t *c, ply__run_t *run, size_t idx);
 
-/*
- * The rule engine's count @a of a check came after a worker's, which settled job @idx: it is
- * not used, but it is still the authority. When it disagrees with the count the job was
- * settled on, the identities whose counts were used or confirmed them are caught
- * (ply__perft_exclude: the job, and every other resting on them, is computed again).
- */
-static void audit_late(ply_coordinator_t *c, ply__run_t *run, size_t idx, const arb_work_t *a)
+void ply__perft_audit(ply_coordinator_t *c, ply__run_t *run, size_t idx, uint64_t nodes,
+                      const ply_stats_t *stats)
 {
     const ply__acc_t *acc = &run->verif.acc[idx];
-    if (acc->nodes == a->nodes) return;
+    int stats_differ = stats && ply__perft(run)->want_stats &&
+                       !ply_stats_equal(&ply__perft(run)->acc_stats[idx], stats);
+    if (acc->nodes == nodes && !stats_differ) return;
     unsigned who[2] = {acc->who, acc->who2};
     char lost[2][PLY__IDENT_LEN], worker[2][PLY__ID_LEN], why[PLY__WHY_LEN];
     int n = 0;
@@ -110,9 +107,10 @@ static void audit_late(ply_coordinator_t *c, ply__run_t *run, size_t idx, const 
             snprintf(worker[n++], sizeof worker[0], "%s", run->verif.idents[who[i]].worker);
         }
     snprintf(why, sizeof why,
-             "job %" PRIu64 " (%s, %u plies): settled on %" PRIu64 ", but the rule engine says %" PRIu64,
+             "job %" PRIu64 " (%s, %u plies): settled on %" PRIu64 "%s, but the rule engine says %" PRIu64,
              run->sched.job_base + idx, ply__perft(run)->plan->jobs[idx].fen,
-             ply__perft(run)->plan->job_depth, acc->nodes, a->nodes);
+             ply__perft(run)->plan->job_depth, acc->nodes,
+             stats_differ ? " with other statistics" : "", nodes);
     ply_warn("run %" PRIu64 ": %s (its count came after the worker's)", run->id, why);
     for (int i = 0; i < n && run->state == PLY__RUN_ACTIVE; i++)
         ply__perft_exclude(c, run, lost[i], worker[i], why);
@@ -188,7 +186,12 @@ static void arb_done(ply__rule_work_t *w, int status)
             }
         }
     } else if (!a->too_big && ply__role_of(run, a->t) == PLY__CHECK && run->sched.settled[idx]) {
-        audit_late(c, run, idx, a);
+        ply__perft_audit(c, run, idx, a->nodes, a->stats ? &a->st : NULL);
+    } else if (!a->too_big && ply__role_of(run, a->t) == PLY__CHECK && v && !v->have_late) {
+        /* a worker's answer took the check's place, and the job waits for its first count:
+         * kept, to audit the job once it settles (settle.c) */
+        v->have_late = 1, v->late_nodes = a->nodes;
+        if (a->stats) v->late_has_stats = 1, v->late_stats = a->st;
     }
     free(a);
     ply__pump(c);
@@ -229,7 +232,9 @@ int ply__arbiter_start(ply_coordinator_t *c, ply__run_t *run, size_t t, int how)
         free(a);
         return PLY_ENOMEM;
     }
-    if (ply__rule_pool_submit(c->rule_pool, &a->w) != 0) {
+    /* a tie-break or a drill-down: the run cannot go on without it, so ahead of checks */
+    int urgent = drill || ply__role_of(run, t) == PLY__TIE;
+    if (ply__rule_pool_submit(c->rule_pool, &a->w, urgent) != 0) {
         if (!drill) ply__task_unused(run, t); /* as it was: the caller queues it */
         free(a);
         return PLY_ESTATE;

@@ -61,6 +61,11 @@ typedef struct ply__vjob {
     int dissent;  /* role outvoted by the other two, or -1 */
     ply__drill_t *drill;
     char *drill_text; /* the drill-down's conclusion, or NULL */
+    /* the rule engine's count of the check, come after a worker's answer took the check's
+     * place but before the job settled: audited when it settles (ply__perft_audit) */
+    int have_late, late_has_stats;
+    uint64_t late_nodes;
+    ply_stats_t late_stats;
 } ply__vjob_t;
 
 /* A perft run: what it asks, its plan, its sums and what its verification found. */
@@ -184,6 +189,18 @@ void ply__perft_exclude(ply_coordinator_t *c, ply__run_t *run, const char *ident
 /* The rule engine's floor of checks: 1 + (selected jobs within its budget) / this many of
  * them, the smallest (verify.c's header says why). */
 #define PLY__FLOOR_EVERY 64
+
+/**
+ * ply__perft_audit - the rule engine's count of job @idx's check (@nodes, and @stats when it
+ * counted them, else NULL) came after a worker's answer took its place, and the job is settled:
+ * when it disagrees with the counts the job was settled on (nodes, or statistics when both have
+ * them), the identities whose counts were used or confirmed them are caught (ply__perft_exclude:
+ * the job, and every other resting on them, is computed again). The rule engine is never
+ * outvoted, even late; a run already ended is past auditing (so a raced check is a check by
+ * another identity and seed, as the report says, and the floor is never raced).
+ */
+void ply__perft_audit(ply_coordinator_t *c, ply__run_t *run, size_t idx, uint64_t nodes,
+                      const ply_stats_t *stats);
 
 /* What ply__arbiter_start starts. */
 enum {

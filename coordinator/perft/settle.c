@@ -194,13 +194,21 @@ static void floor_start(ply_coordinator_t *c, ply__run_t *run)
         free(cand);
         return;
     }
+    /* sized by every selected job within the budget, chosen among those whose check is still
+     * to come: after a restart, checks read back from the state file (a worker's or the rule
+     * engine's) and settled jobs do not shrink the floor of what is left */
+    size_t within = 0;
     for (size_t i = 0; i < njobs; i++) {
         double e = run->kind->job_estimate(run, i);
-        if (ply__verify_selected(run, i) && e <= budget) cand[n++] = (floor_cand_t){e, i};
+        if (!ply__verify_selected(run, i) || e > budget) continue;
+        within++;
+        size_t t = ply__task_of(run, i, PLY__CHECK);
+        if (!run->sched.settled[i] && run->sched.tasks[t].state == PLY__TASK_UNUSED)
+            cand[n++] = (floor_cand_t){e, i};
     }
     qsort(cand, n, sizeof *cand, by_estimate);
-    size_t want = n ? 1 + n / PLY__FLOOR_EVERY : 0;
-    for (size_t i = 0; i < want; i++) pr->floor[cand[i].idx] = 1;
+    size_t want = within ? 1 + within / PLY__FLOOR_EVERY : 0;
+    for (size_t i = 0; i < want && i < n; i++) pr->floor[cand[i].idx] = 1;
     free(cand);
     for (size_t i = 0; i < njobs; i++) {
         size_t t = ply__task_of(run, i, PLY__CHECK);
@@ -435,7 +443,12 @@ void ply__take(ply_coordinator_t *c, ply__run_t *run, size_t t, ply__comp_t *com
     }
     v->comp[role] = *comp;
     memset(comp, 0, sizeof *comp);
-    if (live) settle(c, run, idx, 1);
+    if (!live) return;
+    settle(c, run, idx, 1);
+    if (run->sched.settled[idx] && v->have_late && run->state == PLY__RUN_ACTIVE) {
+        v->have_late = 0;
+        ply__perft_audit(c, run, idx, v->late_nodes, v->late_has_stats ? &v->late_stats : NULL);
+    }
 }
 
 void ply__settle_all(ply_coordinator_t *c, ply__run_t *run)

@@ -444,11 +444,13 @@ void ply__take(ply_coordinator_t *c, ply__run_t *run, size_t t, ply__comp_t *com
     v->comp[role] = *comp;
     memset(comp, 0, sizeof *comp);
     if (!live) return;
+    /* the rule engine's late count, read before settle() frees the job's computations (v) */
+    int late = v->have_late, late_has_stats = v->late_has_stats;
+    uint64_t late_nodes = v->late_nodes;
+    ply_stats_t late_stats = v->late_stats;
     settle(c, run, idx, 1);
-    if (run->sched.settled[idx] && v->have_late && run->state == PLY__RUN_ACTIVE) {
-        v->have_late = 0;
-        ply__perft_audit(c, run, idx, v->late_nodes, v->late_has_stats ? &v->late_stats : NULL);
-    }
+    if (late && run->sched.settled[idx] && run->state == PLY__RUN_ACTIVE)
+        ply__perft_audit(c, run, idx, late_nodes, late_has_stats ? &late_stats : NULL);
 }
 
 void ply__settle_all(ply_coordinator_t *c, ply__run_t *run)

@@ -386,6 +386,10 @@ static void search_text(const Ply__SearchRequest *q, char *buf, size_t len)
         k += (size_t)snprintf(buf + k, len - k, " nodes %" PRIu64 ";", q->nodes);
     if (q->has_movetime_ms && k < len)
         k += (size_t)snprintf(buf + k, len - k, " movetime_ms %u;", q->movetime_ms);
+    if (q->deepen && k < len)
+        k += (size_t)snprintf(buf + k, len - k, " deepen multipv %u%s;",
+                              q->has_multipv && q->multipv ? q->multipv : 1,
+                              q->infinite ? " infinite" : "");
     if (k < len)
         snprintf(buf + k, len - k, " chess960 %d; engine %s;", q->chess960 != 0,
                  q->engine && q->engine[0] ? q->engine : "any");
@@ -707,6 +711,9 @@ int ply_client_submit_search(ply_client_t *c, const ply_search_request_t *req, i
     if (req->movetime_ms) q.has_movetime_ms = 1, q.movetime_ms = req->movetime_ms;
     if (req->chess960) q.has_chess960 = 1, q.chess960 = 1;
     if (req->engine && req->engine[0]) q.engine = (char *)req->engine;
+    if (req->deepen) q.has_deepen = 1, q.deepen = 1;
+    if (req->deepen && req->multipv) q.has_multipv = 1, q.multipv = req->multipv;
+    if (req->infinite) q.has_infinite = 1, q.infinite = 1;
     Ply__Submit s = PLY__SUBMIT__INIT;
     s.has_kind = 1, s.kind = PLY__JOB_KIND__JOB_KIND_SEARCH;
     s.search = &q;

@@ -39,6 +39,12 @@ typedef struct ply_search_request {
     unsigned depth;                  /* plies, 0 (none) or 1..PLY_SEARCH_JOB_MAX_DEPTH */
     uint64_t nodes;                  /* node budget of each root move's job; 0: none */
     unsigned movetime_ms;            /* search time of each root move's job, ms; 0: none */
+    /* a deepening analysis (SearchRequest.deepen): depth, nodes and movetime_ms then limit the
+     * whole analysis; multipv lines exact (0: 1; >= the root moves: every one); infinite: no
+     * limit, until canceled */
+    int deepen;
+    unsigned multipv;
+    int infinite;
     int chess960;                    /* read castling as X-FEN/Shredder-FEN, Chess960 rules */
     const char *engine;              /* "builtin", "uci", or NULL: any worker that searches */
     /* game analysis (SearchRequest.plies): the positions after plies[i] of the moves, one

@@ -133,6 +133,8 @@ struct ply_coordinator {
     uv_poll_t poll;
     uv_timer_t tick;
     uv_timer_t kill_timer;
+    uv_timer_t wake;  /* ply__wake_at's */
+    uint64_t wake_ms; /* when it fires (monotonic ms), 0: not armed */
     uv_async_t async;
     uv_signal_t sig[2];
     int handles_ok, signals_ok;
@@ -239,6 +241,12 @@ int ply__run_plan(ply_coordinator_t *c, ply__run_t *run);
  * last, after any send, because the socket's fd is edge-triggered.
  */
 void ply__pump(ply_coordinator_t *c);
+/**
+ * ply__wake_at - have the coordinator look at its runs again at @at_ms (monotonic ms, as
+ * ply_time_ms) rather than at its next tick: every active run's kind->verify_tick then (a
+ * deepening analysis's time limit). The earliest time asked wins; a time past fires at once.
+ */
+void ply__wake_at(ply_coordinator_t *c, uint64_t at_ms);
 
 /* ---- restore.c ---- */
 

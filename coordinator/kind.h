@@ -6,7 +6,7 @@
  * the run's answer, stores and restores it, and builds the answer and its
  * part of the progress. Each kind is a folder, its state behind the run's one
  * opaque pointer (run->kind_state): kind 1, perft, is perft/ (perft/perft.h);
- * kind 2, search, is search/. Every member but upgrade_row is required: what
+ * kind 2, search, is search/. Every member but upgrade_row and stop is required: what
  * kinds share (task slots, wire ids, the sample, identities and exclusion) is
  * the verification service (verification.h), which each kind calls, never a
  * default.
@@ -222,6 +222,12 @@ typedef struct ply__kind {
      * or NULL (out of memory, or it does not encode: logged). Logs the answer.
      */
     zmsg_t *(*answer)(ply_coordinator_t *c, ply__run_t *run);
+    /**
+     * stop - a Cancel for active @run: 1 when the kind ends it with its answer so far (the
+     * caller makes it done: a deepening analysis that has completed an iteration), 0 to let
+     * it be canceled. NULL, as upgrade_row may be: canceled.
+     */
+    int (*stop)(ply__run_t *run);
 } ply__kind_t;
 
 /** ply__kind_of - the kind numbered @kind (a Ply__JobKind), or NULL when there is none. */

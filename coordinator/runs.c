@@ -168,6 +168,8 @@ void ply__run_cancel(ply__run_t *run)
     run->canceled = 1;
     if (run->state == PLY__RUN_SPLITTING)
         atomic_store(&run->cancel, 1); /* plan_done answers */
+    else if (run->state == PLY__RUN_ACTIVE && run->kind->stop && run->kind->stop(run))
+        ply__run_done(run); /* its answer so far is its answer */
     else
         ply__run_fail(run, PLY_ECANCELED, "run %" PRIu64 " canceled", run->id);
 }

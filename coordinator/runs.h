@@ -246,7 +246,8 @@ void ply__run_set_key(ply__run_t *run, const uint8_t *key, size_t len);
  */
 int ply__run_same_key(const ply__run_t *run, const ply__finished_t *f, const char *owner,
                       const uint8_t *key, size_t len);
-/** ply__run_cancel - a client canceled @run: its plan stops, or it fails as canceled. */
+/** ply__run_cancel - a client canceled @run: its plan stops, or it fails as canceled, or its
+ * kind ends it with its answer so far (kind->stop: a deepening analysis). */
 void ply__run_cancel(ply__run_t *run);
 /**
  * ply__run_stop - the coordinator stops: @run's plan stops; @keep: the state file keeps it

@@ -301,6 +301,22 @@ void ply__check_worker_wait(ply_coordinator_t *c, uint64_t now)
     }
 }
 
+static void on_wake(uv_timer_t *t)
+{
+    ply_coordinator_t *c = t->data;
+    c->wake_ms = 0;
+    ply__verify_tick(c, ply_time_ms());
+    ply__pump(c);
+}
+
+void ply__wake_at(ply_coordinator_t *c, uint64_t at_ms)
+{
+    if (!c->handles_ok || (c->wake_ms && c->wake_ms <= at_ms)) return;
+    uint64_t now = ply_time_ms();
+    c->wake_ms = at_ms;
+    uv_timer_start(&c->wake, on_wake, at_ms > now ? at_ms - now : 0, 0);
+}
+
 static void on_tick(uv_timer_t *t)
 {
     ply_coordinator_t *c = t->data;
@@ -386,6 +402,8 @@ static void begin_shutdown(ply_coordinator_t *c, const char *why)
         uv_close((uv_handle_t *)&c->poll, NULL);
         uv_timer_stop(&c->tick);
         uv_close((uv_handle_t *)&c->tick, NULL);
+        uv_timer_stop(&c->wake);
+        uv_close((uv_handle_t *)&c->wake, NULL);
         for (int i = 0; i < 2 && c->signals_ok; i++) uv_close((uv_handle_t *)&c->sig[i], NULL);
         c->signals_ok = 0;
         ply__local_workers_stop(c);
@@ -459,8 +477,9 @@ static int init_handles(ply_coordinator_t *c, char *why, size_t why_len)
     }
     uv_timer_init(&c->loop, &c->tick);
     uv_timer_init(&c->loop, &c->kill_timer);
+    uv_timer_init(&c->loop, &c->wake);
     uv_async_init(&c->loop, &c->async, on_async);
-    c->poll.data = c->tick.data = c->kill_timer.data = c->async.data = c;
+    c->poll.data = c->tick.data = c->kill_timer.data = c->async.data = c->wake.data = c;
     uv_unref((uv_handle_t *)&c->async); /* stop() works any time; it alone keeps nothing alive */
     c->handles_ok = 1;
     unsigned period = c->cfg.heartbeat_ms / 4;

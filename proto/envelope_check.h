@@ -79,8 +79,9 @@ int ply__env_search_result(ply__vctx_t *c, const Ply__Result *m);
  * ply__env_search_request - a SearchRequest named @prefix ("search", "asked.search"): present;
  * fen as a FEN; at most PLY_SEARCH_JOB_MAX_MOVES moves and PLY_MAX_DIVIDE searchmoves of UCI
  * shape; depth 1..PLY_SEARCH_JOB_MAX_DEPTH, nodes >= 1, movetime_ms
- * 1..PLY_SEARCH_JOB_MAX_MOVETIME_MS when present, at least one of the three; engine absent,
- * "", "builtin" or "uci". 0 or PLY_EPROTO.
+ * 1..PLY_SEARCH_JOB_MAX_MOVETIME_MS when present, at least one of the three unless infinite
+ * (then none of them, and deepen set); deepen not with plies; engine absent, "", "builtin" or
+ * "uci". 0 or PLY_EPROTO.
  */
 int ply__env_search_request(ply__vctx_t *c, const char *prefix, const Ply__SearchRequest *r);
 

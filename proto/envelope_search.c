@@ -142,8 +142,18 @@ int ply__env_search_request(ply__vctx_t *c, const char *prefix, const Ply__Searc
     if (r->has_movetime_ms &&
         ply__env_need_u64(c, f, 1, r->movetime_ms, 1, PLY_SEARCH_JOB_MAX_MOVETIME_MS))
         return PLY_EPROTO;
+    int deepen = r->has_deepen && r->deepen, infinite = r->has_infinite && r->infinite;
+    if (infinite && !deepen)
+        return ply__env_bad(c, "field %s.infinite needs %s.deepen: only a deepening analysis "
+                               "runs until canceled",
+                            prefix, prefix);
+    if (infinite && (r->has_depth || r->has_nodes || r->has_movetime_ms))
+        return ply__env_bad(c, "field %s.infinite takes no depth, nodes or movetime_ms", prefix);
+    if (deepen && r->n_plies)
+        return ply__env_bad(c, "field %s.deepen with %s.plies: a game analysis does not deepen",
+                            prefix, prefix);
     /* every job of the run gets these limits: an unlimited one would never end */
-    if (!r->has_depth && !r->has_nodes && !r->has_movetime_ms)
+    if (!infinite && !r->has_depth && !r->has_nodes && !r->has_movetime_ms)
         return ply__env_bad(c,
                             "field %s.depth, %s.nodes or %s.movetime_ms missing: a search run "
                             "needs a limit",

@@ -57,3 +57,15 @@ set_tests_properties(search_runs_startpos search_runs_mate search_runs_errors se
 add_test(NAME worker_random_seed
   COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/integration/worker_seed.sh $<TARGET_FILE_DIR:ply>)
 set_tests_properties(worker_random_seed PROPERTIES TIMEOUT 180 LABELS "quick;net")
+# Deepening analyses end to end (tests/integration/test_deepen.c, issue 28): iterations reported
+# as they complete, the best exact and the others proven worse, whole-analysis limits, an infinite
+# analysis canceled into its answer, a worker lost mid-analysis.
+add_executable(test_deepen ${CMAKE_CURRENT_SOURCE_DIR}/integration/test_deepen.c)
+target_link_libraries(test_deepen PRIVATE ply_flags ply_test_support ply_client ply_proto ply_arbiter
+  PkgConfig::CMOCKA)
+target_compile_definitions(test_deepen PRIVATE PLY_BIN_DIR="${CMAKE_RUNTIME_OUTPUT_DIRECTORY}")
+add_dependencies(test_deepen ply-worker ply-coordinator)
+foreach(t startpos mate limits infinite lost)
+  add_test(NAME deepen_${t} COMMAND test_deepen ${t})
+  set_tests_properties(deepen_${t} PROPERTIES TIMEOUT 180 LABELS "net")
+endforeach()

@@ -34,6 +34,7 @@
 #include "arbiter/san.h"
 #include "kind.h"
 #include "batch.h"
+#include "search/deepen.h"
 #include "search/game.h"
 #include "search/verify.h"
 #include "util/error.h"
@@ -92,6 +93,12 @@ typedef struct ply__search_run {
      * jobs, done and status above are unused; NULL for a root-move analysis */
     ply__game_t *game;
     ply__sv_t *sv; /* a verified run's checks (search/verify.c), or NULL */
+    /* a deepening analysis (SearchRequest.deepen, search/deepen.h): the jobs are slots, one
+     * per root move, each handed out again and again with what deepen picks; NULL without */
+    ply__deepen_t *dp;
+    ply__deepen_job_t stash; /* what the last eligible picked for slot stash_slot */
+    size_t stash_slot;
+    int stash_ok;
     /* the answer's figures */
     ply_u128_t nodes;        /* nodes of the accepted lines */
     uint64_t counted_nodes;  /* ... searched in this session */
@@ -206,6 +213,11 @@ static int search_submit(ply_coordinator_t *c, ply__run_t *run, const Ply__Submi
                                       : NULL;
         if (no) return ply_why(why, why_len, PLY_EINVAL, "%s", no);
     }
+    if (s->search->has_deepen && s->search->deepen && s->has_verify &&
+        s->verify != PLY__VERIFY_MODE__VERIFY_MODE_NONE)
+        return ply_why(why, why_len, PLY_EINVAL,
+                       "--verify searches each root move once, reproducibly, and compares: it "
+                       "does not go with a deepening analysis (the request's deepen)");
     size_t len = ply__search_request__get_packed_size(s->search);
     uint8_t *buf = malloc(len ? len : 1);
     if (!buf) return PLY_ENOMEM;
@@ -318,6 +330,14 @@ static int search_setup(ply__run_t *run)
     ply__search_run_t *s = srun(run);
     s->done = calloc(run->sched.njobs ? run->sched.njobs : 1, sizeof *s->done);
     if (!s->done) return PLY_ENOMEM;
+    if (s->req->has_deepen && s->req->deepen && s->jobs) {
+        char *uci[PLY_ARB_MAX_MOVES];
+        for (size_t i = 0; i < run->sched.njobs; i++) uci[i] = s->jobs[i].uci;
+        uint32_t k = s->req->has_multipv && s->req->multipv ? s->req->multipv : 1;
+        uint32_t depth = s->req->has_depth ? s->req->depth : PLY_SEARCH_JOB_MAX_DEPTH;
+        if (!(s->dp = ply__deepen_new(&s->root, uci, run->sched.njobs, k, depth)))
+            return PLY_ENOMEM;
+    }
     if (run->verif.mode != PLY__VERIFY_MODE__VERIFY_MODE_NONE) { /* search/verify.c */
         if (!(s->sv = ply__sv_new(run->sched.njobs))) return PLY_ENOMEM;
         int rc = ply__sv_setup(run);
@@ -347,6 +367,7 @@ static void search_free_run(ply__run_t *run)
 {
     ply__search_run_t *s = srun(run);
     ply__sv_free(&s->sv);
+    ply__deepen_free(&s->dp);
     for (size_t i = 0; s->jobs && i < s->njobs; i++) sjob_free(&s->jobs[i]);
     for (uint32_t i = 0; i < s->nrejection; i++) free(s->rejection[i]);
     ply__game_free(&s->game);
@@ -357,10 +378,12 @@ static void search_free_run(ply__run_t *run)
     free(s);
 }
 
-/* Every search task is queued again when its attempt fails. */
+/* Every search task is queued again when its attempt fails (a deepening slot, with what is
+ * most useful then). */
 static int search_retry(ply_coordinator_t *c, ply__run_t *run, size_t t, const char *reason)
 {
-    (void)c, (void)run, (void)t, (void)reason;
+    (void)c, (void)reason;
+    if (srun(run)->dp) ply__deepen_dropped(srun(run)->dp, t);
     return 1;
 }
 
@@ -376,10 +399,22 @@ static int search_worker_fits(const ply__run_t *run, const ply__peer_t *p)
     return strcmp(p->engine, "uci") == 0 || strncmp(p->engine, "uci:", 4) == 0; /* "uci" */
 }
 
+/* The estimate of a search of @depth plies (the header's SEARCH_DEPTH_*). */
+static double depth_estimate(uint32_t depth)
+{
+    double e = SEARCH_DEPTH_BASE;
+    for (uint32_t d = 0; d < depth && e < SEARCH_EST_MAX; d++) e *= SEARCH_DEPTH_GROWTH;
+    return e < SEARCH_EST_MAX ? e : SEARCH_EST_MAX;
+}
+
 static double search_job_estimate(ply__run_t *run, size_t job)
 {
     const Ply__SearchRequest *q = srun(run)->req;
     double est = SEARCH_EST_MAX, e;
+    if (srun(run)->dp) /* the job about to go: what eligible picked */
+        return depth_estimate(srun(run)->stash_ok && srun(run)->stash_slot == job
+                                  ? srun(run)->stash.depth
+                                  : ply__deepen_depth(srun(run)->dp) + 2);
     if (q->has_depth) {
         e = SEARCH_DEPTH_BASE;
         for (uint32_t d = 0; d < q->depth && e < SEARCH_EST_MAX; d++) e *= SEARCH_DEPTH_GROWTH;
@@ -403,10 +438,21 @@ static void search_fill_job(const ply__run_t *run, size_t t, int no_hash, Ply__J
     *sj = (Ply__SearchJob)PLY__SEARCH_JOB__INIT;
     sj->fen = s->root_fen;
     sj->n_moves = q->n_moves, sj->moves = q->moves;
-    if (!s->game) sj->n_searchmoves = 1, sj->searchmoves = s->jobs[job_index].one;
-    sj->has_depth = q->has_depth, sj->depth = q->depth;
-    sj->has_nodes = q->has_nodes, sj->nodes = q->nodes;
-    sj->has_movetime_ms = q->has_movetime_ms, sj->movetime_ms = q->movetime_ms;
+    if (s->dp) {
+        if (!s->stash_ok || s->stash_slot != t) /* not from eligible: dispatch always is */
+            s->stash_ok = ply__deepen_pick(s->dp, NULL, &s->stash), s->stash_slot = t;
+        if (!s->stash_ok) s->stash = (ply__deepen_job_t){0, 1, 0, 0, 0};
+        const ply__deepen_job_t *dj = &s->stash;
+        sj->n_searchmoves = 1, sj->searchmoves = s->jobs[dj->move].one;
+        sj->has_depth = 1, sj->depth = dj->depth;
+        sj->has_alpha = sj->has_beta = dj->window != 0;
+        sj->alpha = dj->alpha, sj->beta = dj->beta;
+    } else {
+        if (!s->game) sj->n_searchmoves = 1, sj->searchmoves = s->jobs[job_index].one;
+        sj->has_depth = q->has_depth, sj->depth = q->depth;
+        sj->has_nodes = q->has_nodes, sj->nodes = q->nodes;
+        sj->has_movetime_ms = q->has_movetime_ms, sj->movetime_ms = q->movetime_ms;
+    }
     sj->has_multipv = 1, sj->multipv = 1;
     sj->has_chess960 = 1, sj->chess960 = srun(run)->chess960 != 0;
     /* every job of a verified run, checked or not: nothing tells a worker which is checked */
@@ -418,7 +464,13 @@ static void search_fill_job(const ply__run_t *run, size_t t, int no_hash, Ply__J
 
 static void search_handed_out(ply_coordinator_t *c, ply__run_t *run, size_t t)
 {
-    if (srun(run)->sv) ply__sv_handed_out(c, run, t); /* a selected job's check */
+    ply__search_run_t *s = srun(run);
+    if (s->dp) {
+        const ply__peer_t *p = run->sched.tasks[t].worker;
+        ply__deepen_started(s->dp, t, &s->stash, p ? p->worker_id : NULL);
+        s->stash_ok = 0;
+    }
+    if (s->sv) ply__sv_handed_out(c, run, t); /* a selected job's check */
 }
 
 static int search_eligible(ply_coordinator_t *c, const ply__run_t *run, size_t t,
@@ -426,12 +478,21 @@ static int search_eligible(ply_coordinator_t *c, const ply__run_t *run, size_t t
 {
     if (srun(run)->sv) return ply__sv_eligible(c, run, t, p, no_hash);
     *no_hash = 0;
-    return ply__eligible_first(c, run, t, p);
+    ply__search_run_t *s = srun(run);
+    if (!ply__eligible_first(c, run, t, p)) return 0;
+    if (!s->dp) return 1;
+    /* a slot of a deepening analysis: whatever helps most now, for this worker */
+    s->stash_ok = ply__deepen_pick(s->dp, p->worker_id, &s->stash);
+    s->stash_slot = t;
+    return s->stash_ok;
 }
+
+static void deepen_limits(ply_coordinator_t *c, ply__run_t *run, uint64_t now);
 
 static void search_verify_tick(ply_coordinator_t *c, ply__run_t *run, uint64_t now)
 {
     if (run->sched.slots > 1) ply__sv_tick(c, run, now);
+    if (srun(run)->dp) deepen_limits(c, run, now);
 }
 
 /* A check or tie-break of a verified run waits for a worker of the same engine. */
@@ -458,10 +519,11 @@ static uint32_t want_depth(const ply__run_t *run)
 /*
  * The rule engine's check of line @l for job @j of @run: its first move is the job's, and
  * ply__search_replay_line from the position analysed (legal, a mate at exactly its
- * distance, the depth asked). 0, or PLY_EMISMATCH with why (the line's move first) in @why.
+ * distance, depth @depth reached; 0: none asked). 0, or PLY_EMISMATCH with why (the line's
+ * move first) in @why.
  */
-static int check_line(const ply__run_t *run, const sjob_t *j, const Ply__SearchLine *l, char *why,
-                      size_t why_len)
+static int check_line(const ply__run_t *run, const sjob_t *j, const Ply__SearchLine *l,
+                      uint32_t depth, char *why, size_t why_len)
 {
     if (l->n_pv == 0) return ply_why(why, why_len, PLY_EMISMATCH, "%s: the line is empty", j->uci);
     ply_arb_pos_t pos = srun(run)->root;
@@ -471,7 +533,7 @@ static int check_line(const ply__run_t *run, const sjob_t *j, const Ply__SearchL
         ((mv.flags ^ j->move.flags) & PLY_ARB_MOVE_CASTLE))
         return ply_why(why, why_len, PLY_EMISMATCH,
                        "%s: the line starts with %s, not the job's move", j->uci, l->pv[0]);
-    return ply__search_replay_line(&srun(run)->root, l, want_depth(run), j->uci, why, why_len);
+    return ply__search_replay_line(&srun(run)->root, l, depth, j->uci, why, why_len);
 }
 
 /* Result @res for job @job: one line (a chunk of a game: one per position), checked by the
@@ -485,7 +547,7 @@ static int check_result(const ply__run_t *run, size_t job, const Ply__SearchResu
     if (res->n_lines != 1)
         return ply_why(why, why_len, PLY_EMISMATCH, "%s: %zu lines, the job asks for one", j->uci,
                        res->n_lines);
-    return check_line(run, j, res->lines[0], why, why_len);
+    return check_line(run, j, res->lines[0], want_depth(run), why, why_len);
 }
 
 /* Notes a refused line: counted, described (the first PLY_MAX_MISMATCHES), logged. */
@@ -619,9 +681,16 @@ const char *ply__search_job_label(const ply__run_t *run, size_t job, char *buf, 
     return buf;
 }
 
+static void deepen_take_result(ply_coordinator_t *c, ply__run_t *run, size_t t, ply__peer_t *p,
+                               const Ply__Result *r);
+
 static void search_take_result(ply_coordinator_t *c, ply__run_t *run, size_t t, ply__peer_t *p,
                                const Ply__Result *r)
 {
+    if (srun(run)->dp) {
+        deepen_take_result(c, run, t, p, r);
+        return;
+    }
     char why[PLY__WHY_LEN], line[2 * PLY__WHY_LEN], what[PLY__WHY_LEN];
     int rc = r->search
                  ? check_result(run, ply__job_of(run, t), r->search, why, sizeof why)
@@ -668,6 +737,113 @@ static void search_take_result(ply_coordinator_t *c, ply__run_t *run, size_t t, 
     }
 }
 
+/* ------------------------------------------------------ deepening analysis */
+
+/* A deepening run ends (done, its deepest completed iteration the answer) at its first limit:
+ * the depth, the nodes of all its jobs, or its time since it was accepted. Not before an
+ * iteration is complete: an analysis answers with a line. */
+static void deepen_limits(ply_coordinator_t *c, ply__run_t *run, uint64_t now)
+{
+    ply__search_run_t *s = srun(run);
+    const Ply__SearchRequest *q = s->req;
+    uint32_t depth = ply__deepen_depth(s->dp);
+    uint64_t end_ms = run->accepted_ms + (q->has_movetime_ms ? q->movetime_ms : 0);
+    if (run->state != PLY__RUN_ACTIVE) return;
+    if (q->has_movetime_ms && now < end_ms) ply__wake_at(c, end_ms); /* then looked at again */
+    if (!depth) return;
+    if (depth >= (q->has_depth ? q->depth : PLY_SEARCH_JOB_MAX_DEPTH) ||
+        (q->has_nodes && ply__deepen_nodes(s->dp) >= q->nodes) ||
+        (q->has_movetime_ms && now >= end_ms))
+        ply__run_done(run);
+}
+
+/* Line @l for slot @t's job @dj: the job's move, legal, its depth reached; a mate only when
+ * exact (a bound's line may stop short of the mate it bounds). 0 or PLY_EMISMATCH (@why). */
+static int check_deepen_line(const ply__run_t *run, const ply__deepen_job_t *dj,
+                             const Ply__SearchLine *l, char *why, size_t why_len)
+{
+    Ply__SearchLine claim = *l;
+    if (claim.has_bound && claim.bound != 0) claim.has_mate = 0, claim.has_score_cp = 1;
+    return check_line(run, &srun(run)->jobs[dj->move], &claim, dj->depth, why, why_len);
+}
+
+/*
+ * Worker @p's Result @r for slot @t of deepening @run: checked by the rule engine like every
+ * line (a refused one costs the attempt and goes to another worker), then a fact of the
+ * analysis (search/deepen.h). Deepening lines are not stored: a restarted coordinator
+ * deepens again from the start. The slot goes round again; every iteration the line
+ * completes goes to the attached client at once.
+ */
+static void deepen_take_result(ply_coordinator_t *c, ply__run_t *run, size_t t, ply__peer_t *p,
+                               const Ply__Result *r)
+{
+    ply__search_run_t *s = srun(run);
+    const ply__deepen_job_t *dj = ply__deepen_job_of(s->dp, t);
+    char why[PLY__WHY_LEN], line[2 * PLY__WHY_LEN];
+    int rc = !dj         ? ply_why(why, sizeof why, PLY_EMISMATCH, "a result for no job")
+             : !r->search ? ply_why(why, sizeof why, PLY_EMISMATCH,
+                                    "%s: a perft count for a search job", s->jobs[dj->move].uci)
+             : r->search->n_lines != 1
+                 ? ply_why(why, sizeof why, PLY_EMISMATCH, "%s: %zu lines, the job asks for one",
+                           s->jobs[dj->move].uci, r->search->n_lines)
+                 : check_deepen_line(run, dj, r->search->lines[0], why, sizeof why);
+    if (rc < 0) {
+        snprintf(line, sizeof line, "%s (identity %s): %s (job %" PRIu64 ", attempt %u)", p->name,
+                 p->identity, why, run->sched.job_base + t, r->attempt);
+        note_rejection(run, line);
+        ply__deepen_dropped(s->dp, t);
+        ply__task_requeue(c, run, t, 1, line);
+        return;
+    }
+    size_t len = ply__search_result__get_packed_size(r->search);
+    uint8_t *buf = malloc(len ? len : 1);
+    Ply__SearchResult *own = NULL;
+    if (buf) {
+        ply__search_result__pack(r->search, buf);
+        own = ply__search_result__unpack(NULL, len, buf);
+        free(buf);
+    }
+    uint64_t now = ply_time_ms();
+    int done = own ? ply__deepen_take(s->dp, t, own, p->worker_id, p->identity, r->search->nodes,
+                                      ply_elapsed_ms(now, run->accepted_ms))
+                   : PLY_ENOMEM;
+    ply__task_done(run, t);
+    if (done < 0) {
+        ply__deepen_dropped(s->dp, t);
+        ply__run_fail(run, PLY_ENOMEM, "run %" PRIu64 ": out of memory", run->id);
+        return;
+    }
+    ply__run_computed(c, run, 1);
+    s->worker_time_us += r->search->time_us;
+    ply_u128_add(&s->nodes, ply_u128_make(0, r->search->nodes));
+    s->counted_nodes = ply__add_sat(s->counted_nodes, r->search->nodes);
+    s->replayed++;
+    progress_totals(run);
+    s->progress.n_moves = 0;
+    ply__deepen_answer(s->dp, &s->progress);
+    ply__task_queue(run, t); /* the slot goes round again, with what helps most then */
+    if (done > 0) {
+        const Ply__SearchAnswer *a = &s->progress;
+        const Ply__SearchLine *b = a->n_moves ? a->moves[0]->line : NULL;
+        char score[32] = "";
+        if (b && b->has_mate) snprintf(score, sizeof score, "mate %d", b->mate);
+        else if (b) snprintf(score, sizeof score, "%d cp", b->score_cp);
+        ply_info("run %" PRIu64 ": depth %u: %s %s, %" PRIu64 " nodes, %" PRIu64 " ms", run->id,
+                 a->depth, b ? a->moves[0]->move : "-", score, ply__deepen_nodes(s->dp),
+                 ply_elapsed_ms(now, run->accepted_ms));
+        if (run->client && !run->detach)
+            ply__send_progress(c, run->client, run, NULL, 0, run->owner);
+    }
+    deepen_limits(c, run, now);
+}
+
+/* A Cancel of a deepening run that has completed an iteration ends it with that answer. */
+static int search_stop(ply__run_t *run)
+{
+    const ply__search_run_t *s = srun(run);
+    return s->dp && ply__deepen_depth(s->dp) > 0;
+}
+
 /* A search's nodes are in its SearchResult (the envelope checked it has them); a perft
  * count by mistake says its own. */
 static uint64_t search_result_nodes(const Ply__Result *r)
@@ -680,6 +856,7 @@ static uint64_t search_result_nodes(const Ply__Result *r)
 static void search_refused_result(ply_coordinator_t *c, ply__run_t *run, size_t t, ply__peer_t *p,
                                   const char *why)
 {
+    if (srun(run)->dp) ply__deepen_dropped(srun(run)->dp, t);
     char line[2 * PLY__WHY_LEN], what[PLY__WHY_LEN];
     snprintf(line, sizeof line,
              "%s (identity %s): %s: a malformed result (%s) (job %" PRIu64 ", attempt %u)", p->name,
@@ -814,6 +991,7 @@ static void search_fill_progress(const ply__run_t *run, Ply__RunProgress *rp, in
     rp->nodes_hi = ply_u128_hi(srun(run)->nodes);
     rp->fen = (char *)srun(run)->fen;
     if (srun(run)->depth) rp->has_depth = 1, rp->depth = srun(run)->depth;
+    if (s->dp) ply__deepen_answer(s->dp, (Ply__SearchAnswer *)&s->progress);
     if (s->done && answer) rp->search = (Ply__SearchAnswer *)&s->progress; /* its lines */
 }
 
@@ -849,6 +1027,14 @@ static zmsg_t *search_answer(ply_coordinator_t *c, ply__run_t *run)
         free(sorted);
         if (!(sorted = calloc(nsorted + 1, sizeof *sorted))) return NULL;
         memcpy(sorted, kept, nsorted * sizeof *sorted);
+    } else if (s->dp) { /* the deepest completed iteration, best first already */
+        Ply__SearchAnswer a = PLY__SEARCH_ANSWER__INIT;
+        ply__deepen_answer(s->dp, &a);
+        free(sorted);
+        if (!(sorted = calloc(a.n_moves + 1, sizeof *sorted))) return NULL;
+        memcpy(sorted, a.moves, a.n_moves * sizeof *sorted);
+        nsorted = a.n_moves;
+        ply__deepen_answer(s->dp, &s->progress);
     } else {
         memcpy(sorted, s->done, s->ndone * sizeof *sorted);
         qsort(sorted, s->ndone, sizeof *sorted, cmp_analysed);
@@ -884,15 +1070,20 @@ static zmsg_t *search_answer(ply_coordinator_t *c, ply__run_t *run)
     zmsg_t *z = ply__run_result_encode(run, &rr);
     char total[PLY_U128_DEC_LEN], best[32] = "";
     ply_u128_to_dec(srun(run)->nodes, total, sizeof total);
-    if (s->ndone && sorted[0]->line->has_mate)
+    if (nsorted && sorted[0]->line->has_mate)
         snprintf(best, sizeof best, "mate %d", sorted[0]->line->mate);
-    else if (s->ndone)
+    else if (nsorted)
         snprintf(best, sizeof best, "%d cp", sorted[0]->line->score_cp);
     if (s->game)
         ply_info("run %" PRIu64 ": game analysis: %zu positions in %zu chunks, %u lines refused, "
                  "%s nodes, %" PRIu64 " ms",
                  run->id, nsorted, run->sched.njobs, s->rejected, total,
                  ply_time_ms() - run->submitted_ms);
+    else if (s->dp && nsorted)
+        ply_info("run %" PRIu64 ": deepening analysis of %s: depth %u, best %s (%s), %u lines "
+                 "replayed, %u refused, %s nodes, %" PRIu64 " ms",
+                 run->id, srun(run)->fen, ply__deepen_depth(s->dp), sorted[0]->move, best,
+                 s->replayed, s->rejected, total, ply_time_ms() - run->submitted_ms);
     else if (s->ndone)
         ply_info("run %" PRIu64 ": search of %s: best %s (%s), %zu moves, %u lines refused, %s "
                  "nodes, %" PRIu64 " ms",
@@ -939,4 +1130,5 @@ const ply__kind_t ply__kind_search = {
     .fill_accepted = search_fill_accepted,
     .fill_progress = search_fill_progress,
     .answer = search_answer,
+    .stop = search_stop,
 };

@@ -1,0 +1,470 @@
+/*
+ * A deepening analysis's facts, jobs and iterations (search/deepen.h). The facts are kept per
+ * root move and depth; the lines of depths below the last completed iteration are freed as
+ * iterations complete (the ranking and the answer read only that iteration and the ones
+ * after it), the best line of every completed iteration is kept for SearchAnswer.iterations.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "arbiter/san.h"
+#include "envelope.h"
+#include "search/deepen.h"
+#include "search/game.h"
+#include "util/error.h"
+
+#define SCORE_INF  32767
+#define SCORE_MATE 32000
+#define DEPTHS     (PLY_SEARCH_JOB_MAX_DEPTH + 2) /* facts indexed by depth, 1.. */
+
+/* One accepted line and who computed it. */
+typedef struct dline {
+    Ply__SearchResult *res;
+    char *worker, *identity;
+} dline_t;
+
+/* What is known of one root move at one depth. */
+typedef struct fact {
+    int32_t lo, hi; /* its score is in [lo, hi] */
+    uint8_t exact;  /* an exact line came (lo == hi) */
+    uint8_t busy;   /* a search of it at this depth is in flight */
+    dline_t *line;  /* the exact line, else the latest bound's */
+} fact_t;
+
+typedef struct dmove {
+    char uci[8];
+    char *last; /* the worker that searched it last (its table holds the subtree), or NULL */
+    fact_t f[DEPTHS];
+} dmove_t;
+
+typedef struct slot {
+    int used;
+    ply__deepen_job_t job;
+} slot_t;
+
+/* One completed iteration. */
+typedef struct iter {
+    Ply__SearchResult *best; /* a copy of its best line's result */
+    char san[PLY_ARB_SAN_MAX];
+    Ply__SearchIteration msg;
+} iter_t;
+
+struct ply__deepen {
+    ply_arb_pos_t root;
+    size_t n;
+    dmove_t *m;
+    uint32_t k, max_depth, completed;
+    int32_t thr_last; /* T of the last completed iteration */
+    slot_t *slots;    /* one per move: a run's tasks */
+    uint64_t nodes;
+    /* the answer: the last completed iteration's lines, best first */
+    Ply__AnalysedMove *am;
+    Ply__AnalysedMove **amp;
+    char (*san)[PLY_ARB_SAN_MAX];
+    char ***pv_san; /* per answer line: its SAN, am[i].line->n_pv strings */
+    size_t nam;
+    iter_t it[DEPTHS];
+    Ply__SearchIteration *itp[DEPTHS];
+    size_t nit;
+    /* the last pick, kept while nothing changed (dispatch asks once per queued slot) */
+    uint64_t version, pick_version;
+    const char *pick_worker;
+    int pick_ok;
+    ply__deepen_job_t pick;
+};
+
+static void dline_free(dline_t **l)
+{
+    if (!*l) return;
+    if ((*l)->res) ply__search_result__free_unpacked((*l)->res, NULL);
+    free((*l)->worker);
+    free((*l)->identity);
+    free(*l);
+    *l = NULL;
+}
+
+int32_t ply__deepen_score(const Ply__SearchLine *l)
+{
+    if (!l->has_mate) return l->score_cp;
+    int64_t n = l->mate;
+    int64_t s = n > 0 ? SCORE_MATE - (2 * n - 1) : -SCORE_MATE + 2 * -n;
+    return (int32_t)(s < -SCORE_INF ? -SCORE_INF : s > SCORE_INF ? SCORE_INF : s);
+}
+
+ply__deepen_t *ply__deepen_new(const ply_arb_pos_t *root, char *const *uci, size_t n,
+                               uint32_t multipv, uint32_t max_depth)
+{
+    ply__deepen_t *d = calloc(1, sizeof *d);
+    if (!d) return NULL;
+    d->root = *root;
+    d->n = n;
+    d->k = multipv < 1 ? 1 : multipv > n ? (uint32_t)n : multipv;
+    d->max_depth = max_depth < 1                          ? 1
+                   : max_depth > PLY_SEARCH_JOB_MAX_DEPTH ? PLY_SEARCH_JOB_MAX_DEPTH
+                                                          : max_depth;
+    size_t c = n ? n : 1;
+    d->m = calloc(c, sizeof *d->m);
+    d->slots = calloc(c, sizeof *d->slots);
+    d->am = calloc(c, sizeof *d->am);
+    d->amp = calloc(c, sizeof *d->amp);
+    d->san = calloc(c, sizeof *d->san);
+    d->pv_san = calloc(c, sizeof *d->pv_san);
+    if (!d->m || !d->slots || !d->am || !d->amp || !d->san || !d->pv_san) {
+        ply__deepen_free(&d);
+        return NULL;
+    }
+    for (size_t i = 0; i < n; i++) {
+        strncpy(d->m[i].uci, uci[i], sizeof d->m[i].uci - 1);
+        for (int k = 0; k < DEPTHS; k++) d->m[i].f[k].lo = -SCORE_INF, d->m[i].f[k].hi = SCORE_INF;
+    }
+    d->version = 1;
+    return d;
+}
+
+static void free_answer(ply__deepen_t *d)
+{
+    for (size_t i = 0; i < d->nam; i++) {
+        for (size_t j = 0; d->pv_san[i] && j < d->am[i].n_pv_san; j++) free(d->pv_san[i][j]);
+        free(d->pv_san[i]);
+        d->pv_san[i] = NULL;
+    }
+    d->nam = 0;
+}
+
+void ply__deepen_free(ply__deepen_t **dp)
+{
+    ply__deepen_t *d = *dp;
+    if (!d) return;
+    if (d->am && d->pv_san) free_answer(d);
+    for (size_t i = 0; d->m && i < d->n; i++) {
+        free(d->m[i].last);
+        for (int k = 0; k < DEPTHS; k++) dline_free(&d->m[i].f[k].line);
+    }
+    for (size_t i = 0; i < d->nit; i++)
+        if (d->it[i].best) ply__search_result__free_unpacked(d->it[i].best, NULL);
+    free(d->m);
+    free(d->slots);
+    free(d->am);
+    free(d->amp);
+    free(d->san);
+    free(d->pv_san);
+    free(d);
+    *dp = NULL;
+}
+
+/* ------------------------------------------------------------- ranking */
+
+/* What move @m is worth for ranking at depth @k: its deepest fact below @k (an exact score; an
+ * upper bound just below it; a lower bound); *known 0 when it has none. */
+static int32_t rank_value(const dmove_t *m, uint32_t k, int *known)
+{
+    for (uint32_t j = k - 1; j >= 1; j--) {
+        const fact_t *f = &m->f[j];
+        *known = 1;
+        if (f->exact) return f->lo;
+        if (f->hi < SCORE_INF) return f->hi - 1;
+        if (f->lo > -SCORE_INF) return f->lo;
+    }
+    *known = 0;
+    return -SCORE_INF;
+}
+
+typedef struct ranked {
+    int32_t v;
+    int known;
+    uint32_t i;
+} ranked_t;
+
+static int cmp_ranked(const void *pa, const void *pb)
+{
+    const ranked_t *a = pa, *b = pb;
+    if (a->known != b->known) return b->known - a->known;
+    if (a->v != b->v) return a->v > b->v ? -1 : 1;
+    return a->i < b->i ? -1 : a->i > b->i;
+}
+
+/* The moves in the order depth @k searches them (@out: d->n indices). */
+static void rank_moves(const ply__deepen_t *d, uint32_t k, ranked_t *out)
+{
+    for (size_t i = 0; i < d->n; i++) {
+        out[i].i = (uint32_t)i;
+        out[i].v = k > 1 ? rank_value(&d->m[i], k, &out[i].known) : 0;
+        if (k == 1) out[i].known = 0;
+    }
+    qsort(out, d->n, sizeof *out, cmp_ranked);
+}
+
+static int cmp_desc(const void *pa, const void *pb)
+{
+    int32_t a = *(const int32_t *)pa, b = *(const int32_t *)pb;
+    return a > b ? -1 : a < b;
+}
+
+/* The exact scores at depth @k, and the K-th best of them in *t: 1 when there are K. */
+static int threshold(const ply__deepen_t *d, uint32_t k, int32_t *scratch, int32_t *t)
+{
+    size_t e = 0;
+    for (size_t i = 0; i < d->n; i++)
+        if (d->m[i].f[k].exact) scratch[e++] = d->m[i].f[k].lo;
+    if (e < d->k) return 0;
+    qsort(scratch, e, sizeof *scratch, cmp_desc);
+    *t = scratch[d->k - 1];
+    return 1;
+}
+
+/* ------------------------------------------------------------- picking */
+
+enum { NEED_EXACT = 0, NEED_NULL = 1 };
+
+/* Where to put a null window at @t: a valid [alpha, alpha + 1]. */
+static int32_t null_alpha(int32_t t)
+{
+    return t < -SCORE_INF + 1 ? -SCORE_INF + 1 : t > SCORE_INF - 2 ? SCORE_INF - 2 : t;
+}
+
+/* The best job at depth @k for @worker into *job; 1, or 0 when depth @k needs none now. */
+static int pick_at(const ply__deepen_t *d, uint32_t k, const char *worker, ranked_t *order,
+                   int32_t *scratch, ply__deepen_job_t *job)
+{
+    rank_moves(d, k, order);
+    int32_t t = 0;
+    int known = threshold(d, k, scratch, &t);
+    size_t exact = 0;
+    for (size_t i = 0; i < d->n; i++) exact += d->m[i].f[k].exact;
+    size_t eldest = known ? 0 : d->k - exact; /* eldest brothers still to be made exact */
+    int spec = d->completed > 0;              /* a threshold to guess with */
+    int found = 0, found_class = 2, found_mine = 0;
+    for (size_t r = 0; r < d->n; r++) {
+        const dmove_t *m = &d->m[order[r].i];
+        const fact_t *f = &m->f[k];
+        if (f->exact) continue;
+        int need;
+        int32_t at = 0;
+        if (known) {
+            if (f->hi <= t) continue;
+            need = f->lo > t ? NEED_EXACT : NEED_NULL, at = t;
+        } else if (k == 1 || !spec || eldest > 0) {
+            if (eldest) eldest--;
+            need = NEED_EXACT;
+        } else {
+            if (f->hi <= d->thr_last) continue; /* proven below the guess: wait for T */
+            need = f->lo > d->thr_last ? NEED_EXACT : NEED_NULL, at = d->thr_last;
+        }
+        if (f->busy) continue;
+        int mine = worker && m->last && strcmp(m->last, worker) == 0;
+        if (found && (need > found_class || (need == found_class && (found_mine || !mine))))
+            continue;
+        found = 1, found_class = need, found_mine = mine;
+        job->move = order[r].i;
+        job->depth = k;
+        job->window = need == NEED_NULL;
+        job->alpha = job->window ? null_alpha(at) : 0;
+        job->beta = job->window ? job->alpha + 1 : 0;
+    }
+    return found;
+}
+
+int ply__deepen_pick(const ply__deepen_t *d, const char *worker, ply__deepen_job_t *job)
+{
+    ply__deepen_t *w = (ply__deepen_t *)d; /* the cache only */
+    if (d->pick_version == d->version && d->pick_worker == worker) {
+        if (d->pick_ok) *job = d->pick;
+        return d->pick_ok;
+    }
+    int ok = 0;
+    ranked_t *order = malloc((d->n ? d->n : 1) * sizeof *order);
+    int32_t *scratch = malloc((d->n ? d->n : 1) * sizeof *scratch);
+    for (uint32_t k = d->completed + 1; order && scratch && !ok && k <= d->completed + 2; k++)
+        if (k <= d->max_depth) ok = pick_at(d, k, worker, order, scratch, job);
+    free(order);
+    free(scratch);
+    if (!order || !scratch) return 0; /* out of memory: try at the next result */
+    w->pick_version = d->version, w->pick_worker = worker, w->pick_ok = ok;
+    if (ok) w->pick = *job;
+    return ok;
+}
+
+void ply__deepen_started(ply__deepen_t *d, size_t slot, const ply__deepen_job_t *job,
+                         const char *worker)
+{
+    d->slots[slot].used = 1;
+    d->slots[slot].job = *job;
+    dmove_t *m = &d->m[job->move];
+    m->f[job->depth].busy = 1;
+    char *copy = worker ? strdup(worker) : NULL;
+    if (copy || !worker) free(m->last), m->last = copy;
+    d->version++;
+}
+
+const ply__deepen_job_t *ply__deepen_job_of(const ply__deepen_t *d, size_t slot)
+{
+    return slot < d->n && d->slots[slot].used ? &d->slots[slot].job : NULL;
+}
+
+void ply__deepen_dropped(ply__deepen_t *d, size_t slot)
+{
+    if (slot >= d->n || !d->slots[slot].used) return;
+    const ply__deepen_job_t *j = &d->slots[slot].job;
+    d->m[j->move].f[j->depth].busy = 0;
+    d->slots[slot].used = 0;
+    d->version++;
+}
+
+/* ------------------------------------------------------------- results */
+
+/* A copy of @r (NULL when out of memory). */
+static Ply__SearchResult *dup_result(const Ply__SearchResult *r)
+{
+    size_t len = ply__search_result__get_packed_size(r);
+    uint8_t *buf = malloc(len ? len : 1);
+    if (!buf) return NULL;
+    ply__search_result__pack(r, buf);
+    Ply__SearchResult *copy = ply__search_result__unpack(NULL, len, buf);
+    free(buf);
+    return copy;
+}
+
+static int cmp_answer(const void *pa, const void *pb)
+{
+    const Ply__AnalysedMove *a = *(Ply__AnalysedMove *const *)pa;
+    const Ply__AnalysedMove *b = *(Ply__AnalysedMove *const *)pb;
+    int ea = !a->line->has_bound || a->line->bound == 0, eb = !b->line->has_bound ||
+                                                              b->line->bound == 0;
+    if (ea != eb) return eb - ea; /* exact lines first */
+    int32_t sa = ply__deepen_score(a->line), sb = ply__deepen_score(b->line);
+    if (sa != sb) return sa > sb ? -1 : 1;
+    return strcmp(a->move, b->move);
+}
+
+/* Iteration @k is complete: its answer and its record. 0 or PLY_ENOMEM. */
+static int complete(ply__deepen_t *d, uint32_t k, int32_t t, uint64_t elapsed_ms)
+{
+    free_answer(d);
+    for (size_t i = 0; i < d->n; i++) {
+        dline_t *l = d->m[i].f[k].line; /* every move has one: its exact score or its bound */
+        if (!l) continue;
+        const Ply__SearchLine *sl = l->res->lines[0];
+        Ply__AnalysedMove *a = &d->am[d->nam];
+        if (ply__search_pv_san(&d->root, sl, &d->pv_san[d->nam]) < 0) return PLY_ENOMEM;
+        *a = (Ply__AnalysedMove)PLY__ANALYSED_MOVE__INIT;
+        snprintf(d->san[d->nam], sizeof d->san[d->nam], "%s", d->pv_san[d->nam][0]);
+        a->move = d->m[i].uci;
+        a->san = d->san[d->nam];
+        a->line = l->res->lines[0];
+        a->n_pv_san = sl->n_pv, a->pv_san = d->pv_san[d->nam];
+        a->has_nodes = 1, a->nodes = l->res->nodes;
+        a->has_time_us = 1, a->time_us = l->res->time_us;
+        a->engine = l->res->engine;
+        a->worker_id = l->worker;
+        a->identity = l->identity;
+        d->amp[d->nam] = a;
+        d->nam++;
+    }
+    qsort(d->amp, d->nam, sizeof *d->amp, cmp_answer);
+    iter_t *it = &d->it[d->nit];
+    if (d->nam) {
+        const Ply__AnalysedMove *best = d->amp[0];
+        Ply__SearchResult one = PLY__SEARCH_RESULT__INIT;
+        Ply__SearchLine *lines[1] = {best->line};
+        one.n_lines = 1, one.lines = lines;
+        if (!(it->best = dup_result(&one))) return PLY_ENOMEM;
+        snprintf(it->san, sizeof it->san, "%s", best->san);
+        it->msg = (Ply__SearchIteration)PLY__SEARCH_ITERATION__INIT;
+        it->msg.has_depth = 1, it->msg.depth = k;
+        it->msg.move = (char *)best->move;
+        it->msg.san = it->san;
+        it->msg.line = it->best->lines[0];
+        it->msg.has_time_ms = 1, it->msg.time_ms = elapsed_ms;
+        it->msg.has_nodes = 1, it->msg.nodes = d->nodes;
+        d->itp[d->nit] = &it->msg;
+        d->nit++;
+    }
+    d->completed = k;
+    d->thr_last = t;
+    /* what no ranking or answer reads any more */
+    for (size_t i = 0; i < d->n; i++)
+        for (uint32_t j = 1; j < k; j++) dline_free(&d->m[i].f[j].line);
+    return 0;
+}
+
+/* Whether iteration @k is complete: K exact, every other move proven no better (T in *t). */
+static int is_complete(const ply__deepen_t *d, uint32_t k, int32_t *scratch, int32_t *t)
+{
+    if (!threshold(d, k, scratch, t)) return 0;
+    for (size_t i = 0; i < d->n; i++)
+        if (!d->m[i].f[k].exact && d->m[i].f[k].hi > *t) return 0;
+    return 1;
+}
+
+int ply__deepen_take(ply__deepen_t *d, size_t slot, Ply__SearchResult *res, const char *worker,
+                     const char *identity, uint64_t nodes, uint64_t elapsed_ms)
+{
+    dline_t *l = calloc(1, sizeof *l);
+    if (l) l->res = res, l->worker = strdup(worker), l->identity = strdup(identity);
+    if (!l || !l->worker || !l->identity) {
+        if (l) l->res = NULL, dline_free(&l);
+        ply__search_result__free_unpacked(res, NULL);
+        ply__deepen_dropped(d, slot);
+        return PLY_ENOMEM;
+    }
+    const ply__deepen_job_t job = d->slots[slot].job;
+    ply__deepen_dropped(d, slot);
+    d->nodes = nodes > UINT64_MAX - d->nodes ? UINT64_MAX : d->nodes + nodes;
+    if (job.depth <= d->completed) { /* an iteration already answered: its lines stay */
+        dline_free(&l);
+        return 0;
+    }
+    fact_t *f = &d->m[job.move].f[job.depth];
+    const Ply__SearchLine *sl = res->lines[0];
+    int32_t s = ply__deepen_score(sl);
+    uint32_t bound = sl->has_bound ? sl->bound : 0;
+    if (bound == 0) {
+        f->lo = f->hi = s, f->exact = 1;
+    } else if (!f->exact && bound == 1) {
+        if (s > f->hi) f->hi = SCORE_INF; /* two searches disagree: the newer counts */
+        if (s > f->lo) f->lo = s;
+    } else if (!f->exact) {
+        if (s < f->lo) f->lo = -SCORE_INF;
+        if (s < f->hi) f->hi = s;
+    }
+    if (bound == 0 || !f->exact) {
+        dline_free(&f->line);
+        f->line = l;
+    } else {
+        dline_free(&l); /* a bound after the exact line: nothing new */
+    }
+    d->version++;
+    int done = 0;
+    int32_t *scratch = malloc((d->n ? d->n : 1) * sizeof *scratch);
+    if (!scratch) return PLY_ENOMEM;
+    int32_t t;
+    while (d->completed < d->max_depth && is_complete(d, d->completed + 1, scratch, &t)) {
+        if (complete(d, d->completed + 1, t, elapsed_ms) < 0) {
+            free(scratch);
+            return PLY_ENOMEM;
+        }
+        done++;
+    }
+    free(scratch);
+    return done;
+}
+
+uint32_t ply__deepen_depth(const ply__deepen_t *d)
+{
+    return d->completed;
+}
+
+uint64_t ply__deepen_nodes(const ply__deepen_t *d)
+{
+    return d->nodes;
+}
+
+void ply__deepen_answer(const ply__deepen_t *d, Ply__SearchAnswer *a)
+{
+    a->n_moves = d->nam;
+    a->moves = d->nam ? d->amp : NULL;
+    a->has_depth = d->completed > 0, a->depth = d->completed;
+    a->n_iterations = d->nit;
+    a->iterations = d->nit ? (Ply__SearchIteration **)d->itp : NULL;
+}

@@ -1,0 +1,111 @@
+/*
+ * A deepening analysis (SearchRequest.deepen: `ply analyse`, `ply uci --workers`): the part of
+ * kind 2 (search/kind.c) that drives iterative deepening over the cluster, the coordinator
+ * choosing every job. It is a root split: each job searches one root move (searchmoves) to
+ * one depth, and the coordinator is the root of a principal variation search.
+ *
+ * Facts. Every accepted line is a fact about one root move at one depth: an exact score, a
+ * lower bound or an upper bound (SearchLine.bound), in ply's engine units (centipawns; a mate
+ * PLY_SCORE_MATE less its plies). Bounds of one move at one depth narrow [lo, hi]; a fact
+ * that contradicts an older one (two searches of one position differ: another table, another
+ * worker) replaces it.
+ *
+ * An iteration d is complete when the multipv best moves (K; every move when K is at least
+ * their number) have an exact score at d and every other move an upper bound at d no higher
+ * than the K-th exact score T: proven worse. Its answer is those lines, best first.
+ *
+ * The jobs (ply__deepen_pick), most useful first:
+ *   1. iteration d (the first incomplete one), then d + 1 (speculative: workers are never
+ *      idle while the last searches of d run), never beyond the depth limit;
+ *   2. within a depth, exact searches (no window) before null-window ones: the moves ranked
+ *      best by the deepest facts so far (the eldest brothers) until K are exact, and any move
+ *      that failed high over T; then a null window [T, T + 1] for each other move (before T
+ *      is known, the threshold of the last completed iteration), searched again exactly only
+ *      when it fails high;
+ *   3. among equals, a move the asking worker searched last (its table holds that subtree).
+ * A move is searched at most once at a time at each depth. An external UCI engine takes no
+ * window: its exact lines fit any window, so its analysis costs a search of every move.
+ *
+ * Threads: the loop's, as every hook of a kind. No I/O: search/kind.c feeds it results and
+ * reads the answer.
+ */
+#ifndef PLY_COORDINATOR_SEARCH_DEEPEN_H
+#define PLY_COORDINATOR_SEARCH_DEEPEN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "arbiter/arbiter.h"
+#include "ply.pb-c.h"
+
+typedef struct ply__deepen ply__deepen_t;
+
+/** One job of a deepening analysis: a root move to a depth, in a window or not. */
+typedef struct ply__deepen_job {
+    uint32_t move;  /* index of the root move (the order ply__deepen_new was given) */
+    uint32_t depth; /* plies, 1.. */
+    int window;     /* 1: the null window [alpha, beta = alpha + 1]; 0: none (exact) */
+    int32_t alpha, beta;
+} ply__deepen_job_t;
+
+/**
+ * ply__deepen_new - the deepening analysis of the @n root moves @uci (UCI texts, copied) of
+ * position @root (copied: the answer's SAN), giving @multipv (1..; a value >= @n: every move)
+ * exact lines, up to depth @max_depth (plies, 1..PLY_SEARCH_JOB_MAX_DEPTH). NULL when out of
+ * memory. Free with ply__deepen_free.
+ */
+ply__deepen_t *ply__deepen_new(const ply_arb_pos_t *root, char *const *uci, size_t n,
+                               uint32_t multipv, uint32_t max_depth);
+
+/** ply__deepen_free - free *@d and every line it keeps; NULLs it; idempotent. */
+void ply__deepen_free(ply__deepen_t **d);
+
+/**
+ * ply__deepen_pick - the most useful job now (the header's order) for the worker named
+ * @worker (NULL: any), into *@job: 1, or 0 when no search would help until a result comes.
+ */
+int ply__deepen_pick(const ply__deepen_t *d, const char *worker, ply__deepen_job_t *job);
+
+/**
+ * ply__deepen_started - @job went to the worker named @worker as the attempt of slot @slot
+ * (a task of the run: at most one job each).
+ */
+void ply__deepen_started(ply__deepen_t *d, size_t slot, const ply__deepen_job_t *job,
+                         const char *worker);
+
+/** ply__deepen_job_of - the job slot @slot is computing, or NULL when it holds none. */
+const ply__deepen_job_t *ply__deepen_job_of(const ply__deepen_t *d, size_t slot);
+
+/** ply__deepen_dropped - slot @slot's job came back without an accepted line: forgotten. */
+void ply__deepen_dropped(ply__deepen_t *d, size_t slot);
+
+/**
+ * ply__deepen_take - slot @slot's line @res (checked by the rule engine: its one line is
+ * the job's move; owned from here, freed with @d), computed by worker @worker of identity
+ * @identity, taken as a fact, its @nodes counted; then every iteration it completes is
+ * recorded (time @elapsed_ms since the analysis started). A line of an iteration already
+ * complete only counts its nodes. Returns the iterations it completed (0..), or PLY_ENOMEM.
+ */
+int ply__deepen_take(ply__deepen_t *d, size_t slot, Ply__SearchResult *res, const char *worker,
+                     const char *identity, uint64_t nodes, uint64_t elapsed_ms);
+
+/** ply__deepen_depth - the deepest completed iteration, plies (0: none yet). */
+uint32_t ply__deepen_depth(const ply__deepen_t *d);
+
+/** ply__deepen_nodes - the nodes of every line taken, saturating. */
+uint64_t ply__deepen_nodes(const ply__deepen_t *d);
+
+/**
+ * ply__deepen_answer - the deepest completed iteration as a SearchAnswer's moves, depth and
+ * iterations, into @a (its other fields untouched): pointers into @d, valid until the next
+ * ply__deepen_take; nothing (n_moves 0) before the first iteration completes.
+ */
+void ply__deepen_answer(const ply__deepen_t *d, Ply__SearchAnswer *a);
+
+/**
+ * ply__deepen_score - line @l's score in ply's engine units: centipawns, or a mate
+ * PLY_SCORE_MATE (32000) less its plies (2N - 1 for mate in N), negated when mated (2N).
+ */
+int32_t ply__deepen_score(const Ply__SearchLine *l);
+
+#endif

@@ -101,6 +101,16 @@ void ply__task_queue(ply__run_t *run, size_t t)
     if (ply__queue_push(run, t) != 0) ply__run_fail(run, PLY_ENOMEM, "out of memory");
 }
 
+void ply__task_recycle(ply__run_t *run, size_t t)
+{
+    ply__task_t *j = &run->sched.tasks[t];
+    j->worker = NULL;
+    j->failures = 0, j->avoid = 0;
+    free(j->history);
+    j->history = NULL;
+    ply__task_queue(run, t);
+}
+
 void ply__task_done(ply__run_t *run, size_t t)
 {
     hold_drop(run, t);

@@ -87,6 +87,13 @@ int ply__queue_push(ply__run_t *run, size_t t);
  */
 void ply__task_queue(ply__run_t *run, size_t t);
 /**
+ * ply__task_recycle - the result of task @t of @run (no longer in flight) is in, and the task
+ * goes round again as a new job (a deepening analysis's slot, search/deepen.h): queued, its
+ * failures and their history forgotten (they were another job's), its attempts still counted
+ * (a late answer of an old attempt is told apart).
+ */
+void ply__task_recycle(ply__run_t *run, size_t t);
+/**
  * ply__task_done - task @t of @run is over: its result is in, or it is no longer wanted
  * (PLY__TASK_DONE, no holder). The caller has taken it out of its worker's inflight list.
  */

@@ -807,8 +807,8 @@ static void deepen_take_result(ply_coordinator_t *c, ply__run_t *run, size_t t, 
     int done = own ? ply__deepen_take(s->dp, t, own, p->worker_id, p->identity, r->search->nodes,
                                       ply_elapsed_ms(now, run->accepted_ms))
                    : PLY_ENOMEM;
-    ply__task_done(run, t);
     if (done < 0) {
+        ply__task_done(run, t);
         ply__deepen_dropped(s->dp, t);
         ply__run_fail(run, PLY_ENOMEM, "run %" PRIu64 ": out of memory", run->id);
         return;
@@ -819,9 +819,8 @@ static void deepen_take_result(ply_coordinator_t *c, ply__run_t *run, size_t t, 
     s->counted_nodes = ply__add_sat(s->counted_nodes, r->search->nodes);
     s->replayed++;
     progress_totals(run);
-    s->progress.n_moves = 0;
     ply__deepen_answer(s->dp, &s->progress);
-    ply__task_queue(run, t); /* the slot goes round again, with what helps most then */
+    ply__task_recycle(run, t); /* the slot goes round again, with what helps most then */
     if (done > 0) {
         const Ply__SearchAnswer *a = &s->progress;
         const Ply__SearchLine *b = a->n_moves ? a->moves[0]->line : NULL;

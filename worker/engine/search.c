@@ -114,6 +114,7 @@ struct ply_engine {
     ply_search_info_fn cb;
     void *cb_arg;
     int max_depth, multipv, infinite;
+    int lo, hi; /* the root window asked for (ply_search_limits_t); else -/+PLY_SCORE_INF */
     uint64_t node_limit;
     ply__budget_t budget;
     uint64_t start_ns;
@@ -837,30 +838,33 @@ static void report(ply__thread_t *t, int first, int last)
 
 /* One iteration for line @k (multi-PV), in an aspiration window around the
  * line's last score: 16 cp wide at first, widened by half again on every
- * fail, towards the side that failed. */
+ * fail, towards the side that failed. The window never leaves the root window
+ * asked for (lo..hi): a fail at its edge ends the iteration with a bound. */
 static void search_line(ply__thread_t *t, int depth, int k)
 {
-    int delta = 16, alpha = -PLY_SCORE_INF, beta = PLY_SCORE_INF;
+    const int lo = t->e->lo, hi = t->e->hi;
+    int delta = 16, alpha = lo, beta = hi;
     const int prev = t->root[k].prev_score;
     if (depth >= 5 && prev > -PLY_SCORE_INF && !ply_score_is_mate(prev)) {
-        alpha = imax(prev - delta, -PLY_SCORE_INF);
-        beta = imin(prev + delta, PLY_SCORE_INF);
+        /* cut to lo..hi, never empty: a previous score outside it searches its edge */
+        alpha = imin(imax(prev - delta, lo), hi - 1);
+        beta = imax(imin(prev + delta, hi), lo + 1);
     }
     for (;;) {
         const int s = search_root(t, alpha, beta, depth, k);
         sort_root(t->root, k, t->n_root);
         if (t->stop) return;
-        if (s <= alpha && alpha > -PLY_SCORE_INF) {
+        if (s <= alpha && alpha > lo) {
             beta = (alpha + beta) / 2;
-            alpha = imax(s - delta, -PLY_SCORE_INF);
-        } else if (s >= beta && beta < PLY_SCORE_INF) {
-            beta = imin(s + delta, PLY_SCORE_INF);
+            alpha = imax(s - delta, lo);
+        } else if (s >= beta && beta < hi) {
+            beta = imin(s + delta, hi);
         } else {
             return;
         }
         if (t->id == 0) report(t, k, k + 1);
         delta += delta / 2;
-        if (delta > 1000) alpha = -PLY_SCORE_INF, beta = PLY_SCORE_INF;
+        if (delta > 1000) alpha = lo, beta = hi;
     }
 }
 
@@ -1019,6 +1023,9 @@ int ply_engine_search(ply_engine_t *e, const ply_search_pos_t *pos, const ply_se
     if (!e || !pos || !lim || !out) return PLY_EINVAL;
     memset(out, 0, sizeof *out);
     if (pos->n_history < 0 || pos->n_history > PLY_SEARCH_MAX_HISTORY) return PLY_EINVAL;
+    if (lim->has_window && (lim->alpha >= lim->beta || lim->alpha < -PLY_SCORE_INF ||
+                            lim->beta > PLY_SCORE_INF || lim->multipv > 1))
+        return PLY_EINVAL;
     int rc = root_moves(e, pos, lim);
     if (rc) return rc;
     e->start_ns = ply_time_ns();
@@ -1042,6 +1049,8 @@ int ply_engine_search(ply_engine_t *e, const ply_search_pos_t *pos, const ply_se
     e->max_depth = lim->depth > 0 ? imin(lim->depth, PLY_SEARCH_MAX_DEPTH) : PLY_SEARCH_MAX_DEPTH;
     e->multipv = imax(1, imin(imin(lim->multipv, PLY_SEARCH_MAX_MULTIPV), e->n_root));
     e->infinite = lim->infinite != 0;
+    e->lo = lim->has_window ? lim->alpha : -PLY_SCORE_INF;
+    e->hi = lim->has_window ? lim->beta : PLY_SCORE_INF;
     e->node_limit = lim->nodes;
     e->budget = ply__time_budget(lim, pos->root.side, e->n_root);
     if (e->infinite) e->budget.soft_ms = e->budget.hard_ms = -1;

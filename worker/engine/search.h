@@ -78,6 +78,17 @@ typedef struct ply_search_limits {
     int multipv;         /* lines to report, 1..PLY_SEARCH_MAX_MULTIPV (0 means 1) */
     int n_searchmoves;   /* restrict the root to these moves (UCI "searchmoves"); 0 = all */
     ply_move_t searchmoves[PLY_MAX_MOVES];
+    /* A root window (a coordinator's principal variation search at the root): with
+     * has_window, the root is searched within alpha..beta only, in the units of
+     * ply_search_line_t.score (centipawns; a mate PLY_SCORE_MATE - plies, negated when the
+     * side to move is mated), -PLY_SCORE_INF <= alpha < beta <= PLY_SCORE_INF, multipv 1.
+     * Each iteration's aspiration window is cut to it. The line is then a lower bound
+     * (PLY_BOUND_LOWER, score >= beta) when the best move scores at least beta, an upper
+     * bound (PLY_BOUND_UPPER, score <= alpha: no move does better) when at most alpha, else
+     * exact; a null window (beta = alpha + 1) gives a bound unless the search is cut short.
+     * has_window 0: the full window. */
+    int has_window;
+    int alpha, beta;
 } ply_search_limits_t;
 
 /** ply_search_limits_init - no limit at all (as UCI "go infinite" without the flag). */
@@ -149,7 +160,9 @@ void ply_engine_clear(ply_engine_t *e);
  * mate found, one legal move). Deterministic with 1 thread and a depth or
  * node limit only: the same engine state (after ply_engine_clear) gives the
  * same nodes, scores, PV and best move. Returns 0, or PLY_EINVAL for
- * inconsistent limits (a searchmoves move that is not legal).
+ * inconsistent limits (a searchmoves move that is not legal; a root window
+ * with alpha >= beta, either outside -PLY_SCORE_INF..PLY_SCORE_INF, or with
+ * multipv > 1).
  * A root without legal moves returns at once with best = 0, one line with
  * score -PLY_SCORE_MATE (checkmate) or 0 (stalemate) and n_pv = 0.
  */

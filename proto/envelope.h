@@ -93,6 +93,9 @@
  * cleared before the job, so that its answer does not depend on the worker's --hash or on the
  * jobs it ran before. */
 #define PLY_SEARCH_REPRO_HASH_MIB 16
+/** Largest |SearchJob.alpha|, |SearchJob.beta|: ply's engine's infinite score
+ * (worker/engine/search.h, PLY_SCORE_INF). */
+#define PLY_SEARCH_JOB_MAX_SCORE 32767
 /** Most lines of a search job (multipv), and of its result (PLY_SEARCH_MAX_MULTIPV). */
 #define PLY_SEARCH_JOB_MAX_MULTIPV 64
 /** Most game-history moves of a search job (worker/engine/search.h, PLY_SEARCH_MAX_HISTORY). */
@@ -161,7 +164,8 @@ int ply_msg_decode(zmsg_t *zmsg, ply_msg_t **out, char *why, size_t why_len);
  *              PLY_MAX_DIVIDE searchmoves of UCI shape, depth
  *              1..PLY_SEARCH_JOB_MAX_DEPTH, nodes, movetime_ms, at least one of
  *              the three, multipv 1..PLY_SEARCH_JOB_MAX_MULTIPV, no movetime_ms
- *              when reproducible)
+ *              when reproducible; alpha, beta within +-PLY_SEARCH_JOB_MAX_SCORE,
+ *              alpha < beta, neither with plies nor with multipv > 1)
  *   PROGRESS   job_id, attempt >= 1, nodes
  *   RESULT     job_id, attempt >= 1, nodes, perft1 <= PLY_MAX_DIVIDE, time_us;
  *              each divide entry: move, nodes; no hi word but 0 (one job's

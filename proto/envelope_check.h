@@ -61,7 +61,9 @@ int ply__env_uci_move(ply__vctx_t *c, const char *field, const char *s);
  * named "search.NAME": fen as a FEN; at most PLY_SEARCH_JOB_MAX_MOVES moves and PLY_MAX_DIVIDE
  * searchmoves, each of UCI shape; depth 1..PLY_SEARCH_JOB_MAX_DEPTH, nodes >= 1 and movetime_ms
  * 1..PLY_SEARCH_JOB_MAX_MOVETIME_MS when present, at least one of the three; multipv
- * 1..PLY_SEARCH_JOB_MAX_MULTIPV when present. 0 or PLY_EPROTO.
+ * 1..PLY_SEARCH_JOB_MAX_MULTIPV when present; a root window: alpha and beta each in
+ * -PLY_SEARCH_JOB_MAX_SCORE..PLY_SEARCH_JOB_MAX_SCORE when present, alpha < beta when both
+ * are, neither beside plies nor with multipv > 1. 0 or PLY_EPROTO.
  */
 int ply__env_search_job(ply__vctx_t *c, const Ply__Job *m);
 

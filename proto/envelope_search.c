@@ -27,6 +27,16 @@ static int move_list(ply__vctx_t *c, const char *field, size_t n, char *const *l
     return 0;
 }
 
+/* A root window's edge named @field, when present (@has): an engine score, within
+ * -PLY_SEARCH_JOB_MAX_SCORE..PLY_SEARCH_JOB_MAX_SCORE. */
+static int window_edge(ply__vctx_t *c, const char *field, int has, int32_t v)
+{
+    if (has && (v < -PLY_SEARCH_JOB_MAX_SCORE || v > PLY_SEARCH_JOB_MAX_SCORE))
+        return ply__env_bad(c, "field %s = %" PRId32 ", must be in %d..%d", field, v,
+                            -PLY_SEARCH_JOB_MAX_SCORE, PLY_SEARCH_JOB_MAX_SCORE);
+    return 0;
+}
+
 int ply__env_search_job(ply__vctx_t *c, const Ply__Job *m)
 {
     /* one job, one shape: envelope_validate.c refused a perft or other payload beside it */
@@ -53,6 +63,18 @@ int ply__env_search_job(ply__vctx_t *c, const Ply__Job *m)
     /* a reproducible search is two workers' identical answer: a clock is not reproducible */
     if (j->has_reproducible && j->reproducible && j->has_movetime_ms)
         return ply__env_bad(c, "field search.movetime_ms present in a reproducible job");
+    /* a root window bounds the one line of one position */
+    if (window_edge(c, "search.alpha", j->has_alpha, j->alpha) ||
+        window_edge(c, "search.beta", j->has_beta, j->beta))
+        return PLY_EPROTO;
+    if (j->has_alpha && j->has_beta && j->alpha >= j->beta)
+        return ply__env_bad(c, "field search.alpha = %" PRId32 " not below search.beta = %" PRId32,
+                            j->alpha, j->beta);
+    const char *edge = j->has_alpha ? "search.alpha" : j->has_beta ? "search.beta" : NULL;
+    if (edge && j->n_plies) return ply__env_bad(c, "field %s present beside search.plies", edge);
+    if (edge && j->has_multipv && j->multipv > 1)
+        return ply__env_bad(c, "field %s present with search.multipv = %" PRIu32 ", must be 1",
+                            edge, j->multipv);
     /* a worker holds a job only as long as its lease: an unlimited search never ends */
     if (!j->has_depth && !j->has_nodes && !j->has_movetime_ms)
         return ply__env_bad(c, "field search.depth, search.nodes or search.movetime_ms missing: "

@@ -64,6 +64,9 @@ static int builtin_setup(builtin_t *b, const ply_analysis_job_t *job, char *why,
     l->movetime_ms = job->movetime_ms;
     l->multipv = job->multipv > 0 ? job->multipv : 1;
     l->n_searchmoves = job->n_searchmoves;
+    l->has_window = job->has_window;
+    l->alpha = job->alpha;
+    l->beta = job->beta;
     return 0;
 }
 
@@ -229,6 +232,7 @@ static int complete_mate(ply_analysis_t *a, const ply_analysis_job_t *job,
         sub.searchmoves = NULL, sub.n_searchmoves = 0;
         sub.plies = NULL, sub.n_plies = 0;
         sub.multipv = 1;
+        sub.has_window = 0; /* the mate's own line, whatever window found it */
         sub.depth = mate_plies(line->score) - done + 2;
         if (sub.depth > PLY_SEARCH_MAX_PLY - 1) sub.depth = PLY_SEARCH_MAX_PLY - 1;
         /* bounded whatever the job's limits, so that a long mate cannot outlast the lease */
@@ -326,6 +330,14 @@ int ply_analysis_run(ply_analysis_t *a, const ply_analysis_job_t *job, ply_analy
     }
     if (job->reproducible && job->movetime_ms > 0) {
         snprintf(why, why_len, "a reproducible search job cannot have a movetime");
+        return PLY_EINVAL;
+    }
+    if (job->has_window && (job->alpha >= job->beta || job->alpha < -PLY_SCORE_INF ||
+                            job->beta > PLY_SCORE_INF || job->n_plies > 0 || job->multipv > 1)) {
+        snprintf(why, why_len,
+                 "a root window %d..%d (alpha below beta, within -%d..%d), with %d plies "
+                 "and multipv %d (a window has none, and 1)",
+                 job->alpha, job->beta, PLY_SCORE_INF, PLY_SCORE_INF, job->n_plies, job->multipv);
         return PLY_EINVAL;
     }
     memset(out, 0, sizeof *out);

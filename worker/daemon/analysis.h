@@ -48,6 +48,14 @@ typedef struct ply_analysis_job {
      * UCI backend: Threads 1, Hash PLY_ANALYSIS_REPRO_HASH_MIB, ucinewgame), so that two
      * runs of one engine give identical lines and node counts. Refused with a movetime. */
     int reproducible;
+    /* A root window (SearchJob.alpha / beta): with has_window, the builtin backend searches
+     * alpha..beta only (ply_search_limits_t: engine units, centipawns and mate scores
+     * PLY_SCORE_MATE - plies; -PLY_SCORE_INF <= alpha < beta <= PLY_SCORE_INF) and the line's
+     * bound says whether its score is exact or a lower (>= beta) or upper (<= alpha) bound.
+     * Refused with a chunk (n_plies) or multipv > 1. The UCI backend ignores it: it searches
+     * the full window, and its exact score is right for any window. */
+    int has_window;
+    int alpha, beta;
 } ply_analysis_job_t;
 
 /** The private table of a reproducible job, MiB (proto's PLY_SEARCH_REPRO_HASH_MIB). */
@@ -111,7 +119,8 @@ ply_analysis_t *ply_analysis_builtin_new(size_t hash_mib, int threads);
  * checked legal at the root), search it within its limits and fill *@out; a
  * chunk (job->n_plies > 0) searches each of its positions in turn, and a ply
  * out of 0..n_moves, too many plies, or plies with searchmoves or multipv > 1
- * are PLY_EINVAL.
+ * are PLY_EINVAL; so is a root window with alpha >= beta, an edge outside
+ * -PLY_SCORE_INF..PLY_SCORE_INF, plies or multipv > 1.
  * Blocks until a limit or ply_analysis_stop; a job without any limit is
  * refused (it would never end). Returns 0, or with a one-line reason in
  * @why: PLY_EFEN / PLY_EILLEGAL for a bad FEN, PLY_EPARSE / PLY_EILLEGAL for

@@ -13,6 +13,10 @@
  * check that reports it. The position and the searchmoves are ours and are
  * checked here, with the fast board, before the engine sees them.
  *
+ * A job's root window (ply_analysis_job_t has_window, alpha, beta) is ignored: UCI has no
+ * "go" with a window, so the engine searches the full window, and its exact score is right
+ * for any window (a bound the coordinator asked for is implied by it).
+ *
  * An engine that dies fails its job (PLY_EIO, with its exit status and last
  * stderr line); the next job starts it again, once: an engine that dies
  * again before it has answered one job stays dead.

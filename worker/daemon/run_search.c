@@ -102,6 +102,11 @@ static int search_run(ply__compute_t *c, void *state, const Ply__Job *job, unsig
     aj.movetime_ms = sj->has_movetime_ms ? sj->movetime_ms : 0;
     aj.multipv = sj->has_multipv ? (int)sj->multipv : 1;
     aj.reproducible = sj->has_reproducible && sj->reproducible;
+    /* a root window (the envelope checked its edges, alpha < beta, no plies, multipv 1);
+     * an edge left out is infinite */
+    aj.has_window = sj->has_alpha || sj->has_beta;
+    aj.alpha = sj->has_alpha ? sj->alpha : -PLY_SCORE_INF;
+    aj.beta = sj->has_beta ? sj->beta : PLY_SCORE_INF;
     aj.progress = &sh->progress;
     int plies[PLY_SEARCH_MAX_MULTIPV];
     aj.plies = plies;

@@ -1,7 +1,7 @@
 /*
  * The analysis engine (worker/engine/search.h): mates found with their exact
  * score and a PV that the rule engine replays into checkmate, the draw
- * rules inside the search, multi-PV and searchmoves, determinism, stop,
+ * rules inside the search, multi-PV and searchmoves, the root window, determinism, stop,
  * ponder and Lazy SMP, and the search table (worker/engine/stt.h).
  *
  * Expected values: the mates are in tests/data/search-mates.epd, each
@@ -454,6 +454,107 @@ static void test_searchmoves(void **state)
     ply_engine_destroy(&e);
 }
 
+/* A search of @p to @depth in the root window [@alpha, @beta] (1 thread, a cleared engine),
+ * its PV replayed by the rule engine, its bound the one its score says: a lower bound at
+ * least beta, an upper bound at most alpha, else exact. */
+static void search_window(ply_engine_t *e, const ply_search_pos_t *p, int depth, int alpha,
+                          int beta, ply_search_result_t *r)
+{
+    ply_search_limits_t l;
+    ply_search_limits_init(&l);
+    l.depth = depth;
+    l.has_window = 1;
+    l.alpha = alpha;
+    l.beta = beta;
+    ply_engine_clear(e);
+    assert_int_equal(ply_engine_search(e, p, &l, NULL, NULL, r), 0);
+    assert_int_equal(r->n_lines, 1);
+    const ply_search_line_t *x = &r->lines[0];
+    assert_int_equal(x->depth, depth);
+    assert_true(x->n_pv >= 1);
+    assert_int_equal(r->best, x->pv[0]);
+    ply_arb_pos_t a;
+    replay(p, x, &a);
+    const int want = x->score >= beta    ? PLY_BOUND_LOWER
+                     : x->score <= alpha ? PLY_BOUND_UPPER
+                                         : PLY_BOUND_EXACT;
+    if (x->bound != want)
+        fail_msg("window [%d, %d]: score %d with bound %d", alpha, beta, x->score, x->bound);
+}
+
+/* The root window's contract on @fen at @depth, against the exact score S of a search
+ * without one: a window below S ([S-50, S-49]) fails high (a lower bound >= S-49), one above
+ * it ([S+49, S+50]) fails low (an upper bound <= S+49). With @tight, a window around S
+ * ([S-1, S+1]) gives S exact; without, only a consistent line: a narrow window makes the
+ * search take another path through its table, and a quiet position's score at a fixed depth
+ * depends on the path by some centipawns (the start position at depth 10: 29 with no
+ * window, an upper bound 28 in [28, 30], 14 exact in [-21, 79]), as any pruning search's
+ * does. Returns S. */
+static int check_window(const char *fen, int depth, int tight)
+{
+    ply_engine_t *e = ply_engine_new(16, 1);
+    ply_search_pos_t p;
+    ply_search_result_t r;
+    search_fresh(e, &p, fen, NULL, 0, depth, &r);
+    const int S = r.lines[0].score;
+    assert_int_equal(r.lines[0].bound, PLY_BOUND_EXACT);
+    search_window(e, &p, depth, S - 50, S - 49, &r);
+    if (r.lines[0].bound != PLY_BOUND_LOWER)
+        fail_msg("%s: window [S-50, S-49] (S %d): bound %d score %d", fen, S, r.lines[0].bound,
+                 r.lines[0].score);
+    search_window(e, &p, depth, S + 49, S + 50, &r);
+    if (r.lines[0].bound != PLY_BOUND_UPPER)
+        fail_msg("%s: window [S+49, S+50] (S %d): bound %d score %d", fen, S, r.lines[0].bound,
+                 r.lines[0].score);
+    search_window(e, &p, depth, S - 1, S + 1, &r);
+    if (tight && (r.lines[0].bound != PLY_BOUND_EXACT || r.lines[0].score != S))
+        fail_msg("%s: window [S-1, S+1] (S %d): bound %d score %d", fen, S, r.lines[0].bound,
+                 r.lines[0].score);
+    ply_engine_destroy(&e);
+    return S;
+}
+
+/* The root window (ply_search_limits_t has_window): a fail high is a lower bound, a fail low
+ * an upper bound, a window around the score gives it exact; inconsistent windows are
+ * refused. The mates are independent truths: WAC.001 is mate in 2 (Stockfish 15.1: "mate 2",
+ * PLY_SCORE_MATE - 3); after 1. Qg6 Black is mated in 1 (Stockfish 15.1: "mate -1",
+ * -(PLY_SCORE_MATE - 2)). The start position is about even (Stockfish 15.1 at depth 20:
+ * cp 37). */
+static void test_root_window(void **state)
+{
+    (void)state;
+    assert_int_equal(check_window(WAC001, 10, 1), PLY_SCORE_MATE - 3);
+    assert_int_equal(
+        check_window("2rr3k/pp3pp1/1nnqbNQp/3pN3/2pP4/2P5/PPB4P/R4RK1 b - - 1 1", 10, 1),
+        -(PLY_SCORE_MATE - 2));
+    const int start = check_window("startpos", 10, 0);
+    assert_true(start > -100 && start < 100);
+    check_window(TWO_KNIGHTS, 10, 0);
+
+    /* Refused: alpha not below beta, an edge past infinity, a window with multi-PV. */
+    ply_engine_t *e = ply_engine_new(16, 1);
+    ply_search_pos_t p;
+    set_pos(&p, "startpos", NULL, 0);
+    ply_search_limits_t l;
+    ply_search_limits_init(&l);
+    l.depth = 2;
+    l.has_window = 1;
+    ply_search_result_t r;
+    l.alpha = 10, l.beta = 10;
+    assert_int_equal(ply_engine_search(e, &p, &l, NULL, NULL, &r), PLY_EINVAL);
+    l.alpha = -PLY_SCORE_INF - 1, l.beta = 0;
+    assert_int_equal(ply_engine_search(e, &p, &l, NULL, NULL, &r), PLY_EINVAL);
+    l.alpha = 0, l.beta = PLY_SCORE_INF + 1;
+    assert_int_equal(ply_engine_search(e, &p, &l, NULL, NULL, &r), PLY_EINVAL);
+    l.alpha = 0, l.beta = 1, l.multipv = 2;
+    assert_int_equal(ply_engine_search(e, &p, &l, NULL, NULL, &r), PLY_EINVAL);
+    /* The whole range is the full window: exact. */
+    l.alpha = -PLY_SCORE_INF, l.beta = PLY_SCORE_INF, l.multipv = 1;
+    assert_int_equal(ply_engine_search(e, &p, &l, NULL, NULL, &r), 0);
+    assert_int_equal(r.lines[0].bound, PLY_BOUND_EXACT);
+    ply_engine_destroy(&e);
+}
+
 typedef struct job {
     ply_engine_t *e;
     ply_search_pos_t p;
@@ -896,6 +997,7 @@ int main(void)
         cmocka_unit_test(test_draws_in_search),
         cmocka_unit_test(test_multipv),
         cmocka_unit_test(test_searchmoves),
+        cmocka_unit_test(test_root_window),
         cmocka_unit_test(test_stop_infinite),
         cmocka_unit_test(test_stop_before_start),
         cmocka_unit_test(test_time_limits),

@@ -157,6 +157,25 @@ EDIT(sj_multipv_0, m->job->search->multipv = 0)
 EDIT(sj_multipv_max, m->job->search->multipv = PLY_SEARCH_JOB_MAX_MULTIPV)
 EDIT(sj_multipv_over, m->job->search->multipv = PLY_SEARCH_JOB_MAX_MULTIPV + 1)
 EDIT(sj_no_multipv, m->job->search->has_multipv = 0)
+/* a root window (SearchJob.alpha, beta): one line (multipv 1), within ply's infinite score */
+#define SJ_WINDOW(a, b)                                                                            \
+    (m->job->search->multipv = 1, m->job->search->has_alpha = 1, m->job->search->alpha = (a),      \
+     m->job->search->has_beta = 1, m->job->search->beta = (b))
+EDIT(sj_window_null, SJ_WINDOW(30, 31))
+EDIT(sj_window_widest, SJ_WINDOW(-32767, 32767))
+EDIT(sj_window_alpha_only,
+     (m->job->search->multipv = 1, m->job->search->has_alpha = 1, m->job->search->alpha = -31997))
+EDIT(sj_window_beta_only_no_multipv,
+     (m->job->search->has_multipv = 0, m->job->search->has_beta = 1, m->job->search->beta = 31997))
+EDIT(sj_window_alpha_under, SJ_WINDOW(-32768, 0))
+EDIT(sj_window_beta_over, SJ_WINDOW(0, 32768))
+EDIT(sj_window_empty, SJ_WINDOW(5, 5))
+EDIT(sj_window_reversed, SJ_WINDOW(6, -6))
+EDIT(sj_window_multipv, (SJ_WINDOW(0, 1), m->job->search->multipv = 2))
+EDIT(sj_window_beta_multipv, (m->job->search->has_beta = 1, m->job->search->beta = 1))
+static uint32_t g_window_plies[1] = {2};
+EDIT(sj_window_plies, (SJ_WINDOW(0, 1), m->job->search->n_searchmoves = 0,
+                       m->job->search->n_plies = 1, m->job->search->plies = g_window_plies))
 EDIT(sj_kind_3, m->job->kind = 3)
 /* a perft job with a search beside (build_search_job rewraps the message: keep the job) */
 static void perft_job_with_search(ply_msg_t *m)
@@ -403,6 +422,24 @@ static const scase_t SCASES[] = {
     {build_search_job, sj_multipv_over, PLY_EPROTO,
      "JOB: field search.multipv = 65, must be 1..64"},
     {build_search_job, sj_no_multipv, 0, NULL},
+    {build_search_job, sj_window_null, 0, NULL},
+    {build_search_job, sj_window_widest, 0, NULL},
+    {build_search_job, sj_window_alpha_only, 0, NULL},
+    {build_search_job, sj_window_beta_only_no_multipv, 0, NULL},
+    {build_search_job, sj_window_alpha_under, PLY_EPROTO,
+     "JOB: field search.alpha = -32768, must be in -32767..32767"},
+    {build_search_job, sj_window_beta_over, PLY_EPROTO,
+     "JOB: field search.beta = 32768, must be in -32767..32767"},
+    {build_search_job, sj_window_empty, PLY_EPROTO,
+     "JOB: field search.alpha = 5 not below search.beta = 5"},
+    {build_search_job, sj_window_reversed, PLY_EPROTO,
+     "JOB: field search.alpha = 6 not below search.beta = -6"},
+    {build_search_job, sj_window_multipv, PLY_EPROTO,
+     "JOB: field search.alpha present with search.multipv = 2, must be 1"},
+    {build_search_job, sj_window_beta_multipv, PLY_EPROTO,
+     "JOB: field search.beta present with search.multipv = 2, must be 1"},
+    {build_search_job, sj_window_plies, PLY_EPROTO,
+     "JOB: field search.alpha present beside search.plies"},
     {build_search_job, sj_kind_3, PLY_EPROTO, "JOB: field search present in a job of kind 3"},
     {build_job, perft_job_with_search, PLY_EPROTO, "JOB: field search present in a PERFT job"},
     {build_search_result, sr_nodes, PLY_EPROTO, "RESULT: field nodes present beside search"},

@@ -216,6 +216,8 @@ static int complete_mate(ply_analysis_t *a, const ply_analysis_job_t *job,
                          ply_analysis_line_t *line)
 {
     if (!line->is_mate || line->n_pv == 0 || line->n_pv >= mate_plies(line->score)) return 0;
+    /* a root window's fail low claims no mate to show: its score only bounds the move's */
+    if (job->has_window && line->bound == PLY_BOUND_UPPER) return 0;
     const char **hist = malloc(((size_t)job->n_moves + PLY_SEARCH_MAX_PLY) * sizeof *hist);
     ply_analysis_result_t *more = malloc(sizeof *more);
     if (!hist || !more) {

@@ -19,10 +19,11 @@ ply_unit_test(test_see SOURCES unit/test_see.c LIBS ply_eval TIMEOUT 120)
 # Search jobs on the real worker with a raw ROUTER as the coordinator
 # (tests/integration/test_search_jobs.c, tests/support/fake_coord.h), once per analysis
 # backend: ply's engine (HELLO's kinds, a WAC mate in 2 replayed by the arbiter, MultiPV
-# with searchmoves, illegal moves named, a chunk of a game, a Cancel mid-search), and an
-# external UCI engine (ply-worker --engine): Debian's Stockfish (the same mate, searchmoves,
-# a Cancel; skipped without /usr/games/stockfish), and the fake engine (no MultiPV, dying
-# mid-search, garbage, a bad --engine).
+# with searchmoves, illegal moves named, a chunk of a game, a Cancel mid-search, a root
+# window's bounds), and an external UCI engine (ply-worker --engine): Debian's Stockfish (the
+# same mate, searchmoves, a Cancel, a root window ignored; skipped without
+# /usr/games/stockfish), and the fake engine (no MultiPV, dying mid-search, garbage, a bad
+# --engine, a root window ignored).
 add_executable(test_search_jobs ${CMAKE_CURRENT_SOURCE_DIR}/integration/test_search_jobs.c)
 target_link_libraries(test_search_jobs PRIVATE ply_flags ply_test_support ply_proto ply_arbiter
   PkgConfig::CMOCKA PkgConfig::JANSSON)
@@ -33,8 +34,9 @@ add_test(NAME worker_search_jobs COMMAND test_search_jobs builtin)
 add_test(NAME worker_search_jobs_stockfish COMMAND test_search_jobs stockfish)
 add_test(NAME worker_search_jobs_fake_uci COMMAND test_search_jobs fake)
 add_test(NAME worker_search_jobs_fake_garbage COMMAND test_search_jobs fake-garbage)
+add_test(NAME worker_search_jobs_fake_window COMMAND test_search_jobs fake-window)
 set_tests_properties(worker_search_jobs worker_search_jobs_stockfish worker_search_jobs_fake_uci
-  worker_search_jobs_fake_garbage PROPERTIES TIMEOUT 300
+  worker_search_jobs_fake_garbage worker_search_jobs_fake_window PROPERTIES TIMEOUT 300
   LABELS "net" SKIP_RETURN_CODE 77)
 # Search runs end to end (tests/integration/test_search_runs.c): a real coordinator and
 # ply-worker processes through the client library: every root move's line replayed, a mate

@@ -28,6 +28,9 @@
  *   coordinator  ply-coordinator accepts the worker's HELLO with kinds and the worker
  *             counts perft as before (startpos perft(4) = 197,281, chessprogramming
  *             wiki "Perft Results").
+ *   window    a root window (SearchJob.alpha, beta) on WAC.027: ply's engine gives a lower
+ *             bound below the mate, an upper bound above it, mate 2 exact around it;
+ *             Stockfish searches the full window, mate 2 exact each time.
  * Stockfish only:
  *   one root move  searched as the position after it (below).
  * "fake" (tests/support/fake_uci.c, which offers no MultiPV and dies on its second
@@ -38,6 +41,8 @@
  *             engine;
  *   bad engine  ply-worker --engine on a program that is not there, or not UCI, exits 2
  *             at start with the reason.
+ * "fake-window" (the fake engine, normal):
+ *   window    a root window is ignored: the engine's exact cp 0.
  * "fake-garbage" (the engine prints "info depth x" on its second search):
  *   garbage   an Error (PLY_EPARSE) quoting it, the worker stays up, and the next job
  *             runs on a restarted engine.
@@ -105,6 +110,7 @@ static const backend_t stockfish = {
 
 static const backend_t fake_dies = {.tag = "search-jobs-uci",
                                     .engine = "ply_fake_uci --mode die --after 1"};
+static const backend_t fake_window = {.tag = "search-jobs-uci", .engine = "ply_fake_uci"};
 static const backend_t fake_garbage = {.tag = "search-jobs-uci",
                                        .engine = "ply_fake_uci --mode garbage --after 1"};
 
@@ -205,6 +211,55 @@ static void test_mate(void **state)
     ply_arb_move_t legal[PLY_ARB_MAX_MOVES];
     assert_int_equal(ply_arb_legal_moves(&pos, legal), 0);
     assert_true(ply_arb_in_check(&pos));
+    ply_msg_free(&m);
+}
+
+/* The one line of MATE2_FEN searched to the backend's mate depth in the root window
+ * [@alpha, @beta] (SearchJob.alpha, beta); the answer in *@m (freed by the caller). */
+static const Ply__SearchLine *window_line(int32_t alpha, int32_t beta, ply_msg_t **m)
+{
+    Ply__SearchJob sj = PLY__SEARCH_JOB__INIT;
+    sj.fen = MATE2_FEN;
+    sj.has_depth = 1, sj.depth = B->mate_depth;
+    sj.has_alpha = 1, sj.alpha = alpha;
+    sj.has_beta = 1, sj.beta = beta;
+    *m = answer(send_job(&sj), 120000);
+    const Ply__SearchResult *r = result_of(*m);
+    assert_int_equal(r->n_lines, 1);
+    assert_true(r->lines[0]->n_pv >= 1);
+    return r->lines[0];
+}
+
+/* A root window (SearchJob.alpha, beta; mate in 2 is PLY_SCORE_MATE - 3 = 31997 in ply's
+ * engine units). Ply's engine honours it: a window below the mate gives a lower bound (at
+ * least beta), one above it an upper bound (no mate in 1: at most alpha), one around it the
+ * mate exact. An external UCI engine searches the full window: mate 2 exact every time. */
+static void test_window(void **state)
+{
+    (void)state;
+    ply_msg_t *m;
+    const Ply__SearchLine *l = window_line(0, 1, &m);
+    if (!B->engine) {
+        assert_int_equal(l->bound, 1);
+        assert_true(l->has_mate ? l->mate > 0 : l->score_cp >= 1);
+    } else {
+        assert_int_equal(l->bound, 0);
+        assert_true(l->has_mate && l->mate == 2);
+    }
+    ply_msg_free(&m);
+    l = window_line(31998, 31999, &m);
+    if (!B->engine) {
+        assert_int_equal(l->bound, 2);
+        if (l->has_mate && l->mate == 1) fail_msg("an upper bound of mate 1, above alpha");
+    } else {
+        assert_int_equal(l->bound, 0);
+        assert_true(l->has_mate && l->mate == 2);
+    }
+    ply_msg_free(&m);
+    l = window_line(31996, 31998, &m);
+    assert_int_equal(l->bound, 0);
+    assert_true(l->has_mate && l->mate == 2);
+    assert_int_equal(l->n_pv, 3);
     ply_msg_free(&m);
 }
 
@@ -501,6 +556,23 @@ static void test_fake_multipv(void **state)
     ply_msg_free(&m);
 }
 
+/* The fake engine (cp 0, its first legal move) ignores a root window: an exact line. */
+static void test_fake_window(void **state)
+{
+    (void)state;
+    Ply__SearchJob sj = PLY__SEARCH_JOB__INIT;
+    sj.fen = "startpos";
+    sj.has_depth = 1, sj.depth = 1;
+    sj.has_alpha = 1, sj.alpha = 50;
+    sj.has_beta = 1, sj.beta = 51;
+    ply_msg_t *m = answer(send_job(&sj), 30000);
+    const Ply__SearchResult *r = result_of(m);
+    assert_int_equal(r->n_lines, 1);
+    assert_int_equal(r->lines[0]->bound, 0);
+    assert_true(r->lines[0]->has_score_cp && r->lines[0]->score_cp == 0);
+    ply_msg_free(&m);
+}
+
 static void test_fake_dies(void **state)
 {
     (void)state;
@@ -571,7 +643,7 @@ int main(int argc, char **argv)
         const struct CMUnitTest tests[] = {
             cmocka_unit_test(test_hello),   cmocka_unit_test(test_mate),
             cmocka_unit_test(test_multipv), cmocka_unit_test(test_one_root_move),
-            cmocka_unit_test(test_cancel),
+            cmocka_unit_test(test_window),  cmocka_unit_test(test_cancel),
         };
         return cmocka_run_group_tests_name("search_jobs_stockfish", tests, setup, teardown);
     }
@@ -579,6 +651,11 @@ int main(int argc, char **argv)
         B = &fake_garbage;
         const struct CMUnitTest tests[] = {cmocka_unit_test(test_fake_garbage)};
         return cmocka_run_group_tests_name("search_jobs_fake_garbage", tests, setup, teardown);
+    }
+    if (!strcmp(backend, "fake-window")) {
+        B = &fake_window;
+        const struct CMUnitTest tests[] = {cmocka_unit_test(test_fake_window)};
+        return cmocka_run_group_tests_name("search_jobs_fake_window", tests, setup, teardown);
     }
     if (!strcmp(backend, "fake")) {
         B = &fake_dies;
@@ -595,6 +672,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_multipv),      cmocka_unit_test(test_illegal),
         cmocka_unit_test(test_unknown_kind), cmocka_unit_test(test_chunk),
         cmocka_unit_test(test_cancel),       cmocka_unit_test(test_coordinator),
+        cmocka_unit_test(test_window),
     };
     return cmocka_run_group_tests_name("search_jobs", tests, setup, teardown);
 }

@@ -4,3 +4,10 @@ ply_unit_test(test_search SOURCES unit/test_search.c LIBS ply_search ply_arbiter
 # Tactics: Win At Chess at a fixed node budget on one thread (deterministic;
 # the count it asserts and where it was measured are in the source).
 ply_unit_test(test_tactics SOURCES unit/test_tactics.c LIBS ply_search ply_arbiter LABELS quick TIMEOUT 300)
+# What a root window saves (tests/bench/bench_window.c): a root move's nodes with a null
+# window against the full window, on middlegame positions; run it by hand (depth 10 by
+# default); ctest runs it at depth 4 as a check that every null window gives its bound.
+add_executable(bench_window ${CMAKE_CURRENT_SOURCE_DIR}/bench/bench_window.c)
+target_link_libraries(bench_window PRIVATE ply_flags ply_search)
+add_test(NAME bench_window_smoke COMMAND bench_window 4)
+set_tests_properties(bench_window_smoke PROPERTIES TIMEOUT 60 LABELS quick)

@@ -253,6 +253,9 @@ static int pick_at(const ply__deepen_t *d, uint32_t k, const char *worker, ranke
         }
         if (f->busy) continue;
         int mine = worker && m->last && strcmp(m->last, worker) == 0;
+        /* the next depth of a move another worker is still searching a ply shallower waits
+         * for it: that worker's table holds the subtree, a cold one would search it again */
+        if (need == NEED_EXACT && !mine && worker && k > 1 && m->f[k - 1].busy) continue;
         if (found && (need > found_class || (need == found_class && (found_mine || !mine))))
             continue;
         found = 1, found_class = need, found_mine = mine;

@@ -22,7 +22,9 @@
  *      that failed high over T; then a null window [T, T + 1] for each other move (before T
  *      is known, the threshold of the last completed iteration), searched again exactly only
  *      when it fails high;
- *   3. among equals, a move the asking worker searched last (its table holds that subtree).
+ *   3. among equals, a move the asking worker searched last (its table holds that subtree);
+ *      an exact search of a move another worker is still searching a ply shallower is left
+ *      to that worker.
  * A move is searched at most once at a time at each depth. An external UCI engine takes no
  * window: its exact lines fit any window, so its analysis costs a search of every move.
  *

@@ -75,6 +75,10 @@ int ply__env_search_job(ply__vctx_t *c, const Ply__Job *m)
     if (edge && j->has_multipv && j->multipv > 1)
         return ply__env_bad(c, "field %s present with search.multipv = %" PRIu32 ", must be 1",
                             edge, j->multipv);
+    if (j->has_start_depth &&
+        (!j->has_depth || j->start_depth < 1 || j->start_depth > j->depth))
+        return ply__env_bad(c, "field search.start_depth = %" PRIu32 ", must be 1..search.depth",
+                            j->start_depth);
     /* a worker holds a job only as long as its lease: an unlimited search never ends */
     if (!j->has_depth && !j->has_nodes && !j->has_movetime_ms)
         return ply__env_bad(c, "field search.depth, search.nodes or search.movetime_ms missing: "

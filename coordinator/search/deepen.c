@@ -41,6 +41,7 @@ typedef struct dmove {
 typedef struct slot {
     int used;
     ply__deepen_job_t job;
+    char *worker; /* who computes it (NULL: not known) */
 } slot_t;
 
 /* One completed iteration. */
@@ -137,6 +138,7 @@ void ply__deepen_free(ply__deepen_t **dp)
     ply__deepen_t *d = *dp;
     if (!d) return;
     if (d->am && d->pv_san) free_answer(d);
+    for (size_t i = 0; d->slots && i < d->n; i++) free(d->slots[i].worker);
     for (size_t i = 0; d->m && i < d->n; i++) {
         free(d->m[i].last);
         for (int k = 0; k < DEPTHS; k++) dline_free(&d->m[i].f[k].line);
@@ -215,6 +217,15 @@ static int threshold(const ply__deepen_t *d, uint32_t k, int32_t *scratch, int32
 
 /* ------------------------------------------------------------- picking */
 
+/* Whether the worker named @w computes one of the analysis's jobs now. */
+static int worker_busy(const ply__deepen_t *d, const char *w)
+{
+    for (size_t i = 0; i < d->n; i++)
+        if (d->slots[i].used && d->slots[i].worker && strcmp(d->slots[i].worker, w) == 0)
+            return 1;
+    return 0;
+}
+
 enum { NEED_EXACT = 0, NEED_NULL = 1 };
 
 /* Where to put a null window at @t: a valid [alpha, alpha + 1]. */
@@ -223,9 +234,13 @@ static int32_t null_alpha(int32_t t)
     return t < -SCORE_INF + 1 ? -SCORE_INF + 1 : t > SCORE_INF - 2 ? SCORE_INF - 2 : t;
 }
 
-/* The best job at depth @k for @worker into *job; 1, or 0 when depth @k needs none now. */
-static int pick_at(const ply__deepen_t *d, uint32_t k, const char *worker, ranked_t *order,
-                   int32_t *scratch, ply__deepen_job_t *job)
+/*
+ * The best jobs at depth @k for @worker: best[0] among the moves it searched last or nobody
+ * did (its table holds them, or no table does), best[1] among another worker's (cold here);
+ * each by need (exact first), then its own before nobody's, then rank. found[b] 1 when set.
+ */
+static void pick_at(const ply__deepen_t *d, uint32_t k, const char *worker, ranked_t *order,
+                    int32_t *scratch, ply__deepen_job_t best[2], int found[2])
 {
     rank_moves(d, k, order);
     int32_t t = 0;
@@ -234,7 +249,8 @@ static int pick_at(const ply__deepen_t *d, uint32_t k, const char *worker, ranke
     for (size_t i = 0; i < d->n; i++) exact += d->m[i].f[k].exact;
     size_t eldest = known ? 0 : d->k - exact; /* eldest brothers still to be made exact */
     int spec = d->completed > 0;              /* a threshold to guess with */
-    int found = 0, found_class = 2, found_mine = 0;
+    int key[2][2] = {{0, 0}, {0, 0}};         /* the found ones' need and ownership */
+    found[0] = found[1] = 0;
     for (size_t r = 0; r < d->n; r++) {
         const dmove_t *m = &d->m[order[r].i];
         const fact_t *f = &m->f[k];
@@ -253,19 +269,21 @@ static int pick_at(const ply__deepen_t *d, uint32_t k, const char *worker, ranke
         }
         if (f->busy) continue;
         int mine = worker && m->last && strcmp(m->last, worker) == 0;
-        /* the next depth of a move another worker is still searching a ply shallower waits
-         * for it: that worker's table holds the subtree, a cold one would search it again */
-        if (need == NEED_EXACT && !mine && worker && k > 1 && m->f[k - 1].busy) continue;
-        if (found && (need > found_class || (need == found_class && (found_mine || !mine))))
-            continue;
-        found = 1, found_class = need, found_mine = mine;
+        int b = m->last && !mine; /* another worker's table holds it */
+        /* an exact search (the costly one) of another worker's move waits for that worker
+         * while it computes something else: it comes back to it warm */
+        if (b && need == NEED_EXACT && worker && worker_busy(d, m->last)) continue;
+        int own = mine ? 0 : 1;   /* among bucket 0: its own first */
+        if (found[b] && (need > key[b][0] || (need == key[b][0] && own >= key[b][1]))) continue;
+        found[b] = 1, key[b][0] = need, key[b][1] = own;
+        ply__deepen_job_t *job = &best[b];
         job->move = order[r].i;
         job->depth = k;
         job->window = need == NEED_NULL;
         job->alpha = job->window ? null_alpha(at) : 0;
         job->beta = job->window ? job->alpha + 1 : 0;
+        job->cold = !mine;
     }
-    return found;
 }
 
 int ply__deepen_pick(const ply__deepen_t *d, const char *worker, ply__deepen_job_t *job)
@@ -275,14 +293,26 @@ int ply__deepen_pick(const ply__deepen_t *d, const char *worker, ply__deepen_job
         if (d->pick_ok) *job = d->pick;
         return d->pick_ok;
     }
-    int ok = 0;
     ranked_t *order = malloc((d->n ? d->n : 1) * sizeof *order);
     int32_t *scratch = malloc((d->n ? d->n : 1) * sizeof *scratch);
-    for (uint32_t k = d->completed + 1; order && scratch && !ok && k <= d->completed + 2; k++)
-        if (k <= d->max_depth) ok = pick_at(d, k, worker, order, scratch, job);
+    if (!order || !scratch) { /* out of memory: try at the next result */
+        free(order);
+        free(scratch);
+        return 0;
+    }
+    /* a warm (or free) job of this iteration, then of the next; only then another worker's
+     * move, searched cold here */
+    ply__deepen_job_t best[2][2];
+    int found[2][2] = {{0, 0}, {0, 0}};
+    for (uint32_t i = 0; i < 2; i++)
+        if (d->completed + 1 + i <= d->max_depth)
+            pick_at(d, d->completed + 1 + i, worker, order, scratch, best[i], found[i]);
     free(order);
     free(scratch);
-    if (!order || !scratch) return 0; /* out of memory: try at the next result */
+    int ok = 0;
+    for (int b = 0; b < 2 && !ok; b++)
+        for (int i = 0; i < 2 && !ok; i++)
+            if (found[i][b]) *job = best[i][b], ok = 1;
     w->pick_version = d->version, w->pick_worker = worker, w->pick_ok = ok;
     if (ok) w->pick = *job;
     return ok;
@@ -293,6 +323,8 @@ void ply__deepen_started(ply__deepen_t *d, size_t slot, const ply__deepen_job_t 
 {
     d->slots[slot].used = 1;
     d->slots[slot].job = *job;
+    free(d->slots[slot].worker);
+    d->slots[slot].worker = worker ? strdup(worker) : NULL;
     dmove_t *m = &d->m[job->move];
     m->f[job->depth].busy = 1;
     char *copy = worker ? strdup(worker) : NULL;
@@ -311,6 +343,8 @@ void ply__deepen_dropped(ply__deepen_t *d, size_t slot)
     const ply__deepen_job_t *j = &d->slots[slot].job;
     d->m[j->move].f[j->depth].busy = 0;
     d->slots[slot].used = 0;
+    free(d->slots[slot].worker);
+    d->slots[slot].worker = NULL;
     d->version++;
 }
 

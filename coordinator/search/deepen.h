@@ -22,9 +22,10 @@
  *      that failed high over T; then a null window [T, T + 1] for each other move (before T
  *      is known, the threshold of the last completed iteration), searched again exactly only
  *      when it fails high;
- *   3. among equals, a move the asking worker searched last (its table holds that subtree);
- *      an exact search of a move another worker is still searching a ply shallower is left
- *      to that worker.
+ *   3. a move the asking worker searched last (its table holds that subtree) or nobody did,
+ *      at this depth then the next, before a move another worker searched last (cold here,
+ *      it costs more: taken only when the worker would be idle otherwise, and an exact one
+ *      only when that worker computes nothing of the analysis: it would come back to it).
  * A move is searched at most once at a time at each depth. An external UCI engine takes no
  * window: its exact lines fit any window, so its analysis costs a search of every move.
  *
@@ -48,6 +49,7 @@ typedef struct ply__deepen_job {
     uint32_t depth; /* plies, 1.. */
     int window;     /* 1: the null window [alpha, beta = alpha + 1]; 0: none (exact) */
     int32_t alpha, beta;
+    int cold; /* the worker did not search this move last: its table holds nothing of it */
 } ply__deepen_job_t;
 
 /**

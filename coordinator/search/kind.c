@@ -441,10 +441,12 @@ static void search_fill_job(const ply__run_t *run, size_t t, int no_hash, Ply__J
     if (s->dp) {
         if (!s->stash_ok || s->stash_slot != t) /* not from eligible: dispatch always is */
             s->stash_ok = ply__deepen_pick(s->dp, NULL, &s->stash), s->stash_slot = t;
-        if (!s->stash_ok) s->stash = (ply__deepen_job_t){0, 1, 0, 0, 0};
+        if (!s->stash_ok) s->stash = (ply__deepen_job_t){0, 1, 0, 0, 0, 1};
         const ply__deepen_job_t *dj = &s->stash;
         sj->n_searchmoves = 1, sj->searchmoves = s->jobs[dj->move].one;
         sj->has_depth = 1, sj->depth = dj->depth;
+        /* the worker's table holds the ply below: searched again, only the last two */
+        if (dj->depth > 1 && !dj->cold) sj->has_start_depth = 1, sj->start_depth = dj->depth - 1;
         sj->has_alpha = sj->has_beta = dj->window != 0;
         sj->alpha = dj->alpha, sj->beta = dj->beta;
     } else {
@@ -468,6 +470,10 @@ static void search_handed_out(ply_coordinator_t *c, ply__run_t *run, size_t t)
     if (s->dp) {
         const ply__peer_t *p = run->sched.tasks[t].worker;
         ply__deepen_started(s->dp, t, &s->stash, p ? p->worker_id : NULL);
+        ply_debug("run %" PRIu64 ": deepen: %s to depth %u%s%s on %s", run->id,
+                  s->jobs[s->stash.move].uci, s->stash.depth,
+                  s->stash.window ? ", null window" : ", exact", s->stash.cold ? ", cold" : "",
+                  p ? p->name : "?");
         s->stash_ok = 0;
     }
     if (s->sv) ply__sv_handed_out(c, run, t); /* a selected job's check */

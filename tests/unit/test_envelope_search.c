@@ -176,6 +176,14 @@ EDIT(sj_window_beta_multipv, (m->job->search->has_beta = 1, m->job->search->beta
 static uint32_t g_window_plies[1] = {2};
 EDIT(sj_window_plies, (SJ_WINDOW(0, 1), m->job->search->n_searchmoves = 0,
                        m->job->search->n_plies = 1, m->job->search->plies = g_window_plies))
+/* the first iteration (SearchJob.start_depth): 1..depth (6 here) */
+EDIT(sj_start_depth, (m->job->search->has_start_depth = 1, m->job->search->start_depth = 5))
+EDIT(sj_start_depth_at, (m->job->search->has_start_depth = 1, m->job->search->start_depth = 6))
+EDIT(sj_start_depth_0, (m->job->search->has_start_depth = 1, m->job->search->start_depth = 0))
+EDIT(sj_start_depth_over, (m->job->search->has_start_depth = 1, m->job->search->start_depth = 7))
+EDIT(sj_start_depth_no_depth,
+     (m->job->search->has_start_depth = 1, m->job->search->start_depth = 1,
+      m->job->search->has_depth = 0, m->job->search->has_nodes = 1, m->job->search->nodes = 1000))
 EDIT(sj_kind_3, m->job->kind = 3)
 /* a perft job with a search beside (build_search_job rewraps the message: keep the job) */
 static void perft_job_with_search(ply_msg_t *m)
@@ -440,6 +448,14 @@ static const scase_t SCASES[] = {
      "JOB: field search.beta present with search.multipv = 2, must be 1"},
     {build_search_job, sj_window_plies, PLY_EPROTO,
      "JOB: field search.alpha present beside search.plies"},
+    {build_search_job, sj_start_depth, 0, NULL},
+    {build_search_job, sj_start_depth_at, 0, NULL},
+    {build_search_job, sj_start_depth_0, PLY_EPROTO,
+     "JOB: field search.start_depth = 0, must be 1..search.depth"},
+    {build_search_job, sj_start_depth_over, PLY_EPROTO,
+     "JOB: field search.start_depth = 7, must be 1..search.depth"},
+    {build_search_job, sj_start_depth_no_depth, PLY_EPROTO,
+     "JOB: field search.start_depth = 1, must be 1..search.depth"},
     {build_search_job, sj_kind_3, PLY_EPROTO, "JOB: field search present in a job of kind 3"},
     {build_job, perft_job_with_search, PLY_EPROTO, "JOB: field search present in a PERFT job"},
     {build_search_result, sr_nodes, PLY_EPROTO, "RESULT: field nodes present beside search"},

@@ -555,6 +555,56 @@ static void test_root_window(void **state)
     ply_engine_destroy(&e);
 }
 
+/* The shallowest iteration reported (ply_search_info_fn). */
+static void on_info_min_depth(const ply_search_info_t *info, void *arg)
+{
+    int *min = arg;
+    if (info->line->depth < *min) *min = info->line->depth;
+}
+
+/*
+ * The first iteration (ply_search_limits_t.start_depth): no iteration below it is searched
+ * (none is reported) and the answer is of the depth asked; on the table a shallower search
+ * left, WAC.001 is still mate in 2 (Stockfish 15.1: "mate 2"; ply's engine sees it from
+ * depth 10) when the search starts at depth 10 (on an empty table it may not be: a cold
+ * search without the iterations below orders and prunes blind, which is why the
+ * coordinator starts cold jobs at 1);
+ * start_depth 0 means 1.
+ */
+static void test_start_depth(void **state)
+{
+    (void)state;
+    ply_search_pos_t p;
+    set_pos(&p, WAC001, NULL, 0);
+    ply_engine_t *e = ply_engine_new(16, 1);
+    assert_non_null(e);
+    ply_search_limits_t l;
+    ply_search_limits_init(&l);
+    ply_search_result_t r;
+    l.depth = 9;
+    assert_int_equal(ply_engine_search(e, &p, &l, NULL, NULL, &r), 0);
+    l.depth = 10, l.start_depth = 10;
+    int min = 1000;
+    assert_int_equal(ply_engine_search(e, &p, &l, on_info_min_depth, &min, &r), 0);
+    assert_int_equal(min, 10);
+    assert_int_equal(r.lines[0].depth, 10);
+    assert_int_equal(r.lines[0].score, PLY_SCORE_MATE - 3);
+    ply_engine_clear(e);
+    l.start_depth = 0, min = 1000;
+    assert_int_equal(ply_engine_search(e, &p, &l, on_info_min_depth, &min, &r), 0);
+    assert_int_equal(min, 1);
+    /* a warm table: depth 9, then depth 10 from 9 */
+    set_pos(&p, "startpos", NULL, 0);
+    ply_engine_clear(e);
+    l.depth = 9, l.start_depth = 0;
+    assert_int_equal(ply_engine_search(e, &p, &l, NULL, NULL, &r), 0);
+    l.depth = 10, l.start_depth = 9, min = 1000;
+    assert_int_equal(ply_engine_search(e, &p, &l, on_info_min_depth, &min, &r), 0);
+    assert_int_equal(min, 9);
+    assert_int_equal(r.lines[0].depth, 10);
+    ply_engine_destroy(&e);
+}
+
 typedef struct job {
     ply_engine_t *e;
     ply_search_pos_t p;
@@ -997,7 +1047,7 @@ int main(void)
         cmocka_unit_test(test_draws_in_search),
         cmocka_unit_test(test_multipv),
         cmocka_unit_test(test_searchmoves),
-        cmocka_unit_test(test_root_window),
+        cmocka_unit_test(test_start_depth), cmocka_unit_test(test_root_window),
         cmocka_unit_test(test_stop_infinite),
         cmocka_unit_test(test_stop_before_start),
         cmocka_unit_test(test_time_limits),

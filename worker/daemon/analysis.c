@@ -65,6 +65,7 @@ static int builtin_setup(builtin_t *b, const ply_analysis_job_t *job, char *why,
     l->multipv = job->multipv > 0 ? job->multipv : 1;
     l->n_searchmoves = job->n_searchmoves;
     l->has_window = job->has_window;
+    l->start_depth = job->start_depth;
     l->alpha = job->alpha;
     l->beta = job->beta;
     return 0;

@@ -56,6 +56,9 @@ typedef struct ply_analysis_job {
      * the full window, and its exact score is right for any window. */
     int has_window;
     int alpha, beta;
+    /* The first iteration (SearchJob.start_depth), plies; 0: 1. The builtin backend starts
+     * its iterative deepening there (ply_search_limits_t.start_depth); the UCI backend at 1. */
+    int start_depth;
 } ply_analysis_job_t;
 
 /** The private table of a reproducible job, MiB (proto's PLY_SEARCH_REPRO_HASH_MIB). */

@@ -104,6 +104,7 @@ static int search_run(ply__compute_t *c, void *state, const Ply__Job *job, unsig
     aj.reproducible = sj->has_reproducible && sj->reproducible;
     /* a root window (the envelope checked its edges, alpha < beta, no plies, multipv 1);
      * an edge left out is infinite */
+    aj.start_depth = sj->has_start_depth ? (int)sj->start_depth : 0; /* checked: <= depth */
     aj.has_window = sj->has_alpha || sj->has_beta;
     aj.alpha = sj->has_alpha ? sj->alpha : -PLY_SCORE_INF;
     aj.beta = sj->has_beta ? sj->beta : PLY_SCORE_INF;

@@ -113,7 +113,7 @@ struct ply_engine {
     ply_search_pos_t root_pos;   /* the caller's, clock at most 100 (no wrap below the root) */
     ply_search_info_fn cb;
     void *cb_arg;
-    int max_depth, multipv, infinite;
+    int max_depth, start_depth, multipv, infinite;
     int lo, hi; /* the root window asked for (ply_search_limits_t); else -/+PLY_SCORE_INF */
     uint64_t node_limit;
     ply__budget_t budget;
@@ -903,7 +903,7 @@ static void think(ply__thread_t *t)
     }
     ply_move_t last_best = 0;
     int stable = 0, last_score = 0;
-    for (int d = 1; d <= e->max_depth && !t->stop; d++) {
+    for (int d = imax(1, imin(e->start_depth, e->max_depth)); d <= e->max_depth && !t->stop; d++) {
         /* No thread searches again a depth the team has finished; but thread 0,
          * which must finish its first iteration whatever the limits, starts it
          * at depth 1 (a thread 0 that starts late on a loaded machine went
@@ -1047,6 +1047,7 @@ int ply_engine_search(ply_engine_t *e, const ply_search_pos_t *pos, const ply_se
     e->cb = cb;
     e->cb_arg = arg;
     e->max_depth = lim->depth > 0 ? imin(lim->depth, PLY_SEARCH_MAX_DEPTH) : PLY_SEARCH_MAX_DEPTH;
+    e->start_depth = lim->start_depth;
     e->multipv = imax(1, imin(imin(lim->multipv, PLY_SEARCH_MAX_MULTIPV), e->n_root));
     e->infinite = lim->infinite != 0;
     e->lo = lim->has_window ? lim->alpha : -PLY_SCORE_INF;

@@ -89,6 +89,10 @@ typedef struct ply_search_limits {
      * has_window 0: the full window. */
     int has_window;
     int alpha, beta;
+    /* The first iteration, plies (1..depth; 0 means 1): a search whose table holds the
+     * shallower iterations already (a coordinator's deepening analysis: the same root move a
+     * ply shallower, just before) need not search them again. */
+    int start_depth;
 } ply_search_limits_t;
 
 /** ply_search_limits_init - no limit at all (as UCI "go infinite" without the flag). */

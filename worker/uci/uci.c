@@ -9,16 +9,17 @@
  * flushed whole under out_lock; a started job is joined exactly once (finish
  * or reap), so each `go` that starts a search writes exactly one bestmove.
  *
- * Stops and ponderhits reach the engine only while the job thread is
- * inside ply_engine_search (in_search, under lock). The engine keeps a stop
- * that arrives between searches for the next one (search.h), so a stop that
- * raced with the end of a search (after the engine cleared its flag, before
+ * The search is the backend's (uci_backend.h: ply's engine, or a cluster).
+ * Stops and ponderhits reach it only while the job thread is inside its
+ * search (in_search, under lock). A backend keeps a stop that arrives
+ * between searches for the next one (as ply_engine_stop), so a stop that
+ * raced with the end of a search (after the backend cleared its flag, before
  * the job thread saw it return) would cut the next `go` short: under the same
- * lock the job thread clears in_search and calls ply_engine_clear_stop when
- * the search returns, and only then (busy cleared: the engine is idle and
- * setoption applies at once) writes the bestmove. A ponderhit is not kept
- * by the engine, so one that came before the search began pondering is given
- * again at the first info callback (within depth 1).
+ * lock the job thread clears in_search and calls the backend's clear_stop
+ * when the search returns, and only then (busy cleared: the backend is idle
+ * and setoption applies at once) writes the bestmove. A ponderhit is not
+ * kept by ply's engine, so one that came before the search began pondering
+ * is given again at the first info callback (within depth 1).
  */
 #include "uci.h"
 
@@ -34,19 +35,26 @@
 #include "perft.h"
 #include "search.h"
 #include "tt.h"
+#include "uci_backend.h"
 #include "util/error.h"
 
-/* Option limits: Hash and Threads as search.h's ply_engine_new accepts;
- * Move Overhead's default and range as Stockfish 15.1's. */
-#define HASH_DEFAULT     16
-#define HASH_MAX         1048576
-#define THREADS_MAX      1024
+/* Move Overhead's default and range as Stockfish 15.1's. */
 #define OVERHEAD_DEFAULT 10
 #define OVERHEAD_MAX     5000
 #define PERFT_TT_MIB     16
 #define FEN_MAX          256
 
 enum { JOB_SEARCH, JOB_PERFT };
+
+/* A position command as the GUI wrote it (a backend may want the moves, not just the
+ * root): the FEN, and the moves in one buffer. */
+typedef struct pos_text {
+    char fen[FEN_MAX];
+    char *buf;    /* the moves' text, NUL-separated (owned) */
+    char **moves; /* into buf (owned) */
+    int n_moves;
+    int chess960;
+} pos_text_t;
 
 typedef struct job {
     int kind;
@@ -63,19 +71,22 @@ typedef struct uci {
     pthread_cond_t cond;      /* signalled on stop and ponderhit requests */
     int started;              /* a job thread exists and is not joined (input thread only) */
     int busy;                 /* the job uses the engine or the options (under lock) */
-    int in_search;            /* the job thread is in ply_engine_search (under lock) */
+    int in_search;            /* the job thread is in the backend's search (under lock) */
     int first_info;           /* no info callback yet in this job (job thread only) */
     _Atomic int stop_req;     /* stop (or quit) asked for the running job */
     _Atomic int ponderhit_req;
     _Atomic int perft_cancel;
     pthread_t thread;
-    ply_engine_t *engine;
-    int hash_mib, threads, multipv, chess960, overhead_ms, ponder;
-    ply_search_pos_t pos; /* the position the next go searches */
-    ply_search_pos_t tmp; /* a position command parsed here, kept only when valid */
-    char no_pos[320];     /* why the last position command was rejected ("": pos is valid) */
-    job_t job;            /* the running (or last) job */
-    job_t next;           /* a go being parsed: it replaces job only when valid */
+    ply_uci_backend_t *backend;
+    int perft_threads; /* the backend's Threads option, else 1 */
+    int multipv, chess960, overhead_ms, ponder;
+    ply_search_pos_t pos;          /* the position the next go searches */
+    ply_search_pos_t tmp;          /* a position command parsed here, kept only when valid */
+    pos_text_t pos_text, tmp_text; /* the same as written */
+    pos_text_t job_text;           /* the running (or last) job's, as job */
+    char no_pos[320]; /* why the last position command was rejected ("": pos is valid) */
+    job_t job;        /* the running (or last) job */
+    job_t next;       /* a go being parsed: it replaces job only when valid */
     ply_search_result_t result;
     ply_perft_result_t perft;
 } uci_t;
@@ -155,7 +166,8 @@ static void add_score(sbuf_t *b, const ply_search_line_t *l)
 }
 
 /* One "info depth ..." line. The time is rounded up to 1 ms, as Stockfish
- * 15.1 does, so that nps is always nodes over the time printed. */
+ * 15.1 does, so that nps is always nodes over the time printed; a hashfull
+ * below 0 (a backend that does not know it) is left out. */
 static void info_line(sbuf_t *b, const ply_board_t *root, int multipv, const ply_search_line_t *l,
                       uint64_t nodes, int64_t time_ms, int hashfull)
 {
@@ -164,8 +176,10 @@ static void info_line(sbuf_t *b, const ply_board_t *root, int multipv, const ply
     b->s[0] = 0;
     sb_add(b, "info depth %d seldepth %d multipv %d", l->depth, l->seldepth, multipv);
     add_score(b, l);
-    sb_add(b, " nodes %" PRIu64 " nps %" PRIu64 " hashfull %d time %" PRId64, nodes,
-           (uint64_t)((double)nodes * 1000.0 / (double)t), hashfull, t);
+    sb_add(b, " nodes %" PRIu64 " nps %" PRIu64, nodes,
+           (uint64_t)((double)nodes * 1000.0 / (double)t));
+    if (hashfull >= 0) sb_add(b, " hashfull %d", hashfull);
+    sb_add(b, " time %" PRId64, t);
     add_pv(b, root, l->pv, l->n_pv);
 }
 
@@ -178,7 +192,7 @@ static void on_info(const ply_search_info_t *info, void *arg)
     uci_t *u = arg;
     if (u->first_info) { /* a ponderhit that came before the search began (see the top) */
         u->first_info = 0;
-        if (atomic_load(&u->ponderhit_req)) ply_engine_ponderhit(u->engine);
+        if (atomic_load(&u->ponderhit_req)) u->backend->ops->ponderhit(u->backend);
     }
     sbuf_t b;
     info_line(&b, &u->job.pos.root, info->multipv, info->line, info->nodes, info->time_ms,
@@ -205,17 +219,25 @@ static int is_legal(const ply_board_t *b, ply_move_t m)
 static void run_search(uci_t *u)
 {
     const job_t *j = &u->job;
+    const ply_uci_backend_ops_t *ops = u->backend->ops;
     ply_search_result_t *r = &u->result;
     memset(r, 0, sizeof *r);
     u->first_info = 1;
+    ply_uci_go_t go = {.fen = u->job_text.fen,
+                       .moves = (const char *const *)u->job_text.moves,
+                       .n_moves = u->job_text.n_moves,
+                       .chess960 = u->job_text.chess960,
+                       .pos = &j->pos,
+                       .lim = &j->lim};
+    char why[512] = "";
     pthread_mutex_lock(&u->lock);
     u->in_search = 1;
-    if (atomic_load(&u->stop_req)) ply_engine_stop(u->engine);
+    if (atomic_load(&u->stop_req)) ops->stop(u->backend);
     pthread_mutex_unlock(&u->lock);
-    int rc = ply_engine_search(u->engine, &j->pos, &j->lim, on_info, u, r);
+    int rc = ops->search(u->backend, &go, on_info, u, r, why, sizeof why);
     pthread_mutex_lock(&u->lock);
     u->in_search = 0;
-    ply_engine_clear_stop(u->engine); /* no stop left for the next go (see the top) */
+    ops->clear_stop(u->backend); /* no stop left for the next go (see the top) */
     /* "infinite": do not write bestmove before stop; pondering: before ponderhit */
     while (!atomic_load(&u->stop_req) &&
            (j->lim.infinite || (j->lim.ponder && !atomic_load(&u->ponderhit_req))))
@@ -229,7 +251,8 @@ static void run_search(uci_t *u)
     sbuf_t b;
     pthread_mutex_lock(&u->out_lock);
     if (rc < 0) {
-        snprintf(b.s, sizeof b.s, "info string the search failed (%s)", ply_strerror(rc));
+        snprintf(b.s, sizeof b.s, "info string the search failed (%s)",
+                 why[0] ? why : ply_strerror(rc));
         emit(u, b.s);
     }
     for (int i = 0; i < r->n_lines && rc == 0; i++) {
@@ -237,7 +260,7 @@ static void run_search(uci_t *u)
         emit(u, b.s);
     }
     ply_move_t best = r->best;
-    if (nl > 0 && (rc < 0 || !is_legal(root, best))) {
+    if (nl > 0 && (!best || !is_legal(root, best))) {
         /* never expected: say so, and still answer with a legal move */
         best = j->lim.n_searchmoves ? j->lim.searchmoves[0] : legal[0];
         if (rc == 0)
@@ -261,7 +284,7 @@ static void run_perft(uci_t *u)
 {
     ply_tt_t *tt = ply_tt_new((size_t)PERFT_TT_MIB << 20, 1);
     ply_perft_opts_t o = {0};
-    o.threads = u->threads;
+    o.threads = u->perft_threads;
     o.tt = tt;
     o.divide = 1;
     o.cancel = &u->perft_cancel;
@@ -318,7 +341,7 @@ static void request_stop(uci_t *u)
     pthread_mutex_lock(&u->lock);
     atomic_store(&u->stop_req, 1);
     atomic_store(&u->perft_cancel, 1);
-    if (u->in_search) ply_engine_stop(u->engine);
+    if (u->in_search) u->backend->ops->stop(u->backend);
     pthread_cond_broadcast(&u->cond);
     pthread_mutex_unlock(&u->lock);
 }
@@ -357,23 +380,37 @@ static void start_job(uci_t *u)
 
 /* ---- commands --------------------------------------------------------------------- */
 
+static void option_line(uci_t *u, const ply_uci_option_t *o)
+{
+    char line[160];
+    if (o->type == PLY_UCI_OPTION_BUTTON)
+        snprintf(line, sizeof line, "option name %s type button", o->name);
+    else
+        snprintf(line, sizeof line,
+                 "option name %s type spin default %" PRId64 " min %" PRId64 " max %" PRId64,
+                 o->name, o->def, o->min, o->max);
+    emit(u, line);
+}
+
+/* The options: the backend's spins, the loop's, the backend's buttons, Ponder (for ply's
+ * engine: Hash, Threads, MultiPV, UCI_Chess960, Move Overhead, Clear Hash, Ponder). */
 static void cmd_uci(uci_t *u)
 {
-    static const char id[] = "id name ply " PLY_VERSION;
-    static const char *const lines[] = {
-        id,
-        "id author the ply developers",
-        "option name Hash type spin default 16 min 1 max 1048576",
-        "option name Threads type spin default 1 min 1 max 1024",
-        "option name MultiPV type spin default 1 min 1 max 64",
-        "option name UCI_Chess960 type check default false",
-        "option name Move Overhead type spin default 10 min 0 max 5000",
-        "option name Clear Hash type button",
-        "option name Ponder type check default false",
-        "uciok",
-    };
+    const ply_uci_backend_ops_t *ops = u->backend->ops;
+    char id[128];
+    snprintf(id, sizeof id, "id name %s " PLY_VERSION, ops->id_name);
     pthread_mutex_lock(&u->out_lock);
-    for (size_t i = 0; i < sizeof lines / sizeof *lines; i++) emit(u, lines[i]);
+    emit(u, id);
+    emit(u, "id author the ply developers");
+    for (int i = 0; i < ops->n_options; i++)
+        if (ops->options[i].type != PLY_UCI_OPTION_BUTTON) option_line(u, &ops->options[i]);
+    emit(u, "option name MultiPV type spin default 1 min 1 max 64");
+    emit(u, "option name UCI_Chess960 type check default false");
+    emit(u, "option name Move Overhead type spin default 10 min 0 max 5000");
+    for (int i = 0; i < ops->n_options; i++)
+        if (ops->options[i].type == PLY_UCI_OPTION_BUTTON) option_line(u, &ops->options[i]);
+    emit(u, "option name Ponder type check default false");
+    emit(u, "uciok");
     pthread_mutex_unlock(&u->out_lock);
 }
 
@@ -417,6 +454,47 @@ static int parse_bool(const char *s, int *out)
     return -1;
 }
 
+/* The backend's option called @name, or NULL. */
+static const ply_uci_option_t *backend_option(const uci_t *u, const char *name)
+{
+    const ply_uci_backend_ops_t *ops = u->backend->ops;
+    for (int i = 0; i < ops->n_options; i++)
+        if (!strcasecmp(name, ops->options[i].name)) return &ops->options[i];
+    return NULL;
+}
+
+/* setoption of a backend's option @o (as the GUI wrote it: @name): a spin's value checked,
+ * refused during a search. */
+static void set_backend_option(uci_t *u, const ply_uci_option_t *o, const char *name, const char *v,
+                               int nv)
+{
+    char q[48], why[256] = "";
+    int64_t x = 0;
+    if (job_busy(u)) {
+        say(u, "info string setoption: %s cannot change during a search; ignored", name);
+        return;
+    }
+    if (o->type == PLY_UCI_OPTION_BUTTON && nv >= 0) {
+        say(u, "info string setoption: %s is a button and takes no value; ignored", o->name);
+        return;
+    }
+    if (o->type == PLY_UCI_OPTION_SPIN && parse_int(v, o->min, o->max, &x)) {
+        say(u,
+            "info string setoption: %s needs a whole number %" PRId64 "..%" PRId64
+            ", got '%s'; ignored",
+            name, o->min, o->max,
+            v        ? quote(v, q, sizeof q)
+            : nv > 1 ? "several words"
+                     : "nothing");
+        return;
+    }
+    if (u->backend->ops->set_option(u->backend, o, x, why, sizeof why) < 0) {
+        say(u, "info string setoption: %s", why);
+        return;
+    }
+    if (!strcasecmp(o->name, "Threads")) u->perft_threads = (int)x;
+}
+
 static void cmd_setoption(uci_t *u, char **tok, int n)
 {
     char name[128] = "", q[48];
@@ -435,34 +513,21 @@ static void cmd_setoption(uci_t *u, char **tok, int n)
     const char *v = nv == 1 ? tok[i + 1] : NULL;
     int64_t x;
     int flag;
-    int spin = !strcasecmp(name, "Hash") || !strcasecmp(name, "Threads") ||
-               !strcasecmp(name, "MultiPV") || !strcasecmp(name, "Move Overhead");
+    const ply_uci_option_t *own = backend_option(u, name);
+    if (own) {
+        set_backend_option(u, own, name, v, nv);
+        return;
+    }
+    int spin = !strcasecmp(name, "MultiPV") || !strcasecmp(name, "Move Overhead");
     int check = !strcasecmp(name, "UCI_Chess960") || !strcasecmp(name, "Ponder");
-    int during = (!strcasecmp(name, "Hash") || !strcasecmp(name, "Threads") ||
-                  !strcasecmp(name, "Clear Hash")) &&
-                 job_busy(u);
-    if (!spin && !check && strcasecmp(name, "Clear Hash")) {
+    if (!spin && !check) {
         say(u, "info string setoption: no option named '%s' (see the uci command); ignored",
             quote(name, q, sizeof q));
         return;
     }
-    if (during) {
-        say(u, "info string setoption: %s cannot change during a search; ignored", name);
-        return;
-    }
-    if (!strcasecmp(name, "Clear Hash")) {
-        if (nv >= 0)
-            say(u, "info string setoption: Clear Hash is a button and takes no value; ignored");
-        else
-            ply_engine_clear(u->engine);
-        return;
-    }
     if (spin) {
-        int64_t lo = 1, hi = !strcasecmp(name, "Hash")      ? HASH_MAX
-                             : !strcasecmp(name, "Threads") ? THREADS_MAX
-                             : !strcasecmp(name, "MultiPV") ? PLY_SEARCH_MAX_MULTIPV
-                                                            : OVERHEAD_MAX;
-        if (!strcasecmp(name, "Move Overhead")) lo = 0;
+        int multipv = !strcasecmp(name, "MultiPV");
+        int64_t lo = multipv ? 1 : 0, hi = multipv ? PLY_SEARCH_MAX_MULTIPV : OVERHEAD_MAX;
         if (parse_int(v, lo, hi, &x)) {
             say(u,
                 "info string setoption: %s needs a whole number %" PRId64 "..%" PRId64
@@ -473,26 +538,10 @@ static void cmd_setoption(uci_t *u, char **tok, int n)
                          : "nothing");
             return;
         }
-        if (!strcasecmp(name, "Hash")) {
-            if (ply_engine_set_hash(u->engine, (size_t)x) < 0) {
-                say(u,
-                    "info string setoption: cannot allocate a %" PRId64
-                    " MiB table; keeping %d MiB",
-                    x, u->hash_mib);
-                return;
-            }
-            u->hash_mib = (int)x;
-        } else if (!strcasecmp(name, "Threads")) {
-            if (ply_engine_set_threads(u->engine, (int)x) < 0) {
-                say(u, "info string setoption: the engine refused %" PRId64 " threads", x);
-                return;
-            }
-            u->threads = (int)x;
-        } else if (!strcasecmp(name, "MultiPV")) {
+        if (multipv)
             u->multipv = (int)x;
-        } else {
+        else
             u->overhead_ms = (int)x;
-        }
         return;
     }
     if (parse_bool(v, &flag)) {
@@ -506,6 +555,39 @@ static void cmd_setoption(uci_t *u, char **tok, int n)
         u->chess960 = flag;
     else
         u->ponder = flag;
+}
+
+static void pos_text_free(pos_text_t *t)
+{
+    free(t->buf);
+    free(t->moves);
+    t->buf = NULL, t->moves = NULL, t->n_moves = 0;
+}
+
+/* @t = @fen and its @n moves as written; 0 or PLY_ENOMEM (then @t is empty). */
+static int pos_text_set(pos_text_t *t, const char *fen, const char *const *moves, int n,
+                        int chess960)
+{
+    pos_text_free(t);
+    snprintf(t->fen, sizeof t->fen, "%s", fen);
+    t->chess960 = chess960;
+    size_t len = 1;
+    for (int i = 0; i < n; i++) len += strlen(moves[i]) + 1;
+    t->buf = malloc(len);
+    t->moves = malloc(((size_t)n + 1) * sizeof *t->moves);
+    if (!t->buf || !t->moves) {
+        pos_text_free(t);
+        return PLY_ENOMEM;
+    }
+    char *w = t->buf;
+    for (int i = 0; i < n; i++) {
+        size_t k = strlen(moves[i]) + 1;
+        memcpy(w, moves[i], k);
+        t->moves[i] = w;
+        w += k;
+    }
+    t->n_moves = n;
+    return 0;
 }
 
 /* Parse "position ..." into u->tmp; 0, or -1 with what was wrong in @err. */
@@ -547,6 +629,10 @@ static int parse_position(uci_t *u, char **tok, int n, char *err, size_t len)
                  rc == PLY_EFEN || (rc == PLY_EILLEGAL && nm == 0) ? "bad FEN: " : "", why);
         return -1;
     }
+    if (pos_text_set(&u->tmp_text, fen, moves, nm, u->chess960) < 0) {
+        snprintf(err, len, "out of memory");
+        return -1;
+    }
     return 0;
 }
 
@@ -561,6 +647,9 @@ static void cmd_position(uci_t *u, char **tok, int n)
         return;
     }
     u->pos = u->tmp;
+    pos_text_t t = u->pos_text; /* swapped: the old one's buffers are reused or freed later */
+    u->pos_text = u->tmp_text;
+    u->tmp_text = t;
     u->no_pos[0] = 0;
 }
 
@@ -691,6 +780,12 @@ static void cmd_go(uci_t *u, char **tok, int n)
     }
     u->job = u->next;
     u->job.pos = u->pos;
+    if (pos_text_set(&u->job_text, u->pos_text.fen, (const char *const *)u->pos_text.moves,
+                     u->pos_text.n_moves, u->pos_text.chess960) < 0) {
+        say(u, "info string out of memory; go ignored");
+        say(u, "bestmove 0000");
+        return;
+    }
     start_job(u);
 }
 
@@ -702,7 +797,7 @@ static void cmd_ponderhit(uci_t *u)
     }
     pthread_mutex_lock(&u->lock);
     atomic_store(&u->ponderhit_req, 1);
-    if (u->in_search) ply_engine_ponderhit(u->engine);
+    if (u->in_search) u->backend->ops->ponderhit(u->backend);
     pthread_cond_broadcast(&u->cond);
     pthread_mutex_unlock(&u->lock);
 }
@@ -728,7 +823,7 @@ static int execute(uci_t *u, char **tok, int n)
         cmd_ponderhit(u);
     else if (!strcmp(c, "ucinewgame")) {
         finish(u, 0);
-        ply_engine_clear(u->engine);
+        u->backend->ops->new_game(u->backend);
     } else if (!strcmp(c, "quit"))
         return 1;
     else if (!strcmp(c, "debug")) {
@@ -785,28 +880,26 @@ static int tokenize(char *buf, char ***tok, int *cap)
     return n;
 }
 
-int ply_uci_loop(FILE *in, FILE *out)
+int ply_uci_serve(FILE *in, FILE *out, ply_uci_backend_t *backend)
 {
     uci_t *u = calloc(1, sizeof *u);
     char *line = malloc(PLY_UCI_MAX_LINE + 1);
-    if (!u || !line) {
+    if (!u || !line || !backend) {
         free(u);
         free(line);
-        return PLY_ENOMEM;
+        return backend ? PLY_ENOMEM : PLY_EINVAL;
     }
     u->in = in, u->out = out;
-    u->hash_mib = HASH_DEFAULT, u->threads = 1, u->multipv = 1;
+    u->backend = backend;
+    u->multipv = 1;
     u->overhead_ms = OVERHEAD_DEFAULT;
-    u->engine = ply_engine_new(HASH_DEFAULT, 1);
-    if (!u->engine) {
-        free(u);
-        free(line);
-        return PLY_ENOMEM;
-    }
+    const ply_uci_option_t *threads = backend_option(u, "Threads");
+    u->perft_threads = threads ? (int)threads->def : 1;
     pthread_mutex_init(&u->out_lock, NULL);
     pthread_mutex_init(&u->lock, NULL);
     pthread_cond_init(&u->cond, NULL);
     ply_search_pos_set(&u->pos, "startpos", 0, NULL, 0, NULL, 0);
+    snprintf(u->pos_text.fen, sizeof u->pos_text.fen, "startpos");
     char **tok = NULL;
     int cap = 0, quit = 0;
     while (!quit) {
@@ -832,10 +925,22 @@ int ply_uci_loop(FILE *in, FILE *out)
     finish(u, u->started && u->job.kind == JOB_PERFT);
     free(tok);
     free(line);
-    ply_engine_destroy(&u->engine);
+    pos_text_free(&u->pos_text);
+    pos_text_free(&u->tmp_text);
+    pos_text_free(&u->job_text);
     pthread_cond_destroy(&u->cond);
     pthread_mutex_destroy(&u->lock);
     pthread_mutex_destroy(&u->out_lock);
     free(u);
     return 0;
+}
+
+int ply_uci_loop(FILE *in, FILE *out)
+{
+    /* Hash and Threads at their options' defaults (uci_builtin.c) */
+    ply_uci_backend_t *b = ply_uci_builtin_new(16, 1);
+    if (!b) return PLY_ENOMEM;
+    int rc = ply_uci_serve(in, out, b);
+    ply_uci_backend_destroy(&b);
+    return rc;
 }

@@ -2,7 +2,9 @@
  * The Universal Chess Interface over two stdio streams, so that GUIs and
  * match tools can drive ply's search (worker/engine/search.h). `ply uci` and
  * `ply-worker --uci` both run ply_uci_loop on stdin and stdout; the tests
- * drive it the same way.
+ * drive it the same way. The search is a backend (uci_backend.h): ply's
+ * engine in this process, or (ply_uci_serve, `ply uci --workers N`) a
+ * cluster.
  *
  * Shape: the calling thread reads and executes commands; `go` starts the
  * search (or a perft) on a thread of its own, so that `isready`, `stop`,
@@ -66,5 +68,13 @@
  * engine (its 16 MiB table) or a thread cannot be created at the start.
  */
 int ply_uci_loop(FILE *in, FILE *out);
+
+struct ply_uci_backend;
+/**
+ * ply_uci_serve - ply_uci_loop with the search of @backend (uci_backend.h;
+ * not consumed: the caller destroys it after). Returns 0, PLY_EINVAL for no
+ * backend, or PLY_ENOMEM when the loop cannot start.
+ */
+int ply_uci_serve(FILE *in, FILE *out, struct ply_uci_backend *backend);
 
 #endif

@@ -207,6 +207,11 @@ static void on_info(const ply_search_info_t *info, void *arg)
         request_stop(u); /* go mate N: found */
 }
 
+static void on_note(const char *text, void *arg)
+{
+    say(arg, "info string %s", text);
+}
+
 static int is_legal(const ply_board_t *b, ply_move_t m)
 {
     ply_move_t legal[PLY_MAX_MOVES];
@@ -228,7 +233,8 @@ static void run_search(uci_t *u)
                        .n_moves = u->job_text.n_moves,
                        .chess960 = u->job_text.chess960,
                        .pos = &j->pos,
-                       .lim = &j->lim};
+                       .lim = &j->lim,
+                       .note = on_note};
     char why[512] = "";
     pthread_mutex_lock(&u->lock);
     u->in_search = 1;

@@ -34,6 +34,9 @@ typedef struct ply_uci_option {
     int64_t def, min, max;
 } ply_uci_option_t;
 
+/** A line of text for the GUI (the loop writes it as "info string TEXT"); @arg: search's. */
+typedef void (*ply_uci_note_fn)(const char *text, void *arg);
+
 /** What one `go` searches. */
 typedef struct ply_uci_go {
     const char *fen;          /* the position command's FEN, or "startpos" */
@@ -42,6 +45,7 @@ typedef struct ply_uci_go {
     int chess960;                   /* UCI_Chess960 when the position came */
     const ply_search_pos_t *pos;    /* the same position, read: root and history */
     const ply_search_limits_t *lim; /* the go's limits (searchmoves legal at the root) */
+    ply_uci_note_fn note;           /* what the search has to say meanwhile (never NULL) */
 } ply_uci_go_t;
 
 typedef struct ply_uci_backend ply_uci_backend_t;

@@ -19,6 +19,15 @@ add_dependencies(test_uci ply ply-worker)
 add_test(NAME uci_conversation COMMAND test_uci)
 set_tests_properties(uci_conversation PROPERTIES TIMEOUT 600 LABELS quick SKIP_RETURN_CODE 77)
 
+# The cluster as one UCI engine: `ply uci --workers 2` and `--coordinator E`
+# (tests/integration/test_uci_cluster.c).
+add_executable(test_uci_cluster integration/test_uci_cluster.c)
+target_link_libraries(test_uci_cluster PRIVATE ply_flags ply_test_support ply_arbiter PkgConfig::CMOCKA PkgConfig::JANSSON)
+target_compile_definitions(test_uci_cluster PRIVATE PLY_BIN_DIR="${CMAKE_RUNTIME_OUTPUT_DIRECTORY}")
+add_dependencies(test_uci_cluster ply ply-worker ply-coordinator)
+add_test(NAME uci_cluster COMMAND test_uci_cluster)
+set_tests_properties(uci_cluster PROPERTIES TIMEOUT 900 LABELS "slow;net" SKIP_RETURN_CODE 77)
+
 # The progress display of the long commands (client/progress.c): ETA arithmetic and text.
 ply_unit_test(test_progress
   SOURCES unit/test_progress.c

@@ -8,7 +8,10 @@
  * once Accepted and cleared when its wait returns; at most one Cancel is sent
  * per run (cancel_sent); stop_req outlives a search only until clear_stop, so
  * that a stop that came before the run was accepted cancels it as soon as it
- * is; the run's deadline is clock_from + budget_ms, unless pondering.
+ * is; the run's deadline is clock_from + budget_ms, unless pondering, put off to
+ * clock_from + hard_ms while no iteration has completed (a Cancel then would leave
+ * nothing to play but an unsearched move: the first go after the start, its workers
+ * still connecting).
  */
 #include "uci_cluster.h"
 
@@ -41,6 +44,8 @@ typedef struct cluster {
     int limit_req;        /* a watched limit is reached: cancel the run */
     int pondering;        /* the run ponders: its clock starts at ponderhit */
     int64_t budget_ms;    /* the go's time budget (-1: none), from the go or the ponderhit */
+    int64_t hard_ms;      /* ... and how far it stretches while no iteration has completed */
+    int got_iteration;    /* the run has completed one: a Cancel now has an answer */
     uint64_t run_id;      /* the run in flight, 0: none */
     int cancel_sent;      /* its Cancel went */
     uint64_t clock_from;  /* when budget_ms started (now_ms): the go, or the ponderhit */
@@ -111,8 +116,8 @@ static void *controller_main(void *arg)
     pthread_mutex_lock(&c->lock);
     while (!c->quit) {
         uint64_t now = now_ms();
-        uint64_t deadline =
-            !c->pondering && c->budget_ms >= 0 ? c->clock_from + (uint64_t)c->budget_ms : 0;
+        int64_t budget = c->got_iteration ? c->budget_ms : c->hard_ms;
+        uint64_t deadline = !c->pondering && budget >= 0 ? c->clock_from + (uint64_t)budget : 0;
         int due = c->stop_req || c->limit_req || (deadline && now >= deadline);
         if (c->run_id && !c->cancel_sent && due) {
             uint64_t id = c->run_id;
@@ -191,6 +196,12 @@ static void on_progress(const Ply__RunProgress *p, void *arg)
     }
     const Ply__SearchAnswer *s = p->search;
     if (!s || !s->has_depth || s->depth <= c->shown_depth || !s->n_moves) return;
+    if (!c->shown_depth) {
+        pthread_mutex_lock(&c->lock);
+        c->got_iteration = 1; /* the deadline is the budget's from now on */
+        pthread_cond_signal(&c->cond);
+        pthread_mutex_unlock(&c->lock);
+    }
     c->shown_depth = s->depth;
     const ply_board_t *root = &c->go->pos->root;
     size_t k = shown_lines(c, s);
@@ -255,9 +266,13 @@ static void run_limits(cluster_t *c, const ply_uci_go_t *go, ply_search_request_
     const ply_search_limits_t *l = go->lim;
     int64_t movetime = l->movetime_ms > 0 ? max64(1, l->movetime_ms - l->overhead_ms) : 0;
     if (movetime > PLY_SEARCH_JOB_MAX_MOVETIME_MS) movetime = PLY_SEARCH_JOB_MAX_MOVETIME_MS;
-    c->budget_ms = l->infinite ? -1
-                   : movetime  ? movetime
-                               : ply_uci_cluster_budget_ms(l, go->pos->root.side);
+    int side = go->pos->root.side;
+    c->budget_ms = l->infinite ? -1 : movetime ? movetime : ply_uci_cluster_budget_ms(l, side);
+    c->hard_ms = c->budget_ms;
+    if (!l->infinite && !movetime && c->budget_ms >= 0) { /* the engine's hard limit */
+        int64_t half = max64(1, l->time_ms[side] - l->overhead_ms) / 2;
+        c->hard_ms = max64(c->budget_ms, c->budget_ms * 4 < half ? c->budget_ms * 4 : half);
+    }
     c->watch_depth = 0, c->watch_nodes = 0;
     req->deepen = 1;
     req->multipv = l->multipv > 0 ? (unsigned)l->multipv : 1;
@@ -319,7 +334,7 @@ static int search(ply_uci_backend_t *b, const ply_uci_go_t *go, ply_search_info_
     run_limits(c, go, &req);
     c->pondering = go->lim->ponder;
     c->clock_from = c->t0;
-    c->limit_req = 0, c->cancel_sent = 0, c->cancel_why[0] = 0;
+    c->limit_req = 0, c->cancel_sent = 0, c->cancel_why[0] = 0, c->got_iteration = 0;
     pthread_mutex_unlock(&c->lock);
 
     ply_client_t *cl = ply_session_client(c->session);

@@ -18,7 +18,9 @@
  *     clock = time - Move Overhead (at least 1 ms),
  *     budget = min(clock / mtg + 3/4 increment, clock / 4), at least 10 ms,
  *     mtg = movestogo (at most 50) or else 30 moves; the run is canceled when
- *     it has passed, counted from the go (pondering: from the ponderhit).
+ *     it has passed, counted from the go (pondering: from the ponderhit); while
+ *     no iteration has completed (the first go, its workers still connecting)
+ *     it stretches to the engine's hard limit, min(4 budget, clock / 2).
  * The clock budget is the engine's (worker/engine/timeman.c) without its soft
  * limit: the front end cannot decline to start an iteration, only cancel, and
  * a canceled deepening run answers with its deepest completed iteration.

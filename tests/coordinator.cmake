@@ -78,3 +78,9 @@ ply_unit_test(test_rule_pool
   LIBS ply_coordinator
   LABELS quick
   TIMEOUT 60)
+# The deepening analysis's facts and picks without a cluster (tests/unit/test_deepen.c): its
+# iterations, a fail high searched again, multipv, the split of the eldest a ply deeper.
+ply_unit_test(test_deepen_facts
+  SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/unit/test_deepen.c
+  LIBS ply_coordinator
+  LABELS quick)

@@ -57,7 +57,14 @@ struct ply__deepen {
     dmove_t *m;
     uint32_t k, max_depth, completed;
     int32_t thr_last; /* T of the last completed iteration */
-    slot_t *slots;    /* one per move: a run's tasks */
+    slot_t *slots;    /* PLY__DEEPEN_SLOTS(n): a run's tasks; a split's are its parent's */
+    size_t nslots;
+    int own_slots;
+    /* the split (the header's "More workers than root moves"): the analysis of the position
+     * after root move child_move, a ply deeper, its iteration k the move's depth k + 1; its
+     * generation tells a job of a split since replaced */
+    ply__deepen_t *child;
+    uint32_t child_move, gen;
     uint64_t nodes;
     /* the answer: the last completed iteration's lines, best first */
     Ply__AnalysedMove *am;
@@ -106,7 +113,9 @@ ply__deepen_t *ply__deepen_new(const ply_arb_pos_t *root, char *const *uci, size
                                                           : max_depth;
     size_t c = n ? n : 1;
     d->m = calloc(c, sizeof *d->m);
-    d->slots = calloc(c, sizeof *d->slots);
+    d->nslots = PLY__DEEPEN_SLOTS(n);
+    d->slots = calloc(d->nslots, sizeof *d->slots);
+    d->own_slots = 1;
     d->am = calloc(c, sizeof *d->am);
     d->amp = calloc(c, sizeof *d->amp);
     d->san = calloc(c, sizeof *d->san);
@@ -138,7 +147,8 @@ void ply__deepen_free(ply__deepen_t **dp)
     ply__deepen_t *d = *dp;
     if (!d) return;
     if (d->am && d->pv_san) free_answer(d);
-    for (size_t i = 0; d->slots && i < d->n; i++) free(d->slots[i].worker);
+    ply__deepen_free(&d->child);
+    for (size_t i = 0; d->own_slots && d->slots && i < d->nslots; i++) free(d->slots[i].worker);
     for (size_t i = 0; d->m && i < d->n; i++) {
         free(d->m[i].last);
         for (int k = 0; k < DEPTHS; k++) dline_free(&d->m[i].f[k].line);
@@ -146,7 +156,7 @@ void ply__deepen_free(ply__deepen_t **dp)
     for (size_t i = 0; i < d->nit; i++)
         if (d->it[i].best) ply__search_result__free_unpacked(d->it[i].best, NULL);
     free(d->m);
-    free(d->slots);
+    if (d->own_slots) free(d->slots);
     free(d->am);
     free(d->amp);
     free(d->san);
@@ -220,7 +230,7 @@ static int threshold(const ply__deepen_t *d, uint32_t k, int32_t *scratch, int32
 /* Whether the worker named @w computes one of the analysis's jobs now. */
 static int worker_busy(const ply__deepen_t *d, const char *w)
 {
-    for (size_t i = 0; i < d->n; i++)
+    for (size_t i = 0; i < d->nslots; i++)
         if (d->slots[i].used && d->slots[i].worker && strcmp(d->slots[i].worker, w) == 0)
             return 1;
     return 0;
@@ -286,13 +296,9 @@ static void pick_at(const ply__deepen_t *d, uint32_t k, const char *worker, rank
     }
 }
 
-int ply__deepen_pick(const ply__deepen_t *d, const char *worker, ply__deepen_job_t *job)
+/* The root picks of @d for @worker (the header's order) into *job: 1, or 0. */
+static int pick_root(const ply__deepen_t *d, const char *worker, ply__deepen_job_t *job)
 {
-    ply__deepen_t *w = (ply__deepen_t *)d; /* the cache only */
-    if (d->pick_version == d->version && d->pick_worker == worker) {
-        if (d->pick_ok) *job = d->pick;
-        return d->pick_ok;
-    }
     ranked_t *order = malloc((d->n ? d->n : 1) * sizeof *order);
     int32_t *scratch = malloc((d->n ? d->n : 1) * sizeof *scratch);
     if (!order || !scratch) { /* out of memory: try at the next result */
@@ -309,13 +315,97 @@ int ply__deepen_pick(const ply__deepen_t *d, const char *worker, ply__deepen_job
             pick_at(d, d->completed + 1 + i, worker, order, scratch, best[i], found[i]);
     free(order);
     free(scratch);
-    int ok = 0;
-    for (int b = 0; b < 2 && !ok; b++)
-        for (int i = 0; i < 2 && !ok; i++)
-            if (found[i][b]) *job = best[i][b], ok = 1;
+    for (int b = 0; b < 2; b++)
+        for (int i = 0; i < 2; i++)
+            if (found[i][b]) {
+                *job = best[i][b];
+                job->split = 0, job->gen = 0;
+                return 1;
+            }
+    return 0;
+}
+
+/* The eldest brother of iteration @k: the move ranked first (its last depth's best). */
+static uint32_t eldest_of(const ply__deepen_t *d, uint32_t k)
+{
+    uint32_t e = 0;
+    int32_t best = -SCORE_INF - 1;
+    int known = 0;
+    for (uint32_t i = 0; i < d->n; i++) {
+        int kn;
+        int32_t v = rank_value(&d->m[i], k, &kn);
+        if (kn > known || (kn == known && v > best)) e = i, best = v, known = kn;
+    }
+    return e;
+}
+
+/*
+ * The split for iteration @k of @d: the analysis of the position after its eldest brother,
+ * at its depth k - 1 (NULL: none, or out of memory). A split of another move is replaced (its
+ * jobs' results are then dropped by generation); a split that skipped iterations is told the
+ * threshold to guess with: the eldest's last score, as the side to move there sees it.
+ */
+static ply__deepen_t *split_for(ply__deepen_t *d, uint32_t k)
+{
+    if (k < PLY__DEEPEN_SPLIT_DEPTH || d->n == 0) return NULL;
+    uint32_t e = eldest_of(d, k);
+    const fact_t *prev = &d->m[e].f[k - 1];
+    if (d->m[e].f[k].exact || !prev->exact) return NULL;
+    if (d->child && d->child_move != e) ply__deepen_free(&d->child);
+    if (!d->child) {
+        ply_arb_pos_t pos = d->root;
+        ply_arb_move_t mv;
+        if (ply_arb_move_from_uci(&pos, d->m[e].uci, &mv) < 0) return NULL;
+        ply_arb_make(&pos, mv);
+        ply_arb_move_t moves[PLY_ARB_MAX_MOVES];
+        int n = ply_arb_legal_moves(&pos, moves);
+        if (n <= 1) return NULL; /* nothing to split */
+        char uci[PLY_ARB_MAX_MOVES][8], *ptr[PLY_ARB_MAX_MOVES];
+        for (int i = 0; i < n; i++) ply_arb_move_to_uci(&pos, moves[i], uci[i]), ptr[i] = uci[i];
+        ply__deepen_t *c = ply__deepen_new(&pos, ptr, (size_t)n, 1, k - 1);
+        if (!c) return NULL;
+        free(c->slots); /* its jobs are in the parent's slots */
+        c->slots = d->slots, c->nslots = d->nslots, c->own_slots = 0;
+        d->child = c, d->child_move = e, d->gen++;
+        /* the eldest's reply ranks first: the line of its last depth says which */
+        const Ply__SearchLine *l = prev->line ? prev->line->res->lines[0] : NULL;
+        for (int i = 0; l && l->n_pv >= 2 && i < n && k >= 3; i++)
+            if (strcmp(uci[i], l->pv[1]) == 0) {
+                fact_t *f = &c->m[i].f[k - 2];
+                f->lo = f->hi = -prev->lo, f->exact = 1;
+            }
+    }
+    ply__deepen_t *c = d->child;
+    if (c->completed >= k - 1) return NULL; /* done: the eldest's fact is in */
+    c->max_depth = k - 1;
+    if (c->completed < k - 2) c->completed = k - 2, c->thr_last = -prev->lo;
+    return c;
+}
+
+int ply__deepen_pick(const ply__deepen_t *d, const char *worker, ply__deepen_job_t *job)
+{
+    ply__deepen_t *w = (ply__deepen_t *)d; /* the cache and the split only */
+    if (d->pick_version == d->version && d->pick_worker == worker) {
+        if (d->pick_ok) *job = d->pick;
+        return d->pick_ok;
+    }
+    int ok = pick_root(d, worker, job);
+    /* a worker with nothing to do at the root helps the eldest a ply deeper */
+    ply__deepen_t *c = ok || !worker ? NULL : split_for(w, d->completed + 1);
+    if (c && pick_root(c, worker, job)) {
+        job->split = 1, job->gen = d->gen;
+        ok = 1;
+    }
     w->pick_version = d->version, w->pick_worker = worker, w->pick_ok = ok;
     if (ok) w->pick = *job;
     return ok;
+}
+
+/* The analysis @job belongs to: @d, its split, or NULL (a split since replaced). */
+static ply__deepen_t *owner_of(ply__deepen_t *d, const ply__deepen_job_t *job)
+{
+    if (!job->split) return d;
+    return d->child && job->gen == d->gen ? d->child : NULL;
 }
 
 void ply__deepen_started(ply__deepen_t *d, size_t slot, const ply__deepen_job_t *job,
@@ -325,23 +415,37 @@ void ply__deepen_started(ply__deepen_t *d, size_t slot, const ply__deepen_job_t 
     d->slots[slot].job = *job;
     free(d->slots[slot].worker);
     d->slots[slot].worker = worker ? strdup(worker) : NULL;
-    dmove_t *m = &d->m[job->move];
+    d->version++;
+    ply__deepen_t *a = owner_of(d, job);
+    if (!a) return;
+    dmove_t *m = &a->m[job->move];
     m->f[job->depth].busy = 1;
     char *copy = worker ? strdup(worker) : NULL;
     if (copy || !worker) free(m->last), m->last = copy;
-    d->version++;
 }
 
 const ply__deepen_job_t *ply__deepen_job_of(const ply__deepen_t *d, size_t slot)
 {
-    return slot < d->n && d->slots[slot].used ? &d->slots[slot].job : NULL;
+    return slot < d->nslots && d->slots[slot].used ? &d->slots[slot].job : NULL;
+}
+
+int ply__deepen_job_where(const ply__deepen_t *d, const ply__deepen_job_t *job,
+                          ply_arb_pos_t *pos, const char **prefix, const char **uci)
+{
+    const ply__deepen_t *a = owner_of((ply__deepen_t *)d, job);
+    if (!a || job->move >= a->n) return 0;
+    *pos = a->root;
+    *prefix = job->split ? d->m[d->child_move].uci : NULL;
+    *uci = a->m[job->move].uci;
+    return 1;
 }
 
 void ply__deepen_dropped(ply__deepen_t *d, size_t slot)
 {
-    if (slot >= d->n || !d->slots[slot].used) return;
+    if (slot >= d->nslots || !d->slots[slot].used) return;
     const ply__deepen_job_t *j = &d->slots[slot].job;
-    d->m[j->move].f[j->depth].busy = 0;
+    ply__deepen_t *a = owner_of(d, j);
+    if (a) a->m[j->move].f[j->depth].busy = 0;
     d->slots[slot].used = 0;
     free(d->slots[slot].worker);
     d->slots[slot].worker = NULL;
@@ -434,26 +538,11 @@ static int is_complete(const ply__deepen_t *d, uint32_t k, int32_t *scratch, int
     return 1;
 }
 
-int ply__deepen_take(ply__deepen_t *d, size_t slot, Ply__SearchResult *res, const char *worker,
-                     const char *identity, uint64_t nodes, uint64_t elapsed_ms)
+/* Line @l (owned from here) as a fact about move @job.move of @a at @job.depth. */
+static void take_fact(ply__deepen_t *a, const ply__deepen_job_t *job, dline_t *l)
 {
-    dline_t *l = calloc(1, sizeof *l);
-    if (l) l->res = res, l->worker = strdup(worker), l->identity = strdup(identity);
-    if (!l || !l->worker || !l->identity) {
-        if (l) l->res = NULL, dline_free(&l);
-        ply__search_result__free_unpacked(res, NULL);
-        ply__deepen_dropped(d, slot);
-        return PLY_ENOMEM;
-    }
-    const ply__deepen_job_t job = d->slots[slot].job;
-    ply__deepen_dropped(d, slot);
-    d->nodes = nodes > UINT64_MAX - d->nodes ? UINT64_MAX : d->nodes + nodes;
-    if (job.depth <= d->completed) { /* an iteration already answered: its lines stay */
-        dline_free(&l);
-        return 0;
-    }
-    fact_t *f = &d->m[job.move].f[job.depth];
-    const Ply__SearchLine *sl = res->lines[0];
+    fact_t *f = &a->m[job->move].f[job->depth];
+    const Ply__SearchLine *sl = l->res->lines[0];
     int32_t s = ply__deepen_score(sl);
     uint32_t bound = sl->has_bound ? sl->bound : 0;
     if (bound == 0) {
@@ -471,13 +560,18 @@ int ply__deepen_take(ply__deepen_t *d, size_t slot, Ply__SearchResult *res, cons
     } else {
         dline_free(&l); /* a bound after the exact line: nothing new */
     }
-    d->version++;
+    a->version++;
+}
+
+/* Completes every iteration of @a its facts complete; the number, or PLY_ENOMEM. */
+static int complete_all(ply__deepen_t *a, uint64_t elapsed_ms)
+{
     int done = 0;
-    int32_t *scratch = malloc((d->n ? d->n : 1) * sizeof *scratch);
+    int32_t *scratch = malloc((a->n ? a->n : 1) * sizeof *scratch);
     if (!scratch) return PLY_ENOMEM;
     int32_t t;
-    while (d->completed < d->max_depth && is_complete(d, d->completed + 1, scratch, &t)) {
-        if (complete(d, d->completed + 1, t, elapsed_ms) < 0) {
+    while (a->completed < a->max_depth && is_complete(a, a->completed + 1, scratch, &t)) {
+        if (complete(a, a->completed + 1, t, elapsed_ms) < 0) {
             free(scratch);
             return PLY_ENOMEM;
         }
@@ -485,6 +579,80 @@ int ply__deepen_take(ply__deepen_t *d, size_t slot, Ply__SearchResult *res, cons
     }
     free(scratch);
     return done;
+}
+
+/*
+ * The split of @d completed its iteration: the eldest's exact line at that depth + 1, its
+ * move then the split's best line, the score as the side to move at the root sees it (a mate
+ * a ply further: mated in N replies is mate in N + 1). A dline, or NULL (out of memory).
+ */
+static dline_t *line_of_split(const ply__deepen_t *d)
+{
+    const ply__deepen_t *c = d->child;
+    if (!c->nam) return NULL;
+    const Ply__AnalysedMove *best = c->amp[0];
+    const Ply__SearchLine *cl = best->line;
+    Ply__SearchLine l = PLY__SEARCH_LINE__INIT;
+    char *pv[PLY_SEARCH_LINE_MAX_DEPTH + 1];
+    size_t n = 0;
+    pv[n++] = (char *)d->m[d->child_move].uci;
+    for (size_t i = 0; i < cl->n_pv && n < sizeof pv / sizeof pv[0]; i++) pv[n++] = cl->pv[i];
+    l.n_pv = n, l.pv = pv;
+    l.has_multipv = 1, l.multipv = 1;
+    if (cl->has_mate)
+        l.has_mate = 1, l.mate = cl->mate > 0 ? -cl->mate : -cl->mate + 1;
+    else
+        l.has_score_cp = 1, l.score_cp = -cl->score_cp;
+    l.has_bound = 1, l.bound = 0;
+    l.has_depth = 1, l.depth = c->completed + 1;
+    l.has_seldepth = 1, l.seldepth = (cl->has_seldepth ? cl->seldepth : 0) + 1;
+    Ply__SearchLine *lines[1] = {&l};
+    Ply__SearchResult r = PLY__SEARCH_RESULT__INIT;
+    r.n_lines = 1, r.lines = lines;
+    r.has_nodes = 1, r.nodes = c->nodes;
+    r.has_time_us = 1, r.time_us = best->time_us;
+    r.engine = best->engine;
+    dline_t *dl = calloc(1, sizeof *dl);
+    if (!dl) return NULL;
+    dl->res = dup_result(&r);
+    dl->worker = strdup(best->worker_id ? best->worker_id : "");
+    dl->identity = strdup(best->identity ? best->identity : "");
+    if (!dl->res || !dl->worker || !dl->identity) dline_free(&dl);
+    return dl;
+}
+
+int ply__deepen_take(ply__deepen_t *d, size_t slot, Ply__SearchResult *res, const char *worker,
+                     const char *identity, uint64_t nodes, uint64_t elapsed_ms)
+{
+    dline_t *l = calloc(1, sizeof *l);
+    if (l) l->res = res, l->worker = strdup(worker), l->identity = strdup(identity);
+    if (!l || !l->worker || !l->identity) {
+        if (l) l->res = NULL, dline_free(&l);
+        ply__search_result__free_unpacked(res, NULL);
+        ply__deepen_dropped(d, slot);
+        return PLY_ENOMEM;
+    }
+    const ply__deepen_job_t job = d->slots[slot].job;
+    ply__deepen_t *a = owner_of(d, &job);
+    ply__deepen_dropped(d, slot);
+    d->nodes = nodes > UINT64_MAX - d->nodes ? UINT64_MAX : d->nodes + nodes;
+    if (!a || job.depth <= a->completed) { /* a replaced split's, or an answered iteration's */
+        dline_free(&l);
+        return 0;
+    }
+    if (a != d) a->nodes = nodes > UINT64_MAX - a->nodes ? UINT64_MAX : a->nodes + nodes;
+    take_fact(a, &job, l);
+    if (a != d) { /* a split's line: its iteration done is the eldest's exact line */
+        int done = complete_all(a, elapsed_ms);
+        if (done < 0) return done;
+        ply__deepen_job_t eldest = {d->child_move, a->completed + 1, 0, 0, 0, 0, 0, 0};
+        if (!done || eldest.depth <= d->completed) return 0;
+        dline_t *el = line_of_split(d);
+        if (!el) return PLY_ENOMEM;
+        take_fact(d, &eldest, el);
+    }
+    d->version++;
+    return complete_all(d, elapsed_ms);
 }
 
 uint32_t ply__deepen_depth(const ply__deepen_t *d)

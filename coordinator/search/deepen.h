@@ -29,6 +29,16 @@
  * A move is searched at most once at a time at each depth. An external UCI engine takes no
  * window: its exact lines fit any window, so its analysis costs a search of every move.
  *
+ * More workers than root moves. A worker for which the root has nothing (every move it could
+ * search is in flight, proven, or waits for a threshold) helps the eldest brother of the
+ * current iteration d (from depth PLY__DEEPEN_SPLIT_DEPTH): the split, a deepening analysis
+ * of the position after it at depth d - 1, its best reply ranked first by the eldest's last
+ * line, the others null windows against its score, in jobs of their own (a ply deeper: the
+ * eldest's move is played before them). Whichever ends first gives the eldest's exact line
+ * at d: the whole job of the eldest, or the split's iteration (the eldest's move, then the
+ * split's best line, its score negated). A split is kept across iterations while its move
+ * stays the eldest (its facts rank the replies), and replaced when another move is.
+ *
  * Threads: the loop's, as every hook of a kind. No I/O: search/kind.c feeds it results and
  * reads the answer.
  */
@@ -49,8 +59,15 @@ typedef struct ply__deepen_job {
     uint32_t depth; /* plies, 1.. */
     int window;     /* 1: the null window [alpha, beta = alpha + 1]; 0: none (exact) */
     int32_t alpha, beta;
-    int cold; /* the worker did not search this move last: its table holds nothing of it */
+    int cold;     /* the worker did not search this move last: its table holds nothing of it */
+    int split;    /* a job of the split: move is a reply after the eldest (ply__deepen_job_where) */
+    uint32_t gen; /* the split's generation */
 } ply__deepen_job_t;
+
+/** The slots (tasks) of an analysis of @n root moves: its moves', then its split's. */
+#define PLY__DEEPEN_SLOTS(n) ((size_t)(n) + PLY_ARB_MAX_MOVES)
+/** The first depth at which the eldest brother is split (below, its search is short). */
+#define PLY__DEEPEN_SPLIT_DEPTH 6
 
 /**
  * ply__deepen_new - the deepening analysis of the @n root moves @uci (UCI texts, copied) of
@@ -72,13 +89,22 @@ int ply__deepen_pick(const ply__deepen_t *d, const char *worker, ply__deepen_job
 
 /**
  * ply__deepen_started - @job went to the worker named @worker as the attempt of slot @slot
- * (a task of the run: at most one job each).
+ * (a task of the run, 0..PLY__DEEPEN_SLOTS(n) - 1: at most one job each).
  */
 void ply__deepen_started(ply__deepen_t *d, size_t slot, const ply__deepen_job_t *job,
                          const char *worker);
 
 /** ply__deepen_job_of - the job slot @slot is computing, or NULL when it holds none. */
 const ply__deepen_job_t *ply__deepen_job_of(const ply__deepen_t *d, size_t slot);
+
+/**
+ * ply__deepen_job_where - what @job searches: the position (*@pos: the root, or after the
+ * eldest for a split's job), the move played from the root to it (*@prefix: the eldest's UCI,
+ * or NULL), and its move (*@uci); strings owned by @d. 1, or 0 when @job is of a split since
+ * replaced (nothing to search).
+ */
+int ply__deepen_job_where(const ply__deepen_t *d, const ply__deepen_job_t *job,
+                          ply_arb_pos_t *pos, const char **prefix, const char **uci);
 
 /** ply__deepen_dropped - slot @slot's job came back without an accepted line: forgotten. */
 void ply__deepen_dropped(ply__deepen_t *d, size_t slot);

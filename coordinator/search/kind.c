@@ -99,6 +99,8 @@ typedef struct ply__search_run {
     ply__deepen_job_t stash; /* what the last eligible picked for slot stash_slot */
     size_t stash_slot;
     int stash_ok;
+    char **moves_ext; /* the history, then room for the eldest's move (a split's job) */
+    char *one[1];     /* the job's searchmoves */
     /* the answer's figures */
     ply_u128_t nodes;        /* nodes of the accepted lines */
     uint64_t counted_nodes;  /* ... searched in this session */
@@ -319,7 +321,11 @@ static void search_plan(ply__run_t *run)
 static int search_planned(ply__run_t *run, char *why, size_t why_len)
 {
     ply__search_run_t *s = srun(run);
-    ply__tasks_plan(run, s->jobs || s->game ? s->njobs : 0);
+    /* a deepening analysis's tasks are slots that go round: its moves', then its split's */
+    int deepen = s->req->has_deepen && s->req->deepen && s->njobs;
+    ply__tasks_plan(run, !s->jobs && !s->game ? 0
+                         : deepen             ? PLY__DEEPEN_SLOTS(s->njobs)
+                                              : s->njobs);
     if (!s->jobs && !s->game)
         return ply_why(why, why_len, PLY_ENOMEM, "out of memory planning the search");
     return 0;
@@ -332,11 +338,13 @@ static int search_setup(ply__run_t *run)
     if (!s->done) return PLY_ENOMEM;
     if (s->req->has_deepen && s->req->deepen && s->jobs) {
         char *uci[PLY_ARB_MAX_MOVES];
-        for (size_t i = 0; i < run->sched.njobs; i++) uci[i] = s->jobs[i].uci;
+        for (size_t i = 0; i < s->njobs; i++) uci[i] = s->jobs[i].uci;
         uint32_t k = s->req->has_multipv && s->req->multipv ? s->req->multipv : 1;
         uint32_t depth = s->req->has_depth ? s->req->depth : PLY_SEARCH_JOB_MAX_DEPTH;
-        if (!(s->dp = ply__deepen_new(&s->root, uci, run->sched.njobs, k, depth)))
-            return PLY_ENOMEM;
+        if (!(s->dp = ply__deepen_new(&s->root, uci, s->njobs, k, depth))) return PLY_ENOMEM;
+        /* a split's jobs play the eldest after the history */
+        if (!(s->moves_ext = calloc(s->req->n_moves + 1, sizeof *s->moves_ext))) return PLY_ENOMEM;
+        memcpy(s->moves_ext, s->req->moves, s->req->n_moves * sizeof *s->moves_ext);
     }
     if (run->verif.mode != PLY__VERIFY_MODE__VERIFY_MODE_NONE) { /* search/verify.c */
         if (!(s->sv = ply__sv_new(run->sched.njobs))) return PLY_ENOMEM;
@@ -368,6 +376,7 @@ static void search_free_run(ply__run_t *run)
     ply__search_run_t *s = srun(run);
     ply__sv_free(&s->sv);
     ply__deepen_free(&s->dp);
+    free(s->moves_ext);
     for (size_t i = 0; s->jobs && i < s->njobs; i++) sjob_free(&s->jobs[i]);
     for (uint32_t i = 0; i < s->nrejection; i++) free(s->rejection[i]);
     ply__game_free(&s->game);
@@ -441,9 +450,17 @@ static void search_fill_job(const ply__run_t *run, size_t t, int no_hash, Ply__J
     if (s->dp) {
         if (!s->stash_ok || s->stash_slot != t) /* not from eligible: dispatch always is */
             s->stash_ok = ply__deepen_pick(s->dp, NULL, &s->stash), s->stash_slot = t;
-        if (!s->stash_ok) s->stash = (ply__deepen_job_t){0, 1, 0, 0, 0, 1};
+        if (!s->stash_ok) s->stash = (ply__deepen_job_t){.depth = 1, .cold = 1};
         const ply__deepen_job_t *dj = &s->stash;
-        sj->n_searchmoves = 1, sj->searchmoves = s->jobs[dj->move].one;
+        ply_arb_pos_t pos;
+        const char *prefix = NULL, *uci = s->jobs[0].uci;
+        ply__deepen_job_where(s->dp, dj, &pos, &prefix, &uci); /* a replaced split's: move 0 */
+        s->one[0] = (char *)uci;
+        sj->n_searchmoves = 1, sj->searchmoves = s->one;
+        if (prefix) { /* played after the history (moves_ext has the room) */
+            s->moves_ext[q->n_moves] = (char *)prefix;
+            sj->n_moves = q->n_moves + 1, sj->moves = s->moves_ext;
+        }
         sj->has_depth = 1, sj->depth = dj->depth;
         /* the worker's table holds the ply below: searched again, only the last two */
         if (dj->depth > 1 && !dj->cold) sj->has_start_depth = 1, sj->start_depth = dj->depth - 1;
@@ -464,16 +481,18 @@ static void search_fill_job(const ply__run_t *run, size_t t, int no_hash, Ply__J
     job->search = sj;
 }
 
+static void search_describe_job(const ply__run_t *run, size_t job, char *buf, size_t len);
+
 static void search_handed_out(ply_coordinator_t *c, ply__run_t *run, size_t t)
 {
     ply__search_run_t *s = srun(run);
     if (s->dp) {
         const ply__peer_t *p = run->sched.tasks[t].worker;
         ply__deepen_started(s->dp, t, &s->stash, p ? p->worker_id : NULL);
-        ply_debug("run %" PRIu64 ": deepen: %s to depth %u%s%s on %s", run->id,
-                  s->jobs[s->stash.move].uci, s->stash.depth,
-                  s->stash.window ? ", null window" : ", exact", s->stash.cold ? ", cold" : "",
-                  p ? p->name : "?");
+        char what[PLY__WHY_LEN];
+        search_describe_job(run, t, what, sizeof what);
+        ply_debug("run %" PRIu64 ": deepen: %s%s on %s", run->id, what,
+                  s->stash.cold ? ", cold" : "", p ? p->name : "?");
         s->stash_ok = 0;
     }
     if (s->sv) ply__sv_handed_out(c, run, t); /* a selected job's check */
@@ -768,9 +787,21 @@ static void deepen_limits(ply_coordinator_t *c, ply__run_t *run, uint64_t now)
 static int check_deepen_line(const ply__run_t *run, const ply__deepen_job_t *dj,
                              const Ply__SearchLine *l, char *why, size_t why_len)
 {
+    ply_arb_pos_t pos;
+    const char *prefix, *uci;
+    if (!ply__deepen_job_where(srun(run)->dp, dj, &pos, &prefix, &uci))
+        return ply_why(why, why_len, PLY_EMISMATCH, "a line for a split since replaced");
+    ply_arb_move_t want, got;
+    if (l->n_pv == 0) return ply_why(why, why_len, PLY_EMISMATCH, "%s: the line is empty", uci);
+    if (ply_arb_move_from_uci(&pos, uci, &want) < 0 ||
+        ply_arb_move_from_uci(&pos, l->pv[0], &got) < 0 || got.from != want.from ||
+        got.to != want.to || got.promo != want.promo ||
+        ((got.flags ^ want.flags) & PLY_ARB_MOVE_CASTLE))
+        return ply_why(why, why_len, PLY_EMISMATCH, "%s: the line starts with %s, not the job's move",
+                       uci, l->pv[0]);
     Ply__SearchLine claim = *l;
     if (claim.has_bound && claim.bound != 0) claim.has_mate = 0, claim.has_score_cp = 1;
-    return check_line(run, &srun(run)->jobs[dj->move], &claim, dj->depth, why, why_len);
+    return ply__search_replay_line(&pos, &claim, dj->depth, uci, why, why_len);
 }
 
 /*
@@ -786,12 +817,14 @@ static void deepen_take_result(ply_coordinator_t *c, ply__run_t *run, size_t t, 
     ply__search_run_t *s = srun(run);
     const ply__deepen_job_t *dj = ply__deepen_job_of(s->dp, t);
     char why[PLY__WHY_LEN], line[2 * PLY__WHY_LEN];
+    char what[PLY__WHY_LEN];
+    search_describe_job(run, t, what, sizeof what);
     int rc = !dj         ? ply_why(why, sizeof why, PLY_EMISMATCH, "a result for no job")
              : !r->search ? ply_why(why, sizeof why, PLY_EMISMATCH,
-                                    "%s: a perft count for a search job", s->jobs[dj->move].uci)
+                                    "%s: a perft count for a search job", what)
              : r->search->n_lines != 1
                  ? ply_why(why, sizeof why, PLY_EMISMATCH, "%s: %zu lines, the job asks for one",
-                           s->jobs[dj->move].uci, r->search->n_lines)
+                           what, r->search->n_lines)
                  : check_deepen_line(run, dj, r->search->lines[0], why, sizeof why);
     if (rc < 0) {
         snprintf(line, sizeof line, "%s (identity %s): %s (job %" PRIu64 ", attempt %u)", p->name,
@@ -934,13 +967,24 @@ static void search_describe_plan(const ply__run_t *run, char *buf, size_t len)
     else if (s->status)
         snprintf(buf, len, "no legal move (%s): no jobs",
                  s->status == STATUS_CHECKMATE ? "checkmate" : "stalemate");
+    else if (s->req->has_deepen && s->req->deepen)
+        snprintf(buf, len, "%zu root moves, deepening (%zu slots)", s->njobs, run->sched.njobs);
     else
         snprintf(buf, len, "%zu root moves, one job each", run->sched.njobs);
 }
 
 static void search_describe_job(const ply__run_t *run, size_t job, char *buf, size_t len)
 {
-    if (srun(run)->game)
+    const ply__deepen_job_t *dj = srun(run)->dp ? ply__deepen_job_of(srun(run)->dp, job) : NULL;
+    ply_arb_pos_t pos;
+    const char *prefix, *uci;
+    if (srun(run)->dp && dj && ply__deepen_job_where(srun(run)->dp, dj, &pos, &prefix, &uci))
+        snprintf(buf, len, "%s, %s%s%s to depth %u%s", srun(run)->fen, prefix ? prefix : "",
+                 prefix ? " then " : "root move ", uci, dj->depth,
+                 dj->window ? " (null window)" : "");
+    else if (srun(run)->dp)
+        snprintf(buf, len, "%s, slot %zu of a deepening analysis", srun(run)->fen, job);
+    else if (srun(run)->game)
         ply__game_describe_job(srun(run)->game, job, buf, len);
     else
         snprintf(buf, len, "%s, root move %s", srun(run)->fen, srun(run)->jobs[job].uci);
@@ -985,7 +1029,7 @@ static void search_fill_accepted(const ply__run_t *run, Ply__Accepted *a)
     a->fen = (char *)srun(run)->fen;
     if (!ply__run_planned(run)) return;
     a->has_split_depth = 1, a->split_depth = 0;
-    a->has_paths = 1, a->paths = run->sched.njobs;
+    a->has_paths = 1, a->paths = srun(run)->game ? run->sched.njobs : srun(run)->njobs;
 }
 
 static void search_fill_progress(const ply__run_t *run, Ply__RunProgress *rp, int answer)
@@ -1056,7 +1100,8 @@ static zmsg_t *search_answer(ply_coordinator_t *c, ply__run_t *run)
     rr.has_nodes = 1, rr.nodes = ply_u128_lo(srun(run)->nodes);
     rr.has_nodes_hi = ply_u128_hi(srun(run)->nodes) != 0,
     rr.nodes_hi = ply_u128_hi(srun(run)->nodes);
-    rr.has_jobs = 1, rr.jobs = (uint32_t)run->sched.njobs;
+    /* a deepening analysis's jobs are its root moves' (its slots go round) */
+    rr.has_jobs = 1, rr.jobs = (uint32_t)(s->dp ? s->njobs : run->sched.njobs);
     uint64_t now = ply_time_ms();
     rr.has_time_ms = 1, rr.time_ms = ply__run_time_ms(run, now);
     rr.has_queued_ms = 1, rr.queued_ms = ply__run_queued_ms(run, now);

@@ -1,0 +1,263 @@
+/*
+ * The deepening analysis's facts and picks (coordinator/search/deepen.c), without a cluster:
+ * the test plays the workers, feeding lines it makes up (legal moves, chosen scores), so that
+ * every step is known.
+ *   iterations  two root moves, multipv 1: depth 1 searches both exactly; from depth 2 the
+ *               eldest (the last iteration's best) exactly and the other with a null window
+ *               at the last threshold; an upper bound completes the iteration, a fail high is
+ *               searched again exactly and becomes the best when it is; iterations recorded
+ *               in order; a line of an answered iteration changes nothing.
+ *   multipv     three root moves, multipv 2: two exact lines, the third an upper bound no
+ *               higher than the second.
+ *   split       with more workers than the root can use, the eldest is split a ply deeper:
+ *               its replies are jobs (ply__deepen_job_where: the position after it, its move
+ *               first), and when the split's iteration completes, the eldest's exact line is
+ *               its move then the best reply's line, the score negated.
+ *   score       mate scores in ply's engine units (a mate in N is 32000 - (2N - 1) plies).
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <setjmp.h>
+
+#include <cmocka.h>
+
+#include "arbiter/arbiter.h"
+#include "search/deepen.h"
+
+/* A result of one line: score @cp (bound @bound: 0 exact, 1 lower, 2 upper), depth @depth,
+ * the pv given as UCI words, allocated as ply__search_result__unpack does. */
+static Ply__SearchResult *result(int cp, uint32_t bound, uint32_t depth, int n, ...)
+{
+    char *pv[16];
+    va_list ap;
+    va_start(ap, n);
+    for (int i = 0; i < n; i++) pv[i] = va_arg(ap, char *);
+    va_end(ap);
+    Ply__SearchLine l = PLY__SEARCH_LINE__INIT;
+    l.has_multipv = 1, l.multipv = 1;
+    l.has_score_cp = 1, l.score_cp = cp;
+    l.has_bound = 1, l.bound = bound;
+    l.has_depth = 1, l.depth = depth;
+    l.n_pv = (size_t)n, l.pv = pv;
+    Ply__SearchLine *lines[1] = {&l};
+    Ply__SearchResult r = PLY__SEARCH_RESULT__INIT;
+    r.n_lines = 1, r.lines = lines;
+    r.has_nodes = 1, r.nodes = 1000;
+    r.has_time_us = 1, r.time_us = 100;
+    r.engine = "test";
+    uint8_t buf[1024];
+    size_t len = ply__search_result__pack(&r, buf);
+    Ply__SearchResult *own = ply__search_result__unpack(NULL, len, buf);
+    assert_non_null(own);
+    return own;
+}
+
+static ply__deepen_t *start(const char *fen, char **uci, size_t n, uint32_t k, uint32_t depth)
+{
+    ply_arb_pos_t pos;
+    assert_int_equal(ply_arb_from_fen(&pos, fen, 0, NULL, 0), 0);
+    ply__deepen_t *d = ply__deepen_new(&pos, uci, n, k, depth);
+    assert_non_null(d);
+    return d;
+}
+
+/* Picks for @worker, starts it on @slot, and checks what it is; returns the job. */
+static ply__deepen_job_t expect(ply__deepen_t *d, const char *worker, size_t slot,
+                                const char *uci, uint32_t depth, int window)
+{
+    ply__deepen_job_t j;
+    if (!ply__deepen_pick(d, worker, &j)) fail_msg("%s: no job, %s to depth %u wanted", worker,
+                                                   uci, depth);
+    ply_arb_pos_t pos;
+    const char *prefix, *move;
+    assert_int_equal(ply__deepen_job_where(d, &j, &pos, &prefix, &move), 1);
+    if (strcmp(move, uci) || j.depth != depth || j.window != window)
+        fail_msg("%s: %s to depth %u%s, wanted %s to depth %u%s", worker, move, j.depth,
+                 j.window ? " (null window)" : "", uci, depth, window ? " (null window)" : "");
+    ply__deepen_started(d, slot, &j, worker);
+    return j;
+}
+
+static int take(ply__deepen_t *d, size_t slot, Ply__SearchResult *r)
+{
+    int done = ply__deepen_take(d, slot, r, "w", "id", 1000, 5);
+    assert_true(done >= 0);
+    return done;
+}
+
+static void test_iterations(void **state)
+{
+    (void)state;
+    char *uci[] = {"e2e4", "d2d4"};
+    ply__deepen_t *d = start("startpos", uci, 2, 1, 4);
+    /* depth 1: both exactly, d2d4 better */
+    expect(d, "w1", 0, "e2e4", 1, 0);
+    expect(d, "w2", 1, "d2d4", 1, 0);
+    assert_int_equal(take(d, 0, result(20, 0, 1, 1, "e2e4")), 0);
+    assert_int_equal(take(d, 1, result(30, 0, 1, 1, "d2d4")), 1);
+    assert_int_equal(ply__deepen_depth(d), 1);
+    Ply__SearchAnswer a = PLY__SEARCH_ANSWER__INIT;
+    ply__deepen_answer(d, &a);
+    assert_int_equal(a.n_moves, 2);
+    assert_string_equal(a.moves[0]->move, "d2d4");
+    assert_int_equal(a.depth, 1);
+    /* depth 2: the eldest d2d4 exactly, e2e4 a null window at 30 */
+    ply__deepen_job_t e = expect(d, "w2", 1, "d2d4", 2, 0);
+    ply__deepen_job_t n = expect(d, "w1", 0, "e2e4", 2, 1);
+    assert_int_equal(n.alpha, 30);
+    assert_int_equal(n.beta, 31);
+    (void)e;
+    assert_int_equal(take(d, 0, result(25, 2, 2, 1, "e2e4")), 0); /* upper bound 25 */
+    assert_int_equal(take(d, 1, result(28, 0, 2, 2, "d2d4", "d7d5")), 1);
+    ply__deepen_answer(d, &a);
+    assert_string_equal(a.moves[0]->move, "d2d4");
+    assert_int_equal(a.moves[1]->line->bound, 2);
+    /* depth 3: e2e4's null window at 28 fails high, searched again exactly: the new best */
+    expect(d, "w2", 1, "d2d4", 3, 0);
+    expect(d, "w1", 0, "e2e4", 3, 1);
+    assert_int_equal(take(d, 0, result(29, 1, 3, 1, "e2e4")), 0); /* lower bound 29 */
+    assert_int_equal(take(d, 1, result(26, 0, 3, 1, "d2d4")), 0); /* T = 26: e2e4 > T */
+    expect(d, "w1", 0, "e2e4", 3, 0);
+    assert_int_equal(take(d, 0, result(35, 0, 3, 2, "e2e4", "e7e5")), 1);
+    ply__deepen_answer(d, &a);
+    assert_string_equal(a.moves[0]->move, "e2e4");
+    assert_int_equal(a.moves[0]->line->score_cp, 35);
+    assert_int_equal(a.n_iterations, 3);
+    for (size_t i = 0; i < a.n_iterations; i++) assert_int_equal(a.iterations[i]->depth, i + 1);
+    assert_string_equal(a.iterations[2]->move, "e2e4");
+    /* depth 4, the last: nothing is picked beyond it */
+    expect(d, "w1", 0, "e2e4", 4, 0);
+    expect(d, "w2", 1, "d2d4", 4, 1);
+    ply__deepen_job_t none;
+    assert_int_equal(ply__deepen_pick(d, "w3", &none), 0);
+    assert_int_equal(take(d, 1, result(10, 2, 4, 1, "d2d4")), 0);
+    assert_int_equal(take(d, 0, result(33, 0, 4, 1, "e2e4")), 1);
+    assert_int_equal(ply__deepen_depth(d), 4);
+    assert_int_equal(ply__deepen_pick(d, "w3", &none), 0);
+    ply__deepen_free(&d);
+    assert_null(d);
+}
+
+static void test_multipv(void **state)
+{
+    (void)state;
+    char *uci[] = {"e2e4", "d2d4", "g1f3"};
+    ply__deepen_t *d = start("startpos", uci, 3, 2, 3);
+    for (size_t i = 0; i < 3; i++) expect(d, "w", i, uci[i], 1, 0);
+    take(d, 0, result(30, 0, 1, 1, "e2e4"));
+    take(d, 1, result(20, 0, 1, 1, "d2d4"));
+    assert_int_equal(take(d, 2, result(10, 0, 1, 1, "g1f3")), 1);
+    /* depth 2: the two eldest exactly, the third a null window at the second's score */
+    expect(d, "w", 0, "e2e4", 2, 0);
+    expect(d, "w", 1, "d2d4", 2, 0);
+    ply__deepen_job_t n = expect(d, "w", 2, "g1f3", 2, 1);
+    assert_int_equal(n.alpha, 20);
+    take(d, 2, result(15, 2, 2, 1, "g1f3"));
+    take(d, 0, result(31, 0, 2, 1, "e2e4"));
+    assert_int_equal(take(d, 1, result(22, 0, 2, 1, "d2d4")), 1);
+    Ply__SearchAnswer a = PLY__SEARCH_ANSWER__INIT;
+    ply__deepen_answer(d, &a);
+    assert_int_equal(a.n_moves, 3);
+    assert_int_equal(a.moves[0]->line->bound, 0);
+    assert_int_equal(a.moves[1]->line->bound, 0);
+    assert_int_equal(a.moves[2]->line->bound, 2);
+    assert_true(a.moves[2]->line->score_cp <= a.moves[1]->line->score_cp);
+    ply__deepen_free(&d);
+}
+
+static void test_split(void **state)
+{
+    (void)state;
+    char *uci[] = {"e2e4", "d2d4"};
+    uint32_t s = PLY__DEEPEN_SPLIT_DEPTH;
+    ply__deepen_t *d = start("startpos", uci, 2, 1, s);
+    /* iterations 1..s-1 with e2e4 best, its line e2e4 e7e5 */
+    for (uint32_t k = 1; k < s; k++) {
+        ply__deepen_job_t j0, j1;
+        assert_true(ply__deepen_pick(d, "w1", &j0));
+        ply__deepen_started(d, 0, &j0, "w1");
+        assert_true(ply__deepen_pick(d, "w2", &j1));
+        ply__deepen_started(d, 1, &j1, "w2");
+        ply__deepen_job_t *je = j0.move == 0 ? &j0 : &j1;
+        size_t se = j0.move == 0 ? 0 : 1;
+        assert_int_equal(je->depth, k);
+        take(d, se, result(40, 0, k, 2, "e2e4", "e7e5"));
+        take(d, 1 - se, result(k == 1 ? 10 : 5, k == 1 ? 0 : 2, k, 1, "d2d4"));
+        assert_int_equal(ply__deepen_depth(d), k);
+    }
+    /* depth s (the last): w1 the eldest, w2 the other's null window; w3 finds nothing at the
+     * root and helps the eldest: the split's eldest, the best reply e7e5 (e2e4's last line),
+     * exactly, after e2e4, a ply shallower */
+    expect(d, "w1", 0, "e2e4", s, 0);
+    expect(d, "w2", 1, "d2d4", s, 1);
+    ply__deepen_job_t r1;
+    assert_true(ply__deepen_pick(d, "w3", &r1));
+    ply_arb_pos_t pos;
+    const char *prefix, *move;
+    assert_true(r1.split);
+    assert_int_equal(ply__deepen_job_where(d, &r1, &pos, &prefix, &move), 1);
+    assert_string_equal(prefix, "e2e4");
+    assert_string_equal(move, "e7e5");
+    assert_int_equal(r1.depth, s - 1);
+    assert_int_equal(r1.window, 0);
+    size_t slot_r1 = 10;
+    ply__deepen_started(d, slot_r1, &r1, "w3");
+    take(d, slot_r1, result(-45, 0, s - 1, 2, "e7e5", "g1f3"));
+    /* every other reply of the split: null windows at -45 (black's view), each failing low */
+    size_t replies = 0;
+    for (size_t slot = 20; slot < 60; slot++) {
+        ply__deepen_job_t rj;
+        if (!ply__deepen_pick(d, "w5", &rj) || !rj.split) break;
+        assert_int_equal(rj.window, 1);
+        assert_int_equal(rj.alpha, -45);
+        assert_int_equal(ply__deepen_job_where(d, &rj, &pos, &prefix, &move), 1);
+        ply__deepen_started(d, slot, &rj, "w5");
+        assert_int_equal(take(d, slot, result(-60, 2, s - 1, 1, move)), 0); /* d2d4 busy */
+        replies++;
+    }
+    assert_int_equal(replies, 19); /* 1. e4 has 20 replies: e7e5 and 19 others */
+    /* the eldest's exact line at s came from the split: e2e4 e7e5 g1f3, +45 */
+    assert_int_equal(take(d, 1, result(0, 2, s, 1, "d2d4")), 1);
+    Ply__SearchAnswer a = PLY__SEARCH_ANSWER__INIT;
+    ply__deepen_answer(d, &a);
+    assert_int_equal(a.depth, s);
+    assert_string_equal(a.moves[0]->move, "e2e4");
+    assert_int_equal(a.moves[0]->line->score_cp, 45);
+    assert_int_equal(a.moves[0]->line->depth, s);
+    assert_int_equal(a.moves[0]->line->n_pv, 3);
+    assert_string_equal(a.moves[0]->line->pv[1], "e7e5");
+    assert_string_equal(a.moves[0]->san, "e4");
+    /* the whole job of the eldest, late: an answered iteration's line changes nothing */
+    assert_int_equal(take(d, 0, result(50, 0, s, 1, "e2e4")), 0);
+    ply__deepen_answer(d, &a);
+    assert_int_equal(a.moves[0]->line->score_cp, 45);
+    ply__deepen_free(&d);
+}
+
+static void test_score(void **state)
+{
+    (void)state;
+    Ply__SearchLine l = PLY__SEARCH_LINE__INIT;
+    l.has_mate = 1, l.mate = 2;
+    assert_int_equal(ply__deepen_score(&l), 32000 - 3);
+    l.mate = -1;
+    assert_int_equal(ply__deepen_score(&l), -32000 + 2);
+    l.has_mate = 0, l.has_score_cp = 1, l.score_cp = -17;
+    assert_int_equal(ply__deepen_score(&l), -17);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_iterations),
+        cmocka_unit_test(test_multipv),
+        cmocka_unit_test(test_split),
+        cmocka_unit_test(test_score),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -21,12 +21,15 @@
 
 #include <http_parser.h>
 
+#include "peers.h"
 #include "status.h"
 #include "util/error.h"
 #include "util/log.h"
 
 #define URL_MAX  1024 /* longer paths are not ours: 404 (they count towards the head limit) */
 #define AUTH_MAX 512
+/* The header by which a viewer of /status names itself: the owner token of its runs (status.h). */
+#define OWNER_HEADER "x-ply-owner-token"
 /* After the answer, a client has this long (at most) to close its side. */
 #define DRAIN_MS 2000
 
@@ -44,12 +47,15 @@ typedef struct conn {
     char url[URL_MAX + 1];
     size_t url_len;
     int url_long;
-    char field[16]; /* the current header's name (only "authorization" matters) */
+    char field[24]; /* the current header's name (only "authorization" and OWNER_HEADER matter) */
     size_t field_len;
-    int value_next, in_auth;
+    int value_next, in_auth, in_owner;
     char auth[AUTH_MAX + 1];
     size_t auth_len;
     int auth_long;
+    char owner[PLY_MAX_OWNER_TOKEN + 1]; /* OWNER_HEADER's value */
+    size_t owner_len;
+    int owner_bad; /* too long, or given twice */
     char rbuf[4096];
     uv_write_t wr;
     uv_shutdown_t sd;
@@ -221,6 +227,29 @@ static int authorized(const conn_t *k)
 
 /* ---------------------------------------------------------------- routing */
 
+/*
+ * Who asks for /status, into @who (ply__principal's form): the owner of the runs submitted
+ * with the owner token the request sends in OWNER_HEADER, or "" (no one's runs but those
+ * stored before runs had owners). -1 when the header is not an owner token (the rule of
+ * Submit.owner_token: PLY_MIN..PLY_MAX_OWNER_TOKEN bytes of printable ASCII).
+ */
+static int viewer(const conn_t *k, char *who, size_t len)
+{
+    who[0] = 0;
+    if (!k->owner_len && !k->owner_bad) return 0;
+    size_t n = k->owner_len;
+    while (n && (k->owner[n - 1] == ' ' || k->owner[n - 1] == '\t')) n--; /* trailing OWS */
+    if (k->owner_bad || n < PLY_MIN_OWNER_TOKEN) return -1;
+    char tok[PLY_MAX_OWNER_TOKEN + 1];
+    for (size_t i = 0; i < n; i++) {
+        if (k->owner[i] <= 0x20 || k->owner[i] > 0x7e) return -1;
+        tok[i] = k->owner[i];
+    }
+    tok[n] = 0;
+    ply__principal("http", tok, who, len);
+    return 0;
+}
+
 static void refuse(conn_t *k);
 
 static void route(conn_t *k)
@@ -258,10 +287,18 @@ static void route(conn_t *k)
         respond_text(k, 404, "404 not found: try /, /status or /metrics\n", NULL);
         return;
     }
+    char who[PLY__IDENT_LEN];
+    if (viewer(k, who, sizeof who) < 0) {
+        respond_text(k, 400,
+                     "400 bad request: X-Ply-Owner-Token is an owner token (16..128 printable "
+                     "ASCII bytes), once\n",
+                     NULL);
+        return;
+    }
     ply__status_t s;
     size_t len = 0;
     char *text = NULL;
-    if (ply__status_take(k->srv->c, &s) == 0) {
+    if (ply__status_take(k->srv->c, &s, is_status ? who : NULL) == 0) {
         text = is_status ? ply__status_json(&s, &len) : ply__status_metrics(&s, &len);
         ply__status_release(&s);
     }
@@ -317,6 +354,14 @@ static int on_header_value(http_parser *p, const char *at, size_t n)
         k->value_next = 1;
         k->in_auth = strcasecmp(k->field, "authorization") == 0;
         if (k->in_auth && k->auth_len) k->auth_long = 1; /* given twice: refused */
+        k->in_owner = strcasecmp(k->field, OWNER_HEADER) == 0;
+        if (k->in_owner && k->owner_len) k->owner_bad = 1;
+    }
+    if (k->in_owner) {
+        if (k->owner_len + n > PLY_MAX_OWNER_TOKEN)
+            k->owner_bad = 1;
+        else
+            memcpy(k->owner + k->owner_len, at, n), k->owner_len += n, k->owner[k->owner_len] = 0;
     }
     if (!k->in_auth) return 0;
     if (k->auth_len + n > AUTH_MAX)

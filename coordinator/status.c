@@ -2,7 +2,8 @@
  * The status snapshot (status.h): the one function that reads the
  * coordinator's registries for GET /status and GET /metrics. It copies; it
  * changes nothing (but the perft kind's cached estimate weight, as dispatch
- * does).
+ * does). A search run's lines come through its kind's fill_progress (what `ply
+ * status RUN` shows its owner), a finished one's from the answer its client got.
  */
 #include "status.h"
 
@@ -26,6 +27,112 @@ static void count_state(ply__status_t *s, const char *state)
 {
     for (int i = 0; i < 6; i++)
         if (strcmp(state, ply__status_run_states[i]) == 0) s->runs_by_state[i]++;
+}
+
+/* Sort class of a line: 0 a mate for the side to move, 1 a score, 2 a mate against it. */
+static int line_class(const Ply__SearchLine *l)
+{
+    return !l->has_mate ? 1 : l->mate > 0 ? 0 : 2;
+}
+
+/* Best first, as the search kind orders an answer: mates for the side to move (shortest
+ * first), scores (highest first; an exact one before a bound of the same value), mates
+ * against it (longest first); ties by the UCI text. */
+static int cmp_moves(const void *pa, const void *pb)
+{
+    const Ply__AnalysedMove *a = *(Ply__AnalysedMove *const *)pa;
+    const Ply__AnalysedMove *b = *(Ply__AnalysedMove *const *)pb;
+    int ca = line_class(a->line), cb = line_class(b->line);
+    if (ca != cb) return ca - cb;
+    int64_t ka = ca == 1 ? -(int64_t)a->line->score_cp : a->line->mate;
+    int64_t kb = cb == 1 ? -(int64_t)b->line->score_cp : b->line->mate;
+    if (ka != kb) return ka < kb ? -1 : 1;
+    if (a->line->bound != b->line->bound) return a->line->bound < b->line->bound ? -1 : 1;
+    return strcmp(a->move ? a->move : "", b->move ? b->move : "");
+}
+
+static void take_line(const Ply__AnalysedMove *m, ply__status_line_t *o)
+{
+    const Ply__SearchLine *l = m->line;
+    snprintf(o->move, sizeof o->move, "%s", m->move ? m->move : "");
+    snprintf(o->san, sizeof o->san, "%s", m->san ? m->san : o->move);
+    for (size_t i = 0; i < m->n_pv_san && o->npv < PLY__STATUS_PV; i++)
+        snprintf(o->pv[o->npv++], sizeof o->pv[0], "%s", m->pv_san[i]);
+    o->has_mate = l->has_mate, o->mate = l->mate, o->score_cp = l->score_cp;
+    o->bound = l->bound, o->depth = l->depth;
+}
+
+/*
+ * A search answer (so far, or final) into @r: its best lines and its iterations. A game's
+ * analysis (moves by ply) is not a position's lines: left out. 0 or PLY_ENOMEM.
+ */
+static int take_answer(const Ply__SearchAnswer *a, ply__status_run_t *r)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < a->n_moves; i++) {
+        if (a->moves[i]->has_ply) return 0;
+        n += a->moves[i]->line != NULL;
+    }
+    const Ply__AnalysedMove **best = calloc(n ? n : 1, sizeof *best);
+    if (!best) return PLY_ENOMEM;
+    n = 0;
+    for (size_t i = 0; i < a->n_moves; i++)
+        if (a->moves[i]->line) best[n++] = a->moves[i];
+    /* a deepening analysis gives its iteration best first (the top exact, the others bounds
+     * below them); a root-move analysis in progress, in the order its lines came */
+    if (!a->has_depth) qsort(best, n, sizeof *best, cmp_moves);
+    r->has_search = 1;
+    r->search_depth = a->has_depth ? a->depth : 0;
+    r->moves_done = (uint32_t)n;
+    for (size_t i = 0; i < n && r->nlines < PLY__STATUS_LINES; i++)
+        take_line(best[i], &r->lines[r->nlines++]);
+    free(best);
+    if (!a->n_iterations) return 0;
+    r->iters = calloc(a->n_iterations, sizeof *r->iters);
+    if (!r->iters) return PLY_ENOMEM;
+    for (size_t i = 0; i < a->n_iterations; i++) {
+        const Ply__SearchIteration *it = a->iterations[i];
+        ply__status_iter_t *o = &r->iters[r->niters++];
+        o->depth = it->depth;
+        snprintf(o->san, sizeof o->san, "%s", it->san ? it->san : it->move ? it->move : "");
+        if (it->line)
+            o->has_mate = it->line->has_mate, o->mate = it->line->mate,
+            o->score_cp = it->line->score_cp, o->bound = it->line->bound;
+        o->time_ms = it->time_ms, o->nodes = it->nodes;
+    }
+    return 0;
+}
+
+/* A search run's answer so far, as viewer @who may see it (status.h); 0 or PLY_ENOMEM. */
+static int take_run_answer(ply_coordinator_t *c, ply__run_t *run, ply__status_run_t *r,
+                           const char *who)
+{
+    if (run->kind->id != PLY__JOB_KIND__JOB_KIND_SEARCH) return 0;
+    if (!who || !ply__may_read(c, run->owner, who)) {
+        r->answer_hidden = 1;
+        return 0;
+    }
+    Ply__RunProgress rp = PLY__RUN_PROGRESS__INIT;
+    run->kind->fill_progress(run, &rp, 1);
+    return rp.search ? take_answer(rp.search, r) : 0;
+}
+
+/* A finished search run's answer, from the RunResult its client got; 0 or PLY_ENOMEM. */
+static int take_finished_answer(ply_coordinator_t *c, const ply__finished_t *f,
+                                ply__status_run_t *r, const char *who)
+{
+    if (f->kind != PLY__JOB_KIND__JOB_KIND_SEARCH) return 0;
+    if (!who || !ply__may_read(c, f->owner, who)) {
+        r->answer_hidden = 1;
+        return 0;
+    }
+    ply_msg_t *m = NULL;
+    if (!f->reply || ply_msg_decode(f->reply, &m, NULL, 0) < 0) return 0; /* no answer kept */
+    int rc = 0;
+    if (m->body_case == PLY__MESSAGE__BODY_RUN_RESULT && m->run_result->search)
+        rc = take_answer(m->run_result->search, r);
+    ply_msg_free(&m);
+    return rc;
 }
 
 static void take_run(ply_coordinator_t *c, ply__run_t *run, ply__status_run_t *r, uint64_t now)
@@ -107,7 +214,7 @@ static void take_worker(ply_coordinator_t *c, const ply__peer_t *p, ply__status_
         w->excluded_runs += run->state == PLY__RUN_ACTIVE && ply__excluded(run, p->identity);
 }
 
-int ply__status_take(ply_coordinator_t *c, ply__status_t *s)
+int ply__status_take(ply_coordinator_t *c, ply__status_t *s, const char *who)
 {
     memset(s, 0, sizeof *s);
     uint64_t now = ply_time_ms();
@@ -127,10 +234,13 @@ int ply__status_take(ply_coordinator_t *c, ply__status_t *s)
         take_run(c, run, r, now);
         count_state(s, r->state);
         ply_u128_add(&s->nodes_total, r->nodes);
+        if (take_run_answer(c, run, r, who) < 0) goto nomem;
     }
     for (const ply__finished_t *f = c->finished; f && s->nruns < nruns; f = f->next) {
-        take_finished(f, &s->runs[s->nruns++]);
+        ply__status_run_t *r = &s->runs[s->nruns++];
+        take_finished(f, r);
         count_state(s, f->state);
+        if (take_finished_answer(c, f, r, who) < 0) goto nomem;
     }
     for (const ply__peer_t *p = c->peers; p && s->nworkers < c->nworkers; p = p->next) {
         if (p->kind != PLY__PEER_WORKER) continue;
@@ -138,11 +248,15 @@ int ply__status_take(ply_coordinator_t *c, ply__status_t *s)
         s->threads += p->threads;
     }
     return 0;
+nomem:
+    ply__status_release(s);
+    return PLY_ENOMEM;
 }
 
 void ply__status_release(ply__status_t *s)
 {
     if (!s) return;
+    for (size_t i = 0; s->runs && i < s->nruns; i++) free(s->runs[i].iters);
     free(s->runs);
     free(s->workers);
     s->runs = NULL, s->workers = NULL;

@@ -12,6 +12,14 @@
  * PLY__RATE_MIN_MS apart. ETA: the run's computing time so far times the
  * part of its estimated work (kind->job_estimate of each job) still to do
  * over the part done; unknown (-1) until a job is done.
+ *
+ * A search run's lines (its best PLY__STATUS_LINES root moves in SAN, its
+ * deepest completed iteration and every iteration so far) are in the snapshot
+ * only when the viewer may read its answer: the rule of `ply status` and `ply
+ * result` (ply__may_read: its owner, or an admin key). An HTTP viewer is known
+ * only by the owner token it sends (X-Ply-Owner-Token, http.c): that makes it
+ * the owner of the runs submitted with that token without CURVE; it never
+ * reads a run of a CURVE key. For the others answer_hidden says so.
  */
 #ifndef PLY_COORDINATOR_STATUS_H
 #define PLY_COORDINATOR_STATUS_H
@@ -19,7 +27,36 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "arbiter/san.h"
 #include "core.h"
+
+/* A search run's lines the snapshot keeps: the best few, each cut to a few plies. */
+#define PLY__STATUS_LINES 5
+#define PLY__STATUS_PV    12
+
+/* One analysed root move (AnalysedMove) as the page shows it. */
+typedef struct ply__status_line {
+    char move[8];                  /* UCI */
+    char san[PLY_ARB_SAN_MAX];     /* SAN, check marks included */
+    char pv[PLY__STATUS_PV][PLY_ARB_SAN_MAX]; /* its line in SAN, npv plies (the first ones) */
+    unsigned npv;
+    int has_mate;     /* 1: mate (moves, + when the side to move mates); 0: score_cp */
+    int32_t score_cp; /* centipawns, the side to move of the position analysed */
+    int32_t mate;
+    uint32_t bound;   /* 0 exact, 1 lower bound, 2 upper bound (SearchLine.bound) */
+    uint32_t depth;   /* plies */
+} ply__status_line_t;
+
+/* One completed iteration of a deepening analysis (SearchIteration). */
+typedef struct ply__status_iter {
+    uint32_t depth;            /* plies */
+    char san[PLY_ARB_SAN_MAX]; /* its best root move */
+    int has_mate;
+    int32_t score_cp, mate;
+    uint32_t bound;
+    uint64_t time_ms; /* since the run was accepted */
+    uint64_t nodes;   /* of every job so far */
+} ply__status_iter_t;
 
 typedef struct ply__status_run {
     uint64_t id;
@@ -44,6 +81,16 @@ typedef struct ply__status_run {
     char verify[32]; /* "none", "sample=P", "all" */
     uint32_t mismatches;
     char error[PLY__WHY_LEN]; /* why it failed or was canceled, "" */
+    /* kind search, a root-move analysis (not a game's): its answer so far, when the viewer
+     * may read it (has_search); else answer_hidden */
+    int answer_hidden;
+    int has_search;
+    uint32_t search_depth;  /* deepest completed iteration (deepen), 0: none */
+    uint32_t moves_done;    /* root moves with a line so far */
+    unsigned nlines;        /* lines[]: the best first */
+    ply__status_line_t lines[PLY__STATUS_LINES];
+    size_t niters;
+    ply__status_iter_t *iters; /* niters of them, in order (owned; NULL when none) */
 } ply__status_run_t;
 
 /* Job kinds a worker row names at most. */
@@ -82,9 +129,11 @@ extern const char *const ply__status_run_states[6];
 
 /**
  * ply__status_take - fill @s with the coordinator's state now (loop thread
- * only). 0, or PLY_ENOMEM (then @s holds nothing to release).
+ * only), as viewer @who (a principal, peers.h's ply__principal; NULL: no run's
+ * lines, as /metrics) may see it. 0, or PLY_ENOMEM (then @s holds nothing to
+ * release).
  */
-int ply__status_take(ply_coordinator_t *c, ply__status_t *s);
+int ply__status_take(ply_coordinator_t *c, ply__status_t *s, const char *who);
 
 /** ply__status_release - free what ply__status_take allocated in @s; idempotent. */
 void ply__status_release(ply__status_t *s);

@@ -19,6 +19,53 @@
 
 /* ------------------------------------------------------------------- JSON */
 
+static const char *const bound_names[3] = {"exact", "lower", "upper"};
+
+/* A line's score: "score_cp" or "mate" (the other null) and its bound. */
+static void score_json(json_t *j, int has_mate, int32_t cp, int32_t mate, uint32_t bound)
+{
+    json_object_set_new(j, "score_cp", has_mate ? json_null() : json_integer(cp));
+    json_object_set_new(j, "mate", has_mate ? json_integer(mate) : json_null());
+    json_object_set_new(j, "bound", ply_json_text(bound_names[bound < 3 ? bound : 0]));
+}
+
+static json_t *line_json(const ply__status_line_t *l)
+{
+    json_t *j = json_object(), *pv = json_array();
+    json_object_set_new(j, "move", ply_json_text(l->move));
+    json_object_set_new(j, "san", ply_json_text(l->san));
+    for (unsigned i = 0; i < l->npv; i++) json_array_append_new(pv, ply_json_text(l->pv[i]));
+    json_object_set_new(j, "pv", pv);
+    score_json(j, l->has_mate, l->score_cp, l->mate, l->bound);
+    json_object_set_new(j, "depth", json_integer(l->depth));
+    return j;
+}
+
+static json_t *iter_json(const ply__status_iter_t *it)
+{
+    json_t *j = json_object();
+    json_object_set_new(j, "depth", json_integer(it->depth));
+    json_object_set_new(j, "san", ply_json_text(it->san));
+    score_json(j, it->has_mate, it->score_cp, it->mate, it->bound);
+    json_object_set_new(j, "time_ms", json_integer((json_int_t)it->time_ms));
+    json_object_set_new(j, "nodes", json_integer((json_int_t)it->nodes));
+    return j;
+}
+
+/* A search run's lines (status.h), or null. */
+static json_t *search_json(const ply__status_run_t *r)
+{
+    if (!r->has_search) return json_null();
+    json_t *j = json_object(), *lines = json_array(), *iters = json_array();
+    json_object_set_new(j, "depth", r->search_depth ? json_integer(r->search_depth) : json_null());
+    json_object_set_new(j, "moves_done", json_integer(r->moves_done));
+    for (unsigned i = 0; i < r->nlines; i++) json_array_append_new(lines, line_json(&r->lines[i]));
+    json_object_set_new(j, "lines", lines);
+    for (size_t i = 0; i < r->niters; i++) json_array_append_new(iters, iter_json(&r->iters[i]));
+    json_object_set_new(j, "iterations", iters);
+    return j;
+}
+
 static json_t *run_json(const ply__status_run_t *r)
 {
     json_t *j = json_object();
@@ -51,6 +98,8 @@ static json_t *run_json(const ply__status_run_t *r)
     json_object_set_new(j, "verify", ply_json_text(r->verify[0] ? r->verify : "none"));
     json_object_set_new(j, "mismatches", json_integer(r->mismatches));
     json_object_set_new(j, "error", r->error[0] ? ply_json_text(r->error) : json_null());
+    json_object_set_new(j, "answer_hidden", json_boolean(r->answer_hidden));
+    json_object_set_new(j, "search", search_json(r));
     return j;
 }
 

@@ -146,6 +146,12 @@ static void take_run(ply_coordinator_t *c, ply__run_t *run, ply__status_run_t *r
     r->depth = sum.depth;
     r->nodes_limit = sum.nodes_limit;
     r->movetime_ms = sum.movetime_ms;
+    if (run->kind->id == PLY__JOB_KIND__JOB_KIND_SEARCH) { /* its request says how it deepens */
+        ply__asked_t asked;
+        ply__run_asked(&asked, run);
+        if (asked.msg.search)
+            r->deepen = asked.msg.search->deepen, r->infinite = asked.msg.search->infinite;
+    }
     r->jobs_total = (uint32_t)run->sched.njobs;
     r->jobs_done = (uint32_t)run->sched.done;
     r->jobs_in_flight = ply__run_in_flight(c, run);
@@ -176,6 +182,15 @@ static void take_finished(const ply__finished_t *f, ply__status_run_t *r)
     snprintf(r->state, sizeof r->state, "%s", f->state);
     snprintf(r->fen, sizeof r->fen, "%s", f->fen);
     r->depth = f->depth;
+    if (f->kind == PLY__JOB_KIND__JOB_KIND_SEARCH && f->has_request) { /* the request it kept */
+        Ply__SearchRequest *q = ply__search_request__unpack(NULL, f->request_len, f->request);
+        if (q) {
+            r->deepen = q->deepen, r->infinite = q->infinite;
+            r->nodes_limit = q->has_nodes ? q->nodes : 0;
+            r->movetime_ms = q->has_movetime_ms ? q->movetime_ms : 0;
+            ply__search_request__free_unpacked(q, NULL);
+        }
+    }
     r->jobs_total = f->jobs_total;
     r->jobs_done = f->jobs_done;
     r->nodes = f->nodes;

@@ -67,6 +67,9 @@ typedef struct ply__status_run {
     unsigned depth;       /* plies; 0: none asked (a search by nodes or time) */
     uint64_t nodes_limit; /* search: node budget per root move, 0: none */
     uint32_t movetime_ms; /* search: time per root move, 0: none */
+    int deepen;           /* search: a deepening analysis (SearchRequest.deepen): the three
+                             limits above are the whole analysis's */
+    int infinite;         /* ... that deepens until canceled (SearchRequest.infinite) */
     uint32_t jobs_total, jobs_done, jobs_in_flight, jobs_queued;
     ply_u128_t nodes;       /* perft: the count so far (multiplicity x job counts); search:
                                nodes searched */

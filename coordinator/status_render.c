@@ -80,6 +80,8 @@ static json_t *run_json(const ply__status_run_t *r)
                         r->nodes_limit ? json_integer((json_int_t)r->nodes_limit) : json_null());
     json_object_set_new(j, "movetime_ms",
                         r->movetime_ms ? json_integer(r->movetime_ms) : json_null());
+    json_object_set_new(j, "deepen", json_boolean(r->deepen));
+    json_object_set_new(j, "infinite", json_boolean(r->infinite));
     json_t *jobs = json_object();
     json_object_set_new(jobs, "total", json_integer(r->jobs_total));
     json_object_set_new(jobs, "done", json_integer(r->jobs_done));

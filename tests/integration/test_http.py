@@ -9,7 +9,8 @@ process, then:
            independent parser (Debian's python3-prometheus-client) and that
            ply_nodes_total is the same count, and that / is one HTML page
            with no reference to another host;
-  abuse    while a perft(6) runs (119,060,324), sends raw bytes: garbage, random binary, a truncated request, a
+  abuse    while a perft(6) runs (119,060,324), sends raw bytes: garbage, random binary, bad
+           owner tokens (X-Ply-Owner-Token), a truncated request, a
            huge header, a large and a chunked body, other methods, unknown
            paths, slow and idle clients, many connections at once; each gets
            its 400/404/405/413 or is closed after the timeout, and then the
@@ -259,6 +260,14 @@ def test_abuse():
         expect(p, b"\x00\x01\x02\xff" * 64, 400, "binary")
         expect(p, b"GET /status HTTP/9.9\r\n\r\n", 400, "bad version")
         expect(p, b"GET /status HTTP/1.1\r\nHost: x\r\nBad Header Line\r\n\r\n", 400, "header")
+        # an owner token that is not one (the rule of Submit.owner_token: 16..128 printable
+        # ASCII bytes), or two of them: 400; a good one reads /status
+        for bad in (b"short", b"x" * 129, b"sixteen-bytes-ok\x01x", b"0123456789abcdef\r\n"
+                    b"X-Ply-Owner-Token: 0123456789abcdef"):
+            expect(p, b"GET /status HTTP/1.1\r\nHost: x\r\nX-Ply-Owner-Token: " + bad +
+                   b"\r\n\r\n", 400, "owner token %r" % bad[:20])
+        expect(p, b"GET /status HTTP/1.1\r\nHost: x\r\nx-ply-owner-token: 0123456789abcdef \r\n"
+               b"\r\n", 200, "owner token")
         # a truncated request: the client ends its side before the blank line
         s = request(p, b"GET /status HTTP/1.1\r\nHost: x\r\n", read=False)
         s.shutdown(socket.SHUT_WR)

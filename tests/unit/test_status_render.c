@@ -6,7 +6,9 @@
  * digit in both; label values escape \ as \\, " as \" and a newline as \n
  * (prometheus.io/docs/instrumenting/exposition_formats, "Text format
  * details"); every metric family has one HELP and one TYPE line before its
- * samples.
+ * samples. A search run's lines: WAC.027 (Reinfeld, Win at Chess) is mate in 2 by 1. Qf8+
+ * Rxf8 2. Rxf8# (Stockfish 15.1 "go depth 10": score mate 2), which /status gives as a line
+ * with mate 2 and no score_cp, its bound named; a run its viewer may not read has no lines.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -17,6 +19,7 @@
 #include <string.h>
 
 #include <cmocka.h>
+#include <jansson.h>
 
 #include "status.h"
 
@@ -126,12 +129,76 @@ static void test_empty(void **state)
     free(m);
 }
 
+static void test_search_json(void **state)
+{
+    (void)state;
+    ply__status_t s;
+    ply__status_run_t run[2];
+    ply__status_worker_t w;
+    fill(&s, &run[0], &w);
+    ply__status_iter_t it[2] = {{.depth = 1, .san = "Qf8+", .score_cp = 120, .time_ms = 5, .nodes = 90},
+                                {.depth = 3, .san = "Qf8+", .has_mate = 1, .mate = 2,
+                                 .time_ms = 40, .nodes = 5000}};
+    ply__status_run_t *r = &run[0];
+    strcpy(r->kind, "search");
+    strcpy(r->fen, "7k/pp4np/2p3p1/3pN1q1/3P4/Q7/1r3rPP/2R2RK1 w - - 0 1");
+    r->depth = 0, r->deepen = 1, r->movetime_ms = 1500;
+    r->nodes = s.nodes_total = ply_u128_make(0, 5000); /* jansson reads 64-bit integers only */
+    r->has_search = 1, r->search_depth = 3, r->moves_done = 44, r->nlines = 2;
+    strcpy(r->lines[0].move, "a3f8"), strcpy(r->lines[0].san, "Qf8+");
+    strcpy(r->lines[0].pv[0], "Qf8+"), strcpy(r->lines[0].pv[1], "Rxf8"),
+        strcpy(r->lines[0].pv[2], "Rxf8#");
+    r->lines[0].npv = 3, r->lines[0].has_mate = 1, r->lines[0].mate = 2, r->lines[0].depth = 3;
+    strcpy(r->lines[1].move, "f1f2"), strcpy(r->lines[1].san, "Rxf2");
+    strcpy(r->lines[1].pv[0], "Rxf2"), r->lines[1].npv = 1;
+    r->lines[1].score_cp = -15, r->lines[1].bound = 2, r->lines[1].depth = 3;
+    r->iters = it, r->niters = 2;
+    run[1] = run[0];
+    run[1].id = 43, run[1].has_search = 0, run[1].answer_hidden = 1, run[1].iters = NULL;
+    run[1].niters = 0;
+    s.nruns = 2;
+    size_t len = 0;
+    char *text = ply__status_json(&s, &len);
+    assert_non_null(text);
+    json_t *doc = json_loads(text, 0, NULL);
+    assert_non_null(doc);
+    json_t *a = json_array_get(json_object_get(doc, "runs"), 0);
+    assert_true(json_is_true(json_object_get(a, "deepen")));
+    assert_false(json_is_true(json_object_get(a, "answer_hidden")));
+    json_t *sr = json_object_get(a, "search");
+    assert_int_equal(json_integer_value(json_object_get(sr, "depth")), 3);
+    assert_int_equal(json_integer_value(json_object_get(sr, "moves_done")), 44);
+    json_t *l0 = json_array_get(json_object_get(sr, "lines"), 0);
+    assert_string_equal(json_string_value(json_object_get(l0, "san")), "Qf8+");
+    assert_string_equal(json_string_value(json_object_get(l0, "move")), "a3f8");
+    assert_int_equal(json_integer_value(json_object_get(l0, "mate")), 2);
+    assert_true(json_is_null(json_object_get(l0, "score_cp")));
+    assert_string_equal(json_string_value(json_object_get(l0, "bound")), "exact");
+    assert_int_equal(json_array_size(json_object_get(l0, "pv")), 3);
+    assert_string_equal(json_string_value(json_array_get(json_object_get(l0, "pv"), 2)), "Rxf8#");
+    json_t *l1 = json_array_get(json_object_get(sr, "lines"), 1);
+    assert_int_equal(json_integer_value(json_object_get(l1, "score_cp")), -15);
+    assert_true(json_is_null(json_object_get(l1, "mate")));
+    assert_string_equal(json_string_value(json_object_get(l1, "bound")), "upper");
+    json_t *its = json_object_get(sr, "iterations");
+    assert_int_equal(json_array_size(its), 2);
+    assert_int_equal(json_integer_value(json_object_get(json_array_get(its, 0), "score_cp")), 120);
+    assert_int_equal(json_integer_value(json_object_get(json_array_get(its, 1), "mate")), 2);
+    assert_int_equal(json_integer_value(json_object_get(json_array_get(its, 1), "time_ms")), 40);
+    json_t *b = json_array_get(json_object_get(doc, "runs"), 1);
+    assert_true(json_is_true(json_object_get(b, "answer_hidden")));
+    assert_true(json_is_null(json_object_get(b, "search")));
+    json_decref(doc);
+    free(text);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_metrics),
         cmocka_unit_test(test_json),
         cmocka_unit_test(test_empty),
+        cmocka_unit_test(test_search_json),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

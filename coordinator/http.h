@@ -21,6 +21,9 @@
  * request must carry it: "Authorization: Bearer TOKEN", or HTTP Basic
  * authentication with the token as the password (any user name), so that a
  * browser can ask for it; otherwise 401. Tokens are compared in constant time.
+ * Apart from that token, a /status request may name its viewer with an owner
+ * token (X-Ply-Owner-Token; 400 when it is not one): the search runs submitted
+ * with it then show their lines (status.h).
  */
 #ifndef PLY_COORDINATOR_HTTP_H
 #define PLY_COORDINATOR_HTTP_H

@@ -21,7 +21,22 @@ of the start position takes 5 s and perft(8) over 2 minutes), and checks while i
 and at the end that the answer is 8,031,647,685 (chessprogramming.org/Perft_Results,
 position 2, depth 6), that the page then shows the run done at 100 %, and that
 no browser process is left behind.
-Usage: test_dashboard_browser.py BIN_DIR ARTIFACT_DIR
+
+Part "analysis" (issue 28): two workers, the page opened as #owner=TOKEN, and first the
+page's axis code alone (round ticks 1, 2 or 5 times a power of ten that cover the range,
+distinct labels with their units: k/M nodes/s, seconds, pawns, plies; "no data yet" on an
+empty chart; the idle nodes/s chart), and a deepening analysis as /status gives it drawn by
+the page (+0.31, an upper bound "<= +0.12", "-#3", lines numbered from the position's move).
+Then `ply analyse` of WAC.027 with that owner token (deepening until `ply cancel` when the
+ply command knows --infinite, else each root move for 3 s), and while it runs: the board
+has 64 squares with the FEN's pieces (read here from the FEN) and White to move, at least
+one line in SAN (each a legal move by Stockfish's "go perft 1" that lands where its SAN
+says) with a well-formed score and the depth; /status (valid by its schema) hides the lines
+from a request without the token and with another one. At the end: the top line is 1. Qf8+
+with mate in 2 (WAC.027, Reinfeld; Stockfish 15.1: mate 2), the charts have data (a
+deepening analysis) or say why not, two screenshots (ARTIFACT_DIR/analysis-1.png, -2.png)
+differ, another owner's token hides the lines, and no request left 127.0.0.1:PORT.
+Usage: test_dashboard_browser.py BIN_DIR ARTIFACT_DIR [perft|analysis]  (perft by default)
 Exit 77 when chromium, chromium-driver or python3-selenium is missing.
 """
 import json

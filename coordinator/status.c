@@ -201,8 +201,8 @@ static void take_finished(const ply__finished_t *f, ply__status_run_t *r)
     r->eta_ms = 0;
     /* done: all of it (a deepening analysis's jobs are never done one by one) */
     r->progress = !strcmp(f->state, "done") ? 1
-                  : f->jobs_total             ? (double)f->jobs_done / f->jobs_total
-                                              : -1;
+                  : f->jobs_total           ? (double)f->jobs_done / f->jobs_total
+                                            : -1;
     snprintf(r->verify, sizeof r->verify, "%s", f->verify);
     r->mismatches = f->mismatches;
     snprintf(r->error, sizeof r->error, "%s", f->error);

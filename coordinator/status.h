@@ -36,15 +36,15 @@
 
 /* One analysed root move (AnalysedMove) as the page shows it. */
 typedef struct ply__status_line {
-    char move[8];                  /* UCI */
-    char san[PLY_ARB_SAN_MAX];     /* SAN, check marks included */
+    char move[8];                             /* UCI */
+    char san[PLY_ARB_SAN_MAX];                /* SAN, check marks included */
     char pv[PLY__STATUS_PV][PLY_ARB_SAN_MAX]; /* its line in SAN, npv plies (the first ones) */
     unsigned npv;
     int has_mate;     /* 1: mate (moves, + when the side to move mates); 0: score_cp */
     int32_t score_cp; /* centipawns, the side to move of the position analysed */
     int32_t mate;
-    uint32_t bound;   /* 0 exact, 1 lower bound, 2 upper bound (SearchLine.bound) */
-    uint32_t depth;   /* plies */
+    uint32_t bound; /* 0 exact, 1 lower bound, 2 upper bound (SearchLine.bound) */
+    uint32_t depth; /* plies */
 } ply__status_line_t;
 
 /* One completed iteration of a deepening analysis (SearchIteration). */
@@ -88,9 +88,9 @@ typedef struct ply__status_run {
      * may read it (has_search); else answer_hidden */
     int answer_hidden;
     int has_search;
-    uint32_t search_depth;  /* deepest completed iteration (deepen), 0: none */
-    uint32_t moves_done;    /* root moves with a line so far */
-    unsigned nlines;        /* lines[]: the best first */
+    uint32_t search_depth; /* deepest completed iteration (deepen), 0: none */
+    uint32_t moves_done;   /* root moves with a line so far */
+    unsigned nlines;       /* lines[]: the best first */
     ply__status_line_t lines[PLY__STATUS_LINES];
     size_t niters;
     ply__status_iter_t *iters; /* niters of them, in order (owned; NULL when none) */

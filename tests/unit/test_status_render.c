@@ -136,9 +136,9 @@ static void test_search_json(void **state)
     ply__status_run_t run[2];
     ply__status_worker_t w;
     fill(&s, &run[0], &w);
-    ply__status_iter_t it[2] = {{.depth = 1, .san = "Qf8+", .score_cp = 120, .time_ms = 5, .nodes = 90},
-                                {.depth = 3, .san = "Qf8+", .has_mate = 1, .mate = 2,
-                                 .time_ms = 40, .nodes = 5000}};
+    ply__status_iter_t it[2] = {
+        {.depth = 1, .san = "Qf8+", .score_cp = 120, .time_ms = 5, .nodes = 90},
+        {.depth = 3, .san = "Qf8+", .has_mate = 1, .mate = 2, .time_ms = 40, .nodes = 5000}};
     ply__status_run_t *r = &run[0];
     strcpy(r->kind, "search");
     strcpy(r->fen, "7k/pp4np/2p3p1/3pN1q1/3P4/Q7/1r3rPP/2R2RK1 w - - 0 1");

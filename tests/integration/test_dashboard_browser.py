@@ -421,7 +421,8 @@ def perft_part():
 # and piece), the side to move, the depth heading, the lines table, the charts' axes.
 READ_ANALYSIS = """
 const run = Array.from(document.querySelectorAll('#runs .run'))
-                 .find(r => / search/.test(r.querySelector('.head b').textContent));
+                 .find(r => arguments[0] ? r.dataset.run === arguments[0]
+                                         : / search/.test(r.querySelector('.head b').textContent));
 if (!run) return null;
 const chart = c => c ? {empty: c.dataset.empty || null, x: c.dataset.xTicks || '', y: c.dataset.yTicks || ''}
                      : null;
@@ -473,6 +474,7 @@ const res = {rows, depth: box.querySelector('h3').textContent, tomove: box.query
 box.remove();
 return res;
 """
+KIWIPETE_MOVES = 48  # chessprogramming.org/Perft_Results, position 2, depth 1
 WAC027 = "7k/pp4np/2p3p1/3pN1q1/3P4/Q7/1r3rPP/2R2RK1 w - - 0 1"
 # WAC.027 (Reinfeld, Win at Chess) is mate in 2: 1. Qf8+ Rxf8 2. Rxf8#; Stockfish 15.1
 # "go depth 10": score mate 2, pv a3f8 f2f8 f1f8 (tests/integration/test_deepen.c).
@@ -539,11 +541,11 @@ def check_ticks(ax):
         assert any(lab[-1] in "kMG" for lab in labels), "no k/M/G unit: " + where
 
 
-def read_analysis(driver, cond, what, timeout=60):
+def read_analysis(driver, cond, what, timeout=60, run_id=None):
     deadline = time.time() + timeout
     s = None
     while time.time() < deadline:
-        s = driver.execute_script(READ_ANALYSIS)
+        s = driver.execute_script(READ_ANALYSIS, run_id)
         if s and cond(s):
             return s
         time.sleep(0.1)
@@ -561,8 +563,8 @@ def analysis_part():
                                  "--threads", "1", "--hash", "16", "--id", "w-page-%d" % i],
                                 stderr=subprocess.DEVNULL) for i in (1, 2)]
     # `ply analyse` deepens when it knows --infinite (then run until canceled); before that it
-    # searches each root move once (then --movetime is per root move: 44 moves of up to 3 s on
-    # two workers, those that find a mate early end early: about 20 s)
+    # searches each root move once (then --movetime is per root move: 48 moves of 3 s on two
+    # workers, 72 s, canceled long before)
     helptext = subprocess.run([os.path.join(BIN, "ply"), "analyse", "--help"],
                               capture_output=True, text=True).stdout
     deepen = "--infinite" in helptext
@@ -609,7 +611,9 @@ def analysis_part():
         assert fake["pieces"] == 32, fake
         assert fake["score"][0] and fake["plies"][1] == "0|1|2|3", fake
 
-        cmd = [os.path.join(BIN, "ply"), "analyse", "--fen", WAC027, "--coordinator", endpoint,
+        ply = os.path.join(BIN, "ply")
+        # 1. Kiwipete, watched while it runs: no forced mate ends it early
+        cmd = [ply, "analyse", "--fen", KIWIPETE, "--coordinator", endpoint,
                "--owner-token", token, "--json", "--quiet"]
         cmd += ["--infinite"] if deepen else ["--movetime", "3000"]
         t_submit = time.time()
@@ -622,13 +626,16 @@ def analysis_part():
         doc = status_as(port, token)
         mine = next(r for r in doc["runs"] if str(r["id"]) == s1["id"])
         assert mine["kind"] == "search" and mine["deepen"] == deepen, mine
-        assert [q[:2] for q in s1["squares"]] == [list(x) for x in fen_squares(WAC027)], s1["squares"]
+        assert mine["state"] == "running", mine["state"]
+        assert [q[:2] for q in s1["squares"]] == [list(x) for x in fen_squares(KIWIPETE)], \
+            s1["squares"]
         for name, piece, text in s1["squares"]:  # a glyph on every occupied square, none elsewhere
             assert (text != "") == (piece != ""), (name, piece, text)
         assert s1["tomove"] == "White to move", s1["tomove"]
         m = re.match(r"depth (\d+)[ \u2013]", s1["depth"])
         assert m and int(m.group(1)) >= 1, s1["depth"]
-        legal = legal_moves(WAC027)
+        legal = legal_moves(KIWIPETE)
+        assert legal is None or len(legal) == KIWIPETE_MOVES, legal
         uci_of = {l["san"]: l["move"] for l in (mine["search"] or {"lines": []})["lines"]}
         for rank, san, score, depth, pv in s1["rows"]:
             assert SAN_RE.fullmatch(san), san
@@ -638,7 +645,6 @@ def analysis_part():
                 # a legal move (Stockfish's list), to the square its SAN names
                 u = uci_of[san]
                 assert u in legal and u[2:4] in san, (san, u, sorted(legal))
-        assert len(legal or range(44)) == 44, legal  # perft(1) of WAC.027 by Stockfish
         # only its owner reads its lines: no token, or another owner's
         for who in (None, other):
             r = next(r for r in status_as(port, who)["runs"] if str(r["id"]) == s1["id"])
@@ -646,27 +652,39 @@ def analysis_part():
         print("page, %.1f s after the submission (%s): %s; depth %s; %d line(s), first %s" %
               (t1 - t_submit, "deepening" if deepen else "each root move once", s1["head"],
                m.group(1), len(s1["rows"]), s1["rows"][0]))
-
-        if deepen:  # its owner stops it: done, its deepest completed iteration the answer
-            time.sleep(2)
-            subprocess.run([os.path.join(BIN, "ply"), "cancel", s1["id"], "--coordinator",
-                            endpoint, "--owner-token", token], check=True, timeout=60,
-                           stdout=subprocess.DEVNULL)
-        out, err = run.communicate(timeout=150)
-        assert run.returncode == 0, "ply analyse: exit %s: %s" % (run.returncode, err)
-        s2 = read_analysis(driver, lambda s: "done" in s["cls"] and s["rows"], "the analysis done",
-                           timeout=20)
-        driver.save_screenshot(shots[1])
-        assert s2["rows"][0][1] == WAC027_BEST and s2["rows"][0][2] == WAC027_SCORE, s2["rows"]
+        # its owner stops it: a deepening analysis ends done, its deepest iteration the answer
+        time.sleep(2)
+        subprocess.run([ply, "cancel", s1["id"], "--coordinator", endpoint, "--owner-token",
+                        token], check=True, timeout=60, stdout=subprocess.DEVNULL)
+        run.communicate(timeout=60)
+        s1b = read_analysis(driver, lambda s: "running" not in s["cls"], "the analysis stopped",
+                            timeout=20, run_id=s1["id"])
         if deepen:
-            assert s2["depthChart"]["empty"] is None and s2["depthChart"]["y"], s2
-            assert s2["score"]["y"], s2
-        else:
-            assert s2["depthChart"]["empty"] == "no iterations: not a deepening analysis", s2
-        for c in (s2["score"], s2["depthChart"]):
-            for labels in (c["x"], c["y"]):
+            assert "done" in s1b["cls"] and s1b["rows"], s1b
+            assert s1b["depthChart"]["empty"] is None and s1b["depthChart"]["y"], s1b
+            assert s1b["score"]["y"], s1b
+        else:  # canceled: its client got no answer, nor does the page
+            assert "canceled" in s1b["cls"] and not s1b["rows"], s1b
+            assert s1b["note"] == "No lines: it ended canceled without an answer.", s1b
+        for c in (s1b["score"], s1b["depthChart"]):
+            for labels in (c["x"], c["y"]) if c else ():
                 if labels:
                     assert len(set(labels.split("|"))) == len(labels.split("|")), c
+
+        # 2. WAC.027 to depth 6, to its end: a published answer on the page
+        run = subprocess.Popen([ply, "analyse", "--fen", WAC027, "-d", "6", "--coordinator",
+                                endpoint, "--owner-token", token, "--json", "--quiet"],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        out, err = run.communicate(timeout=150)
+        assert run.returncode == 0, "ply analyse: exit %s: %s" % (run.returncode, err)
+        s2 = read_analysis(driver, lambda s: "done" in s["cls"] and s["rows"] and
+                           s["id"] != s1["id"], "the analysis of WAC.027 done", timeout=20)
+        driver.save_screenshot(shots[1])
+        assert [q[:2] for q in s2["squares"]] == [list(x) for x in fen_squares(WAC027)], s2
+        assert s2["rows"][0][1] == WAC027_BEST and s2["rows"][0][2] == WAC027_SCORE, s2["rows"]
+        assert s2["rows"][0][4].startswith("1. Qf8+ Rxf8 2. Rxf8#"), s2["rows"][0]
+        if not deepen:
+            assert s2["depthChart"]["empty"] == "no iterations: not a deepening analysis", s2
         a, b = png_pixels(shots[0]), png_pixels(shots[1])
         assert a != b, "the two screenshots are the same image"
 
@@ -675,6 +693,9 @@ def analysis_part():
                               "document.querySelector('#owner button').click();", other)
         s3 = read_analysis(driver, lambda s: s["note"] is not None, "the lines hidden", timeout=20)
         assert not s3["rows"] and "owner" in s3["note"] and len(s3["squares"]) == 64, s3
+        s3 = read_analysis(driver, lambda s: s["note"] is not None, "the lines hidden", timeout=20,
+                           run_id=s1["id"])
+        assert not s3["rows"] and len(s3["squares"]) == 64, s3
         urls = check_local(driver, origin)
         print("answer on the page: %s %s at depth %s; requests only to %s (%d URLs); "
               "screenshots %s, %s" % (s2["rows"][0][1], s2["rows"][0][2], s2["rows"][0][3],

@@ -23,9 +23,9 @@ add_test(NAME http_browser
           ${CMAKE_RUNTIME_OUTPUT_DIRECTORY} ${CMAKE_BINARY_DIR}/tests/artifacts)
 set_tests_properties(http_browser PROPERTIES TIMEOUT 180 LABELS "net" SKIP_RETURN_CODE 77)
 # The page during an analysis (the same script, part "analysis"): a search run's board drawn
-# from its FEN, its lines in SAN with scores and depth while it runs, for its owner only, WAC.027's
-# mate at the end, the charts' axes (round ticks, units, no duplicate labels, "no data yet");
-# screenshots tests/artifacts/analysis-1.png and -2.png.
+# from its FEN, its lines in SAN with scores and depth while it runs (Kiwipete), for its owner
+# only, WAC.027's mate in 2 after, the charts' axes (round ticks, units, no duplicate labels,
+# "no data yet"); screenshots tests/artifacts/analysis-1.png and -2.png.
 add_test(NAME http_browser_analysis
   COMMAND /usr/bin/python3 ${CMAKE_CURRENT_SOURCE_DIR}/integration/test_dashboard_browser.py
           ${CMAKE_RUNTIME_OUTPUT_DIRECTORY} ${CMAKE_BINARY_DIR}/tests/artifacts analysis)

@@ -27,15 +27,17 @@ page's axis code alone (round ticks 1, 2 or 5 times a power of ten that cover th
 distinct labels with their units: k/M nodes/s, seconds, pawns, plies; "no data yet" on an
 empty chart; the idle nodes/s chart), and a deepening analysis as /status gives it drawn by
 the page (+0.31, an upper bound "<= +0.12", "-#3", lines numbered from the position's move).
-Then `ply analyse` of WAC.027 with that owner token (deepening until `ply cancel` when the
-ply command knows --infinite, else each root move for 3 s), and while it runs: the board
-has 64 squares with the FEN's pieces (read here from the FEN) and White to move, at least
-one line in SAN (each a legal move by Stockfish's "go perft 1" that lands where its SAN
+Then `ply analyse` of Kiwipete with that owner token (deepening when the ply command knows
+--infinite, else each root move for 3 s), and while it runs: the board has 64 squares with
+the FEN's pieces (read here from the FEN) and White to move, at least one line in SAN (each
+a legal move by Stockfish's "go perft 1", 48 of them as published, that lands where its SAN
 says) with a well-formed score and the depth; /status (valid by its schema) hides the lines
-from a request without the token and with another one. At the end: the top line is 1. Qf8+
-with mate in 2 (WAC.027, Reinfeld; Stockfish 15.1: mate 2), the charts have data (a
-deepening analysis) or say why not, two screenshots (ARTIFACT_DIR/analysis-1.png, -2.png)
-differ, another owner's token hides the lines, and no request left 127.0.0.1:PORT.
+from a request without the token and with another one. `ply cancel` by its owner then ends
+it: done with its iterations charted (deepening), or canceled with no lines. Then WAC.027
+to depth 6: the top line is 1. Qf8+ Rxf8 2. Rxf8# with mate in 2 (Reinfeld, Win at Chess;
+Stockfish 15.1: mate 2). Two screenshots (ARTIFACT_DIR/analysis-1.png while Kiwipete runs,
+-2.png at the end) differ, another owner's token hides the lines, and no request left
+127.0.0.1:PORT.
 Usage: test_dashboard_browser.py BIN_DIR ARTIFACT_DIR [perft|analysis]  (perft by default)
 Exit 77 when chromium, chromium-driver or python3-selenium is missing.
 """

@@ -1,12 +1,16 @@
 /*
- * `ply analyse`: every root move of one position (a FEN or startpos, with the moves of the
- * game that led to it) searched to the same limit as its own job, on the embedded default
- * or a named coordinator (session.h); or an EPD suite (--epd) judged by its bm/am moves
- * (epd_expect.h), one run per record on one session. The coordinator sorts the answer and
- * the rule engine replays every line; analyse_out.h prints it.
+ * `ply analyse`: one position (a FEN or startpos, with the moves of the game that led to
+ * it) analysed by iterative deepening driven by the coordinator (SearchRequest.deepen), its
+ * limits those of the whole analysis, each completed depth shown as it completes, on the
+ * embedded default or a named coordinator (session.h); Ctrl-C (or `ply cancel RUN`) ends it
+ * with its deepest completed iteration. With --verify, and for an EPD suite (--epd, judged
+ * by its bm/am moves: epd_expect.h, one run per record on one session), every root move is
+ * searched once to the same limit as its own job instead. The coordinator sorts the answer
+ * and the rule engine replays every line; analyse_out.h prints it.
  */
 #include <getopt.h>
 #include <inttypes.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,7 +39,10 @@
 
 typedef struct analyse_args {
     const char *fen, *moves, *searchmoves, *epd;
-    unsigned depth, movetime_ms, multipv;
+    unsigned depth, movetime_ms;
+    unsigned multipv; /* --multipv K; 0: not given (see multipv_all) */
+    int multipv_all;  /* --multipv all */
+    int infinite;     /* --infinite */
     uint64_t nodes;
     const char *engine;     /* --engine: "builtin", "uci", or NULL (any) */
     const char *uci_engine; /* --uci-engine CMD */
@@ -53,22 +60,33 @@ static void usage(FILE *out)
     fprintf(
         out,
         "usage: ply analyse [--fen FEN | startpos | FEN] [moves M...] (-d N | --nodes N |\n"
-        "                   --movetime MS) [options]\n"
+        "                   --movetime MS | --infinite) [options]\n"
         "       ply analyse --epd FILE (-d N | --nodes N | --movetime MS) [options]\n"
         "\n"
-        "Searches every root move of a position as its own job (the same position and game\n"
-        "history, full window), so that every score is exact and comparable; prints them best\n"
-        "first with their lines in SAN, each line replayed by the rule engine.\n"
+        "Analyses a position by iterative deepening over the cluster: each depth searches the\n"
+        "root moves in the order of the last one, the best first, the others with a null\n"
+        "window (again with a full window when one proves better). Each completed depth is\n"
+        "shown as it completes; the answer is the deepest completed one: the best K moves\n"
+        "with exact scores, the others with the bound that proves them worse (\"<= +0.31\").\n"
+        "Every line is in SAN, replayed by the rule engine. Ctrl-C (or ply cancel RUN) ends\n"
+        "the analysis with its deepest completed depth; a second Ctrl-C quits at once.\n"
+        "With --verify and --epd, every root move is searched once instead, as its own job\n"
+        "(the same position and history, full window), the limits applying to each.\n"
         "\n"
         "  -f, --fen FEN           position as FEN, X-FEN or Shredder-FEN (default: startpos)\n"
         "      --moves \"M ...\"     UCI moves played from it (as 'moves M...' after the\n"
         "                          position): the game history, for repetitions (default none)\n"
-        "  -d, --depth N           search each root move to depth N, 1..%d\n"
-        "      --nodes N           search each root move N nodes\n"
-        "      --movetime MS       search each root move MS milliseconds\n"
+        "  -d, --depth N           the last depth, 1..%d (--verify, --epd: of each root move)\n"
+        "      --nodes N           nodes of the whole analysis, every job's (--verify, --epd:\n"
+        "                          of each root move)\n"
+        "      --movetime MS       wall time of the whole analysis from its acceptance, ms\n"
+        "                          (--epd: of each root move)\n"
         "                          (at least one limit; with several, the first reached)\n"
+        "      --infinite          no limit: deepen until Ctrl-C or ply cancel RUN\n"
         "      --searchmoves \"M ...\" analyse only these root moves (UCI; default: all)\n"
-        "      --multipv K|all     print the best K root moves (default: all)\n"
+        "      --multipv K|all     root moves scored exactly at each depth, best first\n"
+        "                          (default 1; all: every one); with --verify and --epd, the\n"
+        "                          root moves printed (default all)\n"
         "      --engine KIND       builtin (ply's engine) or uci (an external engine); with\n"
         "                          --coordinator, the kind of worker asked for (default: any)\n"
         "      --uci-engine CMD    the UCI engine local workers drive with --engine uci\n"
@@ -83,9 +101,15 @@ static void usage(FILE *out)
         "                          --coordinator (default none)\n"
         "      --epd FILE          analyse every record of FILE (bm/am moves, id): a record is\n"
         "                          solved when the top move is a bm and none of am\n"
-        "      --json              print one JSON object instead of text\n"
-        "  -q, --quiet             no progress on stderr (by default: the live table on a\n"
-        "                          terminal, a plain line every 5 s in a log)\n"
+        "      --json              JSON instead of text: one object per line, one for each\n"
+        "                          completed depth ({\"type\": \"iteration\", \"depth\", \"score\":\n"
+        "                          {\"cp\"|\"mate\", \"bound\"}, \"move\", \"san\", \"pv\", \"pv_san\",\n"
+        "                          \"seldepth\", \"time_ms\", \"nodes\"}) as it completes, then the\n"
+        "                          answer ({\"type\": \"result\", ..., \"depth\", \"iterations\"});\n"
+        "                          with --verify, --epd: one object\n"
+        "  -q, --quiet             no progress on stderr, and only the answer (by default: each\n"
+        "                          completed depth and a status line on a terminal, with a\n"
+        "                          plain status line every 5 s in a log)\n"
         "  -t, --threads N         worker threads (default: one per core; with --engine uci\n"
         "                          also the engine's Threads)\n"
         "      --hash MIB          worker table, MiB (default 256; with --engine uci also the\n"
@@ -98,8 +122,9 @@ static void usage(FILE *out)
         "      --state FILE        the embedded coordinator keeps its runs in FILE "
         "(SQLite)\n" PLY_CLI_CURVE_HELP "  -h, --help              this text\n"
         "\n"
-        "Exit status: 0 ok (with --epd, however many are solved), 1 failure, 2 usage or bad\n"
-        "position.\n",
+        "Exit status: 0 ok (with --epd, however many are solved; stopped by Ctrl-C or ply\n"
+        "cancel with a completed depth), 1 failure, 2 usage or bad position, 130 Ctrl-C\n"
+        "before a depth completed.\n",
         PLY_SEARCH_JOB_MAX_DEPTH);
 }
 
@@ -112,7 +137,69 @@ typedef struct progress {
     uint64_t epd_done, epd_total;
     ply_u128_t nodes_done; /* a suite: nodes of the records done */
     char waiting[320];     /* what the run waited for at the last report (a log says it once) */
+    /* a deepening analysis (one position, SearchRequest.deepen) */
+    int deepen, infinite, json, quiet, chess960;
+    unsigned movetime_ms;      /* its wall time (the ETA's), 0: none */
+    size_t shown;              /* iterations shown (stderr, and --json lines on stdout) */
+    int header;                /* the iterations' column titles are on stderr */
+    int told;                  /* the run id and how to stop it were said */
+    int cancel_sent;           /* Ctrl-C: its Cancel went */
+    ply_session_t *session;    /* whose endpoint takes that Cancel */
+    const char *coordinator;   /* --coordinator, for the note on how to stop it */
 } progress_t;
+
+/* ---- Ctrl-C -------------------------------------------------------------------------- */
+
+/* SIGINTs received: the first asks for the deepest completed iteration (the next progress
+ * report sends the Cancel), the second quits at once. */
+static volatile sig_atomic_t interrupts;
+static int interrupt_quiet;
+
+static void on_interrupt(int sig)
+{
+    static const char first[] = "\nply analyse: stopping at the deepest completed depth "
+                                "(Ctrl-C again quits at once)\n";
+    static const char again[] = "\nply analyse: interrupted\n";
+    ssize_t n = 0;
+    if (interrupts++ == 0) {
+        if (!interrupt_quiet) n = write(STDERR_FILENO, first, sizeof first - 1);
+        (void)n;
+        return;
+    }
+    if (!interrupt_quiet) n = write(STDERR_FILENO, again, sizeof again - 1);
+    (void)n;
+    _exit(128 + sig); /* the shell's convention: 130 */
+}
+
+/* A deepening analysis owns SIGINT: no SA_RESTART, though the client's wait goes on (its
+ * poll takes EINTR as nothing) until the next report, at most a second away. */
+static void catch_interrupt(int quiet)
+{
+    interrupt_quiet = quiet;
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_interrupt;
+    sigaction(SIGINT, &sa, NULL);
+}
+
+/* Sends the Cancel of run @run_id on a connection of its own (the session's client is in
+ * its wait): the coordinator then ends the run with its deepest completed iteration, which
+ * the wait receives as the answer. */
+static void cancel_run(progress_t *ps, uint64_t run_id)
+{
+    char why[512] = "";
+    ps->cancel_sent = 1;
+    ply_client_t *c = ply_client_new(ply_session_endpoint(ps->session), why, sizeof why);
+    Ply__RunProgress *p = NULL;
+    int rc = c ? ply_client_cancel(c, run_id, (int)ply_session_timeout_ms(ps->session), &p, why,
+                                   sizeof why)
+               : PLY_ECONNECT;
+    if (rc < 0 && rc != PLY_ESTATE) /* PLY_ESTATE: it has just finished, its answer comes */
+        fprintf(stderr, "ply analyse: cannot cancel run %" PRIu64 ": %s\n", run_id,
+                why[0] ? why : ply_strerror(rc));
+    if (p) ply__run_progress__free_unpacked(p, NULL);
+    ply_client_destroy(&c);
+}
 
 /* Rows of the live table (the best so far): it must fit a terminal to redraw in place. */
 #define LIVE_ROWS 10
@@ -143,10 +230,86 @@ static void live_line(const char *text, int width)
  * finish; elsewhere (a log): a status line every few seconds (progress.h). A suite shows
  * only the bar of its positions.
  */
+/*
+ * The iterations of @s not shown yet: a line each on stderr (unless quiet), and with --json
+ * a JSON object each on stdout (unless quiet), in order.
+ */
+static void show_iterations(progress_t *ps, const Ply__SearchAnswer *s)
+{
+    if (!s || ps->quiet) return;
+    for (; ps->shown < s->n_iterations; ps->shown++) {
+        const Ply__SearchIteration *it = s->iterations[ps->shown];
+        if (ps->json) {
+            json_t *o = ply_analyse_iteration_json(it, s->fen, ps->chess960);
+            if (o) ply_json_dumpf(o, stdout, JSON_COMPACT);
+            printf("\n");
+            json_decref(o);
+            fflush(stdout);
+        }
+        if (!ps->header) ply_analyse_print_iteration_header(stderr);
+        ps->header = 1;
+        ply_analyse_print_iteration(stderr, it, s->fen, ps->chess960);
+    }
+    fflush(stderr);
+}
+
+/*
+ * A deepening analysis's report: the iterations completed since the last one, then (a
+ * terminal) a status line redrawn under them, or (a log) a status line every few seconds.
+ */
+static void deepen_progress(progress_t *ps, const Ply__RunProgress *p, const char *waiting)
+{
+    if (ps->infinite && !ps->told) {
+        /* `ply cancel` reaches a coordinator of its own only */
+        erase_live(ps);
+        if (ps->coordinator)
+            fprintf(stderr,
+                    "ply analyse: run %" PRIu64 "; Ctrl-C or ply cancel %" PRIu64
+                    " --coordinator %s ends it with its deepest completed depth\n",
+                    p->run_id, p->run_id, ps->coordinator);
+        else
+            fprintf(stderr, "ply analyse: Ctrl-C ends it with its deepest completed depth\n");
+        ps->told = 1;
+    }
+    if (p->search && p->search->n_iterations > ps->shown) {
+        erase_live(ps);
+        show_iterations(ps, p->search);
+    }
+    if (ps->bar.mode == PLY_PROGRESS_OFF) return;
+    char extra[400];
+    const Ply__SearchAnswer *s = p->search;
+    snprintf(extra, sizeof extra, "%s", waiting);
+    if (s && s->has_depth)
+        snprintf(extra, sizeof extra, "depth %u%s%s", s->depth, waiting[0] ? "  " : "", waiting);
+    ply_u128_t nodes = ply_msg_count(p->nodes, p->has_nodes_hi, p->nodes_hi);
+    /* the jobs so far are not the analysis' (each depth adds its own): only a wall time
+     * tells the time left */
+    double work_done = 0, work_total = 0;
+    if (ps->movetime_ms && p->has_elapsed_ms)
+        work_done = (double)(p->elapsed_ms < ps->movetime_ms ? p->elapsed_ms : ps->movetime_ms),
+        work_total = ps->movetime_ms;
+    uint64_t total = ps->movetime_ms ? p->jobs_total : 0;
+    if (ps->bar.mode == PLY_PROGRESS_LOG) {
+        ply_progress_update(&ps->bar, p->jobs_done, total, "jobs", work_done, work_total, nodes,
+                            p->has_nodes, extra);
+        return;
+    }
+    ply_progress_view_t v;
+    ply_progress_view(&ps->bar, p->jobs_done, total, "jobs", work_done, work_total, nodes,
+                      p->has_nodes, extra, &v);
+    char status[512];
+    ply_progress_format(&v, 0, status, sizeof status);
+    erase_live(ps);
+    live_line(status, ply_progress_width());
+    ps->drawn++;
+    fflush(stderr);
+}
+
 static void on_progress(const Ply__RunProgress *p, void *arg)
 {
     progress_t *ps = arg;
-    if (ps->bar.mode == PLY_PROGRESS_OFF) return;
+    if (interrupts && !ps->cancel_sent && ps->session) cancel_run(ps, p->run_id);
+    if (ps->bar.mode == PLY_PROGRESS_OFF) return; /* --quiet: the answer only */
     /* what the coordinator waits for (no worker may take the run's jobs), in a word: the
      * ETA stays "--" meanwhile */
     char waiting[sizeof ps->waiting] = "";
@@ -165,6 +328,10 @@ static void on_progress(const Ply__RunProgress *p, void *arg)
             live_line(waiting, ply_progress_width());
             ps->drawn++;
         }
+        return;
+    }
+    if (ps->deepen) {
+        deepen_progress(ps, p, waiting);
         return;
     }
     ply_u128_t nodes = ply_msg_count(p->nodes, p->has_nodes_hi, p->nodes_hi);
@@ -229,11 +396,13 @@ static int terminal_status(const ply_arb_pos_t *pos, const char **status)
     return 1;
 }
 
+/* The answer on stdout; with --json one object, on one line after a deepening analysis's
+ * iteration lines (JSON Lines), else indented. */
 static void print_answer(const Ply__RunResult *r, const ply_analyse_asked_t *asked, int json)
 {
     if (json) {
         json_t *o = ply_analyse_json(r, asked);
-        ply_json_dumpf(o, stdout, JSON_INDENT(2));
+        ply_json_dumpf(o, stdout, asked->deepen ? JSON_COMPACT : JSON_INDENT(2));
         printf("\n");
         json_decref(o);
     } else {
@@ -252,6 +421,7 @@ static int search(ply_session_t *s, const ply_search_request_t *req, progress_t 
     char why[512] = "";
     int rc = ply_session_search(s, req, on_progress, ps, &acc, res, why, sizeof why);
     erase_live(ps);
+    if (rc == 0 && ps->deepen) show_iterations(ps, (*res)->search); /* those not reported */
     if (rc == 0 && ps->epd && (*res)->search)
         ps->nodes_done += (*res)->search->nodes; /* the suite's rate */
     ply_session_free_reply(&acc, NULL);
@@ -278,6 +448,12 @@ static void fill_request(ply_search_request_t *req, const analyse_args_t *a, con
     req->verify_ppm = a->verify_ppm;
 }
 
+/* A single position deepens, unless verified (each root move searched once, reproducibly). */
+static int deepens(const analyse_args_t *a)
+{
+    return !a->verify && !a->epd;
+}
+
 static void fill_asked(ply_analyse_asked_t *asked, const analyse_args_t *a,
                        const ply_cli_position_t *pos)
 {
@@ -289,7 +465,13 @@ static void fill_asked(ply_analyse_asked_t *asked, const analyse_args_t *a,
     asked->nodes = a->nodes;
     asked->movetime_ms = a->movetime_ms;
     asked->engine = a->engine;
-    asked->multipv = a->multipv;
+    asked->multipv = a->multipv_all ? 0 : a->multipv;
+    asked->chess960 = a->chess960;
+    if (deepens(a)) {
+        asked->deepen = 1;
+        asked->infinite = a->infinite;
+        asked->multipv = a->multipv_all ? PLY_MAX_DIVIDE : a->multipv ? a->multipv : 1;
+    }
 }
 
 static int run_single(const analyse_args_t *a, const ply_cli_position_t *pos,
@@ -319,14 +501,23 @@ static int run_single(const analyse_args_t *a, const ply_cli_position_t *pos,
     req.nmoves = pos->nmoves;
     req.searchmoves = (const char *const *)searchmoves;
     req.nsearchmoves = nsearchmoves;
-    Ply__RunResult *res = NULL;
     progress_t ps = {0};
+    if (asked.deepen) {
+        /* a value of at least the number of root moves scores every one exactly */
+        req.deepen = 1, req.multipv = asked.multipv, req.infinite = a->infinite;
+        ps.deepen = 1, ps.infinite = a->infinite, ps.json = a->json, ps.quiet = a->quiet;
+        ps.chess960 = a->chess960, ps.movetime_ms = a->movetime_ms;
+        ps.session = s, ps.coordinator = a->session.cfg.coordinator;
+        catch_interrupt(a->quiet);
+    }
+    Ply__RunResult *res = NULL;
     ply_progress_init(&ps.bar, "ply analyse", a->quiet);
     int rc = search(s, &req, &ps, &res);
     if (rc == 0) print_answer(res, &asked, a->json);
     ply_session_free_reply(NULL, &res);
     ply_session_destroy(&s);
-    return rc;
+    /* Ctrl-C before a depth completed: the run was canceled without an answer */
+    return rc && interrupts ? 130 : rc;
 }
 
 /* ---- --epd FILE ---------------------------------------------------------------------- */
@@ -483,7 +674,8 @@ enum {
     OPT_CHESS960,
     OPT_EPD,
     OPT_JSON,
-    OPT_VERIFY
+    OPT_VERIFY,
+    OPT_INFINITE
 };
 
 /* One option's value into @a; 0, or the usage error's exit status. */
@@ -522,13 +714,16 @@ static int take_option(analyse_args_t *a, int c, const char *arg)
         return 0;
     case OPT_MULTIPV:
         if (!strcmp(arg, "all")) {
-            a->multipv = 0;
+            a->multipv = 0, a->multipv_all = 1;
             return 0;
         }
         if (ply_cli_parse_long(arg, 1, PLY_MAX_DIVIDE, &v))
             return ply_usage_error("analyse", "--multipv '%s' must be 1..%d or all", arg,
                                    PLY_MAX_DIVIDE);
-        a->multipv = (unsigned)v;
+        a->multipv = (unsigned)v, a->multipv_all = 0;
+        return 0;
+    case OPT_INFINITE:
+        a->infinite = 1;
         return 0;
     case OPT_ENGINE:
         if (strcmp(arg, "builtin") && strcmp(arg, "uci"))
@@ -626,9 +821,19 @@ static int choose_engine(analyse_args_t *a)
 /* The options that cannot act on this run are refused, never dropped; 0 or 2. */
 static int check_combinations(const analyse_args_t *a, int nwords)
 {
-    if (!a->depth && !a->nodes && !a->movetime_ms)
+    int limit = a->depth || a->nodes || a->movetime_ms;
+    if (a->infinite && (a->verify || a->epd))
+        return ply_usage_error("analyse", "--infinite does not apply with %s (each root move is "
+                                          "searched once, to a limit)",
+                               a->verify ? "--verify" : "--epd");
+    if (a->infinite && limit)
         return ply_usage_error("analyse", "%s",
-                               "give a limit: -d N, --nodes N or --movetime MS (per root move)");
+                               "--infinite or a limit (-d, --nodes, --movetime), not both");
+    if (!limit && !a->infinite)
+        return ply_usage_error("analyse", "%s",
+                               "give a limit: -d N, --nodes N or --movetime MS (of the whole "
+                               "analysis; with --verify and --epd, of each root move), or "
+                               "--infinite");
     if (a->verify && a->movetime_ms)
         return ply_usage_error("analyse", "%s",
                                "--verify needs -d or --nodes, not --movetime: a search stopped "
@@ -689,6 +894,7 @@ int ply_cmd_analyse(int argc, char **argv)
         {"epd", required_argument, NULL, OPT_EPD},
         {"json", no_argument, NULL, OPT_JSON},
         {"verify", required_argument, NULL, OPT_VERIFY},
+        {"infinite", no_argument, NULL, OPT_INFINITE},
         {"quiet", no_argument, NULL, 'q'},
         PLY_CLI_SESSION_LONGOPTS,
         PLY_CLI_CURVE_LONGOPTS,

@@ -9,6 +9,7 @@
 #include <inttypes.h>
 #include <string.h>
 
+#include "arbiter/san.h"
 #include "envelope.h"
 #include "util/json_exact.h"
 #include "util/u128.h"
@@ -19,16 +20,15 @@ void ply_analyse_score_text(const Ply__SearchLine *l, int bounds, char *buf, siz
         snprintf(buf, len, "-");
         return;
     }
-    const char *bound = !bounds || !l->bound ? ""
-                        : l->bound == 1      ? " (lower bound)"
-                                             : " (upper bound)";
+    /* as engines' GUIs mark a fail-high or fail-low */
+    const char *bound = !bounds || !l->bound ? "" : l->bound == 1 ? ">= " : "<= ";
     if (l->has_mate)
-        snprintf(buf, len, "#%d%s", l->mate, bound);
+        snprintf(buf, len, "%s#%d", bound, l->mate);
     else if (l->score_cp == 0)
-        snprintf(buf, len, "0.00%s", bound);
+        snprintf(buf, len, "%s0.00", bound);
     else
-        snprintf(buf, len, "%c%d.%02d%s", l->score_cp < 0 ? '-' : '+', abs(l->score_cp) / 100,
-                 abs(l->score_cp) % 100, bound);
+        snprintf(buf, len, "%s%c%d.%02d", bound, l->score_cp < 0 ? '-' : '+',
+                 abs(l->score_cp) / 100, abs(l->score_cp) % 100);
 }
 
 void ply_analyse_pv_text(const char *fen, char *const *san, size_t n, char *buf, size_t len)
@@ -84,6 +84,67 @@ void ply_analyse_print_row(FILE *out, unsigned rank, const Ply__AnalysedMove *m,
             m->san ? m->san : m->move, score, depth, m->nodes, (double)m->time_us / 1e6, pv);
 }
 
+size_t ply_analyse_pv_san(const char *fen, int chess960, char *const *pv, size_t n,
+                          char (*san)[PLY_ANALYSE_SAN_MAX])
+{
+    ply_arb_pos_t pos;
+    if (!fen || ply_arb_from_fen(&pos, fen, chess960 ? PLY_ARB_CHESS960 : 0, NULL, 0) < 0)
+        return 0;
+    for (size_t i = 0; i < n; i++) {
+        ply_arb_move_t m;
+        if (!pv[i] || ply_arb_move_from_uci(&pos, pv[i], &m) < 0 ||
+            ply_arb_move_to_san(&pos, m, san[i], PLY_ANALYSE_SAN_MAX) < 0)
+            return i;
+        ply_arb_make(&pos, m);
+    }
+    return n;
+}
+
+/* An iteration's best line in SAN (*@sanp: @n pointers into a buffer, free both), or NULL
+ * and 0 when out of memory. */
+static char **iteration_san(const Ply__SearchIteration *it, const char *fen, int chess960,
+                            size_t *n)
+{
+    const Ply__SearchLine *l = it->line;
+    size_t k = l ? l->n_pv : 0;
+    char(*san)[PLY_ANALYSE_SAN_MAX] = calloc(k + 1, sizeof *san);
+    char **ptrs = calloc(k + 1, sizeof *ptrs);
+    *n = 0;
+    if (!san || !ptrs) {
+        free(san);
+        free(ptrs);
+        return NULL;
+    }
+    *n = k ? ply_analyse_pv_san(fen, chess960, l->pv, k, san) : 0;
+    for (size_t i = 0; i <= k; i++) ptrs[i] = san[i]; /* ptrs[0] owns the buffer */
+    return ptrs;
+}
+
+static void free_san(char **ptrs)
+{
+    if (ptrs) free(ptrs[0]);
+    free(ptrs);
+}
+
+void ply_analyse_print_iteration_header(FILE *out)
+{
+    fprintf(out, "%5s  %-12s %9s  %14s  %s\n", "depth", "score", "time", "nodes", "pv");
+}
+
+void ply_analyse_print_iteration(FILE *out, const Ply__SearchIteration *it, const char *fen,
+                                 int chess960)
+{
+    char score[48], pv[4096] = "";
+    ply_analyse_score_text(it->line, 1, score, sizeof score);
+    size_t n = 0;
+    char **san = iteration_san(it, fen, chess960, &n);
+    if (san) ply_analyse_pv_text(fen, san, n, pv, sizeof pv);
+    if (!n) snprintf(pv, sizeof pv, "%s", it->san ? it->san : it->move ? it->move : "");
+    free_san(san);
+    fprintf(out, "%5u  %-12s %7.2f s  %14" PRIu64 "  %s\n", it->depth, score,
+            (double)it->time_ms / 1000.0, it->nodes, pv);
+}
+
 /* The engines that answered, once each ("ply 0.1.0 builtin, Stockfish 15.1"). */
 static void engines_text(const Ply__SearchAnswer *s, char *buf, size_t len)
 {
@@ -124,6 +185,9 @@ void ply_analyse_print_text(FILE *out, const Ply__RunResult *r, const ply_analys
         return;
     }
     size_t n = s ? s->n_moves : 0;
+    if (s && s->has_depth)
+        fprintf(out, "Depth: %u (%zu iteration%s)\n", s->depth, s->n_iterations,
+                s->n_iterations == 1 ? "" : "s");
     if (n) {
         char score[48], pv[4096];
         ply_analyse_score_text(s->moves[0]->line, 1, score, sizeof score);
@@ -131,7 +195,8 @@ void ply_analyse_print_text(FILE *out, const Ply__RunResult *r, const ply_analys
         fprintf(out, "Best: %s %s  %s\n\n", s->moves[0]->san, score, pv);
         ply_analyse_print_header(out);
     }
-    size_t shown = a->multipv && a->multipv < n ? a->multipv : n;
+    /* a deepening analysis has every root move, the ones not scored exactly as bounds */
+    size_t shown = !a->deepen && a->multipv && a->multipv < n ? a->multipv : n;
     for (size_t i = 0; i < shown; i++)
         ply_analyse_print_row(out, (unsigned)i + 1, s->moves[i], fen);
     if (shown < n)
@@ -200,6 +265,27 @@ static json_t *score_json(const Ply__SearchLine *l)
     return o;
 }
 
+json_t *ply_analyse_iteration_json(const Ply__SearchIteration *it, const char *fen, int chess960)
+{
+    json_t *o = json_object();
+    if (!o) return NULL;
+    const Ply__SearchLine *l = it->line;
+    size_t n = 0;
+    char **san = iteration_san(it, fen, chess960, &n);
+    json_object_set_new(o, "type", ply_json_text("iteration"));
+    json_object_set_new(o, "depth", json_integer(it->depth));
+    json_object_set_new(o, "score", score_json(l));
+    json_object_set_new(o, "move", ply_json_text(it->move ? it->move : ""));
+    json_object_set_new(o, "san", ply_json_text(it->san ? it->san : ""));
+    json_object_set_new(o, "pv", l ? strings_json(l->pv, l->n_pv) : json_array());
+    json_object_set_new(o, "pv_san", san ? strings_json(san, n) : json_array());
+    json_object_set_new(o, "seldepth", json_integer(l ? l->seldepth : 0));
+    json_object_set_new(o, "time_ms", ply_json_count(it->time_ms));
+    json_object_set_new(o, "nodes", ply_json_count(it->nodes));
+    free_san(san);
+    return o;
+}
+
 static json_t *line_json(const Ply__AnalysedMove *m)
 {
     json_t *o = json_object();
@@ -223,22 +309,38 @@ json_t *ply_analyse_json(const Ply__RunResult *r, const ply_analyse_asked_t *a)
     const Ply__SearchAnswer *s = r->search;
     json_t *o = json_object();
     if (!o) return NULL;
-    json_object_set_new(o, "fen", ply_json_text(s && s->fen ? s->fen : a->root));
+    const char *fen = s && s->fen ? s->fen : a->root;
+    json_object_set_new(o, "type", ply_json_text("result"));
+    json_object_set_new(o, "fen", ply_json_text(fen));
     json_object_set_new(o, "root", ply_json_text(a->root));
     json_object_set_new(o, "moves", strings_json((char *const *)a->moves, a->nmoves));
-    json_object_set_new(o, "depth", a->depth ? json_integer(a->depth) : json_null());
+    /* what was computed: a deepening analysis's deepest iteration, else the depth asked */
+    json_object_set_new(o, "depth",
+                        s && s->has_depth ? json_integer(s->depth)
+                        : a->depth        ? json_integer(a->depth)
+                                          : json_null());
+    json_object_set_new(o, "depth_asked", a->depth ? json_integer(a->depth) : json_null());
     json_object_set_new(o, "nodes_asked", a->nodes ? ply_json_count(a->nodes) : json_null());
     json_object_set_new(o, "movetime_ms",
                         a->movetime_ms ? json_integer(a->movetime_ms) : json_null());
+    json_object_set_new(o, "deepen", json_boolean(a->deepen));
+    json_object_set_new(o, "infinite", json_boolean(a->infinite));
+    json_object_set_new(o, "multipv",
+                        a->deepen || a->multipv ? json_integer(a->multipv ? a->multipv : 1)
+                                                : json_null());
     json_object_set_new(o, "engine", ply_json_text(a->engine ? a->engine : "any"));
     json_object_set_new(o, "status",
                         ply_json_text(s && s->status && *s->status ? s->status : "ok"));
     json_t *lines = json_array();
     size_t n = s ? s->n_moves : 0;
-    size_t shown = a->multipv && a->multipv < n ? a->multipv : n;
+    size_t shown = !a->deepen && a->multipv && a->multipv < n ? a->multipv : n;
     for (size_t i = 0; i < shown; i++) json_array_append_new(lines, line_json(s->moves[i]));
     json_object_set_new(o, "lines", lines);
     json_object_set_new(o, "best", n ? line_json(s->moves[0]) : json_null());
+    json_t *its = json_array();
+    for (size_t i = 0; s && i < s->n_iterations; i++)
+        json_array_append_new(its, ply_analyse_iteration_json(s->iterations[i], fen, a->chess960));
+    json_object_set_new(o, "iterations", its);
     json_object_set_new(o, "nodes", ply_json_count(answer_nodes(r)));
     json_object_set_new(o, "time_ms", ply_json_count(r->time_ms));
     json_object_set_new(o, "jobs", json_integer(r->jobs));
@@ -263,6 +365,10 @@ int ply_analyse_print_result(const Ply__RunResult *r, int json)
         a.nodes = q->nodes;
         a.movetime_ms = q->movetime_ms;
         a.engine = q->engine && *q->engine ? q->engine : NULL;
+        a.deepen = q->deepen;
+        a.infinite = q->infinite;
+        a.multipv = q->deepen ? q->multipv : 0;
+        a.chess960 = q->chess960;
     }
     if (json) {
         json_t *o = ply_analyse_json(r, &a);

@@ -20,17 +20,23 @@ typedef struct ply_analyse_asked {
     const char *root;         /* the root FEN, canonical */
     const char *const *moves; /* UCI history played from it */
     size_t nmoves;
-    unsigned depth;       /* 0: none */
-    uint64_t nodes;       /* per root move; 0: none */
-    unsigned movetime_ms; /* per root move; 0: none */
+    unsigned depth;       /* plies (deepen: the last iteration); 0: none */
+    uint64_t nodes;       /* per root move (deepen: of the whole analysis); 0: none */
+    unsigned movetime_ms; /* per root move (deepen: the whole analysis' wall time); 0: none */
     const char *engine;   /* "builtin", "uci", or NULL: any */
-    unsigned multipv;     /* root moves printed; 0: all */
+    /* without deepen: the root moves printed, 0 all; with deepen: the root moves scored
+     * exactly (SearchRequest.multipv, 0: 1), every root move being printed */
+    unsigned multipv;
+    int deepen;   /* a deepening analysis (SearchRequest.deepen) */
+    int infinite; /* ... until canceled (SearchRequest.infinite) */
+    int chess960; /* the lines' castling is written king-takes-rook */
 } ply_analyse_asked_t;
 
 /**
  * ply_analyse_score_text - a line's score as a user reads it, from the side to move:
- * "+0.31", "-1.20", "0.00", "#3" (mates in 3), "#-2" (is mated in 2), with " (lower bound)"
- * or " (upper bound)" when @bounds and the score is bounded. Writes at most @len bytes.
+ * "+0.31", "-1.20", "0.00", "#3" (mates in 3), "#-2" (is mated in 2), preceded by ">= "
+ * (lower bound) or "<= " (upper bound: a root move of a deepening analysis proved no better)
+ * when @bounds and the score is bounded. Writes at most @len bytes.
  */
 void ply_analyse_score_text(const Ply__SearchLine *l, int bounds, char *buf, size_t len);
 
@@ -57,8 +63,39 @@ void ply_analyse_print_row(FILE *out, unsigned rank, const Ply__AnalysedMove *m,
 void ply_analyse_print_header(FILE *out);
 
 /**
+ * ply_analyse_pv_san - the UCI moves @pv[0..@n) played from @fen (@chess960: castling
+ * king-takes-rook) in SAN, into @san (@n strings of PLY_ANALYSE_SAN_MAX bytes). Returns how
+ * many were written: it stops at the first move that is not legal in turn (0 when @fen
+ * cannot be read).
+ */
+#define PLY_ANALYSE_SAN_MAX 16
+size_t ply_analyse_pv_san(const char *fen, int chess960, char *const *pv, size_t n,
+                          char (*san)[PLY_ANALYSE_SAN_MAX]);
+
+/** ply_analyse_print_iteration_header - the column titles of the iterations' lines. */
+void ply_analyse_print_iteration_header(FILE *out);
+
+/**
+ * ply_analyse_print_iteration - one completed iteration of a deepening analysis as an
+ * engine prints it: depth, score, time since the run was accepted, nodes so far, and its
+ * best line in SAN numbered from @fen (the position analysed; @chess960 as for
+ * ply_analyse_pv_san), on one line.
+ */
+void ply_analyse_print_iteration(FILE *out, const Ply__SearchIteration *it, const char *fen,
+                                 int chess960);
+
+/**
+ * ply_analyse_iteration_json - one completed iteration as `ply analyse --json` prints it
+ * (a new reference; NULL when out of memory): {"type": "iteration", "depth", "score":
+ * {cp|mate, bound}, "move", "san", "pv" (UCI), "pv_san", "seldepth", "time_ms", "nodes"};
+ * @fen and @chess960 as for ply_analyse_print_iteration.
+ */
+json_t *ply_analyse_iteration_json(const Ply__SearchIteration *it, const char *fen, int chess960);
+
+/**
  * ply_analyse_print_text - the answer of @r (kind SEARCH, r->search set) as text on @out:
- * the position, the best move and line, the table of @a->multipv root moves (all when 0) in
+ * the position, the depth of a deepening analysis, the best move and line, the table of
+ * @a->multipv root moves (all when 0; every one with deepen, the bounded ones as bounds) in
  * the coordinator's order, and the summary (jobs, nodes, time, speed, engines, lines replayed
  * by the rule engine and every rejection, naming the worker). A root without legal moves
  * prints "checkmate" or "stalemate" only.
@@ -66,10 +103,12 @@ void ply_analyse_print_header(FILE *out);
 void ply_analyse_print_text(FILE *out, const Ply__RunResult *r, const ply_analyse_asked_t *a);
 
 /**
- * ply_analyse_json - the answer of @r as one JSON object (new reference): fen, root, moves,
- * depth, nodes_asked, movetime_ms, engine, status, lines [{move, san, score {cp|mate, bound},
- * depth, seldepth, pv, pv_san, nodes, time_ms, engine, worker}], best, nodes, time_ms, jobs,
- * replayed, rejected, rejections. NULL when out of memory.
+ * ply_analyse_json - the answer of @r as one JSON object (new reference): type "result", fen,
+ * root, moves, depth (a deepening analysis: its deepest completed iteration, else the depth
+ * asked or null), depth_asked, nodes_asked, movetime_ms, multipv, deepen, infinite, engine,
+ * status, lines [{move, san, score {cp|mate, bound}, depth, seldepth, pv, pv_san, nodes,
+ * time_ms, engine, worker}], best, iterations [as ply_analyse_iteration_json], nodes,
+ * time_ms, jobs, replayed, rejected, rejections, verification, run. NULL when out of memory.
  */
 json_t *ply_analyse_json(const Ply__RunResult *r, const ply_analyse_asked_t *a);
 

@@ -282,21 +282,19 @@ static void deepen_progress(progress_t *ps, const Ply__RunProgress *p, const cha
     if (s && s->has_depth)
         snprintf(extra, sizeof extra, "depth %u%s%s", s->depth, waiting[0] ? "  " : "", waiting);
     ply_u128_t nodes = ply_msg_count(p->nodes, p->has_nodes_hi, p->nodes_hi);
+    ply_progress_view_t v;
+    ply_progress_view(&ps->bar, p->jobs_done, p->jobs_total, "jobs", 0, 0, nodes, p->has_nodes,
+                      extra, &v);
     /* the jobs so far are not the analysis' (each depth adds its own): only a wall time
-     * tells the time left */
-    double work_done = 0, work_total = 0;
-    if (ps->movetime_ms && p->has_elapsed_ms)
-        work_done = (double)(p->elapsed_ms < ps->movetime_ms ? p->elapsed_ms : ps->movetime_ms),
-        work_total = ps->movetime_ms;
-    uint64_t total = ps->movetime_ms ? p->jobs_total : 0;
+     * tells the time left, once the work is under way; past it, the coordinator is ending
+     * the run */
+    v.eta_ms = -1;
+    if (ps->movetime_ms && p->jobs_done && p->elapsed_ms < ps->movetime_ms)
+        v.eta_ms = (int64_t)(ps->movetime_ms - p->elapsed_ms);
     if (ps->bar.mode == PLY_PROGRESS_LOG) {
-        ply_progress_update(&ps->bar, p->jobs_done, total, "jobs", work_done, work_total, nodes,
-                            p->has_nodes, extra);
+        ply_progress_show(&ps->bar, &v);
         return;
     }
-    ply_progress_view_t v;
-    ply_progress_view(&ps->bar, p->jobs_done, total, "jobs", work_done, work_total, nodes,
-                      p->has_nodes, extra, &v);
     char status[512];
     ply_progress_format(&v, 0, status, sizeof status);
     erase_live(ps);

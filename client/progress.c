@@ -168,6 +168,13 @@ void ply_progress_update(ply_progress_t *p, uint64_t done, uint64_t total, const
     if (p->mode == PLY_PROGRESS_OFF) return;
     ply_progress_view_t v;
     ply_progress_view(p, done, total, unit, work_done, work_total, nodes, have_nodes, extra, &v);
+    ply_progress_show(p, &v);
+}
+
+void ply_progress_show(ply_progress_t *p, const ply_progress_view_t *vp)
+{
+    if (p->mode == PLY_PROGRESS_OFF) return;
+    const ply_progress_view_t v = *vp;
     uint64_t now = ply_time_ms();
     if (v.elapsed_ms < p->delay_ms) return;
     if (p->mode == PLY_PROGRESS_LOG && ply_elapsed_ms(now, p->last_ms) < p->interval_ms) return;

@@ -115,6 +115,14 @@ void ply_progress_view(ply_progress_t *p, uint64_t done, uint64_t total, const c
                        double work_done, double work_total, ply_u128_t nodes, int have_nodes,
                        const char *extra, ply_progress_view_t *v);
 
+/**
+ * ply_progress_show - show @v (from ply_progress_view, perhaps with an ETA of the caller's:
+ * a deepening analysis knows its time left from its wall time, not from units done) as
+ * ply_progress_update would: drawn on a terminal, a plain line when the interval has
+ * passed, nothing before the delay, nothing when off.
+ */
+void ply_progress_show(ply_progress_t *p, const ply_progress_view_t *v);
+
 /** ply_progress_width - standard error's terminal width in columns (80 when unknown). */
 int ply_progress_width(void);
 

@@ -12,6 +12,9 @@ target_compile_definitions(test_analyse PRIVATE PLY_TEST_DATA="${PLY_TEST_DATA}"
 add_dependencies(test_analyse ply ply-worker)
 add_test(NAME analyse_quick COMMAND test_analyse quick)
 add_test(NAME analyse_cluster COMMAND test_analyse cluster)
+add_test(NAME analyse_deepen COMMAND test_analyse deepen)
 set_tests_properties(analyse_quick PROPERTIES TIMEOUT 300 LABELS quick SKIP_RETURN_CODE 77)
 set_tests_properties(analyse_cluster PROPERTIES TIMEOUT 600 LABELS "slow;net"
+  SKIP_RETURN_CODE 77)
+set_tests_properties(analyse_deepen PROPERTIES TIMEOUT 300 LABELS "quick;net"
   SKIP_RETURN_CODE 77)

@@ -7,7 +7,10 @@
  * the perft reference, the FIDE Laws for the repetition draw (art. 9.2).
  *
  * Groups (argv[1]): "quick" (the embedded default), "cluster" (--workers 2, a worker
- * killed mid-run, Stockfish as the workers' engine, a running coordinator and ply result).
+ * killed mid-run, Stockfish as the workers' engine, a running coordinator and ply result),
+ * "deepen" (issue 28: each completed depth as a JSON line, --infinite ended by SIGINT and by
+ * ply cancel; skipped while the coordinator answers a deepening request as one search per
+ * root move, without iterations).
  */
 #define _GNU_SOURCE
 #include <setjmp.h>
@@ -26,6 +29,7 @@
 #include <jansson.h>
 
 #include "arbiter/arbiter.h"
+#include "arbiter/san.h"
 #include "harness.h"
 
 #define RUN_S     600
@@ -50,11 +54,19 @@ static long score_key(json_t *line)
     return th_jint(sc, "cp");
 }
 
+/* A line's bound: "exact", "lower" or "upper". */
+static const char *bound_of(json_t *line)
+{
+    return th_jstr(th_jget(line, "score"), "bound");
+}
+
 /*
  * Replays every line of @o (a ply analyse --json object) from its fen with the rule
  * engine: the PV starts with the line's move, every move is legal in turn, and the lines
- * are sorted best first. Returns the number of lines; *@mate_end (may be NULL) is set when
- * the best line ends in checkmate.
+ * are sorted best first: the exact ones by score, then those a deepening analysis proved
+ * worse, each an upper bound no better than the last exact score (SearchAnswer's contract,
+ * proto/ply.proto). Returns the number of lines; *@mate_end (may be NULL) is set when the
+ * best line ends in checkmate.
  */
 static size_t check_lines(json_t *o, int *mate_end)
 {
@@ -81,10 +93,41 @@ static size_t check_lines(json_t *o, int *mate_end)
             ply_arb_move_t moves[PLY_ARB_MAX_MOVES];
             *mate_end = ply_arb_legal_moves(&pos, moves) == 0 && ply_arb_in_check(&pos);
         }
-        if (i + 1 < n && score_key(l) < score_key(json_array_get(lines, i + 1)))
-            fail_msg("lines %zu and %zu are not sorted best first", i + 1, i + 2);
+        if (i + 1 >= n) continue;
+        json_t *next = json_array_get(lines, i + 1);
+        if (!strcmp(bound_of(next), "exact")) {
+            if (strcmp(bound_of(l), "exact"))
+                fail_msg("line %zu is exact after a bounded line %zu", i + 2, i + 1);
+            if (score_key(l) < score_key(next))
+                fail_msg("lines %zu and %zu are not sorted best first", i + 1, i + 2);
+        } else {
+            assert_string_equal(bound_of(next), "upper");
+        }
+    }
+    long last_exact = 0;
+    for (size_t i = 0; i < n; i++) {
+        json_t *l = json_array_get(lines, i);
+        if (!strcmp(bound_of(l), "exact"))
+            last_exact = score_key(l);
+        else if (i == 0 || score_key(l) > last_exact)
+            fail_msg("line %zu (%s) is an upper bound above the exact lines", i + 1,
+                     th_jstr(l, "move"));
     }
     return n;
+}
+
+/* The last line of @out (a deepening analysis's --json: one object per line, the answer
+ * last) parsed; the caller json_decref()s it. */
+static json_t *last_object(const char *out, const char *err)
+{
+    const char *end = out + strlen(out);
+    while (end > out && end[-1] == '\n') end--;
+    const char *start = end;
+    while (start > out && start[-1] != '\n') start--;
+    json_error_t je;
+    json_t *o = json_loadb(start, (size_t)(end - start), 0, &je);
+    if (!o) fail_msg("the last line is not JSON (%s): %s\nstderr: %s", je.text, out, err);
+    return o;
 }
 
 /* Runs a ply analyse --json command (printf-style) to exit 0 and returns its object. */
@@ -98,7 +141,8 @@ static json_t *analyse_json(const char *fmt, ...)
     va_end(ap);
     th_run_t r = th_run(RUN_S, "%s", cmd);
     th_expect_status(&r, 0, cmd);
-    json_t *o = th_json(&r);
+    json_t *o = last_object(r.out, r.err);
+    assert_string_equal(th_jstr(o, "type"), "result");
     th_run_free(&r);
     return o;
 }
@@ -131,20 +175,25 @@ static void uci_bestmove(char *out, size_t len)
 }
 
 /*
- * The start position at depth 4: every root move (20), every line legal and sorted, and
- * the best move ply uci's bestmove at the same depth. The two searches are not the same
- * search (one per root move with searchmoves, against one with all of them, whose
- * pruning and move ordering differ), so when the bests differ the scores must be equal:
- * ply uci's move is then scored as well as the best here.
+ * The start position at depth 4, every root move scored exactly (--multipv all): every root
+ * move (20), every line legal and sorted, and the best move ply uci's bestmove at the same
+ * depth. The two searches are not the same search (each root move's with its own window,
+ * against one with all of them, whose pruning and move ordering differ), so when the bests
+ * differ the scores must be equal: ply uci's move is then scored as well as the best here.
+ * A deepening analysis has a job per root move at each depth: 20 at least.
  */
 static void check_startpos_d4(const char *where)
 {
-    json_t *o = analyse_json("ply analyse -d 4 --threads 1 --hash 16 --json %s", where);
+    json_t *o = analyse_json("ply analyse -d 4 --multipv all --threads 1 --hash 16 --json %s",
+                             where);
     assert_int_equal(check_lines(o, NULL), 20);
     assert_string_equal(th_jstr(o, "fen"), STARTPOS);
-    assert_int_equal(th_jint(o, "jobs"), 20);
-    assert_int_equal(th_jint(o, "replayed"), 20);
+    assert_true(th_jint(o, "jobs") >= 20);
+    assert_true(th_jint(o, "replayed") >= 20);
     assert_int_equal(th_jint(o, "rejected"), 0);
+    assert_int_equal(th_jint(o, "depth"), 4);
+    for (size_t i = 0; i < 20; i++)
+        assert_string_equal(bound_of(json_array_get(th_jget(o, "lines"), i)), "exact");
     char best[8];
     uci_bestmove(best, sizeof best);
     json_t *top = json_array_get(th_jget(o, "lines"), 0);
@@ -163,6 +212,8 @@ static void test_startpos(void **state)
     check_startpos_d4("");
 }
 
+/* --multipv 3 of 20 root moves: every one printed, the three best exact and (a deepening
+ * analysis's) the 17 others as the upper bounds that prove them worse ("<= "). */
 static void test_text_output(void **state)
 {
     (void)state;
@@ -170,9 +221,14 @@ static void test_text_output(void **state)
                                "--multipv 3 --quiet");
     th_expect_status(&r, 0, "text output");
     assert_non_null(strstr(r.out, "Best: "));
-    assert_non_null(strstr(r.out, "1... "));              /* black to move: PVs numbered so */
-    assert_non_null(strstr(r.out, "17 more root moves")); /* --multipv 3 of 20 */
-    assert_non_null(strstr(r.out, "Checked: 20 lines replayed by the rule engine"));
+    assert_non_null(strstr(r.out, "1... ")); /* black to move: PVs numbered so */
+    assert_null(strstr(r.out, "more root moves"));
+    assert_int_equal(th_count(r.out, "\n  20  "), 1); /* the table's last rank */
+    assert_non_null(strstr(r.out, "lines replayed by the rule engine"));
+    /* TODO(issue 28): always, once coordinator/search/deepen.c is on main; until then the
+     * coordinator answers deepen with every root move exact, and no depth */
+    if (strstr(r.out, "Depth: 3 "))
+        assert_int_equal(th_count(r.out, " <= "), 17);
     assert_string_equal(r.err, ""); /* --quiet */
     th_run_free(&r);
 }
@@ -216,7 +272,7 @@ static void test_repetition(void **state)
 {
     (void)state;
     json_t *o = analyse_json("ply analyse startpos moves g1f3 g8f6 f3g1 f6g8 g1f3 g8f6 f3g1 "
-                             "-d 5 --threads 1 --hash 16 --json");
+                             "-d 5 --multipv all --threads 1 --hash 16 --json");
     check_lines(o, NULL);
     assert_int_equal(json_array_size(th_jget(o, "moves")), 7);
     json_t *l = line_of(o, "f6g8");
@@ -267,6 +323,10 @@ static void test_bad_input(void **state)
         {"ply analyse -d 3 --uci-engine /nonexistent/engine", "not an executable"},
         {"ply analyse -d 3 --engine-option Hash=1", "needs --engine uci"},
         {"ply analyse -d 3 --multipv 0", "--multipv"},
+        {"ply analyse --infinite -d 3", "--infinite or a limit"},
+        {"ply analyse --infinite --movetime 100", "--infinite or a limit"},
+        {"ply analyse --infinite --workers 2 --verify all", "--infinite does not apply"},
+        {"ply analyse --infinite --epd /dev/null", "--infinite does not apply"},
         {"ply analyse -d 3 --coordinator tcp://127.0.0.1:9 --workers 2", "--workers"},
         {"ply analyse -d 3 --epd /dev/null startpos", "--epd"},
         /* the range of P, not only the form */
@@ -286,7 +346,8 @@ static void test_bad_input(void **state)
                           "--movetime",   "--searchmoves",   "--multipv",  "--engine ",
                           "--uci-engine", "--engine-option", "--chess960", "--epd",
                           "--json",       "--quiet",         "--threads",  "--hash",
-                          "--workers",    "--coordinator",   "--timeout",  "--state"};
+                          "--workers",    "--coordinator",   "--timeout",  "--state",
+                          "--infinite"};
     for (size_t i = 0; i < sizeof opts / sizeof *opts; i++)
         if (!strstr(r.out, opts[i])) fail_msg("--help does not list %s", opts[i]);
     th_run_free(&r);
@@ -351,6 +412,21 @@ static void test_workers(void **state)
 {
     (void)state;
     check_startpos_d4("--workers 2");
+}
+
+/* With --verify (one reproducible search per root move, every score exact) --multipv K still
+ * cuts the table to the best K, as before the deepening analysis. */
+static void test_verify_multipv(void **state)
+{
+    (void)state;
+    th_run_t r = th_run(RUN_S, "ply analyse startpos moves e2e4 -d 3 --threads 1 --hash 16 "
+                               "--workers 2 --verify all --multipv 3 --quiet");
+    th_expect_status(&r, 0, "text output, --verify");
+    assert_non_null(strstr(r.out, "17 more root moves"));
+    assert_non_null(strstr(r.out, "Checked: 20 lines replayed by the rule engine"));
+    assert_null(strstr(r.out, " <= "));
+    assert_null(strstr(r.out, "Depth: "));
+    th_run_free(&r);
 }
 
 /* A local worker killed mid-run loses nothing: its job goes to the other worker, and the
@@ -446,8 +522,177 @@ static void test_coordinator_result(void **state)
     th_run_free(&r);
     r = th_run(RUN_S, "ply result --coordinator tcp://127.0.0.1:%d %ld", port, run);
     th_expect_status(&r, 0, "ply result, text");
-    assert_non_null(strstr(r.out, "Checked: 20 lines replayed by the rule engine"));
+    assert_non_null(strstr(r.out, "lines replayed by the rule engine"));
     th_run_free(&r);
+    th_stop(worker);
+    th_stop(coord);
+}
+
+/* ---- deepen (issue 28) ----------------------------------------------------------------- */
+
+/* Whether the coordinator deepens: a depth 2 analysis answers with its iterations. A
+ * coordinator without coordinator/search/deepen.c answers a deepening request as one
+ * search per root move, without them: the group is then skipped, visibly. */
+static void skip_unless_deepening(void)
+{
+    static int known, deepens;
+    if (!known) {
+        th_run_t r = th_run(RUN_S, "ply analyse -d 2 --threads 1 --hash 16 --json -q");
+        deepens = r.status == 0 && strstr(r.out, "\"iterations\":[{") != NULL;
+        th_run_free(&r);
+        known = 1;
+    }
+    /* TODO(issue 28): remove once coordinator/search/deepen.c is on main */
+    if (!deepens)
+        PLY_SKIP("TODO(issue 28): the coordinator does not deepen yet "
+                 "(coordinator/search/deepen.c is not on main)");
+}
+
+/* The UCI moves of JSON array @pv played from @fen by the rule engine: every one legal, and
+ * @san (same length) its SAN as the rule engine writes it (arbiter/san.h). */
+static void check_pv(const char *fen, json_t *pv, json_t *san)
+{
+    ply_arb_pos_t pos;
+    assert_int_equal(ply_arb_from_fen(&pos, fen, 0, NULL, 0), 0);
+    assert_true(json_array_size(pv) >= 1);
+    assert_int_equal(json_array_size(pv), json_array_size(san));
+    for (size_t k = 0; k < json_array_size(pv); k++) {
+        ply_arb_move_t m;
+        char want[PLY_ARB_SAN_MAX];
+        const char *uci = json_string_value(json_array_get(pv, k));
+        if (ply_arb_move_from_uci(&pos, uci, &m) != 0) fail_msg("pv move %zu (%s)", k + 1, uci);
+        assert_true(ply_arb_move_to_san(&pos, m, want, sizeof want) > 0);
+        assert_string_equal(json_string_value(json_array_get(san, k)), want);
+        ply_arb_make(&pos, m);
+    }
+}
+
+/*
+ * The iteration lines of @out (JSON Lines, the answer last): depths 1, 2, ... in order, each
+ * with a legal line whose SAN is the rule engine's, time and nodes never going back; the
+ * answer's depth the last one's and its iterations the same. Returns the last depth.
+ */
+static long check_iterations(const char *out, const char *err)
+{
+    long depth = 0, time_ms = 0, nodes = 0;
+    json_t *answer = last_object(out, err);
+    assert_string_equal(th_jstr(answer, "type"), "result");
+    const char *fen = th_jstr(answer, "fen");
+    for (const char *l = out; *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : l + strlen(l)) {
+        json_error_t je;
+        json_t *o = json_loadb(l, strcspn(l, "\n"), 0, &je);
+        if (!o) fail_msg("not a JSON line (%s): %.*s", je.text, (int)strcspn(l, "\n"), l);
+        if (!strcmp(th_jstr(o, "type"), "result")) {
+            json_decref(o);
+            break;
+        }
+        assert_string_equal(th_jstr(o, "type"), "iteration");
+        assert_int_equal(th_jint(o, "depth"), depth + 1);
+        depth++;
+        check_pv(fen, th_jget(o, "pv"), th_jget(o, "pv_san"));
+        assert_string_equal(json_string_value(json_array_get(th_jget(o, "pv"), 0)),
+                            th_jstr(o, "move"));
+        assert_true(th_jint(o, "time_ms") >= time_ms && th_jint(o, "nodes") >= nodes);
+        time_ms = th_jint(o, "time_ms"), nodes = th_jint(o, "nodes");
+        json_t *same = json_array_get(th_jget(answer, "iterations"), (size_t)depth - 1);
+        assert_non_null(same);
+        assert_string_equal(th_jstr(same, "move"), th_jstr(o, "move"));
+        json_decref(o);
+    }
+    assert_true(depth >= 1);
+    assert_int_equal(th_jint(answer, "depth"), depth);
+    assert_int_equal(json_array_size(th_jget(answer, "iterations")), (size_t)depth);
+    /* the answer is the last iteration: its best line is that iteration's */
+    json_t *last = json_array_get(th_jget(answer, "iterations"), (size_t)depth - 1);
+    assert_string_equal(th_jstr(th_jget(answer, "best"), "move"), th_jstr(last, "move"));
+    check_lines(answer, NULL);
+    json_decref(answer);
+    return depth;
+}
+
+/* --json on the start position to depth 6: a line for each depth 1..6, in order, then the
+ * answer (depth 6, its 20 root moves). */
+static void test_json_lines(void **state)
+{
+    (void)state;
+    skip_unless_deepening();
+    th_run_t r = th_run(RUN_S, "ply analyse startpos -d 6 --threads 1 --hash 16 --json");
+    th_expect_status(&r, 0, "-d 6 --json");
+    assert_int_equal(check_iterations(r.out, r.err), 6);
+    assert_int_equal(th_count(r.out, "\n"), 7); /* six iterations and the answer */
+    json_t *o = last_object(r.out, r.err);
+    assert_int_equal(json_array_size(th_jget(o, "lines")), 20);
+    json_decref(o);
+    th_run_free(&r);
+    /* --quiet: the answer only */
+    r = th_run(RUN_S, "ply analyse startpos -d 3 --threads 1 --hash 16 --json -q");
+    th_expect_status(&r, 0, "-d 3 --json -q");
+    assert_int_equal(th_count(r.out, "\n"), 1);
+    assert_int_equal(th_count(r.out, "\"type\":\"result\""), 1);
+    th_run_free(&r);
+}
+
+/*
+ * Spawns `ply analyse --infinite --json` (+ @opts) with its stdout in a file and stderr in a
+ * log of @dir, and waits until at least @depth iterations are out. Returns its pid.
+ */
+static pid_t spawn_infinite(const char *dir, const char *opts, int depth, char *out, size_t len)
+{
+    char log[512], want[64];
+    snprintf(log, sizeof log, "%s/ply.err", dir);
+    snprintf(out, len, "%s/ply.jsonl", dir);
+    pid_t ply = th_spawn(log, "exec ply analyse --fen '" RUY_LOPEZ "' --infinite --threads 1 "
+                              "--hash 16 --json %s > %s", opts, out);
+    snprintf(want, sizeof want, "\"type\":\"iteration\",\"depth\":%d,", depth);
+    if (!th_wait_text(out, want, 120000 * (int)th_slowdown()))
+        fail_msg("no depth %d in 120 s: %s", depth, th_slurp(log));
+    return ply;
+}
+
+/* --infinite ended by Ctrl-C (SIGINT): exit 0 with the deepest completed iteration. */
+static void test_infinite_sigint(void **state)
+{
+    (void)state;
+    skip_unless_deepening();
+    char out[512];
+    pid_t ply = spawn_infinite(th_tmpdir("analyse-sigint"), "", 4, out, sizeof out);
+    assert_true(th_alive(ply)); /* it deepens until told */
+    assert_int_equal(kill(ply, SIGINT), 0);
+    assert_int_equal(th_wait(ply, 60000), 0);
+    char *text = th_slurp(out);
+    assert_true(check_iterations(text, "") >= 4);
+    free(text);
+}
+
+/* --infinite on a running coordinator ended by `ply cancel RUN` from another process: the
+ * run id is on stderr, and the answer is the deepest completed iteration. */
+static void test_infinite_cancel(void **state)
+{
+    (void)state;
+    skip_unless_deepening();
+    int port = th_free_port();
+    pid_t coord = th_spawn(NULL, "exec ply-coordinator --bind tcp://127.0.0.1:%d -q", port);
+    pid_t worker = th_spawn(NULL,
+                            "exec ply-worker --connect tcp://127.0.0.1:%d --threads 1 "
+                            "--hash 16 -q",
+                            port);
+    const char *dir = th_tmpdir("analyse-cancel");
+    char opts[128], out[512], log[512];
+    snprintf(opts, sizeof opts, "--coordinator tcp://127.0.0.1:%d", port);
+    pid_t ply = spawn_infinite(dir, opts, 3, out, sizeof out);
+    snprintf(log, sizeof log, "%s/ply.err", dir);
+    char *err = th_slurp(log);
+    const char *at = strstr(err, "ply analyse: run ");
+    if (!at) fail_msg("no run id on stderr: %s", err);
+    unsigned long long run = strtoull(at + strlen("ply analyse: run "), NULL, 10);
+    free(err);
+    th_run_t r = th_run(RUN_S, "ply cancel --coordinator tcp://127.0.0.1:%d %llu", port, run);
+    th_expect_status(&r, 0, "ply cancel");
+    th_run_free(&r);
+    assert_int_equal(th_wait(ply, 60000), 0);
+    char *text = th_slurp(out);
+    assert_true(check_iterations(text, "") >= 3);
+    free(text);
     th_stop(worker);
     th_stop(coord);
 }
@@ -463,11 +708,19 @@ int main(int argc, char **argv)
     };
     const struct CMUnitTest cluster[] = {
         cmocka_unit_test(test_workers),
+        cmocka_unit_test(test_verify_multipv),
         cmocka_unit_test(test_worker_killed),
         cmocka_unit_test(test_stockfish_workers),
         cmocka_unit_test(test_coordinator_result),
     };
+    const struct CMUnitTest deepen[] = {
+        cmocka_unit_test(test_json_lines),
+        cmocka_unit_test(test_infinite_sigint),
+        cmocka_unit_test(test_infinite_cancel),
+    };
     if (!strcmp(group, "cluster"))
         return ply_test_exit(cmocka_run_group_tests_name("cluster", cluster, NULL, NULL));
+    if (!strcmp(group, "deepen"))
+        return ply_test_exit(cmocka_run_group_tests_name("deepen", deepen, NULL, NULL));
     return ply_test_exit(cmocka_run_group_tests_name("quick", quick, NULL, NULL));
 }

@@ -5,6 +5,8 @@
  * coordinator's once-a-second RunProgress: perft(7) of the start position on one thread
  * without a table (3,195,901,860 nodes, about 3 s here), and ply analyse with
  * --movetime 100 on one thread (20 root moves, 100 ms each, whatever the build's speed).
+ * TODO(issue 28): once coordinator/search/deepen.c is on main, --movetime is the whole
+ * analysis's wall time: make it --movetime 2500 then (a run as long as today's).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -70,8 +72,8 @@ static void test_analyse_log_lines(void **state)
     th_run_t r = th_run(RUN_S, "PLY_PROGRESS_MS=100 ply analyse startpos --movetime 100 "
                                "--threads 1 --hash 16");
     th_expect_status(&r, 0, "ply analyse --movetime 100");
-    assert_non_null(strstr(r.out, "20 jobs"));
-    int n = progress_lines(r.err, "ply analyse: ", "root");
+    assert_non_null(strstr(r.out, " jobs, ")); /* a deepening analysis: 20 or more */
+    int n = progress_lines(r.err, "ply analyse: ", "jobs");
     if (n < 1) fail_msg("no progress line on stderr:\n%s", r.err);
     th_run_free(&r);
 

@@ -2,8 +2,9 @@
  * ply analyse's output (client/analyse_out.c) on synthetic answers: scores as users read them
  * (engines' and GUIs' "+0.31", "#3", "#-2"), PVs numbered as in PGN movetext (PGN standard
  * 8.2.2: "1. e4 e5", "1... e5" for a black move first), the coordinator's order kept, the
- * rule engine's rejections shown with the worker, the run's 128-bit node total, and the
- * JSON fields.
+ * rule engine's rejections shown with the worker, the run's 128-bit node total, the JSON
+ * fields, and a deepening analysis's iterations (SAN by the rule engine, PGN's notation) and
+ * bounded root moves.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -39,12 +40,12 @@ static void test_scores(void **state)
     assert_string_equal(buf, "-1.20");
     l = cp_line(-5, 1);
     ply_analyse_score_text(&l, 1, buf, sizeof buf);
-    assert_string_equal(buf, "-0.05 (lower bound)");
+    assert_string_equal(buf, ">= -0.05"); /* as GUIs show a fail-high */
     ply_analyse_score_text(&l, 0, buf, sizeof buf);
     assert_string_equal(buf, "-0.05");
     l = cp_line(0, 2);
     ply_analyse_score_text(&l, 1, buf, sizeof buf);
-    assert_string_equal(buf, "0.00 (upper bound)");
+    assert_string_equal(buf, "<= 0.00");
     Ply__SearchLine m = PLY__SEARCH_LINE__INIT;
     m.has_mate = 1;
     m.mate = 3;
@@ -207,12 +208,102 @@ static void test_json(void **state)
     json_decref(o);
 }
 
+/* A deepening analysis's answer: e4 exact, d4 proved worse (an upper bound), two
+ * iterations, the last at depth 4. */
+typedef struct deepened {
+    fixture_t f;
+    Ply__SearchIteration it[2], *itp[2];
+    Ply__SearchLine il[2];
+} deepened_t;
+
+static void fill_deepened(deepened_t *d)
+{
+    static char *pv1[] = {"d2d4"}, *pv4[] = {"e2e4", "e7e5", "g1f3"};
+    fill(&d->f);
+    d->f.l[1].has_bound = 1, d->f.l[1].bound = 2;
+    for (int i = 0; i < 2; i++) {
+        d->it[i] = (Ply__SearchIteration)PLY__SEARCH_ITERATION__INIT;
+        d->il[i] = cp_line(i ? 35 : 12, 0);
+        d->il[i].n_pv = i ? 3 : 1;
+        d->il[i].pv = i ? pv4 : pv1;
+        d->it[i].line = &d->il[i];
+        d->it[i].has_depth = d->it[i].has_time_ms = d->it[i].has_nodes = 1;
+        d->it[i].depth = i ? 4 : 1;
+        d->it[i].move = i ? "e2e4" : "d2d4";
+        d->it[i].san = i ? "e4" : "d4";
+        d->it[i].time_ms = i ? 1250 : 3;
+        d->it[i].nodes = i ? 123456 : 20;
+        d->itp[i] = &d->it[i];
+    }
+    d->f.s.has_depth = 1, d->f.s.depth = 4;
+    d->f.s.n_iterations = 2, d->f.s.iterations = d->itp;
+}
+
+static void test_deepen_text(void **state)
+{
+    (void)state;
+    deepened_t d;
+    fill_deepened(&d);
+    ply_analyse_asked_t a = {.root = d.f.s.fen, .deepen = 1, .multipv = 1, .movetime_ms = 500};
+    char *t = text_of(&d.f.r, &a);
+    assert_non_null(strstr(t, "Depth: 4 (2 iterations)\n"));
+    assert_non_null(strstr(t, "Best: e4 +0.35  1. e4 e5\n"));
+    assert_non_null(strstr(t, "   2  d4       <= +0.20 ")); /* every root move, as a bound */
+    assert_null(strstr(t, "more root moves"));
+    free(t);
+    char buf[512];
+    FILE *out = fmemopen(buf, sizeof buf, "w");
+    ply_analyse_print_iteration(out, &d.it[1], d.f.s.fen, 0);
+    fclose(out);
+    assert_non_null(strstr(buf, "    4  +0.35 "));
+    assert_non_null(strstr(buf, " 1.25 s "));
+    assert_non_null(strstr(buf, " 123456  1. e4 e5 2. Nf3\n"));
+}
+
+static void test_deepen_json(void **state)
+{
+    (void)state;
+    deepened_t d;
+    fill_deepened(&d);
+    json_t *it = ply_analyse_iteration_json(&d.it[1], d.f.s.fen, 0);
+    assert_string_equal(json_string_value(json_object_get(it, "type")), "iteration");
+    assert_int_equal(json_integer_value(json_object_get(it, "depth")), 4);
+    assert_int_equal(json_integer_value(json_object_get(json_object_get(it, "score"), "cp")), 35);
+    assert_string_equal(json_string_value(json_object_get(it, "san")), "e4");
+    json_t *san = json_object_get(it, "pv_san");
+    assert_int_equal(json_array_size(san), 3);
+    assert_string_equal(json_string_value(json_array_get(san, 2)), "Nf3");
+    assert_int_equal(json_array_size(json_object_get(it, "pv")), 3);
+    assert_int_equal(json_integer_value(json_object_get(it, "time_ms")), 1250);
+    assert_int_equal(json_integer_value(json_object_get(it, "nodes")), 123456);
+    json_decref(it);
+    /* a line that goes wrong is written in SAN up to its first illegal move */
+    static char *bad[] = {"e2e4", "e2e4"};
+    d.il[1].pv = bad, d.il[1].n_pv = 2;
+    it = ply_analyse_iteration_json(&d.it[1], d.f.s.fen, 0);
+    assert_int_equal(json_array_size(json_object_get(it, "pv_san")), 1);
+    json_decref(it);
+    ply_analyse_asked_t a = {.root = d.f.s.fen, .deepen = 1, .multipv = 1};
+    json_t *o = ply_analyse_json(&d.f.r, &a);
+    assert_string_equal(json_string_value(json_object_get(o, "type")), "result");
+    assert_int_equal(json_integer_value(json_object_get(o, "depth")), 4);
+    assert_true(json_is_null(json_object_get(o, "depth_asked")));
+    assert_int_equal(json_integer_value(json_object_get(o, "multipv")), 1);
+    assert_int_equal(json_array_size(json_object_get(o, "lines")), 2); /* every root move */
+    json_t *l1 = json_array_get(json_object_get(o, "lines"), 1);
+    assert_string_equal(json_string_value(json_object_get(json_object_get(l1, "score"), "bound")),
+                        "upper");
+    assert_int_equal(json_array_size(json_object_get(o, "iterations")), 2);
+    json_decref(o);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_scores),     cmocka_unit_test(test_keys),
         cmocka_unit_test(test_pv_numbers), cmocka_unit_test(test_text),
-        cmocka_unit_test(test_json),
+        cmocka_unit_test(test_json),       cmocka_unit_test(test_deepen_text),
+        cmocka_unit_test(test_deepen_json),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -140,6 +140,7 @@ typedef struct progress {
     /* a deepening analysis (one position, SearchRequest.deepen) */
     int deepen, infinite, json, quiet, chess960;
     unsigned movetime_ms;      /* its wall time (the ETA's), 0: none */
+    unsigned depth;            /* its last depth (-d), 0: none */
     size_t shown;              /* iterations shown (stderr, and --json lines on stdout) */
     int header;                /* the iterations' column titles are on stderr */
     int told;                  /* the run id and how to stop it were said */
@@ -276,20 +277,18 @@ static void deepen_progress(progress_t *ps, const Ply__RunProgress *p, const cha
         show_iterations(ps, p->search);
     }
     if (ps->bar.mode == PLY_PROGRESS_OFF) return;
-    char extra[400];
+    /* the unit is the completed depth: the jobs so far are not the analysis's (each depth
+     * adds its own), and only -d tells how many depths are to come */
     const Ply__SearchAnswer *s = p->search;
-    snprintf(extra, sizeof extra, "%s", waiting);
-    if (s && s->has_depth)
-        snprintf(extra, sizeof extra, "depth %u%s%s", s->depth, waiting[0] ? "  " : "", waiting);
+    uint64_t depth = s && s->has_depth ? s->depth : 0;
     ply_u128_t nodes = ply_msg_count(p->nodes, p->has_nodes_hi, p->nodes_hi);
     ply_progress_view_t v;
-    ply_progress_view(&ps->bar, p->jobs_done, p->jobs_total, "jobs", 0, 0, nodes, p->has_nodes,
-                      extra, &v);
-    /* the jobs so far are not the analysis' (each depth adds its own): only a wall time
-     * tells the time left, once the work is under way; past it, the coordinator is ending
-     * the run */
+    ply_progress_view(&ps->bar, depth, ps->depth, "depths", 0, 0, nodes, p->has_nodes, waiting,
+                      &v);
+    /* the time left is the wall time's, once a depth is in; past it, the coordinator is
+     * ending the run */
     v.eta_ms = -1;
-    if (ps->movetime_ms && p->jobs_done && p->elapsed_ms < ps->movetime_ms)
+    if (ps->movetime_ms && depth && p->elapsed_ms < ps->movetime_ms)
         v.eta_ms = (int64_t)(ps->movetime_ms - p->elapsed_ms);
     if (ps->bar.mode == PLY_PROGRESS_LOG) {
         ply_progress_show(&ps->bar, &v);
@@ -504,7 +503,7 @@ static int run_single(const analyse_args_t *a, const ply_cli_position_t *pos,
         /* a value of at least the number of root moves scores every one exactly */
         req.deepen = 1, req.multipv = asked.multipv, req.infinite = a->infinite;
         ps.deepen = 1, ps.infinite = a->infinite, ps.json = a->json, ps.quiet = a->quiet;
-        ps.chess960 = a->chess960, ps.movetime_ms = a->movetime_ms;
+        ps.chess960 = a->chess960, ps.movetime_ms = a->movetime_ms, ps.depth = a->depth;
         ps.session = s, ps.coordinator = a->session.cfg.coordinator;
         catch_interrupt(a->quiet);
     }

@@ -9,8 +9,7 @@
  * Groups (argv[1]): "quick" (the embedded default), "cluster" (--workers 2, a worker
  * killed mid-run, Stockfish as the workers' engine, a running coordinator and ply result),
  * "deepen" (issue 28: each completed depth as a JSON line, --infinite ended by SIGINT and by
- * ply cancel; skipped while the coordinator answers a deepening request as one search per
- * root move, without iterations).
+ * ply cancel).
  */
 #define _GNU_SOURCE
 #include <setjmp.h>
@@ -212,8 +211,9 @@ static void test_startpos(void **state)
     check_startpos_d4("");
 }
 
-/* --multipv 3 of 20 root moves: every one printed, the three best exact and (a deepening
- * analysis's) the 17 others as the upper bounds that prove them worse ("<= "). */
+/* --multipv 3 of 20 root moves: every one printed, the three best exact, the others exact
+ * or (searched with a window by an engine that takes one) the upper bound that proves them
+ * worse ("<= "). */
 static void test_text_output(void **state)
 {
     (void)state;
@@ -225,10 +225,13 @@ static void test_text_output(void **state)
     assert_null(strstr(r.out, "more root moves"));
     assert_int_equal(th_count(r.out, "\n  20  "), 1); /* the table's last rank */
     assert_non_null(strstr(r.out, "lines replayed by the rule engine"));
-    /* TODO(issue 28): always, once coordinator/search/deepen.c is on main; until then the
-     * coordinator answers deepen with every root move exact, and no depth */
-    if (strstr(r.out, "Depth: 3 "))
-        assert_int_equal(th_count(r.out, " <= "), 17);
+    assert_non_null(strstr(r.out, "Depth: 3 "));
+    assert_true(th_count(r.out, " <= ") <= 17);
+    const char *fourth = strstr(r.out, "\n   4  ");
+    assert_non_null(fourth);
+    char top[4096];
+    snprintf(top, sizeof top, "%.*s", (int)(fourth - r.out), r.out);
+    assert_null(strstr(top, " <= ")); /* the three best are exact */
     assert_string_equal(r.err, ""); /* --quiet */
     th_run_free(&r);
 }
@@ -530,24 +533,6 @@ static void test_coordinator_result(void **state)
 
 /* ---- deepen (issue 28) ----------------------------------------------------------------- */
 
-/* Whether the coordinator deepens: a depth 2 analysis answers with its iterations. A
- * coordinator without coordinator/search/deepen.c answers a deepening request as one
- * search per root move, without them: the group is then skipped, visibly. */
-static void skip_unless_deepening(void)
-{
-    static int known, deepens;
-    if (!known) {
-        th_run_t r = th_run(RUN_S, "ply analyse -d 2 --threads 1 --hash 16 --json -q");
-        deepens = r.status == 0 && strstr(r.out, "\"iterations\":[{") != NULL;
-        th_run_free(&r);
-        known = 1;
-    }
-    /* TODO(issue 28): remove once coordinator/search/deepen.c is on main */
-    if (!deepens)
-        PLY_SKIP("TODO(issue 28): the coordinator does not deepen yet "
-                 "(coordinator/search/deepen.c is not on main)");
-}
-
 /* The UCI moves of JSON array @pv played from @fen by the rule engine: every one legal, and
  * @san (same length) its SAN as the rule engine writes it (arbiter/san.h). */
 static void check_pv(const char *fen, json_t *pv, json_t *san)
@@ -615,7 +600,6 @@ static long check_iterations(const char *out, const char *err)
 static void test_json_lines(void **state)
 {
     (void)state;
-    skip_unless_deepening();
     th_run_t r = th_run(RUN_S, "ply analyse startpos -d 6 --threads 1 --hash 16 --json");
     th_expect_status(&r, 0, "-d 6 --json");
     assert_int_equal(check_iterations(r.out, r.err), 6);
@@ -632,6 +616,20 @@ static void test_json_lines(void **state)
     th_run_free(&r);
 }
 
+/* What an --infinite test started, stopped by its teardown should it fail (an analysis that
+ * nobody stops runs for ever). */
+static pid_t coord, worker, analysis;
+
+static int stop_all(void **state)
+{
+    (void)state;
+    th_stop(analysis);
+    th_stop(worker);
+    th_stop(coord);
+    analysis = worker = coord = 0;
+    return 0;
+}
+
 /*
  * Spawns `ply analyse --infinite --json` (+ @opts) with its stdout in a file and stderr in a
  * log of @dir, and waits until at least @depth iterations are out. Returns its pid.
@@ -641,11 +639,14 @@ static pid_t spawn_infinite(const char *dir, const char *opts, int depth, char *
     char log[512], want[64];
     snprintf(log, sizeof log, "%s/ply.err", dir);
     snprintf(out, len, "%s/ply.jsonl", dir);
-    pid_t ply = th_spawn(log, "exec ply analyse --fen '" RUY_LOPEZ "' --infinite --threads 1 "
-                              "--hash 16 --json %s > %s", opts, out);
+    pid_t ply = th_spawn(log, "exec ply analyse --fen '" RUY_LOPEZ "' --infinite --json %s > %s",
+                         opts, out);
+    analysis = ply;
     snprintf(want, sizeof want, "\"type\":\"iteration\",\"depth\":%d,", depth);
-    if (!th_wait_text(out, want, 120000 * (int)th_slowdown()))
-        fail_msg("no depth %d in 120 s: %s", depth, th_slurp(log));
+    for (int s = 0; !th_wait_text(out, want, 1000); s++)
+        if (!th_alive(ply) || s >= 120 * (int)th_slowdown())
+            fail_msg("no depth %d (%s): %s", depth, th_alive(ply) ? "in 120 s" : "ply exited",
+                     th_slurp(log));
     return ply;
 }
 
@@ -653,12 +654,13 @@ static pid_t spawn_infinite(const char *dir, const char *opts, int depth, char *
 static void test_infinite_sigint(void **state)
 {
     (void)state;
-    skip_unless_deepening();
     char out[512];
-    pid_t ply = spawn_infinite(th_tmpdir("analyse-sigint"), "", 4, out, sizeof out);
+    pid_t ply =
+        spawn_infinite(th_tmpdir("analyse-sigint"), "--threads 1 --hash 16", 4, out, sizeof out);
     assert_true(th_alive(ply)); /* it deepens until told */
     assert_int_equal(kill(ply, SIGINT), 0);
     assert_int_equal(th_wait(ply, 60000), 0);
+    analysis = 0;
     char *text = th_slurp(out);
     assert_true(check_iterations(text, "") >= 4);
     free(text);
@@ -669,13 +671,11 @@ static void test_infinite_sigint(void **state)
 static void test_infinite_cancel(void **state)
 {
     (void)state;
-    skip_unless_deepening();
     int port = th_free_port();
-    pid_t coord = th_spawn(NULL, "exec ply-coordinator --bind tcp://127.0.0.1:%d -q", port);
-    pid_t worker = th_spawn(NULL,
-                            "exec ply-worker --connect tcp://127.0.0.1:%d --threads 1 "
-                            "--hash 16 -q",
-                            port);
+    coord = th_spawn(NULL, "exec ply-coordinator --bind tcp://127.0.0.1:%d -q", port);
+    worker = th_spawn(NULL,
+                      "exec ply-worker --connect tcp://127.0.0.1:%d --threads 1 --hash 16 -q",
+                      port);
     const char *dir = th_tmpdir("analyse-cancel");
     char opts[128], out[512], log[512];
     snprintf(opts, sizeof opts, "--coordinator tcp://127.0.0.1:%d", port);
@@ -690,11 +690,11 @@ static void test_infinite_cancel(void **state)
     th_expect_status(&r, 0, "ply cancel");
     th_run_free(&r);
     assert_int_equal(th_wait(ply, 60000), 0);
+    analysis = 0;
     char *text = th_slurp(out);
     assert_true(check_iterations(text, "") >= 3);
     free(text);
-    th_stop(worker);
-    th_stop(coord);
+    stop_all(NULL);
 }
 
 int main(int argc, char **argv)
@@ -715,8 +715,8 @@ int main(int argc, char **argv)
     };
     const struct CMUnitTest deepen[] = {
         cmocka_unit_test(test_json_lines),
-        cmocka_unit_test(test_infinite_sigint),
-        cmocka_unit_test(test_infinite_cancel),
+        cmocka_unit_test_teardown(test_infinite_sigint, stop_all),
+        cmocka_unit_test_teardown(test_infinite_cancel, stop_all),
     };
     if (!strcmp(group, "cluster"))
         return ply_test_exit(cmocka_run_group_tests_name("cluster", cluster, NULL, NULL));

@@ -101,12 +101,11 @@ static void usage(FILE *out)
         "                          --coordinator (default none)\n"
         "      --epd FILE          analyse every record of FILE (bm/am moves, id): a record is\n"
         "                          solved when the top move is a bm and none of am\n"
-        "      --json              JSON instead of text: one object per line, one for each\n"
-        "                          completed depth ({\"type\": \"iteration\", \"depth\", \"score\":\n"
-        "                          {\"cp\"|\"mate\", \"bound\"}, \"move\", \"san\", \"pv\", \"pv_san\",\n"
-        "                          \"seldepth\", \"time_ms\", \"nodes\"}) as it completes, then the\n"
-        "                          answer ({\"type\": \"result\", ..., \"depth\", \"iterations\"});\n"
-        "                          with --verify, --epd: one object\n"
+        "      --json              JSON Lines instead of text: an object for each completed\n"
+        "                          depth as it completes (type \"iteration\": depth, score\n"
+        "                          {cp|mate, bound}, move, san, pv, pv_san, seldepth, time_ms,\n"
+        "                          nodes), then the answer (type \"result\", with depth and\n"
+        "                          iterations); with --verify, --epd: one indented object\n"
         "  -q, --quiet             no progress on stderr, and only the answer (by default: each\n"
         "                          completed depth and a status line on a terminal, with a\n"
         "                          plain status line every 5 s in a log)\n"
@@ -139,14 +138,14 @@ typedef struct progress {
     char waiting[320];     /* what the run waited for at the last report (a log says it once) */
     /* a deepening analysis (one position, SearchRequest.deepen) */
     int deepen, infinite, json, quiet, chess960;
-    unsigned movetime_ms;      /* its wall time (the ETA's), 0: none */
-    unsigned depth;            /* its last depth (-d), 0: none */
-    size_t shown;              /* iterations shown (stderr, and --json lines on stdout) */
-    int header;                /* the iterations' column titles are on stderr */
-    int told;                  /* the run id and how to stop it were said */
-    int cancel_sent;           /* Ctrl-C: its Cancel went */
-    ply_session_t *session;    /* whose endpoint takes that Cancel */
-    const char *coordinator;   /* --coordinator, for the note on how to stop it */
+    unsigned movetime_ms;    /* its wall time (the ETA's), 0: none */
+    unsigned depth;          /* its last depth (-d), 0: none */
+    size_t shown;            /* iterations shown (stderr, and --json lines on stdout) */
+    int header;              /* the iterations' column titles are on stderr */
+    int told;                /* the run id and how to stop it were said */
+    int cancel_sent;         /* Ctrl-C: its Cancel went */
+    ply_session_t *session;  /* whose endpoint takes that Cancel */
+    const char *coordinator; /* --coordinator, for the note on how to stop it */
 } progress_t;
 
 /* ---- Ctrl-C -------------------------------------------------------------------------- */
@@ -227,11 +226,6 @@ static void live_line(const char *text, int width)
 }
 
 /*
- * On a terminal: the best root moves so far and a status line, redrawn in place as moves
- * finish; elsewhere (a log): a status line every few seconds (progress.h). A suite shows
- * only the bar of its positions.
- */
-/*
  * The iterations of @s not shown yet: a line each on stderr (unless quiet), and with --json
  * a JSON object each on stdout (unless quiet), in order.
  */
@@ -283,8 +277,7 @@ static void deepen_progress(progress_t *ps, const Ply__RunProgress *p, const cha
     uint64_t depth = s && s->has_depth ? s->depth : 0;
     ply_u128_t nodes = ply_msg_count(p->nodes, p->has_nodes_hi, p->nodes_hi);
     ply_progress_view_t v;
-    ply_progress_view(&ps->bar, depth, ps->depth, "depths", 0, 0, nodes, p->has_nodes, waiting,
-                      &v);
+    ply_progress_view(&ps->bar, depth, ps->depth, "depths", 0, 0, nodes, p->has_nodes, waiting, &v);
     /* the time left is the wall time's, once a depth is in; past it, the coordinator is
      * ending the run */
     v.eta_ms = -1;
@@ -302,6 +295,12 @@ static void deepen_progress(progress_t *ps, const Ply__RunProgress *p, const cha
     fflush(stderr);
 }
 
+/*
+ * On a terminal: the best root moves so far and a status line, redrawn in place as moves
+ * finish; elsewhere (a log): a status line every few seconds (progress.h). A suite shows
+ * only the bar of its positions; a deepening analysis its depths (deepen_progress). The
+ * first report after a Ctrl-C sends the Cancel.
+ */
 static void on_progress(const Ply__RunProgress *p, void *arg)
 {
     progress_t *ps = arg;
@@ -820,8 +819,9 @@ static int check_combinations(const analyse_args_t *a, int nwords)
 {
     int limit = a->depth || a->nodes || a->movetime_ms;
     if (a->infinite && (a->verify || a->epd))
-        return ply_usage_error("analyse", "--infinite does not apply with %s (each root move is "
-                                          "searched once, to a limit)",
+        return ply_usage_error("analyse",
+                               "--infinite does not apply with %s (each root move is "
+                               "searched once, to a limit)",
                                a->verify ? "--verify" : "--epd");
     if (a->infinite && limit)
         return ply_usage_error("analyse", "%s",

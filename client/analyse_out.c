@@ -88,8 +88,7 @@ size_t ply_analyse_pv_san(const char *fen, int chess960, char *const *pv, size_t
                           char (*san)[PLY_ANALYSE_SAN_MAX])
 {
     ply_arb_pos_t pos;
-    if (!fen || ply_arb_from_fen(&pos, fen, chess960 ? PLY_ARB_CHESS960 : 0, NULL, 0) < 0)
-        return 0;
+    if (!fen || ply_arb_from_fen(&pos, fen, chess960 ? PLY_ARB_CHESS960 : 0, NULL, 0) < 0) return 0;
     for (size_t i = 0; i < n; i++) {
         ply_arb_move_t m;
         if (!pv[i] || ply_arb_move_from_uci(&pos, pv[i], &m) < 0 ||

@@ -300,9 +300,9 @@ static void test_deepen_json(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_scores),     cmocka_unit_test(test_keys),
-        cmocka_unit_test(test_pv_numbers), cmocka_unit_test(test_text),
-        cmocka_unit_test(test_json),       cmocka_unit_test(test_deepen_text),
+        cmocka_unit_test(test_scores),      cmocka_unit_test(test_keys),
+        cmocka_unit_test(test_pv_numbers),  cmocka_unit_test(test_text),
+        cmocka_unit_test(test_json),        cmocka_unit_test(test_deepen_text),
         cmocka_unit_test(test_deepen_json),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -115,10 +115,13 @@ static size_t check_lines(json_t *o, int *mate_end)
     return n;
 }
 
-/* The last line of @out (a deepening analysis's --json: one object per line, the answer
- * last) parsed; the caller json_decref()s it. */
+/* The answer of @out, a ply analyse --json output, parsed: the whole of it when it is one
+ * (indented) object (--verify), else its last line (a deepening analysis: one object per
+ * line, the answer last). The caller json_decref()s it. */
 static json_t *last_object(const char *out, const char *err)
 {
+    json_t *whole = json_loads(out, 0, NULL);
+    if (whole) return whole;
     const char *end = out + strlen(out);
     while (end > out && end[-1] == '\n') end--;
     const char *start = end;
@@ -173,16 +176,25 @@ static void uci_bestmove(char *out, size_t len)
     free(th_chat_take(&c)); /* the transcript is the caller's to free */
 }
 
+/* How far ply uci's best move may score below the best of a deepening analysis at the same
+ * depth, centipawns: the analysis's table holds entries of its earlier depths and of the
+ * other root moves (searched on one worker or two, in an order that the workers' timing
+ * decides), which a depth-limited score depends on; ply uci's fresh table has none. 1 cp
+ * seen (d4 +0.70, Nc3 +0.69, two workers); a wrong score is off by far more. */
+#define DEEPEN_TABLE_CP 10
+
 /*
  * The start position at depth 4, every root move scored exactly (--multipv all): every root
  * move (20), every line legal and sorted, and the best move ply uci's bestmove at the same
- * depth. The two searches are not the same search (each root move's with its own window,
- * against one with all of them, whose pruning and move ordering differ), so when the bests
- * differ the scores must be equal: ply uci's move is then scored as well as the best here.
- * A deepening analysis has a job per root move at each depth: 20 at least.
+ * depth. The two searches are not the same search (each root move's on its own, against one
+ * with all of them, whose pruning and move ordering differ), so when the bests differ ply
+ * uci's move must be scored as well as the best here: exactly when every root move is
+ * searched once on a fresh table (--verify), within DEEPEN_TABLE_CP when deepening. A
+ * deepening analysis has a job per root move at each depth: 20 at least.
  */
 static void check_startpos_d4(const char *where)
 {
+    long margin = strstr(where, "--verify") ? 0 : DEEPEN_TABLE_CP;
     json_t *o =
         analyse_json("ply analyse -d 4 --multipv all --threads 1 --hash 16 --json %s", where);
     assert_int_equal(check_lines(o, NULL), 20);
@@ -198,7 +210,7 @@ static void check_startpos_d4(const char *where)
     json_t *top = json_array_get(th_jget(o, "lines"), 0);
     json_t *theirs = line_of(o, best);
     assert_non_null(theirs);
-    if (strcmp(th_jstr(top, "move"), best) && score_key(top) != score_key(theirs))
+    if (strcmp(th_jstr(top, "move"), best) && score_key(top) - score_key(theirs) > margin)
         fail_msg("best %s (%ld) here, ply uci's %s scores %ld", th_jstr(top, "move"),
                  score_key(top), best, score_key(theirs));
     assert_string_equal(th_jstr(th_jget(o, "best"), "move"), th_jstr(top, "move"));
@@ -416,6 +428,7 @@ static void test_workers(void **state)
 {
     (void)state;
     check_startpos_d4("--workers 2");
+    check_startpos_d4("--workers 2 --verify all"); /* one search per root move, reproducible */
 }
 
 /* With --verify (one reproducible search per root move, every score exact) --multipv K still

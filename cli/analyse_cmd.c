@@ -236,7 +236,7 @@ static void show_iterations(progress_t *ps, const Ply__SearchAnswer *s)
         const Ply__SearchIteration *it = s->iterations[ps->shown];
         if (ps->json) {
             json_t *o = ply_analyse_iteration_json(it, s->fen, ps->chess960);
-            if (o) ply_json_dumpf(o, stdout, JSON_COMPACT);
+            if (o) ply_json_dumpf(o, stdout, 0); /* one line */
             printf("\n");
             json_decref(o);
             fflush(stdout);
@@ -398,7 +398,7 @@ static void print_answer(const Ply__RunResult *r, const ply_analyse_asked_t *ask
 {
     if (json) {
         json_t *o = ply_analyse_json(r, asked);
-        ply_json_dumpf(o, stdout, asked->deepen ? JSON_COMPACT : JSON_INDENT(2));
+        ply_json_dumpf(o, stdout, asked->deepen ? 0 : JSON_INDENT(2));
         printf("\n");
         json_decref(o);
     } else {

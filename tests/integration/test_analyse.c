@@ -626,7 +626,7 @@ static void test_json_lines(void **state)
     r = th_run(RUN_S, "ply analyse startpos -d 3 --threads 1 --hash 16 --json -q");
     th_expect_status(&r, 0, "-d 3 --json -q");
     assert_int_equal(th_count(r.out, "\n"), 1);
-    assert_int_equal(th_count(r.out, "\"type\":\"result\""), 1);
+    assert_int_equal(th_count(r.out, "\"type\": \"result\""), 1);
     th_run_free(&r);
 }
 
@@ -656,7 +656,7 @@ static pid_t spawn_infinite(const char *dir, const char *opts, int depth, char *
     pid_t ply = th_spawn(log, "exec ply analyse --fen '" RUY_LOPEZ "' --infinite --json %s > %s",
                          opts, out);
     analysis = ply;
-    snprintf(want, sizeof want, "\"type\":\"iteration\",\"depth\":%d,", depth);
+    snprintf(want, sizeof want, "\"type\": \"iteration\", \"depth\": %d,", depth);
     for (int s = 0; !th_wait_text(out, want, 1000); s++)
         if (!th_alive(ply) || s >= 120 * (int)th_slowdown())
             fail_msg("no depth %d (%s): %s", depth, th_alive(ply) ? "in 120 s" : "ply exited",

@@ -148,26 +148,31 @@ typedef struct progress {
     const char *coordinator; /* --coordinator, for the note on how to stop it */
 } progress_t;
 
+/* Rows of the live table (the best so far): it must fit a terminal to redraw in place. */
+#define LIVE_ROWS 10
+
+static void erase_live(progress_t *ps)
+{
+    if (ps->drawn) fprintf(stderr, "\033[%dA\033[J", ps->drawn);
+    ps->drawn = 0;
+    ply_progress_clear(&ps->bar);
+}
+
 /* ---- Ctrl-C -------------------------------------------------------------------------- */
 
 /* SIGINTs received: the first asks for the deepest completed iteration (the next progress
- * report sends the Cancel), the second quits at once. */
+ * report, at most a second away, sends the Cancel and says so), the second quits at once. */
 static volatile sig_atomic_t interrupts;
 static int interrupt_quiet;
 
 static void on_interrupt(int sig)
 {
-    static const char first[] = "\nply analyse: stopping at the deepest completed depth "
-                                "(Ctrl-C again quits at once)\n";
     static const char again[] = "\nply analyse: interrupted\n";
-    ssize_t n = 0;
-    if (interrupts++ == 0) {
-        if (!interrupt_quiet) n = write(STDERR_FILENO, first, sizeof first - 1);
+    if (interrupts++ == 0) return;
+    if (!interrupt_quiet) {
+        ssize_t n = write(STDERR_FILENO, again, sizeof again - 1);
         (void)n;
-        return;
     }
-    if (!interrupt_quiet) n = write(STDERR_FILENO, again, sizeof again - 1);
-    (void)n;
     _exit(128 + sig); /* the shell's convention: 130 */
 }
 
@@ -189,6 +194,11 @@ static void cancel_run(progress_t *ps, uint64_t run_id)
 {
     char why[512] = "";
     ps->cancel_sent = 1;
+    if (!ps->quiet) {
+        erase_live(ps);
+        fprintf(stderr, "ply analyse: stopping at the deepest completed depth (Ctrl-C again "
+                        "quits at once)\n");
+    }
     ply_client_t *c = ply_client_new(ply_session_endpoint(ps->session), why, sizeof why);
     Ply__RunProgress *p = NULL;
     int rc = c ? ply_client_cancel(c, run_id, (int)ply_session_timeout_ms(ps->session), &p, why,
@@ -199,16 +209,6 @@ static void cancel_run(progress_t *ps, uint64_t run_id)
                 why[0] ? why : ply_strerror(rc));
     if (p) ply__run_progress__free_unpacked(p, NULL);
     ply_client_destroy(&c);
-}
-
-/* Rows of the live table (the best so far): it must fit a terminal to redraw in place. */
-#define LIVE_ROWS 10
-
-static void erase_live(progress_t *ps)
-{
-    if (ps->drawn) fprintf(stderr, "\033[%dA\033[J", ps->drawn);
-    ps->drawn = 0;
-    ply_progress_clear(&ps->bar);
 }
 
 static int by_key(const void *x, const void *y)

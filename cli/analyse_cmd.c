@@ -29,13 +29,11 @@
 #include "progress.h"
 #include "report.h"
 #include "session.h"
+#include "search_engine_opts.h"
 #include "session_opts.h"
 #include "util/error.h"
 #include "util/json_exact.h"
 #include "util/time.h"
-
-/* The UCI engine local workers drive with --engine uci when --uci-engine is not given. */
-#define DEFAULT_UCI_ENGINE "/usr/games/stockfish"
 
 typedef struct analyse_args {
     const char *fen, *moves, *searchmoves, *epd;
@@ -44,11 +42,7 @@ typedef struct analyse_args {
     int multipv_all;  /* --multipv all */
     int infinite;     /* --infinite */
     uint64_t nodes;
-    const char *engine;     /* --engine: "builtin", "uci", or NULL (any) */
-    const char *uci_engine; /* --uci-engine CMD */
-    const char *options[PLY_SESSION_ENGINE_OPTIONS_MAX];
-    size_t noptions;
-    char threads_opt[32], hash_opt[32]; /* "Threads=T", "Hash=MIB" for a UCI engine */
+    ply_cli_search_engine_t eng;    /* --engine, --uci-engine, --engine-option */
     int chess960, json, quiet;
     int verify;                     /* --verify: a Ply__VerifyMode */
     uint32_t verify_ppm;            /* its sample, parts per million */
@@ -90,7 +84,7 @@ static void usage(FILE *out)
         "      --engine KIND       builtin (ply's engine) or uci (an external engine); with\n"
         "                          --coordinator, the kind of worker asked for (default: any)\n"
         "      --uci-engine CMD    the UCI engine local workers drive with --engine uci\n"
-        "                          (default " DEFAULT_UCI_ENGINE " when it exists)\n"
+        "                          (default " PLY_CLI_DEFAULT_UCI_ENGINE " when it exists)\n"
         "      --engine-option N=V a UCI option for it (repeatable), e.g. Hash=64\n"
         "      --chess960          read KQkq as X-FEN and castle by Chess960 rules\n"
         "      --verify MODE       none, sample=P (e.g. sample=0.1 or sample=10%%) or all:\n"
@@ -439,7 +433,7 @@ static void fill_request(ply_search_request_t *req, const analyse_args_t *a, con
     req->nodes = a->nodes;
     req->movetime_ms = a->movetime_ms;
     req->chess960 = a->chess960;
-    req->engine = a->engine;
+    req->engine = a->eng.engine;
     req->verify = a->verify;
     req->verify_ppm = a->verify_ppm;
 }
@@ -460,7 +454,7 @@ static void fill_asked(ply_analyse_asked_t *asked, const analyse_args_t *a,
     asked->depth = a->depth;
     asked->nodes = a->nodes;
     asked->movetime_ms = a->movetime_ms;
-    asked->engine = a->engine;
+    asked->engine = a->eng.engine;
     asked->multipv = a->multipv_all ? 0 : a->multipv;
     asked->chess960 = a->chess960;
     if (deepens(a)) {
@@ -664,9 +658,6 @@ enum {
     OPT_MOVETIME,
     OPT_SEARCHMOVES,
     OPT_MULTIPV,
-    OPT_ENGINE,
-    OPT_UCI_ENGINE,
-    OPT_ENGINE_OPTION,
     OPT_CHESS960,
     OPT_EPD,
     OPT_JSON,
@@ -721,22 +712,6 @@ static int take_option(analyse_args_t *a, int c, const char *arg)
     case OPT_INFINITE:
         a->infinite = 1;
         return 0;
-    case OPT_ENGINE:
-        if (strcmp(arg, "builtin") && strcmp(arg, "uci"))
-            return ply_usage_error("analyse", "--engine '%s' must be builtin or uci", arg);
-        a->engine = arg;
-        return 0;
-    case OPT_UCI_ENGINE:
-        a->uci_engine = arg;
-        return 0;
-    case OPT_ENGINE_OPTION:
-        if (!strchr(arg, '=') || arg[0] == '=')
-            return ply_usage_error("analyse", "--engine-option '%s' must be NAME=VALUE", arg);
-        if (a->noptions == PLY_SESSION_ENGINE_OPTIONS_MAX - 2)
-            return ply_usage_error("analyse", "at most %d --engine-option",
-                                   PLY_SESSION_ENGINE_OPTIONS_MAX - 2);
-        a->options[a->noptions++] = arg;
-        return 0;
     case OPT_CHESS960:
         a->chess960 = 1;
         return 0;
@@ -759,59 +734,10 @@ static int take_option(analyse_args_t *a, int c, const char *arg)
     default: {
         int r = ply_cli_session_option("analyse", &a->session, c, arg);
         if (r >= 0) return r;
+        if ((r = ply_cli_search_engine_option("analyse", &a->eng, c, arg)) >= 0) return r;
         return ply_cli_curve_option(c, arg) ? 0 : -1; /* --curve, --cert, ... */
     }
     }
-}
-
-/* An option has a NAME=... in @a's engine options already. */
-static int has_option(const analyse_args_t *a, const char *name)
-{
-    size_t n = strlen(name);
-    for (size_t i = 0; i < a->noptions; i++)
-        if (!strncasecmp(a->options[i], name, n) && a->options[i][n] == '=') return 1;
-    return 0;
-}
-
-/* Which engine the local workers drive, and with what; 0 or the usage error's status. */
-static int choose_engine(analyse_args_t *a)
-{
-    if (a->uci_engine && !a->engine) a->engine = "uci"; /* naming one asks for it */
-    int local = !a->session.cfg.coordinator;
-    int uci = a->engine && !strcmp(a->engine, "uci");
-    if (!local && (a->uci_engine || a->noptions))
-        return ply_usage_error("analyse",
-                               "%s does not apply with --coordinator (its workers "
-                               "chose their engines)",
-                               a->uci_engine ? "--uci-engine" : "--engine-option");
-    if (!uci && (a->uci_engine || a->noptions))
-        return ply_usage_error("analyse", "%s needs --engine uci",
-                               a->uci_engine ? "--uci-engine" : "--engine-option");
-    if (!local || !uci) return 0;
-    if (!a->uci_engine) {
-        if (access(DEFAULT_UCI_ENGINE, X_OK) != 0)
-            return ply_usage_error("analyse", "--engine uci needs a UCI engine for the local "
-                                              "workers: --uci-engine CMD (" DEFAULT_UCI_ENGINE
-                                              " is not installed)");
-        a->uci_engine = DEFAULT_UCI_ENGINE;
-    }
-    char prog[1024];
-    snprintf(prog, sizeof prog, "%.*s", (int)strcspn(a->uci_engine, " \t"), a->uci_engine);
-    if (strchr(prog, '/') && access(prog, X_OK) != 0) /* a path that cannot run, before any work */
-        return ply_usage_error("analyse", "--uci-engine: %s is not an executable program", prog);
-    /* the engine's own threads and table are what --threads and --hash mean for it */
-    if (a->session.cfg.threads && !has_option(a, "Threads")) {
-        snprintf(a->threads_opt, sizeof a->threads_opt, "Threads=%d", a->session.cfg.threads);
-        a->options[a->noptions++] = a->threads_opt;
-    }
-    if (a->session.hash_given && a->session.cfg.hash_mib && !has_option(a, "Hash")) {
-        snprintf(a->hash_opt, sizeof a->hash_opt, "Hash=%u", a->session.cfg.hash_mib);
-        a->options[a->noptions++] = a->hash_opt;
-    }
-    a->session.cfg.engine_cmd = a->uci_engine;
-    a->session.cfg.engine_options = a->options;
-    a->session.cfg.nengine_options = a->noptions;
-    return 0;
 }
 
 /* The options that cannot act on this run are refused, never dropped; 0 or 2. */
@@ -884,9 +810,7 @@ int ply_cmd_analyse(int argc, char **argv)
         {"movetime", required_argument, NULL, OPT_MOVETIME},
         {"searchmoves", required_argument, NULL, OPT_SEARCHMOVES},
         {"multipv", required_argument, NULL, OPT_MULTIPV},
-        {"engine", required_argument, NULL, OPT_ENGINE},
-        {"uci-engine", required_argument, NULL, OPT_UCI_ENGINE},
-        {"engine-option", required_argument, NULL, OPT_ENGINE_OPTION},
+        PLY_CLI_SEARCH_ENGINE_LONGOPTS,
         {"chess960", no_argument, NULL, OPT_CHESS960},
         {"epd", required_argument, NULL, OPT_EPD},
         {"json", no_argument, NULL, OPT_JSON},
@@ -916,7 +840,7 @@ int ply_cmd_analyse(int argc, char **argv)
     }
     int nwords = argc - optind;
     int rc = check_combinations(&a, nwords);
-    if (!rc) rc = choose_engine(&a);
+    if (!rc) rc = ply_cli_search_engine_choose("analyse", &a.eng, &a.session);
     if (!rc) rc = ply_cli_curve_setup("ply analyse");
     if (rc) return rc;
     if (a.epd) return run_epd(&a);

@@ -12,6 +12,7 @@
 
 #include "commands.h"
 #include "curve_opts.h"
+#include "search_engine_opts.h"
 #include "session_opts.h"
 #include "uci.h"
 #include "uci_backend.h"
@@ -44,6 +45,13 @@ static void usage(FILE *out)
             "                          embedded coordinator\n"
             "  -t, --threads T         threads of each local worker (default: one per core)\n"
             "      --hash MIB          table of each local worker, MiB (default 256)\n"
+            "      --engine KIND       the workers' engine: builtin (ply's) or uci (an\n"
+            "                          external one); with --coordinator, the kind asked for\n"
+            "                          (default: any)\n"
+            "      --uci-engine CMD    the UCI engine local workers drive with --engine uci\n"
+            "                          (default " PLY_CLI_DEFAULT_UCI_ENGINE " when it exists)\n"
+            "      --engine-option N=V a UCI option for it (repeatable); --threads and --hash\n"
+            "                          are its Threads and Hash\n"
             "      --coordinator E     a cluster: the running coordinator at endpoint E\n"
             "                          (e.g. tcp://host:5555) and its workers\n"
             "      --timeout S         give up a search when the coordinator is silent for S\n"
@@ -55,10 +63,11 @@ static void usage(FILE *out)
 
 /* The cluster's options (a subset of the session's: no --state, whose runs could not be
  * resumed by a GUI); 0, or the usage error's exit status. */
-static int parse(int argc, char **argv, ply_cli_session_opts_t *o)
+static int parse(int argc, char **argv, ply_cli_session_opts_t *o, ply_cli_search_engine_t *e)
 {
     static const struct option longopts[] = {PLY_CLI_SESSION_LONGOPTS,
                                              PLY_CLI_CURVE_LONGOPTS,
+                                             PLY_CLI_SEARCH_ENGINE_LONGOPTS,
                                              {"help", no_argument, NULL, 'h'},
                                              {NULL, 0, NULL, 0}};
     ply_cli_session_opts_init(o);
@@ -74,27 +83,35 @@ static int parse(int argc, char **argv, ply_cli_session_opts_t *o)
         if (c == PLY_CLI_SESSION_OPT + 4)
             return ply_usage_error("uci", "%s", "--state does not apply to ply uci");
         int r = c == '?' ? -1 : ply_cli_session_option("uci", o, c, optarg);
+        if (r < 0 && c != '?') r = ply_cli_search_engine_option("uci", e, c, optarg);
         if (r < 0 && c != '?' && ply_cli_curve_option(c, optarg)) r = 0;
         if (r < 0) return ply_usage_error("uci", "unknown option '%s'", argv[optind - 1]);
         if (r) return r;
     }
     if (optind < argc) return ply_usage_error("uci", "unexpected argument '%s'", argv[optind]);
     const ply_session_config_t *s = &o->cfg;
-    if (!s->workers && !s->coordinator && (s->threads || o->hash_given || s->timeout_ms))
+    if (!s->workers && !s->coordinator &&
+        (s->threads || o->hash_given || s->timeout_ms || e->engine || e->uci_engine ||
+         e->noptions))
         return ply_usage_error("uci",
                                "%s is for a cluster (--workers N or --coordinator E); ply's "
                                "engine here takes setoption name Threads and Hash",
-                               s->threads      ? "--threads"
-                               : o->hash_given ? "--hash"
-                                               : "--timeout");
+                               s->threads        ? "--threads"
+                               : o->hash_given   ? "--hash"
+                               : s->timeout_ms   ? "--timeout"
+                               : e->engine       ? "--engine"
+                               : e->uci_engine   ? "--uci-engine"
+                                                 : "--engine-option");
     int rc = ply_cli_session_check("uci", o);
+    if (!rc) rc = ply_cli_search_engine_choose("uci", e, o);
     return rc ? rc : ply_cli_curve_setup("ply uci");
 }
 
 int ply_cmd_uci(int argc, char **argv)
 {
     static ply_cli_session_opts_t o;
-    int rc = parse(argc, argv, &o);
+    static ply_cli_search_engine_t e;
+    int rc = parse(argc, argv, &o, &e);
     if (rc) return rc < 0 ? 0 : rc;
     if (!o.cfg.workers && !o.cfg.coordinator) {
         rc = ply_uci_loop(stdin, stdout);
@@ -105,7 +122,7 @@ int ply_cmd_uci(int argc, char **argv)
         return 0;
     }
     char why[512];
-    ply_uci_backend_t *b = ply_uci_cluster_new(&o.cfg, why, sizeof why);
+    ply_uci_backend_t *b = ply_uci_cluster_new(&o.cfg, e.engine, why, sizeof why);
     if (!b) {
         fprintf(stderr, "ply uci: %s\n", why);
         return 1;

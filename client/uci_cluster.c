@@ -34,6 +34,7 @@
 typedef struct cluster {
     ply_uci_backend_t base;
     ply_session_t *session;
+    const char *engine; /* the workers asked for (SearchRequest.engine), or NULL: any */
     unsigned timeout_ms;
     pthread_t controller;
     int controller_running;
@@ -330,6 +331,7 @@ static int search(ply_uci_backend_t *b, const ply_uci_go_t *go, ply_search_info_
         smp[i] = sm[i];
     }
     req.searchmoves = smp, req.nsearchmoves = (size_t)go->lim->n_searchmoves;
+    req.engine = c->engine;
     pthread_mutex_lock(&c->lock);
     run_limits(c, go, &req);
     c->pondering = go->lim->ponder;
@@ -441,7 +443,8 @@ static const ply_uci_backend_ops_t cluster_ops = {
     .destroy = destroy,
 };
 
-ply_uci_backend_t *ply_uci_cluster_new(const ply_session_config_t *cfg, char *why, size_t why_len)
+ply_uci_backend_t *ply_uci_cluster_new(const ply_session_config_t *cfg, const char *engine,
+                                       char *why, size_t why_len)
 {
     cluster_t *c = calloc(1, sizeof *c);
     if (!c) {
@@ -449,6 +452,7 @@ ply_uci_backend_t *ply_uci_cluster_new(const ply_session_config_t *cfg, char *wh
         return NULL;
     }
     c->base.ops = &cluster_ops;
+    c->engine = engine;
     pthread_condattr_t ca;
     pthread_condattr_init(&ca);
     pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);

@@ -58,13 +58,16 @@
 /**
  * ply_uci_cluster_new - a cluster backend on the session @cfg describes
  * (session.h: cfg->coordinator, or the embedded coordinator with cfg->workers
- * local ply-worker processes of cfg->threads threads and cfg->hash_mib MiB;
- * cfg->timeout_ms the longest silence of the coordinator), started now.
+ * local ply-worker processes of cfg->threads threads and cfg->hash_mib MiB, on
+ * cfg->engine_cmd when set; cfg->timeout_ms the longest silence of the coordinator),
+ * started now; its runs ask for workers of @engine ("builtin", "uci"; NULL: any,
+ * SearchRequest.engine; not copied: it outlives the backend).
  * Returns NULL with a one-line reason in @why when the session cannot start
  * (ply_session_new's reasons) or a thread cannot be made. Destroy with
  * ply_uci_backend_destroy, which stops the embedded coordinator and workers.
  */
-ply_uci_backend_t *ply_uci_cluster_new(const ply_session_config_t *cfg, char *why, size_t why_len);
+ply_uci_backend_t *ply_uci_cluster_new(const ply_session_config_t *cfg, const char *engine,
+                                       char *why, size_t why_len);
 
 /**
  * ply_uci_cluster_budget_ms - the clock budget of the top of this file for

@@ -37,25 +37,28 @@ mkdir -p "$OUT"
 machine_header
 CLUSTER1="$PLY uci --workers 1 --threads 1 --hash $HASH"
 CLUSTER2="$PLY uci --workers 2 --threads 1 --hash $HASH"
-CLUSTER2SF="$PLY uci --workers 2 --threads 1 --hash $HASH --engine $SF"
+CLUSTER2SF="$PLY uci --workers 2 --threads 1 --hash $HASH --engine uci --uci-engine $SF"
 
-# solve LABEL THREADS ENGINE...: the suite at MOVETIME, its summary line
+# the options ply solve sets: Threads and Hash of one process; a cluster's are its
+# command line's (--threads, --hash), it has no such options
+engine_opts() { [ "$1" = - ] || echo "-t $1 --hash $HASH"; }
+# solve LABEL THREADS|- ENGINE...: the suite at MOVETIME, its summary line
 solve() {
     label=$1 threads=$2
     shift 2
-    log="$OUT/solve-$label.txt"
-    # shellcheck disable=SC2086 # SUBSET is a list of words
-    nice "$PLY" solve -e "$*" --epd "$EPD" --movetime "$MOVETIME" -t "$threads" --hash "$HASH" \
+    log="$OUT/solve-$(echo "$label" | tr -c 'a-z0-9\n' -).txt"
+    # shellcheck disable=SC2086 # SUBSET and the options are lists of words
+    nice "$PLY" solve -e "$*" --epd "$EPD" --movetime "$MOVETIME" $(engine_opts "$threads") \
         $SUBSET >"$log" || [ $? -eq 1 ]
     printf '  %-34s %s\n' "$label:" "$(tail -1 "$log")"
 }
 if [ "$DO_SOLVE" = 1 ]; then
     echo "(a) $EPD$SUBSET at $MOVETIME ms per position:"
     solve "ply uci, 2 threads" 2 "$PLY" uci
-    solve "ply uci --workers 2 --threads 1" 1 "$CLUSTER2"
+    solve "ply uci --workers 2 --threads 1" - "$CLUSTER2"
     if [ "$DO_SF" = 1 ]; then
         solve "stockfish, 2 threads" 2 "$SF"
-        solve "cluster of 2 stockfish, 1 thread" 1 "$CLUSTER2SF"
+        solve "cluster of 2 stockfish, 1 thread" - "$CLUSTER2SF"
     fi
 fi
 
@@ -67,8 +70,9 @@ elapsed_by_index() {
 depth() {
     label=$1 threads=$2
     shift 2
-    nice "$PLY" solve -e "$*" --epd "$OUT/positions.epd" --depth "$DEPTH" -t "$threads" \
-        --hash "$HASH" --timeout 600 --json >"$OUT/depth-$label.json" || [ $? -eq 1 ]
+    # shellcheck disable=SC2046 # the options are a list of words
+    nice "$PLY" solve -e "$*" --epd "$OUT/positions.epd" --depth "$DEPTH" $(engine_opts "$threads") \
+        --timeout 600 --json >"$OUT/depth-$label.json" || [ $? -eq 1 ]
     elapsed_by_index "$OUT/depth-$label.json" >"$OUT/depth-$label.txt"
     printf '  %-28s total %7.1f s, median %.3f s per position\n' "$label:" \
         "$(awk '{s += $2} END {print s / 1000}' "$OUT/depth-$label.txt")" \
@@ -85,8 +89,8 @@ ratio() {
 if [ "$DO_DEPTH" = 1 ]; then
     awk -v k="$EVERY" 'NR % k == 1' tests/data/analysis/sts-v3.epd >"$OUT/positions.epd"
     echo "(b) time to depth $DEPTH on $(wc -l <"$OUT/positions.epd") STS positions ($OUT/positions.epd):"
-    depth 1worker 1 "$CLUSTER1"
-    depth 2workers 1 "$CLUSTER2"
+    depth 1worker - "$CLUSTER1"
+    depth 2workers - "$CLUSTER2"
     depth 2threads 2 "$PLY" uci
     depth 1thread 1 "$PLY" uci
     ratio 1worker 2workers

@@ -29,7 +29,7 @@ typedef struct fact {
     int32_t lo, hi; /* its score is in [lo, hi] */
     uint8_t exact;  /* an exact line came (lo == hi) */
     uint8_t busy;   /* a search of it at this depth is in flight */
-    dline_t *line;  /* the exact line, else the latest bound's */
+    dline_t *line;  /* the exact line, else the line of the upper bound hi (NULL: none) */
 } fact_t;
 
 typedef struct dmove {
@@ -545,20 +545,23 @@ static void take_fact(ply__deepen_t *a, const ply__deepen_job_t *job, dline_t *l
     const Ply__SearchLine *sl = l->res->lines[0];
     int32_t s = ply__deepen_score(sl);
     uint32_t bound = sl->has_bound ? sl->bound : 0;
+    int keep = 0; /* the line the answer shows: the exact one, else the lowest upper bound's */
     if (bound == 0) {
-        f->lo = f->hi = s, f->exact = 1;
+        f->lo = f->hi = s, f->exact = 1, keep = 1;
     } else if (!f->exact && bound == 1) {
-        if (s > f->hi) f->hi = SCORE_INF; /* two searches disagree: the newer counts */
+        if (s > f->hi) f->hi = SCORE_INF, dline_free(&f->line); /* two searches disagree: the
+                                                                    newer counts */
         if (s > f->lo) f->lo = s;
     } else if (!f->exact) {
         if (s < f->lo) f->lo = -SCORE_INF;
-        if (s < f->hi) f->hi = s;
+        if (s <= f->hi) f->hi = s, keep = 1;
     }
-    if (bound == 0 || !f->exact) {
+    if (keep) {
         dline_free(&f->line);
         f->line = l;
     } else {
-        dline_free(&l); /* a bound after the exact line: nothing new */
+        dline_free(&l); /* a lower bound proves nothing the answer shows; a looser upper one, or
+                           a bound after the exact line, nothing new */
     }
     a->version++;
 }

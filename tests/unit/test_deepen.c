@@ -143,6 +143,42 @@ static void test_iterations(void **state)
     assert_null(d);
 }
 
+/*
+ * A move proven no better by an upper bound keeps that line in the answer, whatever lower
+ * bound comes after it (the bug deepen_startpos showed: "h2h4: a lower bound in the answer").
+ * d2d4's depth 3 is searched early (a null window at the last threshold, 30: <= 25), the
+ * threshold then falls to 14 and d2d4 fails high on it (>= 17); e2e4's 30 at depth 3 settles
+ * d2d4 by its upper bound 25, the line the answer must show.
+ */
+static void test_bounds(void **state)
+{
+    (void)state;
+    char *uci[] = {"e2e4", "d2d4"};
+    ply__deepen_t *d = start("startpos", uci, 2, 1, 3);
+    expect(d, "w1", 0, "e2e4", 1, 0);
+    expect(d, "w2", 1, "d2d4", 1, 0);
+    take(d, 0, result(30, 0, 1, 1, "e2e4"));
+    assert_int_equal(take(d, 1, result(20, 0, 1, 1, "d2d4")), 1);
+    expect(d, "w1", 0, "e2e4", 2, 0);
+    expect(d, "w2", 1, "d2d4", 2, 1);
+    assert_int_equal(take(d, 1, result(10, 2, 2, 1, "d2d4")), 0);
+    ply__deepen_job_t j = expect(d, "w2", 1, "d2d4", 3, 1); /* early: depth 2 runs on w1 */
+    assert_int_equal(j.alpha, 30);
+    assert_int_equal(take(d, 1, result(25, 2, 3, 1, "d2d4")), 0);
+    assert_int_equal(take(d, 0, result(14, 0, 2, 1, "e2e4")), 1); /* threshold 14 now */
+    j = expect(d, "w2", 1, "d2d4", 3, 1);
+    assert_int_equal(j.alpha, 14);
+    assert_int_equal(take(d, 1, result(17, 1, 3, 1, "d2d4")), 0); /* fails high: >= 17 */
+    expect(d, "w1", 0, "e2e4", 3, 0);
+    assert_int_equal(take(d, 0, result(30, 0, 3, 1, "e2e4")), 1);
+    Ply__SearchAnswer a = PLY__SEARCH_ANSWER__INIT;
+    ply__deepen_answer(d, &a);
+    assert_string_equal(a.moves[1]->move, "d2d4");
+    assert_int_equal(a.moves[1]->line->bound, 2);
+    assert_int_equal(a.moves[1]->line->score_cp, 25);
+    ply__deepen_free(&d);
+}
+
 static void test_multipv(void **state)
 {
     (void)state;
@@ -255,6 +291,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_iterations),
+        cmocka_unit_test(test_bounds),
         cmocka_unit_test(test_multipv),
         cmocka_unit_test(test_split),
         cmocka_unit_test(test_score),

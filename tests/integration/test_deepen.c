@@ -53,9 +53,12 @@ static void start_worker(cluster_t *k, int i)
         th_spawn(log, "exec ply-worker --connect %s --threads 1 --hash 16 --id w%d -v", k->ep, i);
 }
 
+static cluster_t *g_live; /* the test's cluster, stopped by teardown when the test fails */
+
 static void cluster_start(cluster_t *k, const char *tag, int workers)
 {
     memset(k, 0, sizeof *k);
+    g_live = k;
     snprintf(k->dir, sizeof k->dir, "%s", th_tmpdir(tag));
     snprintf(k->ep, sizeof k->ep, "tcp://127.0.0.1:%d", th_free_port());
     char log[256];
@@ -67,6 +70,7 @@ static void cluster_start(cluster_t *k, const char *tag, int workers)
 
 static void cluster_stop(cluster_t *k)
 {
+    g_live = NULL;
     for (int i = 0; i < 2; i++)
         if (k->worker[i]) th_stop(k->worker[i]);
     if (k->coord) th_stop(k->coord);
@@ -323,13 +327,23 @@ static void test_lost(void **state)
     cluster_stop(&k);
 }
 
+/* A failed test leaves its cluster: stop it (its directory too). */
+static int teardown(void **state)
+{
+    (void)state;
+    if (g_live) cluster_stop(g_live);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     const char *which = argc > 1 ? argv[1] : "all";
     const struct CMUnitTest all[] = {
-        cmocka_unit_test(test_startpos), cmocka_unit_test(test_mate),
-        cmocka_unit_test(test_limits),   cmocka_unit_test(test_infinite),
-        cmocka_unit_test(test_lost),
+        cmocka_unit_test_teardown(test_startpos, teardown),
+        cmocka_unit_test_teardown(test_mate, teardown),
+        cmocka_unit_test_teardown(test_limits, teardown),
+        cmocka_unit_test_teardown(test_infinite, teardown),
+        cmocka_unit_test_teardown(test_lost, teardown),
     };
     static const char *const names[] = {"startpos", "mate", "limits", "infinite", "lost"};
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)

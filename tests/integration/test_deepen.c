@@ -197,7 +197,7 @@ static void check_answer(const Ply__RunResult *res, const ply_arb_pos_t *pos, ui
 static void test_startpos(void **state)
 {
     (void)state;
-    cluster_t k;
+    static cluster_t k; /* static: teardown reads it after a failed test left its frame */
     cluster_start(&k, "deepen-startpos", 2);
     ply_arb_pos_t pos;
     assert_int_equal(ply_arb_from_fen(&pos, "startpos", 0, NULL, 0), 0);
@@ -226,7 +226,7 @@ static void test_startpos(void **state)
 static void test_mate(void **state)
 {
     (void)state;
-    cluster_t k;
+    static cluster_t k; /* static: teardown reads it after a failed test left its frame */
     cluster_start(&k, "deepen-mate", 2);
     ply_arb_pos_t pos;
     assert_int_equal(ply_arb_from_fen(&pos, MATE2_FEN, 0, NULL, 0), 0);
@@ -246,7 +246,7 @@ static void test_mate(void **state)
 static void test_limits(void **state)
 {
     (void)state;
-    cluster_t k;
+    static cluster_t k; /* static: teardown reads it after a failed test left its frame */
     cluster_start(&k, "deepen-limits", 2);
     ply_search_request_t req = {.fen = "startpos", .movetime_ms = 1500, .deepen = 1};
     Ply__RunResult *res;
@@ -283,7 +283,7 @@ static void expect_refused(const cluster_t *k, const ply_search_request_t *req, 
 static void test_infinite(void **state)
 {
     (void)state;
-    cluster_t k;
+    static cluster_t k; /* static: teardown reads it after a failed test left its frame */
     cluster_start(&k, "deepen-infinite", 2);
     seen_t seen = {0};
     seen.cancel = &k;
@@ -311,7 +311,7 @@ static void test_infinite(void **state)
 static void test_lost(void **state)
 {
     (void)state;
-    cluster_t k;
+    static cluster_t k; /* static: teardown reads it after a failed test left its frame */
     cluster_start(&k, "deepen-lost", 2);
     seen_t seen = {0};
     seen.kill = &k;

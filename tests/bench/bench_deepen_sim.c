@@ -1,0 +1,528 @@
+/*
+ * bench_deepen_sim: the coordinator's deepening analysis (coordinator/search/deepen.c, issue 28)
+ * over a simulated cluster of N workers, a discrete-event simulation: time to a depth against
+ * 1 worker, the workers' idle time, and the coordinator's CPU share.
+ *
+ * Each simulated worker is ply's engine as a real worker runs it (worker/daemon/analysis.h:
+ * the builtin backend, its own table of --hash MiB, 1 thread) with a virtual clock. An idle
+ * worker asks ply__deepen_pick (worker name "w<i>"), the job is searched at once on that
+ * worker's backend (so its table evolves as a real worker's would: the job kind.c builds,
+ * start_depth = depth - 1 unless cold, a null window when the job has one), and its line is
+ * given to ply__deepen_take only at its completion time: now + nodes / R + L, R the rate of
+ * one 1-thread worker (nodes per second, --rate) and L the coordinator's round trip
+ * (--latency-ms). The loop advances to the earliest completion, lets every idle worker ask
+ * again, and stops when iteration --depth is complete. Slots are a run's tasks, one per root
+ * move as in search/kind.c, free again once their line came.
+ *
+ * Everything the simulation decides is a function of node counts and virtual time: with one
+ * thread, the default Zobrist keys and a depth limit the engine is deterministic, so the
+ * figures are the same on a loaded machine. The coordinator's CPU is real: the thread CPU
+ * time spent in what the coordinator does with every job (ply__deepen_pick / started / take /
+ * answer, the result's unpack and copy, the rule engine's replay of the line and its SAN),
+ * reported as coordinator seconds per virtual second at N workers.
+ *
+ *   bench_deepen_sim [--depth D] [--workers 1,2,8,16,64] [--latency-ms L] [--rate R]
+ *                    [--epd FILE] [--every K] [--from I] [--limit N] [--hash MIB]
+ *                    [--multipv K] [--trace]
+ *
+ * Exit 0 when every run reached its depth with a legal best move (the rule engine's check),
+ * 1 otherwise, 2 for a bad option.
+ */
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "analysis.h"
+#include "arbiter/arbiter.h"
+#include "envelope.h"
+#include "ply.pb-c.h"
+#include "search/deepen.h"
+#include "search/game.h"
+
+#ifndef PLY_SOURCE_DIR
+#define PLY_SOURCE_DIR "."
+#endif
+
+#define MAX_SIZES   16
+#define MAX_WORKERS 1024
+#define MAX_FEN     128
+
+/* The options. */
+static struct {
+    int depth;
+    int sizes[MAX_SIZES], nsizes;
+    double latency_s, rate;
+    const char *epd;
+    int every, from, limit, hash_mib, multipv, trace;
+} opt = {12, {1, 2, 8, 16, 64}, 5, 0.001, 1.0e6, PLY_SOURCE_DIR "/tests/data/analysis/sts-v3.epd",
+         50, 0, 0, 16, 1, 0};
+
+static double cpu_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* One simulated worker. */
+typedef struct worker {
+    char name[16];
+    ply_analysis_t *an;
+    int busy;
+    size_t slot;
+    ply__deepen_job_t job;
+    double start, done; /* virtual seconds */
+    uint8_t *wire;      /* its Result's SearchResult, packed: what the coordinator receives */
+    size_t wire_len;
+    uint64_t nodes;
+    double busy_s; /* virtual seconds computing (nodes / R), latency excluded */
+} worker_t;
+
+/* What one run (a position, N workers) measured. */
+typedef struct outcome {
+    int ok;
+    double t;                /* virtual seconds to the depth */
+    double busy;             /* worker-seconds computing */
+    uint64_t nodes;          /* the nodes of every line taken */
+    unsigned jobs, cold, windows, researches, bounces, max_flight;
+    double coord_cpu, rules_cpu; /* real CPU seconds: deepen.c, the rule engine (with copies) */
+    double search_cpu;       /* real CPU seconds of the searches (the measured rate) */
+    uint64_t searched;       /* nodes of every search started */
+    char best[8];
+    int32_t score;
+} outcome_t;
+
+/* The position's root moves as search/kind.c plans them (the arbiter's order). */
+typedef struct root {
+    char fen[MAX_FEN];
+    ply_arb_pos_t pos;
+    char uci[PLY_ARB_MAX_MOVES][8];
+    char *ucip[PLY_ARB_MAX_MOVES];
+    ply_arb_move_t moves[PLY_ARB_MAX_MOVES];
+    size_t n;
+} root_t;
+
+/* ------------------------------------------------------------- a worker's job */
+
+/* ply_analysis_result_t's first line as the worker's SearchResult, packed (the wire). */
+static uint8_t *pack_result(const ply_analysis_result_t *r, uint64_t time_us, size_t *len)
+{
+    const ply_analysis_line_t *l = &r->lines[0];
+    Ply__SearchLine line = PLY__SEARCH_LINE__INIT;
+    char *pv[PLY_SEARCH_MAX_PLY];
+    line.has_multipv = 1, line.multipv = (uint32_t)l->multipv;
+    line.has_mate = l->is_mate, line.mate = l->score;
+    line.has_score_cp = !l->is_mate, line.score_cp = l->score;
+    line.has_bound = 1, line.bound = (uint32_t)l->bound;
+    line.has_depth = 1, line.depth = (uint32_t)l->depth;
+    line.has_seldepth = 1, line.seldepth = (uint32_t)l->seldepth;
+    for (int k = 0; k < l->n_pv; k++) pv[k] = (char *)l->pv[k];
+    line.n_pv = (size_t)l->n_pv, line.pv = pv;
+    Ply__SearchLine *lines[1] = {&line};
+    Ply__SearchResult sr = PLY__SEARCH_RESULT__INIT;
+    sr.n_lines = 1, sr.lines = lines;
+    sr.has_nodes = 1, sr.nodes = r->nodes;
+    sr.has_time_us = 1, sr.time_us = time_us;
+    sr.engine = (char *)"ply builtin (simulated)";
+    *len = ply__search_result__get_packed_size(&sr);
+    uint8_t *buf = malloc(*len ? *len : 1);
+    if (buf) ply__search_result__pack(&sr, buf);
+    return buf;
+}
+
+/* Worker @w searches @job of @root now, as kind.c's SearchJob asks, done at @now + its time. */
+static int run_job(worker_t *w, const root_t *root, const ply__deepen_job_t *job, double now,
+                   outcome_t *o)
+{
+    const char *one[1] = {root->uci[job->move]};
+    ply_analysis_job_t aj = {0};
+    aj.fen = root->fen;
+    aj.searchmoves = one, aj.n_searchmoves = 1;
+    aj.depth = (int)job->depth;
+    aj.multipv = 1;
+    aj.has_window = job->window, aj.alpha = job->alpha, aj.beta = job->beta;
+    if (job->depth > 1 && !job->cold) aj.start_depth = (int)job->depth - 1;
+    ply_analysis_result_t *r = malloc(sizeof *r);
+    char why[256];
+    if (!r) return -1;
+    double c0 = cpu_s();
+    int rc = ply_analysis_run(w->an, &aj, r, why, sizeof why);
+    o->search_cpu += cpu_s() - c0;
+    if (rc < 0) {
+        fprintf(stderr, "bench_deepen_sim: %s: %s to depth %u: %s\n", w->name, one[0], job->depth,
+                why);
+        free(r);
+        return -1;
+    }
+    double compute = (double)r->nodes / opt.rate;
+    w->busy = 1, w->job = *job, w->start = now, w->done = now + compute + opt.latency_s;
+    w->busy_s += compute;
+    w->nodes = r->nodes;
+    w->wire = pack_result(r, (uint64_t)(compute * 1e6), &w->wire_len);
+    o->searched += r->nodes;
+    free(r);
+    return w->wire ? 0 : -1;
+}
+
+/* ------------------------------------------------------------- the coordinator's side */
+
+/* kind.c's check of a deepening line (check_line, check_deepen_line): the job's move first,
+ * replayed by the rule engine; a bound's line claims no mate. Then its SAN, as the answer and
+ * the progress write it. 0 or -1. */
+static int check_line(const root_t *root, const ply__deepen_job_t *job, const Ply__SearchLine *l)
+{
+    char why[256];
+    ply_arb_pos_t pos = root->pos;
+    ply_arb_move_t mv;
+    const ply_arb_move_t *want = &root->moves[job->move];
+    if (l->n_pv == 0 || ply_arb_move_from_uci(&pos, l->pv[0], &mv) < 0 || mv.from != want->from ||
+        mv.to != want->to || mv.promo != want->promo) {
+        fprintf(stderr, "bench_deepen_sim: %s: the line does not start with the job's move\n",
+                root->uci[job->move]);
+        return -1;
+    }
+    Ply__SearchLine claim = *l;
+    if (claim.has_bound && claim.bound != 0) claim.has_mate = 0, claim.has_score_cp = 1;
+    if (ply__search_replay_line(&root->pos, &claim, job->depth, root->uci[job->move], why,
+                                sizeof why) < 0) {
+        fprintf(stderr, "bench_deepen_sim: %s\n", why);
+        return -1;
+    }
+    char **san = NULL;
+    if (ply__search_pv_san(&root->pos, l, &san) < 0) return -1;
+    for (size_t i = 0; i < l->n_pv; i++) free(san[i]);
+    free(san);
+    return 0;
+}
+
+/* Worker @w's line arrives at the coordinator: unpacked, checked, copied (kind.c's
+ * deepen_take_result), taken. The iterations it completed, or -1. */
+static int deliver(ply__deepen_t *d, const root_t *root, worker_t *w, outcome_t *o)
+{
+    double c0 = cpu_s();
+    Ply__SearchResult *in = ply__search_result__unpack(NULL, w->wire_len, w->wire);
+    free(w->wire), w->wire = NULL;
+    if (!in || in->n_lines != 1 || check_line(root, &w->job, in->lines[0]) < 0) {
+        if (in) ply__search_result__free_unpacked(in, NULL);
+        return -1;
+    }
+    size_t len = ply__search_result__get_packed_size(in);
+    uint8_t *buf = malloc(len ? len : 1);
+    Ply__SearchResult *own = NULL;
+    if (buf) {
+        ply__search_result__pack(in, buf);
+        own = ply__search_result__unpack(NULL, len, buf);
+        free(buf);
+    }
+    ply__search_result__free_unpacked(in, NULL);
+    double c1 = cpu_s();
+    o->rules_cpu += c1 - c0;
+    if (!own) return -1;
+    if (opt.trace)
+        printf("    %9.3f s %-4s %-6s d%-2u %-5s %s %6d %" PRIu64 " nodes\n", w->done, w->name,
+               root->uci[w->job.move], w->job.depth, w->job.window ? "null" : "exact",
+               !own->lines[0]->has_bound || own->lines[0]->bound == 0 ? "exact"
+               : own->lines[0]->bound == 1                            ? "lower"
+                                                                      : "upper",
+               ply__deepen_score(own->lines[0]), w->nodes);
+    int done = ply__deepen_take(d, w->slot, own, w->name, "sim", w->nodes,
+                                (uint64_t)(w->done * 1000.0));
+    Ply__SearchAnswer a = PLY__SEARCH_ANSWER__INIT;
+    ply__deepen_answer(d, &a);
+    o->coord_cpu += cpu_s() - c1;
+    w->busy = 0;
+    return done;
+}
+
+/* ------------------------------------------------------------- one run */
+
+/* Per move and depth: searches started, and the worker that searched the move last. */
+typedef struct track {
+    uint8_t starts[PLY_ARB_MAX_MOVES][PLY_SEARCH_JOB_MAX_DEPTH + 2];
+    int last[PLY_ARB_MAX_MOVES];
+} track_t;
+
+/* Idle workers ask for jobs, @first first; each job picked is searched at once. 0 or -1. */
+static int dispatch(ply__deepen_t *d, const root_t *root, worker_t *ws, int n, int first,
+                    size_t *slot_used, double now, track_t *tr, outcome_t *o)
+{
+    for (int k = 0; k < n; k++) {
+        int i = (first + k) % n;
+        worker_t *w = &ws[i];
+        if (w->busy) continue;
+        ply__deepen_job_t job;
+        double c0 = cpu_s();
+        int ok = ply__deepen_pick(d, w->name, &job);
+        size_t s = 0;
+        if (ok) {
+            while (s < root->n && slot_used[s]) s++;
+            if (s == root->n) { /* every slot computes: deepen.c never asks for more */
+                o->coord_cpu += cpu_s() - c0;
+                return 0;
+            }
+            ply__deepen_started(d, s, &job, w->name);
+        }
+        o->coord_cpu += cpu_s() - c0;
+        if (!ok) continue;
+        slot_used[s] = 1, w->slot = s;
+        o->jobs++, o->cold += job.cold != 0, o->windows += job.window != 0;
+        if (tr->starts[job.move][job.depth]++) o->researches++;
+        if (tr->last[job.move] >= 0 && tr->last[job.move] != i) o->bounces++;
+        tr->last[job.move] = i;
+        if (opt.trace)
+            printf("    %9.3f s %-4s takes %-6s d%-2u %s%s\n", now, w->name, root->uci[job.move],
+                   job.depth, job.window ? "null" : "exact", job.cold ? " cold" : "");
+        if (run_job(w, root, &job, now, o) < 0) return -1;
+    }
+    return 0;
+}
+
+static void simulate(const root_t *root, int n, outcome_t *o)
+{
+    memset(o, 0, sizeof *o);
+    worker_t *ws = calloc((size_t)n, sizeof *ws);
+    size_t *slot_used = calloc(root->n, sizeof *slot_used);
+    track_t *tr = calloc(1, sizeof *tr);
+    ply__deepen_t *d = ply__deepen_new(&root->pos, root->ucip, root->n, (uint32_t)opt.multipv,
+                                       (uint32_t)opt.depth);
+    if (!ws || !slot_used || !tr || !d) goto out;
+    for (size_t m = 0; m < root->n; m++) tr->last[m] = -1;
+    for (int i = 0; i < n; i++) {
+        snprintf(ws[i].name, sizeof ws[i].name, "w%d", i);
+        if (!(ws[i].an = ply_analysis_builtin_new((size_t)opt.hash_mib, 1))) goto out;
+    }
+    double now = 0;
+    int first = 0;
+    while (ply__deepen_depth(d) < (uint32_t)opt.depth) {
+        if (dispatch(d, root, ws, n, first, slot_used, now, tr, o) < 0) goto out;
+        int next = -1, flight = 0;
+        for (int i = 0; i < n; i++) {
+            if (!ws[i].busy) continue;
+            flight++;
+            if (next < 0 || ws[i].done < ws[next].done) next = i;
+        }
+        if ((unsigned)flight > o->max_flight) o->max_flight = (unsigned)flight;
+        if (next < 0) {
+            fprintf(stderr, "bench_deepen_sim: stalled at depth %u: no job and none in flight\n",
+                    ply__deepen_depth(d));
+            goto out;
+        }
+        now = ws[next].done;
+        slot_used[ws[next].slot] = 0;
+        if (deliver(d, root, &ws[next], o) < 0) goto out;
+        first = next; /* the worker whose line came asks first, as it is the one now idle */
+    }
+    /* the searches still in flight are cut at the end: their time so far counts as busy */
+    for (int i = 0; i < n; i++) {
+        if (ws[i].busy) {
+            double compute = ws[i].done - ws[i].start - opt.latency_s;
+            double cut = ws[i].done - now;
+            ws[i].busy_s -= cut < compute ? cut : compute;
+        }
+        o->busy += ws[i].busy_s;
+    }
+    o->t = now;
+    o->nodes = ply__deepen_nodes(d);
+    Ply__SearchAnswer a = PLY__SEARCH_ANSWER__INIT;
+    ply__deepen_answer(d, &a);
+    if (a.n_moves > 0) {
+        ply_arb_move_t mv;
+        snprintf(o->best, sizeof o->best, "%s", a.moves[0]->move);
+        o->score = ply__deepen_score(a.moves[0]->line);
+        ply_arb_pos_t pos = root->pos;
+        o->ok = ply_arb_move_from_uci(&pos, o->best, &mv) == 0;
+        if (!o->ok) fprintf(stderr, "bench_deepen_sim: the best move %s is illegal\n", o->best);
+    }
+out:
+    for (int i = 0; ws && i < n; i++) {
+        free(ws[i].wire);
+        ply_analysis_destroy(&ws[i].an);
+    }
+    ply__deepen_free(&d);
+    free(tr);
+    free(slot_used);
+    free(ws);
+}
+
+/* ------------------------------------------------------------- positions, options, report */
+
+/* An EPD line's position (its four fields, clocks 0 1) and root moves into @r: 0, or -1 for a
+ * position that is not legal or has no move. */
+static int load_root(const char *line, root_t *r)
+{
+    char f[4][96];
+    if (sscanf(line, "%95s %95s %95s %95s", f[0], f[1], f[2], f[3]) != 4) return -1;
+    snprintf(r->fen, sizeof r->fen, "%s %s %s %s 0 1", f[0], f[1], f[2], f[3]);
+    char why[128];
+    if (ply_arb_from_fen(&r->pos, r->fen, 0, why, sizeof why) < 0) return -1;
+    int n = ply_arb_legal_moves(&r->pos, r->moves);
+    if (n <= 0) return -1;
+    r->n = (size_t)n;
+    for (size_t i = 0; i < r->n; i++) {
+        ply_arb_move_to_uci(&r->pos, r->moves[i], r->uci[i]);
+        r->ucip[i] = r->uci[i];
+    }
+    return 0;
+}
+
+static int parse_sizes(const char *s)
+{
+    opt.nsizes = 0;
+    while (*s && opt.nsizes < MAX_SIZES) {
+        char *end;
+        long v = strtol(s, &end, 10);
+        if (end == s || v < 1 || v > MAX_WORKERS) return -1;
+        opt.sizes[opt.nsizes++] = (int)v;
+        s = *end == ',' ? end + 1 : end;
+        if (*end && *end != ',') return -1;
+    }
+    return opt.nsizes && opt.sizes[0] == 1 ? 0 : -1; /* speed-ups are against 1 worker */
+}
+
+static int parse_args(int argc, char **argv)
+{
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (strcmp(a, "--trace") == 0) {
+            opt.trace = 1;
+            continue;
+        }
+        if (!v) return -1;
+        i++;
+        if (strcmp(a, "--depth") == 0) opt.depth = atoi(v);
+        else if (strcmp(a, "--workers") == 0) {
+            if (parse_sizes(v) < 0) return -1;
+        } else if (strcmp(a, "--latency-ms") == 0) opt.latency_s = atof(v) / 1000.0;
+        else if (strcmp(a, "--rate") == 0) opt.rate = atof(v);
+        else if (strcmp(a, "--epd") == 0) opt.epd = v;
+        else if (strcmp(a, "--every") == 0) opt.every = atoi(v);
+        else if (strcmp(a, "--from") == 0) opt.from = atoi(v);
+        else if (strcmp(a, "--limit") == 0) opt.limit = atoi(v);
+        else if (strcmp(a, "--hash") == 0) opt.hash_mib = atoi(v);
+        else if (strcmp(a, "--multipv") == 0) opt.multipv = atoi(v);
+        else return -1;
+    }
+    return opt.depth >= 1 && opt.depth <= PLY_SEARCH_JOB_MAX_DEPTH && opt.latency_s >= 0 &&
+                   opt.rate > 0 && opt.every >= 1 && opt.from >= 0 && opt.limit >= 0 &&
+                   opt.hash_mib >= 1 && opt.multipv >= 1
+               ? 0
+               : -1;
+}
+
+static int cmp_double(const void *pa, const void *pb)
+{
+    double a = *(const double *)pa, b = *(const double *)pb;
+    return a < b ? -1 : a > b;
+}
+
+static double median(double *v, size_t n)
+{
+    if (!n) return NAN;
+    qsort(v, n, sizeof *v, cmp_double);
+    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+/* Totals over the positions for one cluster size. */
+typedef struct total {
+    double t, busy, coord, rules, search_cpu, wsum;
+    uint64_t nodes, searched;
+    unsigned jobs, cold, windows, researches, bounces;
+    double *speedups;
+    size_t n;
+} total_t;
+
+static void add_total(total_t *t, const outcome_t *o, int n, double t1)
+{
+    t->t += o->t, t->busy += o->busy, t->coord += o->coord_cpu, t->rules += o->rules_cpu;
+    t->search_cpu += o->search_cpu, t->wsum += o->t * n;
+    t->nodes += o->nodes, t->searched += o->searched;
+    t->jobs += o->jobs, t->cold += o->cold, t->windows += o->windows;
+    t->researches += o->researches, t->bounces += o->bounces;
+    t->speedups[t->n++] = t1 / o->t;
+}
+
+static void print_row(const char *label, int n, double t, double t1, double busy, double wsum,
+                      uint64_t nodes, uint64_t nodes1, unsigned jobs, unsigned cold,
+                      unsigned researches, unsigned bounces, double coord, double rules)
+{
+    printf("%-10s %4d %10.3f %7.2f %6.1f%% %13" PRIu64 " %6.2f %6u %6u %6u %6u %8.4f%% %8.4f%%\n",
+           label, n, t, t1 / t, 100.0 * (1.0 - busy / wsum), nodes, (double)nodes / (double)nodes1,
+           jobs, cold, researches, bounces, 100.0 * coord / t, 100.0 * (coord + rules) / t);
+}
+
+int main(int argc, char **argv)
+{
+    if (parse_args(argc, argv) < 0) {
+        fprintf(stderr, "usage: bench_deepen_sim [--depth D] [--workers 1,N,...] [--latency-ms L] "
+                        "[--rate NODES_PER_S] [--epd FILE] [--every K] [--from I] [--limit N] "
+                        "[--hash MIB] [--multipv K] [--trace]\n");
+        return 2;
+    }
+    FILE *f = fopen(opt.epd, "r");
+    if (!f) {
+        perror(opt.epd);
+        return 2;
+    }
+    total_t tot[MAX_SIZES] = {0};
+    for (int s = 0; s < opt.nsizes; s++) tot[s].speedups = calloc(4096, sizeof(double));
+    printf("depth %d, multipv %d, workers of 1 thread and %d MiB, R = %.0f nodes/s, L = %.3f ms, "
+           "%s every %d from %d\n",
+           opt.depth, opt.multipv, opt.hash_mib, opt.rate, opt.latency_s * 1000.0, opt.epd,
+           opt.every, opt.from);
+    const char *head = "%-10s %4s %10s %7s %7s %13s %6s %6s %6s %6s %6s %9s %9s\n";
+    printf(head, "position", "N", "t (s)", "speedup", "idle", "nodes", "x N=1", "jobs", "cold",
+           "again", "moved", "deepen", "coord");
+    char line[4096];
+    int index = 0, done = 0, bad = 0;
+    while (fgets(line, sizeof line, f) && (!opt.limit || done < opt.limit) && done < 4096) {
+        if (index++ % opt.every || index - 1 < opt.from) continue;
+        root_t *root = calloc(1, sizeof *root);
+        if (!root || load_root(line, root) < 0) {
+            free(root);
+            continue;
+        }
+        char label[16];
+        snprintf(label, sizeof label, "#%d", index);
+        double t1 = 0;
+        uint64_t nodes1 = 1;
+        for (int s = 0; s < opt.nsizes; s++) {
+            outcome_t o;
+            simulate(root, opt.sizes[s], &o);
+            if (!o.ok) {
+                printf("%-10s %4d failed\n", label, opt.sizes[s]);
+                bad = 1;
+                continue;
+            }
+            if (s == 0) t1 = o.t, nodes1 = o.nodes ? o.nodes : 1;
+            add_total(&tot[s], &o, opt.sizes[s], t1);
+            print_row(label, opt.sizes[s], o.t, t1, o.busy, o.t * opt.sizes[s], o.nodes, nodes1,
+                      o.jobs, o.cold, o.researches, o.bounces, o.coord_cpu, o.rules_cpu);
+            printf("%-10s      best %s %d cp, %zu root moves, at most %u in flight, %.0f nodes/s "
+                   "measured\n",
+                   "", o.best, o.score, root->n, o.max_flight, (double)o.searched / o.search_cpu);
+        }
+        fflush(stdout);
+        free(root);
+        done++;
+    }
+    fclose(f);
+    printf("\ntotals over %d positions (speed-up of the summed times; median of the positions' "
+           "speed-ups)\n",
+           done);
+    printf(head, "", "N", "t (s)", "speedup", "idle", "nodes", "x N=1", "jobs", "cold", "again",
+           "moved", "deepen", "coord");
+    for (int s = 0; s < opt.nsizes && done; s++) {
+        const total_t *t = &tot[s];
+        print_row("total", opt.sizes[s], t->t, tot[0].t, t->busy, t->wsum, t->nodes, tot[0].nodes,
+                  t->jobs, t->cold, t->researches, t->bounces, t->coord, t->rules);
+        printf("%-10s      median speed-up %.2f; coordinator %.1f us a job (deepen.c %.1f); "
+               "searches %.0f nodes/s measured\n",
+               "", median(tot[s].speedups, tot[s].n), 1e6 * (t->coord + t->rules) / t->jobs,
+               1e6 * t->coord / t->jobs, (double)t->searched / t->search_cpu);
+    }
+    for (int s = 0; s < opt.nsizes; s++) free(tot[s].speedups);
+    return bad || !done;
+}

@@ -23,7 +23,19 @@
  *
  *   bench_deepen_sim [--depth D] [--workers 1,2,8,16,64] [--latency-ms L] [--rate R]
  *                    [--epd FILE] [--every K] [--from I] [--limit N] [--hash MIB]
- *                    [--multipv K] [--trace]
+ *                    [--multipv K] [--trace] [--hold-spec-research]
+ *
+ * Columns: t the virtual time to the depth, its speed-up against 1 worker, idle the share of
+ * the N workers' time not computing (waiting for a job, or the round trip L), nodes the lines
+ * taken (against 1 worker), jobs started, cold (on a worker that did not search the move
+ * last), again (a move searched a second time or more at one depth: a fail-high's exact
+ * search, a null window against a new threshold), moved (a move searched by another worker
+ * than the last time), deepen (deepen.c's CPU per virtual second) and coord (with the
+ * rule engine's replay, SAN and the result's copies).
+ *
+ * --hold-spec-research is an experiment, not deepen.c's behaviour: an exact search again of a
+ * move that failed high at the next depth against the last iteration's threshold waits until
+ * the iteration before it completes (the worker stays idle meanwhile).
  *
  * Exit 0 when every run reached its depth with a legal best move (the rule engine's check),
  * 1 otherwise, 2 for a bad option.
@@ -57,8 +69,9 @@ static struct {
     double latency_s, rate;
     const char *epd;
     int every, from, limit, hash_mib, multipv, trace;
-} opt = {12, {1, 2, 8, 16, 64}, 5, 0.001, 1.0e6, PLY_SOURCE_DIR "/tests/data/analysis/sts-v3.epd",
-         50, 0, 0, 16, 1, 0};
+    int hold_spec_research; /* the experiment --hold-spec-research (see dispatch) */
+} opt = {14, {1, 2, 8, 16, 64}, 5, 0.001, 7.5e5, PLY_SOURCE_DIR "/tests/data/analysis/sts-v3.epd",
+         50, 0, 0, 16, 1, 0, 0};
 
 static double cpu_s(void)
 {
@@ -87,7 +100,7 @@ typedef struct outcome {
     double t;                /* virtual seconds to the depth */
     double busy;             /* worker-seconds computing */
     uint64_t nodes;          /* the nodes of every line taken */
-    unsigned jobs, cold, windows, researches, bounces, max_flight;
+    unsigned jobs, cold, windows, researches, bounces, max_flight, held;
     double coord_cpu, rules_cpu; /* real CPU seconds: deepen.c, the rule engine (with copies) */
     double search_cpu;       /* real CPU seconds of the searches (the measured rate) */
     uint64_t searched;       /* nodes of every search started */
@@ -256,6 +269,12 @@ static int dispatch(ply__deepen_t *d, const root_t *root, worker_t *ws, int n, i
         ply__deepen_job_t job;
         double c0 = cpu_s();
         int ok = ply__deepen_pick(d, w->name, &job);
+        /* the experiment: an exact search again of a move that failed high at the next depth,
+         * against the last iteration's threshold (a guess), waits until the iteration before
+         * is complete and the threshold known; the worker stays idle meanwhile */
+        if (ok && opt.hold_spec_research && !job.window &&
+            job.depth > ply__deepen_depth(d) + 1 && tr->starts[job.move][job.depth])
+            ok = 0, o->held++;
         size_t s = 0;
         if (ok) {
             while (s < root->n && slot_used[s]) s++;
@@ -386,8 +405,8 @@ static int parse_args(int argc, char **argv)
 {
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-        if (strcmp(a, "--trace") == 0) {
-            opt.trace = 1;
+        if (strcmp(a, "--trace") == 0 || strcmp(a, "--hold-spec-research") == 0) {
+            *(a[2] == 't' ? &opt.trace : &opt.hold_spec_research) = 1;
             continue;
         }
         if (!v) return -1;
@@ -458,7 +477,7 @@ int main(int argc, char **argv)
     if (parse_args(argc, argv) < 0) {
         fprintf(stderr, "usage: bench_deepen_sim [--depth D] [--workers 1,N,...] [--latency-ms L] "
                         "[--rate NODES_PER_S] [--epd FILE] [--every K] [--from I] [--limit N] "
-                        "[--hash MIB] [--multipv K] [--trace]\n");
+                        "[--hash MIB] [--multipv K] [--trace] [--hold-spec-research]\n");
         return 2;
     }
     FILE *f = fopen(opt.epd, "r");
@@ -469,9 +488,9 @@ int main(int argc, char **argv)
     total_t tot[MAX_SIZES] = {0};
     for (int s = 0; s < opt.nsizes; s++) tot[s].speedups = calloc(4096, sizeof(double));
     printf("depth %d, multipv %d, workers of 1 thread and %d MiB, R = %.0f nodes/s, L = %.3f ms, "
-           "%s every %d from %d\n",
+           "%s every %d from %d%s\n",
            opt.depth, opt.multipv, opt.hash_mib, opt.rate, opt.latency_s * 1000.0, opt.epd,
-           opt.every, opt.from);
+           opt.every, opt.from, opt.hold_spec_research ? "; experiment: --hold-spec-research" : "");
     const char *head = "%-10s %4s %10s %7s %7s %13s %6s %6s %6s %6s %6s %9s %9s\n";
     printf(head, "position", "N", "t (s)", "speedup", "idle", "nodes", "x N=1", "jobs", "cold",
            "again", "moved", "deepen", "coord");
@@ -500,9 +519,10 @@ int main(int argc, char **argv)
             add_total(&tot[s], &o, opt.sizes[s], t1);
             print_row(label, opt.sizes[s], o.t, t1, o.busy, o.t * opt.sizes[s], o.nodes, nodes1,
                       o.jobs, o.cold, o.researches, o.bounces, o.coord_cpu, o.rules_cpu);
-            printf("%-10s      best %s %d cp, %zu root moves, at most %u in flight, %.0f nodes/s "
-                   "measured\n",
-                   "", o.best, o.score, root->n, o.max_flight, (double)o.searched / o.search_cpu);
+            printf("%-10s      best %s %d cp, %zu root moves, at most %u in flight, %u held, %.0f "
+                   "nodes/s measured\n",
+                   "", o.best, o.score, root->n, o.max_flight, o.held,
+                   (double)o.searched / o.search_cpu);
         }
         fflush(stdout);
         free(root);

@@ -104,6 +104,7 @@ typedef struct outcome {
     double coord_cpu, rules_cpu; /* real CPU seconds: deepen.c, the rule engine (with copies) */
     double search_cpu;       /* real CPU seconds of the searches (the measured rate) */
     uint64_t searched;       /* nodes of every search started */
+    double longest;          /* virtual seconds of the longest job (compute and round trip) */
     char best[8];
     int32_t score;
 } outcome_t;
@@ -173,6 +174,7 @@ static int run_job(worker_t *w, const root_t *root, const ply__deepen_job_t *job
     double compute = (double)r->nodes / opt.rate;
     w->busy = 1, w->job = *job, w->start = now, w->done = now + compute + opt.latency_s;
     w->busy_s += compute;
+    if (w->done - now > o->longest) o->longest = w->done - now;
     w->nodes = r->nodes;
     w->wire = pack_result(r, (uint64_t)(compute * 1e6), &w->wire_len);
     o->searched += r->nodes;
@@ -446,7 +448,7 @@ static double median(double *v, size_t n)
 
 /* Totals over the positions for one cluster size. */
 typedef struct total {
-    double t, busy, coord, rules, search_cpu, wsum;
+    double t, busy, coord, rules, search_cpu, wsum, longest;
     uint64_t nodes, searched;
     unsigned jobs, cold, windows, researches, bounces;
     double *speedups;
@@ -456,7 +458,7 @@ typedef struct total {
 static void add_total(total_t *t, const outcome_t *o, int n, double t1)
 {
     t->t += o->t, t->busy += o->busy, t->coord += o->coord_cpu, t->rules += o->rules_cpu;
-    t->search_cpu += o->search_cpu, t->wsum += o->t * n;
+    t->search_cpu += o->search_cpu, t->wsum += o->t * n, t->longest += o->longest;
     t->nodes += o->nodes, t->searched += o->searched;
     t->jobs += o->jobs, t->cold += o->cold, t->windows += o->windows;
     t->researches += o->researches, t->bounces += o->bounces;
@@ -519,10 +521,10 @@ int main(int argc, char **argv)
             add_total(&tot[s], &o, opt.sizes[s], t1);
             print_row(label, opt.sizes[s], o.t, t1, o.busy, o.t * opt.sizes[s], o.nodes, nodes1,
                       o.jobs, o.cold, o.researches, o.bounces, o.coord_cpu, o.rules_cpu);
-            printf("%-10s      best %s %d cp, %zu root moves, at most %u in flight, %u held, %.0f "
-                   "nodes/s measured\n",
-                   "", o.best, o.score, root->n, o.max_flight, o.held,
-                   (double)o.searched / o.search_cpu);
+            printf("%-10s      best %s %d cp, %zu root moves, at most %u in flight, longest job "
+                   "%.3f s (%.0f%% of t), %u held, %.0f nodes/s measured\n",
+                   "", o.best, o.score, root->n, o.max_flight, o.longest, 100.0 * o.longest / o.t,
+                   o.held, (double)o.searched / o.search_cpu);
         }
         fflush(stdout);
         free(root);
@@ -538,10 +540,11 @@ int main(int argc, char **argv)
         const total_t *t = &tot[s];
         print_row("total", opt.sizes[s], t->t, tot[0].t, t->busy, t->wsum, t->nodes, tot[0].nodes,
                   t->jobs, t->cold, t->researches, t->bounces, t->coord, t->rules);
-        printf("%-10s      median speed-up %.2f; coordinator %.1f us a job (deepen.c %.1f); "
-               "searches %.0f nodes/s measured\n",
-               "", median(tot[s].speedups, tot[s].n), 1e6 * (t->coord + t->rules) / t->jobs,
-               1e6 * t->coord / t->jobs, (double)t->searched / t->search_cpu);
+        printf("%-10s      median speed-up %.2f; longest jobs %.0f%% of t; coordinator %.1f us a "
+               "job (deepen.c %.1f); searches %.0f nodes/s measured\n",
+               "", median(tot[s].speedups, tot[s].n), 100.0 * t->longest / t->t,
+               1e6 * (t->coord + t->rules) / t->jobs, 1e6 * t->coord / t->jobs,
+               (double)t->searched / t->search_cpu);
     }
     for (int s = 0; s < opt.nsizes; s++) free(tot[s].speedups);
     return bad || !done;

@@ -23,7 +23,7 @@
  *
  *   bench_deepen_sim [--depth D] [--workers 1,2,8,16,64] [--latency-ms L] [--rate R]
  *                    [--epd FILE] [--every K] [--from I] [--limit N] [--hash MIB]
- *                    [--multipv K] [--trace] [--hold-spec-research]
+ *                    [--multipv K] [--trace] [--hold-spec research|exact]
  *
  * Columns: t the virtual time to the depth, its speed-up against 1 worker, idle the share of
  * the N workers' time not computing (waiting for a job, or the round trip L), nodes the lines
@@ -33,9 +33,10 @@
  * than the last time), deepen (deepen.c's CPU per virtual second) and coord (with the
  * rule engine's replay, SAN and the result's copies).
  *
- * --hold-spec-research is an experiment, not deepen.c's behaviour: an exact search again of a
- * move that failed high at the next depth against the last iteration's threshold waits until
- * the iteration before it completes (the worker stays idle meanwhile).
+ * --hold-spec is an experiment, not deepen.c's behaviour: an exact search at the speculative
+ * next depth waits until the iteration before it completes (the worker stays idle meanwhile);
+ * "research" holds only a move's exact search after its null window failed high against the
+ * last iteration's threshold (a guess), "exact" every exact search (the eldest brother too).
  *
  * Exit 0 when every run reached its depth with a legal best move (the rule engine's check),
  * 1 otherwise, 2 for a bad option.
@@ -62,6 +63,8 @@
 #define MAX_WORKERS 1024
 #define MAX_FEN     128
 
+enum { HOLD_RESEARCH = 1, HOLD_EXACT = 2 };
+
 /* The options. */
 static struct {
     int depth;
@@ -69,7 +72,7 @@ static struct {
     double latency_s, rate;
     const char *epd;
     int every, from, limit, hash_mib, multipv, trace;
-    int hold_spec_research; /* the experiment --hold-spec-research (see dispatch) */
+    int hold_spec; /* the experiment --hold-spec (see dispatch): 0 none, HOLD_RESEARCH, HOLD_EXACT */
 } opt = {14, {1, 2, 8, 16, 64}, 5, 0.001, 7.5e5, PLY_SOURCE_DIR "/tests/data/analysis/sts-v3.epd",
          50, 0, 0, 16, 1, 0, 0};
 
@@ -271,11 +274,12 @@ static int dispatch(ply__deepen_t *d, const root_t *root, worker_t *ws, int n, i
         ply__deepen_job_t job;
         double c0 = cpu_s();
         int ok = ply__deepen_pick(d, w->name, &job);
-        /* the experiment: an exact search again of a move that failed high at the next depth,
-         * against the last iteration's threshold (a guess), waits until the iteration before
-         * is complete and the threshold known; the worker stays idle meanwhile */
-        if (ok && opt.hold_spec_research && !job.window &&
-            job.depth > ply__deepen_depth(d) + 1 && tr->starts[job.move][job.depth])
+        /* the experiment (--hold-spec): an exact search at the speculative next depth (research:
+         * only a move's search again, after its null window failed high against the last
+         * iteration's threshold, a guess) waits until the iteration before it is complete; the
+         * worker stays idle meanwhile */
+        if (ok && opt.hold_spec && !job.window && job.depth > ply__deepen_depth(d) + 1 &&
+            (opt.hold_spec == HOLD_EXACT || tr->starts[job.move][job.depth]))
             ok = 0, o->held++;
         size_t s = 0;
         if (ok) {
@@ -407,8 +411,8 @@ static int parse_args(int argc, char **argv)
 {
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-        if (strcmp(a, "--trace") == 0 || strcmp(a, "--hold-spec-research") == 0) {
-            *(a[2] == 't' ? &opt.trace : &opt.hold_spec_research) = 1;
+        if (strcmp(a, "--trace") == 0) {
+            opt.trace = 1;
             continue;
         }
         if (!v) return -1;
@@ -424,6 +428,12 @@ static int parse_args(int argc, char **argv)
         else if (strcmp(a, "--limit") == 0) opt.limit = atoi(v);
         else if (strcmp(a, "--hash") == 0) opt.hash_mib = atoi(v);
         else if (strcmp(a, "--multipv") == 0) opt.multipv = atoi(v);
+        else if (strcmp(a, "--hold-spec") == 0) {
+            opt.hold_spec = strcmp(v, "research") == 0 ? HOLD_RESEARCH
+                            : strcmp(v, "exact") == 0  ? HOLD_EXACT
+                                                       : -1;
+            if (opt.hold_spec < 0) return -1;
+        }
         else return -1;
     }
     return opt.depth >= 1 && opt.depth <= PLY_SEARCH_JOB_MAX_DEPTH && opt.latency_s >= 0 &&
@@ -479,7 +489,7 @@ int main(int argc, char **argv)
     if (parse_args(argc, argv) < 0) {
         fprintf(stderr, "usage: bench_deepen_sim [--depth D] [--workers 1,N,...] [--latency-ms L] "
                         "[--rate NODES_PER_S] [--epd FILE] [--every K] [--from I] [--limit N] "
-                        "[--hash MIB] [--multipv K] [--trace] [--hold-spec-research]\n");
+                        "[--hash MIB] [--multipv K] [--trace] [--hold-spec research|exact]\n");
         return 2;
     }
     FILE *f = fopen(opt.epd, "r");
@@ -492,7 +502,10 @@ int main(int argc, char **argv)
     printf("depth %d, multipv %d, workers of 1 thread and %d MiB, R = %.0f nodes/s, L = %.3f ms, "
            "%s every %d from %d%s\n",
            opt.depth, opt.multipv, opt.hash_mib, opt.rate, opt.latency_s * 1000.0, opt.epd,
-           opt.every, opt.from, opt.hold_spec_research ? "; experiment: --hold-spec-research" : "");
+           opt.every, opt.from,
+           opt.hold_spec == HOLD_EXACT      ? "; experiment: --hold-spec exact"
+           : opt.hold_spec == HOLD_RESEARCH ? "; experiment: --hold-spec research"
+                                            : "");
     const char *head = "%-10s %4s %10s %7s %7s %13s %6s %6s %6s %6s %6s %9s %9s\n";
     printf(head, "position", "N", "t (s)", "speedup", "idle", "nodes", "x N=1", "jobs", "cold",
            "again", "moved", "deepen", "coord");

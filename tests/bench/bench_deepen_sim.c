@@ -37,6 +37,8 @@
  * next depth waits until the iteration before it completes (the worker stays idle meanwhile);
  * "research" holds only a move's exact search after its null window failed high against the
  * last iteration's threshold (a guess), "exact" every exact search (the eldest brother too).
+ * Blind jobs (counted) are told start_depth = depth - 1 (kind.c's rule for a move the worker
+ * searched last) on a table that holds only a shallower search of the move.
  *
  * Exit 0 when every run reached its depth with a legal best move (the rule engine's check),
  * 1 otherwise, 2 for a bad option.
@@ -94,6 +96,7 @@ typedef struct worker {
     uint8_t *wire;      /* its Result's SearchResult, packed: what the coordinator receives */
     size_t wire_len;
     uint64_t nodes;
+    uint8_t deepest[PLY_ARB_MAX_MOVES]; /* per root move: the deepest search of it here */
     double busy_s; /* virtual seconds computing (nodes / R), latency excluded */
 } worker_t;
 
@@ -104,6 +107,8 @@ typedef struct outcome {
     double busy;             /* worker-seconds computing */
     uint64_t nodes;          /* the nodes of every line taken */
     unsigned jobs, cold, windows, researches, bounces, max_flight, held;
+    unsigned blind;       /* jobs told to start at depth - 1 on a table without that depth */
+    uint64_t blind_nodes; /* their nodes */
     double coord_cpu, rules_cpu; /* real CPU seconds: deepen.c, the rule engine (with copies) */
     double search_cpu;       /* real CPU seconds of the searches (the measured rate) */
     uint64_t searched;       /* nodes of every search started */
@@ -161,7 +166,11 @@ static int run_job(worker_t *w, const root_t *root, const ply__deepen_job_t *job
     aj.depth = (int)job->depth;
     aj.multipv = 1;
     aj.has_window = job->window, aj.alpha = job->alpha, aj.beta = job->beta;
+    /* kind.c: a warm worker (the move's last) starts at depth - 1; its table may hold less
+     * (it searched the move last, but shallower: a bounce's null window) */
+    int blind = job->depth > 1 && !job->cold && w->deepest[job->move] + 1 < (int)job->depth;
     if (job->depth > 1 && !job->cold) aj.start_depth = (int)job->depth - 1;
+    if (job->depth > w->deepest[job->move]) w->deepest[job->move] = (uint8_t)job->depth;
     ply_analysis_result_t *r = malloc(sizeof *r);
     char why[256];
     if (!r) return -1;
@@ -181,6 +190,7 @@ static int run_job(worker_t *w, const root_t *root, const ply__deepen_job_t *job
     w->nodes = r->nodes;
     w->wire = pack_result(r, (uint64_t)(compute * 1e6), &w->wire_len);
     o->searched += r->nodes;
+    if (blind) o->blind++, o->blind_nodes += r->nodes;
     free(r);
     return w->wire ? 0 : -1;
 }
@@ -460,7 +470,8 @@ static double median(double *v, size_t n)
 typedef struct total {
     double t, busy, coord, rules, search_cpu, wsum, longest;
     uint64_t nodes, searched;
-    unsigned jobs, cold, windows, researches, bounces;
+    unsigned jobs, cold, windows, researches, bounces, blind;
+    uint64_t blind_nodes;
     double *speedups;
     size_t n;
 } total_t;
@@ -472,6 +483,7 @@ static void add_total(total_t *t, const outcome_t *o, int n, double t1)
     t->nodes += o->nodes, t->searched += o->searched;
     t->jobs += o->jobs, t->cold += o->cold, t->windows += o->windows;
     t->researches += o->researches, t->bounces += o->bounces;
+    t->blind += o->blind, t->blind_nodes += o->blind_nodes;
     t->speedups[t->n++] = t1 / o->t;
 }
 
@@ -535,9 +547,10 @@ int main(int argc, char **argv)
             print_row(label, opt.sizes[s], o.t, t1, o.busy, o.t * opt.sizes[s], o.nodes, nodes1,
                       o.jobs, o.cold, o.researches, o.bounces, o.coord_cpu, o.rules_cpu);
             printf("%-10s      best %s %d cp, %zu root moves, at most %u in flight, longest job "
-                   "%.3f s (%.0f%% of t), %u held, %.0f nodes/s measured\n",
+                   "%.3f s (%.0f%% of t), %u held, %u blind (%" PRIu64 " nodes), %.0f nodes/s "
+                   "measured\n",
                    "", o.best, o.score, root->n, o.max_flight, o.longest, 100.0 * o.longest / o.t,
-                   o.held, (double)o.searched / o.search_cpu);
+                   o.held, o.blind, o.blind_nodes, (double)o.searched / o.search_cpu);
         }
         fflush(stdout);
         free(root);
@@ -553,9 +566,11 @@ int main(int argc, char **argv)
         const total_t *t = &tot[s];
         print_row("total", opt.sizes[s], t->t, tot[0].t, t->busy, t->wsum, t->nodes, tot[0].nodes,
                   t->jobs, t->cold, t->researches, t->bounces, t->coord, t->rules);
-        printf("%-10s      median speed-up %.2f; longest jobs %.0f%% of t; coordinator %.1f us a "
-               "job (deepen.c %.1f); searches %.0f nodes/s measured\n",
-               "", median(tot[s].speedups, tot[s].n), 100.0 * t->longest / t->t,
+        printf("%-10s      median speed-up %.2f; longest jobs %.0f%% of t; %u blind jobs (%.1f%% "
+               "of the nodes); coordinator %.1f us a job (deepen.c %.1f); searches %.0f nodes/s "
+               "measured\n",
+               "", median(tot[s].speedups, tot[s].n), 100.0 * t->longest / t->t, t->blind,
+               100.0 * (double)t->blind_nodes / (double)t->searched,
                1e6 * (t->coord + t->rules) / t->jobs, 1e6 * t->coord / t->jobs,
                (double)t->searched / t->search_cpu);
     }

@@ -92,11 +92,12 @@ typedef struct worker {
     int busy;
     size_t slot;
     ply__deepen_job_t job;
-    double start, done; /* virtual seconds */
+    char prefix[8], uci[8]; /* the job's move from the root to its position (a split's), its move */
+    double start, done;     /* virtual seconds */
     uint8_t *wire;      /* its Result's SearchResult, packed: what the coordinator receives */
     size_t wire_len;
     uint64_t nodes;
-    uint8_t deepest[PLY_ARB_MAX_MOVES]; /* per root move: the deepest search of it here */
+    uint8_t deepest[2 * PLY_ARB_MAX_MOVES]; /* per move (key_of): its deepest search here */
     double busy_s; /* virtual seconds computing (nodes / R), latency excluded */
 } worker_t;
 
@@ -107,6 +108,8 @@ typedef struct outcome {
     double busy;             /* worker-seconds computing */
     uint64_t nodes;          /* the nodes of every line taken */
     unsigned jobs, cold, windows, researches, bounces, max_flight, held;
+    unsigned splits, stale; /* jobs of the split (a reply after the eldest); lines of a split
+                               replaced meanwhile (refused, as kind.c does) */
     unsigned blind;       /* jobs told to start at depth - 1 on a table without that depth */
     uint64_t blind_nodes; /* their nodes */
     double coord_cpu, rules_cpu; /* real CPU seconds: deepen.c, the rule engine (with copies) */
@@ -155,22 +158,30 @@ static uint8_t *pack_result(const ply_analysis_result_t *r, uint64_t time_us, si
     return buf;
 }
 
+/* A move's index in the per-move counters: a root move's, or a split's reply after them. */
+static size_t key_of(const ply__deepen_job_t *job)
+{
+    return (job->split ? PLY_ARB_MAX_MOVES : 0) + job->move % PLY_ARB_MAX_MOVES;
+}
+
 /* Worker @w searches @job of @root now, as kind.c's SearchJob asks, done at @now + its time. */
 static int run_job(worker_t *w, const root_t *root, const ply__deepen_job_t *job, double now,
                    outcome_t *o)
 {
-    const char *one[1] = {root->uci[job->move]};
+    const char *one[1] = {w->uci}, *history[1] = {w->prefix};
     ply_analysis_job_t aj = {0};
     aj.fen = root->fen;
+    if (w->prefix[0]) aj.moves = history, aj.n_moves = 1; /* a split's: the eldest played */
     aj.searchmoves = one, aj.n_searchmoves = 1;
     aj.depth = (int)job->depth;
     aj.multipv = 1;
     aj.has_window = job->window, aj.alpha = job->alpha, aj.beta = job->beta;
     /* kind.c: a warm worker (the move's last) starts at depth - 1; its table may hold less
      * (it searched the move last, but shallower: a bounce's null window) */
-    int blind = job->depth > 1 && !job->cold && w->deepest[job->move] + 1 < (int)job->depth;
+    size_t key = key_of(job);
+    int blind = job->depth > 1 && !job->cold && w->deepest[key] + 1 < (int)job->depth;
     if (job->depth > 1 && !job->cold) aj.start_depth = (int)job->depth - 1;
-    if (job->depth > w->deepest[job->move]) w->deepest[job->move] = (uint8_t)job->depth;
+    if (job->depth > w->deepest[key]) w->deepest[key] = (uint8_t)job->depth;
     ply_analysis_result_t *r = malloc(sizeof *r);
     char why[256];
     if (!r) return -1;
@@ -200,27 +211,26 @@ static int run_job(worker_t *w, const root_t *root, const ply__deepen_job_t *job
 /* kind.c's check of a deepening line (check_line, check_deepen_line): the job's move first,
  * replayed by the rule engine; a bound's line claims no mate. Then its SAN, as the answer and
  * the progress write it. 0 or -1. */
-static int check_line(const root_t *root, const ply__deepen_job_t *job, const Ply__SearchLine *l)
+static int check_line(const ply_arb_pos_t *pos, const char *uci, uint32_t depth,
+                      const Ply__SearchLine *l)
 {
     char why[256];
-    ply_arb_pos_t pos = root->pos;
-    ply_arb_move_t mv;
-    const ply_arb_move_t *want = &root->moves[job->move];
-    if (l->n_pv == 0 || ply_arb_move_from_uci(&pos, l->pv[0], &mv) < 0 || mv.from != want->from ||
-        mv.to != want->to || mv.promo != want->promo) {
-        fprintf(stderr, "bench_deepen_sim: %s: the line does not start with the job's move\n",
-                root->uci[job->move]);
+    ply_arb_move_t want, got;
+    if (l->n_pv == 0 || ply_arb_move_from_uci(pos, uci, &want) < 0 ||
+        ply_arb_move_from_uci(pos, l->pv[0], &got) < 0 || got.from != want.from ||
+        got.to != want.to || got.promo != want.promo ||
+        ((got.flags ^ want.flags) & PLY_ARB_MOVE_CASTLE)) {
+        fprintf(stderr, "bench_deepen_sim: %s: the line does not start with the job's move\n", uci);
         return -1;
     }
     Ply__SearchLine claim = *l;
     if (claim.has_bound && claim.bound != 0) claim.has_mate = 0, claim.has_score_cp = 1;
-    if (ply__search_replay_line(&root->pos, &claim, job->depth, root->uci[job->move], why,
-                                sizeof why) < 0) {
+    if (ply__search_replay_line(pos, &claim, depth, uci, why, sizeof why) < 0) {
         fprintf(stderr, "bench_deepen_sim: %s\n", why);
         return -1;
     }
     char **san = NULL;
-    if (ply__search_pv_san(&root->pos, l, &san) < 0) return -1;
+    if (ply__search_pv_san(pos, l, &san) < 0) return -1;
     for (size_t i = 0; i < l->n_pv; i++) free(san[i]);
     free(san);
     return 0;
@@ -233,7 +243,18 @@ static int deliver(ply__deepen_t *d, const root_t *root, worker_t *w, outcome_t 
     double c0 = cpu_s();
     Ply__SearchResult *in = ply__search_result__unpack(NULL, w->wire_len, w->wire);
     free(w->wire), w->wire = NULL;
-    if (!in || in->n_lines != 1 || check_line(root, &w->job, in->lines[0]) < 0) {
+    w->busy = 0;
+    ply_arb_pos_t pos;
+    const char *prefix, *uci;
+    const ply__deepen_job_t *dj = ply__deepen_job_of(d, w->slot);
+    if (!dj || !ply__deepen_job_where(d, dj, &pos, &prefix, &uci)) { /* a split since replaced */
+        if (in) ply__search_result__free_unpacked(in, NULL);
+        ply__deepen_dropped(d, w->slot);
+        o->stale++;
+        o->rules_cpu += cpu_s() - c0;
+        return 0;
+    }
+    if (!in || in->n_lines != 1 || check_line(&pos, uci, w->job.depth, in->lines[0]) < 0) {
         if (in) ply__search_result__free_unpacked(in, NULL);
         return -1;
     }
@@ -250,8 +271,8 @@ static int deliver(ply__deepen_t *d, const root_t *root, worker_t *w, outcome_t 
     o->rules_cpu += c1 - c0;
     if (!own) return -1;
     if (opt.trace)
-        printf("    %9.3f s %-4s %-6s d%-2u %-5s %s %6d %" PRIu64 " nodes\n", w->done, w->name,
-               root->uci[w->job.move], w->job.depth, w->job.window ? "null" : "exact",
+        printf("    %9.3f s %-4s %5s %-6s d%-2u %-5s %s %6d %" PRIu64 " nodes\n", w->done,
+               w->name, w->prefix, w->uci, w->job.depth, w->job.window ? "null" : "exact",
                !own->lines[0]->has_bound || own->lines[0]->bound == 0 ? "exact"
                : own->lines[0]->bound == 1                            ? "lower"
                                                                       : "upper",
@@ -261,7 +282,7 @@ static int deliver(ply__deepen_t *d, const root_t *root, worker_t *w, outcome_t 
     Ply__SearchAnswer a = PLY__SEARCH_ANSWER__INIT;
     ply__deepen_answer(d, &a);
     o->coord_cpu += cpu_s() - c1;
-    w->busy = 0;
+    (void)root;
     return done;
 }
 
@@ -269,8 +290,8 @@ static int deliver(ply__deepen_t *d, const root_t *root, worker_t *w, outcome_t 
 
 /* Per move and depth: searches started, and the worker that searched the move last. */
 typedef struct track {
-    uint8_t starts[PLY_ARB_MAX_MOVES][PLY_SEARCH_JOB_MAX_DEPTH + 2];
-    int last[PLY_ARB_MAX_MOVES];
+    uint8_t starts[2 * PLY_ARB_MAX_MOVES][PLY_SEARCH_JOB_MAX_DEPTH + 2]; /* by key_of */
+    int last[2 * PLY_ARB_MAX_MOVES];
 } track_t;
 
 /* Idle workers ask for jobs, @first first; each job picked is searched at once. 0 or -1. */
@@ -289,12 +310,12 @@ static int dispatch(ply__deepen_t *d, const root_t *root, worker_t *ws, int n, i
          * iteration's threshold, a guess) waits until the iteration before it is complete; the
          * worker stays idle meanwhile */
         if (ok && opt.hold_spec && !job.window && job.depth > ply__deepen_depth(d) + 1 &&
-            (opt.hold_spec == HOLD_EXACT || tr->starts[job.move][job.depth]))
+            (opt.hold_spec == HOLD_EXACT || tr->starts[key_of(&job)][job.depth]))
             ok = 0, o->held++;
         size_t s = 0;
         if (ok) {
-            while (s < root->n && slot_used[s]) s++;
-            if (s == root->n) { /* every slot computes: deepen.c never asks for more */
+            while (s < PLY__DEEPEN_SLOTS(root->n) && slot_used[s]) s++;
+            if (s == PLY__DEEPEN_SLOTS(root->n)) { /* every slot computes: deepen.c never asks for more */
                 o->coord_cpu += cpu_s() - c0;
                 return 0;
             }
@@ -303,12 +324,19 @@ static int dispatch(ply__deepen_t *d, const root_t *root, worker_t *ws, int n, i
         o->coord_cpu += cpu_s() - c0;
         if (!ok) continue;
         slot_used[s] = 1, w->slot = s;
+        ply_arb_pos_t pos;
+        const char *prefix = NULL, *uci = NULL;
+        if (!ply__deepen_job_where(d, &job, &pos, &prefix, &uci)) return -1; /* just picked */
+        snprintf(w->prefix, sizeof w->prefix, "%s", prefix ? prefix : "");
+        snprintf(w->uci, sizeof w->uci, "%s", uci);
+        size_t key = key_of(&job);
         o->jobs++, o->cold += job.cold != 0, o->windows += job.window != 0;
-        if (tr->starts[job.move][job.depth]++) o->researches++;
-        if (tr->last[job.move] >= 0 && tr->last[job.move] != i) o->bounces++;
-        tr->last[job.move] = i;
+        o->splits += job.split != 0;
+        if (tr->starts[key][job.depth]++) o->researches++;
+        if (tr->last[key] >= 0 && tr->last[key] != i) o->bounces++;
+        tr->last[key] = i;
         if (opt.trace)
-            printf("    %9.3f s %-4s takes %-6s d%-2u %s%s\n", now, w->name, root->uci[job.move],
+            printf("    %9.3f s %-4s takes %5s %-6s d%-2u %s%s\n", now, w->name, w->prefix, w->uci,
                    job.depth, job.window ? "null" : "exact", job.cold ? " cold" : "");
         if (run_job(w, root, &job, now, o) < 0) return -1;
     }
@@ -319,12 +347,12 @@ static void simulate(const root_t *root, int n, outcome_t *o)
 {
     memset(o, 0, sizeof *o);
     worker_t *ws = calloc((size_t)n, sizeof *ws);
-    size_t *slot_used = calloc(root->n, sizeof *slot_used);
+    size_t *slot_used = calloc(PLY__DEEPEN_SLOTS(root->n), sizeof *slot_used);
     track_t *tr = calloc(1, sizeof *tr);
     ply__deepen_t *d = ply__deepen_new(&root->pos, root->ucip, root->n, (uint32_t)opt.multipv,
                                        (uint32_t)opt.depth);
     if (!ws || !slot_used || !tr || !d) goto out;
-    for (size_t m = 0; m < root->n; m++) tr->last[m] = -1;
+    for (size_t m = 0; m < 2 * PLY_ARB_MAX_MOVES; m++) tr->last[m] = -1;
     for (int i = 0; i < n; i++) {
         snprintf(ws[i].name, sizeof ws[i].name, "w%d", i);
         if (!(ws[i].an = ply_analysis_builtin_new((size_t)opt.hash_mib, 1))) goto out;
@@ -470,7 +498,7 @@ static double median(double *v, size_t n)
 typedef struct total {
     double t, busy, coord, rules, search_cpu, wsum, longest;
     uint64_t nodes, searched;
-    unsigned jobs, cold, windows, researches, bounces, blind;
+    unsigned jobs, cold, windows, researches, bounces, blind, splits, stale;
     uint64_t blind_nodes;
     double *speedups;
     size_t n;
@@ -484,6 +512,7 @@ static void add_total(total_t *t, const outcome_t *o, int n, double t1)
     t->jobs += o->jobs, t->cold += o->cold, t->windows += o->windows;
     t->researches += o->researches, t->bounces += o->bounces;
     t->blind += o->blind, t->blind_nodes += o->blind_nodes;
+    t->splits += o->splits, t->stale += o->stale;
     t->speedups[t->n++] = t1 / o->t;
 }
 
@@ -547,10 +576,11 @@ int main(int argc, char **argv)
             print_row(label, opt.sizes[s], o.t, t1, o.busy, o.t * opt.sizes[s], o.nodes, nodes1,
                       o.jobs, o.cold, o.researches, o.bounces, o.coord_cpu, o.rules_cpu);
             printf("%-10s      best %s %d cp, %zu root moves, at most %u in flight, longest job "
-                   "%.3f s (%.0f%% of t), %u held, %u blind (%" PRIu64 " nodes), %.0f nodes/s "
-                   "measured\n",
+                   "%.3f s (%.0f%% of t), %u split jobs, %u stale, %u held, %u blind (%" PRIu64
+                   " nodes), %.0f nodes/s measured\n",
                    "", o.best, o.score, root->n, o.max_flight, o.longest, 100.0 * o.longest / o.t,
-                   o.held, o.blind, o.blind_nodes, (double)o.searched / o.search_cpu);
+                   o.splits, o.stale, o.held, o.blind, o.blind_nodes,
+                   (double)o.searched / o.search_cpu);
         }
         fflush(stdout);
         free(root);
@@ -566,10 +596,11 @@ int main(int argc, char **argv)
         const total_t *t = &tot[s];
         print_row("total", opt.sizes[s], t->t, tot[0].t, t->busy, t->wsum, t->nodes, tot[0].nodes,
                   t->jobs, t->cold, t->researches, t->bounces, t->coord, t->rules);
-        printf("%-10s      median speed-up %.2f; longest jobs %.0f%% of t; %u blind jobs (%.1f%% "
-               "of the nodes); coordinator %.1f us a job (deepen.c %.1f); searches %.0f nodes/s "
-               "measured\n",
-               "", median(tot[s].speedups, tot[s].n), 100.0 * t->longest / t->t, t->blind,
+        printf("%-10s      median speed-up %.2f; longest jobs %.0f%% of t; %u split jobs, %u "
+               "stale; %u blind jobs (%.1f%% of the nodes); coordinator %.1f us a job (deepen.c "
+               "%.1f); searches %.0f nodes/s measured\n",
+               "", median(tot[s].speedups, tot[s].n), 100.0 * t->longest / t->t, t->splits,
+               t->stale, t->blind,
                100.0 * (double)t->blind_nodes / (double)t->searched,
                1e6 * (t->coord + t->rules) / t->jobs, 1e6 * t->coord / t->jobs,
                (double)t->searched / t->search_cpu);

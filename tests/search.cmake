@@ -15,11 +15,12 @@ set_tests_properties(bench_window_smoke PROPERTIES TIMEOUT 60 LABELS quick)
 # issue 28): time to depth, idle time and the coordinator's CPU at 1..64 workers, each a builtin
 # backend with a virtual clock; run it by hand (BENCHMARKS.md has the command). A bench links the
 # coordinator's deepen.c and the worker's backend together, which no product target does.
-# ctest runs it at depth 4 on 2 positions and 1 and 2 workers: it must reach the depth with a
-# best move the rule engine finds legal.
+# ctest runs it at depth 7 on 2 positions and 1, 2 and 8 workers (8: the eldest brother's split,
+# its replies as jobs, from depth 6): each run must reach the depth with a best move the rule
+# engine finds legal.
 add_executable(bench_deepen_sim ${CMAKE_CURRENT_SOURCE_DIR}/bench/bench_deepen_sim.c)
 target_link_libraries(bench_deepen_sim PRIVATE ply_flags ply_coordinator ply_analysis ply_arbiter
   ply_proto m)
 target_compile_definitions(bench_deepen_sim PRIVATE PLY_SOURCE_DIR="${PROJECT_SOURCE_DIR}")
-add_test(NAME bench_deepen_sim_smoke COMMAND bench_deepen_sim --depth 4 --workers 1,2 --limit 2)
+add_test(NAME bench_deepen_sim_smoke COMMAND bench_deepen_sim --depth 7 --workers 1,2,8 --limit 2)
 set_tests_properties(bench_deepen_sim_smoke PROPERTIES TIMEOUT 60 LABELS quick)

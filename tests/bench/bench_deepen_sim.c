@@ -6,13 +6,16 @@
  * Each simulated worker is ply's engine as a real worker runs it (worker/daemon/analysis.h:
  * the builtin backend, its own table of --hash MiB, 1 thread) with a virtual clock. An idle
  * worker asks ply__deepen_pick (worker name "w<i>"), the job is searched at once on that
- * worker's backend (so its table evolves as a real worker's would: the job kind.c builds,
- * start_depth = depth - 1 unless cold, a null window when the job has one), and its line is
+ * worker's backend (so its table evolves as a real worker's would: the job kind.c builds, the
+ * root move or, for a job of the eldest brother's split, the eldest played and then a reply
+ * (ply__deepen_job_where); start_depth = depth - 1 unless cold; a null window when the job has
+ * one), and its line is
  * given to ply__deepen_take only at its completion time: now + nodes / R + L, R the rate of
  * one 1-thread worker (nodes per second, --rate) and L the coordinator's round trip
  * (--latency-ms). The loop advances to the earliest completion, lets every idle worker ask
- * again, and stops when iteration --depth is complete. Slots are a run's tasks, one per root
- * move as in search/kind.c, free again once their line came.
+ * again, and stops when iteration --depth is complete. Slots are a run's tasks
+ * (PLY__DEEPEN_SLOTS: the root moves', then the split's), free again once their line came; the
+ * line of a split replaced meanwhile is refused (stale), as kind.c refuses it.
  *
  * Everything the simulation decides is a function of node counts and virtual time: with one
  * thread, the default Zobrist keys and a depth limit the engine is deterministic, so the
@@ -31,7 +34,8 @@
  * last), again (a move searched a second time or more at one depth: a fail-high's exact
  * search, a null window against a new threshold), moved (a move searched by another worker
  * than the last time), deepen (deepen.c's CPU per virtual second) and coord (with the
- * rule engine's replay, SAN and the result's copies).
+ * rule engine's replay, SAN and the result's copies). Below each row: the longest single job
+ * (the critical path no split of the root cuts), the split's jobs, and the counts below.
  *
  * --hold-spec is an experiment, not deepen.c's behaviour: an exact search at the speculative
  * next depth waits until the iteration before it completes (the worker stays idle meanwhile);
@@ -74,9 +78,16 @@ static struct {
     double latency_s, rate;
     const char *epd;
     int every, from, limit, hash_mib, multipv, trace;
-    int hold_spec; /* the experiment --hold-spec (see dispatch): 0 none, HOLD_RESEARCH, HOLD_EXACT */
-} opt = {14, {1, 2, 8, 16, 64}, 5, 0.001, 7.5e5, PLY_SOURCE_DIR "/tests/data/analysis/sts-v3.epd",
-         50, 0, 0, 16, 1, 0, 0};
+    int hold_spec; /* the experiment --hold-spec (see dispatch): 0, HOLD_RESEARCH, HOLD_EXACT */
+} opt = {.depth = 14,
+         .sizes = {1, 2, 8, 16, 64},
+         .nsizes = 5,
+         .latency_s = 0.001,
+         .rate = 7.5e5,
+         .epd = PLY_SOURCE_DIR "/tests/data/analysis/sts-v3.epd",
+         .every = 50,
+         .hash_mib = 16,
+         .multipv = 1};
 
 static double cpu_s(void)
 {
@@ -94,7 +105,7 @@ typedef struct worker {
     ply__deepen_job_t job;
     char prefix[8], uci[8]; /* the job's move from the root to its position (a split's), its move */
     double start, done;     /* virtual seconds */
-    uint8_t *wire;      /* its Result's SearchResult, packed: what the coordinator receives */
+    uint8_t *wire;          /* its Result's SearchResult, packed: what the coordinator receives */
     size_t wire_len;
     uint64_t nodes;
     uint8_t deepest[2 * PLY_ARB_MAX_MOVES]; /* per move (key_of): its deepest search here */
@@ -104,18 +115,18 @@ typedef struct worker {
 /* What one run (a position, N workers) measured. */
 typedef struct outcome {
     int ok;
-    double t;                /* virtual seconds to the depth */
-    double busy;             /* worker-seconds computing */
-    uint64_t nodes;          /* the nodes of every line taken */
+    double t;       /* virtual seconds to the depth */
+    double busy;    /* worker-seconds computing */
+    uint64_t nodes; /* the nodes of every line taken */
     unsigned jobs, cold, windows, researches, bounces, max_flight, held;
-    unsigned splits, stale; /* jobs of the split (a reply after the eldest); lines of a split
-                               replaced meanwhile (refused, as kind.c does) */
-    unsigned blind;       /* jobs told to start at depth - 1 on a table without that depth */
-    uint64_t blind_nodes; /* their nodes */
+    unsigned splits, stale;      /* jobs of the split (a reply after the eldest); lines of a split
+                                    replaced meanwhile (refused, as kind.c does) */
+    unsigned blind;              /* jobs told to start at depth - 1 on a table without that depth */
+    uint64_t blind_nodes;        /* their nodes */
     double coord_cpu, rules_cpu; /* real CPU seconds: deepen.c, the rule engine (with copies) */
-    double search_cpu;       /* real CPU seconds of the searches (the measured rate) */
-    uint64_t searched;       /* nodes of every search started */
-    double longest;          /* virtual seconds of the longest job (compute and round trip) */
+    double search_cpu;           /* real CPU seconds of the searches (the measured rate) */
+    uint64_t searched;           /* nodes of every search started */
+    double longest;              /* virtual seconds of the longest job (compute and round trip) */
     char best[8];
     int32_t score;
 } outcome_t;
@@ -271,14 +282,14 @@ static int deliver(ply__deepen_t *d, const root_t *root, worker_t *w, outcome_t 
     o->rules_cpu += c1 - c0;
     if (!own) return -1;
     if (opt.trace)
-        printf("    %9.3f s %-4s %5s %-6s d%-2u %-5s %s %6d %" PRIu64 " nodes\n", w->done,
-               w->name, w->prefix, w->uci, w->job.depth, w->job.window ? "null" : "exact",
+        printf("    %9.3f s %-4s %5s %-6s d%-2u %-5s %s %6d %" PRIu64 " nodes\n", w->done, w->name,
+               w->prefix, w->uci, w->job.depth, w->job.window ? "null" : "exact",
                !own->lines[0]->has_bound || own->lines[0]->bound == 0 ? "exact"
                : own->lines[0]->bound == 1                            ? "lower"
                                                                       : "upper",
                ply__deepen_score(own->lines[0]), w->nodes);
-    int done = ply__deepen_take(d, w->slot, own, w->name, "sim", w->nodes,
-                                (uint64_t)(w->done * 1000.0));
+    int done =
+        ply__deepen_take(d, w->slot, own, w->name, "sim", w->nodes, (uint64_t)(w->done * 1000.0));
     Ply__SearchAnswer a = PLY__SEARCH_ANSWER__INIT;
     ply__deepen_answer(d, &a);
     o->coord_cpu += cpu_s() - c1;
@@ -315,7 +326,8 @@ static int dispatch(ply__deepen_t *d, const root_t *root, worker_t *ws, int n, i
         size_t s = 0;
         if (ok) {
             while (s < PLY__DEEPEN_SLOTS(root->n) && slot_used[s]) s++;
-            if (s == PLY__DEEPEN_SLOTS(root->n)) { /* every slot computes: deepen.c never asks for more */
+            if (s == PLY__DEEPEN_SLOTS(
+                         root->n)) { /* every slot computes: deepen.c never asks for more */
                 o->coord_cpu += cpu_s() - c0;
                 return 0;
             }
@@ -455,24 +467,33 @@ static int parse_args(int argc, char **argv)
         }
         if (!v) return -1;
         i++;
-        if (strcmp(a, "--depth") == 0) opt.depth = atoi(v);
+        if (strcmp(a, "--depth") == 0)
+            opt.depth = atoi(v);
         else if (strcmp(a, "--workers") == 0) {
             if (parse_sizes(v) < 0) return -1;
-        } else if (strcmp(a, "--latency-ms") == 0) opt.latency_s = atof(v) / 1000.0;
-        else if (strcmp(a, "--rate") == 0) opt.rate = atof(v);
-        else if (strcmp(a, "--epd") == 0) opt.epd = v;
-        else if (strcmp(a, "--every") == 0) opt.every = atoi(v);
-        else if (strcmp(a, "--from") == 0) opt.from = atoi(v);
-        else if (strcmp(a, "--limit") == 0) opt.limit = atoi(v);
-        else if (strcmp(a, "--hash") == 0) opt.hash_mib = atoi(v);
-        else if (strcmp(a, "--multipv") == 0) opt.multipv = atoi(v);
+        } else if (strcmp(a, "--latency-ms") == 0)
+            opt.latency_s = atof(v) / 1000.0;
+        else if (strcmp(a, "--rate") == 0)
+            opt.rate = atof(v);
+        else if (strcmp(a, "--epd") == 0)
+            opt.epd = v;
+        else if (strcmp(a, "--every") == 0)
+            opt.every = atoi(v);
+        else if (strcmp(a, "--from") == 0)
+            opt.from = atoi(v);
+        else if (strcmp(a, "--limit") == 0)
+            opt.limit = atoi(v);
+        else if (strcmp(a, "--hash") == 0)
+            opt.hash_mib = atoi(v);
+        else if (strcmp(a, "--multipv") == 0)
+            opt.multipv = atoi(v);
         else if (strcmp(a, "--hold-spec") == 0) {
             opt.hold_spec = strcmp(v, "research") == 0 ? HOLD_RESEARCH
                             : strcmp(v, "exact") == 0  ? HOLD_EXACT
                                                        : -1;
             if (opt.hold_spec < 0) return -1;
-        }
-        else return -1;
+        } else
+            return -1;
     }
     return opt.depth >= 1 && opt.depth <= PLY_SEARCH_JOB_MAX_DEPTH && opt.latency_s >= 0 &&
                    opt.rate > 0 && opt.every >= 1 && opt.from >= 0 && opt.limit >= 0 &&
@@ -600,8 +621,7 @@ int main(int argc, char **argv)
                "stale; %u blind jobs (%.1f%% of the nodes); coordinator %.1f us a job (deepen.c "
                "%.1f); searches %.0f nodes/s measured\n",
                "", median(tot[s].speedups, tot[s].n), 100.0 * t->longest / t->t, t->splits,
-               t->stale, t->blind,
-               100.0 * (double)t->blind_nodes / (double)t->searched,
+               t->stale, t->blind, 100.0 * (double)t->blind_nodes / (double)t->searched,
                1e6 * (t->coord + t->rules) / t->jobs, 1e6 * t->coord / t->jobs,
                (double)t->searched / t->search_cpu);
     }

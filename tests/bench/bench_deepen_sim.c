@@ -348,8 +348,9 @@ static int dispatch(ply__deepen_t *d, const root_t *root, worker_t *ws, int n, i
         if (tr->last[key] >= 0 && tr->last[key] != i) o->bounces++;
         tr->last[key] = i;
         if (opt.trace)
-            printf("    %9.3f s %-4s takes %5s %-6s d%-2u %s%s\n", now, w->name, w->prefix, w->uci,
-                   job.depth, job.window ? "null" : "exact", job.cold ? " cold" : "");
+            printf("    %9.3f s %-4s takes %5s %-6s d%-2u %s%s [%d, %d]\n", now, w->name, w->prefix,
+                   w->uci, job.depth, job.window ? "null" : "exact", job.cold ? " cold" : "",
+                   (int)job.alpha, (int)job.beta);
         if (run_job(w, root, &job, now, o) < 0) return -1;
     }
     return 0;

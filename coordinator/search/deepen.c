@@ -51,6 +51,23 @@ typedef struct iter {
     Ply__SearchIteration msg;
 } iter_t;
 
+typedef struct ranked {
+    int32_t v;
+    int known;
+    uint32_t i;
+} ranked_t;
+
+/* A depth's ranking and threshold, kept while no fact changes (every idle worker asks after
+ * each result: sorting the moves at each ask cost 170 us a job at 64 workers). */
+typedef struct rank_cache {
+    uint32_t k;
+    uint64_t facts; /* ply__deepen.facts when computed; 0: never */
+    ranked_t *order;
+    int known;
+    int32_t t;
+    size_t exact;
+} rank_cache_t;
+
 struct ply__deepen {
     ply_arb_pos_t root;
     size_t n;
@@ -75,6 +92,8 @@ struct ply__deepen {
     iter_t it[DEPTHS];
     Ply__SearchIteration *itp[DEPTHS];
     size_t nit;
+    uint64_t facts;      /* counts the facts taken: rank_cache_t's key */
+    rank_cache_t rc[2];  /* the two depths picks look at */
     /* the last pick, kept while nothing changed (dispatch asks once per queued slot) */
     uint64_t version, pick_version;
     const char *pick_worker;
@@ -120,7 +139,10 @@ ply__deepen_t *ply__deepen_new(const ply_arb_pos_t *root, char *const *uci, size
     d->amp = calloc(c, sizeof *d->amp);
     d->san = calloc(c, sizeof *d->san);
     d->pv_san = calloc(c, sizeof *d->pv_san);
-    if (!d->m || !d->slots || !d->am || !d->amp || !d->san || !d->pv_san) {
+    for (int i = 0; i < 2; i++) d->rc[i].order = calloc(c, sizeof *d->rc[i].order);
+    d->facts = 1;
+    if (!d->m || !d->slots || !d->am || !d->amp || !d->san || !d->pv_san || !d->rc[0].order ||
+        !d->rc[1].order) {
         ply__deepen_free(&d);
         return NULL;
     }
@@ -156,6 +178,8 @@ void ply__deepen_free(ply__deepen_t **dp)
     for (size_t i = 0; i < d->nit; i++)
         if (d->it[i].best) ply__search_result__free_unpacked(d->it[i].best, NULL);
     free(d->m);
+    free(d->rc[0].order);
+    free(d->rc[1].order);
     if (d->own_slots) free(d->slots);
     free(d->am);
     free(d->amp);
@@ -182,11 +206,6 @@ static int32_t rank_value(const dmove_t *m, uint32_t k, int *known)
     return -SCORE_INF;
 }
 
-typedef struct ranked {
-    int32_t v;
-    int known;
-    uint32_t i;
-} ranked_t;
 
 static int cmp_ranked(const void *pa, const void *pb)
 {
@@ -249,14 +268,22 @@ static int32_t null_alpha(int32_t t)
  * did (its table holds them, or no table does), best[1] among another worker's (cold here);
  * each by need (exact first), then its own before nobody's, then rank. found[b] 1 when set.
  */
-static void pick_at(const ply__deepen_t *d, uint32_t k, const char *worker, ranked_t *order,
-                    int32_t *scratch, ply__deepen_job_t best[2], int found[2])
+static void pick_at(const ply__deepen_t *d, uint32_t k, const char *worker, int32_t *scratch,
+                    ply__deepen_job_t best[2], int found[2])
 {
-    rank_moves(d, k, order);
-    int32_t t = 0;
-    int known = threshold(d, k, scratch, &t);
-    size_t exact = 0;
-    for (size_t i = 0; i < d->n; i++) exact += d->m[i].f[k].exact;
+    rank_cache_t *rc = (rank_cache_t *)&d->rc[k & 1]; /* the cache only */
+    if (rc->k != k || rc->facts != d->facts) {
+        rank_moves(d, k, rc->order);
+        rc->t = 0;
+        rc->known = threshold(d, k, scratch, &rc->t);
+        rc->exact = 0;
+        for (size_t i = 0; i < d->n; i++) rc->exact += d->m[i].f[k].exact;
+        rc->k = k, rc->facts = d->facts;
+    }
+    const ranked_t *order = rc->order;
+    const int32_t t = rc->t;
+    const int known = rc->known;
+    const size_t exact = rc->exact;
     size_t eldest = known ? 0 : d->k - exact; /* eldest brothers still to be made exact */
     int spec = d->completed > 0;              /* a threshold to guess with */
     int key[2][2] = {{0, 0}, {0, 0}};         /* the found ones' need and ownership */
@@ -299,21 +326,15 @@ static void pick_at(const ply__deepen_t *d, uint32_t k, const char *worker, rank
 /* The root picks of @d for @worker (the header's order) into *job: 1, or 0. */
 static int pick_root(const ply__deepen_t *d, const char *worker, ply__deepen_job_t *job)
 {
-    ranked_t *order = malloc((d->n ? d->n : 1) * sizeof *order);
     int32_t *scratch = malloc((d->n ? d->n : 1) * sizeof *scratch);
-    if (!order || !scratch) { /* out of memory: try at the next result */
-        free(order);
-        free(scratch);
-        return 0;
-    }
+    if (!scratch) return 0; /* out of memory: try at the next result */
     /* a warm (or free) job of this iteration, then of the next; only then another worker's
      * move, searched cold here */
     ply__deepen_job_t best[2][2];
     int found[2][2] = {{0, 0}, {0, 0}};
     for (uint32_t i = 0; i < 2; i++)
         if (d->completed + 1 + i <= d->max_depth)
-            pick_at(d, d->completed + 1 + i, worker, order, scratch, best[i], found[i]);
-    free(order);
+            pick_at(d, d->completed + 1 + i, worker, scratch, best[i], found[i]);
     free(scratch);
     for (int b = 0; b < 2; b++)
         for (int i = 0; i < 2; i++)
@@ -372,7 +393,7 @@ static ply__deepen_t *split_for(ply__deepen_t *d, uint32_t k)
         for (int i = 0; l && l->n_pv >= 2 && i < n && k >= 3; i++)
             if (strcmp(uci[i], l->pv[1]) == 0) {
                 fact_t *f = &c->m[i].f[k - 2];
-                f->lo = f->hi = -prev->lo, f->exact = 1;
+                f->lo = f->hi = -prev->lo, f->exact = 1, c->facts++;
             }
     }
     ply__deepen_t *c = d->child;
@@ -538,6 +559,15 @@ static int is_complete(const ply__deepen_t *d, uint32_t k, int32_t *scratch, int
     return 1;
 }
 
+/* Line @l's score made @s (ply's engine units: the inverse of ply__deepen_score). */
+static void set_score(Ply__SearchLine *l, int32_t s)
+{
+    int mate = s >= SCORE_MATE - PLY_SEARCH_LINE_MAX_DEPTH || s <= -SCORE_MATE + PLY_SEARCH_LINE_MAX_DEPTH;
+    l->has_mate = mate, l->has_score_cp = !mate;
+    l->mate = s > 0 ? (SCORE_MATE - s + 1) / 2 : -((SCORE_MATE + s) / 2);
+    l->score_cp = s;
+}
+
 /* Line @l (owned from here) as a fact about move @job.move of @a at @job.depth. */
 static void take_fact(ply__deepen_t *a, const ply__deepen_job_t *job, dline_t *l)
 {
@@ -545,6 +575,12 @@ static void take_fact(ply__deepen_t *a, const ply__deepen_job_t *job, dline_t *l
     const Ply__SearchLine *sl = l->res->lines[0];
     int32_t s = ply__deepen_score(sl);
     uint32_t bound = sl->has_bound ? sl->bound : 0;
+    /* a null window's bound says at least what failing it means (>= beta, <= alpha): a mate
+     * score's plies come back in moves (SearchLine.mate) and may fall a ply inside the window,
+     * and a fact that did not move would pick the same job for ever */
+    if ((job->window && bound == 1 && s < job->beta) || (job->window && bound == 2 && s > job->alpha))
+        set_score(l->res->lines[0], s = bound == 1 ? job->beta : job->alpha);
+    a->facts++;
     int keep = 0; /* the line the answer shows: the exact one, else the lowest upper bound's */
     if (bound == 0) {
         f->lo = f->hi = s, f->exact = 1, keep = 1;

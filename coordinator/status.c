@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "kind.h"
+#include "search/game.h"
 #include "peers.h"
 #include "runs.h"
 #include "core.h"
@@ -27,28 +28,6 @@ static void count_state(ply__status_t *s, const char *state)
 {
     for (int i = 0; i < 6; i++)
         if (strcmp(state, ply__status_run_states[i]) == 0) s->runs_by_state[i]++;
-}
-
-/* Sort class of a line: 0 a mate for the side to move, 1 a score, 2 a mate against it. */
-static int line_class(const Ply__SearchLine *l)
-{
-    return !l->has_mate ? 1 : l->mate > 0 ? 0 : 2;
-}
-
-/* Best first, as the search kind orders an answer: mates for the side to move (shortest
- * first), scores (highest first; an exact one before a bound of the same value), mates
- * against it (longest first); ties by the UCI text. */
-static int cmp_moves(const void *pa, const void *pb)
-{
-    const Ply__AnalysedMove *a = *(Ply__AnalysedMove *const *)pa;
-    const Ply__AnalysedMove *b = *(Ply__AnalysedMove *const *)pb;
-    int ca = line_class(a->line), cb = line_class(b->line);
-    if (ca != cb) return ca - cb;
-    int64_t ka = ca == 1 ? -(int64_t)a->line->score_cp : a->line->mate;
-    int64_t kb = cb == 1 ? -(int64_t)b->line->score_cp : b->line->mate;
-    if (ka != kb) return ka < kb ? -1 : 1;
-    if (a->line->bound != b->line->bound) return a->line->bound < b->line->bound ? -1 : 1;
-    return strcmp(a->move ? a->move : "", b->move ? b->move : "");
 }
 
 static void take_line(const Ply__AnalysedMove *m, ply__status_line_t *o)
@@ -80,7 +59,7 @@ static int take_answer(const Ply__SearchAnswer *a, ply__status_run_t *r)
         if (a->moves[i]->line) best[n++] = a->moves[i];
     /* a deepening analysis gives its iteration best first (the top exact, the others bounds
      * below them); a root-move analysis in progress, in the order its lines came */
-    if (!a->has_depth) qsort(best, n, sizeof *best, cmp_moves);
+    if (!a->has_depth) qsort(best, n, sizeof *best, ply__search_cmp_analysed);
     r->has_search = 1;
     r->search_depth = a->has_depth ? a->depth : 0;
     r->moves_done = (uint32_t)n;

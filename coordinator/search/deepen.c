@@ -475,18 +475,6 @@ void ply__deepen_dropped(ply__deepen_t *d, size_t slot)
 
 /* ------------------------------------------------------------- results */
 
-/* A copy of @r (NULL when out of memory). */
-static Ply__SearchResult *dup_result(const Ply__SearchResult *r)
-{
-    size_t len = ply__search_result__get_packed_size(r);
-    uint8_t *buf = malloc(len ? len : 1);
-    if (!buf) return NULL;
-    ply__search_result__pack(r, buf);
-    Ply__SearchResult *copy = ply__search_result__unpack(NULL, len, buf);
-    free(buf);
-    return copy;
-}
-
 static int cmp_answer(const void *pa, const void *pb)
 {
     const Ply__AnalysedMove *a = *(Ply__AnalysedMove *const *)pa;
@@ -530,7 +518,7 @@ static int complete(ply__deepen_t *d, uint32_t k, int32_t t, uint64_t elapsed_ms
         Ply__SearchResult one = PLY__SEARCH_RESULT__INIT;
         Ply__SearchLine *lines[1] = {best->line};
         one.n_lines = 1, one.lines = lines;
-        if (!(it->best = dup_result(&one))) return PLY_ENOMEM;
+        if (!(it->best = ply__search_result_dup(&one))) return PLY_ENOMEM;
         snprintf(it->san, sizeof it->san, "%s", best->san);
         it->msg = (Ply__SearchIteration)PLY__SEARCH_ITERATION__INIT;
         it->msg.has_depth = 1, it->msg.depth = k;
@@ -653,7 +641,7 @@ static dline_t *line_of_split(const ply__deepen_t *d)
     r.engine = best->engine;
     dline_t *dl = calloc(1, sizeof *dl);
     if (!dl) return NULL;
-    dl->res = dup_result(&r);
+    dl->res = ply__search_result_dup(&r);
     dl->worker = strdup(best->worker_id ? best->worker_id : "");
     dl->identity = strdup(best->identity ? best->identity : "");
     if (!dl->res || !dl->worker || !dl->identity) dline_free(&dl);

@@ -227,6 +227,36 @@ int ply__search_replay_line(const ply_arb_pos_t *from, const Ply__SearchLine *l,
     return 0;
 }
 
+/* Sort class of a line: 0 a mate for the side to move, 1 a score, 2 a mate against it. */
+static int line_class(const Ply__SearchLine *l)
+{
+    return !l->has_mate ? 1 : l->mate > 0 ? 0 : 2;
+}
+
+int ply__search_cmp_analysed(const void *pa, const void *pb)
+{
+    const Ply__AnalysedMove *a = *(Ply__AnalysedMove *const *)pa;
+    const Ply__AnalysedMove *b = *(Ply__AnalysedMove *const *)pb;
+    int ca = line_class(a->line), cb = line_class(b->line);
+    if (ca != cb) return ca - cb;
+    int64_t ka = ca == 1 ? -(int64_t)a->line->score_cp : a->line->mate;
+    int64_t kb = cb == 1 ? -(int64_t)b->line->score_cp : b->line->mate;
+    if (ka != kb) return ka < kb ? -1 : 1;
+    if (a->line->bound != b->line->bound) return a->line->bound < b->line->bound ? -1 : 1;
+    return strcmp(a->move ? a->move : "", b->move ? b->move : "");
+}
+
+Ply__SearchResult *ply__search_result_dup(const Ply__SearchResult *r)
+{
+    size_t len = ply__search_result__get_packed_size(r);
+    uint8_t *buf = malloc(len ? len : 1);
+    if (!buf) return NULL;
+    ply__search_result__pack(r, buf);
+    Ply__SearchResult *copy = ply__search_result__unpack(NULL, len, buf);
+    free(buf);
+    return copy;
+}
+
 int ply__search_pv_san(const ply_arb_pos_t *from, const Ply__SearchLine *l, char ***out)
 {
     char **pv_san = calloc(l->n_pv ? l->n_pv : 1, sizeof *pv_san);

@@ -93,6 +93,18 @@ void ply__game_describe_job(const ply__game_t *g, size_t job, char *buf, size_t 
 int ply__search_pv_san(const ply_arb_pos_t *from, const Ply__SearchLine *l, char ***out);
 
 /**
+ * ply__search_cmp_analysed - qsort order of an answer's lines (Ply__AnalysedMove *), best
+ * first: mates for the side to move (shortest first), scores (highest first; an exact one
+ * before a bound of the same value), mates against it (longest first); ties by the move's UCI
+ * text, so that answers are reproducible.
+ */
+int ply__search_cmp_analysed(const void *pa, const void *pb);
+
+/** ply__search_result_dup - a copy of @r (free with ply__search_result__free_unpacked), or NULL
+ * (out of memory). */
+Ply__SearchResult *ply__search_result_dup(const Ply__SearchResult *r);
+
+/**
  * ply__search_replay_line - search/kind.c's check of one line (the one check of every
  * line a worker returns): every move of @l legal from @from, a mate ending in checkmate
  * at exactly the claimed distance, and with @want_depth (0: none) that depth reached

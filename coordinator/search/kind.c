@@ -834,14 +834,7 @@ static void deepen_take_result(ply_coordinator_t *c, ply__run_t *run, size_t t, 
         ply__task_requeue(c, run, t, 1, line);
         return;
     }
-    size_t len = ply__search_result__get_packed_size(r->search);
-    uint8_t *buf = malloc(len ? len : 1);
-    Ply__SearchResult *own = NULL;
-    if (buf) {
-        ply__search_result__pack(r->search, buf);
-        own = ply__search_result__unpack(NULL, len, buf);
-        free(buf);
-    }
+    Ply__SearchResult *own = ply__search_result_dup(r->search);
     uint64_t now = ply_time_ms();
     int done = own ? ply__deepen_take(s->dp, t, own, p->worker_id, p->identity, r->search->nodes,
                                       ply_elapsed_ms(now, run->accepted_ms))
@@ -1044,26 +1037,6 @@ static void search_fill_progress(const ply__run_t *run, Ply__RunProgress *rp, in
     if (s->done && answer) rp->search = (Ply__SearchAnswer *)&s->progress; /* its lines */
 }
 
-/* Sort class of a line: 0 a mate for the side to move, 1 a score, 2 a mate against it. */
-static int line_class(const Ply__SearchLine *l)
-{
-    return !l->has_mate ? 1 : l->mate > 0 ? 0 : 2;
-}
-
-/* Best first: mates for the side to move (shortest first), scores (highest first), mates
- * against it (longest first); ties by the move's UCI text, so that answers are reproducible. */
-static int cmp_analysed(const void *pa, const void *pb)
-{
-    const Ply__AnalysedMove *a = *(Ply__AnalysedMove *const *)pa;
-    const Ply__AnalysedMove *b = *(Ply__AnalysedMove *const *)pb;
-    int ca = line_class(a->line), cb = line_class(b->line);
-    if (ca != cb) return ca - cb;
-    int64_t ka = ca == 1 ? -(int64_t)a->line->score_cp : a->line->mate;
-    int64_t kb = cb == 1 ? -(int64_t)b->line->score_cp : b->line->mate;
-    if (ka != kb) return ka < kb ? -1 : 1;
-    return strcmp(a->move, b->move);
-}
-
 static zmsg_t *search_answer(ply_coordinator_t *c, ply__run_t *run)
 {
     (void)c;
@@ -1086,7 +1059,7 @@ static zmsg_t *search_answer(ply_coordinator_t *c, ply__run_t *run)
         ply__deepen_answer(s->dp, &s->progress);
     } else {
         memcpy(sorted, s->done, s->ndone * sizeof *sorted);
-        qsort(sorted, s->ndone, sizeof *sorted, cmp_analysed);
+        qsort(sorted, s->ndone, sizeof *sorted, ply__search_cmp_analysed);
     }
     Ply__SearchAnswer ans = s->progress;
     ans.moves = sorted, ans.n_moves = nsorted;

@@ -431,7 +431,9 @@ static int load_root(const char *line, root_t *r)
 {
     char f[4][96];
     if (sscanf(line, "%95s %95s %95s %95s", f[0], f[1], f[2], f[3]) != 4) return -1;
-    snprintf(r->fen, sizeof r->fen, "%s %s %s %s 0 1", f[0], f[1], f[2], f[3]);
+    if (snprintf(r->fen, sizeof r->fen, "%s %s %s %s 0 1", f[0], f[1], f[2], f[3]) >=
+        (int)sizeof r->fen)
+        return -1; /* longer than any FEN */
     char why[128];
     if (ply_arb_from_fen(&r->pos, r->fen, 0, why, sizeof why) < 0) return -1;
     int n = ply_arb_legal_moves(&r->pos, r->moves);

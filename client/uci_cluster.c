@@ -12,6 +12,11 @@
  * clock_from + hard_ms while no iteration has completed (a Cancel then would leave
  * nothing to play but an unsearched move: the first go after the start, its workers
  * still connecting).
+ *
+ * A go the cluster answers without a completed iteration (a clock too short for its round
+ * trips, a stop at once, the coordinator gone) is answered by a short search of ply's engine
+ * in this process (PLY_UCI_CLUSTER_FALLBACK_NODES, its own small table): a move searched,
+ * never merely the first legal one.
  */
 #include "uci_cluster.h"
 
@@ -35,6 +40,7 @@ typedef struct cluster {
     ply_uci_backend_t base;
     ply_session_t *session;
     const char *engine; /* the workers asked for (SearchRequest.engine), or NULL: any */
+    ply_engine_t *local; /* the fallback's engine (the header), made when first needed */
     unsigned timeout_ms;
     pthread_t controller;
     int controller_running;
@@ -307,6 +313,9 @@ static void take_answer(cluster_t *c, const Ply__SearchAnswer *s, ply_search_res
     out->nodes = s->nodes;
 }
 
+static void fallback(cluster_t *c, const ply_uci_go_t *go, ply_search_result_t *out, char *why,
+                     size_t why_len);
+
 static int search(ply_uci_backend_t *b, const ply_uci_go_t *go, ply_search_info_fn cb, void *arg,
                   ply_search_result_t *out, char *why, size_t why_len)
 {
@@ -365,11 +374,31 @@ static int search(ply_uci_backend_t *b, const ply_uci_go_t *go, ply_search_info_
         out->time_ms = (int64_t)(now_ms() - c->t0);
         return 0;
     }
-    out->best = c->last_best; /* the loop plays it, else its first legal move */
+    out->best = c->last_best; /* the loop plays it */
     if (rc == PLY_ECANCELED && canceled)
         snprintf(why, why_len, "stopped before the cluster completed an iteration%s%s",
                  cancel_why[0] ? "; " : "", cancel_why);
+    if (!out->best) fallback(c, go, out, why, why_len);
     return rc;
+}
+
+/* No iteration came: the move of a short search here (the header), its reason added to @why.
+ * Nothing when the engine cannot be made (the loop then plays its first legal move). */
+static void fallback(cluster_t *c, const ply_uci_go_t *go, ply_search_result_t *out, char *why,
+                     size_t why_len)
+{
+    if (!c->local && !(c->local = ply_engine_new(PLY_UCI_CLUSTER_FALLBACK_HASH_MIB, 1))) return;
+    ply_search_limits_t l;
+    ply_search_limits_init(&l);
+    l.nodes = PLY_UCI_CLUSTER_FALLBACK_NODES;
+    l.n_searchmoves = go->lim->n_searchmoves;
+    memcpy(l.searchmoves, go->lim->searchmoves, sizeof l.searchmoves);
+    ply_search_result_t r;
+    if (ply_engine_search(c->local, go->pos, &l, NULL, NULL, &r) != 0 || !r.best) return;
+    out->best = r.best, out->ponder = r.ponder;
+    size_t k = strlen(why);
+    snprintf(why + k, why_len - k, "%sthe move of a %d-node search in this process",
+             k ? "; " : "", PLY_UCI_CLUSTER_FALLBACK_NODES);
 }
 
 static void stop(ply_uci_backend_t *b)
@@ -425,6 +454,7 @@ static void destroy(ply_uci_backend_t *b)
         pthread_join(c->controller, NULL);
     }
     ply_session_destroy(&c->session);
+    ply_engine_destroy(&c->local);
     pthread_cond_destroy(&c->cond);
     pthread_mutex_destroy(&c->lock);
     free(c);

@@ -54,6 +54,10 @@
 #define PLY_UCI_CLUSTER_MTG 30
 /** The shortest clock budget, milliseconds. */
 #define PLY_UCI_CLUSTER_MIN_BUDGET_MS 10
+/** A go the cluster answered without a completed iteration is answered by a search of this
+ * many nodes in this process (a few milliseconds), on a table of this many MiB. */
+#define PLY_UCI_CLUSTER_FALLBACK_NODES    20000
+#define PLY_UCI_CLUSTER_FALLBACK_HASH_MIB 1
 
 /**
  * ply_uci_cluster_new - a cluster backend on the session @cfg describes

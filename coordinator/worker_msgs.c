@@ -123,7 +123,9 @@ static void ignore_result(ply_coordinator_t *c, ply__peer_t *p, const Ply__Resul
                           const char *what)
 {
     ply__count(c, PLY__CNT_RESULTS_IGNORED);
-    /* a superseded attempt is normal after a lease expired; an unknown job is not */
+    /* a superseded attempt is normal after a lease expired, and so is a job of a run that
+     * ended while the worker computed it (a canceled or deepening run's last jobs); a job never
+     * handed out is not */
     ply_log(strcmp(what, "unknown") == 0 ? PLY_LOG_WARN : PLY_LOG_INFO,
             "ignoring RESULT from %s for %s job %" PRIu64 " attempt %u", p->name, what, r->job_id,
             r->attempt);
@@ -141,7 +143,7 @@ static void on_result(ply_coordinator_t *c, ply__peer_t *p, const Ply__Result *r
     ply__run_t *run = ply__task_find(c, r->job_id, &idx);
     if (!run) {
         ply__inflight_remove(p, r->job_id);
-        ignore_result(c, p, r, "unknown");
+        ignore_result(c, p, r, r->job_id < c->next_job_base ? "an ended run's" : "unknown");
         return;
     }
     const ply__task_t *j = &run->sched.tasks[idx];

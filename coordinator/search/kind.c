@@ -930,6 +930,15 @@ static int search_restore_result(ply_coordinator_t *c, ply__run_t *run, const pl
 
 static void search_resumed(ply_coordinator_t *c, ply__run_t *run)
 {
+    /* a deepening analysis stores no lines: it deepens again from the start, unless it is an
+     * infinite one, which nobody would be left to stop (its client's Cancel went to the
+     * coordinator that stopped) */
+    if (srun(run)->dp && srun(run)->req->has_infinite && srun(run)->req->infinite) {
+        ply__run_fail(run, PLY_ECANCELED,
+                      "an infinite analysis does not resume after a restart (nobody would be "
+                      "left to stop it): submit it again");
+        return;
+    }
     if (srun(run)->sv) ply__sv_resumed(c, run);
     if (run->sched.done == run->sched.njobs) ply__run_done(run);
 }

@@ -41,9 +41,20 @@
 #define MATE2_FEN "7k/pp4np/2p3p1/3pN1q1/3P4/Q7/1r3rPP/2R2RK1 w - - 0 1"
 
 typedef struct cluster {
-    char dir[128], ep[64];
+    char dir[128], ep[64], state[192];
     pid_t coord, worker[2];
 } cluster_t;
+
+/* The coordinator of @k, on its state file (cluster_start names it). */
+static void start_coordinator(cluster_t *k)
+{
+    char log[256];
+    snprintf(log, sizeof log, "%s/coordinator.log", k->dir);
+    k->coord = th_spawn(log,
+                        "exec ply-coordinator --bind %s --heartbeat-ms 200 --liveness 5 "
+                        "--state %s -v",
+                        k->ep, k->state);
+}
 
 static void start_worker(cluster_t *k, int i)
 {
@@ -61,10 +72,8 @@ static void cluster_start(cluster_t *k, const char *tag, int workers)
     g_live = k;
     snprintf(k->dir, sizeof k->dir, "%s", th_tmpdir(tag));
     snprintf(k->ep, sizeof k->ep, "tcp://127.0.0.1:%d", th_free_port());
-    char log[256];
-    snprintf(log, sizeof log, "%s/coordinator.log", k->dir);
-    k->coord = th_spawn(log, "exec ply-coordinator --bind %s --heartbeat-ms 200 --liveness 5 -v",
-                        k->ep);
+    snprintf(k->state, sizeof k->state, "%s/state.db", k->dir);
+    start_coordinator(k);
     for (int i = 0; i < workers; i++) start_worker(k, i);
 }
 
@@ -305,6 +314,27 @@ static void test_infinite(void **state)
     ply_search_request_t c = {.fen = "startpos", .depth = 3, .deepen = 1,
                               .verify = PLY__VERIFY_MODE__VERIFY_MODE_ALL};
     expect_refused(&k, &c, "--verify");
+
+    /* the coordinator restarted on its state file: an infinite analysis does not come back,
+     * nobody being left to stop it; its client is told */
+    ply_client_t *cl = client_of(&k);
+    Ply__Accepted *acc = NULL;
+    if (ply_client_submit_search(cl, &req, 20000, &acc, why, sizeof why) != 0)
+        fail_msg("infinite: %s", why);
+    usleep(500000);
+    th_stop(k.coord); /* SIGTERM: it keeps the run to resume */
+    start_coordinator(&k);
+    Ply__RunResult *res2 = NULL;
+    /* the client first hears that the coordinator stops (the run is kept), then asks again */
+    assert_true(ply_client_wait(cl, acc->run_id, NULL, NULL, 60000, &res2, why, sizeof why) < 0);
+    print_message("at the stop: %s\n", why);
+    ply_client_destroy(&cl);
+    cl = client_of(&k);
+    assert_true(ply_client_wait(cl, acc->run_id, NULL, NULL, 60000, &res2, why, sizeof why) < 0);
+    print_message("after the restart: %s\n", why);
+    assert_non_null(strstr(why, "does not resume after a restart"));
+    ply__accepted__free_unpacked(acc, NULL);
+    ply_client_destroy(&cl);
     cluster_stop(&k);
 }
 

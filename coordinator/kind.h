@@ -32,6 +32,9 @@ typedef struct ply__summary {
     ply_u128_t nodes;       /* its count so far (exact) */
     uint64_t counted_nodes; /* nodes counted in this session (its rate's), 0: not measured */
     uint32_t mismatches;    /* verification mismatches found in it */
+    /* its jobs, done and all, where they are not its tasks (a deepening analysis: its root
+     * moves, and those settled in the iteration in progress); jobs_total 0: the tasks' */
+    uint32_t jobs_total, jobs_done;
 } ply__summary_t;
 
 typedef struct ply__kind {

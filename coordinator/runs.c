@@ -196,10 +196,10 @@ static void finished_add(ply_coordinator_t *c, ply__run_t *run, const char *stat
     f->id = run->id;
     snprintf(f->owner, sizeof f->owner, "%s", run->owner);
     f->state = state;
-    f->jobs_total = (uint32_t)run->sched.njobs;
-    f->jobs_done = (uint32_t)run->sched.done;
     ply__summary_t sum;
     run->kind->summary(run, &sum);
+    f->jobs_total = sum.jobs_total ? sum.jobs_total : (uint32_t)run->sched.njobs;
+    f->jobs_done = sum.jobs_total ? sum.jobs_done : (uint32_t)run->sched.done;
     f->nodes = sum.nodes;
     f->elapsed_ms = ply_time_ms() - run->submitted_ms;
     f->counted_nodes = sum.counted_nodes;
@@ -415,8 +415,12 @@ void ply__fill_progress(ply_coordinator_t *c, Ply__RunProgress *rp, ply__asked_t
     if (run) {
         rp->run_id = run->id;
         rp->state = (char *)ply__run_state_name(run);
-        rp->has_jobs_total = 1, rp->jobs_total = (uint32_t)run->sched.njobs;
-        rp->has_jobs_done = 1, rp->jobs_done = (uint32_t)run->sched.done;
+        ply__summary_t sum;
+        run->kind->summary(run, &sum);
+        rp->has_jobs_total = 1;
+        rp->jobs_total = sum.jobs_total ? sum.jobs_total : (uint32_t)run->sched.njobs;
+        rp->has_jobs_done = 1;
+        rp->jobs_done = sum.jobs_total ? sum.jobs_done : (uint32_t)run->sched.done;
         /* its count, what it computes; its answer so far only for who may read it */
         run->kind->fill_progress(run, rp, !brief && ply__may_read(c, run->owner, who));
         double w = run->state == PLY__RUN_DONE ? 1 : ply__run_work_done(run);
@@ -517,8 +521,8 @@ static void store_finish(ply_coordinator_t *c, const ply__run_t *run, const char
     run->kind->summary(run, &sum);
     snprintf(f.fen, sizeof f.fen, "%s", sum.fen);
     f.depth = sum.depth;
-    f.jobs_total = (uint32_t)run->sched.njobs;
-    f.jobs_done = (uint32_t)run->sched.done;
+    f.jobs_total = sum.jobs_total ? sum.jobs_total : (uint32_t)run->sched.njobs;
+    f.jobs_done = sum.jobs_total ? sum.jobs_done : (uint32_t)run->sched.done;
     f.nodes = sum.nodes;
     f.elapsed_ms = ply_time_ms() - run->submitted_ms;
     f.code = run->state == PLY__RUN_FAILED ? run->fail_code : 0;

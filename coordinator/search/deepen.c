@@ -687,6 +687,19 @@ uint32_t ply__deepen_depth(const ply__deepen_t *d)
     return d->completed;
 }
 
+uint32_t ply__deepen_settled(const ply__deepen_t *d)
+{
+    if (d->completed >= d->max_depth) return (uint32_t)d->n;
+    uint32_t k = d->completed + 1, n = 0;
+    int32_t *scratch = malloc((d->n ? d->n : 1) * sizeof *scratch);
+    int32_t t = 0;
+    int known = scratch && threshold(d, k, scratch, &t);
+    free(scratch);
+    for (size_t i = 0; i < d->n; i++)
+        n += d->m[i].f[k].exact || (known && d->m[i].f[k].hi <= t);
+    return n;
+}
+
 uint64_t ply__deepen_nodes(const ply__deepen_t *d)
 {
     return d->nodes;

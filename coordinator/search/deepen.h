@@ -122,6 +122,13 @@ int ply__deepen_take(ply__deepen_t *d, size_t slot, Ply__SearchResult *res, cons
 /** ply__deepen_depth - the deepest completed iteration, plies (0: none yet). */
 uint32_t ply__deepen_depth(const ply__deepen_t *d);
 
+/**
+ * ply__deepen_settled - the root moves settled in the iteration in progress (exact, or proven
+ * no better than the multipv-th), or every one once the last iteration is complete: a count
+ * of done out of the root moves, for progress.
+ */
+uint32_t ply__deepen_settled(const ply__deepen_t *d);
+
 /** ply__deepen_nodes - the nodes of every line taken, saturating. */
 uint64_t ply__deepen_nodes(const ply__deepen_t *d);
 

@@ -1016,6 +1016,10 @@ static void search_summary(const ply__run_t *run, ply__summary_t *sum)
     sum->movetime_ms = s->req && s->req->has_movetime_ms ? s->req->movetime_ms : 0;
     sum->nodes = s->nodes;
     sum->counted_nodes = s->counted_nodes;
+    if (s->dp) /* its tasks go round: its root moves, settled in the iteration in progress */
+        sum->jobs_total = (uint32_t)s->njobs,
+        sum->jobs_done = run->state == PLY__RUN_DONE ? (uint32_t)s->njobs
+                                                     : ply__deepen_settled(s->dp);
 }
 
 /* A finished search run makes no claim of what it asked (its record keeps its request, but its

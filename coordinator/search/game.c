@@ -242,7 +242,6 @@ int ply__search_cmp_analysed(const void *pa, const void *pb)
     int64_t ka = ca == 1 ? -(int64_t)a->line->score_cp : a->line->mate;
     int64_t kb = cb == 1 ? -(int64_t)b->line->score_cp : b->line->mate;
     if (ka != kb) return ka < kb ? -1 : 1;
-    if (a->line->bound != b->line->bound) return a->line->bound < b->line->bound ? -1 : 1;
     return strcmp(a->move ? a->move : "", b->move ? b->move : "");
 }
 

@@ -94,9 +94,9 @@ int ply__search_pv_san(const ply_arb_pos_t *from, const Ply__SearchLine *l, char
 
 /**
  * ply__search_cmp_analysed - qsort order of an answer's lines (Ply__AnalysedMove *), best
- * first: mates for the side to move (shortest first), scores (highest first; an exact one
- * before a bound of the same value), mates against it (longest first); ties by the move's UCI
- * text, so that answers are reproducible.
+ * first: mates for the side to move (shortest first), scores (highest first), mates against
+ * it (longest first); ties by the move's UCI text, so that answers are reproducible (a
+ * deepening analysis orders its own: exact lines first).
  */
 int ply__search_cmp_analysed(const void *pa, const void *pb);
 

@@ -344,7 +344,8 @@ static int search_setup(ply__run_t *run)
         if (!(s->dp = ply__deepen_new(&s->root, uci, s->njobs, k, depth))) return PLY_ENOMEM;
         /* a split's jobs play the eldest after the history */
         if (!(s->moves_ext = calloc(s->req->n_moves + 1, sizeof *s->moves_ext))) return PLY_ENOMEM;
-        memcpy(s->moves_ext, s->req->moves, s->req->n_moves * sizeof *s->moves_ext);
+        if (s->req->n_moves)
+            memcpy(s->moves_ext, s->req->moves, s->req->n_moves * sizeof *s->moves_ext);
     }
     if (run->verif.mode != PLY__VERIFY_MODE__VERIFY_MODE_NONE) { /* search/verify.c */
         if (!(s->sv = ply__sv_new(run->sched.njobs))) return PLY_ENOMEM;

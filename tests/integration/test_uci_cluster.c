@@ -174,6 +174,17 @@ static char *until_bestmove(th_chat_t *c)
     return t;
 }
 
+/* What came before (@t, owned: freed or grown) followed by until_bestmove's. */
+static char *then_bestmove(th_chat_t *c, char *t)
+{
+    char *rest = until_bestmove(c);
+    char *all = realloc(t, strlen(t) + strlen(rest) + 1);
+    assert_non_null(all);
+    strcat(all, rest);
+    free(rest);
+    return all;
+}
+
 /* ---- the tests -------------------------------------------------------------------- */
 
 /* go depth 6: an info line for each completed depth, in increasing order, up to 6. */
@@ -208,10 +219,7 @@ static void test_infinite_then_stop(void **state)
     char *t = sync_ready(&c);
     if (count_lines(t, "bestmove")) fail_msg("a bestmove before stop:\n%s", t);
     th_chat_send(&c, "stop");
-    char *rest = until_bestmove(&c);
-    t = realloc(t, strlen(t) + strlen(rest) + 1);
-    strcat(t, rest);
-    free(rest);
+    t = then_bestmove(&c, t);
     answer_t a;
     read_answer(t, AFTER_E4, &a);
     free(t);
@@ -286,10 +294,7 @@ static void test_clock_and_ponder(void **state)
     t = sync_ready(&c);
     if (count_lines(t, "bestmove")) fail_msg("a bestmove while pondering:\n%s", t);
     th_chat_send(&c, "ponderhit");
-    char *rest = until_bestmove(&c);
-    t = realloc(t, strlen(t) + strlen(rest) + 1);
-    strcat(t, rest);
-    free(rest);
+    t = then_bestmove(&c, t);
     read_answer(t, AFTER_E4, &a);
     free(t);
     quit(&c);
@@ -331,10 +336,7 @@ static void test_worker_killed(void **state)
     char *t = sync_ready(&c);
     if (count_lines(t, "bestmove")) fail_msg("go depth 14 ended before the kill:\n%s", t);
     assert_int_equal(kill(victim, SIGKILL), 0);
-    char *rest = until_bestmove(&c);
-    t = realloc(t, strlen(t) + strlen(rest) + 1);
-    strcat(t, rest);
-    free(rest);
+    t = then_bestmove(&c, t);
     answer_t a;
     read_answer(t, AFTER_E4, &a);
     free(t);

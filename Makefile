@@ -7,11 +7,12 @@
 #                 less those labelled serial (code that runs on one thread: nothing for TSan to see)
 #   make deb      the Debian package build/deb/ply_VERSION_ARCH.deb (cpack; install: apt install ./FILE)
 #   make install  cmake --install of the release build (PREFIX=/usr/local by default)
+#   make net      the evaluation network from nothing, resumably (tools/nnue/README.md): hours
 # scripts/bootstrap.sh installs the Debian packages first, then runs one of these.
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 CMAKE ?= cmake
 
-.PHONY: all build build-ci demo test test-release asan tsan quick deb install clean
+.PHONY: all build build-ci demo test test-release asan tsan quick deb install clean net
 
 all: build
 
@@ -50,6 +51,9 @@ tsan:
 
 quick: build-ci
 	ctest --preset ci -j $(JOBS) -L quick
+
+net:
+	./tools/nnue/make-net.sh
 
 # The Debian package, from its own Release tree with /usr as the prefix (so the
 # paths the man pages name are the installed ones) and without the tests.

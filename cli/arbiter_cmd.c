@@ -34,6 +34,7 @@ typedef struct arbiter_args {
     int chess960;
     int json;
     int export;      /* --export: the games re-written as clean PGN on standard output */
+    int notation;    /* --notation: ply_arb_notation_t of --export's moves, -1 not given */
     uint64_t budget; /* --unwinnable-budget: nodes for each art. 6.10 question, 0 default */
 } arbiter_args_t;
 
@@ -42,7 +43,7 @@ static void usage(FILE *out)
     fprintf(out,
             "usage: ply arbiter FILE.pgn [--laws fide2000|fide2023] [--flag white|black] [--json]\n"
             "                            [--unwinnable-budget NODES]\n"
-            "       ply arbiter FILE.pgn --export\n"
+            "       ply arbiter FILE.pgn --export [--notation san|lan|fide]\n"
             "       ply arbiter --fen FEN [--chess960] [--laws fide2000|fide2023] [--json]\n"
             "\n"
             "Replays every game of a PGN file by the FIDE Laws of Chess and reports per game:\n"
@@ -73,6 +74,9 @@ static void usage(FILE *out)
             "                    Seven Tag Roster first, every move in SAN with check marks,\n"
             "                    comments, NAGs and variations kept; a game with a move that\n"
             "                    is not legal is left out and named on standard error\n"
+            "      --notation N  with --export: the moves in san (default, standard PGN),\n"
+            "                    lan (long algebraic: Ng1-f3, e5xd6) or fide (the Laws'\n"
+            "                    spelling: e8Q, 0-0)\n"
             "  -h, --help        this text\n"
             "\n"
             "Exit status: 0 every game consistent (or the FEN valid), 1 otherwise,\n"
@@ -345,7 +349,8 @@ static int run_file(const arbiter_args_t *a)
         }
         if (a->export) {
             char ewhy[512];
-            if (ply_notation_export(stdout, g, ewhy, sizeof ewhy)) {
+            if (ply_notation_export(stdout, g, (ply_arb_notation_t)a->notation, ewhy,
+                                    sizeof ewhy)) {
                 fprintf(stderr, "ply arbiter: game %zu (line %ld) left out: %s\n", g->number,
                         g->line, ewhy);
                 status = 1;
@@ -492,7 +497,8 @@ static int run_fen(const arbiter_args_t *a)
 
 int ply_cmd_arbiter(int argc, char **argv)
 {
-    enum { OPT_LAWS = 256, OPT_FLAG, OPT_FEN, OPT_JSON, OPT_CHESS960, OPT_EXPORT, OPT_BUDGET };
+    enum { OPT_LAWS = 256, OPT_FLAG, OPT_FEN, OPT_JSON, OPT_CHESS960, OPT_EXPORT, OPT_BUDGET,
+           OPT_NOTATION };
     static const struct option longopts[] = {
         {"laws", required_argument, NULL, OPT_LAWS},
         {"flag", required_argument, NULL, OPT_FLAG},
@@ -501,9 +507,10 @@ int ply_cmd_arbiter(int argc, char **argv)
         {"chess960", no_argument, NULL, OPT_CHESS960},
         {"export", no_argument, NULL, OPT_EXPORT},
         {"unwinnable-budget", required_argument, NULL, OPT_BUDGET},
+        {"notation", required_argument, NULL, OPT_NOTATION},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0}};
-    arbiter_args_t a = {NULL, NULL, PLY_ARB_FIDE2000, -1, 0, 0, 0, 0};
+    arbiter_args_t a = {NULL, NULL, PLY_ARB_FIDE2000, -1, 0, 0, 0, -1, 0};
     int c;
     optind = 1;
     opterr = 0;
@@ -534,6 +541,17 @@ int ply_cmd_arbiter(int argc, char **argv)
         case OPT_EXPORT:
             a.export = 1;
             break;
+        case OPT_NOTATION:
+            if (!strcmp(optarg, "san"))
+                a.notation = PLY_ARB_NOTATION_SAN;
+            else if (!strcmp(optarg, "lan"))
+                a.notation = PLY_ARB_NOTATION_LAN;
+            else if (!strcmp(optarg, "fide"))
+                a.notation = PLY_ARB_NOTATION_FIDE;
+            else
+                return ply_usage_error("arbiter", "--notation '%s' must be san, lan or fide",
+                                       optarg);
+            break;
         case OPT_BUDGET: {
             char *end;
             errno = 0;
@@ -563,6 +581,9 @@ int ply_cmd_arbiter(int argc, char **argv)
     if (a.export && (a.fen || a.json || a.flag >= 0))
         return ply_usage_error("arbiter", "%s",
                                "--export re-writes a PGN file: not with --fen, --json or --flag");
+    if (a.notation >= 0 && !a.export)
+        return ply_usage_error("arbiter", "%s", "--notation applies to --export");
+    if (a.notation < 0) a.notation = PLY_ARB_NOTATION_SAN;
     if (a.fen && a.flag >= 0)
         return ply_usage_error("arbiter", "%s", "--flag applies to games, not to --fen");
     if (a.file && a.chess960)

@@ -14,16 +14,19 @@
 #include "util/error.h"
 #include "util/json_exact.h"
 
-/* The move @text read in @pos, made; its SAN (with check marks) into @san and its UCI into
- * @uci when not NULL. 0, or the reader's error with its reason in @why. */
-static int play(ply_arb_pos_t *pos, const char *text, char *san, char *uci, char *why,
-                size_t why_len)
+/* The move @text read in @pos, made; its SAN (with check marks) into @san, the same in
+ * @style into @styled, and its UCI into @uci, each when not NULL. 0, or the reader's error
+ * with its reason in @why. */
+static int play(ply_arb_pos_t *pos, const char *text, char *san, ply_arb_notation_t style,
+                char *styled, char *uci, char *why, size_t why_len)
 {
     ply_arb_move_t m;
     int rc = ply_arb_move_from_san(pos, text, &m, why, why_len);
     if (rc) return rc;
     if (san && ply_arb_move_to_san(pos, m, san, PLY_ARB_SAN_MAX) < 0)
         return ply_why(why, why_len, PLY_EILLEGAL, "cannot write '%s' in SAN", text);
+    if (styled && ply_arb_move_to_text(pos, m, style, styled, PLY_ARB_SAN_MAX) < 0)
+        return ply_why(why, why_len, PLY_EILLEGAL, "cannot write '%s'", text);
     if (uci) ply_arb_move_to_uci(pos, m, uci);
     ply_arb_make(pos, m);
     return 0;
@@ -39,7 +42,7 @@ json_t *ply_notation_plies_json(const ply_pgn_game_t *g)
         const ply_pgn_elem_t *e = &g->elems[i];
         if (e->kind != PLY_PGN_MOVE || e->depth != 0) continue;
         char san[PLY_ARB_SAN_MAX], uci[6], fen[PLY_ARB_FEN_MAX];
-        if (play(&pos, e->text, san, uci, NULL, 0)) break; /* the report says why */
+        if (play(&pos, e->text, san, 0, NULL, uci, NULL, 0)) break; /* the report says why */
         ply_arb_to_fen(&pos, fen, sizeof fen);
         json_array_append_new(
             a, json_pack("{s:i,s:s,s:s,s:s}", "ply", ++ply, "san", san, "uci", uci, "fen", fen));
@@ -47,7 +50,8 @@ json_t *ply_notation_plies_json(const ply_pgn_game_t *g)
     return a;
 }
 
-int ply_notation_export(FILE *out, const ply_pgn_game_t *g, char *why, size_t why_len)
+int ply_notation_export(FILE *out, const ply_pgn_game_t *g, ply_arb_notation_t style, char *why,
+                        size_t why_len)
 {
     /* per variation depth: the position now, and the one before its last move (where a
      * variation that follows that move starts) */
@@ -69,7 +73,7 @@ int ply_notation_export(FILE *out, const ply_pgn_game_t *g, char *why, size_t wh
         switch (e->kind) {
         case PLY_PGN_MOVE:
             lv[d].before = lv[d].now;
-            rc = play(&lv[d].now, e->text, san, NULL, reason, sizeof reason);
+            rc = play(&lv[d].now, e->text, NULL, style, san, NULL, reason, sizeof reason);
             lv[d].ply++;
             if (rc)
                 ply_why(why, why_len, rc, "game %zu, ply %d%s (line %ld): '%s': %s", g->number,
@@ -116,21 +120,24 @@ int ply_notation_export(FILE *out, const ply_pgn_game_t *g, char *why, size_t wh
 
 static void san_usage(FILE *f)
 {
-    fprintf(f, "usage: ply san [--fen FEN] [--chess960] [--to san|uci] [--json] MOVE...\n"
+    fprintf(f, "usage: ply san [--fen FEN] [--chess960] [--to san|lan|fide|uci] [--json] MOVE...\n"
                "\n"
                "Reads moves in any notation the rule engine reads (SAN such as Nf3, exd5,\n"
-               "O-O, e8=Q; long algebraic such as Ng1-f3; UCI such as g1f3, e7e8q), plays\n"
-               "them one after another from the position, and prints each in SAN (with\n"
-               "check marks) and in UCI. A move that is not legal stops with the reason.\n"
+               "O-O, e8=Q; long algebraic such as Ng1-f3; the FIDE spelling such as e8Q,\n"
+               "0-0; UCI such as g1f3, e7e8q), plays them one after another from the\n"
+               "position, and prints each in SAN (with check marks) and in UCI. A move that\n"
+               "is not legal stops with the reason.\n"
                "\n"
                "      --fen FEN     the position (FEN, X-FEN or Shredder-FEN; default: the\n"
                "                    start position)\n"
                "      --chess960    read KQkq as X-FEN, castle by Chess960 rules (UCI castles\n"
                "                    as king takes rook)\n"
-               "      --to N        print only SAN (san) or only UCI (uci), one move a line\n"
-               "                    (default: both, with the move numbers)\n"
+               "      --to N        print the moves in one notation only, one move a line:\n"
+               "                    san (Nf3, e8=Q, O-O), lan (long algebraic: Ng1-f3,\n"
+               "                    e5xd6, e7-e8=Q), fide (the Laws' spelling: e8Q, 0-0) or\n"
+               "                    uci (default: SAN and UCI, with the move numbers)\n"
                "      --json        one JSON object: the start FEN and, per move, its SAN, UCI\n"
-               "                    and the FEN after it\n"
+               "                    and the FEN after it (with --to lan or fide, that form too)\n"
                "  -h, --help        this text\n"
                "\n"
                "Exit status: 0 every move legal, 1 a move that is not, 2 usage or a bad FEN.\n");
@@ -144,7 +151,8 @@ int ply_cmd_san(int argc, char **argv)
         {"to", required_argument, NULL, O_TO},   {"json", no_argument, NULL, O_JSON},
         {"help", no_argument, NULL, 'h'},        {NULL, 0, NULL, 0}};
     const char *fen = NULL;
-    int chess960 = 0, json = 0, to = 0; /* 0 both, 1 san, 2 uci */
+    int chess960 = 0, json = 0, to = 0; /* 0 both, 1 san, 2 uci, 3 lan or fide (@style) */
+    ply_arb_notation_t style = PLY_ARB_NOTATION_SAN;
     optind = 1;
     int c;
     while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
@@ -163,8 +171,11 @@ int ply_cmd_san(int argc, char **argv)
                 to = 1;
             else if (!strcmp(optarg, "uci"))
                 to = 2;
-            else {
-                fprintf(stderr, "ply san: --to %s: expected san or uci\n", optarg);
+            else if (!strcmp(optarg, "lan") || !strcmp(optarg, "fide")) {
+                to = 3;
+                style = optarg[0] == 'l' ? PLY_ARB_NOTATION_LAN : PLY_ARB_NOTATION_FIDE;
+            } else {
+                fprintf(stderr, "ply san: --to %s: expected san, lan, fide or uci\n", optarg);
                 return 2;
             }
             break;
@@ -199,9 +210,9 @@ int ply_cmd_san(int argc, char **argv)
     }
     int status = 0;
     for (int i = optind; i < argc; i++) {
-        char san[PLY_ARB_SAN_MAX], uci[6];
+        char san[PLY_ARB_SAN_MAX], styled[PLY_ARB_SAN_MAX], uci[6];
         int number = pos.fullmove, black = pos.side;
-        if (play(&pos, argv[i], san, uci, why, sizeof why)) {
+        if (play(&pos, argv[i], san, style, styled, uci, why, sizeof why)) {
             fprintf(stderr, "ply san: move %d, '%s': %s\n", i - optind + 1, argv[i], why);
             if (json)
                 json_object_set_new(o, "error",
@@ -212,8 +223,12 @@ int ply_cmd_san(int argc, char **argv)
         }
         if (json) {
             ply_arb_to_fen(&pos, text, sizeof text);
-            json_array_append_new(moves,
-                                  json_pack("{s:s,s:s,s:s}", "san", san, "uci", uci, "fen", text));
+            json_t *m = json_pack("{s:s,s:s,s:s}", "san", san, "uci", uci, "fen", text);
+            if (to == 3) json_object_set_new(m, style == PLY_ARB_NOTATION_LAN ? "lan" : "fide",
+                                             json_string(styled));
+            json_array_append_new(moves, m);
+        } else if (to == 3) {
+            printf("%s\n", styled);
         } else if (to == 1) {
             printf("%s\n", san);
         } else if (to == 2) {

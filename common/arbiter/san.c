@@ -1,5 +1,6 @@
 /*
- * SAN for the arbiter (FIDE Laws Appendix E; RULES.md "Notation").
+ * SAN for the arbiter (FIDE Laws Appendix E; RULES.md "Notation"), and the
+ * long algebraic and FIDE forms written by the same writer.
  *
  * The writer derives everything from ply_arb_legal_moves, so that pinned
  * rivals never force disambiguation and the check marks are true. The reader
@@ -53,22 +54,36 @@ static void square_text(int sq64, char *out)
 /* ------------------------------------------------------------------ writer */
 
 /*
- * SAN of mv[i], one of the @n legal moves of @pos, into @out (>= 16 bytes).
- * Disambiguation (E.9) looks only at the other legal moves of the same kind
- * of piece to the same square; with @suffix the "+"/"#" of the resulting
- * position is appended.
+ * mv[i], one of the @n legal moves of @pos, in @style into @out (>= 16 bytes).
+ * SAN and FIDE: disambiguation (E.9) looks only at the other legal moves of the
+ * same kind of piece to the same square. LAN: the departure square always, then
+ * "-" or "x". With @suffix the "+"/"#" of the resulting position is appended.
  */
-static int write_san(const ply_arb_pos_t *pos, const ply_arb_move_t *mv, int n, int i, int suffix,
-                     char *out)
+static int write_move(const ply_arb_pos_t *pos, const ply_arb_move_t *mv, int n, int i, int suffix,
+                      ply_arb_notation_t style, char *out)
 {
     const ply_arb_move_t m = mv[i];
     int len = 0;
 
     if (m.flags & PLY_ARB_MOVE_CASTLE) {
-        /* PGN spelling of E's 0-0 / 0-0-0, chosen by the king's destination file. */
+        /* E's 0-0 / 0-0-0 (PGN spells them with the letter O), chosen by the king's
+         * destination file. */
         const char *t = (m.to & 7) == 6 ? "O-O" : "O-O-O";
+        if (style == PLY_ARB_NOTATION_FIDE) t = (m.to & 7) == 6 ? "0-0" : "0-0-0";
         len = (int)strlen(t);
         memcpy(out, t, (size_t)len);
+    } else if (style == PLY_ARB_NOTATION_LAN) {
+        const int piece = piece_at(pos, m.from);
+        if (piece != ARB_P) out[len++] = piece_letter[piece];
+        square_text(m.from, out + len);
+        len += 2;
+        out[len++] = (m.flags & PLY_ARB_MOVE_CAPTURE) ? 'x' : '-';
+        square_text(m.to, out + len);
+        len += 2;
+        if (m.promo) {
+            out[len++] = '=';
+            out[len++] = (char)upper(m.promo);
+        }
     } else {
         const int piece = piece_at(pos, m.from);
         const int capture = (m.flags & PLY_ARB_MOVE_CAPTURE) != 0;
@@ -97,7 +112,7 @@ static int write_san(const ply_arb_pos_t *pos, const ply_arb_move_t *mv, int n, 
         square_text(m.to, out + len);
         len += 2;
         if (m.promo) { /* E.11 writes d8Q; PGN writes d8=Q */
-            out[len++] = '=';
+            if (style != PLY_ARB_NOTATION_FIDE) out[len++] = '=';
             out[len++] = (char)upper(m.promo);
         }
     }
@@ -128,13 +143,19 @@ static int find_legal(const ply_arb_pos_t *pos, const ply_arb_move_t *mv, int n,
 
 int ply_arb_move_to_san(const ply_arb_pos_t *pos, ply_arb_move_t move, char *buf, size_t len)
 {
+    return ply_arb_move_to_text(pos, move, PLY_ARB_NOTATION_SAN, buf, len);
+}
+
+int ply_arb_move_to_text(const ply_arb_pos_t *pos, ply_arb_move_t move, ply_arb_notation_t style,
+                         char *buf, size_t len)
+{
     ply_arb_move_t mv[PLY_ARB_MAX_MOVES];
     char tmp[PLY_ARB_SAN_MAX];
-    if (!pos || !buf) return PLY_EINVAL;
+    if (!pos || !buf || (unsigned)style > PLY_ARB_NOTATION_FIDE) return PLY_EINVAL;
     int n = ply_arb_legal_moves(pos, mv);
     int i = find_legal(pos, mv, n, move);
     if (i < 0) return PLY_EILLEGAL;
-    int k = write_san(pos, mv, n, i, 1, tmp);
+    int k = write_move(pos, mv, n, i, 1, style, tmp);
     if ((size_t)k >= len) return PLY_ERANGE;
     memcpy(buf, tmp, (size_t)k + 1);
     return k;
@@ -325,7 +346,7 @@ static int list_moves(const ply_arb_pos_t *pos, const ply_arb_move_t *mv, int n,
     size_t used = 0;
     buf[0] = 0;
     for (int j = 0; j < k; j++) {
-        write_san(pos, mv, n, idx[j], 0, san);
+        write_move(pos, mv, n, idx[j], 0, PLY_ARB_NOTATION_SAN, san);
         const char *sep = j == 0 ? "" : j == k - 1 ? " or " : ", ";
         int w = snprintf(buf + used, sizeof buf - used, "%s%s", sep, san);
         if (w < 0 || (size_t)w >= sizeof buf - used) break;
@@ -491,8 +512,8 @@ int ply__arb_move_from_san_list(const ply_arb_pos_t *pos, const ply_arb_move_t *
     if (nm) return list_moves(pos, mv, n, missing, nm, why, why_len);
     if (nf) {
         char a[PLY_ARB_SAN_MAX], b[PLY_ARB_SAN_MAX];
-        write_san(pos, mv, n, fileless[0], 0, a);
-        if (nf > 1) write_san(pos, mv, n, fileless[1], 0, b);
+        write_move(pos, mv, n, fileless[0], 0, PLY_ARB_NOTATION_SAN, a);
+        if (nf > 1) write_move(pos, mv, n, fileless[1], 0, PLY_ARB_NOTATION_SAN, b);
         return ply_why(why, why_len, PLY_EPARSE,
                        "malformed: a pawn capture names its file (FIDE Laws, Appendix E.8): %s%s%s",
                        a, nf > 1 ? " or " : "", nf > 1 ? b : "");

@@ -1,7 +1,8 @@
 /*
  * Standard Algebraic Notation for the arbiter (FIDE Laws, Appendix E; RULES.md
- * "Notation"): a writer that produces the standard PGN form, and a tolerant
- * reader for what players and files really contain.
+ * "Notation"): a writer that produces the standard PGN form (and on request
+ * long algebraic or the FIDE spelling), and a tolerant reader for what players
+ * and files really contain.
  *
  * The writer computes everything from the legal moves of the position, so
  * disambiguation ignores a rival piece that is pinned (it cannot move there)
@@ -39,6 +40,33 @@
  * (@move is not a legal move of @pos) or PLY_ERANGE (@len too small).
  */
 int ply_arb_move_to_san(const ply_arb_pos_t *pos, ply_arb_move_t move, char *buf, size_t len);
+
+/** The notations ply_arb_move_to_text writes. */
+typedef enum ply_arb_notation {
+    PLY_ARB_NOTATION_SAN = 0, /* PGN SAN, as ply_arb_move_to_san: Nf3, exd6, e8=Q, O-O */
+    PLY_ARB_NOTATION_LAN = 1, /* long algebraic: Ng1-f3, e5xd6, e7-e8=Q, O-O */
+    PLY_ARB_NOTATION_FIDE = 2 /* the FIDE Laws' own spelling: Nf3, exd6, e8Q, 0-0 */
+} ply_arb_notation_t;
+
+/**
+ * ply_arb_move_to_text - write @move, a legal move of @pos, in @style:
+ *   - PLY_ARB_NOTATION_SAN: exactly ply_arb_move_to_san;
+ *   - PLY_ARB_NOTATION_LAN: long algebraic, the form that names the square of
+ *     departure as well (Ng1-f3, e2-e4, e5xd6): piece letter (none for pawns),
+ *     departure square, "-" or "x", arrival square, "=Q" for promotions (as in
+ *     SAN), "O-O" / "O-O-O" for castling; never disambiguated, since the
+ *     departure square is named;
+ *   - PLY_ARB_NOTATION_FIDE: SAN as the Laws spell it (Appendix E; RULES.md
+ *     "Notation"): the promoted piece right after the square ("e8Q", E.11),
+ *     castling with zeros ("0-0", "0-0-0"); otherwise as SAN.
+ * Every style ends with "+" for check or "#" for checkmate. The reader,
+ * ply_arb_move_from_san, reads all three back to the same move.
+ * Returns the length written, PLY_EINVAL (NULL arguments or an unknown @style),
+ * PLY_EILLEGAL (@move is not a legal move of @pos) or PLY_ERANGE (@len too
+ * small; PLY_ARB_SAN_MAX always suffices: the longest is "e7xd8=Q#").
+ */
+int ply_arb_move_to_text(const ply_arb_pos_t *pos, ply_arb_move_t move, ply_arb_notation_t style,
+                         char *buf, size_t len);
 
 /**
  * ply_arb_move_from_san - find the legal move of @pos that @text denotes.

@@ -244,22 +244,31 @@ typedef struct writer {
     int glue; /* no space before the next token: it follows "(" */
 } writer_t;
 
-/* One token (@pre, then @n bytes of @tok, then @post, each may be empty) on the
- * current line, or on a new line if it would pass column 79; a token longer
- * than a line goes out whole. Export format puts no space after "(" nor before
- * ")" (PGN 8.2.5). */
-static void emit_parts(writer_t *w, const char *pre, const char *tok, size_t n, const char *post)
+#define LINE_MAX_COLS 79 /* export format's line length (PGN 8.2.3: "about 80") */
+
+/* Room for @len more characters on the current line, breaking it first when they would pass
+ * column 79 (a token longer than a line goes out whole); then the space before them unless
+ * @glue. */
+static void make_room(writer_t *w, size_t len, int glue)
 {
-    size_t len = strlen(pre) + n + strlen(post);
-    int glue = w->glue || (len == 1 && n == 1 && tok[0] == ')');
-    w->glue = len == 1 && n == 1 && tok[0] == '(';
-    if (w->col > 0 && w->col + 1 + (int)len > 79) {
+    if (w->col > 0 && w->col + 1 + (int)len > LINE_MAX_COLS) {
         fputc('\n', w->out);
         w->col = 0;
     } else if (w->col > 0 && !glue) {
         fputc(' ', w->out);
         w->col++;
     }
+}
+
+/* One token (@pre, then @n bytes of @tok, then @post, each may be empty) on the
+ * current line, or on a new line if it would pass column 79. Export format puts no space
+ * after "(" nor before ")" (PGN 8.2.5). */
+static void emit_parts(writer_t *w, const char *pre, const char *tok, size_t n, const char *post)
+{
+    size_t len = strlen(pre) + n + strlen(post);
+    int glue = w->glue || (len == 1 && n == 1 && tok[0] == ')');
+    w->glue = len == 1 && n == 1 && tok[0] == '(';
+    make_room(w, len, glue);
     fputs(pre, w->out);
     fwrite(tok, 1, n, w->out);
     fputs(post, w->out);
@@ -277,24 +286,98 @@ static void newline(writer_t *w)
     w->col = 0;
 }
 
-/* A brace comment, broken between its words when lines get long. */
+static int line_end(char c)
+{
+    return c == '\n' || c == '\r';
+}
+
+/* The end of the comment word that starts at @text[@i]: the next space where a line may be
+ * broken (see emit_comment), or the text's end. A break point is never inside a command, so
+ * a word starts outside one. */
+static size_t word_end(const char *text, size_t i)
+{
+    int in_command = 0;
+    for (; text[i]; i++) {
+        if (text[i] == '[' && text[i + 1] == '%')
+            in_command = 1;
+        else if (text[i] == ']')
+            in_command = 0;
+        if (in_command || (text[i] != ' ' && !line_end(text[i]))) continue;
+        char next = text[i + 1];
+        if (next != '%' && (next != '[' || text[i + 2] == '%')) return i;
+    }
+    return i;
+}
+
+/*
+ * A brace comment, its text byte for byte: the writer may only turn one of its spaces into
+ * a line end (which a reader reads back as that space). It breaks a line at a space between
+ * words, never inside a [%...] command (the embedded commands of lichess and ChessBase:
+ * readers that work line by line must see each one whole), nor before a '%' (a line that
+ * starts with one is an escape line, PGN 6) or a '[' that does not open a command (a line
+ * that looks like a tag pair ends an unclosed comment for tolerant readers). A line end in
+ * @text (a game built in memory) is written as a space. The comment is glued to a "("
+ * before it; "(" and ")" inside the text are text, spaced as written.
+ */
 static void emit_comment(writer_t *w, const char *text)
 {
-    const char *p = text;
-    int first = 1;
-    while (*p == ' ') p++;
-    if (!*p) {
-        emit(w, "{}", 2);
+    size_t n = strlen(text), end = word_end(text, 0);
+    size_t len = 1 + end + (end == n); /* "{", the first word, "}" if it is the last */
+    make_room(w, len, w->glue);
+    w->glue = 0;
+    fputc('{', w->out);
+    fwrite(text, 1, end, w->out);
+    if (end == n) fputc('}', w->out);
+    w->col += (int)len;
+    while (end < n) {
+        size_t start = end + 1;
+        end = word_end(text, start);
+        len = end - start + (end == n);
+        if (w->col + 1 + (int)len > LINE_MAX_COLS) { /* the space becomes the line end */
+            fputc('\n', w->out);
+            w->col = 0;
+        } else {
+            fputc(' ', w->out);
+            w->col++;
+        }
+        for (size_t k = start; k < end; k++) fputc(line_end(text[k]) ? ' ' : text[k], w->out);
+        if (end == n) fputc('}', w->out);
+        w->col += (int)len;
+    }
+}
+
+/*
+ * A rest-of-line comment: "; text" to the end of its line. One that cannot fit on a line of
+ * 79 characters becomes a brace comment (the same text, wrapped between its words), unless
+ * it holds a '}', which a brace comment cannot (PGN 8.2.5); then it is split between its
+ * words into several rest-of-line comments, each on its own line.
+ */
+static void emit_line_comment(writer_t *w, const char *text)
+{
+    size_t n = strlen(text);
+    if (n + 2 > LINE_MAX_COLS && !strchr(text, '}')) {
+        emit_comment(w, text);
         return;
     }
-    while (*p) {
-        const char *start = p;
-        while (*p && *p != ' ') p++;
-        size_t n = (size_t)(p - start);
-        while (*p == ' ') p++;
-        emit_parts(w, first ? "{" : "", start, n, *p ? "" : "}");
-        first = 0;
-    }
+    size_t start = 0;
+    do {
+        size_t end = n;
+        if (n - start + 2 > LINE_MAX_COLS) { /* the last space that fits, else the first */
+            end = start;
+            for (size_t k = start; k < n && (k - start + 2 <= LINE_MAX_COLS || end == start);
+                 k++)
+                if (text[k] == ' ') end = k;
+            if (end == start) end = n;
+        }
+        size_t len = 1 + (end > start) + (end - start);
+        make_room(w, len, w->glue);
+        w->glue = 0;
+        fputs(end > start ? "; " : ";", w->out);
+        fwrite(text + start, 1, end - start, w->out);
+        w->col = 1; /* the comment ends its line */
+        newline(w);
+        start = end + (end < n);
+    } while (start < n);
 }
 
 static void write_tag(FILE *out, const char *name, const char *value)
@@ -337,10 +420,18 @@ int ply_pgn_write(FILE *out, const ply_pgn_game_t *g)
         if (i == 6) v = result; /* the tag must agree with the marker (PGN 8.1.1.7) */
         write_tag(out, roster[i], v ? v : i == 2 ? "????.??.??" : "?");
     }
+    /* PGN 9.7.1: a FEN tag goes with SetUp "1", which precedes it; a SetUp tag of the game
+     * is replaced by that one (or kept where it is when there is no FEN tag). */
+    const char *fen = ply_pgn_game_tag(g, "FEN");
     for (size_t i = 0; i < g->ntags; i++) {
         int in_roster = 0;
         for (int k = 0; k < 7; k++) in_roster |= !strcmp(g->tags[i].name, roster[k]);
-        if (!in_roster) write_tag(out, g->tags[i].name, g->tags[i].value);
+        if (in_roster || (fen && !strcmp(g->tags[i].name, "SetUp"))) continue;
+        if (fen && !strcmp(g->tags[i].name, "FEN")) {
+            if (g->tags[i].value != fen) continue; /* a second FEN tag: the first one rules */
+            write_tag(out, "SetUp", "1");
+        }
+        write_tag(out, g->tags[i].name, g->tags[i].value);
     }
     fputc('\n', out);
 
@@ -369,11 +460,7 @@ int ply_pgn_write(FILE *out, const ply_pgn_game_t *g)
             need_number = 1;
             break;
         case PLY_PGN_LINE_COMMENT:
-            emit(&w, ";", 1);
-            fprintf(out, "%s", e->text[0] ? " " : "");
-            fputs(e->text, out);
-            w.col = 1; /* force the line end below */
-            newline(&w);
+            emit_line_comment(&w, e->text);
             need_number = 1;
             break;
         case PLY_PGN_NAG:
@@ -660,7 +747,7 @@ static int read_tag(ply_pgn_reader_t *r, ply_pgn_game_t *g, fault_t *f)
 static int read_comment(ply_pgn_reader_t *r, ply_pgn_game_t *g, fault_t *f)
 {
     long line = r->line;
-    int c, space = 0;
+    int c;
     get(r); /* '{' */
     r->ntext = 0;
     for (;;) {
@@ -670,13 +757,10 @@ static int read_comment(ply_pgn_reader_t *r, ply_pgn_game_t *g, fault_t *f)
         if (c == EOF)
             return fault(f, line, "comment opened with '{' on line %ld is not closed", line);
         if (c == '}') break;
-        if (is_space(c)) {
-            space = r->ntext > 0;
-            continue;
-        }
-        if ((space && text_put(r, ' ', PLY_PGN_GAME_MAX)) || text_put(r, c, PLY_PGN_GAME_MAX))
+        if (c == '\r' && peek(r) == '\n') continue; /* CRLF: one line end */
+        if (c == '\r' || c == '\n') c = ' ';        /* a line end is a space of the text */
+        if (text_put(r, c, PLY_PGN_GAME_MAX))
             return fault(f, line, "game too large (over %u bytes)", PLY_PGN_GAME_MAX);
-        space = 0;
     }
     if (add_elem(g, PLY_PGN_COMMENT, r->text, r->ntext, 0, line))
         return fault(f, line, "game too large (over %u bytes)", PLY_PGN_GAME_MAX);

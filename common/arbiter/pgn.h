@@ -30,8 +30,10 @@
 /** Kinds of movetext elements, in reading order. */
 typedef enum ply_pgn_kind {
     PLY_PGN_MOVE = 0,         /* text: the move as written, move number removed */
-    PLY_PGN_COMMENT = 1,      /* text: inside {...}, white space runs made one space */
-    PLY_PGN_LINE_COMMENT = 2, /* text: after ';' to the end of the line */
+    PLY_PGN_COMMENT = 1,      /* text: inside {...} byte for byte, each line end (LF, CRLF
+                               * or CR) read as one space */
+    PLY_PGN_LINE_COMMENT = 2, /* text: after ';' to the end of the line, the white space
+                               * at either end left out */
     PLY_PGN_NAG = 3,          /* nag: $0..$255; "!" "?" "!!" "??" "!?" "?!" are 1..6 */
     PLY_PGN_VAR_START = 4,    /* "(": an alternative to the move before it */
     PLY_PGN_VAR_END = 5,      /* ")" */
@@ -111,8 +113,15 @@ int ply_pgn_game_set_result(ply_pgn_game_t *g, const char *result);
  * Black move that starts a variation or follows a comment, NAG or variation),
  * NAGs as $n, comments in braces (or after ';' for line comments), lines at
  * most 79 characters where tokens allow; the termination marker ("*" when
- * none); a blank line. Move numbers start from the FEN tag's fullmove number
- * and side to move when there is one. Returns 0 or PLY_EIO.
+ * none); a blank line. A game with a FEN tag gets [SetUp "1"] just before it
+ * (PGN 9.7.1; a SetUp tag of the game is replaced). Move numbers start from
+ * the FEN tag's fullmove number and side to move when there is one.
+ * A comment's text goes out byte for byte: a line is broken only at one of
+ * its spaces (read back as that space), never inside a [%...] command nor
+ * before a '%'. A ';' comment too long for a line becomes a brace comment of
+ * the same text, or, when it holds a '}', is split between words into
+ * several ';' comments. A tag pair is one line whatever its length (PGN
+ * 8.1); a word longer than a line goes out whole. Returns 0 or PLY_EIO.
  */
 int ply_pgn_write(FILE *out, const ply_pgn_game_t *g);
 

@@ -165,7 +165,7 @@ static void test_comments(void **state)
     read_all_t ra;
     read_file(DATA("comments.pgn"), capture_game, &c, &ra);
     assert_int_equal(ra.games, 1);
-    /* Brace comments across lines (white space made one space), ';' to the end
+    /* Brace comments across lines (each line end read as one space), ';' to the end
      * of the line (braces inside are text), an empty comment, an empty ';'. */
     assert_string_equal(c.movetext[0],
                         "{A comment before the first move.} e4 {King's pawn; this comment spans "
@@ -341,9 +341,11 @@ static void test_clock_and_eval_kept(void **state)
     capture_t c = {0};
     read_all_t ra;
     read_file(DATA("clock-eval.pgn"), capture_game, &c, &ra);
-    assert_string_equal(c.movetext[0], "e4 {[%eval 0.17] [%clk 0:03:00]} c5 {[%eval 0.19] [%clk "
-                                       "0:02:58]} Nf3 {[%eval 0.25] [%clk 0:03:01]} d6 {[%clk "
-                                       "0:02:59] [%eval #-3]}");
+    /* The comment text byte for byte, its spaces inside the braces too (issue 30). */
+    assert_string_equal(c.movetext[0],
+                        "e4 { [%eval 0.17] [%clk 0:03:00] } c5 { [%eval 0.19] [%clk "
+                        "0:02:58] } Nf3 { [%eval 0.25] [%clk 0:03:01] } d6 { [%clk "
+                        "0:02:59] [%eval #-3] }");
 }
 
 static void test_broken_games_skipped(void **state)

@@ -341,6 +341,9 @@ static int run_file(const arbiter_args_t *a)
                 json_array_append_new(
                     errors, json_pack("{s:I,s:I,s:o}", "game", (json_int_t)err.game, "line",
                                       (json_int_t)err.line, "why", ply_json_text(err.why)));
+            } else if (a->export) { /* standard output is the PGN: the note goes apart */
+                fprintf(stderr, "ply arbiter: game %zu (line %ld) cannot be read: %s\n",
+                        err.game, err.line, err.why);
             } else {
                 printf("game %zu (line %ld): cannot be read: %s\n  verdict: UNREADABLE (skipped)\n",
                        err.game, err.line, err.why);

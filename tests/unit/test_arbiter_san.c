@@ -11,7 +11,8 @@
  *     Nfd2", "illegal: king would be in check", "no piece can reach e5");
  *   - chess.js 1.4.0 (npm), an independent implementation: every legal move
  *     of 437 positions as chess.js writes it (tests/data/pgn/san-chessjs.tsv,
- *     see PROVENANCE.md);
+ *     see PROVENANCE.md); long algebraic and the FIDE spelling derived from
+ *     it by the rules of each form;
  *   - the round trip: for every legal move of many random positions
  *     (standard and Chess960, played with the arbiter itself), reading what
  *     the writer wrote gives the same move, and no two moves share a text.
@@ -218,6 +219,78 @@ static void test_writer_against_chessjs(void **state)
     }
     fclose(f);
     assert_int_equal(positions, 437);
+}
+
+/*
+ * Long algebraic and the FIDE spelling (issue 30, item 7), for every legal move of the 437
+ * positions, derived from chess.js's SAN of the move by the rules of each form: LAN is
+ * chess.js's piece letter, the departure square, "x" when chess.js writes one (else "-"),
+ * the arrival square, its promotion and its check mark, castling as chess.js writes it;
+ * FIDE is chess.js's SAN without the "=" of a promotion (E.11: "d8Q") and castling with
+ * zeros (E: "0-0", "0-0-0"). Each form reads back to the move.
+ */
+static void test_lan_and_fide_against_chessjs(void **state)
+{
+    (void)state;
+    FILE *f = fopen(DATA("pgn/san-chessjs.tsv"), "r");
+    assert_non_null(f);
+    char line[8192];
+    int positions = 0, moves = 0, promotions = 0, castles = 0;
+    while (fgets(line, sizeof line, f)) {
+        char *tab = strchr(line, '\t');
+        if (!tab) continue;
+        *tab = 0;
+        char *list = tab + 1, *save = NULL;
+        list[strcspn(list, "\r\n")] = 0;
+        ply_arb_pos_t pos;
+        load(&pos, line, 0);
+        for (char *js = strtok_r(list, " ", &save); js; js = strtok_r(NULL, " ", &save)) {
+            ply_arb_move_t m, back;
+            char why[160], lan[PLY_ARB_SAN_MAX], fide[PLY_ARB_SAN_MAX], want[32];
+            if (ply_arb_move_from_san(&pos, js, &m, why, sizeof why)) fail_msg("%s: %s", js, why);
+            assert_true(ply_arb_move_to_text(&pos, m, PLY_ARB_NOTATION_LAN, lan, sizeof lan) > 0);
+            assert_true(ply_arb_move_to_text(&pos, m, PLY_ARB_NOTATION_FIDE, fide, sizeof fide) >
+                        0);
+            if (!strncmp(js, "O-O", 3)) {
+                snprintf(want, sizeof want, "%s", js);
+                castles++;
+            } else {
+                /* the arrival square: the last file letter followed by a rank */
+                const char *to = NULL;
+                for (const char *p = js; *p; p++)
+                    if (*p >= 'a' && *p <= 'h' && p[1] >= '1' && p[1] <= '8') to = p;
+                assert_non_null(to);
+                char piece[2] = {js[0] >= 'A' && js[0] <= 'Z' ? js[0] : 0, 0};
+                snprintf(want, sizeof want, "%s%c%c%c%s", piece, 'a' + (m.from & 7),
+                         '1' + (m.from >> 3), strchr(js, 'x') ? 'x' : '-', to);
+            }
+            if (strcmp(lan, want)) fail_msg("%s: %s LAN %s, expected %s", line, js, lan, want);
+            /* FIDE: chess.js's SAN, "=" dropped, castling with zeros */
+            size_t k = 0;
+            for (const char *p = js; *p && k + 1 < sizeof want; p++) {
+                if (*p == '=') {
+                    promotions++;
+                    continue;
+                }
+                want[k++] = !strncmp(js, "O-O", 3) && *p == 'O' ? '0' : *p;
+            }
+            want[k] = 0;
+            if (strcmp(fide, want)) fail_msg("%s: %s FIDE %s, expected %s", line, js, fide, want);
+            for (int form = 0; form < 2; form++) {
+                const char *text = form ? fide : lan;
+                if (ply_arb_move_from_san(&pos, text, &back, why, sizeof why))
+                    fail_msg("%s: %s does not read back: %s", line, text, why);
+                assert_true(back.from == m.from && back.to == m.to && back.promo == m.promo);
+            }
+            moves++;
+        }
+        positions++;
+    }
+    fclose(f);
+    assert_int_equal(positions, 437);
+    /* the forms that differ were there to check */
+    assert_true(moves > 10000 && promotions > 0 && castles > 0);
+    print_message("%d moves, %d promotions, %d castlings\n", moves, promotions, castles);
 }
 
 /* ------------------------------------------------------------------ reader */
@@ -554,6 +627,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_writer_appendix_e),
         cmocka_unit_test(test_writer_chess960),
         cmocka_unit_test(test_writer_against_chessjs),
+        cmocka_unit_test(test_lan_and_fide_against_chessjs),
         cmocka_unit_test(test_reader_accepts),
         cmocka_unit_test(test_reader_accepts_more),
         cmocka_unit_test(test_reader_rejects),

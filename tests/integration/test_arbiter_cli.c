@@ -147,6 +147,57 @@ static void test_notation(void **state)
     th_run_free(&r);
 }
 
+/* Long algebraic and the FIDE spelling out (issue 30, item 7): the issue's examples
+ * (Ng1-f3, e5xd6, e8Q without "="), castling with zeros in the FIDE form (RULES.md
+ * "Notation", Appendix E), and `ply arbiter --export --notation` on the Scholar's mate of
+ * lax-notation.pgn (chess.js: 4. Qxf7#), whose export reads back consistent. */
+static void test_notation_forms(void **state)
+{
+    (void)state;
+    th_run_t r = th_run(RUN_S, "ply san --to lan Nf3 d5 e4 d4 c4 dxc3 Bc4");
+    th_expect_status(&r, 0, "ply san --to lan");
+    assert_string_equal(r.out, "Ng1-f3\nd7-d5\ne2-e4\nd5-d4\nc2-c4\nd4xc3\nBf1-c4\n");
+    th_run_free(&r);
+    r = th_run(RUN_S, "ply san --to lan --fen '4k3/8/8/3pP3/8/8/8/4K3 w - d6 0 2' exd6");
+    assert_string_equal(r.out, "e5xd6\n");
+    th_run_free(&r);
+    r = th_run(RUN_S, "ply san --to fide --fen '4k3/2P5/8/8/8/8/8/R3K2R w KQ - 0 1' "
+                      "c8=Q+ Ke7 O-O-O Kf6 e4");
+    th_expect_status(&r, 1, "ply san --to fide, ending in a move that is not legal");
+    assert_string_equal(r.out, "c8Q+\nKe7\n0-0-0\nKf6\n");
+    th_run_free(&r);
+    r = th_run(RUN_S,
+               "ply san --to fide --fen '1r2k3/2P5/8/8/8/8/8/4K2R w K - 0 1' cxb8=N Kf7 O-O");
+    assert_string_equal(r.out, "cxb8N\nKf7\n0-0+\n");
+    th_run_free(&r);
+    r = th_run(RUN_S, "ply san --to lan --json e4");
+    json_t *o = th_json(&r);
+    json_t *m = json_array_get(json_object_get(o, "moves"), 0);
+    assert_string_equal(str_at(m, "lan"), "e2-e4");
+    assert_string_equal(str_at(m, "san"), "e4");
+    json_decref(o);
+    th_run_free(&r);
+    r = th_run(RUN_S, "ply arbiter --export --notation lan %s > lan-out.pgn", PGN("lax-notation.pgn"));
+    th_expect_status(&r, 1, "--export --notation lan with an illegal game");
+    th_run_free(&r);
+    r = th_run(RUN_S, "cat lan-out.pgn");
+    assert_non_null(strstr(r.out, "1. e2-e4 e7-e5 2. Bf1-c4 Nb8-c6 3. Qd1-h5 (3. Ng1-f3 Ng8-f6 "
+                                  "4. O-O {castles} (\n4. Nb1-c3)) 3... Ng8-f6 $4 4. Qh5xf7# 1-0"));
+    th_run_free(&r);
+    r = th_run(RUN_S, "ply arbiter lan-out.pgn && ply arbiter --export --notation fide "
+                      "lan-out.pgn > fide-out.pgn && ply arbiter fide-out.pgn && "
+                      "grep -c 0-0 fide-out.pgn && rm lan-out.pgn fide-out.pgn");
+    th_expect_status(&r, 0, "the long and FIDE forms read back consistent");
+    th_run_free(&r);
+    const char *bad[] = {"ply arbiter --notation lan x.pgn", "ply arbiter --export --notation uci x.pgn",
+                         "ply san --to long e4"};
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        r = th_run(RUN_S, "%s", bad[i]);
+        th_expect_status(&r, 2, bad[i]);
+        th_run_free(&r);
+    }
+}
+
 static void test_help_and_usage(void **state)
 {
     (void)state;
@@ -510,6 +561,7 @@ static void test_flag_in_locked_position(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_notation_forms),
         cmocka_unit_test(test_help_and_usage),
         cmocka_unit_test(test_mixed_file),
         cmocka_unit_test(test_consistent_and_broken_files),

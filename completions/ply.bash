@@ -44,6 +44,14 @@ _ply_file_arg()
         mapfile -t COMPREPLY < <(compgen -W 'white black' -- "$2")
         return 0
         ;;
+    --notation)
+        mapfile -t COMPREPLY < <(compgen -W 'san lan fide' -- "$2")
+        return 0
+        ;;
+    --to)
+        mapfile -t COMPREPLY < <(compgen -W 'san lan fide uci' -- "$2")
+        return 0
+        ;;
     --verify)
         mapfile -t COMPREPLY < <(compgen -W 'none sample= all' -- "$2")
         compopt -o nospace 2>/dev/null

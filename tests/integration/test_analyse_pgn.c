@@ -2,7 +2,8 @@
  * End-to-end tests of `ply analyse-pgn` (issue 11, part 4), run as a user runs it, on
  * tests/data/pgn/analyse.pgn (three historical games, all ending in checkmate; see
  * tests/data/PROVENANCE.md): the annotated games must be PGN that `ply arbiter` replays
- * as consistent, with an [%eval] after every move but the mating one (pgn_annotate.h's
+ * as consistent, in lines of at most 79 characters with no [%eval] split across two,
+ * with an [%eval] after every move but the mating one (pgn_annotate.h's
  * rule), accuracy tags, the positions shared by the games searched once, a broken game
  * reported and skipped, and an interrupted --state run resumed without searching the
  * finished games again. The judgements' numbers are checked against hand computations
@@ -75,7 +76,8 @@ static void check_game(json_t *g, size_t i)
     }
 }
 
-/* The PGN written: arbiter-consistent, an [%eval] per move but the mating ones, tags. */
+/* The PGN written: arbiter-consistent, an [%eval] per move but the mating ones, tags, the
+ * line rules of export format. */
 static void check_pgn(const char *path, int games)
 {
     th_run_t r = th_run(RUN_S, "ply arbiter '%s'", path);
@@ -83,6 +85,12 @@ static void check_pgn(const char *path, int games)
     char want[64];
     snprintf(want, sizeof want, "%d games, %d consistent", games, games);
     if (!strstr(r.out, want)) fail_msg("ply arbiter: %s", r.out);
+    th_run_free(&r);
+    /* every line but a tag pair at most 79 characters, no [%eval ...] split across lines
+     * (issue 30: readers that work line by line missed them), checked apart from ply */
+    r = th_run(RUN_S, "LC_ALL=C awk -f '" PLY_TEST_DATA "/../integration/pgn_lines.awk' '%s'",
+               path);
+    if (r.status != 0) fail_msg("the annotated PGN breaks the line rules:\n%s", r.out);
     th_run_free(&r);
     char *text = th_slurp(path);
     long evals = 0;

@@ -470,6 +470,60 @@ static void test_writer_format(void **state)
     ply_pgn_game_destroy(&g);
 }
 
+/* Issue 30: a comment's text byte for byte, lines of at most 79 characters, [SetUp "1"]
+ * before FEN (PGN 9.7.1), no line broken inside a [%...] command nor before a '%'. The
+ * layout below follows from those rules and the 79-column limit, counted by hand. */
+static void test_writer_issue30(void **state)
+{
+    (void)state;
+    ply_pgn_game_t *g = ply_pgn_game_new();
+    assert_non_null(g);
+    char line[120];
+    snprintf(line, sizeof line, "%s", "a rest-of-line comment too long for a line of export "
+                                      "format, which has at most 79 characters");
+    assert_true(strlen(line) + 2 > 79);
+    assert_int_equal(ply_pgn_game_set_tag(g, "FEN", "4k3/8/8/8/8/8/4P3/4K3 w - - 0 1"), 0);
+    assert_int_equal(ply_pgn_game_set_tag(g, "SetUp", "0"), 0); /* after FEN, and wrong */
+    assert_int_equal(ply_pgn_game_add(g, PLY_PGN_MOVE, "e4", 0), 0);
+    assert_int_equal(ply_pgn_game_add(g, PLY_PGN_COMMENT, "a ( b ) c", 0), 0);
+    assert_int_equal(ply_pgn_game_add(g, PLY_PGN_MOVE, "Kd7", 0), 0);
+    assert_int_equal(ply_pgn_game_add(g, PLY_PGN_COMMENT, "( )", 0), 0);
+    assert_int_equal(ply_pgn_game_add(g, PLY_PGN_LINE_COMMENT, line, 0), 0);
+    assert_int_equal(ply_pgn_game_add(g, PLY_PGN_MOVE, "Kd2", 0), 0);
+    assert_int_equal(ply_pgn_game_add(g, PLY_PGN_COMMENT,
+                                      "the engine says [%eval 1.56,9] and the clock says "
+                                      "after a long long think [%clk 0:01:02] 100 %sure",
+                                      0),
+                     0);
+    assert_int_equal(ply_pgn_game_add(g, PLY_PGN_MOVE, "Kd6", 0), 0);
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *out = open_memstream(&buf, &len);
+    assert_int_equal(ply_pgn_write(out, g), 0);
+    fclose(out);
+    const char *movetext = strstr(buf, "\n\n");
+    assert_non_null(movetext);
+    assert_non_null(strstr(buf, "[Result \"*\"]\n[SetUp \"1\"]\n[FEN \"4k3/8/8/8/8/8/4P3/4K3 w - - "
+                                "0 1\"]\n\n"));
+    assert_null(strstr(strstr(buf, "SetUp") + 1, "SetUp"));
+    /* The ';' comment became a brace comment; "{the engine says" and "[%eval" would have
+     * fitted on the second line, "%sure}" on the fourth's start: each goes whole. */
+    assert_string_equal(
+        movetext + 2,
+        "1. e4 {a ( b ) c} 1... Kd7 {( )} {a rest-of-line comment too long for a line of\n"
+        "export format, which has at most 79 characters} 2. Kd2 {the engine says\n"
+        "[%eval 1.56,9] and the clock says after a long long think [%clk 0:01:02]\n"
+        "100 %sure} 2... Kd6 *\n\n");
+    free(buf);
+    ply_pgn_game_destroy(&g);
+
+    /* The reader keeps a comment's bytes: spaces, tabs, a CRLF read as one space. */
+    capture_t c = {0};
+    read_all_t ra;
+    read_text("1. e4 {  a\t( b )\r\n  c } e5 {}\n{x\ny} *", capture_game, &c, &ra);
+    assert_string_equal(c.movetext[0], "e4 {  a\t( b )   c } e5 {} {x y}");
+}
+
 /* Write each game, read it back: the same tags, elements and result. */
 typedef struct rt {
     int games;
@@ -681,6 +735,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_broken_games_skipped),
         cmocka_unit_test(test_reader_tolerance),
         cmocka_unit_test(test_writer_format),
+        cmocka_unit_test(test_writer_issue30),
         cmocka_unit_test(test_writer_round_trip),
         cmocka_unit_test(test_pgn_position),
         cmocka_unit_test(test_reader_fuzz),

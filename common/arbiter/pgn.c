@@ -321,19 +321,16 @@ static size_t word_end(const char *text, size_t i)
  */
 static void emit_comment(writer_t *w, const char *text)
 {
-    size_t n = strlen(text), end = word_end(text, 0);
-    size_t len = 1 + end + (end == n); /* "{", the first word, "}" if it is the last */
-    make_room(w, len, w->glue);
-    w->glue = 0;
-    fputc('{', w->out);
-    fwrite(text, 1, end, w->out);
-    if (end == n) fputc('}', w->out);
-    w->col += (int)len;
-    while (end < n) {
-        size_t start = end + 1;
+    size_t n = strlen(text), end;
+    for (size_t start = 0;; start = end + 1) {
         end = word_end(text, start);
-        len = end - start + (end == n);
-        if (w->col + 1 + (int)len > LINE_MAX_COLS) { /* the space becomes the line end */
+        /* the word, with "{" before the first and "}" after the last */
+        size_t len = (end - start) + (start == 0) + (end == n);
+        if (start == 0) {
+            make_room(w, len, w->glue);
+            w->glue = 0;
+            fputc('{', w->out);
+        } else if (w->col + 1 + (int)len > LINE_MAX_COLS) { /* the space becomes a line end */
             fputc('\n', w->out);
             w->col = 0;
         } else {
@@ -343,6 +340,7 @@ static void emit_comment(writer_t *w, const char *text)
         for (size_t k = start; k < end; k++) fputc(line_end(text[k]) ? ' ' : text[k], w->out);
         if (end == n) fputc('}', w->out);
         w->col += (int)len;
+        if (end == n) break;
     }
 }
 

@@ -515,6 +515,15 @@ static void test_writer_issue30(void **state)
         "[%eval 1.56,9] and the clock says after a long long think [%clk 0:01:02]\n"
         "100 %sure} 2... Kd6 *\n\n");
     free(buf);
+    /* A line end in a comment built in memory goes out as a space, inside a command too. */
+    ply_pgn_game_clear(g);
+    assert_int_equal(ply_pgn_game_add(g, PLY_PGN_MOVE, "e4", 0), 0);
+    assert_int_equal(ply_pgn_game_add(g, PLY_PGN_COMMENT, "[%eval\n0.17]\nok", 0), 0);
+    out = open_memstream(&buf, &len);
+    assert_int_equal(ply_pgn_write(out, g), 0);
+    fclose(out);
+    assert_non_null(strstr(buf, "\n\n1. e4 {[%eval 0.17] ok} *\n\n"));
+    free(buf);
     ply_pgn_game_destroy(&g);
 
     /* The reader keeps a comment's bytes: spaces, tabs, a CRLF read as one space. */

@@ -342,8 +342,8 @@ static int run_file(const arbiter_args_t *a)
                     errors, json_pack("{s:I,s:I,s:o}", "game", (json_int_t)err.game, "line",
                                       (json_int_t)err.line, "why", ply_json_text(err.why)));
             } else if (a->export) { /* standard output is the PGN: the note goes apart */
-                fprintf(stderr, "ply arbiter: game %zu (line %ld) cannot be read: %s\n",
-                        err.game, err.line, err.why);
+                fprintf(stderr, "ply arbiter: game %zu (line %ld) cannot be read: %s\n", err.game,
+                        err.line, err.why);
             } else {
                 printf("game %zu (line %ld): cannot be read: %s\n  verdict: UNREADABLE (skipped)\n",
                        err.game, err.line, err.why);
@@ -500,8 +500,16 @@ static int run_fen(const arbiter_args_t *a)
 
 int ply_cmd_arbiter(int argc, char **argv)
 {
-    enum { OPT_LAWS = 256, OPT_FLAG, OPT_FEN, OPT_JSON, OPT_CHESS960, OPT_EXPORT, OPT_BUDGET,
-           OPT_NOTATION };
+    enum {
+        OPT_LAWS = 256,
+        OPT_FLAG,
+        OPT_FEN,
+        OPT_JSON,
+        OPT_CHESS960,
+        OPT_EXPORT,
+        OPT_BUDGET,
+        OPT_NOTATION
+    };
     static const struct option longopts[] = {
         {"laws", required_argument, NULL, OPT_LAWS},
         {"flag", required_argument, NULL, OPT_FLAG},

@@ -224,8 +224,9 @@ int ply_cmd_san(int argc, char **argv)
         if (json) {
             ply_arb_to_fen(&pos, text, sizeof text);
             json_t *m = json_pack("{s:s,s:s,s:s}", "san", san, "uci", uci, "fen", text);
-            if (to == 3) json_object_set_new(m, style == PLY_ARB_NOTATION_LAN ? "lan" : "fide",
-                                             json_string(styled));
+            if (to == 3)
+                json_object_set_new(m, style == PLY_ARB_NOTATION_LAN ? "lan" : "fide",
+                                    json_string(styled));
             json_array_append_new(moves, m);
         } else if (to == 3) {
             printf("%s\n", styled);

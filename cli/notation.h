@@ -31,10 +31,10 @@ json_t *ply_notation_plies_json(const ply_pgn_game_t *g);
  * Seven Tag Roster first, other tags kept, lines of at most 79 characters): every move of
  * the main line and of every variation re-written in @style (PLY_ARB_NOTATION_SAN for
  * standard PGN; LAN or the FIDE spelling on request, see ply_arb_move_to_text) with check
- * and mate marks, move numbers, comments, NAGs and variations kept. A variation is an alternative to the move
- * before it (PGN 8.2.5). Returns 0; PLY_EILLEGAL or PLY_EPARSE (a move that is not legal in
- * its position: nothing is written, @why names the ply, the move as written and why),
- * PLY_EFEN / PLY_EINVAL (the start position), PLY_ENOMEM or PLY_EIO.
+ * and mate marks, move numbers, comments, NAGs and variations kept. A variation is an
+ * alternative to the move before it (PGN 8.2.5). Returns 0; PLY_EILLEGAL or PLY_EPARSE (a
+ * move that is not legal in its position: nothing is written, @why names the ply, the move
+ * as written and why), PLY_EFEN / PLY_EINVAL (the start position), PLY_ENOMEM or PLY_EIO.
  */
 int ply_notation_export(FILE *out, const ply_pgn_game_t *g, ply_arb_notation_t style, char *why,
                         size_t why_len);

@@ -362,8 +362,7 @@ static void emit_line_comment(writer_t *w, const char *text)
         size_t end = n;
         if (n - start + 2 > LINE_MAX_COLS) { /* the last space that fits, else the first */
             end = start;
-            for (size_t k = start; k < n && (k - start + 2 <= LINE_MAX_COLS || end == start);
-                 k++)
+            for (size_t k = start; k < n && (k - start + 2 <= LINE_MAX_COLS || end == start); k++)
                 if (text[k] == ' ') end = k;
             if (end == start) end = n;
         }

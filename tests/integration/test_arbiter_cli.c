@@ -177,7 +177,8 @@ static void test_notation_forms(void **state)
     assert_string_equal(str_at(m, "san"), "e4");
     json_decref(o);
     th_run_free(&r);
-    r = th_run(RUN_S, "ply arbiter --export --notation lan %s > lan-out.pgn", PGN("lax-notation.pgn"));
+    r = th_run(RUN_S, "ply arbiter --export --notation lan %s > lan-out.pgn",
+               PGN("lax-notation.pgn"));
     th_expect_status(&r, 1, "--export --notation lan with an illegal game");
     th_run_free(&r);
     r = th_run(RUN_S, "cat lan-out.pgn");
@@ -189,8 +190,8 @@ static void test_notation_forms(void **state)
                       "grep -c 0-0 fide-out.pgn && rm lan-out.pgn fide-out.pgn");
     th_expect_status(&r, 0, "the long and FIDE forms read back consistent");
     th_run_free(&r);
-    const char *bad[] = {"ply arbiter --notation lan x.pgn", "ply arbiter --export --notation uci x.pgn",
-                         "ply san --to long e4"};
+    const char *bad[] = {"ply arbiter --notation lan x.pgn",
+                         "ply arbiter --export --notation uci x.pgn", "ply san --to long e4"};
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
         r = th_run(RUN_S, "%s", bad[i]);
         th_expect_status(&r, 2, bad[i]);

@@ -263,8 +263,8 @@ static void export_file(const char *path, const char *notation, counts_t *c)
     const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
     snprintf(out_name, sizeof out_name, "%s.%s", base, notation);
     const char *out = th_tmp_path(TAG, out_name);
-    th_run_t r = th_run(RUN_S, "ply arbiter --export --notation %s '%s' > '%s'", notation, path,
-                        out);
+    th_run_t r =
+        th_run(RUN_S, "ply arbiter --export --notation %s '%s' > '%s'", notation, path, out);
     if (r.status != 0 && r.status != 1) fail_msg("%s: exit status %d: %s", path, r.status, r.err);
     th_run_free(&r);
     /* the line rules, checked apart from ply's reader */
@@ -272,7 +272,8 @@ static void export_file(const char *path, const char *notation, counts_t *c)
     if (r.status != 0) fail_msg("%s --notation %s:\n%s", base, notation, r.out);
     th_run_free(&r);
     r = th_run(RUN_S, "ply arbiter --export --notation %s '%s' | cmp - '%s'", notation, out, out);
-    if (r.status != 0) fail_msg("%s --notation %s: the export of the export differs", base, notation);
+    if (r.status != 0)
+        fail_msg("%s --notation %s: the export of the export differs", base, notation);
     th_run_free(&r);
 
     FILE *fa = fopen(path, "rb"), *fb = fopen(out, "rb");
@@ -283,8 +284,8 @@ static void export_file(const char *path, const char *notation, counts_t *c)
     fclose(fb);
     for (size_t i = 0; i < na; i++) {
         if (!a[i].legal) continue;
-        snprintf(where, sizeof where, "%s --notation %s, game %zu read (export's game %zu)",
-                 base, notation, i + 1, k + 1);
+        snprintf(where, sizeof where, "%s --notation %s, game %zu read (export's game %zu)", base,
+                 notation, i + 1, k + 1);
         if (k >= nb) fail_msg("%s: missing from the export", where);
         assert_true(b[k].legal);
         compare(&a[i], &b[k], notation, where);
@@ -345,8 +346,8 @@ static void test_constructed_cases(void **state)
     /* item 6: every command whole on its line */
     assert_int_equal(th_count(r.out, "[%eval 1.56,9]"), 3);
     assert_int_equal(th_count(r.out, "[%clk 0:02:59]"), 3);
-    assert_non_null(
-        strstr(r.out, "[%eval with spaces inside, 1.56,9, that must stay on one line when wrapped]"));
+    assert_non_null(strstr(
+        r.out, "[%eval with spaces inside, 1.56,9, that must stay on one line when wrapped]"));
     th_run_free(&r);
 }
 

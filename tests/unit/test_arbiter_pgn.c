@@ -342,10 +342,9 @@ static void test_clock_and_eval_kept(void **state)
     read_all_t ra;
     read_file(DATA("clock-eval.pgn"), capture_game, &c, &ra);
     /* The comment text byte for byte, its spaces inside the braces too (issue 30). */
-    assert_string_equal(c.movetext[0],
-                        "e4 { [%eval 0.17] [%clk 0:03:00] } c5 { [%eval 0.19] [%clk "
-                        "0:02:58] } Nf3 { [%eval 0.25] [%clk 0:03:01] } d6 { [%clk "
-                        "0:02:59] [%eval #-3] }");
+    assert_string_equal(c.movetext[0], "e4 { [%eval 0.17] [%clk 0:03:00] } c5 { [%eval 0.19] [%clk "
+                                       "0:02:58] } Nf3 { [%eval 0.25] [%clk 0:03:01] } d6 { [%clk "
+                                       "0:02:59] [%eval #-3] }");
 }
 
 static void test_broken_games_skipped(void **state)
@@ -479,8 +478,9 @@ static void test_writer_issue30(void **state)
     ply_pgn_game_t *g = ply_pgn_game_new();
     assert_non_null(g);
     char line[120];
-    snprintf(line, sizeof line, "%s", "a rest-of-line comment too long for a line of export "
-                                      "format, which has at most 79 characters");
+    snprintf(line, sizeof line, "%s",
+             "a rest-of-line comment too long for a line of export "
+             "format, which has at most 79 characters");
     assert_true(strlen(line) + 2 > 79);
     assert_int_equal(ply_pgn_game_set_tag(g, "FEN", "4k3/8/8/8/8/8/4P3/4K3 w - - 0 1"), 0);
     assert_int_equal(ply_pgn_game_set_tag(g, "SetUp", "0"), 0); /* after FEN, and wrong */

@@ -23,7 +23,8 @@ import torch
 
 TRAINER_VERSION = "ply-train 1"
 INPUTS = 768
-QA, QB, SCALE = 255, 64, 400
+QA, QB, SCALE = 255, 1024, 400
+W2_CLIP = 2.0  # |w2f| <= 2: 2H x QA x QB x 2 < 2^31 for H <= 1024 (int32 output sums)
 NO_SCORE = -32768
 
 RECORD = np.dtype([("occ", "<u8"), ("pieces", "u1", 16), ("score", "<i2"), ("teacher", "<i2"),
@@ -102,7 +103,7 @@ class Net(torch.nn.Module):
             self.ft.weight.clamp_(-1.98, 1.98)
             self.ft.weight[INPUTS].zero_()
             self.b1.clamp_(-1.98, 1.98)
-            self.out.weight.clamp_(-511, 511)
+            self.out.weight.clamp_(-W2_CLIP, W2_CLIP)
 
 
 def targets(recs, wdl):
@@ -159,7 +160,7 @@ def main():
     ap.add_argument("out", help="the net file to write")
     ap.add_argument("--hidden", type=int, default=256)
     ap.add_argument("--epochs", type=int, default=20)
-    ap.add_argument("--batch", type=int, default=16384)
+    ap.add_argument("--batch", type=int, default=2048)
     ap.add_argument("--lr", type=float, default=1e-3)
     ap.add_argument("--wdl", type=float, default=0.4, help="weight of the game result in the target")
     ap.add_argument("--valid-share", type=float, default=0.05,
@@ -207,6 +208,7 @@ def main():
             return tot / len(va[0])
 
     history = []
+    best = None  # the epoch of least validation loss: its weights are the ones written
     t0 = time.time()
     n = len(tr[0])
     for epoch in range(a.epochs):
@@ -223,9 +225,13 @@ def main():
         sched.step()
         vl = valid_loss()
         history.append({"epoch": epoch + 1, "train": round(tot / n, 6), "valid": round(vl, 6)})
+        if best is None or vl < best[0]["valid"]:
+            best = (history[-1], {k: v.clone() for k, v in net.state_dict().items()})
         print(f"epoch {epoch + 1}: train loss {tot / n:.6f}, validation loss {vl:.6f} "
               f"({time.time() - t0:.0f} s)", flush=True)
 
+    print(f"kept epoch {best[0]['epoch']} (least validation loss)", flush=True)
+    net.load_state_dict(best[1])
     # quantisation, checked against the float network on the validation positions
     q = quantise(net)
     m = min(len(va[0]), 20000)
@@ -243,7 +249,7 @@ def main():
         "hyper": {"hidden": a.hidden, "epochs": a.epochs, "batch": a.batch, "lr": a.lr,
                   "wdl": a.wdl, "seed": a.seed, "optimiser": "Adam, cosine schedule",
                   "loss": "MSE of sigmoid(out) against the target win probability"},
-        "losses": history[-1] if history else None,
+        "losses": best[0],
         "quantisation_cp": {"mean_abs": round(float(diff.mean()), 3), "max_abs": round(float(diff.max()), 3)},
     }
     write_net(a.out, q, desc)

@@ -187,8 +187,11 @@ int ply__arb_cannot_mate_material(const ply_arb_pos_t *pos, int side);
 /**
  * ply__arb_helpmate - a series of legal moves from @pos after which @winner
  * checkmates the other side, both sides cooperating (iterative deepening,
- * transposition table, moves ordered toward the mate; see unwin.c). Spends
- * at most @budget nodes (positions searched), adding them to *@nodes.
+ * transposition table, moves ordered toward the mate; see helpmate.c). Spends
+ * at most @budget nodes (positions searched), adding those it spent to
+ * *@nodes. Monotone in the budget: the search runs the same whatever
+ * @budget, which only cuts it off, so a line found within some budget is
+ * found, the same line after the same nodes, with any larger one.
  * Returns the number of plies of the line written to @line (room for
  * @max), 0 when @pos is already such a checkmate, or -1 when none was found
  * within the budget or @max plies (nothing proven), -2 when out of memory.

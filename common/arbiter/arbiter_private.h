@@ -144,14 +144,16 @@ uint64_t ply__arb_key_hash(const ply__arb_key_t *k);
  * stand on and attack, as 64-bit sets (bit a1 = 0 ... h8 = 63).
  */
 typedef struct ply__arb_frozen {
-    uint64_t pawns[2];     /* pawn squares of each side: permanent */
-    uint64_t pawn_att[2];  /* squares each side's pawns attack: permanent */
-    uint64_t king[2];      /* squares each king can ever stand on (the start included) */
-    uint64_t king_att[2];  /* squares each king can ever attack */
-    uint64_t pieces[2];    /* squares the other pieces (not pawns) can ever stand on */
-    uint64_t attack[2];    /* squares those pieces can ever attack */
-    int checkers[2][7];    /* each side's pieces, by kind (pawns and king not counted) */
-    int bishop_colours[2]; /* bit 0: a bishop on dark squares, bit 1: on light squares */
+    uint64_t pawns[2];           /* pawn squares of each side: permanent */
+    uint64_t pawn_att[2];        /* squares each side's pawns attack: permanent */
+    uint64_t king[2];            /* squares each king can ever stand on (the start included) */
+    uint64_t king_att[2];        /* squares each king can ever attack */
+    uint64_t pieces[2];          /* squares the other pieces (not pawns) can ever stand on */
+    uint64_t attack[2];          /* squares those pieces can ever attack */
+    int checkers[2][7];          /* each side's pieces, by kind (pawns and king not counted) */
+    uint64_t piece_reach[2][16]; /* each of those pieces' own squares, one by one */
+    int npieces[2];              /* how many: at most 15 a side */
+    int bishop_colours[2];       /* bit 0: a bishop on dark squares, bit 1: on light squares */
 } ply__arb_frozen_t;
 
 /**
@@ -170,9 +172,12 @@ int ply__arb_frozen(const ply_arb_pos_t *p, ply__arb_frozen_t *f);
  * after "no pawn can ever move or capture; "); 0 when the
  * test proves nothing. A mate needs the king on a square that @side can
  * attack with a piece (its pawns can check only in @p: the king never steps
- * onto a square they attack) and every neighbouring square attacked,
- * occupied or blocked: the test finds, for every square the king can reach,
- * a check that can never come or a neighbour that can never be covered.
+ * onto a square they attack) and every neighbouring square attacked by
+ * @side, held by a pawn, or filled by one of the king's own pieces (one
+ * piece a square): the test finds, for every square the king can reach, a
+ * check that can never come, or neighbours @side can never attack that the
+ * king's own pieces can never fill all at once (no matching of those
+ * squares to distinct pieces that can each reach its square).
  */
 int ply__arb_frozen_no_mate(const ply_arb_pos_t *p, const ply__arb_frozen_t *f, int side,
                             char *proof, size_t len);

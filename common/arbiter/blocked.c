@@ -172,6 +172,7 @@ int ply__arb_frozen(const ply_arb_pos_t *p, ply__arb_frozen_t *f)
             f->pieces[side] |= reach;
             f->attack[side] |= att;
             f->checkers[side][kind]++;
+            f->piece_reach[side][f->npieces[side]++] = reach;
             if (kind == ARB_B) f->bishop_colours[side] |= 1 << is_light(s);
         }
     }
@@ -205,28 +206,68 @@ static void checkers_text(const ply__arb_frozen_t *f, int side, char *out, size_
     }
 }
 
+/* One step of the matching below: 1 when square @sq (bit index) gets a
+ * piece, taking a piece from another square when that one can move on. */
+static int augment(const uint64_t *reach, int n, int sq, int *owner, uint64_t free, uint64_t *seen)
+{
+    for (int i = 0; i < n; i++) {
+        if (!(reach[i] >> sq & 1) || (*seen >> i & 1)) continue;
+        *seen |= 1ull << i;
+        int other = -1;
+        for (uint64_t b = free; b; b &= b - 1)
+            if (owner[__builtin_ctzll(b)] == i) other = __builtin_ctzll(b);
+        if (other < 0 || augment(reach, n, other, owner, free, seen)) {
+            if (other >= 0) owner[other] = -1;
+            owner[sq] = i;
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* 1 when the squares of @free can all be filled at once by distinct pieces
+ * of @side, each on a square of its own set (a bipartite matching, Kuhn's
+ * augmenting paths: at most 8 squares, 15 pieces). */
+static int fillable(const ply__arb_frozen_t *f, int side, uint64_t free)
+{
+    int owner[64];
+    if (__builtin_popcountll(free) > f->npieces[side]) return 0;
+    for (uint64_t b = free; b; b &= b - 1) owner[__builtin_ctzll(b)] = -1;
+    for (uint64_t b = free; b; b &= b - 1) {
+        uint64_t seen = 0;
+        if (!augment(f->piece_reach[side], f->npieces[side], __builtin_ctzll(b), owner, free,
+                     &seen))
+            return 0;
+    }
+    return 1;
+}
+
 int ply__arb_frozen_no_mate(const ply_arb_pos_t *p, const ply__arb_frozen_t *f, int side,
                             char *proof, size_t len)
 {
     const int them = side ^ 1;
     const char *who = side ? "black" : "white", *whom = side ? "white" : "black";
     (void)p;
-    /* What can ever stand on or cover a square next to the losing king. */
-    uint64_t covered = f->pawns[0] | f->pawns[1] | f->pawn_att[side] | f->attack[side] |
-                       f->king_att[side] | f->pieces[0] | f->pieces[1];
+    /* What @side can ever attack or a pawn holds next to the losing king.
+     * A piece of @side on a flight square covers it only when another of
+     * its pieces protects it (else the king takes it): then it is attacked. */
+    const uint64_t covered =
+        f->pawns[0] | f->pawns[1] | f->pawn_att[side] | f->attack[side] | f->king_att[side];
     /* The losing king can stand on a square its enemy's pawns attack only
      * where it starts (it never steps onto one): a check from a pawn is
      * possible only in @p, which the caller looks at. */
     uint64_t squares = f->king[them] & ~f->pawn_att[side];
     uint64_t checkable = squares & f->attack[side];
-    int nsq = __builtin_popcountll(squares), example = -1, example_flight = -1;
+    int nsq = __builtin_popcountll(squares), example = -1;
+    uint64_t example_free = 0;
     for (uint64_t s = checkable; s; s &= s - 1) {
         int k = __builtin_ctzll(s);
+        /* Every other neighbour must hold one of the king's own pieces. */
         uint64_t free_flights = neighbours(k) & ~covered;
-        if (!free_flights) return 0; /* a mate on k is not excluded */
+        if (!free_flights || fillable(f, them, free_flights)) return 0; /* not excluded */
         if (example < 0) {
             example = k;
-            example_flight = __builtin_ctzll(free_flights);
+            example_free = free_flights;
         }
     }
     char pieces[96];
@@ -239,13 +280,18 @@ int ply__arb_frozen_no_mate(const ply_arb_pos_t *p, const ply__arb_frozen_t *f, 
             who, nsq, whom, who, pieces[0] ? pieces : "its pawns, which never move");
         return 1;
     }
-    char ks[3], fs[3];
+    char ks[3], fs[40] = "", own[96];
     square_name(example, ks);
-    square_name(example_flight, fs);
-    ply__arb_say(
-        proof, len,
-        "%s's king can reach %d squares, and wherever %s (%s) could check it a neighbouring "
-        "square stays free, one %s can never attack, occupy or block (e.g. king on %s, %s free)",
-        whom, nsq, who, pieces, who, ks, fs);
+    for (uint64_t b = example_free; b; b &= b - 1) {
+        char q[3];
+        square_name(__builtin_ctzll(b), q);
+        snprintf(fs + strlen(fs), sizeof fs - strlen(fs), "%s%s", fs[0] ? " " : "", q);
+    }
+    checkers_text(f, them, own, sizeof own);
+    ply__arb_say(proof, len,
+                 "%s (%s) could check %s's king on some of its %d squares, but there it has "
+                 "more flights %s never attacks than its own pieces (%s) can ever block at once "
+                 "(e.g. on %s: %s)",
+                 who, pieces, whom, nsq, who, own[0] ? own : "none", ks, fs);
     return 1;
 }

@@ -41,3 +41,10 @@ ply_unit_test(test_arbiter_unwinnable
   LIBS ply_arbiter
   LABELS quick serial
   TIMEOUT 300)
+# Issue 30: the answer never goes from decided to undetermined (or to the other
+# answer) as the budget grows, 10^4 to 10^7 nodes on every position above.
+ply_unit_test(test_arbiter_unwin_budget
+  SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/unit/test_arbiter_unwin_budget.c
+  LIBS ply_arbiter
+  LABELS quick serial
+  TIMEOUT 900)

@@ -34,6 +34,13 @@ target_compile_definitions(test_arbiter_cli PRIVATE PLY_TEST_DATA="${PLY_TEST_DA
 add_dependencies(test_arbiter_cli ply)
 add_test(NAME arbiter_cli COMMAND test_arbiter_cli)
 set_tests_properties(arbiter_cli PROPERTIES TIMEOUT 300 LABELS quick SKIP_RETURN_CODE 77)
+# Issue 30: a flag fall in each class (art. 6.10) through ply arbiter --flag.
+add_executable(test_arbiter_flag_classes integration/test_arbiter_flag_classes.c)
+target_link_libraries(test_arbiter_flag_classes PRIVATE ply_flags ply_test_support PkgConfig::CMOCKA PkgConfig::JANSSON)
+target_compile_definitions(test_arbiter_flag_classes PRIVATE PLY_BIN_DIR="$<TARGET_FILE_DIR:ply>")
+add_dependencies(test_arbiter_flag_classes ply)
+add_test(NAME arbiter_flag_classes COMMAND test_arbiter_flag_classes)
+set_tests_properties(arbiter_flag_classes PROPERTIES TIMEOUT 300 LABELS quick SKIP_RETURN_CODE 77)
 # Unwinnability (issue 14): helpmate lines replayed, static and exhaustive
 # "cannot mate" proofs compared with the test's own walk of the reachable set.
 ply_unit_test(test_arbiter_unwinnable

@@ -8,13 +8,17 @@
 #
 #   bench/unwinnable.sh [FILE.pgn|FILE.epd ...]
 #
-# With no files: the final position of every game in tests/data/pgn/*.pgn, and
-# the 300 positions of Win at Chess (tests/data/analysis/wacnew.epd, positions
-# from real games). A .pgn file gives the final position of each of its games
+# With no files: the final position of every game in tests/data/pgn/*.pgn, the
+# 300 positions of Win at Chess (tests/data/analysis/wacnew.epd, positions from
+# real games), and the classes of issue 30 (bench/unwinnable/*.epd: king and
+# bishop against king and bishop on the other colour, king and pawn against
+# king and knight, against king and bishop, drawn at random; locked pawn walls
+# with bishops, dead or near misses). SETS="kb-kb locked" runs only those sets. A .pgn file gives the final position of each of its games
 # (after its last legal move), an .epd file each of its positions.
 #   PLY=path     the ply command (default build/release/bin/ply)
 #   BUDGET=N     --unwinnable-budget N (default: ply's own default)
 #   BENCH_OUT    where the per-question lines go (default /tmp: /tmp/ply-bench-unwinnable/)
+#   SETS         with no files, the sets to run (default: all six above)
 # Needs jq. One process per position (start-up is not in the times). Run by
 # tests/integration/bench_scripts.sh on one game, so that it cannot rot unseen.
 cd "$(dirname "$0")/.." || exit 1
@@ -73,8 +77,13 @@ summary() {
 if [ $# -gt 0 ]; then
     run_set files "$@"
 else
-    run_set pgn-final tests/data/pgn/*.pgn
-    run_set wac tests/data/analysis/wacnew.epd
+    for set in ${SETS:-pgn-final wac kb-kb kp-kn kp-kb locked}; do
+        case $set in
+        pgn-final) run_set pgn-final tests/data/pgn/*.pgn ;;
+        wac) run_set wac tests/data/analysis/wacnew.epd ;;
+        *) run_set "$set" "bench/unwinnable/$set.epd" ;;
+        esac
+    done
 fi
 echo
 echo "load:    $(cut -d' ' -f1-3 /proc/loadavg) (1, 5, 15 min) at the end"

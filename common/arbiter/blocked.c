@@ -21,6 +21,22 @@
  * changes a pawn: pawns in place keep every piece inside its set, and
  * pieces inside their sets never touch a pawn.
  *
+ * "Cannot mate" for a side S then: a checkmate of the other king on a square
+ * k needs k among the king's squares, a piece of S able to attack k (S's
+ * pawns check only in the given position: the king never steps onto a
+ * square they attack), and every neighbour n of k blocked: attacked by S
+ * (a piece of S standing on n without another protecting it is taken), held
+ * by a pawn, or holding one of the king's own pieces. Those pieces are
+ * distinct, and each can only be on a square of its own set; pieces are
+ * only ever taken, never added (no pawn promotes). So when the neighbours of
+ * k that S can never attack and no pawn holds cannot be matched each to a
+ * distinct piece of the king's side whose set holds it (no system of
+ * distinct representatives, found by augmenting paths), no checkmate on k
+ * is possible; when that holds for every k, S can never mate. In a locked
+ * lattice a bishop checks only on its colour, and there the flights of the
+ * other colour need as many of the king's own pieces of that colour in
+ * that half of the board (issue 30).
+ *
  * Squares here are 0..63 (a1 = 0) in 64-bit sets; the arbiter's board is
  * read through its own 0x88 helpers, no code is shared with common/board.
  */

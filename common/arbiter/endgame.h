@@ -50,6 +50,9 @@ const char *ply_arb_laws_name(ply_arb_laws_t laws);
  *   "king and knight against king", "only bishops, all on light squares");
  *   "blocked: no pawn can ever move or capture; white can never give check
  *     on any of the N squares black's king can reach (...); and black ..."
+ *     or "... white (...) could check black's king on some of its N squares,
+ *     but there it has more flights white never attacks than its own pieces
+ *     (...) can ever block at once (e.g. on b6: a6 c6 b7); and black ..."
  *     (the static argument of ply_arb_unwinnable for both sides, microseconds);
  *   "blocked position: all N reachable positions searched, none is checkmate"
  *     (run when every pawn is blocked head-on by an opposing pawn and only
@@ -122,8 +125,9 @@ typedef struct ply_arb_unwin {
  *     bishop against a lone rook or queen (no such checkmate exists);
  *   - the position itself is the checkmate ("helpmate", 0 plies);
  *   - blocked ("blocked"): no pawn can ever move or capture, and on every square
- *     the losing king can reach either no check can come or a flight square can
- *     never be covered (blocked.c);
+ *     the losing king can reach either no check can come or its flights that
+ *     @side can never attack (nor a pawn hold) cannot all be blocked at once by
+ *     the king's own pieces, one piece a flight (blocked.c);
  *   - a helpmate search ("helpmate"): the line found is in @out->moves and, in
  *     SAN with move numbers, in @out->proof;
  *   - an exhaustive walk of every reachable position ("exhaustive"), run when it
@@ -133,6 +137,9 @@ typedef struct ply_arb_unwin {
  * by itself; the 2023 automatic draws after 75 moves or a fifth repetition are
  * not taken into account: a line found is short). Deterministic: the same
  * position and budget give the same answer, nodes and line on any machine.
+ * Monotone in the budget: an answer "yes" or "no" given with some budget is
+ * given with any larger one (the helpmate search runs the same whatever its
+ * share, which only cuts it off, and the walks only stop later).
  * Returns 0 with *@out filled, PLY_EINVAL for NULL @pos or @out or @side not
  * 0 or 1. Out of memory gives PLY_ARB_MATE_UNDETERMINED with a proof saying so.
  */

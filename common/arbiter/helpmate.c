@@ -220,20 +220,25 @@ static int search(hm_t *h, const ply_arb_pos_t *p, int depth, int ply)
 #define HM_PASSES 5
 static const struct {
     int width_winner, width_loser, max_depth;
-} hm_pass[HM_PASSES] = {{0, 0, 3}, {2, 1, 61}, {2, 2, 41}, {3, 2, 41}, {0, 0, HM_MAX_PLY}};
+    int weight; /* nodes a round, in quarters of the round's allowance */
+} hm_pass[HM_PASSES] = {
+    {0, 0, 3, 4}, {2, 1, 61, 8}, {2, 2, 41, 4}, {3, 2, 41, 4}, {0, 0, HM_MAX_PLY, 2}};
 
 /*
  * The schedule is the same whatever the budget, which only cuts it off: the
  * passes take turns in rounds, and in round r each pass that is not done
- * searches until its own nodes reach HM_ROUND_NODES << r, then stops and
- * resumes at the same depth in the next round (the depth it was in is
+ * searches until its own nodes reach (HM_ROUND_NODES << r) times its weight
+ * (the narrowest pass twice, the full-width one half: on the same positions
+ * and on WAC's and the games' final ones, the nodes to a "yes" fell by 15 to
+ * 30% against equal weights), then stops and resumes at the same depth in
+ * the next round (the depth it was in is
  * searched again, the table keeping what it had proven). So a line found
  * within some budget is found, after the same nodes, with any larger one
  * (issue 30: the budget used to set each pass's share, and a pass that
  * finished within a larger share could be cut in a smaller one, while the
  * one that then ran found nothing). A pass whose turn is cut short within
  * its round costs at most twice what it needed, so the line is found within
- * about 2 * HM_PASSES times the nodes of the quickest pass that finds it.
+ * about 2 * 22 / weight times the nodes of the quickest pass that finds it.
  */
 #define HM_ROUND_NODES 1024
 
@@ -265,14 +270,16 @@ int ply__arb_helpmate(const ply_arb_pos_t *pos, int winner, uint64_t budget, uin
     uint64_t used[HM_PASSES] = {0};
     for (int k = 0; k < HM_PASSES; k++) depth[k] = pos->side == winner ? 1 : 2;
     for (unsigned round = 0; found < 0 && active && h->nodes < budget; round++) {
-        const uint64_t allowance = round < 40 ? (uint64_t)HM_ROUND_NODES << round : UINT64_MAX;
         for (int k = 0; k < HM_PASSES && found < 0 && h->nodes < budget; k++) {
-            if (done[k] || used[k] >= allowance) continue;
+            const uint64_t share =
+                round < 40 ? ((uint64_t)HM_ROUND_NODES << round) / 4 * (uint64_t)hm_pass[k].weight
+                           : UINT64_MAX;
+            if (done[k] || used[k] >= share) continue;
             const int top = min2(hm_pass[k].max_depth, max);
             h->width[winner] = hm_pass[k].width_winner;
             h->width[winner ^ 1] = hm_pass[k].width_loser;
             h->tag = hm_pass[k].width_winner ? k : 0; /* 1..3: fits the table's 2 bits */
-            const uint64_t start = h->nodes, room = allowance - used[k];
+            const uint64_t start = h->nodes, room = share - used[k];
             h->budget = budget - start < room ? budget : start + room;
             h->stop = 0;
             while (depth[k] <= top && !h->stop) {

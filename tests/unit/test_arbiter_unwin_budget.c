@@ -51,6 +51,7 @@ static const char *const positions[] = {
     "4k3/4Bb2/8/1p1p1p1p/pPpPpPpP/P1P1P1P1/8/4K3 b - - 0 1",
     "4k3/8/8/1p1p1p1p/pPpPpPpP/P1P1P1P1/2b5/2B1K3 w - - 0 1",
     "4k3/4B3/2b5/1p1p1p1p/pPpPpPpP/P1P1P1P1/8/4K3 w - - 0 1",
+    "4k3/4Bb2/8/1p1p1p1p/pPpPpPpP/P1P1P1P1/2b5/2B1K3 w - - 0 1",
     "4k3/4Bb2/6b1/1p1p1p2/pPpPpPp1/P1P1P1P1/8/4K3 w - - 0 1",
     "4k3/4Bb2/8/1p3p1p/pPpPpPpP/P1P1P1P1/8/4K3 w - - 0 1",
     "4k3/5b2/8/1p1p1p1p/pPpPpPpP/P1P1P1P1/8/4KB2 w - - 0 1",

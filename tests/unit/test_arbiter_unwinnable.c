@@ -333,6 +333,19 @@ static void test_locked_lattice_with_bishops(void **state)
             fail_msg("%s: dead (%s), but the walk says %d after %zu positions", dead[i], proof,
                      walk, count);
     }
+    /* Two bishops a side, one behind each wall (White's dark c1 and e7,
+     * Black's light c2 and f7): as the issue put it, undetermined with 10^7
+     * nodes before. Not reachable in a game (two dark bishops with all eight
+     * pawns), though the FEN check accepts it; too many positions for the
+     * walk, but the argument above holds as it is: each king has one piece
+     * of the blocking colour in its half, and needs two. */
+    const char *four = "4k3/4Bb2/8/1p1p1p1p/pPpPpPpP/P1P1P1P1/2b5/2B1K3 w - - 0 1";
+    expect_cannot(four, 0, PLY_ARB_METHOD_BLOCKED,
+                  "blocked: no pawn can ever move or capture; white (2 bishops on dark squares) "
+                  "could check black's king on some of its 24 squares, but there it has more "
+                  "flights white never attacks than its own pieces (2 bishops on light squares) "
+                  "can ever block at once");
+    expect_cannot(four, 1, PLY_ARB_METHOD_BLOCKED, "blocked: no pawn can ever move");
     /* Near misses, where the proof must not fire. (1) Two light bishops for
      * Black in its half (the h-pawns gone: legal with a promoted bishop):
      * Kh8, Bg8, Bh7 and a check from White's dark bishop on the long

@@ -24,3 +24,7 @@ target_link_libraries(bench_deepen_sim PRIVATE ply_flags ply_coordinator ply_ana
 target_compile_definitions(bench_deepen_sim PRIVATE PLY_SOURCE_DIR="${PROJECT_SOURCE_DIR}")
 add_test(NAME bench_deepen_sim_smoke COMMAND bench_deepen_sim --depth 7 --workers 1,2,8 --limit 2)
 set_tests_properties(bench_deepen_sim_smoke PROPERTIES TIMEOUT 60 LABELS quick)
+# The evaluation network (worker/engine/nnue.h): the file's checks, the contract's formula
+# computed here from the file's bytes, the incremental accumulator against a refresh in
+# random games (Chess960 too), SIMD against portable; random-weight nets (nnue_random.h).
+ply_unit_test(test_nnue SOURCES unit/test_nnue.c LIBS ply_eval LABELS quick TIMEOUT 120)

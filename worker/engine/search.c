@@ -48,6 +48,7 @@
 
 #include "eval.h"
 #include "movepick.h"
+#include "nnue.h"
 #include "omp_sync.h"
 #include "stt.h"
 #include "timeman.h"
@@ -76,6 +77,14 @@ typedef struct frame {
 } frame_t;
 
 typedef struct ply__thread {
+    /* The network's accumulators by ply (evaluate): acc[ply] is the position at ply when
+     * acc_ok[ply]; else it is computed when needed from the nearest ply below that has
+     * one, replaying the moves (acc_move[j], the move from ply j - 1 to j, 0 a null move)
+     * on the boards there (acc_board[j], the node's own, alive while it is searched). */
+    ply_nnue_acc_t acc[MAX_PLY + 8];
+    const ply_board_t *acc_board[MAX_PLY + 8];
+    ply_move_t acc_move[MAX_PLY + 8];
+    uint8_t acc_ok[MAX_PLY + 8];
     struct ply_engine *e;
     int id;
     int stop;      /* this thread has seen the stop */
@@ -103,6 +112,7 @@ typedef struct ply__thread {
 
 struct ply_engine {
     ply_stt_t tt;
+    const ply_nnue_t *net; /* the evaluation network, or NULL: ply_eval */
     int threads;
     int n_td;
     ply__thread_t **td;
@@ -236,6 +246,7 @@ ply_engine_t *ply_engine_new(size_t hash_mib, int threads)
         return NULL;
     }
     e->threads = threads;
+    e->net = PLY_ENGINE_NNUE_DEFAULT ? ply_nnue_embedded(NULL, 0) : NULL;
     /* Late-move reductions grow with the log of the depth and of the move
      * number (Senpai's and Ethereal's form; the divisor 2.25 is ours). */
     for (int d = 1; d < 64; d++)
@@ -286,6 +297,18 @@ void ply_engine_clear(ply_engine_t *e)
     for (int i = 0; i < e->n_td; i++) clear_thread(e->td[i]);
 }
 
+void ply_engine_set_net(ply_engine_t *e, const ply_nnue_t *net)
+{
+    if (!e || e->net == net) return;
+    e->net = net;
+    ply_stt_clear(&e->tt); /* its static evaluations are the other evaluation's */
+}
+
+const ply_nnue_t *ply_engine_net(const ply_engine_t *e)
+{
+    return e->net;
+}
+
 void ply_engine_stop(ply_engine_t *e)
 {
     if (e) astore(&e->stop, 1);
@@ -317,8 +340,10 @@ static int ensure_threads(ply_engine_t *e, int n)
     if (!td) return PLY_ENOMEM;
     e->td = td;
     for (; e->n_td < n; e->n_td++) {
-        ply__thread_t *t = calloc(1, sizeof *t);
+        /* aligned for the accumulators' SIMD loads */
+        ply__thread_t *t = aligned_alloc(_Alignof(ply__thread_t), sizeof *t);
         if (!t) return PLY_ENOMEM;
+        memset(t, 0, sizeof *t);
         td[e->n_td] = t;
     }
     return 0;
@@ -448,18 +473,51 @@ static void capture_update(ply__thread_t *t, const ply_board_t *b, ply_move_t m,
     history_update(&t->capture[b->side][ply_move_piece(m)][ply_move_to(m)][victim], bonus);
 }
 
+/* ---------------------------------------------------------------- evaluation */
+
+/* The node at @ply searches board @b (its accumulator, when needed, starts from there). */
+static inline void enter(ply__thread_t *t, const ply_board_t *b, int ply)
+{
+    t->acc_board[ply] = b;
+}
+
+/* The node at @ply plays @m (0: a null move) to reach its child: the child's accumulator
+ * is stale until evaluate needs it. */
+static inline void child(ply__thread_t *t, int ply, ply_move_t m)
+{
+    t->acc_move[ply + 1] = m;
+    t->acc_ok[ply + 1] = 0;
+}
+
+/* The static evaluation of @b at @ply: the network's when the engine has one, updated
+ * lazily from the nearest ply with a fresh accumulator (the table's stored evaluation and
+ * the nodes cut before evaluating cost no update), else ply_eval. */
+static int evaluate(ply__thread_t *t, const ply_board_t *b, int ply)
+{
+    const ply_nnue_t *net = t->e->net;
+    if (!net) return ply_eval(b);
+    int k = ply;
+    while (!t->acc_ok[k]) k--; /* the root's is always fresh */
+    for (int j = k + 1; j <= ply; j++) {
+        ply_nnue_update(net, &t->acc[j - 1], t->acc_board[j - 1], t->acc_move[j], &t->acc[j]);
+        t->acc_ok[j] = 1;
+    }
+    return ply_nnue_evaluate(net, &t->acc[ply], b->side);
+}
+
 /* ---------------------------------------------------------------- quiescence */
 
 static int qsearch(ply__thread_t *t, const ply_board_t *b, int alpha, int beta, int ply)
 {
     const int pv_node = beta - alpha > 1;
     t->pv_len[ply] = 0;
+    enter(t, b, ply);
     count_node(t);
     if (t->stop) return 0;
     if (ply > t->seldepth) t->seldepth = ply;
     if (insufficient_material(b)) return 0;
     const int in_check = ply_board_checkers(b) != 0;
-    if (ply >= MAX_PLY - 1) return in_check ? 0 : ply_eval(b);
+    if (ply >= MAX_PLY - 1) return in_check ? 0 : evaluate(t, b, ply);
     if (b->rule50 >= 100 && (!in_check || ply_board_count_legal(b))) return 0;
 
     ply_stt_hit_t h;
@@ -473,7 +531,7 @@ static int qsearch(ply__thread_t *t, const ply_board_t *b, int alpha, int beta, 
 
     int best = -PLY_SCORE_INF, stand = -PLY_SCORE_INF;
     if (!in_check) {
-        stand = hit && h.eval != PLY_STT_NO_EVAL ? h.eval : ply_eval(b);
+        stand = hit && h.eval != PLY_STT_NO_EVAL ? h.eval : evaluate(t, b, ply);
         if (stand >= beta) return stand;
         best = stand;
         if (stand > alpha) alpha = stand;
@@ -502,6 +560,7 @@ static int qsearch(ply__thread_t *t, const ply_board_t *b, int alpha, int beta, 
         ply_board_t nb = *b;
         ply_board_play(&nb, m);
         ply_stt_prefetch(&t->e->tt, nb.key);
+        child(t, ply, m);
         const int s = -qsearch(t, &nb, -beta, -alpha, ply + 1);
         if (t->stop) return 0;
         if (s > best) {
@@ -559,6 +618,7 @@ static int search_node(ply__thread_t *t, const ply_board_t *b, int alpha, int be
     ply_engine_t *e = t->e;
     const int pv_node = beta - alpha > 1;
     t->pv_len[ply] = 0;
+    enter(t, b, ply);
     count_node(t);
     if (t->stop) return 0;
     if (ply > t->seldepth) t->seldepth = ply;
@@ -569,7 +629,7 @@ static int search_node(ply__thread_t *t, const ply_board_t *b, int alpha, int be
      * repetition, dead material. */
     if (b->rule50 >= 100) return in_check && !ply_board_count_legal(b) ? -PLY_SCORE_MATE + ply : 0;
     if (is_repetition(t, b, ply) || insufficient_material(b)) return 0;
-    if (ply >= MAX_PLY - 1) return in_check ? 0 : ply_eval(b);
+    if (ply >= MAX_PLY - 1) return in_check ? 0 : evaluate(t, b, ply);
 
     /* Mate distance pruning: no line from here beats a mate already found nearer the root. */
     alpha = imax(alpha, -PLY_SCORE_MATE + ply);
@@ -594,7 +654,7 @@ static int search_node(ply__thread_t *t, const ply_board_t *b, int alpha, int be
 
     const int eval = in_check                           ? -PLY_SCORE_INF
                      : hit && h.eval != PLY_STT_NO_EVAL ? h.eval
-                                                        : ply_eval(b);
+                                                        : evaluate(t, b, ply);
     f->eval = eval;
     const int improving = !in_check && ply >= 2 && eval > t->stack[ply - 2].eval;
     t->stack[ply + 2].killers[0] = t->stack[ply + 2].killers[1] = 0;
@@ -610,6 +670,7 @@ static int search_node(ply__thread_t *t, const ply_board_t *b, int alpha, int be
             const int r = 4 + depth / 4 + imin(3, (eval - beta) / 200);
             ply_board_t nb = *b;
             play_null(&nb);
+            child(t, ply, 0);
             f->move = 0;
             f->cont = NULL;
             const int s = -search(t, &nb, -beta, -beta + 1, depth - r, ply + 1);
@@ -682,6 +743,7 @@ static int search_node(ply__thread_t *t, const ply_board_t *b, int alpha, int be
         }
         f->move = m;
         f->cont = t->cont[us][ply_move_piece(m)][ply_move_to(m)];
+        child(t, ply, m);
         const int new_depth = depth - 1 + extend;
         int s;
         if (searched == 0) {
@@ -767,6 +829,9 @@ static int search_root(ply__thread_t *t, int alpha, int beta, int depth, int fir
     int best = -PLY_SCORE_INF;
     t->pv_len[0] = 0;
     t->keys[t->key_base] = b->key[0];
+    enter(t, b, 0);
+    if (t->e->net) ply_nnue_refresh(t->e->net, b, &t->acc[0]);
+    t->acc_ok[0] = 1;
     count_node(t);
     for (int i = first; i < t->n_root; i++) {
         root_move_t *rm = &t->root[i];
@@ -774,6 +839,7 @@ static int search_root(ply__thread_t *t, int alpha, int beta, int depth, int fir
         ply_board_play(&nb, rm->move);
         t->stack[0].move = rm->move;
         t->stack[0].cont = t->cont[b->side][ply_move_piece(rm->move)][ply_move_to(rm->move)];
+        child(t, 0, rm->move);
         const int new_depth = depth - 1 + (ply_board_checkers(&nb) != 0);
         int s;
         if (i == first) {

@@ -136,7 +136,7 @@ typedef struct ply_engine ply_engine_t;
 
 /**
  * ply_engine_new - an engine with a table of @hash_mib MiB (1..1048576) and
- * @threads search threads (1..1024). Returns NULL when the table cannot be
+ * @threads search threads (1..1024), evaluating as PLY_ENGINE_NNUE_DEFAULT says. Returns NULL when the table cannot be
  * allocated. Destroy with ply_engine_destroy.
  */
 ply_engine_t *ply_engine_new(size_t hash_mib, int threads);
@@ -150,6 +150,25 @@ int ply_engine_set_hash(ply_engine_t *e, size_t hash_mib);
 
 /** ply_engine_set_threads - 1..1024 threads for later searches. Returns 0 or PLY_EINVAL. */
 int ply_engine_set_threads(ply_engine_t *e, int threads);
+
+/**
+ * The engine's evaluation by default: 1, the network embedded in the executable
+ * (nnue.h's ply_nnue_embedded) when the build has one, else the hand-written ply_eval
+ * (eval.h); 0, ply_eval always. One constant, decided by matches (issue 29).
+ */
+#define PLY_ENGINE_NNUE_DEFAULT 1
+
+struct ply_nnue;
+/**
+ * ply_engine_set_net - evaluate with network @net (nnue.h; not consumed: it must
+ * outlive the engine's searches), or with the hand-written ply_eval when NULL. Both
+ * keep the search's draws (repetition, fifty moves, KK / KBK / KNK). A change clears
+ * the table (its stored evaluations are the other evaluation's). Not during a search.
+ */
+void ply_engine_set_net(ply_engine_t *e, const struct ply_nnue *net);
+
+/** ply_engine_net - the network @e evaluates with, or NULL for ply_eval. */
+const struct ply_nnue *ply_engine_net(const ply_engine_t *e);
 
 /** ply_engine_clear - forget everything learned (table, histories): UCI "ucinewgame", "Clear Hash".
  */

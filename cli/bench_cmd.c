@@ -15,7 +15,11 @@
  * (search.h), and prints "Search nodes: N" and "Search nodes/second: M".
  * That N is the search signature: it changes with any change of what the
  * search or the evaluation does, and such a commit says "Search-bench: N" in
- * its message (scripts/check-bench.sh checks both lines).
+ * its message (scripts/check-bench.sh checks both lines). The search part
+ * evaluates as the engine does by default (search.h's PLY_ENGINE_NNUE_DEFAULT:
+ * the embedded network when the build has one, else the hand-written
+ * evaluation); --eval picks one, or both: then the default's lines come first,
+ * as always, and the other's follow, named ("NNUE search nodes: N").
  *
  * `ply bench --cluster --coordinator E` measures a running cluster instead:
  * one perft run (start position, --depth, default 8) through the coordinator,
@@ -36,6 +40,7 @@
 #include "curve_opts.h"
 #include "endpoint.h"
 #include "envelope.h"
+#include "nnue.h"
 #include "perft.h"
 #include "search.h"
 #include "util/error.h"
@@ -97,6 +102,7 @@ static void usage(FILE *out)
 {
     fprintf(out,
             "usage: ply bench [--perft | --search] [--threads N] [--hash MIB] [--json]\n"
+            "                 [--eval classical|nnue|both] [--eval-file PATH]\n"
             "       ply bench --cluster --coordinator E [--depth D] [--json]\n"
             "\n"
             "Counts a fixed list of %zu positions (standard and Chess960) with this machine's\n"
@@ -109,6 +115,10 @@ static void usage(FILE *out)
             "      --search      the search part only\n"
             "  -t, --threads N   OpenMP threads of the perft part (default 1)\n"
             "      --hash MIB    the perft part's table, MiB; 0 for none (default 16)\n"
+            "      --eval E      the search part's evaluation: classical (hand-written), nnue\n"
+            "                    (the network), or both, one after the other (default: the\n"
+            "                    engine's, %s)\n"
+            "      --eval-file PATH  the network for nnue, instead of the one built in\n"
             "      --json        one JSON object instead of text\n"
             "      --cluster     measure the cluster behind --coordinator E: per-worker and\n"
             "                    whole-cluster nodes/s and the scaling efficiency, from one\n"
@@ -119,7 +129,9 @@ static void usage(FILE *out)
             "\n"
             "Exit status: 0 ok, 1 a count differs from its published value (or a search\n"
             "failed), 2 usage.\n",
-            NBENCH, NSEARCH, SEARCH_DEPTH, SEARCH_HASH_MIB);
+            NBENCH, NSEARCH, SEARCH_DEPTH, SEARCH_HASH_MIB,
+            PLY_ENGINE_NNUE_DEFAULT ? "nnue when a network is built in, else classical"
+                                    : "classical");
 }
 
 typedef struct worker_snap {
@@ -289,14 +301,18 @@ static int bench_perft(int threads, long hash_mib, json_t *obj)
     return failed;
 }
 
-/* The search part (see the top): prints or fills @obj; returns 1 on a failure. */
-static int bench_search(json_t *obj)
+/* The search part (see the top) evaluating with @net (NULL: classical): prints or fills
+ * @obj; @first: the signature's run (its lines unnamed). Returns 1 on a failure, with the
+ * nodes per second in *@nps_out. */
+static int bench_search(json_t *obj, const ply_nnue_t *net, int first, uint64_t *nps_out)
 {
     ply_engine_t *e = ply_engine_new(SEARCH_HASH_MIB, 1);
     if (!e) {
         fprintf(stderr, "ply bench: cannot allocate the search's %d MiB table\n", SEARCH_HASH_MIB);
         return 1;
     }
+    ply_engine_set_net(e, net);
+    const char *eval = net ? "nnue" : "classical";
     static ply_search_pos_t pos;
     static ply_search_result_t r;
     ply_search_limits_t lim;
@@ -344,17 +360,66 @@ static int bench_search(json_t *obj)
     }
     ply_engine_destroy(&e);
     uint64_t nps = (uint64_t)ply_nps(total, total_ns);
-    if (obj)
-        json_object_set_new(obj, "search",
-                            json_pack("{s:o, s:i, s:i, s:i, s:I, s:I, s:I, s:b}", "positions", rows,
-                                      "depth", SEARCH_DEPTH, "threads", 1, "hash_mib",
-                                      SEARCH_HASH_MIB, "nodes", (json_int_t)total, "time_ns",
-                                      (json_int_t)total_ns, "nps", (json_int_t)nps, "ok", !failed));
-    else
-        printf("\nsearch to depth %d, 1 thread, %d MiB table cleared per position\n"
-               "Search time (ms): %lld\nSearch nodes: %llu\nSearch nodes/second: %llu\n",
-               SEARCH_DEPTH, SEARCH_HASH_MIB, (long long)(total_ns / 1000000),
-               (unsigned long long)total, (unsigned long long)nps);
+    *nps_out = nps;
+    if (obj) {
+        json_object_set_new(obj, first ? "search" : net ? "search_nnue" : "search_classical",
+                            json_pack("{s:o, s:i, s:i, s:i, s:s, s:I, s:I, s:I, s:b}", "positions",
+                                      rows, "depth", SEARCH_DEPTH, "threads", 1, "hash_mib",
+                                      SEARCH_HASH_MIB, "eval", eval, "nodes", (json_int_t)total,
+                                      "time_ns", (json_int_t)total_ns, "nps", (json_int_t)nps,
+                                      "ok", !failed));
+    } else {
+        const char *name = first ? "Search" : net ? "NNUE search" : "Classical search";
+        printf("\nsearch to depth %d, 1 thread, %d MiB table cleared per position, %s "
+               "evaluation%s%s\n"
+               "%s time (ms): %lld\n%s nodes: %llu\n%s nodes/second: %llu\n",
+               SEARCH_DEPTH, SEARCH_HASH_MIB, eval, net ? ", SIMD " : "",
+               net ? ply_nnue_kernel_name() : "", name, (long long)(total_ns / 1000000), name,
+               (unsigned long long)total, name, (unsigned long long)nps);
+    }
+    return failed;
+}
+
+/* The network of --eval nnue: --eval-file's, else the built-in one; NULL after saying why. */
+static ply_nnue_t *file_net;
+static const ply_nnue_t *bench_net(const char *file)
+{
+    char why[512];
+    const ply_nnue_t *net = file ? (file_net = ply_nnue_load_file(file, why, sizeof why))
+                                 : ply_nnue_embedded(why, sizeof why);
+    if (!net)
+        fprintf(stderr, "ply bench: --eval nnue: %s%s\n", why,
+                file ? "" : "; give a network with --eval-file PATH");
+    return net;
+}
+
+/* The engine's default network (NULL: classical). */
+static const ply_nnue_t *default_net(void)
+{
+    ply_engine_t *probe = ply_engine_new(1, 1);
+    const ply_nnue_t *net = probe ? ply_engine_net(probe) : NULL;
+    ply_engine_destroy(&probe);
+    return net;
+}
+
+/* The search part with --eval @eval (NULL: the engine's default) and the network @net
+ * (NULL unless --eval nnue or both, or --eval-file, asked for one). */
+static int bench_search_evals(json_t *obj, const char *eval, const ply_nnue_t *net)
+{
+    const ply_nnue_t *dflt = default_net();
+    if (!eval && !net) net = dflt;
+    uint64_t nps[2] = {0, 0};
+    int failed = 0;
+    if (eval && !strcmp(eval, "both")) {
+        /* the default's run first: its lines are the signature's */
+        failed |= bench_search(obj, dflt ? net : NULL, 1, &nps[0]);
+        failed |= bench_search(obj, dflt ? NULL : net, 0, &nps[1]);
+        if (!obj && nps[0] && nps[1])
+            printf("\nNNUE / classical nodes per second: %.3f\n",
+                   dflt ? (double)nps[0] / (double)nps[1] : (double)nps[1] / (double)nps[0]);
+    } else {
+        failed |= bench_search(obj, net, 1, &nps[0]);
+    }
     return failed;
 }
 
@@ -368,6 +433,8 @@ int ply_cmd_bench(int argc, char **argv)
                                              {"depth", required_argument, NULL, 'd'},
                                              {"perft", no_argument, NULL, 'p'},
                                              {"search", no_argument, NULL, 's'},
+                                             {"eval", required_argument, NULL, 'v'},
+                                             {"eval-file", required_argument, NULL, 'f'},
                                              {"help", no_argument, NULL, 'h'},
                                              PLY_CLI_CURVE_LONGOPTS,
                                              {NULL, 0, NULL, 0}};
@@ -375,6 +442,7 @@ int ply_cmd_bench(int argc, char **argv)
     int threads_given = 0, hash_given = 0, depth_given = 0, coord_given = 0, part = 0;
     long hash_mib = 16, depth = 8;
     const char *ep = getenv("PLY_COORDINATOR");
+    const char *eval = NULL, *eval_file = NULL;
     char *end;
     optind = 1;
     opterr = 0;
@@ -416,6 +484,15 @@ int ply_cmd_bench(int argc, char **argv)
         case 'C':
             cluster = 1;
             break;
+        case 'v':
+            if (strcmp(optarg, "classical") && strcmp(optarg, "nnue") && strcmp(optarg, "both"))
+                return ply_usage_error("bench", "--eval '%s' must be classical, nnue or both",
+                                       optarg);
+            eval = optarg;
+            break;
+        case 'f':
+            eval_file = optarg;
+            break;
         case 'E':
             ep = optarg;
             coord_given = 1;
@@ -454,6 +531,12 @@ int ply_cmd_bench(int argc, char **argv)
                                threads_given ? "--threads" : "--hash", SEARCH_HASH_MIB);
     else
         idle = depth_given ? "--depth" : coord_given ? "--coordinator" : ply_cli_curve_given();
+    if (!idle && (eval || eval_file) && (cluster || part == 'p'))
+        idle = eval ? "--eval" : "--eval-file";
+    if (!idle && eval && eval_file && !strcmp(eval, "classical"))
+        return ply_usage_error("bench", "--eval-file is a network: not with --eval classical");
+    if (idle && (eval || eval_file) && part == 'p' && !cluster)
+        return ply_usage_error("bench", "%s applies to the search part only", idle);
     if (idle)
         return ply_usage_error("bench", "%s does not apply %s", idle,
                                cluster ? "with --cluster" : "without --cluster");
@@ -470,10 +553,15 @@ int ply_cmd_bench(int argc, char **argv)
         return bench_cluster(ep, (unsigned)depth, json);
     }
 
+    const ply_nnue_t *net = NULL; /* found before any work, so that a bad file is said at once */
+    if (part != 'p' && ((eval && strcmp(eval, "classical")) || eval_file) &&
+        !(net = bench_net(eval_file)))
+        return 2;
     json_t *obj = json ? json_object() : NULL;
     int failed = 0;
     if (part != 's') failed |= bench_perft(threads, hash_mib, obj);
-    if (part != 'p' && failed < 2) failed |= bench_search(obj);
+    if (part != 'p' && failed < 2) failed |= bench_search_evals(obj, eval, net);
+    ply_nnue_destroy(&file_net);
     if (obj) {
         ply_json_dumpf(obj, stdout, JSON_INDENT(2));
         printf("\n");

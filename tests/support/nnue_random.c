@@ -33,6 +33,37 @@ static uint8_t *put(uint8_t *p, uint64_t v, int bytes)
     return p;
 }
 
+/* Material in centipawns of PLY_PAWN..PLY_QUEEN (1..5), the king 0: the usual 1/3/3/5/9. */
+static const int material_cp[7] = {0, 100, 300, 300, 500, 900, 0};
+
+uint8_t *ply_test_nnue_material(int h, uint64_t seed, int noise, const char *desc, size_t *len)
+{
+    /* Neurons 0..h/2-1 count the perspective's own material, h/2..h-1 the other's, in
+     * units of 16 cp (at most 3900 / 16 = 244, inside 0..QA); the output weighs the side
+     * to move's own material +w and the other's -w, with v = 40.8 * cp (SCALE / (QA *
+     * QB)) spread over h/2 neurons: w = 652.8 / (h / 2), rounded. Then noise. */
+    uint8_t *buf = ply_test_nnue_random(h, seed, noise, noise, desc, len);
+    if (!buf) return NULL;
+    uint8_t *w1 = buf + 36 + strlen(desc), *b1 = w1 + 2 * 768 * (size_t)h, *w2 = b1 + 2 * h;
+    const int w = (int)(652.8 / (h / 2) + 0.5);
+    for (int f = 0; f < 768; f++) {
+        const int own = f < 384, cp = material_cp[(f % 384) / 64 + 1];
+        for (int j = 0; j < h; j++) {
+            uint8_t *p = w1 + 2 * ((size_t)f * h + j);
+            const int v = (int16_t)(p[0] | p[1] << 8) + ((j < h / 2) == own ? cp / 16 : 0);
+            put(p, (uint64_t)v, 2);
+        }
+    }
+    for (int j = 0; j < h; j++) {
+        put(b1 + 2 * j, (uint64_t)(noise + 1), 2); /* above 0 despite the noise */
+        put(w2 + 2 * j, (uint64_t)(j < h / 2 ? w : -w), 2);
+        put(w2 + 2 * (h + j), 0, 2);
+    }
+    put(w2 + 4 * h, 0, 4);
+    put(buf + *len - 8, ply_test_fnv1a64(buf, *len - 8), 8);
+    return buf;
+}
+
 uint8_t *ply_test_nnue_random(int h, uint64_t seed, int w1_max, int w2_max, const char *desc,
                               size_t *len)
 {
@@ -58,10 +89,12 @@ uint8_t *ply_test_nnue_random(int h, uint64_t seed, int w1_max, int w2_max, cons
 #ifdef NNUE_RANDOM_MAIN
 int main(int argc, char **argv)
 {
+    const int material = argc > 1 && !strcmp(argv[1], "--material");
+    argc -= material, argv += material;
     if (argc < 2 || argc > 4 || argv[1][0] == '-') {
-        fprintf(stderr, "usage: ply_nnue_random OUT [HIDDEN (256)] [SEED (1)]\n"
+        fprintf(stderr, "usage: ply_nnue_random [--material] OUT [HIDDEN (256)] [SEED (1)]\n"
                         "writes a random-weight net (tests/support/nnue_random.h): speed, not "
-                        "chess\n");
+                        "chess; --material: material and noise\n");
         return 2;
     }
     const int h = argc > 2 ? atoi(argv[2]) : 256;
@@ -71,8 +104,10 @@ int main(int argc, char **argv)
         return 2;
     }
     size_t n;
-    uint8_t *b = ply_test_nnue_random(h, seed, 40, 8,
-                                      "{\"trainer\":\"none: random weights (ply_nnue_random)\"}", &n);
+    const char *desc = material ? "{\"trainer\":\"none: material and noise (ply_nnue_random)\"}"
+                                : "{\"trainer\":\"none: random weights (ply_nnue_random)\"}";
+    uint8_t *b = material ? ply_test_nnue_material(h, seed, 2, desc, &n)
+                          : ply_test_nnue_random(h, seed, 40, 8, desc, &n);
     FILE *f = b ? fopen(argv[1], "wb") : NULL;
     if (!f || fwrite(b, 1, n, f) != n || fclose(f)) {
         perror(argv[1]);

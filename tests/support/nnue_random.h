@@ -22,6 +22,14 @@
 uint8_t *ply_test_nnue_random(int h, uint64_t seed, int w1_max, int w2_max, const char *desc,
                               size_t *len);
 
+/**
+ * ply_test_nnue_material - as ply_test_nnue_random (W1, b1 noise in -noise..noise), but a
+ * net that evaluates about the material balance (pawn 100, knight and bishop 300, rook
+ * 500, queen 900) for the side to move, so that a search with it behaves as with a
+ * sensible evaluation (benchmarks of speed, searches that must find mates). @h at least 64.
+ */
+uint8_t *ply_test_nnue_material(int h, uint64_t seed, int noise, const char *desc, size_t *len);
+
 /** ply_test_fnv1a64 - FNV-1a 64 of @n bytes (the contract's checksum). */
 uint64_t ply_test_fnv1a64(const uint8_t *p, size_t n);
 

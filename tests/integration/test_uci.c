@@ -22,9 +22,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
+#include "nnue_random.h"
 #include "test_skip.h"
 #include "arbiter/arbiter.h"
 #include "harness.h"
@@ -252,6 +254,8 @@ static void test_handshake(void **state)
             "option name Move Overhead type spin default 10 min 0 max 5000\n",
             "option name Clear Hash type button\n",
             "option name Ponder type check default false\n",
+            "option name Use NNUE type check default ",
+            "option name EvalFile type string default <built-in>\n",
         };
         for (size_t i = 0; i < sizeof opts / sizeof *opts; i++)
             if (!strstr(t, opts[i])) fail_msg("%s: no '%s' in:\n%s", cmds[k], opts[i], t);
@@ -956,6 +960,101 @@ static void test_quit_and_eof_during_search(void **state)
     free(t);
 }
 
+/* @t without its " nps N" and " time N" (in place): what a reproducible search repeats. */
+static char *strip_time(char *t)
+{
+    char *w = t;
+    for (char *r = t; *r;) {
+        if (!strncmp(r, " nps ", 5) || !strncmp(r, " time ", 6)) {
+            r += r[1] == 'n' ? 5 : 6;
+            while (*r >= '0' && *r <= '9') r++;
+        } else {
+            *w++ = *r++;
+        }
+    }
+    *w = 0;
+    return t;
+}
+
+/* The answer of `go nodes 30000` from @fen after ucinewgame, without times. */
+static char *nodes_answer(th_chat_t *c, const char *fen)
+{
+    th_chat_send(c, "ucinewgame");
+    th_chat_send(c, "position %s", fen);
+    char *t = strip_time(go_wait(c, "go nodes 30000"));
+    assert_true(count_lines(t, "info depth") > 0);
+    return t;
+}
+
+/*
+ * The evaluation network's options (worker/uci/uci_backend.h): EvalFile loads and checks a
+ * file (a random-weight net that evaluates the material, tests/support/nnue_random.h),
+ * refuses a corrupted or missing one with its reason and keeps the previous; Use NNUE
+ * switches between it and the hand-written evaluation. With the net, `go nodes` on one
+ * thread answers the same twice, and not as the hand-written evaluation does.
+ */
+static void test_nnue_options(void **state)
+{
+    (void)state;
+    char good[] = "/tmp/test_uci_nnue_XXXXXX", bad[] = "/tmp/test_uci_nnue_bad_XXXXXX";
+    size_t len;
+    uint8_t *net = ply_test_nnue_material(128, 7, 2, "{}", &len);
+    assert_non_null(net);
+    for (int k = 0; k < 2; k++) {
+        char *path = k ? bad : good;
+        const int fd = mkstemp(path);
+        assert_true(fd >= 0);
+        if (k) net[len / 2] ^= 1; /* a flipped bit in the weights */
+        assert_int_equal(write(fd, net, len), (ssize_t)len);
+        close(fd);
+    }
+    free(net);
+    th_chat_t c;
+    start(&c, "ply uci");
+    th_chat_send(&c, "setoption name Use NNUE value false");
+    char *t = sync_ready(&c);
+    assert_non_null(strstr(t, "info string classical evaluation"));
+    free(t);
+    char *classical = nodes_answer(&c, "fen " KIWIPETE);
+    th_chat_send(&c, "setoption name EvalFile value %s", bad);
+    t = sync_ready(&c);
+    if (!strstr(t, "info string setoption: EvalFile refused") || !strstr(t, "checksum at offset"))
+        fail_msg("a corrupted net was not refused with its reason:\n%s", t);
+    free(t);
+    th_chat_send(&c, "setoption name EvalFile value /nonexistent/x.nnue");
+    t = sync_ready(&c);
+    assert_non_null(strstr(t, "/nonexistent/x.nnue: No such file"));
+    free(t);
+    th_chat_send(&c, "setoption name EvalFile value %s", good);
+    th_chat_send(&c, "setoption name Use NNUE value true");
+    t = sync_ready(&c);
+    if (!strstr(t, "info string NNUE evaluation with ") || !strstr(t, good))
+        fail_msg("no word of the net in use:\n%s", t);
+    free(t);
+    char *first = nodes_answer(&c, "fen " KIWIPETE);
+    char *second = nodes_answer(&c, "fen " KIWIPETE);
+    if (strcmp(first, second)) fail_msg("go nodes 30000 with the net differs:\n%s\n---\n%s", first, second);
+    if (!strcmp(first, classical)) fail_msg("the net's answer is the classical one:\n%s", first);
+    th_chat_send(&c, "setoption name EvalFile value %s", bad); /* refused: the good one stays */
+    free(sync_ready(&c));
+    char *third = nodes_answer(&c, "fen " KIWIPETE);
+    if (strcmp(first, third)) fail_msg("after a refused EvalFile:\n%s\n---\n%s", first, third);
+    th_chat_send(&c, "setoption name Use NNUE value false");
+    free(sync_ready(&c));
+    char *back = nodes_answer(&c, "fen " KIWIPETE);
+    if (strcmp(back, classical)) fail_msg("classical again:\n%s\n---\n%s", classical, back);
+    th_chat_send(&c, "setoption name Use NNUE value maybe");
+    t = sync_ready(&c);
+    assert_non_null(strstr(t, "Use NNUE needs true or false"));
+    free(t);
+    th_chat_send(&c, "quit");
+    assert_int_equal(th_chat_close(&c, wait_ms()), 0);
+    free(th_chat_take(&c));
+    free(classical), free(first), free(second), free(third), free(back);
+    unlink(good);
+    unlink(bad);
+}
+
 /* Threads 1, go nodes: the same info lines (but time and nps) and bestmove. */
 static void test_reproducible(void **state)
 {
@@ -1019,6 +1118,7 @@ int main(void)
         cmocka_unit_test_teardown(test_perft, teardown),
         cmocka_unit_test_teardown(test_quit_and_eof_during_search, teardown),
         cmocka_unit_test_teardown(test_reproducible, teardown),
+        cmocka_unit_test_teardown(test_nnue_options, teardown),
     };
     return ply_test_exit(cmocka_run_group_tests(tests, NULL, NULL));
 }

@@ -43,6 +43,7 @@
 #define OVERHEAD_MAX     5000
 #define PERFT_TT_MIB     16
 #define FEN_MAX          256
+#define OPTION_TEXT_MAX 4096 /* longest string option value, bytes (a path) */
 
 enum { JOB_SEARCH, JOB_PERFT };
 
@@ -391,6 +392,12 @@ static void option_line(uci_t *u, const ply_uci_option_t *o)
     char line[160];
     if (o->type == PLY_UCI_OPTION_BUTTON)
         snprintf(line, sizeof line, "option name %s type button", o->name);
+    else if (o->type == PLY_UCI_OPTION_CHECK)
+        snprintf(line, sizeof line, "option name %s type check default %s", o->name,
+                 o->def ? "true" : "false");
+    else if (o->type == PLY_UCI_OPTION_STRING)
+        snprintf(line, sizeof line, "option name %s type string default %s", o->name,
+                 o->def_text && *o->def_text ? o->def_text : "<empty>");
     else
         snprintf(line, sizeof line,
                  "option name %s type spin default %" PRId64 " min %" PRId64 " max %" PRId64,
@@ -470,11 +477,12 @@ static const ply_uci_option_t *backend_option(const uci_t *u, const char *name)
 }
 
 /* setoption of a backend's option @o (as the GUI wrote it: @name): a spin's value checked,
- * refused during a search. */
+ * a check's true or false, a string's words (@text, joined) as they are; refused during a
+ * search. What the backend has to say on success is an info string too. */
 static void set_backend_option(uci_t *u, const ply_uci_option_t *o, const char *name, const char *v,
-                               int nv)
+                               int nv, const char *text)
 {
-    char q[48], why[256] = "";
+    char q[48], why[1024] = "";
     int64_t x = 0;
     if (job_busy(u)) {
         say(u, "info string setoption: %s cannot change during a search; ignored", name);
@@ -494,10 +502,25 @@ static void set_backend_option(uci_t *u, const ply_uci_option_t *o, const char *
                      : "nothing");
         return;
     }
-    if (u->backend->ops->set_option(u->backend, o, x, why, sizeof why) < 0) {
+    if (o->type == PLY_UCI_OPTION_CHECK) {
+        int flag;
+        if (parse_bool(v, &flag)) {
+            say(u, "info string setoption: %s needs true or false, got '%s'; ignored", name,
+                v        ? quote(v, q, sizeof q)
+                : nv > 1 ? "several words"
+                         : "nothing");
+            return;
+        }
+        x = flag;
+    }
+    const int rc = o->type == PLY_UCI_OPTION_STRING
+                       ? u->backend->ops->set_text(u->backend, o, text, why, sizeof why)
+                       : u->backend->ops->set_option(u->backend, o, x, why, sizeof why);
+    if (rc < 0) {
         say(u, "info string setoption: %s", why);
         return;
     }
+    if (why[0]) say(u, "info string %s", why);
     if (!strcasecmp(o->name, "Threads")) u->perft_threads = (int)x;
 }
 
@@ -521,7 +544,20 @@ static void cmd_setoption(uci_t *u, char **tok, int n)
     int flag;
     const ply_uci_option_t *own = backend_option(u, name);
     if (own) {
-        set_backend_option(u, own, name, v, nv);
+        /* a string's value: its words joined by one space; "<empty>" is the empty string */
+        char text[OPTION_TEXT_MAX] = "";
+        size_t tl = 0;
+        for (int k = i + 1; own->type == PLY_UCI_OPTION_STRING && k < n; k++) {
+            int w = snprintf(text + tl, sizeof text - tl, "%s%s", tl ? " " : "", tok[k]);
+            if (w < 0 || (size_t)w >= sizeof text - tl) {
+                say(u, "info string setoption: %s's value is longer than %d bytes; ignored",
+                    name, OPTION_TEXT_MAX - 1);
+                return;
+            }
+            tl += (size_t)w;
+        }
+        if (!strcmp(text, "<empty>")) text[0] = 0;
+        set_backend_option(u, own, name, v, nv, text);
         return;
     }
     int spin = !strcasecmp(name, "MultiPV") || !strcasecmp(name, "Move Overhead");

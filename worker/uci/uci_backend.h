@@ -7,7 +7,8 @@
  * The loop owns the conversation: parsing, the options MultiPV, UCI_Chess960,
  * Move Overhead and Ponder, `go perft`, the info lines and the one bestmove.
  * A backend owns the search and the options it lists (ply's engine: Hash,
- * Threads, Clear Hash), which the loop refuses to change during a search.
+ * Threads, Use NNUE, EvalFile, Clear Hash), which the loop refuses to change
+ * during a search.
  *
  * Threads: the loop's job thread calls search (it blocks); stop and ponderhit
  * may come from the input thread at any time while search runs, and a stop
@@ -25,13 +26,15 @@
 #include "search.h"
 
 /** The kinds of option a backend owns (as the UCI specification names them). */
-enum { PLY_UCI_OPTION_SPIN, PLY_UCI_OPTION_BUTTON };
+enum { PLY_UCI_OPTION_SPIN, PLY_UCI_OPTION_BUTTON, PLY_UCI_OPTION_CHECK, PLY_UCI_OPTION_STRING };
 
-/** One option a backend owns: `uci` lists it, `setoption` checks a spin against min..max. */
+/** One option a backend owns: `uci` lists it, `setoption` checks a spin against min..max and
+ * a check's true or false. */
 typedef struct ply_uci_option {
     const char *name; /* as `setoption name` gives it (matched without case) */
     int type;         /* PLY_UCI_OPTION_* */
-    int64_t def, min, max;
+    int64_t def, min, max; /* a check's default: def 0 or 1 */
+    const char *def_text;  /* a string's default (`uci` writes it, "<empty>" for "") */
 } ply_uci_option_t;
 
 /** A line of text for the GUI (the loop writes it as "info string TEXT"); @arg: search's. */
@@ -55,10 +58,15 @@ typedef struct ply_uci_backend_ops {
     const char *id_name;             /* "id name ID_NAME VERSION" */
     const ply_uci_option_t *options; /* the options it owns, in the order `uci` lists them */
     int n_options;
-    /* setoption of one of its options (a spin's @value already in min..max; a button's 0):
-     * 0, or a negative PLY_E code with what was refused in @why (the option keeps its value) */
+    /* setoption of one of its options (a spin's @value already in min..max; a check's 0 or 1;
+     * a button's 0): 0, or a negative PLY_E code with what was refused in @why (the option
+     * keeps its value); a text for the GUI may be left in @why on success too */
     int (*set_option)(ply_uci_backend_t *b, const ply_uci_option_t *opt, int64_t value, char *why,
                       size_t why_len);
+    /* setoption of one of its string options, @text the words after "value" joined by one
+     * space ("" for none or "<empty>"); as set_option. NULL when it has none. */
+    int (*set_text)(ply_uci_backend_t *b, const ply_uci_option_t *opt, const char *text,
+                    char *why, size_t why_len);
     void (*new_game)(ply_uci_backend_t *b); /* ucinewgame: forget what was learned */
     /* search @go, calling @cb for each line of each iteration as it completes (info->hashfull
      * < 0: not known), and fill *@out (out->best 0: no move, the loop then plays the first
@@ -81,8 +89,13 @@ struct ply_uci_backend {
 /**
  * ply_uci_builtin_new - ply's engine in this process as a backend: a search
  * table of @hash_mib MiB (the Hash option) and @threads threads (Threads),
- * both 1..the option's max, and the Clear Hash button. Returns NULL when the
- * table cannot be allocated. Destroy with ply_uci_backend_destroy.
+ * both 1..the option's max, the evaluation (Use NNUE: the network, default
+ * true when the build embeds one and search.h's PLY_ENGINE_NNUE_DEFAULT, else
+ * the hand-written evaluation; EvalFile: the network's file, "<built-in>" for
+ * the embedded one, loaded and checked when set, a refused file named with
+ * its reason and the previous network kept), and the Clear Hash button.
+ * Returns NULL when the table cannot be allocated. Destroy with
+ * ply_uci_backend_destroy.
  */
 ply_uci_backend_t *ply_uci_builtin_new(size_t hash_mib, int threads);
 

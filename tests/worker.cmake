@@ -23,7 +23,8 @@ ply_unit_test(test_see SOURCES unit/test_see.c LIBS ply_eval TIMEOUT 120)
 # window's bounds), and an external UCI engine (ply-worker --engine): Debian's Stockfish (the
 # same mate, searchmoves, a Cancel, a root window ignored; skipped without
 # /usr/games/stockfish), and the fake engine (no MultiPV, dying mid-search, garbage, a bad
-# --engine, a root window ignored).
+# --engine, a root window ignored); ply's engine with a network (--eval-file): the same
+# searches, and its checksum in HELLO's engine_id.
 add_executable(test_search_jobs ${CMAKE_CURRENT_SOURCE_DIR}/integration/test_search_jobs.c)
 target_link_libraries(test_search_jobs PRIVATE ply_flags ply_test_support ply_proto ply_arbiter
   PkgConfig::CMOCKA PkgConfig::JANSSON)
@@ -31,11 +32,13 @@ target_compile_definitions(test_search_jobs PRIVATE PLY_BIN_DIR="${CMAKE_RUNTIME
   PLY_TEST_DATA="${PLY_TEST_DATA}")
 add_dependencies(test_search_jobs ply ply-worker ply-coordinator ply_fake_uci)
 add_test(NAME worker_search_jobs COMMAND test_search_jobs builtin)
+add_test(NAME worker_search_jobs_nnue COMMAND test_search_jobs builtin-nnue)
 add_test(NAME worker_search_jobs_stockfish COMMAND test_search_jobs stockfish)
 add_test(NAME worker_search_jobs_fake_uci COMMAND test_search_jobs fake)
 add_test(NAME worker_search_jobs_fake_garbage COMMAND test_search_jobs fake-garbage)
 add_test(NAME worker_search_jobs_fake_window COMMAND test_search_jobs fake-window)
-set_tests_properties(worker_search_jobs worker_search_jobs_stockfish worker_search_jobs_fake_uci
+set_tests_properties(worker_search_jobs worker_search_jobs_nnue worker_search_jobs_stockfish
+  worker_search_jobs_fake_uci
   worker_search_jobs_fake_garbage worker_search_jobs_fake_window PROPERTIES TIMEOUT 300
   LABELS "net" SKIP_RETURN_CODE 77)
 # Search runs end to end (tests/integration/test_search_runs.c): a real coordinator and

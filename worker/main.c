@@ -16,6 +16,7 @@
 
 #include "analysis.h"
 #include "board/zobrist.h"
+#include "nnue.h"
 #include "perft.h"
 #include "endpoint.h"
 #include "envelope.h"
@@ -57,6 +58,11 @@ static void usage(FILE *out)
             "      --engine-option NAME=VALUE\n"
             "                          a UCI option for --engine, e.g. Threads=2 or Hash=256\n"
             "                          (repeatable; NAME alone for a button option)\n"
+            "      --eval nnue|classical\n"
+            "                          ply's engine's evaluation: the network, or the hand-written\n"
+            "                          one (default: %s)\n"
+            "      --eval-file PATH    the network for --eval nnue, instead of the built-in one\n"
+            "                          (read and checked at start: exit 2 when refused)\n"
             "      --id NAME           worker id shown by the coordinator (default host:pid)\n"
             "      --heartbeat-ms N    heartbeat period before the coordinator sets one (default 1000)\n"
             "      --liveness N        coordinator heartbeats missed before giving up (default 5)\n"
@@ -78,7 +84,9 @@ static void usage(FILE *out)
             "  -h, --help              this text\n"
             "      --version           print the version, git commit, slider kernel and OpenMP\n"
             "\n"
-            "Exit status: 0 on an orderly stop, 1 on failure, 2 on bad usage.\n");
+            "Exit status: 0 on an orderly stop, 1 on failure, 2 on bad usage.\n",
+            PLY_ENGINE_NNUE_DEFAULT ? "nnue when a network is built in, else classical"
+                                    : "classical");
 }
 
 static int parse_uint(const char *s, unsigned long max, unsigned long *out)
@@ -133,11 +141,46 @@ static void pick_seed(int seeded)
     ply_info("zobrist seed %u (%s)", ply_zobrist_seed(), seeded ? "--zobrist-seed" : "random");
 }
 
+/*
+ * --eval and --eval-file into cfg->search_net: the network (the file's, read and checked
+ * now, or the built-in one) or NULL (classical); neither given, the engine's default that
+ * ply_worker_config_init set. Returns 0, or -1 after saying why (exit 2).
+ */
+static int eval_or_file(ply_worker_config_t *cfg, const char *engine, const char *eval,
+                        const char *file, ply_nnue_t **file_net)
+{
+    char why[512];
+    if ((eval || file) && engine) {
+        fprintf(stderr, "ply-worker: --eval and --eval-file are ply's engine's, not --engine's\n");
+        return -1;
+    }
+    if (eval && file && !strcmp(eval, "classical")) {
+        fprintf(stderr, "ply-worker: --eval-file is a network: not with --eval classical\n");
+        return -1;
+    }
+    if (eval && !strcmp(eval, "classical")) {
+        cfg->search_net = NULL;
+    } else if (file) {
+        if (!(*file_net = ply_nnue_load_file(file, why, sizeof why))) {
+            fprintf(stderr, "ply-worker: --eval-file: %s\n", why);
+            return -1;
+        }
+        cfg->search_net = *file_net;
+    } else if (eval) {
+        if (!(cfg->search_net = ply_nnue_embedded(why, sizeof why))) {
+            fprintf(stderr, "ply-worker: --eval nnue: %s; give a network with --eval-file PATH\n",
+                    why);
+            return -1;
+        }
+    }
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     enum { OPT_HASH = 256, OPT_ID, OPT_HB, OPT_LIVENESS, OPT_RECONNECT, OPT_MAXJOBS, OPT_SEED, OPT_VERSION,
            OPT_CURVE, OPT_CERT, OPT_SERVER_KEY, OPT_EXIT_ON_BYE, OPT_FAULT, OPT_UCI, OPT_ENGINE,
-           OPT_ENGINE_OPTION };
+           OPT_ENGINE_OPTION, OPT_EVAL, OPT_EVAL_FILE };
     static const struct option longopts[] = {
         {"connect", required_argument, NULL, 'c'},   {"threads", required_argument, NULL, 't'},
         {"hash", required_argument, NULL, OPT_HASH}, {"id", required_argument, NULL, OPT_ID},
@@ -156,6 +199,8 @@ int main(int argc, char **argv)
         {"uci", no_argument, NULL, OPT_UCI},
         {"engine", required_argument, NULL, OPT_ENGINE},
         {"engine-option", required_argument, NULL, OPT_ENGINE_OPTION},
+        {"eval", required_argument, NULL, OPT_EVAL},
+        {"eval-file", required_argument, NULL, OPT_EVAL_FILE},
         {"verbose", no_argument, NULL, 'v'},         {"quiet", no_argument, NULL, 'q'},
         {"help", no_argument, NULL, 'h'},            {"version", no_argument, NULL, OPT_VERSION},
         {NULL, 0, NULL, 0}};
@@ -167,7 +212,7 @@ int main(int argc, char **argv)
     int verbose = 0, quiet = 0, c, curve = 0, seeded = 0;
     int stay_or_go = 0; /* 1: --reconnect given, 2: --exit-on-bye given */
     int uci = 0, n_opts = 0;
-    const char *cert = NULL, *server_key = NULL, *engine = NULL;
+    const char *cert = NULL, *server_key = NULL, *engine = NULL, *eval = NULL, *eval_file = NULL;
     const char *engine_opts[64];
     int n_engine_opts = 0;
     unsigned long v;
@@ -229,6 +274,12 @@ int main(int argc, char **argv)
             seeded = 1;
             break;
         case OPT_ENGINE: engine = optarg; break;
+        case OPT_EVAL:
+            if (strcmp(optarg, "nnue") && strcmp(optarg, "classical"))
+                bad = "--eval needs nnue or classical";
+            eval = optarg;
+            break;
+        case OPT_EVAL_FILE: eval_file = optarg; break;
         case OPT_ENGINE_OPTION:
             if (n_engine_opts == 64) bad = "--engine-option: at most 64 of them";
             else engine_opts[n_engine_opts++] = optarg;
@@ -305,6 +356,8 @@ int main(int argc, char **argv)
         fprintf(stderr, "ply-worker: --engine-option needs --engine CMD (see --help)\n");
         return 2;
     }
+    ply_nnue_t *file_net = NULL; /* --eval-file's, freed at the end */
+    if (eval_or_file(&cfg, engine, eval, eval_file, &file_net) < 0) return 2;
     /* started now, so that a bad --engine is a usage error here, not a failed job later */
     ply_analysis_t *backend =
         engine ? ply_analysis_uci_new(engine, engine_opts, n_engine_opts, why, sizeof why) : NULL;
@@ -339,6 +392,7 @@ int main(int argc, char **argv)
     int rc = ply_worker_run(&cfg, &stop_flag);
     ply_curve_client_destroy(&keys);
     ply_analysis_destroy(&backend);
+    ply_nnue_destroy(&file_net);
     if (rc < 0) {
         char when[48];
         ply_log_stamp(when, sizeof when);

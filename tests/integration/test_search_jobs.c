@@ -43,6 +43,10 @@
  *             at start with the reason.
  * "fake-window" (the fake engine, normal):
  *   window    a root window is ignored: the engine's exact cp 0.
+ * "builtin-nnue": ply's engine evaluating with a network (ply-worker --eval-file, a random
+ * net that evaluates the material, tests/support/nnue_random.h): hello (its engine_id names
+ * the net's checksum, so that reproducible jobs go to workers with the same net), mate,
+ * multipv, chunk and window as above.
  * "fake-garbage" (the engine prints "info depth x" on its second search):
  *   garbage   an Error (PLY_EPARSE) quoting it, the worker stays up, and the next job
  *             runs on a restarted engine.
@@ -65,6 +69,7 @@
 #include "envelope.h"
 #include "fake_coord.h"
 #include "harness.h"
+#include "nnue_random.h"
 #include "util/error.h"
 
 /*
@@ -86,6 +91,7 @@ typedef struct backend {
     const char *hello_engine, *result_engine;
     uint32_t mate_depth, multipv_depth, after_cancel_depth;
     int exact_depth; /* lines come at exactly the depth asked; an external engine may go on */
+    int nnue;        /* ply's engine with --eval-file (a random material net) */
 } backend_t;
 
 static const backend_t builtin = {
@@ -96,6 +102,17 @@ static const backend_t builtin = {
     .multipv_depth = 6,
     .after_cancel_depth = 5,
     .exact_depth = 1,
+};
+
+static const backend_t builtin_nnue = {
+    .tag = "search-jobs-nnue",
+    .hello_engine = "builtin",
+    .result_engine = "ply " PLY_VERSION " builtin",
+    .mate_depth = 6,
+    .multipv_depth = 6,
+    .after_cancel_depth = 5,
+    .exact_depth = 1,
+    .nnue = 1,
 };
 
 static const backend_t stockfish = {
@@ -117,9 +134,27 @@ static const backend_t fake_garbage = {.tag = "search-jobs-uci",
 static const backend_t *B; /* the backend under test */
 static fake_coord_t g;
 
+static char net_path[] = "/tmp/test_search_jobs_nnue_XXXXXX";
+
+/* A random net that evaluates the material, in net_path; 0 or -1. */
+static int write_net(void)
+{
+    size_t len;
+    uint8_t *net = ply_test_nnue_material(128, 3, 2, "{}", &len);
+    const int fd = net ? mkstemp(net_path) : -1;
+    const int ok = fd >= 0 && write(fd, net, len) == (ssize_t)len;
+    if (fd >= 0) close(fd);
+    free(net);
+    return ok ? 0 : -1;
+}
+
 static int setup(void **state)
 {
     (void)state;
+    if (B->nnue)
+        return write_net() ? -1
+                           : fake_coord_start(&g, B->tag, "--threads 1 --hash 16 -v --eval-file %s",
+                                              net_path);
     if (!B->engine) return fake_coord_start(&g, B->tag, "--threads 1 --hash 16 -v");
     return fake_coord_start(&g, B->tag,
                             "--engine '%s' --engine-option Threads=1 --engine-option Hash=16 -v",
@@ -130,6 +165,7 @@ static int teardown(void **state)
 {
     (void)state;
     fake_coord_stop(&g);
+    if (B->nnue) unlink(net_path);
     return 0;
 }
 
@@ -181,6 +217,10 @@ static void test_hello(void **state)
         assert_int_equal(h->kinds[1], PLY__JOB_KIND__JOB_KIND_SEARCH);
     }
     expect_engine("HELLO", h->engine, B->hello_engine);
+    /* who answers a reproducible job alike: with a network, its checksum too */
+    assert_non_null(h->engine_id);
+    if ((strstr(h->engine_id, ", nnue ") != NULL) != B->nnue)
+        fail_msg("HELLO engine_id '%s'", h->engine_id);
 }
 
 static void test_mate(void **state)
@@ -665,6 +705,15 @@ int main(int argc, char **argv)
             cmocka_unit_test(test_bad_engine),
         };
         return cmocka_run_group_tests_name("search_jobs_fake_uci", tests, setup, teardown);
+    }
+    if (!strcmp(backend, "builtin-nnue")) {
+        B = &builtin_nnue;
+        const struct CMUnitTest tests[] = {
+            cmocka_unit_test(test_hello),    cmocka_unit_test(test_mate),
+            cmocka_unit_test(test_multipv),  cmocka_unit_test(test_chunk),
+            cmocka_unit_test(test_window),
+        };
+        return cmocka_run_group_tests_name("search_jobs_nnue", tests, setup, teardown);
     }
     B = &builtin;
     const struct CMUnitTest tests[] = {

@@ -166,6 +166,7 @@ static int builtin_prepare(ply_analysis_t *a, int reproducible, char *why, size_
                  PLY_ANALYSIS_REPRO_HASH_MIB);
         return PLY_ENOMEM;
     }
+    ply_engine_set_net(b->repro, ply_engine_net(b->engine));
     ply_engine_clear(b->repro);
     b->now = b->repro;
     return 0;
@@ -173,6 +174,14 @@ static int builtin_prepare(ply_analysis_t *a, int reproducible, char *why, size_
 
 static const ply_analysis_ops_t BUILTIN = {"builtin",          builtin_run,     builtin_stop,
                                            builtin_clear_stop, builtin_destroy, builtin_prepare};
+
+void ply_analysis_builtin_set_net(ply_analysis_t *a, const struct ply_nnue *net)
+{
+    if (!a || a->ops != &BUILTIN) return;
+    builtin_t *b = (builtin_t *)a;
+    ply_engine_set_net(b->engine, net);
+    if (b->repro) ply_engine_set_net(b->repro, net);
+}
 
 ply_analysis_t *ply_analysis_builtin_new(size_t hash_mib, int threads)
 {

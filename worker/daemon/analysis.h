@@ -117,6 +117,15 @@ struct ply_analysis {
  */
 ply_analysis_t *ply_analysis_builtin_new(size_t hash_mib, int threads);
 
+struct ply_nnue;
+/**
+ * ply_analysis_builtin_set_net - the builtin backend @a evaluates with network @net (nnue.h;
+ * not consumed, it must outlive @a's runs), or with the hand-written evaluation when NULL
+ * (search.h's ply_engine_set_net), in every job, reproducible ones too. Another backend
+ * ignores it. Not during a run.
+ */
+void ply_analysis_builtin_set_net(ply_analysis_t *a, const struct ply_nnue *net);
+
 /**
  * ply_analysis_run - set up @job's position (fen, then moves; searchmoves
  * checked legal at the root), search it within its limits and fill *@out; a

@@ -16,6 +16,7 @@
 
 #include "analysis.h"
 #include "board/zobrist.h"
+#include "nnue.h"
 #include "runner.h"
 #include "search_msg.h"
 #include "util/error.h"
@@ -90,6 +91,7 @@ static int search_run(ply__compute_t *c, void *state, const Ply__Job *job, unsig
             ply__compute_error(c, job, PLY_ENOMEM, "cannot allocate the search table");
             return PLY_ENOMEM;
         }
+        ply_analysis_builtin_set_net(*an, sh->cfg->search_net);
     }
     ply_analysis_job_t aj = {0};
     aj.fen = sj->fen;
@@ -163,7 +165,8 @@ static int search_run(ply__compute_t *c, void *state, const Ply__Job *job, unsig
 }
 
 /* HELLO: the search backend ("builtin", or "uci:<id name>"), and who answers a
- * reproducible job alike: the engine, and for ply's its build and keys. */
+ * reproducible job alike: the engine, and for ply's its build, keys and evaluation (the
+ * network's checksum: two nets answer differently). */
 static size_t search_hello(const ply__daemon_t *sh, Ply__Hello *hello, char *text, size_t len)
 {
     char engine[160] = "builtin";
@@ -174,9 +177,14 @@ static size_t search_hello(const ply__daemon_t *sh, Ply__Hello *hello, char *tex
     char id[PLY_MAX_TEXT + 1], repro[PLY_MAX_TEXT - 64];
     ply_analysis_repro_id(backend, repro, sizeof repro);
     snprintf(id, sizeof id, "%s", repro);
-    if (!backend) /* whatever its own seed: reproducible jobs use the default seed's keys */
+    if (!backend && !sh->cfg->search_net) /* whatever its own seed: reproducible jobs use the
+                                             default seed's keys */
         snprintf(id, sizeof id, "ply %s builtin, zobrist seed %u", PLY_VERSION,
                  PLY_ZOBRIST_DEFAULT_SEED);
+    else if (!backend)
+        snprintf(id, sizeof id, "ply %s builtin, zobrist seed %u, nnue %016llx", PLY_VERSION,
+                 PLY_ZOBRIST_DEFAULT_SEED,
+                 (unsigned long long)ply_nnue_checksum(sh->cfg->search_net));
     size_t ne = strlen(engine) + 1, ni = strlen(id) + 1;
     if (ne + ni > len) return 0;
     hello->engine = memcpy(text, engine, ne);

@@ -17,6 +17,8 @@
 
 #include "board/zobrist.h"
 #include "net.h"
+#include "nnue.h"
+#include "search.h"
 #include "runner.h"
 #include "util/error.h"
 
@@ -27,6 +29,7 @@ void ply_worker_config_init(ply_worker_config_t *cfg)
     cfg->liveness = 5;
     cfg->prefetch = 1;
     cfg->exit_on_bye = 1;
+    cfg->search_net = PLY_ENGINE_NNUE_DEFAULT ? ply_nnue_embedded(NULL, 0) : NULL;
 }
 
 /* 1 when @sock has a message within @timeout_ms milliseconds. */

@@ -33,6 +33,9 @@ typedef struct ply_worker_config {
                               still returns on silence (a refused key looks like silence) */
     struct ply_analysis *search_backend;  /* search jobs' backend (analysis.h), not
                                              owned; NULL: ply's engine, made by the first one */
+    const struct ply_nnue *search_net; /* ply's engine's network (nnue.h), not owned; NULL:
+                                          the hand-written evaluation. Default: the engine's
+                                          (search.h's PLY_ENGINE_NNUE_DEFAULT) */
     const struct ply_curve_client *curve; /* CURVE keys (proto/security.h), not owned; or NULL */
     unsigned fault_every; /* test builds (PLY_FAULT_INJECTION) only: add 1 to the count of every
                              Nth job, to show that --verify catches a faulty worker; 0 = never,

@@ -28,3 +28,6 @@ set_tests_properties(bench_deepen_sim_smoke PROPERTIES TIMEOUT 60 LABELS quick)
 # computed here from the file's bytes, the incremental accumulator against a refresh in
 # random games (Chess960 too), SIMD against portable; random-weight nets (nnue_random.h).
 ply_unit_test(test_nnue SOURCES unit/test_nnue.c LIBS ply_eval LABELS quick TIMEOUT 120)
+# The search with a network (a random material net): every accumulator it brings up to date
+# against a refresh (1 and 2 threads, Chess960 too), the same answer twice, the draws kept.
+ply_unit_test(test_nnue_search SOURCES unit/test_nnue_search.c LIBS ply_search LABELS quick TIMEOUT 120)

@@ -71,6 +71,9 @@ static int run_suite(uint64_t nodes, int first, int count, int verbose)
     assert_non_null(f);
     ply_engine_t *e = ply_engine_new(16, 1);
     assert_non_null(e);
+    /* the counts asserted were measured with the hand-written evaluation (eval.h), which
+     * stays their reference whatever network the build embeds */
+    ply_engine_set_net(e, NULL);
     char line[512];
     int i = 0, solved = 0;
     uint64_t total = 0, t0 = ply_time_ns();

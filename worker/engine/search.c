@@ -493,10 +493,28 @@ static inline void fresh_acc(ply__thread_t *t, const ply_nnue_t *net, int ply)
  * --material), user CPU time of 8 interleaved runs each on a loaded 2-core AMD EPYC
  * (2026-12-07): eager least 1.49 s, median 1.65; lazy 1.59, 1.81 (4 runs before that:
  * eager faster in each pair). The parent's accumulator is in the cache just then. */
+int ply__search_check_acc;
+uint64_t ply__search_acc_checks, ply__search_acc_errors;
+
+/* ply__search_check_acc (tests): the accumulator of @b at @ply against a refresh. */
+static void check_acc(const ply__thread_t *t, const ply_nnue_t *net, const ply_board_t *b,
+                      int ply)
+{
+    static _Thread_local ply_nnue_acc_t fresh;
+    ply_nnue_refresh(net, b, &fresh);
+    const size_t n = sizeof(int16_t) * (size_t)ply_nnue_hidden(net);
+    const int bad = memcmp(fresh.acc[0], t->acc[ply].acc[0], n) ||
+                    memcmp(fresh.acc[1], t->acc[ply].acc[1], n);
+    __atomic_fetch_add(&ply__search_acc_checks, 1, __ATOMIC_RELAXED);
+    if (bad) __atomic_fetch_add(&ply__search_acc_errors, 1, __ATOMIC_RELAXED);
+}
+
 static inline void enter(ply__thread_t *t, const ply_board_t *b, int ply)
 {
     t->acc_board[ply] = b;
-    if (t->e->net) fresh_acc(t, t->e->net, ply);
+    if (!t->e->net) return;
+    fresh_acc(t, t->e->net, ply);
+    if (__builtin_expect(ply__search_check_acc, 0)) check_acc(t, t->e->net, b, ply);
 }
 
 /* The node at @ply plays @m (0: a null move) to reach its child: the child's accumulator

@@ -170,6 +170,12 @@ void ply_engine_set_net(ply_engine_t *e, const struct ply_nnue *net);
 /** ply_engine_net - the network @e evaluates with, or NULL for ply_eval. */
 const struct ply_nnue *ply_engine_net(const ply_engine_t *e);
 
+/* Tests only: while ply__search_check_acc is nonzero, every network accumulator a search
+ * brings up to date is compared with a refresh of its board; ply__search_acc_checks counts
+ * the comparisons, ply__search_acc_errors the differences (relaxed atomics). */
+extern int ply__search_check_acc;
+extern uint64_t ply__search_acc_checks, ply__search_acc_errors;
+
 /** ply_engine_clear - forget everything learned (table, histories): UCI "ucinewgame", "Clear Hash".
  */
 void ply_engine_clear(ply_engine_t *e);

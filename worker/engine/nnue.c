@@ -354,7 +354,9 @@ void ply_nnue_update(const ply_nnue_t *net, const ply_nnue_acc_t *in, const ply_
                      ply_move_t m, ply_nnue_acc_t *out)
 {
     if (!m) {
-        if (out != in) memcpy(out->acc, in->acc, sizeof out->acc);
+        if (out != in)
+            for (int p = PLY_WHITE; p <= PLY_BLACK; p++)
+                memcpy(out->acc[p], in->acc[p], sizeof(int16_t) * (size_t)net->h);
         return;
     }
     const int us = before->side, them = us ^ 1;

@@ -36,15 +36,22 @@ struct ply_nnue {
 
 /* ------------------------------------------------------------ the kernel */
 
+/* out[j] += sign * row[j]: one row at a time, in a loop the compiler vectorises for the
+ * baseline instruction set (SSE2 on x86-64); the int16 sums wrap as the SIMD lanes do. */
+static void add_row(int16_t *restrict out, const int16_t *restrict row, int sign, int h)
+{
+    if (sign > 0)
+        for (int j = 0; j < h; j++) out[j] = (int16_t)(uint16_t)((uint16_t)out[j] + (uint16_t)row[j]);
+    else
+        for (int j = 0; j < h; j++) out[j] = (int16_t)(uint16_t)((uint16_t)out[j] - (uint16_t)row[j]);
+}
+
 static void update_portable(int16_t *out, const int16_t *in, const int16_t *const *add, int n_add,
                             const int16_t *const *sub, int n_sub, int h)
 {
-    for (int j = 0; j < h; j++) {
-        int v = in[j];
-        for (int k = 0; k < n_add; k++) v += add[k][j];
-        for (int k = 0; k < n_sub; k++) v -= sub[k][j];
-        out[j] = (int16_t)v; /* wraps as the SIMD lanes do */
-    }
+    if (out != in) memcpy(out, in, sizeof(int16_t) * (size_t)h);
+    for (int k = 0; k < n_add; k++) add_row(out, add[k], 1, h);
+    for (int k = 0; k < n_sub; k++) add_row(out, sub[k], -1, h);
 }
 
 static int32_t output_portable(const int16_t *us, const int16_t *them, const int16_t *w, int h)

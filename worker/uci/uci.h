@@ -34,8 +34,14 @@
  *     info string and `bestmove 0000`; `go perft` ignores other parameters.
  *   - `go` while a search runs stops that search first (its `bestmove` is
  *     written) and then starts the new one; `ucinewgame` and `quit` stop a
- *     running search first too. `setoption name Hash`, `Threads` and
- *     `Clear Hash` during a search are refused with an `info string`.
+ *     running search first too. `setoption name Hash`, `Threads`,
+ *     `Use NNUE`, `EvalFile` and `Clear Hash` during a search are refused
+ *     with an `info string`.
+ *   - `setoption name EvalFile value PATH` (ply's own option, as
+ *     Stockfish's EvalFile) reads and checks the network file at once: a
+ *     refused file is named in an `info string` with the reason and the
+ *     network before is kept; the words after `value` are the path, joined
+ *     by one space; `<empty>` or nothing means the built-in network.
  *   - end of input is `quit`, as in Stockfish: a running search stops (any
  *     limit) and writes its bestmove; a script that wants the whole search
  *     keeps the input open until the bestmove. A `go perft` is counted to

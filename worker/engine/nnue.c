@@ -41,9 +41,11 @@ struct ply_nnue {
 static void add_row(int16_t *restrict out, const int16_t *restrict row, int sign, int h)
 {
     if (sign > 0)
-        for (int j = 0; j < h; j++) out[j] = (int16_t)(uint16_t)((uint16_t)out[j] + (uint16_t)row[j]);
+        for (int j = 0; j < h; j++)
+            out[j] = (int16_t)(uint16_t)((uint16_t)out[j] + (uint16_t)row[j]);
     else
-        for (int j = 0; j < h; j++) out[j] = (int16_t)(uint16_t)((uint16_t)out[j] - (uint16_t)row[j]);
+        for (int j = 0; j < h; j++)
+            out[j] = (int16_t)(uint16_t)((uint16_t)out[j] - (uint16_t)row[j]);
 }
 
 static void update_portable(int16_t *out, const int16_t *in, const int16_t *const *add, int n_add,
@@ -65,8 +67,7 @@ static int32_t output_portable(const int16_t *us, const int16_t *them, const int
     return (int32_t)sum;
 }
 
-const ply__nnue_kernel_t ply__nnue_kernel_portable = {"portable", update_portable,
-                                                      output_portable};
+const ply__nnue_kernel_t ply__nnue_kernel_portable = {"portable", update_portable, output_portable};
 
 static const ply__nnue_kernel_t *kernel = &ply__nnue_kernel_portable;
 static pthread_once_t kernel_once = PTHREAD_ONCE_INIT;
@@ -75,10 +76,6 @@ static const ply__nnue_kernel_t *best_kernel(void)
 {
     const char *env = getenv("PLY_NNUE_PORTABLE");
     if (env && !strcmp(env, "1")) return &ply__nnue_kernel_portable;
-#if defined(PLY_HAVE_NNUE_AVX512)
-    __builtin_cpu_init();
-    if (__builtin_cpu_supports("avx512bw")) return &ply__nnue_kernel_avx512;
-#endif
 #if defined(PLY_HAVE_NNUE_AVX2)
     __builtin_cpu_init();
     if (__builtin_cpu_supports("avx2")) return &ply__nnue_kernel_avx2;
@@ -96,20 +93,17 @@ int ply_nnue_set_kernel(int k)
     pthread_once(&kernel_once, choose_kernel);
     __builtin_cpu_init();
     switch (k) {
-    case PLY_NNUE_KERNEL_PORTABLE: kernel = &ply__nnue_kernel_portable; return 0;
+    case PLY_NNUE_KERNEL_PORTABLE:
+        kernel = &ply__nnue_kernel_portable;
+        return 0;
 #if defined(PLY_HAVE_NNUE_AVX2)
     case PLY_NNUE_KERNEL_AVX2:
         if (!__builtin_cpu_supports("avx2")) return PLY_EINVAL;
         kernel = &ply__nnue_kernel_avx2;
         return 0;
 #endif
-#if defined(PLY_HAVE_NNUE_AVX512)
-    case PLY_NNUE_KERNEL_AVX512:
-        if (!__builtin_cpu_supports("avx512bw")) return PLY_EINVAL;
-        kernel = &ply__nnue_kernel_avx512;
-        return 0;
-#endif
-    default: return PLY_EINVAL;
+    default:
+        return PLY_EINVAL;
     }
 }
 
@@ -151,8 +145,8 @@ static int check_field(const uint8_t *p, size_t off, const char *name, uint32_t 
 {
     const uint32_t v = le32(p + off);
     if (v == want) return 0;
-    return ply_why(why, why_len, PLY_EPARSE, "net file: %s at offset %zu is %u, not %u", name,
-                   off, v, want);
+    return ply_why(why, why_len, PLY_EPARSE, "net file: %s at offset %zu is %u, not %u", name, off,
+                   v, want);
 }
 
 /* The header and the size: 0 with *@h, *@desc_len and the file's expected size, or an
@@ -193,8 +187,8 @@ static int check_header(const uint8_t *p, size_t len, int *h, uint32_t *desc_len
                        hid, dl, want);
     if (len > want)
         return ply_why(why, why_len, PLY_EPARSE,
-                       "net file: %zu trailing bytes after the checksum at offset %zu",
-                       len - want, want - 8);
+                       "net file: %zu trailing bytes after the checksum at offset %zu", len - want,
+                       want - 8);
     const uint64_t sum = fnv1a64(p, want - 8), said = le64(p + want - 8);
     if (sum != said)
         return ply_why(why, why_len, PLY_EPARSE,

@@ -4,14 +4,38 @@
  * layer, kept up to date move by move, and its output.
  *
  * The network, its integer arithmetic and its file are a contract with the
- * trainer (tools/nnue/, which writes the files): "768 -> H x2 -> 1". Features: for each piece of colour c,
- * type t on square s, from perspective p: s' = s (white) or s ^ 56 (black),
- * c' = 0 for p's own pieces, 1 for the other's; index c' * 384 + (t - 1) * 64
- * + s'. acc[p] = b1 + sum of the W1 rows of p's active features (int16);
- * v = b2 + sum clamp(acc[stm], 0, QA) * W2[j] + sum clamp(acc[!stm], 0, QA) *
- * W2[H + j] (int32); eval = v * SCALE / (QA * QB) centipawns for the side to
- * move, truncated toward zero, clamped to the search's non-mate range.
- * QA = 255, QB = 64, SCALE = 400.
+ * trainer (tools/nnue/, which writes the files). Architecture "768 -> H x2 -> 1",
+ * H a multiple of 32 in 32..1024 (the first net: 256).
+ *
+ * Features, one set per perspective p (PLY_WHITE 0, PLY_BLACK 1): for each piece
+ * of colour c, type t (PLY_PAWN 1 .. PLY_KING 6) on square s (0 = a1 .. 63 = h8),
+ *   s' = s for white's view, s ^ 56 for black's (a vertical flip);
+ *   c' = 0 for p's own pieces, 1 for the other's;
+ *   index = c' * 384 + (t - 1) * 64 + s'  (0..767).
+ *
+ * Integers, QA = 255, QB = 64, SCALE = 400:
+ *   acc[p][j] = b1[j] + sum over p's active features i of W1[i][j]   (int16, j < H)
+ *   v = b2 + sum_j clamp(acc[stm][j], 0, QA) * W2[j]
+ *          + sum_j clamp(acc[!stm][j], 0, QA) * W2[H + j]               (int32)
+ *   eval = v * SCALE / (QA * QB) centipawns for the side to move (int64, C division,
+ *          truncated toward zero), clamped to the search's non-mate range.
+ * The float network the trainer fits is the same with W1f = W1 / QA, b1f = b1 / QA,
+ * w2f = W2 / QB, b2f = b2 / (QA * QB), crelu(x) = clamp(x, 0, 1), eval = out * SCALE;
+ * training clips W1f, b1f to +-1.98 (int16 accumulators cannot overflow with 32
+ * pieces) and w2f to +-511.
+ *
+ * The file, little-endian, no padding:
+ *   char magic[8] "PLYNNUE1"; uint32 version 1, inputs 768, hidden H, qa 255,
+ *   qb 64, scale 400, desc_len (<= 65536); char desc[desc_len] (UTF-8 JSON: data,
+ *   trainer version, hyper-parameters, losses); int16 W1[768][H] (feature-major:
+ *   the H weights of feature 0, then of feature 1, ...); int16 b1[H];
+ *   int16 W2[2H] (the side to move's half first); int32 b2; uint64 checksum, the
+ *   FNV-1a 64 of every byte before it (offset 14695981039346656037, prime
+ *   1099511628211).
+ * A reader refuses a wrong magic or version, inputs != 768, H not a multiple of
+ * 32 or outside 32..1024, other qa / qb / scale, desc_len too large, a truncated
+ * file, trailing bytes, a checksum mismatch; each refusal names the field and its
+ * byte offset.
  *
  * Workload: the search updates an accumulator once per move it plays (two
  * to four rows added or taken away per perspective, H int16 each) and reads
@@ -122,7 +146,7 @@ int ply_nnue_evaluate(const ply_nnue_t *net, const ply_nnue_acc_t *acc, int side
 int ply_nnue_eval_board(const ply_nnue_t *net, const ply_board_t *b);
 
 /** The SIMD paths of the two loops. */
-enum { PLY_NNUE_KERNEL_PORTABLE = 0, PLY_NNUE_KERNEL_AVX2 = 1, PLY_NNUE_KERNEL_AVX512 = 2 };
+enum { PLY_NNUE_KERNEL_PORTABLE = 0, PLY_NNUE_KERNEL_AVX2 = 1 };
 
 /**
  * ply_nnue_set_kernel - use @kernel (PLY_NNUE_KERNEL_*) from now on, for every net
@@ -133,7 +157,7 @@ enum { PLY_NNUE_KERNEL_PORTABLE = 0, PLY_NNUE_KERNEL_AVX2 = 1, PLY_NNUE_KERNEL_A
  */
 int ply_nnue_set_kernel(int kernel);
 
-/** ply_nnue_kernel_name - the path in use: "portable", "avx2" or "avx512"; static. */
+/** ply_nnue_kernel_name - the path in use: "portable" or "avx2"; static. */
 const char *ply_nnue_kernel_name(void);
 
 #endif

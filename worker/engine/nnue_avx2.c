@@ -14,9 +14,10 @@
 
 /* out = in + adds - subs on @lanes (TILE or 32) lanes from @j: the accumulator tile
  * stays in registers while every row is added. */
-static inline __attribute__((always_inline)) void
-tile(int16_t *out, const int16_t *in, const int16_t *const *add, int n_add,
-     const int16_t *const *sub, int n_sub, int j, const int lanes)
+static inline __attribute__((always_inline)) void tile(int16_t *out, const int16_t *in,
+                                                       const int16_t *const *add, int n_add,
+                                                       const int16_t *const *sub, int n_sub, int j,
+                                                       const int lanes)
 {
     __m256i r[TILE / 16];
     for (int k = 0; k < lanes / 16; k++) r[k] = _mm256_load_si256((const __m256i *)(in + j) + k);
@@ -48,9 +49,10 @@ static int32_t output_avx2(const int16_t *us, const int16_t *them, const int16_t
         __m256i c = _mm256_load_si256((const __m256i *)(them + j));
         a = _mm256_min_epi16(_mm256_max_epi16(a, zero), qa);
         c = _mm256_min_epi16(_mm256_max_epi16(c, zero), qa);
-        sum = _mm256_add_epi32(sum, _mm256_madd_epi16(a, _mm256_load_si256((const __m256i *)(w + j))));
         sum = _mm256_add_epi32(sum,
-                               _mm256_madd_epi16(c, _mm256_load_si256((const __m256i *)(w + h + j))));
+                               _mm256_madd_epi16(a, _mm256_load_si256((const __m256i *)(w + j))));
+        sum = _mm256_add_epi32(
+            sum, _mm256_madd_epi16(c, _mm256_load_si256((const __m256i *)(w + h + j))));
     }
     __m128i s = _mm_add_epi32(_mm256_castsi256_si128(sum), _mm256_extracti128_si256(sum, 1));
     s = _mm_add_epi32(s, _mm_shuffle_epi32(s, 0x4e));

@@ -1,7 +1,8 @@
 /*
  * The two loops of the network (nnue.h) behind one table, so that the
- * portable C path (nnue.c) and the SIMD paths (nnue_avx2.c, compiled with
- * -mavx2; nnue_avx512.c with -mavx512bw) can be chosen at start-up. Every
+ * portable C path (nnue.c) and the SIMD path (nnue_avx2.c, compiled with
+ * -mavx2) can be chosen at start-up. (No AVX-512 path yet: the development
+ * machine has none to test one on.) Every
  * path wraps alike: int16 lanes for the accumulator, int32 for the output's
  * sum (the portable path sums in uint32), so all give identical results.
  */
@@ -24,9 +25,6 @@ typedef struct ply__nnue_kernel {
 extern const ply__nnue_kernel_t ply__nnue_kernel_portable;
 #if defined(PLY_HAVE_NNUE_AVX2)
 extern const ply__nnue_kernel_t ply__nnue_kernel_avx2;
-#endif
-#if defined(PLY_HAVE_NNUE_AVX512)
-extern const ply__nnue_kernel_t ply__nnue_kernel_avx512;
 #endif
 
 #endif

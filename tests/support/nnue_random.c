@@ -40,12 +40,13 @@ uint8_t *ply_test_nnue_material(int h, uint64_t seed, int noise, const char *des
 {
     /* Neurons 0..h/2-1 count the perspective's own material, h/2..h-1 the other's, in
      * units of 16 cp (at most 3900 / 16 = 244, inside 0..QA); the output weighs the side
-     * to move's own material +w and the other's -w, with v = 40.8 * cp (SCALE / (QA *
-     * QB)) spread over h/2 neurons: w = 652.8 / (h / 2), rounded. Then noise. */
+     * to move's own material +w and the other's -w, with v = 652.8 * cp (QA * QB / SCALE
+     * = 255 * 1024 / 400) spread over h/2 neurons: w = 652.8 * 16 / (h / 2), rounded.
+     * Then noise. */
     uint8_t *buf = ply_test_nnue_random(h, seed, noise, noise, desc, len);
     if (!buf) return NULL;
     uint8_t *w1 = buf + 36 + strlen(desc), *b1 = w1 + 2 * 768 * (size_t)h, *w2 = b1 + 2 * h;
-    const int w = (int)(652.8 / (h / 2) + 0.5);
+    const int w = (int)(652.8 * 16 / (h / 2) + 0.5);
     for (int f = 0; f < 768; f++) {
         const int own = f < 384, cp = material_cp[(f % 384) / 64 + 1];
         for (int j = 0; j < h; j++) {
@@ -74,7 +75,7 @@ uint8_t *ply_test_nnue_random(int h, uint64_t seed, int w1_max, int w2_max, cons
     uint64_t s = seed ? seed : 1;
     memcpy(p, "PLYNNUE1", 8);
     p += 8;
-    const uint32_t head[7] = {1, 768, (uint32_t)h, 255, 64, 400, (uint32_t)dl};
+    const uint32_t head[7] = {1, 768, (uint32_t)h, 255, 1024, 400, (uint32_t)dl};
     for (int i = 0; i < 7; i++) p = put(p, head[i], 4);
     memcpy(p, desc, dl);
     p += dl;
@@ -107,7 +108,7 @@ int main(int argc, char **argv)
     const char *desc = material ? "{\"trainer\":\"none: material and noise (ply_nnue_random)\"}"
                                 : "{\"trainer\":\"none: random weights (ply_nnue_random)\"}";
     uint8_t *b = material ? ply_test_nnue_material(h, seed, 2, desc, &n)
-                          : ply_test_nnue_random(h, seed, 40, 8, desc, &n);
+                          : ply_test_nnue_random(h, seed, 40, 128, desc, &n);
     FILE *f = b ? fopen(argv[1], "wb") : NULL;
     if (!f || fwrite(b, 1, n, f) != n || fclose(f)) {
         perror(argv[1]);

@@ -13,7 +13,7 @@
 
 /**
  * ply_test_nnue_random - the bytes of a net file (magic, version 1, 768 inputs, @h
- * hidden, qa 255, qb 64, scale 400, the description @desc, W1, b1, W2, b2 and the
+ * hidden, qa 255, qb 1024, scale 400, the description @desc, W1, b1, W2, b2 and the
  * FNV-1a 64 checksum), W1 and b1 uniform in -w1_max..w1_max, W2 in -w2_max..w2_max,
  * b2 in -w2_max * 255..+, from xorshift64* seeded with @seed (not 0). Returns
  * malloc'd bytes (the caller frees them) with their count in *@len, or NULL when out

@@ -92,17 +92,17 @@ static int reference_eval(const uint8_t *f, const ply_board_t *b, double *fl)
         }
     const int stm = b->side;
     int64_t v = rd32(b2);
-    double out = rd32(b2) / (255.0 * 64.0);
+    double out = rd32(b2) / (255.0 * 1024.0);
     for (int j = 0; j < h; j++) {
         const int64_t a = acc[stm][j] < 0 ? 0 : acc[stm][j] > 255 ? 255 : acc[stm][j];
         const int64_t c = acc[!stm][j] < 0 ? 0 : acc[!stm][j] > 255 ? 255 : acc[!stm][j];
         v += a * rd16(w2 + 2 * j) + c * rd16(w2 + 2 * (h + j));
         const double af = accf[stm][j] < 0 ? 0 : accf[stm][j] > 1 ? 1 : accf[stm][j];
         const double cf = accf[!stm][j] < 0 ? 0 : accf[!stm][j] > 1 ? 1 : accf[!stm][j];
-        out += af * rd16(w2 + 2 * j) / 64.0 + cf * rd16(w2 + 2 * (h + j)) / 64.0;
+        out += af * rd16(w2 + 2 * j) / 1024.0 + cf * rd16(w2 + 2 * (h + j)) / 1024.0;
     }
     *fl = out * 400;
-    int64_t cp = v * 400 / (255 * 64); /* C truncates toward zero, as the contract says */
+    int64_t cp = v * 400 / (255 * 1024); /* C truncates toward zero, as the contract says */
     const int64_t lim = PLY_SCORE_MATE_MIN - 1;
     return (int)(cp > lim ? lim : cp < -lim ? -lim : cp);
 }
@@ -172,7 +172,7 @@ static void test_incremental_equals_refresh(void **state)
 {
     (void)state;
     size_t len;
-    uint8_t *buf = ply_test_nnue_random(H, 11, 40, 8, "{}", &len);
+    uint8_t *buf = ply_test_nnue_random(H, 11, 40, 128, "{}", &len);
     ply_nnue_t *net = load(buf, len);
     tally_t t = {0};
     for (size_t i = 0; i < sizeof fens / sizeof *fens; i++)
@@ -253,11 +253,11 @@ static void test_reference_formula(void **state)
     (void)state;
     size_t len;
     for (int h = 32; h <= 1024; h *= 2) { /* and H not a power of two below */
-        uint8_t *buf = ply_test_nnue_random(h, (uint64_t)h * 7 + 1, 40, 8, "{\"h\":1}", &len);
+        uint8_t *buf = ply_test_nnue_random(h, (uint64_t)h * 7 + 1, 40, 128, "{\"h\":1}", &len);
         check_reference(buf, len, "random net", 1);
         free(buf);
     }
-    uint8_t *buf = ply_test_nnue_random(96, 5, 40, 8, "", &len);
+    uint8_t *buf = ply_test_nnue_random(96, 5, 40, 128, "", &len);
     check_reference(buf, len, "H 96", 1);
     free(buf);
 }
@@ -273,11 +273,13 @@ static void test_simd_equals_portable(void **state)
     }
     static ply_board_t bs[3000];
     const int n = positions(bs, 3000, 400);
-    /* an ordinary net, one at the training clip's edges (|W1| up to 1.98 * 255, |W2| up
-     * to 511 * 64: the sums wrap), and H at the tile edges (32, 96, 160) */
+    /* an ordinary net, one at the training clip's edges (|W1| up to 1.98 * 255, |W2| up to
+     * 2 * 1024), ones beyond them (|W2| up to 32704: the int32 sums wrap, alike on every
+     * path), and H at the tile edges (32, 96, 160) */
     const struct {
         int h, w1, w2;
-    } nets[] = {{256, 40, 8}, {1024, 505, 32704}, {32, 505, 32704}, {96, 40, 8}, {160, 300, 20000}};
+    } nets[] = {{256, 40, 128},   {1024, 505, 2048}, {1024, 505, 32704},
+                {32, 505, 32704}, {96, 40, 128},     {160, 300, 20000}};
     for (size_t k = 0; k < sizeof nets / sizeof *nets; k++) {
         size_t len;
         uint8_t *buf = ply_test_nnue_random(nets[k].h, 100 + k, nets[k].w1, nets[k].w2, "", &len);
@@ -335,7 +337,7 @@ static void test_refused(void **state)
 {
     (void)state;
     size_t len;
-    uint8_t *good = ply_test_nnue_random(H, 3, 40, 8, "{\"data\":\"none\"}", &len);
+    uint8_t *good = ply_test_nnue_random(H, 3, 40, 128, "{\"data\":\"none\"}", &len);
     uint8_t *b = malloc(len + 16);
     const size_t dl = 15, w1 = 36 + dl;
     struct {

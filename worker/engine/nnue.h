@@ -13,7 +13,7 @@
  *   c' = 0 for p's own pieces, 1 for the other's;
  *   index = c' * 384 + (t - 1) * 64 + s'  (0..767).
  *
- * Integers, QA = 255, QB = 64, SCALE = 400:
+ * Integers, QA = 255, QB = 1024, SCALE = 400:
  *   acc[p][j] = b1[j] + sum over p's active features i of W1[i][j]   (int16, j < H)
  *   v = b2 + sum_j clamp(acc[stm][j], 0, QA) * W2[j]
  *          + sum_j clamp(acc[!stm][j], 0, QA) * W2[H + j]               (int32)
@@ -22,11 +22,13 @@
  * The float network the trainer fits is the same with W1f = W1 / QA, b1f = b1 / QA,
  * w2f = W2 / QB, b2f = b2 / (QA * QB), crelu(x) = clamp(x, 0, 1), eval = out * SCALE;
  * training clips W1f, b1f to +-1.98 (int16 accumulators cannot overflow with 32
- * pieces) and w2f to +-511.
+ * pieces) and w2f to +-2 (so that the int32 output sums cannot overflow: 2H x QA x
+ * QB x 2 < 2^31 for H <= 1024). (QB was 64 in the first plan; 1024 gives the small
+ * output weights of trained nets 8 bits instead of 4.)
  *
  * The file, little-endian, no padding:
  *   char magic[8] "PLYNNUE1"; uint32 version 1, inputs 768, hidden H, qa 255,
- *   qb 64, scale 400, desc_len (<= 65536); char desc[desc_len] (UTF-8 JSON: data,
+ *   qb 1024, scale 400, desc_len (<= 65536); char desc[desc_len] (UTF-8 JSON: data,
  *   trainer version, hyper-parameters, losses); int16 W1[768][H] (feature-major:
  *   the H weights of feature 0, then of feature 1, ...); int16 b1[H];
  *   int16 W2[2H] (the side to move's half first); int32 b2; uint64 checksum, the
@@ -59,7 +61,7 @@
 #define PLY_NNUE_INPUTS     768
 #define PLY_NNUE_MAX_HIDDEN 1024 /* the file's H: a multiple of 32 in 32..1024 */
 #define PLY_NNUE_QA         255
-#define PLY_NNUE_QB         64
+#define PLY_NNUE_QB         1024
 #define PLY_NNUE_SCALE      400
 #define PLY_NNUE_VERSION    1
 #define PLY_NNUE_MAX_DESC   65536 /* the file's desc_len, bytes */
@@ -78,7 +80,7 @@ typedef struct ply_nnue_acc {
  * ply_nnue_load_mem - check and load a net file's @len bytes at @data (copied:
  * the caller keeps @data). Everything the contract requires is checked before
  * anything is used: the magic "PLYNNUE1", version 1, inputs 768, H a multiple
- * of 32 in 32..1024, qa 255 / qb 64 / scale 400, desc_len at most 65536, the
+ * of 32 in 32..1024, qa 255 / qb 1024 / scale 400, desc_len at most 65536, the
  * exact size (a truncated file and trailing bytes are refused), and the
  * FNV-1a 64 checksum of every byte before it. Returns the net (destroy with
  * ply_nnue_destroy), or NULL with a one-line reason naming the field and its

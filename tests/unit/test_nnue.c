@@ -262,6 +262,30 @@ static void test_reference_formula(void **state)
     free(buf);
 }
 
+/* The network sees each side from its own side (the features flip the board for black):
+ * so any net, trained or random, gives a position and its colour-mirrored twin (ranks
+ * reversed, colours swapped, the other side to move) the same evaluation. */
+static void test_colour_symmetry(void **state)
+{
+    (void)state;
+    size_t len;
+    uint8_t *buf = ply_test_nnue_random(128, 21, 40, 128, "", &len);
+    ply_nnue_t *net = load(buf, len);
+    static ply_board_t bs[1500];
+    const int n = positions(bs, 1500, 200);
+    for (int i = 0; i < n; i++) {
+        ply_board_t m = bs[i];
+        for (int t = PLY_PAWN; t <= PLY_KING; t++) m.pieces[t] = __builtin_bswap64(bs[i].pieces[t]);
+        m.colour[PLY_WHITE] = __builtin_bswap64(bs[i].colour[PLY_BLACK]);
+        m.colour[PLY_BLACK] = __builtin_bswap64(bs[i].colour[PLY_WHITE]);
+        m.side = (uint8_t)(bs[i].side ^ 1);
+        const int a = ply_nnue_eval_board(net, &bs[i]), b = ply_nnue_eval_board(net, &m);
+        if (a != b) fail_msg("position %d: %d, its mirror %d", i, a, b);
+    }
+    ply_nnue_destroy(&net);
+    free(buf);
+}
+
 /* ---------------------------------------------------------------- SIMD and portable */
 
 static void test_simd_equals_portable(void **state)
@@ -424,6 +448,7 @@ int main(void)
         cmocka_unit_test(test_refused),
         cmocka_unit_test(test_embedded),
         cmocka_unit_test(test_reference_formula),
+        cmocka_unit_test(test_colour_symmetry),
         cmocka_unit_test(test_incremental_equals_refresh),
         cmocka_unit_test(test_simd_equals_portable),
     };

@@ -1050,6 +1050,18 @@ static void test_nnue_options(void **state)
     th_chat_send(&c, "quit");
     assert_int_equal(th_chat_close(&c, wait_ms()), 0);
     free(th_chat_take(&c));
+    /* a fresh engine: EvalFile alone is enough (Use NNUE's default uses a network given) */
+    start(&c, "ply uci");
+    th_chat_send(&c, "setoption name EvalFile value %s", good);
+    t = sync_ready(&c);
+    if (!strstr(t, "info string NNUE evaluation with ")) fail_msg("EvalFile alone:\n%s", t);
+    free(t);
+    char *alone = nodes_answer(&c, "fen " KIWIPETE);
+    if (strcmp(first, alone)) fail_msg("EvalFile alone:\n%s\n---\n%s", first, alone);
+    free(alone);
+    th_chat_send(&c, "quit");
+    assert_int_equal(th_chat_close(&c, wait_ms()), 0);
+    free(th_chat_take(&c));
     free(classical), free(first), free(second), free(third), free(back);
     unlink(good);
     unlink(bad);

@@ -89,11 +89,12 @@ struct ply_uci_backend {
 /**
  * ply_uci_builtin_new - ply's engine in this process as a backend: a search
  * table of @hash_mib MiB (the Hash option) and @threads threads (Threads),
- * both 1..the option's max, the evaluation (Use NNUE: the network, default
- * true when the build embeds one and search.h's PLY_ENGINE_NNUE_DEFAULT, else
- * the hand-written evaluation; EvalFile: the network's file, "<built-in>" for
- * the embedded one, loaded and checked when set, a refused file named with
- * its reason and the previous network kept), and the Clear Hash button.
+ * both 1..the option's max, the evaluation (Use NNUE: the network when there
+ * is one, the built-in one or EvalFile's, else the hand-written evaluation;
+ * false, the hand-written one always; default search.h's
+ * PLY_ENGINE_NNUE_DEFAULT; EvalFile: the network's file, "<built-in>" for the
+ * embedded one, loaded and checked when set, a refused file named with its
+ * reason and the previous network kept), and the Clear Hash button.
  * Returns NULL when the table cannot be allocated. Destroy with
  * ply_uci_backend_destroy.
  */

@@ -18,7 +18,7 @@
 #define BUILT_IN "<built-in>"
 
 /* Hash and Threads as search.h's ply_engine_new accepts; Hash's default is Stockfish's.
- * Use NNUE's default is the engine's (set in ply_uci_builtin_new). */
+ * Use NNUE's default is the engine's, PLY_ENGINE_NNUE_DEFAULT (set in ply_uci_builtin_new). */
 enum { OPT_HASH, OPT_THREADS, OPT_NNUE, OPT_EVALFILE, OPT_CLEAR, N_OPTIONS };
 static const ply_uci_option_t options[N_OPTIONS] = {
     [OPT_HASH] = {"Hash", PLY_UCI_OPTION_SPIN, 16, 1, 1048576, NULL},
@@ -175,10 +175,11 @@ ply_uci_backend_t *ply_uci_builtin_new(size_t hash_mib, int threads)
         free(e);
         return NULL;
     }
-    /* the engine's default: the built-in network when it has one */
+    /* the engine's default: the network when there is one (the built-in one, or later
+     * EvalFile's), so that setting EvalFile alone is enough */
     e->net = ply_nnue_embedded(NULL, 0);
     snprintf(e->net_name, sizeof e->net_name, "%s", BUILT_IN);
-    e->use_nnue = ply_engine_net(e->engine) != NULL;
+    e->use_nnue = PLY_ENGINE_NNUE_DEFAULT;
     e->options[OPT_NNUE].def = e->use_nnue;
     return &e->base;
 }

@@ -22,6 +22,8 @@ for n in 0:bbqnnrkr/pppppppp/8/8/8/8/PPPPPPPP/BBQNNRKR 518:rnbqkbnr/pppppppp/8/8
 done
 if "$gen" --chess960 960 2>/dev/null; then fail "--chess960 960 accepted"; fi
 if "$gen" --out "$out/x" --bogus 1 2>/dev/null; then fail "an unknown option accepted"; fi
+if "$gen" --out "$out/x" --eval "$out/none.nnue" 2>"$out/eval.err"; then fail "a missing net accepted"; fi
+grep -q "none.nnue" "$out/eval.err" || fail "a missing net: $(cat "$out/eval.err")"
 
 args="--games 2 --nodes 1500 --frc 50"
 "$gen" --out "$out/a" $args --chunks 3 2>"$out/a.err" || fail "$(cat "$out/a.err")"

@@ -30,6 +30,7 @@
 #include "board/board.h"
 #include "board/movegen.h"
 #include "datagen.h"
+#include "nnue.h"
 #include "search.h"
 
 typedef struct options {
@@ -41,6 +42,7 @@ typedef struct options {
     int frc_percent;
     size_t hash_mib;
     uint64_t seed;
+    const char *eval; /* "classical", or a net file for the games' engine */
 } options_t;
 
 /* splitmix64: seeds every chunk from its number alone (reproducible, resumable). */
@@ -304,7 +306,9 @@ static int usage(FILE *f)
           "  --random-plies P   random plies at the start, P..P+2 (default 8)\n"
           "  --frc PERCENT      share of games from a Chess960 position (default 10)\n"
           "  --hash MIB         table size (default 16)\n"
-          "  --seed S           base seed (default 1)\n",
+          "  --seed S           base seed (default 1)\n"
+          "  --eval E           the players' evaluation: classical (default: the first\n"
+          "                     recipe's, whatever net the build embeds) or a net file\n",
           f);
     return f == stdout ? 0 : 2;
 }
@@ -312,7 +316,8 @@ static int usage(FILE *f)
 int main(int argc, char **argv)
 {
     options_t o = { .nodes = 5000, .games_per_chunk = 50, .first = 0, .step = 1, .chunks = -1,
-                    .random_plies = 8, .frc_percent = 10, .hash_mib = 16, .seed = 1 };
+                    .random_plies = 8, .frc_percent = 10, .hash_mib = 16, .seed = 1,
+                    .eval = "classical" };
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (!strcmp(a, "-h") || !strcmp(a, "--help")) return usage(stdout);
@@ -337,8 +342,8 @@ int main(int argc, char **argv)
         errno = 0;
         const long long x = strtoll(v, &end, 10);
         const int num_ok = *v && !*end && !errno && x >= 0;
-        if (!strcmp(a, "--out")) {
-            o.out = v;
+        if (!strcmp(a, "--out") || !strcmp(a, "--eval")) {
+            *(a[2] == 'o' ? &o.out : &o.eval) = v;
             continue;
         }
         if (!num_ok) {
@@ -372,6 +377,16 @@ int main(int argc, char **argv)
         fputs("ply-datagen: cannot allocate the table\n", stderr);
         return 1;
     }
+    ply_nnue_t *net = NULL;
+    if (strcmp(o.eval, "classical")) {
+        char why[512];
+        if (!(net = ply_nnue_load_file(o.eval, why, sizeof why))) {
+            fprintf(stderr, "ply-datagen: --eval: %s\n", why);
+            ply_engine_destroy(&e);
+            return 2;
+        }
+    }
+    ply_engine_set_net(e, net);
     const uint64_t t0 = now_ms();
     long total = 0;
     for (long c = 0, k = o.first; o.chunks < 0 || c < o.chunks; c++, k += o.step) {
@@ -381,6 +396,7 @@ int main(int argc, char **argv)
         long positions;
         if (run_chunk(e, &o, k, &positions)) {
             ply_engine_destroy(&e);
+            ply_nnue_destroy(&net);
             return 1;
         }
         total += positions;
@@ -388,5 +404,6 @@ int main(int argc, char **argv)
         fprintf(stderr, "  %ld positions in %.0f s this run (%.0f/s)\n", total, s, total / s);
     }
     ply_engine_destroy(&e);
+    ply_nnue_destroy(&net);
     return 0;
 }

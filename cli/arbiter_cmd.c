@@ -435,7 +435,7 @@ static int run_fen(const arbiter_args_t *a)
         fprintf(stderr, "ply arbiter: out of memory\n");
         return 1;
     }
-    for (int s = 0; s < 2; s++) ply_arb_unwinnable(&pos, s, a->budget, &can[s]);
+    for (int s = 0; s < 2; s++) ply_arb_unwinnable_laws(&pos, s, a->laws, a->budget, &can[s]);
     ply_arb_to_fen(&pos, fen, sizeof fen);
     ply_arb_identity(&pos, id, sizeof id);
     const char *result = st.end == PLY_ARB_END_NONE ? ""

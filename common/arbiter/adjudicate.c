@@ -102,7 +102,7 @@ static const char *flag_verdict(const ply_arb_pos_t *pos, ply_arb_laws_t laws, u
                                 ply_arb_report_t *rep)
 {
     int opp = rep->flag ^ 1;
-    ply_arb_unwinnable(pos, opp, budget, &rep->flag_unwin);
+    ply_arb_unwinnable_laws(pos, opp, laws, budget, &rep->flag_unwin);
     rep->flag_opponent = rep->flag_unwin.verdict;
     snprintf(rep->flag_proof, sizeof rep->flag_proof, "%s", rep->flag_unwin.proof);
     if (rep->flag_opponent == PLY_ARB_MATE_IMPOSSIBLE) return "1/2-1/2";
@@ -184,7 +184,7 @@ static void drawn_time_forfeit(const ply_pgn_game_t *g, ply_arb_laws_t laws, ply
     ply_arb_unwin_t u;
     int possible = 0;
     for (int side = 0; side < 2; side++) {
-        ply_arb_unwinnable(pos, side, budget, &u);
+        ply_arb_unwinnable_laws(pos, side, laws, budget, &u);
         if (u.verdict == PLY_ARB_MATE_IMPOSSIBLE) return;
         possible += u.verdict == PLY_ARB_MATE_POSSIBLE;
     }

@@ -74,7 +74,7 @@ typedef struct ply_arb_report {
  * @flag: -1, or the side (0 white, 1 black) whose flag fell at the end of
  * the record (the `--flag` option): the game is then lost by that side
  * when the opponent is proven able to mate, drawn when proven unable
- * (ply_arb_unwinnable with the default budget), and left undetermined
+ * (ply_arb_unwinnable_laws under @laws with the default budget), and left undetermined
  * otherwise (see ply_arb_adjudicate_budget).
  * @work: a game object to reuse between calls (may be NULL: one is made and
  * freed). Returns 0 (the report says whether the game is consistent),
@@ -85,7 +85,7 @@ int ply_arb_adjudicate(const ply_pgn_game_t *g, ply_arb_laws_t laws, int flag, p
 
 /**
  * ply_arb_adjudicate_budget - ply_arb_adjudicate with the node budget of the
- * art. 6.10 question (ply_arb_unwinnable; 0: PLY_ARB_UNWIN_BUDGET). When the
+ * art. 6.10 question (ply_arb_unwinnable_laws; 0: PLY_ARB_UNWIN_BUDGET). When the
  * answer is undetermined within the budget, no result is expected (expected
  * is "") and a note says so, naming the budget: the flag fall is neither
  * awarded nor drawn on an unproven answer. A drawn time forfeit is found

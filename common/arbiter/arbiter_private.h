@@ -197,12 +197,15 @@ int ply__arb_cannot_mate_material(const ply_arb_pos_t *pos, int side);
  * *@nodes. Monotone in the budget: the search runs the same whatever
  * @budget, which only cuts it off, so a line found within some budget is
  * found, the same line after the same nodes, with any larger one.
+ * @draw_at: 0 (fide2000: clocks never end a line), or the halfmove clock at
+ * which the game is drawn unless that move mates (150 under fide2023, art.
+ * 9.6.2): no line passes it, and a line may mate on the move that reaches it.
  * Returns the number of plies of the line written to @line (room for
  * @max), 0 when @pos is already such a checkmate, or -1 when none was found
  * within the budget or @max plies (nothing proven), -2 when out of memory.
  */
-int ply__arb_helpmate(const ply_arb_pos_t *pos, int winner, uint64_t budget, uint64_t *nodes,
-                      ply_arb_move_t *line, int max);
+int ply__arb_helpmate(const ply_arb_pos_t *pos, int winner, int draw_at, uint64_t budget,
+                      uint64_t *nodes, ply_arb_move_t *line, int max);
 
 /**
  * ply__arb_move_from_san_list - ply_arb_move_from_san with the legal moves

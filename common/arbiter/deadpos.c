@@ -24,7 +24,8 @@
  * Positions are kept as 40-byte keys (4 bits a square, side, castling rook
  * squares, en-passant square only when the capture is legal: the identity of
  * art. 9.2), in one array that is also the breadth-first queue, with an
- * open-addressing index; memory is about 50 bytes a visited position.
+ * open-addressing index and the index of each one's parent (to give the
+ * line to a checkmate found); memory is about 54 bytes a visited position.
  */
 #include <stdarg.h>
 #include <stdio.h>
@@ -39,8 +40,8 @@
 
 /* Search bounds: positions visited before giving up (no proof). */
 #define BLOCKED_LIMIT 150000
-/* The exhaustive walk of ply_arb_unwinnable keeps about 50 bytes a position:
- * at most this many whatever the budget (200 MB). */
+/* The exhaustive walk of ply_arb_unwinnable keeps about 54 bytes a position:
+ * at most this many whatever the budget (216 MB). */
 #define WALK_MAX 4000000
 /* Forced lines (ply__arb_dead_forced): at most this many moves a position, and plies. */
 #define FORCED_WIDTH 3
@@ -175,6 +176,7 @@ uint64_t ply__arb_key_hash(const ply__arb_key_t *k)
 /* The visited set: keys in visiting order (the queue) plus an index. */
 typedef struct reach_set {
     reach_key_t *keys;
+    uint32_t *parent; /* index of the position each was first reached from (the root: itself) */
     size_t n, cap;
     uint32_t *slot; /* key index + 1, 0 when free */
     size_t nslot;   /* power of two, at least twice n */
@@ -186,6 +188,9 @@ static int set_grow(reach_set_t *s)
     reach_key_t *keys = realloc(s->keys, cap * sizeof *keys);
     if (!keys) return -1;
     s->keys = keys;
+    uint32_t *parent = realloc(s->parent, cap * sizeof *parent);
+    if (!parent) return -1;
+    s->parent = parent;
     s->cap = cap;
     uint32_t *slot = calloc(cap * 2, sizeof *slot);
     if (!slot) return -1;
@@ -200,8 +205,8 @@ static int set_grow(reach_set_t *s)
     return 0;
 }
 
-/* 1 when added, 0 when already there, -1 when out of memory. */
-static int set_add(reach_set_t *s, const reach_key_t *k)
+/* 1 when added (reached from position @from), 0 when already there, -1 when out of memory. */
+static int set_add(reach_set_t *s, const reach_key_t *k, size_t from)
 {
     if (s->n == s->cap && set_grow(s)) return -1;
     size_t j = ply__arb_key_hash(k) & (s->nslot - 1);
@@ -210,11 +215,40 @@ static int set_add(reach_set_t *s, const reach_key_t *k)
         j = (j + 1) & (s->nslot - 1);
     }
     s->keys[s->n] = *k;
+    s->parent[s->n] = (uint32_t)from;
     s->slot[j] = (uint32_t)++s->n;
     return 1;
 }
 
 static int cannot_mate(const material_t *m, int side, char *proof, size_t len);
+
+/* The moves from the root to position @at of @s along the parents (the
+ * walk is breadth-first, so a shortest series), into @line: the number of
+ * plies, or -1 when more than @max. Each step is found again among the
+ * legal moves of the parent. */
+static int reach_line(const reach_set_t *s, size_t at, int chess960, ply_arb_move_t *line, int max)
+{
+    int n = 0;
+    for (size_t i = at; i; i = s->parent[i]) n++;
+    if (n > max) return -1;
+    size_t i = at;
+    for (int d = n - 1; d >= 0; d--, i = s->parent[i]) {
+        ply_arb_pos_t p;
+        ply_arb_move_t mv[PLY_ARB_MAX_MOVES];
+        reach_key_t k;
+        ply__arb_key_decode(&s->keys[s->parent[i]], chess960, &p);
+        int m = ply_arb_legal_moves(&p, mv), j = 0;
+        for (; j < m; j++) {
+            ply_arb_pos_t child = p;
+            ply_arb_make(&child, mv[j]);
+            ply__arb_key_encode(&child, &k);
+            if (!memcmp(&k, &s->keys[i], sizeof k)) break;
+        }
+        if (j == m) return -1; /* cannot happen: the walk reached it by one of them */
+        line[d] = mv[j];
+    }
+    return n;
+}
 
 /*
  * Breadth-first walk over the positions reachable from @root. @mater: the
@@ -224,9 +258,13 @@ static int cannot_mate(const material_t *m, int side, char *proof, size_t len);
  * pawns and material can never change, and giving up early keeps the common
  * case (a king can reach a pawn) cheap. Returns REACH_FOUND, REACH_NONE
  * (every reachable position visited) or REACH_LIMIT (more than @limit
- * positions, a capture with @frozen, or out of memory).
+ * positions, a capture with @frozen, or out of memory). On REACH_FOUND
+ * with @line, *@nline is the number of plies of a shortest series of legal
+ * moves to the checkmate found, written to @line (-1 when more than
+ * PLY_ARB_LINE_MAX).
  */
-static int reach(const ply_arb_pos_t *root, int mater, int frozen, size_t limit, size_t *visited)
+static int reach(const ply_arb_pos_t *root, int mater, int frozen, size_t limit, size_t *visited,
+                 ply_arb_move_t *line, int *nline)
 {
     reach_set_t s = {0};
     reach_key_t k;
@@ -234,7 +272,7 @@ static int reach(const ply_arb_pos_t *root, int mater, int frozen, size_t limit,
     int verdict = REACH_NONE;
 
     ply__arb_key_encode(root, &k);
-    if (set_add(&s, &k) < 0) verdict = REACH_LIMIT;
+    if (set_add(&s, &k, 0) < 0) verdict = REACH_LIMIT;
     for (size_t i = 0; verdict == REACH_NONE && i < s.n; i++) {
         ply_arb_pos_t p;
         material_t m;
@@ -244,7 +282,10 @@ static int reach(const ply_arb_pos_t *root, int mater, int frozen, size_t limit,
         if (mater >= 0 && cannot_mate(&m, mater, NULL, 0)) continue; /* no mate by it below */
         int n = ply_arb_legal_moves(&p, mv);
         if (n == 0) {
-            if (ply_arb_in_check(&p) && (mater < 0 || p.side != mater)) verdict = REACH_FOUND;
+            if (ply_arb_in_check(&p) && (mater < 0 || p.side != mater)) {
+                verdict = REACH_FOUND;
+                if (line) *nline = reach_line(&s, i, root->chess960, line, PLY_ARB_LINE_MAX);
+            }
             continue;
         }
         for (int j = 0; j < n && verdict == REACH_NONE; j++) {
@@ -255,12 +296,13 @@ static int reach(const ply_arb_pos_t *root, int mater, int frozen, size_t limit,
             ply_arb_pos_t child = p;
             ply_arb_make(&child, mv[j]);
             ply__arb_key_encode(&child, &k);
-            int added = set_add(&s, &k);
+            int added = set_add(&s, &k, i);
             if (added < 0 || s.n > limit) verdict = REACH_LIMIT;
         }
     }
     *visited = s.n;
     free(s.keys);
+    free(s.parent);
     free(s.slot);
     return verdict;
 }
@@ -319,7 +361,7 @@ int ply__arb_dead_blocked(const ply_arb_pos_t *pos, char *proof, size_t len)
     if (!frozen && !blocked_gate(pos)) return 0;
     /* A frozen structure never loses a pawn, so the walk may follow piece
      * captures; otherwise it stops at the first capture (see reach). */
-    if (reach(pos, -1, !frozen, BLOCKED_LIMIT, &visited) != REACH_NONE) return 0;
+    if (reach(pos, -1, !frozen, BLOCKED_LIMIT, &visited, NULL, NULL) != REACH_NONE) return 0;
     ply__arb_say(proof, len,
                  "blocked position: all %zu reachable positions searched, none is checkmate",
                  visited);
@@ -445,6 +487,8 @@ const char *ply_arb_method_name(ply_arb_method_t method)
         return "forced";
     case PLY_ARB_METHOD_UNDETERMINED:
         return "undetermined";
+    case PLY_ARB_METHOD_RULE:
+        return "rule";
     }
     return "?";
 }
@@ -491,62 +535,147 @@ static int exhaustive_gate(const ply_arb_pos_t *pos, const material_t *m, int fr
     return frozen || blocked_gate(pos) || m->non_king <= 3;
 }
 
+/* The halfmove clock at which a game is drawn unless that move mates: 150
+ * plies, 75 moves by each player, under fide2023 (art. 9.6.2); 0 under
+ * fide2000, where no clock ends a game by itself. */
+#define SEVENTY_FIVE 150
+static int draw_at_of(ply_arb_laws_t laws)
+{
+    return laws == PLY_ARB_FIDE2023 ? SEVENTY_FIVE : 0;
+}
+
+/* The clock walk (fide2023) runs when at most this many plies are left
+ * before the 75-move draw, within at most this many positions. */
+#define CLOCK_WALK_PLIES 8
+#define CLOCK_WALK_MAX   200000
+
 /* The exhaustive walk for @out->side within @limit positions (and WALK_MAX),
- * its positions added to @out->nodes and counted in *@visited. */
-static int walk_for(const ply_arb_pos_t *pos, uint64_t limit, ply_arb_unwin_t *out, size_t *visited)
+ * its positions added to @out->nodes and counted in *@visited; a shortest
+ * line to a checkmate found in @line, *@nline plies (see reach). */
+static int walk_for(const ply_arb_pos_t *pos, uint64_t limit, ply_arb_unwin_t *out, size_t *visited,
+                    ply_arb_move_t *line, int *nline)
 {
     size_t cap = limit < WALK_MAX ? (size_t)limit : WALK_MAX;
-    int r = reach(pos, out->side, 0, cap, visited);
+    *nline = -1;
+    int r = reach(pos, out->side, 0, cap, visited, line, nline);
     out->nodes += *visited < cap ? *visited : cap;
     return r;
 }
 
-/* The answer of a walk that finished (REACH_NONE or REACH_FOUND). */
-static int walked(ply_arb_unwin_t *out, int r, size_t visited, uint64_t t0)
-{
-    const char *who = side_name(out->side);
-    if (r == REACH_NONE) {
-        ply__arb_say(
-            out->proof, sizeof out->proof,
-            "exhaustive: all %zu reachable positions searched, none is a checkmate given by %s",
-            visited, who);
-        finish(out, PLY_ARB_MATE_IMPOSSIBLE, PLY_ARB_METHOD_EXHAUSTIVE, t0);
-    } else {
-        /* The walk keeps no line: the helpmate search missed a mate deeper
-         * than its budget allowed. */
-        ply__arb_say(
-            out->proof, sizeof out->proof,
-            "exhaustive: a checkmate given by %s is among the %zu reachable positions searched",
-            who, visited);
-        finish(out, PLY_ARB_MATE_POSSIBLE, PLY_ARB_METHOD_EXHAUSTIVE, t0);
-    }
-    return 0;
-}
-
 /* 1 when @moves (@n plies) replay from @pos, each one of the legal moves there, and end
  * with @side's checkmate of the other side (art. 5.1(a)): the check every "yes" passes
- * before it is given, independent of how the helpmate search found the line. */
-static int line_mates(const ply_arb_pos_t *pos, int side, const ply_arb_move_t *moves, int n)
+ * before it is given, independent of how the search found the line. With @draw_at
+ * (fide2023), also no move before the last brings the halfmove clock to @draw_at (art.
+ * 9.6.2; the mating move may: checkmate takes precedence) and no position before the last
+ * occurs a fifth time within the line, the position asked about counted once (9.6.1;
+ * the game's earlier positions are not known here). */
+static int line_mates(const ply_arb_pos_t *pos, int side, const ply_arb_move_t *moves, int n,
+                      int draw_at)
 {
     ply_arb_pos_t p = *pos;
     ply_arb_move_t legal[PLY_ARB_MAX_MOVES];
+    reach_key_t seen[PLY_ARB_LINE_MAX + 1];
+    if (n > PLY_ARB_LINE_MAX) return 0;
+    ply__arb_key_encode(&p, &seen[0]);
     for (int i = 0; i < n; i++) {
         int k = ply_arb_legal_moves(&p, legal), found = 0;
         for (int j = 0; j < k && !found; j++)
             found = !memcmp(&legal[j], &moves[i], sizeof legal[j]);
         if (!found) return 0;
         ply_arb_make(&p, moves[i]);
+        if (!draw_at || i == n - 1) continue;
+        if (p.halfmove >= draw_at) return 0;
+        ply__arb_key_encode(&p, &seen[i + 1]);
+        int times = 0;
+        for (int j = 0; j <= i + 1; j++) times += !memcmp(&seen[j], &seen[i + 1], sizeof seen[j]);
+        if (times >= 5) return 0;
     }
     return p.side != side && ply_arb_in_check(&p) && ply_arb_legal_moves(&p, legal) == 0;
 }
 
+/* The answer of a walk that finished: REACH_NONE proves "no"; REACH_FOUND
+ * proves "yes" with the walk's shortest line when it replays (line_mates,
+ * under the clock of @draw_at too). Returns 1 when *@out is decided, 0 when
+ * the line is missing (longer than PLY_ARB_LINE_MAX) or breaks the clock. */
+static int walked(const ply_arb_pos_t *pos, ply_arb_unwin_t *out, int r, size_t visited,
+                  const ply_arb_move_t *line, int nline, int draw_at, uint64_t t0)
+{
+    const char *who = side_name(out->side);
+    char text[PLY_ARB_PROOF_MAX];
+    if (r == REACH_NONE) {
+        ply__arb_say(
+            out->proof, sizeof out->proof,
+            "exhaustive: all %zu reachable positions searched, none is a checkmate given by %s",
+            visited, who);
+        finish(out, PLY_ARB_MATE_IMPOSSIBLE, PLY_ARB_METHOD_EXHAUSTIVE, t0);
+        return 1;
+    }
+    if (nline <= 0 || !line_mates(pos, out->side, line, nline, draw_at)) return 0;
+    memcpy(out->moves, line, (size_t)nline * sizeof *line);
+    out->nmoves = nline;
+    line_text(pos, line, nline, text, sizeof text);
+    ply__arb_say(out->proof, sizeof out->proof,
+                 "exhaustive: a checkmate given by %s is among the %zu reachable positions "
+                 "searched; a shortest line to it, %d pl%s: %s",
+                 who, visited, nline, nline == 1 ? "y" : "ies", text);
+    finish(out, PLY_ARB_MATE_POSSIBLE, PLY_ARB_METHOD_EXHAUSTIVE, t0);
+    return 1;
+}
+
+/* The clock walk, depth first from @p (@ply plies below the root): every
+ * series of legal moves that the 75-move rule lets go on. REACH_FOUND: one
+ * ends in @side's checkmate (@line, *@nline plies); REACH_NONE: none does,
+ * and every capture or pawn move on the way leaves @side unable to mate by
+ * material; REACH_LIMIT: another capture or pawn move (the clock starts
+ * again: nothing proven) or more than @limit nodes. */
+static int clock_rec(const ply_arb_pos_t *p, int side, int draw_at, int ply, ply_arb_move_t *line,
+                     int *nline, uint64_t *nodes, uint64_t limit)
+{
+    ply_arb_move_t mv[PLY_ARB_MAX_MOVES];
+    if (++*nodes > limit) return REACH_LIMIT;
+    if (ply__arb_cannot_mate_material(p, side) || ply >= PLY_ARB_LINE_MAX) return REACH_NONE;
+    int n = ply_arb_legal_moves(p, mv), verdict = REACH_NONE;
+    for (int i = 0; i < n; i++) {
+        ply_arb_pos_t child = *p;
+        ply_arb_make(&child, mv[i]);
+        line[ply] = mv[i];
+        if (p->side == side && ply_arb_in_check(&child) && !ply__arb_has_legal_move(&child)) {
+            *nline = ply + 1;
+            return REACH_FOUND;
+        }
+        if (child.halfmove == 0) {
+            /* A capture or pawn move: the 75 moves start again, and nothing is
+             * proven below unless @side can no longer mate by material. */
+            if (!ply__arb_cannot_mate_material(&child, side)) verdict = REACH_LIMIT;
+            continue;
+        }
+        if (child.halfmove >= draw_at) continue; /* drawn: the game is over */
+        int r = clock_rec(&child, side, draw_at, ply + 1, line, nline, nodes, limit);
+        if (r == REACH_FOUND) return r;
+        if (r == REACH_LIMIT) {
+            verdict = REACH_LIMIT;
+            if (*nodes > limit) return r;
+        }
+    }
+    return verdict;
+}
+
 int ply_arb_unwinnable(const ply_arb_pos_t *pos, int side, uint64_t budget, ply_arb_unwin_t *out)
+{
+    return ply_arb_unwinnable_laws(pos, side, PLY_ARB_FIDE2000, budget, out);
+}
+
+int ply_arb_unwinnable_laws(const ply_arb_pos_t *pos, int side, ply_arb_laws_t laws,
+                            uint64_t budget, ply_arb_unwin_t *out)
 {
     if (!pos || !out || side < 0 || side > 1) return PLY_EINVAL;
     const uint64_t t0 = ply_time_ns();
+    const int draw_at = draw_at_of(laws);
     material_t m;
     ply__arb_frozen_t f;
     char why[PLY_ARB_PROOF_MAX];
+    ply_arb_move_t wline[PLY_ARB_LINE_MAX];
+    int wn = -1;
     const char *who = side_name(side);
     memset(out, 0, sizeof *out);
     out->side = side;
@@ -560,6 +689,14 @@ int ply_arb_unwinnable(const ply_arb_pos_t *pos, int side, uint64_t budget, ply_
         ply__arb_say(out->proof, sizeof out->proof, "%s is checkmated in this very position",
                      side_name(side ^ 1));
         finish(out, PLY_ARB_MATE_POSSIBLE, PLY_ARB_METHOD_HELPMATE, t0);
+        return 0;
+    }
+    if (draw_at && pos->halfmove >= draw_at) {
+        ply__arb_say(out->proof, sizeof out->proof,
+                     "the game is already drawn by the 75-move rule (art. 9.6.2): %d plies "
+                     "without a pawn move or capture and no checkmate, so no move follows",
+                     pos->halfmove);
+        finish(out, PLY_ARB_MATE_IMPOSSIBLE, PLY_ARB_METHOD_RULE, t0);
         return 0;
     }
     if (!ply__arb_has_legal_move(pos)) {
@@ -578,22 +715,55 @@ int ply_arb_unwinnable(const ply_arb_pos_t *pos, int side, uint64_t budget, ply_
         finish(out, PLY_ARB_MATE_IMPOSSIBLE, PLY_ARB_METHOD_BLOCKED, t0);
         return 0;
     }
+    /* fide2023, a few plies before the 75-move draw: every series of legal
+     * moves within them, unless one captures or moves a pawn. */
+    if (draw_at && draw_at - pos->halfmove <= CLOCK_WALK_PLIES) {
+        uint64_t spent = 0, cap = out->budget < CLOCK_WALK_MAX ? out->budget : CLOCK_WALK_MAX;
+        int r = clock_rec(pos, side, draw_at, 0, wline, &wn, &spent, cap);
+        out->nodes += spent < cap ? spent : cap;
+        if (r == REACH_FOUND && line_mates(pos, side, wline, wn, draw_at)) {
+            memcpy(out->moves, wline, (size_t)wn * sizeof *wline);
+            out->nmoves = wn;
+            line_text(pos, wline, wn, why, sizeof why);
+            ply__arb_say(out->proof, sizeof out->proof, "helpmate in %d pl%s: %s", wn,
+                         wn == 1 ? "y" : "ies", why);
+            finish(out, PLY_ARB_MATE_POSSIBLE, PLY_ARB_METHOD_HELPMATE, t0);
+            return 0;
+        }
+        if (r == REACH_NONE) {
+            ply__arb_say(out->proof, sizeof out->proof,
+                         "exhaustive: the halfmove clock is %d, so the 75-move rule (art. "
+                         "9.6.2) draws the game %d pl%s from here unless a capture or pawn move "
+                         "comes first; all %llu positions within them searched: none is a "
+                         "checkmate given by %s, and every capture or pawn move among them "
+                         "leaves it without the material to mate",
+                         pos->halfmove, draw_at - pos->halfmove,
+                         draw_at - pos->halfmove == 1 ? "y" : "ies", (unsigned long long)spent,
+                         who);
+            finish(out, PLY_ARB_MATE_IMPOSSIBLE, PLY_ARB_METHOD_EXHAUSTIVE, t0);
+            return 0;
+        }
+    }
     /* On a frozen structure the reachable set is small and the walk proves
      * "no" far sooner than the helpmate search would exhaust its budget: it
      * goes first with three quarters of the budget. Elsewhere the helpmate search goes
      * first (a mate is usually near), with half the budget when the walk can
-     * follow. */
+     * follow. The walk ignores the clocks, which only adds series of moves: its
+     * "no" holds under either Laws, its "yes" only with a line that replays. */
     int walk = exhaustive_gate(pos, &m, frozen), r = REACH_LIMIT;
     size_t visited = 0;
-    if (frozen) {
-        r = walk_for(pos, out->budget / 4 * 3, out, &visited);
-        if (r == REACH_NONE) return walked(out, r, visited, t0);
+    if (frozen && out->nodes < out->budget) {
+        r = walk_for(pos, (out->budget - out->nodes) / 4 * 3, out, &visited, wline, &wn);
+        if (r == REACH_NONE) {
+            walked(pos, out, r, visited, wline, wn, draw_at, t0);
+            return 0;
+        }
         walk = 0;
     }
     uint64_t left = out->budget - out->nodes;
-    int n = ply__arb_helpmate(pos, side, walk ? left / 2 : left, &out->nodes, out->moves,
+    int n = ply__arb_helpmate(pos, side, draw_at, walk ? left / 2 : left, &out->nodes, out->moves,
                               PLY_ARB_LINE_MAX);
-    if (n > 0 && !line_mates(pos, side, out->moves, n)) {
+    if (n > 0 && !line_mates(pos, side, out->moves, n, draw_at)) {
         /* never printed as a proof: a line that does not replay is a bug, said as one */
         ply__arb_say(out->proof, sizeof out->proof,
                      "undetermined: internal error, the helpmate line found for %s does not replay",
@@ -609,10 +779,10 @@ int ply_arb_unwinnable(const ply_arb_pos_t *pos, int side, uint64_t budget, ply_
         finish(out, PLY_ARB_MATE_POSSIBLE, PLY_ARB_METHOD_HELPMATE, t0);
         return 0;
     }
-    if (r == REACH_FOUND) return walked(out, r, visited, t0);
+    if (r == REACH_FOUND && walked(pos, out, r, visited, wline, wn, draw_at, t0)) return 0;
     if (n == -1 && walk && out->nodes < out->budget) {
-        r = walk_for(pos, out->budget - out->nodes, out, &visited);
-        if (r != REACH_LIMIT) return walked(out, r, visited, t0);
+        r = walk_for(pos, out->budget - out->nodes, out, &visited, wline, &wn);
+        if (r != REACH_LIMIT && walked(pos, out, r, visited, wline, wn, draw_at, t0)) return 0;
     }
     if (n == -2)
         ply__arb_say(out->proof, sizeof out->proof, "undetermined: out of memory");

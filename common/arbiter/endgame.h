@@ -84,10 +84,11 @@ typedef enum ply_arb_method {
     PLY_ARB_METHOD_BLOCKED = 3,      /* "blocked": the static argument on a frozen structure */
     PLY_ARB_METHOD_FORCED = 4,       /* "forced": every line ends without mate (dead only) */
     PLY_ARB_METHOD_UNDETERMINED = 5, /* "undetermined": the budget ran out */
+    PLY_ARB_METHOD_RULE = 6,         /* "rule": the game is already over (fide2023, art. 9.6.2) */
 } ply_arb_method_t;
 
 /** ply_arb_method_name - "material", "helpmate", "exhaustive", "blocked", "forced",
- * "undetermined" (static strings; "?" for other values). */
+ * "undetermined", "rule" (static strings; "?" for other values). */
 const char *ply_arb_method_name(ply_arb_method_t method);
 
 /** The node budget ply_arb_can_mate and `ply arbiter` use unless told otherwise:
@@ -106,7 +107,7 @@ typedef struct ply_arb_unwin {
     uint64_t nodes;      /* positions searched (helpmate nodes plus exhaustive positions) */
     uint64_t budget;     /* the node budget it was given */
     uint64_t elapsed_us; /* wall time, microseconds (monotonic clock) */
-    int nmoves;          /* plies of @moves: the helpmate line, 0 otherwise */
+    int nmoves;          /* plies of @moves: the line of a "yes", 0 otherwise */
     ply_arb_move_t moves[PLY_ARB_LINE_MAX]; /* from the position asked about, replayable */
     char proof[PLY_ARB_PROOF_MAX];          /* the argument in one line, in words */
 } ply_arb_unwin_t;
@@ -132,10 +133,13 @@ typedef struct ply_arb_unwin {
  *     SAN with move numbers, in @out->proof;
  *   - an exhaustive walk of every reachable position ("exhaustive"), run when it
  *     can finish: the structure is frozen, every pawn is rammed with only
- *     bishops besides, or at most three pieces stand besides the kings.
- * Clocks and repetitions are ignored (under the 2000 Laws neither ends the game
- * by itself; the 2023 automatic draws after 75 moves or a fifth repetition are
- * not taken into account: a line found is short). Deterministic: the same
+ *     bishops besides, or at most three pieces stand besides the kings. A "yes"
+ *     comes with a shortest line to the checkmate it found, in @out->moves and
+ *     @out->proof, replayed before it is given (no line, no "yes").
+ * Every "yes" has a line of legal moves that the rule engine replays to the
+ * checkmate before it is given (the position itself when it is the mate).
+ * The 2000 Laws are assumed: no clock or repetition ends a game by itself
+ * (ply_arb_unwinnable_laws for the 2023 automatic draws). Deterministic: the same
  * position and budget give the same answer, nodes and line on any machine.
  * Monotone in the budget: an answer "yes" or "no" given with some budget is
  * given with any larger one (the helpmate search runs the same whatever its
@@ -144,6 +148,32 @@ typedef struct ply_arb_unwin {
  * 0 or 1. Out of memory gives PLY_ARB_MATE_UNDETERMINED with a proof saying so.
  */
 int ply_arb_unwinnable(const ply_arb_pos_t *pos, int side, uint64_t budget, ply_arb_unwin_t *out);
+
+/**
+ * ply_arb_unwinnable_laws - ply_arb_unwinnable under @laws. With fide2000 the
+ * same answer. With fide2023 the automatic draws end a series of moves
+ * (RULES.md): a move that brings the halfmove clock of @pos (plies without a
+ * capture or pawn move) to 150 draws the game unless it mates (art. 9.6.2:
+ * the checkmate takes precedence), so:
+ *   - @pos with a clock of 150 or more that is not a checkmate: "no", method
+ *     "rule" (the game is over);
+ *   - with at most 8 plies left on the clock, every series of legal moves
+ *     within them is searched (at most 200,000 nodes): "no" (method
+ *     "exhaustive") when none mates and every capture or pawn move on the way
+ *     leaves @side without the material to mate, "yes" ("helpmate") with the
+ *     mating line;
+ *   - every line given for a "yes" (helpmate search, exhaustive walk) brings
+ *     the clock to 150 only on its mating move, and no position of it occurs a
+ *     fifth time within the line (art. 9.6.1); the positions of the game
+ *     before @pos are not known here, so a repetition with them is not counted
+ *     (a game that has already ended by repetition is not asked: see
+ *     ply_arb_adjudicate);
+ *   - the "no" proofs (material, blocked, the exhaustive walk) ignore the
+ *     clocks, which only adds series of moves, and hold as they are.
+ * Still monotone in the budget. Same returns.
+ */
+int ply_arb_unwinnable_laws(const ply_arb_pos_t *pos, int side, ply_arb_laws_t laws,
+                            uint64_t budget, ply_arb_unwin_t *out);
 
 /**
  * ply_arb_can_mate - ply_arb_unwinnable with the default budget, for callers

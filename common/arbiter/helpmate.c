@@ -15,8 +15,12 @@
  * followed to the mate test. The table remembers positions that had no
  * helpmate within N plies (a lossy 64-bit hash: a collision can only hide
  * a mate, never invent one, and every line found is a real series of legal
- * moves). Clocks and repetitions are ignored: under the 2000 Laws neither
- * ends a game by itself, so they never cut a series of legal moves short.
+ * moves). Under the 2000 Laws no clock or repetition ends a game by itself,
+ * so neither cuts a series of legal moves short. Under the 2023 Laws the
+ * 75-move rule does (art. 9.6.2): with @draw_at a move that brings the
+ * halfmove clock to 150 ends the line unless it mates, and the clock is
+ * part of the table's key (a capture or pawn move resets it). Repetitions
+ * are left to the caller's replay (ply_arb_unwinnable_laws).
  * Positions where the winner can no longer mate by material are cut.
  *
  * Move order (the heart of the method: the winner's pieces go to the
@@ -35,6 +39,7 @@
 
 typedef struct hm {
     int winner;
+    int draw_at; /* halfmove clock that draws unless the move mates (art. 9.6.2), 0: none */
     uint64_t nodes, budget;
     int stop;
     int width[2]; /* moves followed per node, by side (0: all) */
@@ -166,6 +171,7 @@ static int search(hm_t *h, const ply_arb_pos_t *p, int depth, int ply)
     ply__arb_key_t key;
     ply__arb_key_encode(p, &key);
     uint64_t hk = ply__arb_key_hash(&key);
+    if (h->draw_at) hk ^= ((uint64_t)p->halfmove + 1) * 0x9E3779B97F4A7C15ull;
     if (tt_fails(h, hk, depth)) return 0;
 
     ply__arb_mv_t pseudo[PLY__ARB_MAX_PSEUDO];
@@ -181,6 +187,9 @@ static int search(hm_t *h, const ply_arb_pos_t *p, int depth, int ply)
         ply_arb_pos_t child = *p;
         ply__arb_make(&child, mv[i].mv);
         if (ply__arb_left_in_check(&child)) continue;
+        /* 9.6.2: the move that completes the 75 moves ends the game unless it mates,
+         * and only the last move of a line can mate. */
+        if (!last && h->draw_at && child.halfmove >= h->draw_at) continue;
         if (!last && width && followed++ == width) break;
         if (last) {
             /* Only a check can mate: test it before the (dearer) mate test. */
@@ -250,10 +259,11 @@ static const struct {
  */
 #define HM_TT_BITS 20
 
-int ply__arb_helpmate(const ply_arb_pos_t *pos, int winner, uint64_t budget, uint64_t *nodes,
-                      ply_arb_move_t *line, int max)
+int ply__arb_helpmate(const ply_arb_pos_t *pos, int winner, int draw_at, uint64_t budget,
+                      uint64_t *nodes, ply_arb_move_t *line, int max)
 {
     if (mated(pos, winner)) return 0;
+    if (draw_at && pos->halfmove >= draw_at) return -1;
     if (max > HM_MAX_PLY) max = HM_MAX_PLY;
     hm_t *h = calloc(1, sizeof *h);
     if (!h) return -2;
@@ -265,6 +275,7 @@ int ply__arb_helpmate(const ply_arb_pos_t *pos, int winner, uint64_t budget, uin
     }
     h->mask = size - 1;
     h->winner = winner;
+    h->draw_at = draw_at;
     h->corners = mating_corners(pos, winner);
     int found = -1, depth[HM_PASSES], done[HM_PASSES] = {0}, active = HM_PASSES;
     uint64_t used[HM_PASSES] = {0};

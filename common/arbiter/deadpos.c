@@ -19,7 +19,12 @@
  * ply_arb_unwinnable puts the proofs together for one side (issue 14): the
  * material theorems, the static argument of blocked.c, the helpmate search
  * of helpmate.c for "yes", and the walk for "no" where it can finish, all
- * within one node budget, with the method and the proof in words.
+ * within one node budget, with the method and the proof in words; every
+ * "yes" comes with a line of moves that is replayed before it is given (the
+ * walk's a shortest one, from the parents it keeps). ply_arb_unwinnable_laws
+ * adds the 75-move rule of the 2023 Laws: a game already drawn by it, a
+ * depth-first search of every series within the last few plies, and lines
+ * that must mate before the clock runs out.
  *
  * Positions are kept as 40-byte keys (4 bits a square, side, castling rook
  * squares, en-passant square only when the capture is legal: the identity of

@@ -13,7 +13,8 @@
  * every "yes" line is replayed here with the public move generator, every
  * "no" is that of a position whose answer test_arbiter_unwinnable.c checks
  * against its exhaustive walk or an argument by hand. About 15 s: only the
- * questions still undetermined at a budget spend it all.
+ * questions still undetermined at a budget spend it all. The same holds under
+ * the 2023 Laws (ply_arb_unwinnable_laws) on positions near the 75-move draw.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -134,10 +135,75 @@ static void test_monotone_in_budget(void **state)
     assert_int_equal(decided[NBUDGETS - 1], questions);
 }
 
+/* The same under the 2023 Laws, whose 75-move rule (art. 9.6.2) cuts series of
+ * moves short: a halfmove clock of 150 is a game already drawn, 145 and 148
+ * leave a few plies (searched exhaustively), 130 and 0 leave room for the
+ * helpmates. Besides monotony: a "yes" line brings the clock to 150 only on its
+ * mating move, and the answers agree with the 2000 Laws' (fewer series of
+ * moves: a "yes" under 2023 is one under 2000, a "no" under 2000 one under
+ * 2023). */
+static const char *const positions2023[] = {
+    "8/8/4k3/3b4/8/2B5/4K3/8 w - - 150 100", "8/8/4k3/3b4/8/2B1K3/8/8 b - - 148 100",
+    "8/8/4k3/3b4/8/2B1K3/8/8 b - - 145 100", "8/8/4k3/3b4/8/2B1K3/8/8 b - - 130 100",
+    "8/5k2/1K6/8/6p1/5BP1/8/8 w - - 0 1",
+};
+
+/* 1 when @u's line keeps the 75-move rule from @pos: the clock reaches 150
+ * only on the last move (which line_mates checks to be a checkmate). */
+static int line_in_clock(const ply_arb_pos_t *pos, const ply_arb_unwin_t *u)
+{
+    ply_arb_pos_t p = *pos;
+    for (int i = 0; i < u->nmoves; i++) {
+        ply_arb_make(&p, u->moves[i]);
+        if (p.halfmove >= 150 && i < u->nmoves - 1) return 0;
+    }
+    return 1;
+}
+
+static void test_monotone_fide2023(void **state)
+{
+    (void)state;
+    static ply_arb_unwin_t u[NBUDGETS], old;
+    for (size_t i = 0; i < sizeof positions2023 / sizeof positions2023[0]; i++) {
+        ply_arb_pos_t pos;
+        char why[160];
+        if (ply_arb_from_fen(&pos, positions2023[i], 0, why, sizeof why))
+            fail_msg("bad test FEN %s: %s", positions2023[i], why);
+        for (int side = 0; side < 2; side++) {
+            assert_int_equal(ply_arb_unwinnable(&pos, side, budgets[NBUDGETS - 1], &old), 0);
+            for (size_t b = 0; b < NBUDGETS; b++) {
+                assert_int_equal(
+                    ply_arb_unwinnable_laws(&pos, side, PLY_ARB_FIDE2023, budgets[b], &u[b]), 0);
+                if (u[b].nodes > budgets[b])
+                    fail_msg("%s: %d: %llu nodes on a budget of %llu", positions2023[i], side,
+                             (unsigned long long)u[b].nodes, (unsigned long long)budgets[b]);
+                if (u[b].verdict == PLY_ARB_MATE_POSSIBLE &&
+                    (!line_mates(&pos, &u[b], side) || !line_in_clock(&pos, &u[b])))
+                    fail_msg("%s: %d: the line does not mate within the clock: %s",
+                             positions2023[i], side, u[b].proof);
+                if (u[b].verdict == PLY_ARB_MATE_POSSIBLE)
+                    assert_int_not_equal(old.verdict, PLY_ARB_MATE_IMPOSSIBLE);
+                if (old.verdict == PLY_ARB_MATE_IMPOSSIBLE)
+                    assert_int_not_equal(u[b].verdict, PLY_ARB_MATE_POSSIBLE);
+                if (b == 0 || u[b - 1].verdict == PLY_ARB_MATE_UNDETERMINED) continue;
+                if (u[b].verdict != u[b - 1].verdict)
+                    fail_msg("%s: %s: %s with %llu nodes (%s), %s with %llu (%s)", positions2023[i],
+                             side ? "black" : "white", answer(u[b - 1].verdict),
+                             (unsigned long long)budgets[b - 1], u[b - 1].proof,
+                             answer(u[b].verdict), (unsigned long long)budgets[b], u[b].proof);
+            }
+            /* Every question here is decided with the largest budget. */
+            if (u[NBUDGETS - 1].verdict == PLY_ARB_MATE_UNDETERMINED)
+                fail_msg("%s: %d: %s", positions2023[i], side, u[NBUDGETS - 1].proof);
+        }
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_monotone_in_budget),
+        cmocka_unit_test(test_monotone_fide2023),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

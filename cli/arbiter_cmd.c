@@ -74,7 +74,9 @@ static void usage(FILE *out)
             "      --export      re-write the games as clean PGN on standard output: the\n"
             "                    Seven Tag Roster first, every move in SAN with check marks,\n"
             "                    comments, NAGs and variations kept; a game with a move that\n"
-            "                    is not legal is left out and named on standard error\n"
+            "                    is not legal is left out and named on standard error,\n"
+            "                    as is a Result tag that disagrees with the termination\n"
+            "                    marker (the marker's result is written)\n"
             "      --notation N  with --export: the moves in san (default, standard PGN),\n"
             "                    lan (long algebraic: Ng1-f3, e5xd6) or fide (the Laws'\n"
             "                    spelling: e8Q, 0-0)\n"
@@ -358,9 +360,19 @@ static int run_file(const arbiter_args_t *a)
                 fprintf(stderr, "ply arbiter: game %zu (line %ld) left out: %s\n", g->number,
                         g->line, ewhy);
                 status = 1;
-            } else {
-                consistent++;
+                continue;
             }
+            /* The marker is what the export writes in the Result tag too (PGN 8.1.1.7);
+             * a tag that said otherwise is worth a word, as an inconsistent game is. */
+            const char *tag = ply_pgn_game_tag(g, "Result");
+            if (g->result && tag && strcmp(tag, g->result)) {
+                fprintf(stderr,
+                        "ply arbiter: game %zu (line %ld): Result tag \"%s\" disagrees with the "
+                        "termination marker %s; written with Result \"%s\"\n",
+                        g->number, g->line, tag, g->result, g->result);
+                status = 1;
+            }
+            consistent++;
             continue;
         }
         if (ply_arb_adjudicate_budget(g, a->laws, a->flag, a->budget, work, rep)) {

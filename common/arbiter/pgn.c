@@ -292,13 +292,15 @@ static int line_end(char c)
 }
 
 /* The end of the comment word that starts at @text[@i]: the next space where a line may be
- * broken (see emit_comment), or the text's end. A break point is never inside a command, so
- * a word starts outside one. */
-static size_t word_end(const char *text, size_t i)
+ * broken (see emit_comment), or the text's end. A command is "[%" up to the next ']', when
+ * there is one in the text (@close: one past the last ']' of the text, 0 if none); a "[%"
+ * that no ']' closes is plain text. A break point is never inside a command, so a word
+ * starts outside one. */
+static size_t word_end(const char *text, size_t i, size_t close)
 {
     int in_command = 0;
     for (; text[i]; i++) {
-        if (text[i] == '[' && text[i + 1] == '%')
+        if (text[i] == '[' && text[i + 1] == '%' && i < close)
             in_command = 1;
         else if (text[i] == ']')
             in_command = 0;
@@ -315,15 +317,19 @@ static size_t word_end(const char *text, size_t i)
  * words, never inside a [%...] command (the embedded commands of lichess and ChessBase:
  * readers that work line by line must see each one whole), nor before a '%' (a line that
  * starts with one is an escape line, PGN 6) or a '[' that does not open a command (a line
- * that looks like a tag pair ends an unclosed comment for tolerant readers). A line end in
- * @text (a game built in memory) is written as a space. The comment is glued to a "("
- * before it; "(" and ")" inside the text are text, spaced as written.
+ * that looks like a tag pair ends an unclosed comment for tolerant readers). So a word
+ * glued to a '%' word or a command after it is one unit; a unit longer than a line goes out
+ * whole on a line of its own. A line end in @text (a game built in memory) is written as a
+ * space. The comment is glued to a "(" before it; "(" and ")" inside the text are text,
+ * spaced as written.
  */
 static void emit_comment(writer_t *w, const char *text)
 {
     size_t n = strlen(text), end;
+    const char *last = strrchr(text, ']');
+    size_t close = last ? (size_t)(last - text) + 1 : 0;
     for (size_t start = 0;; start = end + 1) {
-        end = word_end(text, start);
+        end = word_end(text, start, close);
         /* the word, with "{" before the first and "}" after the last */
         size_t len = (end - start) + (start == 0) + (end == n);
         if (start == 0) {
@@ -345,36 +351,41 @@ static void emit_comment(writer_t *w, const char *text)
 }
 
 /*
- * A rest-of-line comment: "; text" to the end of its line. One that cannot fit on a line of
- * 79 characters becomes a brace comment (the same text, wrapped between its words), unless
- * it holds a '}', which a brace comment cannot (PGN 8.2.5); then it is split between its
- * words into several rest-of-line comments, each on its own line.
+ * A rest-of-line comment: ';' and its text byte for byte (white space included, none added)
+ * to the end of its line. One that cannot fit on a line of 79 characters becomes a brace
+ * comment of the same text (wrapped as emit_comment does), unless it holds a '}', which a
+ * brace comment cannot (PGN 8.2.5); then it is split into several rest-of-line comments,
+ * each on its own line, at single spaces that are dropped: the pieces joined with one space
+ * between them give the text back, and each piece read back is written alone as it is, so
+ * the export of the export is the same. A piece is as long as fits (78 characters after its
+ * ';') and ends at a space that is neither its first character nor the text's last; with
+ * no such space within reach, at the first one after it; with none at all, it is the rest
+ * of the text (longer than a line).
  */
 static void emit_line_comment(writer_t *w, const char *text)
 {
-    size_t n = strlen(text);
-    if (n + 2 > LINE_MAX_COLS && !strchr(text, '}')) {
+    const size_t room = LINE_MAX_COLS - 1, n = strlen(text);
+    if (n > room && !strchr(text, '}')) {
         emit_comment(w, text);
         return;
     }
-    size_t start = 0;
-    do {
+    for (size_t start = 0;;) {
         size_t end = n;
-        if (n - start + 2 > LINE_MAX_COLS) { /* the last space that fits, else the first */
-            end = start;
-            for (size_t k = start; k < n && (k - start + 2 <= LINE_MAX_COLS || end == start); k++)
-                if (text[k] == ' ') end = k;
-            if (end == start) end = n;
+        for (size_t k = start + 1; n - start > room && k + 1 < n; k++) {
+            if (text[k] != ' ') continue;
+            if (k - start > room && end != n) break; /* the last space within reach */
+            end = k;
+            if (k - start > room) break; /* none within reach: the first after it */
         }
-        size_t len = 1 + (end > start) + (end - start);
-        make_room(w, len, w->glue);
+        make_room(w, 1 + (end - start), w->glue);
         w->glue = 0;
-        fputs(end > start ? "; " : ";", w->out);
+        fputc(';', w->out);
         fwrite(text + start, 1, end - start, w->out);
         w->col = 1; /* the comment ends its line */
         newline(w);
-        start = end + (end < n);
-    } while (start < n);
+        if (end == n) break;
+        start = end + 1; /* the space at the split is dropped */
+    }
 }
 
 static void write_tag(FILE *out, const char *name, const char *value)
@@ -772,14 +783,14 @@ static int read_line_comment(ply_pgn_reader_t *r, ply_pgn_game_t *g, fault_t *f)
     r->ntext = 0;
     while ((c = peek(r)) != EOF && c != '\n') {
         get(r);
-        if (c == '\r') continue;
         if (text_put(r, c, PLY_PGN_GAME_MAX))
             return fault(f, line, "game too large (over %u bytes)", PLY_PGN_GAME_MAX);
     }
-    size_t n = r->ntext, s = 0;
-    while (n && is_space((unsigned char)r->text[n - 1])) n--;
-    while (s < n && is_space((unsigned char)r->text[s])) s++;
-    if (add_elem(g, PLY_PGN_LINE_COMMENT, r->text + s, n - s, 0, line))
+    /* The text byte for byte; the line end (LF, CRLF, or the end of the file) is not part
+     * of it. */
+    size_t n = r->ntext;
+    if (n && r->text[n - 1] == '\r') n--;
+    if (add_elem(g, PLY_PGN_LINE_COMMENT, r->text, n, 0, line))
         return fault(f, line, "game too large (over %u bytes)", PLY_PGN_GAME_MAX);
     return 0;
 }

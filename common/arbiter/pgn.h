@@ -32,8 +32,9 @@ typedef enum ply_pgn_kind {
     PLY_PGN_MOVE = 0,         /* text: the move as written, move number removed */
     PLY_PGN_COMMENT = 1,      /* text: inside {...} byte for byte, each line end (LF, CRLF
                                * or CR) read as one space */
-    PLY_PGN_LINE_COMMENT = 2, /* text: after ';' to the end of the line, the white space
-                               * at either end left out */
+    PLY_PGN_LINE_COMMENT = 2, /* text: after ';' to the end of the line byte for byte,
+                               * white space included; the line end (LF or CRLF) is not
+                               * part of it */
     PLY_PGN_NAG = 3,          /* nag: $0..$255; "!" "?" "!!" "??" "!?" "?!" are 1..6 */
     PLY_PGN_VAR_START = 4,    /* "(": an alternative to the move before it */
     PLY_PGN_VAR_END = 5,      /* ")" */

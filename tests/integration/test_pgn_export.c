@@ -223,7 +223,7 @@ static void compare(const game_t *a, const game_t *b, const char *notation, cons
         const item_t *x = &a->items[i];
         if (j >= b->n) fail_msg("%s: element %zu ('%c' %s) lost", where, i, x->kind, x->text);
         const item_t *y = &b->items[j];
-        if (x->kind == 'l' && strlen(x->text) + 2 > LINE_COLS) {
+        if (x->kind == 'l' && strlen(x->text) + 1 > LINE_COLS) {
             if (!strchr(x->text, '}')) { /* a brace comment of the same text */
                 if (y->kind != 'c' || strcmp(y->text, x->text))
                     fail_msg("%s: long ';' comment '%s' came back as '%c' '%s'", where, x->text,
@@ -231,11 +231,13 @@ static void compare(const game_t *a, const game_t *b, const char *notation, cons
                 j++;
                 continue;
             }
-            char *joined = calloc(1, strlen(x->text) + 1);
+            /* the pieces, joined with one space (the one dropped at each split) */
+            char *joined = calloc(1, strlen(x->text) + 2);
             size_t room = strlen(x->text);
-            while (j < b->n && b->items[j].kind == 'l' &&
-                   strlen(joined) + !!*joined + strlen(b->items[j].text) <= room) {
-                if (*joined) strcat(joined, " ");
+            for (int first = 1; j < b->n && b->items[j].kind == 'l' &&
+                                strlen(joined) + !first + strlen(b->items[j].text) <= room;
+                 first = 0) {
+                if (!first) strcat(joined, " ");
                 strcat(joined, b->items[j++].text);
             }
             if (strcmp(joined, x->text))
@@ -338,8 +340,17 @@ static void test_constructed_cases(void **state)
     assert_non_null(strstr(r.out, "{  two  spaces and\ta tab  }"));
     assert_non_null(strstr(r.out, "{ }"));
     /* item 4: the long ';' comment without '}' became a brace comment */
-    assert_non_null(strstr(r.out, "{a rest-of-line comment written for the export test"));
+    assert_non_null(strstr(r.out, "{ a rest-of-line comment written for the export test"));
     assert_non_null(strstr(r.out, "; a short one stays a rest-of-line comment\n"));
+    /* a ';' comment byte for byte, white space and all (the tester's s.pgn) */
+    assert_non_null(strstr(r.out, "1. e4 ;  x  y  \n1... e5 ;z\n2. d4 ;\t tab\n2... d5 ;   \n"));
+    /* an unterminated "[%" is text: the comment wraps at its spaces (b.pgn's cmd2) */
+    assert_non_null(strstr(r.out, "4. Nc3 {text [%eval   unterminated v v v v v v v v v v v v v v "
+                                  "v v v v v v v v\nv v v v v v v v v v v v v v v v v v } 4... Nf6"));
+    /* a long ';' comment holding '}' split at single spaces that are dropped (semi.pgn) */
+    assert_non_null(strstr(r.out, "3. c4\n;  aaaa  bb  aaaa  bb  aaaa  bb  aaaa  bb  aaaa  bb  "
+                                  "aaaa  bb  aaaa  bb  aaaa \n;bb  aaaa  bb  aaaa  bb  aaaa  bb  "
+                                  "aaaa  bb  }\n3... c6\n"));
     /* item 5: one SetUp per FEN, just before it */
     assert_int_equal(th_count(r.out, "[SetUp \"1\"]\n[FEN \""), 2);
     assert_int_equal(th_count(r.out, "[SetUp "), 2);
@@ -351,10 +362,34 @@ static void test_constructed_cases(void **state)
     th_run_free(&r);
 }
 
+/* A Result tag that disagrees with the termination marker (the tester's t.pgn): the
+ * marker's result is written, with a warning naming the game and both values; exit 1, as
+ * for the other games the export reports on standard error. */
+static void test_result_tag_disagrees(void **state)
+{
+    (void)state;
+    const char *in = th_tmp_path(TAG, "result.pgn");
+    FILE *f = fopen(in, "w");
+    assert_non_null(f);
+    fputs("[White \"x]y\"]\n[Result \"1-0\"]\n\n1. e4 e5 0-1\n\n"
+          "[Result \"*\"]\n\n1. d4 d5 *\n",
+          f);
+    fclose(f);
+    th_run_t r = th_run(RUN_S, "ply arbiter --export '%s'", in);
+    th_expect_status(&r, 1, "Result tag against the marker");
+    assert_non_null(strstr(r.out, "[Result \"0-1\"]\n"));
+    assert_non_null(strstr(r.out, "1. e4 e5 0-1\n"));
+    assert_non_null(strstr(r.err, "game 1 (line 1): Result tag \"1-0\" disagrees with the "
+                                  "termination marker 0-1"));
+    assert_int_equal(th_count(r.err, "disagrees"), 1);
+    th_run_free(&r);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_constructed_cases),
+        cmocka_unit_test(test_result_tag_disagrees),
         cmocka_unit_test(test_every_data_file),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

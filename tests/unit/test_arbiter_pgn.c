@@ -166,10 +166,11 @@ static void test_comments(void **state)
     read_file(DATA("comments.pgn"), capture_game, &c, &ra);
     assert_int_equal(ra.games, 1);
     /* Brace comments across lines (each line end read as one space), ';' to the end
-     * of the line (braces inside are text), an empty comment, an empty ';'. */
+     * of the line byte for byte, its leading space too (braces inside are text), an
+     * empty comment, an empty ';'. */
     assert_string_equal(c.movetext[0],
                         "{A comment before the first move.} e4 {King's pawn; this comment spans "
-                        "two lines} e5 ;a rest-of-line comment with {braces} inside Nf3 {Brace "
+                        "two lines} e5 ; a rest-of-line comment with {braces} inside Nf3 {Brace "
                         "comment with a ; semicolon} Nc6 {} Bb5 ; a6");
     assert_string_equal(c.result[0], "*");
 }
@@ -441,11 +442,12 @@ static void test_writer_format(void **state)
     fclose(out);
     /* PGN 8.1.1: the Seven Tag Roster in order, "?" and "????.??.??" when
      * unknown, Result from the marker; other tags after; escapes; 8.2.2: a
-     * Black move after a comment, NAG or variation gets its "N..." number. */
+     * Black move after a comment, NAG or variation gets its "N..." number; a ';'
+     * comment's text follows the ';' as it is, no space added. */
     assert_string_equal(buf, "[Event \"?\"]\n[Site \"?\"]\n[Date \"????.??.??\"]\n[Round \"?\"]\n"
                              "[White \"Smith, J\"]\n[Black \"?\"]\n[Result \"1/2-1/2\"]\n"
                              "[ECO \"C20\"]\n\n"
-                             "1. e4 {[%clk 0:03:00]} 1... e5 $2 (1... c5) 2. Nf3 ; the knight\n"
+                             "1. e4 {[%clk 0:03:00]} 1... e5 $2 (1... c5) 2. Nf3 ;the knight\n"
                              "2... Nc6 1/2-1/2\n\n");
     free(buf);
 

@@ -254,18 +254,80 @@ static int add_tags(ply_pgn_game_t *out, const ply_pgn_game_t *src, const ply_pa
     return rc;
 }
 
+/* @text without its [%eval ...] commands (ours replace them), each taken with the white
+ * space after it, or before it when it ends the text; into @buf (as long as @text). 0 when
+ * a command was taken and what is left is white space only: the comment then goes. */
+static int strip_evals(const char *text, char *buf)
+{
+    size_t n = 0;
+    int kept = 0, taken = 0;
+    for (const char *p = text; *p;) {
+        const char *close = strncmp(p, "[%eval", 6) ? NULL : strchr(p, ']');
+        if (!close) {
+            kept |= *p != ' ' && *p != '\t';
+            buf[n++] = *p++;
+            continue;
+        }
+        p = close + 1;
+        taken = 1;
+        while (*p == ' ' || *p == '\t') p++;
+        if (!*p)
+            while (n && (buf[n - 1] == ' ' || buf[n - 1] == '\t')) n--;
+    }
+    buf[n] = 0;
+    return kept || !taken;
+}
+
+/* One element of @src copied into @out as the user wrote it (a comment without its
+ * [%eval] commands). */
+static int copy_elem(ply_pgn_game_t *out, const ply_pgn_elem_t *e)
+{
+    if (e->kind == PLY_PGN_NAG) return ply_pgn_game_add(out, e->kind, NULL, e->nag);
+    if (e->kind != PLY_PGN_COMMENT && e->kind != PLY_PGN_LINE_COMMENT)
+        return ply_pgn_game_add(out, e->kind, e->text, 0);
+    char *buf = malloc(strlen(e->text) + 1);
+    if (!buf) return PLY_ENOMEM;
+    int rc = strip_evals(e->text, buf) ? ply_pgn_game_add(out, e->kind, buf, 0) : 0;
+    free(buf);
+    return rc;
+}
+
+static int is_main_move(const ply_pgn_elem_t *e)
+{
+    return e->kind == PLY_PGN_MOVE && e->depth == 0;
+}
+
 int ply_pa_annotate(const ply_pa_game_t *g, const ply_pgn_game_t *src, const ply_pa_move_t *moves,
                     const ply_pa_summary_t *sum, const char *annotator, ply_pgn_game_t *out)
 {
     ply_pgn_game_clear(out);
     int rc = add_tags(out, src, sum, annotator);
+    size_t i = 0, nel = src->nelems;
+    const ply_pgn_elem_t *el = src->elems;
+    for (; rc == 0 && i < nel && !is_main_move(&el[i]); i++) rc = copy_elem(out, &el[i]);
     for (int k = 0; k < g->nplies && rc == 0; k++) {
         const ply_pa_move_t *m = &moves[k];
         rc = ply_pgn_game_add(out, PLY_PGN_MOVE, g->san[k], 0);
-        if (rc == 0 && m->judged && m->judgement != PLY_ANNOT_GOOD)
+        /* the user's elements after the move: up to its first variation, NAGs then
+         * comments, each before the engine's; the variations and what follows them after
+         * the engine's comment, the engine's line last */
+        size_t from = i + 1, upto = from, next = from;
+        while (upto < nel && !is_main_move(&el[upto]) && el[upto].kind != PLY_PGN_VAR_START) upto++;
+        while (next < nel && !is_main_move(&el[next])) next++;
+        int same = 0; /* the user gave the engine's NAG already */
+        for (size_t j = from; j < upto && rc == 0; j++)
+            if (el[j].kind == PLY_PGN_NAG) {
+                rc = copy_elem(out, &el[j]);
+                same |= el[j].nag == (int)m->judgement;
+            }
+        if (rc == 0 && m->judged && m->judgement != PLY_ANNOT_GOOD && !same)
             rc = ply_pgn_game_add(out, PLY_PGN_NAG, NULL, (int)m->judgement);
+        for (size_t j = from; j < upto && rc == 0; j++)
+            if (el[j].kind != PLY_PGN_NAG) rc = copy_elem(out, &el[j]);
         if (rc == 0) rc = add_comment(out, g, k, m);
+        for (size_t j = upto; j < next && rc == 0; j++) rc = copy_elem(out, &el[j]);
         if (rc == 0 && m->best[0]) rc = add_variation(out, g, k);
+        i = next;
     }
     if (rc == 0 && src->result) rc = ply_pgn_game_set_result(out, src->result);
     return rc;

@@ -143,11 +143,17 @@ size_t ply_pa_contradictions(const ply_pa_game_t *g, unsigned *plies, size_t max
  * by its judgement's NAG ($6 ?!, $2 ?, $4 ??), one comment ("[%eval 0.17,22]", then for
  * a judged error "Mistake. Nf3 was best." with lichess's mate texts before the best
  * move, then for a re-searched position "Re-searched with twice the budget: the first
- * search (0.35,4) contradicted ply K.") and
- * the engine's best line as a variation when it differs from the move played; @src's
- * termination marker. @moves and @sum are ply_pa_judge's. Comments, NAGs and variations
- * of @src are not copied (their [%eval] would contradict ours). Returns 0, PLY_ENOMEM or
- * PLY_EINVAL (a tag @src has that the writer refuses).
+ * search (0.35,4) contradicted ply K.") and the engine's best line as a variation when
+ * it differs from the move played; @src's termination marker. @moves and @sum are
+ * ply_pa_judge's. The comments, NAGs and variations of @src are kept beside the
+ * engine's: after each move, @src's NAGs then the engine's NAG (unless @src gave that
+ * one), @src's comments (up to its first variation) then the engine's comment, @src's
+ * variations (moves as written) and what follows them, then the engine's line; what
+ * comes before the first move stays first. @src's comments lose their [%eval ...]
+ * commands, which ours replace (each with the white space after it, or before it at the
+ * text's end; a comment left with white space only goes); the rest of their text is kept
+ * byte for byte. Returns 0, PLY_ENOMEM or PLY_EINVAL (a tag @src has that the writer
+ * refuses).
  */
 int ply_pa_annotate(const ply_pa_game_t *g, const ply_pgn_game_t *src, const ply_pa_move_t *moves,
                     const ply_pa_summary_t *sum, const char *annotator, ply_pgn_game_t *out);

@@ -6,8 +6,9 @@
  *     Roster may gain "?", Result follows the termination marker), [SetUp "1"] right before
  *     every FEN tag (PGN 9.7.1); the same moves (each read in its own position, compared
  *     as UCI), comments byte for byte, NAGs, variations and termination marker; a ';'
- *     comment too long for a line comes back as a brace comment of the same text, or, when
- *     it holds a '}', as ';' comments that joined by spaces give its text;
+ *     comment (its text byte for byte after the ';') too long for a line comes back as a
+ *     brace comment of the same text, or, when it holds a '}', as ';' comments that joined
+ *     with one space between them give its text;
  *   - passes tests/integration/pgn_lines.awk, a check apart from ply's reader: every line
  *     but a tag pair at most 79 characters, no [%...] command split across lines;
  *   - exports to itself (the export of the export is the same bytes);
@@ -15,7 +16,9 @@
  *     and no "=" before a promoted piece, long algebraic names the departure square.
  * tests/data/pgn/export-cases.pgn holds the constructed cases of the issue (comment text
  * with spaced parentheses, long ';' comments, FEN without SetUp, long comments with
- * [%eval] and [%clk]; see tests/data/PROVENANCE.md).
+ * [%eval] and [%clk]) and a tester's later findings (';' comments with white space at
+ * either end, long ones holding '}' with runs of spaces, a "[%" never closed; see
+ * tests/data/PROVENANCE.md); a Result tag against the termination marker is warned of.
  */
 #include <glob.h>
 #include <setjmp.h>
@@ -345,8 +348,9 @@ static void test_constructed_cases(void **state)
     /* a ';' comment byte for byte, white space and all (the tester's s.pgn) */
     assert_non_null(strstr(r.out, "1. e4 ;  x  y  \n1... e5 ;z\n2. d4 ;\t tab\n2... d5 ;   \n"));
     /* an unterminated "[%" is text: the comment wraps at its spaces (b.pgn's cmd2) */
-    assert_non_null(strstr(r.out, "4. Nc3 {text [%eval   unterminated v v v v v v v v v v v v v v "
-                                  "v v v v v v v v\nv v v v v v v v v v v v v v v v v v } 4... Nf6"));
+    assert_non_null(strstr(r.out,
+                           "4. Nc3 {text [%eval   unterminated v v v v v v v v v v v v v v "
+                           "v v v v v v v v\nv v v v v v v v v v v v v v v v v v } 4... Nf6"));
     /* a long ';' comment holding '}' split at single spaces that are dropped (semi.pgn) */
     assert_non_null(strstr(r.out, "3. c4\n;  aaaa  bb  aaaa  bb  aaaa  bb  aaaa  bb  aaaa  bb  "
                                   "aaaa  bb  aaaa  bb  aaaa \n;bb  aaaa  bb  aaaa  bb  aaaa  bb  "

@@ -124,13 +124,58 @@ static void test_scholar(void **state)
         "[White \"W\"]\n[Black \"B\"]\n[Result \"1-0\"]\n[WhiteAccuracy \"96.0\"]\n"
         "[WhiteACPL \"10\"]\n[BlackAccuracy \"65.3\"]\n[BlackACPL \"337\"]\n"
         "[Annotator \"ply analyse-pgn\"]\n\n"
-        "1. e4 {[%eval 0.25,10]} 1... e5 {[%eval 0.35,10]} 2. Qh5 {[%eval 0.10,10]} (2.\n"
-        "Nf3 Nc6) 2... Nc6 {[%eval 0.40,10] Re-searched with twice the budget: the first\n"
-        "search (-1.50,6) contradicted ply 3.} 3. Bc4 {[%eval 0.30,10]} 3... Nf6 $4\n"
-        "{[%eval #1,2] Blunder. Checkmate is now unavoidable. g6 was best.} (3... g6 4.\n"
-        "Qf3 Nf6) 4. Qxf7# 1-0\n\n";
+        "1. e4 {old comment} {[%eval 0.25,10]} 1... e5 {[%eval 0.35,10]} 2. Qh5\n"
+        "{[%eval 0.10,10]} (2. Nf3 Nc6) 2... Nc6 {[%eval 0.40,10] Re-searched with twice\n"
+        "the budget: the first search (-1.50,6) contradicted ply 3.} (2... g6) 3. Bc4\n"
+        "{[%eval 0.30,10]} 3... Nf6 $4 {[%eval #1,2] Blunder. Checkmate is now\n"
+        "unavoidable. g6 was best.} (3... g6 4. Qf3 Nf6) 4. Qxf7# 1-0\n\n";
     if (strcmp(text, want) != 0) fail_msg("got:\n%s\nwant:\n%s", text, want);
     free(text);
+    ply_pgn_game_destroy(&out);
+    ply_pa_game_free(&g);
+    ply_pgn_reader_destroy(&r);
+    fclose(f);
+}
+
+/* The user's own comments, NAGs and variations stay beside the engine's (the tester's
+ * an2.pgn on issue 30: "1. e4 $1 {my note} (1. d4 {alt}) e5" came out as bare moves):
+ * the user's NAGs first, then the engine's; the user's comments before the engine's; the
+ * user's variations before the engine's line; a comment before the first move stays
+ * first; only [%eval] commands go from the user's comments (lichess's "{ [%eval 0.17]
+ * [%clk 0:03:00] }" keeps its clock), and a comment that was nothing else goes. */
+static void test_user_annotations_kept(void **state)
+{
+    (void)state;
+    static const char *text =
+        "[Event \"Test\"]\n[White \"W\"]\n[Black \"B\"]\n[Result \"1-0\"]\n\n"
+        "{before} 1. e4 $1 {my note} (1. d4 {alt}) e5 { [%eval 0.17] [%clk 0:03:00] } "
+        "2. Qh5 {[%eval 0.1]} { } Nc6 ; rest of line\n3. Bc4 Nf6 $2 4. Qxf7# 1-0\n";
+    FILE *f;
+    ply_pgn_reader_t *r;
+    ply_pa_game_t g;
+    const ply_pgn_game_t *src = read_game(text, &f, &r);
+    long line;
+    char why[200];
+    assert_int_equal(ply_pa_game_read(&g, src, &line, why, sizeof why), 0);
+    scholar_lines(&g);
+    ply_pa_move_t moves[7];
+    ply_pa_summary_t sum;
+    ply_pa_judge(&g, moves, &sum);
+    ply_pgn_game_t *out = ply_pgn_game_new();
+    assert_int_equal(ply_pa_annotate(&g, src, moves, &sum, NULL, out), 0);
+    char *got = write_game(out);
+    const char *want =
+        "{before} 1. e4 $1 {my note} {[%eval 0.25,10]} (1. d4 {alt}) 1... e5 {\n"
+        "[%clk 0:03:00] } {[%eval 0.35,10]} 2. Qh5 { } {[%eval 0.10,10]} (2. Nf3 Nc6)\n"
+        "2... Nc6 ; rest of line\n"
+        "{[%eval 0.40,10] Re-searched with twice the budget: the first search (-1.50,6)\n"
+        "contradicted ply 3.} 3. Bc4 {[%eval 0.30,10]} 3... Nf6 $2 $4 {[%eval #1,2]\n"
+        "Blunder. Checkmate is now unavoidable. g6 was best.} (3... g6 4. Qf3 Nf6) 4.\n"
+        "Qxf7# 1-0\n\n";
+    const char *movetext = strstr(got, "\n\n");
+    assert_non_null(movetext);
+    if (strcmp(movetext + 2, want) != 0) fail_msg("got:\n%s\nwant:\n%s", movetext + 2, want);
+    free(got);
     ply_pgn_game_destroy(&out);
     ply_pa_game_free(&g);
     ply_pgn_reader_destroy(&r);
@@ -227,6 +272,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_scholar),
+        cmocka_unit_test(test_user_annotations_kept),
         cmocka_unit_test(test_contradictions),
         cmocka_unit_test(test_stalemate),
         cmocka_unit_test(test_illegal_move),

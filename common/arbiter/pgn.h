@@ -118,11 +118,16 @@ int ply_pgn_game_set_result(ply_pgn_game_t *g, const char *result);
  * (PGN 9.7.1; a SetUp tag of the game is replaced). Move numbers start from
  * the FEN tag's fullmove number and side to move when there is one.
  * A comment's text goes out byte for byte: a line is broken only at one of
- * its spaces (read back as that space), never inside a [%...] command nor
- * before a '%'. A ';' comment too long for a line becomes a brace comment of
- * the same text, or, when it holds a '}', is split between words into
- * several ';' comments. A tag pair is one line whatever its length (PGN
- * 8.1); a word longer than a line goes out whole. Returns 0 or PLY_EIO.
+ * its spaces (read back as that space), never inside a [%...] command ("[%"
+ * to the next ']' of the text; one that no ']' closes is text) nor before a
+ * '%' or a '[' that opens no command. A ';' comment is ';' and its text as it
+ * is, ending its line; one too long for a line (over 78 characters) becomes a
+ * brace comment of the same text, or, when it holds a '}', is split into
+ * several ';' comments, one a line, at single spaces that are dropped (the
+ * pieces joined with one space give the text; the export of the export is
+ * the same). A tag pair is one line whatever its length (PGN 8.1); a word,
+ * with the brace glued to it and any '%' word or command that may not start
+ * a line after it, longer than a line goes out whole. Returns 0 or PLY_EIO.
  */
 int ply_pgn_write(FILE *out, const ply_pgn_game_t *g);
 

@@ -517,6 +517,29 @@ static void test_writer_issue30(void **state)
         "[%eval 1.56,9] and the clock says after a long long think [%clk 0:01:02]\n"
         "100 %sure} 2... Kd6 *\n\n");
     free(buf);
+    /* The tester's b.pgn: a word and the '%' word after it are one unit (a line may not
+     * start with '%'); a unit that fits a line starts a new one after the word before it,
+     * one that cannot fit goes out whole on its own line (73 x's: 1 + 73 + 5 + 1 = 80). */
+    char xs[80];
+    memset(xs, 'x', 73);
+    xs[73] = 0;
+    char text[120], want[300];
+    for (int whole = 0; whole < 2; whole++) {
+        ply_pgn_game_clear(g);
+        snprintf(text, sizeof text, "%s%s %%pct", whole ? "" : "aaaa ", whole ? xs : xs + 5);
+        assert_int_equal(ply_pgn_game_add(g, PLY_PGN_MOVE, "e4", 0), 0);
+        assert_int_equal(ply_pgn_game_add(g, PLY_PGN_COMMENT, text, 0), 0);
+        assert_int_equal(ply_pgn_game_add(g, PLY_PGN_MOVE, "e5", 0), 0);
+        out = open_memstream(&buf, &len);
+        assert_int_equal(ply_pgn_write(out, g), 0);
+        fclose(out);
+        snprintf(want, sizeof want,
+                 whole ? "\n\n1. e4\n{%s %%pct}\n1... e5 *\n\n"
+                       : "\n\n1. e4 {aaaa\n%s %%pct} 1...\ne5 *\n\n",
+                 whole ? xs : xs + 5);
+        if (!strstr(buf, want)) fail_msg("got:\n%s\nwant the end:%s", buf, want);
+        free(buf);
+    }
     /* A line end in a comment built in memory goes out as a space, inside a command too. */
     ply_pgn_game_clear(g);
     assert_int_equal(ply_pgn_game_add(g, PLY_PGN_MOVE, "e4", 0), 0);

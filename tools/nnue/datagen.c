@@ -171,7 +171,8 @@ static int play_game(ply_engine_t *e, const options_t *o, uint64_t *rng, ply_dat
         }
         quiet_draw = ply >= 80 && abs(white) <= 8 ? quiet_draw + 1 : 0;
         if (quiet_draw >= 12) break;
-        if (pos.root.rule50 == 0 || pos.n_history >= PLY_SEARCH_MAX_HISTORY) pos.n_history = 0;
+        /* only the positions since the last capture or pawn move can repeat */
+        if (pos.n_history >= PLY_SEARCH_MAX_HISTORY) pos.n_history = 0;
         pos.history[pos.n_history++] = pos.root.key[0];
         ply_board_play(&pos.root, res.best);
         if (pos.root.rule50 == 0) pos.n_history = 0;

@@ -74,6 +74,9 @@ struct ply__deepen {
     dmove_t *m;
     uint32_t k, max_depth, completed;
     int32_t thr_last; /* T of the last completed iteration */
+    /* the opening whole job (the header): its depth (0: none), in flight, its lines taken */
+    uint32_t whole_depth;
+    uint8_t whole_busy, whole_done;
     slot_t *slots;    /* PLY__DEEPEN_SLOTS(n): a run's tasks; a split's are its parent's */
     size_t nslots;
     int own_slots;
@@ -151,7 +154,23 @@ ply__deepen_t *ply__deepen_new(const ply_arb_pos_t *root, char *const *uci, size
         for (int k = 0; k < DEPTHS; k++) d->m[i].f[k].lo = -SCORE_INF, d->m[i].f[k].hi = SCORE_INF;
     }
     d->version = 1;
+    if (d->max_depth >= PLY__DEEPEN_WHOLE_BELOW + 2)
+        ply__deepen_set_whole(d, d->max_depth - PLY__DEEPEN_WHOLE_BELOW < PLY__DEEPEN_WHOLE_DEPTH
+                                     ? d->max_depth - PLY__DEEPEN_WHOLE_BELOW
+                                     : PLY__DEEPEN_WHOLE_DEPTH);
     return d;
+}
+
+void ply__deepen_set_whole(ply__deepen_t *d, uint32_t depth)
+{
+    if (depth == 0) d->whole_depth = 0;
+    else if (depth < d->max_depth && d->n > 1 && d->k <= PLY_SEARCH_JOB_MAX_MULTIPV)
+        d->whole_depth = depth;
+}
+
+uint32_t ply__deepen_multipv(const ply__deepen_t *d)
+{
+    return d->k;
 }
 
 static void free_answer(ply__deepen_t *d)
@@ -314,6 +333,7 @@ static void pick_at(const ply__deepen_t *d, uint32_t k, const char *worker, int3
         if (found[b] && (need > key[b][0] || (need == key[b][0] && own >= key[b][1]))) continue;
         found[b] = 1, key[b][0] = need, key[b][1] = own;
         ply__deepen_job_t *job = &best[b];
+        *job = (ply__deepen_job_t){0};
         job->move = order[r].i;
         job->depth = k;
         job->window = need == NEED_NULL;
@@ -326,6 +346,11 @@ static void pick_at(const ply__deepen_t *d, uint32_t k, const char *worker, int3
 /* The root picks of @d for @worker (the header's order) into *job: 1, or 0. */
 static int pick_root(const ply__deepen_t *d, const char *worker, ply__deepen_job_t *job)
 {
+    if (d->whole_depth && !d->whole_done) { /* the opening whole job; the others wait for it */
+        if (d->whole_busy) return 0;
+        *job = (ply__deepen_job_t){.depth = d->whole_depth, .cold = 1, .whole = 1};
+        return 1;
+    }
     int32_t *scratch = malloc((d->n ? d->n : 1) * sizeof *scratch);
     if (!scratch) return 0; /* out of memory: try at the next result */
     /* a warm (or free) job of this iteration, then of the next; only then another worker's
@@ -385,6 +410,7 @@ static ply__deepen_t *split_for(ply__deepen_t *d, uint32_t k)
         for (int i = 0; i < n; i++) ply_arb_move_to_uci(&pos, moves[i], uci[i]), ptr[i] = uci[i];
         ply__deepen_t *c = ply__deepen_new(&pos, ptr, (size_t)n, 1, k - 1);
         if (!c) return NULL;
+        c->whole_depth = 0; /* it starts deep (below) */
         free(c->slots); /* its jobs are in the parent's slots */
         c->slots = d->slots, c->nslots = d->nslots, c->own_slots = 0;
         d->child = c, d->child_move = e, d->gen++;
@@ -439,10 +465,14 @@ void ply__deepen_started(ply__deepen_t *d, size_t slot, const ply__deepen_job_t 
     d->version++;
     ply__deepen_t *a = owner_of(d, job);
     if (!a) return;
-    dmove_t *m = &a->m[job->move];
-    m->f[job->depth].busy = 1;
-    char *copy = worker ? strdup(worker) : NULL;
-    if (copy || !worker) free(m->last), m->last = copy;
+    if (job->whole) a->whole_busy = 1;
+    /* the worker's table holds the move from here (a whole job's: every move) */
+    for (size_t i = job->whole ? 0 : job->move; i < (job->whole ? a->n : job->move + 1u); i++) {
+        dmove_t *m = &a->m[i];
+        if (!job->whole) m->f[job->depth].busy = 1;
+        char *copy = worker ? strdup(worker) : NULL;
+        if (copy || !worker) free(m->last), m->last = copy;
+    }
 }
 
 const ply__deepen_job_t *ply__deepen_job_of(const ply__deepen_t *d, size_t slot)
@@ -457,7 +487,7 @@ int ply__deepen_job_where(const ply__deepen_t *d, const ply__deepen_job_t *job,
     if (!a || job->move >= a->n) return 0;
     *pos = a->root;
     *prefix = job->split ? d->m[d->child_move].uci : NULL;
-    *uci = a->m[job->move].uci;
+    *uci = job->whole ? NULL : a->m[job->move].uci;
     return 1;
 }
 
@@ -466,7 +496,8 @@ void ply__deepen_dropped(ply__deepen_t *d, size_t slot)
     if (slot >= d->nslots || !d->slots[slot].used) return;
     const ply__deepen_job_t *j = &d->slots[slot].job;
     ply__deepen_t *a = owner_of(d, j);
-    if (a) a->m[j->move].f[j->depth].busy = 0;
+    if (a && j->whole) a->whole_busy = 0;
+    else if (a) a->m[j->move].f[j->depth].busy = 0;
     d->slots[slot].used = 0;
     free(d->slots[slot].worker);
     d->slots[slot].worker = NULL;
@@ -474,6 +505,67 @@ void ply__deepen_dropped(ply__deepen_t *d, size_t slot)
 }
 
 /* ------------------------------------------------------------- results */
+
+static int same_move(ply_arb_move_t a, ply_arb_move_t b)
+{
+    return a.from == b.from && a.to == b.to && a.promo == b.promo &&
+           !((a.flags ^ b.flags) & PLY_ARB_MOVE_CASTLE);
+}
+
+/* The index of root move @uci of @a (read by the rule engine: either castling form), or -1. */
+static long move_index(const ply__deepen_t *a, const char *uci)
+{
+    ply_arb_move_t got, m;
+    if (ply_arb_move_from_uci(&a->root, uci, &got) < 0) return -1;
+    for (size_t i = 0; i < a->n; i++)
+        if (ply_arb_move_from_uci(&a->root, a->m[i].uci, &m) == 0 && same_move(m, got))
+            return (long)i;
+    return -1;
+}
+
+int ply__deepen_check(const ply__deepen_t *d, const ply__deepen_job_t *job,
+                      const Ply__SearchResult *r, char *why, size_t why_len)
+{
+    ply_arb_pos_t pos;
+    const char *prefix, *uci;
+    if (!ply__deepen_job_where(d, job, &pos, &prefix, &uci))
+        return ply_why(why, why_len, PLY_EMISMATCH, "a line for a split since replaced");
+    size_t want = job->whole ? d->k : 1;
+    if (r->n_lines < 1 || r->n_lines > want)
+        return ply_why(why, why_len, PLY_EMISMATCH, "%zu lines, the job asks for %s%zu",
+                       r->n_lines, want > 1 ? "1 to " : "", want);
+    uint8_t seen[PLY_ARB_MAX_MOVES] = {0};
+    for (size_t i = 0; i < r->n_lines; i++) {
+        const Ply__SearchLine *l = r->lines[i];
+        char label[16];
+        snprintf(label, sizeof label, "%s", uci ? uci : "line");
+        if (l->n_pv == 0) return ply_why(why, why_len, PLY_EMISMATCH, "%s: the line is empty", label);
+        if (job->whole) {
+            long m = move_index(d, l->pv[0]);
+            if (m < 0)
+                return ply_why(why, why_len, PLY_EMISMATCH, "line %zu starts with %s, no root move",
+                               i + 1, l->pv[0]);
+            if (seen[m]++)
+                return ply_why(why, why_len, PLY_EMISMATCH, "line %zu: %s has two lines", i + 1,
+                               l->pv[0]);
+            if (l->has_bound && l->bound != 0)
+                return ply_why(why, why_len, PLY_EMISMATCH,
+                               "line %zu (%s): a bound, where the job has no window", i + 1, l->pv[0]);
+            snprintf(label, sizeof label, "%s", l->pv[0]);
+        } else {
+            ply_arb_move_t w, got;
+            if (ply_arb_move_from_uci(&pos, uci, &w) < 0 ||
+                ply_arb_move_from_uci(&pos, l->pv[0], &got) < 0 || !same_move(w, got))
+                return ply_why(why, why_len, PLY_EMISMATCH,
+                               "%s: the line starts with %s, not the job's move", uci, l->pv[0]);
+        }
+        Ply__SearchLine claim = *l;
+        if (claim.has_bound && claim.bound != 0) claim.has_mate = 0, claim.has_score_cp = 1;
+        int rc = ply__search_replay_line(&pos, &claim, job->depth, label, why, why_len);
+        if (rc < 0) return rc;
+    }
+    return 0;
+}
 
 static int cmp_answer(const void *pa, const void *pb)
 {
@@ -648,6 +740,66 @@ static dline_t *line_of_split(const ply__deepen_t *d)
     return dl;
 }
 
+/* A whole job's result @l (checked, owned): each line a fact of its own at the job's depth,
+ * every other move no better than the K-th line when all K came; the iterations below it are
+ * never reported. 0, or PLY_ENOMEM. */
+static int take_whole(ply__deepen_t *a, const ply__deepen_job_t *job, dline_t *l)
+{
+    Ply__SearchResult *res = l->res;
+    a->whole_done = 1;
+    int32_t t = SCORE_INF;
+    int rc = 0;
+    for (size_t i = 0; i < res->n_lines && rc == 0; i++) {
+        long m = res->lines[i]->n_pv ? move_index(a, res->lines[i]->pv[0]) : -1;
+        if (m < 0) continue; /* not a root move: ply__deepen_check refuses it */
+        Ply__SearchResult one = *res;
+        one.n_lines = 1, one.lines = &res->lines[i];
+        dline_t *li = calloc(1, sizeof *li);
+        if (li) li->res = ply__search_result_dup(&one), li->worker = strdup(l->worker),
+                li->identity = strdup(l->identity);
+        if (!li || !li->res || !li->worker || !li->identity) {
+            dline_free(&li);
+            rc = PLY_ENOMEM;
+            break;
+        }
+        int32_t s = ply__deepen_score(res->lines[i]);
+        if (s < t) t = s;
+        ply__deepen_job_t mj = *job;
+        mj.whole = 0, mj.move = (uint32_t)m;
+        take_fact(a, &mj, li);
+    }
+    /* the multipv claim (the K best moves): the rest are no better than the K-th; each gets
+     * that upper bound as its line, the move alone (the answer lists every move) */
+    for (size_t i = 0; rc == 0 && res->n_lines == a->k && i < a->n; i++) {
+        if (a->m[i].f[job->depth].exact) continue;
+        Ply__SearchLine bl = PLY__SEARCH_LINE__INIT, *blp = &bl;
+        char *pv = a->m[i].uci;
+        bl.has_multipv = 1, bl.multipv = 1;
+        bl.n_pv = 1, bl.pv = &pv;
+        bl.has_bound = 1, bl.bound = 2;
+        bl.has_depth = 1, bl.depth = job->depth;
+        set_score(&bl, t);
+        Ply__SearchResult one = PLY__SEARCH_RESULT__INIT;
+        one.n_lines = 1, one.lines = &blp;
+        one.has_nodes = 1, one.nodes = 0; /* counted with the whole job's lines */
+        one.engine = res->engine;
+        dline_t *li = calloc(1, sizeof *li);
+        if (li) li->res = ply__search_result_dup(&one), li->worker = strdup(l->worker),
+                li->identity = strdup(l->identity);
+        if (!li || !li->res || !li->worker || !li->identity) {
+            dline_free(&li);
+            rc = PLY_ENOMEM;
+            break;
+        }
+        ply__deepen_job_t mj = *job;
+        mj.whole = 0, mj.move = (uint32_t)i;
+        take_fact(a, &mj, li);
+    }
+    dline_free(&l);
+    if (a->completed + 1 < job->depth) a->completed = job->depth - 1, a->thr_last = t;
+    return rc;
+}
+
 int ply__deepen_take(ply__deepen_t *d, size_t slot, Ply__SearchResult *res, const char *worker,
                      const char *identity, uint64_t nodes, uint64_t elapsed_ms)
 {
@@ -668,11 +820,16 @@ int ply__deepen_take(ply__deepen_t *d, size_t slot, Ply__SearchResult *res, cons
         return 0;
     }
     if (a != d) a->nodes = nodes > UINT64_MAX - a->nodes ? UINT64_MAX : a->nodes + nodes;
-    take_fact(a, &job, l);
+    if (job.whole) {
+        int rc = take_whole(a, &job, l);
+        if (rc < 0) return rc;
+    } else {
+        take_fact(a, &job, l);
+    }
     if (a != d) { /* a split's line: its iteration done is the eldest's exact line */
         int done = complete_all(a, elapsed_ms);
         if (done < 0) return done;
-        ply__deepen_job_t eldest = {d->child_move, a->completed + 1, 0, 0, 0, 0, 0, 0};
+        ply__deepen_job_t eldest = {d->child_move, a->completed + 1, 0, 0, 0, 0, 0, 0, 0};
         if (!done || eldest.depth <= d->completed) return 0;
         dline_t *el = line_of_split(d);
         if (!el) return PLY_ENOMEM;

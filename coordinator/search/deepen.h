@@ -29,6 +29,19 @@
  * A move is searched at most once at a time at each depth. An external UCI engine takes no
  * window: its exact lines fit any window, so its analysis costs a search of every move.
  *
+ * The opening iterations in one job. A shallow iteration costs a worker a few milliseconds
+ * and the root split makes it dozens of jobs, each a round trip (at 1 ms a round trip, 55% of
+ * one worker's time to depth 14: BENCHMARKS.md). So an analysis starts with one whole job at
+ * depth W = min(PLY__DEEPEN_WHOLE_DEPTH, its depth limit - PLY__DEEPEN_WHOLE_BELOW) when that
+ * is at least 2 (the limit at most PLY_SEARCH_JOB_MAX_DEPTH: an analysis by time or until
+ * stopped opens at PLY__DEEPEN_WHOLE_DEPTH): every root move at that depth, the engine's own
+ * iterative deepening and root search, multipv K lines (K at most
+ * PLY_SEARCH_JOB_MAX_MULTIPV; more, and the analysis starts at depth 1 as before). Its K
+ * exact lines are facts at that depth, and every other move is no better than the K-th (the
+ * engine's multipv claim: these are the K best), its line the move alone with that upper
+ * bound: the iteration is complete, the ones below it are never reported, and the worker's
+ * table holds every move (each move's last worker). While it runs, the other workers wait.
+ *
  * More workers than root moves. A worker for which the root has nothing (every move it could
  * search is in flight, proven, or waits for a threshold) helps the eldest brother of the
  * current iteration d (from depth PLY__DEEPEN_SPLIT_DEPTH): the split, a deepening analysis
@@ -62,12 +75,17 @@ typedef struct ply__deepen_job {
     int cold;     /* the worker did not search this move last: its table holds nothing of it */
     int split;    /* a job of the split: move is a reply after the eldest (ply__deepen_job_where) */
     uint32_t gen; /* the split's generation */
+    int whole;    /* every root move at once, multipv K, no window (the header): move is 0 */
 } ply__deepen_job_t;
 
 /** The slots (tasks) of an analysis of @n root moves: its moves', then its split's. */
 #define PLY__DEEPEN_SLOTS(n) ((size_t)(n) + PLY_ARB_MAX_MOVES)
 /** The first depth at which the eldest brother is split (below, its search is short). */
 #define PLY__DEEPEN_SPLIT_DEPTH 6
+/** The deepest whole job that opens an analysis (the header), plies. */
+#define PLY__DEEPEN_WHOLE_DEPTH 10
+/** How far the opening whole job stays below the analysis's depth limit, plies. */
+#define PLY__DEEPEN_WHOLE_BELOW 4
 
 /**
  * ply__deepen_new - the deepening analysis of the @n root moves @uci (UCI texts, copied) of
@@ -77,6 +95,13 @@ typedef struct ply__deepen_job {
  */
 ply__deepen_t *ply__deepen_new(const ply_arb_pos_t *root, char *const *uci, size_t n,
                                uint32_t multipv, uint32_t max_depth);
+
+/**
+ * ply__deepen_set_whole - the depth of the opening whole job (plies; 0: none, every iteration
+ * split from depth 1): W of the header unless told, and none with one root move or more lines
+ * than a job gives. Before the first pick; a depth not below the depth limit is ignored.
+ */
+void ply__deepen_set_whole(ply__deepen_t *d, uint32_t depth);
 
 /** ply__deepen_free - free *@d and every line it keeps; NULLs it; idempotent. */
 void ply__deepen_free(ply__deepen_t **d);
@@ -100,18 +125,31 @@ const ply__deepen_job_t *ply__deepen_job_of(const ply__deepen_t *d, size_t slot)
 /**
  * ply__deepen_job_where - what @job searches: the position (*@pos: the root, or after the
  * eldest for a split's job), the move played from the root to it (*@prefix: the eldest's UCI,
- * or NULL), and its move (*@uci); strings owned by @d. 1, or 0 when @job is of a split since
- * replaced (nothing to search).
+ * or NULL), and its move (*@uci; NULL for a whole job: every move, ply__deepen_multipv lines);
+ * strings owned by @d. 1, or 0 when @job is of a split since replaced (nothing to search).
  */
 int ply__deepen_job_where(const ply__deepen_t *d, const ply__deepen_job_t *job,
                           ply_arb_pos_t *pos, const char **prefix, const char **uci);
+
+/** ply__deepen_multipv - the lines a whole job asks for (K, 1..PLY_SEARCH_JOB_MAX_MULTIPV). */
+uint32_t ply__deepen_multipv(const ply__deepen_t *d);
+
+/**
+ * ply__deepen_check - whether @r is an answer to @job: one line, starting with the job's move
+ * (a whole job: 1..K exact lines, each a different root move), every line replayed by the
+ * rule engine (ply__search_replay_line: legal, a mate where it says, the job's depth reached;
+ * a bound's line claims no mate). 0, or PLY_EMISMATCH with the reason in @why (a job of a
+ * split since replaced is one).
+ */
+int ply__deepen_check(const ply__deepen_t *d, const ply__deepen_job_t *job,
+                      const Ply__SearchResult *r, char *why, size_t why_len);
 
 /** ply__deepen_dropped - slot @slot's job came back without an accepted line: forgotten. */
 void ply__deepen_dropped(ply__deepen_t *d, size_t slot);
 
 /**
- * ply__deepen_take - slot @slot's line @res (checked by the rule engine: its one line is
- * the job's move; owned from here, freed with @d), computed by worker @worker of identity
+ * ply__deepen_take - slot @slot's line @res (passed ply__deepen_check; owned from here, freed
+ * with @d; a whole job's lines each a fact of its own), computed by worker @worker of identity
  * @identity, taken as a fact, its @nodes counted; then every iteration it completes is
  * recorded (time @elapsed_ms since the analysis started). A line of an iteration already
  * complete only counts its nodes. Returns the iterations it completed (0..), or PLY_ENOMEM.

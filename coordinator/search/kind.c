@@ -457,7 +457,7 @@ static void search_fill_job(const ply__run_t *run, size_t t, int no_hash, Ply__J
         const char *prefix = NULL, *uci = s->jobs[0].uci;
         ply__deepen_job_where(s->dp, dj, &pos, &prefix, &uci); /* a replaced split's: move 0 */
         s->one[0] = (char *)uci;
-        sj->n_searchmoves = 1, sj->searchmoves = s->one;
+        if (uci) sj->n_searchmoves = 1, sj->searchmoves = s->one; /* else a whole job */
         if (prefix) { /* played after the history (moves_ext has the room) */
             s->moves_ext[q->n_moves] = (char *)prefix;
             sj->n_moves = q->n_moves + 1, sj->moves = s->moves_ext;
@@ -473,7 +473,7 @@ static void search_fill_job(const ply__run_t *run, size_t t, int no_hash, Ply__J
         sj->has_nodes = q->has_nodes, sj->nodes = q->nodes;
         sj->has_movetime_ms = q->has_movetime_ms, sj->movetime_ms = q->movetime_ms;
     }
-    sj->has_multipv = 1, sj->multipv = 1;
+    sj->has_multipv = 1, sj->multipv = s->dp && s->stash.whole ? ply__deepen_multipv(s->dp) : 1;
     sj->has_chess960 = 1, sj->chess960 = srun(run)->chess960 != 0;
     /* every job of a verified run, checked or not: nothing tells a worker which is checked */
     if (s->sv) sj->has_reproducible = 1, sj->reproducible = 1;
@@ -783,28 +783,6 @@ static void deepen_limits(ply_coordinator_t *c, ply__run_t *run, uint64_t now)
         ply__run_done(run);
 }
 
-/* Line @l for slot @t's job @dj: the job's move, legal, its depth reached; a mate only when
- * exact (a bound's line may stop short of the mate it bounds). 0 or PLY_EMISMATCH (@why). */
-static int check_deepen_line(const ply__run_t *run, const ply__deepen_job_t *dj,
-                             const Ply__SearchLine *l, char *why, size_t why_len)
-{
-    ply_arb_pos_t pos;
-    const char *prefix, *uci;
-    if (!ply__deepen_job_where(srun(run)->dp, dj, &pos, &prefix, &uci))
-        return ply_why(why, why_len, PLY_EMISMATCH, "a line for a split since replaced");
-    ply_arb_move_t want, got;
-    if (l->n_pv == 0) return ply_why(why, why_len, PLY_EMISMATCH, "%s: the line is empty", uci);
-    if (ply_arb_move_from_uci(&pos, uci, &want) < 0 ||
-        ply_arb_move_from_uci(&pos, l->pv[0], &got) < 0 || got.from != want.from ||
-        got.to != want.to || got.promo != want.promo ||
-        ((got.flags ^ want.flags) & PLY_ARB_MOVE_CASTLE))
-        return ply_why(why, why_len, PLY_EMISMATCH, "%s: the line starts with %s, not the job's move",
-                       uci, l->pv[0]);
-    Ply__SearchLine claim = *l;
-    if (claim.has_bound && claim.bound != 0) claim.has_mate = 0, claim.has_score_cp = 1;
-    return ply__search_replay_line(&pos, &claim, dj->depth, uci, why, why_len);
-}
-
 /*
  * Worker @p's Result @r for slot @t of deepening @run: checked by the rule engine like every
  * line (a refused one costs the attempt and goes to another worker), then a fact of the
@@ -823,10 +801,7 @@ static void deepen_take_result(ply_coordinator_t *c, ply__run_t *run, size_t t, 
     int rc = !dj         ? ply_why(why, sizeof why, PLY_EMISMATCH, "a result for no job")
              : !r->search ? ply_why(why, sizeof why, PLY_EMISMATCH,
                                     "%s: a perft count for a search job", what)
-             : r->search->n_lines != 1
-                 ? ply_why(why, sizeof why, PLY_EMISMATCH, "%s: %zu lines, the job asks for one",
-                           what, r->search->n_lines)
-                 : check_deepen_line(run, dj, r->search->lines[0], why, sizeof why);
+                  : ply__deepen_check(s->dp, dj, r->search, why, sizeof why);
     if (rc < 0) {
         snprintf(line, sizeof line, "%s (identity %s): %s (job %" PRIu64 ", attempt %u)", p->name,
                  p->identity, why, run->sched.job_base + t, r->attempt);
@@ -981,7 +956,11 @@ static void search_describe_job(const ply__run_t *run, size_t job, char *buf, si
     const ply__deepen_job_t *dj = srun(run)->dp ? ply__deepen_job_of(srun(run)->dp, job) : NULL;
     ply_arb_pos_t pos;
     const char *prefix, *uci;
-    if (srun(run)->dp && dj && ply__deepen_job_where(srun(run)->dp, dj, &pos, &prefix, &uci))
+    if (srun(run)->dp && dj && ply__deepen_job_where(srun(run)->dp, dj, &pos, &prefix, &uci) &&
+        !uci)
+        snprintf(buf, len, "%s, every root move to depth %u (%u lines)", srun(run)->fen,
+                 dj->depth, ply__deepen_multipv(srun(run)->dp));
+    else if (srun(run)->dp && dj && ply__deepen_job_where(srun(run)->dp, dj, &pos, &prefix, &uci))
         snprintf(buf, len, "%s, %s%s%s to depth %u%s", srun(run)->fen, prefix ? prefix : "",
                  prefix ? " then " : "root move ", uci, dj->depth,
                  dj->window ? " (null window)" : "");

@@ -26,7 +26,7 @@
  *
  *   bench_deepen_sim [--depth D] [--workers 1,2,8,16,64] [--latency-ms L] [--rate R]
  *                    [--epd FILE] [--every K] [--from I] [--limit N] [--hash MIB]
- *                    [--multipv K] [--trace] [--hold-spec research|exact]
+ *                    [--multipv K] [--whole D] [--trace] [--hold-spec research|exact]
  *
  * Columns: t the virtual time to the depth, its speed-up against 1 worker, idle the share of
  * the N workers' time not computing (waiting for a job, or the round trip L), nodes the lines
@@ -41,6 +41,7 @@
  * next depth waits until the iteration before it completes (the worker stays idle meanwhile);
  * "research" holds only a move's exact search after its null window failed high against the
  * last iteration's threshold (a guess), "exact" every exact search (the eldest brother too).
+ * --whole D sets the depth of the opening whole job (deepen.h; 0: none, every iteration split).
  * Blind jobs (counted) are told start_depth = depth - 1 (kind.c's rule for a move the worker
  * searched last) on a table that holds only a shallower search of the move.
  *
@@ -78,6 +79,7 @@ static struct {
     double latency_s, rate;
     const char *epd;
     int every, from, limit, hash_mib, multipv, trace;
+    int whole; /* --whole D: the opening whole job's depth (0: none); -1: deepen.c's default */
     int hold_spec; /* the experiment --hold-spec (see dispatch): 0, HOLD_RESEARCH, HOLD_EXACT */
 } opt = {.depth = 14,
          .sizes = {1, 2, 8, 16, 64},
@@ -87,7 +89,8 @@ static struct {
          .epd = PLY_SOURCE_DIR "/tests/data/analysis/sts-v3.epd",
          .every = 50,
          .hash_mib = 16,
-         .multipv = 1};
+         .multipv = 1,
+         .whole = -1};
 
 static double cpu_s(void)
 {
@@ -143,23 +146,28 @@ typedef struct root {
 
 /* ------------------------------------------------------------- a worker's job */
 
-/* ply_analysis_result_t's first line as the worker's SearchResult, packed (the wire). */
+/* ply_analysis_result_t's lines as the worker's SearchResult, packed (the wire). */
 static uint8_t *pack_result(const ply_analysis_result_t *r, uint64_t time_us, size_t *len)
 {
-    const ply_analysis_line_t *l = &r->lines[0];
-    Ply__SearchLine line = PLY__SEARCH_LINE__INIT;
-    char *pv[PLY_SEARCH_MAX_PLY];
-    line.has_multipv = 1, line.multipv = (uint32_t)l->multipv;
-    line.has_mate = l->is_mate, line.mate = l->score;
-    line.has_score_cp = !l->is_mate, line.score_cp = l->score;
-    line.has_bound = 1, line.bound = (uint32_t)l->bound;
-    line.has_depth = 1, line.depth = (uint32_t)l->depth;
-    line.has_seldepth = 1, line.seldepth = (uint32_t)l->seldepth;
-    for (int k = 0; k < l->n_pv; k++) pv[k] = (char *)l->pv[k];
-    line.n_pv = (size_t)l->n_pv, line.pv = pv;
-    Ply__SearchLine *lines[1] = {&line};
+    static Ply__SearchLine line[PLY_SEARCH_JOB_MAX_MULTIPV];
+    static char *pv[PLY_SEARCH_JOB_MAX_MULTIPV][PLY_SEARCH_MAX_PLY];
+    Ply__SearchLine *lines[PLY_SEARCH_JOB_MAX_MULTIPV];
+    int n = r->n_lines < PLY_SEARCH_JOB_MAX_MULTIPV ? r->n_lines : PLY_SEARCH_JOB_MAX_MULTIPV;
+    for (int i = 0; i < n; i++) {
+        const ply_analysis_line_t *l = &r->lines[i];
+        line[i] = (Ply__SearchLine)PLY__SEARCH_LINE__INIT;
+        line[i].has_multipv = 1, line[i].multipv = (uint32_t)l->multipv;
+        line[i].has_mate = l->is_mate, line[i].mate = l->score;
+        line[i].has_score_cp = !l->is_mate, line[i].score_cp = l->score;
+        line[i].has_bound = 1, line[i].bound = (uint32_t)l->bound;
+        line[i].has_depth = 1, line[i].depth = (uint32_t)l->depth;
+        line[i].has_seldepth = 1, line[i].seldepth = (uint32_t)l->seldepth;
+        for (int k = 0; k < l->n_pv; k++) pv[i][k] = (char *)l->pv[k];
+        line[i].n_pv = (size_t)l->n_pv, line[i].pv = pv[i];
+        lines[i] = &line[i];
+    }
     Ply__SearchResult sr = PLY__SEARCH_RESULT__INIT;
-    sr.n_lines = 1, sr.lines = lines;
+    sr.n_lines = (size_t)n, sr.lines = lines;
     sr.has_nodes = 1, sr.nodes = r->nodes;
     sr.has_time_us = 1, sr.time_us = time_us;
     sr.engine = (char *)"ply builtin (simulated)";
@@ -176,23 +184,24 @@ static size_t key_of(const ply__deepen_job_t *job)
 }
 
 /* Worker @w searches @job of @root now, as kind.c's SearchJob asks, done at @now + its time. */
-static int run_job(worker_t *w, const root_t *root, const ply__deepen_job_t *job, double now,
-                   outcome_t *o)
+static int run_job(worker_t *w, const root_t *root, const ply__deepen_t *d,
+                   const ply__deepen_job_t *job, double now, outcome_t *o)
 {
     const char *one[1] = {w->uci}, *history[1] = {w->prefix};
     ply_analysis_job_t aj = {0};
     aj.fen = root->fen;
     if (w->prefix[0]) aj.moves = history, aj.n_moves = 1; /* a split's: the eldest played */
-    aj.searchmoves = one, aj.n_searchmoves = 1;
+    if (!job->whole) aj.searchmoves = one, aj.n_searchmoves = 1;
     aj.depth = (int)job->depth;
-    aj.multipv = 1;
+    aj.multipv = job->whole ? (int)ply__deepen_multipv(d) : 1;
     aj.has_window = job->window, aj.alpha = job->alpha, aj.beta = job->beta;
     /* kind.c: a warm worker (the move's last) starts at depth - 1; its table may hold less
      * (it searched the move last, but shallower: a bounce's null window) */
     size_t key = key_of(job);
     int blind = job->depth > 1 && !job->cold && w->deepest[key] + 1 < (int)job->depth;
     if (job->depth > 1 && !job->cold) aj.start_depth = (int)job->depth - 1;
-    if (job->depth > w->deepest[key]) w->deepest[key] = (uint8_t)job->depth;
+    for (size_t m = job->whole ? 0 : key; m < (job->whole ? root->n : key + 1); m++)
+        if (job->depth > w->deepest[m]) w->deepest[m] = (uint8_t)job->depth;
     ply_analysis_result_t *r = malloc(sizeof *r);
     char why[256];
     if (!r) return -1;
@@ -219,31 +228,22 @@ static int run_job(worker_t *w, const root_t *root, const ply__deepen_job_t *job
 
 /* ------------------------------------------------------------- the coordinator's side */
 
-/* kind.c's check of a deepening line (check_line, check_deepen_line): the job's move first,
- * replayed by the rule engine; a bound's line claims no mate. Then its SAN, as the answer and
- * the progress write it. 0 or -1. */
-static int check_line(const ply_arb_pos_t *pos, const char *uci, uint32_t depth,
-                      const Ply__SearchLine *l)
+/* kind.c's check of a deepening result (ply__deepen_check: the rule engine replays every
+ * line), then each line's SAN, as the answer and the progress write it. 0 or -1. */
+static int check_result(const ply__deepen_t *d, const ply__deepen_job_t *job,
+                        const ply_arb_pos_t *pos, const Ply__SearchResult *r)
 {
     char why[256];
-    ply_arb_move_t want, got;
-    if (l->n_pv == 0 || ply_arb_move_from_uci(pos, uci, &want) < 0 ||
-        ply_arb_move_from_uci(pos, l->pv[0], &got) < 0 || got.from != want.from ||
-        got.to != want.to || got.promo != want.promo ||
-        ((got.flags ^ want.flags) & PLY_ARB_MOVE_CASTLE)) {
-        fprintf(stderr, "bench_deepen_sim: %s: the line does not start with the job's move\n", uci);
-        return -1;
-    }
-    Ply__SearchLine claim = *l;
-    if (claim.has_bound && claim.bound != 0) claim.has_mate = 0, claim.has_score_cp = 1;
-    if (ply__search_replay_line(pos, &claim, depth, uci, why, sizeof why) < 0) {
+    if (ply__deepen_check(d, job, r, why, sizeof why) < 0) {
         fprintf(stderr, "bench_deepen_sim: %s\n", why);
         return -1;
     }
-    char **san = NULL;
-    if (ply__search_pv_san(pos, l, &san) < 0) return -1;
-    for (size_t i = 0; i < l->n_pv; i++) free(san[i]);
-    free(san);
+    for (size_t k = 0; k < r->n_lines; k++) {
+        char **san = NULL;
+        if (ply__search_pv_san(pos, r->lines[k], &san) < 0) return -1;
+        for (size_t i = 0; i < r->lines[k]->n_pv; i++) free(san[i]);
+        free(san);
+    }
     return 0;
 }
 
@@ -265,7 +265,7 @@ static int deliver(ply__deepen_t *d, const root_t *root, worker_t *w, outcome_t 
         o->rules_cpu += cpu_s() - c0;
         return 0;
     }
-    if (!in || in->n_lines != 1 || check_line(&pos, uci, w->job.depth, in->lines[0]) < 0) {
+    if (!in || check_result(d, dj, &pos, in) < 0) {
         if (in) ply__search_result__free_unpacked(in, NULL);
         return -1;
     }
@@ -340,7 +340,7 @@ static int dispatch(ply__deepen_t *d, const root_t *root, worker_t *ws, int n, i
         const char *prefix = NULL, *uci = NULL;
         if (!ply__deepen_job_where(d, &job, &pos, &prefix, &uci)) return -1; /* just picked */
         snprintf(w->prefix, sizeof w->prefix, "%s", prefix ? prefix : "");
-        snprintf(w->uci, sizeof w->uci, "%s", uci);
+        snprintf(w->uci, sizeof w->uci, "%s", uci ? uci : "*"); /* *: a whole job */
         size_t key = key_of(&job);
         o->jobs++, o->cold += job.cold != 0, o->windows += job.window != 0;
         o->splits += job.split != 0;
@@ -351,7 +351,7 @@ static int dispatch(ply__deepen_t *d, const root_t *root, worker_t *ws, int n, i
             printf("    %9.3f s %-4s takes %5s %-6s d%-2u %s%s [%d, %d]\n", now, w->name, w->prefix,
                    w->uci, job.depth, job.window ? "null" : "exact", job.cold ? " cold" : "",
                    (int)job.alpha, (int)job.beta);
-        if (run_job(w, root, &job, now, o) < 0) return -1;
+        if (run_job(w, root, d, &job, now, o) < 0) return -1;
     }
     return 0;
 }
@@ -365,6 +365,7 @@ static void simulate(const root_t *root, int n, outcome_t *o)
     ply__deepen_t *d = ply__deepen_new(&root->pos, root->ucip, root->n, (uint32_t)opt.multipv,
                                        (uint32_t)opt.depth);
     if (!ws || !slot_used || !tr || !d) goto out;
+    if (opt.whole >= 0) ply__deepen_set_whole(d, (uint32_t)opt.whole);
     for (size_t m = 0; m < 2 * PLY_ARB_MAX_MOVES; m++) tr->last[m] = -1;
     for (int i = 0; i < n; i++) {
         snprintf(ws[i].name, sizeof ws[i].name, "w%d", i);
@@ -490,6 +491,8 @@ static int parse_args(int argc, char **argv)
             opt.hash_mib = atoi(v);
         else if (strcmp(a, "--multipv") == 0)
             opt.multipv = atoi(v);
+        else if (strcmp(a, "--whole") == 0)
+            opt.whole = atoi(v);
         else if (strcmp(a, "--hold-spec") == 0) {
             opt.hold_spec = strcmp(v, "research") == 0 ? HOLD_RESEARCH
                             : strcmp(v, "exact") == 0  ? HOLD_EXACT
@@ -500,7 +503,7 @@ static int parse_args(int argc, char **argv)
     }
     return opt.depth >= 1 && opt.depth <= PLY_SEARCH_JOB_MAX_DEPTH && opt.latency_s >= 0 &&
                    opt.rate > 0 && opt.every >= 1 && opt.from >= 0 && opt.limit >= 0 &&
-                   opt.hash_mib >= 1 && opt.multipv >= 1
+                   opt.hash_mib >= 1 && opt.multipv >= 1 && opt.whole >= -1
                ? 0
                : -1;
 }
@@ -554,7 +557,8 @@ int main(int argc, char **argv)
     if (parse_args(argc, argv) < 0) {
         fprintf(stderr, "usage: bench_deepen_sim [--depth D] [--workers 1,N,...] [--latency-ms L] "
                         "[--rate NODES_PER_S] [--epd FILE] [--every K] [--from I] [--limit N] "
-                        "[--hash MIB] [--multipv K] [--trace] [--hold-spec research|exact]\n");
+                        "[--hash MIB] [--multipv K] [--whole D] [--trace] "
+                        "[--hold-spec research|exact]\n");
         return 2;
     }
     FILE *f = fopen(opt.epd, "r");

@@ -154,7 +154,7 @@ static int32_t score_of(const Ply__SearchLine *l)
 
 /* The answer of a deepening run of @pos to @depth with @k exact lines: every root move once,
  * each line legal from @pos (a mate ends in checkmate), the top @k exact and best first, every
- * other one exact or an upper bound no higher than the k-th; its iterations 1..depth. */
+ * other one exact or an upper bound no higher than the k-th; its iterations consecutive up to depth. */
 static void check_answer(const Ply__RunResult *res, const ply_arb_pos_t *pos, uint32_t depth,
                          size_t k)
 {
@@ -162,15 +162,20 @@ static void check_answer(const Ply__RunResult *res, const ply_arb_pos_t *pos, ui
     assert_non_null(s);
     ply_arb_move_t legal[PLY_ARB_MAX_MOVES];
     size_t n = (size_t)ply_arb_legal_moves(pos, legal);
-    assert_int_equal(s->n_moves, n);
     assert_true(s->has_depth);
     assert_int_equal(s->depth, depth);
-    assert_int_equal(s->n_iterations, depth);
+    assert_true(s->n_iterations >= 1);
+    /* an analysis opens with one job of every root move some plies below its depth limit
+     * (coordinator/search/deepen.h): its first iteration, the ones below never reported */
+    uint32_t first = s->iterations[0]->depth;
+    if (first < 1 || first > depth) fail_msg("the first iteration is %u", first);
+    assert_int_equal(s->n_moves, n);
+    assert_int_equal(s->n_iterations, depth - first + 1);
     for (size_t i = 0; i < s->n_iterations; i++) {
-        assert_int_equal(s->iterations[i]->depth, i + 1);
+        assert_int_equal(s->iterations[i]->depth, first + i);
         assert_non_null(s->iterations[i]->line);
     }
-    assert_string_equal(s->iterations[depth - 1]->move, s->moves[0]->move);
+    assert_string_equal(s->iterations[s->n_iterations - 1]->move, s->moves[0]->move);
     int32_t kth = 0;
     for (size_t i = 0; i < n; i++) {
         const Ply__AnalysedMove *a = s->moves[i];

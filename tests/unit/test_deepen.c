@@ -14,6 +14,14 @@
  *               first), and when the split's iteration completes, the eldest's exact line is
  *               its move then the best reply's line, the score negated.
  *   score       mate scores in ply's engine units (a mate in N is 32000 - (2N - 1) plies).
+ *   whole       an analysis opens with one job of every root move at depth
+ *               min(PLY__DEEPEN_WHOLE_DEPTH, limit - PLY__DEEPEN_WHOLE_BELOW) (multipv K), the
+ *               other workers waiting; its K lines
+ *               complete that iteration (the rest no better: an upper bound, the move
+ *               alone), the next iteration's
+ *               jobs are warm on its worker; a dropped whole job is picked again; the check
+ *               refuses too many lines, a move twice, a line of no root move, a bound, an
+ *               illegal line, and a single job's line of another move.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -28,6 +36,7 @@
 
 #include "arbiter/arbiter.h"
 #include "search/deepen.h"
+#include "util/error.h"
 
 /* A result of one line: score @cp (bound @bound: 0 exact, 1 lower, 2 upper), depth @depth,
  * the pv given as UCI words, allocated as ply__search_result__unpack does. */
@@ -51,6 +60,31 @@ static Ply__SearchResult *result(int cp, uint32_t bound, uint32_t depth, int n, 
     r.has_time_us = 1, r.time_us = 100;
     r.engine = "test";
     uint8_t buf[1024];
+    size_t len = ply__search_result__pack(&r, buf);
+    Ply__SearchResult *own = ply__search_result__unpack(NULL, len, buf);
+    assert_non_null(own);
+    return own;
+}
+
+/* A whole job's result: @n lines, line i (rank i + 1) score cps[i], exact, depth @depth, its
+ * pv the one move pvs[i]. */
+static Ply__SearchResult *lines_result(int n, const int *cps, char **pvs, uint32_t depth)
+{
+    Ply__SearchLine l[8], *lp[8];
+    for (int i = 0; i < n; i++) {
+        l[i] = (Ply__SearchLine)PLY__SEARCH_LINE__INIT;
+        l[i].has_multipv = 1, l[i].multipv = (uint32_t)i + 1;
+        l[i].has_score_cp = 1, l[i].score_cp = cps[i];
+        l[i].has_bound = 1, l[i].bound = 0;
+        l[i].has_depth = 1, l[i].depth = depth;
+        l[i].n_pv = 1, l[i].pv = &pvs[i];
+        lp[i] = &l[i];
+    }
+    Ply__SearchResult r = PLY__SEARCH_RESULT__INIT;
+    r.n_lines = (size_t)n, r.lines = lp;
+    r.has_nodes = 1, r.nodes = 5000;
+    r.engine = "test";
+    uint8_t buf[2048];
     size_t len = ply__search_result__pack(&r, buf);
     Ply__SearchResult *own = ply__search_result__unpack(NULL, len, buf);
     assert_non_null(own);
@@ -212,6 +246,7 @@ static void test_split(void **state)
     char *uci[] = {"e2e4", "d2d4"};
     uint32_t s = PLY__DEEPEN_SPLIT_DEPTH;
     ply__deepen_t *d = start("startpos", uci, 2, 1, s);
+    ply__deepen_set_whole(d, 0); /* every iteration split */
     /* iterations 1..s-1 with e2e4 best, its line e2e4 e7e5 */
     for (uint32_t k = 1; k < s; k++) {
         ply__deepen_job_t j0, j1;
@@ -275,6 +310,105 @@ static void test_split(void **state)
     ply__deepen_free(&d);
 }
 
+static void test_whole(void **state)
+{
+    (void)state;
+    char *uci[] = {"e2e4", "d2d4", "g1f3"};
+    const uint32_t w = PLY__DEEPEN_WHOLE_DEPTH;
+    char why[256];
+    ply__deepen_t *d = start("startpos", uci, 3, 2, w + PLY__DEEPEN_WHOLE_BELOW + 1);
+    assert_int_equal(ply__deepen_multipv(d), 2);
+    ply__deepen_job_t j, none;
+    assert_true(ply__deepen_pick(d, "w1", &j));
+    assert_int_equal(j.whole, 1);
+    assert_int_equal(j.depth, w);
+    assert_int_equal(j.window, 0);
+    ply_arb_pos_t pos;
+    const char *prefix, *move;
+    assert_int_equal(ply__deepen_job_where(d, &j, &pos, &prefix, &move), 1);
+    assert_null(move);
+    assert_null(prefix);
+    ply__deepen_started(d, 0, &j, "w1");
+    assert_false(ply__deepen_pick(d, "w2", &none)); /* the others wait for it */
+    /* dropped (its worker lost): picked again */
+    ply__deepen_dropped(d, 0);
+    assert_true(ply__deepen_pick(d, "w2", &j));
+    assert_int_equal(j.whole, 1);
+    ply__deepen_started(d, 0, &j, "w2");
+    /* the check */
+    int cps[3] = {30, 20, 10};
+    char *ok[3] = {"d2d4", "e2e4", "g1f3"}, *twice[2] = {"d2d4", "d2d4"},
+         *stranger[2] = {"d2d4", "a2a4"}, *illegal[2] = {"d2d4", "e2e5"};
+    Ply__SearchResult *r = lines_result(3, cps, ok, w);
+    assert_int_equal(ply__deepen_check(d, &j, r, why, sizeof why), PLY_EMISMATCH);
+    assert_non_null(strstr(why, "3 lines, the job asks for 1 to 2"));
+    ply__search_result__free_unpacked(r, NULL);
+    r = lines_result(2, cps, twice, w);
+    assert_int_equal(ply__deepen_check(d, &j, r, why, sizeof why), PLY_EMISMATCH);
+    assert_non_null(strstr(why, "d2d4 has two lines"));
+    ply__search_result__free_unpacked(r, NULL);
+    r = lines_result(2, cps, stranger, w); /* legal, but not one of the analysis's moves */
+    assert_int_equal(ply__deepen_check(d, &j, r, why, sizeof why), PLY_EMISMATCH);
+    assert_non_null(strstr(why, "a2a4, no root move"));
+    ply__search_result__free_unpacked(r, NULL);
+    r = lines_result(2, cps, illegal, w);
+    assert_int_equal(ply__deepen_check(d, &j, r, why, sizeof why), PLY_EMISMATCH);
+    ply__search_result__free_unpacked(r, NULL);
+    r = lines_result(2, cps, ok, w);
+    r->lines[1]->bound = 2;
+    assert_int_equal(ply__deepen_check(d, &j, r, why, sizeof why), PLY_EMISMATCH);
+    assert_non_null(strstr(why, "a bound"));
+    r->lines[1]->bound = 0;
+    r->lines[1]->depth = w - 1; /* short of the job's depth */
+    assert_int_equal(ply__deepen_check(d, &j, r, why, sizeof why), PLY_EMISMATCH);
+    r->lines[1]->depth = w;
+    assert_int_equal(ply__deepen_check(d, &j, r, why, sizeof why), 0);
+    /* taken: iteration w complete, d2d4 and e2e4 exact, g1f3 proven no better */
+    assert_int_equal(take(d, 0, r), 1);
+    assert_int_equal(ply__deepen_depth(d), w);
+    Ply__SearchAnswer a = PLY__SEARCH_ANSWER__INIT;
+    ply__deepen_answer(d, &a);
+    assert_int_equal(a.depth, w);
+    assert_int_equal(a.n_moves, 3);
+    assert_string_equal(a.moves[0]->move, "d2d4");
+    assert_int_equal(a.moves[0]->line->score_cp, 30);
+    assert_string_equal(a.moves[1]->move, "e2e4");
+    assert_string_equal(a.moves[2]->move, "g1f3"); /* no better than the 2nd: <= 20 */
+    assert_int_equal(a.moves[2]->line->bound, 2);
+    assert_int_equal(a.moves[2]->line->score_cp, 20);
+    assert_int_equal(a.moves[2]->line->n_pv, 1);
+    assert_int_equal(a.moves[2]->line->depth, w);
+    assert_int_equal(a.n_iterations, 1); /* the iterations below it are never reported */
+    assert_int_equal(a.iterations[0]->depth, w);
+    /* depth w + 1: the two eldest exactly, warm on w2 (its table holds every move) */
+    ply__deepen_job_t e1 = expect(d, "w2", 0, "d2d4", w + 1, 0);
+    assert_int_equal(e1.cold, 0);
+    ply__deepen_job_t e2 = expect(d, "w2", 1, "e2e4", w + 1, 0);
+    assert_int_equal(e2.cold, 0);
+    /* a single job's check: the line must start with its move */
+    Ply__SearchResult *bad = result(5, 0, w + 1, 1, "g1f3");
+    assert_int_equal(ply__deepen_check(d, &e1, bad, why, sizeof why), PLY_EMISMATCH);
+    assert_non_null(strstr(why, "not the job's move"));
+    ply__search_result__free_unpacked(bad, NULL);
+    ply__deepen_free(&d);
+    /* below the deepest: PLY__DEEPEN_WHOLE_BELOW under the limit; then none, and none with
+     * one root move */
+    d = start("startpos", uci, 3, 1, PLY__DEEPEN_WHOLE_BELOW + 3);
+    assert_true(ply__deepen_pick(d, "w1", &j));
+    assert_int_equal(j.whole, 1);
+    assert_int_equal(j.depth, 3);
+    ply__deepen_free(&d);
+    d = start("startpos", uci, 3, 1, PLY__DEEPEN_WHOLE_BELOW + 1);
+    assert_true(ply__deepen_pick(d, "w1", &j));
+    assert_int_equal(j.whole, 0);
+    assert_int_equal(j.depth, 1);
+    ply__deepen_free(&d);
+    d = start("startpos", uci, 1, 1, w + 4);
+    assert_true(ply__deepen_pick(d, "w1", &j));
+    assert_int_equal(j.whole, 0);
+    ply__deepen_free(&d);
+}
+
 static void test_score(void **state)
 {
     (void)state;
@@ -294,6 +428,7 @@ int main(void)
         cmocka_unit_test(test_bounds),
         cmocka_unit_test(test_multipv),
         cmocka_unit_test(test_split),
+        cmocka_unit_test(test_whole),
         cmocka_unit_test(test_score),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -340,6 +340,7 @@ static void pick_at(const ply__deepen_t *d, uint32_t k, const char *worker, int3
         job->alpha = job->window ? null_alpha(at) : 0;
         job->beta = job->window ? job->alpha + 1 : 0;
         job->cold = !mine;
+        job->start = mine && k > 1 ? k : 0;
     }
 }
 
@@ -829,7 +830,7 @@ int ply__deepen_take(ply__deepen_t *d, size_t slot, Ply__SearchResult *res, cons
     if (a != d) { /* a split's line: its iteration done is the eldest's exact line */
         int done = complete_all(a, elapsed_ms);
         if (done < 0) return done;
-        ply__deepen_job_t eldest = {d->child_move, a->completed + 1, 0, 0, 0, 0, 0, 0, 0};
+        ply__deepen_job_t eldest = {.move = d->child_move, .depth = a->completed + 1};
         if (!done || eldest.depth <= d->completed) return 0;
         dline_t *el = line_of_split(d);
         if (!el) return PLY_ENOMEM;

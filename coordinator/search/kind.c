@@ -463,8 +463,7 @@ static void search_fill_job(const ply__run_t *run, size_t t, int no_hash, Ply__J
             sj->n_moves = q->n_moves + 1, sj->moves = s->moves_ext;
         }
         sj->has_depth = 1, sj->depth = dj->depth;
-        /* the worker's table holds the ply below: searched again, only the last two */
-        if (dj->depth > 1 && !dj->cold) sj->has_start_depth = 1, sj->start_depth = dj->depth - 1;
+        if (dj->start) sj->has_start_depth = 1, sj->start_depth = dj->start; /* warm */
         sj->has_alpha = sj->has_beta = dj->window != 0;
         sj->alpha = dj->alpha, sj->beta = dj->beta;
     } else {

@@ -8,7 +8,7 @@
  * worker asks ply__deepen_pick (worker name "w<i>"), the job is searched at once on that
  * worker's backend (so its table evolves as a real worker's would: the job kind.c builds, the
  * root move or, for a job of the eldest brother's split, the eldest played and then a reply
- * (ply__deepen_job_where); start_depth = depth - 1 unless cold; a null window when the job has
+ * (ply__deepen_job_where); its start_depth (the job's start); a null window when the job has
  * one), and its line is
  * given to ply__deepen_take only at its completion time: now + nodes / R + L, R the rate of
  * one 1-thread worker (nodes per second, --rate) and L the coordinator's round trip
@@ -42,8 +42,8 @@
  * "research" holds only a move's exact search after its null window failed high against the
  * last iteration's threshold (a guess), "exact" every exact search (the eldest brother too).
  * --whole D sets the depth of the opening whole job (deepen.h; 0: none, every iteration split).
- * Blind jobs (counted) are told start_depth = depth - 1 (kind.c's rule for a move the worker
- * searched last) on a table that holds only a shallower search of the move.
+ * Blind jobs (counted) are told start_depth = depth (deepen.c's rule for a move the worker
+ * searched last) on a table that holds only a search of the move two or more plies shallower.
  *
  * Exit 0 when every run reached its depth with a legal best move (the rule engine's check),
  * 1 otherwise, 2 for a bad option.
@@ -124,7 +124,7 @@ typedef struct outcome {
     unsigned jobs, cold, windows, researches, bounces, max_flight, held;
     unsigned splits, stale;      /* jobs of the split (a reply after the eldest); lines of a split
                                     replaced meanwhile (refused, as kind.c does) */
-    unsigned blind;              /* jobs told to start at depth - 1 on a table without that depth */
+    unsigned blind;              /* jobs told to start at their depth on a table without depth - 1 */
     uint64_t blind_nodes;        /* their nodes */
     double coord_cpu, rules_cpu; /* real CPU seconds: deepen.c, the rule engine (with copies) */
     double search_cpu;           /* real CPU seconds of the searches (the measured rate) */
@@ -198,8 +198,8 @@ static int run_job(worker_t *w, const root_t *root, const ply__deepen_t *d,
     /* kind.c: a warm worker (the move's last) starts at depth - 1; its table may hold less
      * (it searched the move last, but shallower: a bounce's null window) */
     size_t key = key_of(job);
-    int blind = job->depth > 1 && !job->cold && w->deepest[key] + 1 < (int)job->depth;
-    if (job->depth > 1 && !job->cold) aj.start_depth = (int)job->depth - 1;
+    int blind = job->start && w->deepest[key] + 1 < (int)job->depth;
+    aj.start_depth = (int)job->start;
     for (size_t m = job->whole ? 0 : key; m < (job->whole ? root->n : key + 1); m++)
         if (job->depth > w->deepest[m]) w->deepest[m] = (uint8_t)job->depth;
     ply_analysis_result_t *r = malloc(sizeof *r);

@@ -383,8 +383,13 @@ static void test_whole(void **state)
     /* depth w + 1: the two eldest exactly, warm on w2 (its table holds every move) */
     ply__deepen_job_t e1 = expect(d, "w2", 0, "d2d4", w + 1, 0);
     assert_int_equal(e1.cold, 0);
+    assert_int_equal(e1.start, w + 1); /* straight to its depth: the table holds w */
     ply__deepen_job_t e2 = expect(d, "w2", 1, "e2e4", w + 1, 0);
     assert_int_equal(e2.cold, 0);
+    ply__deepen_job_t c3;
+    assert_true(ply__deepen_pick(d, "w3", &c3)); /* g1f3's null window, cold on w3 */
+    assert_int_equal(c3.cold, 1);
+    assert_int_equal(c3.start, 0);
     /* a single job's check: the line must start with its move */
     Ply__SearchResult *bad = result(5, 0, w + 1, 1, "g1f3");
     assert_int_equal(ply__deepen_check(d, &e1, bad, why, sizeof why), PLY_EMISMATCH);

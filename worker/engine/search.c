@@ -896,7 +896,15 @@ static int search_root(ply__thread_t *t, int alpha, int beta, int depth, int fir
         if (s > best) best = s;
         if (s > alpha) {
             alpha = s;
-            if (alpha >= beta) break;
+            if (alpha >= beta) {
+                /* a fail high at the root window's edge ends the iteration with this move's
+                 * lower bound (a deepening analysis's job of several moves): a move not
+                 * searched must not sort before it on an earlier iteration's score, or the
+                 * table's, and answer with a line of that depth */
+                if (beta >= t->e->hi)
+                    for (int j = i + 1; j < t->n_root; j++) t->root[j].score = -PLY_SCORE_INF;
+                break;
+            }
         }
     }
     return best;

@@ -276,6 +276,25 @@ static int worker_busy(const ply__deepen_t *d, const char *w)
 
 enum { NEED_EXACT = 0, NEED_NULL = 1 };
 
+/* Whether @j is a subset job, and whether move @i is one of its moves. */
+static int is_subset(const ply__deepen_job_t *j)
+{
+    for (size_t w = 0; w < sizeof j->set / sizeof j->set[0]; w++)
+        if (j->set[w]) return 1;
+    return 0;
+}
+
+static int in_set(const ply__deepen_job_t *j, size_t i)
+{
+    return (j->set[i / 64] >> (i % 64)) & 1;
+}
+
+/* Whether job @j searches move @i (a whole job: every move). */
+static int searches(const ply__deepen_job_t *j, size_t i)
+{
+    return j->whole || (is_subset(j) ? in_set(j, i) : j->move == i);
+}
+
 /* Where to put a null window at @t: a valid [alpha, alpha + 1]. */
 static int32_t null_alpha(int32_t t)
 {
@@ -306,6 +325,10 @@ static void pick_at(const ply__deepen_t *d, uint32_t k, const char *worker, int3
     size_t eldest = known ? 0 : d->k - exact; /* eldest brothers still to be made exact */
     int spec = d->completed > 0;              /* a threshold to guess with */
     int key[2][2] = {{0, 0}, {0, 0}};         /* the found ones' need and ownership */
+    /* null windows by bucket, in rank order, with their ownership: a subset job's moves */
+    uint32_t cand[2][PLY__DEEPEN_SUBSET * 4];
+    uint8_t cown[2][PLY__DEEPEN_SUBSET * 4];
+    size_t nc[2] = {0, 0};
     found[0] = found[1] = 0;
     for (size_t r = 0; r < d->n; r++) {
         const dmove_t *m = &d->m[order[r].i];
@@ -330,6 +353,8 @@ static void pick_at(const ply__deepen_t *d, uint32_t k, const char *worker, int3
          * while it computes something else: it comes back to it warm */
         if (b && need == NEED_EXACT && worker && worker_busy(d, m->last)) continue;
         int own = mine ? 0 : 1;   /* among bucket 0: its own first */
+        if (need == NEED_NULL && nc[b] < sizeof cand[b] / sizeof cand[b][0])
+            cand[b][nc[b]] = order[r].i, cown[b][nc[b]++] = (uint8_t)own;
         if (found[b] && (need > key[b][0] || (need == key[b][0] && own >= key[b][1]))) continue;
         found[b] = 1, key[b][0] = need, key[b][1] = own;
         ply__deepen_job_t *job = &best[b];
@@ -341,6 +366,16 @@ static void pick_at(const ply__deepen_t *d, uint32_t k, const char *worker, int3
         job->beta = job->window ? job->alpha + 1 : 0;
         job->cold = !mine;
         job->start = mine && k > 1 ? k : 0;
+    }
+    /* a null window takes the next ones of its kind with it: one job, one round trip */
+    for (int b = 0; b < 2; b++) {
+        ply__deepen_job_t *job = &best[b];
+        if (!found[b] || !job->window) continue;
+        size_t taken = 1;
+        for (size_t c = 0; c < nc[b] && taken < PLY__DEEPEN_SUBSET; c++)
+            if (cand[b][c] != job->move && cown[b][c] == key[b][1])
+                job->set[cand[b][c] / 64] |= 1ull << (cand[b][c] % 64), taken++;
+        if (taken > 1) job->set[job->move / 64] |= 1ull << (job->move % 64);
     }
 }
 
@@ -468,7 +503,8 @@ void ply__deepen_started(ply__deepen_t *d, size_t slot, const ply__deepen_job_t 
     if (!a) return;
     if (job->whole) a->whole_busy = 1;
     /* the worker's table holds the move from here (a whole job's: every move) */
-    for (size_t i = job->whole ? 0 : job->move; i < (job->whole ? a->n : job->move + 1u); i++) {
+    for (size_t i = 0; i < a->n; i++) {
+        if (!searches(job, i)) continue;
         dmove_t *m = &a->m[i];
         if (!job->whole) m->f[job->depth].busy = 1;
         char *copy = worker ? strdup(worker) : NULL;
@@ -492,13 +528,30 @@ int ply__deepen_job_where(const ply__deepen_t *d, const ply__deepen_job_t *job,
     return 1;
 }
 
+size_t ply__deepen_job_moves(const ply__deepen_t *d, const ply__deepen_job_t *job,
+                             const char **uci)
+{
+    const ply__deepen_t *a = owner_of((ply__deepen_t *)d, job);
+    if (!a || job->whole || job->move >= a->n) return 0;
+    if (!is_subset(job)) {
+        uci[0] = a->m[job->move].uci;
+        return 1;
+    }
+    size_t n = 0;
+    uci[n++] = a->m[job->move].uci; /* the best ranked first */
+    for (size_t i = 0; i < a->n; i++)
+        if (i != job->move && in_set(job, i)) uci[n++] = a->m[i].uci;
+    return n;
+}
+
 void ply__deepen_dropped(ply__deepen_t *d, size_t slot)
 {
     if (slot >= d->nslots || !d->slots[slot].used) return;
     const ply__deepen_job_t *j = &d->slots[slot].job;
     ply__deepen_t *a = owner_of(d, j);
     if (a && j->whole) a->whole_busy = 0;
-    else if (a) a->m[j->move].f[j->depth].busy = 0;
+    for (size_t i = 0; a && !j->whole && i < a->n; i++)
+        if (searches(j, i)) a->m[i].f[j->depth].busy = 0;
     d->slots[slot].used = 0;
     free(d->slots[slot].worker);
     d->slots[slot].worker = NULL;
@@ -552,6 +605,13 @@ int ply__deepen_check(const ply__deepen_t *d, const ply__deepen_job_t *job,
             if (l->has_bound && l->bound != 0)
                 return ply_why(why, why_len, PLY_EMISMATCH,
                                "line %zu (%s): a bound, where the job has no window", i + 1, l->pv[0]);
+            snprintf(label, sizeof label, "%s", l->pv[0]);
+        } else if (is_subset(job)) {
+            const ply__deepen_t *a = owner_of((ply__deepen_t *)d, job);
+            long m = move_index(a, l->pv[0]);
+            if (m < 0 || !in_set(job, (size_t)m))
+                return ply_why(why, why_len, PLY_EMISMATCH,
+                               "the line starts with %s, not one of the job's moves", l->pv[0]);
             snprintf(label, sizeof label, "%s", l->pv[0]);
         } else {
             ply_arb_move_t w, got;
@@ -741,6 +801,60 @@ static dline_t *line_of_split(const ply__deepen_t *d)
     return dl;
 }
 
+/* Move @i of @a is no better than @s at @job's depth, as @from (a line of the same job) says:
+ * that upper bound as its line, the move alone. 0 or PLY_ENOMEM. */
+static int take_bound(ply__deepen_t *a, const ply__deepen_job_t *job, size_t i, int32_t s,
+                      const dline_t *from)
+{
+    Ply__SearchLine bl = PLY__SEARCH_LINE__INIT, *blp = &bl;
+    char *pv = a->m[i].uci;
+    bl.has_multipv = 1, bl.multipv = 1;
+    bl.n_pv = 1, bl.pv = &pv;
+    bl.has_bound = 1, bl.bound = 2;
+    bl.has_depth = 1, bl.depth = job->depth;
+    set_score(&bl, s);
+    Ply__SearchResult one = PLY__SEARCH_RESULT__INIT;
+    one.n_lines = 1, one.lines = &blp;
+    one.has_nodes = 1, one.nodes = 0; /* counted with the job's own line */
+    one.engine = from->res->engine;
+    dline_t *li = calloc(1, sizeof *li);
+    if (li) li->res = ply__search_result_dup(&one), li->worker = strdup(from->worker),
+            li->identity = strdup(from->identity);
+    if (!li || !li->res || !li->worker || !li->identity) {
+        dline_free(&li);
+        return PLY_ENOMEM;
+    }
+    ply__deepen_job_t mj = *job;
+    mj.whole = 0, mj.move = (uint32_t)i, mj.window = 0;
+    memset(mj.set, 0, sizeof mj.set);
+    take_fact(a, &mj, li);
+    return 0;
+}
+
+/* A subset job's line @l (checked, owned): a fact of the move it names; a fail low (an upper
+ * bound, at most alpha) is also every other move's of the job. 0, or PLY_ENOMEM. */
+static int take_subset(ply__deepen_t *a, const ply__deepen_job_t *job, dline_t *l)
+{
+    const Ply__SearchLine *sl = l->res->lines[0];
+    long m = sl->n_pv ? move_index(a, sl->pv[0]) : -1;
+    if (m < 0) { /* not one of its moves: ply__deepen_check refuses it */
+        dline_free(&l);
+        return 0;
+    }
+    int rc = 0;
+    if (sl->has_bound && sl->bound == 2) {
+        int32_t s = ply__deepen_score(sl);
+        if (s > job->alpha) s = job->alpha; /* failing low means at most alpha (take_fact) */
+        for (size_t i = 0; rc == 0 && i < a->n; i++)
+            if (i != (size_t)m && in_set(job, i)) rc = take_bound(a, job, i, s, l);
+    }
+    ply__deepen_job_t mj = *job;
+    mj.move = (uint32_t)m;
+    memset(mj.set, 0, sizeof mj.set);
+    take_fact(a, &mj, l);
+    return rc;
+}
+
 /* A whole job's result @l (checked, owned): each line a fact of its own at the job's depth,
  * every other move no better than the K-th line when all K came; the iterations below it are
  * never reported. 0, or PLY_ENOMEM. */
@@ -771,31 +885,8 @@ static int take_whole(ply__deepen_t *a, const ply__deepen_job_t *job, dline_t *l
     }
     /* the multipv claim (the K best moves): the rest are no better than the K-th; each gets
      * that upper bound as its line, the move alone (the answer lists every move) */
-    for (size_t i = 0; rc == 0 && res->n_lines == a->k && i < a->n; i++) {
-        if (a->m[i].f[job->depth].exact) continue;
-        Ply__SearchLine bl = PLY__SEARCH_LINE__INIT, *blp = &bl;
-        char *pv = a->m[i].uci;
-        bl.has_multipv = 1, bl.multipv = 1;
-        bl.n_pv = 1, bl.pv = &pv;
-        bl.has_bound = 1, bl.bound = 2;
-        bl.has_depth = 1, bl.depth = job->depth;
-        set_score(&bl, t);
-        Ply__SearchResult one = PLY__SEARCH_RESULT__INIT;
-        one.n_lines = 1, one.lines = &blp;
-        one.has_nodes = 1, one.nodes = 0; /* counted with the whole job's lines */
-        one.engine = res->engine;
-        dline_t *li = calloc(1, sizeof *li);
-        if (li) li->res = ply__search_result_dup(&one), li->worker = strdup(l->worker),
-                li->identity = strdup(l->identity);
-        if (!li || !li->res || !li->worker || !li->identity) {
-            dline_free(&li);
-            rc = PLY_ENOMEM;
-            break;
-        }
-        ply__deepen_job_t mj = *job;
-        mj.whole = 0, mj.move = (uint32_t)i;
-        take_fact(a, &mj, li);
-    }
+    for (size_t i = 0; rc == 0 && res->n_lines == a->k && i < a->n; i++)
+        if (!a->m[i].f[job->depth].exact) rc = take_bound(a, job, i, t, l);
     dline_free(&l);
     if (a->completed + 1 < job->depth) a->completed = job->depth - 1, a->thr_last = t;
     return rc;
@@ -823,6 +914,9 @@ int ply__deepen_take(ply__deepen_t *d, size_t slot, Ply__SearchResult *res, cons
     if (a != d) a->nodes = nodes > UINT64_MAX - a->nodes ? UINT64_MAX : a->nodes + nodes;
     if (job.whole) {
         int rc = take_whole(a, &job, l);
+        if (rc < 0) return rc;
+    } else if (is_subset(&job)) {
+        int rc = take_subset(a, &job, l);
         if (rc < 0) return rc;
     } else {
         take_fact(a, &job, l);

@@ -42,6 +42,14 @@
  * bound: the iteration is complete, the ones below it are never reported, and the worker's
  * table holds every move (each move's last worker). While it runs, the other workers wait.
  *
+ * Subset jobs. The null windows a worker would take one by one at one threshold (its own
+ * moves, or nobody's, or another worker's when it would be idle: never mixed) go as one job of
+ * up to PLY__DEEPEN_SUBSET moves (searchmoves), best ranked first: the engine's root searches
+ * them in the window and stops at the first that fails high. A fail high is that move's lower
+ * bound (the others of the job are searched again); a fail low is an upper bound for every
+ * move of the job (each gets it as its line, the move alone, but the one the line names). One
+ * round trip where there were up to eight.
+ *
  * More workers than root moves. A worker for which the root has nothing (every move it could
  * search is in flight, proven, or waits for a threshold) helps the eldest brother of the
  * current iteration d (from depth PLY__DEEPEN_SPLIT_DEPTH): the split, a deepening analysis
@@ -81,12 +89,17 @@ typedef struct ply__deepen_job {
      * searching the last one again cost 1.2 times the nodes to depth 16 (the simulation of
      * BENCHMARKS.md, 10 positions, 1 worker: 9.07 M against 7.46 M) */
     uint32_t start;
+    /* a subset job (the header): the null window over every move whose bit is set (bit i of
+     * word i / 64: move i; move the first of them); all zero: the one move */
+    uint64_t set[PLY_ARB_MAX_MOVES / 64];
 } ply__deepen_job_t;
 
 /** The slots (tasks) of an analysis of @n root moves: its moves', then its split's. */
 #define PLY__DEEPEN_SLOTS(n) ((size_t)(n) + PLY_ARB_MAX_MOVES)
 /** The first depth at which the eldest brother is split (below, its search is short). */
 #define PLY__DEEPEN_SPLIT_DEPTH 6
+/** The most root moves one null-window job searches (the header's subset jobs). */
+#define PLY__DEEPEN_SUBSET 8
 /** The deepest whole job that opens an analysis (the header), plies. */
 #define PLY__DEEPEN_WHOLE_DEPTH 10
 /** How far the opening whole job stays below the analysis's depth limit, plies. */
@@ -136,12 +149,21 @@ const ply__deepen_job_t *ply__deepen_job_of(const ply__deepen_t *d, size_t slot)
 int ply__deepen_job_where(const ply__deepen_t *d, const ply__deepen_job_t *job,
                           ply_arb_pos_t *pos, const char **prefix, const char **uci);
 
+/**
+ * ply__deepen_job_moves - the root moves @job searches as UCI texts into @uci (room for
+ * PLY_ARB_MAX_MOVES, owned by @d; of the split's position for a split's job): 1 for a job of
+ * one move, up to PLY__DEEPEN_SUBSET for a subset job, 0 for a whole job (every move) or a job
+ * of a split since replaced.
+ */
+size_t ply__deepen_job_moves(const ply__deepen_t *d, const ply__deepen_job_t *job,
+                             const char **uci);
+
 /** ply__deepen_multipv - the lines a whole job asks for (K, 1..PLY_SEARCH_JOB_MAX_MULTIPV). */
 uint32_t ply__deepen_multipv(const ply__deepen_t *d);
 
 /**
  * ply__deepen_check - whether @r is an answer to @job: one line, starting with the job's move
- * (a whole job: 1..K exact lines, each a different root move), every line replayed by the
+ * (a subset job's: one of its moves; a whole job: 1..K exact lines, each a different root move), every line replayed by the
  * rule engine (ply__search_replay_line: legal, a mate where it says, the job's depth reached;
  * a bound's line claims no mate). 0, or PLY_EMISMATCH with the reason in @why (a job of a
  * split since replaced is one).

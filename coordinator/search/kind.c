@@ -100,7 +100,7 @@ typedef struct ply__search_run {
     size_t stash_slot;
     int stash_ok;
     char **moves_ext; /* the history, then room for the eldest's move (a split's job) */
-    char *one[1];     /* the job's searchmoves */
+    char *one[PLY_ARB_MAX_MOVES]; /* the job's searchmoves */
     /* the answer's figures */
     ply_u128_t nodes;        /* nodes of the accepted lines */
     uint64_t counted_nodes;  /* ... searched in this session */
@@ -456,8 +456,9 @@ static void search_fill_job(const ply__run_t *run, size_t t, int no_hash, Ply__J
         ply_arb_pos_t pos;
         const char *prefix = NULL, *uci = s->jobs[0].uci;
         ply__deepen_job_where(s->dp, dj, &pos, &prefix, &uci); /* a replaced split's: move 0 */
-        s->one[0] = (char *)uci;
-        if (uci) sj->n_searchmoves = 1, sj->searchmoves = s->one; /* else a whole job */
+        size_t n = ply__deepen_job_moves(s->dp, dj, (const char **)s->one);
+        if (!n && !dj->whole) s->one[0] = (char *)uci, n = 1; /* a replaced split's */
+        sj->n_searchmoves = n, sj->searchmoves = n ? s->one : NULL; /* none: a whole job */
         if (prefix) { /* played after the history (moves_ext has the room) */
             s->moves_ext[q->n_moves] = (char *)prefix;
             sj->n_moves = q->n_moves + 1, sj->moves = s->moves_ext;
@@ -954,7 +955,7 @@ static void search_describe_job(const ply__run_t *run, size_t job, char *buf, si
 {
     const ply__deepen_job_t *dj = srun(run)->dp ? ply__deepen_job_of(srun(run)->dp, job) : NULL;
     ply_arb_pos_t pos;
-    const char *prefix, *uci;
+    const char *prefix, *uci, *set[PLY_ARB_MAX_MOVES];
     if (srun(run)->dp && dj && ply__deepen_job_where(srun(run)->dp, dj, &pos, &prefix, &uci) &&
         !uci)
         snprintf(buf, len, "%s, every root move to depth %u (%u lines)", srun(run)->fen,
@@ -962,7 +963,9 @@ static void search_describe_job(const ply__run_t *run, size_t job, char *buf, si
     else if (srun(run)->dp && dj && ply__deepen_job_where(srun(run)->dp, dj, &pos, &prefix, &uci))
         snprintf(buf, len, "%s, %s%s%s to depth %u%s", srun(run)->fen, prefix ? prefix : "",
                  prefix ? " then " : "root move ", uci, dj->depth,
-                 dj->window ? " (null window)" : "");
+                 ply__deepen_job_moves(srun(run)->dp, dj, set) > 1 ? " and others (null window)"
+                 : dj->window                                     ? " (null window)"
+                                                                  : "");
     else if (srun(run)->dp)
         snprintf(buf, len, "%s, slot %zu of a deepening analysis", srun(run)->fen, job);
     else if (srun(run)->game)

@@ -187,21 +187,31 @@ static size_t key_of(const ply__deepen_job_t *job)
 static int run_job(worker_t *w, const root_t *root, const ply__deepen_t *d,
                    const ply__deepen_job_t *job, double now, outcome_t *o)
 {
-    const char *one[1] = {w->uci}, *history[1] = {w->prefix};
+    const char *moves[PLY_ARB_MAX_MOVES], *history[1] = {w->prefix};
+    size_t n_moves = ply__deepen_job_moves(d, job, moves);
     ply_analysis_job_t aj = {0};
     aj.fen = root->fen;
     if (w->prefix[0]) aj.moves = history, aj.n_moves = 1; /* a split's: the eldest played */
-    if (!job->whole) aj.searchmoves = one, aj.n_searchmoves = 1;
+    aj.searchmoves = moves, aj.n_searchmoves = (int)n_moves; /* none: a whole job */
     aj.depth = (int)job->depth;
     aj.multipv = job->whole ? (int)ply__deepen_multipv(d) : 1;
     aj.has_window = job->window, aj.alpha = job->alpha, aj.beta = job->beta;
     /* kind.c: a warm worker (the move's last) starts at depth - 1; its table may hold less
      * (it searched the move last, but shallower: a bounce's null window) */
-    size_t key = key_of(job);
-    int blind = job->start && w->deepest[key] + 1 < (int)job->depth;
+    /* the moves it searches (every root move, its subset, or its move): blind when the
+     * table holds one of them less deep than depth - 1 */
+    int blind = 0, subset = 0;
+    const size_t base = job->split ? PLY_ARB_MAX_MOVES : 0;
+    for (size_t m = 0; m < PLY_ARB_MAX_MOVES; m++) subset |= (int)((job->set[m / 64] >> (m % 64)) & 1);
+    for (size_t m = 0; m < PLY_ARB_MAX_MOVES; m++) {
+        int in = job->whole ? m < root->n
+                 : subset   ? (int)((job->set[m / 64] >> (m % 64)) & 1)
+                            : m == job->move;
+        if (!in) continue;
+        blind |= job->start && w->deepest[base + m] + 1 < (int)job->depth;
+        if (job->depth > w->deepest[base + m]) w->deepest[base + m] = (uint8_t)job->depth;
+    }
     aj.start_depth = (int)job->start;
-    for (size_t m = job->whole ? 0 : key; m < (job->whole ? root->n : key + 1); m++)
-        if (job->depth > w->deepest[m]) w->deepest[m] = (uint8_t)job->depth;
     ply_analysis_result_t *r = malloc(sizeof *r);
     char why[256];
     if (!r) return -1;
@@ -209,7 +219,7 @@ static int run_job(worker_t *w, const root_t *root, const ply__deepen_t *d,
     int rc = ply_analysis_run(w->an, &aj, r, why, sizeof why);
     o->search_cpu += cpu_s() - c0;
     if (rc < 0) {
-        fprintf(stderr, "bench_deepen_sim: %s: %s to depth %u: %s\n", w->name, one[0], job->depth,
+        fprintf(stderr, "bench_deepen_sim: %s: %s to depth %u: %s\n", w->name, w->uci, job->depth,
                 why);
         free(r);
         return -1;

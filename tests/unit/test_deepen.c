@@ -13,6 +13,9 @@
  *               its replies are jobs (ply__deepen_job_where: the position after it, its move
  *               first), and when the split's iteration completes, the eldest's exact line is
  *               its move then the best reply's line, the score negated.
+ *   subset      the null windows of one threshold go as one job of several moves: a fail
+ *               high frees the others, a fail low bounds every one; a line of another move
+ *               is refused.
  *   score       mate scores in ply's engine units (a mate in N is 32000 - (2N - 1) plies).
  *   whole       an analysis opens with one job of every root move at depth
  *               min(PLY__DEEPEN_WHOLE_DEPTH, limit - PLY__DEEPEN_WHOLE_BELOW) (multipv K), the
@@ -279,19 +282,25 @@ static void test_split(void **state)
     size_t slot_r1 = 10;
     ply__deepen_started(d, slot_r1, &r1, "w3");
     take(d, slot_r1, result(-45, 0, s - 1, 2, "e7e5", "g1f3"));
-    /* every other reply of the split: null windows at -45 (black's view), each failing low */
-    size_t replies = 0;
+    /* every other reply of the split: null windows at -45 (black's view), each failing low,
+     * in subset jobs of up to PLY__DEEPEN_SUBSET replies (the fail low bounds every one) */
+    size_t replies = 0, jobs = 0;
     for (size_t slot = 20; slot < 60; slot++) {
         ply__deepen_job_t rj;
         if (!ply__deepen_pick(d, "w5", &rj) || !rj.split) break;
         assert_int_equal(rj.window, 1);
         assert_int_equal(rj.alpha, -45);
         assert_int_equal(ply__deepen_job_where(d, &rj, &pos, &prefix, &move), 1);
+        const char *set[PLY_ARB_MAX_MOVES];
+        size_t n = ply__deepen_job_moves(d, &rj, set);
+        assert_true(n >= 1 && n <= PLY__DEEPEN_SUBSET);
+        assert_string_equal(set[0], move);
         ply__deepen_started(d, slot, &rj, "w5");
-        assert_int_equal(take(d, slot, result(-60, 2, s - 1, 1, move)), 0); /* d2d4 busy */
-        replies++;
+        assert_int_equal(take(d, slot, result(-60, 2, s - 1, 1, set[n - 1])), 0); /* d2d4 busy */
+        replies += n, jobs++;
     }
     assert_int_equal(replies, 19); /* 1. e4 has 20 replies: e7e5 and 19 others */
+    assert_int_equal(jobs, (19 + PLY__DEEPEN_SUBSET - 1) / PLY__DEEPEN_SUBSET);
     /* the eldest's exact line at s came from the split: e2e4 e7e5 g1f3, +45 */
     assert_int_equal(take(d, 1, result(0, 2, s, 1, "d2d4")), 1);
     Ply__SearchAnswer a = PLY__SEARCH_ANSWER__INIT;
@@ -414,6 +423,72 @@ static void test_whole(void **state)
     ply__deepen_free(&d);
 }
 
+/* A subset job's moves as one string, "e2e4 g1f3 ..." */
+static const char *moves_of(ply__deepen_t *d, const ply__deepen_job_t *j, char *buf, size_t len)
+{
+    const char *set[PLY_ARB_MAX_MOVES];
+    size_t n = ply__deepen_job_moves(d, j, set);
+    buf[0] = 0;
+    for (size_t i = 0; i < n; i++)
+        snprintf(buf + strlen(buf), len - strlen(buf), "%s%s", i ? " " : "", set[i]);
+    return buf;
+}
+
+static void test_subset(void **state)
+{
+    (void)state;
+    char *uci[] = {"e2e4", "d2d4", "g1f3", "c2c4", "b1c3"};
+    const uint32_t w = PLY__DEEPEN_WHOLE_DEPTH;
+    char why[256], buf[128];
+    ply__deepen_t *d = start("startpos", uci, 5, 1, w + PLY__DEEPEN_WHOLE_BELOW);
+    ply__deepen_job_t j;
+    assert_true(ply__deepen_pick(d, "w1", &j));
+    assert_int_equal(j.whole, 1);
+    ply__deepen_started(d, 0, &j, "w1");
+    int cps[1] = {30};
+    char *best[1] = {"d2d4"};
+    assert_int_equal(take(d, 0, lines_result(1, cps, best, w)), 1);
+    /* depth w + 1: the eldest exactly, then one null window job of the four others at 30 */
+    ply__deepen_job_t e = expect(d, "w1", 0, "d2d4", w + 1, 0);
+    (void)e;
+    ply__deepen_job_t n;
+    assert_true(ply__deepen_pick(d, "w2", &n)); /* cold there: w1's table holds them */
+    assert_int_equal(n.window, 1);
+    assert_int_equal(n.alpha, 30);
+    assert_int_equal(n.cold, 1);
+    assert_string_equal(moves_of(d, &n, buf, sizeof buf), "e2e4 g1f3 c2c4 b1c3");
+    ply__deepen_started(d, 1, &n, "w2");
+    /* the check: a line of a move not in the job is refused */
+    Ply__SearchResult *bad = result(40, 1, w + 1, 1, "d2d4");
+    assert_int_equal(ply__deepen_check(d, &n, bad, why, sizeof why), PLY_EMISMATCH);
+    assert_non_null(strstr(why, "not one of the job's moves"));
+    ply__search_result__free_unpacked(bad, NULL);
+    /* g1f3 fails high: its lower bound; the other three are free again, still null windows */
+    Ply__SearchResult *hi = result(31, 1, w + 1, 2, "g1f3", "d7d5");
+    assert_int_equal(ply__deepen_check(d, &n, hi, why, sizeof why), 0);
+    assert_int_equal(take(d, 1, hi), 0);
+    ply__deepen_job_t x = expect(d, "w2", 1, "g1f3", w + 1, 0); /* searched again exactly */
+    (void)x;
+    assert_true(ply__deepen_pick(d, "w3", &n));
+    assert_string_equal(moves_of(d, &n, buf, sizeof buf), "e2e4 c2c4 b1c3");
+    ply__deepen_started(d, 2, &n, "w3");
+    /* they fail low together, the line naming one of them: every one gets the bound */
+    assert_int_equal(take(d, 2, result(12, 2, w + 1, 2, "c2c4", "e7e5")), 0);
+    assert_int_equal(take(d, 1, result(35, 0, w + 1, 2, "g1f3", "d7d5")), 0);
+    assert_int_equal(take(d, 0, result(33, 0, w + 1, 2, "d2d4", "d7d5")), 1);
+    Ply__SearchAnswer a = PLY__SEARCH_ANSWER__INIT;
+    ply__deepen_answer(d, &a);
+    assert_int_equal(a.depth, w + 1);
+    assert_int_equal(a.n_moves, 5);
+    assert_string_equal(a.moves[0]->move, "g1f3");
+    assert_int_equal(a.moves[0]->line->score_cp, 35);
+    for (size_t i = 2; i < 5; i++) { /* e2e4, c2c4, b1c3: at most the line's 12 */
+        assert_int_equal(a.moves[i]->line->bound, 2);
+        assert_int_equal(a.moves[i]->line->score_cp, 12);
+    }
+    ply__deepen_free(&d);
+}
+
 static void test_score(void **state)
 {
     (void)state;
@@ -434,6 +509,7 @@ int main(void)
         cmocka_unit_test(test_multipv),
         cmocka_unit_test(test_split),
         cmocka_unit_test(test_whole),
+        cmocka_unit_test(test_subset),
         cmocka_unit_test(test_score),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

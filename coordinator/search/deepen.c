@@ -831,8 +831,9 @@ static int take_bound(ply__deepen_t *a, const ply__deepen_job_t *job, size_t i, 
     return 0;
 }
 
-/* A subset job's line @l (checked, owned): a fact of the move it names; a fail low (an upper
- * bound, at most alpha) is also every other move's of the job. 0, or PLY_ENOMEM. */
+/* A subset job's line @l (checked, owned): a fact of the move it names, the best of the job's
+ * moves; a fail low (an upper bound, at most alpha) or an exact score (an engine that takes no
+ * window) is an upper bound of every other move of the job. 0, or PLY_ENOMEM. */
 static int take_subset(ply__deepen_t *a, const ply__deepen_job_t *job, dline_t *l)
 {
     const Ply__SearchLine *sl = l->res->lines[0];
@@ -842,9 +843,10 @@ static int take_subset(ply__deepen_t *a, const ply__deepen_job_t *job, dline_t *
         return 0;
     }
     int rc = 0;
-    if (sl->has_bound && sl->bound == 2) {
+    uint32_t bound = sl->has_bound ? sl->bound : 0;
+    if (bound != 1) { /* the best of the job's moves, no better than s: nor are the others */
         int32_t s = ply__deepen_score(sl);
-        if (s > job->alpha) s = job->alpha; /* failing low means at most alpha (take_fact) */
+        if (bound == 2 && s > job->alpha) s = job->alpha; /* at most alpha (take_fact) */
         for (size_t i = 0; rc == 0 && i < a->n; i++)
             if (i != (size_t)m && in_set(job, i)) rc = take_bound(a, job, i, s, l);
     }

@@ -47,8 +47,9 @@
  * up to PLY__DEEPEN_SUBSET moves (searchmoves), best ranked first: the engine's root searches
  * them in the window and stops at the first that fails high. A fail high is that move's lower
  * bound (the others of the job are searched again); a fail low is an upper bound for every
- * move of the job (each gets it as its line, the move alone, but the one the line names). One
- * round trip where there were up to eight.
+ * move of the job (each gets it as its line, the move alone, but the one the line names), and
+ * so is an exact line (an external engine's: the best of its searchmoves). One round trip
+ * where there were up to eight.
  *
  * More workers than root moves. A worker for which the root has nothing (every move it could
  * search is in flight, proven, or waits for a threshold) helps the eldest brother of the

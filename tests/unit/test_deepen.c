@@ -479,13 +479,32 @@ static void test_subset(void **state)
     Ply__SearchAnswer a = PLY__SEARCH_ANSWER__INIT;
     ply__deepen_answer(d, &a);
     assert_int_equal(a.depth, w + 1);
-    assert_int_equal(a.n_moves, 5);
-    assert_string_equal(a.moves[0]->move, "g1f3");
+    assert_int_equal(a.n_moves, 5);    assert_string_equal(a.moves[0]->move, "g1f3");
     assert_int_equal(a.moves[0]->line->score_cp, 35);
     for (size_t i = 2; i < 5; i++) { /* e2e4, c2c4, b1c3: at most the line's 12 */
         assert_int_equal(a.moves[i]->line->bound, 2);
         assert_int_equal(a.moves[i]->line->score_cp, 12);
     }
+    /* depth w + 2 from an engine that takes no window: its exact line is the best of the
+     * job's moves, and bounds the others */
+    expect(d, "w2", 0, "g1f3", w + 2, 0);
+    expect(d, "w1", 1, "d2d4", w + 2, 1); /* its own, alone: the others are w3's */
+    assert_true(ply__deepen_pick(d, "w3", &n));
+    assert_string_equal(moves_of(d, &n, buf, sizeof buf), "e2e4 c2c4 b1c3");
+    ply__deepen_started(d, 2, &n, "w3");
+    assert_int_equal(take(d, 2, result(20, 0, w + 2, 2, "c2c4", "e7e5")), 0);
+    assert_int_equal(take(d, 1, result(25, 2, w + 2, 1, "d2d4")), 0);
+    assert_int_equal(take(d, 0, result(36, 0, w + 2, 2, "g1f3", "d7d5")), 1);
+    ply__deepen_answer(d, &a);
+    assert_int_equal(a.depth, w + 2);
+    assert_string_equal(a.moves[1]->move, "c2c4");
+    assert_int_equal(a.moves[1]->line->bound, 0);
+    for (size_t i = 2; i < 5; i++) /* d2d4 <= 25; e2e4, b1c3 <= 20, c2c4's exact score */
+        assert_int_equal(a.moves[i]->line->bound, 2);
+    assert_string_equal(a.moves[2]->move, "d2d4");
+    assert_int_equal(a.moves[3]->line->score_cp, 20);
+    assert_int_equal(a.moves[4]->line->score_cp, 20);
+
     ply__deepen_free(&d);
 }
 

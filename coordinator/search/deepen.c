@@ -274,6 +274,11 @@ static int worker_busy(const ply__deepen_t *d, const char *w)
     return 0;
 }
 
+int ply__deepen_computing(const ply__deepen_t *d, const char *worker)
+{
+    return worker && worker_busy(d, worker);
+}
+
 enum { NEED_EXACT = 0, NEED_NULL = 1 };
 
 /* Whether @j is a subset job, and whether move @i is one of its moves. */

@@ -132,6 +132,14 @@ void ply__deepen_free(ply__deepen_t **d);
 int ply__deepen_pick(const ply__deepen_t *d, const char *worker, ply__deepen_job_t *job);
 
 /**
+ * ply__deepen_computing - whether the worker named @worker computes a job of @d now. A
+ * worker's prefetched job (its credit beyond the running one) would be picked on the facts of
+ * now, long before it starts: search/kind.c hands a deepening analysis's job only to a worker
+ * that computes none of it.
+ */
+int ply__deepen_computing(const ply__deepen_t *d, const char *worker);
+
+/**
  * ply__deepen_started - @job went to the worker named @worker as the attempt of slot @slot
  * (a task of the run, 0..PLY__DEEPEN_SLOTS(n) - 1: at most one job each).
  */

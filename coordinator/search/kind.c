@@ -507,6 +507,8 @@ static int search_eligible(ply_coordinator_t *c, const ply__run_t *run, size_t t
     ply__search_run_t *s = srun(run);
     if (!ply__eligible_first(c, run, t, p)) return 0;
     if (!s->dp) return 1;
+    /* one job at a time: a prefetched one would be picked on stale facts */
+    if (ply__deepen_computing(s->dp, p->worker_id)) return 0;
     /* a slot of a deepening analysis: whatever helps most now, for this worker */
     s->stash_ok = ply__deepen_pick(s->dp, p->worker_id, &s->stash);
     s->stash_slot = t;

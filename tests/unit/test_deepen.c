@@ -338,6 +338,8 @@ static void test_whole(void **state)
     assert_null(move);
     assert_null(prefix);
     ply__deepen_started(d, 0, &j, "w1");
+    assert_true(ply__deepen_computing(d, "w1")); /* kind.c gives it nothing more meanwhile */
+    assert_false(ply__deepen_computing(d, "w2"));
     assert_false(ply__deepen_pick(d, "w2", &none)); /* the others wait for it */
     /* dropped (its worker lost): picked again */
     ply__deepen_dropped(d, 0);
@@ -374,6 +376,7 @@ static void test_whole(void **state)
     assert_int_equal(ply__deepen_check(d, &j, r, why, sizeof why), 0);
     /* taken: iteration w complete, d2d4 and e2e4 exact, g1f3 proven no better */
     assert_int_equal(take(d, 0, r), 1);
+    assert_false(ply__deepen_computing(d, "w2"));
     assert_int_equal(ply__deepen_depth(d), w);
     Ply__SearchAnswer a = PLY__SEARCH_ANSWER__INIT;
     ply__deepen_answer(d, &a);

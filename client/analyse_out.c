@@ -78,7 +78,8 @@ void ply_analyse_print_row(FILE *out, unsigned rank, const Ply__AnalysedMove *m,
     char score[48], depth[24] = "-", pv[4096];
     const Ply__SearchLine *l = m->line;
     ply_analyse_score_text(l, 1, score, sizeof score);
-    if (l) snprintf(depth, sizeof depth, "%u/%u", l->depth, l->seldepth);
+    if (l && l->has_seldepth) snprintf(depth, sizeof depth, "%u/%u", l->depth, l->seldepth);
+    else if (l) snprintf(depth, sizeof depth, "%u", l->depth); /* a bound without its search */
     ply_analyse_pv_text(fen, m->pv_san, m->n_pv_san, pv, sizeof pv);
     fprintf(out, "%4u  %-8s %-20s %-7s %12" PRIu64 " %7.2f s  %s\n", rank,
             m->san ? m->san : m->move, score, depth, m->nodes, (double)m->time_us / 1e6, pv);

@@ -6,12 +6,15 @@ teacher field set to a UCI engine's score at a fixed depth (Debian's Stockfish
 15.1 by default), centipawns from White's view; a mate is written as +-3000.
 Resumable like the generator: a chunk is written under .tmp and renamed when
 complete, and chunks already in OUT are skipped. --jobs engines work on
-different chunks at once.
+different chunks at once. --every K keeps one record in K of each chunk (records
+K-1, 2K-1, ...: a game's positions are strongly correlated, and the teacher's
+time is best spent on more games, fewer positions of each).
 
 The records keep no castling rights and no en passant square (the network does
 not see them either): the teacher scores each position as if there were none.
 
 usage: /usr/bin/python3 tools/nnue/relabel.py SRC OUT [--engine CMD] [--depth D] [--jobs N]
+                                             [--every K]
 """
 
 import argparse
@@ -103,8 +106,8 @@ class Engine:
 
 
 def relabel(job):
-    src, dst, cmd, depth = job
-    recs = np.fromfile(src, dtype=train.RECORD)
+    src, dst, cmd, depth, every = job
+    recs = np.fromfile(src, dtype=train.RECORD)[every - 1 :: every].copy()
     eng = Engine(cmd)
     eng.send("ucinewgame")
     for i, fen in enumerate(fens(recs)):
@@ -123,9 +126,12 @@ def main():
     ap.add_argument("--engine", default="/usr/games/stockfish")
     ap.add_argument("--depth", type=int, default=9)
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
+    ap.add_argument("--every", type=int, default=1, help="keep one record in K of each chunk")
     a = ap.parse_args()
+    if a.every < 1:
+        ap.error("--every must be at least 1")
     os.makedirs(a.out, exist_ok=True)
-    todo = [(p, os.path.join(a.out, os.path.basename(p)), a.engine, a.depth)
+    todo = [(p, os.path.join(a.out, os.path.basename(p)), a.engine, a.depth, a.every)
             for p in sorted(glob.glob(os.path.join(a.src, "chunk-*.bin")))
             if not os.path.exists(os.path.join(a.out, os.path.basename(p)))]
     print(f"{len(todo)} chunks to relabel at depth {a.depth} with {a.engine}", flush=True)

@@ -41,6 +41,17 @@
 #include "search/deepen.h"
 #include "util/error.h"
 
+/* @r allocated as ply__search_result__unpack does (what ply__deepen_take owns). */
+static Ply__SearchResult *owned(const Ply__SearchResult *r)
+{
+    uint8_t buf[4096];
+    assert_true(ply__search_result__get_packed_size(r) <= sizeof buf);
+    size_t len = ply__search_result__pack(r, buf);
+    Ply__SearchResult *own = ply__search_result__unpack(NULL, len, buf);
+    assert_non_null(own);
+    return own;
+}
+
 /* A result of one line: score @cp (bound @bound: 0 exact, 1 lower, 2 upper), depth @depth,
  * the pv given as UCI words, allocated as ply__search_result__unpack does. */
 static Ply__SearchResult *result(int cp, uint32_t bound, uint32_t depth, int n, ...)
@@ -62,11 +73,7 @@ static Ply__SearchResult *result(int cp, uint32_t bound, uint32_t depth, int n, 
     r.has_nodes = 1, r.nodes = 1000;
     r.has_time_us = 1, r.time_us = 100;
     r.engine = "test";
-    uint8_t buf[1024];
-    size_t len = ply__search_result__pack(&r, buf);
-    Ply__SearchResult *own = ply__search_result__unpack(NULL, len, buf);
-    assert_non_null(own);
-    return own;
+    return owned(&r);
 }
 
 /* A whole job's result: @n lines, line i (rank i + 1) score cps[i], exact, depth @depth, its
@@ -87,11 +94,7 @@ static Ply__SearchResult *lines_result(int n, const int *cps, char **pvs, uint32
     r.n_lines = (size_t)n, r.lines = lp;
     r.has_nodes = 1, r.nodes = 5000;
     r.engine = "test";
-    uint8_t buf[2048];
-    size_t len = ply__search_result__pack(&r, buf);
-    Ply__SearchResult *own = ply__search_result__unpack(NULL, len, buf);
-    assert_non_null(own);
-    return own;
+    return owned(&r);
 }
 
 static ply__deepen_t *start(const char *fen, char **uci, size_t n, uint32_t k, uint32_t depth)

@@ -537,7 +537,11 @@ size_t ply__deepen_job_moves(const ply__deepen_t *d, const ply__deepen_job_t *jo
                              const char **uci)
 {
     const ply__deepen_t *a = owner_of((ply__deepen_t *)d, job);
-    if (!a || job->whole || job->move >= a->n) return 0;
+    if (!a || job->move >= a->n) return 0;
+    if (job->whole) { /* the analysis's root moves, not the position's: --searchmoves */
+        for (size_t i = 0; i < a->n; i++) uci[i] = a->m[i].uci;
+        return a->n;
+    }
     if (!is_subset(job)) {
         uci[0] = a->m[job->move].uci;
         return 1;

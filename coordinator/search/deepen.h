@@ -34,7 +34,8 @@
  * one worker's time to depth 14: BENCHMARKS.md). So an analysis starts with one whole job at
  * depth W = min(PLY__DEEPEN_WHOLE_DEPTH, its depth limit - PLY__DEEPEN_WHOLE_BELOW) when that
  * is at least 2 (the limit at most PLY_SEARCH_JOB_MAX_DEPTH: an analysis by time or until
- * stopped opens at PLY__DEEPEN_WHOLE_DEPTH): every root move at that depth, the engine's own
+ * stopped opens at PLY__DEEPEN_WHOLE_DEPTH; none under a node limit, search/kind.c): every
+ * root move of the analysis (its searchmoves) at that depth, the engine's own
  * iterative deepening and root search, multipv K lines (K at most
  * PLY_SEARCH_JOB_MAX_MULTIPV; more, and the analysis starts at depth 1 as before). Its K
  * exact lines are facts at that depth, and every other move is no better than the K-th (the
@@ -159,10 +160,11 @@ int ply__deepen_job_where(const ply__deepen_t *d, const ply__deepen_job_t *job,
                           ply_arb_pos_t *pos, const char **prefix, const char **uci);
 
 /**
- * ply__deepen_job_moves - the root moves @job searches as UCI texts into @uci (room for
- * PLY_ARB_MAX_MOVES, owned by @d; of the split's position for a split's job): 1 for a job of
- * one move, up to PLY__DEEPEN_SUBSET for a subset job, 0 for a whole job (every move) or a job
- * of a split since replaced.
+ * ply__deepen_job_moves - the root moves @job searches (its searchmoves) as UCI texts into @uci
+ * (room for PLY_ARB_MAX_MOVES, owned by @d; of the split's position for a split's job): 1 for a
+ * job of one move, up to PLY__DEEPEN_SUBSET for a subset job, every root move of the analysis
+ * for a whole job (they may be fewer than the position's legal moves: `--searchmoves`), 0 for
+ * a job of a split since replaced.
  */
 size_t ply__deepen_job_moves(const ply__deepen_t *d, const ply__deepen_job_t *job,
                              const char **uci);

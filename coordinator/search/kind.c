@@ -342,6 +342,9 @@ static int search_setup(ply__run_t *run)
         uint32_t k = s->req->has_multipv && s->req->multipv ? s->req->multipv : 1;
         uint32_t depth = s->req->has_depth ? s->req->depth : PLY_SEARCH_JOB_MAX_DEPTH;
         if (!(s->dp = ply__deepen_new(&s->root, uci, s->njobs, k, depth))) return PLY_ENOMEM;
+        /* a node limit counts every job's nodes from depth 1: no opening whole job, which
+         * would spend more than a small limit before its first answer */
+        if (s->req->has_nodes) ply__deepen_set_whole(s->dp, 0);
         /* a split's jobs play the eldest after the history */
         if (!(s->moves_ext = calloc(s->req->n_moves + 1, sizeof *s->moves_ext))) return PLY_ENOMEM;
         if (s->req->n_moves)
@@ -457,8 +460,8 @@ static void search_fill_job(const ply__run_t *run, size_t t, int no_hash, Ply__J
         const char *prefix = NULL, *uci = s->jobs[0].uci;
         ply__deepen_job_where(s->dp, dj, &pos, &prefix, &uci); /* a replaced split's: move 0 */
         size_t n = ply__deepen_job_moves(s->dp, dj, (const char **)s->one);
-        if (!n && !dj->whole) s->one[0] = (char *)uci, n = 1; /* a replaced split's */
-        sj->n_searchmoves = n, sj->searchmoves = n ? s->one : NULL; /* none: a whole job */
+        if (!n) s->one[0] = (char *)uci, n = 1; /* a replaced split's */
+        sj->n_searchmoves = n, sj->searchmoves = s->one;
         if (prefix) { /* played after the history (moves_ext has the room) */
             s->moves_ext[q->n_moves] = (char *)prefix;
             sj->n_moves = q->n_moves + 1, sj->moves = s->moves_ext;

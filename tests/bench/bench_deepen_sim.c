@@ -192,7 +192,7 @@ static int run_job(worker_t *w, const root_t *root, const ply__deepen_t *d,
     ply_analysis_job_t aj = {0};
     aj.fen = root->fen;
     if (w->prefix[0]) aj.moves = history, aj.n_moves = 1; /* a split's: the eldest played */
-    aj.searchmoves = moves, aj.n_searchmoves = (int)n_moves; /* none: a whole job */
+    aj.searchmoves = moves, aj.n_searchmoves = (int)n_moves;
     aj.depth = (int)job->depth;
     aj.multipv = job->whole ? (int)ply__deepen_multipv(d) : 1;
     aj.has_window = job->window, aj.alpha = job->alpha, aj.beta = job->beta;

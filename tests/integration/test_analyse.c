@@ -220,6 +220,35 @@ static void test_startpos(void **state)
     check_startpos_d4("");
 }
 
+/* --searchmoves of two moves the engine would not play, deep enough for the opening job of
+ * every root move (found by a new-user test: that job searched the position's moves, its
+ * line d2d4 was refused three times and the run failed): the answer is one of the two, both
+ * listed and nothing else. And --nodes 1 answers at depth 1 (a node limit opens with no
+ * whole job: every job's nodes count). */
+static void test_searchmoves_deep(void **state)
+{
+    (void)state;
+    th_run_t r = th_run(RUN_S, "ply analyse startpos -d 8 --searchmoves 'a2a3 h2h3' --threads 1 "
+                               "--hash 16 --json -q");
+    th_expect_status(&r, 0, "--searchmoves a2a3 h2h3 -d 8");
+    json_t *o = last_object(r.out, r.err);
+    assert_int_equal(th_jint(o, "depth"), 8);
+    json_t *lines = th_jget(o, "lines");
+    assert_int_equal(json_array_size(lines), 2);
+    for (size_t i = 0; i < 2; i++) {
+        const char *m = th_jstr(json_array_get(lines, i), "move");
+        if (strcmp(m, "a2a3") && strcmp(m, "h2h3")) fail_msg("line %zu: %s", i + 1, m);
+    }
+    json_decref(o);
+    th_run_free(&r);
+    r = th_run(RUN_S, "ply analyse startpos --nodes 1 --threads 1 --hash 16 --json -q");
+    th_expect_status(&r, 0, "--nodes 1");
+    o = last_object(r.out, r.err);
+    assert_int_equal(th_jint(o, "depth"), 1);
+    json_decref(o);
+    th_run_free(&r);
+}
+
 /* --multipv 3 of 20 root moves: every one printed, the three best exact, the others exact
  * or (searched with a window by an engine that takes one) the upper bound that proves them
  * worse ("<= "). */
@@ -722,6 +751,7 @@ int main(int argc, char **argv)
     const struct CMUnitTest quick[] = {
         cmocka_unit_test(test_bad_input),   cmocka_unit_test(test_startpos),
         cmocka_unit_test(test_text_output), cmocka_unit_test(test_mate_in_2),
+        cmocka_unit_test(test_searchmoves_deep),
         cmocka_unit_test(test_no_moves),    cmocka_unit_test(test_repetition),
         cmocka_unit_test(test_perft_moves), cmocka_unit_test(test_epd),
     };

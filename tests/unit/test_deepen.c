@@ -340,6 +340,9 @@ static void test_whole(void **state)
     assert_int_equal(ply__deepen_job_where(d, &j, &pos, &prefix, &move), 1);
     assert_null(move);
     assert_null(prefix);
+    const char *all[PLY_ARB_MAX_MOVES];
+    assert_int_equal(ply__deepen_job_moves(d, &j, all), 3); /* the analysis's moves, not 20 */
+    assert_string_equal(all[2], "g1f3");
     ply__deepen_started(d, 0, &j, "w1");
     assert_true(ply__deepen_computing(d, "w1")); /* kind.c gives it nothing more meanwhile */
     assert_false(ply__deepen_computing(d, "w2"));

@@ -387,6 +387,21 @@ static int terminal_status(const ply_arb_pos_t *pos, const char **status)
     return 1;
 }
 
+/* Why a deepening analysis gave no answer, on stderr; with @json also as its JSON Lines' last
+ * object, a result of status "failed" with the reason in "error". */
+static void print_failure(const char *why, int json)
+{
+    fprintf(stderr, "ply analyse: %s\n", why);
+    if (!json) return;
+    json_t *o = json_object();
+    json_object_set_new(o, "type", ply_json_text("result"));
+    json_object_set_new(o, "status", ply_json_text("failed"));
+    json_object_set_new(o, "error", ply_json_text(why));
+    ply_json_dumpf(o, stdout, 0);
+    printf("\n");
+    json_decref(o);
+}
+
 /* The answer on stdout; with --json one object, on one line after a deepening analysis's
  * iteration lines (JSON Lines), else indented. */
 static void print_answer(const Ply__RunResult *r, const ply_analyse_asked_t *asked, int json)
@@ -422,7 +437,7 @@ static int search(ply_session_t *s, const ply_search_request_t *req, progress_t 
         rc = PLY_EPROTO;
     }
     if (rc == 0) return 0;
-    fprintf(stderr, "ply analyse: %s\n", why[0] ? why : ply_strerror(rc));
+    print_failure(why[0] ? why : ply_strerror(rc), ps->json && ps->deepen);
     return exit_code_for(rc);
 }
 
@@ -483,7 +498,7 @@ static int run_single(const analyse_args_t *a, const ply_cli_position_t *pos,
     char why[512];
     ply_session_t *s = ply_session_new(&a->session.cfg, why, sizeof why);
     if (!s) {
-        fprintf(stderr, "ply analyse: %s\n", why);
+        print_failure(why, a->json && asked.deepen);
         return 1;
     }
     ply_search_request_t req;

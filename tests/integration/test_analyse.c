@@ -223,8 +223,9 @@ static void test_startpos(void **state)
 /* --searchmoves of two moves the engine would not play, deep enough for the opening job of
  * every root move (found by a new-user test: that job searched the position's moves, its
  * line d2d4 was refused three times and the run failed): the answer is one of the two, both
- * listed and nothing else. And --nodes 1 answers at depth 1 (a node limit opens with no
- * whole job: every job's nodes count). */
+ * listed and nothing else. A run that fails ends its --json lines with a failed result. And
+ * --nodes 1 answers at depth 1 (a node limit opens with no whole job: every job's nodes
+ * count). */
 static void test_searchmoves_deep(void **state)
 {
     (void)state;
@@ -239,6 +240,15 @@ static void test_searchmoves_deep(void **state)
         const char *m = th_jstr(json_array_get(lines, i), "move");
         if (strcmp(m, "a2a3") && strcmp(m, "h2h3")) fail_msg("line %zu: %s", i + 1, m);
     }
+    json_decref(o);
+    th_run_free(&r);
+    /* a run that fails still ends its JSON Lines with a result, its status and why */
+    r = th_run(RUN_S, "ply analyse startpos -d 3 --json -q --coordinator tcp://127.0.0.1:1");
+    assert_int_equal(r.status, 1);
+    o = last_object(r.out, r.err);
+    assert_string_equal(th_jstr(o, "type"), "result");
+    assert_string_equal(th_jstr(o, "status"), "failed");
+    assert_non_null(strstr(th_jstr(o, "error"), "connection refused"));
     json_decref(o);
     th_run_free(&r);
     r = th_run(RUN_S, "ply analyse startpos --nodes 1 --threads 1 --hash 16 --json -q");

@@ -34,6 +34,7 @@ typedef struct fact {
 
 typedef struct dmove {
     char uci[8];
+    ply_arb_move_t mv; /* uci read by the rule engine at the root (move_index) */
     char *last; /* the worker that searched it last (its table holds the subtree), or NULL */
     fact_t f[DEPTHS];
 } dmove_t;
@@ -151,6 +152,8 @@ ply__deepen_t *ply__deepen_new(const ply_arb_pos_t *root, char *const *uci, size
     }
     for (size_t i = 0; i < n; i++) {
         strncpy(d->m[i].uci, uci[i], sizeof d->m[i].uci - 1);
+        if (ply_arb_move_from_uci(root, d->m[i].uci, &d->m[i].mv) < 0) /* not a root move */
+            d->m[i].mv = (ply_arb_move_t){0};
         for (int k = 0; k < DEPTHS; k++) d->m[i].f[k].lo = -SCORE_INF, d->m[i].f[k].hi = SCORE_INF;
     }
     d->version = 1;
@@ -578,11 +581,10 @@ static int same_move(ply_arb_move_t a, ply_arb_move_t b)
 /* The index of root move @uci of @a (read by the rule engine: either castling form), or -1. */
 static long move_index(const ply__deepen_t *a, const char *uci)
 {
-    ply_arb_move_t got, m;
+    ply_arb_move_t got;
     if (ply_arb_move_from_uci(&a->root, uci, &got) < 0) return -1;
     for (size_t i = 0; i < a->n; i++)
-        if (ply_arb_move_from_uci(&a->root, a->m[i].uci, &m) == 0 && same_move(m, got))
-            return (long)i;
+        if (same_move(a->m[i].mv, got)) return (long)i;
     return -1;
 }
 

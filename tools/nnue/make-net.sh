@@ -39,4 +39,4 @@ echo "generating $CHUNKS chunks into $DATA with $JOBS processes (logs: $DATA/gen
 for p in $pids; do wait "$p"; done
 trap - INT TERM
 /usr/bin/python3 tools/nnue/train.py "$DATA" "$OUT" --epochs "$EPOCHS" --hidden "$HIDDEN" \
-    --threads "$(nproc)"
+    --threads "$(nproc)" --mirror

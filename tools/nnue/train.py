@@ -168,6 +168,9 @@ def main():
     ap.add_argument("--max-chunks", type=int, default=0, help="use only the first N chunks (0: all)")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--mirror", action="store_true",
+                    help="train on each position and its mirror image (files a-h swapped; the "
+                         "net's inputs hold no castling rights, so both have one target)")
     a = ap.parse_args()
     if a.hidden % 32 or not 32 <= a.hidden <= 1024:
         ap.error("--hidden must be a multiple of 32 in 32..1024")
@@ -185,12 +188,17 @@ def main():
     print(f"{len(train_recs)} training positions ({len(paths) - n_valid} chunks), "
           f"{len(valid_recs)} validation ({n_valid} chunks)", flush=True)
 
-    def tensors(recs):
+    def tensors(recs, mirror=False):
         fw, fb = features(recs)
-        return (torch.from_numpy(fw), torch.from_numpy(fb), torch.from_numpy(recs["stm"].astype(np.int64)),
-                torch.from_numpy(targets(recs, a.wdl)))
+        stm, target = recs["stm"].astype(np.int64), targets(recs, a.wdl)
+        if mirror:  # a feature is colour * 384 + type * 64 + square: ^ 7 swaps the files
+            fw = np.concatenate([fw, np.where(fw == INPUTS, INPUTS, fw ^ 7)])
+            fb = np.concatenate([fb, np.where(fb == INPUTS, INPUTS, fb ^ 7)])
+            stm, target = np.concatenate([stm, stm]), np.concatenate([target, target])
+        return (torch.from_numpy(fw), torch.from_numpy(fb), torch.from_numpy(stm),
+                torch.from_numpy(target))
 
-    tr, va = tensors(train_recs), tensors(valid_recs)
+    tr, va = tensors(train_recs, a.mirror), tensors(valid_recs)
     net = Net(a.hidden)
     opt = torch.optim.Adam(net.parameters(), lr=a.lr)
     sched = torch.optim.lr_scheduler.CosineAnnealingLR(opt, T_max=a.epochs)
@@ -245,9 +253,11 @@ def main():
         "trainer": TRAINER_VERSION,
         "data": {"dir": os.path.basename(os.path.normpath(a.data)), "chunks": len(paths),
                  "train_positions": int(n), "valid_positions": int(len(va[0])),
-                 "labels": "ply-datagen records: ply's search score and the game result"},
+                 "labels": "ply-datagen records: the teacher's score (relabel.py) where present "
+                           f"({int((train_recs['teacher'] != NO_SCORE).sum())} of the training "
+                           "positions), else ply's search score; and the game result"},
         "hyper": {"hidden": a.hidden, "epochs": a.epochs, "batch": a.batch, "lr": a.lr,
-                  "wdl": a.wdl, "seed": a.seed, "optimiser": "Adam, cosine schedule",
+                  "wdl": a.wdl, "seed": a.seed, "mirror": a.mirror, "optimiser": "Adam, cosine schedule",
                   "loss": "MSE of sigmoid(out) against the target win probability"},
         "losses": best[0],
         "quantisation_cp": {"mean_abs": round(float(diff.mean()), 3), "max_abs": round(float(diff.max()), 3)},

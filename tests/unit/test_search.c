@@ -563,13 +563,13 @@ static void on_info_min_depth(const ply_search_info_t *info, void *arg)
 }
 
 /*
- * The first iteration (ply_search_limits_t.start_depth): no iteration below it is searched
- * (none is reported) and the answer is of the depth asked; on the table a shallower search
- * left, WAC.001 is still mate in 2 (Stockfish 15.1: "mate 2"; ply's engine sees it from
- * depth 10) when the search starts at depth 10 (on an empty table it may not be: a cold
- * search without the iterations below orders and prunes blind, which is why the
- * coordinator starts cold jobs at 1);
- * start_depth 0 means 1.
+ * The first iteration (ply_search_limits_t.start_depth) of a search of one root move, as a
+ * deepening analysis's job is: no iteration below it is searched (none is reported) and the
+ * answer is of the depth asked; on the table a shallower search of the move left, WAC.001's
+ * Qg6 is still mate in 2 (Stockfish 15.1: "mate 2"; ply's engine sees it from depth 10)
+ * when the search starts at depth 10 (on an empty table it may not be: a cold search
+ * without the iterations below orders and prunes blind, which is why it then starts at 1:
+ * test_start_depth_cold); start_depth 0 means 1.
  */
 static void test_start_depth(void **state)
 {
@@ -581,6 +581,8 @@ static void test_start_depth(void **state)
     ply_search_limits_t l;
     ply_search_limits_init(&l);
     ply_search_result_t r;
+    l.n_searchmoves = 1;
+    assert_int_equal(ply_board_move_from_uci(&p.root, "g3g6", &l.searchmoves[0]), 0);
     l.depth = 9;
     assert_int_equal(ply_engine_search(e, &p, &l, NULL, NULL, &r), 0);
     l.depth = 10, l.start_depth = 10;
@@ -595,6 +597,7 @@ static void test_start_depth(void **state)
     assert_int_equal(min, 1);
     /* a warm table: depth 9, then depth 10 from 9 */
     set_pos(&p, "startpos", NULL, 0);
+    assert_int_equal(ply_board_move_from_uci(&p.root, "e2e4", &l.searchmoves[0]), 0);
     ply_engine_clear(e);
     l.depth = 9, l.start_depth = 0;
     assert_int_equal(ply_engine_search(e, &p, &l, NULL, NULL, &r), 0);
@@ -602,6 +605,41 @@ static void test_start_depth(void **state)
     assert_int_equal(ply_engine_search(e, &p, &l, on_info_min_depth, &min, &r), 0);
     assert_int_equal(min, 9);
     assert_int_equal(r.lines[0].depth, 10);
+    ply_engine_destroy(&e);
+}
+
+/* limits.start_depth on a table without the root moves: the search starts at depth 1. The
+ * bug it fixes: on KQK, a deepening analysis's exact search of Qb2 started at depth 18 on a
+ * worker whose table held only a cut searched 80 M nodes (from depth 1: 2.4 M). */
+static void test_start_depth_cold(void **state)
+{
+    (void)state;
+    ply_engine_t *e = ply_engine_new(16, 1);
+    ply_search_pos_t p;
+    set_pos(&p, "8/8/8/4k3/8/8/8/KQ6 w - - 0 1", NULL, 0);
+    ply_search_limits_t l;
+    ply_search_limits_init(&l);
+    l.n_searchmoves = 1;
+    assert_int_equal(ply_board_move_from_uci(&p.root, "b1b2", &l.searchmoves[0]), 0);
+    l.depth = l.start_depth = 10;
+    ply_search_result_t r;
+    int min = 1000;
+    assert_int_equal(ply_engine_search(e, &p, &l, on_info_min_depth, &min, &r), 0);
+    assert_int_equal(min, 1); /* an empty table */
+    assert_int_equal(r.lines[0].depth, 10);
+    l.depth = l.start_depth = 11, min = 1000;
+    assert_int_equal(ply_engine_search(e, &p, &l, on_info_min_depth, &min, &r), 0);
+    assert_int_equal(min, 11); /* the table holds Qb2 to depth 10 */
+    /* Qb2's searches hold nothing of Qg6; with both, one not held is enough */
+    assert_int_equal(ply_board_move_from_uci(&p.root, "b1g6", &l.searchmoves[0]), 0);
+    min = 1000;
+    assert_int_equal(ply_engine_search(e, &p, &l, on_info_min_depth, &min, &r), 0);
+    assert_int_equal(min, 1);
+    l.n_searchmoves = 2;
+    assert_int_equal(ply_board_move_from_uci(&p.root, "b1b5", &l.searchmoves[1]), 0);
+    l.depth = l.start_depth = 12, min = 1000;
+    assert_int_equal(ply_engine_search(e, &p, &l, on_info_min_depth, &min, &r), 0);
+    assert_int_equal(min, 1);
     ply_engine_destroy(&e);
 }
 
@@ -1056,6 +1094,7 @@ int main(void)
         cmocka_unit_test(test_two_threads_info),
         cmocka_unit_test(test_node_limit_precise),
         cmocka_unit_test(test_stop_stores_nothing),
+        cmocka_unit_test(test_start_depth_cold),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -995,6 +995,7 @@ static void think(ply__thread_t *t)
     memcpy(t->keys, e->pos->history, sizeof(uint64_t) * (size_t)e->pos->n_history);
     memset(t->stack, 0, sizeof t->stack);
     t->n_root = e->n_root;
+    int held = 1; /* the table holds every root move's position from start_depth - 3 */
     for (int i = 0; i < e->n_root; i++) {
         root_move_t *rm = &t->root[i];
         memset(rm, 0, sizeof *rm);
@@ -1008,18 +1009,28 @@ static void think(ply__thread_t *t)
          * table, the reply's exact entry from one of the two iterations before, so that its
          * first iteration has the aspiration window the next one of a whole search would
          * have (simulated to depth 16, 10 STS positions, 1 worker: 7.46 M -> 7.08 M nodes) */
+        /* It starts deep only when the table holds every root move from near that depth;
+         * else at depth 1. What the coordinator counts as this worker's may be only a cut:
+         * on KQK (tests/unit/test_search.c test_start_depth_cold), a subset job's null window
+         * failed high on Qb2, and the exact search of Qb2 that followed, started at depth 18
+         * on that table, searched 80 M nodes (the iterations from depth 1 on one worker:
+         * 2.4 M). Simulated (tests/bench/bench_deepen_sim, deterministic), KQK to depth 18 on
+         * 2 workers: 108.9 s -> 8.2 s; 30 STS positions to depth 15: 1 worker 16.38 ->
+         * 15.75 s, 2 workers 12.28 -> 12.73 s. */
         if (e->start_depth > 1) {
             ply_board_t nb = e->pos->root;
             ply_stt_hit_t h;
             ply_board_play(&nb, rm->move);
-            if (ply_stt_probe(&e->tt, nb.key, &h) && h.bound == PLY_BOUND_EXACT &&
-                h.depth >= e->start_depth - 3)
+            if (!ply_stt_probe(&e->tt, nb.key, &h) || h.depth < e->start_depth - 3)
+                held = 0;
+            else if (h.bound == PLY_BOUND_EXACT)
                 rm->score = -ply_stt_score_from(h.score, 1);
         }
     }
+    const int start = held ? e->start_depth : 1;
     ply_move_t last_best = 0;
     int stable = 0, last_score = 0;
-    for (int d = imax(1, imin(e->start_depth, e->max_depth)); d <= e->max_depth && !t->stop; d++) {
+    for (int d = imax(1, imin(start, e->max_depth)); d <= e->max_depth && !t->stop; d++) {
         /* No thread searches again a depth the team has finished; but thread 0,
          * which must finish its first iteration whatever the limits, starts it
          * at depth 1 (a thread 0 that starts late on a loaded machine went

@@ -91,7 +91,9 @@ typedef struct ply_search_limits {
     int alpha, beta;
     /* The first iteration, plies (1..depth; 0 means 1): a search whose table holds the
      * shallower iterations already (a coordinator's deepening analysis: the same root move a
-     * ply shallower, just before) need not search them again. */
+     * ply shallower, just before) need not search them again. Taken only when the table
+     * holds every root move's position from depth start_depth - 3 or deeper; else the
+     * search starts at depth 1. */
     int start_depth;
 } ply_search_limits_t;
 

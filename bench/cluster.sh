@@ -8,15 +8,19 @@
 #  (b) time to depth D on every K-th position of the Strategic Test Suite
 #      (30 middlegames by default): 1 worker of 1 thread, 2 workers of 1 thread,
 #      and 1 process of 2 threads beside them; per position t(1 worker) / t(setup),
-#      and the medians.
+#      and the medians. Each worker draws its Zobrist keys at random, and the nodes a
+#      position takes to one depth vary up to 2-3x with the table's layout (1 worker,
+#      STS.001 to depth 21: 5.0 M to 15.7 M nodes in three runs): --reps R times each
+#      position R times (each pass new workers, new keys) and takes the mean of its
+#      times.
 # Usage: bench/cluster.sh [--epd FILE] [--movetime MS] [--limit N] [--depth D]
-#          [--every K] [--hash MIB] [--skip-solve] [--skip-depth] [--skip-sf]
+#          [--every K] [--reps R] [--hash MIB] [--skip-solve] [--skip-depth] [--skip-sf]
 # Defaults: Win at Chess revised (300 positions, tests/data/analysis/wacnew.epd) at
 # 1000 ms, depth 14 on every 50th STS position, 64 MiB per engine or worker.
 # Env: PLY, SF (common.sh); BENCH_OUT (logs in BENCH_OUT/ply-bench-cluster).
 set -eu
 . "$(dirname "$0")/common.sh"
-EPD=tests/data/analysis/wacnew.epd MOVETIME=1000 SUBSET="" DEPTH=14 EVERY=50 HASH=64
+EPD=tests/data/analysis/wacnew.epd MOVETIME=1000 SUBSET="" DEPTH=14 EVERY=50 REPS=1 HASH=64
 DO_SOLVE=1 DO_DEPTH=1 DO_SF=1 OUT=${BENCH_OUT:-/tmp}/ply-bench-cluster
 while [ $# -gt 0 ]; do
     case "$1" in
@@ -25,11 +29,12 @@ while [ $# -gt 0 ]; do
     --limit | --from) SUBSET="$SUBSET $1 $2"; shift 2 ;;
     --depth) DEPTH=$2; shift 2 ;;
     --every) EVERY=$2; shift 2 ;;
+    --reps) REPS=$2; shift 2 ;;
     --hash) HASH=$2; shift 2 ;;
     --skip-solve) DO_SOLVE=0; shift ;;
     --skip-depth) DO_DEPTH=0; shift ;;
     --skip-sf) DO_SF=0; shift ;;
-    -h | --help) sed -n '2,17p' "$0"; exit 0 ;;
+    -h | --help) sed -n '2,22p' "$0"; exit 0 ;;
     *) echo "$0: unknown argument '$1' (see --help)" >&2; exit 2 ;;
     esac
 done
@@ -66,14 +71,20 @@ fi
 elapsed_by_index() {
     awk '/"index":/ {gsub(/[^0-9]/, "", $2); i = $2} /"elapsed_ms":/ {gsub(/,/, "", $2); print i, $2}' "$1"
 }
-# depth LABEL THREADS ENGINE...: time to DEPTH per position into OUT/depth-LABEL.txt
+# depth LABEL THREADS ENGINE...: time to DEPTH per position (the mean of REPS passes) into
+# OUT/depth-LABEL.txt
 depth() {
     label=$1 threads=$2
     shift 2
-    # shellcheck disable=SC2046 # the options are a list of words
-    nice "$PLY" solve -e "$*" --epd "$OUT/positions.epd" --depth "$DEPTH" $(engine_opts "$threads") \
-        --timeout 600 --json >"$OUT/depth-$label.json" || [ $? -eq 1 ]
-    elapsed_by_index "$OUT/depth-$label.json" >"$OUT/depth-$label.txt"
+    : >"$OUT/depth-$label.all"
+    for r in $(seq "$REPS"); do
+        # shellcheck disable=SC2046 # the options are a list of words
+        nice "$PLY" solve -e "$*" --epd "$OUT/positions.epd" --depth "$DEPTH" $(engine_opts "$threads") \
+            --timeout 600 --json >"$OUT/depth-$label-$r.json" || [ $? -eq 1 ]
+        elapsed_by_index "$OUT/depth-$label-$r.json" >>"$OUT/depth-$label.all"
+    done
+    awk '{s[$1] += $2; n[$1]++} END {for (i in s) print i, s[i] / n[i]}' "$OUT/depth-$label.all" |
+        sort -n >"$OUT/depth-$label.txt"
     printf '  %-28s total %7.1f s, median %.3f s per position\n' "$label:" \
         "$(awk '{s += $2} END {print s / 1000}' "$OUT/depth-$label.txt")" \
         "$(cut -d' ' -f2 "$OUT/depth-$label.txt" | median | awk '{print $1 / 1000}')"
@@ -88,7 +99,7 @@ ratio() {
 }
 if [ "$DO_DEPTH" = 1 ]; then
     awk -v k="$EVERY" 'NR % k == 1' tests/data/analysis/sts-v3.epd >"$OUT/positions.epd"
-    echo "(b) time to depth $DEPTH on $(wc -l <"$OUT/positions.epd") STS positions ($OUT/positions.epd):"
+    echo "(b) time to depth $DEPTH on $(wc -l <"$OUT/positions.epd") STS positions ($OUT/positions.epd), $REPS pass(es):"
     depth 1worker - "$CLUSTER1"
     depth 2workers - "$CLUSTER2"
     depth 2threads 2 "$PLY" uci

@@ -9,8 +9,14 @@ cd "$(dirname "$0")/.." || exit 1
 PLY=${PLY:-./build/release/bin/ply}
 ENGINE=${ENGINE:-"$PLY uci"}
 SF=${SF:-$(command -v stockfish || echo /usr/games/stockfish)}
-[ -x "$PLY" ] || { echo "$0: no ply at $PLY (build first: make, or set PLY)" >&2; exit 1; }
-[ -x "$SF" ] || { echo "$0: no Stockfish at $SF (apt-get install stockfish, or set SF)" >&2; exit 1; }
+# --help anywhere on the command line needs neither program
+case " $* " in
+*" -h "* | *" --help "*) ;;
+*)
+    [ -x "$PLY" ] || { echo "$0: no ply at $PLY (build first: make, or set PLY)" >&2; exit 1; }
+    [ -x "$SF" ] || { echo "$0: no Stockfish at $SF (apt-get install stockfish, or set SF)" >&2; exit 1; }
+    ;;
+esac
 
 # The date, the CPU, whether ply uses PEXT sliders (it does where PEXT is
 # fast: BMI2 on Intel, AMD from Zen 3), and the two engines.

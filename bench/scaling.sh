@@ -9,6 +9,11 @@
 # Usage: bench/scaling.sh [DEPTH] [HASH_MIB]   (env: BIN=build/release/bin)
 set -eu
 cd "$(dirname "$0")/.."
+case "${1:-}" in
+-h | --help) sed -n '2,9p' "$0"; exit 0 ;;
+'' | [0-9]*) ;;
+*) echo "$0: unknown argument '$1' (see --help)" >&2; exit 2 ;;
+esac
 DEPTH=${1:-8}
 HASH=${2:-0}
 BIN=${BIN:-./build/release/bin}

@@ -184,6 +184,33 @@ static void test_iterations(void **state)
 }
 
 /*
+ * The next iteration's eldest brother is the best exact score (or a fail high), never a move
+ * known only by an upper bound: e2e4 exact 30 at depth 2, d2d4 <= 30 there; at depth 3 e2e4
+ * falls to 20 while d2d4's search is out, and depth 4's exact search is e2e4's. Ranked as a
+ * score (<= 30 as 29) d2d4 came first and w1 got e2e4 as a null window (the bug on STS 157:
+ * an exact search of a move worth -608, the iteration waiting on it).
+ */
+static void test_rank(void **state)
+{
+    (void)state;
+    char *uci[] = {"e2e4", "d2d4"};
+    ply__deepen_t *d = start("startpos", uci, 2, 1, 5);
+    expect(d, "w1", 0, "e2e4", 1, 0);
+    expect(d, "w2", 1, "d2d4", 1, 0);
+    take(d, 0, result(30, 0, 1, 1, "e2e4"));
+    assert_int_equal(take(d, 1, result(20, 0, 1, 1, "d2d4")), 1);
+    expect(d, "w1", 0, "e2e4", 2, 0);
+    expect(d, "w2", 1, "d2d4", 2, 1);
+    take(d, 1, result(30, 2, 2, 1, "d2d4")); /* <= 30 */
+    assert_int_equal(take(d, 0, result(30, 0, 2, 1, "e2e4")), 1);
+    expect(d, "w1", 0, "e2e4", 3, 0);
+    expect(d, "w2", 1, "d2d4", 3, 1);
+    assert_int_equal(take(d, 0, result(20, 0, 3, 1, "e2e4")), 0); /* d2d4's is out */
+    expect(d, "w1", 0, "e2e4", 4, 0);
+    ply__deepen_free(&d);
+}
+
+/*
  * A move proven no better by an upper bound keeps that line in the answer, whatever lower
  * bound comes after it (the bug deepen_startpos showed: "h2h4: a lower bound in the answer").
  * d2d4's depth 3 is searched early (a null window at the last threshold, 30: <= 25), the
@@ -534,6 +561,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_iterations),
         cmocka_unit_test(test_bounds),
+        cmocka_unit_test(test_rank),
         cmocka_unit_test(test_multipv),
         cmocka_unit_test(test_split),
         cmocka_unit_test(test_whole),

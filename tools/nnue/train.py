@@ -252,7 +252,7 @@ def main():
     desc = {
         "trainer": TRAINER_VERSION,
         "data": {"dir": os.path.basename(os.path.normpath(a.data)), "chunks": len(paths),
-                 "train_positions": int(n), "valid_positions": int(len(va[0])),
+                 "train_positions": len(train_recs), "valid_positions": int(len(va[0])),
                  "labels": "ply-datagen records: the teacher's score (relabel.py) where present "
                            f"({int((train_recs['teacher'] != NO_SCORE).sum())} of the training "
                            "positions), else ply's search score; and the game result"},

@@ -1008,8 +1008,8 @@ static void think(ply__thread_t *t)
          * table that holds the iterations before) takes the move's last score from the
          * table, the reply's exact entry from one of the two iterations before, so that its
          * first iteration has the aspiration window the next one of a whole search would
-         * have (simulated to depth 16, 10 STS positions, 1 worker: 7.46 M -> 7.08 M nodes) */
-        /* It starts deep only when the table holds every root move from near that depth;
+         * have (simulated to depth 16, 10 STS positions, 1 worker: 7.46 M -> 7.08 M nodes).
+         * It starts deep only when the table holds every root move from near that depth;
          * else at depth 1. What the coordinator counts as this worker's may be only a cut:
          * on KQK (tests/unit/test_search.c test_start_depth_cold), a subset job's null window
          * failed high on Qb2, and the exact search of Qb2 that followed, started at depth 18

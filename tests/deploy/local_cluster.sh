@@ -11,7 +11,23 @@ tmp=$(mktemp -d /tmp/ply-local-cluster.XXXXXX)
 pid=
 trap '[ -n "$pid" ] && kill "$pid" 2>/dev/null; rm -rf "$tmp"' EXIT
 fail() { echo "FAIL: $*"; [ -f "$tmp/err" ] && cat "$tmp/err"; exit 1; }
-free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
+# A free port below the kernel's ephemeral range (32768 up): one inside it can become some
+# other test's outgoing source port before the coordinator binds it.
+free_port() {
+    python3 -c '
+import random, socket
+while True:
+    p = random.randint(10000, 32767)
+    s = socket.socket()
+    try:
+        s.bind(("127.0.0.1", p))
+    except OSError:
+        continue
+    finally:
+        s.close()
+    print(p)
+    break'
+}
 
 # run SCRIPT WANT_SAYS [env...]: starts it, checks what it says and a perft through it
 run() {

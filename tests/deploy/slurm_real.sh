@@ -30,10 +30,11 @@ stop() {
 trap 'stop; rm -rf "$R"' EXIT
 fail() { echo "FAIL: $*"; for f in "$R"/*.log "$R"/runs/*.log; do [ -f "$f" ] && { echo "== $f"; tail -n 20 "$f"; }; done; exit 1; }
 
-# Two free TCP ports for slurmctld and slurmd.
+# Two free TCP ports for slurmctld and slurmd, below the kernel's ephemeral range (32768
+# up), where no outgoing connection takes them first.
 free_port() {
     while :; do
-        p=$(( $(od -An -N2 -tu2 /dev/urandom) % 20000 + 20000 ))
+        p=$(( $(od -An -N2 -tu2 /dev/urandom) % 12000 + 20000 ))
         ss -ltn "sport = :$p" | grep -q LISTEN || { echo "$p"; return; }
     done
 }

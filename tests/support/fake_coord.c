@@ -73,7 +73,13 @@ int fake_coord_start(fake_coord_t *fc, const char *tag, const char *fmt, ...)
     snprintf(fc->log, sizeof fc->log, "%s/worker.log", fc->dir);
     fc->pid = th_spawn(fc->log, "exec ply-worker --connect tcp://127.0.0.1:%d %s", port, args);
     fc->hello = fake_coord_recv_type(fc, PLY__MESSAGE__BODY_HELLO, 30000 * (int)th_slowdown());
-    if (!fc->hello) return -1;
+    if (!fc->hello) {
+        char *log = th_slurp(fc->log);
+        print_error("no HELLO from the worker in %d s; its log:\n%s\n", 30 * (int)th_slowdown(),
+                    log ? log : "(none)");
+        free(log);
+        return -1;
+    }
     /* a long liveness: this coordinator sends no heartbeats */
     Ply__Welcome w = PLY__WELCOME__INIT;
     w.has_heartbeat_ms = 1, w.heartbeat_ms = 500;

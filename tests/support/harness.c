@@ -268,8 +268,44 @@ int th_wait(pid_t pid, int timeout_ms)
     return -1;
 }
 
+/* 1 when nothing holds loopback TCP @port (a plain bind, without SO_REUSEADDR, succeeds). */
+static int port_is_free(int port)
+{
+    int s = socket(AF_INET, SOCK_STREAM, 0);
+    struct sockaddr_in a;
+    memset(&a, 0, sizeof a);
+    a.sin_family = AF_INET;
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    a.sin_port = htons((uint16_t)port);
+    const int ok = s >= 0 && bind(s, (struct sockaddr *)&a, sizeof a) == 0;
+    if (s >= 0) close(s);
+    return ok;
+}
+
 int th_free_port(void)
 {
+    /* Below the ephemeral range: a port taken from inside it can become the source port of
+     * any process's outgoing connection between this check and the caller's bind (the
+     * tests run in parallel and connect all the time), and the caller's bind then fails or,
+     * worse, its peer connects to someone else. */
+    int lo = 32768, hi = 60999;
+    FILE *f = fopen("/proc/sys/net/ipv4/ip_local_port_range", "r");
+    if (f) {
+        if (fscanf(f, "%d %d", &lo, &hi) != 2) lo = 32768;
+        fclose(f);
+    }
+    const int first = 10000, span = lo - first;
+    if (span >= 1000) {
+        struct timespec ts;
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        uint64_t x = ((uint64_t)getpid() << 32) ^ (uint64_t)ts.tv_nsec ^ (uint64_t)ts.tv_sec;
+        for (int i = 0; i < 256; i++) {
+            x ^= x << 13, x ^= x >> 7, x ^= x << 17; /* xorshift64 */
+            const int port = first + (int)(x % (uint64_t)span);
+            if (port_is_free(port)) return port;
+        }
+    }
+    /* no room below the ephemeral range: one the kernel has free now */
     int s = socket(AF_INET, SOCK_STREAM, 0);
     struct sockaddr_in a;
     memset(&a, 0, sizeof a);

@@ -126,7 +126,11 @@ char *th_chat_take(th_chat_t *c);
  */
 int th_chat_close(th_chat_t *c, int timeout_ms);
 
-/** th_free_port - a loopback TCP port the kernel just had free. */
+/**
+ * th_free_port - a loopback TCP port that was free just now, chosen at random below the
+ * kernel's ephemeral range (ip_local_port_range) so that no outgoing connection takes it
+ * before the caller binds it; a port the kernel picks when there is no room below it.
+ */
 int th_free_port(void);
 
 /**

@@ -785,13 +785,20 @@ static int wait_run(ply_client_t *c, uint64_t run_id, ply_client_progress_fn pro
                 return silence(c, idle_timeout_ms, what, why, why_len);
             }
             /* a coordinator back after a restart has forgotten this client: attach again at
-             * once; a silent one, every resync period */
-            if ((r == LINK_UP && c->link.lost_at) || now - last_ask >= PLY_CLIENT_RESYNC_MS) {
+             * once */
+            if (r == LINK_UP && c->link.lost_at) {
                 ask_result(c, run_id, 1);
                 last_ask = now;
             }
-            continue;
         }
+        /* every resync period, streaming or not: a silent coordinator may have forgotten us,
+         * and the ask tells it we still follow the run (an infinite analysis whose client
+         * went silent is stopped) */
+        if (now - last_ask >= PLY_CLIENT_RESYNC_MS) {
+            ask_result(c, run_id, 1);
+            last_ask = now;
+        }
+        if (r == PLY_ETIMEDOUT || r == LINK_UP) continue;
         if (r == PLY_ECANCELED || r == PLY_EAUTH) return ply_why(why, why_len, r, "%s", reason);
         last_rx = now;
         if (r < 0) {

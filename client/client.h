@@ -160,12 +160,13 @@ int ply_client_submit_search(ply_client_t *c, const ply_search_request_t *req, i
 
 /**
  * ply_client_wait - wait for the RunResult of @run_id, calling @progress for
- * each RunProgress. When the coordinator has been silent for
- * PLY_CLIENT_RESYNC_MS, or at once when a connection is made again after one
- * was lost, the client asks for the run again with ResultRequest{attach}: a
- * coordinator restarted on its state file (which has forgotten this client)
- * then streams to it again, and a run that finished meanwhile is answered from
- * the file. @idle_timeout_ms: give up when the coordinator has sent nothing for
+ * each RunProgress. Every PLY_CLIENT_RESYNC_MS, and at once when a connection
+ * is made again after one was lost, the client asks for the run again with
+ * ResultRequest{attach}: a coordinator restarted on its state file (which has
+ * forgotten this client) then streams to it again, a run that finished
+ * meanwhile is answered from the file, and the coordinator knows the run is
+ * still followed (it stops a run with no end of its own, an infinite analysis,
+ * once its client has been silent for PLY_CLIENT_SILENT_MS, envelope.h). @idle_timeout_ms: give up when the coordinator has sent nothing for
  * that long (0 = wait forever), refused connections while it restarts included.
  * Returns 0 with *result (caller frees with ply__run_result__free_unpacked),
  * PLY_ETIMEDOUT, or the coordinator's Error code with its message in @why
@@ -178,7 +179,7 @@ int ply_client_submit_search(ply_client_t *c, const ply_search_request_t *req, i
 int ply_client_wait(ply_client_t *c, uint64_t run_id, ply_client_progress_fn progress, void *arg,
                     int idle_timeout_ms, Ply__RunResult **result, char *why, size_t why_len);
 
-/** Silence (milliseconds) after which ply_client_wait asks for its run again. */
+/** How often ply_client_wait asks for its run again, milliseconds. */
 #define PLY_CLIENT_RESYNC_MS 2500
 
 /**

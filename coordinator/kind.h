@@ -231,6 +231,12 @@ typedef struct ply__kind {
      * it be canceled. NULL, as upgrade_row may be: canceled.
      */
     int (*stop)(ply__run_t *run);
+    /**
+     * endless - 1 when @run has no end of its own (an analysis until stopped): its client's
+     * silence for PLY_CLIENT_SILENT_MS (envelope.h) stops it as a Cancel would, since nobody
+     * would be left to stop it. NULL: every run of the kind ends by itself.
+     */
+    int (*endless)(const ply__run_t *run);
 } ply__kind_t;
 
 /** ply__kind_of - the kind numbered @kind (a Ply__JobKind), or NULL when there is none. */

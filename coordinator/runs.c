@@ -131,6 +131,7 @@ void ply__run_attach(ply__run_t *run, zframe_t *client, int detach)
     zframe_destroy(&run->client);
     run->client = client;
     run->detach = detach;
+    if (client) run->client_seen_ms = ply_time_ms();
 }
 
 zmsg_t *ply__run_result_encode(const ply__run_t *run, Ply__RunResult *rr)

@@ -37,6 +37,8 @@ struct ply__run {
     char owner[PLY__IDENT_LEN];     /* runs.c: whose it is (ply__principal), "" for a run
                                        stored before runs had owners */
     zframe_t *client;               /* runs.c: who is told (NULL: a restored run, unclaimed) */
+    uint64_t client_seen_ms;        /* runs.c: when a client last attached to it or asked about
+                                       it again (ply__run_attach; monotonic) */
     uint8_t key[PLY_STORE_KEY_MAX]; /* runs.c (ply__run_set_key): its client's idempotency key
                                        (Submit.idempotency_key), key_len bytes; 0: none */
     size_t key_len;

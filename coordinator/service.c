@@ -301,6 +301,23 @@ void ply__check_worker_wait(ply_coordinator_t *c, uint64_t now)
     }
 }
 
+/* A run with no end of its own (kind->endless) whose client has been silent for
+ * PLY_CLIENT_SILENT_MS is stopped as its client's Cancel would: nobody is left to stop it (a
+ * GUI or `ply analyse --infinite` killed), and it would hold the workers for ever. */
+static void check_silent_clients(ply_coordinator_t *c, uint64_t now)
+{
+    for (ply__run_t *run = c->runs; run; run = run->next) {
+        if (run->state != PLY__RUN_ACTIVE || !run->kind->endless || !run->kind->endless(run))
+            continue;
+        if (ply_elapsed_ms(now, run->client_seen_ms) < PLY_CLIENT_SILENT_MS) continue;
+        char s[32];
+        ply_warn("run %" PRIu64 ": its client has not asked about it for %s s: stopped as a "
+                 "cancel would (a run with no end of its own, nobody left to stop it)",
+                 run->id, seconds(PLY_CLIENT_SILENT_MS, s, sizeof s));
+        ply__run_cancel(run);
+    }
+}
+
 static void on_wake(uv_timer_t *t)
 {
     ply_coordinator_t *c = t->data;
@@ -327,6 +344,7 @@ static void on_tick(uv_timer_t *t)
     check_peers(c, now);
     ply__check_leases(c, now);
     ply__check_worker_wait(c, now);
+    check_silent_clients(c, now);
     ply__verify_tick(c, now);
     for (ply__run_t *run = c->runs; run; run = run->next)
         if (run->state == PLY__RUN_ACTIVE) ply__run_update_waiting(c, run);

@@ -54,6 +54,13 @@
 #define PLY_MAX_THREADS 4096
 /** Longest heartbeat interval a coordinator may ask for (Welcome), milliseconds. */
 #define PLY_MAX_HEARTBEAT_MS 600000
+/**
+ * How long the client of a run with no end of its own (an infinite analysis) may send nothing
+ * about it (Submit, ResultRequest{attach}) before the coordinator stops the run as a Cancel
+ * would, milliseconds. A client that follows a run asks again every 2.5 s
+ * (PLY_CLIENT_RESYNC_MS, client.h): six of its periods, for a client on a loaded machine.
+ */
+#define PLY_CLIENT_SILENT_MS 15000
 /** Most missed heartbeats before a peer is dead (Welcome). */
 #define PLY_MAX_LIVENESS 1000
 /** Parts per million: the largest Submit.verify_ppm (every job). */

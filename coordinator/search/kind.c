@@ -909,12 +909,19 @@ static int search_restore_result(ply_coordinator_t *c, ply__run_t *run, const pl
     return rc < 0 ? rc : 1;
 }
 
+/* An infinite deepening analysis ends only when stopped. */
+static int search_endless(const ply__run_t *run)
+{
+    const ply__search_run_t *s = srun(run);
+    return s && s->dp && s->req && s->req->has_infinite && s->req->infinite;
+}
+
 static void search_resumed(ply_coordinator_t *c, ply__run_t *run)
 {
     /* a deepening analysis stores no lines: it deepens again from the start, unless it is an
      * infinite one, which nobody would be left to stop (its client's Cancel went to the
      * coordinator that stopped) */
-    if (srun(run)->dp && srun(run)->req->has_infinite && srun(run)->req->infinite) {
+    if (search_endless(run)) {
         ply__run_fail(run, PLY_ECANCELED,
                       "an infinite analysis does not resume after a restart (nobody would be "
                       "left to stop it): submit it again");
@@ -1154,4 +1161,5 @@ const ply__kind_t ply__kind_search = {
     .fill_progress = search_fill_progress,
     .answer = search_answer,
     .stop = search_stop,
+    .endless = search_endless,
 };

@@ -29,6 +29,7 @@
 
 #include "arbiter/arbiter.h"
 #include "arbiter/san.h"
+#include "envelope.h"
 #include "harness.h"
 
 #define RUN_S     600
@@ -723,25 +724,49 @@ static void test_infinite_sigint(void **state)
     free(text);
 }
 
+/* The run id `ply analyse` printed on its stderr, log @log. */
+static unsigned long long run_id_of(const char *log)
+{
+    char *err = th_slurp(log);
+    const char *at = err ? strstr(err, "ply analyse: run ") : NULL;
+    if (!at) fail_msg("no run id on stderr: %s", err ? err : "(none)");
+    unsigned long long run = strtoull(at + strlen("ply analyse: run "), NULL, 10);
+    free(err);
+    return run;
+}
+
+/* A coordinator on @port (its log in @clog, NULL: none) with one worker of its own. */
+static void start_cluster(int port, const char *clog)
+{
+    coord = th_spawn(clog, "exec ply-coordinator --bind tcp://127.0.0.1:%d%s", port,
+                     clog ? "" : " -q");
+    worker = th_spawn(NULL, "exec ply-worker --connect tcp://127.0.0.1:%d --threads 1 --hash 16 -q",
+                      port);
+}
+
 /* --infinite on a running coordinator ended by `ply cancel RUN` from another process: the
- * run id is on stderr, and the answer is the deepest completed iteration. */
+ * run id is on stderr, and the answer is the deepest completed iteration. The cancel comes
+ * after the client has followed the run for longer than PLY_CLIENT_SILENT_MS while the
+ * analysis streamed its depths: a client that follows a run tells the coordinator so (its
+ * ResultRequest every resync period), and the run is not stopped as an orphan's. */
 static void test_infinite_cancel(void **state)
 {
     (void)state;
     int port = th_free_port();
-    coord = th_spawn(NULL, "exec ply-coordinator --bind tcp://127.0.0.1:%d -q", port);
-    worker = th_spawn(NULL, "exec ply-worker --connect tcp://127.0.0.1:%d --threads 1 --hash 16 -q",
-                      port);
     const char *dir = th_tmpdir("analyse-cancel");
-    char opts[128], out[512], log[512];
+    char opts[128], out[512], log[512], clog[512];
+    snprintf(clog, sizeof clog, "%s/coordinator.log", dir);
+    start_cluster(port, clog);
     snprintf(opts, sizeof opts, "--coordinator tcp://127.0.0.1:%d", port);
+    const uint64_t t0 = th_now_ms();
     pid_t ply = spawn_infinite(dir, opts, 3, out, sizeof out);
     snprintf(log, sizeof log, "%s/ply.err", dir);
-    char *err = th_slurp(log);
-    const char *at = strstr(err, "ply analyse: run ");
-    if (!at) fail_msg("no run id on stderr: %s", err);
-    unsigned long long run = strtoull(at + strlen("ply analyse: run "), NULL, 10);
-    free(err);
+    unsigned long long run = run_id_of(log);
+    while (th_now_ms() - t0 < PLY_CLIENT_SILENT_MS + 5000) usleep(200000);
+    assert_true(th_alive(ply));
+    char *cl = th_slurp(clog);
+    if (strstr(cl, "its client has not asked")) fail_msg("a followed run stopped: %s", cl);
+    free(cl);
     th_run_t r = th_run(RUN_S, "ply cancel --coordinator tcp://127.0.0.1:%d %llu", port, run);
     th_expect_status(&r, 0, "ply cancel");
     th_run_free(&r);
@@ -750,6 +775,41 @@ static void test_infinite_cancel(void **state)
     char *text = th_slurp(out);
     assert_true(check_iterations(text, "") >= 3);
     free(text);
+    stop_all(NULL);
+}
+
+/* --infinite on a running coordinator whose client is SIGKILLed (a GUI or terminal gone, no
+ * Cancel sent): once the client has been silent for PLY_CLIENT_SILENT_MS the coordinator stops
+ * the run as a cancel would (done, its deepest iteration its answer), says why in its log, and
+ * its worker is free: a perft submitted next is answered. */
+static void test_infinite_client_killed(void **state)
+{
+    (void)state;
+    int port = th_free_port();
+    const char *dir = th_tmpdir("analyse-orphan");
+    char opts[128], out[512], log[512], clog[512];
+    snprintf(clog, sizeof clog, "%s/coordinator.log", dir);
+    snprintf(log, sizeof log, "%s/ply.err", dir);
+    start_cluster(port, clog);
+    snprintf(opts, sizeof opts, "--coordinator tcp://127.0.0.1:%d", port);
+    pid_t ply = spawn_infinite(dir, opts, 2, out, sizeof out);
+    unsigned long long run = run_id_of(log);
+    assert_int_equal(kill(ply, SIGKILL), 0);
+    th_wait(ply, 10000);
+    analysis = 0;
+    if (!th_wait_text(clog, "its client has not asked about it",
+                      (PLY_CLIENT_SILENT_MS + 30000) * (int)th_slowdown()))
+        fail_msg("the orphaned run was not stopped: %s", th_slurp(clog));
+    th_run_t r = th_run(RUN_S, "ply status --coordinator tcp://127.0.0.1:%d %llu --json", port, run);
+    th_expect_status(&r, 0, "ply status of the stopped run");
+    json_t *o = th_json(&r);
+    assert_string_equal(th_jstr(o, "state"), "done");
+    json_decref(o);
+    th_run_free(&r);
+    r = th_run(RUN_S, "ply perft --coordinator tcp://127.0.0.1:%d -d 3 --timeout 60", port);
+    th_expect_status(&r, 0, "a perft after the orphaned run");
+    assert_non_null(strstr(r.out, "8902"));
+    th_run_free(&r);
     stop_all(NULL);
 }
 
@@ -774,6 +834,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_json_lines),
         cmocka_unit_test_teardown(test_infinite_sigint, stop_all),
         cmocka_unit_test_teardown(test_infinite_cancel, stop_all),
+        cmocka_unit_test_teardown(test_infinite_client_killed, stop_all),
     };
     if (!strcmp(group, "cluster"))
         return ply_test_exit(cmocka_run_group_tests_name("cluster", cluster, NULL, NULL));

@@ -65,7 +65,7 @@ typedef struct rank_cache {
     uint64_t facts; /* ply__deepen.facts when computed; 0: never */
     ranked_t *order;
     int known;
-    int32_t t;
+    int32_t t, guess; /* the threshold when known; else where null windows go */
     size_t exact;
 } rank_cache_t;
 
@@ -96,7 +96,8 @@ struct ply__deepen {
     iter_t it[DEPTHS];
     Ply__SearchIteration *itp[DEPTHS];
     size_t nit;
-    uint64_t facts;      /* counts the facts taken: rank_cache_t's key */
+    uint64_t facts;      /* counts the facts taken and the searches started or dropped (the
+                            threshold reads what is in flight): rank_cache_t's key */
     rank_cache_t rc[2];  /* the two depths picks look at */
     /* the last pick, kept while nothing changed (dispatch asks once per queued slot) */
     uint64_t version, pick_version;
@@ -328,6 +329,16 @@ static void pick_at(const ply__deepen_t *d, uint32_t k, const char *worker, int3
         rank_moves(d, k, rc->order);
         rc->t = 0;
         rc->known = threshold(d, k, scratch, &rc->t);
+        /* K exact scores are not the threshold yet while a search of an eldest brother
+         * (ranked in the first K), neither exact nor proven below them, is in flight: it will
+         * most likely raise it, and null windows at the lower one fail high (exact searches
+         * of worse moves follow). Meanwhile they go at the higher of that and the last
+         * iteration's threshold. */
+        rc->guess = rc->known && rc->t > d->thr_last ? rc->t : d->thr_last;
+        for (uint32_t r = 0; rc->known && r < d->k && r < d->n; r++) {
+            const fact_t *f = &d->m[rc->order[r].i].f[k];
+            if (!f->exact && f->hi > rc->t && f->busy) rc->known = 0;
+        }
         rc->exact = 0;
         for (size_t i = 0; i < d->n; i++) rc->exact += d->m[i].f[k].exact;
         rc->k = k, rc->facts = d->facts;
@@ -335,8 +346,9 @@ static void pick_at(const ply__deepen_t *d, uint32_t k, const char *worker, int3
     const ranked_t *order = rc->order;
     const int32_t t = rc->t;
     const int known = rc->known;
+    const int32_t guess = rc->guess;
     const size_t exact = rc->exact;
-    size_t eldest = known ? 0 : d->k - exact; /* eldest brothers still to be made exact */
+    size_t eldest = known || exact >= d->k ? 0 : d->k - exact; /* eldest brothers to make exact */
     int spec = d->completed > 0;              /* a threshold to guess with */
     int key[2][2] = {{0, 0}, {0, 0}};         /* the found ones' need and ownership */
     /* null windows by bucket, in rank order, with their ownership: a subset job's moves */
@@ -357,8 +369,8 @@ static void pick_at(const ply__deepen_t *d, uint32_t k, const char *worker, int3
             if (eldest) eldest--;
             need = NEED_EXACT;
         } else {
-            if (f->hi <= d->thr_last) continue; /* proven below the guess: wait for T */
-            need = f->lo > d->thr_last ? NEED_EXACT : NEED_NULL, at = d->thr_last;
+            if (f->hi <= guess) continue; /* proven below the guess: wait for T */
+            need = f->lo > guess ? NEED_EXACT : NEED_NULL, at = guess;
         }
         if (f->busy) continue;
         int mine = worker && m->last && strcmp(m->last, worker) == 0;
@@ -447,6 +459,11 @@ static ply__deepen_t *split_for(ply__deepen_t *d, uint32_t k)
     uint32_t e = eldest_of(d, k);
     const fact_t *prev = &d->m[e].f[k - 1];
     if (d->m[e].f[k].exact || !prev->exact) return NULL;
+    /* Not while the eldest's own search at k is in flight: the split's first job, its best
+     * reply's exact search, is the bulk of that search again, on a table cold for it. On KQK
+     * (8/8/8/4k3/8/8/8/KQ6 w) to depth 22, 2 simulated workers, it was three exact searches
+     * of mated replies of 15 to 72 M nodes (1 worker's whole analysis: 10 M). */
+    if (d->m[e].f[k].busy) return NULL;
     if (d->child && d->child_move != e) ply__deepen_free(&d->child);
     if (!d->child) {
         ply_arb_pos_t pos = d->root;
@@ -516,6 +533,7 @@ void ply__deepen_started(ply__deepen_t *d, size_t slot, const ply__deepen_job_t 
     ply__deepen_t *a = owner_of(d, job);
     if (!a) return;
     if (job->whole) a->whole_busy = 1;
+    a->facts++;
     /* the worker's table holds the move from here (a whole job's: every move) */
     for (size_t i = 0; i < a->n; i++) {
         if (!searches(job, i)) continue;
@@ -568,6 +586,7 @@ void ply__deepen_dropped(ply__deepen_t *d, size_t slot)
     const ply__deepen_job_t *j = &d->slots[slot].job;
     ply__deepen_t *a = owner_of(d, j);
     if (a && j->whole) a->whole_busy = 0;
+    if (a) a->facts++;
     for (size_t i = 0; a && !j->whole && i < a->n; i++)
         if (searches(j, i)) a->m[i].f[j->depth].busy = 0;
     d->slots[slot].used = 0;

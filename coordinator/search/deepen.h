@@ -19,9 +19,10 @@
  *      idle while the last searches of d run), never beyond the depth limit;
  *   2. within a depth, exact searches (no window) before null-window ones: the moves ranked
  *      best by the deepest facts so far (the eldest brothers) until K are exact, and any move
- *      that failed high over T; then a null window [T, T + 1] for each other move (before T
- *      is known, the threshold of the last completed iteration), searched again exactly only
- *      when it fails high;
+ *      that failed high over T; then a null window [T, T + 1] for each other move, searched
+ *      again exactly only when it fails high. Before T is known (K exact scores, and every
+ *      eldest brother exact or proven below them), the higher of the K-th exact score so far
+ *      and the last completed iteration's threshold;
  *   3. a move the asking worker searched last (its table holds that subtree) or nobody did,
  *      at this depth then the next, before a move another worker searched last (cold here,
  *      it costs more: taken only when the worker would be idle otherwise, and an exact one
@@ -54,13 +55,15 @@
  *
  * More workers than root moves. A worker for which the root has nothing (every move it could
  * search is in flight, proven, or waits for a threshold) helps the eldest brother of the
- * current iteration d (from depth PLY__DEEPEN_SPLIT_DEPTH): the split, a deepening analysis
- * of the position after it at depth d - 1, its best reply ranked first by the eldest's last
- * line, the others null windows against its score, in jobs of their own (a ply deeper: the
- * eldest's move is played before them). Whichever ends first gives the eldest's exact line
- * at d: the whole job of the eldest, or the split's iteration (the eldest's move, then the
- * split's best line, its score negated). A split is kept across iterations while its move
- * stays the eldest (its facts rank the replies), and replaced when another move is.
+ * current iteration d (from depth PLY__DEEPEN_SPLIT_DEPTH) while nobody searches the eldest
+ * itself at d (its exact search waits for the worker whose table holds it): the split, a
+ * deepening analysis of the position after it at depth d - 1, its best reply ranked first by
+ * the eldest's last line, the others null windows against its score, in jobs of their own (a
+ * ply deeper: the eldest's move is played before them). Whichever ends first gives the
+ * eldest's exact line at d: the whole job of the eldest, or the split's iteration (the
+ * eldest's move, then the split's best line, its score negated). A split is kept across
+ * iterations while its move stays the eldest (its facts rank the replies), and replaced when
+ * another move is.
  *
  * Threads: the loop's, as every hook of a kind. No I/O: search/kind.c feeds it results and
  * reads the answer.

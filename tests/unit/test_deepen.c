@@ -294,11 +294,15 @@ static void test_split(void **state)
         take(d, 1 - se, result(k == 1 ? 10 : 5, k == 1 ? 0 : 2, k, 1, "d2d4"));
         assert_int_equal(ply__deepen_depth(d), k);
     }
-    /* depth s (the last): w1 the eldest, w2 the other's null window; w3 finds nothing at the
-     * root and helps the eldest: the split's eldest, the best reply e7e5 (e2e4's last line),
-     * exactly, after e2e4, a ply shallower */
-    expect(d, "w1", 0, "e2e4", s, 0);
-    expect(d, "w2", 1, "d2d4", s, 1);
+    /* depth s (the last): w1, whose table holds the eldest e2e4, computes the other's null
+     * window (the test starts w2's pick on w1); w3 finds nothing at the root (the eldest's
+     * exact search waits for w1) and helps the eldest: the split's eldest, the best reply
+     * e7e5 (e2e4's last line), exactly, after e2e4, a ply shallower */
+    ply__deepen_job_t other;
+    assert_true(ply__deepen_pick(d, "w2", &other));
+    assert_int_equal(other.move, 1);
+    assert_int_equal(other.window, 1);
+    ply__deepen_started(d, 1, &other, "w1");
     ply__deepen_job_t r1;
     assert_true(ply__deepen_pick(d, "w3", &r1));
     ply_arb_pos_t pos;
@@ -342,10 +346,68 @@ static void test_split(void **state)
     assert_int_equal(a.moves[0]->line->n_pv, 3);
     assert_string_equal(a.moves[0]->line->pv[1], "e7e5");
     assert_string_equal(a.moves[0]->san, "e4");
-    /* the whole job of the eldest, late: an answered iteration's line changes nothing */
+    /* the eldest's own search, late: an answered iteration's line changes nothing */
+    ply__deepen_job_t late = {.move = 0, .depth = s};
+    ply__deepen_started(d, 0, &late, "w1");
     assert_int_equal(take(d, 0, result(50, 0, s, 1, "e2e4")), 0);
     ply__deepen_answer(d, &a);
     assert_int_equal(a.moves[0]->line->score_cp, 45);
+    ply__deepen_free(&d);
+}
+
+/*
+ * No split while the eldest's own search at that depth is in flight: its first job, the best
+ * reply's exact search, would be the bulk of that search again on a cold table (KQK to depth
+ * 22 on 2 simulated workers: exact searches of mated replies of 15 to 72 M nodes, where 1
+ * worker's whole analysis took 10 M). w3 waits.
+ */
+static void test_split_not_twice(void **state)
+{
+    (void)state;
+    char *uci[] = {"e2e4", "d2d4"};
+    uint32_t s = PLY__DEEPEN_SPLIT_DEPTH;
+    ply__deepen_t *d = start("startpos", uci, 2, 1, s);
+    ply__deepen_set_whole(d, 0);
+    for (uint32_t k = 1; k < s; k++) {
+        expect(d, "w1", 0, "e2e4", k, 0);
+        expect(d, "w2", 1, "d2d4", k, k > 1);
+        take(d, 0, result(40, 0, k, 2, "e2e4", "e7e5"));
+        assert_int_equal(take(d, 1, result(k == 1 ? 10 : 5, k == 1 ? 0 : 2, k, 1, "d2d4")), 1);
+    }
+    expect(d, "w1", 0, "e2e4", s, 0);
+    expect(d, "w2", 1, "d2d4", s, 1);
+    ply__deepen_job_t none;
+    assert_int_equal(ply__deepen_pick(d, "w3", &none), 0);
+    ply__deepen_free(&d);
+}
+
+/*
+ * While the eldest brother's exact search is out, another move's exact score is not the
+ * threshold: d2d4 fails high on 30 (the last iteration's) and comes back exact at 25, and
+ * g1f3's null window still goes at 30, not 25 (at 25 it would fail high more often, each an
+ * exact search of a move worse than the eldest: STS 151 to depth 18 on 2 simulated workers).
+ */
+static void test_threshold_guess(void **state)
+{
+    (void)state;
+    char *uci[] = {"e2e4", "d2d4", "g1f3"};
+    ply__deepen_t *d = start("startpos", uci, 3, 1, 3);
+    expect(d, "w1", 0, "e2e4", 1, 0);
+    expect(d, "w2", 1, "d2d4", 1, 0);
+    expect(d, "w3", 2, "g1f3", 1, 0);
+    take(d, 0, result(30, 0, 1, 1, "e2e4"));
+    take(d, 1, result(20, 0, 1, 1, "d2d4"));
+    assert_int_equal(take(d, 2, result(10, 0, 1, 1, "g1f3")), 1);
+    expect(d, "w1", 0, "e2e4", 2, 0);
+    ply__deepen_job_t n = expect(d, "w2", 1, "d2d4", 2, 1);
+    assert_int_equal(n.alpha, 30);
+    take(d, 1, result(31, 1, 2, 1, "d2d4")); /* >= 31 */
+    expect(d, "w2", 1, "d2d4", 2, 0);
+    take(d, 1, result(25, 0, 2, 1, "d2d4")); /* exact 25 */
+    n = expect(d, "w3", 2, "g1f3", 2, 1);
+    assert_int_equal(n.alpha, 30);
+    take(d, 2, result(10, 2, 2, 1, "g1f3"));
+    assert_int_equal(take(d, 0, result(32, 0, 2, 1, "e2e4")), 1); /* T = 32: complete */
     ply__deepen_free(&d);
 }
 
@@ -564,6 +626,8 @@ int main(void)
         cmocka_unit_test(test_rank),
         cmocka_unit_test(test_multipv),
         cmocka_unit_test(test_split),
+        cmocka_unit_test(test_split_not_twice),
+        cmocka_unit_test(test_threshold_guess),
         cmocka_unit_test(test_whole),
         cmocka_unit_test(test_subset),
         cmocka_unit_test(test_score),

@@ -289,6 +289,13 @@ int ply__deepen_computing(const ply__deepen_t *d, const char *worker)
     return worker && worker_busy(d, worker);
 }
 
+size_t ply__deepen_in_flight(const ply__deepen_t *d)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < d->nslots; i++) n += d->slots[i].used != 0;
+    return n;
+}
+
 enum { NEED_EXACT = 0, NEED_NULL = 1 };
 
 /* Whether @j is a subset job, and whether move @i is one of its moves. */

@@ -143,6 +143,9 @@ int ply__deepen_pick(const ply__deepen_t *d, const char *worker, ply__deepen_job
  */
 int ply__deepen_computing(const ply__deepen_t *d, const char *worker);
 
+/** ply__deepen_in_flight - how many of @d's slots compute a job now (its split's too). */
+size_t ply__deepen_in_flight(const ply__deepen_t *d);
+
 /**
  * ply__deepen_started - @job went to the worker named @worker as the attempt of slot @slot
  * (a task of the run, 0..PLY__DEEPEN_SLOTS(n) - 1: at most one job each).

@@ -781,11 +781,21 @@ static void deepen_limits(ply_coordinator_t *c, ply__run_t *run, uint64_t now)
     uint64_t end_ms = run->accepted_ms + (q->has_movetime_ms ? q->movetime_ms : 0);
     if (run->state != PLY__RUN_ACTIVE) return;
     if (q->has_movetime_ms && now < end_ms) ply__wake_at(c, end_ms); /* then looked at again */
-    if (!depth) return;
-    if (depth >= (q->has_depth ? q->depth : PLY_SEARCH_JOB_MAX_DEPTH) ||
-        (q->has_nodes && ply__deepen_nodes(s->dp) >= q->nodes) ||
-        (q->has_movetime_ms && now >= end_ms))
+    if (depth && (depth >= (q->has_depth ? q->depth : PLY_SEARCH_JOB_MAX_DEPTH) ||
+                  (q->has_nodes && ply__deepen_nodes(s->dp) >= q->nodes) ||
+                  (q->has_movetime_ms && now >= end_ms))) {
         ply__run_done(run);
+        return;
+    }
+    /* nothing to hand out and nothing in flight short of the limit is a bug's symptom (a
+     * threshold waited for that nothing computes): an honest error, never a run that hangs */
+    ply__deepen_job_t j;
+    if (!ply__deepen_in_flight(s->dp) && !ply__deepen_pick(s->dp, NULL, &j))
+        ply__run_fail(run, PLY_ESTATE,
+                      "the deepening analysis stalled after depth %u: no search to hand out "
+                      "and none in flight (a coordinator bug: please report it with the "
+                      "position)",
+                      depth);
 }
 
 /*

@@ -136,10 +136,14 @@ static void test_iterations(void **state)
     char *uci[] = {"e2e4", "d2d4"};
     ply__deepen_t *d = start("startpos", uci, 2, 1, 4);
     /* depth 1: both exactly, d2d4 better */
+    assert_int_equal(ply__deepen_in_flight(d), 0);
     expect(d, "w1", 0, "e2e4", 1, 0);
     expect(d, "w2", 1, "d2d4", 1, 0);
+    assert_int_equal(ply__deepen_in_flight(d), 2);
     assert_int_equal(take(d, 0, result(20, 0, 1, 1, "e2e4")), 0);
+    assert_int_equal(ply__deepen_in_flight(d), 1);
     assert_int_equal(take(d, 1, result(30, 0, 1, 1, "d2d4")), 1);
+    assert_int_equal(ply__deepen_in_flight(d), 0);
     assert_int_equal(ply__deepen_depth(d), 1);
     Ply__SearchAnswer a = PLY__SEARCH_ANSWER__INIT;
     ply__deepen_answer(d, &a);

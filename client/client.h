@@ -166,8 +166,9 @@ int ply_client_submit_search(ply_client_t *c, const ply_search_request_t *req, i
  * forgotten this client) then streams to it again, a run that finished
  * meanwhile is answered from the file, and the coordinator knows the run is
  * still followed (it stops a run with no end of its own, an infinite analysis,
- * once its client has been silent for PLY_CLIENT_SILENT_MS, envelope.h). @idle_timeout_ms: give up when the coordinator has sent nothing for
- * that long (0 = wait forever), refused connections while it restarts included.
+ * once its client has been silent for PLY_CLIENT_SILENT_MS, envelope.h).
+ * @idle_timeout_ms: give up when the coordinator has sent nothing for that
+ * long (0 = wait forever), refused connections while it restarts included.
  * Returns 0 with *result (caller frees with ply__run_result__free_unpacked),
  * PLY_ETIMEDOUT, or the coordinator's Error code with its message in @why
  * (PLY_ENOTFOUND when a restarted coordinator does not know the run).

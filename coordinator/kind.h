@@ -6,8 +6,8 @@
  * the run's answer, stores and restores it, and builds the answer and its
  * part of the progress. Each kind is a folder, its state behind the run's one
  * opaque pointer (run->kind_state): kind 1, perft, is perft/ (perft/perft.h);
- * kind 2, search, is search/. Every member but upgrade_row, stop and endless is required: what
- * kinds share (task slots, wire ids, the sample, identities and exclusion) is
+ * kind 2, search, is search/. Every member but upgrade_row, stop and endless is required:
+ * what kinds share (task slots, wire ids, the sample, identities and exclusion) is
  * the verification service (verification.h), which each kind calls, never a
  * default.
  *
@@ -252,8 +252,9 @@ int ply__kinds_upgrade_row(const ply_store_old_run_t *row, uint8_t **request, si
  * run was a perft). */
 const ply__kind_t *ply__kind_default(void);
 /**
- * ply__kind_register - add @kind (static, every required hook set) to the registry: for a kind defined
- * outside coordinator/ (a test's). Call it before any coordinator starts; not thread-safe.
+ * ply__kind_register - add @kind (static, every required hook set) to the registry: for a
+ * kind defined outside coordinator/ (a test's). Call it before any coordinator starts; not
+ * thread-safe.
  * 0; PLY_EINVAL (no kind, its id not > 0, or the id taken), PLY_ENOMEM (the registry is full).
  */
 int ply__kind_register(const ply__kind_t *kind);

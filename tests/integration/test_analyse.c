@@ -800,7 +800,8 @@ static void test_infinite_client_killed(void **state)
     if (!th_wait_text(clog, "its client has not asked about it",
                       (PLY_CLIENT_SILENT_MS + 30000) * (int)th_slowdown()))
         fail_msg("the orphaned run was not stopped: %s", th_slurp(clog));
-    th_run_t r = th_run(RUN_S, "ply status --coordinator tcp://127.0.0.1:%d %llu --json", port, run);
+    th_run_t r =
+        th_run(RUN_S, "ply status --coordinator tcp://127.0.0.1:%d %llu --json", port, run);
     th_expect_status(&r, 0, "ply status of the stopped run");
     json_t *o = th_json(&r);
     assert_string_equal(th_jstr(o, "state"), "done");

@@ -735,13 +735,27 @@ static unsigned long long run_id_of(const char *log)
     return run;
 }
 
-/* A coordinator on @port (its log in @clog, NULL: none) with one worker of its own. */
-static void start_cluster(int port, const char *clog)
+/*
+ * A coordinator (its log in @clog, room for 512) with one worker of its own on a free port
+ * (*@port), and `ply analyse --infinite --json` on it (spawn_infinite: its output in @out, room
+ * for 512), waited for until @n iterations are out; files in a new directory named after @tag.
+ * Returns the analysis's pid, its run id in *@run.
+ */
+static pid_t infinite_on_cluster(const char *tag, int n, int *port, char *out, char *clog,
+                                 unsigned long long *run)
 {
-    coord = th_spawn(clog, "exec ply-coordinator --bind tcp://127.0.0.1:%d%s", port,
-                     clog ? "" : " -q");
+    *port = th_free_port();
+    const char *dir = th_tmpdir(tag);
+    char opts[128], log[512];
+    snprintf(clog, 512, "%s/coordinator.log", dir);
+    snprintf(log, sizeof log, "%s/ply.err", dir);
+    coord = th_spawn(clog, "exec ply-coordinator --bind tcp://127.0.0.1:%d", *port);
     worker = th_spawn(NULL, "exec ply-worker --connect tcp://127.0.0.1:%d --threads 1 --hash 16 -q",
-                      port);
+                      *port);
+    snprintf(opts, sizeof opts, "--coordinator tcp://127.0.0.1:%d", *port);
+    pid_t ply = spawn_infinite(dir, opts, n, out, 512);
+    *run = run_id_of(log);
+    return ply;
 }
 
 /* --infinite on a running coordinator ended by `ply cancel RUN` from another process: the
@@ -752,16 +766,11 @@ static void start_cluster(int port, const char *clog)
 static void test_infinite_cancel(void **state)
 {
     (void)state;
-    int port = th_free_port();
-    const char *dir = th_tmpdir("analyse-cancel");
-    char opts[128], out[512], log[512], clog[512];
-    snprintf(clog, sizeof clog, "%s/coordinator.log", dir);
-    start_cluster(port, clog);
-    snprintf(opts, sizeof opts, "--coordinator tcp://127.0.0.1:%d", port);
+    int port;
+    char out[512], clog[512];
+    unsigned long long run;
     const uint64_t t0 = th_now_ms();
-    pid_t ply = spawn_infinite(dir, opts, 3, out, sizeof out);
-    snprintf(log, sizeof log, "%s/ply.err", dir);
-    unsigned long long run = run_id_of(log);
+    pid_t ply = infinite_on_cluster("analyse-cancel", 3, &port, out, clog, &run);
     while (th_now_ms() - t0 < PLY_CLIENT_SILENT_MS + 5000) usleep(200000);
     assert_true(th_alive(ply));
     char *cl = th_slurp(clog);
@@ -785,15 +794,10 @@ static void test_infinite_cancel(void **state)
 static void test_infinite_client_killed(void **state)
 {
     (void)state;
-    int port = th_free_port();
-    const char *dir = th_tmpdir("analyse-orphan");
-    char opts[128], out[512], log[512], clog[512];
-    snprintf(clog, sizeof clog, "%s/coordinator.log", dir);
-    snprintf(log, sizeof log, "%s/ply.err", dir);
-    start_cluster(port, clog);
-    snprintf(opts, sizeof opts, "--coordinator tcp://127.0.0.1:%d", port);
-    pid_t ply = spawn_infinite(dir, opts, 2, out, sizeof out);
-    unsigned long long run = run_id_of(log);
+    int port;
+    char out[512], clog[512];
+    unsigned long long run;
+    pid_t ply = infinite_on_cluster("analyse-orphan", 2, &port, out, clog, &run);
     assert_int_equal(kill(ply, SIGKILL), 0);
     th_wait(ply, 10000);
     analysis = 0;

@@ -979,6 +979,119 @@ static void test_stt(void **state)
     ply_stt_free(&t);
 }
 
+/* The export log: stores of min_depth plies or more, in order, whole keys; a reader more
+ * than cap behind loses the oldest; an imported record probes as the store it came from,
+ * in the importer's generation, and is not logged again. */
+static void test_stt_log(void **state)
+{
+    (void)state;
+    ply_stt_t a, b;
+    assert_int_equal(ply_stt_init(&a, 64 * 16), 0);
+    assert_int_equal(ply_stt_init(&b, 64 * 16), 0);
+    assert_null(ply_stt_log_new(5, 3));
+    ply_stt_log_t *log = ply_stt_log_new(5, 4), *blog = ply_stt_log_new(0, 4);
+    assert_non_null(log);
+    a.log = log, b.log = blog;
+    const uint64_t key[2] = {0x0123456789abcdefull, 0xfedcba9876543210ull};
+    ply_stt_store(&a, key, 0x0abc, -321, 45, 4, PLY_BOUND_UPPER); /* too shallow */
+    ply_stt_store(&a, key, 0x0abc, ply_stt_score_to(PLY_SCORE_MATE - 9, 4), 45, 7,
+                  PLY_BOUND_EXACT);
+    ply_stt_record_t r[32];
+    uint64_t tail = 0;
+    assert_int_equal(ply_stt_log_read(log, &tail, r, 32), 1);
+    assert_int_equal(tail, 1);
+    assert_int_equal(r[0].key[0], key[0]);
+    assert_int_equal(r[0].key[1], key[1]);
+    assert_int_equal(ply_stt_log_read(log, &tail, r, 32), 0);
+    for (int i = 0; i < 5; i++) ply_stt_new_search(&b);
+    ply_stt_import(&b, &r[0]);
+    ply_stt_hit_t h;
+    assert_true(ply_stt_probe(&b, key, &h));
+    assert_int_equal(h.move, 0x0abc);
+    assert_int_equal(h.eval, 45);
+    assert_int_equal(h.depth, 7);
+    assert_int_equal(h.bound, PLY_BOUND_EXACT);
+    assert_int_equal(ply_stt_score_from(h.score, 4), PLY_SCORE_MATE - 9);
+    assert_int_equal(ply_stt_hashfull(&b), 1000 / 64); /* this generation's: b's own */
+    assert_int_equal(blog->head, 0);                   /* an import is not exported again */
+    /* 40 more stores: a reader 40 behind gets the last 16 (the ring's slots), oldest first. */
+    for (uint64_t i = 0; i < 40; i++) {
+        const uint64_t k[2] = {1000 + i, i << 58};
+        ply_stt_store(&a, k, 0, (int)i, 0, 6, PLY_BOUND_LOWER);
+    }
+    tail = 1;
+    assert_int_equal(ply_stt_log_read(log, &tail, r, 32), 16);
+    assert_int_equal(tail, 41);
+    assert_int_equal(r[0].key[0], 1024);
+    assert_int_equal(r[15].key[0], 1039);
+    /* A record of no entry (bound none) is not imported. */
+    ply_stt_record_t none = {.key = {5, 5}, .data = (uint64_t)PLY_STT_NONE << 56};
+    ply_stt_clear(&b);
+    ply_stt_import(&b, &none);
+    assert_int_equal(ply_stt_hashfull(&b), 0);
+    ply_stt_log_free(&log);
+    ply_stt_log_free(&log);
+    ply_stt_log_free(&blog);
+    ply_stt_free(&a);
+    ply_stt_free(&b);
+}
+
+static void on_info_depths(const ply_search_info_t *info, void *arg)
+{
+    *(uint64_t *)arg |= 1ull << info->line->depth;
+}
+
+/* Engines as one team (the lazy cluster of search.h): helper_parity 1 makes the one thread
+ * of an engine search every iteration a ply deeper than the team's last (1 -> 2, 4, 6, 8);
+ * shared_depth skips what the team has finished and is raised to what this engine
+ * finishes; a table that imported another engine's export log saves nodes (deterministic:
+ * 1 thread, depth limits). */
+static void test_team(void **state)
+{
+    (void)state;
+    ply_search_pos_t p;
+    set_pos(&p, "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1", NULL, 0);
+    ply_engine_t *a = ply_engine_new(16, 1), *b = ply_engine_new(16, 1);
+    ply_engine_set_net(a, NULL), ply_engine_set_net(b, NULL);
+    ply_search_limits_t l;
+    ply_search_limits_init(&l);
+    ply_search_result_t r;
+    uint64_t depths = 0;
+    l.depth = 8, l.helper_parity = 1;
+    assert_int_equal(ply_engine_search(a, &p, &l, on_info_depths, &depths, &r), 0);
+    assert_int_equal(depths, 1u << 2 | 1u << 4 | 1u << 6 | 1u << 8);
+    ply_engine_clear(a);
+    int shared = 5;
+    depths = 0;
+    l.helper_parity = 0, l.shared_depth = &shared;
+    assert_int_equal(ply_engine_search(a, &p, &l, on_info_depths, &depths, &r), 0);
+    assert_int_equal(depths, 1u << 1 | 1u << 6 | 1u << 7 | 1u << 8);
+    assert_int_equal(shared, 8);
+    /* b to depth 9 cold, then on a's exported entries of a depth-9 search. */
+    l.shared_depth = NULL, l.depth = 9;
+    assert_int_equal(ply_engine_search(b, &p, &l, NULL, NULL, &r), 0);
+    const uint64_t cold = r.nodes;
+    const ply_move_t best = r.best;
+    ply_stt_log_t *log = ply_stt_log_new(2, 20);
+    ply_engine_clear(a);
+    ply_engine_set_export(a, log);
+    assert_int_equal(ply_engine_search(a, &p, &l, NULL, NULL, &r), 0);
+    ply_engine_set_export(a, NULL);
+    assert_int_equal(r.best, best);
+    ply_stt_record_t *rec = malloc(sizeof *rec << 20);
+    uint64_t tail = 0;
+    const size_t n = ply_stt_log_read(log, &tail, rec, 1 << 20);
+    assert_true(n > 1000 && n == log->head);
+    ply_engine_clear(b);
+    ply_engine_import(b, rec, n);
+    assert_int_equal(ply_engine_search(b, &p, &l, NULL, NULL, &r), 0);
+    assert_true(r.nodes < cold / 2);
+    free(rec);
+    ply_stt_log_free(&log);
+    ply_engine_destroy(&a);
+    ply_engine_destroy(&b);
+}
+
 /* The nodes counted when each iteration finished (its last report of line 1). */
 typedef struct iterations {
     uint64_t nodes[MAX_TEST_DEPTH + 1];
@@ -1073,6 +1186,8 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_stt),
+        cmocka_unit_test(test_stt_log),
+        cmocka_unit_test(test_team),
         cmocka_unit_test(test_pos_set),
         cmocka_unit_test(test_mates),
         cmocka_unit_test(test_mates_two_threads),

@@ -131,6 +131,8 @@ struct ply_engine {
     int n_root;
     ply_move_t root_moves[PLY_MAX_MOVES];
     int team; /* threads the team really has */
+    int helper_parity; /* ply_search_limits_t */
+    int *shared_depth;
 
     /* Written during a search from any thread: relaxed atomics only. */
     int stop;
@@ -270,6 +272,7 @@ int ply_engine_set_hash(ply_engine_t *e, size_t hash_mib)
     if (!e || hash_mib < 1 || hash_mib > 1048576) return PLY_EINVAL;
     ply_stt_t t;
     if (ply_stt_init(&t, hash_mib << 20)) return PLY_ENOMEM;
+    t.log = e->tt.log;
     ply_stt_free(&e->tt);
     e->tt = t;
     return 0;
@@ -1030,14 +1033,16 @@ static void think(ply__thread_t *t)
     const int start = held ? e->start_depth : 1;
     ply_move_t last_best = 0;
     int stable = 0, last_score = 0;
-    for (int d = imax(1, imin(start, e->max_depth)); d <= e->max_depth && !t->stop; d++) {
+    for (int d = imax(1, imin(start, e->max_depth));
+         d <= e->max_depth && t->completed < e->max_depth && !t->stop; d++) {
         /* No thread searches again a depth the team has finished; but thread 0,
          * which must finish its first iteration whatever the limits, starts it
          * at depth 1 (a thread 0 that starts late on a loaded machine went
          * straight to the helper's depth and overran go nodes 5000 by 16,000). */
         if (t->id != 0 || t->completed >= 1) d = imax(d, aload(&e->team_depth) + 1);
+        if (e->shared_depth && t->completed >= 1) d = imax(d, aload(e->shared_depth) + 1);
         if (d > e->max_depth) d = e->max_depth;
-        const int depth = t->id & 1 ? imin(d + 1, e->max_depth) : d;
+        const int depth = (t->id + e->helper_parity) & 1 ? imin(d + 1, e->max_depth) : d;
         for (int i = 0; i < t->n_root; i++) t->root[i].prev_score = t->root[i].score;
         t->seldepth = 0;
         for (int k = 0; k < lines && !t->stop; k++) {
@@ -1047,6 +1052,7 @@ static void think(ply__thread_t *t)
         if (t->stop) break;
         t->completed = depth;
         if (depth > aload(&e->team_depth)) astore(&e->team_depth, depth); /* a race only lowers it */
+        if (e->shared_depth && depth > aload(e->shared_depth)) astore(e->shared_depth, depth);
         if (t->id != 0) {
             /* A helper's finished iteration is the team's answer when it is
              * deeper than thread 0's (fill_result); one at the depth asked
@@ -1175,6 +1181,8 @@ int ply_engine_search(ply_engine_t *e, const ply_search_pos_t *pos, const ply_se
     e->cb_arg = arg;
     e->max_depth = lim->depth > 0 ? imin(lim->depth, PLY_SEARCH_MAX_DEPTH) : PLY_SEARCH_MAX_DEPTH;
     e->start_depth = lim->start_depth;
+    e->helper_parity = lim->helper_parity & 1;
+    e->shared_depth = lim->shared_depth;
     e->multipv = imax(1, imin(imin(lim->multipv, PLY_SEARCH_MAX_MULTIPV), e->n_root));
     e->infinite = lim->infinite != 0;
     e->lo = lim->has_window ? lim->alpha : -PLY_SCORE_INF;
@@ -1212,4 +1220,14 @@ int ply_engine_search(ply_engine_t *e, const ply_search_pos_t *pos, const ply_se
     astore(&e->stop, 0);
     astore(&e->pondering, 0);
     return 0;
+}
+
+void ply_engine_set_export(ply_engine_t *e, ply_stt_log_t *log)
+{
+    e->tt.log = log;
+}
+
+void ply_engine_import(ply_engine_t *e, const ply_stt_record_t *r, size_t n)
+{
+    for (size_t i = 0; i < n; i++) ply_stt_import(&e->tt, &r[i]);
 }

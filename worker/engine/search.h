@@ -95,6 +95,15 @@ typedef struct ply_search_limits {
      * holds every root move's position from depth start_depth - 3 or deeper; else the
      * search starts at depth 1. */
     int start_depth;
+    /* Several engines on one position as one team (Stockfish's "lazy cluster": each its own
+     * table, sharing deep entries through ply_engine_set_export / ply_engine_import):
+     * helper_parity 1 makes this engine's even threads the ones that search an iteration
+     * one ply deeper (0: the odd ones, as in one engine), so that two engines of one thread
+     * do not search the same depths; shared_depth, when not NULL, is the deepest iteration
+     * any engine of the team has finished (relaxed atomic int, 0 at first): this engine
+     * skips those (as a thread skips its own team's) and raises it as it finishes deeper. */
+    int helper_parity;
+    int *shared_depth;
 } ply_search_limits_t;
 
 /** ply_search_limits_init - no limit at all (as UCI "go infinite" without the flag). */
@@ -219,6 +228,22 @@ void ply_engine_stop(ply_engine_t *e);
 void ply_engine_clear_stop(ply_engine_t *e);
 
 struct ply_stt;
+struct ply_stt_log;
+struct ply_stt_record;
+/**
+ * ply_engine_set_export - from now on, also append the table's stores of @log->min_depth
+ * plies or more to @log (stt.h; not consumed, it must outlive its use), or stop when NULL.
+ * Not during a search.
+ */
+void ply_engine_set_export(ply_engine_t *e, struct ply_stt_log *log);
+
+/**
+ * ply_engine_import - store @n records of another engine's export log (ply_stt_log_read)
+ * in this engine's table, as hints for its searches; any thread, during a search too.
+ * Records with a key that this engine's positions do not have are simply never probed.
+ */
+void ply_engine_import(ply_engine_t *e, const struct ply_stt_record *r, size_t n);
+
 /**
  * ply_engine_table - the engine's search table, read-only, for tests and
  * diagnostics (what a search left in it); only between searches.

@@ -47,6 +47,7 @@ int ply_stt_init(ply_stt_t *t, size_t bytes)
     if (!e) return PLY_ENOMEM;
     t->entries = e;
     t->n_buckets = n;
+    t->log = NULL;
     ply_stt_clear(t);
     return 0;
 }
@@ -99,8 +100,22 @@ int ply_stt_probe(const ply_stt_t *t, const uint64_t key[2], ply_stt_hit_t *hit)
     return 0;
 }
 
-void ply_stt_store(ply_stt_t *t, const uint64_t key[2], uint16_t move, int score, int eval,
-                   int depth, int bound)
+static void append(ply_stt_log_t *log, const uint64_t key[2], uint64_t data)
+{
+    const uint64_t i = __atomic_fetch_add(&log->head, 1, __ATOMIC_RELAXED);
+    ply_stt_record_t *r = &log->rec[i & (log->cap - 1)];
+    /* seq 0 first, then the words, then seq: a reader copying the slot meanwhile sees seq
+     * change and drops its copy. */
+    store(&r->seq, 0);
+    __atomic_thread_fence(__ATOMIC_RELEASE);
+    store(&r->key[0], key[0]);
+    store(&r->key[1], key[1]);
+    store(&r->data, data);
+    __atomic_store_n(&r->seq, i + 1, __ATOMIC_RELEASE);
+}
+
+static void put(ply_stt_t *t, const uint64_t key[2], uint16_t move, int score, int eval, int depth,
+                int bound, int export)
 {
     ply_stt_entry_t *b = bucket(t, key);
     ply_stt_entry_t *victim = NULL;
@@ -126,6 +141,62 @@ void ply_stt_store(ply_stt_t *t, const uint64_t key[2], uint16_t move, int score
     uint64_t d = pack(move, score, eval, depth, bound, t->gen);
     store(&victim->data, d);
     store(&victim->check, d ^ key[0]);
+    if (export && t->log && depth >= t->log->min_depth) append(t->log, key, d);
+}
+
+void ply_stt_store(ply_stt_t *t, const uint64_t key[2], uint16_t move, int score, int eval,
+                   int depth, int bound)
+{
+    put(t, key, move, score, eval, depth, bound, 1);
+}
+
+void ply_stt_import(ply_stt_t *t, const ply_stt_record_t *r)
+{
+    const uint64_t d = r->data;
+    if (data_bound(d) == PLY_STT_NONE) return;
+    put(t, r->key, (uint16_t)d, (int16_t)(d >> 16), (int16_t)(d >> 32), data_depth(d),
+        data_bound(d), 0);
+}
+
+ply_stt_log_t *ply_stt_log_new(int min_depth, unsigned cap_log2)
+{
+    if (cap_log2 < 4 || cap_log2 > 24) return NULL;
+    ply_stt_log_t *log = calloc(1, sizeof *log);
+    if (!log) return NULL;
+    log->min_depth = min_depth;
+    log->cap = (size_t)1 << cap_log2;
+    log->rec = calloc(log->cap, sizeof *log->rec);
+    if (!log->rec) {
+        free(log);
+        return NULL;
+    }
+    return log;
+}
+
+void ply_stt_log_free(ply_stt_log_t **log)
+{
+    if (!log || !*log) return;
+    free((*log)->rec);
+    free(*log);
+    *log = NULL;
+}
+
+size_t ply_stt_log_read(ply_stt_log_t *log, uint64_t *tail, ply_stt_record_t *out, size_t max)
+{
+    const uint64_t head = __atomic_load_n(&log->head, __ATOMIC_ACQUIRE);
+    if (head - *tail > log->cap) *tail = head - log->cap;
+    size_t n = 0;
+    for (; *tail < head && n < max; ++*tail) {
+        ply_stt_record_t *r = &log->rec[*tail & (log->cap - 1)];
+        if (__atomic_load_n(&r->seq, __ATOMIC_ACQUIRE) != *tail + 1) continue;
+        out[n].key[0] = load(&r->key[0]);
+        out[n].key[1] = load(&r->key[1]);
+        out[n].data = load(&r->data);
+        __atomic_thread_fence(__ATOMIC_ACQUIRE);
+        if (__atomic_load_n(&r->seq, __ATOMIC_RELAXED) != *tail + 1) continue; /* rewritten */
+        out[n++].seq = *tail + 1;
+    }
+    return n;
 }
 
 int ply_stt_hashfull(const ply_stt_t *t)

@@ -40,10 +40,32 @@ typedef struct ply_stt_entry {
 
 #define PLY_STT_BUCKET 4
 
+/*
+ * An export log: the table's stores of at least min_depth plies, in order, with their
+ * whole keys, so that another table (another process: Stockfish's "lazy cluster") can
+ * import them. A ring of cap records that any search thread appends to without a lock
+ * (an atomic counter gives each store its slot); a reader that falls more than cap
+ * records behind loses the oldest (ply_stt_log_read). Entries are hints: a lost record
+ * costs only work.
+ */
+typedef struct ply_stt_record {
+    uint64_t seq;    /* slot number + 1 once the record is whole, 0 while it is written */
+    uint64_t key[2]; /* the position's key (board.h key[0..1]) */
+    uint64_t data;   /* as ply_stt_entry_t's data; its generation bits mean nothing here */
+} ply_stt_record_t;
+
+typedef struct ply_stt_log {
+    int min_depth; /* stores shallower than this are not logged */
+    uint64_t head; /* records appended so far (relaxed atomic) */
+    size_t cap;    /* slots, a power of two */
+    ply_stt_record_t *rec;
+} ply_stt_log_t;
+
 typedef struct ply_stt {
     ply_stt_entry_t *entries; /* n_buckets * PLY_STT_BUCKET, 64-byte aligned */
     size_t n_buckets;
-    unsigned gen; /* 0..63, the current search's generation */
+    unsigned gen;       /* 0..63, the current search's generation */
+    ply_stt_log_t *log; /* where stores of log->min_depth plies or more go too; NULL: none */
 } ply_stt_t;
 
 /** What a probe found: the move in 16 bits (from | to << 6 | kind << 12), 0 for none. */
@@ -60,7 +82,7 @@ typedef struct ply_stt_hit {
 
 /**
  * ply_stt_init - allocate a zeroed table of at most @bytes bytes (at least
- * one bucket). Returns 0 or PLY_ENOMEM (then @t is left untouched).
+ * one bucket), with no export log. Returns 0 or PLY_ENOMEM (then @t is left untouched).
  */
 int ply_stt_init(ply_stt_t *t, size_t bytes);
 
@@ -90,6 +112,30 @@ int ply_stt_probe(const ply_stt_t *t, const uint64_t key[2], ply_stt_hit_t *hit)
 /** ply_stt_store - record a node; @score already relative to the node. Any thread. */
 void ply_stt_store(ply_stt_t *t, const uint64_t key[2], uint16_t move, int score, int eval,
                    int depth, int bound);
+
+/**
+ * ply_stt_import - store record @r (ply_stt_log_read: another table's) as if this
+ * table's search had stored it, in this table's generation; not logged again. Any thread.
+ */
+void ply_stt_import(ply_stt_t *t, const ply_stt_record_t *r);
+
+/**
+ * ply_stt_log_new - a log of @cap_log2 (4..24) bits of slots for stores of @min_depth
+ * plies or more. Returns NULL on a bad argument or short memory. Free with
+ * ply_stt_log_free.
+ */
+ply_stt_log_t *ply_stt_log_new(int min_depth, unsigned cap_log2);
+
+/** ply_stt_log_free - free @*log and NULL it; idempotent. Not while a table writes to it. */
+void ply_stt_log_free(ply_stt_log_t **log);
+
+/**
+ * ply_stt_log_read - copy up to @max records appended since *@tail (a reader's own
+ * position, 0 at first) into @out, oldest first, and advance *@tail past them. Records
+ * overwritten before they were read (the reader more than cap behind) and records still
+ * being written are skipped. Returns the number copied. One reader per @tail; any thread.
+ */
+size_t ply_stt_log_read(ply_stt_log_t *log, uint64_t *tail, ply_stt_record_t *out, size_t max);
 
 /** ply_stt_hashfull - per mille of the first 1000 entries written by this generation. */
 int ply_stt_hashfull(const ply_stt_t *t);

@@ -31,3 +31,10 @@ ply_unit_test(test_nnue SOURCES unit/test_nnue.c LIBS ply_eval LABELS quick TIME
 # The search with a network (a random material net): every accumulator it brings up to date
 # against a refresh (1 and 2 threads, Chess960 too), the same answer twice, the draws kept.
 ply_unit_test(test_nnue_search SOURCES unit/test_nnue_search.c LIBS ply_search LABELS quick TIMEOUT 120)
+# What sharing table entries between engines gives, in one process (tests/bench/bench_lazy.c,
+# issue 28's lazy cluster); the smoke run only keeps it working.
+add_executable(bench_lazy ${CMAKE_CURRENT_SOURCE_DIR}/bench/bench_lazy.c)
+target_link_libraries(bench_lazy PRIVATE ply_flags ply_search m)
+target_compile_definitions(bench_lazy PRIVATE PLY_SOURCE_DIR="${PROJECT_SOURCE_DIR}")
+add_test(NAME bench_lazy_smoke COMMAND bench_lazy --depth 6 --limit 2 --repeat 1 --hash 4)
+set_tests_properties(bench_lazy_smoke PROPERTIES TIMEOUT 60 LABELS quick)

@@ -5,7 +5,7 @@
  * what a cluster of 2 workers can get from it.
  *
  *   bench_lazy [--depth D] [--epd FILE] [--every K] [--from I] [--limit N] [--hash MIB]
- *              [--min-depth M] [--period-ms P] [--repeat R]
+ *              [--min-depth M] [--period-ms P] [--repeat R] [--modes smp,indep,lazy]
  *
  * Per position (the first 4 fields of every K-th line of FILE), the time to finish iteration
  * D, each engine with its own table of MIB MiB and the hand-written evaluation:
@@ -40,8 +40,19 @@ static const char *const mode_name[MODES] = {"1", "smp", "indep", "lazy"};
 static struct {
     int depth, every, from, limit, min_depth, period_ms, repeat;
     size_t hash_mib;
-    const char *epd;
-} opt = {18, 12, 0, 48, 6, 2, 3, 64, PLY_SOURCE_DIR "/tests/data/analysis/sts-v3.epd"};
+    const char *epd, *modes;
+} opt = {18, 12, 0, 48, 6, 2, 3, 64, PLY_SOURCE_DIR "/tests/data/analysis/sts-v3.epd",
+         "smp,indep,lazy"};
+
+/* Whether mode @m runs: 1 always (the reference), the others when --modes names them. */
+static int runs(int m)
+{
+    if (m == ONE) return 1;
+    const size_t n = strlen(mode_name[m]);
+    for (const char *s = opt.modes; (s = strstr(s, mode_name[m])) != NULL; s += n)
+        if ((s == opt.modes || s[-1] == ',') && (s[n] == ',' || s[n] == 0)) return 1;
+    return 0;
+}
 
 static double now_s(void)
 {
@@ -86,7 +97,8 @@ static double team(ply_engine_t *a, ply_engine_t *b, const ply_search_pos_t *pos
                    uint64_t *moved)
 {
     ply_engine_clear(a), ply_engine_clear(b);
-    ply_stt_log_t *la = ply_stt_log_new(opt.min_depth, 20), *lb = ply_stt_log_new(opt.min_depth, 20);
+    ply_stt_log_t *la = ply_stt_log_new(opt.min_depth, 20),
+                  *lb = ply_stt_log_new(opt.min_depth, 20);
     if (!la || !lb) abort();
     if (share) ply_engine_set_export(a, la), ply_engine_set_export(b, lb);
     int shared = 0;
@@ -148,6 +160,8 @@ static int parse(int argc, char **argv)
         if (!v) return -1;
         if (strcmp(a, "--epd") == 0)
             opt.epd = v;
+        else if (strcmp(a, "--modes") == 0)
+            opt.modes = v;
         else if (strcmp(a, "--hash") == 0)
             opt.hash_mib = (size_t)atoi(v);
         else if (iv)
@@ -155,9 +169,9 @@ static int parse(int argc, char **argv)
         else
             return -1;
     }
-    return opt.depth >= 1 && opt.depth <= 60 && opt.every >= 1 && opt.from >= 0 &&
-                   opt.limit >= 1 && opt.limit <= MAX_POSITIONS && opt.period_ms >= 1 &&
-                   opt.repeat >= 1 && opt.hash_mib >= 1 && opt.hash_mib <= 65536
+    return opt.depth >= 1 && opt.depth <= 60 && opt.every >= 1 && opt.from >= 0 && opt.limit >= 1 &&
+                   opt.limit <= MAX_POSITIONS && opt.period_ms >= 1 && opt.repeat >= 1 &&
+                   opt.hash_mib >= 1 && opt.hash_mib <= 65536
                ? 0
                : -1;
 }
@@ -166,7 +180,8 @@ int main(int argc, char **argv)
 {
     if (parse(argc, argv) < 0) {
         fprintf(stderr, "usage: bench_lazy [--depth D] [--epd FILE] [--every K] [--from I] "
-                        "[--limit N] [--hash MIB] [--min-depth M] [--period-ms P] [--repeat R]\n");
+                        "[--limit N] [--hash MIB] [--min-depth M] [--period-ms P] [--repeat R] "
+                        "[--modes smp,indep,lazy]\n");
         return 2;
     }
     FILE *f = fopen(opt.epd, "r");
@@ -201,12 +216,13 @@ int main(int argc, char **argv)
         double t[MODES] = {0};
         t[ONE] = one(a, &pos);
         for (int r = 0; r < opt.repeat; r++) {
-            t[SMP] += one(s2, &pos) / opt.repeat;
-            t[INDEP] += team(a, b, &pos, 0, &moved) / opt.repeat;
-            t[LAZY] += team(a, b, &pos, 1, &moved) / opt.repeat;
+            if (runs(SMP)) t[SMP] += one(s2, &pos) / opt.repeat;
+            if (runs(INDEP)) t[INDEP] += team(a, b, &pos, 0, &moved) / opt.repeat;
+            if (runs(LAZY)) t[LAZY] += team(a, b, &pos, 1, &moved) / opt.repeat;
         }
         printf("#%-4d", index);
         for (int m = 0; m < MODES; m++) {
+            if (!runs(m)) continue;
             total[m] += t[m];
             sp[m][done] = t[ONE] / t[m];
             printf("  %s %6.2f s (%.2fx)", mode_name[m], t[m], sp[m][done]);
@@ -219,6 +235,7 @@ int main(int argc, char **argv)
     printf("\n%d positions; entries moved %.0f a lazy run\n", done,
            (double)moved / (2.0 * opt.repeat * (done ? done : 1)));
     for (int m = 0; m < MODES && done; m++) {
+        if (!runs(m)) continue;
         double lg = 0;
         for (int i = 0; i < done; i++) lg += log(sp[m][i]);
         qsort(sp[m], (size_t)done, sizeof(double), cmpd);

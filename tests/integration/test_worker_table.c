@@ -251,8 +251,13 @@ static void test_lease_cancel_stops_worker(void **state)
     cluster_stop(&k);
     th_expect_status(&r, 1, "ply perft of a job quarantined after two leases");
     assert_non_null(strstr(r.err, "lease of 1500 ms expired"));
-    assert_non_null(strstr(wlog, "job 1 attempt 1 canceled by the coordinator: stopping it"));
-    assert_non_null(strstr(wlog, "job 1 attempt 2 canceled by the coordinator: stopping it"));
+    /* both attempts withdrawn; a loaded machine may withdraw one before the worker started it
+     * (the log line then lacks ": stopping it", and the job never starts: cancel.c), but a
+     * lease of 1.5 s is not spent twice before a job starts */
+    if (!strstr(wlog, "job 1 attempt 1 canceled by the coordinator") ||
+        !strstr(wlog, "job 1 attempt 2 canceled by the coordinator") ||
+        th_count(wlog, "canceled by the coordinator: stopping it") < 1)
+        fail_msg("the worker was not told of both attempts' cancels:\n%s", wlog);
     if (idle > tick / 5) fail_msg("%ld ticks of CPU in 3 s after the run failed:\n%s", idle, wlog);
     free(wlog);
     th_run_free(&r);

@@ -18,6 +18,13 @@ static inline void store(uint64_t *p, uint64_t v)
     __atomic_store_n(p, v, __ATOMIC_RELAXED);
 }
 
+/* The generation: written between searches, read by every store, and by an import from
+ * another thread during a search (ply_stt_import): a relaxed atomic. */
+static unsigned gen_of(const ply_stt_t *t)
+{
+    return __atomic_load_n(&t->gen, __ATOMIC_RELAXED);
+}
+
 static uint64_t pack(uint16_t move, int score, int eval, int depth, int bound, unsigned gen)
 {
     return (uint64_t)move | (uint64_t)(uint16_t)(int16_t)score << 16 |
@@ -68,12 +75,12 @@ void ply_stt_clear(ply_stt_t *t)
         store(&t->entries[i].data, empty);
         store(&t->entries[i].check, empty ^ ~0ull);
     }
-    t->gen = 0;
+    __atomic_store_n(&t->gen, 0, __ATOMIC_RELAXED);
 }
 
 void ply_stt_new_search(ply_stt_t *t)
 {
-    t->gen = (t->gen + 1) & 63;
+    __atomic_store_n(&t->gen, (gen_of(t) + 1) & 63, __ATOMIC_RELAXED);
 }
 
 static ply_stt_entry_t *bucket(const ply_stt_t *t, const uint64_t key[2])
@@ -119,26 +126,26 @@ static void put(ply_stt_t *t, const uint64_t key[2], uint16_t move, int score, i
 {
     ply_stt_entry_t *b = bucket(t, key);
     ply_stt_entry_t *victim = NULL;
+    const unsigned gen = gen_of(t);
     int worst = 1 << 30;
     for (int i = 0; i < PLY_STT_BUCKET; i++) {
         uint64_t d = load(&b[i].data), c = load(&b[i].check);
         if ((c ^ d) == key[0] && data_bound(d) != PLY_STT_NONE) {
             /* The same position: keep a deeper entry of this search unless
              * the new one is exact; keep its move when the new one has none. */
-            if (bound != PLY_BOUND_EXACT && data_depth(d) > depth + 2 && data_gen(d) == t->gen)
-                return;
+            if (bound != PLY_BOUND_EXACT && data_depth(d) > depth + 2 && data_gen(d) == gen) return;
             if (!move) move = (uint16_t)d;
             victim = &b[i];
             break;
         }
-        int age = (int)((t->gen - data_gen(d)) & 63);
+        int age = (int)((gen - data_gen(d)) & 63);
         int worth = data_bound(d) == PLY_STT_NONE ? -1000 : data_depth(d) - 8 * age;
         if (worth < worst) {
             worst = worth;
             victim = &b[i];
         }
     }
-    uint64_t d = pack(move, score, eval, depth, bound, t->gen);
+    uint64_t d = pack(move, score, eval, depth, bound, gen);
     store(&victim->data, d);
     store(&victim->check, d ^ key[0]);
     if (export && t->log && depth >= t->log->min_depth) append(t->log, key, d);
@@ -206,7 +213,7 @@ int ply_stt_hashfull(const ply_stt_t *t)
     int used = 0;
     for (size_t i = 0; i < n; i++) {
         uint64_t d = load(&t->entries[i].data);
-        used += data_bound(d) != PLY_STT_NONE && data_gen(d) == t->gen;
+        used += data_bound(d) != PLY_STT_NONE && data_gen(d) == gen_of(t);
     }
     return (int)(used * 1000 / (int)n);
 }

@@ -64,7 +64,7 @@ typedef struct ply_stt_log {
 typedef struct ply_stt {
     ply_stt_entry_t *entries; /* n_buckets * PLY_STT_BUCKET, 64-byte aligned */
     size_t n_buckets;
-    unsigned gen;       /* 0..63, the current search's generation */
+    unsigned gen;       /* 0..63, the current search's generation (relaxed atomic) */
     ply_stt_log_t *log; /* where stores of log->min_depth plies or more go too; NULL: none */
 } ply_stt_t;
 

@@ -1041,22 +1041,6 @@ static void on_info_depths(const ply_search_info_t *info, void *arg)
     *(uint64_t *)arg |= 1ull << info->line->depth;
 }
 
-typedef struct team_search {
-    ply_engine_t *e;
-    const ply_search_pos_t *pos;
-    ply_search_limits_t lim;
-    ply_search_result_t r;
-    int rc, running;
-} team_search_t;
-
-static void *team_search(void *arg)
-{
-    team_search_t *ts = arg;
-    ts->rc = ply_engine_search(ts->e, ts->pos, &ts->lim, NULL, NULL, &ts->r);
-    __atomic_store_n(&ts->running, 0, __ATOMIC_RELEASE);
-    return NULL;
-}
-
 /* Engines as one team (the lazy cluster of search.h): helper_parity 1 makes the one thread
  * of an engine search every iteration a ply deeper than the team's last (1 -> 2, 4, 6, 8);
  * shared_depth skips what the team has finished and is raised to what this engine
@@ -1106,18 +1090,20 @@ static void test_team(void **state)
      * under ThreadSanitizer, the table's generation is a shared variable (the bench's smoke
      * run found it plain). */
     ply_engine_clear(b);
-    team_search_t ts = {.e = b, .pos = &p, .lim = l, .running = 1};
+    job_t *j = calloc(1, sizeof *j);
+    j->e = b, j->p = p, j->l = l;
     pthread_t th;
-    assert_int_equal(pthread_create(&th, NULL, team_search, &ts), 0);
+    assert_int_equal(pthread_create(&th, NULL, run_job, j), 0);
     size_t imports = 0;
-    while (__atomic_load_n(&ts.running, __ATOMIC_ACQUIRE) || imports == 0) {
+    while (!__atomic_load_n(&j->done, __ATOMIC_ACQUIRE) || imports == 0) {
         ply_engine_import(b, rec, n);
         imports++;
     }
     pthread_join(th, NULL);
-    assert_int_equal(ts.rc, 0);
-    assert_int_equal(ts.r.lines[0].depth, 9);
-    assert_true(ts.r.best != 0);
+    assert_int_equal(j->rc, 0);
+    assert_int_equal(j->r.lines[0].depth, 9);
+    assert_true(j->r.best != 0);
+    free(j);
     free(rec);
     ply_stt_log_free(&log);
     ply_engine_destroy(&a);
